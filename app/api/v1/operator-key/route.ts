@@ -1,0 +1,6 @@
+import { handleRoute } from "@/server/http/handle-route";
+import { operatorKeyResource } from "@/server/keys/operator-key-resource";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleRoute(async () => Response.json(operatorKeyResource(), { headers: { "cache-control": "public, max-age=60" } }));

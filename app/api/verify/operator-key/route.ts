@@ -1,0 +1,6 @@
+import { handleRoute } from "@/server/http/handle-route";
+import { verifierKeyResource } from "@/server/hosted-verify/issue-verdict";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleRoute(async () => Response.json(verifierKeyResource(), { headers: { "cache-control": "public, max-age=60" } }));

@@ -1,0 +1,11 @@
+import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { readJsonBody } from "@/server/http/read-json-body";
+import { issueVerdict } from "@/server/hosted-verify/issue-verdict";
+import { verifyRequestSchema } from "@/server/hosted-verify/verify-request-schema";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handleRoute(async (req) => {
+  const request = parseWith(verifyRequestSchema, await readJsonBody(req));
+  return Response.json(await issueVerdict(request));
+});

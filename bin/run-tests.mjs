@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then the browser suite once it exists.
+// Each runner appends its counts to a summary file; this prints ONE closing line `N passed, N failed, N skipped`
+// (the line CI reads) and exits non-zero if any runner failed.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const summaryFile = path.join(mkdtempSync(path.join(tmpdir(), "signet-tests-")), "summary.jsonl");
+const env = {
+  ...process.env,
+  SIGNET_SUMMARY_FILE: summaryFile,
+  TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
+  NEXT_TELEMETRY_DISABLED: "1",
+};
+
+const steps = [
+  ["unit", ["vitest", "run", "--config", "vitest.config.ts"]],
+  ["integration", ["vitest", "run", "--config", "vitest.integration.config.ts"]],
+];
+
+let runnerFailed = false;
+for (const [name, args] of steps) {
+  console.log(`\n=== ${name} tests ===`);
+  const result = spawnSync("npx", args, { stdio: "inherit", env });
+  if (result.status !== 0) {
+    console.log(`${name} tests exited with ${result.status ?? result.signal}`);
+    runnerFailed = true;
+  }
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+if (existsSync(summaryFile)) {
+  for (const line of readFileSync(summaryFile, "utf8").split("\n").filter(Boolean)) {
+    const counts = JSON.parse(line);
+    for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0;
+  }
+}
+// A runner that crashed before reporting still fails the run.
+if (runnerFailed && totals.failed === 0) totals.failed = 1;
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);

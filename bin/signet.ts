@@ -1,0 +1,26 @@
+// The signet CLI: dispatches to one command module per verb.
+import { failUsage, UsageError } from "./cli-support";
+import { runKeygen } from "./commands/keygen";
+import { runVerify, VERIFY_USAGE } from "./commands/verify";
+
+const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
+  verify: { run: runVerify, usage: VERIFY_USAGE },
+  keygen: { run: runKeygen, usage: "signet keygen [--out FILE]" },
+};
+
+function usage(): string {
+  return ["usage:", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
+}
+
+const [name, ...rest] = process.argv.slice(2);
+const command = name ? COMMANDS[name] : undefined;
+if (!command) {
+  process.stderr.write(`${name ? `signet: unknown command ${name}\n` : ""}${usage()}\n`);
+  process.exit(2);
+}
+try {
+  process.exitCode = await command.run(rest);
+} catch (err) {
+  if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) failUsage((err as Error).message);
+  failUsage(`unexpected error: ${(err as Error).message}`);
+}

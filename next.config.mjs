@@ -1,0 +1,17 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Native and DB packages must stay out of the bundle (STACK.md): they are loaded by Node at run time.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/client",
+    "@prisma/adapter-pg",
+    "pg",
+    "litesvm",
+    "pino",
+  ],
+  poweredByHeader: false,
+  reactStrictMode: true,
+};
+
+export default nextConfig;

@@ -1,0 +1,74 @@
+// The one validated config: every environment variable the service reads is parsed here, once (STYLE §4).
+// Operator-tunable values (the seed's §2.6) live in the settings table; env only seeds their defaults.
+import path from "node:path";
+import { z } from "zod";
+
+const booleanString = z
+  .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
+  .transform((v) => v === "true");
+
+const port = z.coerce.number().int().min(1).max(65_535);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  PORT: port.default(3000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Where dev keys, the embedded database and the localnet snapshot live. Git-ignored. */
+  SIGNET_DATA_DIR: z.string().min(1).default(".data"),
+  /** Public origin of this service, used in links and as the verifier's default `endpoint`. */
+  SERVICE_BASE_URL: z.url().optional(),
+  /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts. */
+  SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
+  /** base58 Ed25519 key that signs hosted-verifier verdicts; must differ from the operator key. */
+  VERIFIER_SECRET_KEY: z.string().min(1).optional(),
+  /** Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production. */
+  VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional(),
+  /** PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR. */
+  DATABASE_URL: z.string().min(1).optional(),
+});
+
+export type RawEnv = z.infer<typeof envSchema>;
+
+export interface Config extends RawEnv {
+  isProduction: boolean;
+  dataDir: string;
+  baseUrl: string;
+  verifierAllowPrivateNetworks: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses an environment into the typed config; throws a ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // Treat empty strings as unset: `FOO=` in a shell or .env file means "not configured".
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`);
+  }
+  const raw = result.data;
+  const isProduction = raw.NODE_ENV === "production";
+  return {
+    ...raw,
+    isProduction,
+    dataDir: path.resolve(raw.SIGNET_DATA_DIR),
+    baseUrl: (raw.SERVICE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
+    verifierAllowPrivateNetworks: raw.VERIFIER_ALLOW_PRIVATE_NETWORKS ?? !isProduction,
+  };
+}
+
+const globalForConfig = globalThis as unknown as { signetConfig?: Config };
+
+/** The process config, parsed on first use (never at import time: `next build` evaluates route modules). */
+export function config(): Config {
+  globalForConfig.signetConfig ??= parseConfig(process.env);
+  return globalForConfig.signetConfig;
+}
+
+/** Drops the cached config so the next `config()` re-reads process.env. Tests only. */
+export function resetConfigForTests(): void {
+  globalForConfig.signetConfig = undefined;
+}

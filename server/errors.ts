@@ -1,0 +1,95 @@
+// The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
+// Codes are part of the public API (the seed's §7 and the issues): never rename one once shipped.
+import { log } from "./log";
+
+export const ERROR_STATUS = {
+  // Generic request problems
+  invalid_request: 400,
+  invalid_json: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  // Payments (the seed's §4.1, §7)
+  payment_required: 402,
+  payment_invalid: 402,
+  payment_failed: 402,
+  payment_replay: 409,
+  agent_not_allowed: 403,
+  mainnet_disabled: 503,
+  invalid_network: 400,
+  network_not_supported: 501,
+  model_not_allowed: 400,
+  // Prepaid credits and signed requests
+  missing_auth_headers: 401,
+  invalid_signature: 401,
+  request_expired: 401,
+  nonce_replay: 409,
+  insufficient_credits: 402,
+  // Grants
+  grant_already_claimed: 409,
+  grant_ip_limit: 429,
+  grant_budget_exhausted: 503,
+  challenge_expired: 401,
+  // Operator surfaces
+  unauthorized: 401,
+  forbidden: 403,
+  // Server side
+  upstream_error: 502,
+  upstream_timeout: 504,
+  server_misconfigured: 500,
+  internal_error: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An expected failure with a stable code. `message` is safe to show to clients; `details` are merged into the body. */
+export class AppError extends Error {
+  override name = "AppError";
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  request_id?: string;
+  [key: string]: unknown;
+}
+
+/** The JSON body for an error. Unknown errors become a generic 500: `err.message` never reaches a client. */
+export function toErrorBody(err: unknown, requestId?: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  if (isAppError(err)) {
+    return {
+      status: err.status,
+      body: { ...err.details, error: err.code, message: err.message, ...(requestId ? { request_id: requestId } : {}) },
+      headers: err.headers,
+    };
+  }
+  log.error({ err, request_id: requestId }, "unhandled error");
+  return {
+    status: 500,
+    body: { error: "internal_error", message: "internal error", ...(requestId ? { request_id: requestId } : {}) },
+    headers: {},
+  };
+}
+
+/** Maps any thrown value to a JSON Response. */
+export function toResponse(err: unknown, requestId?: string): Response {
+  const { status, body, headers } = toErrorBody(err, requestId);
+  return Response.json(body, { status, headers: { ...headers, ...(requestId ? { "x-request-id": requestId } : {}) } });
+}

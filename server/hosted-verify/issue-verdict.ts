@@ -1,0 +1,84 @@
+// The hosted verifier: runs the pure library on a VerifyRequest and signs the verdict with the verifier key.
+// The verdict binds the receipt's own signature (`receipt_signature`) so it cannot be replayed for another receipt.
+import { ConfigError, config } from "../env";
+import { AppError } from "../errors";
+import { log } from "../log";
+import { operatorKeypair, verifierKeypair } from "../keys/service-keys";
+import { signDocument } from "../receipts/sign-receipt";
+import { VerifierFetchError, VerifyInputError, verifyReceipt } from "../verify";
+import { createGuardedFetch } from "./guarded-fetch";
+import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
+
+/** The whole hosted verification is bounded (issue #2: about 10 s). */
+export const VERIFY_REQUEST_TIMEOUT_MS = 10_000;
+
+/** The verifier's public key resource (GET /api/verify/operator-key). */
+export function verifierKeyResource(): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {
+  return { pubkey: loadVerifierKey().publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
+}
+
+/** Verifies and returns the signed VerifyResponse. Throws AppError upstream_error / server_misconfigured. */
+export async function issueVerdict(request: VerifyRequest, now: () => number = Date.now): Promise<VerifyResponse> {
+  const verifierKey = loadVerifierKey();
+  // With neither a pin nor an endpoint, the default endpoint is this service itself: use its key in-process.
+  const operatorKey = request.operatorKey ?? (request.endpoint ? undefined : operatorKeypair().publicKeyBase58);
+  const guardedFetch = createGuardedFetch({ allowPrivateNetworks: config().verifierAllowPrivateNetworks });
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), VERIFY_REQUEST_TIMEOUT_MS);
+  let result;
+  try {
+    result = await Promise.race([
+      verifyReceipt({
+        receipt: request.receipt,
+        prompt: request.prompt,
+        response: request.response,
+        ...(request.endpoint ? { endpoint: request.endpoint } : {}),
+        ...(operatorKey ? { operatorKey } : {}),
+        ...(request.rpc ? { rpc: request.rpc } : {}),
+        fetch: (url, init) => guardedFetch(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
+      }),
+      new Promise<never>((_, reject) =>
+        deadline.signal.addEventListener("abort", () =>
+          reject(new AppError("upstream_error", `verification did not finish within ${VERIFY_REQUEST_TIMEOUT_MS} ms`)),
+        ),
+      ),
+    ]);
+  } catch (err) {
+    if (err instanceof VerifierFetchError) throw new AppError("upstream_error", err.message, { reason: err.reason });
+    if (err instanceof VerifyInputError) throw new AppError("invalid_request", err.message, { detail: "receipt" });
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const receipt = request.receipt as Record<string, unknown>;
+  const receiptSignature = receipt.v === 1 || typeof receipt.service_signature !== "string" ? null : receipt.service_signature;
+  const unsigned = {
+    v: 1 as const,
+    ok: result.ok,
+    checks: result.checks,
+    receipt_signature: receiptSignature,
+    verified_at: now(),
+    verifier_pubkey: verifierKey.publicKeyBase58,
+    operator_pubkey: result.operatorKey,
+  };
+  return signDocument(unsigned, "verifier_signature", verifierKey);
+}
+
+function loadVerifierKey() {
+  try {
+    return verifierKeypair();
+  } catch (err) {
+    // The message names the missing variable for the operator's logs; clients see only the stable code.
+    if (err instanceof ConfigError) {
+      log.error({ event: "verifier.key_missing", reason: err.message }, "verifier key unavailable");
+      throw new AppError("server_misconfigured", "the verifier has no usable signing key");
+    }
+    throw err;
+  }
+}
+
+function anySignal(a: AbortSignal | null | undefined, b: AbortSignal): AbortSignal {
+  return a ? AbortSignal.any([a, b]) : b;
+}

@@ -1,0 +1,47 @@
+// The hosted verifier's wire shapes (the seed's §2.5): VerifyRequest in, VerifyResponse out. zod schemas are the
+// single source for validation (and, later, the OpenAPI document).
+import { z } from "zod";
+import { isBase58PublicKey } from "../verify";
+
+const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048);
+
+const chatMessage = z.object({ role: z.string().max(64), content: z.unknown() }).loose();
+
+export const verifyRequestSchema = z.object({
+  receipt: z
+    .object({ v: z.number().int().positive({ message: "receipt.v must be a positive integer" }) })
+    .loose(),
+  prompt: z.union([
+    z.array(chatMessage).max(1000),
+    z.object({ messages: z.array(chatMessage).max(1000) }).loose(),
+    z.object({ prompt: z.string() }).loose(),
+    z.string(),
+  ]),
+  response: z.union([z.object({}).loose(), z.array(z.unknown()).max(100_000), z.string()]),
+  endpoint: httpUrl.optional(),
+  operatorKey: z.string().refine(isBase58PublicKey, { message: "must be a base58 32-byte Ed25519 public key" }).optional(),
+  rpc: httpUrl.optional(),
+});
+
+export type VerifyRequest = z.infer<typeof verifyRequestSchema>;
+
+export const verifyChecksSchema = z.object({
+  prompt_hash_ok: z.boolean(),
+  response_hash_ok: z.boolean(),
+  service_signature_ok: z.boolean(),
+  payment_on_chain_ok: z.boolean(),
+  payer_matches: z.boolean(),
+});
+
+export const verifyResponseSchema = z.object({
+  v: z.literal(1),
+  ok: z.boolean(),
+  checks: verifyChecksSchema,
+  receipt_signature: z.string().nullable(),
+  verified_at: z.number().int(),
+  verifier_pubkey: z.string(),
+  operator_pubkey: z.string(),
+  verifier_signature: z.string(),
+});
+
+export type VerifyResponse = z.infer<typeof verifyResponseSchema>;

@@ -1,0 +1,53 @@
+// Reads a request body as JSON with a byte cap, so no route ever buffers an unbounded body or leaks a parse error.
+import { AppError } from "../errors";
+
+/** Default cap for JSON bodies, bytes. Chat bodies get their own cap in their route's service. */
+export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
+
+/** Reads at most `maxBytes` of the body (413 past that) and returns the raw text. */
+export async function readBodyText(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new AppError("payload_too_large", `request body exceeds ${maxBytes} bytes`);
+  }
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new AppError("payload_too_large", `request body exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("invalid_request", "request body is not valid UTF-8");
+  }
+}
+
+/** Parses body text as JSON; a syntax error is a 400 `invalid_request` that never echoes the parser's message. */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === "") throw new AppError("invalid_request", "request body is empty; expected JSON", { detail: "body" });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError("invalid_request", "request body is not valid JSON", { detail: "body" });
+  }
+}
+
+/** Reads and parses a JSON body under the byte cap. */
+export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
+  return parseJsonText(await readBodyText(req, maxBytes));
+}

@@ -1,0 +1,17 @@
+// Structured JSON logs (pino). Operator-facing events (the seed's §6) are logged with an `event` field.
+import pino from "pino";
+
+const globalForLog = globalThis as unknown as { signetLog?: pino.Logger };
+
+function createLogger(): pino.Logger {
+  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "silent" : "info");
+  return pino({ level, base: { service: "signet" }, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/** The shared logger. */
+export const log: pino.Logger = (globalForLog.signetLog ??= createLogger());
+
+/** Logs one of the seed's §6 events (`chat.settle_ok`, `agent.not_allowed`, …) with its fields. */
+export function logEvent(event: string, fields: Record<string, unknown> = {}, level: pino.Level = "info"): void {
+  log[level]({ event, ...fields }, event);
+}

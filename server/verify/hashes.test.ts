@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { legacyPromptHashOfMessages, promptHashCandidates, promptHashOfMessages, responseHash, responseText, sha256Hex } from "./hashes";
+
+const messages = [
+  { role: "system", content: "You are a helpful assistant." },
+  { role: "user", content: "Say hi in one word." },
+];
+
+describe("sha256Hex()", () => {
+  it("hashes the UTF-8 bytes", () => {
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    expect(sha256Hex("é")).toBe("4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c");
+  });
+});
+
+describe("promptHashCandidates()", () => {
+  it("offers the canonical and the legacy form for a messages array", () => {
+    const forms = promptHashCandidates(messages);
+    expect(forms).toEqual([
+      { form: "canonical", hash: sha256Hex(JSON.stringify([{ content: messages[0]!.content, role: "system" }, { content: messages[1]!.content, role: "user" }])) },
+      { form: "legacy", hash: sha256Hex("system:You are a helpful assistant.\nuser:Say hi in one word.") },
+    ]);
+  });
+
+  it("gives different hashes for the canonical and legacy forms", () => {
+    expect(promptHashOfMessages(messages)).not.toBe(legacyPromptHashOfMessages(messages));
+  });
+
+  it("reads a request body with messages, or with a prompt string hashed raw", () => {
+    expect(promptHashCandidates({ model: "m", messages })).toEqual(promptHashCandidates(messages));
+    expect(promptHashCandidates({ prompt: "What?" })).toEqual([{ form: "raw", hash: sha256Hex("What?") }]);
+  });
+
+  it("hashes a plain string raw", () => {
+    expect(promptHashCandidates("hello")).toEqual([{ form: "raw", hash: sha256Hex("hello") }]);
+  });
+
+  it("hashes unicode and escapes through canonical JSON", () => {
+    const tricky = [{ role: "user", content: 'emoji 😀, line sep \u2028, "quotes", back\\slash' }];
+    expect(promptHashOfMessages(tricky)).toBe(sha256Hex(`[{"content":${JSON.stringify(tricky[0]!.content)},"role":"user"}]`));
+  });
+
+  it("skips the legacy form for non-string content", () => {
+    const parts = [{ role: "user", content: [{ type: "text", text: "hi" }] }];
+    expect(promptHashCandidates(parts).map((c) => c.form)).toEqual(["canonical"]);
+  });
+
+  it.each([[null], [42], [{}], [{ messages: "nope" }], [undefined]])("rejects malformed input %j with no candidates", (input) => {
+    expect(promptHashCandidates(input)).toEqual([]);
+  });
+});
+
+describe("responseText()", () => {
+  it("reads choices[0].message.content of a chat completion", () => {
+    expect(responseText({ choices: [{ message: { role: "assistant", content: "Hello!" } }] })).toBe("Hello!");
+  });
+
+  it("reads {result}, plain strings, and concatenates stream chunks", () => {
+    expect(responseText({ result: "Paris." })).toBe("Paris.");
+    expect(responseText("plain")).toBe("plain");
+    const chunks = [
+      { object: "chat.completion.chunk", choices: [{ delta: { role: "assistant" } }] },
+      { object: "chat.completion.chunk", choices: [{ delta: { content: "Hel" } }] },
+      { object: "chat.completion.chunk", choices: [{ delta: { content: "lo!" }, finish_reason: "stop" }] },
+      { object: "chat.completion.chunk", choices: [], usage: { total_tokens: 3 } },
+    ];
+    expect(responseText(chunks)).toBe("Hello!");
+  });
+
+  it.each([[null], [{}], [{ choices: [] }], [{ choices: [{ message: { content: 5 } }] }], [[{ choices: [{ delta: { content: 1 } }] }]], [7]])(
+    "rejects malformed input %j",
+    (input) => {
+      expect(responseText(input)).toBeNull();
+      expect(responseHash(input)).toBeNull();
+    },
+  );
+});

@@ -1,0 +1,30 @@
+// Networks the verifier knows: how a receipt's `payment.network` maps to a chain, its USDC asset and a default RPC.
+// Pure constants; the service's own RPC choice lives in server/chain (config), not here.
+
+export const SOLANA_DEVNET_CAIP2 = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+export const SOLANA_MAINNET_CAIP2 = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+
+export type SolanaCluster = "devnet" | "mainnet";
+
+/** The real USDC mints. "USDC" means this mint, not any token (issue #2: check the mint). */
+export const USDC_MINT_BY_SOLANA_CLUSTER: Record<SolanaCluster, string> = {
+  devnet: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+  mainnet: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+};
+
+export const DEFAULT_SOLANA_RPC_BY_CLUSTER: Record<SolanaCluster, string> = {
+  devnet: "https://api.devnet.solana.com",
+  mainnet: "https://api.mainnet-beta.solana.com",
+};
+
+/**
+ * Which Solana cluster a network string names. Accepts CAIP-2 ids (the 32-char genesis prefix), the full genesis hash
+ * form the seed's receipts carry (`solana:<genesis_hash>`), and the runbook aliases `solana:devnet` / `solana:mainnet`.
+ */
+export function solanaClusterOf(network: string): SolanaCluster | null {
+  if (network === "solana:devnet" || network.startsWith(SOLANA_DEVNET_CAIP2)) return "devnet";
+  if (network === "solana:mainnet" || network === "solana:mainnet-beta" || network.startsWith(SOLANA_MAINNET_CAIP2)) {
+    return "mainnet";
+  }
+  return null;
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+// Unit tests sit beside their modules (`*.test.ts`); integration tests (DB, chain, HTTP) live in server/test/.
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(__dirname) } },
+  test: {
+    include: ["server/**/*.test.ts", "bin/**/*.test.ts"],
+    exclude: ["server/test/**", "node_modules/**"],
+    environment: "node",
+    testTimeout: 20_000,
+    reporters: ["default", "./server/test/support/summary-reporter.ts"],
+    env: { NODE_ENV: "test" },
+  },
+});

@@ -1,0 +1,17 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+// Integration tests talk to real parts: PostgreSQL (TEST_DATABASE_URL), localnet, local HTTP servers.
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(__dirname) } },
+  test: {
+    include: ["server/test/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    // One file at a time: suites share PostgreSQL and the 2-core machine.
+    fileParallelism: false,
+    reporters: ["default", "./server/test/support/summary-reporter.ts"],
+    env: { NODE_ENV: "test" },
+  },
+});
