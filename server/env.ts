@@ -25,6 +25,35 @@ const envSchema = z.object({
   VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional(),
   /** PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR. */
   DATABASE_URL: z.string().min(1).optional(),
+
+  // Chains (issue #3). Dev defaults point devnet at the local chain; production has no placeholder RPCs for money.
+  /** Port of the local Solana chain that `npm run dev` starts (plays devnet). */
+  LOCALNET_RPC_PORT: port.default(8899),
+  /** Port of the second local chain that plays mainnet (dev and tests only; 0 = not started). */
+  LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  SOLANA_DEVNET_RPC_URL: z.url().optional(),
+  SOLANA_MAINNET_RPC_URL: z.url().optional(),
+  /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. */
+  FACILITATOR_SECRET_KEY: z.string().min(1).optional(),
+
+  // Upstream model provider (issue #3).
+  UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1"),
+  UPSTREAM_API_KEY: z.string().min(1).optional(),
+  UPSTREAM_PROVIDER_NAME: z.string().min(1).max(64).default("openrouter"),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+
+  // Defaults of the operator settings (the seed's §2.6). The settings table overrides them at run time.
+  X402_NETWORK: z.string().min(1).default("solana:devnet"),
+  X402_FLAT_PRICE_USDC: z.string().min(1).default("0.01"),
+  SERVICE_MAX_PRICE_USDC: z.string().min(1).default("0.10"),
+  SERVICE_DEPOSIT_ADDRESS: z.string().min(1).optional(),
+  SERVICE_MAINNET_DEPOSIT_ADDRESS: z.string().min(1).optional(),
+  SERVICE_MAINNET_ENABLED: z.string().default("false"),
+  SERVICE_ALLOWED_AGENTS: z.string().default(""),
+  SERVICE_GRANT_AMOUNT_USDC: z.string().min(1).default("0.10"),
+  SERVICE_GRANT_MAX_PER_IP: z.string().min(1).default("3"),
+  SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00"),
+  IP_HASH_SALT: z.string().min(16).optional(),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;
@@ -34,6 +63,8 @@ export interface Config extends RawEnv {
   dataDir: string;
   baseUrl: string;
   verifierAllowPrivateNetworks: boolean;
+  /** RPC per Solana cluster; null when not configured (production without the variable). */
+  solanaRpcUrl: { devnet: string | null; mainnet: string | null };
 }
 
 export class ConfigError extends Error {
@@ -57,6 +88,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: path.resolve(raw.SIGNET_DATA_DIR),
     baseUrl: (raw.SERVICE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     verifierAllowPrivateNetworks: raw.VERIFIER_ALLOW_PRIVATE_NETWORKS ?? !isProduction,
+    solanaRpcUrl: {
+      // In dev the devnet RPC is the local chain (it plays devnet, see README); production must configure it.
+      devnet: raw.SOLANA_DEVNET_RPC_URL ?? (isProduction ? null : `http://127.0.0.1:${raw.LOCALNET_RPC_PORT}`),
+      mainnet:
+        raw.SOLANA_MAINNET_RPC_URL ??
+        (!isProduction && raw.LOCALNET_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_MAINNET_RPC_PORT}` : null),
+    },
   };
 }
 

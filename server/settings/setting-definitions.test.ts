@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { parseSettings, SETTING_PARSERS, SettingsError } from "./setting-definitions";
+
+const KEY_A = "AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9";
+const KEY_B = "8wFSAv3VrwYP7Vh9pTU8DcRSPp31wH2X3VqJXm4Hk1Lb";
+
+describe("parseSettings()", () => {
+  it("applies the runbook defaults", () => {
+    const s = parseSettings({});
+    expect(s.defaultNetwork).toBe("solana-devnet");
+    expect(s.flatPriceUnits).toBe(10_000n);
+    expect(s.maxPriceUnits).toBe(100_000n);
+    expect(s.mainnetEnabled).toBe(false);
+    expect(s.allowedAgents.size).toBe(0);
+    expect(s.grantAmountUnits).toBe(100_000n);
+    expect(s.grantMaxPerIp).toBe(3);
+    expect(s.grantBudgetDailyUnits).toBe(5_000_000n);
+  });
+
+  it("turns the kill switch on only for exactly `true`", () => {
+    expect(parseSettings({ SERVICE_MAINNET_ENABLED: "true" }).mainnetEnabled).toBe(true);
+    expect(() => parseSettings({ SERVICE_MAINNET_ENABLED: "TRUE" })).toThrow(SettingsError);
+    expect(() => parseSettings({ SERVICE_MAINNET_ENABLED: "1" })).toThrow(SettingsError);
+  });
+
+  it("prices 0.001 USDC at exactly 1,000 units (the seed's §4.1 rule 1)", () => {
+    expect(parseSettings({ X402_FLAT_PRICE_USDC: "0.001" }).flatPriceUnits).toBe(1_000n);
+  });
+
+  it("reads the allowlist as a set of keys, blank meaning open", () => {
+    expect([...parseSettings({ SERVICE_ALLOWED_AGENTS: ` ${KEY_A} , ${KEY_B},` }).allowedAgents]).toEqual([KEY_A, KEY_B]);
+    expect(parseSettings({ SERVICE_ALLOWED_AGENTS: " " }).allowedAgents.size).toBe(0);
+  });
+
+  it.each([
+    ["X402_FLAT_PRICE_USDC", "0"],
+    ["X402_FLAT_PRICE_USDC", "-1"],
+    ["X402_FLAT_PRICE_USDC", "0.0000001"],
+    ["X402_FLAT_PRICE_USDC", "ten"],
+    ["SERVICE_MAX_PRICE_USDC", ""],
+    ["SERVICE_DEPOSIT_ADDRESS", "not-a-key"],
+    ["SERVICE_MAINNET_DEPOSIT_ADDRESS", "0x0000000000000000000000000000000000000000"],
+    ["SERVICE_ALLOWED_AGENTS", `${KEY_A},nope`],
+    ["X402_NETWORK", "testnet"],
+    ["SERVICE_GRANT_MAX_PER_IP", "3.5"],
+    ["IP_HASH_SALT", "short"],
+  ])("rejects malformed input %s=%j naming the key", (key, value) => {
+    expect(() => parseSettings({ [key]: value })).toThrow(new RegExp(`^${key} `));
+  });
+});
+
+describe("SETTING_PARSERS", () => {
+  it("accepts an empty deposit address as unset", () => {
+    expect(SETTING_PARSERS.SERVICE_DEPOSIT_ADDRESS("")).toEqual({ ok: true, value: null });
+  });
+});

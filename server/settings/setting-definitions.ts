@@ -1,0 +1,136 @@
+// The operator settings of the seed's §2.6: each key's parser and validator. Values are stored as text in the
+// settings table (read on every request) and fall back to the environment's defaults.
+import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
+import { resolveNetwork, type NetworkId } from "../chain/networks";
+import type { Config } from "../env";
+
+export const SETTING_KEYS = [
+  "X402_NETWORK",
+  "X402_FLAT_PRICE_USDC",
+  "SERVICE_MAX_PRICE_USDC",
+  "SERVICE_DEPOSIT_ADDRESS",
+  "SERVICE_MAINNET_DEPOSIT_ADDRESS",
+  "SERVICE_MAINNET_ENABLED",
+  "SERVICE_ALLOWED_AGENTS",
+  "SERVICE_GRANT_AMOUNT_USDC",
+  "SERVICE_GRANT_MAX_PER_IP",
+  "SERVICE_GRANT_BUDGET_DAILY_USDC",
+  "IP_HASH_SALT",
+] as const;
+
+export type SettingKey = (typeof SETTING_KEYS)[number];
+
+/** The typed, validated settings a request runs with. */
+export interface Settings {
+  defaultNetwork: NetworkId;
+  flatPriceUnits: bigint;
+  maxPriceUnits: bigint;
+  /** Devnet deposit address (base58); null when unset. */
+  depositAddress: string | null;
+  mainnetDepositAddress: string | null;
+  /** True only when the stored value is exactly "true" (the seed's §2.6). */
+  mainnetEnabled: boolean;
+  /** Empty = open (the seed's §2.6). */
+  allowedAgents: ReadonlySet<string>;
+  grantAmountUnits: bigint;
+  grantMaxPerIp: number;
+  grantBudgetDailyUnits: bigint;
+  ipHashSalt: string | null;
+}
+
+export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const positiveUsdc = (text: string): ParseOutcome<bigint> => {
+  const units = parseUsdcToUnits(text);
+  if (units === null) return { ok: false, message: "must be a USDC amount with at most 6 decimals" };
+  if (units <= 0n) return { ok: false, message: "must be positive" };
+  return { ok: true, value: units };
+};
+
+const optionalAddress = (text: string): ParseOutcome<string | null> => {
+  const trimmed = text.trim();
+  if (trimmed === "") return { ok: true, value: null };
+  return isBase58PublicKey(trimmed) ? { ok: true, value: trimmed } : { ok: false, message: "must be a base58 public key" };
+};
+
+/** One parser per key: text → typed value, or a message an operator can act on. */
+export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcome<unknown> } = {
+  X402_NETWORK: (text) => {
+    const id = resolveNetwork(text);
+    return id ? { ok: true, value: id } : { ok: false, message: "must be devnet, mainnet, base, base-sepolia or a CAIP-2 id" };
+  },
+  X402_FLAT_PRICE_USDC: positiveUsdc,
+  SERVICE_MAX_PRICE_USDC: positiveUsdc,
+  SERVICE_DEPOSIT_ADDRESS: optionalAddress,
+  SERVICE_MAINNET_DEPOSIT_ADDRESS: optionalAddress,
+  SERVICE_MAINNET_ENABLED: (text) =>
+    text === "true" || text === "false" ? { ok: true, value: text === "true" } : { ok: false, message: 'must be "true" or "false"' },
+  SERVICE_ALLOWED_AGENTS: (text) => {
+    const keys = text.split(",").map((k) => k.trim()).filter(Boolean);
+    const bad = keys.find((k): boolean => !isBase58PublicKey(k));
+    return bad ? { ok: false, message: `${bad.slice(0, 12)}… is not a base58 public key` } : { ok: true, value: new Set(keys) };
+  },
+  SERVICE_GRANT_AMOUNT_USDC: positiveUsdc,
+  SERVICE_GRANT_MAX_PER_IP: (text) =>
+    /^\d{1,6}$/.test(text.trim()) ? { ok: true, value: Number(text.trim()) } : { ok: false, message: "must be a whole number" },
+  SERVICE_GRANT_BUDGET_DAILY_USDC: (text) => {
+    const units = parseUsdcToUnits(text);
+    return units === null ? { ok: false, message: "must be a USDC amount with at most 6 decimals" } : { ok: true, value: units };
+  },
+  IP_HASH_SALT: (text) => (text.length >= 16 ? { ok: true, value: text } : { ok: false, message: "must be at least 16 characters" }),
+};
+
+/** The environment's value for each key (the default the settings table overrides). */
+export function envDefaults(cfg: Config): Partial<Record<SettingKey, string>> {
+  const out: Partial<Record<SettingKey, string>> = {
+    X402_NETWORK: cfg.X402_NETWORK,
+    X402_FLAT_PRICE_USDC: cfg.X402_FLAT_PRICE_USDC,
+    SERVICE_MAX_PRICE_USDC: cfg.SERVICE_MAX_PRICE_USDC,
+    SERVICE_MAINNET_ENABLED: cfg.SERVICE_MAINNET_ENABLED,
+    SERVICE_ALLOWED_AGENTS: cfg.SERVICE_ALLOWED_AGENTS,
+    SERVICE_GRANT_AMOUNT_USDC: cfg.SERVICE_GRANT_AMOUNT_USDC,
+    SERVICE_GRANT_MAX_PER_IP: cfg.SERVICE_GRANT_MAX_PER_IP,
+    SERVICE_GRANT_BUDGET_DAILY_USDC: cfg.SERVICE_GRANT_BUDGET_DAILY_USDC,
+  };
+  if (cfg.SERVICE_DEPOSIT_ADDRESS) out.SERVICE_DEPOSIT_ADDRESS = cfg.SERVICE_DEPOSIT_ADDRESS;
+  if (cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS) out.SERVICE_MAINNET_DEPOSIT_ADDRESS = cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS;
+  if (cfg.IP_HASH_SALT) out.IP_HASH_SALT = cfg.IP_HASH_SALT;
+  return out;
+}
+
+export class SettingsError extends Error {
+  override name = "SettingsError";
+  constructor(
+    readonly key: SettingKey,
+    message: string,
+  ) {
+    super(`${key} ${message}`);
+  }
+}
+
+/** Builds the typed settings from raw text values; throws SettingsError naming the first invalid key. */
+export function parseSettings(raw: Partial<Record<SettingKey, string>>): Settings {
+  const get = <T>(key: SettingKey, fallback: string): T => {
+    const outcome = SETTING_PARSERS[key](raw[key] ?? fallback);
+    if (!outcome.ok) throw new SettingsError(key, outcome.message);
+    return outcome.value as T;
+  };
+  return {
+    defaultNetwork: get<NetworkId>("X402_NETWORK", "solana:devnet"),
+    flatPriceUnits: get<bigint>("X402_FLAT_PRICE_USDC", "0.01"),
+    maxPriceUnits: get<bigint>("SERVICE_MAX_PRICE_USDC", "0.10"),
+    depositAddress: get<string | null>("SERVICE_DEPOSIT_ADDRESS", ""),
+    mainnetDepositAddress: get<string | null>("SERVICE_MAINNET_DEPOSIT_ADDRESS", ""),
+    mainnetEnabled: get<boolean>("SERVICE_MAINNET_ENABLED", "false"),
+    allowedAgents: get<ReadonlySet<string>>("SERVICE_ALLOWED_AGENTS", ""),
+    grantAmountUnits: get<bigint>("SERVICE_GRANT_AMOUNT_USDC", "0.10"),
+    grantMaxPerIp: get<number>("SERVICE_GRANT_MAX_PER_IP", "3"),
+    grantBudgetDailyUnits: get<bigint>("SERVICE_GRANT_BUDGET_DAILY_USDC", "5.00"),
+    ipHashSalt: raw.IP_HASH_SALT ? get<string>("IP_HASH_SALT", "") : null,
+  };
+}
+
+/** True for a known setting key. */
+export function isSettingKey(key: string): key is SettingKey {
+  return (SETTING_KEYS as readonly string[]).includes(key);
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import { challengeHeaders, decodePaymentHeader, MAX_PAYMENT_HEADER_BYTES, readPaymentHeader, settlementHeaders } from "./payment-headers";
+import { paymentPayloadHash } from "./payload-hash";
+
+const payload: PaymentPayload = {
+  x402Version: 2,
+  accepted: { scheme: "exact", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", asset: "4zMM", amount: "1000", payTo: "x", maxTimeoutSeconds: 60, extra: {} },
+  payload: { transaction: "AQID" },
+};
+
+describe("readPaymentHeader()", () => {
+  it("reads the seed's X-Payment and x402 v2's PAYMENT-SIGNATURE", () => {
+    expect(readPaymentHeader(new Headers({ "X-Payment": "abc" }))).toBe("abc");
+    expect(readPaymentHeader(new Headers({ "PAYMENT-SIGNATURE": "def" }))).toBe("def");
+    expect(readPaymentHeader(new Headers({ "X-Payment": "  " }))).toBeNull();
+    expect(readPaymentHeader(new Headers())).toBeNull();
+  });
+});
+
+describe("decodePaymentHeader()", () => {
+  it("round-trips the stock encoding", () => {
+    expect(decodePaymentHeader(encodePaymentSignatureHeader(payload))).toEqual({ ok: true, payload });
+  });
+
+  it.each([
+    ["not base64", "%%%"],
+    ["base64 of non-JSON", Buffer.from("hello").toString("base64")],
+    ["JSON null", Buffer.from("null").toString("base64")],
+    ["no accepted", Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString("base64")],
+    ["array payload", Buffer.from(JSON.stringify({ ...payload, payload: [] })).toString("base64")],
+  ])("rejects malformed input: %s", (_label, value) => {
+    expect(decodePaymentHeader(value)).toMatchObject({ ok: false });
+  });
+
+  it("rejects other protocol versions and oversized headers", () => {
+    expect(decodePaymentHeader(Buffer.from(JSON.stringify({ ...payload, x402Version: 1 })).toString("base64"))).toEqual({ ok: false, reason: "unsupported_version" });
+    expect(decodePaymentHeader("A".repeat(MAX_PAYMENT_HEADER_BYTES + 1))).toEqual({ ok: false, reason: "too_large" });
+  });
+});
+
+describe("challengeHeaders() / settlementHeaders()", () => {
+  it("carries the same challenge in both header spellings", () => {
+    const required = { x402Version: 2, resource: { url: "http://x/y" }, accepts: [payload.accepted] };
+    const headers = challengeHeaders(required);
+    expect(headers["X-Payment-Required"]).toBe(headers["PAYMENT-REQUIRED"]);
+    expect(decodePaymentRequiredHeader(headers["PAYMENT-REQUIRED"]!)).toEqual(required);
+  });
+
+  it("encodes { success, transaction, network, payer } in both settlement headers", () => {
+    const headers = settlementHeaders({ transaction: "sig", network: "solana:x", payer: "p" });
+    expect(headers["X-Payment-Response"]).toBe(headers["PAYMENT-RESPONSE"]);
+    expect(decodePaymentResponseHeader(headers["PAYMENT-RESPONSE"]!)).toEqual({ success: true, transaction: "sig", network: "solana:x", payer: "p" });
+  });
+});
+
+describe("paymentPayloadHash()", () => {
+  it("is the same for two encodings of one payment and differs between payments", () => {
+    const reordered = { ...payload, accepted: { ...payload.accepted, extra: { feePayer: "f" } } };
+    expect(paymentPayloadHash(reordered)).toBe(paymentPayloadHash(payload));
+    expect(paymentPayloadHash({ ...payload, payload: { transaction: "AQIE" } })).not.toBe(paymentPayloadHash(payload));
+  });
+});

@@ -1,0 +1,51 @@
+// x402 header codecs for both spellings the service speaks: the seed's X-Payment / X-Payment-Required /
+// X-Payment-Response and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED / PAYMENT-RESPONSE (so stock clients work).
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
+
+/** Longest payment header accepted; a Solana payload is ~1.5 KB, an EVM one smaller. */
+export const MAX_PAYMENT_HEADER_BYTES = 16_384;
+
+/** The payment header value, from X-Payment (the seed) or PAYMENT-SIGNATURE (x402 v2); null when absent. */
+export function readPaymentHeader(headers: Headers): string | null {
+  const value = headers.get("x-payment") ?? headers.get("payment-signature");
+  return value === null || value.trim() === "" ? null : value.trim();
+}
+
+export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; reason: "too_large" | "malformed" | "unsupported_version" };
+
+/** Decodes a payment header; never throws. */
+export function decodePaymentHeader(value: string): DecodedPayment {
+  if (value.length > MAX_PAYMENT_HEADER_BYTES) return { ok: false, reason: "too_large" };
+  let payload: PaymentPayload;
+  try {
+    payload = decodePaymentSignatureHeader(value);
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (typeof payload !== "object" || payload === null) return { ok: false, reason: "malformed" };
+  if (payload.x402Version !== 2) return { ok: false, reason: "unsupported_version" };
+  const accepted = payload.accepted as unknown;
+  const inner = payload.payload as unknown;
+  if (typeof accepted !== "object" || accepted === null || typeof inner !== "object" || inner === null || Array.isArray(inner)) {
+    return { ok: false, reason: "malformed" };
+  }
+  return { ok: true, payload };
+}
+
+/** Both challenge headers, carrying the same base64 PaymentRequired. */
+export function challengeHeaders(paymentRequired: PaymentRequired): Record<string, string> {
+  const encoded = encodePaymentRequiredHeader(paymentRequired);
+  return { "PAYMENT-REQUIRED": encoded, "X-Payment-Required": encoded, "cache-control": "no-store" };
+}
+
+/** Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`. */
+export function settlementHeaders(settlement: { transaction: string; network: string; payer: string }): Record<string, string> {
+  const body: SettleResponse = { success: true, transaction: settlement.transaction, network: settlement.network as SettleResponse["network"], payer: settlement.payer };
+  const encoded = encodePaymentResponseHeader(body);
+  return { "PAYMENT-RESPONSE": encoded, "X-Payment-Response": encoded };
+}
