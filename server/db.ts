@@ -1,0 +1,97 @@
+// The database: PostgreSQL through @prisma/adapter-pg when DATABASE_URL is set, else embedded PGlite under the data
+// dir. Opened lazily (never at import time: `next build` evaluates route modules), migrated once, cached on globalThis.
+// Only ONE process may open a PGlite folder (two lose writes silently): `npm run dev` leaves it to the Next server.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient, Prisma } from "./generated/prisma/client";
+import { config } from "./env";
+import { applyMigrations, type SqlRunner } from "./db/apply-migrations";
+
+export type { Agent, Balance, LedgerEntry, Payment, InferenceLog, Setting, SettingAudit } from "./generated/prisma/client";
+export { Prisma, PrismaClient };
+
+/** The client, or a transaction's client: every ledger function accepts either. */
+export type DbClient = PrismaClient;
+export type DbTransaction = Prisma.TransactionClient;
+
+/** Pool size per process for PostgreSQL; the 2-core machine gains nothing from more. */
+export const DEFAULT_POOL_SIZE = 10;
+
+interface OpenDb {
+  prisma: PrismaClient;
+  close(): Promise<void>;
+}
+
+const cache = globalThis as unknown as { signetDb?: Promise<OpenDb> };
+
+/** The process's database client, migrated. */
+export async function db(): Promise<PrismaClient> {
+  if (!cache.signetDb) {
+    const cfg = config();
+    cache.signetDb = cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL) : openPglite(path.join(cfg.dataDir, "pglite"));
+    cache.signetDb.catch(() => {
+      cache.signetDb = undefined;
+    });
+  }
+  return (await cache.signetDb).prisma;
+}
+
+/** Closes the process's database (CLI commands, tests). */
+export async function closeDb(): Promise<void> {
+  const open = cache.signetDb;
+  cache.signetDb = undefined;
+  if (open) await (await open).close();
+}
+
+/** Opens and migrates a PostgreSQL database by URL. */
+export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): Promise<OpenDb> {
+  const pg = await import("pg");
+  const admin = new pg.default.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await applyMigrations(pgRunner(admin), { lock: true });
+  } finally {
+    await admin.end();
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
+  return { prisma, close: () => prisma.$disconnect() };
+}
+
+/** Opens and migrates an embedded PGlite database stored in `dir`. */
+export async function openPglite(dir: string): Promise<OpenDb> {
+  mkdirSync(dir, { recursive: true });
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  const pglite = await PGlite.create(dir);
+  await applyMigrations(
+    {
+      exec: async (sql) => {
+        await pglite.exec(sql);
+      },
+      query: async <T>(sql: string, params: unknown[] = []) => (await pglite.query<T>(sql, params)).rows,
+    },
+    { lock: false },
+  );
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const close = async () => {
+    await prisma.$disconnect();
+    await pglite.close();
+  };
+  process.once("beforeExit", () => void close().catch(() => undefined));
+  return { prisma, close };
+}
+
+function pgRunner(client: import("pg").Client): SqlRunner {
+  return {
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    query: async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+  };
+}
+
+/** True for a unique-constraint violation. Branch on the code only: the meta differs between adapters (STACK.md). */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
+}

@@ -1,0 +1,89 @@
+// Applies prisma/migrations/*/migration.sql at start-up (Prisma 7's migrate engine cannot run offline here, STACK.md).
+// Each migration runs in its own transaction and is recorded in Prisma's own `_prisma_migrations` table with
+// checksum = sha256 of the file, so a machine that has the engine sees the database as up to date.
+import { createHash, randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/** The few SQL operations the applier needs, over `pg` or PGlite. */
+export interface SqlRunner {
+  /** Runs one or more statements with no parameters. */
+  exec(sql: string): Promise<void>;
+  /** Runs one parameterised query and returns its rows. */
+  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "../../prisma/migrations");
+/** Arbitrary constant key for pg_advisory_lock, so concurrent starters apply each migration once. */
+const MIGRATION_LOCK_KEY = 72_910_402;
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+/** The migrations on disk, in name (timestamp) order. */
+export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+export class MigrationChecksumError extends Error {
+  override name = "MigrationChecksumError";
+}
+
+/** Applies pending migrations; returns the names applied. `lock` serialises concurrent appliers (PostgreSQL). */
+export async function applyMigrations(runner: SqlRunner, opts: { lock: boolean; dir?: string }): Promise<string[]> {
+  const migrations = readMigrations(opts.dir);
+  if (opts.lock) await runner.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+  try {
+    await runner.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+      "checksum" VARCHAR(64) NOT NULL,
+      "finished_at" TIMESTAMPTZ,
+      "migration_name" VARCHAR(255) NOT NULL,
+      "logs" TEXT,
+      "rolled_back_at" TIMESTAMPTZ,
+      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+    )`);
+    const applied = await runner.query<{ migration_name: string; checksum: string }>(
+      `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE rolled_back_at IS NULL AND finished_at IS NOT NULL`,
+    );
+    const done = new Map(applied.map((r) => [r.migration_name, r.checksum]));
+    const newlyApplied: string[] = [];
+    for (const m of migrations) {
+      const recorded = done.get(m.name);
+      if (recorded !== undefined) {
+        if (recorded !== m.checksum) {
+          throw new MigrationChecksumError(`migration ${m.name} was changed after it was applied (checksum mismatch)`);
+        }
+        continue;
+      }
+      await runner.exec("BEGIN");
+      try {
+        await runner.exec(m.sql);
+        await runner.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count, started_at)
+           VALUES ($1, $2, now(), $3, 1, now())`,
+          [randomUUID(), m.checksum, m.name],
+        );
+        await runner.exec("COMMIT");
+      } catch (err) {
+        await runner.exec("ROLLBACK");
+        throw err;
+      }
+      newlyApplied.push(m.name);
+    }
+    return newlyApplied;
+  } finally {
+    if (opts.lock) await runner.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+  }
+}

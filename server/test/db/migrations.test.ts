@@ -1,0 +1,79 @@
+import { mkdtempSync, mkdirSync, writeFileSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations, MIGRATIONS_DIR, MigrationChecksumError, readMigrations } from "../../db/apply-migrations";
+import { isUniqueViolation, openPglite } from "../../db";
+import { createTestDatabase, type TestDatabase } from "../support/test-db";
+
+describe("applyMigrations() on PostgreSQL", () => {
+  let tdb: TestDatabase;
+  beforeAll(async () => {
+    tdb = await createTestDatabase(2);
+  });
+  afterAll(async () => tdb?.drop());
+
+  const withClient = async <T>(fn: (c: pg.Client) => Promise<T>) => {
+    const c = new pg.Client({ connectionString: tdb.url });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  const runner = (c: pg.Client) => ({
+    exec: async (sql: string) => void (await c.query(sql)),
+    query: async <T>(sql: string, params: unknown[] = []) => (await c.query(sql, params)).rows as T[],
+  });
+
+  it("records every migration once with its sha256 checksum, and is idempotent", async () => {
+    const rows = await withClient((c) => c.query(`SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name`));
+    expect(rows.rows).toEqual(readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })));
+    expect(await withClient((c) => applyMigrations(runner(c), { lock: true }))).toEqual([]);
+  });
+
+  it("applies each migration exactly once under concurrent appliers", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
+    cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+    mkdirSync(path.join(dir, "29990101000000_probe"));
+    writeFileSync(path.join(dir, "29990101000000_probe", "migration.sql"), 'CREATE TABLE "probe" ("id" INTEGER PRIMARY KEY);');
+    const results = await Promise.all([1, 2, 3].map(() => withClient((c) => applyMigrations(runner(c), { lock: true, dir }))));
+    expect(results.flat()).toEqual(["29990101000000_probe"]);
+  });
+
+  it("refuses a migration whose file changed after it was applied", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
+    cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+    const first = readMigrations(dir)[0]!;
+    writeFileSync(path.join(dir, first.name, "migration.sql"), `${first.sql}\n-- edited`);
+    await expect(withClient((c) => applyMigrations(runner(c), { lock: true, dir }))).rejects.toBeInstanceOf(MigrationChecksumError);
+  });
+
+  it("reports a duplicate key as a unique violation", async () => {
+    await tdb.prisma.setting.create({ data: { key: "K", value: "1" } });
+    const err = await tdb.prisma.setting.create({ data: { key: "K", value: "2" } }).catch((e: unknown) => e);
+    expect(isUniqueViolation(err)).toBe(true);
+    expect(isUniqueViolation(new Error("other"))).toBe(false);
+  });
+
+  it("refuses a negative balance at the database", async () => {
+    await tdb.prisma.balance.create({ data: { agentPubkey: "a", network: "n", units: 5n } });
+    await expect(tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: "a", network: "n" } }, data: { units: { decrement: 6n } } })).rejects.toThrow();
+  });
+});
+
+describe("openPglite()", () => {
+  it("migrates, round-trips a setting, reports unique violations, and keeps data across reopen", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-"));
+    const first = await openPglite(dir);
+    await first.prisma.setting.create({ data: { key: "X402_FLAT_PRICE_USDC", value: "0.001" } });
+    const dup = await first.prisma.setting.create({ data: { key: "X402_FLAT_PRICE_USDC", value: "0.002" } }).catch((e: unknown) => e);
+    expect(isUniqueViolation(dup)).toBe(true);
+    await first.close();
+    const again = await openPglite(dir);
+    expect((await again.prisma.setting.findUnique({ where: { key: "X402_FLAT_PRICE_USDC" } }))?.value).toBe("0.001");
+    await again.close();
+  });
+});
