@@ -1,9 +1,8 @@
 import { defineConfig } from "vitest/config";
-import path from "node:path";
 
 // Unit tests sit beside their modules (`*.test.ts`); integration tests (DB, chain, HTTP) live in server/test/.
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  resolve: { alias: { "@": import.meta.dirname } },
   test: {
     include: ["server/**/*.test.ts", "bin/**/*.test.ts"],
     exclude: ["server/test/**", "node_modules/**"],

@@ -1,9 +1,8 @@
 import { defineConfig } from "vitest/config";
-import path from "node:path";
 
 // Integration tests talk to real parts: PostgreSQL (TEST_DATABASE_URL), localnet, local HTTP servers.
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  resolve: { alias: { "@": import.meta.dirname } },
   test: {
     include: ["server/test/**/*.test.ts"],
     environment: "node",

@@ -1,22 +1,63 @@
-// `npm run dev`: the whole service offline on one machine. Generates dev keys into .data/ on first run, then starts
-// Next.js on PORT (default 3000). Later steps (local chains, demo agent) hook in here.
+// `npm run dev`: the whole service offline on one machine: dev keys in .data/, the local Solana chain (it plays
+// devnet, and optionally a second one plays mainnet), a funded demo agent, then Next.js on PORT (default 3000).
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { config } from "../server/env";
 import { operatorKeypair, verifierKeypair } from "../server/keys/service-keys";
+import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
+import { startLocalnet } from "../server/chain/localnet";
+import { createFacilitator } from "../server/facilitator/create-facilitator";
+import { ensureDepositTokenAccount } from "../server/facilitator/ensure-deposit-token-account";
+import { NETWORKS } from "../server/chain/networks";
+import { DEMO_AGENT_FILE } from "./commands/chat";
+
+/** What a new demo agent gets: enough USDC for many calls, no SOL (the facilitator pays fees). */
+const DEMO_AGENT_USDC_UNITS = 10_000_000n;
+/** The fee payer's SOL on the local chain: the runbook's funding advice is at least 0.5 SOL. */
+const FACILITATOR_LAMPORTS = 10_000_000_000n;
 
 const cfg = config();
 const operator = operatorKeypair();
 const verifier = verifierKeypair();
-console.log(`signet dev: data dir ${cfg.dataDir}`);
-console.log(`signet dev: operator key ${operator.publicKeyBase58} (signs receipts)`);
-console.log(`signet dev: verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
-console.log(`signet dev: starting Next.js on ${cfg.baseUrl}`);
+const log = (line: string) => console.log(`signet dev: ${line}`);
+log(`data dir ${cfg.dataDir}`);
+log(`operator key ${operator.publicKeyBase58} (signs receipts)`);
+log(`verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
 
+const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir })];
+log(`local chain playing Solana devnet (SIMULATED, not the real devnet) at ${chains[0]!.url}`);
+if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
+  chains.push(await startLocalnet({ profile: "mainnet", host: "127.0.0.1", port: cfg.LOCALNET_MAINNET_RPC_PORT, dataDir: cfg.dataDir }));
+  log(`local chain playing Solana mainnet (SIMULATED) at ${chains[1]!.url}`);
+}
+
+const facilitator = await createFacilitator(cfg);
+for (const chain of chains) await chain.fundAccount(facilitator.address, { lamports: FACILITATOR_LAMPORTS });
+const devnetRpc = facilitator.rpcs["solana-devnet"];
+if (devnetRpc) await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, NETWORKS["solana-devnet"].usdcAsset, NETWORKS["solana-devnet"].caip2);
+log(`facilitator (fee payer, devnet deposit address) ${facilitator.address}`);
+
+const demoFile = path.join(cfg.dataDir, DEMO_AGENT_FILE);
+const isNewDemo = !existsSync(demoFile);
+const demo = loadOrCreateDevKey(demoFile);
+if (isNewDemo) await chains[0]!.fundAccount(demo.publicKeyBase58, { usdcUnits: DEMO_AGENT_USDC_UNITS });
+log(`demo agent ${demo.publicKeyBase58} (${demoFile}); try: npm run -s signet -- chat "hello"`);
+
+log(`starting Next.js on ${cfg.baseUrl}`);
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const child = spawn(process.execPath, [nextBin, "dev", "--port", String(cfg.PORT)], {
   stdio: "inherit",
   env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
 });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+async function shutdown(code: number): Promise<never> {
+  await Promise.allSettled(chains.map((c) => c.close()));
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    child.kill(signal);
+  });
+}
+child.on("exit", (code, signal) => void shutdown(code ?? (signal ? 1 : 0)));

@@ -2,10 +2,16 @@
 import { failUsage, UsageError } from "./cli-support";
 import { runKeygen } from "./commands/keygen";
 import { runVerify, VERIFY_USAGE } from "./commands/verify";
+import { CHAT_USAGE, runChat } from "./commands/chat";
+import { LOCALNET_USAGE, runLocalnet } from "./commands/localnet";
+import { runSettings, SETTINGS_USAGE } from "./commands/settings";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   verify: { run: runVerify, usage: VERIFY_USAGE },
   keygen: { run: runKeygen, usage: "signet keygen [--out FILE]" },
+  chat: { run: runChat, usage: CHAT_USAGE },
+  localnet: { run: runLocalnet, usage: LOCALNET_USAGE },
+  settings: { run: runSettings, usage: SETTINGS_USAGE },
 };
 
 function usage(): string {

@@ -1,0 +1,13 @@
+import { appContext } from "@/server/app-context";
+import { chatRequestSchema, MAX_CHAT_BODY_BYTES } from "@/server/chat/chat-request-schema";
+import { servePaidChat } from "@/server/chat/serve-paid-chat";
+import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { readJsonBody } from "@/server/http/read-json-body";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handleRoute(async (req) => {
+  const body = parseWith(chatRequestSchema, await readJsonBody(req, MAX_CHAT_BODY_BYTES));
+  const result = await servePaidChat(await appContext(), { body, headers: req.headers, resourceUrl: req.url });
+  return Response.json(result.body, { status: result.status, headers: result.headers });
+});

@@ -1,0 +1,29 @@
+// `signet settings set KEY VALUE` / `signet settings list`: the operator settings of the seed's §2.6, validated and
+// audited like the dashboard's. Takes effect on the next request, with no restart.
+import { closeDb, db } from "../../server/db";
+import { readRawSettings } from "../../server/settings/read-settings";
+import { isSettingKey, SETTING_KEYS } from "../../server/settings/setting-definitions";
+import { writeSetting } from "../../server/settings/write-setting";
+import { UsageError } from "../cli-support";
+
+export const SETTINGS_USAGE = "signet settings set KEY VALUE | signet settings list";
+
+/** Runs the command; returns the exit code. */
+export async function runSettings(argv: string[]): Promise<number> {
+  const [action, key, ...rest] = argv;
+  try {
+    if (action === "list") {
+      const raw = await readRawSettings(await db());
+      for (const k of SETTING_KEYS) process.stdout.write(`${k}=${k === "IP_HASH_SALT" && raw[k] ? "(set)" : (raw[k] ?? "")}\n`);
+      return 0;
+    }
+    if (action !== "set" || !key || rest.length !== 1) throw new UsageError(`usage: ${SETTINGS_USAGE}`);
+    if (!isSettingKey(key)) throw new UsageError(`unknown setting ${key}; one of ${SETTING_KEYS.join(", ")}`);
+    const outcome = await writeSetting(await db(), key, rest[0]!, "cli");
+    if (!outcome.ok) throw new UsageError(`${outcome.key}: ${outcome.message}`);
+    process.stdout.write(`${key}: ${outcome.oldValue ?? "(default)"} → ${outcome.newValue}\n`);
+    return 0;
+  } finally {
+    await closeDb();
+  }
+}

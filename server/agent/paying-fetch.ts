@@ -1,0 +1,27 @@
+// The agent side, for the CLI and the tests: a stock @x402/fetch client paying with a Solana keypair through the
+// official exact SVM client scheme (default spend controls, nothing of ours in between).
+import { readFileSync } from "node:fs";
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
+import { x402Client } from "@x402/core/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { parseSecretKey, type Ed25519Keypair } from "../keys/parse-secret-key";
+
+/** A kit signer for an Ed25519 keypair. */
+export function signerFromKeypair(keypair: Ed25519Keypair): Promise<KeyPairSigner> {
+  return createKeyPairSignerFromBytes(new Uint8Array([...keypair.seed, ...keypair.publicKey]));
+}
+
+/** Reads a Solana CLI keypair file (or base58 secret) into a keypair. */
+export function readKeypairFile(file: string): Ed25519Keypair {
+  return parseSecretKey(readFileSync(file, "utf8"));
+}
+
+/** `fetch` that answers 402 challenges by paying with `signer`, on the Solana networks given (CAIP-2 → RPC URL). */
+export function createPayingFetch(signer: KeyPairSigner, rpcUrlByCaip2: Record<string, string>, baseFetch: typeof fetch = fetch): typeof fetch {
+  const client = new x402Client();
+  for (const [caip2, rpcUrl] of Object.entries(rpcUrlByCaip2)) {
+    client.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
+  }
+  return wrapFetchWithPayment(baseFetch, client) as typeof fetch;
+}

@@ -1,0 +1,62 @@
+// The long-lived pieces a request needs (database, payment gateway, upstream), built once per process on first use
+// and cached on globalThis (never at import time: `next build` evaluates route modules).
+import { db, type DbClient } from "./db";
+import { config } from "./env";
+import { createFacilitator } from "./facilitator/create-facilitator";
+import { ensureDepositTokenAccount } from "./facilitator/ensure-deposit-token-account";
+import { createPaymentGateway, type PaymentGateway } from "./x402/payment-gateway";
+import { createUpstream, type Upstream } from "./upstream";
+import { NETWORKS, type NetworkId } from "./chain/networks";
+import { log } from "./log";
+
+export interface AppContext {
+  db: DbClient;
+  gateway: PaymentGateway;
+  upstream: Upstream;
+}
+
+const cache = globalThis as unknown as { signetAppContext?: Promise<AppContext> };
+
+/** The process's context, built on first call. A failed build is retried on the next call. */
+export function appContext(): Promise<AppContext> {
+  if (!cache.signetAppContext) {
+    cache.signetAppContext = buildAppContext();
+    cache.signetAppContext.catch(() => {
+      cache.signetAppContext = undefined;
+    });
+  }
+  return cache.signetAppContext;
+}
+
+async function buildAppContext(): Promise<AppContext> {
+  const cfg = config();
+  const facilitator = await createFacilitator(cfg);
+  const gateway = await createPaymentGateway(facilitator);
+  const upstream = createUpstream({
+    baseUrl: cfg.UPSTREAM_BASE_URL,
+    ...(cfg.UPSTREAM_API_KEY ? { apiKey: cfg.UPSTREAM_API_KEY } : {}),
+    timeoutMs: cfg.UPSTREAM_TIMEOUT_MS,
+    providerName: cfg.UPSTREAM_PROVIDER_NAME,
+  });
+  const prisma = await db();
+  return { db: prisma, gateway, upstream };
+}
+
+const depositReady = new Map<string, Promise<string>>();
+
+/** Makes sure the deposit owner's USDC account exists on a network before a payment to it is requested. */
+export function ensureDepositReady(gateway: PaymentGateway, network: NetworkId, owner: string): Promise<string> {
+  const key = `${network}|${owner}`;
+  let ready = depositReady.get(key);
+  if (!ready) {
+    const rpc = gateway.facilitator.rpcs[network];
+    if (!rpc) return Promise.reject(new Error(`no RPC configured for ${network}`));
+    ready = ensureDepositTokenAccount(rpc, gateway.facilitator.signer, owner, NETWORKS[network].usdcAsset, NETWORKS[network].caip2);
+    ready.catch((err: unknown) => {
+      log.error({ err, network, owner }, "could not prepare the deposit token account");
+      depositReady.delete(key);
+    });
+    depositReady.set(key, ready);
+  }
+  return ready;
+}

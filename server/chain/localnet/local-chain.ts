@@ -1,0 +1,409 @@
+// A Solana chain in process: LiteSVM (the real SPL Token, ATA, Memo and Compute Budget programs) plus what LiteSVM
+// lacks and an RPC node must answer: a transaction history with pre/post SOL and token balances, per-address
+// signature lists, a moving clock, duplicate refusal, and a snapshot on disk so yesterday's receipts still verify.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { LiteSVM, FailedTransactionMetadata, Clock } from "litesvm";
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
+  createTransactionMessage,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  lamports as toLamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  some,
+  none,
+  type Address,
+  type Blockhash,
+  type KeyPairSigner,
+  type Transaction,
+} from "@solana/kit";
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstructionAsync,
+  getMintEncoder,
+  getMintToInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from "@solana-program/token";
+import { generateKeypair, parseSecretKey, toSolanaCliJson } from "../../keys/parse-secret-key";
+import { PROFILES, type LocalnetProfile, type ProfileInfo } from "./profiles";
+
+const TOKEN_PROGRAM = TOKEN_PROGRAM_ADDRESS as string;
+/** SPL token account data length. */
+const TOKEN_ACCOUNT_LEN = 165;
+/** The base fee per signature, as on mainnet (the seed's §8). */
+export const LAMPORTS_PER_SIGNATURE = 5_000;
+/** How long after a state change the snapshot is written. */
+const SNAPSHOT_DEBOUNCE_MS = 1_000;
+/** A Solana blockhash lives ~150 blocks; the local chain reports the same window. */
+const BLOCKHASH_VALIDITY_BLOCKS = 150;
+
+export interface TokenBalanceEntry {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number | null; uiAmountString: string };
+}
+
+export interface StoredTransaction {
+  signature: string;
+  slot: number;
+  blockTime: number;
+  wire: string;
+  version: 0 | "legacy";
+  accountKeys: { pubkey: string; signer: boolean; writable: boolean }[];
+  recentBlockhash: string;
+  instructions: { programIdIndex: number; accounts: number[]; data: string }[];
+  meta: {
+    err: unknown;
+    fee: number;
+    preBalances: number[];
+    postBalances: number[];
+    preTokenBalances: TokenBalanceEntry[];
+    postTokenBalances: TokenBalanceEntry[];
+    logMessages: string[];
+    computeUnitsConsumed: number;
+  };
+}
+
+export type SendOutcome = { ok: true; signature: string } | { ok: false; kind: "duplicate" | "signature" | "simulation"; err: unknown; logs: string[]; message: string };
+
+export interface SimulateOutcome {
+  err: unknown;
+  logs: string[];
+  unitsConsumed: number;
+}
+
+interface HistoryFile {
+  slot: number;
+  transactions: StoredTransaction[];
+}
+
+/** One local chain. Not safe for use from several processes at once: one process owns the snapshot files. */
+export class LocalChain {
+  readonly info: ProfileInfo;
+  private readonly history = new Map<string, StoredTransaction>();
+  private readonly byAddress = new Map<string, string[]>();
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private slotCounter: number;
+
+  private constructor(
+    readonly profile: LocalnetProfile,
+    private readonly svm: LiteSVM,
+    readonly mintAuthority: KeyPairSigner,
+    private readonly files: { svm: string; history: string } | null,
+    history: HistoryFile | null,
+  ) {
+    this.info = PROFILES[profile];
+    this.slotCounter = history?.slot ?? 1;
+    for (const tx of history?.transactions ?? []) this.remember(tx);
+    this.tickClock();
+  }
+
+  /** Opens the chain from its snapshot in `dataDir`, or creates it (forging the USDC mint). `dataDir` null: in memory. */
+  static async open(profile: LocalnetProfile, dataDir: string | null): Promise<LocalChain> {
+    const files = dataDir ? { svm: path.join(dataDir, `localnet-${profile}.svm`), history: path.join(dataDir, `localnet-${profile}.json`) } : null;
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    const authorityFile = dataDir ? path.join(dataDir, `localnet-${profile}-mint-authority.json`) : null;
+    let authorityKey = generateKeypair();
+    if (authorityFile) {
+      if (!existsSync(authorityFile)) writeFileSync(authorityFile, toSolanaCliJson(authorityKey), { mode: 0o600 });
+      authorityKey = parseSecretKey(readFileSync(authorityFile, "utf8"));
+    }
+    const mintAuthority = await createKeyPairSignerFromBytes(new Uint8Array([...authorityKey.seed, ...authorityKey.publicKey]));
+    if (files && existsSync(files.svm) && existsSync(files.history)) {
+      const svm = LiteSVM.fromBytes(readFileSync(files.svm));
+      const history = JSON.parse(readFileSync(files.history, "utf8")) as HistoryFile;
+      return new LocalChain(profile, svm, mintAuthority, files, history);
+    }
+    const svm = new LiteSVM();
+    const chain = new LocalChain(profile, svm, mintAuthority, files, null);
+    chain.forgeUsdcMint();
+    svm.airdrop(mintAuthority.address, toLamports(1_000_000_000_000n));
+    chain.scheduleSnapshot();
+    return chain;
+  }
+
+  get slot(): number {
+    return this.slotCounter;
+  }
+
+  latestBlockhash(): string {
+    return this.svm.latestBlockhash();
+  }
+
+  /** Refuses every transaction built on the current blockhash from now on (tests of expired payments). */
+  expireBlockhash(): void {
+    this.svm.expireBlockhash();
+    this.scheduleSnapshot();
+  }
+
+  getAccount(addr: string): { lamports: bigint; owner: string; data: Uint8Array; executable: boolean; space: number } | null {
+    const account = this.svm.getAccount(address(addr));
+    if (!account.exists) return null;
+    return { lamports: account.lamports, owner: account.programAddress, data: account.data, executable: account.executable, space: account.data.length };
+  }
+
+  minimumBalanceForRentExemption(len: number): bigint {
+    return this.svm.minimumBalanceForRentExemption(BigInt(len));
+  }
+
+  getTransaction(signature: string): StoredTransaction | null {
+    return this.history.get(signature) ?? null;
+  }
+
+  /** Signatures touching `addr`, newest first. */
+  signaturesFor(addr: string): StoredTransaction[] {
+    return (this.byAddress.get(addr) ?? []).map((s) => this.history.get(s)!).reverse();
+  }
+
+  transactionCount(): number {
+    return this.history.size;
+  }
+
+  /** Processes a wire transaction (base64) like a node with preflight: failures do not land. */
+  send(wireBase64: string): SendOutcome {
+    const tx = decodeWire(wireBase64);
+    if (!tx) return { ok: false, kind: "simulation", err: "InvalidTransaction", logs: [], message: "failed to deserialize transaction" };
+    const signature = firstSignature(tx);
+    if (signature && this.history.has(signature)) {
+      return { ok: false, kind: "duplicate", err: "AlreadyProcessed", logs: [], message: "This transaction has already been processed" };
+    }
+    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    const keys = message.staticAccounts.map(String);
+    this.tickClock();
+    const before = this.snapshotAccounts(keys);
+    const result = this.svm.sendTransaction(tx);
+    if (result instanceof FailedTransactionMetadata) {
+      const err = describeError(result);
+      const logs = result.meta().logs();
+      const kind = /signature/i.test(String(err)) ? "signature" : "simulation";
+      return { ok: false, kind, err, logs, message: kind === "signature" ? "Transaction signature verification failure" : `Transaction simulation failed: ${String(err)}` };
+    }
+    const after = this.snapshotAccounts(keys);
+    const numSigners = message.header.numSignerAccounts;
+    const stored: StoredTransaction = {
+      signature: signature!,
+      slot: this.slotCounter,
+      blockTime: Math.floor(Date.now() / 1000),
+      wire: wireBase64,
+      version: message.version === "legacy" ? "legacy" : 0,
+      accountKeys: keys.map((pubkey, i) => ({ pubkey, signer: i < numSigners, writable: isWritable(i, message.header, keys.length) })),
+      recentBlockhash: message.lifetimeToken,
+      instructions: ("instructions" in message ? message.instructions : []).map((ix) => ({
+        programIdIndex: ix.programAddressIndex,
+        accounts: [...(ix.accountIndices ?? [])],
+        data: getBase58Decoder().decode(ix.data ?? new Uint8Array()),
+      })),
+      meta: {
+        err: null,
+        fee: LAMPORTS_PER_SIGNATURE * numSigners,
+        preBalances: before.map((b) => Number(b.lamports)),
+        postBalances: after.map((b) => Number(b.lamports)),
+        preTokenBalances: tokenBalances(before),
+        postTokenBalances: tokenBalances(after),
+        logMessages: result.logs(),
+        computeUnitsConsumed: Number(result.computeUnitsConsumed()),
+      },
+    };
+    this.remember(stored);
+    this.slotCounter++;
+    this.scheduleSnapshot();
+    return { ok: true, signature: stored.signature };
+  }
+
+  /** Simulates without landing anything. */
+  simulate(wireBase64: string, opts: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulateOutcome | null {
+    const tx = decodeWire(wireBase64);
+    if (!tx) return null;
+    this.svm.withSigverify(opts.sigVerify);
+    this.svm.withBlockhashCheck(!opts.replaceRecentBlockhash);
+    try {
+      const result = this.svm.simulateTransaction(tx);
+      if (result instanceof FailedTransactionMetadata) {
+        return { err: describeError(result), logs: result.meta().logs(), unitsConsumed: Number(result.meta().computeUnitsConsumed()) };
+      }
+      const meta = result.meta();
+      return { err: null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()) };
+    } finally {
+      this.svm.withSigverify(true);
+      this.svm.withBlockhashCheck(true);
+    }
+  }
+
+  /** Dev funding: airdrops SOL and mints USDC (creating the owner's token account) with real SPL instructions. */
+  async fund(owner: string, amounts: { lamports?: bigint; usdcUnits?: bigint }): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
+    if (amounts.lamports && amounts.lamports > 0n) {
+      this.svm.airdrop(address(owner), toLamports(amounts.lamports));
+    }
+    const mint = address(this.info.usdcMint);
+    const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const create = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.mintAuthority, owner: address(owner), mint });
+    const instructions = [create];
+    if (amounts.usdcUnits && amounts.usdcUnits > 0n) {
+      instructions.push(getMintToInstruction({ mint, token: ata, mintAuthority: this.mintAuthority, amount: amounts.usdcUnits }) as never);
+    }
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(this.mintAuthority, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: this.svm.latestBlockhash() as Blockhash, lastValidBlockHeight: BigInt(this.slotCounter + BLOCKHASH_VALIDITY_BLOCKS) }, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    const outcome = this.send(getBase64EncodedWireTransaction(signed));
+    if (!outcome.ok) throw new Error(`funding ${owner} failed: ${outcome.message}`);
+    this.scheduleSnapshot();
+    const account = this.getAccount(ata);
+    return {
+      ata,
+      lamports: String(this.svm.getBalance(address(owner)) ?? 0n),
+      usdcUnits: account ? readTokenAmount(account.data).toString() : "0",
+    };
+  }
+
+  blockHeightWindow(): number {
+    return this.slotCounter + BLOCKHASH_VALIDITY_BLOCKS;
+  }
+
+  /** Writes the snapshot now. */
+  flush(): void {
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = null;
+    if (!this.files) return;
+    writeAtomic(this.files.svm, this.svm.toBytes());
+    const history: HistoryFile = { slot: this.slotCounter, transactions: [...this.history.values()] };
+    writeAtomic(this.files.history, JSON.stringify(history));
+  }
+
+  private scheduleSnapshot(): void {
+    if (!this.files || this.snapshotTimer) return;
+    this.snapshotTimer = setTimeout(() => this.flush(), SNAPSHOT_DEBOUNCE_MS);
+    this.snapshotTimer.unref();
+  }
+
+  private remember(tx: StoredTransaction): void {
+    this.history.set(tx.signature, tx);
+    for (const key of tx.accountKeys) {
+      const list = this.byAddress.get(key.pubkey) ?? [];
+      list.push(tx.signature);
+      this.byAddress.set(key.pubkey, list);
+    }
+    // Token balances name owners that are not account keys (the owner of a token account): index them too.
+    for (const b of tx.meta.postTokenBalances) {
+      if (tx.accountKeys.some((k) => k.pubkey === b.owner)) continue;
+      const list = this.byAddress.get(b.owner) ?? [];
+      if (list.at(-1) !== tx.signature) list.push(tx.signature);
+      this.byAddress.set(b.owner, list);
+    }
+  }
+
+  private tickClock(): void {
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const clock = this.svm.getClock();
+    this.svm.setClock(new Clock(BigInt(this.slotCounter), clock.epochStartTimestamp, clock.epoch, clock.leaderScheduleEpoch, now));
+  }
+
+  private forgeUsdcMint(): void {
+    const data = getMintEncoder().encode({
+      mintAuthority: some(this.mintAuthority.address),
+      supply: 0n,
+      decimals: 6,
+      isInitialized: true,
+      freezeAuthority: none(),
+    });
+    this.svm.setAccount({
+      address: address(this.info.usdcMint),
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+      lamports: toLamports(this.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+      data: new Uint8Array(data),
+      executable: false,
+      space: BigInt(data.length),
+    } as never);
+  }
+
+  private snapshotAccounts(keys: string[]): { lamports: bigint; token: { mint: string; owner: string; amount: bigint } | null }[] {
+    return keys.map((k) => {
+      const account = this.svm.getAccount(address(k));
+      if (!account.exists) return { lamports: 0n, token: null };
+      const token = account.programAddress === TOKEN_PROGRAM && account.data.length === TOKEN_ACCOUNT_LEN ? readTokenAccount(account.data) : null;
+      return { lamports: account.lamports, token };
+    });
+  }
+}
+
+function tokenBalances(accounts: { token: { mint: string; owner: string; amount: bigint } | null }[]): TokenBalanceEntry[] {
+  const out: TokenBalanceEntry[] = [];
+  accounts.forEach((a, accountIndex) => {
+    if (!a.token) return;
+    const amount = a.token.amount;
+    const ui = Number(amount) / 1e6;
+    out.push({
+      accountIndex,
+      mint: a.token.mint,
+      owner: a.token.owner,
+      programId: TOKEN_PROGRAM,
+      uiTokenAmount: { amount: amount.toString(), decimals: 6, uiAmount: ui, uiAmountString: String(ui) },
+    });
+  });
+  return out;
+}
+
+/** Reads mint, owner and amount from SPL token account data (layout: mint 32, owner 32, amount u64 LE). */
+export function readTokenAccount(data: Uint8Array): { mint: string; owner: string; amount: bigint } {
+  const b58 = getBase58Decoder();
+  return { mint: b58.decode(data.slice(0, 32)), owner: b58.decode(data.slice(32, 64)), amount: readTokenAmount(data) };
+}
+
+function readTokenAmount(data: Uint8Array): bigint {
+  return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
+}
+
+function isWritable(index: number, header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }, total: number): boolean {
+  if (index < header.numSignerAccounts) return index < header.numSignerAccounts - header.numReadonlySignerAccounts;
+  return index < total - header.numReadonlyNonSignerAccounts;
+}
+
+function decodeWire(wireBase64: string): Transaction | null {
+  try {
+    return getTransactionDecoder().decode(Buffer.from(wireBase64, "base64")) as Transaction;
+  } catch {
+    return null;
+  }
+}
+
+function firstSignature(tx: Transaction): string | null {
+  const sig = Object.values(tx.signatures)[0];
+  return sig ? getBase58Decoder().decode(sig) : null;
+}
+
+function describeError(result: FailedTransactionMetadata): unknown {
+  const text = result.toString();
+  const err = result.err() as unknown;
+  if (typeof err === "number" || typeof err === "string") return errorName(text, err);
+  return errorName(text, err);
+}
+
+function errorName(text: string, fallback: unknown): unknown {
+  const m = /err:\s*([A-Za-z]+)(?:\((.*)\))?/.exec(text);
+  if (m?.[1] === "InstructionError" && m[2]) {
+    const idx = /^(\d+)/.exec(m[2])?.[1];
+    return { InstructionError: [Number(idx ?? 0), m[2].replace(/^\d+,\s*/, "")] };
+  }
+  return m?.[1] ?? (typeof fallback === "object" ? JSON.stringify(fallback) : String(fallback));
+}
+
+function writeAtomic(file: string, data: Uint8Array | string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}
+
+export type { Address };

@@ -1,0 +1,75 @@
+// The in-process x402 facilitator (the seed's §1): @x402/core's x402Facilitator with @x402/svm's exact scheme,
+// registered directly with explicit fee-griefing limits. Its key is both the fee payer and the devnet deposit address.
+import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import { x402Facilitator } from "@x402/core/facilitator";
+import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
+import { toFacilitatorSvmSigner } from "@x402/svm";
+import { config, ConfigError, type Config } from "../env";
+import { logEvent } from "../log";
+import { loadSigningKey } from "../keys/load-signing-key";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+
+export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
+
+/**
+ * Fee-griefing limits (issue #3). A payment transaction may ask the fee payer for at most
+ * MAX_COMPUTE_UNITS × MAX_PRIORITY_FEE_MICROLAMPORTS / 1e6 = 2,500 lamports of priority fee on top of the
+ * 5,000-lamport base fee (the seed's §8). Stock clients ask for 20,000 CU at 1 µlamport/CU.
+ */
+export const MAX_COMPUTE_UNITS = 50_000;
+export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
+/** The agent and the fee payer: nothing else may be asked to sign. */
+export const MAX_REQUIRED_SIGNATURES = 2;
+
+export interface Facilitator {
+  x402: x402Facilitator;
+  signer: KeyPairSigner;
+  address: string;
+  /** Solana networks with an RPC configured, and their RPC clients. */
+  rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>>;
+  rpcUrls: Partial<Record<NetworkId, string>>;
+}
+
+/** Builds the facilitator for every Solana network that has an RPC configured. */
+export async function createFacilitator(cfg: Config = config()): Promise<Facilitator> {
+  const key = loadSigningKey({
+    envVar: "FACILITATOR_SECRET_KEY",
+    value: cfg.FACILITATOR_SECRET_KEY,
+    isProduction: cfg.isProduction,
+    dataDir: cfg.dataDir,
+    devFile: FACILITATOR_DEV_KEY_FILE,
+  });
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...key.seed, ...key.publicKey]));
+  if (cfg.SERVICE_DEPOSIT_ADDRESS && cfg.SERVICE_DEPOSIT_ADDRESS !== signer.address) {
+    // SECURITY: the deposit address must be the fee payer's own address (issue #3); anything else is a typo that
+    // would send every payment somewhere the facilitator does not control.
+    throw new ConfigError(`SERVICE_DEPOSIT_ADDRESS (${cfg.SERVICE_DEPOSIT_ADDRESS}) must equal the facilitator key's address ${signer.address}`);
+  }
+
+  const rpcUrls: Partial<Record<NetworkId, string>> = {};
+  if (cfg.solanaRpcUrl.devnet) rpcUrls["solana-devnet"] = cfg.solanaRpcUrl.devnet;
+  if (cfg.solanaRpcUrl.mainnet) rpcUrls["solana-mainnet"] = cfg.solanaRpcUrl.mainnet;
+  const rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>> = {};
+  const rpcByCaip2: Record<string, Rpc<SolanaRpcApi>> = {};
+  for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
+    const rpc = createSolanaRpc(url);
+    rpcs[id] = rpc;
+    rpcByCaip2[NETWORKS[id].caip2] = rpc;
+  }
+
+  const svmSigner = toFacilitatorSvmSigner(signer, rpcByCaip2 as never);
+  const x402 = new x402Facilitator();
+  const caip2s = Object.keys(rpcByCaip2);
+  if (caip2s.length > 0) {
+    x402.register(
+      caip2s as never,
+      new ExactSvmScheme(svmSigner, undefined, {
+        maxComputeUnits: MAX_COMPUTE_UNITS,
+        maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
+        maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
+      }),
+    );
+  }
+  logEvent("facilitator.kms.ready", { address: signer.address, networks: caip2s });
+  return { x402, signer, address: signer.address, rpcs, rpcUrls };
+}

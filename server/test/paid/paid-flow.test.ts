@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { address } from "@solana/kit";
+import { parseReceiptText, verifyReceipt } from "../../verify";
+import { operatorKeypair } from "../../keys/service-keys";
+import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
+
+let stack: PaidStack;
+beforeAll(async () => {
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
+});
+afterAll(async () => stack?.close());
+
+async function usdcBalance(owner: string): Promise<bigint> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(stack.devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const account = stack.devnet.chain.getAccount(ata);
+  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+}
+
+const messages = [{ role: "user", content: "hello from a stock client" }];
+
+describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
+  it("answers 402 with the challenge in the body and both headers when unpaid", async () => {
+    const res = await stack.chat({ body: { model: "local/echo-1", messages } });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as { error: string; challenge: { accepts: { amount: string; network: string; payTo: string; extra: Record<string, unknown> }[] } };
+    expect(body.error).toBe("payment_required");
+    expect(res.headers.get("payment-required")).toBeTruthy();
+    expect(res.headers.get("x-payment-required")).toBe(res.headers.get("payment-required"));
+    const req = body.challenge.accepts[0]!;
+    expect(req).toMatchObject({ amount: "1000", network: stack.devnet.caip2 });
+    expect(req.extra.feePayer).toBe(req.payTo);
+  });
+
+  it("serves a stock @x402/fetch client: chain balances move by the price and the receipt passes all five checks", async () => {
+    const agent = await stack.newAgent();
+    const payTo = (await (await stack.chat({ body: { model: "local/echo-1", messages } })).json()) as { challenge: { accepts: { payTo: string }[] } };
+    const depositBefore = await usdcBalance(payTo.challenge.accepts[0]!.payTo);
+    const agentBefore = await usdcBalance(agent.address);
+
+    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages }) });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { choices: { message: { content: string } }[] };
+    expect(body.choices[0]!.message.content).toContain("hello from a stock client");
+
+    expect(await usdcBalance(agent.address)).toBe(agentBefore - 1000n);
+    expect(await usdcBalance(payTo.challenge.accepts[0]!.payTo)).toBe(depositBefore + 1000n);
+
+    const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
+    expect(res.headers.get("x-payment-response")).toBe(res.headers.get("payment-response"));
+    expect(settlement).toMatchObject({ success: true, network: stack.devnet.caip2, payer: agent.address });
+
+    const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: body, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+    expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
+    expect(parsed.receipt).toMatchObject({ v: 2, agent_pubkey: agent.address, payment: { scheme: "x402", amount_usdc: 0.001, tx_signature: settlement.transaction, network: stack.devnet.caip2 } });
+
+    const ledger = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent.address } });
+    const balance = await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: agent.address, network: stack.devnet.caip2 } } });
+    expect(ledger.map((e) => e.kind).sort()).toEqual(["inference_debit", "payment_credit"]);
+    expect(ledger.reduce((s, e) => s + e.units, 0n)).toBe(balance!.units);
+    const log = await stack.tdb.prisma.inferenceLog.findUnique({ where: { id: String(parsed.receipt.inference_id) } });
+    expect(log).toMatchObject({ txSignature: settlement.transaction, status: "served", route: "chat" });
+    expect(log!.receipt).toEqual(parsed.receipt);
+  });
+});

@@ -1,0 +1,77 @@
+// A whole offline paid stack for integration tests: a local chain playing devnet (and optionally one playing
+// mainnet), a fresh PostgreSQL database, a fresh data dir for keys, and the chat route handler bound to them.
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
+import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { closeDb } from "../../db";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { createTestDatabase, type TestDatabase } from "./test-db";
+import { setEnv, tempDataDir } from "./env";
+import { createPayingFetch } from "../../agent/paying-fetch";
+
+export interface PaidStack {
+  devnet: Localnet;
+  mainnet: Localnet | null;
+  tdb: TestDatabase;
+  /** Calls the chat route handler in process with a plain Request. */
+  chat(init: { body: unknown; headers?: Record<string, string> }): Promise<Response>;
+  /** A fresh funded agent (USDC only, no SOL). */
+  newAgent(usdcUnits?: bigint, chain?: Localnet): Promise<KeyPairSigner>;
+  /** A stock @x402/fetch client for `signer`, whose requests go to the route handler. */
+  payingFetch(signer: KeyPairSigner): typeof fetch;
+  close(): Promise<void>;
+}
+
+const BASE = "http://signet.test";
+
+/** Starts the stack; pass env overrides for settings defaults (price, switch, …). */
+export async function startPaidStack(opts: { mainnet?: boolean; env?: Record<string, string | undefined> } = {}): Promise<PaidStack> {
+  const dataDir = tempDataDir("signet-paid-");
+  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+  const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
+  const tdb = await createTestDatabase();
+  const restore = setEnv({
+    NODE_ENV: "test",
+    SIGNET_DATA_DIR: dataDir,
+    DATABASE_URL: tdb.url,
+    SOLANA_DEVNET_RPC_URL: devnet.url,
+    SOLANA_MAINNET_RPC_URL: mainnet?.url,
+    UPSTREAM_API_KEY: undefined,
+    SERVICE_DEPOSIT_ADDRESS: undefined,
+    FACILITATOR_SECRET_KEY: undefined,
+    ...opts.env,
+  });
+  (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
+  const { createFacilitator } = await import("../../facilitator/create-facilitator");
+  const facilitator = await createFacilitator();
+  for (const chain of [devnet, mainnet]) if (chain) await chain.fundAccount(facilitator.address, { lamports: 10_000_000_000n });
+  const { POST } = await import("@/app/api/v1/chat/completions/route");
+  const route = (req: Request) => POST(req, {});
+  const stack: PaidStack = {
+    devnet,
+    mainnet,
+    tdb,
+    chat: ({ body, headers = {} }) =>
+      route(new Request(`${BASE}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })),
+    async newAgent(usdcUnits = 1_000_000n, chain = devnet) {
+      const kp = generateKeypair();
+      const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+      await chain.fundAccount(signer.address, { usdcUnits });
+      return signer;
+    },
+    payingFetch(signer) {
+      const rpcs: Record<string, string> = { [devnet.caip2]: devnet.url };
+      if (mainnet) rpcs[mainnet.caip2] = mainnet.url;
+      return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
+    },
+    async close() {
+      (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
+      await closeDb();
+      await Promise.allSettled([devnet.close(), mainnet?.close()]);
+      await tdb.drop();
+      restore();
+    },
+  };
+  return stack;
+}
+
+export const CHAT_URL = `${BASE}/api/v1/chat/completions`;

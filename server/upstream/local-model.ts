@@ -1,0 +1,37 @@
+// The built-in model `local/echo-1`: small, deterministic, offline. It is a test double for an LLM and says so in
+// every answer; its text depends on the prompt, so receipts over it are meaningful.
+import { sha256Hex } from "../verify";
+
+export interface LocalAnswer {
+  content: string;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+/** Rough token count: words and punctuation marks. */
+export function countTokens(text: string): number {
+  return (text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
+}
+
+const WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor", "indigo", "juniper", "kestrel", "lumen"];
+
+/** Answers deterministically: the same messages always give the same text; other messages give other text. */
+export function answerLocally(messages: readonly { role: string; content: string }[], maxTokens: number): LocalAnswer {
+  const lastUser = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  const digest = sha256Hex(JSON.stringify(messages));
+  const tag = [0, 1, 2].map((i) => WORDS[parseInt(digest.slice(i * 2, i * 2 + 2), 16) % WORDS.length]).join("-");
+  const echoed = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser;
+  let content = `[local/echo-1, a built-in deterministic test model, not an LLM] You said: "${echoed}". Fingerprint: ${tag}.`;
+  // Respect the completion cap like a real provider would (truncate by tokens).
+  const pieces = content.match(/\S+\s*/g) ?? [];
+  if (countTokens(content) > maxTokens) {
+    let out = "";
+    for (const piece of pieces) {
+      if (countTokens(out + piece) > maxTokens) break;
+      out += piece;
+    }
+    content = out.trimEnd();
+  }
+  const promptTokens = messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
+  const completionTokens = countTokens(content);
+  return { content, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
+}

@@ -1,0 +1,77 @@
+// The one price table: which models are offered, their completion caps, and their per-token prices in USDC units.
+// A flat-price call is only offered for a model whose worst-case cost fits under the price (issue #3).
+import { parseUsdcToUnits } from "../verify";
+
+export interface CatalogModel {
+  id: string;
+  /** `local` is the built-in deterministic model; anything else is the configured OpenAI-compatible provider. */
+  provider: "local" | "remote";
+  label: string;
+  /** Most completion tokens a call may ask for. */
+  maxTokens: number;
+  /** USDC atomic units per 1,000,000 tokens. */
+  inputUnitsPerMTok: bigint;
+  outputUnitsPerMTok: bigint;
+}
+
+/** The built-in model: deterministic, offline, and never passed off as a real LLM. */
+export const LOCAL_MODEL_ID = "local/echo-1";
+
+export const MODEL_CATALOG: readonly CatalogModel[] = [
+  {
+    id: LOCAL_MODEL_ID,
+    provider: "local",
+    label: "Built-in deterministic test model (not an LLM)",
+    maxTokens: 256,
+    // Nominal prices so the ledger sees a real, non-zero cost per call.
+    inputUnitsPerMTok: 100_000n,
+    outputUnitsPerMTok: 200_000n,
+  },
+  { id: "openai/gpt-4o-mini", provider: "remote", label: "OpenAI GPT-4o mini", maxTokens: 1024, inputUnitsPerMTok: 150_000n, outputUnitsPerMTok: 600_000n },
+  { id: "meta-llama/llama-3.1-8b-instruct", provider: "remote", label: "Llama 3.1 8B Instruct", maxTokens: 1024, inputUnitsPerMTok: 20_000n, outputUnitsPerMTok: 50_000n },
+  { id: "anthropic/claude-3.5-haiku", provider: "remote", label: "Claude 3.5 Haiku", maxTokens: 512, inputUnitsPerMTok: 800_000n, outputUnitsPerMTok: 4_000_000n },
+];
+
+/** The catalogue entry for `id`, or null. */
+export function findModel(id: string): CatalogModel | null {
+  return MODEL_CATALOG.find((m) => m.id === id) ?? null;
+}
+
+const PER_MTOK = 1_000_000n;
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  return (a + b - 1n) / b;
+}
+
+/** The completion cap for a request: the smaller of what it asks and the model's cap. */
+export function completionCap(model: CatalogModel, requested?: number): number {
+  return requested === undefined ? model.maxTokens : Math.min(requested, model.maxTokens);
+}
+
+/**
+ * An upper bound on a call's cost before it runs: input tokens are at most the UTF-8 bytes of the serialized messages
+ * (a BPE token covers at least one byte), output tokens at most the completion cap. Rounded up to the unit.
+ */
+export function worstCaseCostUnits(model: CatalogModel, messages: readonly unknown[], maxTokens?: number): bigint {
+  const inputBound = BigInt(new TextEncoder().encode(JSON.stringify(messages)).byteLength);
+  const outputBound = BigInt(completionCap(model, maxTokens));
+  return ceilDiv(inputBound * model.inputUnitsPerMTok + outputBound * model.outputUnitsPerMTok, PER_MTOK);
+}
+
+/** The cost of a call from its token usage, rounded up to the unit. */
+export function costFromTokens(model: CatalogModel, usage: { prompt_tokens: number; completion_tokens: number }): bigint {
+  return ceilDiv(BigInt(usage.prompt_tokens) * model.inputUnitsPerMTok + BigInt(usage.completion_tokens) * model.outputUnitsPerMTok, PER_MTOK);
+}
+
+/** A provider's reported USD cost (OpenRouter `usage.cost`, a float) in units, rounded up; null when unusable. */
+export function usdCostToUnits(cost: unknown): bigint | null {
+  if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0) return null;
+  const exact = parseUsdcToUnits(String(cost));
+  if (exact !== null) return exact;
+  // Finer than one unit: scale the decimal string by 10^6 and round up, still without float arithmetic.
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(String(cost));
+  if (!m) return null;
+  const digits = BigInt((m[1] ?? "0") + (m[2] ?? ""));
+  const shift = Number(m[3] ?? "0") - (m[2] ?? "").length + 6;
+  return shift >= 0 ? digits * 10n ** BigInt(shift) : ceilDiv(digits, 10n ** BigInt(-shift));
+}
