@@ -13,7 +13,8 @@ export interface SqlRunner {
   query<T>(sql: string, params?: unknown[]): Promise<T[]>;
 }
 
-export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "../../prisma/migrations");
+/** Every entry point (Next, the CLI, tests) runs from the project root; bundlers leave no reliable module path. */
+export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
 /** Arbitrary constant key for pg_advisory_lock, so concurrent starters apply each migration once. */
 const MIGRATION_LOCK_KEY = 72_910_402;
 
