@@ -18,6 +18,7 @@ import { recordInference } from "../ledger/record-inference";
 import { formatUnitsAsUsdc } from "../verify";
 import { decodePaymentHeader, readPaymentHeader, settlementHeaders, challengeHeaders } from "../x402/payment-headers";
 import { paymentPayloadHash } from "../x402/payload-hash";
+import { classifyVerifyFailure } from "../x402/classify-verify-failure";
 import type { Payment } from "../db";
 import { checkModelAllowed } from "./check-model";
 import type { ChatRequest } from "./chat-request-schema";
@@ -73,7 +74,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   // 1–2. Verify with the facilitator; the payer is the one it verified, never a field the client claims.
   const verdict = await ctx.gateway.verify(payload, matched).catch(() => ({ isValid: false, invalidReason: "verification_error", payer: undefined }));
   if (!verdict.isValid || !verdict.payer) {
-    const reason = classifyVerifyFailure(verdict.invalidReason);
+    const reason = await classifyVerifyFailure(payload, verdict.invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
     logEvent("chat.verify_failed", { reason, detail: verdict.invalidReason, network: NETWORKS[plan.network].caip2 });
     throw await paymentError(ctx, plan, input, "payment_invalid", `payment verification failed: ${reason}`, {
       reason,
@@ -146,10 +147,6 @@ async function paymentError(
 ): Promise<AppError> {
   const challenge = await ctx.gateway.paymentRequired(plan.requirements, { url: input.resourceUrl, description: "Signet chat completion (one call)" }, code);
   return new AppError(code, message, { ...details, challenge }, challengeHeaders(challenge));
-}
-
-function classifyVerifyFailure(invalidReason: string | undefined): "insufficient_balance" | "payment_invalid" {
-  return invalidReason && /insufficient/i.test(invalidReason) ? "insufficient_balance" : "payment_invalid";
 }
 
 async function settle(ctx: AppContext, payload: PaymentPayload, requirements: PaymentRequirements, paymentId: string): Promise<string> {

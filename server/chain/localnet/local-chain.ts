@@ -239,12 +239,21 @@ export class LocalChain {
     }
   }
 
-  /** Dev funding: airdrops SOL and mints USDC (creating the owner's token account) with real SPL instructions. */
-  async fund(owner: string, amounts: { lamports?: bigint; usdcUnits?: bigint }): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
+  /** Forges another 6-decimal mint under our mint authority (tests of payments in the wrong token). */
+  forgeMint(mintAddress: string): void {
+    this.forgeMintAt(mintAddress);
+    this.scheduleSnapshot();
+  }
+
+  /**
+   * Dev funding: airdrops SOL and mints USDC (or `mint`, a forged test mint) to the owner's token account, created
+   * if missing, with real SPL instructions.
+   */
+  async fund(owner: string, amounts: { lamports?: bigint; usdcUnits?: bigint; mint?: string }): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
     if (amounts.lamports && amounts.lamports > 0n) {
       this.svm.airdrop(address(owner), toLamports(amounts.lamports));
     }
-    const mint = address(this.info.usdcMint);
+    const mint = address(amounts.mint ?? this.info.usdcMint);
     const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     const create = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.mintAuthority, owner: address(owner), mint });
     const instructions = [create];
@@ -312,6 +321,10 @@ export class LocalChain {
   }
 
   private forgeUsdcMint(): void {
+    this.forgeMintAt(this.info.usdcMint);
+  }
+
+  private forgeMintAt(mintAddress: string): void {
     const data = getMintEncoder().encode({
       mintAuthority: some(this.mintAuthority.address),
       supply: 0n,
@@ -320,7 +333,7 @@ export class LocalChain {
       freezeAuthority: none(),
     });
     this.svm.setAccount({
-      address: address(this.info.usdcMint),
+      address: address(mintAddress),
       programAddress: TOKEN_PROGRAM_ADDRESS,
       lamports: toLamports(this.svm.minimumBalanceForRentExemption(BigInt(data.length))),
       data: new Uint8Array(data),

@@ -7,6 +7,9 @@ import { generateKeypair } from "../../keys/parse-secret-key";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 import { setEnv, tempDataDir } from "./env";
 import { createPayingFetch } from "../../agent/paying-fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 
 export interface PaidStack {
   devnet: Localnet;
@@ -75,3 +78,22 @@ export async function startPaidStack(opts: { mainnet?: boolean; env?: Record<str
 }
 
 export const CHAT_URL = `${BASE}/api/v1/chat/completions`;
+
+/** Builds a payment header with the stock client scheme; `pay` lets a test make the transaction pay something else. */
+export async function buildPaymentHeader(
+  signer: KeyPairSigner,
+  challenge: PaymentRequired,
+  rpcUrl: string,
+  pay: (r: PaymentRequirements) => PaymentRequirements = (r) => r,
+): Promise<string> {
+  const accepted = challenge.accepts[0]!;
+  const scheme = new ExactSvmScheme(signer, { rpcUrl });
+  const result = await scheme.createPaymentPayload(2, pay(accepted));
+  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload: result.payload });
+}
+
+/** The challenge of a 402 answer. */
+export async function challengeOf(res: Response): Promise<PaymentRequired> {
+  if (res.status !== 402) throw new Error(`expected 402, got ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { challenge: PaymentRequired }).challenge;
+}
