@@ -1,0 +1,133 @@
+// Exactly-once money on the paid route: a served payment replayed moves nothing; 50 concurrent sends of one payment
+// header give one settlement, one credit and one inference; an upstream failure after settlement keeps the payment
+// as credit and one retry with the same header serves it without settling again.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { address } from "@solana/kit";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+/** A local OpenAI-compatible provider that fails while `failing` is set. */
+let failing = false;
+let providerCalls = 0;
+let provider: http.Server;
+let stack: PaidStack;
+
+beforeAll(async () => {
+  provider = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c: Buffer) => (raw += c.toString()));
+    req.on("end", () => {
+      providerCalls++;
+      if (failing) return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"boom"}}');
+      const body = JSON.parse(raw) as { model: string };
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: "gen-1",
+          model: body.model,
+          choices: [{ index: 0, message: { role: "assistant", content: "remote answer" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, cost: 0.000045 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
+  const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: providerUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+});
+afterAll(async () => {
+  await stack?.close();
+  provider.closeAllConnections();
+  await new Promise<void>((r) => provider.close(() => r()));
+});
+
+const local = { model: "local/echo-1", messages: [{ role: "user", content: "once" }] };
+const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "remote" }] };
+
+async function usdc(owner: string): Promise<bigint> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(stack.devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const account = stack.devnet.chain.getAccount(ata);
+  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+}
+
+async function ledgerMatchesBalance(agent: string): Promise<void> {
+  const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent } });
+  const balances = await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent } });
+  expect(entries.reduce((s, e) => s + e.units, 0n)).toBe(balances.reduce((s, b) => s + b.units, 0n));
+}
+
+describe("exactly-once payments", () => {
+  it("refuses a served payment sent again with 409 payment_replay, moving nothing", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    expect((await stack.chat({ body: local, headers: { "X-Payment": header } })).status).toBe(200);
+    const after = await usdc(agent.address);
+    const ledgerCount = await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } });
+    for (const name of ["X-Payment", "PAYMENT-SIGNATURE"]) {
+      const again = await stack.chat({ body: local, headers: { [name]: header } });
+      expect(again.status).toBe(409);
+      expect(await again.json()).toMatchObject({ error: "payment_replay" });
+    }
+    expect(await usdc(agent.address)).toBe(after);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } })).toBe(ledgerCount);
+    await ledgerMatchesBalance(agent.address);
+  });
+
+  it("serves 50 concurrent sends of one payment header exactly once", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const results = await Promise.all(Array.from({ length: 50 }, () => stack.chat({ body: local, headers: { "X-Payment": header } })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 409)).toBe(true);
+    expect(await usdc(agent.address)).toBe(1_000_000n - 1000n);
+    expect(stack.devnet.chain.signaturesFor(agent.address).filter((t) => t.meta.preTokenBalances.length > 0 && t.accountKeys.some((k) => k.pubkey === agent.address && k.signer))).toHaveLength(1);
+    expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(1);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(1);
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
+    await ledgerMatchesBalance(agent.address);
+  });
+
+  it("keeps a settled payment as credit when the upstream fails, then serves one retry without settling again", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.url);
+    failing = true;
+    const failed = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    expect(failed.status).toBe(502);
+    const failure = (await failed.json()) as Record<string, unknown>;
+    expect(failure).toMatchObject({ error: "upstream_error", balance_usdc: "0.001" });
+    expect(typeof failure.tx_signature).toBe("string");
+    expect(JSON.stringify(failure)).not.toContain("boom");
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
+    expect(payment.status).toBe("unserved");
+    expect(await usdc(agent.address)).toBe(1_000_000n - 1000n);
+
+    failing = false;
+    const callsBefore = providerCalls;
+    const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    expect(retried.status).toBe(200);
+    expect(providerCalls).toBe(callsBefore + 1);
+    expect(((await retried.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("remote answer");
+    expect(await usdc(agent.address)).toBe(1_000_000n - 1000n); // no second settlement
+    expect((await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("served");
+    // The provider's reported cost (0.000045 USDC) is what was debited.
+    expect((await stack.tdb.prisma.ledgerEntry.findFirstOrThrow({ where: { agentPubkey: agent.address, kind: "inference_debit" } })).units).toBe(-45n);
+    await ledgerMatchesBalance(agent.address);
+
+    const third = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    expect(third.status).toBe(409);
+  });
+
+  it("counts points per served call in the receipts", async () => {
+    const agent = await stack.newAgent();
+    const points: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+      const res = await stack.chat({ body: local, headers: { "X-Payment": header } });
+      const receipt = JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as { points_total: number };
+      points.push(receipt.points_total);
+    }
+    expect(points).toEqual([1, 2]);
+  });
+});

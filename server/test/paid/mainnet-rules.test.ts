@@ -1,0 +1,92 @@
+// The mainnet rules of the seed's §4.1 and §5, with real payments on a second local chain playing mainnet:
+// the kill switch, the separate deposit address, and the allowlist applied to the verified payer.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { address } from "@solana/kit";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { writeSetting } from "../../settings/write-setting";
+import { operatorKeypair } from "../../keys/service-keys";
+import { parseReceiptText, verifyReceipt } from "../../verify";
+import { buildPaymentHeader, challengeOf, CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
+import type { Localnet } from "../../chain/localnet";
+
+let stack: PaidStack;
+let mainnet: Localnet;
+const mainnetDeposit = generateKeypair().publicKeyBase58;
+beforeAll(async () => {
+  stack = await startPaidStack({ mainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001", SERVICE_MAINNET_ENABLED: "false" } });
+  mainnet = stack.mainnet!;
+});
+afterAll(async () => stack?.close());
+
+const body = { model: "local/echo-1", messages: [{ role: "user", content: "mainnet please" }], network: "mainnet" };
+const set = (key: Parameters<typeof writeSetting>[1], value: string) => writeSetting(stack.tdb.prisma, key, value, "test");
+
+async function usdc(chain: Localnet, owner: string): Promise<bigint> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(chain.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const account = chain.chain.getAccount(ata);
+  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+}
+
+describe("mainnet on the paid route", () => {
+  it("answers 503 mainnet_disabled while the kill switch is off, and devnet is unaffected", async () => {
+    const res = await stack.chat({ body });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: "mainnet_disabled" });
+    expect((await stack.chat({ body: { ...body, network: "devnet" } })).status).toBe(402);
+  });
+
+  it("answers 500 server_misconfigured when enabled without a mainnet deposit address", async () => {
+    await set("SERVICE_MAINNET_ENABLED", "true");
+    const res = await stack.chat({ body });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({ error: "server_misconfigured" });
+  });
+
+  it("serves a real mainnet payment to the separate mainnet deposit address, and the receipt says so", async () => {
+    await set("SERVICE_MAINNET_DEPOSIT_ADDRESS", mainnetDeposit);
+    const challenge = await challengeOf(await stack.chat({ body }));
+    expect(challenge.accepts[0]).toMatchObject({ network: mainnet.caip2, payTo: mainnetDeposit, asset: mainnet.usdcMint });
+    const agent = await stack.newAgent(1_000_000n, mainnet);
+    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect(await usdc(mainnet, mainnetDeposit)).toBe(1000n);
+    const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    expect(parsed.receipt.payment).toMatchObject({ pay_to: mainnetDeposit, network: mainnet.caip2 });
+    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58, rpc: mainnet.url });
+    expect(verdict.ok).toBe(true);
+    // Devnet credit never buys mainnet service: the balance is per network.
+    const balances = await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent.address } });
+    expect(balances.map((b) => b.network)).toEqual([mainnet.caip2]);
+  });
+
+  it("refuses a payer missing from the allowlist with 403 agent_not_allowed, settling nothing; devnet ignores the list", async () => {
+    await set("SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58);
+    const agent = await stack.newAgent(1_000_000n, mainnet);
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), mainnet.url);
+    const res = await stack.chat({ body, headers: { "X-Payment": header } });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: "agent_not_allowed" });
+    expect(await usdc(mainnet, agent.address)).toBe(1_000_000n);
+    expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(0);
+
+    const devAgent = await stack.newAgent();
+    const devRes = await stack.payingFetch(devAgent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, network: "devnet" }) });
+    expect(devRes.status).toBe(200);
+  });
+
+  it("admits the same payer once it is on the allowlist (checked against the verified payer)", async () => {
+    const agent = await stack.newAgent(1_000_000n, mainnet);
+    await set("SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${agent.address}`);
+    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get("payment-response")!).payer).toBe(agent.address);
+  });
+
+  it("flipping the switch off takes effect on the next request", async () => {
+    await set("SERVICE_MAINNET_ENABLED", "false");
+    expect((await stack.chat({ body })).status).toBe(503);
+  });
+});
