@@ -33,8 +33,9 @@ export async function recordInference(db: DbClient, served: ServedInference): Pr
     const { agentPubkey, network } = served;
     // SECURITY: the balance never goes below zero (a CHECK constraint backs this). A flat-price call's cost is bounded
     // below its price before the call, so a shortfall here means the provider billed above its own price table.
-    const current = await tx.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
-    const available = current?.units ?? 0n;
+    // Lock the balance row for the rest of the transaction, so a concurrent debit cannot read the same `available`.
+    const locked = await tx.$queryRaw<{ units: bigint }[]>`SELECT units FROM balances WHERE agent_pubkey = ${agentPubkey} AND network = ${network} FOR UPDATE`;
+    const available = locked[0] ? BigInt(locked[0].units) : 0n;
     const debit = served.costUnits <= available ? served.costUnits : available;
     if (debit < served.costUnits) {
       logEvent("ledger.cost_exceeds_credit", { agent: agentPubkey, network, cost: served.costUnits.toString(), available: available.toString() }, "warn");
