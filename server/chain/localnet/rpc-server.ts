@@ -161,7 +161,14 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
       const cfg = config(p, 1);
       if (typeof wire !== "string") throw new RpcError(-32602, "Invalid param: transaction");
       const base64 = cfg.encoding === "base64" ? wire : Buffer.from(decodeBase58(wire) ?? new Uint8Array()).toString("base64");
-      const outcome = chain.simulate(base64, { sigVerify: cfg.sigVerify === true, replaceRecentBlockhash: cfg.replaceRecentBlockhash === true });
+      let outcome;
+      try {
+        outcome = chain.simulate(base64, { sigVerify: cfg.sigVerify === true, replaceRecentBlockhash: cfg.replaceRecentBlockhash === true });
+      } catch {
+        // LiteSVM throws on a missing signature when verifying; a node answers with this error.
+        if (cfg.sigVerify === true) throw new RpcError(-32003, "Transaction signature verification failure");
+        throw new RpcError(-32602, "invalid transaction: could not be simulated");
+      }
       if (!outcome) throw new RpcError(-32602, "invalid transaction: failed to deserialize");
       return {
         context: ctx(),
