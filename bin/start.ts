@@ -4,11 +4,14 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { config, ConfigError } from "../server/env";
 import { operatorKeypair, verifierKeypair } from "../server/keys/service-keys";
+import { createFacilitator } from "../server/facilitator/create-facilitator";
 
 try {
   const cfg = config();
   operatorKeypair();
   verifierKeypair();
+  // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (issue #3: a mismatch fails start-up).
+  await createFacilitator(cfg);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const child = spawn(process.execPath, [nextBin, "start", "--port", String(cfg.PORT)], {
     stdio: "inherit",
