@@ -1,7 +1,7 @@
 // The database: PostgreSQL through @prisma/adapter-pg when DATABASE_URL is set, else embedded PGlite under the data
 // dir. Opened lazily (never at import time: `next build` evaluates route modules), migrated once, cached on globalThis.
 // Only ONE process may open a PGlite folder (two lose writes silently): `npm run dev` leaves it to the Next server.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient, Prisma } from "./generated/prisma/client";
@@ -61,6 +61,7 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
 /** Opens and migrates an embedded PGlite database stored in `dir`. */
 export async function openPglite(dir: string): Promise<OpenDb> {
   mkdirSync(dir, { recursive: true });
+  const releaseLock = lockPgliteFolder(dir);
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const pglite = await PGlite.create(dir);
@@ -77,9 +78,51 @@ export async function openPglite(dir: string): Promise<OpenDb> {
   const close = async () => {
     await prisma.$disconnect();
     await pglite.close();
+    releaseLock();
   };
   process.once("beforeExit", () => void close().catch(() => undefined));
   return { prisma, close };
+}
+
+export class DatabaseInUseError extends Error {
+  override name = "DatabaseInUseError";
+}
+
+/**
+ * SECURITY: two processes writing one PGlite folder lose writes silently (STACK.md), so the folder is claimed with a
+ * lock file holding the owner's pid; a stale lock (dead pid) is taken over.
+ */
+function lockPgliteFolder(dir: string): () => void {
+  const lockFile = path.join(dir, "signet.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lockFile, String(process.pid), { flag: "wx" });
+      return () => {
+        try {
+          unlinkSync(lockFile);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const owner = Number(readFileSync(lockFile, "utf8"));
+      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+        throw new DatabaseInUseError(`the embedded database ${dir} is in use by process ${owner}; stop it first, or use PostgreSQL (DATABASE_URL)`);
+      }
+      unlinkSync(lockFile);
+    }
+  }
+  throw new DatabaseInUseError(`could not lock the embedded database ${dir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function pgRunner(client: import("pg").Client): SqlRunner {

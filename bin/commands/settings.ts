@@ -1,6 +1,6 @@
 // `signet settings set KEY VALUE` / `signet settings list`: the operator settings of the seed's §2.6, validated and
 // audited like the dashboard's. Takes effect on the next request, with no restart.
-import { closeDb, db } from "../../server/db";
+import { closeDb, db, DatabaseInUseError } from "../../server/db";
 import { readRawSettings } from "../../server/settings/read-settings";
 import { isSettingKey, SETTING_KEYS } from "../../server/settings/setting-definitions";
 import { writeSetting } from "../../server/settings/write-setting";
@@ -23,6 +23,9 @@ export async function runSettings(argv: string[]): Promise<number> {
     if (!outcome.ok) throw new UsageError(`${outcome.key}: ${outcome.message}`);
     process.stdout.write(`${key}: ${outcome.oldValue ?? "(default)"} → ${outcome.newValue}\n`);
     return 0;
+  } catch (err) {
+    if (err instanceof DatabaseInUseError) throw new UsageError(`${err.message}`);
+    throw err;
   } finally {
     await closeDb();
   }

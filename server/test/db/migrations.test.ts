@@ -77,3 +77,17 @@ describe("openPglite()", () => {
     await again.close();
   });
 });
+
+describe("openPglite() locking", () => {
+  it("refuses a second opener of the same folder while the first is open, and allows it after close", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-lock-"));
+    const first = await openPglite(dir);
+    // A lock held by another live process (our parent stands in for it).
+    writeFileSync(path.join(dir, "signet.lock"), String(process.ppid));
+    await expect(openPglite(dir)).rejects.toThrow(/in use by process/);
+    writeFileSync(path.join(dir, "signet.lock"), String(process.pid));
+    await first.close();
+    const second = await openPglite(dir);
+    await second.close();
+  });
+});
