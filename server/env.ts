@@ -54,6 +54,14 @@ const envSchema = z.object({
   SERVICE_GRANT_MAX_PER_IP: z.string().min(1).default("3"),
   SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00"),
   IP_HASH_SALT: z.string().min(16).optional(),
+
+  // Prepaid credits and grants (issue #4).
+  /** Signed prepaid requests per agent per minute, counted in the database (all instances share it). */
+  PREPAID_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  /** Largest x402 credit top-up, USDC. */
+  PREPAID_TOPUP_MAX_USDC: z.string().min(1).default("100"),
+  /** Reverse proxies in front of the service that append to X-Forwarded-For (0: Next's own server is the edge). */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

@@ -6,11 +6,21 @@ export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
 
 /** Reads at most `maxBytes` of the body (413 past that) and returns the raw text. */
 export async function readBodyText(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<string> {
+  const bytes = await readBodyBytes(req, maxBytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("invalid_request", "request body is not valid UTF-8");
+  }
+}
+
+/** Reads at most `maxBytes` of the body (413 past that) and returns the exact bytes (signatures cover them). */
+export async function readBodyBytes(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) {
     throw new AppError("payload_too_large", `request body exceeds ${maxBytes} bytes`);
   }
-  if (!req.body) return "";
+  if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -30,11 +40,7 @@ export async function readBodyText(req: Request, maxBytes = DEFAULT_MAX_BODY_BYT
     bytes.set(c, offset);
     offset += c.byteLength;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new AppError("invalid_request", "request body is not valid UTF-8");
-  }
+  return bytes;
 }
 
 /** Parses body text as JSON; a syntax error is a 400 `invalid_request` that never echoes the parser's message. */

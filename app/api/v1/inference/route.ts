@@ -1,0 +1,13 @@
+import { appContext } from "@/server/app-context";
+import { handleRoute } from "@/server/http/handle-route";
+import { readBodyBytes } from "@/server/http/read-json-body";
+import { MAX_INFERENCE_BODY_BYTES } from "@/server/prepaid/inference-request-schema";
+import { servePrepaidInference } from "@/server/prepaid/serve-prepaid-inference";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handleRoute(async (req) => {
+  const rawBody = await readBodyBytes(req, MAX_INFERENCE_BODY_BYTES);
+  const result = await servePrepaidInference(await appContext(), req.headers, rawBody);
+  return Response.json(result.body, { headers: result.headers });
+});

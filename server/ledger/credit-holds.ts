@@ -1,0 +1,109 @@
+// Prepaid spending (issue #4): before the upstream call, a hold moves the worst-case cost out of the balance; after
+// it, capture keeps the actual cost and returns the rest, or release returns it all. Each step is one transaction
+// with its ledger entries, so the ledger sum equals the balance at every moment, holds included.
+import { randomUUID } from "node:crypto";
+import type { DbClient } from "../db";
+import type { Receipt } from "../receipts/receipt-types";
+
+export type HoldStatus = "held" | "captured" | "released";
+
+export type PlaceHoldOutcome = { ok: true; holdId: string; balanceUnits: bigint } | { ok: false; balanceUnits: bigint };
+
+/**
+ * Holds `units` of the agent's balance on `network`. The conditional update is the whole concurrency story: a balance
+ * that covers N holds admits exactly N, and can never go below zero.
+ */
+export async function placeHold(db: DbClient, agentPubkey: string, network: string, units: bigint): Promise<PlaceHoldOutcome> {
+  const holdId = randomUUID();
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ units: bigint }[]>`
+      UPDATE balances SET units = units - ${units}, updated_at = now()
+      WHERE agent_pubkey = ${agentPubkey} AND network = ${network} AND units >= ${units}
+      RETURNING units`;
+    if (rows.length === 0) {
+      const current = await tx.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
+      return { ok: false as const, balanceUnits: current?.units ?? 0n };
+    }
+    await tx.creditHold.create({ data: { id: holdId, agentPubkey, network, units, status: "held" satisfies HoldStatus } });
+    await tx.ledgerEntry.create({ data: { agentPubkey, network, kind: "hold", units: -units, inferenceId: holdId } });
+    return { ok: true as const, holdId, balanceUnits: BigInt(rows[0]!.units) };
+  });
+}
+
+/** Returns the whole hold (upstream failure). Idempotent: only a `held` hold is released. */
+export async function releaseHold(db: DbClient, holdId: string): Promise<bigint | null> {
+  return db.$transaction(async (tx) => {
+    const hold = await settleHoldRow(tx, holdId, "released");
+    if (!hold) return null;
+    await tx.ledgerEntry.create({ data: { agentPubkey: hold.agentPubkey, network: hold.network, kind: "hold_release", units: hold.units, inferenceId: holdId } });
+    const row = await tx.balance.update({
+      where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } },
+      data: { units: { increment: hold.units } },
+    });
+    return row.units;
+  });
+}
+
+export interface CaptureFacts {
+  holdId: string;
+  costUnits: bigint;
+  model: string;
+  upstream: string;
+  latencyMs: number;
+  /** Signs the receipt once the points total is known; the inference id is the hold id. */
+  signReceipt: (facts: { inferenceId: string; pointsTotal: number; timestampMs: number }) => Receipt;
+}
+
+/**
+ * Keeps the actual cost, capped at the hold (`max_cost_usdc` is a hard cap), returns the rest, counts the point, and
+ * logs the call with its receipt, all in one transaction.
+ */
+export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt; balanceUnits: bigint; chargedUnits: bigint }> {
+  return db.$transaction(async (tx) => {
+    const hold = await settleHoldRow(tx, facts.holdId, "captured");
+    if (!hold) throw new Error(`hold ${facts.holdId} is not held`);
+    const charged = facts.costUnits < hold.units ? facts.costUnits : hold.units;
+    const refund = hold.units - charged;
+    let balanceUnits: bigint;
+    if (refund > 0n) {
+      await tx.ledgerEntry.create({ data: { agentPubkey: hold.agentPubkey, network: hold.network, kind: "hold_release", units: refund, inferenceId: hold.id } });
+      const row = await tx.balance.update({
+        where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } },
+        data: { units: { increment: refund } },
+      });
+      balanceUnits = row.units;
+    } else {
+      balanceUnits = (await tx.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } } })).units;
+    }
+    const agent = await tx.agent.upsert({
+      where: { pubkey: hold.agentPubkey },
+      create: { pubkey: hold.agentPubkey, pointsTotal: 1 },
+      update: { pointsTotal: { increment: 1 } },
+    });
+    const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: agent.pointsTotal, timestampMs: Date.now() });
+    await tx.inferenceLog.create({
+      data: {
+        id: hold.id,
+        agentPubkey: hold.agentPubkey,
+        network: hold.network,
+        route: "inference",
+        model: facts.model,
+        upstream: facts.upstream,
+        costUnits: charged,
+        latencyMs: facts.latencyMs,
+        status: "served",
+        receipt: receipt as unknown as object,
+      },
+    });
+    return { receipt, balanceUnits, chargedUnits: charged };
+  });
+}
+
+async function settleHoldRow(tx: Parameters<Parameters<DbClient["$transaction"]>[0]>[0], holdId: string, to: HoldStatus) {
+  const rows = await tx.$queryRaw<{ agent_pubkey: string; network: string; units: bigint; id: string }[]>`
+    UPDATE credit_holds SET status = ${to}, settled_at = now()
+    WHERE id = ${holdId}::uuid AND status = 'held'
+    RETURNING id, agent_pubkey, network, units`;
+  const row = rows[0];
+  return row ? { id: row.id, agentPubkey: row.agent_pubkey, network: row.network, units: BigInt(row.units) } : null;
+}

@@ -1,0 +1,26 @@
+// The prepaid route's body (issue #4): OpenAI-shaped messages (or `prompt` shorthand), a nonce, a timestamp, an
+// optional hard cost cap and network.
+import { z } from "zod";
+import { chatMessageSchema, MAX_MESSAGE_CHARS, MAX_MESSAGES } from "../chat/chat-request-schema";
+
+/** Largest signed body accepted, bytes. */
+export const MAX_INFERENCE_BODY_BYTES = 256_000;
+
+export const inferenceRequestSchema = z
+  .object({
+    model: z.string().min(1).max(128),
+    messages: z.array(chatMessageSchema).min(1).max(MAX_MESSAGES).optional(),
+    prompt: z.string().min(1).max(MAX_MESSAGE_CHARS).optional(),
+    nonce: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, { message: "must be 16 to 64 characters from [A-Za-z0-9_-]" }),
+    timestamp: z.number().int().positive(),
+    max_cost_usdc: z.number().positive().max(1_000).optional(),
+    max_tokens: z.number().int().positive().max(1_000_000).optional(),
+    network: z.string().min(1).max(64).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    stream: z.literal(false, { message: "streaming is not supported on this route yet" }).optional(),
+  })
+  .strict()
+  .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), { message: "give exactly one of messages or prompt", path: ["messages"] });
+
+export type InferenceRequest = z.infer<typeof inferenceRequestSchema>;
