@@ -9,6 +9,8 @@ export interface SettlementFacts {
   agentPubkey: string;
   network: string;
   units: bigint;
+  /** A top-up is served by the credit itself; a chat payment is served later by its inference. */
+  servedByCredit?: boolean;
 }
 
 /** Marks the payment settled and credits the payer; returns the payer's new balance on that network. */
@@ -16,12 +18,12 @@ export async function recordSettlement(db: DbClient, facts: SettlementFacts): Pr
   return db.$transaction(async (tx) => {
     const moved = await tx.payment.updateMany({
       where: { id: facts.paymentId, status: "claimed" satisfies PaymentStatus },
-      data: { status: "settled" satisfies PaymentStatus, txSignature: facts.txSignature },
+      data: { status: (facts.servedByCredit ? "served" : "settled") satisfies PaymentStatus, txSignature: facts.txSignature },
     });
     if (moved.count !== 1) throw new Error(`payment ${facts.paymentId} was not in the claimed state`);
     await tx.agent.upsert({ where: { pubkey: facts.agentPubkey }, create: { pubkey: facts.agentPubkey }, update: {} });
     await tx.ledgerEntry.create({
-      data: { agentPubkey: facts.agentPubkey, network: facts.network, kind: "payment_credit", units: facts.units, paymentId: facts.paymentId },
+      data: { agentPubkey: facts.agentPubkey, network: facts.network, kind: facts.servedByCredit ? "topup_credit" : "payment_credit", units: facts.units, paymentId: facts.paymentId },
     });
     return creditBalance(tx, facts.agentPubkey, facts.network, facts.units);
   });

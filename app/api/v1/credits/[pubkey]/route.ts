@@ -1,0 +1,10 @@
+import { db } from "@/server/db";
+import { handleRoute } from "@/server/http/handle-route";
+import { readCredits } from "@/server/prepaid/read-credits";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleRoute<{ params: Promise<{ pubkey: string }> }>(async (req, { params }) => {
+  const { pubkey } = await params;
+  return Response.json(await readCredits(await db(), pubkey, new URL(req.url).searchParams.get("network"), req.headers), { headers: { "cache-control": "no-store" } });
+});

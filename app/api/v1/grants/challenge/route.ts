@@ -1,0 +1,16 @@
+import { db } from "@/server/db";
+import { config } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { issueGrantChallenge } from "@/server/grants/grant-challenge";
+import { handleRoute } from "@/server/http/handle-route";
+import { readSettings } from "@/server/settings/read-settings";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleRoute(async (req) => {
+  const agent = new URL(req.url).searchParams.get("agent_pubkey");
+  if (!agent) throw new AppError("invalid_request", "agent_pubkey is required", { detail: "agent_pubkey" });
+  const prisma = await db();
+  const settings = await readSettings(prisma);
+  return Response.json(await issueGrantChallenge(prisma, agent, settings.grantAmountUnits, config().baseUrl), { headers: { "cache-control": "no-store" } });
+});

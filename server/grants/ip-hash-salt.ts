@@ -1,0 +1,22 @@
+// The IP-hash salt: the IP_HASH_SALT setting; in development a random one generated once into the data dir.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { config } from "../env";
+import { AppError } from "../errors";
+import type { Settings } from "../settings/setting-definitions";
+
+/** The salt to hash client IPs with. Production without IP_HASH_SALT is misconfigured for grants. */
+export function ipHashSalt(settings: Settings): string {
+  if (settings.ipHashSalt) return settings.ipHashSalt;
+  const cfg = config();
+  if (cfg.isProduction) throw new AppError("server_misconfigured", "grants need IP_HASH_SALT");
+  const file = path.join(cfg.dataDir, "ip-hash-salt");
+  mkdirSync(cfg.dataDir, { recursive: true });
+  try {
+    writeFileSync(file, randomBytes(32).toString("hex"), { flag: "wx", mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  return readFileSync(file, "utf8").trim();
+}

@@ -1,0 +1,44 @@
+// Credit top-ups through x402 (issue #4): `POST /api/v1/credits { amount_usdc, network? }` answers 402 for exactly that
+// amount; once settled, the whole amount is credited to the verified payer on that network. Same facilitator and the
+// same exactly-once rules as the chat route; a replayed payment is refused.
+import { z } from "zod";
+import type { AppContext } from "../app-context";
+import { config } from "../env";
+import { AppError } from "../errors";
+import { recordSettlement } from "../ledger/record-settlement";
+import { readSettings } from "../settings/read-settings";
+import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
+import { acceptPayment, planPayment } from "../x402/accept-payment";
+import { settlementHeaders } from "../x402/payment-headers";
+
+export const topUpRequestSchema = z
+  .object({
+    amount_usdc: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d{1,6})?$/)]),
+    network: z.string().min(1).max(64).optional(),
+  })
+  .strict();
+
+export type TopUpRequest = z.infer<typeof topUpRequestSchema>;
+
+/** Takes the top-up payment and credits it. */
+export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {
+  const settings = await readSettings(ctx.db);
+  const amountUnits = parseUsdcToUnits(String(body.amount_usdc));
+  const maxUnits = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
+  if (amountUnits === null) throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
+  if (maxUnits === null) throw new AppError("server_misconfigured", "PREPAID_TOPUP_MAX_USDC is not a USDC amount");
+  if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
+    throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
+  }
+  const plan = await planPayment(ctx, settings, body.network, amountUnits);
+  const accepted = await acceptPayment(ctx, { plan, settings, headers, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
+  if (accepted.kind === "known") {
+    throw new AppError("payment_replay", "this payment was already used", accepted.payment.txSignature ? { tx_signature: accepted.payment.txSignature } : {});
+  }
+  const p = accepted.payment;
+  const balance = await recordSettlement(ctx.db, { paymentId: p.id, txSignature: p.txSignature!, agentPubkey: p.payer, network: p.network, units: p.units, servedByCredit: true });
+  return {
+    body: { object: "credit.topup", agent_pubkey: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: formatUnitsAsUsdc(balance), tx_signature: p.txSignature },
+    headers: { ...settlementHeaders({ transaction: p.txSignature!, network: p.network, payer: p.payer }), "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balance) },
+  };
+}
