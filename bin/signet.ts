@@ -5,6 +5,7 @@ import { runVerify, VERIFY_USAGE } from "./commands/verify";
 import { CHAT_USAGE, runChat } from "./commands/chat";
 import { LOCALNET_USAGE, runLocalnet } from "./commands/localnet";
 import { runSettings, SETTINGS_USAGE } from "./commands/settings";
+import { PREPAID_USAGE, runBalance, runGrant, runInfer, runTopUp } from "./commands/prepaid";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   verify: { run: runVerify, usage: VERIFY_USAGE },
@@ -12,6 +13,10 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   chat: { run: runChat, usage: CHAT_USAGE },
   localnet: { run: runLocalnet, usage: LOCALNET_USAGE },
   settings: { run: runSettings, usage: SETTINGS_USAGE },
+  infer: { run: runInfer, usage: PREPAID_USAGE.split("\n  ")[0]! },
+  topup: { run: runTopUp, usage: PREPAID_USAGE.split("\n  ")[1]! },
+  balance: { run: runBalance, usage: PREPAID_USAGE.split("\n  ")[2]! },
+  grant: { run: runGrant, usage: PREPAID_USAGE.split("\n  ")[3]! },
 };
 
 function usage(): string {

@@ -1,0 +1,121 @@
+// Prepaid commands: `signet infer`, `signet topup`, `signet balance`, `signet grant` (issue #4).
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
+import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
+import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
+import { config } from "../../server/env";
+import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
+import { signDetached } from "../../server/receipts/sign-receipt";
+import { signedRequestMessage } from "../../server/prepaid/signed-request";
+import { CHECK_NAMES, parseReceiptText, verifyReceipt } from "../../server/verify";
+import { UsageError } from "../cli-support";
+import { DEMO_AGENT_FILE } from "./chat";
+
+export const PREPAID_USAGE = [
+  'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]',
+  "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL]",
+  "signet balance [--keypair FILE] [--endpoint URL] [--network N]",
+  "signet grant [--keypair FILE] [--endpoint URL]",
+].join("\n  ");
+
+const OPTIONS = {
+  keypair: { type: "string" },
+  endpoint: { type: "string", default: "http://localhost:3000" },
+  model: { type: "string", default: "local/echo-1" },
+  network: { type: "string" },
+  rpc: { type: "string" },
+} as const;
+
+function keypairFrom(file: string | undefined): Ed25519Keypair {
+  try {
+    return readKeypairFile(file ?? path.join(config().dataDir, DEMO_AGENT_FILE));
+  } catch {
+    throw new UsageError(`cannot read the keypair ${file ?? "(dev demo agent; run npm run dev first)"}`);
+  }
+}
+
+async function json(res: Response): Promise<Record<string, unknown>> {
+  const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+  if (!res.ok) throw new UsageError(`the service answered ${res.status}: ${String(body?.error ?? "")} ${String(body?.message ?? "")}`.trim());
+  return body ?? {};
+}
+
+/** `signet infer`: a signed prepaid call; prints the answer, the balance and the verified receipt. */
+export async function runInfer(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const prompt = positionals.join(" ").trim();
+  if (!prompt) throw new UsageError(`a prompt is required\nusage: ${PREPAID_USAGE}`);
+  const kp = keypairFrom(values.keypair);
+  const endpoint = values.endpoint.replace(/\/+$/, "");
+  const body = JSON.stringify({ model: values.model, prompt, nonce: newNonce(), timestamp: Date.now(), ...(values.network ? { network: values.network } : {}) });
+  const res = await fetch(`${endpoint}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", body), body }).catch(() => {
+    throw new UsageError(`${endpoint} is not reachable`);
+  });
+  const answer = await json(res);
+  const content = (answer as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content ?? "";
+  process.stdout.write(`${content}\n`);
+  process.stderr.write(`balance: ${res.headers.get("x-credit-balance-usdc") ?? "?"} USDC\n`);
+  const parsed = parseReceiptText(res.headers.get("x-service-receipt") ?? "");
+  if (!parsed.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
+  const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt, response: answer, endpoint });
+  for (const check of CHECK_NAMES) process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
+  return verdict.ok ? 0 : 1;
+}
+
+/** `signet topup 1.00`: pays for prepaid credit with x402. */
+export async function runTopUp(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const amount = positionals[0];
+  if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${PREPAID_USAGE}`);
+  const networkId = resolveNetwork(values.network ?? "devnet");
+  if (!networkId) throw new UsageError(`unknown network ${values.network}`);
+  const cfg = config();
+  const rpc = values.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
+  if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
+  const signer = await signerFromKeypair(keypairFrom(values.keypair));
+  const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc });
+  process.stderr.write("paying and settling… ");
+  const res = await pay(`${values.endpoint.replace(/\/+$/, "")}/api/v1/credits`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ amount_usdc: amount, ...(values.network ? { network: values.network } : {}) }),
+  });
+  const body = await json(res);
+  process.stderr.write("done\n");
+  process.stdout.write(`${JSON.stringify(body)}\n`);
+  return 0;
+}
+
+/** `signet balance`: the agent's balance and recent ledger entries (a signed read). */
+export async function runBalance(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS });
+  const kp = keypairFrom(values.keypair);
+  const timestamp = String(Date.now());
+  const pathName = `/api/v1/credits/${kp.publicKeyBase58}`;
+  const url = `${values.endpoint.replace(/\/+$/, "")}${pathName}${values.network ? `?network=${encodeURIComponent(values.network)}` : ""}`;
+  const res = await fetch(url, {
+    headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Timestamp": timestamp, "X-Agent-Signature": signDetached(signedRequestMessage("GET", pathName, utf8ToBytes(timestamp)), kp) },
+  }).catch(() => {
+    throw new UsageError(`${values.endpoint} is not reachable`);
+  });
+  process.stdout.write(`${JSON.stringify(await json(res), null, 2)}\n`);
+  return 0;
+}
+
+/** `signet grant`: fetches the challenge, signs it with the key, claims. */
+export async function runGrant(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS });
+  const kp = keypairFrom(values.keypair);
+  const endpoint = values.endpoint.replace(/\/+$/, "");
+  const challenge = (await json(await fetch(`${endpoint}/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`))) as { challenge: string };
+  process.stderr.write(`${challenge.challenge}\n\n`);
+  const res = await fetch(`${endpoint}/api/v1/grants`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge: challenge.challenge, signature: signDetached(utf8ToBytes(challenge.challenge), kp) }),
+  });
+  process.stdout.write(`${JSON.stringify(await json(res))}\n`);
+  return 0;
+}
