@@ -148,6 +148,20 @@ describe("grants", () => {
     expect(await expired.json()).toMatchObject({ error: "challenge_expired" });
   });
 
+  it("grants one agent once under concurrent claims, and refuses a reused challenge", async () => {
+    const kp = generateKeypair();
+    const challenges = await Promise.all(Array.from({ length: 10 }, () => challengeFor(kp)));
+    const results = await Promise.all(challenges.map((c, i) => claim(kp, c, `198.18.${i}.1`)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(9);
+    expect(await ledgerSum(kp.publicKeyBase58)).toBe(100_000n);
+    const winner = challenges[statuses.indexOf(200)]!;
+    const reused = await claim(kp, winner, "198.18.99.1");
+    expect(reused.status).toBe(401);
+    expect(await reused.json()).toMatchObject({ error: "challenge_expired" });
+  });
+
   it("grants exactly SERVICE_GRANT_MAX_PER_IP of 100 concurrent claims from one IP", async () => {
     const agents = Array.from({ length: 100 }, () => generateKeypair());
     const challenges = await Promise.all(agents.map((a) => challengeFor(a)));
