@@ -250,9 +250,7 @@ export class LocalChain {
    * if missing, with real SPL instructions.
    */
   async fund(owner: string, amounts: { lamports?: bigint; usdcUnits?: bigint; mint?: string }): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
-    if (amounts.lamports && amounts.lamports > 0n) {
-      this.svm.airdrop(address(owner), toLamports(amounts.lamports));
-    }
+    if (amounts.lamports && amounts.lamports > 0n) this.airdrop(owner, amounts.lamports);
     const mint = address(amounts.mint ?? this.info.usdcMint);
     const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     const create = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.mintAuthority, owner: address(owner), mint });
@@ -276,6 +274,39 @@ export class LocalChain {
       lamports: String(this.svm.getBalance(address(owner)) ?? 0n),
       usdcUnits: account ? readTokenAmount(account.data).toString() : "0",
     };
+  }
+
+  /** Airdrops SOL like a faucet and records the transfer, so its signature has a status and a transaction. */
+  airdrop(owner: string, lamports: bigint): string {
+    this.tickClock();
+    const before = this.svm.getBalance(address(owner)) ?? 0n;
+    const result = this.svm.airdrop(address(owner), toLamports(lamports));
+    if (!result || result instanceof FailedTransactionMetadata) throw new Error(`airdrop to ${owner} failed`);
+    const after = this.svm.getBalance(address(owner)) ?? 0n;
+    const signature = getBase58Decoder().decode(result.signature());
+    this.remember({
+      signature,
+      slot: this.slotCounter,
+      blockTime: Math.floor(Date.now() / 1000),
+      wire: "",
+      version: "legacy",
+      accountKeys: [{ pubkey: owner, signer: false, writable: true }],
+      recentBlockhash: this.svm.latestBlockhash(),
+      instructions: [],
+      meta: {
+        err: null,
+        fee: 0,
+        preBalances: [Number(before)],
+        postBalances: [Number(after)],
+        preTokenBalances: [],
+        postTokenBalances: [],
+        logMessages: result.logs(),
+        computeUnitsConsumed: Number(result.computeUnitsConsumed()),
+      },
+    });
+    this.slotCounter++;
+    this.scheduleSnapshot();
+    return signature;
   }
 
   blockHeightWindow(): number {

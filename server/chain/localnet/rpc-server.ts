@@ -138,13 +138,11 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
     },
     getFeeForMessage: () => ({ context: ctx(), value: 5_000 }),
     getRecentPrioritizationFees: () => [],
-    requestAirdrop: async (p) => {
+    requestAirdrop: (p) => {
       const owner = pubkeyParam(p);
       const amount = p[1];
       if (typeof amount !== "number" || !Number.isSafeInteger(amount) || amount <= 0) throw new RpcError(-32602, "Invalid param: lamports");
-      await chain.fund(owner, { lamports: BigInt(amount) });
-      // LiteSVM's airdrop has no signature of ours to track; report a recognisable placeholder.
-      return getBase58Decoder().decode(new Uint8Array(64).fill(1));
+      return chain.airdrop(owner, BigInt(amount));
     },
     sendTransaction: (p) => {
       const wire = p[0];

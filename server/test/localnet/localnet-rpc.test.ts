@@ -72,6 +72,9 @@ describe("local chain JSON-RPC", () => {
     expect((await rpc("getBalance", [owner.address])).result.value).toBe(1_000_000_000);
     expect((await rpc("getTokenAccountBalance", [funded.result.ata])).result.value).toMatchObject({ amount: "2500000", decimals: 6 });
     expect((await rpc("localnet_fund", [owner.address, { usdcUnits: "-5" }])).error?.code).toBe(-32602);
+    const airdrop = await rpc("requestAirdrop", [owner.address, 5_000]);
+    expect((await rpc("getSignatureStatuses", [[airdrop.result]])).result.value[0]).toMatchObject({ err: null });
+    expect((await rpc("getBalance", [owner.address])).result.value).toBe(1_000_005_000);
   });
 
   it("lands a partially signed transfer co-signed by a fee payer, with jsonParsed pre/post token balances", async () => {
