@@ -6,6 +6,7 @@ import { CHAT_USAGE, runChat } from "./commands/chat";
 import { LOCALNET_USAGE, runLocalnet } from "./commands/localnet";
 import { runSettings, SETTINGS_USAGE } from "./commands/settings";
 import { PREPAID_USAGE, runBalance, runGrant, runInfer, runTopUp } from "./commands/prepaid";
+import { OPERATOR_USAGE, runOperator } from "./commands/operator";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   verify: { run: runVerify, usage: VERIFY_USAGE },
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   topup: { run: runTopUp, usage: PREPAID_USAGE.split("\n  ")[1]! },
   balance: { run: runBalance, usage: PREPAID_USAGE.split("\n  ")[2]! },
   grant: { run: runGrant, usage: PREPAID_USAGE.split("\n  ")[3]! },
+  operator: { run: runOperator, usage: OPERATOR_USAGE },
 };
 
 function usage(): string {

@@ -62,6 +62,12 @@ const envSchema = z.object({
   PREPAID_TOPUP_MAX_USDC: z.string().min(1).default("100"),
   /** Reverse proxies in front of the service that append to X-Forwarded-For (0: Next's own server is the edge). */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+
+  // Operator dashboard (issue #5).
+  /** Comma-separated base58 Solana keys allowed to sign in to the dashboard. */
+  SERVICE_OPERATOR_PUBKEYS: z.string().default(""),
+  /** HMAC key for operator session cookies (≥ 32 chars); dev: generated into the data dir; production: required. */
+  SESSION_SECRET: z.string().min(32).optional(),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

@@ -65,6 +65,7 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   const decoded = decodePaymentHeader(header);
   if (!decoded.ok) {
     logEvent(`${eventPrefix}.verify_failed`, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
+    await recordFailure(ctx, caip2, "verify", "payment_invalid");
     throw await paymentError(ctx, input, "payment_invalid", `the payment header is ${decoded.reason.replace("_", " ")}`, { reason: decoded.reason });
   }
   const payload = decoded.payload;
@@ -75,6 +76,7 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   const matched = ctx.gateway.match(plan.requirements, payload);
   if (!matched) {
     logEvent(`${eventPrefix}.verify_failed`, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
+    await recordFailure(ctx, caip2, "verify", "payment_invalid");
     throw await paymentError(ctx, input, "payment_invalid", "the payment does not match the challenge (amount, asset, payee or network)", { reason: "requirements_mismatch" });
   }
 
@@ -83,6 +85,7 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   if (!verdict.isValid || !verdict.payer) {
     const reason = await classifyVerifyFailure(payload, verdict.invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
     logEvent(`${eventPrefix}.verify_failed`, { reason, detail: verdict.invalidReason, network: caip2 });
+    await recordFailure(ctx, caip2, "verify", reason);
     throw await paymentError(ctx, input, "payment_invalid", `payment verification failed: ${reason}`, {
       reason,
       ...(verdict.invalidReason ? { detail: verdict.invalidReason } : {}),
@@ -113,7 +116,13 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   }
   await markSettlementFailed(ctx.db, claim.payment.id, failure);
   logEvent(`${eventPrefix}.settle_failed`, { reason: failure, network: caip2 }, "warn");
+  await recordFailure(ctx, caip2, "settle", failure);
   throw new AppError("payment_failed", "the payment could not be settled; nothing was charged", { reason: failure });
+}
+
+/** Counts a failure for the dashboard; never lets bookkeeping turn a 402 into a 500. */
+async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
+  await ctx.db.paymentFailure.create({ data: { network, stage, reason: reason.slice(0, 100) } }).catch(() => undefined);
 }
 
 async function paymentError(

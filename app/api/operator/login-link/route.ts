@@ -1,0 +1,18 @@
+import { db } from "@/server/db";
+import { config } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { handleRoute } from "@/server/http/handle-route";
+import { sessionCookie } from "@/server/operator-auth/session";
+import { redeemLoginLink } from "@/server/operator-auth/sign-in";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleRoute(async (req) => {
+  const params = new URL(req.url).searchParams;
+  const message = params.get("m");
+  const signature = params.get("s");
+  if (!message || !signature) throw new AppError("invalid_request", "a login link carries m and s");
+  const decoded = Buffer.from(message, "base64url").toString("utf8");
+  const token = await redeemLoginLink(await db(), decoded, signature, config().baseUrl);
+  return new Response(null, { status: 303, headers: { location: "/dashboard", "set-cookie": sessionCookie(token) } });
+});

@@ -1,0 +1,15 @@
+import { db } from "@/server/db";
+import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { readJsonBody } from "@/server/http/read-json-body";
+import { sessionCookie } from "@/server/operator-auth/session";
+import { signIn, signInSchema } from "@/server/operator-auth/sign-in";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handleRoute(async (req) => {
+  const input = parseWith(signInSchema, await readJsonBody(req, 4_096));
+  const token = await signIn(await db(), input);
+  return Response.json({ ok: true, pubkey: input.pubkey }, { headers: { "set-cookie": sessionCookie(token) } });
+});
+
+export const DELETE = handleRoute(async () => Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("") } }));

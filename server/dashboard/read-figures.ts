@@ -1,0 +1,83 @@
+// The dashboard's live figures, per network (issue #5): paid calls and settlements, failures by reason, USDC
+// received against upstream cost (the margin), prepaid calls, today's grants against the budget, and calls per hour.
+import type { DbClient } from "../db";
+import { formatUnitsAsUsdc } from "../verify";
+import type { Settings } from "../settings/setting-definitions";
+
+export interface NetworkFigures {
+  network: string;
+  paidCalls: number;
+  settleOk: number;
+  prepaidCalls: number;
+  receivedUsdc: string;
+  upstreamCostUsdc: string;
+  marginUsdc: string;
+  failures: { stage: string; reason: string; count: number }[];
+}
+
+/** All figures; `sinceHours` bounds the chart. */
+export async function readFigures(db: DbClient, settings: Settings, sinceHours = 24) {
+  const day = new Date().toISOString().slice(0, 10);
+  const [calls, payments, failures, grantsToday, hourly] = await Promise.all([
+    db.inferenceLog.groupBy({ by: ["network", "route"], _count: { _all: true }, _sum: { costUnits: true } }),
+    db.payment.groupBy({ by: ["network"], where: { status: { in: ["settled", "serving", "served", "unserved"] } }, _count: { _all: true }, _sum: { units: true } }),
+    db.paymentFailure.groupBy({ by: ["network", "stage", "reason"], _count: { _all: true } }),
+    db.grant.aggregate({ where: { day }, _sum: { units: true }, _count: true }),
+    db.$queryRaw<{ hour: Date; network: string; calls: bigint }[]>`
+      SELECT date_trunc('hour', created_at) AS hour, network, count(*)::bigint AS calls
+      FROM inference_logs WHERE created_at > now() - make_interval(hours => ${sinceHours})
+      GROUP BY 1, 2 ORDER BY 1`,
+  ]);
+  const networks = new Set<string>([...calls.map((c) => c.network), ...payments.map((p) => p.network), ...failures.map((f) => f.network)]);
+  const perNetwork: NetworkFigures[] = [...networks].sort().map((network) => {
+    const paid = calls.find((c) => c.network === network && c.route === "chat");
+    const prepaid = calls.find((c) => c.network === network && c.route === "inference");
+    const settled = payments.find((p) => p.network === network);
+    const received = settled?._sum.units ?? 0n;
+    const cost = paid?._sum.costUnits ?? 0n;
+    return {
+      network,
+      paidCalls: paid?._count._all ?? 0,
+      settleOk: settled?._count._all ?? 0,
+      prepaidCalls: prepaid?._count._all ?? 0,
+      receivedUsdc: formatUnitsAsUsdc(received),
+      upstreamCostUsdc: formatUnitsAsUsdc(cost),
+      marginUsdc: formatUnitsAsUsdc(received - cost),
+      failures: failures.filter((f) => f.network === network).map((f) => ({ stage: f.stage, reason: f.reason, count: f._count._all })),
+    };
+  });
+  return {
+    networks: perNetwork,
+    grantsToday: { count: grantsToday._count, usdc: formatUnitsAsUsdc(grantsToday._sum.units ?? 0n), budgetUsdc: formatUnitsAsUsdc(settings.grantBudgetDailyUnits) },
+    hourly: hourly.map((h) => ({ hour: new Date(h.hour).toISOString(), network: h.network, calls: Number(h.calls) })),
+  };
+}
+
+/** Recent calls, newest first, with keyset pagination on (created_at, id). */
+export async function readRecentCalls(db: DbClient, cursor: { createdAt: string; id: string } | null, limit: number) {
+  const rows = await db.inferenceLog.findMany({
+    where: cursor ? { OR: [{ createdAt: { lt: new Date(cursor.createdAt) } }, { createdAt: new Date(cursor.createdAt), id: { lt: cursor.id } }] } : {},
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit + 1,
+    select: { id: true, agentPubkey: true, network: true, route: true, model: true, priceUnits: true, costUnits: true, latencyMs: true, status: true, createdAt: true, txSignature: true },
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((r) => ({
+      id: r.id,
+      agent: r.agentPubkey,
+      network: r.network,
+      route: r.route,
+      model: r.model,
+      priceUsdc: r.priceUnits === null ? null : formatUnitsAsUsdc(r.priceUnits),
+      costUsdc: formatUnitsAsUsdc(r.costUnits),
+      latencyMs: r.latencyMs,
+      status: r.status,
+      txSignature: r.txSignature,
+      createdAt: r.createdAt.toISOString(),
+      receiptUrl: `/r/${r.id}`,
+    })),
+    nextCursor: rows.length > limit && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null,
+  };
+}

@@ -1,0 +1,74 @@
+// Operator sign-in (issue #5): the server issues a single-use, short-lived challenge; an operator's wallet signs it;
+// a valid signature by a listed operator yields a session. `signet operator login-link` signs a one-time link
+// with an operator key file for servers reached without a browser wallet.
+import { randomBytes } from "node:crypto";
+import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { z } from "zod";
+import type { DbClient } from "../db";
+import { isUniqueViolation } from "../db";
+import { AppError } from "../errors";
+import { logEvent } from "../log";
+import { isBase58PublicKey, verifyEd25519 } from "../verify";
+import { createSessionToken, operatorPubkeys } from "./session";
+
+/** How long a sign-in challenge or login link may be used. */
+export const SIGN_IN_TTL_MS = 5 * 60_000;
+
+export const signInSchema = z
+  .object({
+    pubkey: z.string().refine(isBase58PublicKey, { message: "must be a base58 public key" }),
+    message: z.string().min(1).max(1_000),
+    signature: z.string().min(1).max(128),
+  })
+  .strict();
+
+/** Issues a sign-in challenge to be signed by an operator wallet. */
+export async function issueSignInChallenge(db: DbClient, serviceUrl: string): Promise<{ message: string; expires_at: string }> {
+  const nonce = randomBytes(16).toString("hex");
+  const expiresAt = new Date(Date.now() + SIGN_IN_TTL_MS);
+  const message = ["Sign in to the Signet operator dashboard.", "", `Service: ${serviceUrl}`, `Nonce: ${nonce}`, `Expires: ${expiresAt.toISOString()}`].join("\n");
+  await db.operatorChallenge.create({ data: { nonce, message, expiresAt } });
+  return { message, expires_at: expiresAt.toISOString() };
+}
+
+/** Checks an operator's signature of an issued challenge and returns a session token. */
+export async function signIn(db: DbClient, input: z.infer<typeof signInSchema>): Promise<string> {
+  if (!operatorPubkeys().has(input.pubkey)) {
+    logEvent("operator.sign_in_refused", { pubkey: input.pubkey, reason: "not_an_operator" }, "warn");
+    throw new AppError("forbidden", "this key is not an operator of this service");
+  }
+  if (!verifyEd25519(utf8ToBytes(input.message), input.signature, input.pubkey)) throw new AppError("invalid_signature", "the signature does not match the challenge");
+  const nonce = /^Nonce: ([0-9a-f]{32})$/m.exec(input.message)?.[1];
+  const used = nonce
+    ? await db.operatorChallenge.updateMany({ where: { nonce, message: input.message, usedAt: null, expiresAt: { gt: new Date() } }, data: { usedAt: new Date() } })
+    : { count: 0 };
+  if (used.count !== 1) throw new AppError("challenge_expired", "this challenge expired or was already used; fetch a new one");
+  logEvent("operator.signed_in", { pubkey: input.pubkey });
+  return createSessionToken(input.pubkey);
+}
+
+/** The text an operator key signs for a one-time login link. */
+export function loginLinkMessage(serviceUrl: string, pubkey: string, nonce: string, expiresAt: Date): string {
+  return ["Signet operator login link.", "", `Service: ${serviceUrl}`, `Operator: ${pubkey}`, `Nonce: ${nonce}`, `Expires: ${expiresAt.toISOString()}`].join("\n");
+}
+
+/** Redeems a login link (message + signature, both from the URL) exactly once; returns a session token. */
+export async function redeemLoginLink(db: DbClient, message: string, signature: string, serviceUrl: string): Promise<string> {
+  const pubkey = /^Operator: (\S+)$/m.exec(message)?.[1];
+  const nonce = /^Nonce: ([0-9a-f]{32})$/m.exec(message)?.[1];
+  const expires = Date.parse(/^Expires: (\S+)$/m.exec(message)?.[1] ?? "");
+  if (!pubkey || !nonce || !Number.isFinite(expires) || message !== loginLinkMessage(serviceUrl, pubkey, nonce, new Date(expires))) {
+    throw new AppError("invalid_request", "this is not a login link for this service");
+  }
+  if (!operatorPubkeys().has(pubkey)) throw new AppError("forbidden", "this key is not an operator of this service");
+  if (!verifyEd25519(utf8ToBytes(message), signature, pubkey)) throw new AppError("invalid_signature", "the login link's signature is not valid");
+  if (expires <= Date.now() || expires > Date.now() + SIGN_IN_TTL_MS + 60_000) throw new AppError("challenge_expired", "this login link expired");
+  try {
+    await db.operatorChallenge.create({ data: { nonce, message, expiresAt: new Date(expires), usedAt: new Date() } });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("challenge_expired", "this login link was already used");
+    throw err;
+  }
+  logEvent("operator.signed_in", { pubkey, via: "login_link" });
+  return createSessionToken(pubkey);
+}

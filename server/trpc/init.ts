@@ -1,0 +1,70 @@
+// tRPC v11 setup (issue #5): the context carries the database and the operator session read from the cookie;
+// `operatorProcedure` refuses without a session (401, no data) and checks Origin on mutations. Errors are formatted
+// from the same table as the REST routes (server/errors.ts): a stable code, never an internal message.
+import { initTRPC, TRPCError } from "@trpc/server";
+import { db, type DbClient } from "../db";
+import { config } from "../env";
+import { AppError, ERROR_STATUS } from "../errors";
+import { log } from "../log";
+import { readSession, type OperatorSession } from "../operator-auth/session";
+
+export interface TrpcContext {
+  db: DbClient;
+  session: OperatorSession | null;
+  origin: string | null;
+  host: string | null;
+}
+
+/** Builds the context for one request. */
+export async function createTrpcContext(req: Request): Promise<TrpcContext> {
+  return { db: await db(), session: readSession(req.headers.get("cookie")), origin: req.headers.get("origin"), host: req.headers.get("host") };
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    if (cause instanceof AppError) {
+      return { ...shape, message: cause.message, data: { ...shape.data, code: shape.data.code, error: cause.code, httpStatus: cause.status, stack: undefined } };
+    }
+    if (error.code === "INTERNAL_SERVER_ERROR") {
+      log.error({ err: error }, "trpc internal error");
+      return { ...shape, message: "internal error", data: { ...shape.data, error: "internal_error", stack: undefined } };
+    }
+    return { ...shape, data: { ...shape.data, stack: undefined } };
+  },
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+
+/** Maps AppErrors thrown by services to tRPC errors with the table's HTTP status. */
+const appErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const status = ERROR_STATUS[result.error.cause.code];
+    const code = status === 401 ? "UNAUTHORIZED" : status === 403 ? "FORBIDDEN" : status === 404 ? "NOT_FOUND" : status < 500 ? "BAD_REQUEST" : "INTERNAL_SERVER_ERROR";
+    throw new TRPCError({ code, message: result.error.cause.message, cause: result.error.cause });
+  }
+  return result;
+});
+
+/** Same-origin check for mutations: the Origin must be this service's (SameSite=Strict is the first line). */
+function sameOrigin(ctx: TrpcContext): boolean {
+  if (!ctx.origin) return false;
+  try {
+    const origin = new URL(ctx.origin);
+    return origin.origin === new URL(config().baseUrl).origin || (ctx.host !== null && origin.host === ctx.host);
+  } catch {
+    return false;
+  }
+}
+
+/** Procedures for signed-in operators only. */
+export const operatorProcedure = t.procedure.use(appErrors).use(async ({ ctx, type, next }) => {
+  // SECURITY: every operator query and mutation checks the session on the server.
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in as an operator" });
+  if (type === "mutation" && !sameOrigin(ctx)) throw new TRPCError({ code: "FORBIDDEN", message: "cross-origin request refused" });
+  return next({ ctx: { ...ctx, session: ctx.session } });
+});
+
+export const publicAppProcedure = t.procedure.use(appErrors);
