@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then the browser suite once it exists.
+// `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then the browser suite (Playwright).
 // Each runner appends its counts to a summary file; this prints ONE closing line `N passed, N failed, N skipped`
 // (the line CI reads) and exits non-zero if any runner failed.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -13,12 +13,16 @@ const env = {
   SIGNET_SUMMARY_FILE: summaryFile,
   TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
   NEXT_TELEMETRY_DISABLED: "1",
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
 };
 
 const steps = [
   ["unit", ["vitest", "run", "--config", "vitest.config.ts"]],
   ["integration", ["vitest", "run", "--config", "vitest.integration.config.ts"]],
+  ["browser (Playwright, Debian chromium)", ["playwright", "test"]],
 ];
+const E2E_RESULTS = "test-results/e2e-results.json";
+rmSync(E2E_RESULTS, { force: true });
 
 let runnerFailed = false;
 for (const [name, args] of steps) {
@@ -36,6 +40,13 @@ if (existsSync(summaryFile)) {
     const counts = JSON.parse(line);
     for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0;
   }
+}
+// Playwright's own summary is not read by CI: take its counts from its JSON report.
+if (existsSync(E2E_RESULTS)) {
+  const stats = JSON.parse(readFileSync(E2E_RESULTS, "utf8")).stats ?? {};
+  totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+  totals.failed += stats.unexpected ?? 0;
+  totals.skipped += stats.skipped ?? 0;
 }
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;

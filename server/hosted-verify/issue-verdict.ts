@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { log } from "../log";
 import { operatorKeypair, verifierKeypair } from "../keys/service-keys";
 import { signDocument } from "../receipts/sign-receipt";
-import { VerifierFetchError, VerifyInputError, verifyReceipt } from "../verify";
+import { solanaClusterOf, VerifierFetchError, VerifyInputError, verifyReceipt } from "../verify";
 import { createGuardedFetch } from "./guarded-fetch";
 import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
 
@@ -23,6 +23,9 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
   // With neither a pin nor an endpoint, the default endpoint is this service itself: use its key in-process.
   const operatorKey = request.operatorKey ?? (request.endpoint ? undefined : operatorKeypair().publicKeyBase58);
   const guardedFetch = createGuardedFetch({ allowPrivateNetworks: config().verifierAllowPrivateNetworks });
+  // Without a caller's `rpc`, use this service's own RPC for the receipt's network (the verifier lives in the same
+  // app), else the library's public default.
+  const rpc = request.rpc ?? ownRpcFor((request.receipt as { payment?: { network?: unknown } }).payment?.network);
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), VERIFY_REQUEST_TIMEOUT_MS);
@@ -35,7 +38,7 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
         response: request.response,
         ...(request.endpoint ? { endpoint: request.endpoint } : {}),
         ...(operatorKey ? { operatorKey } : {}),
-        ...(request.rpc ? { rpc: request.rpc } : {}),
+        ...(rpc ? { rpc } : {}),
         fetch: (url, init) => guardedFetch(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
       }),
       new Promise<never>((_, reject) =>
@@ -64,6 +67,12 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
     operator_pubkey: result.operatorKey,
   };
   return signDocument(unsigned, "verifier_signature", verifierKey);
+}
+
+function ownRpcFor(network: unknown): string | undefined {
+  if (typeof network !== "string") return undefined;
+  const cluster = solanaClusterOf(network);
+  return cluster ? (config().solanaRpcUrl[cluster] ?? undefined) : undefined;
 }
 
 function loadVerifierKey() {

@@ -11,3 +11,5 @@ export type { FetchLike, VerifierFetchReason } from "./json-rpc";
 export * from "./networks";
 export { verifyReceipt, verifySignatureOnly, receiptSigningBytes, VerifyInputError, CHECK_NAMES } from "./verify-receipt";
 export type { VerifyResult, SignatureOnlyResult, VerifyReceiptInput, SignatureOnlyInput, CheckName, Checks } from "./verify-receipt";
+export { readExplorerInput, readTextOrJson, verifyForExplorer, verifyVerdictSignature } from "./explorer";
+export type { ExplorerInput, ExplorerVerdict } from "./explorer";

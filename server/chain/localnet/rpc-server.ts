@@ -27,6 +27,11 @@ type Handler = (params: Params) => unknown | Promise<unknown>;
 export async function serveRpc(chain: LocalChain, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
   const methods = rpcMethods(chain);
   const server = http.createServer((req, res) => {
+    // Browsers verify receipts against this RPC (the explorer), as they can against public Solana RPCs.
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-allow-headers", "content-type, solana-client");
+    res.setHeader("access-control-allow-methods", "POST, GET, OPTIONS");
+    if (req.method === "OPTIONS") return void res.writeHead(204).end();
     if (req.method === "GET" && req.url === "/health") return void res.end("ok");
     if (req.method !== "POST") return void res.writeHead(405).end();
     const chunks: Buffer[] = [];

@@ -1,9 +1,18 @@
-// The public explorer's server side (issue #5): fetch a stored receipt by id or tx signature. Verification itself
-// runs in the browser with server/verify.
+// The public explorer's server side (issue #5): fetch a stored receipt by id or tx signature, and the RPC endpoints
+// this service advertises per network. Verification itself runs in the browser with server/verify.
 import { z } from "zod";
+import { config } from "../../env";
+import { NETWORKS } from "../../chain/networks";
 import { findReceipt } from "../../receipts/find-receipt";
 import { publicAppProcedure, router } from "../init";
 
 export const explorerRouter = router({
   receipt: publicAppProcedure.input(z.object({ id: z.string().min(1).max(128) })).query(({ ctx, input }) => findReceipt(ctx.db, input.id)),
+  rpcs: publicAppProcedure.query(() => {
+    const { solanaRpcUrl } = config();
+    const out: Record<string, string> = {};
+    if (solanaRpcUrl.devnet) out[NETWORKS["solana-devnet"].caip2] = solanaRpcUrl.devnet;
+    if (solanaRpcUrl.mainnet) out[NETWORKS["solana-mainnet"].caip2] = solanaRpcUrl.mainnet;
+    return out;
+  }),
 });

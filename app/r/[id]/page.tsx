@@ -1,0 +1,39 @@
+import { notFound } from "next/navigation";
+import { db } from "@/server/db";
+import { findReceipt } from "@/server/receipts/find-receipt";
+import { TrpcReactProvider } from "@/server/trpc/client/trpc-react";
+import { ReceiptExplorer } from "../../explorer/receipt-explorer";
+
+export const dynamic = "force-dynamic";
+
+export default async function ReceiptPermalink({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const receipt = (await findReceipt(await db(), id).catch(() => null)) as Record<string, unknown> | null;
+  if (!receipt) notFound();
+  const payment = receipt.payment as { tx_signature?: string; network?: string } | undefined;
+  return (
+    <main className="mx-auto max-w-4xl space-y-4 p-8">
+      <h1 className="text-2xl font-semibold">Receipt {String(receipt.inference_id)}</h1>
+      <dl data-testid="receipt-fields" className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        {Object.entries(receipt).filter(([k]) => k !== "payment").map(([k, v]) => (
+          <div key={k} className="contents">
+            <dt className="font-mono text-slate-500">{k}</dt>
+            <dd className="break-all font-mono">{String(v)}</dd>
+          </div>
+        ))}
+        {payment?.tx_signature && (
+          <div className="contents">
+            <dt className="font-mono text-slate-500">transaction</dt>
+            <dd className="break-all font-mono">
+              <a className="text-blue-700 underline" href={`https://explorer.solana.com/tx/${payment.tx_signature}`}>{payment.tx_signature}</a> ({payment.network})
+            </dd>
+          </div>
+        )}
+      </dl>
+      <p className="text-sm text-slate-600">Press verify for the signature-only check; add the prompt and response for all five.</p>
+      <TrpcReactProvider>
+        <ReceiptExplorer initialReceipt={JSON.stringify(receipt)} />
+      </TrpcReactProvider>
+    </main>
+  );
+}

@@ -1,0 +1,52 @@
+import { expect, test } from "@playwright/test";
+import { makePaidCall } from "./support";
+
+const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
+
+test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
+  const call = await makePaidCall("explore me");
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(call.receiptHeader);
+  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
+  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
+  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("transfer of 0.001 USDC");
+  await expect(page.getByTestId("check-payer_matches")).toContainText("signed and paid");
+  await page.screenshot({ path: "test-results/screenshots/explorer.png", fullPage: true });
+
+  await page.getByTestId("hosted-button").click();
+  await expect(page.getByTestId("hosted-signature")).toHaveAttribute("data-valid", "true");
+});
+
+test("one changed character in the response fails response_hash_ok with its reason", async ({ page }) => {
+  const call = await makePaidCall("tamper with me");
+  const tampered = structuredClone(call.response);
+  tampered.choices[0]!.message.content = `${tampered.choices[0]!.message.content.slice(0, -1)}?`;
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(JSON.stringify(call.receipt));
+  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
+  await page.getByTestId("response-input").fill(JSON.stringify(tampered));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("Verification failed");
+  await expect(page.getByTestId("check-response_hash_ok")).toHaveAttribute("data-pass", "false");
+  await expect(page.getByTestId("check-response_hash_ok")).toContainText("differs");
+  await expect(page.getByTestId("check-prompt_hash_ok")).toHaveAttribute("data-pass", "true");
+});
+
+test("a permalink id alone shows the signature-only result and no green badge", async ({ page }) => {
+  const call = await makePaidCall("permalink me");
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(call.receipt.inference_id);
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("signature-only-note")).toContainText("hashes were not checked");
+  await expect(page.getByTestId("overall")).toHaveCount(0);
+  await expect(page.getByTestId("check-service_signature_ok")).toHaveAttribute("data-pass", "true");
+
+  await page.goto(`/r/${call.receipt.inference_id}`);
+  await expect(page.getByTestId("receipt-fields")).toContainText(call.receipt.inference_id);
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("check-service_signature_ok")).toHaveAttribute("data-pass", "true");
+  await page.screenshot({ path: "test-results/screenshots/permalink.png", fullPage: true });
+});

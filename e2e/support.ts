@@ -1,0 +1,31 @@
+// Node-side helpers for the browser specs: a fresh agent funded on the e2e local chain pays for a real call.
+import { createKeyPairSignerFromBytes } from "@solana/kit";
+import { createPayingFetch } from "../server/agent/paying-fetch";
+import { generateKeypair } from "../server/keys/parse-secret-key";
+
+export const BASE = "http://localhost:3210";
+export const DEVNET_RPC = "http://127.0.0.1:18999";
+const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+
+/** Makes one real paid call on the local chain; returns what a user would paste. */
+export async function makePaidCall(prompt: string) {
+  const kp = generateKeypair();
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+  const fund = await fetch(DEVNET_RPC, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "localnet_fund", params: [signer.address, { usdcUnits: "1000000" }] }),
+  });
+  if (!fund.ok) throw new Error("funding failed");
+  const messages = [{ role: "user", content: prompt }];
+  const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "local/echo-1", messages }),
+  });
+  if (res.status !== 200) throw new Error(`paid call answered ${res.status}`);
+  const response = (await res.json()) as { choices: { message: { content: string } }[] };
+  const receiptHeader = res.headers.get("x-service-receipt")!;
+  const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as { inference_id: string };
+  return { messages, response, receiptHeader, receipt };
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from "@playwright/test";
+
+// The browser suite: Debian's chromium (never a downloaded browser), against the whole offline stack started by
+// e2e/start-server.ts (PostgreSQL + local chain + Next), on its own ports.
+export const E2E_PORT = 3210;
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  timeout: 90_000,
+  workers: 1,
+  reporter: [["list"], ["json", { outputFile: "test-results/e2e-results.json" }]],
+  outputDir: "test-results/e2e",
+  use: {
+    baseURL: `http://localhost:${E2E_PORT}`,
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+    screenshot: "only-on-failure",
+  },
+  webServer: {
+    command: "npx tsx e2e/start-server.ts",
+    url: `http://localhost:${E2E_PORT}/api/v1/operator-key`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+  },
+});

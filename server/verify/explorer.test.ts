@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { generateKeypair } from "../keys/parse-secret-key";
+import { signDocument } from "../receipts/sign-receipt";
+import { readExplorerInput, readTextOrJson, verifyVerdictSignature } from "./explorer";
+
+describe("readExplorerInput()", () => {
+  const id = "7e235f9d-78fc-43c5-afea-c469724a69f1";
+  it("reads ids, tx signatures and permalinks as something to fetch", () => {
+    expect(readExplorerInput(id)).toEqual({ kind: "id", id });
+    expect(readExplorerInput(`http://localhost:3000/r/${id}`)).toEqual({ kind: "id", id });
+    expect(readExplorerInput(`https://x.example/api/v1/receipts/${id}?a=1`)).toEqual({ kind: "id", id });
+    const sig = "5gMvA8YJrkbtBoRZHPwYAyqVqEYPFPq8e7DEFGsB7Wr5jKLNm2pQ9ZYDVTHbV3uXk1nWnpkbX7vRz9aGqFvw8sZP";
+    expect(readExplorerInput(sig)).toEqual({ kind: "id", id: sig });
+  });
+
+  it("reads receipt JSON and the base64 header form", () => {
+    expect(readExplorerInput('{"v":2}')).toEqual({ kind: "receipt", receipt: { v: 2 } });
+    expect(readExplorerInput(Buffer.from('{"v":2}').toString("base64"))).toEqual({ kind: "receipt", receipt: { v: 2 } });
+  });
+
+  it.each([[""], ["hello there"], ["[1,2]"], ["http://x/r/not-an-id"]])("rejects malformed input %j", (text) => {
+    expect(readExplorerInput(text).kind).toBe("invalid");
+  });
+});
+
+describe("readTextOrJson()", () => {
+  it("reads JSON, falls back to text, and treats blank as absent", () => {
+    expect(readTextOrJson('[{"role":"user","content":"x"}]')).toEqual([{ role: "user", content: "x" }]);
+    expect(readTextOrJson("plain words")).toBe("plain words");
+    expect(readTextOrJson("  ")).toBeUndefined();
+  });
+});
+
+describe("verifyVerdictSignature()", () => {
+  it("accepts a verdict signed by the verifier key and rejects a tampered one or another key", () => {
+    const key = generateKeypair();
+    const verdict = signDocument({ v: 1, ok: true, receipt_signature: "x" }, "verifier_signature", key);
+    expect(verifyVerdictSignature(verdict, key.publicKeyBase58)).toBe(true);
+    expect(verifyVerdictSignature({ ...verdict, ok: false }, key.publicKeyBase58)).toBe(false);
+    expect(verifyVerdictSignature(verdict, generateKeypair().publicKeyBase58)).toBe(false);
+    expect(verifyVerdictSignature({ v: 1 }, key.publicKeyBase58)).toBe(false);
+  });
+});

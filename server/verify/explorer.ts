@@ -1,0 +1,80 @@
+// What the receipt explorer runs in the browser: read what a person pasted (receipt JSON, the base64 header, an id
+// or a permalink), verify with everything given (signature only when no texts), and check a hosted verdict's
+// signature. Pure and browser-safe.
+import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { canonicalJson } from "./canonical-json";
+import { verifyEd25519 } from "./ed25519";
+import type { FetchLike } from "./json-rpc";
+import { parseReceiptText } from "./parse-receipt";
+import { verifyReceipt, verifySignatureOnly, type CheckName } from "./verify-receipt";
+
+export type ExplorerInput = { kind: "receipt"; receipt: Record<string, unknown> } | { kind: "id"; id: string } | { kind: "invalid"; reason: string };
+
+const ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[1-9A-HJ-NP-Za-km-z]{64,90}|0x[0-9a-fA-F]{64})$/i;
+
+/** Classifies the receipt box: a receipt (JSON or base64), or an id / tx signature / permalink to fetch. */
+export function readExplorerInput(text: string): ExplorerInput {
+  const trimmed = text.trim();
+  if (!trimmed) return { kind: "invalid", reason: "paste a receipt, an X-Service-Receipt value, a receipt id or a permalink" };
+  const permalink = /\/(?:r|api\/v1\/receipts)\/([^/?#\s]+)\/?(?:[?#].*)?$/.exec(trimmed);
+  if (permalink?.[1] && ID.test(decodeURIComponent(permalink[1]))) return { kind: "id", id: decodeURIComponent(permalink[1]) };
+  if (ID.test(trimmed)) return { kind: "id", id: trimmed };
+  const parsed = parseReceiptText(trimmed);
+  return parsed.ok ? { kind: "receipt", receipt: parsed.receipt } : { kind: "invalid", reason: "this is neither receipt JSON, a base64 receipt, nor a receipt id" };
+}
+
+/** Reads an optional prompt or response box: JSON when it parses, else the text; undefined when empty. */
+export function readTextOrJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export interface ExplorerVerdict {
+  mode: "full" | "signature-only";
+  ok: boolean;
+  checks: Partial<Record<CheckName, boolean>>;
+  reasons: Partial<Record<CheckName, string>>;
+  operatorKey: string;
+}
+
+/** Full verification when both texts are given, else signature-only (which proves who minted it, nothing more). */
+export async function verifyForExplorer(input: {
+  receipt: Record<string, unknown>;
+  prompt: unknown;
+  response: unknown;
+  operatorKey: string;
+  rpcByNetwork: Record<string, string>;
+  rpcOverride?: string;
+  fetch?: FetchLike;
+}): Promise<ExplorerVerdict> {
+  if (input.prompt === undefined || input.response === undefined) {
+    const r = await verifySignatureOnly({ receipt: input.receipt, operatorKey: input.operatorKey, ...(input.fetch ? { fetch: input.fetch } : {}) });
+    return { mode: "signature-only", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
+  }
+  const network = (input.receipt.payment as { network?: unknown } | undefined)?.network;
+  const advertised = typeof network === "string" ? Object.entries(input.rpcByNetwork).find(([caip2]) => network.startsWith(caip2))?.[1] : undefined;
+  const rpc = input.rpcOverride?.trim() || advertised;
+  const r = await verifyReceipt({
+    receipt: input.receipt,
+    prompt: input.prompt,
+    response: input.response,
+    operatorKey: input.operatorKey,
+    ...(rpc ? { rpc } : {}),
+    ...(input.fetch ? { fetch: input.fetch } : {}),
+  });
+  return { mode: "full", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
+}
+
+/** True when a hosted verdict's `verifier_signature` is valid under `verifierKey`. */
+export function verifyVerdictSignature(verdict: Record<string, unknown>, verifierKey: string): boolean {
+  const { verifier_signature: signature, ...rest } = verdict;
+  try {
+    return verifyEd25519(utf8ToBytes(canonicalJson(rest)), signature, verifierKey);
+  } catch {
+    return false;
+  }
+}
