@@ -5,6 +5,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { E2E_OPERATOR } from "./test-wallet";
+import { generateKeypair } from "../server/keys/parse-secret-key";
 
 const ADMIN = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const name = `signet_e2e_${Date.now().toString(36)}`;
@@ -30,6 +32,8 @@ const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.m
     DATABASE_URL: url.toString(),
     SERVICE_BASE_URL: "http://localhost:3210",
     X402_FLAT_PRICE_USDC: "0.001",
+    SERVICE_OPERATOR_PUBKEYS: E2E_OPERATOR.publicKeyBase58,
+    SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58,
     LOG_LEVEL: "warn",
   },
 });

@@ -1,0 +1,221 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useWallet } from "@solana/wallet-adapter-react";
+import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
+import { useState } from "react";
+import { signInWithWallet } from "@/server/operator-auth/sign-in-client";
+import { useTRPC } from "@/server/trpc/client/trpc-react";
+
+export function OperatorDashboard() {
+  const trpc = useTRPC();
+  const whoami = useQuery(trpc.dashboard.whoami.queryOptions());
+  if (whoami.isLoading) return <p>Loading…</p>;
+  if (!whoami.data) return <SignIn onSignedIn={() => void whoami.refetch()} />;
+  return (
+    <div className="space-y-8">
+      <p className="text-sm text-slate-600">
+        Signed in as <code data-testid="operator-pubkey">{whoami.data.pubkey}</code>
+      </p>
+      <KillSwitch />
+      <Figures />
+      <FeePayer />
+      <SettingsEditor />
+      <AuditLog />
+      <RecentCalls />
+    </div>
+  );
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const { publicKey, signMessage } = useWallet();
+  const [error, setError] = useState<string | null>(null);
+  async function signIn() {
+    if (!publicKey || !signMessage) return;
+    const outcome = await signInWithWallet(publicKey.toBase58(), signMessage);
+    if (outcome.ok) onSignedIn();
+    else setError(outcome.message);
+  }
+  return (
+    <div className="space-y-3">
+      <p>Operators sign in by signing a one-time challenge with their wallet.</p>
+      <WalletMultiButton />
+      {publicKey && (
+        <button data-testid="sign-in-button" className="block rounded bg-slate-900 px-4 py-2 text-white" onClick={() => void signIn()}>
+          Sign in with this wallet
+        </button>
+      )}
+      {error && <p data-testid="sign-in-error" className="text-red-700">{error}</p>}
+    </div>
+  );
+}
+
+function useSettings() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const settings = useQuery(trpc.settings.get.queryOptions());
+  const set = useMutation(
+    trpc.settings.set.mutationOptions({
+      onSuccess: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.settings.audit.queryKey() });
+      },
+    }),
+  );
+  return { settings, set };
+}
+
+function KillSwitch() {
+  const { settings, set } = useSettings();
+  const enabled = settings.data?.find((s) => s.key === "SERVICE_MAINNET_ENABLED")?.value === "true";
+  function toggle() {
+    const next = enabled ? "false" : "true";
+    if (!window.confirm(enabled ? "Turn mainnet OFF? Mainnet calls will answer 503 from the next request." : "Turn mainnet ON? Real money will move.")) return;
+    set.mutate({ key: "SERVICE_MAINNET_ENABLED", value: next });
+  }
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Mainnet kill switch</h2>
+      <p className="my-2">
+        Mainnet is <strong data-testid="mainnet-state">{enabled ? "ON" : "OFF"}</strong>.
+      </p>
+      <button data-testid="kill-switch" className={`rounded px-4 py-2 text-white ${enabled ? "bg-red-700" : "bg-green-700"}`} onClick={toggle}>
+        {enabled ? "Turn mainnet off" : "Turn mainnet on"}
+      </button>
+    </section>
+  );
+}
+
+function SettingsEditor() {
+  const { settings, set } = useSettings();
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  async function save(key: string) {
+    const value = drafts[key] ?? settings.data?.find((s) => s.key === key)?.value ?? "";
+    const outcome = await set.mutateAsync({ key, value });
+    setErrors((e) => ({ ...e, [key]: outcome.ok ? "" : outcome.message }));
+  }
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Settings</h2>
+      <div className="mt-2 space-y-2">
+        {settings.data?.map((s) => (
+          <div key={s.key} className="grid grid-cols-[18rem_1fr_auto] items-start gap-2 text-sm">
+            <label htmlFor={`setting-${s.key}`} className="pt-1 font-mono">{s.key}</label>
+            <div>
+              <input
+                id={`setting-${s.key}`}
+                data-testid={`setting-${s.key}`}
+                className="w-full rounded border p-1 font-mono"
+                defaultValue={s.value}
+                onChange={(e) => setDrafts((d) => ({ ...d, [s.key]: e.target.value }))}
+              />
+              {errors[s.key] && <p data-testid={`setting-error-${s.key}`} className="text-red-700">{errors[s.key]}</p>}
+            </div>
+            <button data-testid={`save-${s.key}`} className="rounded border px-2 py-1" onClick={() => void save(s.key)}>
+              Save
+            </button>
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function AuditLog() {
+  const trpc = useTRPC();
+  const audit = useQuery(trpc.settings.audit.queryOptions({ limit: 50 }));
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Audit log</h2>
+      <table data-testid="audit-log" className="mt-2 w-full text-left text-xs">
+        <thead><tr><th>when</th><th>who</th><th>setting</th><th>old → new</th></tr></thead>
+        <tbody>
+          {audit.data?.map((a) => (
+            <tr key={a.id} data-testid="audit-row">
+              <td>{a.at}</td><td className="font-mono">{a.actor.slice(0, 8)}…</td><td className="font-mono">{a.key}</td><td className="font-mono">{a.oldValue ?? "(default)"} → {a.newValue}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Figures() {
+  const trpc = useTRPC();
+  const figures = useQuery(trpc.dashboard.figures.queryOptions(undefined, { refetchInterval: 10_000 }));
+  const hourly = figures.data?.hourly ?? [];
+  const max = Math.max(1, ...hourly.map((h) => h.calls));
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Live figures</h2>
+      <table data-testid="figures" className="mt-2 w-full text-left text-sm">
+        <thead><tr><th>network</th><th>paid calls</th><th>settle ok</th><th>prepaid</th><th>received</th><th>upstream cost</th><th>margin</th><th>failures</th></tr></thead>
+        <tbody>
+          {figures.data?.networks.map((n) => (
+            <tr key={n.network}>
+              <td className="font-mono text-xs">{n.network.slice(0, 20)}…</td><td>{n.paidCalls}</td><td>{n.settleOk}</td><td>{n.prepaidCalls}</td>
+              <td>{n.receivedUsdc}</td><td>{n.upstreamCostUsdc}</td><td>{n.marginUsdc}</td>
+              <td className="text-xs">{n.failures.map((f) => `${f.stage}/${f.reason}: ${f.count}`).join(", ") || "none"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {figures.data && (
+        <p className="mt-2 text-sm">Grants today: {figures.data.grantsToday.count} ({figures.data.grantsToday.usdc} of {figures.data.grantsToday.budgetUsdc} USDC budget)</p>
+      )}
+      <svg role="img" aria-label="calls per hour" className="mt-3 h-24 w-full" viewBox={`0 0 ${Math.max(24, hourly.length) * 10} 100`} preserveAspectRatio="none">
+        {hourly.map((h, i) => (
+          <rect key={`${h.hour}-${h.network}`} x={i * 10 + 1} width={8} y={100 - (h.calls / max) * 100} height={(h.calls / max) * 100} className="fill-slate-700">
+            <title>{`${h.hour} ${h.network}: ${h.calls}`}</title>
+          </rect>
+        ))}
+      </svg>
+    </section>
+  );
+}
+
+function FeePayer() {
+  const trpc = useTRPC();
+  const health = useQuery(trpc.dashboard.feePayer.queryOptions());
+  const style = { ok: "bg-green-100 text-green-800", warn: "bg-amber-100 text-amber-900", alert: "bg-red-100 text-red-800", unreachable: "bg-slate-200" };
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Fee payer</h2>
+      <ul className="mt-2 space-y-1 text-sm">
+        {health.data?.map((h) => (
+          <li key={h.network} data-testid="fee-payer">
+            <span className={`rounded px-2 ${style[h.level]}`}>{h.level}</span> {h.label}: {h.sol === null ? "unreachable" : `${h.sol} SOL`} (warn under 0.5, alert under 0.1)
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function RecentCalls() {
+  const trpc = useTRPC();
+  const [cursors, setCursors] = useState<({ createdAt: string; id: string } | null)[]>([null]);
+  const cursor = cursors.at(-1) ?? null;
+  const page = useQuery(trpc.dashboard.recentCalls.queryOptions({ cursor, limit: 10 }));
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Recent calls</h2>
+      <table data-testid="recent-calls" className="mt-2 w-full text-left text-xs">
+        <thead><tr><th>when</th><th>agent</th><th>network</th><th>model</th><th>price</th><th>cost</th><th>latency</th><th>status</th><th>receipt</th></tr></thead>
+        <tbody>
+          {page.data?.items.map((c) => (
+            <tr key={c.id}>
+              <td>{c.createdAt}</td><td className="font-mono">{c.agent.slice(0, 8)}…</td><td className="font-mono">{c.network.slice(0, 14)}…</td><td>{c.model}</td>
+              <td>{c.priceUsdc ?? "prepaid"}</td><td>{c.costUsdc}</td><td>{c.latencyMs} ms</td><td>{c.status}</td><td><a className="text-blue-700 underline" href={c.receiptUrl}>receipt</a></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="mt-2 flex gap-2 text-sm">
+        <button className="rounded border px-2" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>Newer</button>
+        <button className="rounded border px-2" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>Older</button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+"use client";
+import { useWallet } from "@solana/wallet-adapter-react";
+import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
+import { useState } from "react";
+import { claimGrantWithWallet, type GrantOutcome } from "@/server/grants/grant-client";
+
+export function GrantClaim() {
+  const { publicKey, signMessage } = useWallet();
+  const [outcome, setOutcome] = useState<GrantOutcome | null>(null);
+  const [busy, setBusy] = useState(false);
+  const pubkey = publicKey?.toBase58();
+
+  async function claim() {
+    if (!pubkey || !signMessage) return;
+    setBusy(true);
+    setOutcome(await claimGrantWithWallet(pubkey, signMessage));
+    setBusy(false);
+  }
+
+  return (
+    <div className="space-y-4">
+      <WalletMultiButton />
+      {pubkey && (
+        <div className="space-y-3">
+          <p className="text-sm">
+            Connected: <code data-testid="grant-wallet">{pubkey}</code>
+          </p>
+          <button data-testid="claim-button" className="rounded bg-slate-900 px-4 py-2 text-white disabled:opacity-50" disabled={busy || !signMessage} onClick={() => void claim()}>
+            {busy ? "Waiting for your wallet…" : "Sign and claim my grant"}
+          </button>
+        </div>
+      )}
+      {outcome?.ok === true && (
+        <section data-testid="grant-success" className="space-y-2 rounded border bg-white p-4 text-sm">
+          <p className="font-semibold text-green-800">
+            Granted {outcome.grantedUsdc} USDC. Your balance is <span data-testid="grant-balance">{outcome.balanceUsdc}</span> USDC on {outcome.network}.
+          </p>
+          <p>Next, spend it with a signed prepaid call:</p>
+          <pre className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">npm run -s signet -- infer &quot;hello&quot; --keypair your-key.json</pre>
+          <pre className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">{`body='{"model":"local/echo-1","prompt":"hello","nonce":"<16+ chars>","timestamp":<unix ms>}'
+# sign "POST /api/v1/inference\\n$body" with your key (base58 Ed25519), then:
+curl -X POST ${typeof window === "undefined" ? "" : window.location.origin}/api/v1/inference \\
+  -H "X-Agent-Pubkey: ${pubkey}" -H "X-Agent-Signature: <signature>" --data "$body"`}</pre>
+        </section>
+      )}
+      {outcome?.ok === false && (
+        <p data-testid="grant-error" data-code={outcome.code} className="rounded bg-red-50 p-3 text-red-800">
+          {outcome.sentence}
+        </p>
+      )}
+    </div>
+  );
+}
