@@ -19,8 +19,11 @@ for (const [prefix, bits] of [
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv4");
 }
-// IPv6: unspecified, loopback, unique-local (incl. fd00:ec2::254 metadata), link-local, multicast, documentation.
-for (const [prefix, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["2001:db8::", 32]] as const) {
+// IPv6: IPv4-compatible (incl. unspecified and loopback), local-use NAT64, unique-local (incl. fd00:ec2::254
+// metadata), link-local, multicast, documentation.
+for (const [prefix, bits] of [
+  ["::", 96], ["64:ff9b:1::", 48], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["2001:db8::", 32],
+] as const) {
   blocked.addSubnet(prefix, bits, "ipv6");
 }
 
@@ -29,13 +32,43 @@ export function isBlockedAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 4) return blocked.check(address, "ipv4");
   if (family === 6) {
-    const lower = address.toLowerCase();
-    // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) forms carry an IPv4 address: judge that one.
-    const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
+    const unzoned = address.toLowerCase().replace(/%.*$/, "");
+    // SECURITY: IPv4-mapped (::ffff:0:0/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses reach the IPv4
+    // address they carry: judge that one. Parse the bytes, since `new URL` writes [::ffff:127.0.0.1] as
+    // [::ffff:7f00:1] and [64:ff9b::10.0.0.1] as [64:ff9b::a00:1].
+    const embedded = embeddedIpv4(ipv6Bytes(unzoned));
     if (embedded) return blocked.check(embedded, "ipv4");
-    return blocked.check(lower, "ipv6");
+    return blocked.check(unzoned, "ipv6");
   }
   return true;
+}
+
+/** The 16 bytes of an IPv6 address that net.isIP already accepted (zone id removed). */
+function ipv6Bytes(address: string): Uint8Array {
+  const bytes = new Uint8Array(16);
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) text = `${text.slice(0, dotted.index)}0:0`;
+  const [head = "", tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  groups.forEach((group, i) => {
+    const value = parseInt(group, 16);
+    bytes[2 * i] = value >> 8;
+    bytes[2 * i + 1] = value & 0xff;
+  });
+  if (dotted) bytes.set(dotted.slice(1, 5).map(Number), 12);
+  return bytes;
+}
+
+function embeddedIpv4(b: Uint8Array): string | null {
+  const startsWith = (prefix: number[]) => prefix.every((v, i) => b[i] === v);
+  if (startsWith([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) || startsWith([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) {
+    return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+  }
+  if (b[0] === 0x20 && b[1] === 0x02) return `${b[2]}.${b[3]}.${b[4]}.${b[5]}`;
+  return null;
 }
 
 export interface GuardedFetchOptions {
@@ -107,9 +140,16 @@ function guardedFetch(input: string, init: RequestInit, opts: GuardedFetchOption
         });
         res.on("end", () => {
           const status = res.statusCode ?? 502;
-          const responseHeaders = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") responseHeaders.set(k, v);
-          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+          // SECURITY: a status a Response cannot carry (1xx, 600-999) or a body on a null-body status made this
+          // listener throw: an uncaught exception any caller could trigger with their `endpoint`. Refuse instead.
+          try {
+            const responseHeaders = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") responseHeaders.set(k, v);
+            const nullBody = status === 204 || status === 205 || status === 304;
+            resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+          } catch {
+            reject(new VerifierFetchError("fetch_refused", `${url.host} answered with unusable HTTP status ${status}`));
+          }
         });
         res.on("error", reject);
       },

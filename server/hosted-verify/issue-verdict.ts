@@ -48,7 +48,11 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
       ),
     ]);
   } catch (err) {
-    if (err instanceof VerifierFetchError) throw new AppError("upstream_error", err.message, { reason: err.reason });
+    if (err instanceof VerifierFetchError) {
+      // SECURITY: the service's own RPC URL often carries a provider API key; only a caller-chosen `rpc` is echoed.
+      const message = rpc && !request.rpc ? err.message.split(rpc).join("the service's chain RPC") : err.message;
+      throw new AppError("upstream_error", message, { reason: err.reason });
+    }
     if (err instanceof VerifyInputError) throw new AppError("invalid_request", err.message, { detail: "receipt" });
     throw err;
   } finally {

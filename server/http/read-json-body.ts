@@ -10,7 +10,7 @@ export async function readBodyText(req: Request, maxBytes = DEFAULT_MAX_BODY_BYT
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new AppError("invalid_request", "request body is not valid UTF-8");
+    throw new AppError("invalid_request", "request body is not valid UTF-8", { detail: "body" });
   }
 }
 

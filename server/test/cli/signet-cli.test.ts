@@ -1,69 +1,209 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+// The `signet` CLI as users run it: `node bin/signet.mjs …` from the repo root, one child process per call, over every
+// public vector. Exit codes: 0 ok, 1 not ok, 2 usage or fetch error (one line on stderr).
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSecretKey } from "../../keys/parse-secret-key";
+import { isBase58PublicKey } from "../../verify";
+import { closedPort, startServer, type LocalServer } from "../verify/local-servers";
+import { assertVectorsPresent, expectedChecks, readVector, REPO_ROOT, vectorNames } from "../verify/vectors";
 
-const ROOT = path.resolve(__dirname, "../../..");
-const VECTORS = path.resolve(ROOT, "../shared/conformance/sir-v2");
-const signet = (args: string[]) => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, "bin/signet.mjs"), ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-cli-")) } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-};
-const folders = existsSync(VECTORS) ? readdirSync(VECTORS).sort() : [];
+const scratch = mkdtempSync(path.join(tmpdir(), "signet-cli-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let fileCount = 0;
+function scratchFile(name: string, content?: string): string {
+  const file = path.join(scratch, `${fileCount++}-${name}`);
+  if (content !== undefined) writeFileSync(file, content);
+  return file;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in a child process (async, so servers in this process can answer it). */
+function signet(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A usage or fetch error: exit 2, nothing on stdout, exactly one `signet: …` line on stderr. */
+function expectUsageError(r: Run, reason?: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe("");
+  const lines = r.stderr.trimEnd().split("\n");
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^signet: \S/);
+  if (reason) expect(lines[0]).toMatch(reason);
+}
+
+function verifyArgs(name: string, receiptFile?: string): string[] {
+  const v = readVector(name);
+  return [
+    "verify",
+    "--receipt", receiptFile ?? path.join(v.dir, "receipt.json"),
+    "--prompt", path.join(v.dir, "request.json"),
+    "--response", path.join(v.dir, "response.json"),
+    "--operator-key", v.operatorKey,
+    "--offline",
+  ];
+}
+
+/** The library result the CLI prints, checked against a vector's expected booleans offline. */
+function expectOfflineResult(name: string, r: Run): void {
+  const v = readVector(name);
+  const want = expectedChecks(v, { online: false });
+  const result = JSON.parse(r.stdout) as { ok: boolean; checks: Record<string, boolean>; operatorKey: string };
+  expect(result.checks).toEqual(want);
+  expect(result.operatorKey).toBe(v.operatorKey);
+  expect(result.ok).toBe(Object.values(want).every(Boolean));
+  expect(r.code, r.stderr).toBe(v.expected.ok === true ? 0 : 1);
+  expect(r.stderr).toBe("");
+}
+
+const base64Receipt = (name: string) =>
+  scratchFile(`${name}.b64`, `${Buffer.from(readFileSync(path.join(readVector(name).dir, "receipt.json"))).toString("base64")}\n`);
 
 describe("signet verify", () => {
-  it("finds the public vectors", () => {
-    expect(folders.length).toBeGreaterThan(0);
+  it("finds the vectors folder with at least one vector", () => {
+    assertVectorsPresent();
   });
 
-  it.each(folders)("verifies vector %s offline with the expected booleans and exit code", (name) => {
-    const dir = path.join(VECTORS, name);
-    const expected = JSON.parse(readFileSync(path.join(dir, "expected.json"), "utf8")) as { checks: Record<string, boolean | string>; ok: unknown };
-    const key = readFileSync(path.join(dir, "operator-pubkey.txt"), "utf8").trim();
-    const r = signet(["verify", "--receipt", path.join(dir, "receipt.json"), "--prompt", path.join(dir, "request.json"), "--response", path.join(dir, "response.json"), "--operator-key", key, "--offline"]);
-    const out = JSON.parse(r.stdout) as { ok: boolean; checks: Record<string, boolean> };
-    for (const [check, want] of Object.entries(expected.checks)) expect(out.checks[check], check).toBe(want === "skip-offline" ? false : want);
-    expect(r.code).toBe(expected.ok === true ? 0 : 1);
+  it.each(vectorNames())("verifies vector %s offline with a pinned key: the expected booleans and exit code", async (name) => {
+    expectOfflineResult(name, await signet(verifyArgs(name)));
   });
 
-  it("accepts the base64 X-Service-Receipt form, and --signature-only with just a receipt", () => {
-    const dir = path.join(VECTORS, "prepaid-001");
-    const b64 = path.join(mkdtempSync(path.join(tmpdir(), "signet-cli-")), "receipt.b64");
-    writeFileSync(b64, Buffer.from(readFileSync(path.join(dir, "receipt.json"))).toString("base64"));
-    const key = readFileSync(path.join(dir, "operator-pubkey.txt"), "utf8").trim();
-    const full = signet(["verify", "--receipt", b64, "--prompt", path.join(dir, "request.json"), "--response", path.join(dir, "response.json"), "--operator-key", key]);
-    expect(full.code).toBe(0);
-    const sigOnly = signet(["verify", "--receipt", b64, "--operator-key", key, "--signature-only"]);
-    expect(sigOnly.code).toBe(0);
-    expect(JSON.parse(sigOnly.stdout)).toMatchObject({ ok: true, checks: { service_signature_ok: true } });
+  it.each(vectorNames())("reads vector %s from the base64 X-Service-Receipt form with the same result", async (name) => {
+    expectOfflineResult(name, await signet(verifyArgs(name, base64Receipt(name))));
   });
 
-  it.each([
-    ["no --receipt", ["verify"]],
-    ["an unreadable file", ["verify", "--receipt", "/nonexistent", "--signature-only", "--operator-key", "8MX7BMkwGCmog9VodYeo7YAcZKyyYBuoQybeDMyQFZbS"]],
-    ["an unknown flag", ["verify", "--bogus"]],
-    ["an unreachable endpoint", ["verify", "--receipt", path.join(VECTORS, "prepaid-001", "receipt.json"), "--signature-only", "--endpoint", "http://127.0.0.1:1"]],
-    ["an unknown command", ["frobnicate"]],
-  ])("exits 2 with a one-line reason for %s", (_label, args) => {
-    const r = signet(args);
-    expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")[0]).toMatch(/^(signet: |usage:)/);
-    expect(r.stdout).toBe("");
+  it.each(vectorNames())("checks only the signature of vector %s with --signature-only and just a receipt", async (name) => {
+    const v = readVector(name);
+    const r = await signet(["verify", "--receipt", path.join(v.dir, "receipt.json"), "--operator-key", v.operatorKey, "--signature-only"]);
+    const want = v.expected.checks.service_signature_ok === true;
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: want, checks: { service_signature_ok: want }, operatorKey: v.operatorKey });
+    expect(Object.keys((JSON.parse(r.stdout) as { checks: object }).checks)).toEqual(["service_signature_ok"]);
+    expect(r.code).toBe(want ? 0 : 1);
+  });
+
+  describe("fetching the operator key from --endpoint", () => {
+    let service: LocalServer;
+    const v = () => readVector(vectorNames().find((n) => readVector(n).expected.checks.service_signature_ok === true) ?? "prepaid-001");
+    beforeAll(async () => {
+      service = await startServer((req, _body, res) => {
+        if (req.url === "/api/v1/operator-key") {
+          return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ pubkey: v().operatorKey, algorithm: "ed25519", encoding: "base58" }));
+        }
+        res.writeHead(404).end();
+      });
+    });
+    afterAll(() => service.close());
+
+    it("uses the key the endpoint serves", async () => {
+      const r = await signet(["verify", "--receipt", path.join(v().dir, "receipt.json"), "--endpoint", service.url, "--signature-only"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, operatorKey: v().operatorKey });
+      expect(service.hits.at(-1)?.url).toBe("/api/v1/operator-key");
+    });
+
+    it("exits 2 with one line when the endpoint has no operator key (404)", async () => {
+      expectUsageError(await signet(["verify", "--receipt", path.join(v().dir, "receipt.json"), "--endpoint", `${service.url}/nothing`, "--signature-only"]));
+    });
+  });
+
+  describe("rejects malformed input", () => {
+    const anyVector = () => readVector(vectorNames()[0] ?? "prepaid-001");
+
+    it("exits 2 with one line when --receipt is missing", async () => {
+      expectUsageError(await signet(["verify"]), /--receipt/);
+    });
+
+    it("exits 2 with one line when the receipt file cannot be read", async () => {
+      const missing = path.join(scratch, "does-not-exist.json");
+      expectUsageError(await signet(["verify", "--receipt", missing, "--signature-only", "--operator-key", anyVector().operatorKey]), /cannot read receipt file/);
+    });
+
+    it("exits 2 with one line when the prompt file cannot be read", async () => {
+      const v = anyVector();
+      const args = ["verify", "--receipt", path.join(v.dir, "receipt.json"), "--prompt", path.join(scratch, "nope.json"), "--response", path.join(v.dir, "response.json"), "--operator-key", v.operatorKey];
+      expectUsageError(await signet(args), /cannot read prompt file/);
+    });
+
+    it.each([
+      ["text that is neither JSON nor base64", "this is not a receipt"],
+      ["a JSON array", "[1,2,3]"],
+    ])("exits 2 with one line when the receipt file holds %s", async (_label, content) => {
+      expectUsageError(await signet(["verify", "--receipt", scratchFile("bad-receipt", content), "--signature-only", "--operator-key", anyVector().operatorKey]));
+    });
+
+    it("exits 2 with one line when --operator-key is not a base58 public key", async () => {
+      expectUsageError(await signet(["verify", "--receipt", path.join(anyVector().dir, "receipt.json"), "--signature-only", "--operator-key", "not-a-key"]));
+    });
+
+    it("exits 2 with one line when --prompt and --response are missing without --signature-only", async () => {
+      expectUsageError(await signet(["verify", "--receipt", path.join(anyVector().dir, "receipt.json"), "--operator-key", anyVector().operatorKey]), /--prompt/);
+    });
+
+    it("exits 2 with one line for an unknown flag", async () => {
+      expectUsageError(await signet(["verify", "--bogus"]));
+    });
+
+    it("exits 2 with one line when the endpoint is unreachable and no key is pinned", async () => {
+      const v = anyVector();
+      const endpoint = `http://127.0.0.1:${await closedPort()}`;
+      const args = ["verify", "--receipt", path.join(v.dir, "receipt.json"), "--prompt", path.join(v.dir, "request.json"), "--response", path.join(v.dir, "response.json"), "--endpoint", endpoint, "--offline"];
+      expectUsageError(await signet(args), /could not be reached/);
+    });
+
+    it("exits 2 with the usage for an unknown command", async () => {
+      const r = await signet(["frobnicate"]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.split("\n")[0]).toBe("signet: unknown command frobnicate");
+    });
   });
 });
 
 describe("signet keygen", () => {
-  it("writes a Solana CLI keypair whose public key it prints, and never overwrites it", () => {
-    const out = path.join(mkdtempSync(path.join(tmpdir(), "signet-cli-")), "id.json");
-    const r = signet(["keygen", "--out", out]);
-    expect(r.code).toBe(0);
+  it("writes a Solana CLI keypair (64 numbers) to --out and prints its public key", async () => {
+    const out = scratchFile("id.json");
+    const r = await signet(["keygen", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const pubkey = r.stdout.trim();
+    expect(isBase58PublicKey(pubkey)).toBe(true);
     const bytes = JSON.parse(readFileSync(out, "utf8")) as number[];
     expect(bytes).toHaveLength(64);
-    expect(parseSecretKey(readFileSync(out, "utf8")).publicKeyBase58).toBe(r.stdout.trim());
-    const again = signet(["keygen", "--out", out]);
-    expect(again.code).toBe(2);
-    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual(bytes);
+    expect(bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)).toBe(true);
+    expect(parseSecretKey(readFileSync(out, "utf8")).publicKeyBase58).toBe(pubkey);
+    expect(statSync(out).mode & 0o077).toBe(0);
+  });
+
+  it("refuses to overwrite an existing file: exit 2, one line, the file unchanged", async () => {
+    const out = scratchFile("existing.json", "[1,2,3]");
+    expectUsageError(await signet(["keygen", "--out", out]), /refusing to overwrite/);
+    expect(readFileSync(out, "utf8")).toBe("[1,2,3]");
+  });
+
+  it("rejects malformed input: exits 2 with one line for an unknown flag", async () => {
+    expectUsageError(await signet(["keygen", "--force"]));
   });
 });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { verifyRequestSchema } from "./verify-request-schema";
+
+const KEY = "8MX7BMkwGCmog9VodYeo7YAcZKyyYBuoQybeDMyQFZbS";
+const base = { receipt: { v: 2, extra: { kept: true } }, prompt: [{ role: "user", content: "hi" }], response: { choices: [] } };
+
+describe("verifyRequestSchema", () => {
+  it("accepts every prompt and response form the library reads, and keeps unknown receipt fields", () => {
+    for (const prompt of [base.prompt, { messages: base.prompt }, { prompt: "hi" }, "hi"]) {
+      for (const response of [{ result: "x" }, [{ choices: [] }], "x"]) {
+        const parsed = verifyRequestSchema.parse({ ...base, prompt, response, endpoint: "https://signet.example", operatorKey: KEY, rpc: "http://127.0.0.1:8899" });
+        expect(parsed.receipt).toEqual(base.receipt);
+      }
+    }
+  });
+
+  it.each([
+    [{ ...base, receipt: undefined }, "receipt"],
+    [{ ...base, receipt: [] }, "receipt"],
+    [{ ...base, receipt: { v: 0 } }, "receipt.v"],
+    [{ ...base, receipt: { v: "2" } }, "receipt.v"],
+    [{ ...base, prompt: 5 }, "prompt"],
+    [{ ...base, response: 5 }, "response"],
+    [{ ...base, operatorKey: "nope" }, "operatorKey"],
+    [{ ...base, operatorKey: "1".repeat(44) }, "operatorKey"],
+    [{ ...base, endpoint: "file:///etc/passwd" }, "endpoint"],
+    [{ ...base, endpoint: "javascript:alert(1)" }, "endpoint"],
+    [{ ...base, rpc: "ftp://rpc.example" }, "rpc"],
+    [{ ...base, rpc: `https://rpc.example/${"x".repeat(2100)}` }, "rpc"],
+  ])("rejects malformed input %#, naming %s", (value, field) => {
+    const result = verifyRequestSchema.safeParse(value);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path.join(".")).toBe(field);
+  });
+});
