@@ -10,6 +10,8 @@ const nextConfig = {
     "litesvm",
     "pino",
   ],
+  // The browser suite builds into its own folder, so it never clobbers a running `npm run dev`.
+  distDir: process.env.SIGNET_NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
 };

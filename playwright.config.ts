@@ -24,7 +24,7 @@ export default defineConfig({
     url: `http://localhost:${E2E_PORT}/api/v1/operator-key`,
     timeout: 180_000,
     reuseExistingServer: false,
-    stdout: "ignore",
+    stdout: "pipe",
     stderr: "pipe",
   },
 });

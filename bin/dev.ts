@@ -45,9 +45,12 @@ const demo = loadOrCreateDevKey(demoFile);
 if (isNewDemo) await chains[0]!.fundAccount(demo.publicKeyBase58, { usdcUnits: DEMO_AGENT_USDC_UNITS });
 log(`demo agent ${demo.publicKeyBase58} (${demoFile}); try: npm run -s signet -- chat "hello"`);
 
-log(`starting Next.js on ${cfg.baseUrl}`);
+// SIGNET_NEXT_MODE=start serves a production build (`next build` first) instead of the dev server: the browser
+// suite uses it, since dev-mode Fast Refresh reloads pages while a wallet is connecting.
+const nextMode = process.env.SIGNET_NEXT_MODE === "start" ? "start" : "dev";
+log(`starting Next.js (${nextMode}) on ${cfg.baseUrl}`);
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-const child = spawn(process.execPath, [nextBin, "dev", "--port", String(cfg.PORT)], {
+const child = spawn(process.execPath, [nextBin, nextMode, "--port", String(cfg.PORT)], {
   stdio: "inherit",
   env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
 });

@@ -1,12 +1,21 @@
-// Starts the whole offline stack for the browser suite: a fresh PostgreSQL database, the local chain, the demo agent
-// and Next, through the same launcher as `npm run dev` (bin/dev.ts), on the e2e ports.
-import { spawn } from "node:child_process";
+// Starts the whole offline stack for the browser suite: a fresh PostgreSQL database, the local chains, the demo agent
+// and a production build of Next (`next build`, then `next start`), through the same launcher as `npm run dev`
+// (bin/dev.ts), on the e2e ports. Production mode because dev-mode Fast Refresh reloads pages mid-connect, and
+// because it is what operators run: production refuses to start without keys, so this passes test-only ones.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import bs58 from "bs58";
 import pg from "pg";
 import { E2E_OPERATOR } from "./test-wallet";
 import { generateKeypair } from "../server/keys/parse-secret-key";
+
+const PORT = 3210;
+const DEVNET_RPC_PORT = 18999;
+const MAINNET_RPC_PORT = 18998;
 
 const ADMIN = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const name = `signet_e2e_${Date.now().toString(36)}`;
@@ -20,22 +29,44 @@ await admin.end();
 const url = new URL(ADMIN);
 url.pathname = `/${name}`;
 
-const dataDir = mkdtempSync(path.join(tmpdir(), "signet-e2e-"));
-const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "bin/dev.ts"], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    PORT: "3210",
-    LOCALNET_RPC_PORT: "18999",
-    LOCALNET_MAINNET_RPC_PORT: "18998",
-    SIGNET_DATA_DIR: dataDir,
-    DATABASE_URL: url.toString(),
-    SERVICE_BASE_URL: "http://localhost:3210",
-    X402_FLAT_PRICE_USDC: "0.001",
-    SERVICE_OPERATOR_PUBKEYS: E2E_OPERATOR.publicKeyBase58,
-    SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58,
-    LOG_LEVEL: "warn",
-  },
-});
+/** A fresh test-only base58 Ed25519 seed (these keys exist for one run and are never written anywhere). */
+const testKey = () => bs58.encode(generateKeypair().seed);
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  NODE_ENV: "production",
+  NEXT_TELEMETRY_DISABLED: "1",
+  SIGNET_NEXT_MODE: "start",
+  SIGNET_NEXT_DIST_DIR: ".next-e2e",
+  PORT: String(PORT),
+  LOCALNET_RPC_PORT: String(DEVNET_RPC_PORT),
+  LOCALNET_MAINNET_RPC_PORT: String(MAINNET_RPC_PORT),
+  SOLANA_DEVNET_RPC_URL: `http://127.0.0.1:${DEVNET_RPC_PORT}`,
+  SOLANA_MAINNET_RPC_URL: `http://127.0.0.1:${MAINNET_RPC_PORT}`,
+  VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
+  SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-e2e-")),
+  DATABASE_URL: url.toString(),
+  SERVICE_BASE_URL: `http://localhost:${PORT}`,
+  SERVICE_OPERATOR_SECRET_KEY: testKey(),
+  VERIFIER_SECRET_KEY: testKey(),
+  FACILITATOR_SECRET_KEY: testKey(),
+  SESSION_SECRET: randomBytes(32).toString("hex"),
+  IP_HASH_SALT: randomBytes(16).toString("hex"),
+  X402_FLAT_PRICE_USDC: "0.001",
+  SERVICE_OPERATOR_PUBKEYS: E2E_OPERATOR.publicKeyBase58,
+  SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58,
+  LOG_LEVEL: "warn",
+};
+
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+const started = Date.now();
+const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: ["ignore", "ignore", "inherit"], env });
+if (build.status !== 0) {
+  console.error(`e2e: next build failed (${build.status ?? build.signal})`);
+  process.exit(1);
+}
+console.log(`e2e: next build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "bin/dev.ts"], { stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

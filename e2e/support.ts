@@ -26,6 +26,6 @@ export async function makePaidCall(prompt: string) {
   if (res.status !== 200) throw new Error(`paid call answered ${res.status}`);
   const response = (await res.json()) as { choices: { message: { content: string } }[] };
   const receiptHeader = res.headers.get("x-service-receipt")!;
-  const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as { inference_id: string };
+  const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as { inference_id: string; payment: { network: string } };
   return { messages, response, receiptHeader, receipt };
 }

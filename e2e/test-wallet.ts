@@ -84,8 +84,15 @@ export async function installTestWallet(page: Page, keypair: Ed25519Keypair): Pr
   );
 }
 
-/** Connects through the real wallet adapter UI: the multi-button, its modal, our wallet. */
-export async function connectWallet(page: Page): Promise<void> {
-  await page.getByRole("button", { name: /select wallet/i }).click();
-  await page.getByRole("button", { name: /Signet Test Wallet/ }).click();
+/**
+ * Connects through the real wallet adapter UI: the multi-button ("Select Wallet"), its modal, our wallet, then the
+ * button's "Connect" (the provider does not auto-connect). Done when the button shows the shortened address.
+ */
+export async function connectWallet(page: Page, keypair: Ed25519Keypair): Promise<void> {
+  const button = page.locator(".wallet-adapter-button-trigger");
+  await button.filter({ hasText: /select wallet/i }).click();
+  await page.locator(".wallet-adapter-modal-list").getByRole("button", { name: /Signet Test Wallet/ }).click();
+  await button.filter({ hasText: /^connect$/i }).click();
+  const address = keypair.publicKeyBase58;
+  await button.filter({ hasText: `${address.slice(0, 4)}..${address.slice(-4)}` }).waitFor();
 }

@@ -87,12 +87,17 @@ function KillSwitch() {
 
 function SettingsEditor() {
   const { settings, set } = useSettings();
+  // What the operator typed and has not saved yet; a field without a draft shows the stored value.
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
-  async function save(key: string) {
-    const value = drafts[key] ?? settings.data?.find((s) => s.key === key)?.value ?? "";
+  async function save(key: string, secret: boolean) {
+    const draft = drafts[key];
+    // A secret is never sent back to the page, so saving needs a new value typed in.
+    if (secret && !draft) return setErrors((e) => ({ ...e, [key]: "type a new value to replace the stored one" }));
+    const value = draft ?? settings.data?.find((s) => s.key === key)?.value ?? "";
     const outcome = await set.mutateAsync({ key, value });
     setErrors((e) => ({ ...e, [key]: outcome.ok ? "" : outcome.message }));
+    if (outcome.ok) setDrafts(({ [key]: _saved, ...rest }) => rest);
   }
   return (
     <section className="rounded border bg-white p-4">
@@ -106,12 +111,15 @@ function SettingsEditor() {
                 id={`setting-${s.key}`}
                 data-testid={`setting-${s.key}`}
                 className="w-full rounded border p-1 font-mono"
-                defaultValue={s.value}
+                type={s.secret ? "password" : "text"}
+                autoComplete="off"
+                placeholder={s.secret ? (s.value ? "set (hidden); type a new value to replace it" : "not set") : ""}
+                value={drafts[s.key] ?? (s.secret ? "" : s.value)}
                 onChange={(e) => setDrafts((d) => ({ ...d, [s.key]: e.target.value }))}
               />
               {errors[s.key] && <p data-testid={`setting-error-${s.key}`} className="text-red-700">{errors[s.key]}</p>}
             </div>
-            <button data-testid={`save-${s.key}`} className="rounded border px-2 py-1" onClick={() => void save(s.key)}>
+            <button data-testid={`save-${s.key}`} className="rounded border px-2 py-1" onClick={() => void save(s.key, s.secret)}>
               Save
             </button>
           </div>
@@ -153,8 +161,8 @@ function Figures() {
         <thead><tr><th>network</th><th>paid calls</th><th>settle ok</th><th>prepaid</th><th>received</th><th>upstream cost</th><th>margin</th><th>failures</th></tr></thead>
         <tbody>
           {figures.data?.networks.map((n) => (
-            <tr key={n.network}>
-              <td className="font-mono text-xs">{n.network.slice(0, 20)}…</td><td>{n.paidCalls}</td><td>{n.settleOk}</td><td>{n.prepaidCalls}</td>
+            <tr key={n.network} data-testid="figures-row" data-network={n.network}>
+              <td className="font-mono text-xs">{n.network.slice(0, 20)}…</td><td data-testid="paid-calls">{n.paidCalls}</td><td>{n.settleOk}</td><td>{n.prepaidCalls}</td>
               <td>{n.receivedUsdc}</td><td>{n.upstreamCostUsdc}</td><td>{n.marginUsdc}</td>
               <td className="text-xs">{n.failures.map((f) => `${f.stage}/${f.reason}: ${f.count}`).join(", ") || "none"}</td>
             </tr>
@@ -205,7 +213,7 @@ function RecentCalls() {
         <thead><tr><th>when</th><th>agent</th><th>network</th><th>model</th><th>price</th><th>cost</th><th>latency</th><th>status</th><th>receipt</th></tr></thead>
         <tbody>
           {page.data?.items.map((c) => (
-            <tr key={c.id}>
+            <tr key={c.id} data-testid="recent-call">
               <td>{c.createdAt}</td><td className="font-mono">{c.agent.slice(0, 8)}…</td><td className="font-mono">{c.network.slice(0, 14)}…</td><td>{c.model}</td>
               <td>{c.priceUsdc ?? "prepaid"}</td><td>{c.costUsdc}</td><td>{c.latencyMs} ms</td><td>{c.status}</td><td><a className="text-blue-700 underline" href={c.receiptUrl}>receipt</a></td>
             </tr>
@@ -213,8 +221,8 @@ function RecentCalls() {
         </tbody>
       </table>
       <div className="mt-2 flex gap-2 text-sm">
-        <button className="rounded border px-2" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>Newer</button>
-        <button className="rounded border px-2" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>Older</button>
+        <button className="rounded border px-2 disabled:opacity-40" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>Newer</button>
+        <button className="rounded border px-2 disabled:opacity-40" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>Older</button>
       </div>
     </section>
   );
