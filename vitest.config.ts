@@ -9,6 +9,7 @@ export default defineConfig({
     environment: "node",
     testTimeout: 20_000,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
-    env: { NODE_ENV: "test" },
+    // Tests start their own chains: no default anvil RPC (dev points Base Sepolia at 127.0.0.1:8545).
+    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0" },
   },
 });

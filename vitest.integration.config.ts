@@ -11,6 +11,7 @@ export default defineConfig({
     // One file at a time: suites share PostgreSQL and the 2-core machine.
     fileParallelism: false,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
-    env: { NODE_ENV: "test" },
+    // Tests start their own chains: no default anvil RPC (dev points Base Sepolia at 127.0.0.1:8545).
+    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0" },
   },
 });

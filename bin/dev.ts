@@ -1,5 +1,6 @@
 // `npm run dev`: the whole service offline on one machine: dev keys in .data/, the local Solana chain (it plays
-// devnet, and optionally a second one plays mainnet), a funded demo agent, then Next.js on PORT (default 3000).
+// devnet, and optionally a second one plays mainnet), anvil playing Base Sepolia (and optionally Base), funded demo
+// agents, then Next.js on PORT (default 3000).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,12 +12,16 @@ import { startLocalnet } from "../server/chain/localnet";
 import { createFacilitator } from "../server/facilitator/create-facilitator";
 import { ensureDepositTokenAccount } from "../server/facilitator/ensure-deposit-token-account";
 import { NETWORKS } from "../server/chain/networks";
-import { DEMO_AGENT_FILE } from "./commands/chat";
+import { DEMO_AGENT_FILE, DEMO_EVM_AGENT_FILE } from "./commands/chat";
+import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../server/chain/anvil";
+import { evmAddressOf, loadOrCreateDevEvmKey } from "../server/keys/evm-key";
 
 /** What a new demo agent gets: enough USDC for many calls, no SOL (the facilitator pays fees). */
 const DEMO_AGENT_USDC_UNITS = 10_000_000n;
 /** The fee payer's SOL on the local chain: the runbook's funding advice is at least 0.5 SOL. */
 const FACILITATOR_LAMPORTS = 10_000_000_000n;
+/** The EVM gas payer's ETH on each anvil chain. */
+const FACILITATOR_WEI = 10n ** 18n;
 
 const cfg = config();
 const operator = operatorKeypair();
@@ -33,6 +38,17 @@ if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
   log(`local chain playing Solana mainnet (SIMULATED) at ${chains[1]!.url}`);
 }
 
+const evmChains: LocalEvmChain[] = [];
+for (const [chainId, port, label] of [
+  [84532, cfg.LOCALNET_EVM_RPC_PORT, "Base Sepolia"],
+  [8453, cfg.LOCALNET_BASE_MAINNET_RPC_PORT, "Base mainnet"],
+] as const) {
+  if (port === 0) continue;
+  const token = USDC_BY_EVM_CHAIN[chainId];
+  evmChains.push(await startLocalEvmChain({ chainId, port, host: "127.0.0.1", usdc: token.address, name: token.name, version: token.version }));
+  log(`local anvil chain playing ${label} (SIMULATED, chain id ${chainId}, test USDC at ${token.address}) at ${evmChains.at(-1)!.url}`);
+}
+
 const facilitator = await createFacilitator(cfg);
 for (const chain of chains) await chain.fundAccount(facilitator.address, { lamports: FACILITATOR_LAMPORTS });
 const devnetRpc = facilitator.rpcs["solana-devnet"];
@@ -44,6 +60,17 @@ const isNewDemo = !existsSync(demoFile);
 const demo = loadOrCreateDevKey(demoFile);
 if (isNewDemo) await chains[0]!.fundAccount(demo.publicKeyBase58, { usdcUnits: DEMO_AGENT_USDC_UNITS });
 log(`demo agent ${demo.publicKeyBase58} (${demoFile}); try: npm run -s signet -- chat "hello"`);
+if (facilitator.evm) {
+  for (const chain of evmChains) await chain.fund(facilitator.evm.address, { wei: FACILITATOR_WEI });
+  log(`EVM facilitator (gas payer, Base deposit address) ${facilitator.evm.address}`);
+}
+if (evmChains[0]) {
+  const evmDemoFile = path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE);
+  const evmDemo = evmAddressOf(loadOrCreateDevEvmKey(evmDemoFile));
+  // anvil starts empty every time: fund the demo EVM agent on each start.
+  await evmChains[0].fund(evmDemo, { usdcUnits: DEMO_AGENT_USDC_UNITS });
+  log(`demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network base-sepolia`);
+}
 
 // SIGNET_NEXT_MODE=start serves a production build (`next build` first) instead of the dev server: the browser
 // suite uses it, since dev-mode Fast Refresh reloads pages while a wallet is connecting.
@@ -55,7 +82,7 @@ const child = spawn(process.execPath, [nextBin, nextMode, "--port", String(cfg.P
   env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
 });
 async function shutdown(code: number): Promise<never> {
-  await Promise.allSettled(chains.map((c) => c.close()));
+  await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);
   process.exit(code);
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { makePaidCall } from "./support";
+import { makeEvmPaidCall, makePaidCall } from "./support";
 
 const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
 
@@ -49,4 +49,19 @@ test("a permalink id alone shows the signature-only result and no green badge", 
   await page.getByTestId("verify-button").click();
   await expect(page.getByTestId("check-service_signature_ok")).toHaveAttribute("data-pass", "true");
   await page.screenshot({ path: "test-results/screenshots/permalink.png", fullPage: true });
+});
+
+test("a Base Sepolia receipt verifies in the browser against the chain's transaction receipt, and the hosted verifier agrees", async ({ page }) => {
+  const call = await makeEvmPaidCall("explore me on Base");
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(call.receiptHeader);
+  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
+  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
+  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("transfer of 0.001 USDC");
+  await expect(page.getByTestId("check-payer_matches")).toContainText(call.account.address.toLowerCase());
+  await page.getByTestId("hosted-button").click();
+  await expect(page.getByTestId("hosted-signature")).toHaveAttribute("data-valid", "true");
 });

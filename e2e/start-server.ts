@@ -10,12 +10,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
 import pg from "pg";
+import { generatePrivateKey } from "viem/accounts";
 import { E2E_OPERATOR } from "./test-wallet";
 import { generateKeypair } from "../server/keys/parse-secret-key";
 
 const PORT = 3210;
 const DEVNET_RPC_PORT = 18999;
 const MAINNET_RPC_PORT = 18998;
+const BASE_SEPOLIA_RPC_PORT = 18997;
 
 const ADMIN = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const name = `signet_e2e_${Date.now().toString(36)}`;
@@ -43,6 +45,9 @@ const env: NodeJS.ProcessEnv = {
   LOCALNET_MAINNET_RPC_PORT: String(MAINNET_RPC_PORT),
   SOLANA_DEVNET_RPC_URL: `http://127.0.0.1:${DEVNET_RPC_PORT}`,
   SOLANA_MAINNET_RPC_URL: `http://127.0.0.1:${MAINNET_RPC_PORT}`,
+  LOCALNET_EVM_RPC_PORT: String(BASE_SEPOLIA_RPC_PORT),
+  BASE_SEPOLIA_RPC_URL: `http://127.0.0.1:${BASE_SEPOLIA_RPC_PORT}`,
+  FACILITATOR_EVM_SECRET_KEY: generatePrivateKey(),
   VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
   SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-e2e-")),
   DATABASE_URL: url.toString(),

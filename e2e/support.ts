@@ -1,10 +1,13 @@
 // Node-side helpers for the browser specs: a fresh agent funded on the e2e local chain pays for a real call.
 import { createKeyPairSignerFromBytes } from "@solana/kit";
-import { createPayingFetch } from "../server/agent/paying-fetch";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createEvmPayingFetch, createPayingFetch } from "../server/agent/paying-fetch";
+import { fundEvmAccount } from "../server/chain/anvil";
 import { generateKeypair } from "../server/keys/parse-secret-key";
 
 export const BASE = "http://localhost:3210";
 export const DEVNET_RPC = "http://127.0.0.1:18999";
+export const BASE_SEPOLIA_RPC = "http://127.0.0.1:18997";
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
 /** Makes one real paid call on the local chain; returns what a user would paste. */
@@ -28,4 +31,20 @@ export async function makePaidCall(prompt: string) {
   const receiptHeader = res.headers.get("x-service-receipt")!;
   const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as { inference_id: string; payment: { network: string } };
   return { messages, response, receiptHeader, receipt };
+}
+
+/** Makes one real paid call on the local Base Sepolia (anvil), paying with a fresh EVM key. */
+export async function makeEvmPaidCall(prompt: string) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await fundEvmAccount(BASE_SEPOLIA_RPC, account.address, { usdcUnits: 1_000_000n });
+  const messages = [{ role: "user", content: prompt }];
+  const res = await createEvmPayingFetch(account, ["eip155:84532"])(`${BASE}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "local/echo-1", network: "base-sepolia", messages }),
+  });
+  if (res.status !== 200) throw new Error(`paid Base call answered ${res.status}: ${await res.text()}`);
+  const response = (await res.json()) as { choices: { message: { content: string } }[] };
+  const receiptHeader = res.headers.get("x-service-receipt")!;
+  return { account, messages, response, receiptHeader };
 }

@@ -36,6 +36,18 @@ const envSchema = z.object({
   /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. */
   FACILITATOR_SECRET_KEY: z.string().min(1).optional(),
 
+  // Base (issue #6). Dev defaults point Base Sepolia at the local anvil chain; production must configure RPCs.
+  /** The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data dir. */
+  FACILITATOR_EVM_SECRET_KEY: z.string().min(1).optional(),
+  /** Must equal the EVM key's address when set (a typo would send every payment elsewhere). */
+  SERVICE_EVM_DEPOSIT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x EVM address").optional(),
+  BASE_RPC_URL: z.url().optional(),
+  BASE_SEPOLIA_RPC_URL: z.url().optional(),
+  /** Port of the local anvil chain that `npm run dev` starts (plays Base Sepolia, chain id 84532; 0 = not started). */
+  LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545),
+  /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
+  LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+
   // Upstream model provider (issue #3).
   UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1"),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
@@ -79,6 +91,8 @@ export interface Config extends RawEnv {
   verifierAllowPrivateNetworks: boolean;
   /** RPC per Solana cluster; null when not configured (production without the variable). */
   solanaRpcUrl: { devnet: string | null; mainnet: string | null };
+  /** RPC per Base network; null when not configured. */
+  evmRpcUrl: { base: string | null; baseSepolia: string | null };
 }
 
 export class ConfigError extends Error {
@@ -108,6 +122,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       mainnet:
         raw.SOLANA_MAINNET_RPC_URL ??
         (!isProduction && raw.LOCALNET_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_MAINNET_RPC_PORT}` : null),
+    },
+    evmRpcUrl: {
+      // In dev Base Sepolia is the local anvil chain (simulated, see README); production must configure it.
+      baseSepolia:
+        raw.BASE_SEPOLIA_RPC_URL ?? (!isProduction && raw.LOCALNET_EVM_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_EVM_RPC_PORT}` : null),
+      base:
+        raw.BASE_RPC_URL ??
+        (!isProduction && raw.LOCALNET_BASE_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_BASE_MAINNET_RPC_PORT}` : null),
     },
   };
 }

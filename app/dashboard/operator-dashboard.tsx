@@ -193,7 +193,7 @@ function FeePayer() {
       <ul className="mt-2 space-y-1 text-sm">
         {health.data?.map((h) => (
           <li key={h.network} data-testid="fee-payer">
-            <span className={`rounded px-2 ${style[h.level]}`}>{h.level}</span> {h.label}: {h.sol === null ? "unreachable" : `${h.sol} SOL`} (warn under 0.5, alert under 0.1)
+            <span className={`rounded px-2 ${style[h.level]}`}>{h.level}</span> {h.label}: {h.balance === null ? "unreachable" : `${h.balance} ${h.unit}`} (warn under {h.warnBelow}, alert under {h.alertBelow}) <code className="text-xs">{h.address}</code>
           </li>
         ))}
       </ul>

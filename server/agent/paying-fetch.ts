@@ -1,10 +1,13 @@
 // The agent side, for the CLI and the tests: a stock @x402/fetch client paying with a Solana keypair through the
-// official exact SVM client scheme (default spend controls, nothing of ours in between).
+// official exact SVM client scheme, or with an EVM key through the exact EVM scheme (EIP-3009): default spend
+// controls, nothing of ours in between.
 import { readFileSync } from "node:fs";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { x402Client } from "@x402/core/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { parseSecretKey, type Ed25519Keypair } from "../keys/parse-secret-key";
 
 /** A kit signer for an Ed25519 keypair. */
@@ -23,5 +26,12 @@ export function createPayingFetch(signer: KeyPairSigner, rpcUrlByCaip2: Record<s
   for (const [caip2, rpcUrl] of Object.entries(rpcUrlByCaip2)) {
     client.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
   }
+  return wrapFetchWithPayment(baseFetch, client) as typeof fetch;
+}
+
+/** `fetch` that answers 402 challenges by signing EIP-3009 authorizations with `account`, on the EVM networks given. */
+export function createEvmPayingFetch(account: PrivateKeyAccount, caip2s: string[], baseFetch: typeof fetch = fetch): typeof fetch {
+  const client = new x402Client();
+  for (const caip2 of caip2s) client.register(caip2 as never, new ExactEvmScheme(account));
   return wrapFetchWithPayment(baseFetch, client) as typeof fetch;
 }

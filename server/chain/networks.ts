@@ -1,6 +1,13 @@
 // The networks the service takes payment on (the seed's §4.1): their CAIP-2 ids, USDC assets, and the names callers
 // may use for them. Which RPC serves each one comes from config (server/env.ts), never from here.
-import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, USDC_MINT_BY_SOLANA_CLUSTER } from "../verify";
+import {
+  BASE_MAINNET_CAIP2,
+  BASE_SEPOLIA_CAIP2,
+  SOLANA_DEVNET_CAIP2,
+  SOLANA_MAINNET_CAIP2,
+  USDC_CONTRACT_BY_EVM_NETWORK,
+  USDC_MINT_BY_SOLANA_CLUSTER,
+} from "../verify";
 
 export type NetworkId = "solana-devnet" | "solana-mainnet" | "base" | "base-sepolia";
 
@@ -13,6 +20,8 @@ export interface NetworkInfo {
   isMainnet: boolean;
   /** The USDC asset: SPL mint or ERC-20 contract. */
   usdcAsset: string;
+  /** EVM only: the USDC contract's EIP-712 domain, which the agent signs its EIP-3009 authorization under. */
+  eip712?: { name: string; version: string };
   label: string;
 }
 
@@ -35,18 +44,20 @@ export const NETWORKS: Record<NetworkId, NetworkInfo> = {
   },
   base: {
     id: "base",
-    caip2: "eip155:8453",
+    caip2: BASE_MAINNET_CAIP2,
     family: "evm",
     isMainnet: true,
-    usdcAsset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    usdcAsset: USDC_CONTRACT_BY_EVM_NETWORK[BASE_MAINNET_CAIP2]!,
+    eip712: { name: "USD Coin", version: "2" },
     label: "Base",
   },
   "base-sepolia": {
     id: "base-sepolia",
-    caip2: "eip155:84532",
+    caip2: BASE_SEPOLIA_CAIP2,
     family: "evm",
     isMainnet: false,
-    usdcAsset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    usdcAsset: USDC_CONTRACT_BY_EVM_NETWORK[BASE_SEPOLIA_CAIP2]!,
+    eip712: { name: "USDC", version: "2" },
     label: "Base Sepolia",
   },
 };
@@ -60,9 +71,9 @@ const ALIASES: Record<string, NetworkId> = {
   "solana:mainnet-beta": "solana-mainnet",
   [SOLANA_MAINNET_CAIP2]: "solana-mainnet",
   base: "base",
-  "eip155:8453": "base",
+  [BASE_MAINNET_CAIP2]: "base",
   "base-sepolia": "base-sepolia",
-  "eip155:84532": "base-sepolia",
+  [BASE_SEPOLIA_CAIP2]: "base-sepolia",
 };
 
 /**

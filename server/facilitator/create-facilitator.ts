@@ -8,6 +8,7 @@ import { config, ConfigError, type Config } from "../env";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
 
@@ -28,9 +29,11 @@ export interface Facilitator {
   /** Solana networks with an RPC configured, and their RPC clients. */
   rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>>;
   rpcUrls: Partial<Record<NetworkId, string>>;
+  /** The EVM side (issue #6), when a Base network has an RPC configured. */
+  evm: EvmFacilitator | null;
 }
 
-/** Builds the facilitator for every Solana network that has an RPC configured. */
+/** Builds the facilitator for every Solana and Base network that has an RPC configured. */
 export async function createFacilitator(cfg: Config = config()): Promise<Facilitator> {
   const key = loadSigningKey({
     envVar: "FACILITATOR_SECRET_KEY",
@@ -70,6 +73,11 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
       }),
     );
   }
-  logEvent("facilitator.kms.ready", { address: signer.address, networks: caip2s });
-  return { x402, signer, address: signer.address, rpcs, rpcUrls };
+  const evm = createEvmFacilitator(cfg, x402);
+  logEvent("facilitator.kms.ready", {
+    address: signer.address,
+    networks: caip2s,
+    ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
+  });
+  return { x402, signer, address: signer.address, rpcs, rpcUrls, evm };
 }

@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { log } from "../log";
 import { operatorKeypair, verifierKeypair } from "../keys/service-keys";
 import { signDocument } from "../receipts/sign-receipt";
-import { solanaClusterOf, VerifierFetchError, VerifyInputError, verifyReceipt } from "../verify";
+import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, solanaClusterOf, VerifierFetchError, VerifyInputError, verifyReceipt } from "../verify";
 import { createGuardedFetch } from "./guarded-fetch";
 import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
 
@@ -75,8 +75,11 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
 
 function ownRpcFor(network: unknown): string | undefined {
   if (typeof network !== "string") return undefined;
+  const cfg = config();
+  if (network === BASE_SEPOLIA_CAIP2) return cfg.evmRpcUrl.baseSepolia ?? undefined;
+  if (network === BASE_MAINNET_CAIP2) return cfg.evmRpcUrl.base ?? undefined;
   const cluster = solanaClusterOf(network);
-  return cluster ? (config().solanaRpcUrl[cluster] ?? undefined) : undefined;
+  return cluster ? (cfg.solanaRpcUrl[cluster] ?? undefined) : undefined;
 }
 
 function loadVerifierKey() {

@@ -1,13 +1,16 @@
-// Credit top-ups through x402 (issue #4): `POST /api/v1/credits { amount_usdc, network? }` answers 402 for exactly that
-// amount; once settled, the whole amount is credited to the verified payer on that network. Same facilitator and the
-// same exactly-once rules as the chat route; a replayed payment is refused.
+// Credit top-ups through x402 (issue #4): `POST /api/v1/credits { amount_usdc, network?, agent_pubkey? }` answers 402
+// for exactly that amount; once settled, the whole amount is credited on that network to `agent_pubkey`, or to the
+// verified payer when it is absent. Same facilitator and the same exactly-once rules as the chat route; a replayed
+// payment is refused. On Base the payer is a 0x address, which cannot sign prepaid requests, so there `agent_pubkey`
+// (the Ed25519 key that will spend the credit) is required (issue #6).
 import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { recordSettlement } from "../ledger/record-settlement";
 import { readSettings } from "../settings/read-settings";
-import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
+import { formatUnitsAsUsdc, isBase58PublicKey, parseUsdcToUnits } from "../verify";
+import { NETWORKS } from "../chain/networks";
 import { acceptPayment, planPayment } from "../x402/accept-payment";
 import { settlementHeaders } from "../x402/payment-headers";
 
@@ -15,6 +18,7 @@ export const topUpRequestSchema = z
   .object({
     amount_usdc: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d{1,6})?$/)]),
     network: z.string().min(1).max(64).optional(),
+    agent_pubkey: z.string().refine(isBase58PublicKey, { message: "must be a base58 Ed25519 public key" }).optional(),
   })
   .strict();
 
@@ -31,14 +35,18 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
     throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
   }
   const plan = await planPayment(ctx, settings, body.network, amountUnits);
+  if (NETWORKS[plan.network].family === "evm" && body.agent_pubkey === undefined) {
+    throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
+  }
   const accepted = await acceptPayment(ctx, { plan, settings, headers, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
   if (accepted.kind === "known") {
     throw new AppError("payment_replay", "this payment was already used", accepted.payment.txSignature ? { tx_signature: accepted.payment.txSignature } : {});
   }
   const p = accepted.payment;
-  const balance = await recordSettlement(ctx.db, { paymentId: p.id, txSignature: p.txSignature!, agentPubkey: p.payer, network: p.network, units: p.units, servedByCredit: true });
+  const beneficiary = body.agent_pubkey ?? p.payer;
+  const balance = await recordSettlement(ctx.db, { paymentId: p.id, txSignature: p.txSignature!, agentPubkey: beneficiary, network: p.network, units: p.units, servedByCredit: true });
   return {
-    body: { object: "credit.topup", agent_pubkey: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: formatUnitsAsUsdc(balance), tx_signature: p.txSignature },
+    body: { object: "credit.topup", agent_pubkey: beneficiary, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: formatUnitsAsUsdc(balance), tx_signature: p.txSignature },
     headers: { ...settlementHeaders({ transaction: p.txSignature!, network: p.network, payer: p.payer }), "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balance) },
   };
 }

@@ -32,6 +32,11 @@ describe("parseSettings()", () => {
     expect(parseSettings({ SERVICE_ALLOWED_AGENTS: " " }).allowedAgents.size).toBe(0);
   });
 
+  it("accepts Base agents' 0x addresses in the allowlist, lower-cased as payers are", () => {
+    const evm = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
+    expect([...parseSettings({ SERVICE_ALLOWED_AGENTS: `${KEY_A},${evm}` }).allowedAgents]).toEqual([KEY_A, evm.toLowerCase()]);
+  });
+
   it.each([
     ["X402_FLAT_PRICE_USDC", "0"],
     ["X402_FLAT_PRICE_USDC", "-1"],
@@ -41,6 +46,7 @@ describe("parseSettings()", () => {
     ["SERVICE_DEPOSIT_ADDRESS", "not-a-key"],
     ["SERVICE_MAINNET_DEPOSIT_ADDRESS", "0x0000000000000000000000000000000000000000"],
     ["SERVICE_ALLOWED_AGENTS", `${KEY_A},nope`],
+    ["SERVICE_ALLOWED_AGENTS", "0x5B38Da6a701c568545dCfcB03FcB875f56beddC"],
     ["X402_NETWORK", "testnet"],
     ["SERVICE_GRANT_MAX_PER_IP", "3.5"],
     ["IP_HASH_SALT", "short"],

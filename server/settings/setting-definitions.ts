@@ -40,6 +40,8 @@ export interface Settings {
 
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
 const positiveUsdc = (text: string): ParseOutcome<bigint> => {
   const units = parseUsdcToUnits(text);
   if (units === null) return { ok: false, message: "must be a USDC amount with at most 6 decimals" };
@@ -66,9 +68,11 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcom
   SERVICE_MAINNET_ENABLED: (text) =>
     text === "true" || text === "false" ? { ok: true, value: text === "true" } : { ok: false, message: 'must be "true" or "false"' },
   SERVICE_ALLOWED_AGENTS: (text) => {
+    // Solana agents are base58 keys; Base agents are 0x addresses, kept lower-case as payers are (issue #6).
     const keys = text.split(",").map((k) => k.trim()).filter(Boolean);
-    const bad = keys.find((k): boolean => !isBase58PublicKey(k));
-    return bad ? { ok: false, message: `${bad.slice(0, 12)}… is not a base58 public key` } : { ok: true, value: new Set(keys) };
+    const bad = keys.find((k): boolean => !isBase58PublicKey(k) && !EVM_ADDRESS.test(k));
+    if (bad) return { ok: false, message: `${bad.slice(0, 12)}… is neither a base58 public key nor a 0x address` };
+    return { ok: true, value: new Set(keys.map((k) => (EVM_ADDRESS.test(k) ? k.toLowerCase() : k))) };
   },
   SERVICE_GRANT_AMOUNT_USDC: positiveUsdc,
   SERVICE_GRANT_MAX_PER_IP: (text) =>

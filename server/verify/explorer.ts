@@ -56,7 +56,12 @@ export async function verifyForExplorer(input: {
     return { mode: "signature-only", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
   }
   const network = (input.receipt.payment as { network?: unknown } | undefined)?.network;
-  const advertised = typeof network === "string" ? Object.entries(input.rpcByNetwork).find(([caip2]) => network.startsWith(caip2))?.[1] : undefined;
+  // Solana receipts may carry the full genesis hash, of which the CAIP-2 id is a prefix; EVM ids must match exactly
+  // ("eip155:84532" starts with "eip155:8453").
+  const advertised =
+    typeof network === "string"
+      ? Object.entries(input.rpcByNetwork).find(([caip2]) => network === caip2 || (caip2.startsWith("solana:") && network.startsWith(caip2)))?.[1]
+      : undefined;
   const rpc = input.rpcOverride?.trim() || advertised;
   const r = await verifyReceipt({
     receipt: input.receipt,

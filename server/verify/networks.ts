@@ -28,3 +28,22 @@ export function solanaClusterOf(network: string): SolanaCluster | null {
   }
   return null;
 }
+
+export const BASE_MAINNET_CAIP2 = "eip155:8453";
+export const BASE_SEPOLIA_CAIP2 = "eip155:84532";
+
+/** The real USDC contracts on the EVM networks the service takes payment on (issue #6). */
+export const USDC_CONTRACT_BY_EVM_NETWORK: Record<string, string> = {
+  [BASE_MAINNET_CAIP2]: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+  [BASE_SEPOLIA_CAIP2]: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+};
+
+export const DEFAULT_EVM_RPC_BY_NETWORK: Record<string, string> = {
+  [BASE_MAINNET_CAIP2]: "https://mainnet.base.org",
+  [BASE_SEPOLIA_CAIP2]: "https://sepolia.base.org",
+};
+
+/** True for the EVM networks the verifier knows (exact CAIP-2 ids). */
+export function isKnownEvmNetwork(network: string): boolean {
+  return Object.hasOwn(USDC_CONTRACT_BY_EVM_NETWORK, network);
+}

@@ -6,8 +6,16 @@ import { promptHashCandidates, responseHash } from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
 import { decodeBase58, verifyEd25519 } from "./ed25519";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
-import { DEFAULT_SOLANA_RPC_BY_CLUSTER, USDC_MINT_BY_SOLANA_CLUSTER, solanaClusterOf } from "./networks";
+import {
+  DEFAULT_EVM_RPC_BY_NETWORK,
+  DEFAULT_SOLANA_RPC_BY_CLUSTER,
+  USDC_CONTRACT_BY_EVM_NETWORK,
+  USDC_MINT_BY_SOLANA_CLUSTER,
+  isKnownEvmNetwork,
+  solanaClusterOf,
+} from "./networks";
 import { checkSolanaPayment, type PaymentCheckOutcome } from "./check-solana-payment";
+import { checkEvmPayment } from "./check-evm-payment";
 
 export const CHECK_NAMES = [
   "prompt_hash_ok",
@@ -162,6 +170,19 @@ async function checkPayment(
   }
   if (amountUnits === null || amountUnits === 0n) return fail("payment.amount_usdc is not a positive USDC amount");
 
+  if (isKnownEvmNetwork(network)) {
+    return checkEvmPayment(
+      {
+        txHash: txSignature,
+        payTo,
+        agentAddress: agent,
+        usdcContract: USDC_CONTRACT_BY_EVM_NETWORK[network]!,
+        amountUnits,
+        rpcUrl: input.rpc ?? DEFAULT_EVM_RPC_BY_NETWORK[network]!,
+      },
+      fetchOpts,
+    );
+  }
   const cluster = solanaClusterOf(network);
   if (cluster === null) return fail(`unsupported payment network ${network}`);
   return checkSolanaPayment(

@@ -25,17 +25,24 @@ export async function planPayment(ctx: AppContext, settings: Settings, networkNa
   const network = networkName === undefined ? settings.defaultNetwork : resolveNetwork(networkName, settings.defaultNetwork);
   if (network === null) throw new AppError("invalid_network", "network must be one of mainnet, devnet, base, base-sepolia (or a CAIP-2 id)", { detail: "network" });
   const info = NETWORKS[network];
-  if (info.family === "evm") throw new AppError("network_not_supported", `${info.label} payments are not supported yet`);
   if (info.isMainnet && !settings.mainnetEnabled) {
     logEvent("mainnet.disabled", { network: info.caip2 });
     throw new AppError("mainnet_disabled", "mainnet is disabled by the operator");
   }
+  if (info.family === "evm") {
+    // Base is optional for a deployment: without its RPC the network is simply not offered.
+    if (!ctx.gateway.supports(network)) throw new AppError("network_not_supported", `${info.label} payments are not offered by this service`);
+    // One EVM key pays the gas and receives, on every Base network (checked against SERVICE_EVM_DEPOSIT_ADDRESS).
+    const payTo = ctx.gateway.facilitator.evm!.address;
+    const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
+    return { network, requirements, payTo, amountUnits };
+  }
+  if (!ctx.gateway.supports(network)) throw new AppError("server_misconfigured", `no RPC is configured for ${info.label}`);
   const payTo = info.isMainnet ? settings.mainnetDepositAddress : (settings.depositAddress ?? ctx.gateway.facilitator.address);
   if (!payTo) throw new AppError("server_misconfigured", "no deposit address is configured for this network");
   if (!info.isMainnet && payTo !== ctx.gateway.facilitator.address) {
     throw new AppError("server_misconfigured", "the deposit address does not match the facilitator key");
   }
-  if (!ctx.gateway.supports(network)) throw new AppError("server_misconfigured", `no RPC is configured for ${info.label}`);
   await ensureDepositReady(ctx.gateway, network, payTo).catch(() => {
     throw new AppError("upstream_error", `the ${info.label} RPC could not be reached`);
   });
@@ -91,7 +98,8 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
       ...(verdict.invalidReason ? { detail: verdict.invalidReason } : {}),
     });
   }
-  const payer = verdict.payer;
+  // EVM addresses are case-insensitive: receipts, the ledger and the allowlist use the lower-case form.
+  const payer = NETWORKS[plan.network].family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
 
   // The mainnet allowlist applies to the verified payer (the seed's §5).
   if (NETWORKS[plan.network].isMainnet && input.settings.allowedAgents.size > 0 && !input.settings.allowedAgents.has(payer)) {

@@ -3,6 +3,7 @@
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
+import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 
@@ -49,6 +50,10 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
     server.register(NETWORKS[id].caip2 as never, new ExactSvmServerScheme({ rpcUrl: facilitator.rpcUrls[id]! }));
     supported.add(id);
   }
+  for (const id of Object.keys(facilitator.evm?.rpcUrls ?? {}) as NetworkId[]) {
+    server.register(NETWORKS[id].caip2 as never, new ExactEvmServerScheme());
+    supported.add(id);
+  }
   await server.initialize();
   const cache = new Map<string, Promise<PaymentRequirements>>();
 
@@ -65,7 +70,8 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
             scheme: "exact",
             network: info.caip2 as never,
             payTo,
-            price: { amount: amountUnits.toString(), asset: info.usdcAsset },
+            // EVM: the token's EIP-712 domain travels in `extra`, where stock clients read it to sign EIP-3009.
+            price: { amount: amountUnits.toString(), asset: info.usdcAsset, ...(info.eip712 ? { extra: { ...info.eip712 } } : {}) },
             maxTimeoutSeconds: PAYMENT_MAX_TIMEOUT_SECONDS,
             // The seed's order settles before the inference runs: x402's "upfront" flow.
             extra: { paymentFlow: "upfront" },

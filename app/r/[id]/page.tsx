@@ -1,6 +1,7 @@
 import { notFound } from "next/navigation";
 import { db } from "@/server/db";
 import { findReceipt } from "@/server/receipts/find-receipt";
+import { txExplorerUrl } from "@/server/receipts/tx-explorer-url";
 import { TrpcReactProvider } from "@/server/trpc/client/trpc-react";
 import { ReceiptExplorer } from "../../explorer/receipt-explorer";
 
@@ -11,6 +12,7 @@ export default async function ReceiptPermalink({ params }: { params: Promise<{ i
   const receipt = (await findReceipt(await db(), id).catch(() => null)) as Record<string, unknown> | null;
   if (!receipt) notFound();
   const payment = receipt.payment as { tx_signature?: string; network?: string } | undefined;
+  const txUrl = payment?.tx_signature && payment.network ? txExplorerUrl(payment.network, payment.tx_signature) : null;
   return (
     <main className="mx-auto max-w-4xl space-y-4 p-8">
       <h1 className="text-2xl font-semibold">Receipt {String(receipt.inference_id)}</h1>
@@ -25,7 +27,8 @@ export default async function ReceiptPermalink({ params }: { params: Promise<{ i
           <div className="contents">
             <dt className="font-mono text-slate-500">transaction</dt>
             <dd className="break-all font-mono">
-              <a className="text-blue-700 underline" href={`https://explorer.solana.com/tx/${payment.tx_signature}`}>{payment.tx_signature}</a> ({payment.network})
+              {txUrl ? <a className="text-blue-700 underline" href={txUrl}>{payment.tx_signature}</a> : payment.tx_signature} ({payment.network}; a local
+              chain's transactions are not on the public explorer)
             </dd>
           </div>
         )}

@@ -280,7 +280,13 @@ export class LocalChain {
   airdrop(owner: string, lamports: bigint): string {
     this.tickClock();
     const before = this.svm.getBalance(address(owner)) ?? 0n;
-    const result = this.svm.airdrop(address(owner), toLamports(lamports));
+    let result = this.svm.airdrop(address(owner), toLamports(lamports));
+    if (!result || result instanceof FailedTransactionMetadata) {
+      // The same airdrop under the same blockhash (a restart from the snapshot funds the fee payer again) is a
+      // duplicate transaction: move to a new blockhash once and retry.
+      this.svm.expireBlockhash();
+      result = this.svm.airdrop(address(owner), toLamports(lamports));
+    }
     if (!result || result instanceof FailedTransactionMetadata) throw new Error(`airdrop to ${owner} failed`);
     const after = this.svm.getBalance(address(owner)) ?? 0n;
     const signature = getBase58Decoder().decode(result.signature());

@@ -140,6 +140,15 @@ describe("local chain JSON-RPC", () => {
     expect((await rpc("getTokenAccountBalance", [funded.ata])).result.value.amount).toBe("777");
     expect((await rpc("getTransaction", [sigs[0], { encoding: "jsonParsed" }])).result).not.toBeNull();
   });
+
+  it("airdrops the same amount to the same key again after a restart (npm run dev funds its fee payer on every start)", async () => {
+    const owner = await newSigner();
+    await net.fundAccount(owner.address, { lamports: 1_000_000_000n });
+    await net.close();
+    net = await startLocalnet({ profile: "devnet", port: 0, dataDir });
+    await net.fundAccount(owner.address, { lamports: 1_000_000_000n });
+    expect((await rpc("getBalance", [owner.address])).result.value).toBe(2_000_000_000);
+  });
 });
 
 describe("signet localnet fund", () => {

@@ -134,7 +134,7 @@ describe("tRPC operator procedures", () => {
     expect(devnet.receivedUsdc).toBe("0.003");
     expect(devnet.failures.map((f) => f.reason)).toContain("payment_invalid");
 
-    const health = ((await (await query("dashboard.feePayer", {}, cookie)).json()) as { result: { data: { level: string; sol: number }[] } }).result.data;
+    const health = ((await (await query("dashboard.feePayer", {}, cookie)).json()) as { result: { data: { level: string; balance: number }[] } }).result.data;
     expect(health.map((h) => h.level)).toEqual(["ok", "ok"]);
 
     const page1 = ((await (await query("dashboard.recentCalls", { limit: 2 }, cookie)).json()) as { result: { data: { items: { id: string }[]; nextCursor: unknown } } }).result.data;

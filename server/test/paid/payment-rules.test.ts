@@ -93,7 +93,7 @@ describe("refused payments", () => {
 describe("request validation", () => {
   it.each([
     ["an unknown network", { ...body, network: "testnet" }, 400, "invalid_network"],
-    ["a Base network (until the Base issue lands)", { ...body, network: "base-sepolia" }, 501, "network_not_supported"],
+    ["a Base network this deployment has no RPC for", { ...body, network: "base-sepolia" }, 501, "network_not_supported"],
     ["an unknown model", { ...body, model: "acme/none" }, 400, "model_not_allowed"],
     ["a remote model without an upstream key", { ...body, model: "openai/gpt-4o-mini" }, 400, "model_not_allowed"],
     ["no messages", { model: "local/echo-1", messages: [] }, 400, "invalid_request"],

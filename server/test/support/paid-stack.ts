@@ -1,5 +1,6 @@
 // A whole offline paid stack for integration tests: a local chain playing devnet (and optionally one playing
-// mainnet), a fresh PostgreSQL database, a fresh data dir for keys, and the chat route handler bound to them.
+// mainnet, and anvil chains playing Base Sepolia and Base), a fresh PostgreSQL database, a fresh data dir for keys,
+// and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { startLocalnet, type Localnet } from "../../chain/localnet";
 import { closeDb } from "../../db";
@@ -10,10 +11,19 @@ import { createPayingFetch } from "../../agent/paying-fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../chain/anvil";
+import { createEvmPayingFetch } from "../../agent/paying-fetch";
 
 export interface PaidStack {
   devnet: Localnet;
   mainnet: Localnet | null;
+  /** anvil playing Base Sepolia (with `evm: true`). */
+  baseSepolia: LocalEvmChain | null;
+  /** anvil playing Base mainnet (with `baseMainnet: true`). */
+  base: LocalEvmChain | null;
+  /** The facilitator's EVM address (gas payer and EVM deposit address), when an EVM chain runs. */
+  evmDeposit: `0x${string}` | null;
   tdb: TestDatabase;
   /** Calls the chat route handler in process with a plain Request. */
   chat(init: { body: unknown; headers?: Record<string, string> }): Promise<Response>;
@@ -21,16 +31,24 @@ export interface PaidStack {
   newAgent(usdcUnits?: bigint, chain?: Localnet): Promise<KeyPairSigner>;
   /** A stock @x402/fetch client for `signer`, whose requests go to the route handler. */
   payingFetch(signer: KeyPairSigner): typeof fetch;
+  /** A fresh EVM agent holding `usdcUnits` of test USDC and no ETH. */
+  newEvmAgent(usdcUnits?: bigint, chain?: LocalEvmChain): Promise<PrivateKeyAccount>;
+  /** A stock @x402/fetch client with the exact EVM scheme for `account`, whose requests go to the route handler. */
+  evmPayingFetch(account: PrivateKeyAccount): typeof fetch;
   close(): Promise<void>;
 }
 
 const BASE = "http://signet.test";
 
 /** Starts the stack; pass env overrides for settings defaults (price, switch, …). */
-export async function startPaidStack(opts: { mainnet?: boolean; env?: Record<string, string | undefined> } = {}): Promise<PaidStack> {
+export async function startPaidStack(
+  opts: { mainnet?: boolean; evm?: boolean; baseMainnet?: boolean; env?: Record<string, string | undefined> } = {},
+): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
   const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
   const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
+  const baseSepolia = opts.evm ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532] }) : null;
+  const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453] }) : null;
   const tdb = await createTestDatabase();
   const restore = setEnv({
     NODE_ENV: "test",
@@ -41,17 +59,26 @@ export async function startPaidStack(opts: { mainnet?: boolean; env?: Record<str
     UPSTREAM_API_KEY: undefined,
     SERVICE_DEPOSIT_ADDRESS: undefined,
     FACILITATOR_SECRET_KEY: undefined,
+    BASE_SEPOLIA_RPC_URL: baseSepolia?.url,
+    BASE_RPC_URL: base?.url,
+    FACILITATOR_EVM_SECRET_KEY: undefined,
+    SERVICE_EVM_DEPOSIT_ADDRESS: undefined,
     ...opts.env,
   });
   (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
   const { createFacilitator } = await import("../../facilitator/create-facilitator");
   const facilitator = await createFacilitator();
   for (const chain of [devnet, mainnet]) if (chain) await chain.fundAccount(facilitator.address, { lamports: 10_000_000_000n });
+  const evmDeposit = facilitator.evm?.address ?? null;
+  for (const chain of [baseSepolia, base]) if (chain && evmDeposit) await chain.fund(evmDeposit, { wei: 10n ** 18n });
   const { POST } = await import("@/app/api/v1/chat/completions/route");
   const route = (req: Request) => POST(req, {});
   const stack: PaidStack = {
     devnet,
     mainnet,
+    baseSepolia,
+    base,
+    evmDeposit,
     tdb,
     chat: ({ body, headers = {} }) =>
       route(new Request(`${BASE}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })),
@@ -66,10 +93,20 @@ export async function startPaidStack(opts: { mainnet?: boolean; env?: Record<str
       if (mainnet) rpcs[mainnet.caip2] = mainnet.url;
       return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
     },
+    async newEvmAgent(usdcUnits = 1_000_000n, chain = baseSepolia ?? undefined) {
+      if (!chain) throw new Error("start the stack with evm: true");
+      const account = privateKeyToAccount(generatePrivateKey());
+      await chain.fund(account.address, { usdcUnits });
+      return account;
+    },
+    evmPayingFetch(account) {
+      const caip2s = [baseSepolia ? "eip155:84532" : null, base ? "eip155:8453" : null].filter((c): c is string => c !== null);
+      return createEvmPayingFetch(account, caip2s, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
+    },
     async close() {
       (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
       await closeDb();
-      await Promise.allSettled([devnet.close(), mainnet?.close()]);
+      await Promise.allSettled([devnet.close(), mainnet?.close(), baseSepolia?.close(), base?.close()]);
       await tdb.drop();
       restore();
     },

@@ -9,10 +9,12 @@ import { publicAppProcedure, router } from "../init";
 export const explorerRouter = router({
   receipt: publicAppProcedure.input(z.object({ id: z.string().min(1).max(128) })).query(({ ctx, input }) => findReceipt(ctx.db, input.id)),
   rpcs: publicAppProcedure.query(() => {
-    const { solanaRpcUrl } = config();
+    const { solanaRpcUrl, evmRpcUrl } = config();
     const out: Record<string, string> = {};
     if (solanaRpcUrl.devnet) out[NETWORKS["solana-devnet"].caip2] = solanaRpcUrl.devnet;
     if (solanaRpcUrl.mainnet) out[NETWORKS["solana-mainnet"].caip2] = solanaRpcUrl.mainnet;
+    if (evmRpcUrl.baseSepolia) out[NETWORKS["base-sepolia"].caip2] = evmRpcUrl.baseSepolia;
+    if (evmRpcUrl.base) out[NETWORKS.base.caip2] = evmRpcUrl.base;
     return out;
   }),
 });

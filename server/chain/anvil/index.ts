@@ -1,0 +1,134 @@
+// A local EVM chain for tests and development: anvil playing Base Sepolia (84532) or Base (8453), with a test USDC
+// (ERC-20 + EIP-3009, FiatToken's revert reasons) planted at the real USDC address and Multicall3 at its canonical one,
+// so the stock x402 EVM client and facilitator pay and settle on it unchanged.
+import { createTestClient, defineChain, getAddress, http, isAddress, publicActions, walletActions, type Abi, type Hex } from "viem";
+import usdcArtifact from "./eip3009-usdc.artifact.json" with { type: "json" };
+import multicallArtifact from "./multicall3.artifact.json" with { type: "json" };
+import { spawnAnvil } from "./spawn-anvil";
+import { NETWORKS } from "../networks";
+
+/** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
+export const EIP3009_USDC_ABI = usdcArtifact.abi as Abi;
+
+/** USDC on the chains the harness plays, with the EIP-712 domain each one's FiatToken signs under (from NETWORKS). */
+export const USDC_BY_EVM_CHAIN: Record<8453 | 84532, { address: `0x${string}`; name: string; version: string }> = {
+  8453: { address: NETWORKS.base.usdcAsset as `0x${string}`, ...NETWORKS.base.eip712! },
+  84532: { address: NETWORKS["base-sepolia"].usdcAsset as `0x${string}`, ...NETWORKS["base-sepolia"].eip712! },
+};
+
+/** Where every Base chain has Multicall3; @x402/evm's facilitator reads through it to name a failed authorization. */
+export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/**
+ * The token's minter: an address with no known key (keccak256("signet test USDC minter")), reached only by
+ * impersonation, so no account a test uses as payer or relayer ever shares its transaction nonces.
+ */
+const MINTER = "0x0F6e711C61320862A3c0A47F39F3D406F5396B3F";
+/** Gas money for the minter: anvil charges gas even to impersonated accounts. */
+const MINTER_WEI = 10n ** 18n;
+/** How often viem polls for receipts; anvil automines, so the first poll nearly always finds one. */
+const POLLING_INTERVAL_MS = 50;
+
+export interface LocalEvmChain {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  chainId: number;
+  /** The planted token's address. */
+  usdc: `0x${string}`;
+  /** Mints `usdcUnits` (6 decimals) of the token to `to` and adds `wei` to its ETH balance. */
+  fund(to: `0x${string}`, opts: { usdcUnits?: bigint; wei?: bigint }): Promise<void>;
+  usdcBalance(owner: `0x${string}`): Promise<bigint>;
+  /** Stops anvil and waits for it to exit. */
+  close(): Promise<void>;
+}
+
+export interface StartLocalEvmChainOptions {
+  chainId: 84532 | 8453;
+  /** 0 (the default) lets anvil pick a free port. */
+  port?: number;
+  host?: string;
+  /** Where to plant the token: the real USDC address of the chain played (see USDC_BY_EVM_CHAIN). */
+  usdc: `0x${string}`;
+  /** The token's EIP-712 domain name and version, which x402 requirements carry in `extra`. */
+  name: string;
+  version: string;
+}
+
+/** Starts anvil, plants and initializes the test USDC at `opts.usdc`, and resolves once it can be paid with. */
+export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promise<LocalEvmChain> {
+  if (opts.chainId !== 84532 && opts.chainId !== 8453) throw new Error(`chainId must be 84532 or 8453, got ${String(opts.chainId)}`);
+  if (!isAddress(opts.usdc, { strict: false })) throw new Error(`usdc is not an address: ${String(opts.usdc)}`);
+  if (!opts.name || !opts.version) throw new Error("the token's EIP-712 name and version must not be empty");
+  const usdc = getAddress(opts.usdc);
+
+  const anvil = await spawnAnvil({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0, chainId: opts.chainId });
+  try {
+    const chain = defineChain({
+      id: opts.chainId,
+      name: `local anvil (${opts.chainId})`,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [anvil.url] } },
+    });
+    const client = createTestClient({ mode: "anvil", chain, transport: http(anvil.url), pollingInterval: POLLING_INTERVAL_MS })
+      .extend(publicActions)
+      .extend(walletActions);
+
+    /** Sends a token call from the minter and throws unless it succeeded. */
+    const asMinter = async (functionName: "initialize" | "mint", args: readonly unknown[]) => {
+      const hash = await client.writeContract({ account: MINTER, chain, address: usdc, abi: EIP3009_USDC_ABI, functionName, args });
+      const receipt = await client.waitForTransactionReceipt({ hash });
+      if (receipt.status !== "success") throw new Error(`test USDC ${functionName} reverted (tx ${hash})`);
+    };
+
+    // Planted code runs no constructor: initialize() stores the domain and minter in the same start-up.
+    await client.setCode({ address: MULTICALL3_ADDRESS, bytecode: multicallArtifact.deployedBytecode as Hex });
+    await client.setCode({ address: usdc, bytecode: usdcArtifact.deployedBytecode as Hex });
+    await client.impersonateAccount({ address: MINTER });
+    await client.setBalance({ address: MINTER, value: MINTER_WEI });
+    await asMinter("initialize", [opts.name, opts.version, MINTER]);
+
+    return {
+      url: anvil.url,
+      chainId: opts.chainId,
+      usdc,
+      fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts),
+      async usdcBalance(owner) {
+        return (await client.readContract({ address: usdc, abi: EIP3009_USDC_ABI, functionName: "balanceOf", args: [owner] })) as bigint;
+      },
+      close: () => anvil.stop(),
+    };
+  } catch (err) {
+    await anvil.stop();
+    throw err;
+  }
+}
+
+/**
+ * Funds `to` on a running local anvil chain (this harness's, or `npm run dev`'s), through its URL: mints test USDC as
+ * the minter and adds ETH. Used by `signet localnet fund 0x…`. The chain id picks the token's address.
+ */
+export async function fundEvmAccount(url: string, to: `0x${string}`, { usdcUnits, wei }: { usdcUnits?: bigint; wei?: bigint }): Promise<void> {
+  if (!isAddress(to, { strict: false })) throw new Error(`fund: not an address: ${String(to)}`);
+  if ((usdcUnits ?? 0n) < 0n || (wei ?? 0n) < 0n) throw new Error("fund: amounts must not be negative");
+  const probe = createTestClient({ mode: "anvil", transport: http(url) }).extend(publicActions);
+  const chainId = await probe.getChainId();
+  const token = USDC_BY_EVM_CHAIN[chainId as keyof typeof USDC_BY_EVM_CHAIN];
+  if (!token) throw new Error(`chain ${chainId} at ${url} is not a local Base chain (84532 or 8453)`);
+  const chain = defineChain({
+    id: chainId,
+    name: `local anvil (${chainId})`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
+  const client = createTestClient({ mode: "anvil", chain, transport: http(url), pollingInterval: POLLING_INTERVAL_MS }).extend(publicActions).extend(walletActions);
+  if (usdcUnits) {
+    await client.impersonateAccount({ address: MINTER });
+    const hash = await client.writeContract({ account: MINTER, chain, address: token.address, abi: EIP3009_USDC_ABI, functionName: "mint", args: [getAddress(to), usdcUnits] });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`test USDC mint reverted (tx ${hash})`);
+  }
+  if (wei) {
+    const balance = await client.getBalance({ address: to });
+    await client.setBalance({ address: to, value: balance + wei });
+  }
+}

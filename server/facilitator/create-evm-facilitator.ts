@@ -1,0 +1,76 @@
+// The EVM half of the in-process facilitator (issue #6): @x402/evm's exact scheme (EIP-3009
+// transferWithAuthorization), one instance per Base network with an RPC configured, all signing with one key. That
+// key's address pays the gas and is the EVM deposit address; the agent signs an authorization and needs no ETH.
+import type { x402Facilitator } from "@x402/core/facilitator";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { createPublicClient, createWalletClient, defineChain, http, publicActions, type PublicClient } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { ConfigError, type Config } from "../env";
+import { loadEvmKey } from "../keys/evm-key";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+
+export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
+
+/** How long settle waits for the authorization's transaction to be mined. */
+const CONFIRMATION_TIMEOUT_MS = 30_000;
+
+export interface EvmFacilitator {
+  /** Lower-case 0x address: gas payer and deposit address on every EVM network. */
+  address: `0x${string}`;
+  rpcUrls: Partial<Record<NetworkId, string>>;
+  /** Read-only clients, for fee-payer health and diagnostics. */
+  clients: Partial<Record<NetworkId, PublicClient>>;
+}
+
+/** Registers the EVM scheme on `x402` for every Base network with an RPC; null when none has one. */
+export function createEvmFacilitator(cfg: Config, x402: x402Facilitator): EvmFacilitator | null {
+  const rpcUrls: Partial<Record<NetworkId, string>> = {};
+  if (cfg.evmRpcUrl.baseSepolia) rpcUrls["base-sepolia"] = cfg.evmRpcUrl.baseSepolia;
+  if (cfg.evmRpcUrl.base) rpcUrls.base = cfg.evmRpcUrl.base;
+  if (Object.keys(rpcUrls).length === 0) return null;
+
+  const key = loadEvmKey({
+    envVar: "FACILITATOR_EVM_SECRET_KEY",
+    value: cfg.FACILITATOR_EVM_SECRET_KEY,
+    isProduction: cfg.isProduction,
+    dataDir: cfg.dataDir,
+    devFile: FACILITATOR_EVM_DEV_KEY_FILE,
+  });
+  // One nonce manager for the account: concurrent settlements must not reuse a transaction nonce.
+  const account = privateKeyToAccount(key, { nonceManager });
+  const address = account.address.toLowerCase() as `0x${string}`;
+  if (cfg.SERVICE_EVM_DEPOSIT_ADDRESS && cfg.SERVICE_EVM_DEPOSIT_ADDRESS.toLowerCase() !== address) {
+    // SECURITY: the deposit address must be the facilitator's own; anything else is a typo that would send every
+    // payment somewhere the service does not control.
+    throw new ConfigError(`SERVICE_EVM_DEPOSIT_ADDRESS (${cfg.SERVICE_EVM_DEPOSIT_ADDRESS}) must equal the EVM facilitator key's address ${account.address}`);
+  }
+
+  const clients: Partial<Record<NetworkId, PublicClient>> = {};
+  for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
+    const info = NETWORKS[id];
+    const chain = defineChain({
+      id: Number(info.caip2.split(":")[1]),
+      name: info.label,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [url] } },
+    });
+    const transport = http(url, { retryCount: 1, timeout: 10_000 });
+    const wallet = createWalletClient({ account, chain, transport }).extend(publicActions);
+    const signer = toFacilitatorEvmSigner(
+      {
+        address: account.address,
+        readContract: (args) => wallet.readContract(args as never),
+        verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+        writeContract: (args) => wallet.writeContract(args as never),
+        sendTransaction: (args) => wallet.sendTransaction(args),
+        waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+        getCode: (args) => wallet.getCode(args),
+      },
+      { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
+    );
+    x402.register([info.caip2] as never, new ExactEvmScheme(signer));
+    clients[id] = createPublicClient({ chain, transport });
+  }
+  return { address, rpcUrls, clients };
+}

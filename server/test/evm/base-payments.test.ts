@@ -1,0 +1,251 @@
+// Base Sepolia and Base on the paid chat route and the top-up route (issue #6): stock @x402/fetch clients with the
+// exact EVM scheme pay with EIP-3009 authorizations on anvil, the in-process facilitator relays them, the ledger
+// credits per network exactly once, and the receipts verify with all five checks, on chain.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { authorizationTypes } from "@x402/evm";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { writeSetting } from "../../settings/write-setting";
+import { parseReceiptText, verifyReceipt } from "../../verify";
+import type { LocalEvmChain } from "../../chain/anvil";
+import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+let stack: PaidStack;
+let sepolia: LocalEvmChain;
+beforeAll(async () => {
+  stack = await startPaidStack({ evm: true, baseMainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  sepolia = stack.baseSepolia!;
+});
+afterAll(async () => stack?.close());
+
+const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role: "user", content: "pay me on Base" }] };
+const PRICE = 1_000n;
+
+/** Signs an EIP-3009 authorization for the challenge by hand, as a client with its own ideas would. */
+async function authorizationHeader(
+  account: PrivateKeyAccount,
+  challenge: PaymentRequired,
+  overrides: Partial<{ to: `0x${string}`; value: bigint; validAfter: bigint; validBefore: bigint; nonce: `0x${string}` }> = {},
+): Promise<string> {
+  const accepted = challenge.accepts[0]! as PaymentRequirements & { extra: { name: string; version: string } };
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const authorization = {
+    from: account.address,
+    to: overrides.to ?? (accepted.payTo as `0x${string}`),
+    value: overrides.value ?? BigInt(accepted.amount),
+    validAfter: overrides.validAfter ?? now - 600n,
+    validBefore: overrides.validBefore ?? now + 120n,
+    nonce: overrides.nonce ?? (`0x${randomBytes(32).toString("hex")}` as `0x${string}`),
+  };
+  const signature = await account.signTypedData({
+    domain: { name: accepted.extra.name, version: accepted.extra.version, chainId: Number(accepted.network.split(":")[1]), verifyingContract: accepted.asset as `0x${string}` },
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message: authorization,
+  });
+  const payload = {
+    signature,
+    authorization: { ...authorization, value: authorization.value.toString(), validAfter: authorization.validAfter.toString(), validBefore: authorization.validBefore.toString() },
+  };
+  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload });
+}
+
+async function expectNothingMoved(agent: PrivateKeyAccount, before: bigint) {
+  expect(await sepolia.usdcBalance(agent.address)).toBe(before);
+  const payer = agent.address.toLowerCase();
+  expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: payer } })).toBe(0);
+  expect(await stack.tdb.prisma.payment.count({ where: { payer, status: { in: ["settled", "served", "unserved"] } } })).toBe(0);
+}
+
+describe("a paid Base Sepolia call", () => {
+  it("challenges with the network's USDC contract and its EIP-712 domain, paid to the facilitator's EVM address", async () => {
+    const challenge = await challengeOf(await stack.chat({ body }));
+    expect(challenge.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "eip155:84532",
+      asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      amount: "1000",
+      payTo: stack.evmDeposit,
+      extra: { name: "USDC", version: "2" },
+    });
+  });
+
+  it("is paid by a stock client, moves exactly the price on chain, and its receipt verifies with all five checks", async () => {
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const depositBefore = await sepolia.usdcBalance(stack.evmDeposit!);
+    const res = await stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const response = await res.json();
+    expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
+    expect(await sepolia.usdcBalance(stack.evmDeposit!)).toBe(depositBefore + PRICE);
+
+    const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    const receipt = parsed.receipt as { agent_pubkey: string; payment: { network: string; pay_to: string; tx_signature: string; amount_usdc: number } };
+    expect(receipt.agent_pubkey).toBe(agent.address.toLowerCase());
+    expect(receipt.payment).toMatchObject({ network: "eip155:84532", pay_to: stack.evmDeposit, amount_usdc: 0.001 });
+    expect(receipt.payment.tx_signature).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const { operatorKeypair } = await import("../../keys/service-keys");
+    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response, operatorKey: operatorKeypair().publicKeyBase58, rpc: sepolia.url });
+    expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
+    expect(verdict.reasons.payment_on_chain_ok).toContain("transfer of 0.001 USDC");
+
+    // The hosted verifier, with no caller `rpc`, checks it against the service's own Base Sepolia RPC and signs.
+    const { POST: verifyRoute } = await import("@/app/api/verify/route");
+    const hosted = await verifyRoute(
+      new Request("http://signet.test/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ receipt: parsed.receipt, prompt: body.messages, response }) }),
+      {},
+    );
+    expect(hosted.status).toBe(200);
+    expect(await hosted.json()).toMatchObject({ ok: true, checks: { payment_on_chain_ok: true, payer_matches: true } });
+
+    // The ledger credited and debited the payer on Base Sepolia only.
+    const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent.address.toLowerCase() } });
+    expect(new Set(entries.map((e) => e.network))).toEqual(new Set(["eip155:84532"]));
+  });
+
+  it("refuses the same authorization sent again with 409 payment_replay, moving nothing", async () => {
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
+    expect((await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })).status).toBe(200);
+    const after = await sepolia.usdcBalance(agent.address);
+    const again = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: "payment_replay" });
+    expect(await sepolia.usdcBalance(agent.address)).toBe(after);
+    expect(after).toBe(1_000_000n - PRICE);
+  });
+});
+
+describe("refused Base payments", () => {
+  it.each([
+    ["a smaller amount", { value: PRICE - 1n }],
+    ["another recipient", { to: "0x000000000000000000000000000000000000dEaD" as const }],
+    ["an expired validBefore", { validBefore: BigInt(Math.floor(Date.now() / 1000)) - 10n }],
+    ["a validAfter in the future", { validAfter: BigInt(Math.floor(Date.now() / 1000)) + 3_600n }],
+  ])("refuses an authorization with %s, crediting nothing", async (_label, overrides) => {
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })), overrides);
+    const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    await expectNothingMoved(agent, 1_000_000n);
+  });
+
+  it("refuses a second authorization that reuses a spent nonce", async () => {
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const nonce = `0x${randomBytes(32).toString("hex")}` as `0x${string}`;
+    const challenge = await challengeOf(await stack.chat({ body }));
+    expect((await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": await authorizationHeader(agent, challenge, { nonce }) } })).status).toBe(200);
+    // Same nonce, a different validBefore: a new payload (not a byte-for-byte replay) that the chain must refuse.
+    const reused = await authorizationHeader(agent, challenge, { nonce, validBefore: BigInt(Math.floor(Date.now() / 1000)) + 200n });
+    const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": reused } });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
+    expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } })).toBe(1);
+  });
+
+  it("refuses an agent that cannot cover the price as insufficient_balance", async () => {
+    const agent = await stack.newEvmAgent(PRICE - 1n);
+    const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
+    const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ error: "payment_invalid", reason: "insufficient_balance" });
+    await expectNothingMoved(agent, PRICE - 1n);
+  });
+
+  it("refuses a signature by another key for the agent's address", async () => {
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const thief = await stack.newEvmAgent(0n);
+    const challenge = await challengeOf(await stack.chat({ body }));
+    const forged = await authorizationHeader({ ...thief, address: agent.address } as PrivateKeyAccount, challenge);
+    const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": forged } });
+    expect(res.status).toBe(402);
+    await expectNothingMoved(agent, 1_000_000n);
+  });
+});
+
+describe("Base mainnet", () => {
+  const mainnetBody = { ...body, network: "base" };
+
+  it("follows the mainnet kill switch, then serves a payment with the Base domain and verifies it", async () => {
+    const off = await stack.chat({ body: mainnetBody });
+    expect(off.status).toBe(503);
+    expect(await off.json()).toMatchObject({ error: "mainnet_disabled" });
+
+    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
+    try {
+      const challenge = await challengeOf(await stack.chat({ body: mainnetBody }));
+      expect(challenge.accepts[0]).toMatchObject({ network: "eip155:8453", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", extra: { name: "USD Coin", version: "2" } });
+      const agent = await stack.newEvmAgent(1_000_000n, stack.base!);
+      const res = await stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(mainnetBody),
+      });
+      expect(res.status).toBe(200);
+      expect(await stack.base!.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
+      const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+      if (!parsed.ok) throw new Error("no receipt");
+      const { operatorKeypair } = await import("../../keys/service-keys");
+      const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: mainnetBody.messages, response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.base!.url });
+      expect(verdict.ok).toBe(true);
+      // The same receipt checked against Base Sepolia's chain is not found there.
+      const wrongChain = await verifyReceipt({ receipt: parsed.receipt, prompt: mainnetBody.messages, response: "x", operatorKey: operatorKeypair().publicKeyBase58, rpc: sepolia.url });
+      expect(wrongChain.checks.payment_on_chain_ok).toBe(false);
+    } finally {
+      await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "false", "test");
+    }
+  });
+
+  it("applies the mainnet allowlist to the verified 0x payer", async () => {
+    const listed = await stack.newEvmAgent(1_000_000n, stack.base!);
+    const stranger = await stack.newEvmAgent(1_000_000n, stack.base!);
+    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${listed.address}`, "test");
+    try {
+      const call = (agent: PrivateKeyAccount) =>
+        stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(mainnetBody) });
+      const refused = await call(stranger);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: "agent_not_allowed" });
+      expect(await stack.base!.usdcBalance(stranger.address)).toBe(1_000_000n);
+      expect((await call(listed)).status).toBe(200);
+    } finally {
+      await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", "", "test");
+      await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "false", "test");
+    }
+  });
+});
+
+describe("credit top-ups on Base Sepolia", () => {
+  it("credits the named Ed25519 key on Base Sepolia, and requires one", async () => {
+    const { POST } = await import("@/app/api/v1/credits/route");
+    const url = "http://signet.test/api/v1/credits";
+    const route = ((input: RequestInfo | URL, init?: RequestInit) => POST(new Request(input, init), {})) as typeof fetch;
+    const missing = await route(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usdc: "0.05", network: "base-sepolia" }) });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: "invalid_request", detail: "agent_pubkey" });
+
+    const spender = generateKeypair().publicKeyBase58;
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const { createEvmPayingFetch } = await import("../../agent/paying-fetch");
+    const res = await createEvmPayingFetch(agent, ["eip155:84532"], route)(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount_usdc: "0.05", network: "base-sepolia", agent_pubkey: spender }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ agent_pubkey: spender, payer: agent.address.toLowerCase(), network: "eip155:84532", balance_usdc: "0.05" });
+    expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - 50_000n);
+  });
+});
