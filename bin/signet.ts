@@ -10,7 +10,7 @@ import { OPERATOR_USAGE, runOperator } from "./commands/operator";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   verify: { run: runVerify, usage: VERIFY_USAGE },
-  keygen: { run: runKeygen, usage: "signet keygen [--out FILE]" },
+  keygen: { run: runKeygen, usage: "signet keygen [--evm] [--out FILE]" },
   chat: { run: runChat, usage: CHAT_USAGE },
   localnet: { run: runLocalnet, usage: LOCALNET_USAGE },
   settings: { run: runSettings, usage: SETTINGS_USAGE },

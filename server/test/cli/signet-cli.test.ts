@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSecretKey } from "../../keys/parse-secret-key";
+import { evmAddressOf, parseEvmPrivateKey } from "../../keys/evm-key";
 import { isBase58PublicKey } from "../../verify";
 import { closedPort, startServer, type LocalServer } from "../verify/local-servers";
 import { assertVectorsPresent, expectedChecks, readVector, REPO_ROOT, vectorNames } from "../verify/vectors";
@@ -194,6 +195,17 @@ describe("signet keygen", () => {
     expect(bytes).toHaveLength(64);
     expect(bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)).toBe(true);
     expect(parseSecretKey(readFileSync(out, "utf8")).publicKeyBase58).toBe(pubkey);
+    expect(statSync(out).mode & 0o077).toBe(0);
+  });
+
+  it("writes an EVM key (hex) with --evm and prints its lower-case address", async () => {
+    const out = scratchFile("evm.txt");
+    const r = await signet(["keygen", "--evm", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const key = parseEvmPrivateKey(readFileSync(out, "utf8"));
+    expect(key).not.toBeNull();
+    expect(r.stdout.trim()).toBe(evmAddressOf(key!));
+    expect(r.stdout.trim()).toMatch(/^0x[0-9a-f]{40}$/);
     expect(statSync(out).mode & 0o077).toBe(0);
   });
 

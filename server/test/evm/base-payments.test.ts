@@ -12,6 +12,13 @@ import { writeSetting } from "../../settings/write-setting";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import type { LocalEvmChain } from "../../chain/anvil";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { startServer } from "../verify/local-servers";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { tempDataDir } from "../support/env";
 
 let stack: PaidStack;
 let sepolia: LocalEvmChain;
@@ -247,5 +254,56 @@ describe("credit top-ups on Base Sepolia", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ agent_pubkey: spender, payer: agent.address.toLowerCase(), network: "eip155:84532", balance_usdc: "0.05" });
     expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - 50_000n);
+  });
+});
+
+describe("the CLI on Base Sepolia", () => {
+  const root = path.resolve(__dirname, "../../..");
+  const signet = (args: string[]) =>
+    promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), ...args], { cwd: root, env: process.env, encoding: "utf8" }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
+    );
+
+  it("funds a 0x address with `localnet fund`, then pays with `signet chat --network base-sepolia --keypair FILE` and verifies", async () => {
+    const { POST: chatRoute } = await import("@/app/api/v1/chat/completions/route");
+    const { GET: operatorKeyRoute } = await import("@/app/api/v1/operator-key/route");
+    // The service over real HTTP, as the CLI reaches it: the chat route and the operator key.
+    const server = await startServer(async (req, reqBody, res) => {
+      const request = new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers: Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"),
+        ...(req.method === "POST" ? { body: reqBody } : {}),
+      });
+      const answer = req.url === "/api/v1/operator-key" ? await operatorKeyRoute(request, {}) : await chatRoute(request, {});
+      res.writeHead(answer.status, Object.fromEntries(answer.headers));
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    try {
+      const keyFile = path.join(tempDataDir(), "agent-evm.txt");
+      const key = generatePrivateKey();
+      writeFileSync(keyFile, `${key}\n`);
+      const agent = privateKeyToAccount(key);
+      const funded = await signet(["localnet", "fund", agent.address, "--usdc", "2", "--rpc", sepolia.url]);
+      expect(funded.code, funded.stderr).toBe(0);
+      expect(await sepolia.usdcBalance(agent.address)).toBe(2_000_000n);
+
+      const r = await signet(["chat", "hello from the CLI", "--network", "base-sepolia", "--keypair", keyFile, "--endpoint", server.url, "--rpc", sepolia.url]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("hello from the CLI");
+      expect(r.stderr).toContain("✓ payer_matches");
+      expect(r.stderr).toMatch(/paid: tx 0x[0-9a-f]{64}/);
+      expect(await sepolia.usdcBalance(agent.address)).toBe(2_000_000n - PRICE);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a key file that is not an EVM key, with one line and exit 2", async () => {
+    const keyFile = path.join(tempDataDir(), "not-a-key.txt");
+    writeFileSync(keyFile, "[1,2,3]");
+    const r = await signet(["chat", "hi", "--network", "base-sepolia", "--keypair", keyFile, "--endpoint", "http://127.0.0.1:9", "--rpc", sepolia.url]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^signet: .*does not hold a hex EVM private key/);
   });
 });
