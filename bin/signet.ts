@@ -7,6 +7,7 @@ import { LOCALNET_USAGE, runLocalnet } from "./commands/localnet";
 import { runSettings, SETTINGS_USAGE } from "./commands/settings";
 import { PREPAID_USAGE, runBalance, runGrant, runInfer, runTopUp } from "./commands/prepaid";
 import { OPERATOR_USAGE, runOperator } from "./commands/operator";
+import { RECONCILE_USAGE, runReconcile } from "./commands/reconcile";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   verify: { run: runVerify, usage: VERIFY_USAGE },
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   balance: { run: runBalance, usage: PREPAID_USAGE.split("\n  ")[2]! },
   grant: { run: runGrant, usage: PREPAID_USAGE.split("\n  ")[3]! },
   operator: { run: runOperator, usage: OPERATOR_USAGE },
+  reconcile: { run: runReconcile, usage: RECONCILE_USAGE },
 };
 
 function usage(): string {

@@ -75,6 +75,15 @@ const envSchema = z.object({
   /** Reverse proxies in front of the service that append to X-Forwarded-For (0: Next's own server is the edge). */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 
+  // Crash recovery (issue #7).
+  /**
+   * How long a payment may sit claimed (settling) or settled (serving) before a retry with the same header takes it
+   * over: the process that held it is presumed dead. Must exceed the upstream time limit.
+   */
+  PAYMENT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  /** Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite). */
+  SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "during_inference", "after_debit", "before_response"]).optional(),
+
   // Operator dashboard (issue #5).
   /** Comma-separated base58 Solana keys allowed to sign in to the dashboard. */
   SERVICE_OPERATOR_PUBKEYS: z.string().default(""),
@@ -110,6 +119,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const raw = result.data;
   const isProduction = raw.NODE_ENV === "production";
+  // SECURITY: the crash hook exists for the chaos suite; a production process must never be able to arm it.
+  if (isProduction && raw.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
   return {
     ...raw,
     isProduction,

@@ -8,7 +8,9 @@ import { buildReceipt } from "../receipts/build-receipt";
 import { encodeReceiptHeader, signReceipt } from "../receipts/sign-receipt";
 import type { Receipt } from "../receipts/receipt-types";
 import { readSettings } from "../settings/read-settings";
-import { beginServingUnserved, markUnserved } from "../ledger/payment-records";
+import { beginServingUnserved, markUnserved, takeOverStaleClaim } from "../ledger/payment-records";
+import { crashPoint } from "../chaos/crash-point";
+import { config } from "../env";
 import { getBalance, recordSettlement } from "../ledger/record-settlement";
 import { recordInference } from "../ledger/record-inference";
 import { formatUnitsAsUsdc } from "../verify";
@@ -52,12 +54,17 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   if (accepted.kind === "known") return handleKnownPayment(ctx, input, accepted.payment);
   const payment = accepted.payment;
   await recordSettlement(ctx.db, { paymentId: payment.id, txSignature: payment.txSignature!, agentPubkey: payment.payer, network: payment.network, units: payment.units });
+  crashPoint("after_credit");
   return serveFromPayment(ctx, input, { ...payment, status: "settled" });
 }
 
 /** A payment header seen before: replay of a served payment, a retry of an unserved one, or one in flight. */
 async function handleKnownPayment(ctx: AppContext, input: PaidChatInput, payment: Payment): Promise<PaidChatResult> {
   if (payment.status === "unserved" && (await beginServingUnserved(ctx.db, payment.id))) {
+    return serveFromPayment(ctx, input, { ...payment, status: "serving" });
+  }
+  // Settled (credited) or serving, and its lease ran out: the process serving it died; serve it once now.
+  if ((payment.status === "settled" || payment.status === "serving") && (await takeOverStaleClaim(ctx.db, payment.id, config().PAYMENT_LEASE_MS, ["settled", "serving"], "serving"))) {
     return serveFromPayment(ctx, input, { ...payment, status: "serving" });
   }
   const message =
@@ -73,6 +80,7 @@ async function serveFromPayment(ctx: AppContext, input: PaidChatInput, payment: 
   let completion: CompletionResult;
   try {
     completion = await runCompletion(ctx.upstream, input.body);
+    crashPoint("during_inference");
   } catch (err) {
     await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
     const balance = await getBalance(ctx.db, payment.payer, payment.network);
@@ -111,13 +119,16 @@ async function serveFromPayment(ctx: AppContext, input: PaidChatInput, payment: 
         operator,
       ),
   });
+  crashPoint("after_debit");
+  const headers = {
+    "X-Service-Receipt": encodeReceiptHeader(recorded.receipt),
+    ...settlementHeaders({ transaction: txSignature, network: payment.network, payer: payment.payer }),
+    "X-Credit-Balance-Usdc": formatUnitsAsUsdc(recorded.balanceUnits),
+  };
+  crashPoint("before_response");
   return {
     status: 200,
     body: completion.body(recorded.receipt.inference_id as string),
-    headers: {
-      "X-Service-Receipt": encodeReceiptHeader(recorded.receipt),
-      ...settlementHeaders({ transaction: txSignature, network: payment.network, payer: payment.payer }),
-      "X-Credit-Balance-Usdc": formatUnitsAsUsdc(recorded.balanceUnits),
-    },
+    headers,
   };
 }

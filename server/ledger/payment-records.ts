@@ -2,6 +2,8 @@
 // hash (unique) before the first await that moves money; its status then walks
 // claimed → settled → served, or → failed (settle refused; may be claimed again), or settled → unserved (upstream
 // failed after settlement; the credit stays and one retry with the same header serves it) → serving → served.
+// A `claimed`, `settled` or `serving` row whose lease (PAYMENT_LEASE_MS since its last update) ran out belongs to a
+// process that died; one retry with the same header takes it over and finishes it from the chain's answer (issue #7).
 import type { DbClient, Payment } from "../db";
 import { isUniqueViolation } from "../db";
 
@@ -67,6 +69,18 @@ export async function beginServingUnserved(db: DbClient, paymentId: string): Pro
   const taken = await db.payment.updateMany({
     where: { id: paymentId, status: "unserved" satisfies PaymentStatus },
     data: { status: "serving" satisfies PaymentStatus },
+  });
+  return taken.count === 1;
+}
+
+/**
+ * Takes over a payment whose holder's lease ran out: `claimed` (settling) or, with `statuses`, `settled`/`serving`
+ * (being served). Refreshes the lease; true for exactly one of concurrent takers.
+ */
+export async function takeOverStaleClaim(db: DbClient, paymentId: string, leaseMs: number, statuses: PaymentStatus[] = ["claimed"], next?: PaymentStatus): Promise<boolean> {
+  const taken = await db.payment.updateMany({
+    where: { id: paymentId, status: { in: statuses }, updatedAt: { lt: new Date(Date.now() - leaseMs) } },
+    data: { updatedAt: new Date(), ...(next ? { status: next } : {}) },
   });
   return taken.count === 1;
 }

@@ -1,13 +1,16 @@
 // Taking one x402 payment, shared by the chat route and the credit top-up route: plan the requirement for a network
 // and amount, then verify → payer → allowlist → claim → settle, in the seed's order. The caller decides what a
 // settled payment buys; a payment seen before is handed back as `known` for the caller's replay rules.
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ensureDepositReady, type AppContext } from "../app-context";
 import { NETWORKS, resolveNetwork, type NetworkId } from "../chain/networks";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
-import { claimPayment, findPaymentByPayloadHash, markSettlementFailed, type PaymentPurpose } from "../ledger/payment-records";
+import { claimPayment, findPaymentByPayloadHash, markSettlementFailed, takeOverStaleClaim, type PaymentPurpose } from "../ledger/payment-records";
+import { crashPoint } from "../chaos/crash-point";
+import { config } from "../env";
+import { findLandedSettlement } from "./find-landed-settlement";
 import type { Settings } from "../settings/setting-definitions";
 import { classifyVerifyFailure } from "./classify-verify-failure";
 import { paymentPayloadHash } from "./payload-hash";
@@ -78,6 +81,11 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   const payload = decoded.payload;
   const payloadHash = paymentPayloadHash(payload);
   const known = await findPaymentByPayloadHash(ctx.db, payloadHash);
+  if (known?.status === "claimed") {
+    // A claim older than its lease belongs to a process that died mid-settlement: finish it from the chain's answer.
+    const resumed = await resumeStaleClaim(ctx, input, known, payload);
+    if (resumed) return resumed;
+  }
   if (known && known.status !== "failed") return { kind: "known", payment: known };
 
   const matched = ctx.gateway.match(plan.requirements, payload);
@@ -110,22 +118,80 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   // Claim before the first await that moves money (STYLE §7).
   const claim = await claimPayment(ctx.db, { payloadHash, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose });
   if (!claim.claimed) return { kind: "known", payment: claim.existing };
+  crashPoint("after_verify");
+  return settleClaimed(ctx, input, claim.payment, payload, matched);
+}
 
+/** Settles a claimed payment; marks it failed (nothing moved) when the facilitator refuses. */
+async function settleClaimed(ctx: AppContext, input: AcceptPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements): Promise<AcceptedPayment> {
+  const { plan, eventPrefix } = input;
+  const caip2 = NETWORKS[plan.network].caip2;
   let failure: string;
   try {
     const result = await ctx.gateway.settle(payload, matched);
     if (result.success && result.transaction) {
-      logEvent(`${eventPrefix}.settle_ok`, { network: caip2, payer, transaction: result.transaction, amount: plan.amountUnits.toString() });
-      return { kind: "settled", payment: { ...claim.payment, txSignature: result.transaction } };
+      crashPoint("after_settle");
+      logEvent(`${eventPrefix}.settle_ok`, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString() });
+      return { kind: "settled", payment: { ...payment, txSignature: result.transaction } };
     }
     failure = result.errorReason ?? "settlement_failed";
   } catch {
     failure = "settlement_error";
   }
-  await markSettlementFailed(ctx.db, claim.payment.id, failure);
+  // A refusal is not proof that nothing moved (a confirmation timeout, or the same transaction already landed by a
+  // process that died): ask the chain before telling the client that nothing was charged.
+  const landed = await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
+  if (landed?.state === "landed") {
+    logEvent(`${eventPrefix}.settle_ok`, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
+    return landedSettlement(ctx, payment, landed.transaction);
+  }
+  if (landed === null) {
+    // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
+    logEvent(`${eventPrefix}.settle_unknown`, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
+    throw new AppError("upstream_error", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure });
+  }
+  await markSettlementFailed(ctx.db, payment.id, failure);
   logEvent(`${eventPrefix}.settle_failed`, { reason: failure, network: caip2 }, "warn");
   await recordFailure(ctx, caip2, "settle", failure);
   throw new AppError("payment_failed", "the payment could not be settled; nothing was charged", { reason: failure });
+}
+
+/**
+ * A settlement found on chain for this claim. The same transaction can arrive under a different payload (other bytes
+ * around the same signed transaction or authorization): if another payment already owns it, this one is a replay.
+ */
+async function landedSettlement(ctx: AppContext, payment: Payment, transaction: string): Promise<AcceptedPayment> {
+  const owner = await ctx.db.payment.findUnique({ where: { txSignature: transaction } });
+  if (owner && owner.id !== payment.id) {
+    await markSettlementFailed(ctx.db, payment.id, "transaction_already_used");
+    throw new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction });
+  }
+  return { kind: "settled", payment: { ...payment, txSignature: transaction } };
+}
+
+/**
+ * Takes over a claim whose lease ran out (exactly one retry wins) and finishes it: if the settlement landed, the
+ * payment is settled with that transaction; if the chain has no trace of it, it is settled now (the same Solana
+ * transaction, or the same EIP-3009 authorization: neither can move money twice). Null when the claim is live.
+ */
+async function resumeStaleClaim(ctx: AppContext, input: AcceptPaymentInput, known: Payment, payload: PaymentPayload): Promise<AcceptedPayment | null> {
+  const leaseMs = config().PAYMENT_LEASE_MS;
+  if (Date.now() - known.updatedAt.getTime() < leaseMs) return null;
+  if (!(await takeOverStaleClaim(ctx.db, known.id, leaseMs))) return null;
+  const caip2 = NETWORKS[input.plan.network].caip2;
+  const matched = ctx.gateway.match(input.plan.requirements, payload);
+  const landed = await findLandedSettlement(ctx.gateway.facilitator, input.plan.network, payload).catch(() => null);
+  if (landed === null || !matched) {
+    // The chain could not be read (or the plan changed): leave the claim for a later retry.
+    throw new AppError("payment_replay", "this payment is being recovered; retry the same request shortly");
+  }
+  logEvent(`${input.eventPrefix}.claim_recovered`, { network: caip2, payment_id: known.id, found: landed.state });
+  if (landed.state === "landed") return landedSettlement(ctx, known, landed.transaction);
+  if (landed.state === "failed") {
+    await markSettlementFailed(ctx.db, known.id, "settlement_failed_on_chain");
+    throw new AppError("payment_failed", "the payment's settlement failed on chain; nothing was charged", { reason: "settlement_failed_on_chain" });
+  }
+  return settleClaimed(ctx, input, known, payload, matched);
 }
 
 /** Counts a failure for the dashboard; never lets bookkeeping turn a 402 into a 500. */

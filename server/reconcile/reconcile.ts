@@ -1,0 +1,106 @@
+// `signet reconcile` (issue #7): compares what the chain says each deposit address received with the payments table
+// and the ledger, per network, and lists every mismatch:
+// - paid_not_recorded: a transfer in on chain that no recorded payment accounts for;
+// - recorded_not_on_chain: a payment recorded as settled whose transaction did not pay the deposit address;
+// - wrong_amount: both exist, for different amounts;
+// - ledger_drift: a settled payment without exactly one credit of its amount in the ledger.
+// Read-only: it never changes a row. Claims still settling (or abandoned by a crash) are listed as pending.
+import type { Facilitator } from "../facilitator/create-facilitator";
+import type { DbClient } from "../db";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+import { readSettings } from "../settings/read-settings";
+import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
+
+export type MismatchKind = "paid_not_recorded" | "recorded_not_on_chain" | "wrong_amount" | "ledger_drift";
+
+export interface Mismatch {
+  kind: MismatchKind;
+  transaction: string;
+  detail: string;
+}
+
+export interface NetworkReport {
+  network: string;
+  label: string;
+  depositAddresses: string[];
+  onChainTransfers: number;
+  recordedPayments: number;
+  /** Payments still `claimed`: settling now, or abandoned by a crash until a retry resolves them. */
+  pendingClaims: number;
+  mismatches: Mismatch[];
+}
+
+/** Statuses of a payment whose money moved. */
+const SETTLED = ["settled", "serving", "served", "unserved"];
+const CREDIT_KINDS = ["payment_credit", "topup_credit"];
+
+export interface ReconcileOptions {
+  networks?: NetworkId[];
+  since?: Date;
+}
+
+/** Reconciles every network the facilitator serves (or those named). */
+export async function reconcile(db: DbClient, facilitator: Facilitator, opts: ReconcileOptions = {}): Promise<NetworkReport[]> {
+  const served = [...(Object.keys(facilitator.rpcs) as NetworkId[]), ...(Object.keys(facilitator.evm?.rpcUrls ?? {}) as NetworkId[])];
+  const networks = opts.networks ? served.filter((n) => opts.networks!.includes(n)) : served;
+  const settings = await readSettings(db);
+  const reports: NetworkReport[] = [];
+  for (const id of networks) {
+    const info = NETWORKS[id];
+    const sinceSeconds = opts.since ? Math.floor(opts.since.getTime() / 1000) : null;
+    const recorded = await db.payment.findMany({
+      where: { network: info.caip2, status: { in: SETTLED }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
+      select: { id: true, txSignature: true, units: true, payTo: true },
+    });
+    // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
+    const current = info.family === "evm" ? facilitator.evm!.address : info.isMainnet ? settings.mainnetDepositAddress : (settings.depositAddress ?? facilitator.address);
+    const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo)])];
+
+    const inflows: Inflow[] = [];
+    for (const deposit of deposits) {
+      if (info.family === "evm") inflows.push(...(await evmInflows(facilitator.evm!.clients[id]!, deposit as `0x${string}`, info.usdcAsset as `0x${string}`, sinceSeconds)));
+      else inflows.push(...(await solanaInflows(facilitator.rpcs[id]!, deposit, info.usdcAsset, sinceSeconds)));
+    }
+
+    const mismatches: Mismatch[] = [];
+    const byTx = new Map(recorded.map((p) => [normalize(p.txSignature ?? ""), p]));
+    const onChain = new Map<string, bigint>();
+    for (const inflow of inflows) onChain.set(normalize(inflow.transaction), (onChain.get(normalize(inflow.transaction)) ?? 0n) + inflow.units);
+    for (const [tx, units] of onChain) {
+      const payment = byTx.get(tx);
+      if (!payment) mismatches.push({ kind: "paid_not_recorded", transaction: tx, detail: `${units} units arrived with no recorded payment` });
+      else if (payment.units !== units) mismatches.push({ kind: "wrong_amount", transaction: tx, detail: `on chain ${units} units, recorded ${payment.units}` });
+    }
+    for (const payment of recorded) {
+      const tx = normalize(payment.txSignature ?? "");
+      if (!onChain.has(tx)) mismatches.push({ kind: "recorded_not_on_chain", transaction: tx || `(payment ${payment.id})`, detail: `recorded ${payment.units} units to ${payment.payTo}, not found on chain` });
+    }
+
+    const credits = await db.ledgerEntry.groupBy({
+      by: ["paymentId"],
+      where: { paymentId: { in: recorded.map((p) => p.id) }, kind: { in: CREDIT_KINDS } },
+      _sum: { units: true },
+      _count: { _all: true },
+    });
+    const creditOf = new Map(credits.map((c) => [c.paymentId, c]));
+    for (const payment of recorded) {
+      const credit = creditOf.get(payment.id);
+      if (!credit || credit._count._all !== 1 || credit._sum.units !== payment.units) {
+        mismatches.push({
+          kind: "ledger_drift",
+          transaction: normalize(payment.txSignature ?? ""),
+          detail: `payment ${payment.id}: ${credit?._count._all ?? 0} credit entries for ${credit?._sum.units ?? 0n} units, expected one for ${payment.units}`,
+        });
+      }
+    }
+
+    const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: "claimed" } });
+    reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, mismatches });
+  }
+  return reports;
+}
+
+/** EVM hashes compare case-insensitively; Solana signatures are case-sensitive base58. */
+function normalize(tx: string): string {
+  return tx.startsWith("0x") ? tx.toLowerCase() : tx;
+}

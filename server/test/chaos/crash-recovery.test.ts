@@ -1,0 +1,152 @@
+// The chaos suite's crash points (issue #7): the service runs as its own process and is SIGKILLed at each step of the
+// paid flow, CHAOS_RUNS times per step (20 by default). After each crash a fresh process (no crash armed, a short
+// lease) gets a retry with the same payment header, as a client would send it. Then, for every run:
+// - the agent paid exactly once on chain;
+// - the settlement is in the ledger exactly once;
+// - a payment the dead process had not served is served by the retry, once; one it had served is a 409 replay;
+// and at the end `signet reconcile` reports zero drift against the chain.
+import { spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { address, createKeyPairSignerFromBytes } from "@solana/kit";
+import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { loadOrCreateDevKey } from "../../keys/load-signing-key";
+import { FACILITATOR_DEV_KEY_FILE } from "../../facilitator/create-facilitator";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { tempDataDir } from "../support/env";
+import { buildPaymentHeader, challengeOf } from "../support/paid-stack";
+import type { CrashStep } from "../../chaos/crash-point";
+
+const RUNS = Number(process.env.CHAOS_RUNS ?? 20);
+const ROOT = path.resolve(__dirname, "../../..");
+const STEPS: { step: CrashStep; servedBeforeCrash: boolean }[] = [
+  { step: "after_verify", servedBeforeCrash: false },
+  { step: "after_settle", servedBeforeCrash: false },
+  { step: "after_credit", servedBeforeCrash: false },
+  { step: "during_inference", servedBeforeCrash: false },
+  { step: "after_debit", servedBeforeCrash: true },
+  { step: "before_response", servedBeforeCrash: true },
+];
+const PRICE = 1_000n;
+const body = { model: "local/echo-1", messages: [{ role: "user", content: "crash me" }] };
+
+let devnet: Localnet;
+let tdb: TestDatabase;
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+  tdb = await createTestDatabase();
+  dataDir = tempDataDir("signet-chaos-");
+  // The facilitator key lives in the data dir every process of the run shares; fund it before the first starts.
+  const facilitator = loadOrCreateDevKey(path.join(dataDir, FACILITATOR_DEV_KEY_FILE));
+  await devnet.fundAccount(facilitator.publicKeyBase58, { lamports: 10_000_000_000n });
+  env = {
+    ...process.env,
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    SIGNET_DATA_DIR: dataDir,
+    DATABASE_URL: tdb.url,
+    SOLANA_DEVNET_RPC_URL: devnet.url,
+    X402_FLAT_PRICE_USDC: "0.001",
+    LOCALNET_EVM_RPC_PORT: "0",
+  };
+});
+afterAll(async () => {
+  await devnet?.close();
+  await tdb?.drop();
+});
+
+interface Service {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+async function startService(extra: Record<string, string>): Promise<Service> {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/test/chaos/chaos-server.ts"], {
+    cwd: ROOT,
+    env: { ...env, ...extra },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? -1 : code)));
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+      const ready = /ready (\S+)/.exec(out);
+      if (ready) resolve(ready[1]!);
+    });
+    void exited.then(() => reject(new Error(`the service exited before it was ready: ${stderr}`)));
+  });
+  return { url, child, exited };
+}
+
+async function usdcOf(owner: string): Promise<bigint> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const account = devnet.chain.getAccount(ata);
+  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+}
+
+const post = (url: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+describe("SIGKILL at each step of the paid flow", () => {
+  for (const { step, servedBeforeCrash } of STEPS) {
+    it(`recovers ${RUNS} crashes ${step.replace("_", " ")}: one payment on chain, one credit, ${servedBeforeCrash ? "a 409 replay" : "served once by the retry"}`, async () => {
+      const runs: { agent: string; header: string }[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const kp = generateKeypair();
+        const agent = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+        await devnet.fundAccount(agent.address, { usdcUnits: 1_000_000n });
+        const service = await startService({ SIGNET_CHAOS_CRASH_AT: step });
+        const header = await buildPaymentHeader(agent, await challengeOf(await post(service.url)), devnet.url);
+        const crashed = await post(service.url, { "X-Payment": header }).then(
+          (r) => r.status,
+          () => "connection lost",
+        );
+        expect(crashed).toBe("connection lost");
+        expect(await service.exited).toBe(-1);
+        runs.push({ agent: agent.address, header });
+      }
+
+      // The lease of the dead process's claims has run out by now: a fresh process resolves each retry.
+      const service = await startService({ PAYMENT_LEASE_MS: "100" });
+      try {
+        await new Promise((r) => setTimeout(r, 150));
+        for (const run of runs) {
+          const retry = await post(service.url, { "X-Payment": run.header });
+          expect(retry.status, await retry.clone().text()).toBe(servedBeforeCrash ? 409 : 200);
+          // A second retry is a replay either way: one payment serves one call.
+          expect((await post(service.url, { "X-Payment": run.header })).status).toBe(409);
+          expect(await usdcOf(run.agent)).toBe(1_000_000n - PRICE);
+          const payments = await tdb.prisma.payment.findMany({ where: { payer: run.agent } });
+          expect(payments.map((p) => p.status)).toEqual(["served"]);
+          expect(await tdb.prisma.ledgerEntry.count({ where: { paymentId: payments[0]!.id, kind: "payment_credit" } })).toBe(1);
+          expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: run.agent } })).toBe(1);
+        }
+      } finally {
+        service.child.kill("SIGTERM");
+        await service.exited;
+      }
+    });
+  }
+
+  it("leaves zero drift for `signet reconcile`", async () => {
+    const r = await promisify(execFile)(process.execPath, [path.join(ROOT, "bin/signet.mjs"), "reconcile", "--json"], { cwd: ROOT, env, encoding: "utf8" }).then(
+      (x) => ({ code: 0, stdout: x.stdout }),
+      (e: { code?: number; stdout?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "" }),
+    );
+    const report = JSON.parse(r.stdout) as { drift: number; networks: { recordedPayments: number; onChainTransfers: number; pendingClaims: number }[] };
+    expect(report.networks[0]).toMatchObject({ recordedPayments: STEPS.length * RUNS, onChainTransfers: STEPS.length * RUNS, pendingClaims: 0 });
+    expect(report.drift).toBe(0);
+    expect(r.code).toBe(0);
+  });
+});

@@ -1,0 +1,52 @@
+// `reconcile()` against real chains (localnet and anvil) and PostgreSQL: zero drift after real paid calls on Solana
+// devnet and Base Sepolia, then each kind of mismatch, planted one at a time, is found and named.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reconcile } from "../../reconcile/reconcile";
+import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
+import { appContext } from "../../app-context";
+
+let stack: PaidStack;
+beforeAll(async () => {
+  stack = await startPaidStack({ evm: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
+});
+afterAll(async () => stack?.close());
+
+const call = (fetcher: typeof fetch, network: string) =>
+  fetcher(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", network, messages: [{ role: "user", content: "count me" }] }) });
+
+async function report() {
+  const ctx = await appContext();
+  return reconcile(stack.tdb.prisma, ctx.gateway.facilitator);
+}
+
+describe("reconcile", () => {
+  it("reports zero drift after real paid calls on Solana devnet and Base Sepolia", async () => {
+    expect((await call(stack.payingFetch(await stack.newAgent()), "devnet")).status).toBe(200);
+    expect((await call(stack.payingFetch(await stack.newAgent()), "devnet")).status).toBe(200);
+    expect((await call(stack.evmPayingFetch(await stack.newEvmAgent()), "base-sepolia")).status).toBe(200);
+    const reports = await report();
+    expect(reports.map((r) => [r.network, r.onChainTransfers, r.recordedPayments, r.mismatches.length])).toEqual([
+      [stack.devnet.caip2, 2, 2, 0],
+      ["eip155:84532", 1, 1, 0],
+    ]);
+  });
+
+  it("finds USDC that reached a deposit address with no payment recorded", async () => {
+    await stack.devnet.fundAccount((await appContext()).gateway.facilitator.address, { usdcUnits: 5n });
+    await stack.baseSepolia!.fund(stack.evmDeposit!, { usdcUnits: 7n });
+    const reports = await report();
+    expect(reports[0]!.mismatches).toEqual([expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("5 units") })]);
+    expect(reports[1]!.mismatches).toEqual([expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("7 units") })]);
+  });
+
+  it("finds a payment recorded with a wrong amount, one not on chain, and ledger drift", async () => {
+    const payments = await stack.tdb.prisma.payment.findMany({ where: { network: stack.devnet.caip2 }, orderBy: { createdAt: "asc" } });
+    await stack.tdb.prisma.payment.update({ where: { id: payments[0]!.id }, data: { units: 999n } });
+    await stack.tdb.prisma.ledgerEntry.deleteMany({ where: { paymentId: payments[1]!.id, kind: "payment_credit" } });
+    await stack.tdb.prisma.payment.create({
+      data: { payloadHash: "planted", txSignature: "5".repeat(88), network: stack.devnet.caip2, payer: payments[0]!.payer, payTo: payments[0]!.payTo, units: 1000n, purpose: "chat", status: "served" },
+    });
+    const kinds = (await report())[0]!.mismatches.map((m) => m.kind).sort();
+    expect(kinds).toEqual(["ledger_drift", "ledger_drift", "ledger_drift", "paid_not_recorded", "recorded_not_on_chain", "wrong_amount"]);
+  });
+});

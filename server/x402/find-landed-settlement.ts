@@ -1,0 +1,78 @@
+// After a crash between claiming a payment and recording its settlement, the chain is the only witness of whether the
+// money moved. These lookups answer it from the payment payload itself, without trusting any stored state:
+// - Solana: the transaction id is the fee payer's signature, and Ed25519 signatures are deterministic, so the
+//   facilitator can compute the id its settlement had (or would have) and ask for its status;
+// - EVM: an EIP-3009 authorization is spent at most once; `authorizationState(from, nonce)` says whether it was, and
+//   the token's AuthorizationUsed log names the transaction.
+import { getBase58Decoder, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
+import type { PaymentPayload } from "@x402/core/types";
+import { parseAbiItem } from "viem";
+import type { Facilitator } from "../facilitator/create-facilitator";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+
+export type LandedSettlement = { state: "landed"; transaction: string } | { state: "failed" } | { state: "absent" };
+
+const AUTHORIZATION_USED = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+const AUTHORIZATION_STATE_ABI = [
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }],
+    outputs: [{ type: "bool" }],
+  },
+] as const;
+/** How far back an authorization's transaction is looked for (a claim is minutes old; Base makes a block per 2 s). */
+const EVM_LOG_LOOKBACK_BLOCKS = 10_000n;
+
+/** Whether the settlement of `payload` is on chain. Throws when the chain cannot be read (try again later). */
+export async function findLandedSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement> {
+  return NETWORKS[network].family === "evm" ? findEvmSettlement(facilitator, network, payload) : findSolanaSettlement(facilitator, network, payload);
+}
+
+/** The id the facilitator's settlement of this payload has: its own signature over the transaction message. */
+export async function expectedSolanaTransactionId(facilitator: Facilitator, payload: PaymentPayload): Promise<string | null> {
+  const wire = (payload.payload as { transaction?: unknown }).transaction;
+  if (typeof wire !== "string") return null;
+  try {
+    const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
+    const signature = await signBytes(facilitator.signer.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array);
+    return getBase58Decoder().decode(signature);
+  } catch {
+    return null;
+  }
+}
+
+async function findSolanaSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement> {
+  const rpc = facilitator.rpcs[network];
+  if (!rpc) throw new Error(`no RPC for ${network}`);
+  const id = await expectedSolanaTransactionId(facilitator, payload);
+  if (!id) return { state: "absent" };
+  const { value } = await rpc.getSignatureStatuses([id as Signature], { searchTransactionHistory: true }).send();
+  const status = value[0];
+  if (!status) return { state: "absent" };
+  return status.err === null ? { state: "landed", transaction: id } : { state: "failed" };
+}
+
+async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement> {
+  const client = facilitator.evm?.clients[network];
+  if (!client) throw new Error(`no RPC for ${network}`);
+  const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
+  if (typeof auth?.from !== "string" || typeof auth.nonce !== "string") return { state: "absent" };
+  const from = auth.from as `0x${string}`;
+  const nonce = auth.nonce as `0x${string}`;
+  const usdc = NETWORKS[network].usdcAsset as `0x${string}`;
+  const used = await client.readContract({ address: usdc, abi: AUTHORIZATION_STATE_ABI, functionName: "authorizationState", args: [from, nonce] });
+  if (!used) return { state: "absent" };
+  const latest = await client.getBlockNumber();
+  const logs = await client.getLogs({
+    address: usdc,
+    event: AUTHORIZATION_USED,
+    args: { authorizer: from, nonce },
+    fromBlock: latest > EVM_LOG_LOOKBACK_BLOCKS ? latest - EVM_LOG_LOOKBACK_BLOCKS : 0n,
+    toBlock: latest,
+  });
+  const hash = logs[0]?.transactionHash;
+  // Spent, but not by a transaction we can find: never settle it again; report it as failed for this payment.
+  return hash ? { state: "landed", transaction: hash } : { state: "failed" };
+}
