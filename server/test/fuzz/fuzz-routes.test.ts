@@ -1,0 +1,315 @@
+// Property-based fuzzing (issue #7), with fast-check, against the real route handlers, PostgreSQL and the local chain.
+// More than 10,000 malformed bodies, headers, base64, base58, payment payloads and receipts go to every public route
+// and to the verifier. Asserted throughout:
+// - no 500 ever (the only 5xx allowed are the documented refusals `mainnet_disabled` and `network_not_supported`);
+// - every refusal is JSON with a stable `error` code;
+// - no unhandled rejection;
+// - no ledger, balance or settled-payment row changes;
+// - the verifier never says `ok: true` for a mutated receipt.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import bs58 from "bs58";
+import { canonicalJson, parseReceiptText, verifyReceipt } from "../../verify";
+import { operatorKeypair } from "../../keys/service-keys";
+import { ERROR_STATUS } from "../../errors";
+import { buildPaymentHeader, challengeOf, startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
+
+const RUNS = { chat: 2_700, paidHeaders: 1_500, inference: 1_500, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
+const BASE = "http://signet.test";
+const ALLOWED_5XX = new Set(["mainnet_disabled", "network_not_supported"]);
+
+let stack: PaidStack;
+let routes: Record<string, (req: Request) => Promise<Response>>;
+let realHeader: string;
+let realReceipt: Record<string, unknown>;
+let realPrompt: unknown;
+let realResponse: unknown;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+let total = 0;
+
+async function moneySnapshot() {
+  const p = stack.tdb.prisma;
+  return JSON.stringify(
+    {
+      ledger: await p.ledgerEntry.findMany({ orderBy: { id: "asc" } }),
+      balances: await p.balance.findMany({ orderBy: [{ agentPubkey: "asc" }, { network: "asc" }] }),
+      settled: await p.payment.findMany({ where: { status: { not: "failed" } }, orderBy: { id: "asc" }, select: { id: true, status: true, txSignature: true, units: true } }),
+    },
+    (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
+  );
+}
+
+// @x402/svm console.errors every undecodable transaction; thousands of them would bury the report. Only those lines
+// are dropped.
+const consoleError = console.error;
+
+beforeAll(async () => {
+  process.on("unhandledRejection", onUnhandled);
+  console.error = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith("Error decoding transaction")) return;
+    consoleError(...args);
+  };
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000" } });
+  const chat = (await import("@/app/api/v1/chat/completions/route")).POST;
+  const inference = (await import("@/app/api/v1/inference/route")).POST;
+  const credits = (await import("@/app/api/v1/credits/route")).POST;
+  const creditsOf = (await import("@/app/api/v1/credits/[pubkey]/route")).GET;
+  const grantChallenge = (await import("@/app/api/v1/grants/challenge/route")).GET;
+  const grants = (await import("@/app/api/v1/grants/route")).POST;
+  const receipt = (await import("@/app/api/v1/receipts/[id]/route")).GET;
+  const verify = (await import("@/app/api/verify/route")).POST;
+  const models = (await import("@/app/api/v1/models/route")).GET;
+  const lastSegment = (req: Request) => decodeURIComponent(new URL(req.url).pathname.split("/").pop() ?? "");
+  routes = {
+    chat: (req) => chat(req, {}),
+    inference: (req) => inference(req, {}),
+    credits: (req) => credits(req, {}),
+    creditsOf: (req) => creditsOf(req, { params: Promise.resolve({ pubkey: lastSegment(req) }) }),
+    grantChallenge: (req) => grantChallenge(req, {}),
+    grants: (req) => grants(req, {}),
+    receipt: (req) => receipt(req, { params: Promise.resolve({ id: lastSegment(req) }) }),
+    verify: (req) => verify(req, {}),
+    models: (req) => models(req, {}),
+  };
+
+  // One real served call: its header, receipt, prompt and response are the seeds for mutation.
+  const agent = await stack.newAgent();
+  const messages = [{ role: "user", content: "fuzz seed" }];
+  const chatBody = { model: "local/echo-1", messages };
+  realHeader = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: chatBody })), stack.devnet.url);
+  const res = await stack.chat({ body: chatBody, headers: { "X-Payment": realHeader } });
+  expect(res.status).toBe(200);
+  const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+  if (!parsed.ok) throw new Error("no receipt");
+  realReceipt = parsed.receipt;
+  realPrompt = messages;
+  realResponse = await res.json();
+});
+
+afterAll(async () => {
+  process.off("unhandledRejection", onUnhandled);
+  console.error = consoleError;
+  await stack?.close();
+});
+
+/** Sends one request and checks the answer's shape; returns the status. */
+async function send(route: string, req: Request): Promise<number> {
+  total++;
+  const res = await routes[route]!(req);
+  const text = await res.text();
+  if (res.status >= 500 || res.status >= 400) {
+    let body: { error?: unknown; message?: unknown };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new Error(`${route} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+    if (typeof body.error !== "string" || !Object.hasOwn(ERROR_STATUS, body.error)) throw new Error(`${route} answered ${res.status} without a stable code: ${text.slice(0, 200)}`);
+    if (res.status >= 500 && !ALLOWED_5XX.has(body.error)) throw new Error(`${route} answered ${res.status} ${body.error}: ${text.slice(0, 300)}`);
+    if (/\bat \S+ \(|node_modules|\.ts:\d+/.test(text)) throw new Error(`${route} leaked a stack trace: ${text.slice(0, 300)}`);
+  }
+  return res.status;
+}
+
+const post = (path: string, body: BodyInit | null, headers: Record<string, string> = {}) =>
+  new Request(`${BASE}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+
+// Generators.
+const anyJson = fc.jsonValue({ maxDepth: 4 });
+const junkText = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 200 }), fc.constantFrom("", "{", "null", "[]", '{"a":', "\u0000", "𝄞".repeat(50)));
+const base64ish = fc.oneof(fc.base64String({ maxLength: 400 }), fc.string({ maxLength: 200 }), anyJson.map((j) => Buffer.from(JSON.stringify(j)).toString("base64")));
+const base58ish = fc.oneof(
+  fc.uint8Array({ minLength: 0, maxLength: 70 }).map((b) => bs58.encode(b)),
+  fc.string({ unit: fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+/"), maxLength: 90 }),
+);
+const network = fc.oneof(fc.constantFrom("devnet", "mainnet", "base", "base-sepolia", "solana", "eip155:1", "", "DEVNET"), fc.string({ maxLength: 20 }));
+const message = fc.record({ role: fc.oneof(fc.constantFrom("user", "system", "assistant", "tool"), fc.string({ maxLength: 10 })), content: fc.oneof(fc.string({ maxLength: 200 }), anyJson) }, { requiredKeys: [] });
+const chatBody = fc.record(
+  {
+    model: fc.oneof(fc.constantFrom("local/echo-1", "gpt-4", ""), fc.string({ maxLength: 40 }), anyJson),
+    messages: fc.oneof(fc.array(message, { maxLength: 5 }), anyJson),
+    network,
+    max_tokens: fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 5 })),
+    temperature: fc.oneof(fc.double(), fc.string({ maxLength: 5 })),
+    stream: fc.oneof(fc.boolean(), anyJson),
+    extra: anyJson,
+  },
+  { requiredKeys: [] },
+);
+
+// URLs the verifier may be pointed at: a closed local port (refused at once) or not a URL. Never the internet: there
+// is none here, and a hanging address would only measure timeouts.
+const closedOrMalformedUrl = fc.oneof(fc.constantFrom("http://127.0.0.1:9", "ftp://x", "file:///etc/passwd", "http://user:pw@127.0.0.1:9/"), fc.string({ maxLength: 50 }));
+
+describe("fuzzing every route", () => {
+  it(`chat: ${RUNS.chat} malformed bodies and payment headers`, async () => {
+    const before = await moneySnapshot();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(chatBody.map((b) => JSON.stringify(b)), junkText), fc.option(base64ish, { nil: undefined }), fc.constantFrom("X-Payment", "PAYMENT-SIGNATURE"), async (body, header, name) => {
+        await send("chat", post("/api/v1/chat/completions", body, header === undefined ? {} : { [name]: header }));
+      }),
+      { numRuns: RUNS.chat },
+    );
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`chat: ${RUNS.paidHeaders} mutations of a real, already served payment header and payload`, async () => {
+    const before = await moneySnapshot();
+    const payload = decodePaymentSignatureHeader(realHeader) as unknown as Record<string, unknown>;
+    const body = JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] });
+    const mutatedPayload = fc.oneof(
+      // Same transaction, other bytes around it: a replay in disguise.
+      anyJson.map((extra) => ({ ...payload, extra })),
+      // One field of the payload replaced.
+      fc.tuple(fc.constantFrom("x402Version", "accepted", "payload", "resource"), anyJson).map(([k, v]) => ({ ...payload, [k]: v })),
+      // One field of the accepted requirement replaced.
+      fc.tuple(fc.constantFrom("scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"), anyJson).map(([k, v]) => ({ ...payload, accepted: { ...(payload.accepted as object), [k]: v } })),
+      // The signed transaction with one byte flipped, or replaced.
+      fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })).map(([at, xor]) => {
+        const tx = Buffer.from((payload.payload as { transaction: string }).transaction, "base64");
+        tx[at % tx.length]! ^= xor;
+        return { ...payload, payload: { transaction: tx.toString("base64") } };
+      }),
+      base64ish.map((t) => ({ ...payload, payload: { transaction: t } })),
+    );
+    await fc.assert(
+      fc.asyncProperty(mutatedPayload, async (p) => {
+        let header: string;
+        try {
+          header = encodePaymentSignatureHeader(p as never);
+        } catch {
+          header = Buffer.from(JSON.stringify(p)).toString("base64");
+        }
+        const status = await send("chat", post("/api/v1/chat/completions", body, { "X-Payment": header }));
+        expect(status).not.toBe(200);
+      }),
+      { numRuns: RUNS.paidHeaders },
+    );
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`inference: ${RUNS.inference} malformed signed requests`, async () => {
+    const before = await moneySnapshot();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(chatBody.map((b) => JSON.stringify({ ...b, prompt: "x", nonce: "n".repeat(20), timestamp: Date.now() })), junkText), base58ish, base58ish, async (body, pubkey, signature) => {
+        await send("inference", post("/api/v1/inference", body, { "X-Agent-Pubkey": pubkey, "X-Agent-Signature": signature }));
+      }),
+      { numRuns: RUNS.inference },
+    );
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`credits: ${RUNS.credits} malformed top-ups`, async () => {
+    const before = await moneySnapshot();
+    const topUp = fc.record({ amount_usdc: fc.oneof(fc.double(), fc.string({ maxLength: 12 }), anyJson), network, agent_pubkey: base58ish, more: anyJson }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(topUp.map((b) => JSON.stringify(b)), junkText), fc.option(base64ish, { nil: undefined }), async (body, header) => {
+        await send("credits", post("/api/v1/credits", body, header === undefined ? {} : { "X-Payment": header }));
+      }),
+      { numRuns: RUNS.credits },
+    );
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`grants: ${RUNS.grants} malformed challenges and claims`, async () => {
+    const before = await moneySnapshot();
+    const claim = fc.record({ agent_pubkey: base58ish, challenge: fc.oneof(fc.string({ maxLength: 300 }), anyJson), signature: base58ish }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(claim.map((b) => JSON.stringify(b)), junkText), base58ish, async (body, pubkey) => {
+        await send("grantChallenge", new Request(`${BASE}/api/v1/grants/challenge?agent_pubkey=${encodeURIComponent(pubkey)}`));
+        await send("grants", post("/api/v1/grants", body));
+      }),
+      { numRuns: RUNS.grants / 2 },
+    );
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`lookups: ${RUNS.lookups} malformed ids, keys and query strings`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(base58ish, fc.string({ maxLength: 200 })), fc.string({ maxLength: 40 }), async (id, query) => {
+        const seg = encodeURIComponent(id);
+        await send("receipt", new Request(`${BASE}/api/v1/receipts/${seg}`));
+        await send("creditsOf", new Request(`${BASE}/api/v1/credits/${seg}?network=${encodeURIComponent(query)}`, { headers: { "X-Agent-Signature": id } }));
+        await send("models", new Request(`${BASE}/api/v1/models?${encodeURIComponent(query)}`));
+      }),
+      { numRuns: RUNS.lookups / 3 },
+    );
+  });
+
+  it(`hosted verifier: ${RUNS.hostedVerify} malformed verify requests`, async () => {
+    const request = fc.record({ receipt: fc.oneof(anyJson, base64ish), prompt: anyJson, response: anyJson, endpoint: closedOrMalformedUrl, rpc: closedOrMalformedUrl, operator_key: base58ish }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(request.map((b) => JSON.stringify(b)), junkText), async (body) => {
+        await send("verify", post("/api/verify", body));
+      }),
+      { numRuns: RUNS.hostedVerify },
+    );
+  });
+});
+
+describe("a served payment in other bytes", () => {
+  it("is refused as a replay of its transaction, and moves nothing", async () => {
+    const before = await moneySnapshot();
+    const payload = decodePaymentSignatureHeader(realHeader) as unknown as Record<string, unknown>;
+    // Outside `payload.payload` the idempotency key does not change: a plain replay. Inside it, the key changes while
+    // the signed transaction stays the same.
+    const outer = encodePaymentSignatureHeader({ ...payload, extensions: { note: "other bytes" } } as never);
+    const replay = await stack.chat({ body: { model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] }, headers: { "X-Payment": outer } });
+    expect(replay.status).toBe(409);
+    expect(await replay.json()).toMatchObject({ error: "payment_replay", message: "this payment was already used for a call" });
+    const rewrapped = encodePaymentSignatureHeader({ ...payload, payload: { ...(payload.payload as object), note: "same transaction, other bytes" } } as never);
+    const res = await stack.chat({ body: { model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] }, headers: { "X-Payment": rewrapped } });
+    // The facilitator accepts the payload (it is the same signed transaction); the chain refuses it as a duplicate,
+    // and the lookup finds the transaction owned by the served payment.
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: "payment_replay", message: "this payment's transaction was already used" });
+    expect(await moneySnapshot()).toBe(before);
+  });
+});
+
+describe("fuzzing the verifier", () => {
+  it(`never says ok for ${RUNS.receipts} mutated receipts of a real paid call`, async () => {
+    const operatorKey = operatorKeypair().publicKeyBase58;
+    const original = canonicalJson(realReceipt);
+    const honest = await verifyReceipt({ receipt: realReceipt, prompt: realPrompt, response: realResponse, operatorKey, rpc: stack.devnet.url });
+    expect(honest.ok).toBe(true);
+    const fields = Object.keys(realReceipt);
+    const mutation = fc.oneof(
+      fc.tuple(fc.constantFrom(...fields), anyJson).map(([k, v]) => ({ ...realReceipt, [k]: v })),
+      fc.constantFrom(...fields).map((k) => Object.fromEntries(Object.entries(realReceipt).filter(([key]) => key !== k))),
+      fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), anyJson).map(([k, v]) => ({ ...realReceipt, [k]: v })),
+      fc.tuple(fc.constantFrom("tx_signature", "pay_to", "network", "amount_usdc", "scheme"), anyJson).map(([k, v]) => ({ ...realReceipt, payment: { ...(realReceipt.payment as object), [k]: v } })),
+      fc.tuple(fc.nat(), fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")).map(([at, c]) => {
+        const sig = String(realReceipt.service_signature);
+        const i = at % sig.length;
+        return { ...realReceipt, service_signature: `${sig.slice(0, i)}${c}${sig.slice(i + 1)}` };
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(mutation, async (mutated) => {
+        let text: string;
+        try {
+          text = canonicalJson(mutated);
+        } catch {
+          text = "";
+        }
+        fc.pre(text !== original);
+        total++;
+        const verdict = await verifyReceipt({ receipt: mutated, prompt: realPrompt, response: realResponse, operatorKey, rpc: stack.devnet.url }).catch((err: unknown) => {
+          // Bad input may be refused with an error; it must never be a pass.
+          if (err instanceof Error && /VerifyInputError|VerifierFetchError/.test(err.name)) return { ok: false };
+          throw err;
+        });
+        expect(verdict.ok).toBe(false);
+      }),
+      { numRuns: RUNS.receipts },
+    );
+  });
+
+  it("sent more than 10,000 inputs with no unhandled rejection", () => {
+    expect(total).toBeGreaterThanOrEqual(10_000);
+    expect(unhandled).toEqual([]);
+  });
+});
