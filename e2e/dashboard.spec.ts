@@ -57,6 +57,14 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   await page.getByTestId("save-X402_FLAT_PRICE_USDC").click();
   await expect(page.getByTestId("audit-row").filter({ hasText: "0.002 → 0.001" })).toHaveCount(1);
 
+  // The read-only reconciliation: every network the service serves, zero drift after the paid call above.
+  await page.getByTestId("reconcile-button").click();
+  const networks = page.getByTestId("reconcile-network");
+  await expect(networks.first()).toBeVisible();
+  expect(await networks.count()).toBeGreaterThanOrEqual(3);
+  for (const row of await networks.all()) await expect(row).toHaveAttribute("data-drift", "0");
+  await expect(page.getByTestId("reconcile-report")).toContainText("1 transfers on chain, 1 recorded");
+
   await page.screenshot({ path: "test-results/screenshots/dashboard.png", fullPage: true });
 });
 

@@ -21,6 +21,7 @@ export function OperatorDashboard() {
       <FeePayer />
       <SettingsEditor />
       <AuditLog />
+      <Reconcile />
       <RecentCalls />
     </div>
   );
@@ -194,6 +195,33 @@ function FeePayer() {
         {health.data?.map((h) => (
           <li key={h.network} data-testid="fee-payer">
             <span className={`rounded px-2 ${style[h.level]}`}>{h.level}</span> {h.label}: {h.balance === null ? "unreachable" : `${h.balance} ${h.unit}`} (warn under {h.warnBelow}, alert under {h.alertBelow}) <code className="text-xs">{h.address}</code>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Reconcile() {
+  const trpc = useTRPC();
+  // Walks the chain: run on demand, not on every page load.
+  const report = useQuery({ ...trpc.dashboard.reconcile.queryOptions(), enabled: false });
+  return (
+    <section className="rounded border bg-white p-4">
+      <h2 className="text-lg font-semibold">Reconciliation</h2>
+      <p className="text-sm text-slate-600">On-chain deposits against recorded payments and the ledger (read-only, like <code>signet reconcile</code>).</p>
+      <button data-testid="reconcile-button" className="mt-2 rounded border px-3 py-1" onClick={() => void report.refetch()} disabled={report.isFetching}>
+        {report.isFetching ? "Reading the chain…" : "Run reconciliation"}
+      </button>
+      {report.error && <p className="text-red-700">{report.error.message}</p>}
+      <ul data-testid="reconcile-report" className="mt-2 space-y-1 text-sm">
+        {report.data?.map((r) => (
+          <li key={r.network} data-testid="reconcile-network" data-drift={r.drift}>
+            <span className={`rounded px-2 ${r.drift === 0 ? "bg-green-100 text-green-800" : "bg-red-100 text-red-800"}`}>{r.drift === 0 ? "zero drift" : `${r.drift} mismatches`}</span>{" "}
+            {r.label}: {r.onChainTransfers} transfers on chain, {r.recordedPayments} recorded, {r.pendingClaims} pending
+            {r.mismatches.map((m) => (
+              <div key={`${m.kind}-${m.transaction}`} className="ml-4 font-mono text-xs">{m.kind} {m.transaction}: {m.detail}</div>
+            ))}
           </li>
         ))}
       </ul>
