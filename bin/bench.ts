@@ -1,26 +1,132 @@
-// `npm run bench`: measured figures on this machine, against PostgreSQL and the local chain, with the built-in model.
-// Requests go through the real route handlers in process (no HTTP hop); client-side signing happens before the clock.
-// Writes bench/results.json and prints a table. Issue #7 extends this with the full comparison against stock x402.
+// `npm run bench` (issue #7): measured figures on this machine, side by side in one run, against PostgreSQL and the
+// local chain with the built-in model. Requests go through the real route handlers in process (no HTTP hop) for both
+// Signet and the stock x402 baseline; payments are built and signed by the stock client before the clock starts.
+// Writes bench/results.json and prints a table with each goal.
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { POST as inferenceRoute } from "../app/api/v1/inference/route";
+import { POST as verifyRoute } from "../app/api/verify/route";
+import { appContext } from "../server/app-context";
 import { newNonce, signRequestHeaders } from "../server/agent/sign-request";
+import { createStockPaidRoute } from "../server/bench/stock-x402-route";
+import { startLocalnet } from "../server/chain/localnet";
+import { operatorKeypair } from "../server/keys/service-keys";
 import { generateKeypair } from "../server/keys/parse-secret-key";
 import { creditBalance } from "../server/ledger/record-settlement";
+import { parseReceiptText, verifyReceipt } from "../server/verify";
 import { buildPaymentHeader, challengeOf, startPaidStack } from "../server/test/support/paid-stack";
+import type { KeyPairSigner } from "@solana/kit";
 
+const PAID_CONCURRENCY = [8, 32];
+const PAID_CALLS_PER_WORKER = Number(process.env.BENCH_PAID_CALLS_PER_WORKER ?? 12);
+const OVERHEAD_CALLS = Number(process.env.BENCH_OVERHEAD_CALLS ?? 100);
 const PREPAID_CALLS = Number(process.env.BENCH_PREPAID_CALLS ?? 2000);
 const PREPAID_CONCURRENCY = 16;
-const PAID_CALLS = Number(process.env.BENCH_PAID_CALLS ?? 100);
+const VERIFY_SECONDS = 2;
+const PRICE_UNITS = 1_000n;
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+
+/** Runs `jobs` with `concurrency` workers; returns calls per second and the failures. */
+async function throughput(jobs: (() => Promise<Response>)[], concurrency: number): Promise<{ perS: number; failures: number }> {
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < jobs.length) {
+        const res = await jobs[next++]!();
+        if (res.status !== 200) {
+          if (failures++ === 0) console.error(`first failure: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+        }
+        if (!res.bodyUsed) await res.arrayBuffer();
+      }
+    }),
+  );
+  return { perS: jobs.length / ((performance.now() - started) / 1000), failures };
 }
 
-const stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "silent" } });
+const stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" } });
+const stockChain = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+let failures = 0;
 try {
+  const body = { model: "local/echo-1", messages: [{ role: "user", content: "bench" }] };
+  const ctx = await appContext();
+
+  // The stock baseline: its own local chain, its own facilitator key (fee payer and payee), the same price.
+  const stockKey = generateKeypair();
+  await stockChain.fundAccount(stockKey.publicKeyBase58, { lamports: 10_000_000_000n, usdcUnits: 0n });
+  const stockRoute = await createStockPaidRoute({ keypair: stockKey, rpcUrl: stockChain.url, caip2: DEVNET, usdcMint: stockChain.usdcMint, amountUnits: PRICE_UNITS });
+  const stockUrl = "http://bench/paid";
+  const stockChallenge = await challengeOf402(await stockRoute(new Request(stockUrl, { method: "POST" })));
+
+  /** Pre-built payment headers: one funded agent per worker, `perWorker` payments each, signed before the clock. */
+  async function headers(chain: "signet" | "stock", workers: number, perWorker: number): Promise<string[]> {
+    const out: string[] = [];
+    for (let w = 0; w < workers; w++) {
+      const agent: KeyPairSigner = chain === "signet" ? await stack.newAgent(1_000_000_000n) : await fundedAgent();
+      const challenge = chain === "signet" ? await challengeOf(await stack.chat({ body })) : stockChallenge;
+      for (let i = 0; i < perWorker; i++) out.push(await buildPaymentHeader(agent, challenge, chain === "signet" ? stack.devnet.url : stockChain.url));
+    }
+    return out;
+  }
+  async function fundedAgent(): Promise<KeyPairSigner> {
+    const { createKeyPairSignerFromBytes } = await import("@solana/kit");
+    const kp = generateKeypair();
+    const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+    await stockChain.fundAccount(signer.address, { usdcUnits: 1_000_000_000n });
+    return signer;
+  }
+
+  // Warm both paths (JIT, caches, deposit accounts).
+  for (const h of await headers("signet", 1, 5)) await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
+  for (const h of await headers("stock", 1, 5)) await stockRoute(new Request(stockUrl, { method: "POST", headers: { "PAYMENT-SIGNATURE": h } }));
+
+  const paid: Record<number, { signet: number; stock: number }> = {};
+  for (const c of PAID_CONCURRENCY) {
+    const signetJobs = (await headers("signet", c, PAID_CALLS_PER_WORKER)).map((h) => () => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": h } }));
+    const stockJobs = (await headers("stock", c, PAID_CALLS_PER_WORKER)).map((h) => () => stockRoute(new Request(stockUrl, { method: "POST", headers: { "PAYMENT-SIGNATURE": h } })));
+    const signet = await throughput(signetJobs, c);
+    const stock = await throughput(stockJobs, c);
+    failures += signet.failures + stock.failures;
+    paid[c] = { signet: signet.perS, stock: stock.perS };
+  }
+
+  // Server overhead: sequential calls, each one's time minus what it spent in the facilitator (chain) and upstream.
+  let outside = 0;
+  const timed = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+    const t = performance.now();
+    try {
+      return await fn(...a);
+    } finally {
+      outside += performance.now() - t;
+    }
+  };
+  const gateway = ctx.gateway;
+  const [verify, settle, complete] = [gateway.verify, gateway.settle, ctx.upstream.complete.bind(ctx.upstream)];
+  gateway.verify = timed(verify);
+  gateway.settle = timed(settle);
+  ctx.upstream.complete = timed(complete);
+  const overheads: number[] = [];
+  let lastReceipt = "";
+  let lastResponse: unknown = null;
+  for (const h of await headers("signet", 1, OVERHEAD_CALLS)) {
+    outside = 0;
+    const t = performance.now();
+    const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
+    const total = performance.now() - t;
+    if (res.status !== 200) failures++;
+    lastReceipt = res.headers.get("x-service-receipt") ?? "";
+    lastResponse = await res.json();
+    overheads.push(total - outside);
+  }
+  Object.assign(gateway, { verify, settle });
+  ctx.upstream.complete = complete;
+  overheads.sort((a, b) => a - b);
+
   // Prepaid: many agents (the rate limit is per agent), signed bodies prepared before the clock starts.
   const agents = Array.from({ length: PREPAID_CONCURRENCY }, () => generateKeypair());
   for (const a of agents) {
@@ -29,65 +135,81 @@ try {
       await creditBalance(tx, a.publicKeyBase58, DEVNET, 1_000_000_000n);
     });
   }
-  const requests = Array.from({ length: PREPAID_CALLS }, (_, i) => {
+  const prepaidJobs = Array.from({ length: PREPAID_CALLS + 20 }, (_, i) => {
     const kp = agents[i % agents.length]!;
     const text = JSON.stringify({ model: "local/echo-1", prompt: `bench ${i}`, nonce: newNonce(), timestamp: Date.now() + 30_000 });
-    return { headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), text };
+    const signed = signRequestHeaders(kp, "POST", "/api/v1/inference", text);
+    return () => inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: signed, body: text }), {});
   });
-  // Warm-up
-  for (let i = 0; i < 20; i++) {
-    const r = requests.pop()!;
-    await inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: r.headers, body: r.text }), {});
-  }
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: PREPAID_CONCURRENCY }, async () => {
-      while (next < requests.length) {
-        const r = requests[next++]!;
-        const res = await inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: r.headers, body: r.text }), {});
-        if (res.status !== 200) failures++;
-        await res.arrayBuffer();
-      }
-    }),
-  );
-  const prepaidSeconds = (performance.now() - started) / 1000;
-  const prepaidPerS = requests.length / prepaidSeconds;
+  for (const job of prepaidJobs.splice(0, 20)) await job();
+  const prepaid = await throughput(prepaidJobs, PREPAID_CONCURRENCY);
+  failures += prepaid.failures;
 
-  // Paid: one agent, sequential calls, each payment built (and signed) before its clock starts.
-  const signer = await stack.newAgent(1_000_000_000n);
-  const latencies: number[] = [];
-  for (let i = 0; i < PAID_CALLS; i++) {
-    const body = { model: "local/echo-1", messages: [{ role: "user", content: `paid bench ${i}` }] };
-    const header = await buildPaymentHeader(signer, await challengeOf(await stack.chat({ body })), stack.devnet.url);
-    const t = performance.now();
-    const res = await stack.chat({ body, headers: { "X-Payment": header } });
-    latencies.push(performance.now() - t);
-    if (res.status !== 200) failures++;
+  // Offline receipt verification on one core: signature and both hashes of a real receipt.
+  const parsed = parseReceiptText(lastReceipt);
+  if (!parsed.ok) throw new Error("the overhead run produced no receipt");
+  const operatorKey = operatorKeypair().publicKeyBase58;
+  let verified = 0;
+  const vStart = performance.now();
+  while (performance.now() - vStart < VERIFY_SECONDS * 1000) {
+    const r = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response: lastResponse, operatorKey, offline: true });
+    if (!r.checks.service_signature_ok) failures++;
+    verified++;
   }
-  latencies.sort((a, b) => a - b);
+  const verifyPerS = verified / ((performance.now() - vStart) / 1000);
+
+  // The hosted verifier: pinned operator key, the chain answer from this service's own RPC.
+  const verifyBody = JSON.stringify({ receipt: parsed.receipt, prompt: body.messages, response: lastResponse, operatorKey });
+  const hostedJobs = Array.from({ length: 1000 }, () => () => verifyRoute(new Request("http://bench/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: verifyBody }), {}));
+  for (const job of hostedJobs.splice(0, 20)) await job();
+  const hosted = await throughput(hostedJobs, 16);
+  failures += hosted.failures;
 
   const results = {
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
-    prepaid_calls_per_s: Math.round(prepaidPerS),
-    prepaid_calls: requests.length,
-    prepaid_concurrency: PREPAID_CONCURRENCY,
-    paid_call_p50_ms: Number(percentile(latencies, 50).toFixed(1)),
-    paid_call_p99_ms: Number(percentile(latencies, 99).toFixed(1)),
-    paid_calls: PAID_CALLS,
+    measured_at: new Date().toISOString(),
+    paid_calls_per_s: round(paid[8]!.signet),
+    stock_paid_calls_per_s: round(paid[8]!.stock),
+    paid_ratio_vs_stock: round(paid[8]!.signet / paid[8]!.stock, 2),
+    paid_calls_per_s_c32: round(paid[32]!.signet),
+    stock_paid_calls_per_s_c32: round(paid[32]!.stock),
+    paid_ratio_vs_stock_c32: round(paid[32]!.signet / paid[32]!.stock, 2),
+    overhead_p50_ms: round(percentile(overheads, 50), 2),
+    overhead_p99_ms: round(percentile(overheads, 99), 2),
+    prepaid_calls_per_s: Math.round(prepaid.perS),
+    verify_per_s: Math.round(verifyPerS),
+    hosted_verify_per_s: Math.round(hosted.perS),
     failures,
   };
   mkdirSync(path.resolve("bench"), { recursive: true });
   writeFileSync(path.resolve("bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  console.log("figure                                              | measured");
-  console.log("----------------------------------------------------|---------");
-  console.log(`prepaid calls/s (signed, hold + capture, c=${PREPAID_CONCURRENCY})          | ${results.prepaid_calls_per_s}`);
-  console.log(`paid call, verify + settle on localnet + serve, p50  | ${results.paid_call_p50_ms} ms`);
-  console.log(`paid call, p99                                       | ${results.paid_call_p99_ms} ms`);
-  console.log(`failures                                            | ${failures}`);
+  const rows: [string, string, string][] = [
+    ["paid calls/s, Signet chat route, c=8", String(results.paid_calls_per_s), `≥ 4× stock (${round(paid[8]!.stock * 4)})`],
+    ["paid calls/s, stock x402 stack, c=8", String(results.stock_paid_calls_per_s), "baseline"],
+    ["ratio vs stock, c=8", `${results.paid_ratio_vs_stock}×`, "≥ 4×"],
+    ["paid calls/s, Signet chat route, c=32", String(results.paid_calls_per_s_c32), `≥ 4× stock (${round(paid[32]!.stock * 4)})`],
+    ["paid calls/s, stock x402 stack, c=32", String(results.stock_paid_calls_per_s_c32), "baseline"],
+    ["ratio vs stock, c=32", `${results.paid_ratio_vs_stock_c32}×`, "≥ 4×"],
+    ["server overhead per paid call, p50", `${results.overhead_p50_ms} ms`, "≤ 5 ms"],
+    ["server overhead per paid call, p99", `${results.overhead_p99_ms} ms`, "≤ 20 ms"],
+    [`prepaid calls/s (c=${PREPAID_CONCURRENCY})`, String(results.prepaid_calls_per_s), "≥ 1,000"],
+    ["offline receipt verifications/s, one core", String(results.verify_per_s), "≥ 10,000"],
+    ["hosted verifier requests/s (pinned key)", String(results.hosted_verify_per_s), "≥ 1,000"],
+    ["failures", String(failures), "0"],
+  ];
+  console.log("| figure | measured | goal |\n|---|---|---|");
+  for (const [f, m, g] of rows) console.log(`| ${f} | ${m} | ${g} |`);
   console.log(`machine: ${results.machine}`);
   if (failures > 0) process.exitCode = 1;
 } finally {
+  await stockChain.close();
   await stack.close();
+}
+
+async function challengeOf402(res: Response) {
+  if (res.status !== 402) throw new Error(`the stock route answered ${res.status}, not 402`);
+  const header = res.headers.get("payment-required");
+  if (!header) throw new Error("the stock route's 402 carries no PAYMENT-REQUIRED header");
+  const { decodePaymentRequiredHeader } = await import("@x402/core/http");
+  return decodePaymentRequiredHeader(header);
 }

@@ -11,6 +11,7 @@ import { creditBalance } from "../ledger/record-settlement";
 import type { Settings } from "../settings/setting-definitions";
 import { formatUnitsAsUsdc, isBase58PublicKey, verifyEd25519 } from "../verify";
 import { challengeNonce } from "./grant-challenge";
+import { ensureAgent } from "../ledger/atomic-upserts";
 
 export const claimGrantSchema = z
   .object({
@@ -54,7 +55,7 @@ export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: s
       throw new AppError("grant_budget_exhausted", "today's grant budget is spent; try again tomorrow (UTC)");
     }
     await tx.grant.create({ data: { agentPubkey: req.agent_pubkey, ipHash, network, units: amount, day } });
-    await tx.agent.upsert({ where: { pubkey: req.agent_pubkey }, create: { pubkey: req.agent_pubkey }, update: {} });
+    await ensureAgent(tx, req.agent_pubkey);
     await tx.ledgerEntry.create({ data: { agentPubkey: req.agent_pubkey, network, kind: "grant_credit", units: amount } });
     return creditBalance(tx, req.agent_pubkey, network, amount);
   });

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { DbClient } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
+import { addAgentPoint } from "./atomic-upserts";
 
 export type HoldStatus = "held" | "captured" | "released";
 
@@ -75,12 +76,8 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ 
     } else {
       balanceUnits = (await tx.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } } })).units;
     }
-    const agent = await tx.agent.upsert({
-      where: { pubkey: hold.agentPubkey },
-      create: { pubkey: hold.agentPubkey, pointsTotal: 1 },
-      update: { pointsTotal: { increment: 1 } },
-    });
-    const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: agent.pointsTotal, timestampMs: Date.now() });
+    const pointsTotal = await addAgentPoint(tx, hold.agentPubkey);
+    const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal, timestampMs: Date.now() });
     await tx.inferenceLog.create({
       data: {
         id: hold.id,

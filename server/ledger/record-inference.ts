@@ -5,6 +5,7 @@ import type { DbClient } from "../db";
 import { logEvent } from "../log";
 import type { Receipt } from "../receipts/receipt-types";
 import type { PaymentStatus } from "./payment-records";
+import { addAgentPoint } from "./atomic-upserts";
 
 export interface ServedInference {
   agentPubkey: string;
@@ -49,12 +50,8 @@ export async function recordInference(db: DbClient, served: ServedInference): Pr
       balanceUnits = row.units;
       await tx.ledgerEntry.create({ data: { agentPubkey, network, kind: "inference_debit", units: -debit, inferenceId, paymentId: null } });
     }
-    const agent = await tx.agent.upsert({
-      where: { pubkey: agentPubkey },
-      create: { pubkey: agentPubkey, pointsTotal: 1 },
-      update: { pointsTotal: { increment: 1 } },
-    });
-    const receipt = served.signReceipt({ inferenceId, pointsTotal: agent.pointsTotal, timestampMs: Date.now() });
+    const pointsTotal = await addAgentPoint(tx, agentPubkey);
+    const receipt = served.signReceipt({ inferenceId, pointsTotal, timestampMs: Date.now() });
     await tx.inferenceLog.create({
       data: {
         id: inferenceId,

@@ -2,6 +2,7 @@
 // to `settled`. The (payment_id, kind) unique key makes the credit exactly-once even if this runs twice.
 import type { DbClient, DbTransaction } from "../db";
 import type { PaymentStatus } from "./payment-records";
+import { addToBalance, ensureAgent } from "./atomic-upserts";
 
 export interface SettlementFacts {
   paymentId: string;
@@ -21,7 +22,7 @@ export async function recordSettlement(db: DbClient, facts: SettlementFacts): Pr
       data: { status: (facts.servedByCredit ? "served" : "settled") satisfies PaymentStatus, txSignature: facts.txSignature },
     });
     if (moved.count !== 1) throw new Error(`payment ${facts.paymentId} was not in the claimed state`);
-    await tx.agent.upsert({ where: { pubkey: facts.agentPubkey }, create: { pubkey: facts.agentPubkey }, update: {} });
+    await ensureAgent(tx, facts.agentPubkey);
     await tx.ledgerEntry.create({
       data: { agentPubkey: facts.agentPubkey, network: facts.network, kind: facts.servedByCredit ? "topup_credit" : "payment_credit", units: facts.units, paymentId: facts.paymentId },
     });
@@ -31,12 +32,7 @@ export async function recordSettlement(db: DbClient, facts: SettlementFacts): Pr
 
 /** Adds `units` (> 0) to a balance, creating it; returns the new balance. Call inside a transaction. */
 export async function creditBalance(tx: DbTransaction, agentPubkey: string, network: string, units: bigint): Promise<bigint> {
-  const row = await tx.balance.upsert({
-    where: { agentPubkey_network: { agentPubkey, network } },
-    create: { agentPubkey, network, units },
-    update: { units: { increment: units } },
-  });
-  return row.units;
+  return addToBalance(tx, agentPubkey, network, units);
 }
 
 /** The spendable balance of an agent on a network (0 when none). */

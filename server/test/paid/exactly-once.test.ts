@@ -89,6 +89,20 @@ describe("exactly-once payments", () => {
     await ledgerMatchesBalance(agent.address);
   });
 
+  it("serves 12 different payments of one new agent sent at once, each exactly once (first-call rows race)", async () => {
+    const agent = await stack.newAgent();
+    const challenge = await challengeOf(await stack.chat({ body: local }));
+    const headers: string[] = [];
+    for (let i = 0; i < 12; i++) headers.push(await buildPaymentHeader(agent, challenge, stack.devnet.url));
+    const results = await Promise.all(headers.map((h) => stack.chat({ body: local, headers: { "X-Payment": h } })));
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect(await usdc(agent.address)).toBe(1_000_000n - 12n * 1000n);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(12);
+    const points = await Promise.all(results.map(async (r) => (JSON.parse(Buffer.from(r.headers.get("x-service-receipt")!, "base64").toString()) as { points_total: number }).points_total));
+    expect(points.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    await ledgerMatchesBalance(agent.address);
+  });
+
   it("keeps a settled payment as credit when the upstream fails, then serves one retry without settling again", async () => {
     const agent = await stack.newAgent();
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.url);

@@ -1,0 +1,27 @@
+// Race-free upserts for rows that concurrent calls of one agent create together. Prisma's `upsert` reads, then
+// inserts, so two first calls of one agent at once fail with a unique violation (it took 500s under the bench's
+// concurrency, issue #7). PostgreSQL's INSERT … ON CONFLICT does it in one atomic statement.
+import type { DbTransaction } from "../db";
+
+/** Makes sure the agent row exists. */
+export async function ensureAgent(tx: DbTransaction, pubkey: string): Promise<void> {
+  await tx.$executeRaw`INSERT INTO "agents" ("pubkey") VALUES (${pubkey}) ON CONFLICT ("pubkey") DO NOTHING`;
+}
+
+/** Adds one point to the agent (creating it); returns its new total. */
+export async function addAgentPoint(tx: DbTransaction, pubkey: string): Promise<number> {
+  const rows = await tx.$queryRaw<{ points_total: number }[]>`
+    INSERT INTO "agents" ("pubkey", "points_total") VALUES (${pubkey}, 1)
+    ON CONFLICT ("pubkey") DO UPDATE SET "points_total" = "agents"."points_total" + 1
+    RETURNING "points_total"`;
+  return Number(rows[0]!.points_total);
+}
+
+/** Adds `units` (> 0) to a balance, creating it; returns the new balance. */
+export async function addToBalance(tx: DbTransaction, agentPubkey: string, network: string, units: bigint): Promise<bigint> {
+  const rows = await tx.$queryRaw<{ units: bigint }[]>`
+    INSERT INTO "balances" ("agent_pubkey", "network", "units", "updated_at") VALUES (${agentPubkey}, ${network}, ${units}, CURRENT_TIMESTAMP)
+    ON CONFLICT ("agent_pubkey", "network") DO UPDATE SET "units" = "balances"."units" + EXCLUDED."units", "updated_at" = CURRENT_TIMESTAMP
+    RETURNING "units"`;
+  return BigInt(rows[0]!.units);
+}
