@@ -1,15 +1,18 @@
 // Signing receipts and other service documents: detached Ed25519 over the UTF-8 canonical JSON, base58 (the seed's
 // §2.2.4). The same canonical bytes the pure verifier checks (server/verify) are the ones signed here.
-import { ed25519 } from "@noble/curves/ed25519.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import bs58 from "bs58";
 import { canonicalJson, receiptSigningBytes } from "../verify";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
+import { installNodeEd25519, signEd25519 } from "../keys/node-ed25519";
+
+// Every server path that signs also verifies (requests, receipts): use node:crypto for both in this process.
+installNodeEd25519();
 import type { Receipt, UnsignedReceipt } from "./receipt-types";
 
 /** Base58 detached Ed25519 signature of `message`. */
 export function signDetached(message: Uint8Array, keypair: Ed25519Keypair): string {
-  return bs58.encode(ed25519.sign(message, keypair.seed));
+  return bs58.encode(signEd25519(message, keypair.seed));
 }
 
 /** Signs a receipt: `service_signature` over the canonical JSON of every other field. */

@@ -14,17 +14,32 @@ export function decodeBase58(text: unknown, expectedLength?: number): Uint8Array
   }
 }
 
+type Ed25519Verifier = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean;
+
+/** SECURITY: strict RFC 8032 verification (zip215: false) so noble and node:crypto agree on every signature. */
+const nobleVerifier: Ed25519Verifier = (signature, message, publicKey) => {
+  try {
+    return ed25519.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+};
+let verifier: Ed25519Verifier = nobleVerifier;
+
+/**
+ * Replaces the signature check (a server installs node:crypto's, server/keys/node-ed25519.ts). Browsers keep noble.
+ * The replacement must be strict RFC 8032 and never throw.
+ */
+export function useEd25519Verifier(next: Ed25519Verifier): void {
+  verifier = next;
+}
+
 /** True when `signatureB58` is a valid Ed25519 signature of `message` by `publicKeyB58`; false for any malformed input. */
 export function verifyEd25519(message: Uint8Array, signatureB58: unknown, publicKeyB58: unknown): boolean {
   const signature = decodeBase58(signatureB58, 64);
   const publicKey = decodeBase58(publicKeyB58, 32);
   if (!signature || !publicKey) return false;
-  try {
-    // SECURITY: strict RFC 8032 verification (zip215: false) so noble and node:crypto agree on every signature.
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
+  return verifier(signature, message, publicKey);
 }
 
 /** True for a base58 string that decodes to a 32-byte public key. */
