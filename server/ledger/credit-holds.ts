@@ -16,19 +16,26 @@ export type PlaceHoldOutcome = { ok: true; holdId: string; balanceUnits: bigint 
  */
 export async function placeHold(db: DbClient, agentPubkey: string, network: string, units: bigint): Promise<PlaceHoldOutcome> {
   const holdId = randomUUID();
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ units: bigint }[]>`
+  // One atomic statement, one round trip (issue #7's profile: queries per money step): debit only if the balance
+  // covers it, and write the hold and its ledger entry from the same debited row (none when it did not cover it).
+  const rows = await db.$queryRaw<{ units: bigint }[]>`
+    WITH debited AS (
       UPDATE balances SET units = units - ${units}, updated_at = now()
       WHERE agent_pubkey = ${agentPubkey} AND network = ${network} AND units >= ${units}
-      RETURNING units`;
-    if (rows.length === 0) {
-      const current = await tx.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
-      return { ok: false as const, balanceUnits: current?.units ?? 0n };
-    }
-    await tx.creditHold.create({ data: { id: holdId, agentPubkey, network, units, status: "held" satisfies HoldStatus } });
-    await tx.ledgerEntry.create({ data: { agentPubkey, network, kind: "hold", units: -units, inferenceId: holdId } });
-    return { ok: true as const, holdId, balanceUnits: BigInt(rows[0]!.units) };
-  });
+      RETURNING units
+    ), held AS (
+      INSERT INTO credit_holds (id, agent_pubkey, network, units, status)
+      SELECT ${holdId}::uuid, ${agentPubkey}, ${network}, ${units}, ${"held" satisfies HoldStatus} FROM debited
+    ), logged AS (
+      INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
+      SELECT ${agentPubkey}, ${network}, 'hold', ${-units}, ${holdId}::uuid FROM debited
+    )
+    SELECT units FROM debited`;
+  if (rows.length === 0) {
+    const current = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
+    return { ok: false as const, balanceUnits: current?.units ?? 0n };
+  }
+  return { ok: true as const, holdId, balanceUnits: BigInt(rows[0]!.units) };
 }
 
 /** Returns the whole hold (upstream failure). Idempotent: only a `held` hold is released. */
