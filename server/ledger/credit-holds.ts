@@ -4,7 +4,6 @@
 import { randomUUID } from "node:crypto";
 import type { DbClient } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
-import { addAgentPoint } from "./atomic-upserts";
 
 export type HoldStatus = "held" | "captured" | "released";
 
@@ -68,27 +67,37 @@ export interface CaptureFacts {
  */
 export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt; balanceUnits: bigint; chargedUnits: bigint }> {
   return db.$transaction(async (tx) => {
-    const hold = await settleHoldRow(tx, facts.holdId, "captured");
+    // One statement for the money (issue #7's profile: queries per money step): capture the hold, charge the cost
+    // (capped by the hold), release the rest to the balance with its ledger entry, and count the agent's point.
+    const rows = await tx.$queryRaw<{ id: string; agent_pubkey: string; network: string; charged: bigint; balance: bigint; points: number }[]>`
+      WITH hold AS (
+        UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now()
+        WHERE id = ${facts.holdId}::uuid AND status = 'held'
+        RETURNING id, agent_pubkey, network, units
+      ), amounts AS (
+        SELECT id, agent_pubkey, network, LEAST(units, ${facts.costUnits}::bigint) AS charged, units - LEAST(units, ${facts.costUnits}::bigint) AS refund FROM hold
+      ), released AS (
+        INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
+        SELECT agent_pubkey, network, 'hold_release', refund, id FROM amounts WHERE refund > 0
+      ), balance AS (
+        UPDATE balances b SET units = b.units + a.refund, updated_at = now() FROM amounts a
+        WHERE b.agent_pubkey = a.agent_pubkey AND b.network = a.network
+        RETURNING b.units
+      ), points AS (
+        INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts
+        ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
+        RETURNING points_total
+      )
+      SELECT a.id, a.agent_pubkey, a.network, a.charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points
+      FROM amounts a`;
+    const hold = rows[0];
     if (!hold) throw new Error(`hold ${facts.holdId} is not held`);
-    const charged = facts.costUnits < hold.units ? facts.costUnits : hold.units;
-    const refund = hold.units - charged;
-    let balanceUnits: bigint;
-    if (refund > 0n) {
-      await tx.ledgerEntry.create({ data: { agentPubkey: hold.agentPubkey, network: hold.network, kind: "hold_release", units: refund, inferenceId: hold.id } });
-      const row = await tx.balance.update({
-        where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } },
-        data: { units: { increment: refund } },
-      });
-      balanceUnits = row.units;
-    } else {
-      balanceUnits = (await tx.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } } })).units;
-    }
-    const pointsTotal = await addAgentPoint(tx, hold.agentPubkey);
-    const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal, timestampMs: Date.now() });
+    const charged = BigInt(hold.charged);
+    const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: Number(hold.points), timestampMs: Date.now() });
     await tx.inferenceLog.create({
       data: {
         id: hold.id,
-        agentPubkey: hold.agentPubkey,
+        agentPubkey: hold.agent_pubkey,
         network: hold.network,
         route: "inference",
         model: facts.model,
@@ -99,7 +108,7 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ 
         receipt: receipt as unknown as object,
       },
     });
-    return { receipt, balanceUnits, chargedUnits: charged };
+    return { receipt, balanceUnits: BigInt(hold.balance), chargedUnits: charged };
   });
 }
 

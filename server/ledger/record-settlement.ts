@@ -2,7 +2,7 @@
 // to `settled`. The (payment_id, kind) unique key makes the credit exactly-once even if this runs twice.
 import type { DbClient, DbTransaction } from "../db";
 import type { PaymentStatus } from "./payment-records";
-import { addToBalance, ensureAgent } from "./atomic-upserts";
+import { addToBalance } from "./atomic-upserts";
 
 export interface SettlementFacts {
   paymentId: string;
@@ -16,18 +16,29 @@ export interface SettlementFacts {
 
 /** Marks the payment settled and credits the payer; returns the payer's new balance on that network. */
 export async function recordSettlement(db: DbClient, facts: SettlementFacts): Promise<bigint> {
-  return db.$transaction(async (tx) => {
-    const moved = await tx.payment.updateMany({
-      where: { id: facts.paymentId, status: "claimed" satisfies PaymentStatus },
-      data: { status: (facts.servedByCredit ? "served" : "settled") satisfies PaymentStatus, txSignature: facts.txSignature },
-    });
-    if (moved.count !== 1) throw new Error(`payment ${facts.paymentId} was not in the claimed state`);
-    await ensureAgent(tx, facts.agentPubkey);
-    await tx.ledgerEntry.create({
-      data: { agentPubkey: facts.agentPubkey, network: facts.network, kind: facts.servedByCredit ? "topup_credit" : "payment_credit", units: facts.units, paymentId: facts.paymentId },
-    });
-    return creditBalance(tx, facts.agentPubkey, facts.network, facts.units);
-  });
+  const status: PaymentStatus = facts.servedByCredit ? "served" : "settled";
+  const kind = facts.servedByCredit ? "topup_credit" : "payment_credit";
+  // One atomic statement, one round trip (issue #7's profile: queries per money step). Every write hangs off the
+  // payment's move out of `claimed`, so a second run of it (or a race) credits nothing.
+  const rows = await db.$queryRaw<{ moved: bigint; balance: bigint | null }[]>`
+    WITH moved AS (
+      UPDATE payments SET status = ${status}, tx_signature = ${facts.txSignature}, updated_at = now()
+      WHERE id = ${facts.paymentId}::uuid AND status = 'claimed'
+      RETURNING id
+    ), agent AS (
+      INSERT INTO agents (pubkey) SELECT ${facts.agentPubkey} FROM moved ON CONFLICT (pubkey) DO NOTHING
+    ), credit AS (
+      INSERT INTO ledger_entries (agent_pubkey, network, kind, units, payment_id)
+      SELECT ${facts.agentPubkey}, ${facts.network}, ${kind}, ${facts.units}, id FROM moved
+    ), balance AS (
+      INSERT INTO balances (agent_pubkey, network, units, updated_at) SELECT ${facts.agentPubkey}, ${facts.network}, ${facts.units}, now() FROM moved
+      ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
+      RETURNING units
+    )
+    SELECT (SELECT count(*) FROM moved) AS moved, (SELECT units FROM balance) AS balance`;
+  const row = rows[0];
+  if (!row || Number(row.moved) !== 1 || row.balance === null) throw new Error(`payment ${facts.paymentId} was not in the claimed state`);
+  return BigInt(row.balance);
 }
 
 /** Adds `units` (> 0) to a balance, creating it; returns the new balance. Call inside a transaction. */
