@@ -49,6 +49,8 @@ const env: NodeJS.ProcessEnv = {
   BASE_SEPOLIA_RPC_URL: `http://127.0.0.1:${BASE_SEPOLIA_RPC_PORT}`,
   FACILITATOR_EVM_SECRET_KEY: generatePrivateKey(),
   VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
+  // The local chains carry no provider keys: let the explorer tell the browser about them.
+  EXPLORER_ADVERTISE_RPC: "true",
   SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-e2e-")),
   DATABASE_URL: url.toString(),
   SERVICE_BASE_URL: `http://localhost:${PORT}`,

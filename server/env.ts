@@ -84,6 +84,12 @@ const envSchema = z.object({
   /** Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite). */
   SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "during_inference", "after_debit", "before_response"]).optional(),
 
+  /**
+   * Whether the explorer may tell browsers this service's chain RPC URLs. Default: true outside production, false in
+   * production, where an RPC URL often carries a provider API key; browsers then use the public RPCs or one typed in.
+   */
+  EXPLORER_ADVERTISE_RPC: booleanString.optional(),
+
   // Operator dashboard (issue #5).
   /** Comma-separated base58 Solana keys allowed to sign in to the dashboard. */
   SERVICE_OPERATOR_PUBKEYS: z.string().default(""),

@@ -185,7 +185,7 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
         context: ctx(),
         value: sigs.map((s) => {
           const tx = typeof s === "string" ? chain.getTransaction(s) : null;
-          return tx ? { slot: tx.slot, confirmations: null, err: tx.meta.err, status: { Ok: null }, confirmationStatus: "finalized" } : null;
+          return tx ? { slot: tx.slot, confirmations: null, err: tx.meta.err, status: tx.meta.err === null ? { Ok: null } : { Err: tx.meta.err }, confirmationStatus: "finalized" } : null;
         }),
       };
     },

@@ -12,7 +12,7 @@ import { GET as loginLinkRoute } from "@/app/api/operator/login-link/route";
 import { generateKeypair, toSolanaCliJson, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { signDetached } from "../../receipts/sign-receipt";
 import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
-import { tempDataDir } from "../support/env";
+import { setEnv, tempDataDir } from "../support/env";
 
 const operator = generateKeypair();
 const outsider = generateKeypair();
@@ -147,5 +147,16 @@ describe("tRPC operator procedures", () => {
   it("serve receipts publicly to the explorer, with 404 for unknown ids", async () => {
     const res = await query("explorer.receipt", { id: "nope" });
     expect(res.status).toBe(404);
+  });
+
+  it("advertise the chain RPCs to browsers outside production, and never when EXPLORER_ADVERTISE_RPC=false", async () => {
+    const rpcs = async () => ((await (await query("explorer.rpcs", undefined)).json()) as { result: { data: Record<string, string> } }).result.data;
+    expect(await rpcs()).toMatchObject({ [stack.devnet.caip2]: stack.devnet.url });
+    const restore = setEnv({ EXPLORER_ADVERTISE_RPC: "false" });
+    try {
+      expect(await rpcs()).toEqual({});
+    } finally {
+      restore();
+    }
   });
 });

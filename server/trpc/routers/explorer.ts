@@ -9,8 +9,10 @@ import { publicAppProcedure, router } from "../init";
 export const explorerRouter = router({
   receipt: publicAppProcedure.input(z.object({ id: z.string().min(1).max(128) })).query(({ ctx, input }) => findReceipt(ctx.db, input.id)),
   rpcs: publicAppProcedure.query(() => {
-    const { solanaRpcUrl, evmRpcUrl } = config();
+    const { solanaRpcUrl, evmRpcUrl, isProduction, EXPLORER_ADVERTISE_RPC } = config();
     const out: Record<string, string> = {};
+    // SECURITY: production RPC URLs often embed a provider API key; publishing them takes the operator's say-so.
+    if (!(EXPLORER_ADVERTISE_RPC ?? !isProduction)) return out;
     if (solanaRpcUrl.devnet) out[NETWORKS["solana-devnet"].caip2] = solanaRpcUrl.devnet;
     if (solanaRpcUrl.mainnet) out[NETWORKS["solana-mainnet"].caip2] = solanaRpcUrl.mainnet;
     if (evmRpcUrl.baseSepolia) out[NETWORKS["base-sepolia"].caip2] = evmRpcUrl.baseSepolia;
