@@ -8,15 +8,6 @@ export async function ensureAgent(tx: DbTransaction, pubkey: string): Promise<vo
   await tx.$executeRaw`INSERT INTO "agents" ("pubkey") VALUES (${pubkey}) ON CONFLICT ("pubkey") DO NOTHING`;
 }
 
-/** Adds one point to the agent (creating it); returns its new total. */
-export async function addAgentPoint(tx: DbTransaction, pubkey: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ points_total: number }[]>`
-    INSERT INTO "agents" ("pubkey", "points_total") VALUES (${pubkey}, 1)
-    ON CONFLICT ("pubkey") DO UPDATE SET "points_total" = "agents"."points_total" + 1
-    RETURNING "points_total"`;
-  return Number(rows[0]!.points_total);
-}
-
 /** Adds `units` (> 0) to a balance, creating it; returns the new balance. */
 export async function addToBalance(tx: DbTransaction, agentPubkey: string, network: string, units: bigint): Promise<bigint> {
   const rows = await tx.$queryRaw<{ units: bigint }[]>`
