@@ -1,10 +1,10 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { makeEvmPaidCall, makePaidCall } from "./support";
 
 const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
 
-test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
-  const call = await makePaidCall("explore me");
+/** Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. */
+async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: string; messages: unknown; response: unknown }) {
   await page.goto("/explorer");
   await page.getByTestId("receipt-input").fill(call.receiptHeader);
   await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
@@ -13,6 +13,11 @@ test("a real paid receipt pasted with its prompt and response shows five passes,
   await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
   for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
   await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("transfer of 0.001 USDC");
+}
+
+test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
+  const call = await makePaidCall("explore me");
+  await pasteAndExpectFivePasses(page, call);
   await expect(page.getByTestId("check-payer_matches")).toContainText("signed and paid");
   await page.screenshot({ path: "test-results/screenshots/explorer.png", fullPage: true });
 
@@ -53,14 +58,7 @@ test("a permalink id alone shows the signature-only result and no green badge", 
 
 test("a Base Sepolia receipt verifies in the browser against the chain's transaction receipt, and the hosted verifier agrees", async ({ page }) => {
   const call = await makeEvmPaidCall("explore me on Base");
-  await page.goto("/explorer");
-  await page.getByTestId("receipt-input").fill(call.receiptHeader);
-  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
-  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
-  await page.getByTestId("verify-button").click();
-  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
-  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
-  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("transfer of 0.001 USDC");
+  await pasteAndExpectFivePasses(page, call);
   await expect(page.getByTestId("check-payer_matches")).toContainText(call.account.address.toLowerCase());
   await page.getByTestId("hosted-button").click();
   await expect(page.getByTestId("hosted-signature")).toHaveAttribute("data-valid", "true");

@@ -7,12 +7,3 @@ import type { DbTransaction } from "../db";
 export async function ensureAgent(tx: DbTransaction, pubkey: string): Promise<void> {
   await tx.$executeRaw`INSERT INTO "agents" ("pubkey") VALUES (${pubkey}) ON CONFLICT ("pubkey") DO NOTHING`;
 }
-
-/** Adds `units` (> 0) to a balance, creating it; returns the new balance. */
-export async function addToBalance(tx: DbTransaction, agentPubkey: string, network: string, units: bigint): Promise<bigint> {
-  const rows = await tx.$queryRaw<{ units: bigint }[]>`
-    INSERT INTO "balances" ("agent_pubkey", "network", "units", "updated_at") VALUES (${agentPubkey}, ${network}, ${units}, CURRENT_TIMESTAMP)
-    ON CONFLICT ("agent_pubkey", "network") DO UPDATE SET "units" = "balances"."units" + EXCLUDED."units", "updated_at" = CURRENT_TIMESTAMP
-    RETURNING "units"`;
-  return BigInt(rows[0]!.units);
-}

@@ -2,7 +2,6 @@
 // to `settled`. The (payment_id, kind) unique key makes the credit exactly-once even if this runs twice.
 import type { DbClient, DbTransaction } from "../db";
 import type { PaymentStatus } from "./payment-records";
-import { addToBalance } from "./atomic-upserts";
 
 export interface SettlementFacts {
   paymentId: string;
@@ -43,7 +42,12 @@ export async function recordSettlement(db: DbClient, facts: SettlementFacts): Pr
 
 /** Adds `units` (> 0) to a balance, creating it; returns the new balance. Call inside a transaction. */
 export async function creditBalance(tx: DbTransaction, agentPubkey: string, network: string, units: bigint): Promise<bigint> {
-  return addToBalance(tx, agentPubkey, network, units);
+  // INSERT … ON CONFLICT: atomic, where Prisma's upsert (select, then insert) races on an agent's first credit.
+  const rows = await tx.$queryRaw<{ units: bigint }[]>`
+    INSERT INTO "balances" ("agent_pubkey", "network", "units", "updated_at") VALUES (${agentPubkey}, ${network}, ${units}, CURRENT_TIMESTAMP)
+    ON CONFLICT ("agent_pubkey", "network") DO UPDATE SET "units" = "balances"."units" + EXCLUDED."units", "updated_at" = CURRENT_TIMESTAMP
+    RETURNING "units"`;
+  return BigInt(rows[0]!.units);
 }
 
 /** The spendable balance of an agent on a network (0 when none). */

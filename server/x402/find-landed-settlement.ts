@@ -6,6 +6,7 @@
 //   the token's AuthorizationUsed log names the transaction.
 import { getBase58Decoder, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
+import { eip3009ABI } from "@x402/evm";
 import { parseAbiItem } from "viem";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
@@ -13,15 +14,6 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
 export type LandedSettlement = { state: "landed"; transaction: string } | { state: "failed" } | { state: "absent" };
 
 const AUTHORIZATION_USED = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
-const AUTHORIZATION_STATE_ABI = [
-  {
-    type: "function",
-    name: "authorizationState",
-    stateMutability: "view",
-    inputs: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }],
-    outputs: [{ type: "bool" }],
-  },
-] as const;
 /** How far back an authorization's transaction is looked for (a claim is minutes old; Base makes a block per 2 s). */
 const EVM_LOG_LOOKBACK_BLOCKS = 10_000n;
 
@@ -62,7 +54,7 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
   const from = auth.from as `0x${string}`;
   const nonce = auth.nonce as `0x${string}`;
   const usdc = NETWORKS[network].usdcAsset as `0x${string}`;
-  const used = await client.readContract({ address: usdc, abi: AUTHORIZATION_STATE_ABI, functionName: "authorizationState", args: [from, nonce] });
+  const used = await client.readContract({ address: usdc, abi: eip3009ABI, functionName: "authorizationState", args: [from, nonce] });
   if (!used) return { state: "absent" };
   const latest = await client.getBlockNumber();
   const logs = await client.getLogs({

@@ -13,6 +13,7 @@ import { parseReceiptText, verifyReceipt } from "../../verify";
 import type { LocalEvmChain } from "../../chain/anvil";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { startServer } from "../verify/local-servers";
+import { answerWithRoute } from "../support/route-adapter";
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -269,16 +270,9 @@ describe("the CLI on Base Sepolia", () => {
     const { POST: chatRoute } = await import("@/app/api/v1/chat/completions/route");
     const { GET: operatorKeyRoute } = await import("@/app/api/v1/operator-key/route");
     // The service over real HTTP, as the CLI reaches it: the chat route and the operator key.
-    const server = await startServer(async (req, reqBody, res) => {
-      const request = new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers: Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"),
-        ...(req.method === "POST" ? { body: reqBody } : {}),
-      });
-      const answer = req.url === "/api/v1/operator-key" ? await operatorKeyRoute(request, {}) : await chatRoute(request, {});
-      res.writeHead(answer.status, Object.fromEntries(answer.headers));
-      res.end(Buffer.from(await answer.arrayBuffer()));
-    });
+    const server = await startServer((req, reqBody, res) =>
+      answerWithRoute(req.url === "/api/v1/operator-key" ? (r) => operatorKeyRoute(r, {}) : (r) => chatRoute(r, {}), req, reqBody, res),
+    );
     try {
       const keyFile = path.join(tempDataDir(), "agent-evm.txt");
       const key = generatePrivateKey();
