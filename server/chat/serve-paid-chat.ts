@@ -7,7 +7,6 @@ import { operatorKeypair } from "../keys/service-keys";
 import { buildReceipt } from "../receipts/build-receipt";
 import { encodeReceiptHeader, signReceipt } from "../receipts/sign-receipt";
 import type { Receipt } from "../receipts/receipt-types";
-import { readSettings } from "../settings/read-settings";
 import { beginServingUnserved, markUnserved, takeOverStaleClaim } from "../ledger/payment-records";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";
@@ -15,7 +14,7 @@ import { getBalance, recordSettlement } from "../ledger/record-settlement";
 import { recordInference } from "../ledger/record-inference";
 import { formatUnitsAsUsdc } from "../verify";
 import { settlementHeaders } from "../x402/payment-headers";
-import { acceptPayment, planPayment } from "../x402/accept-payment";
+import { acceptPayment, planPayment, readPaidRequestState } from "../x402/accept-payment";
 import type { Payment } from "../db";
 import { checkModelAllowed } from "./check-model";
 import type { ChatRequest } from "./chat-request-schema";
@@ -36,15 +35,16 @@ export interface PaidChatResult {
 
 /** Serves one chat request on the paid route. Throws AppError for every refusal. */
 export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Promise<PaidChatResult> {
-  const settings = await readSettings(ctx.db);
+  const state = await readPaidRequestState(ctx, input.headers);
+  const { settings } = state;
   if (settings.flatPriceUnits > settings.maxPriceUnits) {
     throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
   }
   const plan = await planPayment(ctx, settings, input.body.network, settings.flatPriceUnits);
   checkModelAllowed(ctx.upstream, input.body, settings.flatPriceUnits);
   const accepted = await acceptPayment(ctx, {
+    state,
     plan,
-    settings,
     headers: input.headers,
     resourceUrl: input.resourceUrl,
     description: "Signet chat completion (one call)",

@@ -8,6 +8,7 @@ import { config, ConfigError, type Config } from "../env";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
@@ -60,7 +61,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     rpcByCaip2[NETWORKS[id].caip2] = rpc;
   }
 
-  const svmSigner = toFacilitatorSvmSigner(signer, rpcByCaip2 as never);
+  const svmSigner = oneSimulationPerPayment(toFacilitatorSvmSigner(signer, rpcByCaip2 as never));
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
   if (caip2s.length > 0) {

@@ -1,9 +1,11 @@
 // Prepaid spending (issue #4): before the upstream call, a hold moves the worst-case cost out of the balance; after
-// it, capture keeps the actual cost and returns the rest, or release returns it all. Each step is one transaction
-// with its ledger entries, so the ledger sum equals the balance at every moment, holds included.
+// it, capture keeps the actual cost and returns the rest, or release returns it all. Each step's money is one
+// statement or transaction with its ledger entries, so the ledger sum equals the balance at every moment, holds
+// included.
 import { randomUUID } from "node:crypto";
 import type { DbClient } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
+import { attachReceipt } from "./record-inference";
 
 export type HoldStatus = "held" | "captured" | "released";
 
@@ -62,54 +64,39 @@ export interface CaptureFacts {
 }
 
 /**
- * Keeps the actual cost, capped at the hold (`max_cost_usdc` is a hard cap), returns the rest, counts the point, and
- * logs the call with its receipt, all in one transaction.
+ * Keeps the actual cost, capped at the hold (`max_cost_usdc` is a hard cap), returns the rest, counts the point and
+ * logs the call, in ONE statement; then signs the receipt with the new points total and stores it on the log row.
  */
 export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt; balanceUnits: bigint; chargedUnits: bigint }> {
-  return db.$transaction(async (tx) => {
-    // One statement for the money (issue #7's profile: queries per money step): capture the hold, charge the cost
-    // (capped by the hold), release the rest to the balance with its ledger entry, and count the agent's point.
-    const rows = await tx.$queryRaw<{ id: string; agent_pubkey: string; network: string; charged: bigint; balance: bigint; points: number }[]>`
-      WITH hold AS (
-        UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now()
-        WHERE id = ${facts.holdId}::uuid AND status = 'held'
-        RETURNING id, agent_pubkey, network, units
-      ), amounts AS (
-        SELECT id, agent_pubkey, network, LEAST(units, ${facts.costUnits}::bigint) AS charged, units - LEAST(units, ${facts.costUnits}::bigint) AS refund FROM hold
-      ), released AS (
-        INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
-        SELECT agent_pubkey, network, 'hold_release', refund, id FROM amounts WHERE refund > 0
-      ), balance AS (
-        UPDATE balances b SET units = b.units + a.refund, updated_at = now() FROM amounts a
-        WHERE b.agent_pubkey = a.agent_pubkey AND b.network = a.network
-        RETURNING b.units
-      ), points AS (
-        INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts
-        ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
-        RETURNING points_total
-      )
-      SELECT a.id, a.agent_pubkey, a.network, a.charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points
-      FROM amounts a`;
-    const hold = rows[0];
-    if (!hold) throw new Error(`hold ${facts.holdId} is not held`);
-    const charged = BigInt(hold.charged);
-    const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: Number(hold.points), timestampMs: Date.now() });
-    await tx.inferenceLog.create({
-      data: {
-        id: hold.id,
-        agentPubkey: hold.agent_pubkey,
-        network: hold.network,
-        route: "inference",
-        model: facts.model,
-        upstream: facts.upstream,
-        costUnits: charged,
-        latencyMs: facts.latencyMs,
-        status: "served",
-        receipt: receipt as unknown as object,
-      },
-    });
-    return { receipt, balanceUnits: BigInt(hold.balance), chargedUnits: charged };
-  });
+  const rows = await db.$queryRaw<{ id: string; agent_pubkey: string; network: string; charged: bigint; balance: bigint; points: number }[]>`
+    WITH hold AS (
+      UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now()
+      WHERE id = ${facts.holdId}::uuid AND status = 'held'
+      RETURNING id, agent_pubkey, network, units
+    ), amounts AS (
+      SELECT id, agent_pubkey, network, LEAST(units, ${facts.costUnits}::bigint) AS charged, units - LEAST(units, ${facts.costUnits}::bigint) AS refund FROM hold
+    ), released AS (
+      INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
+      SELECT agent_pubkey, network, 'hold_release', refund, id FROM amounts WHERE refund > 0
+    ), balance AS (
+      UPDATE balances b SET units = b.units + a.refund, updated_at = now() FROM amounts a
+      WHERE b.agent_pubkey = a.agent_pubkey AND b.network = a.network
+      RETURNING b.units
+    ), points AS (
+      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts
+      ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
+      RETURNING points_total
+    ), call AS (
+      INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, cost_units, latency_ms, status)
+      SELECT id, agent_pubkey, network, 'inference', ${facts.model}, ${facts.upstream}, charged, ${facts.latencyMs}::int, 'served' FROM amounts
+    )
+    SELECT a.id, a.agent_pubkey, a.network, a.charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points
+    FROM amounts a`;
+  const hold = rows[0];
+  if (!hold) throw new Error(`hold ${facts.holdId} is not held`);
+  const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: Number(hold.points), timestampMs: Date.now() });
+  await attachReceipt(db, hold.id, receipt);
+  return { receipt, balanceUnits: BigInt(hold.balance), chargedUnits: BigInt(hold.charged) };
 }
 
 async function settleHoldRow(tx: Parameters<Parameters<DbClient["$transaction"]>[0]>[0], holdId: string, to: HoldStatus) {

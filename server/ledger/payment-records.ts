@@ -6,6 +6,7 @@
 // process that died; one retry with the same header takes it over and finishes it from the chain's answer (issue #7).
 import type { DbClient, Payment } from "../db";
 import { isUniqueViolation } from "../db";
+import { STORED_SETTINGS_JSON } from "../settings/read-settings";
 
 export type PaymentStatus = "claimed" | "settled" | "serving" | "served" | "unserved" | "failed";
 export type PaymentPurpose = "chat" | "topup";
@@ -20,6 +21,28 @@ export interface NewPayment {
 }
 
 export type ClaimOutcome = { claimed: true; payment: Payment } | { claimed: false; existing: Payment };
+
+/**
+ * The stored settings (key → value) and the payment with this payload hash, if any, in one round trip: the paid
+ * routes need both before anything else (issue #7's profile: queries per request).
+ */
+export async function findPaymentWithStoredSettings(db: DbClient, payloadHash: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null }> {
+  const rows = await db.$queryRaw<{ stored: Record<string, string> | null; payment: PaymentJson | null }[]>`
+    SELECT ${STORED_SETTINGS_JSON} AS stored,
+      (SELECT json_build_object(
+         'id', id, 'payloadHash', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
+         'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
+         'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at)
+       FROM payments WHERE ${payloadHash}::text IS NOT NULL AND payload_hash = ${payloadHash}) AS payment`;
+  const row = rows[0]!;
+  const p = row.payment;
+  return {
+    stored: row.stored,
+    payment: p ? { ...p, units: BigInt(p.units), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) } : null,
+  };
+}
+
+type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt"> & { units: string; createdAt: string; updatedAt: string };
 
 /** The payment with this payload hash, if any. */
 export function findPaymentByPayloadHash(db: DbClient, payloadHash: string): Promise<Payment | null> {

@@ -11,12 +11,10 @@ import { operatorKeypair } from "../keys/service-keys";
 import { buildReceipt } from "../receipts/build-receipt";
 import { encodeReceiptHeader, signReceipt } from "../receipts/sign-receipt";
 import { captureHold, placeHold, releaseHold } from "../ledger/credit-holds";
-import { readSettings } from "../settings/read-settings";
 import { completionCap, worstCaseCostUnits, type CatalogModel } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
-import { claimNonce } from "./claim-nonce";
+import { admitSignedRequest } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
-import { enforceRateLimit } from "./rate-limit";
 import { authenticateSignedRequest, checkRequestWindow, signedRequestMessage } from "./signed-request";
 
 export const INFERENCE_PATH = "/api/v1/inference";
@@ -38,10 +36,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   }
   const body = parseWith(inferenceRequestSchema, parseJsonText(text));
   checkRequestWindow(body.timestamp);
-  await enforceRateLimit(ctx.db, agent, config().PREPAID_RATE_LIMIT_PER_MINUTE);
-  await claimNonce(ctx.db, agent, body.nonce);
-
-  const settings = await readSettings(ctx.db);
+  const settings = await admitSignedRequest(ctx.db, agent, body.nonce, config().PREPAID_RATE_LIMIT_PER_MINUTE);
   const networkId = body.network === undefined ? settings.defaultNetwork : resolveNetwork(body.network, settings.defaultNetwork);
   if (!networkId) throw new AppError("invalid_network", "network must be one of mainnet, devnet, base, base-sepolia (or a CAIP-2 id)", { detail: "network" });
   const network = NETWORKS[networkId];

@@ -8,10 +8,9 @@ import type { AppContext } from "../app-context";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { recordSettlement } from "../ledger/record-settlement";
-import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
-import { acceptPayment, planPayment } from "../x402/accept-payment";
+import { acceptPayment, planPayment, readPaidRequestState } from "../x402/accept-payment";
 import { settlementHeaders } from "../x402/payment-headers";
 
 export const topUpRequestSchema = z
@@ -26,7 +25,8 @@ export type TopUpRequest = z.infer<typeof topUpRequestSchema>;
 
 /** Takes the top-up payment and credits it. */
 export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {
-  const settings = await readSettings(ctx.db);
+  const state = await readPaidRequestState(ctx, headers);
+  const { settings } = state;
   const amountUnits = parseUsdcToUnits(String(body.amount_usdc));
   const maxUnits = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
   if (amountUnits === null) throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
@@ -38,7 +38,7 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
   if (NETWORKS[plan.network].family === "evm" && body.agent_pubkey === undefined) {
     throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
   }
-  const accepted = await acceptPayment(ctx, { plan, settings, headers, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
+  const accepted = await acceptPayment(ctx, { state, plan, headers, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
   if (accepted.kind === "known") {
     throw new AppError("payment_replay", "this payment was already used", accepted.payment.txSignature ? { tx_signature: accepted.payment.txSignature } : {});
   }

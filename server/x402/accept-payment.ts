@@ -7,11 +7,12 @@ import { NETWORKS, resolveNetwork, type NetworkId } from "../chain/networks";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
-import { claimPayment, findPaymentByPayloadHash, markSettlementFailed, takeOverStaleClaim, type PaymentPurpose } from "../ledger/payment-records";
+import { claimPayment, findPaymentByPayloadHash, findPaymentWithStoredSettings, markSettlementFailed, takeOverStaleClaim, type PaymentPurpose } from "../ledger/payment-records";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";
 import { findLandedSettlement } from "./find-landed-settlement";
 import type { Settings } from "../settings/setting-definitions";
+import { settingsFromStored } from "../settings/read-settings";
 import { classifyVerifyFailure } from "./classify-verify-failure";
 import { paymentPayloadHash } from "./payload-hash";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader } from "./payment-headers";
@@ -53,9 +54,25 @@ export async function planPayment(ctx: AppContext, settings: Settings, networkNa
   return { network, requirements, payTo, amountUnits };
 }
 
-export interface AcceptPaymentInput {
-  plan: PaymentPlan;
+/** What a paid route reads first, in one round trip: the settings, and the payment its header names if seen before. */
+export interface PaidRequestState {
   settings: Settings;
+  /** The header's payload hash and its stored payment; null when there is no decodable payment header. */
+  lookup: { payloadHash: string; known: Payment | null } | null;
+}
+
+export async function readPaidRequestState(ctx: AppContext, headers: Headers): Promise<PaidRequestState> {
+  const header = readPaymentHeader(headers);
+  const decoded = header === null ? null : decodePaymentHeader(header);
+  const payloadHash = decoded?.ok ? paymentPayloadHash(decoded.payload) : null;
+  const { stored, payment } = await findPaymentWithStoredSettings(ctx.db, payloadHash);
+  return { settings: settingsFromStored(stored), lookup: payloadHash === null ? null : { payloadHash, known: payment } };
+}
+
+export interface AcceptPaymentInput {
+  /** From readPaidRequestState; a lookup for another payload is ignored and done again. */
+  state: PaidRequestState;
+  plan: PaymentPlan;
   headers: Headers;
   resourceUrl: string;
   description: string;
@@ -80,7 +97,8 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   }
   const payload = decoded.payload;
   const payloadHash = paymentPayloadHash(payload);
-  const known = await findPaymentByPayloadHash(ctx.db, payloadHash);
+  const lookup = input.state.lookup;
+  const known = lookup?.payloadHash === payloadHash ? lookup.known : await findPaymentByPayloadHash(ctx.db, payloadHash);
   if (known?.status === "claimed") {
     // A claim older than its lease belongs to a process that died mid-settlement: finish it from the chain's answer.
     const resumed = await resumeStaleClaim(ctx, input, known, payload);
@@ -110,7 +128,7 @@ export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput):
   const payer = NETWORKS[plan.network].family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
 
   // The mainnet allowlist applies to the verified payer (the seed's §5).
-  if (NETWORKS[plan.network].isMainnet && input.settings.allowedAgents.size > 0 && !input.settings.allowedAgents.has(payer)) {
+  if (NETWORKS[plan.network].isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
     logEvent("agent.not_allowed", { agent: payer, network: caip2 });
     throw new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet");
   }

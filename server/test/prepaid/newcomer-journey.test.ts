@@ -12,7 +12,7 @@ import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
 import { signDetached } from "../../receipts/sign-receipt";
-import { enforceRateLimit } from "../../prepaid/rate-limit";
+import { admitSignedRequest } from "../../prepaid/admit-signed-request";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 
@@ -83,22 +83,46 @@ describe("a newcomer's journey", () => {
   });
 });
 
-describe("enforceRateLimit()", () => {
+describe("admitSignedRequest()", () => {
+  const admit = (agent: string, limit: number, now: number, nonce = newNonce()) => admitSignedRequest(stack.tdb.prisma, agent, nonce, limit, now);
+
   it("admits `limit` requests per agent per window, then answers 429 rate_limited with Retry-After", async () => {
     const agent = generateKeypair().publicKeyBase58;
     const now = Date.UTC(2026, 10, 22, 12, 0, 10);
-    for (let i = 0; i < 3; i++) await enforceRateLimit(stack.tdb.prisma, agent, 3, now);
-    const err = await enforceRateLimit(stack.tdb.prisma, agent, 3, now).catch((e: unknown) => e);
+    for (let i = 0; i < 3; i++) await admit(agent, 3, now);
+    const err = await admit(agent, 3, now).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "rate_limited", headers: { "Retry-After": "50" } });
     // Another agent is unaffected; the next window starts afresh.
-    await enforceRateLimit(stack.tdb.prisma, generateKeypair().publicKeyBase58, 3, now);
-    await enforceRateLimit(stack.tdb.prisma, agent, 3, now + 60_000);
+    await admit(generateKeypair().publicKeyBase58, 3, now);
+    await admit(agent, 3, now + 60_000);
   });
 
   it("counts concurrent requests exactly", async () => {
     const agent = generateKeypair().publicKeyBase58;
     const now = Date.UTC(2026, 10, 22, 12, 5, 0);
-    const results = await Promise.allSettled(Array.from({ length: 30 }, () => enforceRateLimit(stack.tdb.prisma, agent, 10, now)));
+    const results = await Promise.allSettled(Array.from({ length: 30 }, () => admit(agent, 10, now)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(10);
+  });
+
+  it("leaves a rate-limited request's nonce unclaimed, so the same signed request can be retried after the wait", async () => {
+    const agent = generateKeypair().publicKeyBase58;
+    const now = Date.UTC(2026, 10, 22, 12, 10, 0);
+    await admit(agent, 1, now);
+    const nonce = newNonce();
+    await expect(admit(agent, 1, now, nonce)).rejects.toMatchObject({ code: "rate_limited" });
+    expect(await stack.tdb.prisma.requestNonce.count({ where: { agentPubkey: agent, nonce } })).toBe(0);
+    await admit(agent, 1, now + 60_000, nonce);
+    await expect(admit(agent, 1, now + 120_000, nonce)).rejects.toMatchObject({ code: "nonce_replay" });
+  });
+
+  it("returns the stored settings over the environment defaults", async () => {
+    const before = await admit(generateKeypair().publicKeyBase58, 10, Date.now());
+    await stack.tdb.prisma.setting.upsert({ where: { key: "SERVICE_MAINNET_ENABLED" }, create: { key: "SERVICE_MAINNET_ENABLED", value: String(!before.mainnetEnabled) }, update: { value: String(!before.mainnetEnabled) } });
+    try {
+      const after = await admit(generateKeypair().publicKeyBase58, 10, Date.now());
+      expect(after.mainnetEnabled).toBe(!before.mainnetEnabled);
+    } finally {
+      await stack.tdb.prisma.setting.deleteMany({ where: { key: "SERVICE_MAINNET_ENABLED" } });
+    }
   });
 });

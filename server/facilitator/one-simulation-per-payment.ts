@@ -1,0 +1,44 @@
+// One simulation per payment (issue #7's profile: "two simulations per payment"). The seed's order is verify → payer →
+// allowlist → claim → settle, and @x402/svm's `settle` verifies again before it sends, so every payment was simulated
+// twice, a few milliseconds apart, on the same bytes. The signer remembers a successful verify-time simulation of
+// exactly these transaction bytes on this network for a short while, and the next simulation of them (settle's)
+// uses it once instead of asking the RPC again.
+//
+// SECURITY: what the second simulation guarded is a state change between verify and settle that would make the
+// transfer fail on chain (x402 sends with skipPreflight, so the fee payer pays the fee of a failing transaction).
+// Within FRESH_MS that window is one database insert wide; the stock stack's own window (its settle simulation, then
+// the send) is open the same way to concurrent spends, which neither simulation sees. A failed send is still caught:
+// settle reports it, the chain is asked, and the client hears "nothing was charged".
+import type { FacilitatorSvmSigner } from "@x402/svm";
+
+/** How long a successful simulation stands in for the next one of the same bytes. */
+export const FRESH_MS = 2_000;
+/** Entries kept at most; past it the oldest are dropped (they only cost one more simulation). */
+const MAX_ENTRIES = 10_000;
+
+/** Wraps `signer` so a successful simulation of the same bytes is reused once within FRESH_MS. */
+export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, now: () => number = Date.now): FacilitatorSvmSigner {
+  const fresh = new Map<string, number>();
+  const simulate = signer.simulateTransaction.bind(signer);
+  return {
+    ...signer,
+    simulateTransaction: async (transaction, network, options) => {
+      const key = `${network} ${transaction}`;
+      const at = fresh.get(key);
+      if (at !== undefined) {
+        fresh.delete(key);
+        if (now() - at <= FRESH_MS && options === undefined) return;
+      }
+      await simulate(transaction, network, options);
+      // Only the plain simulation x402 uses at verify is remembered; a failure throws above and is never cached.
+      if (options !== undefined) return;
+      const t = now();
+      // Insertion order is time order: drop the stale head, and the oldest past MAX_ENTRIES.
+      for (const [k, at0] of fresh) {
+        if (t - at0 <= FRESH_MS && fresh.size < MAX_ENTRIES) break;
+        fresh.delete(k);
+      }
+      fresh.set(key, t);
+    },
+  };
+}
