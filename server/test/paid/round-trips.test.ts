@@ -1,0 +1,68 @@
+// Database round trips per call (issue #7's profile: queries per money step), counted at the PostgreSQL driver: a
+// paid chat call makes 5 and a prepaid call 4. A change that adds one fails here, and has to say why in the README.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { creditBalance } from "../../ledger/record-settlement";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+let stack: PaidStack;
+const statements: string[] = [];
+const query = pg.Client.prototype.query;
+
+beforeAll(async () => {
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text?: string };
+    statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+});
+afterAll(async () => {
+  pg.Client.prototype.query = query;
+  await stack?.close();
+});
+
+/** The statements `run` sent to PostgreSQL. */
+async function counted(run: () => Promise<Response>): Promise<{ status: number; sent: string[] }> {
+  statements.length = 0;
+  const res = await run();
+  await res.arrayBuffer();
+  return { status: res.status, sent: [...statements] };
+}
+
+describe("round trips per call", () => {
+  it("a paid chat call: settings + lookup, claim, credit, debit + log, receipt", async () => {
+    const body = { model: "local/echo-1", messages: [{ role: "user", content: "count" }] };
+    const agent = await stack.newAgent(1_000_000n);
+    for (let i = 0; i < 2; i++) {
+      const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url);
+      const { status, sent } = await counted(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }));
+      expect(status).toBe(200);
+      expect(sent, sent.join("\n")).toHaveLength(5);
+      expect(sent.some((s) => /^(BEGIN|COMMIT)/i.test(s))).toBe(false);
+    }
+  });
+
+  it("a prepaid call: admission, hold, capture + log, receipt", async () => {
+    const kp = generateKeypair();
+    await stack.tdb.prisma.$transaction(async (tx) => {
+      await tx.ledgerEntry.create({ data: { agentPubkey: kp.publicKeyBase58, network: DEVNET, kind: "test_credit", units: 1_000_000n } });
+      await creditBalance(tx, kp.publicKeyBase58, DEVNET, 1_000_000n);
+    });
+    // The occasional purge of old nonces (one claim in 500) is a sixth statement by design; keep it out of the count.
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    for (let i = 0; i < 2; i++) {
+      const text = JSON.stringify({ model: "local/echo-1", prompt: "count", nonce: newNonce(), timestamp: Date.now() });
+      const headers = signRequestHeaders(kp, "POST", "/api/v1/inference", text);
+      const { status, sent } = await counted(() => inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}));
+      expect(status).toBe(200);
+      expect(sent, sent.join("\n")).toHaveLength(4);
+      expect(sent.some((s) => /^(BEGIN|COMMIT)/i.test(s))).toBe(false);
+    }
+    vi.restoreAllMocks();
+  });
+});
