@@ -36,6 +36,7 @@ async function buildAppContext(): Promise<AppContext> {
     baseUrl: cfg.UPSTREAM_BASE_URL,
     ...(cfg.UPSTREAM_API_KEY ? { apiKey: cfg.UPSTREAM_API_KEY } : {}),
     timeoutMs: cfg.UPSTREAM_TIMEOUT_MS,
+    localStreamDelayMs: cfg.LOCAL_MODEL_STREAM_DELAY_MS,
     providerName: cfg.UPSTREAM_PROVIDER_NAME,
   });
   const prisma = await db();

@@ -53,6 +53,7 @@ const envSchema = z.object({
   UPSTREAM_API_KEY: z.string().min(1).optional(),
   UPSTREAM_PROVIDER_NAME: z.string().min(1).max(64).default("openrouter"),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  LOCAL_MODEL_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(15),
 
   // Defaults of the operator settings (the seed's §2.6). The settings table overrides them at run time.
   X402_NETWORK: z.string().min(1).default("solana:devnet"),

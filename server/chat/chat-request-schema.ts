@@ -31,7 +31,9 @@ export const chatRequestSchema = z
     top_p: z.number().min(0).max(1).optional(),
     stop: z.union([z.string().max(256), z.array(z.string().max(256)).max(4)]).optional(),
     user: z.string().max(256).optional(),
-    stream: z.literal(false, { message: "streaming is not supported on this route yet" }).optional(),
+    /** Server-Sent Events in the OpenAI format, ending with the signed receipt event (issue #8). */
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).loose().optional(),
   })
   .loose();
 

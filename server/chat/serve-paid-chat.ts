@@ -1,7 +1,11 @@
 // The paid chat call, in the seed's order (§1, §3): challenge → verify → payer → allowlist → claim → settle → credit
 // → inference → debit + log + receipt → 200. Every exit is a stable error code; money only moves in the ledger
 // module's transactions, and a payment is claimed in the database before settlement moves anything.
+import { randomUUID } from "node:crypto";
 import type { AppContext } from "../app-context";
+import { logEvent } from "../log";
+import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
+import type { Completion } from "../upstream";
 import { AppError } from "../errors";
 import { operatorKeypair } from "../keys/service-keys";
 import { buildReceipt } from "../receipts/build-receipt";
@@ -18,7 +22,7 @@ import { acceptPayment, planPayment, readPaidRequestState } from "../x402/accept
 import type { Payment } from "../db";
 import { checkModelAllowed } from "./check-model";
 import type { ChatRequest } from "./chat-request-schema";
-import { runCompletion, type CompletionResult } from "./run-completion";
+import { completionRequest, runCompletion, type CompletionResult } from "./run-completion";
 
 export interface PaidChatInput {
   body: ChatRequest;
@@ -27,11 +31,9 @@ export interface PaidChatInput {
   resourceUrl: string;
 }
 
-export interface PaidChatResult {
-  status: number;
-  body: unknown;
-  headers: Record<string, string>;
-}
+export type PaidChatResult =
+  | { status: number; body: unknown; stream?: undefined; headers: Record<string, string> }
+  | { status: 200; stream: ReadableStream<Uint8Array>; body?: undefined; headers: Record<string, string> };
 
 /** Serves one chat request on the paid route. Throws AppError for every refusal. */
 export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Promise<PaidChatResult> {
@@ -76,59 +78,118 @@ async function handleKnownPayment(ctx: AppContext, input: PaidChatInput, payment
 
 /** Steps 5–8 for a settled (or unserved, being retried) payment. */
 async function serveFromPayment(ctx: AppContext, input: PaidChatInput, payment: Payment): Promise<PaidChatResult> {
+  if (input.body.stream) return streamFromPayment(ctx, input, payment);
   const txSignature = payment.txSignature!;
   let completion: CompletionResult;
   try {
     completion = await runCompletion(ctx.upstream, input.body);
     crashPoint("during_inference");
   } catch (err) {
-    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
-    const balance = await getBalance(ctx.db, payment.payer, payment.network);
-    throw new AppError(
-      "upstream_error",
-      "the model provider failed after your payment settled; the payment is kept as credit and the same payment header can be sent again once",
-      { tx_signature: txSignature, balance_usdc: formatUnitsAsUsdc(balance) },
-    );
+    throw await keepAsUnserved(ctx, payment, err);
   }
-  const operator = operatorKeypair();
   const recorded = await recordInference(ctx.db, {
+    ...servedFacts(payment, completion),
+    signReceipt: receiptSigner(input, payment, completion),
+  });
+  crashPoint("after_debit");
+  const headers = {
+    "X-Service-Receipt": encodeReceiptHeader(recorded.receipt!),
+    ...settlementHeaders({ transaction: txSignature, network: payment.network, payer: payment.payer }),
+    "X-Credit-Balance-Usdc": formatUnitsAsUsdc(recorded.balanceUnits),
+  };
+  crashPoint("before_response");
+  return { status: 200, body: completion.body(recorded.inferenceId), headers };
+}
+
+/**
+ * The streamed answer (issue #8): the payment is settled and credited before the first byte, and its
+ * PAYMENT-RESPONSE header goes with the stream's headers. The receipt is the last event before [DONE].
+ */
+async function streamFromPayment(ctx: AppContext, input: PaidChatInput, payment: Payment): Promise<PaidChatResult> {
+  const inferenceId = randomUUID();
+  const started = performance.now();
+  const abort = new AbortController();
+  let events;
+  try {
+    events = await firstEventThenRest(ctx.upstream.stream(completionRequest(input.body), { signal: abort.signal }));
+  } catch (err) {
+    // Before the first byte: the non-streamed rules and a plain error response.
+    throw await keepAsUnserved(ctx, payment, err);
+  }
+  const stream = sseInferenceStream({
+    inferenceId,
+    model: input.body.model,
+    events,
+    abort,
+    finish: async (completion) => {
+      const recorded = await recordInference(ctx.db, { ...servedFacts(payment, completion), inferenceId, signReceipt: receiptSigner(input, payment, completion) });
+      return recorded.receipt!;
+    },
+    abortRecorded: async (produced) => {
+      // The client left: what the upstream produced is what it cost; the payment is used, and no receipt is claimed.
+      const costUnits = ctx.upstream.partialCostUnits(input.body.model, input.body.messages, produced);
+      const latencyMs = Math.round(performance.now() - started);
+      await recordInference(ctx.db, { ...servedFacts(payment, { model: input.body.model, upstream: upstreamName(ctx, input.body.model), costUnits, latencyMs }), inferenceId, signReceipt: null });
+      logEvent("chat.stream_aborted", { inference_id: inferenceId, network: payment.network, cost: costUnits.toString() });
+    },
+    fail: async (err) => {
+      const error = await keepAsUnserved(ctx, payment, err);
+      return { code: error.code, message: error.message, details: error.details };
+    },
+  });
+  return {
+    status: 200,
+    stream,
+    headers: { ...SSE_HEADERS, ...settlementHeaders({ transaction: payment.txSignature!, network: payment.network, payer: payment.payer }) },
+  };
+}
+
+/** The upstream failed after settlement: the payment is kept as credit, and the same header can be sent again once. */
+async function keepAsUnserved(ctx: AppContext, payment: Payment, err: unknown): Promise<AppError> {
+  await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
+  const balance = await getBalance(ctx.db, payment.payer, payment.network);
+  return new AppError(
+    "upstream_error",
+    "the model provider failed after your payment settled; the payment is kept as credit and the same payment header can be sent again once",
+    { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance) },
+  );
+}
+
+function upstreamName(ctx: AppContext, modelId: string): string {
+  return ctx.upstream.offered(modelId)?.provider === "local" ? "local" : config().UPSTREAM_PROVIDER_NAME;
+}
+
+function servedFacts(payment: Payment, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">) {
+  return {
     agentPubkey: payment.payer,
     network: payment.network,
-    route: "chat",
+    route: "chat" as const,
     model: completion.model,
     upstream: completion.upstream,
     costUnits: completion.costUnits,
     latencyMs: completion.latencyMs,
     paymentId: payment.id,
-    txSignature,
+    txSignature: payment.txSignature!,
     priceUnits: payment.units,
-    signReceipt: ({ inferenceId, pointsTotal, timestampMs }): Receipt =>
-      signReceipt(
-        buildReceipt({
-          agentPubkey: payment.payer,
-          upstream: completion.upstream,
-          model: completion.model,
-          costUnits: completion.costUnits,
-          prompt: { messages: input.body.messages },
-          responseText: completion.content,
-          timestampMs,
-          inferenceId,
-          pointsTotal,
-          payment: { amountUnits: payment.units, txSignature, network: payment.network, payTo: payment.payTo },
-        }),
-        operator,
-      ),
-  });
-  crashPoint("after_debit");
-  const headers = {
-    "X-Service-Receipt": encodeReceiptHeader(recorded.receipt),
-    ...settlementHeaders({ transaction: txSignature, network: payment.network, payer: payment.payer }),
-    "X-Credit-Balance-Usdc": formatUnitsAsUsdc(recorded.balanceUnits),
   };
-  crashPoint("before_response");
-  return {
-    status: 200,
-    body: completion.body(recorded.receipt.inference_id as string),
-    headers,
-  };
+}
+
+function receiptSigner(input: PaidChatInput, payment: Payment, completion: Completion) {
+  const operator = operatorKeypair();
+  return ({ inferenceId, pointsTotal, timestampMs }: { inferenceId: string; pointsTotal: number; timestampMs: number }): Receipt =>
+    signReceipt(
+      buildReceipt({
+        agentPubkey: payment.payer,
+        upstream: completion.upstream,
+        model: completion.model,
+        costUnits: completion.costUnits,
+        prompt: { messages: input.body.messages },
+        responseText: completion.content,
+        timestampMs,
+        inferenceId,
+        pointsTotal,
+        payment: { amountUnits: payment.units, txSignature: payment.txSignature!, network: payment.network, payTo: payment.payTo },
+      }),
+      operator,
+    );
 }

@@ -59,15 +59,18 @@ export interface CaptureFacts {
   model: string;
   upstream: string;
   latencyMs: number;
-  /** Signs the receipt once the points total is known; the inference id is the hold id. */
-  signReceipt: (facts: { inferenceId: string; pointsTotal: number; timestampMs: number }) => Receipt;
+  /**
+   * Signs the receipt once the points total is known; the inference id is the hold id. Null for a stream the client
+   * left mid-way: the call is logged `aborted`, charged what it cost, and has no receipt.
+   */
+  signReceipt: ((facts: { inferenceId: string; pointsTotal: number; timestampMs: number }) => Receipt) | null;
 }
 
 /**
  * Keeps the actual cost, capped at the hold (`max_cost_usdc` is a hard cap), returns the rest, counts the point and
  * logs the call, in ONE statement; then signs the receipt with the new points total and stores it on the log row.
  */
-export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt; balanceUnits: bigint; chargedUnits: bigint }> {
+export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt | null; balanceUnits: bigint; chargedUnits: bigint }> {
   const rows = await db.$queryRaw<{ id: string; agent_pubkey: string; network: string; charged: bigint; balance: bigint; points: number }[]>`
     WITH hold AS (
       UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now()
@@ -83,20 +86,22 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ 
       WHERE b.agent_pubkey = a.agent_pubkey AND b.network = a.network
       RETURNING b.units
     ), points AS (
-      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts
+      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts WHERE ${facts.signReceipt ? "served" : "aborted"} = 'served'
       ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
       RETURNING points_total
     ), call AS (
       INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, cost_units, latency_ms, status)
-      SELECT id, agent_pubkey, network, 'inference', ${facts.model}, ${facts.upstream}, charged, ${facts.latencyMs}::int, 'served' FROM amounts
+      SELECT id, agent_pubkey, network, 'inference', ${facts.model}, ${facts.upstream}, charged, ${facts.latencyMs}::int, ${facts.signReceipt ? "served" : "aborted"} FROM amounts
     )
     SELECT a.id, a.agent_pubkey, a.network, a.charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points
     FROM amounts a`;
   const hold = rows[0];
   if (!hold) throw new Error(`hold ${facts.holdId} is not held`);
+  const balanceUnits = BigInt(hold.balance);
+  if (!facts.signReceipt) return { receipt: null, balanceUnits, chargedUnits: BigInt(hold.charged) };
   const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: Number(hold.points), timestampMs: Date.now() });
   await attachReceipt(db, hold.id, receipt);
-  return { receipt, balanceUnits: BigInt(hold.balance), chargedUnits: BigInt(hold.charged) };
+  return { receipt, balanceUnits, chargedUnits: BigInt(hold.charged) };
 }
 
 async function settleHoldRow(tx: Parameters<Parameters<DbClient["$transaction"]>[0]>[0], holdId: string, to: HoldStatus) {

@@ -17,12 +17,19 @@ export interface ServedInference {
   paymentId?: string;
   txSignature?: string;
   priceUnits?: bigint;
-  /** Builds the signed receipt once the inference id and the new points total are known. */
-  signReceipt: (facts: { inferenceId: string; pointsTotal: number; timestampMs: number }) => Receipt;
+  /** The inference id, when the caller chose it already (a stream's chunk ids carry it); else a new one. */
+  inferenceId?: string;
+  /**
+   * Builds the signed receipt once the inference id and the new points total are known; null for a stream the client
+   * left mid-way (`aborted`: its cost is debited, and no receipt is claimed for text the client never got).
+   */
+  signReceipt: ((facts: { inferenceId: string; pointsTotal: number; timestampMs: number }) => Receipt) | null;
 }
 
 export interface RecordedInference {
-  receipt: Receipt;
+  inferenceId: string;
+  /** Null for an aborted stream. */
+  receipt: Receipt | null;
   balanceUnits: bigint;
 }
 
@@ -32,7 +39,8 @@ export interface RecordedInference {
  * by a second one (`attachReceipt`).
  */
 export async function recordInference(db: DbClient, served: ServedInference): Promise<RecordedInference> {
-  const inferenceId = randomUUID();
+  const inferenceId = served.inferenceId ?? randomUUID();
+  const status = served.signReceipt ? "served" : "aborted";
   const { agentPubkey, network } = served;
   const paymentId = served.paymentId ?? null;
   // - SECURITY: a payment serves exactly one inference. Everything is gated on the payment's move (`settled` or
@@ -62,13 +70,13 @@ export async function recordInference(db: DbClient, served: ServedInference): Pr
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT ${agentPubkey}, ${network}, 'inference_debit', -debit, ${inferenceId}::uuid FROM amounts WHERE debit > 0
     ), points AS (
-      INSERT INTO agents (pubkey, points_total) SELECT ${agentPubkey}, 1 FROM gate
+      INSERT INTO agents (pubkey, points_total) SELECT ${agentPubkey}, 1 FROM gate WHERE ${status} = 'served'
       ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
       RETURNING points_total
     ), call AS (
       INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, payment_id, tx_signature, price_units, cost_units, latency_ms, status)
       SELECT ${inferenceId}::uuid, ${agentPubkey}, ${network}, ${served.route}, ${served.model}, ${served.upstream}, ${paymentId}::uuid,
-             ${served.txSignature ?? null}, ${served.priceUnits ?? null}::bigint, debit, ${served.latencyMs}::int, 'served'
+             ${served.txSignature ?? null}, ${served.priceUnits ?? null}::bigint, debit, ${served.latencyMs}::int, ${status}
       FROM amounts
     )
     SELECT (SELECT count(*) FROM payment) AS payment_moved, a.available, a.debit,
@@ -80,9 +88,10 @@ export async function recordInference(db: DbClient, served: ServedInference): Pr
   if (debit < served.costUnits) {
     logEvent("ledger.cost_exceeds_credit", { agent: agentPubkey, network, cost: served.costUnits.toString(), available: String(row.available) }, "warn");
   }
+  if (!served.signReceipt) return { inferenceId, receipt: null, balanceUnits: BigInt(row.balance!) };
   const receipt = served.signReceipt({ inferenceId, pointsTotal: Number(row.points), timestampMs: Date.now() });
   await attachReceipt(db, inferenceId, receipt);
-  return { receipt, balanceUnits: BigInt(row.balance!) };
+  return { inferenceId, receipt, balanceUnits: BigInt(row.balance!) };
 }
 
 /**

@@ -18,7 +18,8 @@ export const inferenceRequestSchema = z
     network: z.string().min(1).max(64).optional(),
     temperature: z.number().min(0).max(2).optional(),
     top_p: z.number().min(0).max(1).optional(),
-    stream: z.literal(false, { message: "streaming is not supported on this route yet" }).optional(),
+    /** Server-Sent Events in the OpenAI format, ending with the signed receipt event (issue #8). */
+    stream: z.boolean().optional(),
   })
   .strict()
   .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), { message: "give exactly one of messages or prompt", path: ["messages"] });

@@ -11,7 +11,8 @@ import { operatorKeypair } from "../keys/service-keys";
 import { buildReceipt } from "../receipts/build-receipt";
 import { encodeReceiptHeader, signReceipt } from "../receipts/sign-receipt";
 import { captureHold, placeHold, releaseHold } from "../ledger/credit-holds";
-import { completionCap, worstCaseCostUnits, type CatalogModel } from "../upstream";
+import { completionCap, worstCaseCostUnits, type CatalogModel, type Completion } from "../upstream";
+import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitSignedRequest } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
@@ -19,10 +20,9 @@ import { authenticateSignedRequest, checkRequestWindow, signedRequestMessage } f
 
 export const INFERENCE_PATH = "/api/v1/inference";
 
-export interface PrepaidResult {
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-}
+export type PrepaidResult =
+  | { body: Record<string, unknown>; stream?: undefined; headers: Record<string, string> }
+  | { stream: ReadableStream<Uint8Array>; body?: undefined; headers: Record<string, string> };
 
 /** Serves one signed prepaid request. Throws AppError for every refusal; nothing moves before the hold. */
 export async function servePrepaidInference(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<PrepaidResult> {
@@ -58,29 +58,23 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
     });
   }
 
-  let completion;
-  try {
-    completion = await ctx.upstream.complete({
-      model: model.id,
-      messages,
-      max_tokens: cap,
-      ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
-      ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
-    });
-  } catch {
+  const request = {
+    model: model.id,
+    messages,
+    max_tokens: cap,
+    ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+    ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
+  };
+  const releaseAndRefuse = async (): Promise<AppError> => {
     const balance = await releaseHold(ctx.db, hold.holdId);
-    throw new AppError("upstream_error", "the model provider failed; the hold was released and nothing was charged", {
+    return new AppError("upstream_error", "the model provider failed; the hold was released and nothing was charged", {
       balance_usdc: formatUnitsAsUsdc(balance ?? hold.balanceUnits + holdUnits),
     });
-  }
+  };
   const operator = operatorKeypair();
-  const captured = await captureHold(ctx.db, {
-    holdId: hold.holdId,
-    costUnits: completion.costUnits,
-    model: completion.model,
-    upstream: completion.upstream,
-    latencyMs: completion.latencyMs,
-    signReceipt: ({ inferenceId, pointsTotal, timestampMs }) =>
+  const receiptSigner =
+    (completion: Completion) =>
+    ({ inferenceId, pointsTotal, timestampMs }: { inferenceId: string; pointsTotal: number; timestampMs: number }) =>
       signReceipt(
         buildReceipt({
           agentPubkey: agent,
@@ -95,7 +89,55 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
           pointsTotal,
         }),
         operator,
-      ),
+      );
+
+  if (body.stream) {
+    const started = performance.now();
+    const abort = new AbortController();
+    let events;
+    try {
+      events = await firstEventThenRest(ctx.upstream.stream(request, { signal: abort.signal }));
+    } catch {
+      throw await releaseAndRefuse();
+    }
+    const capture = (completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">, signer: ReturnType<typeof receiptSigner> | null) =>
+      captureHold(ctx.db, { holdId: hold.holdId, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, signReceipt: signer });
+    return {
+      stream: sseInferenceStream({
+        inferenceId: hold.holdId,
+        model: model.id,
+        events,
+        abort,
+        finish: async (completion) => (await capture(completion, receiptSigner(completion))).receipt!,
+        abortRecorded: async (produced) => {
+          // The client left: it is charged what the upstream produced (capped by the hold), with no receipt.
+          const costUnits = ctx.upstream.partialCostUnits(model.id, messages, produced);
+          const upstream = model.provider === "local" ? "local" : config().UPSTREAM_PROVIDER_NAME;
+          await capture({ model: model.id, upstream, costUnits, latencyMs: Math.round(performance.now() - started) }, null);
+          logEvent("inference.stream_aborted", { inference_id: hold.holdId, network: network.caip2, cost: costUnits.toString() });
+        },
+        fail: async () => {
+          const error = await releaseAndRefuse();
+          return { code: error.code, message: error.message, details: error.details };
+        },
+      }),
+      headers: { ...SSE_HEADERS },
+    };
+  }
+
+  let completion;
+  try {
+    completion = await ctx.upstream.complete(request);
+  } catch {
+    throw await releaseAndRefuse();
+  }
+  const captured = await captureHold(ctx.db, {
+    holdId: hold.holdId,
+    costUnits: completion.costUnits,
+    model: completion.model,
+    upstream: completion.upstream,
+    latencyMs: completion.latencyMs,
+    signReceipt: receiptSigner(completion),
   });
   return {
     body: {
@@ -106,7 +148,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
       choices: [{ index: 0, message: { role: "assistant", content: completion.content }, finish_reason: completion.finishReason }],
       usage: completion.usage,
     },
-    headers: { "X-Service-Receipt": encodeReceiptHeader(captured.receipt), "X-Credit-Balance-Usdc": formatUnitsAsUsdc(captured.balanceUnits) },
+    headers: { "X-Service-Receipt": encodeReceiptHeader(captured.receipt!), "X-Credit-Balance-Usdc": formatUnitsAsUsdc(captured.balanceUnits) },
   };
 }
 

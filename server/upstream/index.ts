@@ -1,8 +1,9 @@
 // The upstream facade: runs a completion on the built-in model or the configured OpenAI-compatible provider and
 // prices it in USDC units (provider-reported cost when given, else tokens × the catalogue price).
-import { answerLocally } from "./local-model";
+import { setTimeout as sleep } from "node:timers/promises";
+import { answerLocally, countTokens, splitIntoTokens } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
-import { requestCompletion, UpstreamError } from "./openai-compatible-client";
+import { requestCompletion, streamCompletion, UpstreamError } from "./openai-compatible-client";
 
 export { UpstreamError } from "./openai-compatible-client";
 export type { UpstreamFailure } from "./openai-compatible-client";
@@ -14,6 +15,8 @@ export interface UpstreamConfig {
   apiKey?: string;
   timeoutMs: number;
   providerName: string;
+  /** Pause between the built-in model's streamed tokens, so a stream looks and behaves like one (0 = none). */
+  localStreamDelayMs?: number;
 }
 
 export interface CompletionRequest {
@@ -43,7 +46,19 @@ export interface Upstream {
   /** The model if it is offered here, else null. */
   offered(id: string): CatalogModel | null;
   complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<Completion>;
+  /**
+   * Streams one completion: text deltas, then one `done` event with the whole completion (its content is the
+   * concatenated deltas). Throws UpstreamError on failure; a consumer that stops early aborts the provider's request.
+   */
+  stream(req: CompletionRequest, opts?: { signal?: AbortSignal }): AsyncGenerator<StreamEvent>;
+  /**
+   * What an interrupted stream cost: the prompt and the text produced so far, at the catalogue prices, from our own
+   * token count (a provider reports no usage for a stream cut short).
+   */
+  partialCostUnits(modelId: string, messages: CompletionRequest["messages"], produced: string): bigint;
 }
+
+export type StreamEvent = { type: "delta"; content: string } | { type: "done"; completion: Completion };
 
 /** Builds the facade from config (no env reads here). */
 export function createUpstream(cfg: UpstreamConfig): Upstream {
@@ -52,9 +67,83 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     if (!model) return null;
     return model.provider === "local" || cfg.apiKey ? model : null;
   };
+  const promptTokens = (messages: CompletionRequest["messages"]) => messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
   return {
     models: () => MODEL_CATALOG.filter((m) => offered(m.id) !== null),
     offered,
+    partialCostUnits(modelId, messages, produced) {
+      const model = findModel(modelId);
+      if (!model) return 0n;
+      return costFromTokens(model, { prompt_tokens: promptTokens(messages), completion_tokens: countTokens(produced) });
+    },
+    async *stream(req, opts = {}) {
+      const model = offered(req.model);
+      if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);
+      const maxTokens = completionCap(model, req.max_tokens);
+      const started = performance.now();
+      if (model.provider === "local") {
+        const answer = answerLocally(req.messages, maxTokens);
+        for (const token of splitIntoTokens(answer.content)) {
+          if (opts.signal?.aborted) throw new UpstreamError("aborted", "the caller aborted the upstream request");
+          if (cfg.localStreamDelayMs) {
+            await sleep(cfg.localStreamDelayMs, undefined, opts.signal ? { signal: opts.signal } : {}).catch(() => {
+              throw new UpstreamError("aborted", "the caller aborted the upstream request");
+            });
+          }
+          yield { type: "delta", content: token };
+        }
+        yield {
+          type: "done",
+          completion: {
+            id: `local-${Date.now().toString(36)}`,
+            model: model.id,
+            content: answer.content,
+            finishReason: "stop",
+            usage: answer.usage,
+            costUnits: costFromTokens(model, answer.usage),
+            upstream: "local",
+            latencyMs: Math.round(performance.now() - started),
+          },
+        };
+        return;
+      }
+      let content = "";
+      const events = streamCompletion(
+        { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs },
+        {
+          model: model.id,
+          messages: req.messages,
+          max_tokens: maxTokens,
+          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
+          ...(req.stop !== undefined ? { stop: req.stop } : {}),
+        },
+        opts.signal,
+      );
+      for await (const event of events) {
+        if (event.type === "delta") {
+          content += event.content;
+          yield event;
+          continue;
+        }
+        // Without a usage event, the cost comes from our own token count at the catalogue prices.
+        const { cost, ...usage } = event.usage ?? { prompt_tokens: promptTokens(req.messages), completion_tokens: countTokens(content), total_tokens: 0 };
+        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+        yield {
+          type: "done",
+          completion: {
+            id: event.id,
+            model: model.id,
+            content,
+            finishReason: event.finishReason,
+            usage,
+            costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),
+            upstream: cfg.providerName,
+            latencyMs: Math.round(performance.now() - started),
+          },
+        };
+      }
+    },
     async complete(req, opts = {}) {
       const model = offered(req.model);
       if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);

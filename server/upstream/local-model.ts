@@ -12,6 +12,11 @@ export function countTokens(text: string): number {
   return (text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
 }
 
+/** The built-in model's stream pieces: each word with its trailing space, concatenating back to `text`. */
+export function splitIntoTokens(text: string): string[] {
+  return text.match(/\s*\S+\s*/gy) ?? (text === "" ? [] : [text]);
+}
+
 const WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor", "indigo", "juniper", "kestrel", "lumen"];
 
 /** Answers deterministically: the same messages always give the same text; other messages give other text. */

@@ -1,5 +1,5 @@
-// A client for any OpenAI-compatible `/chat/completions` provider (OpenRouter by default). Time-bounded, abortable,
-// and it never surfaces the provider's raw body or our API key in an error.
+// A client for any OpenAI-compatible `/chat/completions` provider (OpenRouter by default), whole or streamed (SSE).
+// Time-bounded, abortable, and it never surfaces the provider's raw body or our API key in an error.
 
 export type UpstreamFailure = "timeout" | "http_error" | "bad_response" | "network" | "aborted" | "model_unavailable";
 
@@ -91,5 +91,122 @@ function parseAnswer(body: unknown, requestedModel: string): ProviderAnswer {
     content,
     finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : "stop",
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cost: usage?.cost },
+  };
+}
+
+export type ProviderStreamEvent =
+  | { type: "delta"; content: string }
+  | { type: "end"; id: string; model: string; finishReason: string; usage: ProviderAnswer["usage"] | null };
+
+/**
+ * POSTs one streaming completion and yields its text deltas, then one `end` event with the finish reason and the
+ * usage (asked for with `stream_options.include_usage`, and OpenRouter's `usage.include` for the cost). The time limit
+ * applies to the answer's start and to every gap between chunks. Breaking out of the loop aborts the request.
+ */
+export async function* streamCompletion(cfg: ProviderConfig, req: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderStreamEvent> {
+  const idle = new AbortController();
+  let timer = setTimeout(() => idle.abort(), cfg.timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, idle.signal]) : idle.signal;
+  const failure = () => classifyAbort(signal, idle.signal, cfg.timeoutMs);
+  try {
+    let res: Response;
+    try {
+      res = await fetch(`${cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ ...req, stream: true, stream_options: { include_usage: true }, usage: { include: true } }),
+        signal: combined,
+      });
+    } catch {
+      throw failure();
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new UpstreamError("http_error", `provider answered HTTP ${res.status}`, res.status);
+    }
+    if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      await res.body.cancel().catch(() => undefined);
+      throw new UpstreamError("bad_response", "provider did not answer with an event stream");
+    }
+    let id = "";
+    let model = req.model;
+    let finishReason = "stop";
+    let usage: ProviderAnswer["usage"] | null = null;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = "";
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<string>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          throw failure();
+        }
+        clearTimeout(timer);
+        timer = setTimeout(() => idle.abort(), cfg.timeoutMs);
+        if (chunk.done) throw new UpstreamError("bad_response", "provider's stream ended without [DONE]");
+        buffered += chunk.value;
+        let cut: RegExpExecArray | null;
+        while ((cut = /\r?\n\r?\n/.exec(buffered))) {
+          const event = buffered.slice(0, cut.index);
+          buffered = buffered.slice(cut.index + cut[0].length);
+          const data = event
+            .split(/\r?\n/)
+            .filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).replace(/^ /, ""))
+            .join("\n");
+          if (data === "") continue; // a comment (OpenRouter's ": OPENROUTER PROCESSING") or an empty event
+          if (data === "[DONE]") {
+            yield { type: "end", id, model, finishReason, usage };
+            return;
+          }
+          const parsed = parseStreamChunk(data);
+          if (parsed.id) id = parsed.id;
+          if (parsed.model) model = parsed.model;
+          if (parsed.finishReason) finishReason = parsed.finishReason;
+          if (parsed.usage) usage = parsed.usage;
+          if (parsed.content) yield { type: "delta", content: parsed.content };
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  } finally {
+    clearTimeout(timer);
+    // A consumer that stops early (the client went away) ends the provider's request too.
+    idle.abort();
+  }
+}
+
+function parseStreamChunk(data: string): { id?: string; model?: string; content?: string; finishReason?: string; usage?: ProviderAnswer["usage"] } {
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    throw new UpstreamError("bad_response", "provider sent an event that is not JSON");
+  }
+  const b = body as {
+    id?: unknown;
+    model?: unknown;
+    error?: unknown;
+    choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown };
+  };
+  if (typeof b !== "object" || b === null) throw new UpstreamError("bad_response", "provider sent an event that is not an object");
+  // OpenRouter reports a failure after the stream has started as an event with `error`.
+  if (b.error !== undefined) throw new UpstreamError("http_error", "provider reported an error mid-stream");
+  const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
+  const content = choice?.delta?.content;
+  const u = b.usage;
+  const usage =
+    u && typeof u.prompt_tokens === "number" && typeof u.completion_tokens === "number" && u.prompt_tokens >= 0 && u.completion_tokens >= 0
+      ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens, cost: u.cost }
+      : undefined;
+  return {
+    ...(typeof b.id === "string" ? { id: b.id } : {}),
+    ...(typeof b.model === "string" ? { model: b.model } : {}),
+    ...(typeof content === "string" && content !== "" ? { content } : {}),
+    ...(typeof choice?.finish_reason === "string" ? { finishReason: choice.finish_reason } : {}),
+    ...(usage ? { usage } : {}),
   };
 }

@@ -9,5 +9,6 @@ export const dynamic = "force-dynamic";
 export const POST = handleRoute(async (req) => {
   const rawBody = await readBodyBytes(req, MAX_INFERENCE_BODY_BYTES);
   const result = await servePrepaidInference(await appContext(), req.headers, rawBody);
+  if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });

@@ -1,0 +1,65 @@
+// Reading a streamed answer as a client (the CLI, tests): the `data:` payloads of a Server-Sent Events body, and the
+// pieces a verifier needs from them: the chunks, their concatenated text, and the receipt event. Pure and
+// browser-safe (fetch's ReadableStream and TextDecoder only).
+import type { Receipt } from "../receipts/receipt-types";
+
+/** Yields each event's `data` (JSON-parsed; `[DONE]` as the string), as it arrives. */
+export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += decoder.decode(value, { stream: true });
+      let cut: RegExpExecArray | null;
+      while ((cut = /\r?\n\r?\n/.exec(buffered))) {
+        const event = buffered.slice(0, cut.index);
+        buffered = buffered.slice(cut.index + cut[0].length);
+        const data = event
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).replace(/^ /, ""))
+          .join("\n");
+        if (data === "") continue;
+        yield data === "[DONE]" ? data : (JSON.parse(data) as unknown);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+export interface StreamedAnswer {
+  /** The `chat.completion.chunk` events, in order: what a verifier takes as the response. */
+  chunks: unknown[];
+  /** Their concatenated `delta.content`: what `choices[0].message.content` would have been. */
+  text: string;
+  /** The signed receipt from the `service.receipt` event, or null when the stream carried none. */
+  receipt: Receipt | null;
+  /** The error event's body, when the stream ended with one. */
+  error: { code?: string; message?: string } | null;
+  /** Whether `data: [DONE]` arrived. */
+  done: boolean;
+}
+
+/** Reads a whole streamed answer. */
+export async function readStreamedAnswer(body: ReadableStream<Uint8Array>): Promise<StreamedAnswer> {
+  const answer: StreamedAnswer = { chunks: [], text: "", receipt: null, error: null, done: false };
+  for await (const data of sseData(body)) {
+    if (data === "[DONE]") {
+      answer.done = true;
+      continue;
+    }
+    const event = data as { object?: unknown; receipt?: Receipt; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
+    if (event.object === "service.receipt" && event.receipt) answer.receipt = event.receipt;
+    else if (event.error) answer.error = event.error;
+    else if (event.object === "chat.completion.chunk") {
+      answer.chunks.push(data);
+      const content = event.choices?.[0]?.delta?.content;
+      if (typeof content === "string") answer.text += content;
+    }
+  }
+  return answer;
+}

@@ -1,0 +1,117 @@
+// Streaming an inference as Server-Sent Events in the OpenAI format (issue #8), shared by the paid and prepaid routes:
+// `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage, then the signed receipt as
+// `data: {"object":"service.receipt","receipt":{…}}`, then `data: [DONE]`. The receipt cannot be a header: its
+// response hash covers the concatenated `delta.content` of every chunk, known only at the end.
+//
+// The route decides what each ending means for the money, through three callbacks:
+// - `finish`: the whole answer was produced and sent; record it and return the signed receipt;
+// - `abort`: the client went away mid-stream; the upstream request is aborted and the route records the cost of
+//   what was produced, with no receipt (the client never got the whole text);
+// - `fail`: the upstream failed mid-stream; the route applies its unserved rules and returns the error event's body.
+import type { Completion, StreamEvent } from "../upstream";
+import type { Receipt } from "../receipts/receipt-types";
+import { logEvent } from "../log";
+import type { ErrorCode } from "../errors";
+
+export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
+
+/** The body of the receipt event. */
+export interface ReceiptEvent {
+  object: "service.receipt";
+  receipt: Receipt;
+}
+
+export interface SseInference {
+  /** The inference id: chunk ids are `chatcmpl-<id>`, as the non-streamed body's id is. */
+  inferenceId: string;
+  model: string;
+  /** The upstream stream, started with `abort.signal`. */
+  events: AsyncGenerator<StreamEvent>;
+  abort: AbortController;
+  finish: (completion: Completion) => Promise<Receipt>;
+  abortRecorded: (produced: string) => Promise<void>;
+  fail: (err: unknown, produced: string) => Promise<{ code: ErrorCode; message: string; details?: Record<string, unknown> }>;
+}
+
+/**
+ * Starts the upstream stream and waits for its first event, so a provider that fails before the first byte is a plain
+ * error response (the route's non-streamed rules), not a 200 stream that errors at once.
+ */
+export async function firstEventThenRest(events: AsyncGenerator<StreamEvent>): Promise<AsyncGenerator<StreamEvent>> {
+  const first = await events.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* events;
+  })();
+}
+
+const encoder = new TextEncoder();
+const frame = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+
+/** The SSE body. Cancelling it (the client disconnected) aborts the upstream and records the partial call. */
+export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Array> {
+  const created = Math.floor(Date.now() / 1000);
+  const id = `chatcmpl-${plan.inferenceId}`;
+  const chunk = (delta: Record<string, string>, finishReason: string | null, extra: Record<string, unknown> = {}) => ({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model: plan.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...extra,
+  });
+  let cancelled = false;
+
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (data: unknown) => {
+        if (!cancelled) controller.enqueue(frame(data));
+      };
+      let produced = "";
+      let completion: Completion | null = null;
+      try {
+        let first = true;
+        for await (const event of plan.events) {
+          if (cancelled) break;
+          if (event.type === "done") {
+            completion = event.completion;
+            continue;
+          }
+          produced += event.content;
+          send(chunk(first ? { role: "assistant", content: event.content } : { content: event.content }, null));
+          first = false;
+        }
+        if (!cancelled && !completion) throw new Error("the upstream stream ended without its completion");
+      } catch (err) {
+        if (!cancelled) {
+          const failure = await plan.fail(err, produced).catch(() => ({ code: "upstream_error" as ErrorCode, message: "the model provider failed", details: {} }));
+          send({ error: { code: failure.code, message: failure.message, ...failure.details } });
+          controller.close();
+          return;
+        }
+      }
+      if (cancelled || !completion) {
+        await plan.abortRecorded(produced).catch((err: unknown) => logEvent("stream.abort_record_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error"));
+        return;
+      }
+      send(chunk({}, completion.finishReason, { usage: completion.usage }));
+      let receipt: Receipt;
+      try {
+        receipt = await plan.finish(completion);
+      } catch (err) {
+        logEvent("stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
+        send({ error: { code: "internal_error", message: "the call could not be recorded; no receipt was issued" } });
+        if (!cancelled) controller.close();
+        return;
+      }
+      send({ object: "service.receipt", receipt } satisfies ReceiptEvent);
+      send("[DONE]");
+      if (!cancelled) controller.close();
+    },
+    cancel() {
+      cancelled = true;
+      plan.abort.abort();
+    },
+  });
+}
