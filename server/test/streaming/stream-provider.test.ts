@@ -1,0 +1,180 @@
+// Streaming from an OpenAI-compatible provider (issue #8), against a local HTTP server that speaks the real SSE
+// protocol (OpenRouter's comment lines, a usage chunk with `cost`, `data: [DONE]`), and the paid route's rules when the
+// provider fails: before the first byte a plain 502, mid-stream an SSE error event; either way the payment stays as
+// credit and one retry with the same header serves it.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { address } from "@solana/kit";
+import { operatorKeypair } from "../../keys/service-keys";
+import { readStreamedAnswer } from "../../streaming/read-sse";
+import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
+import { verifyReceipt } from "../../verify";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+type Behaviour = "ok" | "fail_mid" | "drop_mid" | "500" | "slow";
+let behaviour: Behaviour = "ok";
+let lastBody: Record<string, unknown> | null = null;
+let requestClosedEarly = 0;
+let provider: http.Server;
+let baseUrl: string;
+let stack: PaidStack;
+
+const MODEL = "openai/gpt-4o-mini";
+const chunk = (content: string | null, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: "gen-s", model: MODEL, object: "chat.completion.chunk", choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;
+
+beforeAll(async () => {
+  provider = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c: Buffer) => (raw += c.toString()));
+    req.on("end", () => {
+      lastBody = JSON.parse(raw) as Record<string, unknown>;
+      if (behaviour === "500") return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"internal"}}');
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.on("close", () => {
+        if (!res.writableFinished) requestClosedEarly++;
+      });
+      res.write(": OPENROUTER PROCESSING\n\n");
+      res.write(chunk("Hel"));
+      res.write(chunk("lo"));
+      if (behaviour === "fail_mid") return res.end(`data: ${JSON.stringify({ error: { code: 502, message: "overloaded" } })}\n\n`);
+      if (behaviour === "drop_mid") return void setTimeout(() => res.destroy(), 50);
+      const rest = () => {
+        res.write(chunk(" there"));
+        res.write(chunk(null, "stop"));
+        res.write(`data: ${JSON.stringify({ id: "gen-s", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, cost: 0.000021 } })}\n\n`);
+        res.end("data: [DONE]\n\n");
+      };
+      if (behaviour === "slow") setTimeout(() => !res.destroyed && rest(), 2_000);
+      else rest();
+    });
+  });
+  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
+  baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.01", UPSTREAM_API_KEY: "sk-test", UPSTREAM_BASE_URL: baseUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+});
+afterAll(async () => {
+  await stack?.close();
+  provider.closeAllConnections();
+  await new Promise<void>((r) => provider.close(() => r()));
+});
+
+const messages = [{ role: "user", content: "stream from the provider" }];
+
+async function collect(events: AsyncGenerator<StreamEvent>): Promise<{ deltas: string[]; done: StreamEvent | null; error: unknown }> {
+  const deltas: string[] = [];
+  let done: StreamEvent | null = null;
+  try {
+    for await (const e of events) {
+      if (e.type === "delta") deltas.push(e.content);
+      else done = e;
+    }
+  } catch (err) {
+    return { deltas, done, error: err };
+  }
+  return { deltas, done, error: null };
+}
+
+async function usdc(owner: string): Promise<bigint> {
+  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(stack.devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const account = stack.devnet.chain.getAccount(ata);
+  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
+}
+
+describe("createUpstream().stream() against an OpenAI-compatible provider", () => {
+  const upstream = () => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 1_000, providerName: "openrouter" });
+
+  it("asks for a stream with usage, yields the deltas, and prices with the reported cost", async () => {
+    behaviour = "ok";
+    const { deltas, done, error } = await collect(upstream().stream({ model: MODEL, messages }));
+    expect(error).toBeNull();
+    expect(lastBody).toMatchObject({ stream: true, stream_options: { include_usage: true }, usage: { include: true }, max_tokens: 1024 });
+    expect(deltas).toEqual(["Hel", "lo", " there"]);
+    expect(done).toMatchObject({ type: "done", completion: { content: "Hello there", costUnits: 21n, finishReason: "stop", upstream: "openrouter", usage: { prompt_tokens: 9, completion_tokens: 3 } } });
+  });
+
+  it("throws after the deltas it got when the provider reports an error mid-stream, or drops the connection", async () => {
+    for (const b of ["fail_mid", "drop_mid"] as const) {
+      behaviour = b;
+      const { deltas, done, error } = await collect(upstream().stream({ model: MODEL, messages }));
+      expect(deltas).toEqual(["Hel", "lo"]);
+      expect(done).toBeNull();
+      expect(error).toBeInstanceOf(UpstreamError);
+    }
+  });
+
+  it("times out a provider that stops sending", async () => {
+    behaviour = "slow";
+    const { error } = await collect(upstream().stream({ model: MODEL, messages }));
+    expect(error).toMatchObject({ reason: "timeout" });
+  });
+});
+
+describe("paid route, stream: true, remote provider", () => {
+  it("streams the provider's answer; the receipt verifies and states the provider's cost", async () => {
+    behaviour = "ok";
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
+    const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const answer = await readStreamedAnswer(res.body!);
+    expect(answer.text).toBe("Hello there");
+    expect(answer.receipt).toMatchObject({ upstream: "openrouter", model: MODEL, cost_usdc: 0.000021 });
+    const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: messages, response: answer.chunks, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+    expect(Object.values(verdict.checks).every(Boolean)).toBe(true);
+  });
+
+  it("a mid-stream failure: an SSE error event, the payment stays as credit, and one retry with the same header serves it", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
+    const walletBefore = await usdc(agent.address);
+
+    behaviour = "fail_mid";
+    const failed = await readStreamedAnswer((await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } })).body!);
+    expect(failed.text).toBe("Hello");
+    expect(failed.receipt).toBeNull();
+    expect(failed.done).toBe(false);
+    expect(failed.error).toMatchObject({ code: "upstream_error", balance_usdc: "0.01" });
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
+    expect(payment.status).toBe("unserved");
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(0);
+
+    behaviour = "ok";
+    const retried = await readStreamedAnswer((await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } })).body!);
+    expect(retried.receipt).not.toBeNull();
+    expect(retried.done).toBe(true);
+    // Paid once on chain; served once.
+    expect(await usdc(agent.address)).toBe(walletBefore - 10_000n);
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
+    const again = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.status).toBe(409);
+  });
+
+  it("a failure before the first byte is a plain 502 under the same unserved rules", async () => {
+    behaviour = "500";
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
+    const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("content-type")).toMatch(/json/);
+    expect(await res.json()).toMatchObject({ error: "upstream_error", balance_usdc: "0.01" });
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("unserved");
+  });
+
+  it("a client that leaves aborts the provider's request", async () => {
+    behaviour = "slow";
+    const closedBefore = requestClosedEarly;
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
+    const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    for (let i = 0; i < 100 && requestClosedEarly === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(requestClosedEarly).toBe(closedBefore + 1);
+    for (let i = 0; i < 100 && (await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const log = await stack.tdb.prisma.inferenceLog.findFirstOrThrow({ where: { agentPubkey: agent.address } });
+    expect(log).toMatchObject({ status: "aborted", receipt: null, upstream: "openrouter" });
+  });
+});
