@@ -13,5 +13,16 @@ export async function answerWithRoute(route: FetchRoute, req: http.IncomingMessa
   });
   const answer = await route(request);
   res.writeHead(answer.status, Object.fromEntries(answer.headers));
-  res.end(Buffer.from(await answer.arrayBuffer()));
+  if (!answer.body) return void res.end();
+  // Streamed as it is produced; a client that goes away cancels the body, as `next start` does.
+  const reader = answer.body.getReader();
+  res.on("close", () => {
+    if (!res.writableFinished) void reader.cancel().catch(() => undefined);
+  });
+  for (;;) {
+    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
 }

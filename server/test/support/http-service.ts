@@ -1,0 +1,66 @@
+// The service's REST routes over real HTTP (node:http, the way `next start` serves them), for tests that reach it
+// the way outside tools do: the openai SDK, OpenAPI response validation.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { POST as chatRoute } from "@/app/api/v1/chat/completions/route";
+import { GET as creditsRoute } from "@/app/api/v1/credits/[pubkey]/route";
+import { POST as topUpRoute } from "@/app/api/v1/credits/route";
+import { GET as grantChallengeRoute } from "@/app/api/v1/grants/challenge/route";
+import { POST as grantRoute } from "@/app/api/v1/grants/route";
+import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
+import { GET as modelsRoute } from "@/app/api/v1/models/route";
+import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
+import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
+import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
+import { POST as verifyRoute } from "@/app/api/verify/route";
+import { answerWithRoute, type FetchRoute } from "./route-adapter";
+
+const param = (name: string, value: string) => ({ params: Promise.resolve({ [name]: decodeURIComponent(value) }) }) as never;
+
+/** The route for a method and path, or null. */
+function routeFor(method: string, path: string): FetchRoute | null {
+  const exact: Record<string, FetchRoute> = {
+    "POST /api/v1/chat/completions": (r) => chatRoute(r, {}),
+    "POST /api/v1/inference": (r) => inferenceRoute(r, {}),
+    "POST /api/v1/credits": (r) => topUpRoute(r, {}),
+    "GET /api/v1/models": (r) => modelsRoute(r, {}),
+    "GET /api/v1/operator-key": (r) => operatorKeyRoute(r, {}),
+    "GET /api/v1/grants/challenge": (r) => grantChallengeRoute(r, {}),
+    "POST /api/v1/grants": (r) => grantRoute(r, {}),
+    "POST /api/verify": (r) => verifyRoute(r, {}),
+    "GET /api/verify/operator-key": (r) => verifierKeyRoute(r, {}),
+  };
+  const hit = exact[`${method} ${path}`];
+  if (hit) return hit;
+  const receipt = /^\/api\/v1\/receipts\/([^/]+)$/.exec(path);
+  if (method === "GET" && receipt) return (r) => receiptRoute(r, param("id", receipt[1]!));
+  const credits = /^\/api\/v1\/credits\/([^/]+)$/.exec(path);
+  if (method === "GET" && credits) return (r) => creditsRoute(r, param("pubkey", credits[1]!));
+  return null;
+}
+
+export interface HttpService {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the routes on 127.0.0.1 on a free port. */
+export async function startHttpService(): Promise<HttpService> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const route = routeFor(req.method ?? "GET", (req.url ?? "/").split("?")[0]!);
+      if (!route) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not_found","message":"no such route"}');
+      void answerWithRoute(route, req, Buffer.concat(chunks), res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
