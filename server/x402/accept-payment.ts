@@ -33,13 +33,24 @@ export async function planPayment(ctx: AppContext, settings: Settings, networkNa
     logEvent("mainnet.disabled", { network: info.caip2 });
     throw new AppError("mainnet_disabled", "mainnet is disabled by the operator");
   }
+  const payTo = depositAddressFor(ctx, settings, network);
+  if (info.family === "svm") {
+    await ensureDepositReady(ctx.gateway, network, payTo).catch(() => {
+      throw new AppError("upstream_error", `the ${info.label} RPC could not be reached`);
+    });
+  }
+  const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
+  return { network, requirements, payTo, amountUnits };
+}
+
+/** Where a network's payments go; throws when the network is not offered or its deposit address is misconfigured. */
+export function depositAddressFor(ctx: AppContext, settings: Settings, network: NetworkId): string {
+  const info = NETWORKS[network];
   if (info.family === "evm") {
     // Base is optional for a deployment: without its RPC the network is simply not offered.
     if (!ctx.gateway.supports(network)) throw new AppError("network_not_supported", `${info.label} payments are not offered by this service`);
     // One EVM key pays the gas and receives, on every Base network (checked against SERVICE_EVM_DEPOSIT_ADDRESS).
-    const payTo = ctx.gateway.facilitator.evm!.address;
-    const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
-    return { network, requirements, payTo, amountUnits };
+    return ctx.gateway.facilitator.evm!.address;
   }
   if (!ctx.gateway.supports(network)) throw new AppError("server_misconfigured", `no RPC is configured for ${info.label}`);
   const payTo = info.isMainnet ? settings.mainnetDepositAddress : (settings.depositAddress ?? ctx.gateway.facilitator.address);
@@ -47,11 +58,7 @@ export async function planPayment(ctx: AppContext, settings: Settings, networkNa
   if (!info.isMainnet && payTo !== ctx.gateway.facilitator.address) {
     throw new AppError("server_misconfigured", "the deposit address does not match the facilitator key");
   }
-  await ensureDepositReady(ctx.gateway, network, payTo).catch(() => {
-    throw new AppError("upstream_error", `the ${info.label} RPC could not be reached`);
-  });
-  const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
-  return { network, requirements, payTo, amountUnits };
+  return payTo;
 }
 
 /** What a paid route reads first, in one round trip: the settings, and the payment its header names if seen before. */

@@ -9,6 +9,8 @@ import { GET as grantChallengeRoute } from "@/app/api/v1/grants/challenge/route"
 import { POST as grantRoute } from "@/app/api/v1/grants/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
+import { GET as openapiRoute } from "@/app/api/v1/openapi.json/route";
+import { GET as discoveryRoute } from "@/app/.well-known/x402/route";
 import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
 import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
@@ -24,6 +26,8 @@ function routeFor(method: string, path: string): FetchRoute | null {
     "POST /api/v1/inference": (r) => inferenceRoute(r, {}),
     "POST /api/v1/credits": (r) => topUpRoute(r, {}),
     "GET /api/v1/models": (r) => modelsRoute(r, {}),
+    "GET /api/v1/openapi.json": (r) => openapiRoute(r, {}),
+    "GET /.well-known/x402": (r) => discoveryRoute(r, {}),
     "GET /api/v1/operator-key": (r) => operatorKeyRoute(r, {}),
     "GET /api/v1/grants/challenge": (r) => grantChallengeRoute(r, {}),
     "POST /api/v1/grants": (r) => grantRoute(r, {}),

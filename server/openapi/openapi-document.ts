@@ -1,0 +1,261 @@
+// The OpenAPI 3.1 document (issue #8), generated from the same zod schemas the routes validate with, so it cannot
+// drift: request bodies from the route schemas, response bodies from ./response-schemas, statuses and error codes from
+// the one error table. Served at GET /api/v1/openapi.json and rendered at /docs.
+import { z } from "zod";
+import { chatRequestSchema } from "../chat/chat-request-schema";
+import { ERROR_STATUS, type ErrorCode } from "../errors";
+import { claimGrantSchema } from "../grants/claim-grant";
+import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";
+import { signInSchema } from "../operator-auth/sign-in";
+import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
+import { topUpRequestSchema } from "../prepaid/top-up-credits";
+import * as r from "./response-schemas";
+
+type Json = Record<string, unknown>;
+
+// The routes' own request schemas (the same instances they validate with) join the components.
+chatRequestSchema.register(r.openApiComponents, { id: "ChatRequest" });
+inferenceRequestSchema.register(r.openApiComponents, { id: "InferenceRequest" });
+topUpRequestSchema.register(r.openApiComponents, { id: "TopUpRequest" });
+claimGrantSchema.register(r.openApiComponents, { id: "GrantClaim" });
+verifyRequestSchema.register(r.openApiComponents, { id: "VerifyRequest" });
+verifyResponseSchema.register(r.openApiComponents, { id: "Verdict", description: "The hosted verifier's signed verdict" });
+signInSchema.register(r.openApiComponents, { id: "OperatorSignIn" });
+
+/** `$ref` to a registered schema. */
+function ref(schema: z.ZodType): Json {
+  const id = r.openApiComponents.get(schema)?.id;
+  if (!id) throw new Error("schema is not registered with the OpenAPI components");
+  return { $ref: `#/components/schemas/${id}` };
+}
+
+const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema });
+
+const PAID_REQUEST_HEADERS = [
+  { name: "PAYMENT-SIGNATURE", in: "header", required: false, description: "x402 v2 payment payload, base64 JSON (the stock client's header)", schema: { type: "string" } },
+  { name: "X-Payment", in: "header", required: false, description: "The same payload under its v1 name", schema: { type: "string" } },
+];
+const SIGNED_REQUEST_HEADERS = [
+  { name: "X-Agent-Pubkey", in: "header", required: true, description: "The agent's Ed25519 public key, base58", schema: { type: "string" } },
+  { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `POST /api/v1/inference\\n` followed by the exact body bytes, base58", schema: { type: "string" } },
+];
+
+/** Error responses for `codes`, grouped by status, each listing its codes. */
+function errors(codes: ErrorCode[]): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const out: Json = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}`,
+      ...(status === 429 ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  }
+  return out;
+}
+
+const COMMON: ErrorCode[] = ["invalid_request", "invalid_json", "payload_too_large", "unsupported_media_type", "internal_error"];
+
+/** Builds the document for a service at `baseUrl`. */
+export function buildOpenApiDocument(baseUrl: string): Json {
+  const { schemas } = z.toJSONSchema(r.openApiComponents, { target: "draft-2020-12", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
+  const components: Json = {};
+  // Each component is a schema of the document, not a standalone JSON Schema document.
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _dialect, $id: _id, ...rest } = schema as Json;
+    components[id] = rest;
+  }
+  const json = (schema: z.ZodType) => ({ "application/json": { schema: ref(schema) } });
+  const body = (schema: z.ZodType) => ({ required: true, content: json(schema) });
+
+  const receiptHeaders = {
+    "X-Service-Receipt": header("The signed receipt, base64 JSON (see the Receipt schema). Not on a stream: its receipt is the last event"),
+    "X-Credit-Balance-Usdc": header("The agent's credit balance on this network after the call. Not on a stream"),
+  };
+  const settlementHeaders = {
+    "PAYMENT-RESPONSE": header("x402 v2 settlement response, base64 JSON"),
+    "X-Payment-Response": header("The same, under its v1 name"),
+  };
+  const paymentRequired = {
+    description: "Payment required: pay the challenge and retry with a payment header",
+    headers: {
+      "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON"),
+      "X-Payment-Required": header("The same, under its v1 name"),
+    },
+    content: json(r.paymentErrorSchema),
+  };
+  const stream = {
+    "text/event-stream": {
+      schema: {
+        description:
+          "With `stream: true`: `data: <ChatCompletionChunk>` events, a final chunk with `finish_reason` and `usage`, then `data: <ReceiptEvent>` and `data: [DONE]`. The receipt's response_hash covers the concatenated `delta.content` of all chunks. An upstream failure mid-stream ends it with `data: <StreamErrorEvent>`.",
+        oneOf: [ref(r.chatCompletionChunkSchema), ref(r.receiptEventSchema), ref(r.streamErrorEventSchema)],
+      },
+    },
+  };
+
+  const paths: Json = {
+    "/api/v1/chat/completions": {
+      post: {
+        operationId: "createChatCompletion",
+        summary: "Paid chat completion (x402, one payment per call)",
+        description:
+          "OpenAI-shaped. Without a payment header: 402 with the x402 challenge. With one: verify, settle, credit, inference, debit, log, and a signed receipt. A payment settled but not served (upstream failure) stays as credit and the same header can be sent again once.",
+        tags: ["inference"],
+        parameters: PAID_REQUEST_HEADERS,
+        requestBody: body(chatRequestSchema),
+        responses: {
+          "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
+          "402": paymentRequired,
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "upstream_timeout", "server_misconfigured"]),
+        },
+      },
+    },
+    "/api/v1/inference": {
+      post: {
+        operationId: "createPrepaidInference",
+        summary: "Prepaid inference (Ed25519-signed request, spends credit)",
+        description: "Holds the worst-case cost, runs the model, captures the actual cost (capped by `max_cost_usdc`), and answers with a signed receipt.",
+        tags: ["inference"],
+        parameters: SIGNED_REQUEST_HEADERS,
+        requestBody: body(inferenceRequestSchema),
+        responses: {
+          "200": { description: "The completion, with its receipt", headers: receiptHeaders, content: { ...json(r.chatCompletionSchema), ...stream } },
+          ...errors([...COMMON, "missing_auth_headers", "invalid_signature", "request_expired", "nonce_replay", "insufficient_credits", "rate_limited", "invalid_network", "model_not_allowed", "mainnet_disabled", "upstream_error", "upstream_timeout", "server_misconfigured"]),
+        },
+      },
+    },
+    "/api/v1/credits": {
+      post: {
+        operationId: "topUpCredits",
+        summary: "Buy prepaid credit with an x402 payment",
+        tags: ["credits"],
+        parameters: PAID_REQUEST_HEADERS,
+        requestBody: body(topUpRequestSchema),
+        responses: {
+          "200": { description: "Credited", headers: { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders }, content: json(r.topUpResultSchema) },
+          "402": paymentRequired,
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "server_misconfigured"]),
+        },
+      },
+    },
+    "/api/v1/credits/{pubkey}": {
+      get: {
+        operationId: "readCredits",
+        summary: "An agent's balance and recent ledger entries (signed by that agent)",
+        tags: ["credits"],
+        parameters: [
+          { name: "pubkey", in: "path", required: true, schema: { type: "string" } },
+          { name: "network", in: "query", required: false, schema: { type: "string" } },
+          { name: "X-Agent-Pubkey", in: "header", required: true, schema: { type: "string" } },
+          { name: "X-Agent-Timestamp", in: "header", required: true, description: "Unix ms, within the request window", schema: { type: "string" } },
+          { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `GET /api/v1/credits/<pubkey>\\n<timestamp>`, base58", schema: { type: "string" } },
+        ],
+        responses: { "200": { description: "Balance and entries", content: json(r.creditsSchema) }, ...errors(["invalid_request", "missing_auth_headers", "invalid_signature", "request_expired", "invalid_network", "internal_error"]) },
+      },
+    },
+    "/api/v1/grants/challenge": {
+      get: {
+        operationId: "grantChallenge",
+        summary: "The message a newcomer's wallet signs to claim a grant",
+        tags: ["grants"],
+        parameters: [{ name: "agent_pubkey", in: "query", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "The challenge", content: json(r.grantChallengeSchema) }, ...errors(["invalid_request", "internal_error"]) },
+      },
+    },
+    "/api/v1/grants": {
+      post: {
+        operationId: "claimGrant",
+        summary: "Claim a one-time credit grant with a wallet signature",
+        tags: ["grants"],
+        requestBody: body(claimGrantSchema),
+        responses: {
+          "200": { description: "Granted", content: json(r.grantResultSchema) },
+          ...errors([...COMMON, "invalid_signature", "challenge_expired", "grant_already_claimed", "grant_ip_limit", "grant_budget_exhausted"]),
+        },
+      },
+    },
+    "/api/v1/models": {
+      get: { operationId: "listModels", summary: "The models offered, with the per-call price (free)", tags: ["inference"], responses: { "200": { description: "OpenAI-style list", content: json(r.modelListSchema) } } },
+    },
+    "/api/v1/receipts/{id}": {
+      get: {
+        operationId: "getReceipt",
+        summary: "A stored receipt by inference id or transaction signature",
+        tags: ["receipts"],
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "The signed receipt", content: json(r.receiptSchema) }, ...errors(["not_found", "internal_error"]) },
+      },
+    },
+    "/api/v1/operator-key": {
+      get: { operationId: "operatorKey", summary: "The key that signs receipts", tags: ["receipts"], responses: { "200": { description: "Ed25519 public key", content: json(r.publicKeySchema) } } },
+    },
+    "/api/v1/openapi.json": {
+      get: { operationId: "openapi", summary: "This document", tags: ["discovery"], responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } } },
+    },
+    "/.well-known/x402": {
+      get: { operationId: "x402Discovery", summary: "x402 discovery: the paid resources, networks, keys and verifier", tags: ["discovery"], responses: { "200": { description: "Discovery document", content: json(r.discoverySchema) } } },
+    },
+    "/api/verify": {
+      post: {
+        operationId: "verifyReceipt",
+        summary: "Hosted verifier: the five checks, with a signed verdict",
+        description: "`response` is the chat-completion body, an array of stream chunks, the concatenated streamed text, or `{ result }`.",
+        tags: ["verifier"],
+        requestBody: body(verifyRequestSchema),
+        responses: { "200": { description: "The signed verdict", content: json(verifyResponseSchema) }, ...errors([...COMMON, "upstream_error"]) },
+      },
+    },
+    "/api/verify/operator-key": {
+      get: { operationId: "verifierKey", summary: "The key that signs verdicts", tags: ["verifier"], responses: { "200": { description: "Ed25519 public key", content: json(r.publicKeySchema) } } },
+    },
+    "/api/operator/challenge": {
+      get: { operationId: "operatorChallenge", summary: "Operator sign-in challenge", tags: ["operator"], responses: { "200": { description: "Message to sign", content: { "application/json": { schema: { type: "object", properties: { message: { type: "string" }, expires_at: { type: "string" } }, required: ["message", "expires_at"] } } } } } },
+    },
+    "/api/operator/session": {
+      post: {
+        operationId: "operatorSignIn",
+        summary: "Operator sign-in (sets the session cookie)",
+        tags: ["operator"],
+        requestBody: body(signInSchema),
+        responses: { "200": { description: "Signed in", headers: { "Set-Cookie": header("The session") }, content: { "application/json": { schema: { type: "object" } } } }, ...errors([...COMMON, "invalid_signature", "challenge_expired", "forbidden"]) },
+      },
+      delete: { operationId: "operatorSignOut", summary: "Sign out", tags: ["operator"], responses: { "200": { description: "Signed out", content: { "application/json": { schema: { type: "object" } } } } } },
+    },
+    "/api/operator/login-link": {
+      get: {
+        operationId: "operatorLoginLink",
+        summary: "Redeem a CLI-signed login link",
+        tags: ["operator"],
+        parameters: [
+          { name: "m", in: "query", required: true, schema: { type: "string" } },
+          { name: "s", in: "query", required: true, schema: { type: "string" } },
+        ],
+        responses: { "303": { description: "To /dashboard, with the session cookie" }, ...errors(["invalid_request", "invalid_signature", "challenge_expired", "forbidden"]) },
+      },
+    },
+  };
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Signet",
+      version: "1",
+      summary: "Pay-per-call signed inference",
+      description: [
+        "Every answer carries an Ed25519-signed receipt that anyone can verify. Paid calls use x402 v2 (USDC on Solana or Base); prepaid calls use Ed25519-signed requests.",
+        "",
+        "Every error is a JSON body `{ error, message, request_id }` with a stable code:",
+        "",
+        "| code | status |",
+        "|---|---|",
+        ...Object.entries(ERROR_STATUS).map(([code, status]) => `| \`${code}\` | ${status} |`),
+      ].join("\n"),
+    },
+    servers: [{ url: baseUrl }],
+    tags: ["inference", "credits", "grants", "receipts", "verifier", "discovery", "operator"].map((name) => ({ name })),
+    paths,
+    components: { schemas: components },
+  };
+}

@@ -1,0 +1,190 @@
+// The response bodies' zod schemas, for the OpenAPI document (issue #8). Request schemas live with the routes that
+// validate with them; these describe what the routes answer, and a test validates real answers against them.
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "../errors";
+
+/** The document's components: every schema registered here becomes `#/components/schemas/<id>`. */
+export const openApiComponents = z.registry<{ id: string; description?: string }>();
+
+const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]+$/);
+const usdcString = z.string().regex(/^\d+(\.\d{1,6})?$/).describe("A USDC amount as a decimal string, at most 6 decimals");
+
+export const errorBodySchema = z
+  .object({
+    error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("Stable error code; see the table in the description"),
+    message: z.string().describe("Human-readable, safe to show"),
+    request_id: z.string().optional(),
+    detail: z.string().optional().describe("The offending field, for invalid_request"),
+  })
+  .loose()
+  .register(openApiComponents, { id: "Error" });
+
+const paymentRequirementsSchema = z
+  .object({
+    scheme: z.literal("exact"),
+    network: z.string().describe("CAIP-2 network id"),
+    amount: z.string().regex(/^\d+$/).describe("Atomic USDC units"),
+    asset: z.string(),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.number().int(),
+    extra: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+export const paymentRequiredSchema = z
+  .object({
+    x402Version: z.literal(2),
+    error: z.string().optional(),
+    resource: z.object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() }).loose(),
+    accepts: z.array(paymentRequirementsSchema).min(1),
+  })
+  .loose()
+  .register(openApiComponents, { id: "PaymentRequired", description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED and X-Payment-Required)" });
+
+export const paymentErrorSchema = errorBodySchema
+  .extend({ challenge: paymentRequiredSchema.optional() })
+  .register(openApiComponents, { id: "PaymentError", description: "A 402: the error body with the challenge to pay" });
+
+export const receiptSchema = z
+  .object({
+    v: z.literal(2),
+    agent_pubkey: z.string(),
+    upstream: z.string(),
+    model: z.string(),
+    cost_usdc: z.number().nonnegative(),
+    prompt_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    response_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    timestamp: z.number().int(),
+    inference_id: z.union([z.string(), z.number()]),
+    points_total: z.number().int(),
+    payment: z
+      .object({ scheme: z.literal("x402"), amount_usdc: z.number(), tx_signature: z.string(), network: z.string(), pay_to: z.string() })
+      .optional(),
+    service_signature: base58.describe("Ed25519 over the canonical JSON of every other field, base58"),
+  })
+  .register(openApiComponents, { id: "Receipt", description: "The signed receipt v2 (base64 JSON in X-Service-Receipt; the last event of a stream)" });
+
+const usageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).loose();
+
+export const chatCompletionSchema = z
+  .object({
+    id: z.string().describe("chatcmpl-<the receipt's inference_id>"),
+    object: z.literal("chat.completion"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({ index: z.number().int(), message: z.object({ role: z.literal("assistant"), content: z.string() }), finish_reason: z.string() }),
+    ),
+    usage: usageSchema,
+  })
+  .register(openApiComponents, { id: "ChatCompletion" });
+
+export const chatCompletionChunkSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion.chunk"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({ index: z.number().int(), delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }), finish_reason: z.string().nullable() }),
+    ),
+    usage: usageSchema.optional(),
+  })
+  .register(openApiComponents, { id: "ChatCompletionChunk", description: "One `data:` event of a stream" });
+
+export const receiptEventSchema = z
+  .object({ object: z.literal("service.receipt"), receipt: receiptSchema })
+  .register(openApiComponents, { id: "ReceiptEvent", description: "The stream's last event before `data: [DONE]`" });
+
+export const streamErrorEventSchema = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }).loose() })
+  .register(openApiComponents, { id: "StreamErrorEvent", description: "Ends a stream whose upstream failed mid-way; the paid route's unserved rules apply" });
+
+export const modelListSchema = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(
+      z
+        .object({
+          id: z.string(),
+          object: z.literal("model"),
+          created: z.number().int(),
+          owned_by: z.string(),
+          description: z.string(),
+          max_tokens: z.number().int(),
+          pricing: z.object({ per_call_usdc: usdcString, upstream_input_usdc_per_mtok: usdcString, upstream_output_usdc_per_mtok: usdcString }),
+        })
+        .loose(),
+    ),
+  })
+  .register(openApiComponents, { id: "ModelList" });
+
+export const publicKeySchema = z
+  .object({ pubkey: base58, algorithm: z.literal("ed25519"), encoding: z.literal("base58") })
+  .register(openApiComponents, { id: "PublicKey" });
+
+export const creditsSchema = z
+  .object({
+    agent_pubkey: z.string(),
+    network: z.string(),
+    balance_usdc: usdcString,
+    entries: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        amount_usdc: z.string(),
+        payment_id: z.string().nullable(),
+        inference_id: z.string().nullable(),
+        created_at: z.string(),
+      }),
+    ),
+  })
+  .register(openApiComponents, { id: "Credits" });
+
+export const topUpResultSchema = z
+  .object({
+    object: z.literal("credit.topup"),
+    agent_pubkey: z.string(),
+    payer: z.string(),
+    network: z.string(),
+    amount_usdc: usdcString,
+    balance_usdc: usdcString,
+    tx_signature: z.string(),
+  })
+  .register(openApiComponents, { id: "TopUp" });
+
+export const grantChallengeSchema = z
+  .object({ challenge: z.string(), nonce: z.string(), expires_at: z.string(), amount_usdc: usdcString })
+  .register(openApiComponents, { id: "GrantChallenge", description: "The text to sign with the wallet (signMessage), and its terms" });
+
+export const grantResultSchema = z
+  .object({ granted_usdc: usdcString, balance_usdc: usdcString, network: z.string() })
+  .register(openApiComponents, { id: "Grant" });
+
+export const discoverySchema = z
+  .object({
+    x402Version: z.literal(2),
+    service: z.object({ name: z.string(), url: z.string(), openapi: z.string(), docs: z.string() }),
+    operator_key_url: z.string(),
+    verifier: z.object({ url: z.string(), key_url: z.string() }),
+    resources: z.array(
+      z.object({
+        resource: z.string(),
+        method: z.string(),
+        description: z.string(),
+        mimeType: z.string(),
+        accepts: z.array(paymentRequirementsSchema.extend({ feePayer: z.string().optional() }).loose()),
+      }),
+    ),
+    prepaid: z.object({ topup: z.string(), inference: z.string(), grant_challenge: z.string(), grants: z.string() }),
+    networks: z.array(
+      z.object({
+        network: z.string(),
+        name: z.string(),
+        asset: z.string(),
+        rpc: z.string().nullable().describe("The RPC this service uses; null unless the operator publishes it (EXPLORER_ADVERTISE_RPC)"),
+        enabled: z.boolean(),
+      }),
+    ),
+  })
+  .register(openApiComponents, { id: "X402Discovery" });

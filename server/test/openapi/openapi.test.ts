@@ -1,0 +1,194 @@
+// The OpenAPI 3.1 document (issue #8): valid under the official OAS 3.1 schema (@seriousme/openapi-schema-validator),
+// and real answers of the running service over HTTP, success and error, JSON and SSE, match the response the document
+// declares for their operation and status (ajv, JSON Schema 2020-12). A status the document does not declare fails.
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020 from "ajv/dist/2020.js";
+import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPayingFetch } from "../../agent/paying-fetch";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { creditBalance } from "../../ledger/record-settlement";
+import { signedRequestMessage } from "../../prepaid/signed-request";
+import { signDetached } from "../../receipts/sign-receipt";
+import { sseData } from "../../streaming/read-sse";
+import { startHttpService, type HttpService } from "../support/http-service";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+let stack: PaidStack;
+let service: HttpService;
+let doc: { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>> };
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const checked: string[] = [];
+
+beforeAll(async () => {
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
+  service = await startHttpService();
+  const res = await fetch(`${service.url}/api/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as typeof doc;
+  ajv.addSchema(doc as object, "openapi");
+});
+afterAll(async () => {
+  await service?.close();
+  await stack?.close();
+});
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+
+/** Asserts `body` (and the declared headers) match the document's response for this operation and status. */
+function conforms(template: string, method: string, res: Response, body: unknown, mediaType = "application/json"): void {
+  const operation = doc.paths[template]?.[method];
+  expect(operation, `${method} ${template} is documented`).toBeDefined();
+  const response = operation!.responses[String(res.status)];
+  expect(response, `${method} ${template} documents status ${res.status}`).toBeDefined();
+  expect(response!.content?.[mediaType], `${method} ${template} ${res.status} documents ${mediaType}`).toBeDefined();
+  const validate = ajv.compile({ $ref: `openapi#/${pointer("paths", template, method, "responses", String(res.status), "content", mediaType, "schema")}` });
+  expect(validate(body), `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  // Headers are checked on JSON answers: a stream's receipt and balance come as its last events instead (documented).
+  for (const name of mediaType === "application/json" ? Object.keys(response!.headers ?? {}) : []) {
+    if (name === "Set-Cookie" || name === "Retry-After") continue;
+    expect(res.headers.get(name), `${method} ${template} ${res.status} sends ${name}`).not.toBeNull();
+  }
+  checked.push(`${method.toUpperCase()} ${template} ${res.status}`);
+}
+
+async function call(method: string, path: string, init: RequestInit = {}): Promise<{ res: Response; body: unknown }> {
+  const res = await fetch(`${service.url}${path}`, { method, ...init });
+  return { res, body: await res.json() };
+}
+
+const jsonInit = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({ headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+
+describe("the OpenAPI document", () => {
+  it("is valid OpenAPI 3.1 under the official schema", async () => {
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((doc as unknown as { openapi: string }).openapi).toBe("3.1.0");
+  });
+
+  it("covers every REST route the app serves", () => {
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [
+        "/.well-known/x402",
+        "/api/operator/challenge",
+        "/api/operator/login-link",
+        "/api/operator/session",
+        "/api/v1/chat/completions",
+        "/api/v1/credits",
+        "/api/v1/credits/{pubkey}",
+        "/api/v1/grants",
+        "/api/v1/grants/challenge",
+        "/api/v1/inference",
+        "/api/v1/models",
+        "/api/v1/openapi.json",
+        "/api/v1/operator-key",
+        "/api/v1/receipts/{id}",
+        "/api/verify",
+        "/api/verify/operator-key",
+      ].sort(),
+    );
+  });
+});
+
+describe("real answers match the document", () => {
+  const messages = [{ role: "user", content: "openapi conformance" }];
+
+  it("the paid chat route: 402, 200 JSON, 200 SSE, 409, 400", async () => {
+    const unpaid = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages }));
+    conforms("/api/v1/chat/completions", "post", unpaid.res, unpaid.body);
+
+    const agent = await stack.newAgent();
+    const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
+    const paid = await pay(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages }) });
+    const paidBody = await paid.json();
+    conforms("/api/v1/chat/completions", "post", paid, paidBody);
+    const receipt = JSON.parse(Buffer.from(paid.headers.get("x-service-receipt")!, "base64").toString("utf8")) as { inference_id: string };
+    const stored = await call("GET", `/api/v1/receipts/${receipt.inference_id}`);
+    conforms("/api/v1/receipts/{id}", "get", stored.res, stored.body);
+
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } })), stack.devnet.url);
+    const streamed = await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }) });
+    let events = 0;
+    for await (const data of sseData(streamed.body!)) {
+      if (data === "[DONE]") continue;
+      conforms("/api/v1/chat/completions", "post", streamed, data, "text/event-stream");
+      events++;
+    }
+    expect(events).toBeGreaterThan(3);
+
+    const replay = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }));
+    expect(replay.res.status).toBe(409);
+    conforms("/api/v1/chat/completions", "post", replay.res, replay.body);
+    const bad = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [] }));
+    expect(bad.res.status).toBe(400);
+    conforms("/api/v1/chat/completions", "post", bad.res, bad.body);
+  });
+
+  it("the prepaid routes: inference 200 JSON and SSE, 401, 402; credits 200 and 401; top-up 402", async () => {
+    const kp = generateKeypair();
+    await stack.tdb.prisma.$transaction(async (tx) => {
+      await tx.ledgerEntry.create({ data: { agentPubkey: kp.publicKeyBase58, network: DEVNET, kind: "test_credit", units: 100_000n } });
+      await creditBalance(tx, kp.publicKeyBase58, DEVNET, 100_000n);
+    });
+    const signed = (body: Record<string, unknown>) => {
+      const text = JSON.stringify({ model: "local/echo-1", prompt: "openapi", nonce: newNonce(), timestamp: Date.now(), ...body });
+      return { headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "/api/v1/inference", text) }, body: text };
+    };
+    const ok = await call("POST", "/api/v1/inference", signed({}));
+    conforms("/api/v1/inference", "post", ok.res, ok.body);
+    const streamed = await fetch(`${service.url}/api/v1/inference`, { method: "POST", ...signed({ stream: true }) });
+    for await (const data of sseData(streamed.body!)) if (data !== "[DONE]") conforms("/api/v1/inference", "post", streamed, data, "text/event-stream");
+    const poor = await call("POST", "/api/v1/inference", signed({ max_cost_usdc: 1000, max_tokens: 256, messages: [{ role: "user", content: "x".repeat(30_000) }], prompt: undefined }));
+    conforms("/api/v1/inference", "post", poor.res, poor.body);
+    const unsigned = await call("POST", "/api/v1/inference", jsonInit({}));
+    expect(unsigned.res.status).toBe(401);
+    conforms("/api/v1/inference", "post", unsigned.res, unsigned.body);
+
+    const timestamp = String(Date.now());
+    const sig = signDetached(signedRequestMessage("GET", `/api/v1/credits/${kp.publicKeyBase58}`, utf8ToBytes(timestamp)), kp);
+    const credits = await call("GET", `/api/v1/credits/${kp.publicKeyBase58}`, { headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp } });
+    expect(credits.res.status).toBe(200);
+    conforms("/api/v1/credits/{pubkey}", "get", credits.res, credits.body);
+    const anonymous = await call("GET", `/api/v1/credits/${kp.publicKeyBase58}`);
+    conforms("/api/v1/credits/{pubkey}", "get", anonymous.res, anonymous.body);
+    const topUp = await call("POST", "/api/v1/credits", jsonInit({ amount_usdc: 0.01 }));
+    expect(topUp.res.status).toBe(402);
+    conforms("/api/v1/credits", "post", topUp.res, topUp.body);
+  });
+
+  it("models, keys, grants, the verifier, receipts, discovery", async () => {
+    for (const [path, template] of [
+      ["/api/v1/models", "/api/v1/models"],
+      ["/api/v1/operator-key", "/api/v1/operator-key"],
+      ["/api/verify/operator-key", "/api/verify/operator-key"],
+      ["/.well-known/x402", "/.well-known/x402"],
+      [`/api/v1/grants/challenge?agent_pubkey=${generateKeypair().publicKeyBase58}`, "/api/v1/grants/challenge"],
+      ["/api/v1/grants/challenge", "/api/v1/grants/challenge"],
+      ["/api/v1/receipts/00000000-0000-4000-8000-000000000000", "/api/v1/receipts/{id}"],
+    ] as const) {
+      const { res, body } = await call("GET", path);
+      conforms(template, "get", res, body);
+    }
+    const grant = await call("POST", "/api/v1/grants", jsonInit({ agent_pubkey: "nope" }));
+    conforms("/api/v1/grants", "post", grant.res, grant.body);
+
+    const agent = await stack.newAgent();
+    const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
+    const paid = await pay(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages }) });
+    const response = await paid.json();
+    const receipt = JSON.parse(Buffer.from(paid.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Record<string, unknown>;
+    const verdict = await call("POST", "/api/verify", jsonInit({ receipt, prompt: messages, response }));
+    expect(verdict.body).toMatchObject({ ok: true });
+    conforms("/api/verify", "post", verdict.res, verdict.body);
+    const badVerify = await call("POST", "/api/verify", jsonInit({ receipt: "nope" }));
+    conforms("/api/verify", "post", badVerify.res, badVerify.body);
+  });
+
+  it("checked at least one answer of every route a client calls", () => {
+    const templates = new Set(checked.map((c) => c.split(" ")[1]));
+    for (const path of Object.keys(doc.paths).filter((p) => !p.startsWith("/api/operator") && p !== "/api/v1/openapi.json")) expect(templates).toContain(path);
+  });
+});
