@@ -4,7 +4,9 @@ import { parseArgs } from "node:util";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
 import { config } from "../../server/env";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { Receipt } from "../../server/receipts/receipt-types";
+import { sseData } from "../../server/streaming/read-sse";
 import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
@@ -12,8 +14,10 @@ import { CHECK_NAMES, parseReceiptText, verifyReceipt } from "../../server/verif
 import { UsageError } from "../cli-support";
 
 export const CHAT_USAGE =
-  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL]\n' +
-  "  Solana: FILE is a Solana CLI keypair; Base: FILE holds a hex EVM private key (default: the dev demo agents).";
+  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR]\n' +
+  "  Solana: FILE is a Solana CLI keypair; Base: FILE holds a hex EVM private key (default: the dev demo agents).\n" +
+  "  --stream: Server-Sent Events, printed as they arrive, with the timeline (first byte, last byte, receipt event).\n" +
+  "  --save DIR: writes receipt.json, prompt.json and response.json (the chunks when streamed) for signet verify.";
 export const DEMO_AGENT_FILE = "demo-agent.json";
 export const DEMO_EVM_AGENT_FILE = "demo-agent-evm.txt";
 
@@ -28,6 +32,8 @@ export async function runChat(argv: string[]): Promise<number> {
       endpoint: { type: "string", default: "http://localhost:3000" },
       model: { type: "string", default: "local/echo-1" },
       rpc: { type: "string" },
+      stream: { type: "boolean", default: false },
+      save: { type: "string" },
     },
   });
   const prompt = positionals.join(" ").trim();
@@ -59,11 +65,12 @@ export async function runChat(argv: string[]): Promise<number> {
     res = await payingFetch(`${endpoint}/api/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: values.model, messages, network: values.network }),
+      body: JSON.stringify({ model: values.model, messages, network: values.network, ...(values.stream ? { stream: true } : {}) }),
     });
   } catch (err) {
     throw new UsageError(`the paid call failed: ${(err as Error).message}`);
   }
+  if (values.stream && res.ok) return printStream(res, { started, messages, endpoint, rpc, save: values.save });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   process.stderr.write(`done in ${Date.now() - started} ms (HTTP ${res.status})\n`);
   if (!res.ok) throw new UsageError(`the service answered ${res.status}: ${String(body?.error ?? "")} ${String(body?.message ?? "")}`.trim());
@@ -79,14 +86,69 @@ export async function runChat(argv: string[]): Promise<number> {
   const receiptHeader = res.headers.get("x-service-receipt");
   const parsed = receiptHeader ? parseReceiptText(receiptHeader) : null;
   if (!parsed?.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
+  return verifyAndReport(parsed.receipt, messages, body, { endpoint, rpc, save: values.save });
+}
+
+interface ReportOptions {
+  endpoint: string;
+  rpc: string;
+  save: string | undefined;
+}
+
+/** Verifies the receipt with the library, prints the five checks, and saves the inputs for `signet verify`. */
+async function verifyAndReport(receipt: Record<string, unknown> | Receipt, messages: unknown[], response: unknown, opts: ReportOptions): Promise<number> {
+  if (opts.save) {
+    mkdirSync(opts.save, { recursive: true });
+    writeFileSync(path.join(opts.save, "receipt.json"), `${JSON.stringify(receipt, null, 2)}\n`);
+    writeFileSync(path.join(opts.save, "prompt.json"), `${JSON.stringify(messages, null, 2)}\n`);
+    writeFileSync(path.join(opts.save, "response.json"), `${JSON.stringify(response, null, 2)}\n`);
+    process.stderr.write(`saved receipt.json, prompt.json, response.json in ${opts.save}\n`);
+  }
   process.stderr.write("verifying the receipt… ");
-  const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: body, endpoint, rpc });
+  const verdict = await verifyReceipt({ receipt, prompt: messages, response, endpoint: opts.endpoint, rpc: opts.rpc });
   process.stderr.write(verdict.ok ? "ok\n" : "NOT OK\n");
   for (const check of CHECK_NAMES) {
     process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
   }
-  process.stderr.write(`receipt: ${endpoint}/api/v1/receipts/${String(parsed.receipt.inference_id)}\n`);
+  process.stderr.write(`receipt: ${opts.endpoint}/api/v1/receipts/${String(receipt.inference_id)}\n`);
   return verdict.ok ? 0 : 1;
+}
+
+/** Prints a streamed answer as it arrives, then its timeline, then verifies the receipt event over the chunks. */
+async function printStream(res: Response, opts: ReportOptions & { started: number; messages: unknown[] }): Promise<number> {
+  const settlement = res.headers.get("payment-response");
+  const headersAt = Date.now() - opts.started;
+  if (settlement) process.stderr.write(`paid: tx ${decodePaymentResponseHeader(settlement).transaction} (settled before the first byte)\n`);
+  const chunks: unknown[] = [];
+  let receipt: Receipt | null = null;
+  let firstByte = -1;
+  let lastByte = -1;
+  let receiptAt = -1;
+  let failure: string | null = null;
+  for await (const data of sseData(res.body!)) {
+    const at = Date.now() - opts.started;
+    if (data === "[DONE]") continue;
+    const event = data as { object?: string; receipt?: Receipt; error?: { code?: string; message?: string }; choices?: { delta?: { content?: string } }[] };
+    if (event.object === "service.receipt" && event.receipt) {
+      receipt = event.receipt;
+      receiptAt = at;
+    } else if (event.error) {
+      failure = `${event.error.code ?? "error"}: ${event.error.message ?? ""}`;
+    } else {
+      chunks.push(data);
+      const content = event.choices?.[0]?.delta?.content;
+      if (content) {
+        if (firstByte < 0) firstByte = at;
+        lastByte = at;
+        process.stdout.write(content);
+      }
+    }
+  }
+  process.stdout.write("\n");
+  process.stderr.write(`timeline: headers ${headersAt} ms, first token ${firstByte} ms, last token ${lastByte} ms, receipt event ${receiptAt} ms (${chunks.length} chunks)\n`);
+  if (failure) throw new UsageError(`the stream ended with an error: ${failure}`);
+  if (!receipt) throw new UsageError("the stream carried no receipt event");
+  return verifyAndReport(receipt, opts.messages, chunks, opts);
 }
 
 interface Payer {

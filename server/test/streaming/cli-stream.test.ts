@@ -1,0 +1,77 @@
+// `signet chat --stream` and `signet verify` on a streamed receipt (issue #8), as child processes over real HTTP: the
+// CLI prints the tokens as they arrive and the timeline, verifies the receipt event over the chunks, and saves the
+// inputs; `signet verify` then passes all five checks with the chunks, and with the concatenated text.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { startHttpService, type HttpService } from "../support/http-service";
+import { startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const REPO_ROOT = path.resolve(__dirname, "../../..");
+let stack: PaidStack;
+let service: HttpService;
+let scratch: string;
+
+beforeAll(async () => {
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "5" } });
+  service = await startHttpService();
+  scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-stream-"));
+});
+afterAll(async () => {
+  await service?.close();
+  await stack?.close();
+});
+
+function signet(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("signet chat --stream, then signet verify", () => {
+  it("streams, prints the timeline, verifies the receipt event, and the saved inputs verify again with the CLI", async () => {
+    const kp = generateKeypair();
+    const keyFile = path.join(scratch, "agent.json");
+    writeFileSync(keyFile, JSON.stringify([...kp.seed, ...kp.publicKey]));
+    await stack.devnet.fundAccount(kp.publicKeyBase58, { usdcUnits: 1_000_000n });
+    const saveDir = path.join(scratch, "streamed");
+
+    const chat = await signet(["chat", "a streamed hello", "--stream", "--keypair", keyFile, "--endpoint", service.url, "--rpc", stack.devnet.url, "--save", saveDir]);
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain('You said: "a streamed hello"');
+    expect(chat.stderr).toMatch(/timeline: headers \d+ ms, first token \d+ ms, last token \d+ ms, receipt event \d+ ms \(\d+ chunks\)/);
+    expect(chat.stderr).toContain("settled before the first byte");
+    for (const check of ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"]) expect(chat.stderr).toContain(`✓ ${check}`);
+
+    const chunks = JSON.parse(readFileSync(path.join(saveDir, "response.json"), "utf8")) as { object: string }[];
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.every((c) => c.object === "chat.completion.chunk")).toBe(true);
+    const args = (response: string) => ["verify", "--receipt", path.join(saveDir, "receipt.json"), "--prompt", path.join(saveDir, "prompt.json"), "--response", response, "--endpoint", service.url, "--rpc", stack.devnet.url];
+    const withChunks = await signet(args(path.join(saveDir, "response.json")));
+    expect(withChunks.code, withChunks.stderr + withChunks.stdout).toBe(0);
+
+    const text = chunks.map((c) => (c as unknown as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "").join("");
+    const textFile = path.join(scratch, "streamed-text.txt");
+    writeFileSync(textFile, text);
+    expect((await signet(args(textFile))).code).toBe(0);
+    writeFileSync(textFile, `${text}.`);
+    expect((await signet(args(textFile))).code).not.toBe(0);
+  });
+});
