@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { makeEvmPaidCall, makePaidCall } from "./support";
+import { makeEvmPaidCall, makePaidCall, makeStreamedPaidCall } from "./support";
 
 const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
 
@@ -62,4 +62,18 @@ test("a Base Sepolia receipt verifies in the browser against the chain's transac
   await expect(page.getByTestId("check-payer_matches")).toContainText(call.account.address.toLowerCase());
   await page.getByTestId("hosted-button").click();
   await expect(page.getByTestId("hosted-signature")).toHaveAttribute("data-valid", "true");
+});
+
+test("a streamed receipt verifies in the browser with the chunks, and with the concatenated text", async ({ page }) => {
+  const call = await makeStreamedPaidCall("stream into the explorer");
+  for (const response of [call.chunks, call.text]) {
+    await page.goto("/explorer");
+    await page.getByTestId("receipt-input").fill(JSON.stringify(call.receipt));
+    await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
+    await page.getByTestId("response-input").fill(typeof response === "string" ? response : JSON.stringify(response));
+    await page.getByTestId("verify-button").click();
+    await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+    for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
+  }
+  await page.screenshot({ path: "test-results/screenshots/explorer-streamed.png", fullPage: true });
 });

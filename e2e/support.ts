@@ -4,6 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch } from "../server/agent/paying-fetch";
 import { fundEvmAccount } from "../server/chain/anvil";
 import { generateKeypair } from "../server/keys/parse-secret-key";
+import { readStreamedAnswer } from "../server/streaming/read-sse";
 
 export const BASE = "http://localhost:3210";
 export const DEVNET_RPC = "http://127.0.0.1:18999";
@@ -31,6 +32,28 @@ export async function makePaidCall(prompt: string) {
   const receiptHeader = res.headers.get("x-service-receipt")!;
   const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as { inference_id: string; payment: { network: string } };
   return { messages, response, receiptHeader, receipt };
+}
+
+/** Makes one real streamed paid call on the local chain; returns the receipt event and the chunks, as pasted. */
+export async function makeStreamedPaidCall(prompt: string) {
+  const kp = generateKeypair();
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+  const fund = await fetch(DEVNET_RPC, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "localnet_fund", params: [signer.address, { usdcUnits: "1000000" }] }),
+  });
+  if (!fund.ok) throw new Error("funding failed");
+  const messages = [{ role: "user", content: prompt }];
+  const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "local/echo-1", messages, stream: true }),
+  });
+  if (res.status !== 200 || !res.body) throw new Error(`streamed call answered ${res.status}`);
+  const answer = await readStreamedAnswer(res.body);
+  if (!answer.receipt) throw new Error("the stream carried no receipt event");
+  return { messages, chunks: answer.chunks, text: answer.text, receipt: answer.receipt };
 }
 
 /** Makes one real paid call on the local Base Sepolia (anvil), paying with a fresh EVM key. */

@@ -86,7 +86,7 @@ export function ReceiptExplorer({ initialReceipt = "" }: { initialReceipt?: stri
           <textarea data-testid="prompt-input" className="mt-1 h-24 w-full rounded border p-2 font-mono text-xs" value={promptText} onChange={(e) => setPromptText(e.target.value)} />
         </label>
         <label className="block text-sm font-medium">
-          Response (optional: chat-completion JSON or text)
+          Response (optional: chat-completion JSON, a streamed answer&apos;s array of chunks, or its concatenated text)
           <textarea data-testid="response-input" className="mt-1 h-24 w-full rounded border p-2 font-mono text-xs" value={responseText} onChange={(e) => setResponseText(e.target.value)} />
         </label>
       </div>

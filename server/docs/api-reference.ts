@@ -5,6 +5,12 @@ import path from "node:path";
 
 const REDOC_BUNDLE = path.join("node_modules", "redoc", "bundles", "redoc.standalone.js");
 
+/**
+ * Nothing leaves the origin: Redoc's footer would fetch its logo from cdn.redoc.ly (it hides the image when that
+ * fails), and its search runs in a blob worker; styled-components needs inline styles.
+ */
+export const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:";
+
 /** The page: Redoc pointed at our document. */
 export function apiReferenceHtml(): string {
   return `<!doctype html>

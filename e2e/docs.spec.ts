@@ -1,0 +1,28 @@
+import { expect, test } from "@playwright/test";
+import { BASE } from "./support";
+
+test("/docs renders the API reference from the service's own OpenAPI document, with no request leaving the origin", async ({ page }) => {
+  // Redoc's footer asks cdn.redoc.ly for its logo; the page's CSP blocks it, so no foreign request completes.
+  const foreign: string[] = [];
+  page.on("requestfinished", (req) => {
+    if (!req.url().startsWith(BASE) && !req.url().startsWith("data:") && !req.url().startsWith("blob:")) foreign.push(req.url());
+  });
+  const res = await page.goto("/docs");
+  expect(res?.headers()["content-security-policy"]).toContain("default-src 'self'");
+  await expect(page.getByRole("heading", { name: /Signet/ }).first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("heading", { name: "Paid chat completion (x402, one payment per call)" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "x402 discovery: the paid resources, networks, keys and verifier" })).toBeVisible();
+  await page.screenshot({ path: "test-results/screenshots/docs.png" });
+  expect(foreign).toEqual([]);
+});
+
+test("/.well-known/x402 lists the paid chat resource with its requirements per enabled network", async ({ request }) => {
+  const res = await request.get("/.well-known/x402");
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { resources: { resource: string; accepts: { network: string; payTo: string; asset: string; amount: string }[] }[]; networks: { network: string; enabled: boolean }[] };
+  expect(body.resources[0]!.resource).toBe(`${BASE}/api/v1/chat/completions`);
+  const networks = body.resources[0]!.accepts.map((a) => a.network);
+  expect(networks).toContain("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+  expect(networks).toContain("eip155:84532");
+  for (const n of body.networks.filter((n) => n.enabled)) expect(networks).toContain(n.network);
+});
