@@ -100,7 +100,7 @@ describe("request validation", () => {
     ["too many messages", { model: "local/echo-1", messages: Array.from({ length: 129 }, () => ({ role: "user", content: "x" })) }, 400, "invalid_request"],
     ["an overlong message", { model: "local/echo-1", messages: [{ role: "user", content: "x".repeat(32_001) }] }, 400, "invalid_request"],
     ["a bad role", { model: "local/echo-1", messages: [{ role: "wizard", content: "x" }] }, 400, "invalid_request"],
-    ["stream: true (not yet)", { ...body, stream: true }, 400, "invalid_request"],
+    ["stream that is not a boolean", { ...body, stream: "yes" }, 400, "invalid_request"],
   ])("refuses %s", async (_label, payload, status, code) => {
     const res = await stack.chat({ body: payload });
     expect(res.status).toBe(status);
