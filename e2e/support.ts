@@ -12,7 +12,8 @@ export const BASE_SEPOLIA_RPC = "http://127.0.0.1:18997";
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
 /** Makes one real paid call on the local chain; returns what a user would paste. */
-export async function makePaidCall(prompt: string) {
+/** A fresh agent funded with 1 USDC on the e2e local chain pays for one chat call. */
+async function payForChat(body: Record<string, unknown>): Promise<Response> {
   const kp = generateKeypair();
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
   const fund = await fetch(DEVNET_RPC, {
@@ -21,12 +22,16 @@ export async function makePaidCall(prompt: string) {
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "localnet_fund", params: [signer.address, { usdcUnits: "1000000" }] }),
   });
   if (!fund.ok) throw new Error("funding failed");
-  const messages = [{ role: "user", content: prompt }];
-  const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/chat/completions`, {
+  return createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "local/echo-1", messages }),
+    body: JSON.stringify({ model: "local/echo-1", ...body }),
   });
+}
+
+export async function makePaidCall(prompt: string) {
+  const messages = [{ role: "user", content: prompt }];
+  const res = await payForChat({ messages });
   if (res.status !== 200) throw new Error(`paid call answered ${res.status}`);
   const response = (await res.json()) as { choices: { message: { content: string } }[] };
   const receiptHeader = res.headers.get("x-service-receipt")!;
@@ -36,20 +41,8 @@ export async function makePaidCall(prompt: string) {
 
 /** Makes one real streamed paid call on the local chain; returns the receipt event and the chunks, as pasted. */
 export async function makeStreamedPaidCall(prompt: string) {
-  const kp = generateKeypair();
-  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
-  const fund = await fetch(DEVNET_RPC, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "localnet_fund", params: [signer.address, { usdcUnits: "1000000" }] }),
-  });
-  if (!fund.ok) throw new Error("funding failed");
   const messages = [{ role: "user", content: prompt }];
-  const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "local/echo-1", messages, stream: true }),
-  });
+  const res = await payForChat({ messages, stream: true });
   if (res.status !== 200 || !res.body) throw new Error(`streamed call answered ${res.status}`);
   const answer = await readStreamedAnswer(res.body);
   if (!answer.receipt) throw new Error("the stream carried no receipt event");

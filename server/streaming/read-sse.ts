@@ -3,31 +3,40 @@
 // browser-safe (fetch's ReadableStream and TextDecoder only).
 import type { Receipt } from "../receipts/receipt-types";
 
-/** Yields each event's `data` (JSON-parsed; `[DONE]` as the string), as it arrives. */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+/**
+ * Yields each event's `data` text as it arrives (multi-line data joined by "\n"), and "" for an event without data
+ * (a comment such as OpenRouter's ": OPENROUTER PROCESSING" keep-alive). Read errors propagate.
+ */
+export async function* sseDataText(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) return;
       buffered += decoder.decode(value, { stream: true });
       let cut: RegExpExecArray | null;
       while ((cut = /\r?\n\r?\n/.exec(buffered))) {
         const event = buffered.slice(0, cut.index);
         buffered = buffered.slice(cut.index + cut[0].length);
-        const data = event
+        yield event
           .split(/\r?\n/)
           .filter((line) => line.startsWith("data:"))
           .map((line) => line.slice(5).replace(/^ /, ""))
           .join("\n");
-        if (data === "") continue;
-        yield data === "[DONE]" ? data : (JSON.parse(data) as unknown);
       }
     }
   } finally {
     await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Yields each event's `data` (JSON-parsed; `[DONE]` as the string), as it arrives. */
+export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  for await (const data of sseDataText(body)) {
+    if (data === "") continue;
+    yield data === "[DONE]" ? data : (JSON.parse(data) as unknown);
   }
 }
 

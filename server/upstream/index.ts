@@ -1,9 +1,9 @@
 // The upstream facade: runs a completion on the built-in model or the configured OpenAI-compatible provider and
 // prices it in USDC units (provider-reported cost when given, else tokens × the catalogue price).
 import { setTimeout as sleep } from "node:timers/promises";
-import { answerLocally, countTokens, splitIntoTokens } from "./local-model";
+import { answerLocally, countTokens, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
-import { requestCompletion, streamCompletion, UpstreamError } from "./openai-compatible-client";
+import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer } from "./openai-compatible-client";
 
 export { UpstreamError } from "./openai-compatible-client";
 export type { UpstreamFailure } from "./openai-compatible-client";
@@ -60,6 +60,20 @@ export interface Upstream {
 
 export type StreamEvent = { type: "delta"; content: string } | { type: "done"; completion: Completion };
 
+/** The built-in model's answer as a completion. */
+function localCompletion(model: CatalogModel, answer: LocalAnswer, started: number): Completion {
+  return {
+    id: `local-${Date.now().toString(36)}`,
+    model: model.id,
+    content: answer.content,
+    finishReason: "stop",
+    usage: answer.usage,
+    costUnits: costFromTokens(model, answer.usage),
+    upstream: "local",
+    latencyMs: Math.round(performance.now() - started),
+  };
+}
+
 /** Builds the facade from config (no env reads here). */
 export function createUpstream(cfg: UpstreamConfig): Upstream {
   const offered = (id: string): CatalogModel | null => {
@@ -68,6 +82,29 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     return model.provider === "local" || cfg.apiKey ? model : null;
   };
   const promptTokens = (messages: CompletionRequest["messages"]) => messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
+  const provider = { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs };
+  const providerRequest = (model: CatalogModel, req: CompletionRequest) => ({
+    model: model.id,
+    messages: req.messages,
+    max_tokens: completionCap(model, req.max_tokens),
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
+    ...(req.stop !== undefined ? { stop: req.stop } : {}),
+  });
+  /** The completion of a provider's answer: priced with its reported cost, else tokens × the catalogue price. */
+  const providerCompletion = (model: CatalogModel, answer: ProviderAnswer, started: number): Completion => {
+    const { cost, ...usage } = answer.usage;
+    return {
+      id: answer.id,
+      model: model.id,
+      content: answer.content,
+      finishReason: answer.finishReason,
+      usage,
+      costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),
+      upstream: cfg.providerName,
+      latencyMs: Math.round(performance.now() - started),
+    };
+  };
   return {
     models: () => MODEL_CATALOG.filter((m) => offered(m.id) !== null),
     offered,
@@ -92,56 +129,20 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
           }
           yield { type: "delta", content: token };
         }
-        yield {
-          type: "done",
-          completion: {
-            id: `local-${Date.now().toString(36)}`,
-            model: model.id,
-            content: answer.content,
-            finishReason: "stop",
-            usage: answer.usage,
-            costUnits: costFromTokens(model, answer.usage),
-            upstream: "local",
-            latencyMs: Math.round(performance.now() - started),
-          },
-        };
+        yield { type: "done", completion: localCompletion(model, answer, started) };
         return;
       }
       let content = "";
-      const events = streamCompletion(
-        { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs },
-        {
-          model: model.id,
-          messages: req.messages,
-          max_tokens: maxTokens,
-          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-          ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
-          ...(req.stop !== undefined ? { stop: req.stop } : {}),
-        },
-        opts.signal,
-      );
-      for await (const event of events) {
+      for await (const event of streamCompletion(provider, providerRequest(model, req), opts.signal)) {
         if (event.type === "delta") {
           content += event.content;
           yield event;
           continue;
         }
         // Without a usage event, the cost comes from our own token count at the catalogue prices.
-        const { cost, ...usage } = event.usage ?? { prompt_tokens: promptTokens(req.messages), completion_tokens: countTokens(content), total_tokens: 0 };
-        usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-        yield {
-          type: "done",
-          completion: {
-            id: event.id,
-            model: model.id,
-            content,
-            finishReason: event.finishReason,
-            usage,
-            costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),
-            upstream: cfg.providerName,
-            latencyMs: Math.round(performance.now() - started),
-          },
-        };
+        const prompt = promptTokens(req.messages);
+        const usage = event.usage ?? { prompt_tokens: prompt, completion_tokens: countTokens(content), total_tokens: prompt + countTokens(content) };
+        yield { type: "done", completion: providerCompletion(model, { id: event.id, model: event.model, content, finishReason: event.finishReason, usage }, started) };
       }
     },
     async complete(req, opts = {}) {
@@ -149,42 +150,8 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);
       const maxTokens = completionCap(model, req.max_tokens);
       const started = performance.now();
-      if (model.provider === "local") {
-        const answer = answerLocally(req.messages, maxTokens);
-        return {
-          id: `local-${Date.now().toString(36)}`,
-          model: model.id,
-          content: answer.content,
-          finishReason: "stop",
-          usage: answer.usage,
-          costUnits: costFromTokens(model, answer.usage),
-          upstream: "local",
-          latencyMs: Math.round(performance.now() - started),
-        };
-      }
-      const answer = await requestCompletion(
-        { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs },
-        {
-          model: model.id,
-          messages: req.messages,
-          max_tokens: maxTokens,
-          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-          ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
-          ...(req.stop !== undefined ? { stop: req.stop } : {}),
-        },
-        opts.signal,
-      );
-      const { cost, ...usage } = answer.usage;
-      return {
-        id: answer.id,
-        model: model.id,
-        content: answer.content,
-        finishReason: answer.finishReason,
-        usage,
-        costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),
-        upstream: cfg.providerName,
-        latencyMs: Math.round(performance.now() - started),
-      };
+      if (model.provider === "local") return localCompletion(model, answerLocally(req.messages, maxTokens), started);
+      return providerCompletion(model, await requestCompletion(provider, providerRequest(model, req), opts.signal), started);
     },
   };
 }

@@ -1,5 +1,6 @@
 // A client for any OpenAI-compatible `/chat/completions` provider (OpenRouter by default), whole or streamed (SSE).
 // Time-bounded, abortable, and it never surfaces the provider's raw body or our API key in an error.
+import { sseDataText } from "../streaming/read-sse";
 
 export type UpstreamFailure = "timeout" | "http_error" | "bad_response" | "network" | "aborted" | "model_unavailable";
 
@@ -132,44 +133,33 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
     let model = req.model;
     let finishReason = "stop";
     let usage: ProviderAnswer["usage"] | null = null;
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = "";
+    const events = sseDataText(res.body);
     try {
       for (;;) {
-        let chunk: ReadableStreamReadResult<string>;
+        let next: IteratorResult<string>;
         try {
-          chunk = await reader.read();
+          next = await events.next();
         } catch {
           throw failure();
         }
         clearTimeout(timer);
         timer = setTimeout(() => idle.abort(), cfg.timeoutMs);
-        if (chunk.done) throw new UpstreamError("bad_response", "provider's stream ended without [DONE]");
-        buffered += chunk.value;
-        let cut: RegExpExecArray | null;
-        while ((cut = /\r?\n\r?\n/.exec(buffered))) {
-          const event = buffered.slice(0, cut.index);
-          buffered = buffered.slice(cut.index + cut[0].length);
-          const data = event
-            .split(/\r?\n/)
-            .filter((line) => line.startsWith("data:"))
-            .map((line) => line.slice(5).replace(/^ /, ""))
-            .join("\n");
-          if (data === "") continue; // a comment (OpenRouter's ": OPENROUTER PROCESSING") or an empty event
-          if (data === "[DONE]") {
-            yield { type: "end", id, model, finishReason, usage };
-            return;
-          }
-          const parsed = parseStreamChunk(data);
-          if (parsed.id) id = parsed.id;
-          if (parsed.model) model = parsed.model;
-          if (parsed.finishReason) finishReason = parsed.finishReason;
-          if (parsed.usage) usage = parsed.usage;
-          if (parsed.content) yield { type: "delta", content: parsed.content };
+        if (next.done) throw new UpstreamError("bad_response", "provider's stream ended without [DONE]");
+        const data = next.value;
+        if (data === "") continue; // a comment (OpenRouter's ": OPENROUTER PROCESSING") or an empty event
+        if (data === "[DONE]") {
+          yield { type: "end", id, model, finishReason, usage };
+          return;
         }
+        const parsed = parseStreamChunk(data);
+        if (parsed.id) id = parsed.id;
+        if (parsed.model) model = parsed.model;
+        if (parsed.finishReason) finishReason = parsed.finishReason;
+        if (parsed.usage) usage = parsed.usage;
+        if (parsed.content) yield { type: "delta", content: parsed.content };
       }
     } finally {
-      await reader.cancel().catch(() => undefined);
+      await events.return(undefined);
     }
   } finally {
     clearTimeout(timer);

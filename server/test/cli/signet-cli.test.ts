@@ -1,6 +1,5 @@
 // The `signet` CLI as users run it: `node bin/signet.mjs …` from the repo root, one child process per call, over every
 // public vector. Exit codes: 0 ok, 1 not ok, 2 usage or fetch error (one line on stderr).
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,7 +8,8 @@ import { parseSecretKey } from "../../keys/parse-secret-key";
 import { evmAddressOf, parseEvmPrivateKey } from "../../keys/evm-key";
 import { isBase58PublicKey } from "../../verify";
 import { closedPort, startServer, type LocalServer } from "../verify/local-servers";
-import { assertVectorsPresent, expectedChecks, readVector, REPO_ROOT, vectorNames } from "../verify/vectors";
+import { runSignet, type CliRun } from "../support/signet-cli";
+import { assertVectorsPresent, expectedChecks, readVector, vectorNames } from "../verify/vectors";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "signet-cli-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -20,31 +20,11 @@ function scratchFile(name: string, content?: string): string {
   return file;
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 /** Runs the CLI in a child process (async, so servers in this process can answer it). */
 function signet(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runSignet(args, path.join(scratch, "data"));
 }
 
 /** A usage or fetch error: exit 2, nothing on stdout, exactly one `signet: …` line on stderr. */

@@ -1,16 +1,15 @@
 // `signet chat --stream` and `signet verify` on a streamed receipt (issue #8), as child processes over real HTTP: the
 // CLI prints the tokens as they arrive and the timeline, verifies the receipt event over the chunks, and saves the
 // inputs; `signet verify` then passes all five checks with the chunks, and with the concatenated text.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { startHttpService, type HttpService } from "../support/http-service";
+import { runSignet } from "../support/signet-cli";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 
-const REPO_ROOT = path.resolve(__dirname, "../../..");
 let stack: PaidStack;
 let service: HttpService;
 let scratch: string;
@@ -25,25 +24,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function signet(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const signet = (args: string[]) => runSignet(args, path.join(scratch, "data"), 30_000);
 
 describe("signet chat --stream, then signet verify", () => {
   it("streams, prints the timeline, verifies the receipt event, and the saved inputs verify again with the CLI", async () => {

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { splitIntoTokens } from "../upstream/local-model";
+import { readStreamedAnswer, sseDataText } from "./read-sse";
+
+/** A body delivered in the given pieces, as a network would cut it. */
+function body(...pieces: string[]): ReadableStream<Uint8Array> {
+  const bytes = pieces.map((p) => new TextEncoder().encode(p));
+  return new ReadableStream({
+    pull(controller) {
+      const next = bytes.shift();
+      if (next) controller.enqueue(next);
+      else controller.close();
+    },
+  });
+}
+
+async function all(stream: ReadableStream<Uint8Array>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const d of sseDataText(stream)) out.push(d);
+  return out;
+}
+
+describe("sseDataText", () => {
+  it("splits events on blank lines across arbitrary chunk cuts, LF or CRLF, and joins multi-line data", async () => {
+    expect(await all(body('data: {"a"', ":1}\n\ndata: x\r\n", "\r\ndata: line1\ndata: line2\n\n"))).toEqual(['{"a":1}', "x", "line1\nline2"]);
+  });
+
+  it("yields '' for comment-only events (keep-alives) and ignores a trailing partial event", async () => {
+    expect(await all(body(": OPENROUTER PROCESSING\n\n", "data: [DONE]\n\n", "data: cut off"))).toEqual(["", "[DONE]"]);
+  });
+
+  it("splits a UTF-8 character cut between chunks correctly", async () => {
+    const euro = new TextEncoder().encode('data: "€"\n\n');
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(euro.slice(0, 8));
+        c.enqueue(euro.slice(8));
+        c.close();
+      },
+    });
+    expect(await all(stream)).toEqual(['"€"']);
+  });
+});
+
+describe("readStreamedAnswer", () => {
+  const chunk = (content: string) => `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`;
+
+  it("collects the chunks, their text, the receipt event and [DONE]", async () => {
+    const answer = await readStreamedAnswer(body(chunk("Hel"), chunk("lo"), `data: ${JSON.stringify({ object: "service.receipt", receipt: { v: 2 } })}\n\n`, "data: [DONE]\n\n"));
+    expect(answer).toMatchObject({ text: "Hello", receipt: { v: 2 }, error: null, done: true });
+    expect(answer.chunks).toHaveLength(2);
+  });
+
+  it("reports an error event and no receipt", async () => {
+    const answer = await readStreamedAnswer(body(chunk("Hel"), `data: ${JSON.stringify({ error: { code: "upstream_error", message: "m" } })}\n\n`));
+    expect(answer).toMatchObject({ text: "Hel", receipt: null, error: { code: "upstream_error" }, done: false });
+  });
+});
+
+describe("splitIntoTokens (the built-in model's stream pieces)", () => {
+  it("concatenates back to the text, whatever its spacing", () => {
+    for (const text of ["", "one", "  lead and  double spaces ", "[local/echo-1] You said: \"hi\".\nFingerprint: a-b-c.", "   "]) {
+      expect(splitIntoTokens(text).join("")).toBe(text);
+    }
+    expect(splitIntoTokens("a b c")).toEqual(["a ", "b ", "c"]);
+  });
+});

@@ -1,0 +1,32 @@
+// Runs the `signet` CLI as users do, `node bin/signet.mjs …` from the repo root, in a child process (async, so
+// servers in the test's process can answer it), with its own data folder.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { REPO_ROOT } from "../verify/vectors";
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `signet args…` with SIGNET_DATA_DIR=`dataDir`; killed after `timeoutMs`. */
+export function runSignet(args: string[], dataDir: string, timeoutMs = 20_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SIGNET_DATA_DIR: dataDir, NODE_ENV: "test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
