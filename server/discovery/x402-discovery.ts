@@ -24,7 +24,10 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       const extra = (requirements.extra ?? {}) as Record<string, unknown>;
       // A blockhash in a cached requirement is stale by the time anyone reads this; the 402 carries a fresh one.
       const { recentBlockhash: _b, lastValidBlockHeight: _h, ...stable } = extra;
-      accepts.push({ ...requirements, extra: stable, ...(typeof extra.feePayer === "string" ? { feePayer: extra.feePayer } : {}) });
+      // Solana: the facilitator co-signs as fee payer; Base: the facilitator's key relays the authorization and pays
+      // the gas, and is the payee.
+      const feePayer = typeof extra.feePayer === "string" ? extra.feePayer : info.family === "evm" ? payTo : undefined;
+      accepts.push({ ...requirements, extra: stable, ...(feePayer ? { feePayer } : {}) });
     } catch (err) {
       // A misconfigured or unreachable network is left out rather than failing the whole document.
       logEvent("discovery.network_skipped", { network: info.caip2, reason: err instanceof Error ? err.message.slice(0, 100) : "unknown" }, "warn");
