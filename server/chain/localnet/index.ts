@@ -24,6 +24,8 @@ export interface Localnet {
   usdcMint: string;
   chain: LocalChain;
   fundAccount(owner: string, amounts: { usdcUnits?: bigint; lamports?: bigint }): Promise<{ ata: string; lamports: string; usdcUnits: string }>;
+  /** The owner's USDC (or `mint`) balance in atomic units. */
+  usdcBalance(owner: string, mint?: string): Promise<bigint>;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
     usdcMint: chain.info.usdcMint,
     chain,
     fundAccount: (owner, amounts) => chain.fund(owner, amounts),
+    usdcBalance: (owner, mint) => chain.tokenBalance(owner, mint),
     async close() {
       await server.close();
       chain.flush();

@@ -245,6 +245,13 @@ export class LocalChain {
     this.scheduleSnapshot();
   }
 
+  /** The owner's balance of `mint` (default: USDC) in its associated token account, in atomic units; 0 without one. */
+  async tokenBalance(owner: string, mint: string = this.info.usdcMint): Promise<bigint> {
+    const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const account = this.getAccount(ata);
+    return account ? readTokenAmount(account.data) : 0n;
+  }
+
   /**
    * Dev funding: airdrops SOL and mints USDC (or `mint`, a forged test mint) to the owner's token account, created
    * if missing, with real SPL instructions.

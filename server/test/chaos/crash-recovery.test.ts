@@ -10,8 +10,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { address, createKeyPairSignerFromBytes } from "@solana/kit";
+import { createKeyPairSignerFromBytes } from "@solana/kit";
 import { startLocalnet, type Localnet } from "../../chain/localnet";
 import { loadOrCreateDevKey } from "../../keys/load-signing-key";
 import { FACILITATOR_DEV_KEY_FILE } from "../../facilitator/create-facilitator";
@@ -89,11 +88,7 @@ async function startService(extra: Record<string, string>): Promise<Service> {
   return { url, child, exited };
 }
 
-async function usdcOf(owner: string): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = devnet.chain.getAccount(ata);
-  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-}
+const usdcOf = (owner: string) => devnet.usdcBalance(owner);
 
 const post = (url: string, headers: Record<string, string> = {}) =>
   fetch(`${url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });

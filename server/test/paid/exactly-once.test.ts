@@ -4,8 +4,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { address } from "@solana/kit";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 /** A local OpenAI-compatible provider that fails while `failing` is set. */
@@ -45,11 +43,7 @@ afterAll(async () => {
 const local = { model: "local/echo-1", messages: [{ role: "user", content: "once" }] };
 const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "remote" }] };
 
-async function usdc(owner: string): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(stack.devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = stack.devnet.chain.getAccount(ata);
-  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-}
+const usdc = (owner: string) => stack.devnet.usdcBalance(owner);
 
 async function ledgerMatchesBalance(agent: string): Promise<void> {
   const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent } });

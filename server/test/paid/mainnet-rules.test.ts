@@ -1,8 +1,6 @@
 // The mainnet rules of the seed's §4.1 and §5, with real payments on a second local chain playing mainnet:
 // the kill switch, the separate deposit address, and the allowlist applied to the verified payer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { address } from "@solana/kit";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
@@ -23,11 +21,7 @@ afterAll(async () => stack?.close());
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "mainnet please" }], network: "mainnet" };
 const set = (key: Parameters<typeof writeSetting>[1], value: string) => writeSetting(stack.tdb.prisma, key, value, "test");
 
-async function usdc(chain: Localnet, owner: string): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(chain.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = chain.chain.getAccount(ata);
-  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-}
+const usdc = (chain: Localnet, owner: string) => chain.usdcBalance(owner);
 
 describe("mainnet on the paid route", () => {
   it("answers 503 mainnet_disabled while the kill switch is off, and devnet is unaffected", async () => {

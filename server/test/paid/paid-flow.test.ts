@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { address } from "@solana/kit";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../../keys/service-keys";
 import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
@@ -12,11 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-async function usdcBalance(owner: string): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(stack.devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = stack.devnet.chain.getAccount(ata);
-  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-}
+const usdcBalance = (owner: string) => stack.devnet.usdcBalance(owner);
 
 const messages = [{ role: "user", content: "hello from a stock client" }];
 

@@ -1,8 +1,6 @@
 // Refusals on the paid route: every bad payment is refused with a stable code and nothing moves (no chain transfer,
 // no ledger row, no served payment).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { address } from "@solana/kit";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -15,11 +13,7 @@ afterAll(async () => stack?.close());
 
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "rules" }] };
 
-async function usdc(owner: string, mint = stack.devnet.usdcMint): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = stack.devnet.chain.getAccount(ata);
-  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-}
+const usdc = (owner: string, mint = stack.devnet.usdcMint) => stack.devnet.usdcBalance(owner, mint);
 
 async function expectNothingMoved(agent: string, before: bigint) {
   expect(await usdc(agent)).toBe(before);

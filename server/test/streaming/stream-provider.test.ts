@@ -5,8 +5,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { address } from "@solana/kit";
 import { operatorKeypair } from "../../keys/service-keys";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
@@ -77,11 +75,7 @@ async function collect(events: AsyncGenerator<StreamEvent>): Promise<{ deltas: s
   return { deltas, done, error: null };
 }
 
-async function usdc(owner: string): Promise<bigint> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(stack.devnet.usdcMint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = stack.devnet.chain.getAccount(ata);
-  return account ? new DataView(account.data.buffer, account.data.byteOffset + 64, 8).getBigUint64(0, true) : 0n;
-}
+const usdc = (owner: string) => stack.devnet.usdcBalance(owner);
 
 describe("createUpstream().stream() against an OpenAI-compatible provider", () => {
   const upstream = () => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 1_000, providerName: "openrouter" });
