@@ -5,7 +5,8 @@ import { parseReceiptText, verifyReceipt, verifySignatureOnly, VerifierFetchErro
 import { jsonOrText, readTextFile, UsageError } from "../cli-support";
 
 export const VERIFY_USAGE =
-  "signet verify --receipt FILE --prompt FILE --response FILE [--operator-key BASE58] [--endpoint URL] [--rpc URL] [--offline] [--signature-only]";
+  "signet verify --receipt FILE --prompt FILE --response FILE [--operator-key BASE58] [--endpoint URL] [--rpc URL] [--offline] [--signature-only]\n" +
+  "  --response: the chat-completion JSON, a streamed answer's JSON array of chunks, or its concatenated text.";
 
 const DEFAULT_ENDPOINT = "http://localhost:3000";
 
