@@ -45,7 +45,9 @@ for (const [chainId, port, label] of [
 ] as const) {
   if (port === 0) continue;
   const token = USDC_BY_EVM_CHAIN[chainId];
-  evmChains.push(await startLocalEvmChain({ chainId, port, host: "127.0.0.1", usdc: token.address, name: token.name, version: token.version }));
+  // The chain is kept in .data/ across restarts, like the Solana localnet, so yesterday's Base receipts still verify.
+  const stateFile = path.join(cfg.dataDir, `anvil-${chainId}.json`);
+  evmChains.push(await startLocalEvmChain({ chainId, port, host: "127.0.0.1", usdc: token.address, name: token.name, version: token.version, stateFile }));
   log(`local anvil chain playing ${label} (SIMULATED, chain id ${chainId}, test USDC at ${token.address}) at ${evmChains.at(-1)!.url}`);
 }
 
@@ -67,8 +69,9 @@ if (facilitator.evm) {
 if (evmChains[0]) {
   const evmDemoFile = path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE);
   const evmDemo = evmAddressOf(loadOrCreateDevEvmKey(evmDemoFile));
-  // anvil starts empty every time: fund the demo EVM agent on each start.
-  await evmChains[0].fund(evmDemo, { usdcUnits: DEMO_AGENT_USDC_UNITS });
+  // Top the demo EVM agent up to its starting balance (a restored chain keeps what it had).
+  const held = await evmChains[0].usdcBalance(evmDemo);
+  if (held < DEMO_AGENT_USDC_UNITS) await evmChains[0].fund(evmDemo, { usdcUnits: DEMO_AGENT_USDC_UNITS - held });
   log(`demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network base-sepolia`);
 }
 

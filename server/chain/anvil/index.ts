@@ -52,6 +52,8 @@ export interface StartLocalEvmChainOptions {
   /** The token's EIP-712 domain name and version, which x402 requirements carry in `extra`. */
   name: string;
   version: string;
+  /** Keeps the chain across restarts in this file (`npm run dev`); without it the chain starts empty. */
+  stateFile?: string;
 }
 
 /** Starts anvil, plants and initializes the test USDC at `opts.usdc`, and resolves once it can be paid with. */
@@ -61,7 +63,7 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
   if (!opts.name || !opts.version) throw new Error("the token's EIP-712 name and version must not be empty");
   const usdc = getAddress(opts.usdc);
 
-  const anvil = await spawnAnvil({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0, chainId: opts.chainId });
+  const anvil = await spawnAnvil({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0, chainId: opts.chainId, ...(opts.stateFile ? { stateFile: opts.stateFile } : {}) });
   try {
     const chain = defineChain({
       id: opts.chainId,
@@ -85,7 +87,10 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     await client.setCode({ address: usdc, bytecode: usdcArtifact.deployedBytecode as Hex });
     await client.impersonateAccount({ address: MINTER });
     await client.setBalance({ address: MINTER, value: MINTER_WEI });
-    await asMinter("initialize", [opts.name, opts.version, MINTER]);
+    // A chain restored from its state file keeps the token's storage: initialize only a fresh one.
+    const restoredName = (await client.readContract({ address: usdc, abi: EIP3009_USDC_ABI, functionName: "name" })) as string;
+    if (restoredName === "") await asMinter("initialize", [opts.name, opts.version, MINTER]);
+    else if (restoredName !== opts.name) throw new Error(`the restored chain's token is named "${restoredName}", not "${opts.name}"`);
 
     return {
       url: anvil.url,

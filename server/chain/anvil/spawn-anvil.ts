@@ -49,11 +49,19 @@ export interface AnvilProcess {
   stop(): Promise<void>;
 }
 
-/** Starts anvil on `host:port` (0 = a free port anvil picks) with `chainId`, and resolves once it answers RPC. */
-export async function spawnAnvil(opts: { host: string; port: number; chainId: number }): Promise<AnvilProcess> {
-  // No --fork-url: the chain starts empty and nothing is fetched from the internet. Automine: each transaction is
-  // mined as it arrives, so a receipt exists as soon as the send returns.
+/** How often anvil writes its state file, seconds (it also writes it on a graceful stop). */
+const STATE_INTERVAL_S = 5;
+
+/**
+ * Starts anvil on `host:port` (0 = a free port anvil picks) with `chainId`, and resolves once it answers RPC. With
+ * `stateFile`, the chain (accounts, blocks, transactions and their receipts) is loaded from it when it exists, and
+ * written to it every few seconds and on stop.
+ */
+export async function spawnAnvil(opts: { host: string; port: number; chainId: number; stateFile?: string }): Promise<AnvilProcess> {
+  // No --fork-url: nothing is fetched from the internet. Automine: each transaction is mined as it arrives, so a
+  // receipt exists as soon as the send returns.
   const args = ["--host", opts.host, "--port", String(opts.port), "--chain-id", String(opts.chainId)];
+  if (opts.stateFile) args.push("--state", opts.stateFile, "--state-interval", String(STATE_INTERVAL_S));
   const child = spawn(anvilBinaryPath(), args, { stdio: ["ignore", "pipe", "pipe"] });
   // A test run or `npm run dev` that exits without close() must not leave a node behind holding a port.
   const killOnExit = () => child.kill("SIGKILL");

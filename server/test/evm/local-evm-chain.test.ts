@@ -1,7 +1,8 @@
 // The local EVM chain on a real anvil: the planted EIP-3009 test USDC under real signatures (what moves, what is
 // refused and why), and the stock x402 EVM client, resource server and facilitator paying and settling on it.
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -192,6 +193,30 @@ describe("startLocalEvmChain()", () => {
     await other.close();
     await expect(fetch(other.url, { method: "POST", body: "{}" })).rejects.toThrow();
     await other.close();
+  });
+
+  it("with a state file, keeps balances and old transaction receipts across a restart, and does not initialize twice", async () => {
+    const stateFile = path.join(mkdtempSync(path.join(os.tmpdir(), "signet-anvil-")), "anvil-84532.json");
+    const start = () => startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, stateFile });
+    const holder = privateKeyToAccount(generatePrivateKey()).address;
+    const first = await start();
+    await first.fund(holder, { usdcUnits: 1_234_567n });
+    const firstClients = clientsFor(first);
+    const block = await firstClients.public.getBlock({ blockTag: "latest", includeTransactions: true });
+    const lastTx = block.transactions[0]!.hash;
+    await first.close();
+
+    const second = await start();
+    try {
+      expect(await second.usdcBalance(holder)).toBe(1_234_567n);
+      const receipt = await clientsFor(second).public.getTransactionReceipt({ hash: lastTx });
+      expect(receipt.status).toBe("success");
+      // The restored token keeps its domain; minting still works after the restart.
+      await second.fund(holder, { usdcUnits: 1n });
+      expect(await second.usdcBalance(holder)).toBe(1_234_568n);
+    } finally {
+      await second.close();
+    }
   });
 
   it("runs the token built from the committed Solidity source", () => {
