@@ -47,7 +47,6 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   const accepted = await acceptPayment(ctx, {
     state,
     plan,
-    headers: input.headers,
     resourceUrl: input.resourceUrl,
     description: "Signet chat completion (one call)",
     purpose: "chat",
@@ -127,15 +126,11 @@ async function streamFromPayment(ctx: AppContext, input: PaidChatInput, payment:
     },
     abortRecorded: async (produced) => {
       // The client left: what the upstream produced is what it cost; the payment is used, and no receipt is claimed.
-      const costUnits = ctx.upstream.partialCostUnits(input.body.model, input.body.messages, produced);
-      const latencyMs = Math.round(performance.now() - started);
-      await recordInference(ctx.db, { ...servedFacts(payment, { model: input.body.model, upstream: upstreamName(ctx, input.body.model), costUnits, latencyMs }), inferenceId, signReceipt: null });
-      logEvent("chat.stream_aborted", { inference_id: inferenceId, network: payment.network, cost: costUnits.toString() });
+      const cut = { ...ctx.upstream.interrupted(input.body.model, input.body.messages, produced), latencyMs: Math.round(performance.now() - started) };
+      await recordInference(ctx.db, { ...servedFacts(payment, cut), inferenceId, signReceipt: null });
+      logEvent("chat.stream_aborted", { inference_id: inferenceId, network: payment.network, cost: cut.costUnits.toString() });
     },
-    fail: async (err) => {
-      const error = await keepAsUnserved(ctx, payment, err);
-      return { code: error.code, message: error.message, details: error.details };
-    },
+    fail: (err) => keepAsUnserved(ctx, payment, err),
   });
   return {
     status: 200,
@@ -153,10 +148,6 @@ async function keepAsUnserved(ctx: AppContext, payment: Payment, err: unknown): 
     "the model provider failed after your payment settled; the payment is kept as credit and the same payment header can be sent again once",
     { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance) },
   );
-}
-
-function upstreamName(ctx: AppContext, modelId: string): string {
-  return ctx.upstream.offered(modelId)?.provider === "local" ? "local" : config().UPSTREAM_PROVIDER_NAME;
 }
 
 function servedFacts(payment: Payment, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">) {

@@ -71,6 +71,8 @@ export interface CaptureFacts {
  * logs the call, in ONE statement; then signs the receipt with the new points total and stores it on the log row.
  */
 export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt | null; balanceUnits: bigint; chargedUnits: bigint }> {
+  // A stream the client left is logged `aborted`: charged, but no receipt and no point.
+  const status = facts.signReceipt ? "served" : "aborted";
   const rows = await db.$queryRaw<{ id: string; agent_pubkey: string; network: string; charged: bigint; balance: bigint; points: number }[]>`
     WITH hold AS (
       UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now()
@@ -86,12 +88,12 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ 
       WHERE b.agent_pubkey = a.agent_pubkey AND b.network = a.network
       RETURNING b.units
     ), points AS (
-      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts WHERE ${facts.signReceipt ? "served" : "aborted"} = 'served'
+      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts WHERE ${status === "served"}::boolean
       ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
       RETURNING points_total
     ), call AS (
       INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, cost_units, latency_ms, status)
-      SELECT id, agent_pubkey, network, 'inference', ${facts.model}, ${facts.upstream}, charged, ${facts.latencyMs}::int, ${facts.signReceipt ? "served" : "aborted"} FROM amounts
+      SELECT id, agent_pubkey, network, 'inference', ${facts.model}, ${facts.upstream}, charged, ${facts.latencyMs}::int, ${status} FROM amounts
     )
     SELECT a.id, a.agent_pubkey, a.network, a.charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points
     FROM amounts a`;

@@ -44,11 +44,6 @@ export async function findPaymentWithStoredSettings(db: DbClient, payloadHash: s
 
 type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt"> & { units: string; createdAt: string; updatedAt: string };
 
-/** The payment with this payload hash, if any. */
-export function findPaymentByPayloadHash(db: DbClient, payloadHash: string): Promise<Payment | null> {
-  return db.payment.findUnique({ where: { payloadHash } });
-}
-
 /**
  * Claims the payment for settlement. Exactly one of any number of concurrent claims of one payload wins; a payment
  * whose settlement failed may be claimed again (settlement failures move no money).

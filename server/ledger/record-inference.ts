@@ -70,7 +70,7 @@ export async function recordInference(db: DbClient, served: ServedInference): Pr
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT ${agentPubkey}, ${network}, 'inference_debit', -debit, ${inferenceId}::uuid FROM amounts WHERE debit > 0
     ), points AS (
-      INSERT INTO agents (pubkey, points_total) SELECT ${agentPubkey}, 1 FROM gate WHERE ${status} = 'served'
+      INSERT INTO agents (pubkey, points_total) SELECT ${agentPubkey}, 1 FROM gate WHERE ${status === "served"}::boolean
       ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
       RETURNING points_total
     ), call AS (

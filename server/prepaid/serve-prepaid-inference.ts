@@ -91,6 +91,9 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
         operator,
       );
 
+  const capture = (completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">, signer: ReturnType<typeof receiptSigner> | null) =>
+    captureHold(ctx.db, { holdId: hold.holdId, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, signReceipt: signer });
+
   if (body.stream) {
     const started = performance.now();
     const abort = new AbortController();
@@ -100,8 +103,6 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
     } catch {
       throw await releaseAndRefuse();
     }
-    const capture = (completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">, signer: ReturnType<typeof receiptSigner> | null) =>
-      captureHold(ctx.db, { holdId: hold.holdId, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, signReceipt: signer });
     return {
       stream: sseInferenceStream({
         inferenceId: hold.holdId,
@@ -111,15 +112,11 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
         finish: async (completion) => (await capture(completion, receiptSigner(completion))).receipt!,
         abortRecorded: async (produced) => {
           // The client left: it is charged what the upstream produced (capped by the hold), with no receipt.
-          const costUnits = ctx.upstream.partialCostUnits(model.id, messages, produced);
-          const upstream = model.provider === "local" ? "local" : config().UPSTREAM_PROVIDER_NAME;
-          await capture({ model: model.id, upstream, costUnits, latencyMs: Math.round(performance.now() - started) }, null);
-          logEvent("inference.stream_aborted", { inference_id: hold.holdId, network: network.caip2, cost: costUnits.toString() });
+          const cut = { ...ctx.upstream.interrupted(model.id, messages, produced), latencyMs: Math.round(performance.now() - started) };
+          await capture(cut, null);
+          logEvent("inference.stream_aborted", { inference_id: hold.holdId, network: network.caip2, cost: cut.costUnits.toString() });
         },
-        fail: async () => {
-          const error = await releaseAndRefuse();
-          return { code: error.code, message: error.message, details: error.details };
-        },
+        fail: () => releaseAndRefuse(),
       }),
       headers: { ...SSE_HEADERS },
     };
@@ -131,14 +128,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   } catch {
     throw await releaseAndRefuse();
   }
-  const captured = await captureHold(ctx.db, {
-    holdId: hold.holdId,
-    costUnits: completion.costUnits,
-    model: completion.model,
-    upstream: completion.upstream,
-    latencyMs: completion.latencyMs,
-    signReceipt: receiptSigner(completion),
-  });
+  const captured = await capture(completion, receiptSigner(completion));
   return {
     body: {
       id: `chatcmpl-${hold.holdId}`,

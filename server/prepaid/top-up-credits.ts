@@ -38,7 +38,7 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
   if (NETWORKS[plan.network].family === "evm" && body.agent_pubkey === undefined) {
     throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
   }
-  const accepted = await acceptPayment(ctx, { state, plan, headers, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
+  const accepted = await acceptPayment(ctx, { state, plan, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
   if (accepted.kind === "known") {
     throw new AppError("payment_replay", "this payment was already used", accepted.payment.txSignature ? { tx_signature: accepted.payment.txSignature } : {});
   }

@@ -11,7 +11,7 @@
 import type { Completion, StreamEvent } from "../upstream";
 import type { Receipt } from "../receipts/receipt-types";
 import { logEvent } from "../log";
-import type { ErrorCode } from "../errors";
+import { AppError } from "../errors";
 
 export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
 
@@ -30,7 +30,8 @@ export interface SseInference {
   abort: AbortController;
   finish: (completion: Completion) => Promise<Receipt>;
   abortRecorded: (produced: string) => Promise<void>;
-  fail: (err: unknown, produced: string) => Promise<{ code: ErrorCode; message: string; details?: Record<string, unknown> }>;
+  /** Applies the route's rules for a failed upstream and returns the error the stream ends with. */
+  fail: (err: unknown) => Promise<AppError>;
 }
 
 /**
@@ -65,8 +66,12 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
 
   return new ReadableStream<Uint8Array>({
     async start(controller) {
+      // Once the client has gone, the controller is closed: nothing more is sent.
       const send = (data: unknown) => {
         if (!cancelled) controller.enqueue(frame(data));
+      };
+      const close = () => {
+        if (!cancelled) controller.close();
       };
       let produced = "";
       let completion: Completion | null = null;
@@ -85,9 +90,9 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         if (!cancelled && !completion) throw new Error("the upstream stream ended without its completion");
       } catch (err) {
         if (!cancelled) {
-          const failure = await plan.fail(err, produced).catch(() => ({ code: "upstream_error" as ErrorCode, message: "the model provider failed", details: {} }));
+          const failure = await plan.fail(err).catch(() => new AppError("upstream_error", "the model provider failed"));
           send({ error: { code: failure.code, message: failure.message, ...failure.details } });
-          controller.close();
+          close();
           return;
         }
       }
@@ -102,12 +107,12 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
       } catch (err) {
         logEvent("stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
         send({ error: { code: "internal_error", message: "the call could not be recorded; no receipt was issued" } });
-        if (!cancelled) controller.close();
+        close();
         return;
       }
       send({ object: "service.receipt", receipt } satisfies ReceiptEvent);
       send("[DONE]");
-      if (!cancelled) controller.close();
+      close();
     },
     cancel() {
       cancelled = true;

@@ -52,10 +52,10 @@ export interface Upstream {
    */
   stream(req: CompletionRequest, opts?: { signal?: AbortSignal }): AsyncGenerator<StreamEvent>;
   /**
-   * What an interrupted stream cost: the prompt and the text produced so far, at the catalogue prices, from our own
-   * token count (a provider reports no usage for a stream cut short).
+   * A stream cut short: who served it, and what it cost: the prompt and the text produced so far, at the catalogue
+   * prices, from our own token count (a provider reports no usage for a stream cut short).
    */
-  partialCostUnits(modelId: string, messages: CompletionRequest["messages"], produced: string): bigint;
+  interrupted(modelId: string, messages: CompletionRequest["messages"], produced: string): Pick<Completion, "model" | "upstream" | "costUnits">;
 }
 
 export type StreamEvent = { type: "delta"; content: string } | { type: "done"; completion: Completion };
@@ -108,10 +108,10 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
   return {
     models: () => MODEL_CATALOG.filter((m) => offered(m.id) !== null),
     offered,
-    partialCostUnits(modelId, messages, produced) {
+    interrupted(modelId, messages, produced) {
       const model = findModel(modelId);
-      if (!model) return 0n;
-      return costFromTokens(model, { prompt_tokens: promptTokens(messages), completion_tokens: countTokens(produced) });
+      const costUnits = model ? costFromTokens(model, { prompt_tokens: promptTokens(messages), completion_tokens: countTokens(produced) }) : 0n;
+      return { model: modelId, upstream: model?.provider === "local" ? "local" : cfg.providerName, costUnits };
     },
     async *stream(req, opts = {}) {
       const model = offered(req.model);

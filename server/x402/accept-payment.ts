@@ -7,7 +7,7 @@ import { NETWORKS, resolveNetwork, type NetworkId } from "../chain/networks";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
-import { claimPayment, findPaymentByPayloadHash, findPaymentWithStoredSettings, markSettlementFailed, takeOverStaleClaim, type PaymentPurpose } from "../ledger/payment-records";
+import { claimPayment, findPaymentWithStoredSettings, markSettlementFailed, takeOverStaleClaim, type PaymentPurpose } from "../ledger/payment-records";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";
 import { findLandedSettlement } from "./find-landed-settlement";
@@ -15,7 +15,7 @@ import type { Settings } from "../settings/setting-definitions";
 import { settingsFromStored } from "../settings/read-settings";
 import { classifyVerifyFailure } from "./classify-verify-failure";
 import { paymentPayloadHash } from "./payload-hash";
-import { challengeHeaders, decodePaymentHeader, readPaymentHeader } from "./payment-headers";
+import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "./payment-headers";
 
 export interface PaymentPlan {
   network: NetworkId;
@@ -61,11 +61,14 @@ export function depositAddressFor(ctx: AppContext, settings: Settings, network: 
   return payTo;
 }
 
-/** What a paid route reads first, in one round trip: the settings, and the payment its header names if seen before. */
+/**
+ * What a paid route reads first, in one round trip: the settings, and the request's payment header, read and decoded
+ * once, with its payload hash and the payment stored under it if seen before.
+ */
 export interface PaidRequestState {
   settings: Settings;
-  /** The header's payload hash and its stored payment; null when there is no decodable payment header. */
-  lookup: { payloadHash: string; known: Payment | null } | null;
+  /** Null when the request carries no payment header. */
+  payment: null | (DecodedPayment & { ok: false }) | { ok: true; payload: PaymentPayload; payloadHash: string; known: Payment | null };
 }
 
 export async function readPaidRequestState(ctx: AppContext, headers: Headers): Promise<PaidRequestState> {
@@ -73,14 +76,15 @@ export async function readPaidRequestState(ctx: AppContext, headers: Headers): P
   const decoded = header === null ? null : decodePaymentHeader(header);
   const payloadHash = decoded?.ok ? paymentPayloadHash(decoded.payload) : null;
   const { stored, payment } = await findPaymentWithStoredSettings(ctx.db, payloadHash);
-  return { settings: settingsFromStored(stored), lookup: payloadHash === null ? null : { payloadHash, known: payment } };
+  const settings = settingsFromStored(stored);
+  if (!decoded?.ok) return { settings, payment: decoded };
+  return { settings, payment: { ok: true, payload: decoded.payload, payloadHash: payloadHash!, known: payment } };
 }
 
 export interface AcceptPaymentInput {
-  /** From readPaidRequestState; a lookup for another payload is ignored and done again. */
+  /** From readPaidRequestState, on the same request. */
   state: PaidRequestState;
   plan: PaymentPlan;
-  headers: Headers;
   resourceUrl: string;
   description: string;
   purpose: PaymentPurpose;
@@ -94,18 +98,14 @@ export type AcceptedPayment = { kind: "settled"; payment: Payment } | { kind: "k
 export async function acceptPayment(ctx: AppContext, input: AcceptPaymentInput): Promise<AcceptedPayment> {
   const { plan, eventPrefix } = input;
   const caip2 = NETWORKS[plan.network].caip2;
-  const header = readPaymentHeader(input.headers);
-  if (header === null) throw await paymentError(ctx, input, "payment_required", "this route is paid; pay the challenge and retry with a payment header");
-  const decoded = decodePaymentHeader(header);
+  const decoded = input.state.payment;
+  if (decoded === null) throw await paymentError(ctx, input, "payment_required", "this route is paid; pay the challenge and retry with a payment header");
   if (!decoded.ok) {
     logEvent(`${eventPrefix}.verify_failed`, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
     await recordFailure(ctx, caip2, "verify", "payment_invalid");
     throw await paymentError(ctx, input, "payment_invalid", `the payment header is ${decoded.reason.replace("_", " ")}`, { reason: decoded.reason });
   }
-  const payload = decoded.payload;
-  const payloadHash = paymentPayloadHash(payload);
-  const lookup = input.state.lookup;
-  const known = lookup?.payloadHash === payloadHash ? lookup.known : await findPaymentByPayloadHash(ctx.db, payloadHash);
+  const { payload, payloadHash, known } = decoded;
   if (known?.status === "claimed") {
     // A claim older than its lease belongs to a process that died mid-settlement: finish it from the chain's answer.
     const resumed = await resumeStaleClaim(ctx, input, known, payload);
