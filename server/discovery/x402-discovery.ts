@@ -5,7 +5,7 @@ import type { AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
-import { depositAddressFor } from "../x402/accept-payment";
+import { depositAddressFor } from "../x402/deposit-address";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
 
 /** The discovery document for a service at `baseUrl` (see `discoverySchema`). */

@@ -9,6 +9,7 @@ import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { readSettings } from "../settings/read-settings";
+import { configuredDepositAddress } from "../x402/deposit-address";
 import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
 
 export type MismatchKind = "paid_not_recorded" | "recorded_not_on_chain" | "wrong_amount" | "ledger_drift";
@@ -53,7 +54,7 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
       select: { id: true, txSignature: true, units: true, payTo: true },
     });
     // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
-    const current = info.family === "evm" ? facilitator.evm!.address : info.isMainnet ? settings.mainnetDepositAddress : (settings.depositAddress ?? facilitator.address);
+    const current = configuredDepositAddress(facilitator, settings, id);
     const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo)])];
 
     const inflows: Inflow[] = [];

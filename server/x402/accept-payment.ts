@@ -10,6 +10,7 @@ import { logEvent } from "../log";
 import { claimPayment, findPaymentWithStoredSettings, markSettlementFailed, takeOverStaleClaim, type PaymentPurpose } from "../ledger/payment-records";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";
+import { depositAddressFor } from "./deposit-address";
 import { findLandedSettlement } from "./find-landed-settlement";
 import type { Settings } from "../settings/setting-definitions";
 import { settingsFromStored } from "../settings/read-settings";
@@ -41,24 +42,6 @@ export async function planPayment(ctx: AppContext, settings: Settings, networkNa
   }
   const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
   return { network, requirements, payTo, amountUnits };
-}
-
-/** Where a network's payments go; throws when the network is not offered or its deposit address is misconfigured. */
-export function depositAddressFor(ctx: AppContext, settings: Settings, network: NetworkId): string {
-  const info = NETWORKS[network];
-  if (info.family === "evm") {
-    // Base is optional for a deployment: without its RPC the network is simply not offered.
-    if (!ctx.gateway.supports(network)) throw new AppError("network_not_supported", `${info.label} payments are not offered by this service`);
-    // One EVM key pays the gas and receives, on every Base network (checked against SERVICE_EVM_DEPOSIT_ADDRESS).
-    return ctx.gateway.facilitator.evm!.address;
-  }
-  if (!ctx.gateway.supports(network)) throw new AppError("server_misconfigured", `no RPC is configured for ${info.label}`);
-  const payTo = info.isMainnet ? settings.mainnetDepositAddress : (settings.depositAddress ?? ctx.gateway.facilitator.address);
-  if (!payTo) throw new AppError("server_misconfigured", "no deposit address is configured for this network");
-  if (!info.isMainnet && payTo !== ctx.gateway.facilitator.address) {
-    throw new AppError("server_misconfigured", "the deposit address does not match the facilitator key");
-  }
-  return payTo;
 }
 
 /**
