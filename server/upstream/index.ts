@@ -1,7 +1,7 @@
 // The upstream facade: runs a completion on the built-in model or the configured OpenAI-compatible provider and
 // prices it in USDC units (provider-reported cost when given, else tokens × the catalogue price).
 import { setTimeout as sleep } from "node:timers/promises";
-import { answerLocally, countTokens, splitIntoTokens, type LocalAnswer } from "./local-model";
+import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
 import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer } from "./openai-compatible-client";
 
@@ -81,7 +81,12 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     if (!model) return null;
     return model.provider === "local" || cfg.apiKey ? model : null;
   };
-  const promptTokens = (messages: CompletionRequest["messages"]) => messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
+  /** The offered model for a request, or model_unavailable. */
+  const modelFor = (req: CompletionRequest): CatalogModel => {
+    const model = offered(req.model);
+    if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);
+    return model;
+  };
   const provider = { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs };
   const providerRequest = (model: CatalogModel, req: CompletionRequest) => ({
     model: model.id,
@@ -110,16 +115,14 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     offered,
     interrupted(modelId, messages, produced) {
       const model = findModel(modelId);
-      const costUnits = model ? costFromTokens(model, { prompt_tokens: promptTokens(messages), completion_tokens: countTokens(produced) }) : 0n;
+      const costUnits = model ? costFromTokens(model, estimateUsage(messages, produced)) : 0n;
       return { model: modelId, upstream: model?.provider === "local" ? "local" : cfg.providerName, costUnits };
     },
     async *stream(req, opts = {}) {
-      const model = offered(req.model);
-      if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);
-      const maxTokens = completionCap(model, req.max_tokens);
+      const model = modelFor(req);
       const started = performance.now();
       if (model.provider === "local") {
-        const answer = answerLocally(req.messages, maxTokens);
+        const answer = answerLocally(req.messages, completionCap(model, req.max_tokens));
         for (const token of splitIntoTokens(answer.content)) {
           if (opts.signal?.aborted) throw new UpstreamError("aborted", "the caller aborted the upstream request");
           if (cfg.localStreamDelayMs) {
@@ -140,17 +143,14 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
           continue;
         }
         // Without a usage event, the cost comes from our own token count at the catalogue prices.
-        const prompt = promptTokens(req.messages);
-        const usage = event.usage ?? { prompt_tokens: prompt, completion_tokens: countTokens(content), total_tokens: prompt + countTokens(content) };
+        const usage = event.usage ?? estimateUsage(req.messages, content);
         yield { type: "done", completion: providerCompletion(model, { id: event.id, model: event.model, content, finishReason: event.finishReason, usage }, started) };
       }
     },
     async complete(req, opts = {}) {
-      const model = offered(req.model);
-      if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);
-      const maxTokens = completionCap(model, req.max_tokens);
+      const model = modelFor(req);
       const started = performance.now();
-      if (model.provider === "local") return localCompletion(model, answerLocally(req.messages, maxTokens), started);
+      if (model.provider === "local") return localCompletion(model, answerLocally(req.messages, completionCap(model, req.max_tokens)), started);
       return providerCompletion(model, await requestCompletion(provider, providerRequest(model, req), opts.signal), started);
     },
   };

@@ -12,6 +12,16 @@ export function countTokens(text: string): number {
   return (text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
 }
 
+/**
+ * Token usage by our own count: each message's tokens plus 2 for its role framing, and the answer's tokens. The
+ * built-in model's usage, and the estimate for a provider that reports none (a stream cut short).
+ */
+export function estimateUsage(messages: readonly { content: string }[], answer: string): LocalAnswer["usage"] {
+  const prompt = messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
+  const completion = countTokens(answer);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
 /** The built-in model's stream pieces: each word with its trailing space, concatenating back to `text`. */
 export function splitIntoTokens(text: string): string[] {
   return text.match(/\s*\S+\s*/gy) ?? (text === "" ? [] : [text]);
@@ -36,7 +46,5 @@ export function answerLocally(messages: readonly { role: string; content: string
     }
     content = out.trimEnd();
   }
-  const promptTokens = messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
-  const completionTokens = countTokens(content);
-  return { content, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
+  return { content, usage: estimateUsage(messages, content) };
 }
