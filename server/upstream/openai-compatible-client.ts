@@ -39,18 +39,13 @@ export interface ProviderConfig {
   timeoutMs: number;
 }
 
-/** POSTs one non-streaming completion; asks OpenRouter for `usage.cost` (harmless elsewhere). */
+/** POSTs one non-streaming completion. */
 export async function requestCompletion(cfg: ProviderConfig, req: ProviderRequest, signal?: AbortSignal): Promise<ProviderAnswer> {
   const timeout = AbortSignal.timeout(cfg.timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let res: Response;
   try {
-    res = await fetch(`${cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ ...req, stream: false, usage: { include: true } }),
-      signal: combined,
-    });
+    res = await postChatCompletions(cfg, { ...req, stream: false }, "application/json", combined);
   } catch {
     throw classifyAbort(signal, timeout, cfg.timeoutMs);
   }
@@ -63,6 +58,24 @@ export async function requestCompletion(cfg: ProviderConfig, req: ProviderReques
   }
   if (!res.ok) throw new UpstreamError("http_error", `provider answered HTTP ${res.status}`, res.status);
   return parseAnswer(body, req.model);
+}
+
+/** POSTs to the provider's /chat/completions with our key; asks OpenRouter for `usage.cost` (harmless elsewhere). */
+function postChatCompletions(cfg: ProviderConfig, body: Record<string, unknown>, accept: string, signal: AbortSignal): Promise<Response> {
+  return fetch(`${cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept },
+    body: JSON.stringify({ ...body, usage: { include: true } }),
+    signal,
+  });
+}
+
+/** A provider's `usage` when it holds non-negative prompt and completion token counts, else undefined. */
+function parseUsage(u: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown } | undefined): ProviderAnswer["usage"] | undefined {
+  const prompt = u?.prompt_tokens;
+  const completion = u?.completion_tokens;
+  if (typeof prompt !== "number" || typeof completion !== "number" || prompt < 0 || completion < 0) return undefined;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cost: u?.cost };
 }
 
 function classifyAbort(signal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): UpstreamError {
@@ -80,10 +93,8 @@ function parseAnswer(body: unknown, requestedModel: string): ProviderAnswer {
   };
   const choice = Array.isArray(b?.choices) ? b.choices[0] : undefined;
   const content = choice?.message?.content;
-  const usage = b?.usage;
-  const prompt = usage?.prompt_tokens;
-  const completion = usage?.completion_tokens;
-  if (typeof content !== "string" || typeof prompt !== "number" || typeof completion !== "number" || prompt < 0 || completion < 0) {
+  const usage = parseUsage(b?.usage);
+  if (typeof content !== "string" || !usage) {
     throw new UpstreamError("bad_response", "provider answer lacks choices[0].message.content or usage");
   }
   return {
@@ -91,7 +102,7 @@ function parseAnswer(body: unknown, requestedModel: string): ProviderAnswer {
     model: typeof b.model === "string" ? b.model : requestedModel,
     content,
     finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : "stop",
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cost: usage?.cost },
+    usage,
   };
 }
 
@@ -112,12 +123,7 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
   try {
     let res: Response;
     try {
-      res = await fetch(`${cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ ...req, stream: true, stream_options: { include_usage: true }, usage: { include: true } }),
-        signal: combined,
-      });
+      res = await postChatCompletions(cfg, { ...req, stream: true, stream_options: { include_usage: true } }, "text/event-stream", combined);
     } catch {
       throw failure();
     }
@@ -187,11 +193,7 @@ function parseStreamChunk(data: string): { id?: string; model?: string; content?
   if (b.error !== undefined) throw new UpstreamError("http_error", "provider reported an error mid-stream");
   const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
   const content = choice?.delta?.content;
-  const u = b.usage;
-  const usage =
-    u && typeof u.prompt_tokens === "number" && typeof u.completion_tokens === "number" && u.prompt_tokens >= 0 && u.completion_tokens >= 0
-      ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens, cost: u.cost }
-      : undefined;
+  const usage = parseUsage(b.usage);
   return {
     ...(typeof b.id === "string" ? { id: b.id } : {}),
     ...(typeof b.model === "string" ? { model: b.model } : {}),
