@@ -29,3 +29,13 @@ export function setEnv(vars: Record<string, string | undefined>): () => void {
     resetServiceKeysForTests();
   };
 }
+
+/** Runs `fn` with more env overrides, restoring the previous env (and reloading config and keys) afterwards. */
+export async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
+  const undo = setEnv(vars);
+  try {
+    return await fn();
+  } finally {
+    undo();
+  }
+}

@@ -1,13 +1,13 @@
 // The hosted verifier's failures: 400 invalid_request, 413 payload_too_large, 502 upstream_error and 500
 // server_misconfigured. No error body carries a verifier_signature, a stack trace or a secret.
-import { rmSync } from "node:fs";
 import net from "node:net";
 import bs58 from "bs58";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { generateKeypair, toSolanaCliJson } from "../../keys/parse-secret-key";
-import { setEnv, tempDataDir } from "../support/env";
+import { withEnv } from "../support/env";
+import { useHostedVerifierEnv } from "./hosted-verifier-env";
 import { closedPort, startHangingServer, startRecordedRpc, startServer, type LocalServer, type RecordedRpc } from "./local-servers";
 import { assertVectorsPresent, readVector, vectorNames, type Vector } from "./vectors";
 
@@ -47,7 +47,6 @@ let brokenService: LocalServer;
 let status999: net.Server;
 let status999Url: string;
 let deadUrl: string;
-const dataDirs: string[] = [];
 
 beforeAll(async () => {
   rpc = await startRecordedRpc();
@@ -64,33 +63,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([rpc.close(), hanging.close(), brokenService.close(), new Promise<void>((r) => status999.close(() => r()))]);
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-let restore: () => void;
-beforeEach(() => {
-  const dataDir = tempDataDir("signet-verify-err-");
-  dataDirs.push(dataDir);
-  restore = setEnv({
-    NODE_ENV: "test",
-    SIGNET_DATA_DIR: dataDir,
-    SERVICE_OPERATOR_SECRET_KEY: undefined,
-    VERIFIER_SECRET_KEY: undefined,
-    VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
-    SOLANA_DEVNET_RPC_URL: deadUrl,
-    SOLANA_MAINNET_RPC_URL: deadUrl,
-  });
-});
-afterEach(() => restore());
-
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const undo = setEnv(vars);
-  try {
-    return await fn();
-  } finally {
-    undo();
-  }
-}
+useHostedVerifierEnv("signet-verify-err-", () => deadUrl);
 
 describe("POST /api/verify rejects malformed input", () => {
   it("finds the vectors folder with at least one vector", () => {

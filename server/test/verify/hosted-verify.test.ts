@@ -2,9 +2,8 @@
 // operator-key endpoint and the chain RPC, and the public vectors. Failures (400/413/500/502) live in
 // hosted-verify-errors.test.ts.
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
 import bs58 from "bs58";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
@@ -13,7 +12,8 @@ import { generateKeypair } from "../../keys/parse-secret-key";
 import { buildReceipt, type ReceiptFacts } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
 import { canonicalJson, CHECK_NAMES, SOLANA_DEVNET_CAIP2, verifyEd25519 } from "../../verify";
-import { setEnv, tempDataDir } from "../support/env";
+import { withEnv } from "../support/env";
+import { useHostedVerifierEnv } from "./hosted-verifier-env";
 import { closedPort, pipeResponse, startRecordedRpc, startServer, type LocalServer, type RecordedRpc } from "./local-servers";
 import { assertVectorsPresent, expectedChecks, readVector, vectorNames } from "./vectors";
 
@@ -79,7 +79,6 @@ let rpc: RecordedRpc;
 /** Plays the main service for `endpoint`: serves GET /api/v1/operator-key through the real route handler. */
 let service: LocalServer;
 let deadRpcUrl: string;
-const dataDirs: string[] = [];
 
 beforeAll(async () => {
   rpc = await startRecordedRpc();
@@ -93,35 +92,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([rpc.close(), service.close()]);
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-let restore: () => void;
-beforeEach(() => {
-  const dataDir = tempDataDir("signet-verify-");
-  dataDirs.push(dataDir);
-  restore = setEnv({
-    NODE_ENV: "test",
-    SIGNET_DATA_DIR: dataDir,
-    SERVICE_OPERATOR_SECRET_KEY: undefined,
-    VERIFIER_SECRET_KEY: undefined,
-    VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
-    // The service's own chain RPCs point nowhere unless a test says otherwise: nothing may fall back to them.
-    SOLANA_DEVNET_RPC_URL: deadRpcUrl,
-    SOLANA_MAINNET_RPC_URL: deadRpcUrl,
-  });
-});
-afterEach(() => restore());
-
-/** Runs `fn` with more env overrides, restoring the test's env (and reloading config and keys) afterwards. */
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const undo = setEnv(vars);
-  try {
-    return await fn();
-  } finally {
-    undo();
-  }
-}
+useHostedVerifierEnv("signet-verify-", () => deadRpcUrl);
 
 describe("POST /api/verify over the public vectors (sir-v2)", () => {
   it("finds the vectors folder with at least one vector", () => {
