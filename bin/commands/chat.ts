@@ -6,7 +6,7 @@ import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
 import { config } from "../../server/env";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Receipt } from "../../server/receipts/receipt-types";
-import { sseData } from "../../server/streaming/read-sse";
+import { readStreamedAnswer } from "../../server/streaming/read-sse";
 import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
@@ -119,35 +119,22 @@ async function printStream(res: Response, opts: ReportOptions & { started: numbe
   const settlement = res.headers.get("payment-response");
   const headersAt = Date.now() - opts.started;
   if (settlement) process.stderr.write(`paid: tx ${decodePaymentResponseHeader(settlement).transaction} (settled before the first byte)\n`);
-  const chunks: unknown[] = [];
-  let receipt: Receipt | null = null;
   let firstByte = -1;
   let lastByte = -1;
   let receiptAt = -1;
-  let failure: string | null = null;
-  for await (const data of sseData(res.body!)) {
-    const at = Date.now() - opts.started;
-    if (data === "[DONE]") continue;
-    const event = data as { object?: string; receipt?: Receipt; error?: { code?: string; message?: string }; choices?: { delta?: { content?: string } }[] };
-    if (event.object === "service.receipt" && event.receipt) {
-      receipt = event.receipt;
-      receiptAt = at;
-    } else if (event.error) {
-      failure = `${event.error.code ?? "error"}: ${event.error.message ?? ""}`;
-    } else {
-      chunks.push(data);
-      const content = event.choices?.[0]?.delta?.content;
-      if (content) {
-        if (firstByte < 0) firstByte = at;
-        lastByte = at;
-        process.stdout.write(content);
-      }
-    }
-  }
+  const answer = await readStreamedAnswer(res.body!, {
+    onContent: (content) => {
+      lastByte = Date.now() - opts.started;
+      if (firstByte < 0) firstByte = lastByte;
+      process.stdout.write(content);
+    },
+    onReceipt: () => (receiptAt = Date.now() - opts.started),
+  });
   process.stdout.write("\n");
-  process.stderr.write(`timeline: headers ${headersAt} ms, first token ${firstByte} ms, last token ${lastByte} ms, receipt event ${receiptAt} ms (${chunks.length} chunks)\n`);
-  if (failure) throw new UsageError(`the stream ended with an error: ${failure}`);
-  if (!receipt) throw new UsageError("the stream carried no receipt event");
+  process.stderr.write(`timeline: headers ${headersAt} ms, first token ${firstByte} ms, last token ${lastByte} ms, receipt event ${receiptAt} ms (${answer.chunks.length} chunks)\n`);
+  if (answer.error) throw new UsageError(`the stream ended with an error: ${answer.error.code ?? "error"}: ${answer.error.message ?? ""}`);
+  if (!answer.receipt) throw new UsageError("the stream carried no receipt event");
+  const { receipt, chunks } = answer;
   return verifyAndReport(receipt, opts.messages, chunks, opts);
 }
 

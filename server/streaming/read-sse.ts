@@ -53,8 +53,14 @@ export interface StreamedAnswer {
   done: boolean;
 }
 
+/** Called as the answer arrives, for a client that shows it live (the CLI's tokens and timeline). */
+export interface StreamedAnswerListener {
+  onContent?: (content: string) => void;
+  onReceipt?: () => void;
+}
+
 /** Reads a whole streamed answer. */
-export async function readStreamedAnswer(body: ReadableStream<Uint8Array>): Promise<StreamedAnswer> {
+export async function readStreamedAnswer(body: ReadableStream<Uint8Array>, listener: StreamedAnswerListener = {}): Promise<StreamedAnswer> {
   const answer: StreamedAnswer = { chunks: [], text: "", receipt: null, error: null, done: false };
   for await (const data of sseData(body)) {
     if (data === "[DONE]") {
@@ -62,12 +68,17 @@ export async function readStreamedAnswer(body: ReadableStream<Uint8Array>): Prom
       continue;
     }
     const event = data as { object?: unknown; receipt?: Receipt; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
-    if (event.object === "service.receipt" && event.receipt) answer.receipt = event.receipt;
-    else if (event.error) answer.error = event.error;
+    if (event.object === "service.receipt" && event.receipt) {
+      answer.receipt = event.receipt;
+      listener.onReceipt?.();
+    } else if (event.error) answer.error = event.error;
     else if (event.object === "chat.completion.chunk") {
       answer.chunks.push(data);
       const content = event.choices?.[0]?.delta?.content;
-      if (typeof content === "string") answer.text += content;
+      if (typeof content === "string" && content !== "") {
+        answer.text += content;
+        listener.onContent?.(content);
+      }
     }
   }
   return answer;
