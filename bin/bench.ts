@@ -13,7 +13,6 @@ import { createStockPaidRoute } from "../server/bench/stock-x402-route";
 import { startLocalnet } from "../server/chain/localnet";
 import { operatorKeypair } from "../server/keys/service-keys";
 import { generateKeypair } from "../server/keys/parse-secret-key";
-import { creditBalance } from "../server/ledger/record-settlement";
 import { parseReceiptText, verifyReceipt } from "../server/verify";
 import { buildPaymentHeader, challengeOf, startPaidStack } from "../server/test/support/paid-stack";
 import type { KeyPairSigner } from "@solana/kit";
@@ -172,10 +171,7 @@ try {
   // Prepaid: many agents (the rate limit is per agent), signed bodies prepared before the clock starts.
   const agents = Array.from({ length: PREPAID_CONCURRENCY }, () => generateKeypair());
   for (const a of agents) {
-    await stack.tdb.prisma.$transaction(async (tx) => {
-      await tx.ledgerEntry.create({ data: { agentPubkey: a.publicKeyBase58, network: DEVNET, kind: "bench_credit", units: 1_000_000_000n } });
-      await creditBalance(tx, a.publicKeyBase58, DEVNET, 1_000_000_000n);
-    });
+    await stack.credit(a.publicKeyBase58, 1_000_000_000n, "bench_credit");
   }
   const prepaidJobs = Array.from({ length: PREPAID_CALLS + 20 }, (_, i) => {
     const kp = agents[i % agents.length]!;

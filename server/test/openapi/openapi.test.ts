@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { creditBalance } from "../../ledger/record-settlement";
 import { signedRequestMessage } from "../../prepaid/signed-request";
 import { signDetached } from "../../receipts/sign-receipt";
 import { sseData } from "../../streaming/read-sse";
@@ -129,10 +128,7 @@ describe("real answers match the document", () => {
 
   it("the prepaid routes: inference 200 JSON and SSE, 401, 402; credits 200 and 401; top-up 402", async () => {
     const kp = generateKeypair();
-    await stack.tdb.prisma.$transaction(async (tx) => {
-      await tx.ledgerEntry.create({ data: { agentPubkey: kp.publicKeyBase58, network: DEVNET, kind: "test_credit", units: 100_000n } });
-      await creditBalance(tx, kp.publicKeyBase58, DEVNET, 100_000n);
-    });
+    await stack.credit(kp.publicKeyBase58, 100_000n);
     const signed = (body: Record<string, unknown>) => {
       const text = JSON.stringify({ model: "local/echo-1", prompt: "openapi", nonce: newNonce(), timestamp: Date.now(), ...body });
       return { headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "/api/v1/inference", text) }, body: text };

@@ -5,10 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { creditBalance } from "../../ledger/record-settlement";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
-const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 let stack: PaidStack;
 const statements: string[] = [];
 const query = pg.Client.prototype.query;
@@ -49,10 +47,7 @@ describe("round trips per call", () => {
 
   it("a prepaid call: admission, hold, capture + log, receipt", async () => {
     const kp = generateKeypair();
-    await stack.tdb.prisma.$transaction(async (tx) => {
-      await tx.ledgerEntry.create({ data: { agentPubkey: kp.publicKeyBase58, network: DEVNET, kind: "test_credit", units: 1_000_000n } });
-      await creditBalance(tx, kp.publicKeyBase58, DEVNET, 1_000_000n);
-    });
+    await stack.credit(kp.publicKeyBase58, 1_000_000n);
     // The occasional purge of old nonces (one claim in 500) is a sixth statement by design; keep it out of the count.
     vi.spyOn(Math, "random").mockReturnValue(0.5);
     for (let i = 0; i < 2; i++) {

@@ -7,7 +7,6 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
-import { creditBalance } from "../../ledger/record-settlement";
 import { parseReceiptText, verifyReceipt, formatUnitsAsUsdc } from "../../verify";
 import { worstCaseCostUnits, findModel } from "../../upstream";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -42,10 +41,7 @@ afterAll(async () => {
 });
 
 async function credit(agent: string, units: bigint): Promise<void> {
-  await stack.tdb.prisma.$transaction(async (tx) => {
-    await tx.ledgerEntry.create({ data: { agentPubkey: agent, network: DEVNET, kind: "test_credit", units } });
-    await creditBalance(tx, agent, DEVNET, units);
-  });
+  await stack.credit(agent, units);
 }
 
 function call(kp: Ed25519Keypair, body: Record<string, unknown>, opts: { raw?: string; headers?: Record<string, string> } = {}): Promise<Response> {

@@ -9,7 +9,6 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
-import { creditBalance } from "../../ledger/record-settlement";
 import { readStreamedAnswer, sseData } from "../../streaming/read-sse";
 import { answerLocally } from "../../upstream/local-model";
 import { costFromTokens, findModel } from "../../upstream/model-catalog";
@@ -42,10 +41,7 @@ async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean): Pro
 
 async function prepaidAgent(units: bigint) {
   const kp = generateKeypair();
-  await stack.tdb.prisma.$transaction(async (tx) => {
-    await tx.ledgerEntry.create({ data: { agentPubkey: kp.publicKeyBase58, network: DEVNET, kind: "test_credit", units } });
-    await creditBalance(tx, kp.publicKeyBase58, DEVNET, units);
-  });
+  await stack.credit(kp.publicKeyBase58, units);
   return kp;
 }
 

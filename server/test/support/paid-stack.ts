@@ -5,6 +5,7 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { startLocalnet, type Localnet } from "../../chain/localnet";
 import { closeDb } from "../../db";
 import { generateKeypair } from "../../keys/parse-secret-key";
+import { creditBalance } from "../../ledger/record-settlement";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 import { setEnv, tempDataDir } from "./env";
 import { createPayingFetch } from "../../agent/paying-fetch";
@@ -31,6 +32,8 @@ export interface PaidStack {
   newAgent(usdcUnits?: bigint, chain?: Localnet): Promise<KeyPairSigner>;
   /** A stock @x402/fetch client for `signer`, whose requests go to the route handler. */
   payingFetch(signer: KeyPairSigner): typeof fetch;
+  /** Credits `units` of prepaid credit on devnet to `agentPubkey`: a ledger entry of `kind` and the balance, together. */
+  credit(agentPubkey: string, units: bigint, kind?: string): Promise<void>;
   /** A fresh EVM agent holding `usdcUnits` of test USDC and no ETH. */
   newEvmAgent(usdcUnits?: bigint, chain?: LocalEvmChain): Promise<PrivateKeyAccount>;
   /** A stock @x402/fetch client with the exact EVM scheme for `account`, whose requests go to the route handler. */
@@ -92,6 +95,12 @@ export async function startPaidStack(
       const rpcs: Record<string, string> = { [devnet.caip2]: devnet.url };
       if (mainnet) rpcs[mainnet.caip2] = mainnet.url;
       return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
+    },
+    async credit(agentPubkey, units, kind = "test_credit") {
+      await tdb.prisma.$transaction(async (tx) => {
+        await tx.ledgerEntry.create({ data: { agentPubkey, network: devnet.caip2, kind, units } });
+        await creditBalance(tx, agentPubkey, devnet.caip2, units);
+      });
     },
     async newEvmAgent(usdcUnits = 1_000_000n, chain = baseSepolia ?? undefined) {
       if (!chain) throw new Error("start the stack with evm: true");
