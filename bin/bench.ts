@@ -18,9 +18,16 @@ import { buildPaymentHeader, challengeOf, startPaidStack } from "../server/test/
 import type { KeyPairSigner } from "@solana/kit";
 
 const PAID_CONCURRENCY = [8, 32];
-const PAID_CALLS_PER_WORKER = Number(process.env.BENCH_PAID_CALLS_PER_WORKER ?? 12);
-const OVERHEAD_CALLS = Number(process.env.BENCH_OVERHEAD_CALLS ?? 100);
-const PREPAID_CALLS = Number(process.env.BENCH_PREPAID_CALLS ?? 2000);
+/** A positive call count from the environment, or the default; anything else stops the bench before it starts. */
+function callCount(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[1-9]\d{0,6}$/.test(raw)) throw new Error(`${name} must be a whole number from 1 to 9999999, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+const PAID_CALLS_PER_WORKER = callCount("BENCH_PAID_CALLS_PER_WORKER", 12);
+const OVERHEAD_CALLS = callCount("BENCH_OVERHEAD_CALLS", 100);
+const PREPAID_CALLS = callCount("BENCH_PREPAID_CALLS", 2000);
 const PREPAID_CONCURRENCY = 16;
 const VERIFY_SECONDS = 2;
 const PRICE_UNITS = 1_000n;
