@@ -1,4 +1,4 @@
-// The public receipt vectors (shared/conformance/sir-v2) are a test of their own: the library must agree with every
+// The public receipt vectors (vendored in ./vectors/sir-v2) are a test of their own: the library must agree with every
 // boolean in every folder, offline. "skip-offline" checks must come out false offline (the vectors' notes say so).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -7,7 +7,7 @@ import { receiptSigningBytes, verifyReceipt, CHECK_NAMES } from "./verify-receip
 import { promptHashCandidates, responseHash } from "./hashes";
 import type { FetchLike } from "./json-rpc";
 
-export const VECTORS_DIR = path.resolve(__dirname, "../../../shared/conformance/sir-v2");
+export const VECTORS_DIR = path.join(__dirname, "vectors/sir-v2");
 
 const mustNotFetch: FetchLike = () => {
   throw new Error("offline conformance must not touch the network");

@@ -1,4 +1,4 @@
-// The public receipt vectors (../shared/conformance/sir-v2 beside the repo root), read the way CI lays them out.
+// The public receipt vectors, vendored in server/verify/vectors/sir-v2 (a verbatim copy of the shared conformance set).
 // A missing or empty folder is a loud failure (assertVectorsPresent), never a silent zero-test pass.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { CHECK_NAMES, type Checks } from "../../verify";
 
 export const REPO_ROOT = path.resolve(__dirname, "../../..");
-export const VECTORS_DIR = path.resolve(REPO_ROOT, "../shared/conformance/sir-v2");
+export const VECTORS_DIR = path.join(REPO_ROOT, "server/verify/vectors/sir-v2");
 
 export interface Vector {
   name: string;
