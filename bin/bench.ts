@@ -1,4 +1,4 @@
-// `npm run bench` (issue #7): measured figures on this machine, side by side in one run, against PostgreSQL and the
+// `npm run bench`: measured figures on this machine, side by side in one run, against PostgreSQL and the
 // local chain with the built-in model. Requests go through the real route handlers in process (no HTTP hop) for both
 // Signet and the stock x402 baseline; payments are built and signed by the stock client before the clock starts.
 // Writes bench/results.json and prints a table with each goal.
@@ -13,7 +13,8 @@ import { createStockPaidRoute } from "../server/bench/stock-x402-route";
 import { startLocalnet } from "../server/chain/localnet";
 import { operatorKeypair } from "../server/keys/service-keys";
 import { generateKeypair } from "../server/keys/parse-secret-key";
-import { parseReceiptText, verifyReceipt } from "../server/verify";
+import { serverVerifier } from "../server/keys/server-verifier";
+import { parseReceiptText } from "../server/verify";
 import { buildPaymentHeader, challengeOf, startPaidStack } from "../server/test/support/paid-stack";
 import type { KeyPairSigner } from "@solana/kit";
 
@@ -197,7 +198,7 @@ try {
   let verified = 0;
   const vStart = performance.now();
   while (performance.now() - vStart < VERIFY_SECONDS * 1000) {
-    const r = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response: lastResponse, operatorKey, offline: true });
+    const r = await serverVerifier.verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response: lastResponse, operatorKey, offline: true });
     if (!r.checks.service_signature_ok) failures++;
     verified++;
   }

@@ -10,7 +10,8 @@ import { readStreamedAnswer } from "../../server/streaming/read-sse";
 import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
-import { CHECK_NAMES, parseReceiptText, verifyReceipt } from "../../server/verify";
+import { serverVerifier } from "../../server/keys/server-verifier";
+import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { UsageError } from "../cli-support";
 
 export const CHAT_USAGE =
@@ -105,7 +106,7 @@ async function verifyAndReport(receipt: Record<string, unknown> | Receipt, messa
     process.stderr.write(`saved receipt.json, prompt.json, response.json in ${opts.save}\n`);
   }
   process.stderr.write("verifying the receipt… ");
-  const verdict = await verifyReceipt({ receipt, prompt: messages, response, endpoint: opts.endpoint, rpc: opts.rpc });
+  const verdict = await serverVerifier.verifyReceipt({ receipt, prompt: messages, response, endpoint: opts.endpoint, rpc: opts.rpc });
   process.stderr.write(verdict.ok ? "ok\n" : "NOT OK\n");
   for (const check of CHECK_NAMES) {
     process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);

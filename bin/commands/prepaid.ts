@@ -1,4 +1,4 @@
-// Prepaid commands: `signet infer`, `signet topup`, `signet balance`, `signet grant` (issue #4).
+// Prepaid commands: `signet infer`, `signet topup`, `signet balance`, `signet grant`.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
@@ -9,7 +9,8 @@ import { config } from "../../server/env";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { signedRequestMessage } from "../../server/prepaid/signed-request";
-import { CHECK_NAMES, parseReceiptText, verifyReceipt } from "../../server/verify";
+import { serverVerifier } from "../../server/keys/server-verifier";
+import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { UsageError } from "../cli-support";
 import { DEMO_AGENT_FILE } from "./chat";
 
@@ -59,7 +60,7 @@ export async function runInfer(argv: string[]): Promise<number> {
   process.stderr.write(`balance: ${res.headers.get("x-credit-balance-usdc") ?? "?"} USDC\n`);
   const parsed = parseReceiptText(res.headers.get("x-service-receipt") ?? "");
   if (!parsed.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
-  const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt, response: answer, endpoint });
+  const verdict = await serverVerifier.verifyReceipt({ receipt: parsed.receipt, prompt, response: answer, endpoint });
   for (const check of CHECK_NAMES) process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
   return verdict.ok ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 // `signet verify`: runs the verifier library on files and prints its result as JSON.
 // Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
 import { parseArgs } from "node:util";
-import { parseReceiptText, verifyReceipt, verifySignatureOnly, VerifierFetchError, VerifyInputError } from "../../server/verify";
+import { serverVerifier } from "../../server/keys/server-verifier";
+import { parseReceiptText, VerifierFetchError, VerifyInputError } from "../../server/verify";
 import { jsonOrText, readTextFile, UsageError } from "../cli-support";
 
 export const VERIFY_USAGE =
@@ -35,14 +36,14 @@ export async function runVerify(argv: string[]): Promise<number> {
   };
   try {
     if (values["signature-only"]) {
-      const result = await verifySignatureOnly({ receipt: parsed.receipt, ...keySource });
+      const result = await serverVerifier.verifySignatureOnly({ receipt: parsed.receipt, ...keySource });
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return result.ok ? 0 : 1;
     }
     if (!values.prompt || !values.response) {
       throw new UsageError(`--prompt and --response are required (or use --signature-only)\nusage: ${VERIFY_USAGE}`);
     }
-    const result = await verifyReceipt({
+    const result = await serverVerifier.verifyReceipt({
       receipt: parsed.receipt,
       prompt: jsonOrText(readTextFile(values.prompt, "prompt")),
       response: jsonOrText(readTextFile(values.response, "response")),

@@ -1,4 +1,4 @@
-// Claiming a grant (issue #4): the wallet's signature over the challenge proves key ownership; then, atomically in
+// Claiming a grant: the wallet's signature over the challenge proves key ownership; then, atomically in
 // SQL, at most once per agent, at most N per hashed IP, and never past the UTC day's budget. The credit lands on the
 // default network's ledger in the same transaction as the grant record.
 import { utf8ToBytes } from "@noble/hashes/utils.js";
@@ -9,7 +9,8 @@ import { AppError } from "../errors";
 import { logEvent } from "../log";
 import { creditBalance } from "../ledger/record-settlement";
 import type { Settings } from "../settings/setting-definitions";
-import { formatUnitsAsUsdc, isBase58PublicKey, verifyEd25519 } from "../verify";
+import { serverVerifier } from "../keys/server-verifier";
+import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
 import { challengeNonce } from "./grant-challenge";
 import { ensureAgent } from "../ledger/atomic-upserts";
 
@@ -28,7 +29,7 @@ const GRANT_LOCK_KEY = 72_910_404;
 
 /** Claims a grant; returns the credited amount and balance. Throws 401/409/429/503 AppErrors. */
 export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: string, settings: Settings): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
-  if (!verifyEd25519(utf8ToBytes(req.challenge), req.signature, req.agent_pubkey)) {
+  if (!serverVerifier.verifyEd25519(utf8ToBytes(req.challenge), req.signature, req.agent_pubkey)) {
     throw new AppError("invalid_signature", "the signature is not the wallet's signature of this challenge");
   }
   const nonce = challengeNonce(req.challenge);

@@ -1,9 +1,8 @@
 // Ed25519 through node:crypto (OpenSSL) for the server: about 15× faster than pure-JS noble for signing receipts and
-// checking signed requests (issue #7's profile: noble's verify capped offline verification at ~1,000/s and its sign
-// was the largest cost of a prepaid call). The browser-safe verifier keeps noble; the server installs this backend.
+// checking signed requests (profiled: noble's verify capped offline verification at ~1,000/s and its sign was the
+// largest cost of a prepaid call). The browser keeps noble; the server's verifier (server-verifier.ts) uses this one.
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
-import { ed25519 } from "@noble/curves/ed25519.js";
-import { useEd25519Verifier } from "../verify/ed25519";
+import type { Ed25519Backend } from "../verify";
 
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -33,28 +32,10 @@ export function signEd25519(message: Uint8Array, seed: Uint8Array): Uint8Array {
   return sign(null, message, key);
 }
 
-/** Strict verification; false (never a throw) for malformed input. */
-export function verifyEd25519Node(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+/** The server's Ed25519Backend: strict RFC 8032 verification; false (never a throw) for malformed input. */
+export const verifyEd25519Node: Ed25519Backend = (signature, message, publicKey) => {
   try {
     return verify(null, message, publicKeyObject(publicKey), signature);
-  } catch {
-    return false;
-  }
-}
-
-let installed = false;
-
-/** Makes server/verify use node:crypto in this process. Idempotent. */
-export function installNodeEd25519(): void {
-  if (installed) return;
-  installed = true;
-  useEd25519Verifier(verifyEd25519Node);
-}
-
-/** noble, for the agreement tests. */
-export const nobleVerify = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean => {
-  try {
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
   } catch {
     return false;
   }

@@ -1,4 +1,4 @@
-// Operator sign-in (issue #5): the server issues a single-use, short-lived challenge; an operator's wallet signs it;
+// Operator sign-in: the server issues a single-use, short-lived challenge; an operator's wallet signs it;
 // a valid signature by a listed operator yields a session. `signet operator login-link` signs a one-time link
 // with an operator key file for servers reached without a browser wallet.
 import { randomBytes } from "node:crypto";
@@ -8,7 +8,8 @@ import type { DbClient } from "../db";
 import { isUniqueViolation } from "../db";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
-import { isBase58PublicKey, verifyEd25519 } from "../verify";
+import { serverVerifier } from "../keys/server-verifier";
+import { isBase58PublicKey } from "../verify";
 import { createSessionToken, operatorPubkeys } from "./session";
 
 /** How long a sign-in challenge or login link may be used. */
@@ -37,7 +38,7 @@ export async function signIn(db: DbClient, input: z.infer<typeof signInSchema>):
     logEvent("operator.sign_in_refused", { pubkey: input.pubkey, reason: "not_an_operator" }, "warn");
     throw new AppError("forbidden", "this key is not an operator of this service");
   }
-  if (!verifyEd25519(utf8ToBytes(input.message), input.signature, input.pubkey)) throw new AppError("invalid_signature", "the signature does not match the challenge");
+  if (!serverVerifier.verifyEd25519(utf8ToBytes(input.message), input.signature, input.pubkey)) throw new AppError("invalid_signature", "the signature does not match the challenge");
   const nonce = /^Nonce: ([0-9a-f]{32})$/m.exec(input.message)?.[1];
   const used = nonce
     ? await db.operatorChallenge.updateMany({ where: { nonce, message: input.message, usedAt: null, expiresAt: { gt: new Date() } }, data: { usedAt: new Date() } })
@@ -61,7 +62,7 @@ export async function redeemLoginLink(db: DbClient, message: string, signature: 
     throw new AppError("invalid_request", "this is not a login link for this service");
   }
   if (!operatorPubkeys().has(pubkey)) throw new AppError("forbidden", "this key is not an operator of this service");
-  if (!verifyEd25519(utf8ToBytes(message), signature, pubkey)) throw new AppError("invalid_signature", "the login link's signature is not valid");
+  if (!serverVerifier.verifyEd25519(utf8ToBytes(message), signature, pubkey)) throw new AppError("invalid_signature", "the login link's signature is not valid");
   if (expires <= Date.now() || expires > Date.now() + SIGN_IN_TTL_MS + 60_000) throw new AppError("challenge_expired", "this login link expired");
   try {
     await db.operatorChallenge.create({ data: { nonce, message, expiresAt: new Date(expires), usedAt: new Date() } });

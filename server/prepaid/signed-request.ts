@@ -2,7 +2,8 @@
 // signature binds the route and cannot be replayed as any other message the key signs. Checked before any parsing.
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { AppError } from "../errors";
-import { isBase58PublicKey, verifyEd25519 } from "../verify";
+import { serverVerifier } from "../keys/server-verifier";
+import { isBase58PublicKey } from "../verify";
 
 /** How far a request's timestamp may be from now (issue #4: 60 s). */
 export const SIGNED_REQUEST_WINDOW_MS = 60_000;
@@ -22,7 +23,7 @@ export function authenticateSignedRequest(headers: Headers, message: Uint8Array)
   const signature = headers.get("x-agent-signature")?.trim();
   if (!pubkey || !signature) throw new AppError("missing_auth_headers", "X-Agent-Pubkey and X-Agent-Signature are required");
   if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_signature", "X-Agent-Pubkey is not a base58 Ed25519 public key");
-  if (!verifyEd25519(message, signature, pubkey)) throw new AppError("invalid_signature", "the signature does not match this request and key");
+  if (!serverVerifier.verifyEd25519(message, signature, pubkey)) throw new AppError("invalid_signature", "the signature does not match this request and key");
   return pubkey;
 }
 

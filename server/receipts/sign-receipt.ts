@@ -1,13 +1,11 @@
-// Signing receipts and other service documents: detached Ed25519 over the UTF-8 canonical JSON, base58 (the seed's
-// §2.2.4). The same canonical bytes the pure verifier checks (server/verify) are the ones signed here.
+// Signing receipts and other service documents: a detached Ed25519 signature, base58, over the UTF-8 canonical JSON
+// of the document without its signature field. The same canonical bytes the pure verifier checks (server/verify) are
+// the ones signed here.
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import bs58 from "bs58";
 import { canonicalJson, receiptSigningBytes } from "../verify";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
-import { installNodeEd25519, signEd25519 } from "../keys/node-ed25519";
-
-// Every server path that signs also verifies (requests, receipts): use node:crypto for both in this process.
-installNodeEd25519();
+import { signEd25519 } from "../keys/node-ed25519";
 import type { Receipt, UnsignedReceipt } from "./receipt-types";
 
 /** Base58 detached Ed25519 signature of `message`. */

@@ -5,7 +5,7 @@ import { signReceipt } from "../receipts/sign-receipt";
 import type { FetchLike } from "./json-rpc";
 import { ERC20_TRANSFER_TOPIC } from "./check-evm-payment";
 import { BASE_SEPOLIA_CAIP2, USDC_CONTRACT_BY_EVM_NETWORK } from "./networks";
-import { verifyReceipt } from "./verify-receipt";
+import { verifyReceipt } from "./create-verifier";
 
 const operator = generateKeypair();
 const AGENT = "0x5b38da6a701c568545dcfcb03fcb875f56beddc4";

@@ -3,9 +3,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { receiptSigningBytes, verifyReceipt, CHECK_NAMES } from "./verify-receipt";
+import { receiptSigningBytes, CHECK_NAMES } from "./verify-receipt";
 import { promptHashCandidates, responseHash } from "./hashes";
 import type { FetchLike } from "./json-rpc";
+import { VERIFIERS } from "./fixtures/verifiers";
 
 export const VECTORS_DIR = path.join(__dirname, "vectors/sir-v2");
 
@@ -53,8 +54,8 @@ describe("conformance vectors (sir-v2)", () => {
       if (expected.response_hash_expected) expect(responseHash(response)).toBe(expected.response_hash_expected);
     });
 
-    it("agrees with every expected check, offline", async () => {
-      const result = await verifyReceipt({ receipt, prompt: request, response, operatorKey, offline: true, fetch: mustNotFetch });
+    it.each(VERIFIERS)("agrees with every expected check, offline, with %s", async (_backend, verifier) => {
+      const result = await verifier.verifyReceipt({ receipt, prompt: request, response, operatorKey, offline: true, fetch: mustNotFetch });
       for (const check of CHECK_NAMES) {
         const want = expected.checks[check];
         expect(want, `expected.json lacks ${check}`).toBeDefined();

@@ -1,4 +1,5 @@
-// Ed25519 detached signatures over base58 keys and signatures (@noble/curves + bs58). Pure and browser-safe.
+// Ed25519 detached signatures over base58 keys and signatures (bs58), with the signature check itself injected: the
+// browser uses noble (@noble/curves), a server passes node:crypto's. Pure and browser-safe.
 import { ed25519 } from "@noble/curves/ed25519.js";
 import bs58 from "bs58";
 
@@ -14,32 +15,28 @@ export function decodeBase58(text: unknown, expectedLength?: number): Uint8Array
   }
 }
 
-type Ed25519Verifier = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean;
+/**
+ * A raw Ed25519 check over a 64-byte signature, the message and a 32-byte public key.
+ * SECURITY: it must be strict RFC 8032 (no ZIP-215 leniency, S below the group order) so every backend accepts exactly
+ * the same signatures, and it must return false, never throw, for malformed input.
+ */
+export type Ed25519Backend = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean;
 
-/** SECURITY: strict RFC 8032 verification (zip215: false) so noble and node:crypto agree on every signature. */
-const nobleVerifier: Ed25519Verifier = (signature, message, publicKey) => {
+/** The browser's backend: noble with zip215 off, which agrees with node:crypto (OpenSSL) on every signature. */
+export const verifyEd25519Noble: Ed25519Backend = (signature, message, publicKey) => {
   try {
     return ed25519.verify(signature, message, publicKey, { zip215: false });
   } catch {
     return false;
   }
 };
-let verifier: Ed25519Verifier = nobleVerifier;
 
-/**
- * Replaces the signature check (a server installs node:crypto's, server/keys/node-ed25519.ts). Browsers keep noble.
- * The replacement must be strict RFC 8032 and never throw.
- */
-export function useEd25519Verifier(next: Ed25519Verifier): void {
-  verifier = next;
-}
-
-/** True when `signatureB58` is a valid Ed25519 signature of `message` by `publicKeyB58`; false for any malformed input. */
-export function verifyEd25519(message: Uint8Array, signatureB58: unknown, publicKeyB58: unknown): boolean {
+/** Checks base58 signature and key with `backend`; false for any malformed input, which never reaches the backend. */
+export function checkEd25519(backend: Ed25519Backend, message: Uint8Array, signatureB58: unknown, publicKeyB58: unknown): boolean {
   const signature = decodeBase58(signatureB58, 64);
   const publicKey = decodeBase58(publicKeyB58, 32);
   if (!signature || !publicKey) return false;
-  return verifier(signature, message, publicKey);
+  return backend(signature, message, publicKey);
 }
 
 /** True for a base58 string that decodes to a 32-byte public key. */

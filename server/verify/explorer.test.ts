@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateKeypair } from "../keys/parse-secret-key";
 import { signDocument } from "../receipts/sign-receipt";
-import { readExplorerInput, readTextOrJson, verifyVerdictSignature } from "./explorer";
+import { readExplorerInput, readTextOrJson } from "./explorer";
+import { VERIFIERS } from "./fixtures/verifiers";
 
 describe("readExplorerInput()", () => {
   const id = "7e235f9d-78fc-43c5-afea-c469724a69f1";
@@ -31,7 +32,7 @@ describe("readTextOrJson()", () => {
   });
 });
 
-describe("verifyVerdictSignature()", () => {
+describe.each(VERIFIERS)("verifyVerdictSignature() with %s", (_backend, { verifyVerdictSignature }) => {
   it("accepts a verdict signed by the verifier key and rejects a tampered one or another key", () => {
     const key = generateKeypair();
     const verdict = signDocument({ v: 1, ok: true, receipt_signature: "x" }, "verifier_signature", key);

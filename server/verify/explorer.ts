@@ -1,12 +1,12 @@
 // What the receipt explorer runs in the browser: read what a person pasted (receipt JSON, the base64 header, an id
 // or a permalink), verify with everything given (signature only when no texts), and check a hosted verdict's
-// signature. Pure and browser-safe.
+// signature. Pure and browser-safe; the Ed25519 backend is passed in (createVerifier binds it).
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
-import { verifyEd25519 } from "./ed25519";
+import { checkEd25519, type Ed25519Backend } from "./ed25519";
 import type { FetchLike } from "./json-rpc";
 import { parseReceiptText } from "./parse-receipt";
-import { verifyReceipt, verifySignatureOnly, type CheckName } from "./verify-receipt";
+import { verifyReceiptWith, verifySignatureOnlyWith, type CheckName } from "./verify-receipt";
 
 export type ExplorerInput = { kind: "receipt"; receipt: Record<string, unknown> } | { kind: "id"; id: string } | { kind: "invalid"; reason: string };
 
@@ -41,18 +41,22 @@ export interface ExplorerVerdict {
   operatorKey: string;
 }
 
-/** Full verification when both texts are given, else signature-only (which proves who minted it, nothing more). */
-export async function verifyForExplorer(input: {
+export interface ExplorerVerifyInput {
   receipt: Record<string, unknown>;
+  /** Undefined (an empty box) means signature-only. */
   prompt: unknown;
   response: unknown;
   operatorKey: string;
+  /** The service's advertised RPC per CAIP-2 network. */
   rpcByNetwork: Record<string, string>;
   rpcOverride?: string;
   fetch?: FetchLike;
-}): Promise<ExplorerVerdict> {
+}
+
+/** Full verification when both texts are given, else signature-only (which proves who minted it, nothing more). */
+export async function verifyForExplorerWith(ed25519: Ed25519Backend, input: ExplorerVerifyInput): Promise<ExplorerVerdict> {
   if (input.prompt === undefined || input.response === undefined) {
-    const r = await verifySignatureOnly({ receipt: input.receipt, operatorKey: input.operatorKey, ...(input.fetch ? { fetch: input.fetch } : {}) });
+    const r = await verifySignatureOnlyWith(ed25519, { receipt: input.receipt, operatorKey: input.operatorKey, ...(input.fetch ? { fetch: input.fetch } : {}) });
     return { mode: "signature-only", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
   }
   const network = (input.receipt.payment as { network?: unknown } | undefined)?.network;
@@ -63,7 +67,7 @@ export async function verifyForExplorer(input: {
       ? Object.entries(input.rpcByNetwork).find(([caip2]) => network === caip2 || (caip2.startsWith("solana:") && network.startsWith(caip2)))?.[1]
       : undefined;
   const rpc = input.rpcOverride?.trim() || advertised;
-  const r = await verifyReceipt({
+  const r = await verifyReceiptWith(ed25519, {
     receipt: input.receipt,
     prompt: input.prompt,
     response: input.response,
@@ -74,12 +78,14 @@ export async function verifyForExplorer(input: {
   return { mode: "full", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
 }
 
-/** True when a hosted verdict's `verifier_signature` is valid under `verifierKey`. */
-export function verifyVerdictSignature(verdict: Record<string, unknown>, verifierKey: string): boolean {
+/** True when a hosted verdict's `verifier_signature` is valid under `verifierKey` (checked with `ed25519`). */
+export function verifyVerdictSignatureWith(ed25519: Ed25519Backend, verdict: Record<string, unknown>, verifierKey: string): boolean {
   const { verifier_signature: signature, ...rest } = verdict;
+  let message: Uint8Array;
   try {
-    return verifyEd25519(utf8ToBytes(canonicalJson(rest)), signature, verifierKey);
+    message = utf8ToBytes(canonicalJson(rest));
   } catch {
     return false;
   }
+  return checkEd25519(ed25519, message, signature, verifierKey);
 }

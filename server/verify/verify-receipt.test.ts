@@ -4,8 +4,9 @@ import { buildReceipt } from "../receipts/build-receipt";
 import { signReceipt } from "../receipts/sign-receipt";
 import type { Receipt } from "../receipts/receipt-types";
 import { VerifierFetchError, type FetchLike } from "./json-rpc";
-import { verifyReceipt, verifySignatureOnly, VerifyInputError } from "./verify-receipt";
+import { VerifyInputError } from "./verify-receipt";
 import { AGENT, DEVNET_USDC, PAY_TO, recordedTransaction, TX_SIGNATURE, type RecordedTxOptions } from "./fixtures/recorded-transaction";
+import { VERIFIERS } from "./fixtures/verifiers";
 
 const operator = generateKeypair();
 const messages = [{ role: "user", content: "Say hi 😀 \u2028 \"q\" \\" }];
@@ -43,7 +44,7 @@ const mustNotFetch: FetchLike = () => {
 
 const pinned = { operatorKey: operator.publicKeyBase58, rpc: "http://rpc.invalid" };
 
-describe("verifyReceipt()", () => {
+describe.each(VERIFIERS)("verifyReceipt() with %s", (_backend, { verifyReceipt, verifySignatureOnly }) => {
   it("passes all five checks for a paid receipt whose transfer is on chain", async () => {
     const result = await verifyReceipt({ receipt: paidReceipt(), prompt: messages, response, ...pinned, fetch: recordedRpc({}) });
     expect(result.checks).toEqual({

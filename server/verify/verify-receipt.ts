@@ -1,10 +1,11 @@
-// Receipt verification (the seed's §2.3): five checks over a receipt, its prompt and its response.
-// Pure and browser-safe: the explorer runs this same module in the browser; the hosted verifier runs it on the server.
+// Receipt verification: five checks over a receipt, its prompt and its response, with the Ed25519 backend passed in.
+// Pure and browser-safe: the explorer runs this same module in the browser (noble); the hosted verifier runs it on the
+// server (node:crypto). Callers use the bound methods of createVerifier() (create-verifier.ts).
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
 import { promptHashCandidates, responseHash } from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
-import { decodeBase58, verifyEd25519 } from "./ed25519";
+import { checkEd25519, decodeBase58, type Ed25519Backend } from "./ed25519";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
 import {
   DEFAULT_EVM_RPC_BY_NETWORK,
@@ -72,10 +73,11 @@ export class VerifyInputError extends TypeError {
 }
 
 /**
- * Runs all five checks. `ok` is true only if every check passes. Throws VerifierFetchError when the operator key or
- * the chain could not be reached (an outage is not a verdict), VerifyInputError on misuse.
+ * Runs all five checks, the signature one with `ed25519`. `ok` is true only if every check passes. Throws
+ * VerifierFetchError when the operator key or the chain could not be reached (an outage is not a verdict),
+ * VerifyInputError on misuse.
  */
-export async function verifyReceipt(input: VerifyReceiptInput): Promise<VerifyResult> {
+export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyReceiptInput): Promise<VerifyResult> {
   const receipt = assertReceiptObject(input.receipt);
   const operatorKey = await resolveOperatorKey(input);
   const fetchOpts = fetchOptions(input);
@@ -84,7 +86,7 @@ export async function verifyReceipt(input: VerifyReceiptInput): Promise<VerifyRe
   const promptMatch = promptHashCandidates(input.prompt).find((c) => c.hash === expectedPrompt);
   const computedResponse = responseHash(input.response);
   const responseOk = computedResponse !== null && computedResponse === receipt.response_hash;
-  const signatureOk = checkSignature(receipt, operatorKey);
+  const signatureOk = checkSignature(ed25519, receipt, operatorKey);
   const payment = await checkPayment(receipt, input, fetchOpts);
 
   const checks: Checks = {
@@ -115,11 +117,11 @@ export async function verifyReceipt(input: VerifyReceiptInput): Promise<VerifyRe
   };
 }
 
-/** Checks only the operator signature: proves the operator minted the receipt, not that any text matches it. */
-export async function verifySignatureOnly(input: SignatureOnlyInput): Promise<SignatureOnlyResult> {
+/** Checks only the operator signature (with `ed25519`): proves the operator minted the receipt, not that any text matches it. */
+export async function verifySignatureOnlyWith(ed25519: Ed25519Backend, input: SignatureOnlyInput): Promise<SignatureOnlyResult> {
   const receipt = assertReceiptObject(input.receipt);
   const operatorKey = await resolveOperatorKey(input);
-  const ok = checkSignature(receipt, operatorKey);
+  const ok = checkSignature(ed25519, receipt, operatorKey);
   return { ok, checks: { service_signature_ok: ok }, reasons: { service_signature_ok: signatureReason(ok, operatorKey) }, operatorKey };
 }
 
@@ -129,14 +131,14 @@ export function receiptSigningBytes(receipt: Record<string, unknown>): Uint8Arra
   return utf8ToBytes(canonicalJson(unsigned));
 }
 
-function checkSignature(receipt: Record<string, unknown>, operatorKey: string): boolean {
+function checkSignature(ed25519: Ed25519Backend, receipt: Record<string, unknown>, operatorKey: string): boolean {
   let message: Uint8Array;
   try {
     message = receiptSigningBytes(receipt);
   } catch {
     return false;
   }
-  return verifyEd25519(message, receipt.service_signature, operatorKey);
+  return checkEd25519(ed25519, message, receipt.service_signature, operatorKey);
 }
 
 function signatureReason(ok: boolean, operatorKey: string): string {
