@@ -1,11 +1,19 @@
 #!/usr/bin/env node
 // `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then the browser suite (Playwright).
 // Each runner appends its counts to a summary file; this prints ONE closing line `N passed, N failed, N skipped`
-// (the line CI reads) and exits non-zero if any runner failed.
+// (the line CI reads) and exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium
+// is installed first, or the run stops before any test with one line saying what to install.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { ensureChromiumHere } from "./ensure-chromium.mjs";
+
+const chromium = ensureChromiumHere();
+if (!chromium.ok) {
+  console.error(chromium.message);
+  process.exit(1);
+}
 
 const summaryFile = path.join(mkdtempSync(path.join(tmpdir(), "signet-tests-")), "summary.jsonl");
 const env = {
