@@ -3,8 +3,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useWallet } from "@solana/wallet-adapter-react";
 import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import { useState } from "react";
-import { signInWithWallet } from "@/server/operator-auth/sign-in-client";
-import { useTRPC } from "@/server/trpc/client/trpc-react";
+import { signInWithWallet } from "@/app/_client/sign-in-client";
+import { useTRPC } from "@/app/_client/trpc-react";
 
 export function OperatorDashboard() {
   const trpc = useTRPC();

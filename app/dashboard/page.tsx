@@ -1,4 +1,4 @@
-import { TrpcReactProvider } from "@/server/trpc/client/trpc-react";
+import { TrpcReactProvider } from "@/app/_client/trpc-react";
 import { WalletProviders } from "../wallet-providers";
 import { OperatorDashboard } from "./operator-dashboard";
 

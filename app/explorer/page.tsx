@@ -1,4 +1,4 @@
-import { TrpcReactProvider } from "@/server/trpc/client/trpc-react";
+import { TrpcReactProvider } from "@/app/_client/trpc-react";
 import { ReceiptExplorer } from "./receipt-explorer";
 
 export const metadata = { title: "Receipt explorer · Signet" };

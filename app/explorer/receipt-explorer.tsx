@@ -2,7 +2,7 @@
 // The receipt explorer: verifies in this browser with server/verify (the same library the server uses).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "@/server/trpc/client/trpc-react";
+import { useTRPC } from "@/app/_client/trpc-react";
 import { CHECK_NAMES, readExplorerInput, readTextOrJson, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
 
 type HostedVerdict = { status: "ok"; verdict: Record<string, unknown>; signatureValid: boolean } | { status: "error"; message: string };

@@ -2,7 +2,7 @@
 import { useWallet } from "@solana/wallet-adapter-react";
 import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import { useState } from "react";
-import { claimGrantWithWallet, type GrantOutcome } from "@/server/grants/grant-client";
+import { claimGrantWithWallet, type GrantOutcome } from "@/app/_client/grant-client";
 
 export function GrantClaim() {
   const { publicKey, signMessage } = useWallet();
