@@ -1,6 +1,8 @@
-// The mainnet rules of the seed's §4.1 and §5, with real payments on a second local chain playing mainnet:
-// the kill switch, the separate deposit address, and the allowlist applied to the verified payer.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The mainnet rules, with real payments on a second local chain playing mainnet: mainnet is served only while the
+// operator's kill switch is on and a separate mainnet deposit address is set, and an allowlist, when set, is checked
+// against the verified payer. Every test starts from the env defaults (switch off, no mainnet deposit, no allowlist)
+// and sets what it needs, so each passes alone.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
@@ -22,6 +24,15 @@ const body = { model: "local/echo-1", messages: [{ role: "user", content: "mainn
 const set = (key: Parameters<typeof writeSetting>[1], value: string) => writeSetting(stack.tdb.prisma, key, value, "test");
 
 const usdc = (chain: Localnet, owner: string) => chain.usdcBalance(owner);
+const RULE_SETTINGS = ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"];
+const enableMainnet = async () => {
+  await set("SERVICE_MAINNET_ENABLED", "true");
+  await set("SERVICE_MAINNET_DEPOSIT_ADDRESS", mainnetDeposit);
+};
+
+beforeEach(async () => {
+  await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: RULE_SETTINGS } } });
+});
 
 describe("mainnet on the paid route", () => {
   it("answers 503 mainnet_disabled while the kill switch is off, and devnet is unaffected", async () => {
@@ -39,13 +50,14 @@ describe("mainnet on the paid route", () => {
   });
 
   it("serves a real mainnet payment to the separate mainnet deposit address, and the receipt says so", async () => {
-    await set("SERVICE_MAINNET_DEPOSIT_ADDRESS", mainnetDeposit);
+    await enableMainnet();
+    const depositBefore = await usdc(mainnet, mainnetDeposit);
     const challenge = await challengeOf(await stack.chat({ body }));
     expect(challenge.accepts[0]).toMatchObject({ network: mainnet.caip2, payTo: mainnetDeposit, asset: mainnet.usdcMint });
     const agent = await stack.newAgent(1_000_000n, mainnet);
     const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
-    expect(await usdc(mainnet, mainnetDeposit)).toBe(1000n);
+    expect(await usdc(mainnet, mainnetDeposit)).toBe(depositBefore + 1000n);
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
     expect(parsed.receipt.payment).toMatchObject({ pay_to: mainnetDeposit, network: mainnet.caip2 });
@@ -57,6 +69,7 @@ describe("mainnet on the paid route", () => {
   });
 
   it("refuses a payer missing from the allowlist with 403 agent_not_allowed, settling nothing; devnet ignores the list", async () => {
+    await enableMainnet();
     await set("SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58);
     const agent = await stack.newAgent(1_000_000n, mainnet);
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), mainnet.url);
@@ -72,6 +85,7 @@ describe("mainnet on the paid route", () => {
   });
 
   it("admits the same payer once it is on the allowlist (checked against the verified payer)", async () => {
+    await enableMainnet();
     const agent = await stack.newAgent(1_000_000n, mainnet);
     await set("SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${agent.address}`);
     const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -80,6 +94,8 @@ describe("mainnet on the paid route", () => {
   });
 
   it("flipping the switch off takes effect on the next request", async () => {
+    await enableMainnet();
+    expect((await stack.chat({ body })).status).toBe(402);
     await set("SERVICE_MAINNET_ENABLED", "false");
     expect((await stack.chat({ body })).status).toBe(503);
   });
