@@ -179,7 +179,7 @@ try {
   // Prepaid: many agents (the rate limit is per agent), signed bodies prepared before the clock starts.
   const agents = Array.from({ length: PREPAID_CONCURRENCY }, () => generateKeypair());
   for (const a of agents) {
-    await stack.credit(a.publicKeyBase58, 1_000_000_000n, "bench_credit");
+    await stack.credit(a.publicKeyBase58, 1_000_000_000n);
   }
   const prepaidJobs = Array.from({ length: PREPAID_CALLS + 20 }, (_, i) => {
     const kp = agents[i % agents.length]!;

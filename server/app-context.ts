@@ -1,5 +1,6 @@
 // The long-lived pieces a request needs (database, payment gateway, upstream), built once per process on first use
 // and cached on globalThis (never at import time: `next build` evaluates route modules).
+import "server-only";
 import { db, type DbClient } from "./db";
 import { config } from "./env";
 import { createFacilitator } from "./facilitator/create-facilitator";
@@ -8,6 +9,7 @@ import { createPaymentGateway, type PaymentGateway } from "./x402/payment-gatewa
 import { createUpstream, type Upstream } from "./upstream";
 import { NETWORKS, type NetworkId } from "./chain/networks";
 import { log } from "./log";
+import { releaseExpiredHolds } from "./ledger/credit-holds";
 
 export interface AppContext {
   db: DbClient;
@@ -40,7 +42,20 @@ async function buildAppContext(): Promise<AppContext> {
     providerName: cfg.UPSTREAM_PROVIDER_NAME,
   });
   const prisma = await db();
+  sweepExpiredHolds(prisma, cfg.PAYMENT_LEASE_MS);
   return { db: prisma, gateway, upstream };
+}
+
+/**
+ * Releases prepaid holds whose server died mid-call, every half lease, for as long as the process lives. Every instance
+ * runs it; each hold is released by exactly one statement.
+ */
+function sweepExpiredHolds(prisma: DbClient, leaseMs: number): void {
+  const sweep = () => {
+    releaseExpiredHolds(prisma).catch((err: unknown) => log.warn({ err }, "could not release expired holds"));
+  };
+  sweep();
+  setInterval(sweep, Math.max(1_000, Math.floor(leaseMs / 2))).unref();
 }
 
 const depositReady = new Map<string, Promise<string>>();

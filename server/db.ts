@@ -1,6 +1,7 @@
 // The database: PostgreSQL through @prisma/adapter-pg when DATABASE_URL is set, else embedded PGlite under the data
 // dir. Opened lazily (never at import time: `next build` evaluates route modules), migrated once, cached on globalThis.
 // Only ONE process may open a PGlite folder (two lose writes silently): `npm run dev` leaves it to the Next server.
+import "server-only";
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -134,7 +135,14 @@ function pgRunner(client: import("pg").Client): SqlRunner {
   };
 }
 
-/** True for a unique-constraint violation. Branch on the code only: the meta differs between adapters (STACK.md). */
+/**
+ * True for a unique-constraint violation: Prisma's P2002 from model queries, and PostgreSQL's SQLSTATE 23505 from raw
+ * ones, which the driver adapters report in different places (the meta differs between adapters).
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } } };
+  if (e.code === "P2002" || e.code === "23505") return true;
+  const cause = e.meta?.driverAdapterError?.cause;
+  return e.meta?.code === "23505" || cause?.originalCode === "23505" || cause?.kind === "UniqueConstraintViolation";
 }

@@ -1,5 +1,6 @@
 // The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
 // Codes are part of the public API (the seed's §7 and the issues): never rename one once shipped.
+import "server-only";
 import { log } from "./log";
 
 export const ERROR_STATUS = {
@@ -37,6 +38,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   // Server side
   upstream_error: 502,
+  chain_unavailable: 502,
   upstream_timeout: 504,
   server_misconfigured: 500,
   internal_error: 500,

@@ -1,9 +1,15 @@
 // Fault injection for the chaos suite (issue #7): when SIGNET_CHAOS_CRASH_AT names a step, the process kills itself
 // with SIGKILL the moment the paid flow reaches it, so nothing after that step runs: no catch, no finally, no
 // flush. Never armed in production (server/env.ts refuses the variable there).
+import "server-only";
 import { config } from "../env";
 
-export type CrashStep = "after_verify" | "after_settle" | "after_credit" | "during_inference" | "after_debit" | "before_response";
+/**
+ * Where a call can be killed: the paid route's settlement steps, the prepaid route's hold, and the shared pipeline's
+ * upstream call (`during_inference` fires while the upstream request is in flight; `during_stream` once a stream's
+ * first event arrived), capture and answer.
+ */
+export type CrashStep = "after_verify" | "after_settle" | "after_credit" | "after_hold" | "during_inference" | "during_stream" | "after_debit" | "before_response";
 
 export function crashPoint(step: CrashStep): void {
   if (config().SIGNET_CHAOS_CRASH_AT === step) process.kill(process.pid, "SIGKILL");

@@ -1,5 +1,6 @@
 // The in-process x402 facilitator (the seed's §1): @x402/core's x402Facilitator with @x402/svm's exact scheme,
 // registered directly with explicit fee-griefing limits. Its key is both the fee payer and the devnet deposit address.
+import "server-only";
 import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
@@ -9,6 +10,7 @@ import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
+import { markChainUnavailable } from "./chain-unavailable";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
@@ -61,7 +63,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     rpcByCaip2[NETWORKS[id].caip2] = rpc;
   }
 
-  const svmSigner = oneSimulationPerPayment(toFacilitatorSvmSigner(signer, rpcByCaip2 as never));
+  const svmSigner = oneSimulationPerPayment(markChainUnavailable(toFacilitatorSvmSigner(signer, rpcByCaip2 as never)));
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
   if (caip2s.length > 0) {

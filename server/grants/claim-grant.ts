@@ -1,18 +1,19 @@
 // Claiming a grant: the wallet's signature over the challenge proves key ownership; then, atomically in
 // SQL, at most once per agent, at most N per hashed IP, and never past the UTC day's budget. The credit lands on the
 // default network's ledger in the same transaction as the grant record.
+import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { z } from "zod";
 import type { DbClient } from "../db";
 import { NETWORKS } from "../chain/networks";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
-import { creditBalance } from "../ledger/record-settlement";
+import { creditAgent } from "../ledger/credit-agent";
+import { requireNetworkEnabled } from "../pipeline/network-gate";
 import type { Settings } from "../settings/setting-definitions";
 import { serverVerifier } from "../keys/server-verifier";
 import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
 import { challengeNonce } from "./grant-challenge";
-import { ensureAgent } from "../ledger/atomic-upserts";
 
 export const claimGrantSchema = z
   .object({
@@ -34,6 +35,8 @@ export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: s
   }
   const nonce = challengeNonce(req.challenge);
   if (!nonce) throw new AppError("challenge_expired", "this is not a challenge issued by this service; fetch a new one");
+  // SECURITY: a grant never credits a network whose kill switch is off.
+  requireNetworkEnabled(settings, settings.defaultNetwork, "grants");
   const network = NETWORKS[settings.defaultNetwork].caip2;
   const amount = settings.grantAmountUnits;
   const day = new Date().toISOString().slice(0, 10);
@@ -56,9 +59,9 @@ export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: s
       throw new AppError("grant_budget_exhausted", "today's grant budget is spent; try again tomorrow (UTC)");
     }
     await tx.grant.create({ data: { agentPubkey: req.agent_pubkey, ipHash, network, units: amount, day } });
-    await ensureAgent(tx, req.agent_pubkey);
-    await tx.ledgerEntry.create({ data: { agentPubkey: req.agent_pubkey, network, kind: "grant_credit", units: amount } });
-    return creditBalance(tx, req.agent_pubkey, network, amount);
+    const credited = await creditAgent(tx, { kind: "grant_credit", agentPubkey: req.agent_pubkey, network, units: amount });
+    if (!credited.ok) throw new Error(`grant credit refused: ${credited.reason}`);
+    return credited.balanceUnits;
   });
   logEvent("grant.claimed", { agent: req.agent_pubkey, network, amount: amount.toString() });
   return { granted_usdc: formatUnitsAsUsdc(amount), balance_usdc: formatUnitsAsUsdc(balance), network };

@@ -1,32 +1,33 @@
-// Prepaid spending (issue #4): before the upstream call, a hold moves the worst-case cost out of the balance; after
-// it, capture keeps the actual cost and returns the rest, or release returns it all. Each step's money is one
-// statement or transaction with its ledger entries, so the ledger sum equals the balance at every moment, holds
-// included.
+// Holds: every call, paid or prepaid, is served from one. Reserve moves the call's worst-case cost out of the spendable
+// balance; capture debits exactly the cost and returns the rest; release returns it all. Each step is one statement
+// with its ledger entries, so the ledger sum equals the balance at every moment, holds included. A paid call's hold is
+// written by the settlement credit (credit-agent.ts), shares its payment's id, and is never released: while its
+// payment is unserved it stays reserved for that payment's retry.
 import { randomUUID } from "node:crypto";
 import type { DbClient } from "../db";
-import type { Receipt } from "../receipts/receipt-types";
-import { attachReceipt } from "./record-inference";
+import { logEvent } from "../log";
 
 export type HoldStatus = "held" | "captured" | "released";
 
-export type PlaceHoldOutcome = { ok: true; holdId: string; balanceUnits: bigint } | { ok: false; balanceUnits: bigint };
+export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint } | { ok: false; balanceUnits: bigint };
 
 /**
- * Holds `units` of the agent's balance on `network`. The conditional update is the whole concurrency story: a balance
- * that covers N holds admits exactly N, and can never go below zero.
+ * Holds `units` of the agent's spendable balance on `network` for one prepaid call, with a lease its server renews
+ * while it serves. The conditional update is the whole concurrency story: a balance that covers N holds admits exactly
+ * N, and never goes below zero.
  */
-export async function placeHold(db: DbClient, agentPubkey: string, network: string, units: bigint): Promise<PlaceHoldOutcome> {
+export async function reserveCredit(db: DbClient, agentPubkey: string, network: string, units: bigint, leaseMs: number): Promise<ReserveOutcome> {
   const holdId = randomUUID();
-  // One atomic statement, one round trip (issue #7's profile: queries per money step): debit only if the balance
-  // covers it, and write the hold and its ledger entry from the same debited row (none when it did not cover it).
   const rows = await db.$queryRaw<{ units: bigint }[]>`
     WITH debited AS (
       UPDATE balances SET units = units - ${units}, updated_at = now()
       WHERE agent_pubkey = ${agentPubkey} AND network = ${network} AND units >= ${units}
       RETURNING units
     ), held AS (
-      INSERT INTO credit_holds (id, agent_pubkey, network, units, status)
-      SELECT ${holdId}::uuid, ${agentPubkey}, ${network}, ${units}, ${"held" satisfies HoldStatus} FROM debited
+      INSERT INTO credit_holds (id, agent_pubkey, network, units, status, lease_expires_at)
+      SELECT ${holdId}::uuid, ${agentPubkey}, ${network}, ${units}, ${"held" satisfies HoldStatus},
+             now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+      FROM debited
     ), logged AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT ${agentPubkey}, ${network}, 'hold', ${-units}, ${holdId}::uuid FROM debited
@@ -34,83 +35,151 @@ export async function placeHold(db: DbClient, agentPubkey: string, network: stri
     SELECT units FROM debited`;
   if (rows.length === 0) {
     const current = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
-    return { ok: false as const, balanceUnits: current?.units ?? 0n };
+    return { ok: false, balanceUnits: current?.units ?? 0n };
   }
-  return { ok: true as const, holdId, balanceUnits: BigInt(rows[0]!.units) };
-}
-
-/** Returns the whole hold (upstream failure). Idempotent: only a `held` hold is released. */
-export async function releaseHold(db: DbClient, holdId: string): Promise<bigint | null> {
-  return db.$transaction(async (tx) => {
-    const hold = await settleHoldRow(tx, holdId, "released");
-    if (!hold) return null;
-    await tx.ledgerEntry.create({ data: { agentPubkey: hold.agentPubkey, network: hold.network, kind: "hold_release", units: hold.units, inferenceId: holdId } });
-    const row = await tx.balance.update({
-      where: { agentPubkey_network: { agentPubkey: hold.agentPubkey, network: hold.network } },
-      data: { units: { increment: hold.units } },
-    });
-    return row.units;
-  });
+  return { ok: true, holdId, balanceUnits: BigInt(rows[0]!.units) };
 }
 
 export interface CaptureFacts {
   holdId: string;
+  /** What the upstream says the call cost. */
   costUnits: bigint;
   model: string;
   upstream: string;
   latencyMs: number;
-  /**
-   * Signs the receipt once the points total is known; the inference id is the hold id. Null for a stream the client
-   * left mid-way: the call is logged `aborted`, charged what it cost, and has no receipt.
-   */
-  signReceipt: ((facts: { inferenceId: string; pointsTotal: number; timestampMs: number }) => Receipt) | null;
+  /** `served`: the whole answer went out (a point, and a receipt follows); `aborted`: the client left mid-stream. */
+  outcome: "served" | "aborted";
+}
+
+export type CaptureOutcome =
+  | {
+      ok: true;
+      /** The inference id: the hold's. */
+      inferenceId: string;
+      chargedUnits: bigint;
+      /** The cost ran past the hold: charged the hold, and reconcile reports the difference. */
+      overrunUnits: bigint;
+      balanceUnits: bigint;
+      /** The agent's points after this call (unchanged for an aborted one). */
+      pointsTotal: number;
+      /** Set on the paid route: the settled payment this call used. */
+      payment: { id: string; txSignature: string; units: bigint } | null;
+    }
+  /** The hold was no longer held: captured by another server that took over, or released. Nothing was written. */
+  | { ok: false; reason: "hold_not_held" };
+
+/**
+ * Captures the hold: debits exactly the cost (never more than the hold), returns the rest, marks its payment served,
+ * counts the point and writes the log row, in ONE statement. The caller signs the receipt with the returned facts and
+ * stores it with `attachReceipt`.
+ */
+export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<CaptureOutcome> {
+  const served = facts.outcome === "served";
+  const rows = await db.$queryRaw<
+    { id: string; units: bigint; charged: bigint; balance: bigint | null; points: number | null; payment_id: string | null; tx_signature: string | null; price_units: bigint | null }[]
+  >`
+    WITH hold AS (
+      UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now(), charged_units = LEAST(units, ${facts.costUnits}::bigint)
+      WHERE id = ${facts.holdId}::uuid AND status = 'held'
+      RETURNING id, agent_pubkey, network, units, payment_id, charged_units
+    ), payment AS (
+      UPDATE payments p SET status = 'served', inference_id = h.id, updated_at = now() FROM hold h
+      WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving', 'unserved')
+      RETURNING p.id, p.tx_signature, p.units
+    ), released AS (
+      INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
+      SELECT agent_pubkey, network, 'hold_release', units - charged_units, id FROM hold WHERE units > charged_units
+    ), balance AS (
+      UPDATE balances b SET units = b.units + (h.units - h.charged_units), updated_at = now() FROM hold h
+      WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
+      RETURNING b.units
+    ), points AS (
+      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, CASE WHEN ${served}::boolean THEN 1 ELSE 0 END FROM hold
+      ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + EXCLUDED.points_total
+      RETURNING points_total
+    ), call AS (
+      INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, payment_id, tx_signature, price_units, cost_units, upstream_cost_units, latency_ms, status)
+      SELECT h.id, h.agent_pubkey, h.network, CASE WHEN h.payment_id IS NULL THEN 'inference' ELSE 'chat' END, ${facts.model}, ${facts.upstream},
+             h.payment_id, (SELECT tx_signature FROM payment), (SELECT units FROM payment), h.charged_units, ${facts.costUnits}::bigint,
+             ${facts.latencyMs}::int, ${facts.outcome}
+      FROM hold h
+    )
+    SELECT h.id, h.units, h.charged_units AS charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points,
+           (SELECT id::text FROM payment) AS payment_id, (SELECT tx_signature FROM payment) AS tx_signature, (SELECT units FROM payment) AS price_units
+    FROM hold h`;
+  const row = rows[0];
+  if (!row) return { ok: false, reason: "hold_not_held" };
+  const chargedUnits = BigInt(row.charged);
+  const overrunUnits = facts.costUnits - chargedUnits;
+  if (overrunUnits > 0n) {
+    logEvent("ledger.cost_exceeds_hold", { inference_id: row.id, cost: facts.costUnits.toString(), hold: String(row.units) }, "error");
+  }
+  return {
+    ok: true,
+    inferenceId: row.id,
+    chargedUnits,
+    overrunUnits: overrunUnits > 0n ? overrunUnits : 0n,
+    balanceUnits: BigInt(row.balance ?? 0n),
+    pointsTotal: Number(row.points ?? 0),
+    payment: row.payment_id ? { id: row.payment_id, txSignature: row.tx_signature!, units: BigInt(row.price_units!) } : null,
+  };
 }
 
 /**
- * Keeps the actual cost, capped at the hold (`max_cost_usdc` is a hard cap), returns the rest, counts the point and
- * logs the call, in ONE statement; then signs the receipt with the new points total and stores it on the log row.
+ * Returns a prepaid hold whole (the upstream failed, or its server died). Only a `held` hold with no payment is
+ * released: a paid call's hold stays reserved for its payment's retry. Returns the new balance, or null when the hold
+ * was not releasable.
  */
-export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<{ receipt: Receipt | null; balanceUnits: bigint; chargedUnits: bigint }> {
-  // A stream the client left is logged `aborted`: charged, but no receipt and no point.
-  const status = facts.signReceipt ? "served" : "aborted";
-  const rows = await db.$queryRaw<{ id: string; agent_pubkey: string; network: string; charged: bigint; balance: bigint; points: number }[]>`
+export async function releaseHold(db: DbClient, holdId: string): Promise<bigint | null> {
+  const rows = await db.$queryRaw<{ balance: bigint | null }[]>`
     WITH hold AS (
-      UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now()
-      WHERE id = ${facts.holdId}::uuid AND status = 'held'
+      UPDATE credit_holds SET status = ${"released" satisfies HoldStatus}, settled_at = now()
+      WHERE id = ${holdId}::uuid AND status = 'held' AND payment_id IS NULL
       RETURNING id, agent_pubkey, network, units
-    ), amounts AS (
-      SELECT id, agent_pubkey, network, LEAST(units, ${facts.costUnits}::bigint) AS charged, units - LEAST(units, ${facts.costUnits}::bigint) AS refund FROM hold
-    ), released AS (
+    ), logged AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
-      SELECT agent_pubkey, network, 'hold_release', refund, id FROM amounts WHERE refund > 0
+      SELECT agent_pubkey, network, 'hold_release', units, id FROM hold
     ), balance AS (
-      UPDATE balances b SET units = b.units + a.refund, updated_at = now() FROM amounts a
-      WHERE b.agent_pubkey = a.agent_pubkey AND b.network = a.network
+      UPDATE balances b SET units = b.units + h.units, updated_at = now() FROM hold h
+      WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
       RETURNING b.units
-    ), points AS (
-      INSERT INTO agents (pubkey, points_total) SELECT agent_pubkey, 1 FROM amounts WHERE ${status === "served"}::boolean
-      ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + 1
-      RETURNING points_total
-    ), call AS (
-      INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, cost_units, latency_ms, status)
-      SELECT id, agent_pubkey, network, 'inference', ${facts.model}, ${facts.upstream}, charged, ${facts.latencyMs}::int, ${status} FROM amounts
     )
-    SELECT a.id, a.agent_pubkey, a.network, a.charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points
-    FROM amounts a`;
-  const hold = rows[0];
-  if (!hold) throw new Error(`hold ${facts.holdId} is not held`);
-  const balanceUnits = BigInt(hold.balance);
-  if (!facts.signReceipt) return { receipt: null, balanceUnits, chargedUnits: BigInt(hold.charged) };
-  const receipt = facts.signReceipt({ inferenceId: hold.id, pointsTotal: Number(hold.points), timestampMs: Date.now() });
-  await attachReceipt(db, hold.id, receipt);
-  return { receipt, balanceUnits, chargedUnits: BigInt(hold.charged) };
+    SELECT (SELECT units FROM balance) AS balance FROM hold`;
+  const row = rows[0];
+  return row ? BigInt(row.balance ?? 0n) : null;
 }
 
-async function settleHoldRow(tx: Parameters<Parameters<DbClient["$transaction"]>[0]>[0], holdId: string, to: HoldStatus) {
-  const rows = await tx.$queryRaw<{ agent_pubkey: string; network: string; units: bigint; id: string }[]>`
-    UPDATE credit_holds SET status = ${to}, settled_at = now()
-    WHERE id = ${holdId}::uuid AND status = 'held'
-    RETURNING id, agent_pubkey, network, units`;
-  const row = rows[0];
-  return row ? { id: row.id, agentPubkey: row.agent_pubkey, network: row.network, units: BigInt(row.units) } : null;
+/**
+ * Renews the lease of a hold being served (and of its payment, on the paid route), so no other server takes the call
+ * over while this one still serves it. False when the hold is no longer held by anyone.
+ */
+export async function renewLease(db: DbClient, holdId: string, paymentId: string | null, leaseMs: number): Promise<boolean> {
+  const rows = await db.$queryRaw<{ held: bigint }[]>`
+    WITH hold AS (
+      UPDATE credit_holds SET lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+      WHERE id = ${holdId}::uuid AND status = 'held'
+      RETURNING id
+    ), payment AS (
+      UPDATE payments SET updated_at = now()
+      WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status IN ('settled', 'serving')
+    )
+    SELECT count(*) AS held FROM hold`;
+  return Number(rows[0]?.held ?? 0) === 1;
+}
+
+/**
+ * Releases prepaid holds whose lease ran out: their server died mid-call, and nobody else can finish it. Safe to run
+ * on every instance at once (each hold is released by exactly one statement). Returns how many were released.
+ */
+export async function releaseExpiredHolds(db: DbClient, limit = 100): Promise<number> {
+  const stale = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM credit_holds WHERE status = 'held' AND payment_id IS NULL AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT ${limit}`;
+  let released = 0;
+  for (const { id } of stale) {
+    if ((await releaseHold(db, id)) !== null) {
+      released++;
+      logEvent("ledger.expired_hold_released", { hold_id: id }, "warn");
+    }
+  }
+  return released;
 }

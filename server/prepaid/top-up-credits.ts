@@ -7,10 +7,10 @@ import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { config } from "../env";
 import { AppError } from "../errors";
-import { recordSettlement } from "../ledger/record-settlement";
 import { formatUnitsAsUsdc, isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
-import { acceptPayment, planPayment, readPaidRequestState } from "../x402/accept-payment";
+import { admitPayment, planPayment, readPaidRequestState } from "../payments/paid-request";
+import { admitNetwork } from "../pipeline/network-gate";
 import { settlementHeaders } from "../x402/payment-headers";
 
 export const topUpRequestSchema = z
@@ -23,7 +23,7 @@ export const topUpRequestSchema = z
 
 export type TopUpRequest = z.infer<typeof topUpRequestSchema>;
 
-/** Takes the top-up payment and credits it. */
+/** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
 export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {
   const state = await readPaidRequestState(ctx, headers);
   const { settings } = state;
@@ -34,19 +34,28 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
   if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
     throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
   }
-  const plan = await planPayment(ctx, settings, body.network, amountUnits);
-  if (NETWORKS[plan.network].family === "evm" && body.agent_pubkey === undefined) {
+  const network = admitNetwork(settings, body.network, "credits");
+  if (NETWORKS[network].family === "evm" && body.agent_pubkey === undefined) {
     throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
   }
-  const accepted = await acceptPayment(ctx, { state, plan, resourceUrl, description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`, purpose: "topup", eventPrefix: "credits" });
-  if (accepted.kind === "known") {
-    throw new AppError("payment_replay", "this payment was already used", accepted.payment.txSignature ? { tx_signature: accepted.payment.txSignature } : {});
+  const plan = await planPayment(ctx, settings, network, amountUnits);
+  const outcome = await admitPayment(ctx, {
+    state,
+    plan,
+    resourceUrl,
+    description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`,
+    purpose: "topup",
+    ...(body.agent_pubkey !== undefined ? { beneficiary: body.agent_pubkey } : {}),
+  });
+  if (outcome.kind !== "settled") {
+    if (outcome.kind === "retry-unserved") throw new AppError("payment_replay", "this payment was already used");
+    throw outcome.error;
   }
-  const p = accepted.payment;
+  const p = outcome.payment;
   const beneficiary = body.agent_pubkey ?? p.payer;
-  const balance = await recordSettlement(ctx.db, { paymentId: p.id, txSignature: p.txSignature!, agentPubkey: beneficiary, network: p.network, units: p.units, servedByCredit: true });
+  const balance = formatUnitsAsUsdc(outcome.balanceUnits);
   return {
-    body: { object: "credit.topup", agent_pubkey: beneficiary, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: formatUnitsAsUsdc(balance), tx_signature: p.txSignature },
-    headers: { ...settlementHeaders({ transaction: p.txSignature!, network: p.network, payer: p.payer }), "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balance) },
+    body: { object: "credit.topup", agent_pubkey: beneficiary, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
+    headers: { ...settlementHeaders({ transaction: p.txSignature, network: p.network, payer: p.payer }), "X-Credit-Balance-Usdc": balance },
   };
 }

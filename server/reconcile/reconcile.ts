@@ -1,9 +1,11 @@
-// `signet reconcile` (issue #7): compares what the chain says each deposit address received with the payments table
-// and the ledger, per network, and lists every mismatch:
+// `signet reconcile`: compares what the chain says each deposit address received with the payments table and the
+// ledger, and the ledger with the receipts and holds, per network, and lists every mismatch:
 // - paid_not_recorded: a transfer in on chain that no recorded payment accounts for;
 // - recorded_not_on_chain: a payment recorded as settled whose transaction did not pay the deposit address;
 // - wrong_amount: both exist, for different amounts;
-// - ledger_drift: a settled payment without exactly one credit of its amount in the ledger.
+// - ledger_drift: a settled payment without exactly one credit of its amount in the ledger;
+// - the money checks of money-checks.ts: charges against receipts, paid credits against their holds, open holds
+//   against their leases, balances against their ledger entries.
 // Read-only: it never changes a row. Claims still settling (or abandoned by a crash) are listed as pending.
 import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
@@ -11,8 +13,27 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
 import { readSettings } from "../settings/read-settings";
 import { configuredDepositAddress } from "../x402/deposit-address";
 import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
+import { checkMoney, type MoneyMismatchKind } from "./money-checks";
+import { config } from "../env";
 
-export type MismatchKind = "paid_not_recorded" | "recorded_not_on_chain" | "wrong_amount" | "ledger_drift";
+export const MISMATCH_KINDS = [
+  "paid_not_recorded",
+  "recorded_not_on_chain",
+  "wrong_amount",
+  "ledger_drift",
+  "charge_mismatch",
+  "cost_exceeds_hold",
+  "receipt_missing",
+  "credit_not_reserved",
+  "hold_state_mismatch",
+  "hold_lease_expired",
+  "balance_drift",
+] as const satisfies readonly string[];
+// Every money check's kind is one of the kinds above.
+const MONEY_KINDS_LISTED: MoneyMismatchKind extends MismatchKind ? true : never = true;
+void MONEY_KINDS_LISTED;
+
+export type MismatchKind = (typeof MISMATCH_KINDS)[number];
 
 export interface Mismatch {
   kind: MismatchKind;
@@ -94,6 +115,8 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
         });
       }
     }
+
+    mismatches.push(...(await checkMoney(db, info.caip2, config().PAYMENT_LEASE_MS, opts.since ?? null)));
 
     const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: "claimed" } });
     reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, mismatches });

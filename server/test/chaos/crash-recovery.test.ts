@@ -1,10 +1,11 @@
-// The chaos suite's crash points (issue #7): the service runs as its own process and is SIGKILLed at each step of the
-// paid flow, CHAOS_RUNS times per step (20 by default). After each crash a fresh process (no crash armed, a short
+// The chaos suite's crash points: the service runs as its own process and is SIGKILLed at each step of a paid call
+// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (20 by default). After each crash a fresh process (no crash armed, a short
 // lease) gets a retry with the same payment header, as a client would send it. Then, for every run:
 // - the agent paid exactly once on chain;
 // - the settlement is in the ledger exactly once;
 // - a payment the dead process had not served is served by the retry, once; one it had served is a 409 replay;
-// and at the end `signet reconcile` reports zero drift against the chain.
+// - a prepaid hold the dead process held is released by the next process once its lease ran out: nothing charged;
+// and at the end `signet reconcile` reports zero drift against the chain and the ledger.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import path from "node:path";
@@ -19,17 +20,24 @@ import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { tempDataDir } from "../support/env";
 import { buildPaymentHeader, challengeOf } from "../support/paid-stack";
 import type { CrashStep } from "../../chaos/crash-point";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { creditAgent } from "../../ledger/credit-agent";
+import { readStreamedAnswer } from "../../streaming/read-sse";
+import type { Ed25519Keypair } from "../../keys/parse-secret-key";
 
 const RUNS = Number(process.env.CHAOS_RUNS ?? 20);
 const ROOT = path.resolve(__dirname, "../../..");
-const STEPS: { step: CrashStep; servedBeforeCrash: boolean }[] = [
+const STEPS: { step: CrashStep; servedBeforeCrash: boolean; stream?: boolean }[] = [
   { step: "after_verify", servedBeforeCrash: false },
   { step: "after_settle", servedBeforeCrash: false },
   { step: "after_credit", servedBeforeCrash: false },
   { step: "during_inference", servedBeforeCrash: false },
+  { step: "during_stream", servedBeforeCrash: false, stream: true },
   { step: "after_debit", servedBeforeCrash: true },
   { step: "before_response", servedBeforeCrash: true },
 ];
+/** Crash points on the prepaid route: after the hold, and while the upstream call is in flight. */
+const PREPAID_STEPS: CrashStep[] = ["after_hold", "during_inference"];
 const PRICE = 1_000n;
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "crash me" }] };
 
@@ -68,7 +76,7 @@ interface Service {
 }
 
 async function startService(extra: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/test/chaos/chaos-server.ts"], {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/chaos/chaos-server.ts"], {
     cwd: ROOT,
     env: { ...env, ...extra },
     stdio: ["ignore", "pipe", "pipe"],
@@ -90,12 +98,17 @@ async function startService(extra: Record<string, string>): Promise<Service> {
 
 const usdcOf = (owner: string) => devnet.usdcBalance(owner);
 
-const post = (url: string, headers: Record<string, string> = {}) =>
-  fetch(`${url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+const post = (url: string, headers: Record<string, string> = {}, stream = false) =>
+  fetch(`${url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ ...body, stream }) });
 
-describe("SIGKILL at each step of the paid flow", () => {
-  for (const { step, servedBeforeCrash } of STEPS) {
-    it(`recovers ${RUNS} crashes ${step.replace("_", " ")}: one payment on chain, one credit, ${servedBeforeCrash ? "a 409 replay" : "served once by the retry"}`, async () => {
+function prepaidCall(url: string, kp: Ed25519Keypair): Promise<Response> {
+  const text = JSON.stringify({ model: "local/echo-1", prompt: "crash me, prepaid", nonce: newNonce(), timestamp: Date.now() });
+  return fetch(`${url}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text });
+}
+
+describe("SIGKILL at each step of a call", () => {
+  for (const { step, servedBeforeCrash, stream = false } of STEPS) {
+    it(`recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "a 409 replay" : "served once by the retry"}`, async () => {
       const runs: { agent: string; header: string }[] = [];
       for (let i = 0; i < RUNS; i++) {
         const kp = generateKeypair();
@@ -103,7 +116,7 @@ describe("SIGKILL at each step of the paid flow", () => {
         await devnet.fundAccount(agent.address, { usdcUnits: 1_000_000n });
         const service = await startService({ SIGNET_CHAOS_CRASH_AT: step });
         const header = await buildPaymentHeader(agent, await challengeOf(await post(service.url)), devnet.url);
-        const crashed = await post(service.url, { "X-Payment": header }).then(
+        const crashed = await post(service.url, { "X-Payment": header }, stream).then(
           (r) => r.status,
           () => "connection lost",
         );
@@ -117,8 +130,9 @@ describe("SIGKILL at each step of the paid flow", () => {
       try {
         await new Promise((r) => setTimeout(r, 150));
         for (const run of runs) {
-          const retry = await post(service.url, { "X-Payment": run.header });
+          const retry = await post(service.url, { "X-Payment": run.header }, stream);
           expect(retry.status, await retry.clone().text()).toBe(servedBeforeCrash ? 409 : 200);
+          if (stream && retry.status === 200) expect((await readStreamedAnswer(retry.body!)).receipt).not.toBeNull();
           // A second retry is a replay either way: one payment serves one call.
           expect((await post(service.url, { "X-Payment": run.header })).status).toBe(409);
           expect(await usdcOf(run.agent)).toBe(1_000_000n - PRICE);
@@ -126,6 +140,40 @@ describe("SIGKILL at each step of the paid flow", () => {
           expect(payments.map((p) => p.status)).toEqual(["served"]);
           expect(await tdb.prisma.ledgerEntry.count({ where: { paymentId: payments[0]!.id, kind: "payment_credit" } })).toBe(1);
           expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: run.agent } })).toBe(1);
+        }
+      } finally {
+        service.child.kill("SIGTERM");
+        await service.exited;
+      }
+    });
+  }
+
+  for (const step of PREPAID_STEPS) {
+    it(`returns a prepaid hold whose server was killed ${step.replace("_", " ")}, and charges nothing`, async () => {
+      const agents: Ed25519Keypair[] = [];
+      for (let i = 0; i < Math.min(RUNS, 5); i++) {
+        const kp = generateKeypair();
+        const credited = await creditAgent(tdb.prisma, { kind: "test_credit", agentPubkey: kp.publicKeyBase58, network: devnet.caip2, units: 100_000n });
+        expect(credited.ok).toBe(true);
+        const service = await startService({ SIGNET_CHAOS_CRASH_AT: step });
+        const crashed = await prepaidCall(service.url, kp).then(
+          (r) => r.status,
+          () => "connection lost",
+        );
+        expect(crashed).toBe("connection lost");
+        expect(await service.exited).toBe(-1);
+        expect(await tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } })).toBe(1);
+        agents.push(kp);
+      }
+      // A fresh process with a short lease releases the dead process's holds; each agent's credit is whole again.
+      const service = await startService({ PAYMENT_LEASE_MS: "200" });
+      try {
+        for (const kp of agents) {
+          await expect.poll(() => tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } }), { timeout: 10_000, interval: 100 }).toBe(0);
+          expect((await tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(100_000n);
+          expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
+          const next = await prepaidCall(service.url, kp);
+          expect(next.status, await next.clone().text()).toBe(200);
         }
       } finally {
         service.child.kill("SIGTERM");

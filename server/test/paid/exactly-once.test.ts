@@ -104,7 +104,8 @@ describe("exactly-once payments", () => {
     const failed = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     expect(failed.status).toBe(502);
     const failure = (await failed.json()) as Record<string, unknown>;
-    expect(failure).toMatchObject({ error: "upstream_error", balance_usdc: "0.001" });
+    // The settled payment's credit stays reserved for its retry: none of it is spendable meanwhile.
+    expect(failure).toMatchObject({ error: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" });
     expect(typeof failure.tx_signature).toBe("string");
     expect(JSON.stringify(failure)).not.toContain("boom");
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
@@ -119,8 +120,9 @@ describe("exactly-once payments", () => {
     expect(((await retried.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("remote answer");
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n); // no second settlement
     expect((await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("served");
-    // The provider's reported cost (0.000045 USDC) is what was debited.
-    expect((await stack.tdb.prisma.ledgerEntry.findFirstOrThrow({ where: { agentPubkey: agent.address, kind: "inference_debit" } })).units).toBe(-45n);
+    // The provider's reported cost (0.000045 USDC) is what was charged: the 1000-unit hold less the 955 returned.
+    expect((await stack.tdb.prisma.ledgerEntry.findFirstOrThrow({ where: { agentPubkey: agent.address, kind: "hold_release" } })).units).toBe(955n);
+    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } })).units).toBe(955n);
     await ledgerMatchesBalance(agent.address);
 
     const third = await stack.chat({ body: remote, headers: { "X-Payment": header } });

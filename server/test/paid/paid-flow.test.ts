@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { parseReceiptText, verifyReceipt } from "../../verify";
+import { parseReceiptText, usdcNumberToUnits, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../../keys/service-keys";
 import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
 
@@ -53,8 +53,11 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
 
     const ledger = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent.address } });
     const balance = await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: agent.address, network: stack.devnet.caip2 } } });
-    expect(ledger.map((e) => e.kind).sort()).toEqual(["inference_debit", "payment_credit"]);
+    // The settlement credits the price and holds it for this call in one statement; capture returns the change.
+    expect(ledger.map((e) => e.kind).sort()).toEqual(["hold", "hold_release", "payment_credit"]);
     expect(ledger.reduce((s, e) => s + e.units, 0n)).toBe(balance!.units);
+    const costUnits = usdcNumberToUnits(parsed.receipt.cost_usdc)!;
+    expect(balance!.units).toBe(1000n - costUnits);
     const log = await stack.tdb.prisma.inferenceLog.findUnique({ where: { id: String(parsed.receipt.inference_id) } });
     expect(log).toMatchObject({ txSignature: settlement.transaction, status: "served", route: "chat" });
     expect(log!.receipt).toEqual(parsed.receipt);

@@ -5,7 +5,7 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { startLocalnet, type Localnet } from "../../chain/localnet";
 import { closeDb } from "../../db";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { creditBalance } from "../../ledger/record-settlement";
+import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 import { setEnv, tempDataDir } from "./env";
 import { createPayingFetch } from "../../agent/paying-fetch";
@@ -33,7 +33,7 @@ export interface PaidStack {
   /** A stock @x402/fetch client for `signer`, whose requests go to the route handler. */
   payingFetch(signer: KeyPairSigner): typeof fetch;
   /** Credits `units` of prepaid credit on devnet to `agentPubkey`: a ledger entry of `kind` and the balance, together. */
-  credit(agentPubkey: string, units: bigint, kind?: string): Promise<void>;
+  credit(agentPubkey: string, units: bigint, kind?: CreditKind): Promise<void>;
   /** A fresh EVM agent holding `usdcUnits` of test USDC and no ETH. */
   newEvmAgent(usdcUnits?: bigint, chain?: LocalEvmChain): Promise<PrivateKeyAccount>;
   /** A stock @x402/fetch client with the exact EVM scheme for `account`, whose requests go to the route handler. */
@@ -97,10 +97,8 @@ export async function startPaidStack(
       return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
     },
     async credit(agentPubkey, units, kind = "test_credit") {
-      await tdb.prisma.$transaction(async (tx) => {
-        await tx.ledgerEntry.create({ data: { agentPubkey, network: devnet.caip2, kind, units } });
-        await creditBalance(tx, agentPubkey, devnet.caip2, units);
-      });
+      const credited = await creditAgent(tdb.prisma, { kind, agentPubkey, network: devnet.caip2, units });
+      if (!credited.ok) throw new Error(`credit refused: ${credited.reason}`);
     },
     async newEvmAgent(usdcUnits = 1_000_000n, chain = baseSepolia ?? undefined) {
       if (!chain) throw new Error("start the stack with evm: true");

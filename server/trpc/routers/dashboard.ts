@@ -1,22 +1,95 @@
 // Dashboard figures over tRPC (issue #5): live figures per network, fee-payer health, recent calls (keyset pages).
+import "server-only";
 import { z } from "zod";
 import { appContext } from "../../app-context";
 import { readFeePayerHealth } from "../../dashboard/fee-payer-health";
 import { readFigures, readRecentCalls } from "../../dashboard/read-figures";
 import { readSettings } from "../../settings/read-settings";
-import { reconcile } from "../../reconcile/reconcile";
+import { MISMATCH_KINDS, reconcile } from "../../reconcile/reconcile";
 import { operatorProcedure, router } from "../init";
 
+/** A decimal USDC amount, as formatted from bigint atomic units. */
+const usdc = z.string();
+const count = z.number().int().nonnegative();
+
+const figuresOutput = z.object({
+  networks: z.array(
+    z.object({
+      network: z.string(),
+      paidCalls: count,
+      settleOk: count,
+      prepaidCalls: count,
+      receivedUsdc: usdc,
+      upstreamCostUsdc: usdc,
+      marginUsdc: usdc,
+      failures: z.array(z.object({ stage: z.string(), reason: z.string(), count })),
+    }),
+  ),
+  grantsToday: z.object({ count, usdc, budgetUsdc: usdc }),
+  hourly: z.array(z.object({ hour: z.iso.datetime(), network: z.string(), calls: count })),
+});
+
+const feePayerOutput = z.array(
+  z.object({
+    network: z.string(),
+    label: z.string(),
+    address: z.string(),
+    balance: z.number().nullable(),
+    unit: z.enum(["SOL", "ETH"]),
+    warnBelow: z.number(),
+    alertBelow: z.number(),
+    level: z.enum(["ok", "warn", "alert", "unreachable"]),
+  }),
+);
+
+const cursor = z.object({ createdAt: z.iso.datetime(), id: z.uuid() });
+
+const recentCallsOutput = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      agent: z.string(),
+      network: z.string(),
+      route: z.string(),
+      model: z.string(),
+      priceUsdc: usdc.nullable(),
+      costUsdc: usdc,
+      latencyMs: z.number().int(),
+      status: z.string(),
+      txSignature: z.string().nullable(),
+      createdAt: z.iso.datetime(),
+      receiptUrl: z.string(),
+    }),
+  ),
+  nextCursor: cursor.nullable(),
+});
+
+const reconcileOutput = z.array(
+  z.object({
+    network: z.string(),
+    label: z.string(),
+    depositAddresses: z.array(z.string()),
+    onChainTransfers: count,
+    recordedPayments: count,
+    pendingClaims: count,
+    mismatches: z.array(z.object({ kind: z.enum(MISMATCH_KINDS), transaction: z.string(), detail: z.string() })),
+    drift: count,
+  }),
+);
+
 export const dashboardRouter = router({
-  figures: operatorProcedure.query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db))),
-  feePayer: operatorProcedure.query(async () => readFeePayerHealth((await appContext()).gateway.facilitator)),
+  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db))),
+  feePayer: operatorProcedure.output(feePayerOutput).query(async () => readFeePayerHealth((await appContext()).gateway.facilitator)),
   recentCalls: operatorProcedure
-    .input(z.object({ cursor: z.object({ createdAt: z.iso.datetime(), id: z.uuid() }).nullish(), limit: z.number().int().min(1).max(100).default(20) }))
+    .input(z.object({ cursor: cursor.nullish(), limit: z.number().int().min(1).max(100).default(20) }))
+    .output(recentCallsOutput)
     .query(({ ctx, input }) => readRecentCalls(ctx.db, input.cursor ?? null, input.limit)),
   /** Read-only: on-chain deposits against the payments table and the ledger (`signet reconcile`). */
-  reconcile: operatorProcedure.query(async ({ ctx }) => {
+  reconcile: operatorProcedure.output(reconcileOutput).query(async ({ ctx }) => {
     const reports = await reconcile(ctx.db, (await appContext()).gateway.facilitator);
     return reports.map((r) => ({ ...r, drift: r.mismatches.length }));
   }),
-  whoami: operatorProcedure.query(({ ctx }) => ({ pubkey: ctx.session.pubkey, expiresAt: new Date(ctx.session.expiresAt).toISOString() })),
+  whoami: operatorProcedure
+    .output(z.object({ pubkey: z.string(), expiresAt: z.iso.datetime() }))
+    .query(({ ctx }) => ({ pubkey: ctx.session.pubkey, expiresAt: new Date(ctx.session.expiresAt).toISOString() })),
 });

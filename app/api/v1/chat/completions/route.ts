@@ -9,6 +9,6 @@ export const dynamic = "force-dynamic";
 export const POST = handleRoute(async (req) => {
   const body = parseWith(chatRequestSchema, await readJsonBody(req, MAX_CHAT_BODY_BYTES));
   const result = await servePaidChat(await appContext(), { body, headers: req.headers, resourceUrl: req.url });
-  if (result.stream) return new Response(result.stream, { status: result.status, headers: result.headers });
-  return Response.json(result.body, { status: result.status, headers: result.headers });
+  if (result.stream) return new Response(result.stream, { headers: result.headers });
+  return Response.json(result.body, { headers: result.headers });
 });

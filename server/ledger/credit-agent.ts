@@ -1,0 +1,82 @@
+// Every credit to an agent's balance goes through here: a settled x402 payment (with the hold for the call it pays
+// for), a top-up, a grant, and the test and bench helper. One statement writes the ledger entry and the balance
+// together, so the ledger sum equals the balance at every moment.
+import type { DbClient, DbTransaction } from "../db";
+import { isUniqueViolation } from "../db";
+
+export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
+
+export interface CreditFacts {
+  kind: CreditKind;
+  agentPubkey: string;
+  /** CAIP-2 id of the network whose ledger is credited. */
+  network: string;
+  units: bigint;
+  /**
+   * The settled payment that pays for this credit. The credit hangs off the payment's move out of `claimed`, so a
+   * second run (or a race) credits nothing.
+   */
+  payment?: { id: string; txSignature: string; nextStatus: "settled" | "served" };
+  /**
+   * Reserve the whole credit at once for the one call it pays for: a hold with this id (the payment's), tied to the
+   * payment, so no other call of the same agent can spend that money.
+   */
+  holdForCall?: { holdId: string; leaseMs: number };
+}
+
+export type CreditOutcome =
+  | { ok: true; balanceUnits: bigint; heldUnits: bigint }
+  /** The payment was not `claimed` any more (another request moved it), or its transaction is another payment's. */
+  | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" };
+
+/** Credits the agent (and reserves, for a paid call); returns facts, never throws on an expected outcome. */
+export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFacts): Promise<CreditOutcome> {
+  const paymentId = facts.payment?.id ?? null;
+  const heldUnits = facts.holdForCall ? facts.units : 0n;
+  const holdId = facts.holdForCall?.holdId ?? null;
+  const leaseMs = facts.holdForCall?.leaseMs ?? 0;
+  try {
+    const rows = await db.$queryRaw<{ credited: bigint; balance: bigint | null }[]>`
+      WITH moved AS (
+        UPDATE payments SET status = ${facts.payment?.nextStatus ?? "settled"}, tx_signature = ${facts.payment?.txSignature ?? null}, updated_at = now()
+        WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status = 'claimed'
+        RETURNING id
+      ), gate AS (
+        SELECT 1 AS go WHERE ${paymentId}::uuid IS NULL
+        UNION ALL SELECT 1 FROM moved
+      ), agent AS (
+        INSERT INTO agents (pubkey) SELECT ${facts.agentPubkey} FROM gate ON CONFLICT (pubkey) DO NOTHING
+      ), credit AS (
+        INSERT INTO ledger_entries (agent_pubkey, network, kind, units, payment_id)
+        SELECT ${facts.agentPubkey}, ${facts.network}, ${facts.kind}, ${facts.units}, ${paymentId}::uuid FROM gate
+      ), held AS (
+        INSERT INTO credit_holds (id, agent_pubkey, network, units, status, payment_id, lease_expires_at)
+        SELECT ${holdId}::uuid, ${facts.agentPubkey}, ${facts.network}, ${heldUnits}, 'held', ${paymentId}::uuid,
+               now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+        FROM gate WHERE ${holdId}::uuid IS NOT NULL
+      ), hold_entry AS (
+        INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
+        SELECT ${facts.agentPubkey}, ${facts.network}, 'hold', ${-heldUnits}, ${holdId}::uuid FROM gate WHERE ${holdId}::uuid IS NOT NULL
+      ), balance AS (
+        INSERT INTO balances (agent_pubkey, network, units, updated_at)
+        SELECT ${facts.agentPubkey}, ${facts.network}, ${facts.units - heldUnits}, now() FROM gate
+        ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
+        RETURNING units
+      )
+      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance`;
+    const row = rows[0];
+    if (!row || Number(row.credited) !== 1 || row.balance === null) return { ok: false, reason: "payment_not_claimed" };
+    return { ok: true, balanceUnits: BigInt(row.balance), heldUnits };
+  } catch (err) {
+    // SECURITY: one transaction, one payment. Another payment row already settled with this transaction: this one
+    // is a replay of it under another encoding.
+    if (paymentId && isUniqueViolation(err)) return { ok: false, reason: "transaction_already_used" };
+    throw err;
+  }
+}
+
+/** The spendable balance of an agent on a network (0 when none); held credit is not spendable. */
+export async function readBalance(db: DbClient, agentPubkey: string, network: string): Promise<bigint> {
+  const row = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
+  return row?.units ?? 0n;
+}

@@ -1,0 +1,389 @@
+// The paid-request state machine: everything that happens to an x402 payment, in one module.
+//
+//   claimed ──settle──▶ settled ──serve──▶ serving ──capture──▶ served
+//      │                   │  ╲                │
+//      ▼                   │   ╲──upstream failed──▶ unserved ──retry──▶ serving
+//    failed ◀──refused─────┘
+//
+// - claimed: the idempotency key is ours (unique), before the first await that moves money.
+// - settled: the transfer landed; ONE statement credits the payer and reserves the whole credit as the call's hold
+//   (a top-up is credited and is `served` at once: the credit is what it bought).
+// - serving / unserved: the hold stays reserved for this payment; only a retry with the same payment can spend it.
+// - failed: settlement was refused and nothing moved; the same payment may be claimed again.
+// A claimed, settled or serving row whose lease (PAYMENT_LEASE_MS since its last update) ran out belongs to a server
+// that died; exactly one retry takes it over and finishes it from the chain's answer.
+//
+// Expected outcomes are values (`PaidRequestOutcome`), never thrown; every transition is one statement.
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { ensureDepositReady, type AppContext } from "../app-context";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+import { crashPoint } from "../chaos/crash-point";
+import type { DbClient, Payment } from "../db";
+import { isUniqueViolation } from "../db";
+import { config } from "../env";
+import { AppError } from "../errors";
+import { creditAgent } from "../ledger/credit-agent";
+import { logEvent } from "../log";
+import { requireNetworkEnabled } from "../pipeline/network-gate";
+import { settingsFromStored, STORED_SETTINGS_JSON } from "../settings/read-settings";
+import type { Settings } from "../settings/setting-definitions";
+import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
+import { classifyVerifyFailure } from "../x402/classify-verify-failure";
+import { depositAddressFor } from "../x402/deposit-address";
+import { findLandedSettlement } from "../x402/find-landed-settlement";
+import { paymentIdempotencyKey } from "../x402/idempotency-key";
+import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
+
+export type PaymentStatus = "claimed" | "settled" | "serving" | "served" | "unserved" | "failed";
+export type PaymentPurpose = "chat" | "topup";
+
+/** A payment whose transfer landed and whose hold is reserved for the call it pays for. */
+export type SettledPayment = Payment & { txSignature: string; status: "settled" | "serving" };
+
+export type PaidRequestOutcome =
+  /** No payment header: the 402 challenge. */
+  | { kind: "challenge"; error: AppError }
+  /** The payment cannot buy this call (invalid, refused by the chain, not allowed, the chain unreachable). */
+  | { kind: "refused"; error: AppError }
+  /** The payment was used already, or is being used by another request right now. */
+  | { kind: "replay"; error: AppError }
+  /** A settled payment whose call was not served (the upstream failed, or its server died): serve it now, once. */
+  | { kind: "retry-unserved"; payment: SettledPayment }
+  /** Settled just now; for a chat payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
+  | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint };
+
+export interface PaymentPlan {
+  network: NetworkId;
+  requirements: PaymentRequirements;
+  payTo: string;
+  amountUnits: bigint;
+}
+
+/**
+ * What a paid route reads first, in one round trip: the settings, and the request's payment header, read and decoded
+ * once, with its idempotency key and the payment stored under it if seen before.
+ */
+export interface PaidRequestState {
+  settings: Settings;
+  /** Null when the request carries no payment header. */
+  payment: null | (DecodedPayment & { ok: false }) | { ok: true; payload: PaymentPayload; key: string; known: Payment | null };
+}
+
+export async function readPaidRequestState(ctx: AppContext, headers: Headers): Promise<PaidRequestState> {
+  const header = readPaymentHeader(headers);
+  const decoded = header === null ? null : decodePaymentHeader(header);
+  const key = decoded?.ok ? paymentIdempotencyKey(decoded.payload) : null;
+  const { stored, payment } = await findPaymentWithStoredSettings(ctx.db, key);
+  const settings = settingsFromStored(stored);
+  if (!decoded?.ok) return { settings, payment: decoded };
+  return { settings, payment: { ok: true, payload: decoded.payload, key: key!, known: payment } };
+}
+
+/** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
+export async function planPayment(ctx: AppContext, settings: Settings, network: NetworkId, amountUnits: bigint): Promise<PaymentPlan> {
+  const payTo = depositAddressFor(ctx, settings, network);
+  if (NETWORKS[network].family === "svm") {
+    await ensureDepositReady(ctx.gateway, network, payTo).catch(() => {
+      throw new AppError("chain_unavailable", `the ${NETWORKS[network].label} RPC could not be reached`);
+    });
+  }
+  const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
+  return { network, requirements, payTo, amountUnits };
+}
+
+export interface AdmitPaymentInput {
+  /** From readPaidRequestState, on the same request. */
+  state: PaidRequestState;
+  plan: PaymentPlan;
+  resourceUrl: string;
+  description: string;
+  purpose: PaymentPurpose;
+  /** Who the credit goes to; the verified payer when absent. */
+  beneficiary?: string;
+}
+
+/** Takes the payment in the request's header through the state machine. Never throws an expected outcome. */
+export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
+  const { plan } = input;
+  const events = eventNames(input.purpose);
+  const caip2 = NETWORKS[plan.network].caip2;
+  const decoded = input.state.payment;
+  if (decoded === null) {
+    return { kind: "challenge", error: await paymentError(ctx, input, "payment_required", "this route is paid; pay the challenge and retry with a payment header") };
+  }
+  if (!decoded.ok) {
+    logEvent(events.verifyFailed, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
+    await recordFailure(ctx, caip2, "verify", "payment_invalid");
+    return refused(await paymentError(ctx, input, "payment_invalid", `the payment header is ${decoded.reason.replace("_", " ")}`, { reason: decoded.reason }));
+  }
+  const { payload, key, known } = decoded;
+  if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
+
+  const matched = ctx.gateway.match(plan.requirements, payload);
+  if (!matched) {
+    logEvent(events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
+    await recordFailure(ctx, caip2, "verify", "payment_invalid");
+    return refused(await paymentError(ctx, input, "payment_invalid", "the payment does not match the challenge (amount, asset, payee or network)", { reason: "requirements_mismatch" }));
+  }
+
+  // Verify with the facilitator; the payer is the one it verified, never a field the client claims.
+  let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
+  try {
+    verdict = await ctx.gateway.verify(payload, matched);
+  } catch (err) {
+    return refused(chainUnavailable(events.verifyFailed, caip2, err));
+  }
+  if (verdict.invalidMessage?.startsWith(CHAIN_UNAVAILABLE)) return refused(chainUnavailable(events.verifyFailed, caip2, verdict.invalidMessage));
+  if (!verdict.isValid || !verdict.payer) {
+    const reason = await classifyVerifyFailure(payload, verdict.invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
+    logEvent(events.verifyFailed, { reason, detail: verdict.invalidReason, network: caip2 });
+    await recordFailure(ctx, caip2, "verify", reason);
+    return refused(
+      await paymentError(ctx, input, "payment_invalid", `payment verification failed: ${reason}`, { reason, ...(verdict.invalidReason ? { detail: verdict.invalidReason } : {}) }),
+    );
+  }
+  // EVM addresses are case-insensitive: receipts, the ledger and the allowlist use the lower-case form.
+  const payer = NETWORKS[plan.network].family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
+
+  // The mainnet allowlist applies to the verified payer.
+  if (NETWORKS[plan.network].isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
+    logEvent("agent.not_allowed", { agent: payer, network: caip2 });
+    return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
+  }
+
+  // SECURITY: claim before the first await that moves money.
+  const claim = await claimPayment(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose });
+  if (!claim.claimed) return resumeKnown(ctx, input, claim.existing, payload);
+  crashPoint("after_verify");
+  return settleClaimed(ctx, input, claim.payment, payload, matched);
+}
+
+/** A payment seen before: its retry, its recovery, or a replay. */
+async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  // SECURITY: the kill switch applies to the payment's own network, whatever network this request names.
+  try {
+    requireNetworkEnabled(input.state.settings, known.network, input.purpose === "chat" ? "chat" : "credits");
+  } catch (err) {
+    return refused(err as AppError);
+  }
+  const leaseMs = config().PAYMENT_LEASE_MS;
+  if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
+  if (known.status === "claimed") {
+    // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
+    if (Date.now() - known.updatedAt.getTime() >= leaseMs && (await takeOverStale(ctx.db, known.id, leaseMs, ["claimed"], "claimed"))) {
+      return recoverClaim(ctx, input, known, payload);
+    }
+    return replay(known, "this payment is already being processed");
+  }
+  if (input.purpose === "topup") return replay(known, "this payment was already used");
+  if (known.status === "unserved" && (await beginServingUnserved(ctx.db, known.id))) {
+    return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
+  }
+  // Settled or serving, and its lease ran out: the server serving it died; serve it once now.
+  if ((known.status === "settled" || known.status === "serving") && (await takeOverStale(ctx.db, known.id, leaseMs, ["settled", "serving"], "serving"))) {
+    logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
+    return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
+  }
+  return replay(known, known.status === "served" ? "this payment was already used for a call" : "this payment is already being processed");
+}
+
+/** Settles a claimed payment; marks it failed (nothing moved) when the facilitator refuses. */
+async function settleClaimed(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements): Promise<PaidRequestOutcome> {
+  const { plan } = input;
+  const events = eventNames(input.purpose);
+  const caip2 = NETWORKS[plan.network].caip2;
+  let failure: string;
+  try {
+    const result = await ctx.gateway.settle(payload, matched);
+    if (result.success && result.transaction) {
+      crashPoint("after_settle");
+      logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString() });
+      return recordSettled(ctx, input, payment, result.transaction);
+    }
+    failure = result.errorReason ?? "settlement_failed";
+  } catch {
+    failure = "settlement_error";
+  }
+  // A refusal is not proof that nothing moved (a confirmation timeout, or the same transaction already landed by a
+  // server that died): ask the chain before telling the client that nothing was charged.
+  const landed = await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
+  if (landed?.state === "landed") {
+    logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
+    return recordSettled(ctx, input, payment, landed.transaction);
+  }
+  if (landed === null) {
+    // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
+    logEvent(events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
+    return refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure }));
+  }
+  await markFailed(ctx.db, payment.id, failure);
+  logEvent(events.settleFailed, { reason: failure, network: caip2 }, "warn");
+  await recordFailure(ctx, caip2, "settle", failure);
+  return refused(new AppError("payment_failed", "the payment could not be settled; nothing was charged", { reason: failure }));
+}
+
+/**
+ * claimed → settled (chat: credit and hold in one statement) or → served (top-up: the credit is the purchase). The
+ * same transaction can arrive under another payment row (an encoding the key did not fold): that row is a replay.
+ */
+async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, transaction: string): Promise<PaidRequestOutcome> {
+  const chat = input.purpose === "chat";
+  const credited = await creditAgent(ctx.db, {
+    kind: chat ? "payment_credit" : "topup_credit",
+    agentPubkey: input.beneficiary ?? payment.payer,
+    network: payment.network,
+    units: payment.units,
+    payment: { id: payment.id, txSignature: transaction, nextStatus: chat ? "settled" : "served" },
+    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
+  });
+  if (!credited.ok) {
+    await markFailed(ctx.db, payment.id, credited.reason);
+    logEvent(`${input.purpose === "chat" ? "chat" : "credits"}.settle_replay`, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
+    return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
+  }
+  crashPoint("after_credit");
+  return { kind: "settled", payment: { ...payment, status: "settled", txSignature: transaction }, balanceUnits: credited.balanceUnits };
+}
+
+/**
+ * A claim whose lease ran out, now ours: if its settlement landed, record it; if the chain has no trace of it, settle
+ * it now (the same Solana transaction, or the same EIP-3009 authorization: neither can move money twice).
+ */
+async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  const matched = ctx.gateway.match(input.plan.requirements, payload);
+  const landed = matched ? await findLandedSettlement(ctx.gateway.facilitator, input.plan.network, payload).catch(() => null) : null;
+  if (landed === null || !matched) {
+    // The chain could not be read (or the request names another plan): leave the claim for a later retry.
+    return refused(new AppError("chain_unavailable", "this payment is being recovered; retry the same request shortly"));
+  }
+  logEvent(`${eventNames(input.purpose).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
+  if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
+  if (landed.state === "failed") {
+    await markFailed(ctx.db, known.id, "settlement_failed_on_chain");
+    return refused(new AppError("payment_failed", "the payment's settlement failed on chain; nothing was charged", { reason: "settlement_failed_on_chain" }));
+  }
+  return settleClaimed(ctx, input, known, payload, matched);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transitions: one statement each.
+
+interface NewPayment {
+  idempotencyKey: string;
+  network: string;
+  payer: string;
+  payTo: string;
+  units: bigint;
+  purpose: PaymentPurpose;
+}
+
+type ClaimOutcome = { claimed: true; payment: Payment } | { claimed: false; existing: Payment };
+
+/** → claimed. Exactly one of any number of concurrent claims of one key wins; a failed payment may be claimed again. */
+async function claimPayment(db: DbClient, input: NewPayment): Promise<ClaimOutcome> {
+  try {
+    const payment = await db.payment.create({ data: { ...input, status: "claimed" satisfies PaymentStatus } });
+    return { claimed: true, payment };
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+  const existing = await db.payment.findUniqueOrThrow({ where: { idempotencyKey: input.idempotencyKey } });
+  if (existing.status === "failed") {
+    const reclaimed = await db.payment.updateMany({
+      where: { id: existing.id, status: "failed" satisfies PaymentStatus },
+      data: { status: "claimed" satisfies PaymentStatus, failureReason: null },
+    });
+    if (reclaimed.count === 1) return { claimed: true, payment: { ...existing, status: "claimed", failureReason: null, updatedAt: new Date() } };
+  }
+  return { claimed: false, existing };
+}
+
+/** claimed → failed: settlement was refused, or its transaction belongs to another payment. Nothing moved. */
+async function markFailed(db: DbClient, paymentId: string, reason: string): Promise<void> {
+  await db.payment.updateMany({
+    where: { id: paymentId, status: "claimed" satisfies PaymentStatus },
+    data: { status: "failed" satisfies PaymentStatus, failureReason: reason.slice(0, 200) },
+  });
+}
+
+/** settled | serving → unserved: the upstream failed; the hold stays reserved, and one retry may serve it. */
+export async function markUnserved(db: DbClient, paymentId: string, reason: string): Promise<void> {
+  await db.payment.updateMany({
+    where: { id: paymentId, status: { in: ["settled", "serving"] satisfies PaymentStatus[] } },
+    data: { status: "unserved" satisfies PaymentStatus, failureReason: reason.slice(0, 200) },
+  });
+}
+
+/** unserved → serving; true for exactly one of concurrent retries. */
+async function beginServingUnserved(db: DbClient, paymentId: string): Promise<boolean> {
+  const taken = await db.payment.updateMany({
+    where: { id: paymentId, status: "unserved" satisfies PaymentStatus },
+    data: { status: "serving" satisfies PaymentStatus },
+  });
+  return taken.count === 1;
+}
+
+/** Takes over a row in `from` whose lease ran out, refreshing the lease; true for exactly one of concurrent takers. */
+async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, from: PaymentStatus[], to: PaymentStatus): Promise<boolean> {
+  const taken = await db.payment.updateMany({
+    where: { id: paymentId, status: { in: from }, updatedAt: { lt: new Date(Date.now() - leaseMs) } },
+    data: { updatedAt: new Date(), status: to },
+  });
+  return taken.count === 1;
+}
+
+/** The stored settings (key → value) and the payment under this idempotency key, if any, in one round trip. */
+async function findPaymentWithStoredSettings(db: DbClient, key: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null }> {
+  const rows = await db.$queryRaw<{ stored: Record<string, string> | null; payment: PaymentJson | null }[]>`
+    SELECT ${STORED_SETTINGS_JSON} AS stored,
+      (SELECT json_build_object(
+         'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
+         'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
+         'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at)
+       FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`;
+  const row = rows[0]!;
+  const p = row.payment;
+  return {
+    stored: row.stored,
+    payment: p ? { ...p, units: BigInt(p.units), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) } : null,
+  };
+}
+
+type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt"> & { units: string; createdAt: string; updatedAt: string };
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", error });
+
+function replay(payment: Payment, message: string): PaidRequestOutcome {
+  return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}) };
+}
+
+/** The log events of each purpose, written out so a search for the name finds them. */
+function eventNames(purpose: PaymentPurpose) {
+  return purpose === "chat"
+    ? { prefix: "chat", verifyFailed: "chat.verify_failed", settleOk: "chat.settle_ok", settleFailed: "chat.settle_failed", settleUnknown: "chat.settle_unknown" }
+    : { prefix: "credits", verifyFailed: "credits.verify_failed", settleOk: "credits.settle_ok", settleFailed: "credits.settle_failed", settleUnknown: "credits.settle_unknown" };
+}
+
+/** The chain (or its RPC) could not be asked: the client's payment is not at fault. */
+function chainUnavailable(event: string, caip2: string, err: unknown): AppError {
+  logEvent(event, { reason: "chain_unavailable", network: caip2, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "warn");
+  return new AppError("chain_unavailable", "the chain could not be reached to verify the payment; nothing was charged, retry later");
+}
+
+/** Counts a failure for the dashboard; never lets bookkeeping turn a 402 into a 500. */
+async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
+  await ctx.db.paymentFailure.create({ data: { network, stage, reason: reason.slice(0, 100) } }).catch(() => undefined);
+}
+
+async function paymentError(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  code: "payment_required" | "payment_invalid",
+  message: string,
+  details: Record<string, unknown> = {},
+): Promise<AppError> {
+  const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, code);
+  return new AppError(code, message, { ...details, challenge }, challengeHeaders(challenge));
+}

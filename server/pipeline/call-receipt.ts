@@ -1,0 +1,31 @@
+// The receipt of a served call, the same for both routes: built from exactly what was asked and answered, with the
+// cost the upstream reported (reconcile compares it with what the ledger charged), then signed by the operator key.
+import { operatorKeypair } from "../keys/service-keys";
+import { buildReceipt, type ReceiptFacts } from "../receipts/build-receipt";
+import type { Receipt } from "../receipts/receipt-types";
+import { signReceipt } from "../receipts/sign-receipt";
+import type { Completion } from "../upstream";
+import type { CallReservation, ReceiptPrompt } from "./call-types";
+
+/** Signs the receipt of a captured call. */
+export function signCallReceipt(
+  reservation: CallReservation,
+  prompt: ReceiptPrompt,
+  completion: Pick<Completion, "model" | "upstream" | "costUnits" | "content">,
+  captured: { inferenceId: string; pointsTotal: number },
+): Receipt {
+  const payment = reservation.payment;
+  const facts: ReceiptFacts = {
+    agentPubkey: reservation.agentPubkey,
+    upstream: completion.upstream,
+    model: completion.model,
+    costUnits: completion.costUnits,
+    prompt,
+    responseText: completion.content,
+    timestampMs: Date.now(),
+    inferenceId: captured.inferenceId,
+    pointsTotal: captured.pointsTotal,
+    ...(payment ? { payment: { amountUnits: payment.units, txSignature: payment.txSignature, network: payment.network, payTo: payment.payTo } } : {}),
+  };
+  return signReceipt(buildReceipt(facts), operatorKeypair());
+}

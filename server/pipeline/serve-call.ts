@@ -1,0 +1,166 @@
+// Serve → capture or release: the one way a reserved call is served, on both routes, plain or streamed.
+// - Serve: the upstream call. The hold's lease (and its payment's) is renewed while it runs, so no other server takes
+//   the call over while this one still serves it, however long a stream lasts.
+// - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign and attach the receipt.
+// - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
+// - A client that leaves a stream is charged what was produced, with no receipt and no point.
+import type { AppContext } from "../app-context";
+import { crashPoint } from "../chaos/crash-point";
+import { config } from "../env";
+import { AppError } from "../errors";
+import { attachReceipt } from "../ledger/attach-receipt";
+import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
+import { readBalance } from "../ledger/credit-agent";
+import { logEvent } from "../log";
+import { markUnserved } from "../payments/paid-request";
+import type { Receipt } from "../receipts/receipt-types";
+import { encodeReceiptHeader } from "../receipts/sign-receipt";
+import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
+import type { Completion } from "../upstream";
+import { formatUnitsAsUsdc } from "../verify";
+import { settlementHeaders } from "../x402/payment-headers";
+import { signCallReceipt } from "./call-receipt";
+import type { CallRequest, CallReservation, ServedCall } from "./call-types";
+import { completionBody } from "./completion-body";
+
+/** Serves a reserved call. Throws the route's AppError when the upstream fails before the first byte. */
+export async function serveCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
+  const lease = keepLease(ctx, reservation);
+  try {
+    return request.stream ? await streamCall(ctx, reservation, request, lease) : await completeCall(ctx, reservation, request);
+  } finally {
+    // A stream keeps its lease until it ends (streamCall hands the stop to the stream's own ending).
+    if (!request.stream) lease.stop();
+  }
+}
+
+async function completeCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
+  let completion: Completion;
+  try {
+    const pending = ctx.upstream.complete(request.completion);
+    crashPoint("during_inference");
+    completion = await pending;
+  } catch (err) {
+    throw await failCall(ctx, reservation, err);
+  }
+  const captured = await capture(ctx, reservation, completion, "served");
+  const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
+  await attachReceipt(ctx.db, captured.inferenceId, receipt);
+  crashPoint("after_debit");
+  const headers = { ...callHeaders(reservation, captured.balanceUnits), "X-Service-Receipt": encodeReceiptHeader(receipt) };
+  crashPoint("before_response");
+  return { body: completionBody(captured.inferenceId, completion), headers };
+}
+
+/**
+ * The streamed answer: the payment (if any) is settled and the hold reserved before the first byte; the receipt is the
+ * last event before [DONE].
+ */
+async function streamCall(ctx: AppContext, reservation: CallReservation, request: CallRequest, lease: Lease): Promise<ServedCall> {
+  const started = performance.now();
+  const abort = new AbortController();
+  let events;
+  try {
+    events = await firstEventThenRest(ctx.upstream.stream(request.completion, { signal: abort.signal }));
+  } catch (err) {
+    // Before the first byte: the plain rules and a plain error response.
+    lease.stop();
+    throw await failCall(ctx, reservation, err);
+  }
+  crashPoint("during_stream");
+  const stream = sseInferenceStream({
+    inferenceId: reservation.holdId,
+    model: request.completion.model,
+    events,
+    abort,
+    finish: async (completion): Promise<Receipt> => {
+      lease.stop();
+      const captured = await capture(ctx, reservation, completion, "served");
+      const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
+      await attachReceipt(ctx.db, captured.inferenceId, receipt);
+      return receipt;
+    },
+    abortRecorded: async (produced) => {
+      lease.stop();
+      // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
+      const cut = { ...ctx.upstream.interrupted(request.completion.model, request.completion.messages, produced), latencyMs: Math.round(performance.now() - started) };
+      await capture(ctx, reservation, cut, "aborted");
+      logEvent("call.stream_aborted", { inference_id: reservation.holdId, network: reservation.network, cost: cut.costUnits.toString() });
+    },
+    fail: (err) => {
+      lease.stop();
+      return failCall(ctx, reservation, err);
+    },
+  });
+  return { stream, headers: { ...SSE_HEADERS, ...callHeaders(reservation, null) } };
+}
+
+/** Captures the hold; a hold that is no longer held means another server finished this call: nothing is sent twice. */
+async function capture(
+  ctx: AppContext,
+  reservation: CallReservation,
+  completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
+  outcome: "served" | "aborted",
+): Promise<CaptureOutcome & { ok: true }> {
+  const captured = await captureHold(ctx.db, {
+    holdId: reservation.holdId,
+    costUnits: completion.costUnits,
+    model: completion.model,
+    upstream: completion.upstream,
+    latencyMs: completion.latencyMs,
+    outcome,
+  });
+  if (!captured.ok) {
+    logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
+    throw new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
+  }
+  return captured;
+}
+
+/**
+ * The upstream failed. Prepaid: the hold is released and nothing is charged. Paid: the payment becomes `unserved` and
+ * its hold stays reserved, so only a retry with the same payment header can use that money.
+ */
+async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
+  const payment = reservation.payment;
+  if (payment) {
+    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
+    const balance = await readBalance(ctx.db, reservation.agentPubkey, reservation.network);
+    return new AppError(
+      "upstream_error",
+      "the model provider failed after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once",
+      { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
+    );
+  }
+  const balance = await releaseHold(ctx.db, reservation.holdId);
+  return new AppError("upstream_error", "the model provider failed; the hold was released and nothing was charged", {
+    balance_usdc: formatUnitsAsUsdc(balance ?? (await readBalance(ctx.db, reservation.agentPubkey, reservation.network))),
+  });
+}
+
+/** The call's headers: the settlement on the paid route, and the agent's spendable balance once known. */
+function callHeaders(reservation: CallReservation, balanceUnits: bigint | null): Record<string, string> {
+  const payment = reservation.payment;
+  return {
+    ...(payment ? settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer }) : {}),
+    ...(balanceUnits !== null ? { "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balanceUnits) } : {}),
+  };
+}
+
+interface Lease {
+  stop(): void;
+}
+
+/** Renews the call's lease every third of PAYMENT_LEASE_MS until stopped. */
+function keepLease(ctx: AppContext, reservation: CallReservation): Lease {
+  const leaseMs = config().PAYMENT_LEASE_MS;
+  const timer = setInterval(() => {
+    renewLease(ctx.db, reservation.holdId, reservation.payment?.id ?? null, leaseMs)
+      .then((held) => {
+        if (!held) logEvent("call.lease_lost", { inference_id: reservation.holdId }, "warn");
+      })
+      .catch((err: unknown) => logEvent("call.lease_renew_failed", { inference_id: reservation.holdId, reason: String(err).slice(0, 200) }, "warn"));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
