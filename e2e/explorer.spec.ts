@@ -3,8 +3,12 @@ import { makeEvmPaidCall, makePaidCall, makeStreamedPaidCall } from "./support";
 
 const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
 
-/** Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. */
+/**
+ * Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. The
+ * amount is the receipt's own, so the test holds whatever price another spec left set.
+ */
 async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: string; messages: unknown; response: unknown }) {
+  const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as { payment: { amount_usdc: number } };
   await page.goto("/explorer");
   await page.getByTestId("receipt-input").fill(call.receiptHeader);
   await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
@@ -12,7 +16,7 @@ async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: strin
   await page.getByTestId("verify-button").click();
   await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
   for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
-  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("transfer of 0.001 USDC");
+  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText(`transfer of ${receipt.payment.amount_usdc} USDC`);
 }
 
 test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
