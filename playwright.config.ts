@@ -4,6 +4,12 @@ import { defineConfig } from "@playwright/test";
 // e2e/start-server.ts (PostgreSQL + local chain + Next), on its own ports.
 export const E2E_PORT = 3210;
 
+// The specs import server modules (`import "server-only"`), which load only under the react-server condition: the
+// runner is started with it (`npm run test:e2e`) and its test workers inherit the flag.
+if (!process.execArgv.includes("--conditions=react-server")) {
+  throw new Error("run the browser suite with `npm run test:e2e` (node --conditions=react-server), not `npx playwright test`");
+}
+
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
@@ -20,7 +26,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   webServer: {
-    command: "npx tsx e2e/start-server.ts",
+    command: "npx tsx --conditions=react-server e2e/start-server.ts",
     url: `http://localhost:${E2E_PORT}/api/v1/operator-key`,
     timeout: 180_000,
     reuseExistingServer: false,

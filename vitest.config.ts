@@ -1,8 +1,11 @@
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 // Unit tests sit beside their modules (`*.test.ts`); integration tests (DB, chain, HTTP) live in server/test/.
 export default defineConfig({
-  resolve: { alias: { "@": import.meta.dirname } },
+  // Server modules `import "server-only"`, which throws outside the react-server condition that only Next's server
+  // bundles set: tests load them as the server does.
+  resolve: { alias: { "@": import.meta.dirname, "server-only": path.join(import.meta.dirname, "node_modules/server-only/empty.js") } },
   test: {
     include: ["server/**/*.test.ts", "bin/**/*.test.ts"],
     exclude: ["server/test/**", "node_modules/**"],

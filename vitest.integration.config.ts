@@ -1,8 +1,11 @@
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 // Integration tests talk to real parts: PostgreSQL (TEST_DATABASE_URL), localnet, local HTTP servers.
 export default defineConfig({
-  resolve: { alias: { "@": import.meta.dirname } },
+  // Server modules `import "server-only"`, which throws outside the react-server condition that only Next's server
+  // bundles set: tests load them as the server does.
+  resolve: { alias: { "@": import.meta.dirname, "server-only": path.join(import.meta.dirname, "node_modules/server-only/empty.js") } },
   test: {
     include: ["server/test/**/*.test.ts"],
     environment: "node",

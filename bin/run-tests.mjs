@@ -27,15 +27,16 @@ const env = {
 const steps = [
   ["unit", ["vitest", "run", "--config", "vitest.config.ts"]],
   ["integration", ["vitest", "run", "--config", "vitest.integration.config.ts"]],
-  ["browser (Playwright, Debian chromium)", ["playwright", "test"]],
+  // The specs import server modules, which load under node's react-server condition (the test workers inherit it).
+  ["browser (Playwright, Debian chromium)", ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"], process.execPath],
 ];
 const E2E_RESULTS = "test-results/e2e-results.json";
 rmSync(E2E_RESULTS, { force: true });
 
 let runnerFailed = false;
-for (const [name, args] of steps) {
+for (const [name, args, command = "npx"] of steps) {
   console.log(`\n=== ${name} tests ===`);
-  const result = spawnSync("npx", args, { stdio: "inherit", env });
+  const result = spawnSync(command, args, { stdio: "inherit", env });
   if (result.status !== 0) {
     console.log(`${name} tests exited with ${result.status ?? result.signal}`);
     runnerFailed = true;

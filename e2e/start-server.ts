@@ -74,6 +74,6 @@ if (build.status !== 0) {
 }
 console.log(`e2e: next build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "bin/dev.ts"], { stdio: "inherit", env });
+const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts"], { stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

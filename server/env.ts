@@ -1,5 +1,6 @@
 // The one validated config: every environment variable the service reads is parsed here, once (STYLE §4).
 // Operator-tunable values (the seed's §2.6) live in the settings table; env only seeds their defaults.
+import "server-only";
 import path from "node:path";
 import { z } from "zod";
 

@@ -1,4 +1,5 @@
 // Structured JSON logs (pino). Operator-facing events (the seed's §6) are logged with an `event` field.
+import "server-only";
 import pino from "pino";
 
 const globalForLog = globalThis as unknown as { signetLog?: pino.Logger };

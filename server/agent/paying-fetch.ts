@@ -1,6 +1,7 @@
 // The agent side, for the CLI and the tests: a stock @x402/fetch client paying with a Solana keypair through the
 // official exact SVM client scheme, or with an EVM key through the exact EVM scheme (EIP-3009): default spend
 // controls, nothing of ours in between.
+import "server-only";
 import { readFileSync } from "node:fs";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { x402Client } from "@x402/core/client";

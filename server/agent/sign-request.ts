@@ -1,4 +1,5 @@
 // The agent side of signed requests: headers for `"<METHOD> <path>\n" + body`, signed with the agent's key.
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";

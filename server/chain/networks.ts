@@ -1,5 +1,6 @@
 // The networks the service takes payment on (the seed's §4.1): their CAIP-2 ids, USDC assets, and the names callers
 // may use for them. Which RPC serves each one comes from config (server/env.ts), never from here.
+import "server-only";
 import {
   BASE_MAINNET_CAIP2,
   BASE_SEPOLIA_CAIP2,

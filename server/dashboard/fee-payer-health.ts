@@ -2,6 +2,7 @@
 // alert under its 0.1 SOL alert level (the seed's §8). Base (issue #6): the runbook names no level, so ours are set
 // from what one EIP-3009 settlement costs (~80k gas, well under 0.0001 ETH at Base's fees): warn under 0.005 ETH,
 // alert under 0.001 ETH.
+import "server-only";
 import { address } from "@solana/kit";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";

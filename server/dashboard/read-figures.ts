@@ -1,5 +1,6 @@
 // The dashboard's live figures, per network (issue #5): paid calls and settlements, failures by reason, USDC
 // received against upstream cost (the margin), prepaid calls, today's grants against the budget, and calls per hour.
+import "server-only";
 import type { DbClient } from "../db";
 import { formatUnitsAsUsdc } from "../verify";
 import type { Settings } from "../settings/setting-definitions";

@@ -1,6 +1,7 @@
 // Applies prisma/migrations/*/migration.sql at start-up (Prisma 7's migrate engine cannot run offline here, STACK.md).
 // Each migration runs in its own transaction and is recorded in Prisma's own `_prisma_migrations` table with
 // checksum = sha256 of the file, so a machine that has the engine sees the database as up to date.
+import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

@@ -1,5 +1,6 @@
 // The RPC endpoints this service publishes per network (the explorer, x402 discovery): the ones it uses, but only
 // with the operator's say-so in production.
+import "server-only";
 import { NETWORKS } from "../chain/networks";
 import { config } from "../env";
 

@@ -1,6 +1,7 @@
 // GET /.well-known/x402 (issue #8): what an x402 client or crawler needs to find and pay this service: the paid
 // resources with their requirements per network (asset, price, payTo, fee payer), the prepaid routes, the keys and
 // the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
+import "server-only";
 import type { AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { logEvent } from "../log";

@@ -1,5 +1,6 @@
 // The /docs page (issue #8): the OpenAPI document rendered by Redoc, served from this service (no CDN): the HTML
 // shell, and Redoc's standalone bundle read from node_modules.
+import "server-only";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 

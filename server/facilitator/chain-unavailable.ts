@@ -1,6 +1,7 @@
 // Telling an RPC outage from a payment the chain refused. @x402/svm's verify turns every simulation error into
 // "simulation failed", so a dead RPC would read as an invalid payment; the signer marks transport failures instead, and
 // the paid route answers them as the chain being unavailable (502), never as the client's fault.
+import "server-only";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 
 /** Prefix of a simulation error that is the RPC's failure, not the transaction's. */

@@ -1,6 +1,7 @@
 // The EVM half of the in-process facilitator (issue #6): @x402/evm's exact scheme (EIP-3009
 // transferWithAuthorization), one instance per Base network with an RPC configured, all signing with one key. That
 // key's address pays the gas and is the EVM deposit address; the agent signs an authorization and needs no ETH.
+import "server-only";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";

@@ -1,5 +1,6 @@
 // Every verify fails while the deposit address has no USDC token account (STACK.md), so the facilitator creates it
 // (idempotently, paying the rent itself) before it accepts the first payment on a network.
+import "server-only";
 import { address, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { logEvent } from "../log";

@@ -9,6 +9,7 @@
 // Within FRESH_MS that window is one database insert wide; the stock stack's own window (its settle simulation, then
 // the send) is open the same way to concurrent spends, which neither simulation sees. A failed send is still caught:
 // settle reports it, the chain is asked, and the client hears "nothing was charged".
+import "server-only";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 
 /** How long a successful simulation stands in for the next one of the same bytes. */

@@ -1,5 +1,6 @@
 // Sends a transaction the facilitator itself pays for (e.g. creating the deposit token account) and polls for
 // confirmation over plain JSON-RPC (the local chain has no websocket subscriptions).
+import "server-only";
 import {
   appendTransactionMessageInstructions,
   createTransactionMessage,

@@ -1,4 +1,5 @@
 // Grant challenges: short-lived, single-use, human-readable messages a wallet displays and signs (issue #4).
+import "server-only";
 import { randomBytes } from "node:crypto";
 import type { DbClient } from "../db";
 import { AppError } from "../errors";

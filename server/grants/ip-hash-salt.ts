@@ -1,4 +1,5 @@
 // The IP-hash salt: the IP_HASH_SALT setting; in development a random one generated once into the data dir.
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,5 +1,6 @@
 // The hosted verifier fetches URLs its caller chose (`endpoint`, `rpc`). This fetch refuses loopback, private,
 // link-local and metadata addresses unless VERIFIER_ALLOW_PRIVATE_NETWORKS is true, and caps size and redirects.
+import "server-only";
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";

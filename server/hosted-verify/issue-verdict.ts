@@ -1,5 +1,6 @@
 // The hosted verifier: runs the pure library on a VerifyRequest and signs the verdict with the verifier key.
 // The verdict binds the receipt's own signature (`receipt_signature`) so it cannot be replayed for another receipt.
+import "server-only";
 import { ConfigError, config } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";

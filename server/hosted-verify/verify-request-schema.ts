@@ -1,5 +1,6 @@
 // The hosted verifier's wire shapes (the seed's §2.5): VerifyRequest in, VerifyResponse out. zod schemas are the
 // single source for validation (and, later, the OpenAPI document).
+import "server-only";
 import { z } from "zod";
 import { isBase58PublicKey } from "../verify";
 

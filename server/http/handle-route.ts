@@ -1,4 +1,5 @@
 // Wraps route handlers so every failure becomes a stable error code: no stack trace or err.message reaches a client.
+import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { AppError, toResponse } from "../errors";

@@ -1,4 +1,5 @@
 // Reads a request body as JSON with a byte cap, so no route ever buffers an unbounded body or leaks a parse error.
+import "server-only";
 import { AppError } from "../errors";
 
 /** Default cap for JSON bodies, bytes. Chat bodies get their own cap in their route's service. */

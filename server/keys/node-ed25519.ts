@@ -1,6 +1,7 @@
 // Ed25519 through node:crypto (OpenSSL) for the server: about 15× faster than pure-JS noble for signing receipts and
 // checking signed requests (profiled: noble's verify capped offline verification at ~1,000/s and its sign was the
 // largest cost of a prepaid call). The browser keeps noble; the server's verifier (server-verifier.ts) uses this one.
+import "server-only";
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import type { Ed25519Backend } from "../verify";
 

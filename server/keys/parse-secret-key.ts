@@ -1,5 +1,6 @@
 // Ed25519 secret keys in the forms operators have: base58 of a 32-byte seed or a 64-byte Solana secret key, or the
 // Solana CLI keypair file (a JSON array of 64 numbers).
+import "server-only";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import bs58 from "bs58";
 

@@ -1,5 +1,6 @@
 // The server's one verifier: server/verify's checks with node:crypto as the Ed25519 backend. Every server path that
 // checks a signature (hosted verdicts, signed requests, grants, operator sign-in, the CLI and the bench) uses it.
+import "server-only";
 import { createVerifier } from "../verify";
 import { verifyEd25519Node } from "./node-ed25519";
 

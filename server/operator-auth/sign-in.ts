@@ -1,6 +1,7 @@
 // Operator sign-in: the server issues a single-use, short-lived challenge; an operator's wallet signs it;
 // a valid signature by a listed operator yields a session. `signet operator login-link` signs a one-time link
 // with an operator key file for servers reached without a browser wallet.
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { z } from "zod";

@@ -1,5 +1,6 @@
 // The receipt of a served call, the same for both routes: built from exactly what was asked and answered, with the
 // cost the upstream reported (reconcile compares it with what the ledger charged), then signed by the operator key.
+import "server-only";
 import { operatorKeypair } from "../keys/service-keys";
 import { buildReceipt, type ReceiptFacts } from "../receipts/build-receipt";
 import type { Receipt } from "../receipts/receipt-types";

@@ -1,4 +1,5 @@
 // The shapes the call pipeline passes between its steps: admit → reserve → serve → capture or release.
+import "server-only";
 import type { SettledPayment } from "../payments/paid-request";
 import type { CompletionRequest } from "../upstream";
 

@@ -1,4 +1,5 @@
 // The OpenAI `chat.completion` body of a served call, the same for both routes; its id carries the inference id.
+import "server-only";
 import type { Completion } from "../upstream";
 
 export function completionBody(inferenceId: string, completion: Completion): Record<string, unknown> {

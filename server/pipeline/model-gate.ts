@@ -1,5 +1,6 @@
 // Which model a call may use, and the most it may cost: a call is only served when its worst-case cost fits under its
 // hold (the flat price on the paid route, the agent's budget on the prepaid one), so a capture never exceeds its hold.
+import "server-only";
 import { AppError } from "../errors";
 import { completionCap, worstCaseCostUnits, type CatalogModel, type CompletionRequest, type Upstream } from "../upstream";
 

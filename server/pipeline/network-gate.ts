@@ -1,5 +1,6 @@
 // Which network a call runs on, and the mainnet kill switch, for every route that moves money: mainnet serves only
 // while the operator's switch is on, and a request never learns more than that it is off.
+import "server-only";
 import { NETWORKS, networkByCaip2, resolveNetwork, type NetworkId } from "../chain/networks";
 import { AppError } from "../errors";
 import { logEvent } from "../log";

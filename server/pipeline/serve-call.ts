@@ -4,6 +4,7 @@
 // - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign and attach the receipt.
 // - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
+import "server-only";
 import type { AppContext } from "../app-context";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";

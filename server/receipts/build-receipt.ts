@@ -1,4 +1,5 @@
 // Assembles a receipt from a served call: the hashes are computed here, from exactly what was sent and answered.
+import "server-only";
 import { promptHashOfMessages, sha256Hex, unitsToUsdcNumber } from "../verify";
 import type { PaymentBlock, UnsignedReceipt } from "./receipt-types";
 

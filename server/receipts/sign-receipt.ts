@@ -1,6 +1,7 @@
 // Signing receipts and other service documents: a detached Ed25519 signature, base58, over the UTF-8 canonical JSON
 // of the document without its signature field. The same canonical bytes the pure verifier checks (server/verify) are
 // the ones signed here.
+import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import bs58 from "bs58";
 import { canonicalJson, receiptSigningBytes } from "../verify";

@@ -1,6 +1,7 @@
 // Where a person can look at a receipt's transaction: the public block explorer of its network. The local chains
 // play these networks' ids, so a link for a local transaction leads to a public explorer that cannot know it; the
 // permalink page says which network the link assumes.
+import "server-only";
 import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, solanaClusterOf } from "../verify";
 
 /** The explorer URL of `tx` on `network`, or null for a network or transaction id we cannot link. */

@@ -1,5 +1,6 @@
 // Reads the operator settings on every request (the seed's §2.6: a change needs no restart): one query over the
 // small settings table, each value falling back to its environment default.
+import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { config } from "../env";

@@ -1,5 +1,6 @@
 // The operator settings of the seed's §2.6: each key's parser and validator. Values are stored as text in the
 // settings table (read on every request) and fall back to the environment's defaults.
+import "server-only";
 import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { resolveNetwork, type NetworkId } from "../chain/networks";
 import type { Config } from "../env";

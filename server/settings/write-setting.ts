@@ -1,5 +1,6 @@
 // Changes one operator setting: validated by its key's parser (and the price against the ceiling), stored, and
 // written to the audit log in the same transaction.
+import "server-only";
 import type { DbClient } from "../db";
 import { readRawSettings } from "./read-settings";
 import { parseSettings, SETTING_PARSERS, SettingsError, type SettingKey } from "./setting-definitions";

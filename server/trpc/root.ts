@@ -1,4 +1,5 @@
 // The app router: one namespace per domain.
+import "server-only";
 import { router } from "./init";
 import { dashboardRouter } from "./routers/dashboard";
 import { explorerRouter } from "./routers/explorer";

@@ -1,5 +1,6 @@
 // The upstream facade: runs a completion on the built-in model or the configured OpenAI-compatible provider and
 // prices it in USDC units (provider-reported cost when given, else tokens × the catalogue price).
+import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";

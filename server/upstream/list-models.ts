@@ -1,4 +1,5 @@
 // GET /api/v1/models: the OpenAI-style list of what this deployment offers, with the flat per-call price.
+import "server-only";
 import { formatUnitsAsUsdc } from "../verify";
 import type { Upstream } from "./index";
 

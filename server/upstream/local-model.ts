@@ -1,5 +1,6 @@
 // The built-in model `local/echo-1`: small, deterministic, offline. It is a test double for an LLM and says so in
 // every answer; its text depends on the prompt, so receipts over it are meaningful.
+import "server-only";
 import { sha256Hex } from "../verify";
 
 export interface LocalAnswer {

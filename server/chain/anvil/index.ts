@@ -1,6 +1,7 @@
 // A local EVM chain for tests and development: anvil playing Base Sepolia (84532) or Base (8453), with a test USDC
 // (ERC-20 + EIP-3009, FiatToken's revert reasons) planted at the real USDC address and Multicall3 at its canonical one,
 // so the stock x402 EVM client and facilitator pay and settle on it unchanged.
+import "server-only";
 import { createTestClient, defineChain, getAddress, http, isAddress, publicActions, walletActions, type Abi, type Hex } from "viem";
 import usdcArtifact from "./eip3009-usdc.artifact.json" with { type: "json" };
 import multicallArtifact from "./multicall3.artifact.json" with { type: "json" };

@@ -1,5 +1,6 @@
 // Runs anvil (Foundry's local EVM node) as a child process: finds the binary inside the @foundry-rs/anvil npm
 // package, starts it offline on loopback, waits until it answers JSON-RPC, and stops it for sure.
+import "server-only";
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";

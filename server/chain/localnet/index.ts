@@ -1,4 +1,5 @@
 // The local Solana chain `npm run dev` and the tests run: a LocalChain behind its JSON-RPC server.
+import "server-only";
 import { LocalChain } from "./local-chain";
 import { serveRpc } from "./rpc-server";
 import type { LocalnetProfile } from "./profiles";

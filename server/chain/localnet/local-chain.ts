@@ -1,6 +1,7 @@
 // A Solana chain in process: LiteSVM (the real SPL Token, ATA, Memo and Compute Budget programs) plus what LiteSVM
 // lacks and an RPC node must answer: a transaction history with pre/post SOL and token balances, per-address
 // signature lists, a moving clock, duplicate refusal, and a snapshot on disk so yesterday's receipts still verify.
+import "server-only";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LiteSVM, FailedTransactionMetadata, Clock } from "litesvm";

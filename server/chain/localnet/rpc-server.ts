@@ -1,5 +1,6 @@
 // A Solana JSON-RPC 2.0 server over a LocalChain: the methods the x402 client, the x402 facilitator signer and our
 // verifier call, with the real node's shapes and error codes, plus dev-only `localnet_*` methods.
+import "server-only";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getBase58Decoder } from "@solana/kit";

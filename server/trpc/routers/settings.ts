@@ -1,5 +1,6 @@
 // Operator settings over tRPC (issue #5): read the effective §2.6 values, change one (validated, audited), read the
 // audit log. Thin: input schema → one service call.
+import "server-only";
 import { z } from "zod";
 import { readRawSettings } from "../../settings/read-settings";
 import { isSettingKey, SETTING_KEYS } from "../../settings/setting-definitions";
