@@ -10,7 +10,7 @@ try {
   const cfg = config();
   operatorKeypair();
   verifierKeypair();
-  // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (issue #3: a mismatch fails start-up).
+  // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (a mismatch fails start-up: payments would go to an address the facilitator does not control).
   await createFacilitator(cfg);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const child = spawn(process.execPath, [nextBin, "start", "--port", String(cfg.PORT)], {

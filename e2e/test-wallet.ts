@@ -1,4 +1,4 @@
-// A Wallet Standard wallet injected into the page (issue #5): it registers itself the way real wallets do, and its
+// A Wallet Standard wallet injected into the page: it registers itself the way real wallets do, and its
 // `solana:signMessage` really signs, with a keypair held by the test process (exposed as a page binding).
 import { createHash } from "node:crypto";
 import type { Page } from "@playwright/test";

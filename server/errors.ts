@@ -1,5 +1,5 @@
 // The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
-// Codes are part of the public API (the seed's §7 and the issues): never rename one once shipped.
+// Codes are part of the public API (clients branch on them): never rename one once shipped.
 import "server-only";
 import { log } from "./log";
 
@@ -12,7 +12,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
-  // Payments (the seed's §4.1, §7)
+  // Payments
   payment_required: 402,
   payment_invalid: 402,
   payment_failed: 402,

@@ -1,5 +1,5 @@
 // `signet operator login-link --key FILE [--endpoint URL]`: a one-time sign-in URL signed with an operator key file,
-// for a server reached without a browser wallet (issue #5). Valid for five minutes, once.
+// for a server reached without a browser wallet. Valid for five minutes, once.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { utf8ToBytes } from "@noble/hashes/utils.js";

@@ -1,5 +1,5 @@
 // `signet reconcile [--network N] [--since DATE] [--json]`: on-chain deposits against the payments table and the
-// ledger (issue #7). Prints every mismatch; exits 1 when there is one, 0 when there is zero drift.
+// ledger. Prints every mismatch; exits 1 when there is one, 0 when there is zero drift.
 import { parseArgs } from "node:util";
 import { resolveNetwork, type NetworkId } from "../../server/chain/networks";
 import { closeDb, db, DatabaseInUseError } from "../../server/db";

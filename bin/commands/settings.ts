@@ -1,4 +1,5 @@
-// `signet settings set KEY VALUE` / `signet settings list`: the operator settings of the seed's §2.6, validated and
+// `signet settings set KEY VALUE` / `signet settings list`: the operator settings (price, deposit addresses, mainnet
+// switch, allowlist, grants), validated and
 // audited like the dashboard's. Takes effect on the next request, with no restart.
 import { closeDb, db, DatabaseInUseError } from "../../server/db";
 import { readRawSettings } from "../../server/settings/read-settings";

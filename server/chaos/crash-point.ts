@@ -1,4 +1,4 @@
-// Fault injection for the chaos suite (issue #7): when SIGNET_CHAOS_CRASH_AT names a step, the process kills itself
+// Fault injection for the chaos suite: when SIGNET_CHAOS_CRASH_AT names a step, the process kills itself
 // with SIGKILL the moment the paid flow reaches it, so nothing after that step runs: no catch, no finally, no
 // flush. Never armed in production (server/env.ts refuses the variable there).
 import "server-only";

@@ -1,4 +1,4 @@
-// The in-process x402 facilitator (the seed's §1): @x402/core's x402Facilitator with @x402/svm's exact scheme,
+// The in-process x402 facilitator (no third-party facilitator is trusted with settlement): @x402/core's x402Facilitator with @x402/svm's exact scheme,
 // registered directly with explicit fee-griefing limits. Its key is both the fee payer and the devnet deposit address.
 import "server-only";
 import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
@@ -16,9 +16,9 @@ import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilita
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
 
 /**
- * Fee-griefing limits (issue #3). A payment transaction may ask the fee payer for at most
+ * Fee-griefing limits: a payer must not be able to spend the fee payer's SOL. A payment transaction may ask the fee payer for at most
  * MAX_COMPUTE_UNITS × MAX_PRIORITY_FEE_MICROLAMPORTS / 1e6 = 2,500 lamports of priority fee on top of the
- * 5,000-lamport base fee (the seed's §8). Stock clients ask for 20,000 CU at 1 µlamport/CU.
+ * 5,000-lamport base fee per signature. Stock clients ask for 20,000 CU at 1 µlamport/CU.
  */
 export const MAX_COMPUTE_UNITS = 50_000;
 export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
@@ -32,7 +32,7 @@ export interface Facilitator {
   /** Solana networks with an RPC configured, and their RPC clients. */
   rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>>;
   rpcUrls: Partial<Record<NetworkId, string>>;
-  /** The EVM side (issue #6), when a Base network has an RPC configured. */
+  /** The EVM side, when a Base network has an RPC configured. */
   evm: EvmFacilitator | null;
 }
 
@@ -47,7 +47,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   });
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...key.seed, ...key.publicKey]));
   if (cfg.SERVICE_DEPOSIT_ADDRESS && cfg.SERVICE_DEPOSIT_ADDRESS !== signer.address) {
-    // SECURITY: the deposit address must be the fee payer's own address (issue #3); anything else is a typo that
+    // SECURITY: the deposit address must be the fee payer's own address; anything else is a typo that
     // would send every payment somewhere the facilitator does not control.
     throw new ConfigError(`SERVICE_DEPOSIT_ADDRESS (${cfg.SERVICE_DEPOSIT_ADDRESS}) must equal the facilitator key's address ${signer.address}`);
   }

@@ -23,7 +23,7 @@ describe("parseSettings()", () => {
     expect(() => parseSettings({ SERVICE_MAINNET_ENABLED: "1" })).toThrow(SettingsError);
   });
 
-  it("prices 0.001 USDC at exactly 1,000 units (the seed's §4.1 rule 1)", () => {
+  it("prices 0.001 USDC at exactly 1,000 units (prices are whole atomic units, 1 USDC = 1,000,000)", () => {
     expect(parseSettings({ X402_FLAT_PRICE_USDC: "0.001" }).flatPriceUnits).toBe(1_000n);
   });
 

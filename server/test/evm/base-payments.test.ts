@@ -1,4 +1,4 @@
-// Base Sepolia and Base on the paid chat route and the top-up route (issue #6): stock @x402/fetch clients with the
+// Base Sepolia and Base on the paid chat route and the top-up route: stock @x402/fetch clients with the
 // exact EVM scheme pay with EIP-3009 authorizations on anvil, the in-process facilitator relays them, the ledger
 // credits per network exactly once, and the receipts verify with all five checks, on chain.
 import { randomBytes } from "node:crypto";

@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document (issue #8): valid under the official OAS 3.1 schema (@seriousme/openapi-schema-validator),
+// The OpenAPI 3.1 document: valid under the official OAS 3.1 schema (@seriousme/openapi-schema-validator),
 // and real answers of the running service over HTTP, success and error, JSON and SSE, match the response the document
 // declares for their operation and status (ajv, JSON Schema 2020-12). A status the document does not declare fails.
 import { Validator } from "@seriousme/openapi-schema-validator";

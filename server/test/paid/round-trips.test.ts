@@ -1,4 +1,4 @@
-// Database round trips per call (issue #7's profile: queries per money step), counted at the PostgreSQL driver: a
+// Database round trips per call, counted at the PostgreSQL driver: a
 // paid chat call makes 5 and a prepaid call 4. A change that adds one fails here, and has to say why in the README.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

@@ -1,4 +1,4 @@
-// `signet chat --stream` and `signet verify` on a streamed receipt (issue #8), as child processes over real HTTP: the
+// `signet chat --stream` and `signet verify` on a streamed receipt, as child processes over real HTTP: the
 // CLI prints the tokens as they arrive and the timeline, verifies the receipt event over the chunks, and saves the
 // inputs; `signet verify` then passes all five checks with the chunks, and with the concatenated text.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// The official `openai` SDK, unchanged (issue #8): baseURL set to Signet's /api/v1 over real HTTP, and fetch set to
+// The official `openai` SDK, unchanged: baseURL set to Signet's /api/v1 over real HTTP, and fetch set to
 // the stock x402 client's wrapFetchWithPayment. A completion, a streamed completion (with the receipt event) and
 // models.list() all succeed on localnet, and every receipt verifies.
 import OpenAI from "openai";

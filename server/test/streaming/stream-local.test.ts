@@ -1,4 +1,4 @@
-// Streaming with receipts (issue #8) on both routes, with the built-in model streaming token by token: the payment
+// Streaming with receipts on both routes, with the built-in model streaming token by token: the payment
 // settles before the first byte, chunks concatenate to the receipt's response hash, the receipt event comes before
 // [DONE] and is stored for GET /api/v1/receipts/<id>; a client that leaves mid-stream is charged what was produced,
 // the call is logged `aborted`, and no receipt is issued.

@@ -1,4 +1,4 @@
-// Streaming from an OpenAI-compatible provider (issue #8), against a local HTTP server that speaks the real SSE
+// Streaming from an OpenAI-compatible provider, against a local HTTP server that speaks the real SSE
 // protocol (OpenRouter's comment lines, a usage chunk with `cost`, `data: [DONE]`), and the paid route's rules when the
 // provider fails: before the first byte a plain 502, mid-stream an SSE error event; either way the payment stays as
 // credit and one retry with the same header serves it.

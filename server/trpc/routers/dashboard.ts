@@ -1,4 +1,4 @@
-// Dashboard figures over tRPC (issue #5): live figures per network, fee-payer health, recent calls (keyset pages).
+// Dashboard figures over tRPC: live figures per network, fee-payer health, recent calls (keyset pages).
 import "server-only";
 import { z } from "zod";
 import { appContext } from "../../app-context";
