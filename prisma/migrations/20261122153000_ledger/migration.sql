@@ -97,5 +97,5 @@ CREATE INDEX "inference_logs_created_at_id_idx" ON "inference_logs"("created_at"
 -- CreateIndex
 CREATE INDEX "inference_logs_agent_pubkey_created_at_idx" ON "inference_logs"("agent_pubkey", "created_at");
 
--- SECURITY: a balance can never go below zero, whatever code path writes it.
+-- SECURITY: a balance can never go below zero, whatever code path writes it (issue #3/#4).
 ALTER TABLE "balances" ADD CONSTRAINT "balances_units_non_negative" CHECK ("units" >= 0);
