@@ -25,6 +25,8 @@ const env = {
 };
 
 const steps = [
+  // Lint first: it holds the layering (nothing server-only in the browser, nothing Node in server/verify).
+  ["lint", ["eslint", "."]],
   ["unit", ["vitest", "run", "--config", "vitest.config.ts"]],
   ["integration", ["vitest", "run", "--config", "vitest.integration.config.ts"]],
   // The specs import server modules, which load under node's react-server condition (the test workers inherit it).
@@ -34,9 +36,11 @@ const E2E_RESULTS = "test-results/e2e-results.json";
 rmSync(E2E_RESULTS, { force: true });
 
 let runnerFailed = false;
+let lintFailed = null;
 for (const [name, args, command = "npx"] of steps) {
   console.log(`\n=== ${name} tests ===`);
   const result = spawnSync(command, args, { stdio: "inherit", env });
+  if (name === "lint") lintFailed = result.status !== 0;
   if (result.status !== 0) {
     console.log(`${name} tests exited with ${result.status ?? result.signal}`);
     runnerFailed = true;
@@ -57,6 +61,8 @@ if (existsSync(E2E_RESULTS)) {
   totals.failed += stats.unexpected ?? 0;
   totals.skipped += stats.skipped ?? 0;
 }
+// Lint reports no test counts: it counts as one check, passed or failed.
+if (lintFailed !== null) totals[lintFailed ? "failed" : "passed"] += 1;
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -5,7 +5,7 @@ import { signReceipt } from "../receipts/sign-receipt";
 import type { Receipt } from "../receipts/receipt-types";
 import { VerifierFetchError, type FetchLike } from "./json-rpc";
 import { VerifyInputError } from "./verify-receipt";
-import { AGENT, DEVNET_USDC, PAY_TO, recordedTransaction, TX_SIGNATURE, type RecordedTxOptions } from "./fixtures/recorded-transaction";
+import { AGENT, PAY_TO, recordedTransaction, TX_SIGNATURE, type RecordedTxOptions } from "./fixtures/recorded-transaction";
 import { VERIFIERS } from "./fixtures/verifiers";
 
 const operator = generateKeypair();

@@ -14,7 +14,7 @@ import bs58 from "bs58";
 import { canonicalJson, parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../../keys/service-keys";
 import { ERROR_STATUS } from "../../errors";
-import { buildPaymentHeader, challengeOf, startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const RUNS = { chat: 2_700, paidHeaders: 1_500, inference: 1_500, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
 const BASE = "http://signet.test";

@@ -31,6 +31,7 @@ let net: Localnet;
 let dataDir: string;
 const rpc = async (method: string, params: unknown[] = []) => {
   const res = await fetch(net.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- results of many RPC methods, asserted field by field
   return (await res.json()) as { result?: any; error?: { code: number; message: string } };
 };
 

@@ -21,6 +21,7 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
     throw new Error(
       `PostgreSQL is not reachable at ${TEST_ADMIN_URL} (${(err as Error).message}). Start it with: ` +
         "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
+      { cause: err },
     );
   }
   try {
