@@ -36,7 +36,6 @@ const t = initTRPC.context<TrpcContext>().create({
 });
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
 
 /** Maps AppErrors thrown by services to tRPC errors with the table's HTTP status. */
 const appErrors = t.middleware(async ({ next }) => {
@@ -68,4 +67,5 @@ export const operatorProcedure = t.procedure.use(appErrors).use(async ({ ctx, ty
   return next({ ctx: { ...ctx, session: ctx.session } });
 });
 
-export const publicAppProcedure = t.procedure.use(appErrors);
+/** Procedures anyone may call (the explorer); AppErrors still map through the table. */
+export const publicProcedure = t.procedure.use(appErrors);

@@ -4,9 +4,14 @@ import "server-only";
 import { z } from "zod";
 import { advertisedRpcUrls } from "../../discovery/advertised-rpc-urls";
 import { findReceipt } from "../../receipts/find-receipt";
-import { publicAppProcedure, router } from "../init";
+import { publicProcedure, router } from "../init";
 
 export const explorerRouter = router({
-  receipt: publicAppProcedure.input(z.object({ id: z.string().min(1).max(128) })).query(({ ctx, input }) => findReceipt(ctx.db, input.id)),
-  rpcs: publicAppProcedure.query(() => advertisedRpcUrls()),
+  /** The stored receipt as issued: the browser parses and verifies it, so the server vouches for nothing here. */
+  receipt: publicProcedure
+    .input(z.object({ id: z.string().min(1).max(128) }))
+    .output(z.unknown())
+    .query(({ ctx, input }) => findReceipt(ctx.db, input.id)),
+  /** CAIP-2 network id → RPC URL. */
+  rpcs: publicProcedure.output(z.record(z.string(), z.string())).query(() => advertisedRpcUrls()),
 });
