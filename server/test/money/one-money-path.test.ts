@@ -25,7 +25,9 @@ beforeAll(async () => {
   provider = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", () => {
+    req.on("end", async () => {
+      // A slow answer keeps a prepaid call's hold open while the paid call it races finishes.
+      if (raw.includes("slow")) await new Promise((r) => setTimeout(r, 1500));
       if (failing) return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"boom"}}');
       const body = JSON.parse(raw) as { model: string };
       res.writeHead(200, { "content-type": "application/json" }).end(
@@ -97,11 +99,12 @@ describe("a paid call's credit is its own", () => {
     });
     expect(paid.status).toBe(200);
     // The paid call streams now; its settlement credited 1000 units and reserved them all for it.
-    const grab = await prepaid(kp, { model: "local/echo-1", prompt: "take it all", max_cost_usdc: 0.001, stream: true });
+    // A slow prepaid call whose worst case is the whole credit tries to hold it until after the paid call captures.
+    const grabbing = prepaid(kp, { model: "openai/gpt-4o-mini", prompt: "slow: take it all", max_cost_usdc: 0.001 });
+    const answer = await readStreamedAnswer(paid.body!);
+    const grab = await grabbing;
     expect(grab.status).toBe(402);
     expect(await grab.json()).toMatchObject({ error: "insufficient_credits", balance_usdc: "0" });
-
-    const answer = await readStreamedAnswer(paid.body!);
     expect(answer.done).toBe(true);
     const receipt = answer.receipt!;
     expect(units(receipt)).toBeGreaterThan(0n);
@@ -128,11 +131,12 @@ describe("a paid call's credit is its own", () => {
     expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held", units: 1000n, paymentId: payment.id });
     await expectZeroDrift();
 
-    const spend = await prepaid(kp, { model: "local/echo-1", prompt: "spend the unserved credit", max_cost_usdc: 0.001 });
+    // A slow prepaid call whose worst case is the whole credit tries to hold it while the retry is served.
+    const spending = prepaid(kp, { model: "openai/gpt-4o-mini", prompt: "slow: spend the unserved credit", max_cost_usdc: 0.001 });
+    const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    const spend = await spending;
     expect(spend.status).toBe(402);
     expect(await spend.json()).toMatchObject({ error: "insufficient_credits" });
-
-    const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     expect(retried.status).toBe(200);
     const receipt = receiptOf(retried);
     expect(units(receipt)).toBe(45n);
