@@ -1,5 +1,6 @@
 // The chat route's request body (the seed's §4.1): OpenAI chat-completion shape plus `network`. Limits keep a single
 // paid call's cost and memory bounded; they are part of the API (400/413 with stable codes).
+import "server-only";
 import { z } from "zod";
 
 /** Largest chat body accepted, bytes (413 `payload_too_large` past it). */

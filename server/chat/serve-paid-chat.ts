@@ -1,5 +1,6 @@
 // The paid chat call: admit an x402 payment (its settlement credit and the call's hold are one statement), then the
 // shared pipeline serves the call from that hold and captures exactly its cost. Every exit is a stable error code.
+import "server-only";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
 import { admitPayment, markUnserved, planPayment, readPaidRequestState } from "../payments/paid-request";

@@ -1,5 +1,6 @@
 // A served call's signed receipt, stored on its log row for `GET /api/v1/receipts/<id>`. The ledger never signs: the
 // caller signs with the facts capture returned, and hands the receipt here.
+import "server-only";
 import type { DbClient } from "../db";
 import { logEvent } from "../log";
 import type { Receipt } from "../receipts/receipt-types";

@@ -1,6 +1,7 @@
 // Every credit to an agent's balance goes through here: a settled x402 payment (with the hold for the call it pays
 // for), a top-up, a grant, and the test and bench helper. One statement writes the ledger entry and the balance
 // together, so the ledger sum equals the balance at every moment.
+import "server-only";
 import type { DbClient, DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 

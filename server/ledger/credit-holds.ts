@@ -3,6 +3,7 @@
 // with its ledger entries, so the ledger sum equals the balance at every moment, holds included. A paid call's hold is
 // written by the settlement credit (credit-agent.ts), shares its payment's id, and is never released: while its
 // payment is unserved it stays reserved for that payment's retry.
+import "server-only";
 import { randomUUID } from "node:crypto";
 import type { DbClient } from "../db";
 import { logEvent } from "../log";

@@ -14,6 +14,7 @@
 // that died; exactly one retry takes it over and finishes it from the chain's answer.
 //
 // Expected outcomes are values (`PaidRequestOutcome`), never thrown; every transition is one statement.
+import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ensureDepositReady, type AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";

@@ -1,5 +1,6 @@
 // The prepaid route's body (issue #4): OpenAI-shaped messages (or `prompt` shorthand), a nonce, a timestamp, an
 // optional hard cost cap and network.
+import "server-only";
 import { z } from "zod";
 import { chatMessageSchema, MAX_MESSAGE_CHARS, MAX_MESSAGES } from "../chat/chat-request-schema";
 

@@ -1,5 +1,6 @@
 // `GET /api/v1/credits/<pubkey>?network=`: an agent's balance and recent ledger entries, only for that agent. The
 // request is signed like the prepaid route: `"GET /api/v1/credits/<pubkey>\n"` + the X-Agent-Timestamp value.
+import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { DbClient } from "../db";
 import { NETWORKS, resolveNetwork } from "../chain/networks";

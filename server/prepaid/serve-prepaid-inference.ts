@@ -1,6 +1,7 @@
 // The prepaid route: admit a signed request (signature over the exact bytes → body → time window → rate limit →
 // nonce), reserve the call's worst-case cost as a hold, then the shared pipeline serves the call from that hold and
 // captures exactly its cost (or releases the hold when the upstream fails). Same ledger as the paid route, per network.
+import "server-only";
 import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";

@@ -1,5 +1,6 @@
 // Ed25519-signed requests (issue #4): the agent signs `"<METHOD> <path>\n"` followed by the exact body bytes, so the
 // signature binds the route and cannot be replayed as any other message the key signs. Checked before any parsing.
+import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { AppError } from "../errors";
 import { serverVerifier } from "../keys/server-verifier";

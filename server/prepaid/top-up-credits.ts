@@ -3,6 +3,7 @@
 // verified payer when it is absent. Same facilitator and the same exactly-once rules as the chat route; a replayed
 // payment is refused. On Base the payer is a 0x address, which cannot sign prepaid requests, so there `agent_pubkey`
 // (the Ed25519 key that will spend the credit) is required (issue #6).
+import "server-only";
 import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { config } from "../env";

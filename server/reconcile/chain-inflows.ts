@@ -1,6 +1,7 @@
 // What the chain says the deposit addresses received (issue #7): every USDC transfer into a deposit address on one
 // network, read from the chain alone: Solana through getSignaturesForAddress on the deposit's USDC account plus
 // getTransaction; EVM through the USDC contract's Transfer logs to the deposit address.
+import "server-only";
 import { address, type Rpc, type Signature, type SolanaRpcApi } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { parseAbiItem, type PublicClient } from "viem";

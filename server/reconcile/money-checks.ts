@@ -8,6 +8,7 @@
 // - hold_state_mismatch: a paid call's hold and payment disagree (served with an open hold, or captured but not served);
 // - hold_lease_expired: an open hold whose server's lease ran out (it died mid-call and nothing finished it);
 // - balance_drift: a balance that is not the sum of its ledger entries.
+import "server-only";
 import type { DbClient } from "../db";
 import { usdcNumberToUnits } from "../verify";
 

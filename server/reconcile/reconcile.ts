@@ -7,6 +7,7 @@
 // - the money checks of money-checks.ts: charges against receipts, paid credits against their holds, open holds
 //   against their leases, balances against their ledger entries.
 // Read-only: it never changes a row. Claims still settling (or abandoned by a crash) are listed as pending.
+import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
 import { NETWORKS, type NetworkId } from "../chain/networks";

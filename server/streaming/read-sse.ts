@@ -1,6 +1,7 @@
 // Reading a streamed answer as a client (the CLI, tests): the `data:` payloads of a Server-Sent Events body, and the
 // pieces a verifier needs from them: the chunks, their concatenated text, and the receipt event. Pure and
 // browser-safe (fetch's ReadableStream and TextDecoder only).
+import "server-only";
 import type { Receipt } from "../receipts/receipt-types";
 
 /**

@@ -8,6 +8,7 @@
 // - `abort`: the client went away mid-stream; the upstream request is aborted and the route records the cost of
 //   what was produced, with no receipt (the client never got the whole text);
 // - `fail`: the upstream failed mid-stream; the route applies its unserved rules and returns the error event's body.
+import "server-only";
 import type { Completion, StreamEvent } from "../upstream";
 import type { Receipt } from "../receipts/receipt-types";
 import { logEvent } from "../log";

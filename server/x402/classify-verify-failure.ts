@@ -1,6 +1,7 @@
 // The seed's §6 splits verify failures into `insufficient_balance` (the agent's side) and `payment_invalid` (a fault).
 // The facilitator only says "simulation failed", so on that path we read the transfer's source balance ourselves.
 // Only failures pay for this lookup; a valid payment costs nothing extra.
+import "server-only";
 import { address, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
 

@@ -1,6 +1,7 @@
 // Where each network's payments go (the seed's §5): the facilitator's own address on devnet (it is the fee payer),
 // the configured mainnet deposit address, and the facilitator's EVM key on Base. Used to build requirements, for
 // x402 discovery, and by reconcile to know which addresses to read.
+import "server-only";
 import type { AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { AppError } from "../errors";

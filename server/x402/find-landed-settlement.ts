@@ -4,6 +4,7 @@
 //   facilitator can compute the id its settlement had (or would have) and ask for its status;
 // - EVM: an EIP-3009 authorization is spent at most once; `authorizationState(from, nonce)` says whether it was, and
 //   the token's AuthorizationUsed log names the transaction.
+import "server-only";
 import { getBase58Decoder, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
 import { eip3009ABI } from "@x402/evm";

@@ -4,6 +4,7 @@
 //   whatever bytes carry it (base64 padding, JSON spelling, extra fields, a re-sent signature array).
 // - EIP-3009: the token contract's `authorizationState(from, nonce)`: one (chain, token, from, nonce) moves money once.
 // A payload of neither shape falls back to the canonical JSON of its scheme payload (verification refuses it anyway).
+import "server-only";
 import { getBase64Encoder, getTransactionDecoder } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
 import { sha256 } from "@noble/hashes/sha2.js";

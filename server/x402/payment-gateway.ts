@@ -1,5 +1,6 @@
 // The service side of x402: builds payment requirements and challenges with @x402/core's x402ResourceServer, and
 // verifies and settles through the in-process facilitator (no HTTP hop, no @x402/next: it buffers streams).
+import "server-only";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";

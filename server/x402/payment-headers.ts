@@ -1,5 +1,6 @@
 // x402 header codecs for both spellings the service speaks: the seed's X-Payment / X-Payment-Required /
 // X-Payment-Response and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED / PAYMENT-RESPONSE (so stock clients work).
+import "server-only";
 import {
   decodePaymentSignatureHeader,
   encodePaymentRequiredHeader,
