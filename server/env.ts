@@ -1,5 +1,5 @@
-// The one validated config: every environment variable the service reads is parsed here, once (STYLE §4).
-// Operator-tunable values (the seed's §2.6) live in the settings table; env only seeds their defaults.
+// The one validated config: every environment variable the service reads is parsed here, once.
+// Operator-tunable values live in the settings table (changed at run time); env only seeds their defaults.
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
@@ -27,7 +27,7 @@ const envSchema = z.object({
   /** PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR. */
   DATABASE_URL: z.string().min(1).optional(),
 
-  // Chains (issue #3). Dev defaults point devnet at the local chain; production has no placeholder RPCs for money.
+  // Chains. Dev defaults point devnet at the local chain; production has no placeholder RPCs for money.
   /** Port of the local Solana chain that `npm run dev` starts (plays devnet). */
   LOCALNET_RPC_PORT: port.default(8899),
   /** Port of the second local chain that plays mainnet (dev and tests only; 0 = not started). */
@@ -37,7 +37,7 @@ const envSchema = z.object({
   /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. */
   FACILITATOR_SECRET_KEY: z.string().min(1).optional(),
 
-  // Base (issue #6). Dev defaults point Base Sepolia at the local anvil chain; production must configure RPCs.
+  // Base. Dev defaults point Base Sepolia at the local anvil chain; production must configure RPCs.
   /** The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data dir. */
   FACILITATOR_EVM_SECRET_KEY: z.string().min(1).optional(),
   /** Must equal the EVM key's address when set (a typo would send every payment elsewhere). */
@@ -49,14 +49,14 @@ const envSchema = z.object({
   /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
   LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
 
-  // Upstream model provider (issue #3).
+  // Upstream model provider.
   UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1"),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
   UPSTREAM_PROVIDER_NAME: z.string().min(1).max(64).default("openrouter"),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   LOCAL_MODEL_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(15),
 
-  // Defaults of the operator settings (the seed's §2.6). The settings table overrides them at run time.
+  // Defaults of the operator settings. The settings table overrides them at run time.
   X402_NETWORK: z.string().min(1).default("solana:devnet"),
   X402_FLAT_PRICE_USDC: z.string().min(1).default("0.01"),
   SERVICE_MAX_PRICE_USDC: z.string().min(1).default("0.10"),
@@ -69,7 +69,7 @@ const envSchema = z.object({
   SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00"),
   IP_HASH_SALT: z.string().min(16).optional(),
 
-  // Prepaid credits and grants (issue #4).
+  // Prepaid credits and grants.
   /** Signed prepaid requests per agent per minute, counted in the database (all instances share it). */
   PREPAID_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** Largest x402 credit top-up, USDC. */
@@ -77,7 +77,7 @@ const envSchema = z.object({
   /** Reverse proxies in front of the service that append to X-Forwarded-For (0: Next's own server is the edge). */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 
-  // Crash recovery (issue #7).
+  // Crash recovery.
   /**
    * How long a payment may sit claimed (settling) or settled (serving) before a retry with the same header takes it
    * over: the process that held it is presumed dead. Must exceed the upstream time limit.
@@ -92,7 +92,7 @@ const envSchema = z.object({
    */
   EXPLORER_ADVERTISE_RPC: booleanString.optional(),
 
-  // Operator dashboard (issue #5).
+  // Operator dashboard.
   /** Comma-separated base58 Solana keys allowed to sign in to the dashboard. */
   SERVICE_OPERATOR_PUBKEYS: z.string().default(""),
   /** HMAC key for operator session cookies (≥ 32 chars); dev: generated into the data dir; production: required. */

@@ -1,4 +1,4 @@
-// Structured JSON logs (pino). Operator-facing events (the seed's §6) are logged with an `event` field.
+// Structured JSON logs (pino). Operator-facing events are logged with an `event` field.
 import "server-only";
 import pino from "pino";
 
@@ -12,7 +12,7 @@ function createLogger(): pino.Logger {
 /** The shared logger. */
 export const log: pino.Logger = (globalForLog.signetLog ??= createLogger());
 
-/** Logs one of the seed's §6 events (`chat.settle_ok`, `agent.not_allowed`, …) with its fields. */
+/** Logs one operator-facing event (`chat.settle_ok`, `agent.not_allowed`, …) with its fields. */
 export function logEvent(event: string, fields: Record<string, unknown> = {}, level: pino.Level = "info"): void {
   log[level]({ event, ...fields }, event);
 }

@@ -1,4 +1,4 @@
-// The baseline of `npm run bench` (issue #7): the stock x402 v2 reference stack doing the same paid call, with nothing
+// The baseline of `npm run bench`: the stock x402 v2 reference stack doing the same paid call, with nothing
 // of Signet's: x402HTTPResourceServer over x402ResourceServer, an in-process x402Facilitator with @x402/svm's exact
 // scheme, its default `authorization` flow (verify, run the handler, settle), a trivial handler and no database.
 import "server-only";

@@ -1,4 +1,4 @@
-// The networks the service takes payment on (the seed's §4.1): their CAIP-2 ids, USDC assets, and the names callers
+// The networks the service takes payment on: their CAIP-2 ids, USDC assets, and the names callers
 // may use for them. Which RPC serves each one comes from config (server/env.ts), never from here.
 import "server-only";
 import {
@@ -17,7 +17,7 @@ export interface NetworkInfo {
   /** CAIP-2 id, as x402 v2 and the receipts carry it. */
   caip2: string;
   family: "svm" | "evm";
-  /** Mainnets follow the kill switch and the allowlist (the seed's §4.1 rule 2, §5). */
+  /** Mainnets are refused unless enabled (the kill switch), and only allowlisted agents may pay on them. */
   isMainnet: boolean;
   /** The USDC asset: SPL mint or ERC-20 contract. */
   usdcAsset: string;

@@ -1,4 +1,4 @@
-// The chat route's request body (the seed's §4.1): OpenAI chat-completion shape plus `network`. Limits keep a single
+// The chat route's request body: OpenAI chat-completion shape plus `network`. Limits keep a single
 // paid call's cost and memory bounded; they are part of the API (400/413 with stable codes).
 import "server-only";
 import { z } from "zod";
@@ -32,7 +32,7 @@ export const chatRequestSchema = z
     top_p: z.number().min(0).max(1).optional(),
     stop: z.union([z.string().max(256), z.array(z.string().max(256)).max(4)]).optional(),
     user: z.string().max(256).optional(),
-    /** Server-Sent Events in the OpenAI format, ending with the signed receipt event (issue #8). */
+    /** Server-Sent Events in the OpenAI format, ending with the signed receipt event. */
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().optional(),
   })

@@ -1,7 +1,6 @@
-// The facilitator's gas money on each network. Solana (issue #5): warn under the runbook's 0.5 SOL funding advice,
-// alert under its 0.1 SOL alert level (the seed's §8). Base (issue #6): the runbook names no level, so ours are set
-// from what one EIP-3009 settlement costs (~80k gas, well under 0.0001 ETH at Base's fees): warn under 0.005 ETH,
-// alert under 0.001 ETH.
+// The facilitator's gas money on each network. Solana: warn under 0.5 SOL (the recommended funding), alert under
+// 0.1 SOL. Base: set from what one EIP-3009 settlement costs (~80k gas, well under 0.0001 ETH at Base's fees): warn
+// under 0.005 ETH, alert under 0.001 ETH.
 import "server-only";
 import { address } from "@solana/kit";
 import type { Facilitator } from "../facilitator/create-facilitator";

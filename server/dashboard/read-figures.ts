@@ -1,4 +1,4 @@
-// The dashboard's live figures, per network (issue #5): paid calls and settlements, failures by reason, USDC
+// The dashboard's live figures, per network: paid calls and settlements, failures by reason, USDC
 // received against upstream cost (the margin), prepaid calls, today's grants against the budget, and calls per hour.
 import "server-only";
 import type { DbClient } from "../db";

@@ -1,4 +1,4 @@
-// GET /.well-known/x402 (issue #8): what an x402 client or crawler needs to find and pay this service: the paid
+// GET /.well-known/x402: what an x402 client or crawler needs to find and pay this service: the paid
 // resources with their requirements per network (asset, price, payTo, fee payer), the prepaid routes, the keys and
 // the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
 import "server-only";

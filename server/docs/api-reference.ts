@@ -1,4 +1,4 @@
-// The /docs page (issue #8): the OpenAPI document rendered by Redoc, served from this service (no CDN): the HTML
+// The /docs page: the OpenAPI document rendered by Redoc, served from this service (no CDN): the HTML
 // shell, and Redoc's standalone bundle read from node_modules.
 import "server-only";
 import { readFile } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// The EVM half of the in-process facilitator (issue #6): @x402/evm's exact scheme (EIP-3009
+// The EVM half of the in-process facilitator: @x402/evm's exact scheme (EIP-3009
 // transferWithAuthorization), one instance per Base network with an RPC configured, all signing with one key. That
 // key's address pays the gas and is the EVM deposit address; the agent signs an authorization and needs no ETH.
 import "server-only";

@@ -1,6 +1,6 @@
-// One simulation per payment (issue #7's profile: "two simulations per payment"). The seed's order is verify → payer →
-// allowlist → claim → settle, and @x402/svm's `settle` verifies again before it sends, so every payment was simulated
-// twice, a few milliseconds apart, on the same bytes. The signer remembers a successful verify-time simulation of
+// One simulation per payment. The service's order is verify → payer → allowlist → claim → settle, and @x402/svm's
+// `settle` verifies again before it sends, so every payment would be simulated twice, a few milliseconds apart, on the
+// same bytes. The signer remembers a successful verify-time simulation of
 // exactly these transaction bytes on this network for a short while, and the next simulation of them (settle's)
 // uses it once instead of asking the RPC again.
 //

@@ -1,5 +1,5 @@
 // The client IP for per-IP grant limits, taken through a configured number of trusted proxy hops, never blindly
-// from X-Forwarded-For (issue #4), and kept only as a salted HMAC (no raw IP is ever stored).
+// from X-Forwarded-For, and kept only as a salted HMAC (no raw IP is ever stored).
 import "server-only";
 import { createHmac } from "node:crypto";
 import { isIP } from "node:net";

@@ -1,4 +1,4 @@
-// Grant challenges: short-lived, single-use, human-readable messages a wallet displays and signs (issue #4).
+// Grant challenges: short-lived, single-use, human-readable messages a wallet displays and signs.
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { DbClient } from "../db";

@@ -1,4 +1,4 @@
-// The hosted verifier's wire shapes (the seed's §2.5): VerifyRequest in, VerifyResponse out. zod schemas are the
+// The hosted verifier's wire shapes: VerifyRequest in, VerifyResponse out. zod schemas are the
 // single source for validation (and, later, the OpenAPI document).
 import "server-only";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// EVM secret keys (issue #6): the facilitator's gas payer and the agent key files of `signet chat --network base*`.
+// EVM secret keys: the facilitator's gas payer and the agent key files of `signet chat --network base*`.
 // A key is 32 bytes of hex, with or without 0x, alone in its file or variable. In development the facilitator's is
 // generated once into the git-ignored data dir; production refuses to start without one.
 import "server-only";

@@ -1,5 +1,5 @@
 // Loads a service signing key from its environment variable; in development, generates one once into the git-ignored
-// data dir and reuses it. In production a missing key is a start-up error naming the variable (issue #2).
+// data dir and reuses it. In production a missing key is a start-up error naming the variable.
 import "server-only";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

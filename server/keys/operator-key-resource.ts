@@ -1,4 +1,4 @@
-// The operator key resource (the seed's §2.4, GET /api/v1/operator-key).
+// The operator key resource (GET /api/v1/operator-key).
 import "server-only";
 import { ConfigError } from "../env";
 import { AppError } from "../errors";

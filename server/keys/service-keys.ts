@@ -1,5 +1,5 @@
 // The service's two Ed25519 keys: the operator key signs receipts, the verifier key signs hosted verdicts.
-// They must differ (the seed's §2.5: a verdict must not be mistakable for a receipt signature).
+// They must differ, so a verdict can never be mistaken for a receipt signature.
 import "server-only";
 import { config, ConfigError } from "../env";
 import { loadSigningKey } from "./load-signing-key";

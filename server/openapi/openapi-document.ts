@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document (issue #8), generated from the same zod schemas the routes validate with, so it cannot
+// The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with, so it cannot
 // drift: request bodies from the route schemas, response bodies from ./response-schemas, statuses and error codes from
 // the one error table. Served at GET /api/v1/openapi.json and rendered at /docs.
 import "server-only";

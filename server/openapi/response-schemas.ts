@@ -1,4 +1,4 @@
-// The response bodies' zod schemas, for the OpenAPI document (issue #8). Request schemas live with the routes that
+// The response bodies' zod schemas, for the OpenAPI document. Request schemas live with the routes that
 // validate with them; these describe what the routes answer, and a test validates real answers against them.
 import "server-only";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// Operator sessions (issue #5): a cookie holding `<payload>.<hmac>`, HMAC-SHA256 under SESSION_SECRET, HttpOnly,
+// Operator sessions: a cookie holding `<payload>.<hmac>`, HMAC-SHA256 under SESSION_SECRET, HttpOnly,
 // SameSite=Strict, Secure in production, and expiring. The operator list is re-checked on every read.
 import "server-only";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";

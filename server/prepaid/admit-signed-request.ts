@@ -1,6 +1,6 @@
-// Admitting a signed prepaid request (issue #4), in one round trip (issue #7's profile: queries per request): count it
-// in the agent's rate-limit window, claim its nonce, and read the operator settings. Kept in the database, so the limit
-// and replay protection hold across restarts and instances.
+// Admitting a signed prepaid request in one database round trip (each extra query adds latency to every request):
+// count it in the agent's rate-limit window, claim its nonce, and read the operator settings. Kept in the database, so
+// the limit and replay protection hold across restarts and instances.
 import "server-only";
 import type { DbClient } from "../db";
 import { AppError } from "../errors";

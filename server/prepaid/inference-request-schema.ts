@@ -1,4 +1,4 @@
-// The prepaid route's body (issue #4): OpenAI-shaped messages (or `prompt` shorthand), a nonce, a timestamp, an
+// The prepaid route's body: OpenAI-shaped messages (or `prompt` shorthand), a nonce, a timestamp, an
 // optional hard cost cap and network.
 import "server-only";
 import { z } from "zod";
@@ -19,7 +19,7 @@ export const inferenceRequestSchema = z
     network: z.string().min(1).max(64).optional(),
     temperature: z.number().min(0).max(2).optional(),
     top_p: z.number().min(0).max(1).optional(),
-    /** Server-Sent Events in the OpenAI format, ending with the signed receipt event (issue #8). */
+    /** Server-Sent Events in the OpenAI format, ending with the signed receipt event. */
     stream: z.boolean().optional(),
   })
   .strict()

@@ -1,4 +1,4 @@
-// Ed25519-signed requests (issue #4): the agent signs `"<METHOD> <path>\n"` followed by the exact body bytes, so the
+// Ed25519-signed requests: the agent signs `"<METHOD> <path>\n"` followed by the exact body bytes, so the
 // signature binds the route and cannot be replayed as any other message the key signs. Checked before any parsing.
 import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
 
-/** How far a request's timestamp may be from now (issue #4: 60 s). */
+/** How far a request's timestamp may be from now, either way: 60 s. */
 export const SIGNED_REQUEST_WINDOW_MS = 60_000;
 
 /** The exact bytes an agent signs for a request. */

@@ -1,8 +1,8 @@
-// Credit top-ups through x402 (issue #4): `POST /api/v1/credits { amount_usdc, network?, agent_pubkey? }` answers 402
+// Credit top-ups through x402: `POST /api/v1/credits { amount_usdc, network?, agent_pubkey? }` answers 402
 // for exactly that amount; once settled, the whole amount is credited on that network to `agent_pubkey`, or to the
 // verified payer when it is absent. Same facilitator and the same exactly-once rules as the chat route; a replayed
 // payment is refused. On Base the payer is a 0x address, which cannot sign prepaid requests, so there `agent_pubkey`
-// (the Ed25519 key that will spend the credit) is required (issue #6).
+// (the Ed25519 key that will spend the credit) is required.
 import "server-only";
 import { z } from "zod";
 import type { AppContext } from "../app-context";

@@ -8,7 +8,7 @@ export interface ReceiptFacts {
   upstream: string;
   model: string;
   costUnits: bigint;
-  /** The request's messages, or the raw `prompt` string when the caller sent one (issue #4). */
+  /** The request's messages, or the raw `prompt` string when the caller sent one. */
   prompt: { messages: readonly unknown[] } | { text: string };
   responseText: string;
   timestampMs: number;

@@ -1,4 +1,4 @@
-// The public receipt permalink (the seed's §4.4): the stored receipt JSON by inference id or by transaction
+// The public receipt permalink: the stored receipt JSON by inference id or by transaction
 // signature. Prompt and response text are never stored, so never returned.
 import "server-only";
 import type { DbClient } from "../db";

@@ -1,4 +1,4 @@
-// The receipt v2 shape the service issues (the seed's §2.1). The verifier accepts any signed shape; these are ours.
+// The receipt v2 shape the service issues (docs/receipts.md). The verifier accepts any signed shape; these are ours.
 import "server-only";
 
 export interface PaymentBlock {

@@ -1,4 +1,4 @@
-// What the chain says the deposit addresses received (issue #7): every USDC transfer into a deposit address on one
+// What the chain says the deposit addresses received: every USDC transfer into a deposit address on one
 // network, read from the chain alone: Solana through getSignaturesForAddress on the deposit's USDC account plus
 // getTransaction; EVM through the USDC contract's Transfer logs to the deposit address.
 import "server-only";

@@ -1,5 +1,5 @@
-// Reads the operator settings on every request (the seed's §2.6: a change needs no restart): one query over the
-// small settings table, each value falling back to its environment default.
+// Reads the operator settings on every request (operators change settings at run time; a change needs no restart):
+// one query over the small settings table, each value falling back to its environment default.
 import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";

@@ -1,5 +1,5 @@
-// The operator settings of the seed's §2.6: each key's parser and validator. Values are stored as text in the
-// settings table (read on every request) and fall back to the environment's defaults.
+// The operator settings, changed at run time without a restart: each key's parser and validator. Values are stored
+// as text in the settings table (read on every request) and fall back to the environment's defaults.
 import "server-only";
 import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { resolveNetwork, type NetworkId } from "../chain/networks";
@@ -29,9 +29,9 @@ export interface Settings {
   /** Devnet deposit address (base58); null when unset. */
   depositAddress: string | null;
   mainnetDepositAddress: string | null;
-  /** True only when the stored value is exactly "true" (the seed's §2.6). */
+  /** True only when the stored value is exactly "true": anything else keeps mainnets off. */
   mainnetEnabled: boolean;
-  /** Empty = open (the seed's §2.6). */
+  /** Empty = open: any agent may pay. */
   allowedAgents: ReadonlySet<string>;
   grantAmountUnits: bigint;
   grantMaxPerIp: number;
@@ -69,7 +69,7 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcom
   SERVICE_MAINNET_ENABLED: (text) =>
     text === "true" || text === "false" ? { ok: true, value: text === "true" } : { ok: false, message: 'must be "true" or "false"' },
   SERVICE_ALLOWED_AGENTS: (text) => {
-    // Solana agents are base58 keys; Base agents are 0x addresses, kept lower-case as payers are (issue #6).
+    // Solana agents are base58 keys; Base agents are 0x addresses, kept lower-case as payers are.
     const keys = text.split(",").map((k) => k.trim()).filter(Boolean);
     const bad = keys.find((k): boolean => !isBase58PublicKey(k) && !EVM_ADDRESS.test(k));
     if (bad) return { ok: false, message: `${bad.slice(0, 12)}… is neither a base58 public key nor a 0x address` };

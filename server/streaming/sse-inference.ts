@@ -1,4 +1,4 @@
-// Streaming an inference as Server-Sent Events in the OpenAI format (issue #8), shared by the paid and prepaid routes:
+// Streaming an inference as Server-Sent Events in the OpenAI format, shared by the paid and prepaid routes:
 // `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage, then the signed receipt as
 // `data: {"object":"service.receipt","receipt":{…}}`, then `data: [DONE]`. The receipt cannot be a header: its
 // response hash covers the concatenated `delta.content` of every chunk, known only at the end.

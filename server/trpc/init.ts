@@ -1,4 +1,4 @@
-// tRPC v11 setup (issue #5): the context carries the database and the operator session read from the cookie;
+// tRPC v11 setup: the context carries the database and the operator session read from the cookie;
 // `operatorProcedure` refuses without a session (401, no data) and checks Origin on mutations. Errors are formatted
 // from the same table as the REST routes (server/errors.ts): a stable code, never an internal message.
 import "server-only";

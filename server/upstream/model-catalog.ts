@@ -1,5 +1,5 @@
 // The one price table: which models are offered, their completion caps, and their per-token prices in USDC units.
-// A flat-price call is only offered for a model whose worst-case cost fits under the price (issue #3).
+// A flat-price call is only offered for a model whose worst-case cost fits under the price (never sold at a loss).
 import "server-only";
 import { parseUsdcToUnits } from "../verify";
 

@@ -1,5 +1,5 @@
 // USDC amounts: receipts carry decimal numbers (`amount_usdc`, `cost_usdc`), the chain and the ledger carry bigint
-// atomic units (1 USDC = 1,000,000 units, the seed's §8). Conversions go through decimal strings, never float math.
+// atomic units (1 USDC = 1,000,000 units). Conversions go through decimal strings, never float math.
 
 /** USDC has 6 decimals on every supported network. */
 export const USDC_DECIMALS = 6;

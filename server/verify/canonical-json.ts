@@ -1,4 +1,4 @@
-// Canonical JSON (the seed's §2.2.3): keys sorted recursively by UTF-16 code unit, no whitespace, primitives exactly as
+// Canonical JSON (docs/receipts.md): keys sorted recursively by UTF-16 code unit, no whitespace, primitives exactly as
 // JSON.stringify writes them, arrays in order. Pure and browser-safe: receipts are signed and verified over this text.
 
 /** Thrown for values canonical JSON cannot represent (undefined, functions, NaN, Infinity, bigint, cycles, …). */

@@ -1,6 +1,7 @@
-// On-chain checks 4 and 5 for EVM receipts (issue #6): the transaction succeeded and the network's USDC contract
-// logged a Transfer of exactly the amount to `pay_to`, from the agent. Reads `eth_getTransactionReceipt`. `tx.from`
-// is the facilitator that relayed the EIP-3009 authorization, so the payer is the Transfer log's `from`, never it.
+// On-chain checks 4 and 5 of docs/receipts.md for EVM receipts: the transaction succeeded and the network's USDC
+// contract logged a Transfer of exactly the amount to `pay_to`, from the agent. Reads `eth_getTransactionReceipt`.
+// `tx.from` is the facilitator that relayed the EIP-3009 authorization, so the payer is the Transfer log's `from`,
+// never it.
 import { formatUnitsAsUsdc } from "./amounts";
 import { jsonRpcCall, type BoundedFetchOptions } from "./json-rpc";
 import type { PaymentCheckOutcome } from "./check-solana-payment";

@@ -1,4 +1,4 @@
-// On-chain checks 4 and 5 for Solana receipts (the seed's §2.3): the transfer reached `pay_to` in the network's USDC
+// On-chain checks 4 and 5 of docs/receipts.md for Solana receipts: the transfer reached `pay_to` in the network's USDC
 // mint for exactly the amount, and the agent signed and paid. Reads `getTransaction` (jsonParsed, confirmed).
 import { decodeBase58 } from "./ed25519";
 import { formatUnitsAsUsdc } from "./amounts";

@@ -1,4 +1,4 @@
-// Prompt and response hashing (the seed's §2.2.1–2): SHA-256 hex over canonical JSON, the legacy line form, or raw text.
+// Prompt and response hashing (docs/receipts.md): SHA-256 hex over canonical JSON, the legacy line form, or raw text.
 // Also extracts the response text from every input form the verifier accepts. Pure and browser-safe.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";

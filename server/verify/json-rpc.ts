@@ -1,5 +1,5 @@
 // A small bounded JSON-RPC client over an injected fetch (browser-safe). Every call is time-limited with one short
-// retry; a timeout or outage is an error (VerifierFetchError), never a silent `false` (issue #2).
+// retry; a timeout or outage is an error (VerifierFetchError), never a silent `false`.
 
 /** The fetch signature the verifier uses; pass a guarded one on servers that fetch caller-chosen URLs. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

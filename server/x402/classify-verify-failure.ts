@@ -1,4 +1,4 @@
-// The seed's §6 splits verify failures into `insufficient_balance` (the agent's side) and `payment_invalid` (a fault).
+// Verify failures are split into `insufficient_balance` (the agent's side) and `payment_invalid` (a fault).
 // The facilitator only says "simulation failed", so on that path we read the transfer's source balance ourselves.
 // Only failures pay for this lookup; a valid payment costs nothing extra.
 import "server-only";

@@ -1,4 +1,4 @@
-// Where each network's payments go (the seed's §5): the facilitator's own address on devnet (it is the fee payer),
+// Where each network's payments go: the facilitator's own address on devnet (it is the fee payer),
 // the configured mainnet deposit address, and the facilitator's EVM key on Base. Used to build requirements, for
 // x402 discovery, and by reconcile to know which addresses to read.
 import "server-only";

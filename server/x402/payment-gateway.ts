@@ -74,7 +74,7 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
             // EVM: the token's EIP-712 domain travels in `extra`, where stock clients read it to sign EIP-3009.
             price: { amount: amountUnits.toString(), asset: info.usdcAsset, ...(info.eip712 ? { extra: { ...info.eip712 } } : {}) },
             maxTimeoutSeconds: PAYMENT_MAX_TIMEOUT_SECONDS,
-            // The seed's order settles before the inference runs: x402's "upfront" flow.
+            // Payment settles before the inference runs: x402's "upfront" flow.
             extra: { paymentFlow: "upfront" },
           })
           .then((list) => {

@@ -10,7 +10,7 @@ const payload: PaymentPayload = {
 };
 
 describe("readPaymentHeader()", () => {
-  it("reads the seed's X-Payment and x402 v2's PAYMENT-SIGNATURE", () => {
+  it("reads X-Payment and x402 v2's PAYMENT-SIGNATURE", () => {
     expect(readPaymentHeader(new Headers({ "X-Payment": "abc" }))).toBe("abc");
     expect(readPaymentHeader(new Headers({ "PAYMENT-SIGNATURE": "def" }))).toBe("def");
     expect(readPaymentHeader(new Headers({ "X-Payment": "  " }))).toBeNull();

@@ -1,4 +1,4 @@
-// x402 header codecs for both spellings the service speaks: the seed's X-Payment / X-Payment-Required /
+// x402 header codecs for both spellings the service speaks: its own X-Payment / X-Payment-Required /
 // X-Payment-Response and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED / PAYMENT-RESPONSE (so stock clients work).
 import "server-only";
 import {

@@ -39,7 +39,7 @@ import { PROFILES, type LocalnetProfile, type ProfileInfo } from "./profiles";
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ADDRESS as string;
 /** SPL token account data length. */
 const TOKEN_ACCOUNT_LEN = 165;
-/** The base fee per signature, as on mainnet (the seed's §8). */
+/** The base fee per signature, as on mainnet. */
 export const LAMPORTS_PER_SIGNATURE = 5_000;
 /** How long after a state change the snapshot is written. */
 const SNAPSHOT_DEBOUNCE_MS = 1_000;

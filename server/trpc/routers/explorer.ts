@@ -1,4 +1,4 @@
-// The public explorer's server side (issue #5): fetch a stored receipt by id or tx signature, and the RPC endpoints
+// The public explorer's server side: fetch a stored receipt by id or tx signature, and the RPC endpoints
 // this service advertises per network. Verification itself runs in the browser with server/verify.
 import "server-only";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// Operator settings over tRPC (issue #5): read the effective §2.6 values, change one (validated, audited), read the
+// Operator settings over tRPC: read the effective values, change one (validated, audited), read the
 // audit log. Thin: input schema → one service call.
 import "server-only";
 import { z } from "zod";
