@@ -16,6 +16,8 @@ export const errorBodySchema = z
     message: z.string().describe("Human-readable, safe to show"),
     request_id: z.string().optional(),
     detail: z.string().optional().describe("The offending field, for invalid_request"),
+    balance_usdc: usdcString.optional().describe("The agent's spendable credit on the call's network, where it matters"),
+    reserved_usdc: usdcString.optional().describe("A paid call's credit kept reserved for the retry of its payment (upstream_error after settlement)"),
   })
   .loose()
   .register(openApiComponents, { id: "Error" });
