@@ -6,6 +6,7 @@ import { signedRequestMessage } from "../server/prepaid/signed-request";
 import { signDetached } from "../server/receipts/sign-receipt";
 import { answerLocally } from "../server/upstream/local-model";
 import { costFromTokens, findModel } from "../server/upstream/model-catalog";
+import { parseUsdcToUnits } from "../server/verify";
 import { BASE, payForChat } from "./support";
 
 test("a client that leaves mid-stream gets no receipt and is charged only for what was produced", async () => {
@@ -26,15 +27,23 @@ test("a client that leaves mid-stream gets no receipt and is charged only for wh
     const r = await fetch(`${BASE}${path}`, { headers: { "X-Agent-Pubkey": agent.publicKeyBase58, "X-Agent-Signature": signature, "X-Agent-Timestamp": timestamp } });
     return (await r.json()) as { entries: { kind: string; amount_usdc: string; inference_id: string | null }[] };
   };
-  let debit: { amount_usdc: string; inference_id: string | null } | undefined;
-  for (let i = 0; i < 100 && !debit; i++) {
-    debit = (await readCredits()).entries.find((e) => e.kind === "inference_debit");
-    if (!debit) await new Promise((r) => setTimeout(r, 50));
+  // The call was served from a hold of the price; capturing it returns what was not used.
+  let entries: { kind: string; amount_usdc: string; inference_id: string | null }[] = [];
+  for (let i = 0; i < 100 && !entries.some((e) => e.kind === "hold_release"); i++) {
+    entries = (await readCredits()).entries.filter((e) => e.inference_id === inferenceId);
+    if (!entries.some((e) => e.kind === "hold_release")) await new Promise((r) => setTimeout(r, 50));
   }
-  expect(debit?.inference_id).toBe(inferenceId);
-  const charged = Math.round(-Number(debit!.amount_usdc) * 1e6);
-  const whole = Number(costFromTokens(findModel("local/echo-1")!, answerLocally(messages, 256).usage));
-  expect(charged).toBeGreaterThan(0);
+  expect(entries.map((e) => e.kind).sort()).toEqual(["hold", "hold_release"]);
+  const charged = -entries.reduce((sum, e) => sum + signedUnits(e.amount_usdc), 0n);
+  const whole = costFromTokens(findModel("local/echo-1")!, answerLocally(messages, 256).usage);
+  expect(charged).toBeGreaterThan(0n);
   expect(charged).toBeLessThan(whole);
   expect((await fetch(`${BASE}/api/v1/receipts/${inferenceId}`)).status).toBe(404);
 });
+
+/** A signed decimal USDC amount ("-0.001") in atomic units. */
+function signedUnits(amount: string): bigint {
+  const units = parseUsdcToUnits(amount.replace(/^-/, ""));
+  if (units === null) throw new Error(`not a USDC amount: ${amount}`);
+  return amount.startsWith("-") ? -units : units;
+}

@@ -18,7 +18,7 @@ import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-ke
 import { reconcile } from "../../reconcile/reconcile";
 import type { Receipt } from "../../receipts/receipt-types";
 import { readStreamedAnswer } from "../../streaming/read-sse";
-import { usdcNumberToUnits } from "../../verify";
+import { unitsToUsdcNumber, usdcNumberToUnits } from "../../verify";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -104,8 +104,7 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
       for (let i = 0; i < 8; i++) {
         const spendable = (await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: agent.kp.publicKeyBase58, network: DEVNET } } }))?.units ?? 0n;
         if (spendable < 3n) break;
-        const budget = Number(spendable) / 1e6;
-        pending.push(prepaid(agent, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "slow-answer" }], max_cost_usdc: budget }));
+        pending.push(prepaid(agent, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "slow-answer" }], max_cost_usdc: unitsToUsdcNumber(spendable) }));
         await new Promise((r) => setTimeout(r, 30));
       }
       const receipts: Receipt[] = [];

@@ -13,6 +13,7 @@ import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-ke
 import { signDetached } from "../../receipts/sign-receipt";
 import { signedRequestMessage } from "../../prepaid/signed-request";
 import { writeSetting } from "../../settings/write-setting";
+import { formatUnitsAsUsdc } from "../../verify";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -69,7 +70,7 @@ describe("POST /api/v1/credits (x402 top-up) then prepaid calls", () => {
     expect(balance.status).toBe(200);
     const body = (await balance.json()) as { balance_usdc: string; entries: { kind: string }[] };
     const expected = 500_000n - costs;
-    expect(body.balance_usdc).toBe((Number(expected) / 1e6).toString());
+    expect(body.balance_usdc).toBe(formatUnitsAsUsdc(expected));
     expect(await ledgerSum(kp.publicKeyBase58)).toBe(expected);
     expect(body.entries.map((e) => e.kind)).toContain("topup_credit");
   });
@@ -175,7 +176,7 @@ describe("grants", () => {
     const day = new Date().toISOString().slice(0, 10);
     const spent = (await stack.tdb.prisma.grant.aggregate({ where: { day }, _sum: { units: true } }))._sum.units ?? 0n;
     // Leave room for exactly 4 more grants of 0.1 USDC.
-    await writeSetting(stack.tdb.prisma, "SERVICE_GRANT_BUDGET_DAILY_USDC", ((Number(spent) + 400_000) / 1e6).toString(), "test");
+    await writeSetting(stack.tdb.prisma, "SERVICE_GRANT_BUDGET_DAILY_USDC", formatUnitsAsUsdc(spent + 400_000n), "test");
     const agents = Array.from({ length: 20 }, () => generateKeypair());
     const challenges = await Promise.all(agents.map((a) => challengeFor(a)));
     const results = await Promise.all(agents.map((a, i) => claim(a, challenges[i]!, `10.9.${i}.1`)));

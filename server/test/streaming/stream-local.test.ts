@@ -12,7 +12,7 @@ import { operatorKeypair } from "../../keys/service-keys";
 import { readStreamedAnswer, sseData } from "../../streaming/read-sse";
 import { answerLocally } from "../../upstream/local-model";
 import { costFromTokens, findModel } from "../../upstream/model-catalog";
-import { verifyReceipt } from "../../verify";
+import { usdcNumberToUnits, verifyReceipt } from "../../verify";
 import { buildPaymentHeader, challengeOf, CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -146,7 +146,7 @@ describe("prepaid route, stream: true", () => {
     const verdict = await verifyReceipt({ receipt, prompt: { prompt: "prepaid stream" }, response: answer.chunks, operatorKey: operatorKeypair().publicKeyBase58, offline: true });
     expect(verdict.checks).toMatchObject({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true });
     const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } } });
-    expect(balance.units).toBe(1_000_000n - BigInt(Math.round(Number(receipt.cost_usdc) * 1e6)));
+    expect(balance.units).toBe(1_000_000n - usdcNumberToUnits(receipt.cost_usdc)!);
     const hold = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(receipt.inference_id) } });
     expect(hold.status).toBe("captured");
     expect((await lookup(String(receipt.inference_id))).status).toBe(200);
