@@ -148,16 +148,17 @@ describe("refused Base payments", () => {
     await expectNothingMoved(agent, 1_000_000n);
   });
 
-  it("refuses a second authorization that reuses a spent nonce", async () => {
+  it("refuses a second authorization that reuses a spent nonce as a replay of the first", async () => {
     const agent = await stack.newEvmAgent(1_000_000n);
     const nonce = `0x${randomBytes(32).toString("hex")}` as `0x${string}`;
     const challenge = await challengeOf(await stack.chat({ body }));
     expect((await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": await authorizationHeader(agent, challenge, { nonce }) } })).status).toBe(200);
-    // Same nonce, a different validBefore: a new payload (not a byte-for-byte replay) that the chain must refuse.
+    // Same nonce, a different validBefore: other bytes, but the same (from, nonce) the token contract spends once, so
+    // it is the same payment: a replay, refused before anything is verified or sent.
     const reused = await authorizationHeader(agent, challenge, { nonce, validBefore: BigInt(Math.floor(Date.now() / 1000)) + 200n });
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": reused } });
-    expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: "payment_replay" });
     expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } })).toBe(1);
   });
