@@ -84,7 +84,7 @@ const envSchema = z.object({
    */
   PAYMENT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   /** Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite). */
-  SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "during_inference", "after_debit", "before_response"]).optional(),
+  SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "after_hold", "during_inference", "during_stream", "after_debit", "before_response"]).optional(),
 
   /**
    * Whether the explorer may tell browsers this service's chain RPC URLs. Default: true outside production, false in

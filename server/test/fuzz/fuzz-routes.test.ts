@@ -280,7 +280,8 @@ describe("a served payment in other bytes", () => {
     // The facilitator accepts the payload (it is the same signed transaction); the chain refuses it as a duplicate,
     // and the lookup finds the transaction owned by the served payment.
     expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ error: "payment_replay", message: "this payment's transaction was already used" });
+    // The same transaction in other bytes has the same idempotency key (its message), so it is the served payment itself.
+    expect(await res.json()).toMatchObject({ error: "payment_replay", message: "this payment was already used for a call" });
     expect(await moneySnapshot()).toBe(before);
   });
 });
