@@ -4,7 +4,8 @@ import "server-only";
 import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
-import { toFacilitatorSvmSigner } from "@x402/svm";
+import { toFacilitatorSvmSigner, type FacilitatorSvmSigner } from "@x402/svm";
+import type { SchemeNetworkFacilitator } from "@x402/core/types";
 import { config, ConfigError, type Config } from "../env";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
@@ -24,6 +25,15 @@ export const MAX_COMPUTE_UNITS = 50_000;
 export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
 /** The agent and the fee payer: nothing else may be asked to sign. */
 export const MAX_REQUIRED_SIGNATURES = 2;
+
+/** The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends). */
+export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFacilitator {
+  return new ExactSvmScheme(signer, undefined, {
+    maxComputeUnits: MAX_COMPUTE_UNITS,
+    maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
+    maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
+  });
+}
 
 export interface Facilitator {
   x402: x402Facilitator;
@@ -66,16 +76,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   const svmSigner = oneSimulationPerPayment(markChainUnavailable(toFacilitatorSvmSigner(signer, rpcByCaip2 as never)));
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
-  if (caip2s.length > 0) {
-    x402.register(
-      caip2s as never,
-      new ExactSvmScheme(svmSigner, undefined, {
-        maxComputeUnits: MAX_COMPUTE_UNITS,
-        maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
-        maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
-      }),
-    );
-  }
+  if (caip2s.length > 0) x402.register(caip2s as never, createSvmScheme(svmSigner));
   const evm = createEvmFacilitator(cfg, x402);
   logEvent("facilitator.kms.ready", {
     address: signer.address,
