@@ -12,6 +12,8 @@ import { loadSigningKey } from "../keys/load-signing-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { markChainUnavailable } from "./chain-unavailable";
+import { feePayerRefusal } from "./isolate-fee-payer";
+import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
@@ -26,13 +28,18 @@ export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
 /** The agent and the fee payer: nothing else may be asked to sign. */
 export const MAX_REQUIRED_SIGNATURES = 2;
 
-/** The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends). */
+/**
+ * The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends). A payment
+ * that lists the fee payer in any instruction is refused before the stock scheme simulates or co-signs it.
+ */
 export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFacilitator {
-  return new ExactSvmScheme(signer, undefined, {
+  const stock = new ExactSvmScheme(signer, undefined, {
     maxComputeUnits: MAX_COMPUTE_UNITS,
     maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
     maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
   });
+  // SECURITY: the stock verify allows Lighthouse and Memo instructions without looking at their accounts.
+  return refuseBeforeVerify(stock, feePayerRefusal);
 }
 
 export interface Facilitator {
