@@ -85,10 +85,26 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   const caip2s = Object.keys(rpcByCaip2);
   if (caip2s.length > 0) x402.register(caip2s as never, createSvmScheme(svmSigner));
   const evm = createEvmFacilitator(cfg, x402);
-  logEvent("facilitator.kms.ready", {
+  announceReady({
     address: signer.address,
     networks: caip2s,
     ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
   });
   return { x402, signer, address: signer.address, rpcs, rpcUrls, evm };
+}
+
+/**
+ * Remembers, in the environment, the last `facilitator.kms.ready` this process announced. The boot script builds the
+ * facilitator first (so a bad key stops start-up) and then spawns the Next server, which inherits the environment and
+ * builds the same facilitator again on its first request; a rebuilt app context in one process does the same. Neither
+ * repeats the announcement. A different key or network set is announced again.
+ */
+export const READY_ANNOUNCED_ENV = "SIGNET_FACILITATOR_READY_LOGGED";
+
+/** Logs `facilitator.kms.ready` unless this process (or the one that started it) already logged exactly these fields. */
+function announceReady(fields: Record<string, unknown>): void {
+  const announced = JSON.stringify(fields);
+  if (process.env[READY_ANNOUNCED_ENV] === announced) return;
+  process.env[READY_ANNOUNCED_ENV] = announced;
+  logEvent("facilitator.kms.ready", fields);
 }
