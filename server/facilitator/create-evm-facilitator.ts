@@ -10,6 +10,8 @@ import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey } from "../keys/evm-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { evmPayloadRefusal } from "./accept-eip3009-only";
+import { refuseBeforeVerify } from "./refuse-before-verify";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
 
@@ -70,7 +72,8 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator): EvmFac
       },
       { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
     );
-    x402.register([info.caip2] as never, new ExactEvmScheme(signer));
+    // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
+    x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer), evmPayloadRefusal));
     clients[id] = createPublicClient({ chain, transport });
   }
   return { address, rpcUrls, clients };

@@ -4,13 +4,16 @@ import "server-only";
 import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
-import { toFacilitatorSvmSigner } from "@x402/svm";
+import { toFacilitatorSvmSigner, type FacilitatorSvmSigner } from "@x402/svm";
+import type { SchemeNetworkFacilitator } from "@x402/core/types";
 import { config, ConfigError, type Config } from "../env";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { markChainUnavailable } from "./chain-unavailable";
+import { feePayerRefusal } from "./isolate-fee-payer";
+import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
@@ -24,6 +27,20 @@ export const MAX_COMPUTE_UNITS = 50_000;
 export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
 /** The agent and the fee payer: nothing else may be asked to sign. */
 export const MAX_REQUIRED_SIGNATURES = 2;
+
+/**
+ * The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends). A payment
+ * that lists the fee payer in any instruction is refused before the stock scheme simulates or co-signs it.
+ */
+export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFacilitator {
+  const stock = new ExactSvmScheme(signer, undefined, {
+    maxComputeUnits: MAX_COMPUTE_UNITS,
+    maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
+    maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
+  });
+  // SECURITY: the stock verify allows Lighthouse and Memo instructions without looking at their accounts.
+  return refuseBeforeVerify(stock, feePayerRefusal);
+}
 
 export interface Facilitator {
   x402: x402Facilitator;
@@ -66,21 +83,28 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   const svmSigner = oneSimulationPerPayment(markChainUnavailable(toFacilitatorSvmSigner(signer, rpcByCaip2 as never)));
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
-  if (caip2s.length > 0) {
-    x402.register(
-      caip2s as never,
-      new ExactSvmScheme(svmSigner, undefined, {
-        maxComputeUnits: MAX_COMPUTE_UNITS,
-        maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
-        maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
-      }),
-    );
-  }
+  if (caip2s.length > 0) x402.register(caip2s as never, createSvmScheme(svmSigner));
   const evm = createEvmFacilitator(cfg, x402);
-  logEvent("facilitator.kms.ready", {
+  announceReady({
     address: signer.address,
     networks: caip2s,
     ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
   });
   return { x402, signer, address: signer.address, rpcs, rpcUrls, evm };
+}
+
+/**
+ * Remembers, in the environment, the last `facilitator.kms.ready` this process announced. The boot script builds the
+ * facilitator first (so a bad key stops start-up) and then spawns the Next server, which inherits the environment and
+ * builds the same facilitator again on its first request; a rebuilt app context in one process does the same. Neither
+ * repeats the announcement. A different key or network set is announced again.
+ */
+export const READY_ANNOUNCED_ENV = "SIGNET_FACILITATOR_READY_LOGGED";
+
+/** Logs `facilitator.kms.ready` unless this process (or the one that started it) already logged exactly these fields. */
+function announceReady(fields: Record<string, unknown>): void {
+  const announced = JSON.stringify(fields);
+  if (process.env[READY_ANNOUNCED_ENV] === announced) return;
+  process.env[READY_ANNOUNCED_ENV] = announced;
+  logEvent("facilitator.kms.ready", fields);
 }

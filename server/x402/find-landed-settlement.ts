@@ -51,6 +51,8 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
   const client = facilitator.evm?.clients[network];
   if (!client) throw new Error(`no RPC for ${network}`);
   const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
+  // Only EIP-3009 can be looked up. Anything else (Permit2) is refused by the facilitator at verify and at settle, so
+  // it is never claimed, and a recovery that settles it is refused before anything is sent.
   if (typeof auth?.from !== "string" || typeof auth.nonce !== "string") return { state: "absent" };
   const from = auth.from as `0x${string}`;
   const nonce = auth.nonce as `0x${string}`;

@@ -14,6 +14,18 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
  */
 export const PAYMENT_MAX_TIMEOUT_SECONDS = 120;
 
+/**
+ * Fields @x402/svm's server scheme adds to `extra` from the chain at build time. They go stale within a minute (a
+ * cluster drops a blockhash after ~150 slots), so the cached requirement never holds them; each 402 gets its own.
+ */
+const DYNAMIC_EXTRA_FIELDS = ["recentBlockhash", "lastValidBlockHeight"] as const;
+
+/**
+ * How long a 402 waits for the chain's current blockhash. Past it the challenge goes out without one, and the stock
+ * client fetches its own from its RPC (@x402/svm's client falls back to getLatestBlockhash).
+ */
+export const CHALLENGE_BLOCKHASH_TIMEOUT_MS = 2_000;
+
 /** The facilitator as @x402/core's FacilitatorClient, called in process. */
 class InProcessFacilitatorClient implements FacilitatorClient {
   constructor(private readonly facilitator: Facilitator) {}
@@ -32,9 +44,12 @@ export interface PaymentGateway {
   facilitator: Facilitator;
   /** Networks the gateway can take payment on (an RPC is configured). */
   supports(network: NetworkId): boolean;
-  /** One `exact` requirement for `amountUnits` of the network's USDC, paid to `payTo`, upfront flow. Cached. */
+  /**
+   * One `exact` requirement for `amountUnits` of the network's USDC, paid to `payTo`, upfront flow. Cached, without
+   * any blockhash: paymentRequired() adds the current one to each challenge.
+   */
   requirements(network: NetworkId, amountUnits: bigint, payTo: string): Promise<PaymentRequirements>;
-  /** The 402 PaymentRequired document for one requirement. */
+  /** The 402 PaymentRequired document for one requirement; a Solana one carries the chain's current blockhash. */
   paymentRequired(requirements: PaymentRequirements, resource: { url: string; description: string }, error?: string): Promise<PaymentRequired>;
   /** The requirement among ours that the payload accepted, or null (wrong amount, asset, payee or network). */
   match(requirements: PaymentRequirements, payload: PaymentPayload): PaymentRequirements | null;
@@ -48,7 +63,8 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
   const server = new x402ResourceServer(client);
   const supported = new Set<NetworkId>();
   for (const id of Object.keys(facilitator.rpcUrls) as NetworkId[]) {
-    server.register(NETWORKS[id].caip2 as never, new ExactSvmServerScheme({ rpcUrl: facilitator.rpcUrls[id]! }));
+    // No rpcUrl: the scheme would read a blockhash into the requirement we cache; paymentRequired() adds a current one.
+    server.register(NETWORKS[id].caip2 as never, new ExactSvmServerScheme());
     supported.add(id);
   }
   for (const id of Object.keys(facilitator.evm?.rpcUrls ?? {}) as NetworkId[]) {
@@ -57,6 +73,35 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
   }
   await server.initialize();
   const cache = new Map<string, Promise<PaymentRequirements>>();
+  const svmNetworkByCaip2 = new Map<string, NetworkId>(
+    (Object.keys(facilitator.rpcs) as NetworkId[]).map((id) => [NETWORKS[id].caip2, id]),
+  );
+  // Concurrent 402s on one network share one RPC call; nothing is kept once it answers.
+  const blockhashInFlight = new Map<NetworkId, Promise<{ recentBlockhash: string; lastValidBlockHeight: string } | null>>();
+
+  /** The network's current blockhash, or null when the RPC does not answer in time (the client then asks its own). */
+  function currentBlockhash(network: NetworkId) {
+    let pending = blockhashInFlight.get(network);
+    if (!pending) {
+      const rpc = facilitator.rpcs[network]!;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), CHALLENGE_BLOCKHASH_TIMEOUT_MS);
+        timer.unref();
+      });
+      const asked = rpc
+        .getLatestBlockhash()
+        .send()
+        .then(({ value }) => ({ recentBlockhash: value.blockhash as string, lastValidBlockHeight: value.lastValidBlockHeight.toString() }))
+        .catch(() => null);
+      pending = Promise.race([asked, timeout]).finally(() => {
+        clearTimeout(timer);
+        blockhashInFlight.delete(network);
+      });
+      blockhashInFlight.set(network, pending);
+    }
+    return pending;
+  }
 
   return {
     facilitator,
@@ -80,15 +125,21 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
           .then((list) => {
             const first = list[0];
             if (!first) throw new Error(`no payment requirement could be built for ${info.caip2}`);
-            return first;
+            return withoutDynamicFields(first);
           });
         cached.catch(() => cache.delete(key));
         cache.set(key, cached);
       }
       return cached;
     },
-    paymentRequired(requirements, resource, error) {
-      return server.createPaymentRequiredResponse([requirements], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
+    async paymentRequired(requirements, resource, error) {
+      // SECURITY: a stock client builds its transaction on the challenge's blockhash as given; a stale one makes every
+      // payment fail simulation until a restart, so the blockhash is read from the chain for each challenge.
+      const svmNetwork = svmNetworkByCaip2.get(requirements.network);
+      const fresh = svmNetwork ? await currentBlockhash(svmNetwork) : null;
+      const base = withoutDynamicFields(requirements);
+      const offered = fresh ? { ...base, extra: { ...base.extra, ...fresh } } : base;
+      return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
     },
     match(requirements, payload) {
       return server.findMatchingRequirements([requirements], payload) ?? null;
@@ -96,4 +147,12 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
     verify: (payload, requirements) => facilitator.x402.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.x402.settle(payload, requirements),
   };
+}
+
+/** `requirements` without the fields that describe the chain at one moment. */
+function withoutDynamicFields(requirements: PaymentRequirements): PaymentRequirements {
+  if (!requirements.extra) return requirements;
+  const extra = { ...requirements.extra };
+  for (const field of DYNAMIC_EXTRA_FIELDS) delete extra[field];
+  return { ...requirements, extra };
 }
