@@ -51,6 +51,8 @@ export interface Facilitator {
   rpcUrls: Partial<Record<NetworkId, string>>;
   /** The EVM side, when a Base network has an RPC configured. */
   evm: EvmFacilitator | null;
+  /** Makes settle simulate this Solana transaction again instead of reusing its verify-time simulation. */
+  forgetSimulation(transaction: string, network: string): void;
 }
 
 /** Builds the facilitator for every Solana and Base network that has an RPC configured. */
@@ -90,7 +92,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     networks: caip2s,
     ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
   });
-  return { x402, signer, address: signer.address, rpcs, rpcUrls, evm };
+  return { x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation };
 }
 
 /**

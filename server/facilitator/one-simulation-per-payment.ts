@@ -4,11 +4,10 @@
 // exactly these transaction bytes on this network for a short while, and the next simulation of them (settle's)
 // uses it once instead of asking the RPC again.
 //
-// SECURITY: what the second simulation guarded is a state change between verify and settle that would make the
-// transfer fail on chain (x402 sends with skipPreflight, so the fee payer pays the fee of a failing transaction).
-// Within FRESH_MS that window is one database insert wide; the stock stack's own window (its settle simulation, then
-// the send) is open the same way to concurrent spends, which neither simulation sees. A failed send is still caught:
-// settle reports it, the chain is asked, and the client hears "nothing was charged".
+// SECURITY: what the second simulation guards is a state change between verify and settle that would make the
+// transfer fail on chain (x402 sends with skipPreflight, so the fee payer pays the fee of a failing transaction). The
+// paid route settles one payment per payer at a time, and when another settlement of the same payer was sent since
+// this one verified, it calls `forgetSimulation` first, so settle asks the chain again right before it sends.
 import "server-only";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 
@@ -17,12 +16,20 @@ export const FRESH_MS = 2_000;
 /** Entries kept at most; past it the oldest are dropped (they only cost one more simulation). */
 const MAX_ENTRIES = 10_000;
 
+export type ReusingSvmSigner = FacilitatorSvmSigner & {
+  /** Drops a remembered simulation of these bytes, so the next simulation asks the chain. */
+  forgetSimulation(transaction: string, network: string): void;
+};
+
 /** Wraps `signer` so a successful simulation of the same bytes is reused once within FRESH_MS. */
-export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, now: () => number = Date.now): FacilitatorSvmSigner {
+export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, now: () => number = Date.now): ReusingSvmSigner {
   const fresh = new Map<string, number>();
   const simulate = signer.simulateTransaction.bind(signer);
   return {
     ...signer,
+    forgetSimulation: (transaction, network) => {
+      fresh.delete(`${network} ${transaction}`);
+    },
     simulateTransaction: async (transaction, network, options) => {
       const key = `${network} ${transaction}`;
       const at = fresh.get(key);

@@ -109,7 +109,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "upstream_timeout", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "upstream_timeout", "server_misconfigured"]),
         },
       },
     },
@@ -137,7 +137,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "Credited", headers: { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders }, content: json(r.topUpResultSchema) },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "server_misconfigured"]),
         },
       },
     },

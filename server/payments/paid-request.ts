@@ -33,6 +33,9 @@ import { classifyVerifyFailure } from "../x402/classify-verify-failure";
 import { depositAddressFor } from "../x402/deposit-address";
 import { findLandedSettlement } from "../x402/find-landed-settlement";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
+import { payingAccount } from "../x402/paying-account";
+import { solanaFeeLamports } from "../facilitator/settlement-fee";
+import { takeSettlementLane } from "./settlement-lane";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
 
 export type PaymentStatus = "claimed" | "settled" | "serving" | "served" | "unserved" | "failed";
@@ -128,6 +131,7 @@ export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): P
   }
 
   // Verify with the facilitator; the payer is the one it verified, never a field the client claims.
+  const verifiedAt = new Date();
   let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
   try {
     verdict = await ctx.gateway.verify(payload, matched);
@@ -156,7 +160,7 @@ export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): P
   const claim = await claimPayment(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose });
   if (!claim.claimed) return resumeKnown(ctx, input, claim.existing, payload);
   crashPoint("after_verify");
-  return settleClaimed(ctx, input, claim.payment, payload, matched);
+  return settleClaimed(ctx, input, claim.payment, payload, matched, verifiedAt);
 }
 
 /** A payment seen before: its retry, its recovery, or a replay. */
@@ -188,18 +192,84 @@ async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Pay
   return replay(known, known.status === "served" ? "this payment was already used for a call" : "this payment is already being processed");
 }
 
-/** Settles a claimed payment; marks it failed (nothing moved) when the facilitator refuses. */
-async function settleClaimed(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements): Promise<PaidRequestOutcome> {
+/**
+ * Settles a claimed payment in its payer's lane: one settlement per paying account at a time, across instances. When
+ * another settlement of the same payer was sent since this one verified, the chain is asked again right before sending
+ * (Solana: settle simulates afresh; Base: verify simulates the transfer), so a payer funded for one call cannot make the
+ * facilitator send, and pay for, transactions that are bound to fail. Marks the claim failed (nothing moved) when the
+ * payment is refused.
+ */
+async function settleClaimed(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  verifiedAt: Date,
+): Promise<PaidRequestOutcome> {
+  const { plan } = input;
+  const caip2 = NETWORKS[plan.network].caip2;
+  const source = payingAccount(caip2, payload) ?? `payer:${caip2}:${payment.payer}`;
+  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAt, config().PAYMENT_LEASE_MS);
+  if (!taken.ok) {
+    await markFailed(ctx.db, payment.id, taken.reason);
+    logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
+    const message =
+      taken.reason === "payer_refused"
+        ? "this payer's recent settlements kept failing; it is refused for a while, and nothing was charged"
+        : "another payment of this payer is settling; nothing was charged, retry shortly";
+    return refused(new AppError("rate_limited", message, { reason: taken.reason }, { "Retry-After": String(Math.ceil(taken.retryAfterMs / 1000)) }));
+  }
+  const lane = taken.lane;
+  let outcome: { result: PaidRequestOutcome; sent: boolean; failed: boolean } | undefined;
+  try {
+    outcome = await sendSettlement(ctx, input, payment, payload, matched, lane.sentSinceVerify);
+    return outcome.result;
+  } finally {
+    await lane.release({ sent: outcome?.sent ?? true, failed: outcome?.failed ?? false }).catch((err: unknown) => {
+      logEvent("chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
+    });
+  }
+}
+
+async function sendSettlement(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  recheck: boolean,
+): Promise<{ result: PaidRequestOutcome; sent: boolean; failed: boolean }> {
   const { plan } = input;
   const events = eventNames(input.purpose);
   const caip2 = NETWORKS[plan.network].caip2;
+  const svm = NETWORKS[plan.network].family === "svm";
+  if (recheck) {
+    const transaction = (payload.payload as { transaction?: unknown }).transaction;
+    if (svm && typeof transaction === "string") {
+      // Settle verifies again before it sends; make that verification ask the chain instead of reusing verify's.
+      ctx.gateway.facilitator.forgetSimulation(transaction, caip2);
+    } else if (!svm) {
+      const verdict = await ctx.gateway.verify(payload, matched).catch(() => null);
+      if (!verdict?.isValid) {
+        const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined) : "chain_unavailable";
+        await markFailed(ctx.db, payment.id, reason);
+        logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
+        await recordFailure(ctx, caip2, "settle", reason);
+        const error = verdict
+          ? new AppError("payment_failed", `the payment can no longer be settled: ${reason}; nothing was charged`, { reason })
+          : new AppError("chain_unavailable", "the chain could not be reached to settle the payment; nothing was charged, retry later");
+        return { result: refused(error), sent: false, failed: verdict !== null };
+      }
+    }
+  }
   let failure: string;
   try {
     const result = await ctx.gateway.settle(payload, matched);
     if (result.success && result.transaction) {
       crashPoint("after_settle");
-      logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString() });
-      return recordSettled(ctx, input, payment, result.transaction);
+      logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
+      return { result: await recordSettled(ctx, input, payment, result.transaction), sent: true, failed: false };
     }
     failure = result.errorReason ?? "settlement_failed";
   } catch {
@@ -210,17 +280,32 @@ async function settleClaimed(ctx: AppContext, input: AdmitPaymentInput, payment:
   const landed = await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
   if (landed?.state === "landed") {
     logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
-    return recordSettled(ctx, input, payment, landed.transaction);
+    return { result: await recordSettled(ctx, input, payment, landed.transaction), sent: true, failed: false };
   }
   if (landed === null) {
     // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
     logEvent(events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
-    return refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure }));
+    return {
+      result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure })),
+      sent: true,
+      failed: false,
+    };
   }
   await markFailed(ctx.db, payment.id, failure);
-  logEvent(events.settleFailed, { reason: failure, network: caip2 }, "warn");
+  // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
+  logEvent(events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
   await recordFailure(ctx, caip2, "settle", failure);
-  return refused(new AppError("payment_failed", "the payment could not be settled; nothing was charged", { reason: failure }));
+  return {
+    result: refused(new AppError("payment_failed", "the payment could not be settled; nothing was charged", { reason: failure })),
+    sent: landed.state === "failed",
+    failed: true,
+  };
+}
+
+/** The Solana fee the fee payer paid for this settlement, for the settle events. */
+function feeField(payload: PaymentPayload): { fee_lamports?: string } {
+  const fee = solanaFeeLamports(payload);
+  return fee === null ? {} : { fee_lamports: fee.toString() };
 }
 
 /**
@@ -263,7 +348,8 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
     await markFailed(ctx.db, known.id, "settlement_failed_on_chain");
     return refused(new AppError("payment_failed", "the payment's settlement failed on chain; nothing was charged", { reason: "settlement_failed_on_chain" }));
   }
-  return settleClaimed(ctx, input, known, payload, matched);
+  // No verification of ours preceded this settlement: the lane re-checks the chain if anything of the payer was sent.
+  return settleClaimed(ctx, input, known, payload, matched, new Date(0));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

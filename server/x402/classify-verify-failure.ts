@@ -26,7 +26,8 @@ export async function classifyVerifyFailure(payload: PaymentPayload, invalidReas
   }
 }
 
-function findTransfer(payload: PaymentPayload): { source: string; amount: bigint } | null {
+/** The TransferChecked of a Solana payment: its source token account and amount; null for any other payload. */
+export function findTransfer(payload: PaymentPayload): { source: string; amount: bigint } | null {
   const wire = (payload.payload as { transaction?: unknown }).transaction;
   if (typeof wire !== "string") return null;
   try {

@@ -1,0 +1,73 @@
+// The payer's settlement lane on PostgreSQL: one holder at a time across connections, a dead holder's lane is taken
+// over once its lease ran out, a send after a verification is seen by the next holder, and a payer whose settlements
+// keep failing is refused for a while.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_FAILURES, takeSettlementLane } from "../../payments/settlement-lane";
+import { createTestDatabase, type TestDatabase } from "../support/test-db";
+
+let tdb: TestDatabase;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => tdb?.drop());
+
+const source = () => `svm:test:${randomUUID()}`;
+
+describe("takeSettlementLane()", () => {
+  it("lets one of many concurrent settlements of a payer hold the lane at a time, and each sees the sends before it", async () => {
+    const lane = source();
+    const verifiedAt = new Date();
+    let holding = 0;
+    let most = 0;
+    const seen: boolean[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), verifiedAt, 60_000);
+        if (!taken.ok) throw new Error(taken.reason);
+        holding++;
+        most = Math.max(most, holding);
+        seen.push(taken.lane.sentSinceVerify);
+        await new Promise((r) => setTimeout(r, 15));
+        holding--;
+        await taken.lane.release({ sent: true, failed: false });
+      }),
+    );
+    expect(most).toBe(1);
+    // The first holder saw no send; every later one saw its predecessor's.
+    expect(seen.filter((s) => !s)).toHaveLength(1);
+  });
+
+  it("takes over a lane whose holder died once its lease ran out", async () => {
+    const lane = source();
+    const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 100);
+    expect(dead.ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 150));
+    const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+    expect(next.ok).toBe(true);
+  });
+
+  it(`refuses a payer after ${MAX_FAILURES} failed settlements, with how long to wait`, async () => {
+    const lane = source();
+    for (let i = 0; i < MAX_FAILURES; i++) {
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+      if (!taken.ok) throw new Error(`refused after ${i} failures`);
+      await taken.lane.release({ sent: true, failed: true });
+    }
+    const refused = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+    expect(refused).toMatchObject({ ok: false, reason: "payer_refused" });
+    expect(refused.ok ? 0 : refused.retryAfterMs).toBeGreaterThan(60_000);
+  });
+
+  it("forgets a payer's failures once one of its settlements succeeds", async () => {
+    const lane = source();
+    for (let i = 0; i < MAX_FAILURES - 1; i++) {
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+      if (!taken.ok) throw new Error(taken.reason);
+      await taken.lane.release({ sent: true, failed: i < MAX_FAILURES - 2 });
+    }
+    const row = await tdb.prisma.settlementLane.findUniqueOrThrow({ where: { source: lane } });
+    expect(row.failures).toBe(0);
+    expect(row.refusedUntil).toBeNull();
+  });
+});
