@@ -3,9 +3,8 @@
 // agents, then Next.js on PORT (default 3000).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-import { config } from "../server/env";
+import { assertReadyToServe, config } from "../server/env";
 import { operatorKeypair, verifierKeypair } from "../server/keys/service-keys";
 import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
 import { startLocalnet } from "../server/chain/localnet";
@@ -24,6 +23,7 @@ const FACILITATOR_LAMPORTS = 10_000_000_000n;
 const FACILITATOR_WEI = 10n ** 18n;
 
 const cfg = config();
+assertReadyToServe(cfg);
 const operator = operatorKeypair();
 const verifier = verifierKeypair();
 const log = (line: string) => console.log(`signet dev: ${line}`);
@@ -79,10 +79,10 @@ if (evmChains[0]) {
 // suite uses it, since dev-mode Fast Refresh reloads pages while a wallet is connecting.
 const nextMode = process.env.SIGNET_NEXT_MODE === "start" ? "start" : "dev";
 log(`starting Next.js (${nextMode}) on ${cfg.baseUrl}`);
-const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-const child = spawn(process.execPath, [nextBin, nextMode, "--port", String(cfg.PORT)], {
+// Through bin/serve-next.ts, which tells route code each connection's own address (the client IP for per-IP limits).
+const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), nextMode], {
   stdio: "inherit",
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  env: { ...process.env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" },
 });
 async function shutdown(code: number): Promise<never> {
   await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);

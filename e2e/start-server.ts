@@ -63,6 +63,8 @@ const env: NodeJS.ProcessEnv = {
   SERVICE_OPERATOR_PUBKEYS: E2E_OPERATOR.publicKeyBase58,
   SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58,
   LOG_LEVEL: "warn",
+  // The browser connects to the server directly: the client IP is the connection's own address.
+  TRUSTED_PROXY_HOPS: "0",
 };
 
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "./env";
+import { assertReadyToServe, ConfigError, parseConfig } from "./env";
 
 describe("parseConfig()", () => {
   it("applies development defaults", () => {
@@ -28,5 +28,23 @@ describe("parseConfig()", () => {
   ])("rejects malformed input %j, naming the variable", (env, name) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(name);
+  });
+});
+
+describe("assertReadyToServe()", () => {
+  it("refuses production without TRUSTED_PROXY_HOPS, in one line naming it", () => {
+    expect(() => assertReadyToServe(parseConfig({ NODE_ENV: "production" }))).toThrow(ConfigError);
+    expect(() => assertReadyToServe(parseConfig({ NODE_ENV: "production" }))).toThrow(/^TRUSTED_PROXY_HOPS[^\n]*$/);
+  });
+
+  it("accepts production with TRUSTED_PROXY_HOPS stated, even 0, and development without it (0)", () => {
+    expect(() => assertReadyToServe(parseConfig({ NODE_ENV: "production", TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
+    expect(parseConfig({ NODE_ENV: "production", TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
+    expect(parseConfig({}).trustedProxyHops).toBe(0);
+    expect(() => assertReadyToServe(parseConfig({}))).not.toThrow();
+  });
+
+  it("rejects malformed input: a TRUSTED_PROXY_HOPS that is not a small whole number", () => {
+    for (const value of ["-1", "1.5", "eleven", "11"]) expect(() => parseConfig({ TRUSTED_PROXY_HOPS: value })).toThrow("TRUSTED_PROXY_HOPS");
   });
 });

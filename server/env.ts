@@ -74,8 +74,12 @@ const envSchema = z.object({
   PREPAID_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** Largest x402 credit top-up, USDC. */
   PREPAID_TOPUP_MAX_USDC: z.string().min(1).default("100"),
-  /** Reverse proxies in front of the service that append to X-Forwarded-For (0: Next's own server is the edge). */
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Reverse proxies in front of the service that append to X-Forwarded-For. 0: clients connect to this server
+   * directly and the client IP is the connection's own address. Required in production, where a wrong guess either
+   * trusts a client-written header or counts every client as the proxy.
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).optional(),
 
   // Crash recovery.
   /**
@@ -106,6 +110,8 @@ export interface Config extends RawEnv {
   dataDir: string;
   baseUrl: string;
   verifierAllowPrivateNetworks: boolean;
+  /** TRUSTED_PROXY_HOPS, 0 when unset outside production. */
+  trustedProxyHops: number;
   /** RPC per Solana cluster; null when not configured (production without the variable). */
   solanaRpcUrl: { devnet: string | null; mainnet: string | null };
   /** RPC per Base network; null when not configured. */
@@ -135,6 +141,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: path.resolve(raw.SIGNET_DATA_DIR),
     baseUrl: (raw.SERVICE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     verifierAllowPrivateNetworks: raw.VERIFIER_ALLOW_PRIVATE_NETWORKS ?? !isProduction,
+    trustedProxyHops: raw.TRUSTED_PROXY_HOPS ?? 0,
     solanaRpcUrl: {
       // In dev the devnet RPC is the local chain (it plays devnet, see README); production must configure it.
       devnet: raw.SOLANA_DEVNET_RPC_URL ?? (isProduction ? null : `http://127.0.0.1:${raw.LOCALNET_RPC_PORT}`),
@@ -151,6 +158,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         (!isProduction && raw.LOCALNET_BASE_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_BASE_MAINNET_RPC_PORT}` : null),
     },
   };
+}
+
+/**
+ * What production must state before it serves, beyond what parsing checks; `npm start` runs this first. Throws a
+ * one-line ConfigError naming the variable.
+ */
+export function assertReadyToServe(cfg: Config): void {
+  // SECURITY: per-IP limits read the client IP through the proxy hops; production states its set-up, never guesses.
+  if (cfg.isProduction && cfg.TRUSTED_PROXY_HOPS === undefined) {
+    throw new ConfigError("TRUSTED_PROXY_HOPS must be set in production: 0 when clients connect to this server directly, else the number of reverse proxies in front of it");
+  }
 }
 
 const globalForConfig = globalThis as unknown as { signetConfig?: Config };

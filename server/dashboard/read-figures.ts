@@ -1,4 +1,4 @@
-// The dashboard's live figures, per network: paid calls and settlements, failures by reason, USDC
+// The dashboard's live figures, per network: paid calls and settlements, failures by reason (the last 90 days), USDC
 // received against upstream cost (the margin), prepaid calls, today's grants against the budget, and calls per hour.
 import "server-only";
 import type { DbClient } from "../db";
@@ -22,7 +22,7 @@ export async function readFigures(db: DbClient, settings: Settings, sinceHours =
   const [calls, payments, failures, grantsToday, hourly] = await Promise.all([
     db.inferenceLog.groupBy({ by: ["network", "route"], _count: { _all: true }, _sum: { costUnits: true } }),
     db.payment.groupBy({ by: ["network"], where: { status: { in: ["settled", "serving", "served", "unserved"] } }, _count: { _all: true }, _sum: { units: true } }),
-    db.paymentFailure.groupBy({ by: ["network", "stage", "reason"], _count: { _all: true } }),
+    db.paymentFailureCount.groupBy({ by: ["network", "stage", "reason"], _sum: { count: true } }),
     db.grant.aggregate({ where: { day }, _sum: { units: true }, _count: true }),
     db.$queryRaw<{ hour: Date; network: string; calls: bigint }[]>`
       SELECT date_trunc('hour', created_at) AS hour, network, count(*)::bigint AS calls
@@ -44,7 +44,7 @@ export async function readFigures(db: DbClient, settings: Settings, sinceHours =
       receivedUsdc: formatUnitsAsUsdc(received),
       upstreamCostUsdc: formatUnitsAsUsdc(cost),
       marginUsdc: formatUnitsAsUsdc(received - cost),
-      failures: failures.filter((f) => f.network === network).map((f) => ({ stage: f.stage, reason: f.reason, count: f._count._all })),
+      failures: failures.filter((f) => f.network === network).map((f) => ({ stage: f.stage, reason: f.reason, count: f._sum.count ?? 0 })),
     };
   });
   return {

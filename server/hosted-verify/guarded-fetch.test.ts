@@ -36,7 +36,20 @@ describe("isBlockedAddress()", () => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"])("allows the public address %s", (address) => {
+  it.each([
+    ["fec0::1", "deprecated IPv6 site-local (fec0::/10)"],
+    ["feff:ffff::1", "the top of fec0::/10"],
+    ["::ffff:0:7f00:1", "IPv4-translated loopback (::ffff:0:0:0/96)"],
+    ["::ffff:0:808:808", "IPv4-translated, even of a public address (::ffff:0:0:0/96)"],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo (2001::/32), which tunnels to an address it hides"],
+    ["2001::1", "the start of Teredo (2001::/32)"],
+    ["100::1", "the IPv6 discard prefix (100::/64)"],
+    ["100::ffff:ffff:ffff:ffff", "the top of 100::/64"],
+  ])("blocks %s (%s)", (address) => {
+    expect(isBlockedAddress(address)).toBe(true);
+  });
+
+  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2001:4860:4860::8888", "100:0:0:1::1", "fe00::1"])("allows the public address %s", (address) => {
     expect(isBlockedAddress(address)).toBe(false);
   });
 

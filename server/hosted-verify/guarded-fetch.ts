@@ -20,10 +20,13 @@ for (const [prefix, bits] of [
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv4");
 }
-// IPv6: IPv4-compatible (incl. unspecified and loopback), local-use NAT64, unique-local (incl. fd00:ec2::254
-// metadata), link-local, multicast, documentation.
+// IPv6: IPv4-compatible (incl. unspecified and loopback), IPv4-translated (SIIT, reaches an IPv4 address through a
+// translator), discard-only, local-use NAT64, Teredo (tunnels to an IPv4 address it hides), unique-local (incl.
+// fd00:ec2::254 metadata), link-local, the deprecated site-local (still routed as private by some stacks), multicast,
+// documentation.
 for (const [prefix, bits] of [
-  ["::", 96], ["64:ff9b:1::", 48], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["2001:db8::", 32],
+  ["::", 96], ["::ffff:0:0:0", 96], ["100::", 64], ["64:ff9b:1::", 48], ["2001::", 32], ["fc00::", 7], ["fe80::", 10],
+  ["fec0::", 10], ["ff00::", 8], ["2001:db8::", 32],
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv6");
 }

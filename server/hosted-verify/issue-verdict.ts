@@ -27,7 +27,8 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
   const guardedFetch = createGuardedFetch({ allowPrivateNetworks: config().verifierAllowPrivateNetworks });
   // Without a caller's `rpc`, use this service's own RPC for the receipt's network (the verifier lives in the same
   // app), else the library's public default.
-  const rpc = request.rpc ?? ownRpcFor((request.receipt as { payment?: { network?: unknown } }).payment?.network);
+  const network = (request.receipt as { payment?: { network?: unknown } }).payment?.network;
+  const rpc = request.rpc ?? ownRpcFor(network);
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), VERIFY_REQUEST_TIMEOUT_MS);
@@ -71,6 +72,10 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
     verified_at: now(),
     verifier_pubkey: verifierKey.publicKeyBase58,
     operator_pubkey: result.operatorKey,
+    // Signed with the rest, so a relying party knows which chain was asked and whether the caller chose the RPC
+    // that answered (a caller's own RPC can say anything). A receipt with no payment asks no chain: null.
+    network: typeof network === "string" ? network : null,
+    rpc: request.rpc ? ("caller" as const) : ("service" as const),
   };
   return signDocument(unsigned, "verifier_signature", verifierKey);
 }

@@ -41,7 +41,9 @@ export const verifyResponseSchema = z.object({
   receipt_signature: z.string().nullable(),
   verified_at: z.number().int(),
   verifier_pubkey: z.string(),
-  operator_pubkey: z.string(),
+  operator_pubkey: z.string().describe("The key the receipt was checked against: whoever relies on a verdict must check it is the operator they expect"),
+  network: z.string().nullable().describe("The CAIP-2 network the receipt's payment was checked on; null for a receipt with no payment"),
+  rpc: z.enum(["service", "caller"]).describe("Whose chain RPC answered: the caller's own `rpc` (it can answer anything) or one this service chose"),
   verifier_signature: z.string(),
 });
 

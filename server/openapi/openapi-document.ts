@@ -162,7 +162,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         summary: "The message a newcomer's wallet signs to claim a grant",
         tags: ["grants"],
         parameters: [{ name: "agent_pubkey", in: "query", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "The challenge", content: json(r.grantChallengeSchema) }, ...errors(["invalid_request", "internal_error"]) },
+        responses: { "200": { description: "The challenge", content: json(r.grantChallengeSchema) }, ...errors(["invalid_request", "rate_limited", "internal_error"]) },
       },
     },
     "/api/v1/grants": {

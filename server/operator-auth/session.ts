@@ -1,9 +1,11 @@
 // Operator sessions: a cookie holding `<payload>.<hmac>`, HMAC-SHA256 under SESSION_SECRET, HttpOnly,
-// SameSite=Strict, Secure in production, and expiring. The operator list is re-checked on every read.
+// SameSite=Strict, Secure in production, and expiring. The operator list is re-checked on every read, and so is the
+// operator's session generation: sign-out bumps it, which revokes every token issued before.
 import "server-only";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { DbClient } from "../db";
 import { config, ConfigError } from "../env";
 import { isBase58PublicKey } from "../verify";
 
@@ -39,10 +41,28 @@ function mac(payload: string): string {
   return createHmac("sha256", sessionSecret()).update(payload).digest("base64url");
 }
 
-/** A signed session token for `pubkey`. */
-export function createSessionToken(pubkey: string, now = Date.now()): string {
-  const payload = Buffer.from(JSON.stringify({ sub: pubkey, exp: now + SESSION_TTL_MS })).toString("base64url");
+/** The operator's current session generation (0 until the first sign-out). */
+async function sessionGeneration(db: DbClient, pubkey: string): Promise<number> {
+  return (await db.operatorSessionGeneration.findUnique({ where: { pubkey } }))?.generation ?? 0;
+}
+
+/** A signed session token for `pubkey`, bound to the operator's current generation. */
+export async function createSessionToken(db: DbClient, pubkey: string, now = Date.now()): Promise<string> {
+  const gen = await sessionGeneration(db, pubkey);
+  const payload = Buffer.from(JSON.stringify({ sub: pubkey, exp: now + SESSION_TTL_MS, gen })).toString("base64url");
   return `${payload}.${mac(payload)}`;
+}
+
+/**
+ * Signs out: bumps the session generation of the operator whose valid session the cookie holds, so that token and
+ * every other token issued to that operator before now are refused. Without a valid session there is nothing to do.
+ */
+export async function signOut(db: DbClient, cookieHeader: string | null): Promise<void> {
+  const session = await readSession(db, cookieHeader);
+  if (!session) return;
+  await db.$executeRaw`
+    INSERT INTO operator_session_generations (pubkey, generation) VALUES (${session.pubkey}, 1)
+    ON CONFLICT (pubkey) DO UPDATE SET generation = operator_session_generations.generation + 1, updated_at = now()`;
 }
 
 /** The Set-Cookie value for a token (or for signing out, with an empty token). */
@@ -52,8 +72,8 @@ export function sessionCookie(token: string): string {
   return parts.join("; ");
 }
 
-/** The operator session in a Cookie header, or null (missing, forged, expired, or no longer an operator). */
-export function readSession(cookieHeader: string | null, now = Date.now()): OperatorSession | null {
+/** The operator session in a Cookie header, or null (missing, forged, expired, signed out, or no longer an operator). */
+export async function readSession(db: DbClient, cookieHeader: string | null, now = Date.now()): Promise<OperatorSession | null> {
   const token = cookieHeader
     ?.split(";")
     .map((c) => c.trim())
@@ -66,13 +86,15 @@ export function readSession(cookieHeader: string | null, now = Date.now()): Oper
   const given = Buffer.from(signature);
   // SECURITY: constant-time comparison of the MAC.
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  let claims: { sub?: unknown; exp?: unknown };
+  let claims: { sub?: unknown; exp?: unknown; gen?: unknown };
   try {
-    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown; exp?: unknown };
+    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown; exp?: unknown; gen?: unknown };
   } catch {
     return null;
   }
-  if (typeof claims.sub !== "string" || typeof claims.exp !== "number" || claims.exp <= now) return null;
+  if (typeof claims.sub !== "string" || typeof claims.exp !== "number" || typeof claims.gen !== "number" || claims.exp <= now) return null;
   if (!operatorPubkeys().has(claims.sub)) return null;
+  // SECURITY: a token from before the operator's last sign-out carries an older generation.
+  if (claims.gen !== (await sessionGeneration(db, claims.sub))) return null;
   return { pubkey: claims.sub, expiresAt: claims.exp };
 }

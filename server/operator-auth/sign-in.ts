@@ -46,7 +46,7 @@ export async function signIn(db: DbClient, input: z.infer<typeof signInSchema>):
     : { count: 0 };
   if (used.count !== 1) throw new AppError("challenge_expired", "this challenge expired or was already used; fetch a new one");
   logEvent("operator.signed_in", { pubkey: input.pubkey });
-  return createSessionToken(input.pubkey);
+  return createSessionToken(db, input.pubkey);
 }
 
 /** The text an operator key signs for a one-time login link. */
@@ -72,5 +72,5 @@ export async function redeemLoginLink(db: DbClient, message: string, signature: 
     throw err;
   }
   logEvent("operator.signed_in", { pubkey, via: "login_link" });
-  return createSessionToken(pubkey);
+  return createSessionToken(db, pubkey);
 }

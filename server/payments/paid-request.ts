@@ -459,9 +459,16 @@ function chainUnavailable(event: string, caip2: string, err: unknown): AppError 
   return new AppError("chain_unavailable", "the chain could not be reached to verify the payment; nothing was charged, retry later");
 }
 
-/** Counts a failure for the dashboard; never lets bookkeeping turn a 402 into a 500. */
+/**
+ * Counts a failure for the dashboard in its (network, stage, reason, UTC hour) row: any number of bad payment headers
+ * make a bounded number of rows. Never lets bookkeeping turn a 402 into a 500.
+ */
 async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
-  await ctx.db.paymentFailure.create({ data: { network, stage, reason: reason.slice(0, 100) } }).catch(() => undefined);
+  const now = Date.now();
+  const hour = new Date(now - (now % 3_600_000));
+  await ctx.db.$executeRaw`
+    INSERT INTO payment_failure_counts (network, stage, reason, hour, count) VALUES (${network}, ${stage}, ${reason.slice(0, 100)}, ${hour}, 1)
+    ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch(() => undefined);
 }
 
 async function paymentError(

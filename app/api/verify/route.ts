@@ -1,3 +1,4 @@
+import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { issueVerdict } from "@/server/hosted-verify/issue-verdict";
@@ -5,7 +6,12 @@ import { verifyRequestSchema } from "@/server/hosted-verify/verify-request-schem
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRoute(async (req) => {
-  const request = parseWith(verifyRequestSchema, await readJsonBody(req));
-  return Response.json(await issueVerdict(request));
-});
+export const POST = withCors(
+  ["POST"],
+  handleRoute(async (req) => {
+    const request = parseWith(verifyRequestSchema, await readJsonBody(req));
+    return Response.json(await issueVerdict(request));
+  }),
+);
+
+export const OPTIONS = corsPreflight(["POST"]);

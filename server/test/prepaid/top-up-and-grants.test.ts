@@ -105,15 +105,19 @@ describe("GET /api/v1/credits/<pubkey>", () => {
 });
 
 describe("grants", () => {
+  // Challenges are rate limited per IP: each comes from its own address (what the custom server stamps).
+  let challenges = 0;
   async function challengeFor(kp: Ed25519Keypair): Promise<string> {
-    const res = await challengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`), {});
+    const n = challenges++;
+    const headers = { "x-signet-peer-address": `198.19.${Math.floor(n / 250)}.${(n % 250) + 1}` };
+    const res = await challengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`, { headers }), {});
     return ((await res.json()) as { challenge: string }).challenge;
   }
   const claim = (kp: Ed25519Keypair, challenge: string, ip: string, signer: Ed25519Keypair = kp) =>
     grantRoute(
       new Request("http://signet.test/api/v1/grants", {
         method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": ip },
+        headers: { "content-type": "application/json", "x-signet-peer-address": ip },
         body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge, signature: signDetached(utf8ToBytes(challenge), signer) }),
       }),
       {},

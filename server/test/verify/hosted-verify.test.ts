@@ -19,7 +19,7 @@ import { assertVectorsPresent, expectedChecks, readVector, vectorNames } from ".
 
 type Verdict = Record<string, unknown> & { ok: boolean; checks: Record<string, boolean> };
 
-const VERDICT_FIELDS = ["checks", "ok", "operator_pubkey", "receipt_signature", "v", "verified_at", "verifier_pubkey", "verifier_signature"];
+const VERDICT_FIELDS = ["checks", "network", "ok", "operator_pubkey", "receipt_signature", "rpc", "v", "verified_at", "verifier_pubkey", "verifier_signature"];
 
 const verify = (body: unknown) =>
   verifyRoute(new Request("http://localhost/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), {});
@@ -179,6 +179,28 @@ describe("POST /api/verify with a receipt this service just signed", () => {
     const verdict = await withEnv({ SOLANA_DEVNET_RPC_URL: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
     expect(verdict.ok).toBe(true);
     expect(rpc.getTransactionCalls().at(-1)?.[0]).toBe((receipt.payment as { tx_signature: string }).tx_signature);
+  });
+
+  it("names the network it asked and whose RPC answered in the verdict, under the verifier's signature", async () => {
+    const receipt = freshReceipt({ payment: freshPayment() });
+    rpc.record(receipt);
+    const key = await verifierKey();
+
+    const viaCaller = await verdictOf({ receipt, prompt: MESSAGES, response: ANSWER, rpc: rpc.url });
+    expect(viaCaller).toMatchObject({ ok: true, network: SOLANA_DEVNET_CAIP2, rpc: "caller" });
+    expect(verdictSignatureValid(viaCaller, key)).toBe(true);
+    // The signature covers both fields: a relying party cannot be told another chain or another RPC was asked.
+    expect(verdictSignatureValid({ ...viaCaller, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" }, key)).toBe(false);
+    expect(verdictSignatureValid({ ...viaCaller, rpc: "service" }, key)).toBe(false);
+
+    const viaService = await withEnv({ SOLANA_DEVNET_RPC_URL: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
+    expect(viaService).toMatchObject({ ok: true, network: SOLANA_DEVNET_CAIP2, rpc: "service" });
+    expect(verdictSignatureValid(viaService, key)).toBe(true);
+
+    // A prepaid receipt asks no chain.
+    const prepaid = await verdictOf({ receipt: freshReceipt(), prompt: MESSAGES, response: ANSWER });
+    expect(prepaid).toMatchObject({ ok: true, network: null, rpc: "service" });
+    expect(verdictSignatureValid(prepaid, key)).toBe(true);
   });
 
   it("fetches the operator key from `endpoint` when private networks are allowed", async () => {

@@ -1,7 +1,7 @@
 import { db } from "@/server/db";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
-import { sessionCookie } from "@/server/operator-auth/session";
+import { sessionCookie, signOut } from "@/server/operator-auth/session";
 import { signIn, signInSchema } from "@/server/operator-auth/sign-in";
 
 export const dynamic = "force-dynamic";
@@ -12,4 +12,8 @@ export const POST = handleRoute(async (req) => {
   return Response.json({ ok: true, pubkey: input.pubkey }, { headers: { "set-cookie": sessionCookie(token) } });
 });
 
-export const DELETE = handleRoute(async () => Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("") } }));
+/** Sign-out: revokes every session token issued to this operator so far, then clears the cookie. */
+export const DELETE = handleRoute(async (req) => {
+  await signOut(await db(), req.headers.get("cookie"));
+  return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("") } });
+});

@@ -1,9 +1,13 @@
 import { config } from "@/server/env";
+import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { buildOpenApiDocument } from "@/server/openapi/openapi-document";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleRoute(async () =>
-  Response.json(buildOpenApiDocument(config().baseUrl), { headers: { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } }),
+export const GET = withCors(
+  ["GET"],
+  handleRoute(async () => Response.json(buildOpenApiDocument(config().baseUrl), { headers: { "cache-control": "public, max-age=300" } })),
 );
+
+export const OPTIONS = corsPreflight(["GET"]);

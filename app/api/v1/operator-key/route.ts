@@ -1,6 +1,12 @@
+import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { operatorKeyResource } from "@/server/keys/operator-key-resource";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleRoute(async () => Response.json(operatorKeyResource(), { headers: { "cache-control": "public, max-age=60" } }));
+export const GET = withCors(
+  ["GET"],
+  handleRoute(async () => Response.json(operatorKeyResource(), { headers: { "cache-control": "public, max-age=60" } })),
+);
+
+export const OPTIONS = corsPreflight(["GET"]);

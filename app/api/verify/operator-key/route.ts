@@ -1,6 +1,12 @@
+import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { verifierKeyResource } from "@/server/hosted-verify/issue-verdict";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleRoute(async () => Response.json(verifierKeyResource(), { headers: { "cache-control": "public, max-age=60" } }));
+export const GET = withCors(
+  ["GET"],
+  handleRoute(async () => Response.json(verifierKeyResource(), { headers: { "cache-control": "public, max-age=60" } })),
+);
+
+export const OPTIONS = corsPreflight(["GET"]);

@@ -2,7 +2,10 @@ import { db } from "@/server/db";
 import { config } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { issueGrantChallenge } from "@/server/grants/grant-challenge";
+import { rateLimitIpHash } from "@/server/http/client-ip";
 import { handleRoute } from "@/server/http/handle-route";
+import { limitByIp } from "@/server/http/ip-rate-limit";
+import { schedulePurge } from "@/server/http/purge-expired-rows";
 import { readSettings } from "@/server/settings/read-settings";
 
 export const dynamic = "force-dynamic";
@@ -12,5 +15,7 @@ export const GET = handleRoute(async (req) => {
   if (!agent) throw new AppError("invalid_request", "agent_pubkey is required", { detail: "agent_pubkey" });
   const prisma = await db();
   const settings = await readSettings(prisma);
+  await limitByIp(prisma, "grant_challenge", rateLimitIpHash(req.headers, settings));
+  schedulePurge(prisma);
   return Response.json(await issueGrantChallenge(prisma, agent, settings.grantAmountUnits, config().baseUrl), { headers: { "cache-control": "no-store" } });
 });

@@ -1,10 +1,16 @@
 import { db } from "@/server/db";
+import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { findReceipt } from "@/server/receipts/find-receipt";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleRoute<{ params: Promise<{ id: string }> }>(async (_req, { params }) => {
-  const { id } = await params;
-  return Response.json(await findReceipt(await db(), id), { headers: { "cache-control": "public, max-age=300" } });
-});
+export const GET = withCors(
+  ["GET"],
+  handleRoute<{ params: Promise<{ id: string }> }>(async (_req, { params }) => {
+    const { id } = await params;
+    return Response.json(await findReceipt(await db(), id), { headers: { "cache-control": "public, max-age=300" } });
+  }),
+);
+
+export const OPTIONS = corsPreflight(["GET"]);

@@ -1,0 +1,25 @@
+// The HTTP server in front of Next for `npm start` and `npm run dev` (spawned by bin/start.ts and bin/dev.ts): plain
+// node:http that stamps each request with the connection's own address (server/http/peer-address.ts), then Next's
+// request handler. Usage: serve-next.ts <dev|start>; PORT picks the port. Loaded without the react-server condition,
+// so it imports nothing that is server-only.
+import next from "next";
+import { createPeerAddressServer } from "../server/http/peer-address";
+
+const dev = process.argv[2] === "dev";
+const port = Number(process.env.PORT ?? 3000);
+const hostname = process.env.HOSTNAME ?? "localhost";
+
+// Requests are only accepted after `listen`, by which time `handle` is set.
+const server = createPeerAddressServer((req, res) => handle(req, res));
+const app = next({ dev, dir: process.cwd(), hostname, port, httpServer: server });
+await app.prepare();
+const handle = app.getRequestHandler();
+// Like `next start`: every interface, IPv4 and IPv6.
+server.listen(port, () => console.log(`signet: serving on http://${hostname}:${port} (next ${dev ? "dev" : "start"})`));
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    server.close();
+    void app.close().finally(() => process.exit(0));
+  });
+}

@@ -1,0 +1,57 @@
+// `npm start` in production refuses to serve until the proxy set-up is stated.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import bs58 from "bs58";
+import { describe, expect, it } from "vitest";
+import { generateKeypair } from "../server/keys/parse-secret-key";
+
+const root = path.resolve(import.meta.dirname, "..");
+const key = () => bs58.encode(generateKeypair().seed);
+
+/** Runs bin/start.ts as `npm start` does; kills it if it is still running after `ms` (it started serving). */
+function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | null; stderr: string; killed: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/start.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let killed = false;
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill("SIGKILL");
+    }, ms);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, killed });
+    });
+  });
+}
+
+describe("bin/start.ts in production", () => {
+  it("exits with one line naming TRUSTED_PROXY_HOPS when it is not set", async () => {
+    // Everything else production needs is here, so the missing proxy set-up is the only reason to refuse.
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? tmpdir(),
+      NODE_ENV: "production",
+      PORT: "3299",
+      SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-start-")),
+      DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none",
+      SERVICE_BASE_URL: "http://localhost:3299",
+      SERVICE_OPERATOR_SECRET_KEY: key(),
+      VERIFIER_SECRET_KEY: key(),
+      FACILITATOR_SECRET_KEY: key(),
+      SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
+      SESSION_SECRET: "s".repeat(64),
+      IP_HASH_SALT: "salt".repeat(8),
+      LOG_LEVEL: "silent",
+    };
+    const result = await start(env);
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^signet: refusing to start: .*TRUSTED_PROXY_HOPS/);
+  }, 90_000);
+});

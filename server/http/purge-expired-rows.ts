@@ -1,0 +1,67 @@
+// Removes rows that requests needing no login leave behind once they can no longer matter: expired grant and sign-in
+// challenges, spent rate-limit windows, old failure counts. Runs in the background from the routes that write such
+// rows, at most once per interval per process; an advisory lock keeps concurrent instances from doing it twice.
+import "server-only";
+import type { DbClient } from "../db";
+import { log } from "../log";
+import { RATE_LIMIT_WINDOW_MS } from "../prepaid/admit-signed-request";
+import { IP_RATE_LIMIT_WINDOW_MS } from "./ip-rate-limit";
+
+/** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
+export const PURGE_INTERVAL_MS = 10 * 60_000;
+/**
+ * How long an expired challenge is kept. A challenge is refused once expired, and a login link whose expiry passed is
+ * refused before its nonce is looked up, so deleting after expiry is safe; the hour covers clock skew between instances.
+ */
+export const EXPIRED_CHALLENGE_GRACE_MS = 60 * 60_000;
+/** How long the dashboard's hourly failure counts are kept. */
+export const FAILURE_COUNT_RETENTION_MS = 90 * 24 * 60 * 60_000;
+/** Arbitrary constant key for pg_try_advisory_xact_lock: one purge at a time across instances. */
+const PURGE_LOCK_KEY = 72_910_405;
+
+export interface PurgedRows {
+  grantChallenges: number;
+  operatorChallenges: number;
+  rateLimitWindows: number;
+  ipRateLimitWindows: number;
+  paymentFailureCounts: number;
+}
+
+/** Deletes what has expired; returns the counts, or null when another instance is purging right now. */
+export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<PurgedRows | null> {
+  const challengeCutoff = new Date(now - EXPIRED_CHALLENGE_GRACE_MS);
+  // A window that started two windows ago has ended: its next request starts a new count anyway.
+  const agentWindowCutoff = new Date(now - 2 * RATE_LIMIT_WINDOW_MS);
+  const ipWindowCutoff = new Date(now - 2 * IP_RATE_LIMIT_WINDOW_MS);
+  const failureCutoff = new Date(now - FAILURE_COUNT_RETENTION_MS);
+  return db.$transaction(async (tx) => {
+    const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
+    if (!lock?.locked) return null;
+    return {
+      grantChallenges: (await tx.grantChallenge.deleteMany({ where: { expiresAt: { lt: challengeCutoff } } })).count,
+      operatorChallenges: (await tx.operatorChallenge.deleteMany({ where: { expiresAt: { lt: challengeCutoff } } })).count,
+      rateLimitWindows: (await tx.rateLimitWindow.deleteMany({ where: { windowStart: { lt: agentWindowCutoff } } })).count,
+      ipRateLimitWindows: (await tx.ipRateLimitWindow.deleteMany({ where: { windowStart: { lt: ipWindowCutoff } } })).count,
+      paymentFailureCounts: (await tx.paymentFailureCount.deleteMany({ where: { hour: { lt: failureCutoff } } })).count,
+    };
+  });
+}
+
+const schedule = globalThis as unknown as { signetLastPurgeAt?: number };
+
+/** Starts a purge in the background when this process has not run one within PURGE_INTERVAL_MS. Never throws. */
+export function schedulePurge(db: DbClient, now = Date.now()): void {
+  if (schedule.signetLastPurgeAt !== undefined && now - schedule.signetLastPurgeAt < PURGE_INTERVAL_MS) return;
+  schedule.signetLastPurgeAt = now;
+  void purgeExpiredRows(db, now).then(
+    (purged) => {
+      if (purged) log.debug({ event: "purge.done", ...purged }, "purged expired rows");
+    },
+    (err: unknown) => log.warn({ event: "purge.failed", err }, "purging expired rows failed"),
+  );
+}
+
+/** Lets the next schedulePurge() run at once. Tests only. */
+export function resetPurgeScheduleForTests(): void {
+  schedule.signetLastPurgeAt = undefined;
+}
