@@ -1,8 +1,8 @@
 // What the fee payer pays for one Solana settlement: the base fee per signature plus the priority fee its compute
 // budget asks for (limit × price, price in micro-lamports per unit). The message says it all, so no RPC is needed.
 import "server-only";
-import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
+import { solanaMessage } from "../x402/solana-message";
 
 /** Lamports per signature, as on mainnet. */
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -13,23 +13,16 @@ const SET_COMPUTE_UNIT_PRICE = 3;
 
 /** The fee in lamports of the payload's transaction, or null when it is not a Solana transaction. */
 export function solanaFeeLamports(payload: PaymentPayload): bigint | null {
-  const wire = (payload.payload as { transaction?: unknown }).transaction;
-  if (typeof wire !== "string") return null;
-  try {
-    const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
-    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-    if (!("instructions" in message)) return null;
-    let limit = 200_000n;
-    let price = 0n;
-    for (const ix of message.instructions) {
-      if (message.staticAccounts[ix.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM || !ix.data) continue;
-      const view = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength);
-      if (ix.data[0] === SET_COMPUTE_UNIT_LIMIT && ix.data.length >= 5) limit = BigInt(view.getUint32(1, true));
-      if (ix.data[0] === SET_COMPUTE_UNIT_PRICE && ix.data.length >= 9) price = view.getBigUint64(1, true);
-    }
-    const signatures = BigInt(message.header.numSignerAccounts);
-    return signatures * LAMPORTS_PER_SIGNATURE + (limit * price + 999_999n) / 1_000_000n;
-  } catch {
-    return null;
+  const message = solanaMessage(payload)?.message;
+  if (!message) return null;
+  let limit = 200_000n;
+  let price = 0n;
+  for (const ix of message.instructions) {
+    if (message.staticAccounts[ix.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM || !ix.data) continue;
+    const view = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength);
+    if (ix.data[0] === SET_COMPUTE_UNIT_LIMIT && ix.data.length >= 5) limit = BigInt(view.getUint32(1, true));
+    if (ix.data[0] === SET_COMPUTE_UNIT_PRICE && ix.data.length >= 9) price = view.getBigUint64(1, true);
   }
+  const signatures = BigInt(message.header.numSignerAccounts);
+  return signatures * LAMPORTS_PER_SIGNATURE + (limit * price + 999_999n) / 1_000_000n;
 }

@@ -2,7 +2,8 @@
 // The facilitator only says "simulation failed", so on that path we read the transfer's source balance ourselves.
 // Only failures pay for this lookup; a valid payment costs nothing extra.
 import "server-only";
-import { address, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import { address, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import { solanaMessage } from "./solana-message";
 import type { PaymentPayload } from "@x402/core/types";
 
 export type VerifyFailureReason = "insufficient_balance" | "payment_invalid";
@@ -28,24 +29,17 @@ export async function classifyVerifyFailure(payload: PaymentPayload, invalidReas
 
 /** The TransferChecked of a Solana payment: its source token account and amount; null for any other payload. */
 export function findTransfer(payload: PaymentPayload): { source: string; amount: bigint } | null {
-  const wire = (payload.payload as { transaction?: unknown }).transaction;
-  if (typeof wire !== "string") return null;
-  try {
-    const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
-    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-    if (!("instructions" in message)) return null;
-    for (const ix of message.instructions) {
-      const program = message.staticAccounts[ix.programAddressIndex];
-      const data = ix.data;
-      if (!program || !TOKEN_PROGRAMS.has(program) || !data || data[0] !== TRANSFER_CHECKED || data.length < 10) continue;
-      const sourceIndex = ix.accountIndices?.[0];
-      const source = sourceIndex === undefined ? undefined : message.staticAccounts[sourceIndex];
-      if (!source) return null;
-      const amount = new DataView(data.buffer, data.byteOffset + 1, 8).getBigUint64(0, true);
-      return { source, amount };
-    }
-  } catch {
-    return null;
+  const message = solanaMessage(payload)?.message;
+  if (!message) return null;
+  for (const ix of message.instructions) {
+    const program = message.staticAccounts[ix.programAddressIndex];
+    const data = ix.data;
+    if (!program || !TOKEN_PROGRAMS.has(program) || !data || data[0] !== TRANSFER_CHECKED || data.length < 10) continue;
+    const sourceIndex = ix.accountIndices?.[0];
+    const source = sourceIndex === undefined ? undefined : message.staticAccounts[sourceIndex];
+    if (!source) return null;
+    const amount = new DataView(data.buffer, data.byteOffset + 1, 8).getBigUint64(0, true);
+    return { source, amount };
   }
   return null;
 }

@@ -2,10 +2,8 @@
 // exact EVM scheme pay with EIP-3009 authorizations on anvil, the in-process facilitator relays them, the ledger
 // credits per network exactly once, and the receipts verify with all five checks, on chain.
 import { randomBytes } from "node:crypto";
+import { authorizationHeader } from "../support/eip3009-header";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodePaymentSignatureHeader } from "@x402/core/http";
-import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { authorizationTypes } from "@x402/evm";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
@@ -32,34 +30,6 @@ afterAll(async () => stack?.close());
 const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role: "user", content: "pay me on Base" }] };
 const PRICE = 1_000n;
 
-/** Signs an EIP-3009 authorization for the challenge by hand, as a client with its own ideas would. */
-async function authorizationHeader(
-  account: PrivateKeyAccount,
-  challenge: PaymentRequired,
-  overrides: Partial<{ to: `0x${string}`; value: bigint; validAfter: bigint; validBefore: bigint; nonce: `0x${string}` }> = {},
-): Promise<string> {
-  const accepted = challenge.accepts[0]! as PaymentRequirements & { extra: { name: string; version: string } };
-  const now = BigInt(Math.floor(Date.now() / 1000));
-  const authorization = {
-    from: account.address,
-    to: overrides.to ?? (accepted.payTo as `0x${string}`),
-    value: overrides.value ?? BigInt(accepted.amount),
-    validAfter: overrides.validAfter ?? now - 600n,
-    validBefore: overrides.validBefore ?? now + 120n,
-    nonce: overrides.nonce ?? (`0x${randomBytes(32).toString("hex")}` as `0x${string}`),
-  };
-  const signature = await account.signTypedData({
-    domain: { name: accepted.extra.name, version: accepted.extra.version, chainId: Number(accepted.network.split(":")[1]), verifyingContract: accepted.asset as `0x${string}` },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message: authorization,
-  });
-  const payload = {
-    signature,
-    authorization: { ...authorization, value: authorization.value.toString(), validAfter: authorization.validAfter.toString(), validBefore: authorization.validBefore.toString() },
-  };
-  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload });
-}
 
 async function expectNothingMoved(agent: PrivateKeyAccount, before: bigint) {
   expect(await sepolia.usdcBalance(agent.address)).toBe(before);

@@ -3,12 +3,9 @@
 // time, and each re-checks the chain right before it sends, so the rest are refused before anything is sent:
 // - Solana: the fee payer pays at most one failed transaction's fee per round;
 // - Base: the relay sends at most one transaction that reverts per round.
-import { randomBytes } from "node:crypto";
-import { encodePaymentSignatureHeader } from "@x402/core/http";
-import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appContext } from "../../app-context";
+import { authorizationHeader } from "../support/eip3009-header";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -68,38 +65,3 @@ describe("an EVM payer with a balance for one call, authorizing sixteen at once"
     expect(await stack.baseSepolia!.usdcBalance(agent.address)).toBe(0n);
   });
 });
-
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
-
-async function authorizationHeader(account: PrivateKeyAccount, challenge: PaymentRequired): Promise<string> {
-  const accepted = challenge.accepts[0]! as PaymentRequirements & { extra: { name: string; version: string } };
-  const now = BigInt(Math.floor(Date.now() / 1000));
-  const authorization = {
-    from: account.address,
-    to: accepted.payTo as `0x${string}`,
-    value: BigInt(accepted.amount),
-    validAfter: now - 600n,
-    validBefore: now + 120n,
-    nonce: `0x${randomBytes(32).toString("hex")}` as `0x${string}`,
-  };
-  const signature = await account.signTypedData({
-    domain: { name: accepted.extra.name, version: accepted.extra.version, chainId: Number(accepted.network.split(":")[1]), verifyingContract: accepted.asset as `0x${string}` },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message: authorization,
-  });
-  const payload = {
-    signature,
-    authorization: { ...authorization, value: authorization.value.toString(), validAfter: authorization.validAfter.toString(), validBefore: authorization.validBefore.toString() },
-  };
-  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload });
-}

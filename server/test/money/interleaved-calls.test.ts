@@ -2,8 +2,6 @@
 // and top-up calls of one key, sent at once so they interleave, every served receipt's cost is what the ledger charged
 // for it, the agent's balance is what it paid minus what its calls were charged, and `reconcile` finds zero drift
 // against the chain and the ledger.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import fc from "fast-check";
@@ -19,55 +17,42 @@ import { reconcile } from "../../reconcile/reconcile";
 import type { Receipt } from "../../receipts/receipt-types";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { unitsToUsdcNumber, usdcNumberToUnits } from "../../verify";
+import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const RUNS = Number(process.env.MONEY_PROPERTY_RUNS ?? 20);
 /** Provider requests whose prompt names a token in here fail once, then succeed: the unserved-then-retried calls. */
 const failOnce = new Set<string>();
-let provider: http.Server;
+let provider: FakeProvider;
 let stack: PaidStack;
 
 beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", async () => {
-      if (raw.includes("slow-answer")) await new Promise((r) => setTimeout(r, 300));
-      const token = /fail-once:([0-9a-f-]{36})/.exec(raw)?.[1];
-      if (token && failOnce.has(token)) {
-        failOnce.delete(token);
-        return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"boom"}}');
-      }
-      // A provider that keeps to the completion cap it was given, and bills by tokens (no `cost` of its own): a cost
-      // above the call's hold cannot happen by construction.
-      const completion = Math.min(3, (JSON.parse(raw) as { max_tokens: number }).max_tokens);
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "gen-1",
-          model: "openai/gpt-4o-mini",
-          choices: [{ index: 0, message: { role: "assistant", content: "remote answer" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion },
-        }),
-      );
-    });
+  provider = await startFakeProvider(async ({ raw, body }) => {
+    if (raw.includes("slow-answer")) await new Promise((r) => setTimeout(r, 300));
+    const token = /fail-once:([0-9a-f-]{36})/.exec(raw)?.[1];
+    if (token && failOnce.has(token)) {
+      failOnce.delete(token);
+      return failureAnswer;
+    }
+    // A provider that keeps to the completion cap it was given, and bills by tokens (no `cost` of its own): a cost
+    // above the call's hold cannot happen by construction.
+    return completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: Math.min(3, body.max_tokens ?? 3) });
   });
-  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   stack = await startPaidStack({
     env: {
       X402_FLAT_PRICE_USDC: "0.001",
       LOCAL_MODEL_STREAM_DELAY_MS: "10",
       PREPAID_RATE_LIMIT_PER_MINUTE: "10000",
       UPSTREAM_API_KEY: "test-key",
-      UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`,
+      UPSTREAM_BASE_URL: provider.url,
       UPSTREAM_PROVIDER_NAME: "openrouter",
     },
   });
 });
 afterAll(async () => {
   await stack?.close();
-  provider.closeAllConnections();
-  await new Promise<void>((r) => provider.close(() => r()));
+  await provider?.close();
 });
 
 type Op = "paid" | "paid_stream" | "prepaid" | "prepaid_stream" | "prepaid_hold_all" | "unserved_retry" | "top_up";

@@ -2,8 +2,6 @@
 // key's prepaid calls can never spend that money while the paid call streams, nor while its payment waits, unserved,
 // for a retry. Every served receipt's cost is charged to the unit, and the agent's balance is what it paid (and was
 // granted) minus what its receipts cost.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
@@ -14,42 +12,27 @@ import { reconcile } from "../../reconcile/reconcile";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { usdcNumberToUnits } from "../../verify";
 import type { Receipt } from "../../receipts/receipt-types";
+import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 let failing = false;
-let provider: http.Server;
+let provider: FakeProvider;
 let stack: PaidStack;
 
 beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", async () => {
-      // A slow answer keeps a prepaid call's hold open while the paid call it races finishes.
-      if (raw.includes("slow")) await new Promise((r) => setTimeout(r, 1500));
-      if (failing) return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"boom"}}');
-      const body = JSON.parse(raw) as { model: string };
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "gen-1",
-          model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: "remote answer" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, cost: 0.000045 },
-        }),
-      );
-    });
+  provider = await startFakeProvider(async ({ raw, body }) => {
+    // A slow answer keeps a prepaid call's hold open while the paid call it races finishes.
+    if (raw.includes("slow")) await new Promise((r) => setTimeout(r, 1500));
+    return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
-  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
-  const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
   stack = await startPaidStack({
-    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "20", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: providerUrl, UPSTREAM_PROVIDER_NAME: "openrouter" },
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "20", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
   });
 });
 afterAll(async () => {
   await stack?.close();
-  provider.closeAllConnections();
-  await new Promise<void>((r) => provider.close(() => r()));
+  await provider?.close();
 });
 
 /** One Ed25519 key that pays on chain and signs prepaid requests. */

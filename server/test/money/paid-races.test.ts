@@ -4,8 +4,6 @@
 // - the kill switch applies to a payment's own network, even when its retry names another network; grants never
 //   credit a disabled mainnet;
 // - a stream that outlives the payment lease is never served twice: its lease is renewed while it streams.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -15,30 +13,18 @@ import { generateKeypair } from "../../keys/parse-secret-key";
 import { signDetached } from "../../receipts/sign-receipt";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { writeSetting } from "../../settings/write-setting";
+import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let failing = false;
-let provider: http.Server;
+let provider: FakeProvider;
 let stack: PaidStack;
 const mainnetDeposit = generateKeypair().publicKeyBase58;
 
 beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (failing) return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"boom"}}');
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "gen-1",
-          model: "openai/gpt-4o-mini",
-          choices: [{ index: 0, message: { role: "assistant", content: "remote answer" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, cost: 0.000045 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
-  const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
+  provider = await startFakeProvider(({ body }) =>
+    failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 }),
+  );
   stack = await startPaidStack({
     mainnet: true,
     env: {
@@ -48,15 +34,14 @@ beforeAll(async () => {
       PAYMENT_LEASE_MS: "300",
       LOCAL_MODEL_STREAM_DELAY_MS: "40",
       UPSTREAM_API_KEY: "test-key",
-      UPSTREAM_BASE_URL: providerUrl,
+      UPSTREAM_BASE_URL: provider.url,
       UPSTREAM_PROVIDER_NAME: "openrouter",
     },
   });
 });
 afterAll(async () => {
   await stack?.close();
-  provider.closeAllConnections();
-  await new Promise<void>((r) => provider.close(() => r()));
+  await provider?.close();
 });
 beforeEach(async () => {
   await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "X402_NETWORK"] } } });

@@ -1,43 +1,26 @@
 // Exactly-once money on the paid route: a served payment replayed moves nothing; 50 concurrent sends of one payment
 // header give one settlement, one credit and one inference; an upstream failure after settlement keeps the payment
 // as credit and one retry with the same header serves it without settling again.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 /** A local OpenAI-compatible provider that fails while `failing` is set. */
 let failing = false;
 let providerCalls = 0;
-let provider: http.Server;
+let provider: FakeProvider;
 let stack: PaidStack;
 
 beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", () => {
-      providerCalls++;
-      if (failing) return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"boom"}}');
-      const body = JSON.parse(raw) as { model: string };
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "gen-1",
-          model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: "remote answer" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, cost: 0.000045 },
-        }),
-      );
-    });
+  provider = await startFakeProvider(({ body }) => {
+    providerCalls++;
+    return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
-  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
-  const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: providerUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" } });
 });
 afterAll(async () => {
   await stack?.close();
-  provider.closeAllConnections();
-  await new Promise<void>((r) => provider.close(() => r()));
+  await provider?.close();
 });
 
 const local = { model: "local/echo-1", messages: [{ role: "user", content: "once" }] };
