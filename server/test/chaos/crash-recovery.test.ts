@@ -155,7 +155,8 @@ describe("SIGKILL at each step of a call", () => {
         const kp = generateKeypair();
         const credited = await creditAgent(tdb.prisma, { kind: "test_credit", agentPubkey: kp.publicKeyBase58, network: devnet.caip2, units: 100_000n });
         expect(credited.ok).toBe(true);
-        const service = await startService({ SIGNET_CHAOS_CRASH_AT: step });
+        // A short lease, so the dead process's hold expires within the test.
+        const service = await startService({ SIGNET_CHAOS_CRASH_AT: step, PAYMENT_LEASE_MS: "500" });
         const crashed = await prepaidCall(service.url, kp).then(
           (r) => r.status,
           () => "connection lost",
