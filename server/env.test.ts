@@ -30,3 +30,35 @@ describe("parseConfig()", () => {
     expect(() => parseConfig(env)).toThrow(name);
   });
 });
+
+describe("parseConfig() on the operator settings' env defaults", () => {
+  it.each(["yes", "TRUE", "1", "on"])("reads SERVICE_MAINNET_ENABLED=%s as off (only exactly `true` is on) and warns naming the variable", (value) => {
+    const cfg = parseConfig({ SERVICE_MAINNET_ENABLED: value });
+    expect(cfg.SERVICE_MAINNET_ENABLED).toBe("false");
+    expect(cfg.warnings).toEqual([expect.stringMatching(/^SERVICE_MAINNET_ENABLED: .*"true".*"false"/)]);
+  });
+
+  it("keeps an exact true or false with no warning", () => {
+    expect(parseConfig({ SERVICE_MAINNET_ENABLED: "true" }).SERVICE_MAINNET_ENABLED).toBe("true");
+    expect(parseConfig({ SERVICE_MAINNET_ENABLED: "false" }).warnings).toEqual([]);
+  });
+
+  it.each([
+    ["SERVICE_ALLOWED_AGENTS", "AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9,not-a-key"],
+    ["X402_FLAT_PRICE_USDC", "ten"],
+    ["SERVICE_MAX_PRICE_USDC", "-1"],
+    ["X402_NETWORK", "testnet"],
+    ["SERVICE_DEPOSIT_ADDRESS", "not-a-key"],
+    ["SERVICE_MAINNET_DEPOSIT_ADDRESS", "0x0000000000000000000000000000000000000000"],
+    ["SERVICE_GRANT_AMOUNT_USDC", "0"],
+    ["SERVICE_GRANT_MAX_PER_IP", "3.5"],
+    ["SERVICE_GRANT_BUDGET_DAILY_USDC", "lots"],
+  ])("refuses a malformed default %s=%j at load, naming the variable", (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`\\n  ${name}: `));
+  });
+
+  it("refuses a flat price above the price ceiling at load, naming both variables", () => {
+    expect(() => parseConfig({ X402_FLAT_PRICE_USDC: "0.50", SERVICE_MAX_PRICE_USDC: "0.10" })).toThrow(/X402_FLAT_PRICE_USDC: .*SERVICE_MAX_PRICE_USDC/);
+  });
+});

@@ -3,6 +3,8 @@
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
+import { log } from "./log";
+import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
 
 const booleanString = z
   .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
@@ -110,6 +112,8 @@ export interface Config extends RawEnv {
   solanaRpcUrl: { devnet: string | null; mainnet: string | null };
   /** RPC per Base network; null when not configured. */
   evmRpcUrl: { base: string | null; baseSepolia: string | null };
+  /** Values read by their spec meaning rather than as written (a switch set to `yes` is off), one line each. */
+  warnings: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -125,10 +129,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`);
   }
-  const raw = result.data;
-  const isProduction = raw.NODE_ENV === "production";
+  const isProduction = result.data.NODE_ENV === "production";
   // SECURITY: the crash hook exists for the chaos suite; a production process must never be able to arm it.
-  if (isProduction && raw.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  if (isProduction && result.data.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  // The operator settings' defaults get the same parsers as stored values, here, so no request meets a bad one.
+  const defaults = checkEnvDefaults(envDefaults(result.data));
+  if (defaults.errors.length > 0) throw new ConfigError(`invalid environment:\n  ${defaults.errors.join("\n  ")}`);
+  const raw: RawEnv = { ...result.data, ...defaults.values };
   return {
     ...raw,
     isProduction,
@@ -150,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         raw.BASE_RPC_URL ??
         (!isProduction && raw.LOCALNET_BASE_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_BASE_MAINNET_RPC_PORT}` : null),
     },
+    warnings: defaults.warnings,
   };
 }
 
@@ -157,7 +165,11 @@ const globalForConfig = globalThis as unknown as { signetConfig?: Config };
 
 /** The process config, parsed on first use (never at import time: `next build` evaluates route modules). */
 export function config(): Config {
-  globalForConfig.signetConfig ??= parseConfig(process.env);
+  if (!globalForConfig.signetConfig) {
+    const cfg = parseConfig(process.env);
+    for (const warning of cfg.warnings) log.warn({ event: "config.read_as_default", detail: warning }, warning);
+    globalForConfig.signetConfig = cfg;
+  }
   return globalForConfig.signetConfig;
 }
 

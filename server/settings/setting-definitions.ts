@@ -3,7 +3,7 @@
 import "server-only";
 import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { resolveNetwork, type NetworkId } from "../chain/networks";
-import type { Config } from "../env";
+import type { RawEnv } from "../env";
 
 export const SETTING_KEYS = [
   "X402_NETWORK",
@@ -86,7 +86,7 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcom
 };
 
 /** The environment's value for each key (the default the settings table overrides). */
-export function envDefaults(cfg: Config): Partial<Record<SettingKey, string>> {
+export function envDefaults(cfg: RawEnv): Partial<Record<SettingKey, string>> {
   const out: Partial<Record<SettingKey, string>> = {
     X402_NETWORK: cfg.X402_NETWORK,
     X402_FLAT_PRICE_USDC: cfg.X402_FLAT_PRICE_USDC,
@@ -101,6 +101,48 @@ export function envDefaults(cfg: Config): Partial<Record<SettingKey, string>> {
   if (cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS) out.SERVICE_MAINNET_DEPOSIT_ADDRESS = cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS;
   if (cfg.IP_HASH_SALT) out.IP_HASH_SALT = cfg.IP_HASH_SALT;
   return out;
+}
+
+/**
+ * Switches whose spec meaning is "on only when the value is exactly `true`": any other env value means off, so a typo
+ * such as `yes` keeps the switch off (with a warning) rather than taking the service down.
+ */
+const SWITCH_KEYS: ReadonlySet<SettingKey> = new Set<SettingKey>(["SERVICE_MAINNET_ENABLED"]);
+
+export interface EnvDefaultsCheck {
+  /** The defaults to run with: a switch that is not exactly "true" or "false" reads as "false". */
+  values: Partial<Record<SettingKey, string>>;
+  /** One line per switch read as off, naming the variable and the accepted values. */
+  warnings: string[];
+  /** One line per unusable default, naming the variable and what it must be. */
+  errors: string[];
+}
+
+/**
+ * Checks every setting's env default with the same parser a stored value gets, at load: a bad default must stop
+ * start-up (or, for a switch, be read as off), never be found by the first request as a 500.
+ */
+export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>): EnvDefaultsCheck {
+  const values = { ...defaults };
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  for (const key of SETTING_KEYS) {
+    const text = values[key];
+    if (text === undefined) continue;
+    const outcome = SETTING_PARSERS[key](text);
+    if (outcome.ok) continue;
+    if (SWITCH_KEYS.has(key)) {
+      warnings.push(`${key}: ${JSON.stringify(text.slice(0, 32))} is not exactly "true" or "false"; read as "false" (off)`);
+      values[key] = "false";
+    } else {
+      errors.push(`${key}: ${outcome.message}`);
+    }
+  }
+  if (errors.length === 0) {
+    const settings = parseSettings(values);
+    if (settings.flatPriceUnits > settings.maxPriceUnits) errors.push("X402_FLAT_PRICE_USDC: must be at or below SERVICE_MAX_PRICE_USDC");
+  }
+  return { values, warnings, errors };
 }
 
 export class SettingsError extends Error {
