@@ -1,5 +1,6 @@
 // `npm start`: production start. Validates the config and loads the signing keys BEFORE serving, so a missing key is
 // a start-up error naming its variable, never a first-request 500.
+import "./production-env";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { config, ConfigError } from "../server/env";
