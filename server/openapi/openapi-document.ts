@@ -58,6 +58,9 @@ function errors(codes: ErrorCode[]): Json {
 
 const COMMON: ErrorCode[] = ["invalid_request", "invalid_json", "payload_too_large", "unsupported_media_type", "internal_error"];
 
+/** Codes kept in the error table for old clients but never answered any more (a refused payment is payment_required). */
+const RETIRED_CODES: ReadonlySet<string> = new Set(["payment_invalid", "payment_failed"]);
+
 /** Builds the document for a service at `baseUrl`. */
 export function buildOpenApiDocument(baseUrl: string): Json {
   const { schemas } = z.toJSONSchema(r.openApiComponents, { target: "draft-2020-12", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
@@ -79,7 +82,8 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     "X-Payment-Response": header("The same, under its v1 name"),
   };
   const paymentRequired = {
-    description: "Payment required: pay the challenge and retry with a payment header",
+    description:
+      "Payment required: always `error: payment_required` with the challenge in the body and both headers. A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `reason`; pay the challenge and retry",
     headers: {
       "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON"),
       "X-Payment-Required": header("The same, under its v1 name"),
@@ -251,7 +255,11 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         "",
         "| code | status |",
         "|---|---|",
-        ...Object.entries(ERROR_STATUS).map(([code, status]) => `| \`${code}\` | ${status} |`),
+        ...Object.entries(ERROR_STATUS)
+          .filter(([code]) => !RETIRED_CODES.has(code))
+          .map(([code, status]) => `| \`${code}\` | ${status} |`),
+        "",
+        "Every 402 of a paid route is `payment_required` with the challenge; a refused payment says why in `reason`. The codes `payment_invalid` and `payment_failed` are no longer answered.",
       ].join("\n"),
     },
     servers: [{ url: baseUrl }],

@@ -144,7 +144,7 @@ describe("refused Base payments", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })), overrides);
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    expect(await res.json()).toMatchObject({ error: "payment_required", reason: expect.any(String) });
     await expectNothingMoved(agent, 1_000_000n);
   });
 
@@ -157,7 +157,7 @@ describe("refused Base payments", () => {
     const reused = await authorizationHeader(agent, challenge, { nonce, validBefore: BigInt(Math.floor(Date.now() / 1000)) + 200n });
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": reused } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    expect(await res.json()).toMatchObject({ error: "payment_required", reason: expect.any(String) });
     expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } })).toBe(1);
   });
@@ -167,7 +167,7 @@ describe("refused Base payments", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid", reason: "insufficient_balance" });
+    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "insufficient_balance" });
     await expectNothingMoved(agent, PRICE - 1n);
   });
 
