@@ -66,6 +66,8 @@ const envSchema = z.object({
   SERVICE_MAINNET_DEPOSIT_ADDRESS: z.string().min(1).optional(),
   SERVICE_MAINNET_ENABLED: z.string().default("false"),
   SERVICE_ALLOWED_AGENTS: z.string().default(""),
+  /** Whether testnets offer the provider's models too (default: the built-in model only; faucet USDC is free). */
+  SERVICE_TESTNET_PROVIDER_MODELS: z.string().default("false"),
   SERVICE_GRANT_AMOUNT_USDC: z.string().min(1).default("0.10"),
   SERVICE_GRANT_MAX_PER_IP: z.string().min(1).default("3"),
   SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00"),

@@ -26,7 +26,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
     throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
   }
   const network = admitNetwork(settings, body.network, "chat");
-  const model = requireOfferedModel(ctx.upstream, body.model);
+  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
   // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
   const cap = capWithinFixedHold(model, body.messages, body.max_tokens ?? body.max_completion_tokens, settings.flatPriceUnits);
   const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);

@@ -124,6 +124,7 @@ export const modelListSchema = z
           owned_by: z.string(),
           description: z.string(),
           max_tokens: z.number().int(),
+          networks: z.array(z.string()).describe("The networks (as the request's `network` names them) this model is offered on"),
           pricing: z.object({ per_call_usdc: usdcString, upstream_input_usdc_per_mtok: usdcString, upstream_output_usdc_per_mtok: usdcString }),
         })
         .loose(),

@@ -36,7 +36,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   checkRequestWindow(body.timestamp);
   const settings = await admitSignedRequest(ctx.db, agent, body.nonce, config().PREPAID_RATE_LIMIT_PER_MINUTE);
   const network = NETWORKS[admitNetwork(settings, body.network, "inference")];
-  const model = requireOfferedModel(ctx.upstream, body.model);
+  const model = requireOfferedModel(ctx.upstream, body.model, network.id, settings);
   const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
   const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
   const holdUnits = worstCaseCostUnits(model, messages, cap);

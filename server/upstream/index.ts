@@ -8,7 +8,7 @@ import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer
 
 export { UpstreamError } from "./openai-compatible-client";
 export type { UpstreamFailure } from "./openai-compatible-client";
-export { findModel, worstCaseCostUnits, completionCap, MODEL_CATALOG, LOCAL_MODEL_ID } from "./model-catalog";
+export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, MODEL_CATALOG, LOCAL_MODEL_ID } from "./model-catalog";
 export type { CatalogModel } from "./model-catalog";
 
 export interface UpstreamConfig {

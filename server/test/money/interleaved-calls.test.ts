@@ -59,6 +59,7 @@ beforeAll(async () => {
       LOCAL_MODEL_STREAM_DELAY_MS: "10",
       PREPAID_RATE_LIMIT_PER_MINUTE: "10000",
       UPSTREAM_API_KEY: "test-key",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
       UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`,
       UPSTREAM_PROVIDER_NAME: "openrouter",
     },

@@ -48,6 +48,7 @@ beforeAll(async () => {
       PAYMENT_LEASE_MS: "300",
       LOCAL_MODEL_STREAM_DELAY_MS: "40",
       UPSTREAM_API_KEY: "test-key",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
       UPSTREAM_BASE_URL: providerUrl,
       UPSTREAM_PROVIDER_NAME: "openrouter",
     },

@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   const providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: providerUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: providerUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
 });
 afterAll(async () => {
   await stack?.close();

@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   stack = await startPaidStack({
-    env: { PREPAID_RATE_LIMIT_PER_MINUTE: "100000", UPSTREAM_API_KEY: "k", UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1` },
+    env: { PREPAID_RATE_LIMIT_PER_MINUTE: "100000", UPSTREAM_API_KEY: "k", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1` },
   });
 });
 afterAll(async () => {
