@@ -8,7 +8,8 @@ import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
-import type { ChatRequest } from "./chat-request-schema";
+import type { CompletionParams } from "../upstream";
+import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
 
 export interface PaidChatInput {
   body: ChatRequest;
@@ -55,17 +56,11 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   }
 }
 
-/** The upstream request and receipt prompt for a chat body. */
+/** The upstream request and receipt prompt for a chat body: the messages and the optional parameters as sent. */
 function chatCall(body: ChatRequest, modelId: string, cap: number): CallRequest {
+  const params: CompletionParams = Object.fromEntries(PASSED_PARAMS.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]));
   return {
-    completion: {
-      model: modelId,
-      messages: body.messages,
-      max_tokens: cap,
-      ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
-      ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
-      ...(body.stop !== undefined ? { stop: body.stop } : {}),
-    },
+    completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
     stream: body.stream === true,
     prompt: { messages: body.messages },
   };
