@@ -11,8 +11,14 @@ describe("parseConfig()", () => {
   });
 
   it("closes the verifier to private networks by default in production", () => {
-    expect(parseConfig({ NODE_ENV: "production" }).verifierAllowPrivateNetworks).toBe(false);
-    expect(parseConfig({ NODE_ENV: "production", VERIFIER_ALLOW_PRIVATE_NETWORKS: "true" }).verifierAllowPrivateNetworks).toBe(true);
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
+    expect(parseConfig(production).verifierAllowPrivateNetworks).toBe(false);
+    expect(parseConfig({ ...production, VERIFIER_ALLOW_PRIVATE_NETWORKS: "true" }).verifierAllowPrivateNetworks).toBe(true);
+  });
+
+  it("requires SERVICE_BASE_URL in production (signed prepaid requests name it), naming the variable", () => {
+    expect(() => parseConfig({ NODE_ENV: "production" })).toThrow(/SERVICE_BASE_URL: is required in production/);
+    expect(parseConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example/" }).baseUrl).toBe("https://signet.example");
   });
 
   it("treats empty strings as unset", () => {

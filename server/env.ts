@@ -18,7 +18,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where dev keys, the embedded database and the localnet snapshot live. Git-ignored. */
   SIGNET_DATA_DIR: z.string().min(1).default(".data"),
-  /** Public origin of this service, used in links and as the verifier's default `endpoint`. */
+  /**
+   * Public origin of this service: used in links, as the verifier's default `endpoint`, and named in every signed
+   * prepaid request (a signature is good on this deployment only). Dev: http://localhost:$PORT; production: required.
+   */
   SERVICE_BASE_URL: z.url().optional(),
   /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts. */
   SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
@@ -134,6 +137,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const isProduction = result.data.NODE_ENV === "production";
   // SECURITY: the crash hook exists for the chaos suite; a production process must never be able to arm it.
   if (isProduction && result.data.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  // SECURITY: signed prepaid requests name this origin; a guessed one would refuse every correctly signed request.
+  if (isProduction && !result.data.SERVICE_BASE_URL) {
+    throw new ConfigError("invalid environment:\n  SERVICE_BASE_URL: is required in production (the public origin, e.g. https://signet.example.com)");
+  }
   // The operator settings' defaults get the same parsers as stored values, here, so no request meets a bad one.
   const defaults = checkEnvDefaults(envDefaults(result.data));
   if (defaults.errors.length > 0) throw new ConfigError(`invalid environment:\n  ${defaults.errors.join("\n  ")}`);

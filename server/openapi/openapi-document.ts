@@ -38,7 +38,7 @@ const PAID_REQUEST_HEADERS = [
 ];
 const SIGNED_REQUEST_HEADERS = [
   { name: "X-Agent-Pubkey", in: "header", required: true, description: "The agent's Ed25519 public key, base58", schema: { type: "string" } },
-  { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `POST /api/v1/inference\\n` followed by the exact body bytes, base58", schema: { type: "string" } },
+  { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58", schema: { type: "string" } },
 ];
 
 /** Error responses for `codes`, grouped by status, each listing its codes. */
@@ -155,7 +155,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
           { name: "network", in: "query", required: false, schema: { type: "string" } },
           { name: "X-Agent-Pubkey", in: "header", required: true, schema: { type: "string" } },
           { name: "X-Agent-Timestamp", in: "header", required: true, description: "Unix ms, within the request window", schema: { type: "string" } },
-          { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `GET /api/v1/credits/<pubkey>\\n<timestamp>`, base58", schema: { type: "string" } },
+          { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nGET <origin>/api/v1/credits/<pubkey>\\n<timestamp>` (origin: this service's public base URL), base58", schema: { type: "string" } },
         ],
         responses: { "200": { description: "Balance and entries", content: json(r.creditsSchema) }, ...errors(["invalid_request", "missing_auth_headers", "invalid_signature", "request_expired", "invalid_network", "internal_error"]) },
       },

@@ -138,7 +138,7 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
 
 function prepaid(agent: Agent, call: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ ...call, nonce: newNonce(), timestamp: Date.now() });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(agent.kp, "POST", "/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(agent.kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
 }
 
 const headerReceipt = (res: Response): Receipt => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;

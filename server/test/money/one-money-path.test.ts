@@ -62,7 +62,7 @@ async function dualAgent(usdcUnits = 1_000_000n): Promise<{ kp: Ed25519Keypair; 
 
 function prepaid(kp: Ed25519Keypair, body: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
 }
 
 const receiptOf = (res: Response): Receipt => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;
