@@ -184,7 +184,7 @@ try {
   const prepaidJobs = Array.from({ length: PREPAID_CALLS + 20 }, (_, i) => {
     const kp = agents[i % agents.length]!;
     const text = JSON.stringify({ model: "local/echo-1", prompt: `bench ${i}`, nonce: newNonce(), timestamp: Date.now() + 30_000 });
-    const signed = signRequestHeaders(kp, "POST", "/api/v1/inference", text);
+    const signed = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
     return () => inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: signed, body: text }), {});
   });
   for (const job of prepaidJobs.splice(0, 20)) await job();

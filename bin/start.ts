@@ -1,6 +1,7 @@
 // `npm start`: production start. Validates the config and loads the signing keys BEFORE serving, so a missing key is
 // a start-up error naming its variable, never a first-request 500. Then serves Next through bin/serve-next.ts, which
 // tells route code each connection's own address.
+import "./production-env";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { assertReadyToServe, config, ConfigError } from "../server/env";

@@ -11,8 +11,14 @@ describe("parseConfig()", () => {
   });
 
   it("closes the verifier to private networks by default in production", () => {
-    expect(parseConfig({ NODE_ENV: "production" }).verifierAllowPrivateNetworks).toBe(false);
-    expect(parseConfig({ NODE_ENV: "production", VERIFIER_ALLOW_PRIVATE_NETWORKS: "true" }).verifierAllowPrivateNetworks).toBe(true);
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
+    expect(parseConfig(production).verifierAllowPrivateNetworks).toBe(false);
+    expect(parseConfig({ ...production, VERIFIER_ALLOW_PRIVATE_NETWORKS: "true" }).verifierAllowPrivateNetworks).toBe(true);
+  });
+
+  it("requires SERVICE_BASE_URL in production (signed prepaid requests name it), naming the variable", () => {
+    expect(() => parseConfig({ NODE_ENV: "production" })).toThrow(/SERVICE_BASE_URL: is required in production/);
+    expect(parseConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example/" }).baseUrl).toBe("https://signet.example");
   });
 
   it("treats empty strings as unset", () => {
@@ -46,5 +52,37 @@ describe("assertReadyToServe()", () => {
 
   it("rejects malformed input: a TRUSTED_PROXY_HOPS that is not a small whole number", () => {
     for (const value of ["-1", "1.5", "eleven", "11"]) expect(() => parseConfig({ TRUSTED_PROXY_HOPS: value })).toThrow("TRUSTED_PROXY_HOPS");
+  });
+});
+
+describe("parseConfig() on the operator settings' env defaults", () => {
+  it.each(["yes", "TRUE", "1", "on"])("reads SERVICE_MAINNET_ENABLED=%s as off (only exactly `true` is on) and warns naming the variable", (value) => {
+    const cfg = parseConfig({ SERVICE_MAINNET_ENABLED: value });
+    expect(cfg.SERVICE_MAINNET_ENABLED).toBe("false");
+    expect(cfg.warnings).toEqual([expect.stringMatching(/^SERVICE_MAINNET_ENABLED: .*"true".*"false"/)]);
+  });
+
+  it("keeps an exact true or false with no warning", () => {
+    expect(parseConfig({ SERVICE_MAINNET_ENABLED: "true" }).SERVICE_MAINNET_ENABLED).toBe("true");
+    expect(parseConfig({ SERVICE_MAINNET_ENABLED: "false" }).warnings).toEqual([]);
+  });
+
+  it.each([
+    ["SERVICE_ALLOWED_AGENTS", "AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9,not-a-key"],
+    ["X402_FLAT_PRICE_USDC", "ten"],
+    ["SERVICE_MAX_PRICE_USDC", "-1"],
+    ["X402_NETWORK", "testnet"],
+    ["SERVICE_DEPOSIT_ADDRESS", "not-a-key"],
+    ["SERVICE_MAINNET_DEPOSIT_ADDRESS", "0x0000000000000000000000000000000000000000"],
+    ["SERVICE_GRANT_AMOUNT_USDC", "0"],
+    ["SERVICE_GRANT_MAX_PER_IP", "3.5"],
+    ["SERVICE_GRANT_BUDGET_DAILY_USDC", "lots"],
+  ])("refuses a malformed default %s=%j at load, naming the variable", (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`\\n  ${name}: `));
+  });
+
+  it("refuses a flat price above the price ceiling at load, naming both variables", () => {
+    expect(() => parseConfig({ X402_FLAT_PRICE_USDC: "0.50", SERVICE_MAX_PRICE_USDC: "0.10" })).toThrow(/X402_FLAT_PRICE_USDC: .*SERVICE_MAX_PRICE_USDC/);
   });
 });

@@ -3,6 +3,8 @@
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
+import { log } from "./log";
+import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
 
 const booleanString = z
   .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
@@ -16,7 +18,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where dev keys, the embedded database and the localnet snapshot live. Git-ignored. */
   SIGNET_DATA_DIR: z.string().min(1).default(".data"),
-  /** Public origin of this service, used in links and as the verifier's default `endpoint`. */
+  /**
+   * Public origin of this service: used in links, as the verifier's default `endpoint`, and named in every signed
+   * prepaid request (a signature is good on this deployment only). Dev: http://localhost:$PORT; production: required.
+   */
   SERVICE_BASE_URL: z.url().optional(),
   /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts. */
   SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
@@ -64,6 +69,8 @@ const envSchema = z.object({
   SERVICE_MAINNET_DEPOSIT_ADDRESS: z.string().min(1).optional(),
   SERVICE_MAINNET_ENABLED: z.string().default("false"),
   SERVICE_ALLOWED_AGENTS: z.string().default(""),
+  /** Whether testnets offer the provider's models too (default: the built-in model only; faucet USDC is free). */
+  SERVICE_TESTNET_PROVIDER_MODELS: z.string().default("false"),
   SERVICE_GRANT_AMOUNT_USDC: z.string().min(1).default("0.10"),
   SERVICE_GRANT_MAX_PER_IP: z.string().min(1).default("3"),
   SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00"),
@@ -116,6 +123,8 @@ export interface Config extends RawEnv {
   solanaRpcUrl: { devnet: string | null; mainnet: string | null };
   /** RPC per Base network; null when not configured. */
   evmRpcUrl: { base: string | null; baseSepolia: string | null };
+  /** Values read by their spec meaning rather than as written (a switch set to `yes` is off), one line each. */
+  warnings: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -131,10 +140,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`);
   }
-  const raw = result.data;
-  const isProduction = raw.NODE_ENV === "production";
+  const isProduction = result.data.NODE_ENV === "production";
   // SECURITY: the crash hook exists for the chaos suite; a production process must never be able to arm it.
-  if (isProduction && raw.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  if (isProduction && result.data.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  // SECURITY: signed prepaid requests name this origin; a guessed one would refuse every correctly signed request.
+  if (isProduction && !result.data.SERVICE_BASE_URL) {
+    throw new ConfigError("invalid environment:\n  SERVICE_BASE_URL: is required in production (the public origin, e.g. https://signet.example.com)");
+  }
+  // The operator settings' defaults get the same parsers as stored values, here, so no request meets a bad one.
+  const defaults = checkEnvDefaults(envDefaults(result.data));
+  if (defaults.errors.length > 0) throw new ConfigError(`invalid environment:\n  ${defaults.errors.join("\n  ")}`);
+  const raw: RawEnv = { ...result.data, ...defaults.values };
   return {
     ...raw,
     isProduction,
@@ -157,6 +173,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         raw.BASE_RPC_URL ??
         (!isProduction && raw.LOCALNET_BASE_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_BASE_MAINNET_RPC_PORT}` : null),
     },
+    warnings: defaults.warnings,
   };
 }
 
@@ -175,7 +192,11 @@ const globalForConfig = globalThis as unknown as { signetConfig?: Config };
 
 /** The process config, parsed on first use (never at import time: `next build` evaluates route modules). */
 export function config(): Config {
-  globalForConfig.signetConfig ??= parseConfig(process.env);
+  if (!globalForConfig.signetConfig) {
+    const cfg = parseConfig(process.env);
+    for (const warning of cfg.warnings) log.warn({ event: "config.read_as_default", detail: warning }, warning);
+    globalForConfig.signetConfig = cfg;
+  }
   return globalForConfig.signetConfig;
 }
 

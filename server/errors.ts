@@ -13,7 +13,9 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   // Payments
+  // Every 402 of a paid route is payment_required with the challenge; why a payment was refused is its `reason`.
   payment_required: 402,
+  // Retired: no answer carries these any more. Kept so the table (and old clients reading it) still knows them.
   payment_invalid: 402,
   payment_failed: 402,
   payment_replay: 409,

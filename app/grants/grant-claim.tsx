@@ -38,7 +38,7 @@ export function GrantClaim() {
           <p>Next, spend it with a signed prepaid call:</p>
           <pre className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">npm run -s signet -- infer &quot;hello&quot; --keypair your-key.json</pre>
           <pre className="overflow-x-auto rounded bg-slate-100 p-2 text-xs">{`body='{"model":"local/echo-1","prompt":"hello","nonce":"<16+ chars>","timestamp":<unix ms>}'
-# sign "POST /api/v1/inference\\n$body" with your key (base58 Ed25519), then:
+# sign "signet-prepaid-v1\\nPOST ${typeof window === "undefined" ? "<origin>" : window.location.origin}/api/v1/inference\\n$body" with your key (base58 Ed25519), then:
 curl -X POST ${typeof window === "undefined" ? "" : window.location.origin}/api/v1/inference \\
   -H "X-Agent-Pubkey: ${pubkey}" -H "X-Agent-Signature: <signature>" --data "$body"`}</pre>
         </section>

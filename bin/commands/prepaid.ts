@@ -3,12 +3,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
-import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
+import { newNonce, signReadHeaders, signRequestHeaders } from "../../server/agent/sign-request";
 import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
 import { config } from "../../server/env";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
-import { signedRequestMessage } from "../../server/prepaid/signed-request";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { UsageError } from "../cli-support";
@@ -51,7 +50,8 @@ export async function runInfer(argv: string[]): Promise<number> {
   const kp = keypairFrom(values.keypair);
   const endpoint = values.endpoint.replace(/\/+$/, "");
   const body = JSON.stringify({ model: values.model, prompt, nonce: newNonce(), timestamp: Date.now(), ...(values.network ? { network: values.network } : {}) });
-  const res = await fetch(`${endpoint}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", body), body }).catch(() => {
+  const url = `${endpoint}/api/v1/inference`;
+  const res = await fetch(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, body), body }).catch(() => {
     throw new UsageError(`${endpoint} is not reachable`);
   });
   const answer = await json(res);
@@ -93,12 +93,9 @@ export async function runTopUp(argv: string[]): Promise<number> {
 export async function runBalance(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
   const kp = keypairFrom(values.keypair);
-  const timestamp = String(Date.now());
-  const pathName = `/api/v1/credits/${kp.publicKeyBase58}`;
-  const url = `${values.endpoint.replace(/\/+$/, "")}${pathName}${values.network ? `?network=${encodeURIComponent(values.network)}` : ""}`;
-  const res = await fetch(url, {
-    headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Timestamp": timestamp, "X-Agent-Signature": signDetached(signedRequestMessage("GET", pathName, utf8ToBytes(timestamp)), kp) },
-  }).catch(() => {
+  const url = `${values.endpoint.replace(/\/+$/, "")}/api/v1/credits/${kp.publicKeyBase58}`;
+  const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
+  const res = await fetch(`${url}${query}`, { headers: signReadHeaders(kp, url) }).catch(() => {
     throw new UsageError(`${values.endpoint} is not reachable`);
   });
   process.stdout.write(`${JSON.stringify(await json(res), null, 2)}\n`);

@@ -1,4 +1,5 @@
-// The agent side of signed requests: headers for `"<METHOD> <path>\n" + body`, signed with the agent's key.
+// The agent side of signed requests: headers for `signet-prepaid-v1\n<METHOD> <origin><path>\n` + body, signed with the
+// agent's key. The URL is the service's public origin and the route's path: the signature is good on that service only.
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
@@ -6,12 +7,21 @@ import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { signDetached } from "../receipts/sign-receipt";
 import { signedRequestMessage } from "../prepaid/signed-request";
 
-/** The X-Agent-* headers for a request whose body is exactly `body`. */
-export function signRequestHeaders(keypair: Ed25519Keypair, method: string, path: string, body: string): Record<string, string> {
+/** The X-Agent-* headers for a request to `url` (e.g. `https://host/api/v1/inference`) whose body is exactly `body`. */
+export function signRequestHeaders(keypair: Ed25519Keypair, method: string, url: string, body: string): Record<string, string> {
   return {
     "content-type": "application/json",
     "X-Agent-Pubkey": keypair.publicKeyBase58,
-    "X-Agent-Signature": signDetached(signedRequestMessage(method, path, utf8ToBytes(body)), keypair),
+    "X-Agent-Signature": signDetached(signedRequestMessage(method, url, utf8ToBytes(body)), keypair),
+  };
+}
+
+/** The X-Agent-* headers for a signed read of `url` (`https://host/api/v1/credits/<pubkey>`; a query is not signed). */
+export function signReadHeaders(keypair: Ed25519Keypair, url: string, timestamp = String(Date.now())): Record<string, string> {
+  return {
+    "X-Agent-Pubkey": keypair.publicKeyBase58,
+    "X-Agent-Timestamp": timestamp,
+    "X-Agent-Signature": signDetached(signedRequestMessage("GET", url, utf8ToBytes(timestamp)), keypair),
   };
 }
 

@@ -8,7 +8,8 @@ import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
-import type { ChatRequest } from "./chat-request-schema";
+import type { CompletionParams } from "../upstream";
+import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
 
 export interface PaidChatInput {
   body: ChatRequest;
@@ -26,7 +27,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
     throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
   }
   const network = admitNetwork(settings, body.network, "chat");
-  const model = requireOfferedModel(ctx.upstream, body.model);
+  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
   // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
   const cap = capWithinFixedHold(model, body.messages, body.max_tokens ?? body.max_completion_tokens, settings.flatPriceUnits);
   const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);
@@ -55,17 +56,11 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   }
 }
 
-/** The upstream request and receipt prompt for a chat body. */
+/** The upstream request and receipt prompt for a chat body: the messages and the optional parameters as sent. */
 function chatCall(body: ChatRequest, modelId: string, cap: number): CallRequest {
+  const params: CompletionParams = Object.fromEntries(PASSED_PARAMS.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]));
   return {
-    completion: {
-      model: modelId,
-      messages: body.messages,
-      max_tokens: cap,
-      ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
-      ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
-      ...(body.stop !== undefined ? { stop: body.stop } : {}),
-    },
+    completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
     stream: body.stream === true,
     prompt: { messages: body.messages },
   };

@@ -11,6 +11,7 @@ const EVM_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const production = (env: Record<string, string>) =>
   parseConfig({
     NODE_ENV: "production",
+    SERVICE_BASE_URL: "https://signet.example",
     SIGNET_DATA_DIR: "/nonexistent-signet-data",
     FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed),
     SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",

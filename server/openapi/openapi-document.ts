@@ -38,7 +38,7 @@ const PAID_REQUEST_HEADERS = [
 ];
 const SIGNED_REQUEST_HEADERS = [
   { name: "X-Agent-Pubkey", in: "header", required: true, description: "The agent's Ed25519 public key, base58", schema: { type: "string" } },
-  { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `POST /api/v1/inference\\n` followed by the exact body bytes, base58", schema: { type: "string" } },
+  { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58", schema: { type: "string" } },
 ];
 
 /** Error responses for `codes`, grouped by status, each listing its codes. */
@@ -57,6 +57,9 @@ function errors(codes: ErrorCode[]): Json {
 }
 
 const COMMON: ErrorCode[] = ["invalid_request", "invalid_json", "payload_too_large", "unsupported_media_type", "internal_error"];
+
+/** Codes kept in the error table for old clients but never answered any more (a refused payment is payment_required). */
+const RETIRED_CODES: ReadonlySet<string> = new Set(["payment_invalid", "payment_failed"]);
 
 /** Builds the document for a service at `baseUrl`. */
 export function buildOpenApiDocument(baseUrl: string): Json {
@@ -79,7 +82,8 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     "X-Payment-Response": header("The same, under its v1 name"),
   };
   const paymentRequired = {
-    description: "Payment required: pay the challenge and retry with a payment header",
+    description:
+      "Payment required: always `error: payment_required` with the challenge in the body and both headers. A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `reason`; pay the challenge and retry",
     headers: {
       "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON"),
       "X-Payment-Required": header("The same, under its v1 name"),
@@ -151,7 +155,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
           { name: "network", in: "query", required: false, schema: { type: "string" } },
           { name: "X-Agent-Pubkey", in: "header", required: true, schema: { type: "string" } },
           { name: "X-Agent-Timestamp", in: "header", required: true, description: "Unix ms, within the request window", schema: { type: "string" } },
-          { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `GET /api/v1/credits/<pubkey>\\n<timestamp>`, base58", schema: { type: "string" } },
+          { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nGET <origin>/api/v1/credits/<pubkey>\\n<timestamp>` (origin: this service's public base URL), base58", schema: { type: "string" } },
         ],
         responses: { "200": { description: "Balance and entries", content: json(r.creditsSchema) }, ...errors(["invalid_request", "missing_auth_headers", "invalid_signature", "request_expired", "invalid_network", "internal_error"]) },
       },
@@ -251,7 +255,11 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         "",
         "| code | status |",
         "|---|---|",
-        ...Object.entries(ERROR_STATUS).map(([code, status]) => `| \`${code}\` | ${status} |`),
+        ...Object.entries(ERROR_STATUS)
+          .filter(([code]) => !RETIRED_CODES.has(code))
+          .map(([code, status]) => `| \`${code}\` | ${status} |`),
+        "",
+        "Every 402 of a paid route is `payment_required` with the challenge; a refused payment says why in `reason`. The codes `payment_invalid` and `payment_failed` are no longer answered.",
       ].join("\n"),
     },
     servers: [{ url: baseUrl }],

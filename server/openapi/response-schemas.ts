@@ -45,8 +45,17 @@ export const paymentRequiredSchema = z
   .register(openApiComponents, { id: "PaymentRequired", description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED and X-Payment-Required)" });
 
 export const paymentErrorSchema = errorBodySchema
-  .extend({ challenge: paymentRequiredSchema.optional() })
-  .register(openApiComponents, { id: "PaymentError", description: "A 402: the error body with the challenge to pay" });
+  .extend({
+    error: z.literal("payment_required"),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
+      ),
+    challenge: paymentRequiredSchema,
+  })
+  .register(openApiComponents, { id: "PaymentError", description: "Every 402: payment_required with the challenge to pay (again), also in PAYMENT-REQUIRED and X-Payment-Required" });
 
 export const receiptSchema = z
   .object({
@@ -115,6 +124,7 @@ export const modelListSchema = z
           owned_by: z.string(),
           description: z.string(),
           max_tokens: z.number().int(),
+          networks: z.array(z.string()).describe("The networks (as the request's `network` names them) this model is offered on"),
           pricing: z.object({ per_call_usdc: usdcString, upstream_input_usdc_per_mtok: usdcString, upstream_output_usdc_per_mtok: usdcString }),
         })
         .loose(),

@@ -113,12 +113,12 @@ export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): P
   const caip2 = NETWORKS[plan.network].caip2;
   const decoded = input.state.payment;
   if (decoded === null) {
-    return { kind: "challenge", error: await paymentError(ctx, input, "payment_required", "this route is paid; pay the challenge and retry with a payment header") };
+    return { kind: "challenge", error: await paymentError(ctx, input, "this route is paid; pay the challenge and retry with a payment header") };
   }
   if (!decoded.ok) {
     logEvent(events.verifyFailed, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
     await recordFailure(ctx, caip2, "verify", "payment_invalid");
-    return refused(await paymentError(ctx, input, "payment_invalid", `the payment header is ${decoded.reason.replace("_", " ")}`, { reason: decoded.reason }));
+    return refused(await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason));
   }
   const { payload, key, known } = decoded;
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
@@ -127,7 +127,7 @@ export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): P
   if (!matched) {
     logEvent(events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
     await recordFailure(ctx, caip2, "verify", "payment_invalid");
-    return refused(await paymentError(ctx, input, "payment_invalid", "the payment does not match the challenge (amount, asset, payee or network)", { reason: "requirements_mismatch" }));
+    return refused(await paymentError(ctx, input, "the payment does not match the challenge (amount, asset, payee or network)", "requirements_mismatch"));
   }
 
   // Verify with the facilitator; the payer is the one it verified, never a field the client claims.
@@ -143,9 +143,7 @@ export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): P
     const reason = await classifyVerifyFailure(payload, verdict.invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
     logEvent(events.verifyFailed, { reason, detail: verdict.invalidReason, network: caip2 });
     await recordFailure(ctx, caip2, "verify", reason);
-    return refused(
-      await paymentError(ctx, input, "payment_invalid", `payment verification failed: ${reason}`, { reason, ...(verdict.invalidReason ? { detail: verdict.invalidReason } : {}) }),
-    );
+    return refused(await paymentError(ctx, input, `payment verification failed: ${reason}`, reason, verdict.invalidReason ? { detail: verdict.invalidReason } : {}));
   }
   // EVM addresses are case-insensitive: receipts, the ledger and the allowlist use the lower-case form.
   const payer = NETWORKS[plan.network].family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
@@ -257,7 +255,7 @@ async function sendSettlement(
         logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
         await recordFailure(ctx, caip2, "settle", reason);
         const error = verdict
-          ? new AppError("payment_failed", `the payment can no longer be settled: ${reason}; nothing was charged`, { reason })
+          ? await paymentError(ctx, input, `the payment can no longer be settled: ${reason}; nothing was charged`, reason)
           : new AppError("chain_unavailable", "the chain could not be reached to settle the payment; nothing was charged, retry later");
         return { result: refused(error), sent: false, failed: verdict !== null };
       }
@@ -296,7 +294,7 @@ async function sendSettlement(
   logEvent(events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
   await recordFailure(ctx, caip2, "settle", failure);
   return {
-    result: refused(new AppError("payment_failed", "the payment could not be settled; nothing was charged", { reason: failure })),
+    result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),
     sent: landed.state === "failed",
     failed: true,
   };
@@ -346,7 +344,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {
     await markFailed(ctx.db, known.id, "settlement_failed_on_chain");
-    return refused(new AppError("payment_failed", "the payment's settlement failed on chain; nothing was charged", { reason: "settlement_failed_on_chain" }));
+    return refused(await paymentError(ctx, input, "the payment's settlement failed on chain; nothing was charged", "settlement_failed_on_chain"));
   }
   // No verification of ours preceded this settlement: the lane re-checks the chain if anything of the payer was sent.
   return settleClaimed(ctx, input, known, payload, matched, new Date(0));
@@ -471,13 +469,12 @@ async function recordFailure(ctx: AppContext, network: string, stage: "verify" |
     ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch(() => undefined);
 }
 
-async function paymentError(
-  ctx: AppContext,
-  input: AdmitPaymentInput,
-  code: "payment_required" | "payment_invalid",
-  message: string,
-  details: Record<string, unknown> = {},
-): Promise<AppError> {
-  const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, code);
-  return new AppError(code, message, { ...details, challenge }, challengeHeaders(challenge));
+/**
+ * Every 402 is `payment_required` with the challenge to pay again, in the body and in both challenge headers; what went
+ * wrong with a refused payment is its `reason` (a stable value: malformed, requirements_mismatch, insufficient_balance,
+ * payment_invalid, a settlement reason…), so a client needs one branch for "pay (again)".
+ */
+async function paymentError(ctx: AppContext, input: AdmitPaymentInput, message: string, reason?: string, details: Record<string, unknown> = {}): Promise<AppError> {
+  const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
+  return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}), challenge }, challengeHeaders(challenge));
 }

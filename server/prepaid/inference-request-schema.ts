@@ -2,7 +2,7 @@
 // optional hard cost cap and network.
 import "server-only";
 import { z } from "zod";
-import { chatMessageSchema, MAX_MESSAGE_CHARS, MAX_MESSAGES } from "../chat/chat-request-schema";
+import { chatMessageSchema, MAX_MESSAGE_CHARS, MAX_MESSAGES, refuseUnreadableParts } from "../chat/chat-request-schema";
 
 /** Largest signed body accepted, bytes. */
 export const MAX_INFERENCE_BODY_BYTES = 256_000;
@@ -23,6 +23,7 @@ export const inferenceRequestSchema = z
     stream: z.boolean().optional(),
   })
   .strict()
-  .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), { message: "give exactly one of messages or prompt", path: ["messages"] });
+  .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), { message: "give exactly one of messages or prompt", path: ["messages"] })
+  .superRefine((body, ctx) => refuseUnreadableParts(body, ctx));
 
 export type InferenceRequest = z.infer<typeof inferenceRequestSchema>;

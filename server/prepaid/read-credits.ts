@@ -1,5 +1,6 @@
 // `GET /api/v1/credits/<pubkey>?network=`: an agent's balance and recent ledger entries, only for that agent. The
-// request is signed like the prepaid route: `"GET /api/v1/credits/<pubkey>\n"` + the X-Agent-Timestamp value.
+// request is signed like the prepaid route: `"signet-prepaid-v1\nGET <origin>/api/v1/credits/<pubkey>\n"` + the
+// X-Agent-Timestamp value.
 import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { DbClient } from "../db";
@@ -7,7 +8,7 @@ import { NETWORKS, resolveNetwork } from "../chain/networks";
 import { AppError } from "../errors";
 import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
-import { authenticateSignedRequest, checkRequestWindow, signedRequestMessage } from "./signed-request";
+import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
 /** Most recent ledger entries returned. */
 export const RECENT_ENTRIES = 50;
@@ -17,7 +18,7 @@ export async function readCredits(db: DbClient, pubkey: string, networkName: str
   if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_request", "the path must hold a base58 public key", { detail: "pubkey" });
   const timestamp = headers.get("x-agent-timestamp")?.trim() ?? "";
   if (!/^\d{1,16}$/.test(timestamp)) throw new AppError("missing_auth_headers", "X-Agent-Pubkey, X-Agent-Signature and X-Agent-Timestamp are required");
-  const signer = authenticateSignedRequest(headers, signedRequestMessage("GET", `/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp)));
+  const signer = authenticateSignedRequest(headers, "GET", `/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp));
   // SECURITY: a valid signature by another key must not read this agent's history.
   if (signer !== pubkey) throw new AppError("invalid_signature", "requests for an agent's credits must be signed by that agent");
   checkRequestWindow(Number(timestamp));

@@ -18,14 +18,14 @@ import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitSignedRequest } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
-import { authenticateSignedRequest, checkRequestWindow, signedRequestMessage } from "./signed-request";
+import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
 export const INFERENCE_PATH = "/api/v1/inference";
 
 /** Serves one signed prepaid request. Throws AppError for every refusal; nothing moves before the hold. */
 export async function servePrepaidInference(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {
   // SECURITY: the signature is checked over the exact bytes before any parsing.
-  const agent = authenticateSignedRequest(headers, signedRequestMessage("POST", INFERENCE_PATH, rawBody));
+  const agent = authenticateSignedRequest(headers, "POST", INFERENCE_PATH, rawBody);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
@@ -36,7 +36,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   checkRequestWindow(body.timestamp);
   const settings = await admitSignedRequest(ctx.db, agent, body.nonce, config().PREPAID_RATE_LIMIT_PER_MINUTE);
   const network = NETWORKS[admitNetwork(settings, body.network, "inference")];
-  const model = requireOfferedModel(ctx.upstream, body.model);
+  const model = requireOfferedModel(ctx.upstream, body.model, network.id, settings);
   const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
   const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
   const holdUnits = worstCaseCostUnits(model, messages, cap);

@@ -1,31 +1,60 @@
-// Ed25519-signed requests: the agent signs `"<METHOD> <path>\n"` followed by the exact body bytes, so the
-// signature binds the route and cannot be replayed as any other message the key signs. Checked before any parsing.
+// Ed25519-signed requests: the agent signs `signet-prepaid-v1\n<METHOD> <origin><path>\n` followed by the exact body
+// bytes. The version tag and the route keep the signature from meaning any other message the key signs; the origin (the
+// service's configured public base URL) keeps a captured request from being replayed on another deployment. Checked
+// before any parsing.
 import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { config } from "../env";
 import { AppError } from "../errors";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
 
 /** How far a request's timestamp may be from now, either way: 60 s. */
 export const SIGNED_REQUEST_WINDOW_MS = 60_000;
+/** The first line of every signed message; a new form gets a new tag, so an old signature never reads as a new one. */
+export const SIGNED_REQUEST_VERSION = "signet-prepaid-v1";
 
-/** The exact bytes an agent signs for a request. */
-export function signedRequestMessage(method: string, path: string, body: Uint8Array): Uint8Array {
-  const prefix = utf8ToBytes(`${method} ${path}\n`);
-  const out = new Uint8Array(prefix.length + body.length);
-  out.set(prefix, 0);
-  out.set(body, prefix.length);
+/** `<origin><path>` of a URL (no query, no fragment), as both sides write it: `https://host/api/v1/inference`. */
+export function signedTarget(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/** The exact bytes an agent signs for a request to `url` (the service's origin and the route's path). */
+export function signedRequestMessage(method: string, url: string, body: Uint8Array): Uint8Array {
+  return withPrefix(`${SIGNED_REQUEST_VERSION}\n${method} ${signedTarget(url)}\n`, body);
+}
+
+/** The form before the origin was bound in (`<METHOD> <path>\n` + body): refused, and recognised to say so. */
+function unboundRequestMessage(method: string, path: string, body: Uint8Array): Uint8Array {
+  return withPrefix(`${method} ${path}\n`, body);
+}
+
+function withPrefix(prefix: string, body: Uint8Array): Uint8Array {
+  const head = utf8ToBytes(prefix);
+  const out = new Uint8Array(head.length + body.length);
+  out.set(head, 0);
+  out.set(body, head.length);
   return out;
 }
 
-/** Checks X-Agent-Pubkey / X-Agent-Signature over the message; returns the agent key or throws 401. */
-export function authenticateSignedRequest(headers: Headers, message: Uint8Array): string {
+/**
+ * Checks X-Agent-Pubkey / X-Agent-Signature over the message for `<METHOD> <path>` on this service's origin; returns the
+ * agent key or throws 401. A signature in the old form (no version, no origin) is refused with a detail saying so.
+ */
+export function authenticateSignedRequest(headers: Headers, method: string, path: string, body: Uint8Array): string {
   const pubkey = headers.get("x-agent-pubkey")?.trim();
   const signature = headers.get("x-agent-signature")?.trim();
   if (!pubkey || !signature) throw new AppError("missing_auth_headers", "X-Agent-Pubkey and X-Agent-Signature are required");
   if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_signature", "X-Agent-Pubkey is not a base58 Ed25519 public key");
-  if (!serverVerifier.verifyEd25519(message, signature, pubkey)) throw new AppError("invalid_signature", "the signature does not match this request and key");
-  return pubkey;
+  const target = signedTarget(`${config().baseUrl}${path}`);
+  // SECURITY: only the current form, naming this service's origin, is accepted.
+  if (serverVerifier.verifyEd25519(signedRequestMessage(method, target, body), signature, pubkey)) return pubkey;
+  const detail = `the signed message must start with ${SIGNED_REQUEST_VERSION} and name the origin: "${SIGNED_REQUEST_VERSION}\\n${method} ${target}\\n" followed by the ${method === "GET" ? "X-Agent-Timestamp value" : "exact body bytes"}`;
+  if (serverVerifier.verifyEd25519(unboundRequestMessage(method, path, body), signature, pubkey)) {
+    throw new AppError("invalid_signature", "this request is signed in the old form, which names no service; sign it again in the current form", { detail });
+  }
+  throw new AppError("invalid_signature", "the signature does not match this request, this service and this key", { detail });
 }
 
 /** Refuses a timestamp outside the window with 401 `request_expired`. */

@@ -3,7 +3,7 @@
 import "server-only";
 import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { resolveNetwork, type NetworkId } from "../chain/networks";
-import type { Config } from "../env";
+import type { RawEnv } from "../env";
 
 export const SETTING_KEYS = [
   "X402_NETWORK",
@@ -13,6 +13,7 @@ export const SETTING_KEYS = [
   "SERVICE_MAINNET_DEPOSIT_ADDRESS",
   "SERVICE_MAINNET_ENABLED",
   "SERVICE_ALLOWED_AGENTS",
+  "SERVICE_TESTNET_PROVIDER_MODELS",
   "SERVICE_GRANT_AMOUNT_USDC",
   "SERVICE_GRANT_MAX_PER_IP",
   "SERVICE_GRANT_BUDGET_DAILY_USDC",
@@ -33,6 +34,11 @@ export interface Settings {
   mainnetEnabled: boolean;
   /** Empty = open: any agent may pay. */
   allowedAgents: ReadonlySet<string>;
+  /**
+   * Whether testnets (devnet, Base Sepolia) offer the provider's models. Off by default: free faucet USDC must not buy
+   * real inference, so testnets serve the built-in model only. True only for exactly "true".
+   */
+  testnetProviderModels: boolean;
   grantAmountUnits: bigint;
   grantMaxPerIp: number;
   grantBudgetDailyUnits: bigint;
@@ -50,6 +56,9 @@ const positiveUsdc = (text: string): ParseOutcome<bigint> => {
   return { ok: true, value: units };
 };
 
+const exactSwitch = (text: string): ParseOutcome<boolean> =>
+  text === "true" || text === "false" ? { ok: true, value: text === "true" } : { ok: false, message: 'must be "true" or "false"' };
+
 const optionalAddress = (text: string): ParseOutcome<string | null> => {
   const trimmed = text.trim();
   if (trimmed === "") return { ok: true, value: null };
@@ -66,8 +75,8 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcom
   SERVICE_MAX_PRICE_USDC: positiveUsdc,
   SERVICE_DEPOSIT_ADDRESS: optionalAddress,
   SERVICE_MAINNET_DEPOSIT_ADDRESS: optionalAddress,
-  SERVICE_MAINNET_ENABLED: (text) =>
-    text === "true" || text === "false" ? { ok: true, value: text === "true" } : { ok: false, message: 'must be "true" or "false"' },
+  SERVICE_MAINNET_ENABLED: exactSwitch,
+  SERVICE_TESTNET_PROVIDER_MODELS: exactSwitch,
   SERVICE_ALLOWED_AGENTS: (text) => {
     // Solana agents are base58 keys; Base agents are 0x addresses, kept lower-case as payers are.
     const keys = text.split(",").map((k) => k.trim()).filter(Boolean);
@@ -86,13 +95,14 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcom
 };
 
 /** The environment's value for each key (the default the settings table overrides). */
-export function envDefaults(cfg: Config): Partial<Record<SettingKey, string>> {
+export function envDefaults(cfg: RawEnv): Partial<Record<SettingKey, string>> {
   const out: Partial<Record<SettingKey, string>> = {
     X402_NETWORK: cfg.X402_NETWORK,
     X402_FLAT_PRICE_USDC: cfg.X402_FLAT_PRICE_USDC,
     SERVICE_MAX_PRICE_USDC: cfg.SERVICE_MAX_PRICE_USDC,
     SERVICE_MAINNET_ENABLED: cfg.SERVICE_MAINNET_ENABLED,
     SERVICE_ALLOWED_AGENTS: cfg.SERVICE_ALLOWED_AGENTS,
+    SERVICE_TESTNET_PROVIDER_MODELS: cfg.SERVICE_TESTNET_PROVIDER_MODELS,
     SERVICE_GRANT_AMOUNT_USDC: cfg.SERVICE_GRANT_AMOUNT_USDC,
     SERVICE_GRANT_MAX_PER_IP: cfg.SERVICE_GRANT_MAX_PER_IP,
     SERVICE_GRANT_BUDGET_DAILY_USDC: cfg.SERVICE_GRANT_BUDGET_DAILY_USDC,
@@ -101,6 +111,48 @@ export function envDefaults(cfg: Config): Partial<Record<SettingKey, string>> {
   if (cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS) out.SERVICE_MAINNET_DEPOSIT_ADDRESS = cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS;
   if (cfg.IP_HASH_SALT) out.IP_HASH_SALT = cfg.IP_HASH_SALT;
   return out;
+}
+
+/**
+ * Switches whose spec meaning is "on only when the value is exactly `true`": any other env value means off, so a typo
+ * such as `yes` keeps the switch off (with a warning) rather than taking the service down.
+ */
+const SWITCH_KEYS: ReadonlySet<SettingKey> = new Set<SettingKey>(["SERVICE_MAINNET_ENABLED", "SERVICE_TESTNET_PROVIDER_MODELS"]);
+
+export interface EnvDefaultsCheck {
+  /** The defaults to run with: a switch that is not exactly "true" or "false" reads as "false". */
+  values: Partial<Record<SettingKey, string>>;
+  /** One line per switch read as off, naming the variable and the accepted values. */
+  warnings: string[];
+  /** One line per unusable default, naming the variable and what it must be. */
+  errors: string[];
+}
+
+/**
+ * Checks every setting's env default with the same parser a stored value gets, at load: a bad default must stop
+ * start-up (or, for a switch, be read as off), never be found by the first request as a 500.
+ */
+export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>): EnvDefaultsCheck {
+  const values = { ...defaults };
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  for (const key of SETTING_KEYS) {
+    const text = values[key];
+    if (text === undefined) continue;
+    const outcome = SETTING_PARSERS[key](text);
+    if (outcome.ok) continue;
+    if (SWITCH_KEYS.has(key)) {
+      warnings.push(`${key}: ${JSON.stringify(text.slice(0, 32))} is not exactly "true" or "false"; read as "false" (off)`);
+      values[key] = "false";
+    } else {
+      errors.push(`${key}: ${outcome.message}`);
+    }
+  }
+  if (errors.length === 0) {
+    const settings = parseSettings(values);
+    if (settings.flatPriceUnits > settings.maxPriceUnits) errors.push("X402_FLAT_PRICE_USDC: must be at or below SERVICE_MAX_PRICE_USDC");
+  }
+  return { values, warnings, errors };
 }
 
 export class SettingsError extends Error {
@@ -128,6 +180,7 @@ export function parseSettings(raw: Partial<Record<SettingKey, string>>): Setting
     mainnetDepositAddress: get<string | null>("SERVICE_MAINNET_DEPOSIT_ADDRESS", ""),
     mainnetEnabled: get<boolean>("SERVICE_MAINNET_ENABLED", "false"),
     allowedAgents: get<ReadonlySet<string>>("SERVICE_ALLOWED_AGENTS", ""),
+    testnetProviderModels: get<boolean>("SERVICE_TESTNET_PROVIDER_MODELS", "false"),
     grantAmountUnits: get<bigint>("SERVICE_GRANT_AMOUNT_USDC", "0.10"),
     grantMaxPerIp: get<number>("SERVICE_GRANT_MAX_PER_IP", "3"),
     grantBudgetDailyUnits: get<bigint>("SERVICE_GRANT_BUDGET_DAILY_USDC", "5.00"),

@@ -5,11 +5,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
 import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer } from "./openai-compatible-client";
+import type { CompletionParams, UpstreamMessage } from "./chat-message";
 
 export { UpstreamError } from "./openai-compatible-client";
 export type { UpstreamFailure } from "./openai-compatible-client";
-export { findModel, worstCaseCostUnits, completionCap, MODEL_CATALOG, LOCAL_MODEL_ID } from "./model-catalog";
+export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, MODEL_CATALOG, LOCAL_MODEL_ID } from "./model-catalog";
 export type { CatalogModel } from "./model-catalog";
+export type { CompletionParams, ContentPart, UpstreamMessage } from "./chat-message";
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -20,13 +22,11 @@ export interface UpstreamConfig {
   localStreamDelayMs?: number;
 }
 
-export interface CompletionRequest {
+export interface CompletionRequest extends CompletionParams {
   model: string;
-  messages: readonly { role: string; content: string }[];
+  /** The messages as sent: passed to the provider unchanged; the built-in model reads their text. */
+  messages: readonly UpstreamMessage[];
   max_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  stop?: string | string[];
 }
 
 export interface Completion {
@@ -89,14 +89,12 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     return model;
   };
   const provider = { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs };
-  const providerRequest = (model: CatalogModel, req: CompletionRequest) => ({
-    model: model.id,
-    messages: req.messages,
-    max_tokens: completionCap(model, req.max_tokens),
-    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-    ...(req.top_p !== undefined ? { top_p: req.top_p } : {}),
-    ...(req.stop !== undefined ? { stop: req.stop } : {}),
-  });
+  /** The provider's request: the messages and optional parameters as sent, under our model id and completion cap. */
+  const providerRequest = (model: CatalogModel, req: CompletionRequest) => {
+    const { model: _requested, messages, max_tokens: maxTokens, ...params } = req;
+    const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as CompletionParams;
+    return { ...defined, model: model.id, messages, max_tokens: completionCap(model, maxTokens) };
+  };
   /** The completion of a provider's answer: priced with its reported cost, else tokens × the catalogue price. */
   const providerCompletion = (model: CatalogModel, answer: ProviderAnswer, started: number): Completion => {
     const { cost, ...usage } = answer.usage;

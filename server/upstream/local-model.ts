@@ -2,6 +2,7 @@
 // every answer; its text depends on the prompt, so receipts over it are meaningful.
 import "server-only";
 import { sha256Hex } from "../verify";
+import { messageText, type UpstreamMessage } from "./chat-message";
 
 export interface LocalAnswer {
   content: string;
@@ -17,8 +18,10 @@ export function countTokens(text: string): number {
  * Token usage by our own count: each message's tokens plus 2 for its role framing, and the answer's tokens. The
  * built-in model's usage, and the estimate for a provider that reports none (a stream cut short).
  */
-export function estimateUsage(messages: readonly { content: string }[], answer: string): LocalAnswer["usage"] {
-  const prompt = messages.reduce((n, m) => n + countTokens(m.content) + 2, 0);
+export function estimateUsage(messages: readonly UpstreamMessage[], answer: string): LocalAnswer["usage"] {
+  // A tool call's name and arguments are prompt text too.
+  const tokens = (m: UpstreamMessage) => countTokens(messageText(m)) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0);
+  const prompt = messages.reduce((n, m) => n + tokens(m) + 2, 0);
   const completion = countTokens(answer);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
@@ -31,8 +34,10 @@ export function splitIntoTokens(text: string): string[] {
 const WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor", "indigo", "juniper", "kestrel", "lumen"];
 
 /** Answers deterministically: the same messages always give the same text; other messages give other text. */
-export function answerLocally(messages: readonly { role: string; content: string }[], maxTokens: number): LocalAnswer {
-  const lastUser = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+export function answerLocally(messages: readonly UpstreamMessage[], maxTokens: number): LocalAnswer {
+  // The built-in model reads text: a message given as parts is its text parts (the schema refuses any other part).
+  const lastUserMessage = [...messages].reverse().find((m) => m.role === "user");
+  const lastUser = lastUserMessage ? messageText(lastUserMessage) : "";
   const digest = sha256Hex(JSON.stringify(messages));
   const tag = [0, 1, 2].map((i) => WORDS[parseInt(digest.slice(i * 2, i * 2 + 2), 16) % WORDS.length]).join("-");
   const echoed = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser;

@@ -33,6 +33,14 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   { id: "anthropic/claude-3.5-haiku", provider: "remote", label: "Claude 3.5 Haiku", maxTokens: 512, inputUnitsPerMTok: 800_000n, outputUnitsPerMTok: 4_000_000n },
 ];
 
+/**
+ * Whether `model` is offered on a network. Testnets serve the built-in model only unless the operator enables provider
+ * models there: their USDC is free from a faucet, and must not buy real provider inference.
+ */
+export function offeredOnNetwork(model: CatalogModel, network: { isMainnet: boolean }, testnetProviderModels: boolean): boolean {
+  return model.provider === "local" || network.isMainnet || testnetProviderModels;
+}
+
 /** The catalogue entry for `id`, or null. */
 export function findModel(id: string): CatalogModel | null {
   return MODEL_CATALOG.find((m) => m.id === id) ?? null;

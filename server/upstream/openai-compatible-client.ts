@@ -2,6 +2,7 @@
 // Time-bounded, abortable, and it never surfaces the provider's raw body or our API key in an error.
 import "server-only";
 import { sseDataText } from "../streaming/read-sse";
+import type { CompletionParams, UpstreamMessage } from "./chat-message";
 
 export type UpstreamFailure = "timeout" | "http_error" | "bad_response" | "network" | "aborted" | "model_unavailable";
 
@@ -17,13 +18,10 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface ProviderRequest {
+export interface ProviderRequest extends CompletionParams {
   model: string;
-  messages: readonly { role: string; content: string }[];
+  messages: readonly UpstreamMessage[];
   max_tokens: number;
-  temperature?: number;
-  top_p?: number;
-  stop?: string | string[];
 }
 
 export interface ProviderAnswer {

@@ -56,6 +56,8 @@ beforeAll(async () => {
   env = {
     ...process.env,
     NODE_ENV: "test",
+    // The origin signed prepaid requests name (the service is reached at another address: that is fine).
+    SERVICE_BASE_URL: "http://signet.test",
     LOG_LEVEL: "silent",
     SIGNET_DATA_DIR: dataDir,
     DATABASE_URL: tdb.url,
@@ -103,7 +105,7 @@ const post = (url: string, headers: Record<string, string> = {}, stream = false)
 
 function prepaidCall(url: string, kp: Ed25519Keypair): Promise<Response> {
   const text = JSON.stringify({ model: "local/echo-1", prompt: "crash me, prepaid", nonce: newNonce(), timestamp: Date.now() });
-  return fetch(`${url}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text });
+  return fetch(`${url}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text });
 }
 
 describe("SIGKILL at each step of a call", () => {

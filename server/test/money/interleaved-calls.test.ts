@@ -45,6 +45,7 @@ beforeAll(async () => {
       LOCAL_MODEL_STREAM_DELAY_MS: "10",
       PREPAID_RATE_LIMIT_PER_MINUTE: "10000",
       UPSTREAM_API_KEY: "test-key",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
       UPSTREAM_BASE_URL: provider.url,
       UPSTREAM_PROVIDER_NAME: "openrouter",
     },
@@ -122,7 +123,7 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
 
 function prepaid(agent: Agent, call: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ ...call, nonce: newNonce(), timestamp: Date.now() });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(agent.kp, "POST", "/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(agent.kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
 }
 
 const headerReceipt = (res: Response): Receipt => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;

@@ -27,7 +27,7 @@ beforeAll(async () => {
     return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
   stack = await startPaidStack({
-    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "20", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "20", UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
   });
 });
 afterAll(async () => {
@@ -45,7 +45,7 @@ async function dualAgent(usdcUnits = 1_000_000n): Promise<{ kp: Ed25519Keypair; 
 
 function prepaid(kp: Ed25519Keypair, body: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
 }
 
 const receiptOf = (res: Response): Receipt => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;

@@ -34,6 +34,7 @@ beforeAll(async () => {
       PAYMENT_LEASE_MS: "300",
       LOCAL_MODEL_STREAM_DELAY_MS: "40",
       UPSTREAM_API_KEY: "test-key",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
       UPSTREAM_BASE_URL: provider.url,
       UPSTREAM_PROVIDER_NAME: "openrouter",
     },

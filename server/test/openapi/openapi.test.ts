@@ -131,7 +131,7 @@ describe("real answers match the document", () => {
     await stack.credit(kp.publicKeyBase58, 100_000n);
     const signed = (body: Record<string, unknown>) => {
       const text = JSON.stringify({ model: "local/echo-1", prompt: "openapi", nonce: newNonce(), timestamp: Date.now(), ...body });
-      return { headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "/api/v1/inference", text) }, body: text };
+      return { headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text) }, body: text };
     };
     const ok = await call("POST", "/api/v1/inference", signed({}));
     conforms("/api/v1/inference", "post", ok.res, ok.body);
@@ -144,7 +144,7 @@ describe("real answers match the document", () => {
     conforms("/api/v1/inference", "post", unsigned.res, unsigned.body);
 
     const timestamp = String(Date.now());
-    const sig = signDetached(signedRequestMessage("GET", `/api/v1/credits/${kp.publicKeyBase58}`, utf8ToBytes(timestamp)), kp);
+    const sig = signDetached(signedRequestMessage("GET", `http://signet.test/api/v1/credits/${kp.publicKeyBase58}`, utf8ToBytes(timestamp)), kp);
     const credits = await call("GET", `/api/v1/credits/${kp.publicKeyBase58}`, { headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp } });
     expect(credits.res.status).toBe(200);
     conforms("/api/v1/credits/{pubkey}", "get", credits.res, credits.body);

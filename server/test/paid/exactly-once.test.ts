@@ -16,7 +16,7 @@ beforeAll(async () => {
     providerCalls++;
     return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" } });
 });
 afterAll(async () => {
   await stack?.close();

@@ -32,7 +32,7 @@ describe("refused payments", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url, tamper as never);
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "payment_invalid" });
     await expectNothingMoved(agent.address, before);
   });
 
@@ -58,7 +58,7 @@ describe("refused payments", () => {
     stack.devnet.chain.expireBlockhash();
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid" });
+    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "payment_invalid" });
     await expectNothingMoved(agent.address, before);
   });
 
@@ -68,18 +68,19 @@ describe("refused payments", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_invalid", reason: "insufficient_balance" });
+    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "insufficient_balance" });
     await expectNothingMoved(agent.address, 500n);
   });
 
   it.each([
     ["garbage", "not-a-payment"],
     ["base64 of nonsense", Buffer.from('{"x402Version":2}').toString("base64")],
-  ])("answers a malformed payment header (%s) with 402 payment_invalid and the challenge", async (_label, header) => {
+  ])("answers a malformed payment header (%s) with 402 payment_required, a reason and the challenge", async (_label, header) => {
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
     const out = (await res.json()) as Record<string, unknown>;
-    expect(out.error).toBe("payment_invalid");
+    expect(out.error).toBe("payment_required");
+    expect(typeof out.reason).toBe("string");
     expect(out.challenge).toBeTruthy();
   });
 });

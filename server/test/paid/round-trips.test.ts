@@ -52,7 +52,7 @@ describe("round trips per call", () => {
     vi.spyOn(Math, "random").mockReturnValue(0.5);
     for (let i = 0; i < 2; i++) {
       const text = JSON.stringify({ model: "local/echo-1", prompt: "count", nonce: newNonce(), timestamp: Date.now() });
-      const headers = signRequestHeaders(kp, "POST", "/api/v1/inference", text);
+      const headers = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
       const { status, sent } = await counted(() => inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}));
       expect(status).toBe(200);
       expect(sent, sent.join("\n")).toHaveLength(4);

@@ -40,7 +40,7 @@ describe("a newcomer's journey", () => {
 
     const call = async (prompt: string) => {
       const text = JSON.stringify({ model: "local/echo-1", prompt, nonce: newNonce(), timestamp: Date.now() });
-      return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text }), {});
+      return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
     };
     const verifyAnswer = async (res: Response, prompt: string) => {
       const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);

@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   stack = await startPaidStack({
-    env: { PREPAID_RATE_LIMIT_PER_MINUTE: "100000", UPSTREAM_API_KEY: "k", UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1` },
+    env: { PREPAID_RATE_LIMIT_PER_MINUTE: "100000", UPSTREAM_API_KEY: "k", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1` },
   });
 });
 afterAll(async () => {
@@ -46,7 +46,7 @@ async function credit(agent: string, units: bigint): Promise<void> {
 
 function call(kp: Ed25519Keypair, body: Record<string, unknown>, opts: { raw?: string; headers?: Record<string, string> } = {}): Promise<Response> {
   const text = opts.raw ?? JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
-  const headers = { ...signRequestHeaders(kp, "POST", "/api/v1/inference", text), ...opts.headers };
+  const headers = { ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), ...opts.headers };
   return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
 }
 
@@ -94,9 +94,9 @@ describe("POST /api/v1/inference", () => {
     const kp = generateKeypair();
     await credit(kp.publicKeyBase58, 100_000n);
     const text = JSON.stringify({ model: "local/echo-1", messages, nonce: newNonce(), timestamp: Date.now() });
-    const otherBytes = signRequestHeaders(kp, "POST", "/api/v1/inference", `${text} `);
-    const otherPath = signRequestHeaders(kp, "POST", "/api/v1/chat/completions", text);
-    const otherKey = { ...signRequestHeaders(generateKeypair(), "POST", "/api/v1/inference", text), "X-Agent-Pubkey": kp.publicKeyBase58 };
+    const otherBytes = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", `${text} `);
+    const otherPath = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/chat/completions", text);
+    const otherKey = { ...signRequestHeaders(generateKeypair(), "POST", "http://signet.test/api/v1/inference", text), "X-Agent-Pubkey": kp.publicKeyBase58 };
     for (const headers of [otherBytes, otherPath, otherKey]) {
       const res = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
       expect(res.status).toBe(401);
@@ -215,9 +215,9 @@ describe("POST /api/v1/inference", () => {
 });
 
 describe("signed request helpers", () => {
-  it("sign over method, path and the exact body bytes", () => {
+  it("sign over the version tag, the method, the service's origin and path, and the exact body bytes", () => {
     const kp = generateKeypair();
-    const h = signRequestHeaders(kp, "POST", "/api/v1/inference", "{}");
-    expect(h["X-Agent-Signature"]).toBe(signDetached(new TextEncoder().encode("POST /api/v1/inference\n{}"), kp));
+    const h = signRequestHeaders(kp, "POST", "https://signet.example/api/v1/inference", "{}");
+    expect(h["X-Agent-Signature"]).toBe(signDetached(new TextEncoder().encode("signet-prepaid-v1\nPOST https://signet.example/api/v1/inference\n{}"), kp));
   });
 });

@@ -34,11 +34,11 @@ async function fundedSigner(kp: Ed25519Keypair, usdcUnits = 5_000_000n) {
 
 function infer(kp: Ed25519Keypair, prompt: string) {
   const text = JSON.stringify({ model: "local/echo-1", prompt, nonce: newNonce(), timestamp: Date.now() });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
 }
 
 function readCredits(kp: Ed25519Keypair, pubkey = kp.publicKeyBase58, timestamp = String(Date.now())) {
-  const sig = signDetached(signedRequestMessage("GET", `/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp)), kp);
+  const sig = signDetached(signedRequestMessage("GET", `http://signet.test/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp)), kp);
   return creditsRoute(
     new Request(`http://signet.test/api/v1/credits/${pubkey}?network=devnet`, { headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp } }),
     { params: Promise.resolve({ pubkey }) },

@@ -47,7 +47,7 @@ async function prepaidAgent(units: bigint) {
 
 function prepaidStream(kp: ReturnType<typeof generateKeypair>, prompt: string) {
   const text = JSON.stringify({ model: "local/echo-1", prompt, nonce: newNonce(), timestamp: Date.now(), stream: true });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
 }
 
 describe("paid route, stream: true", () => {

@@ -51,7 +51,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.01", UPSTREAM_API_KEY: "sk-test", UPSTREAM_BASE_URL: baseUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.01", UPSTREAM_API_KEY: "sk-test", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: baseUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
 });
 afterAll(async () => {
   await stack?.close();

@@ -55,6 +55,8 @@ export async function startPaidStack(
   const tdb = await createTestDatabase();
   const restore = setEnv({
     NODE_ENV: "test",
+    // The origin signed prepaid requests name: the one the stack's requests are addressed to.
+    SERVICE_BASE_URL: BASE,
     SIGNET_DATA_DIR: dataDir,
     DATABASE_URL: tdb.url,
     SOLANA_DEVNET_RPC_URL: devnet.url,

@@ -166,7 +166,7 @@ describe("POST /api/verify without a usable verifier key", () => {
 
   it("answers 500 server_misconfigured in production without VERIFIER_SECRET_KEY, on both verifier routes", async () => {
     const v = firstVector(false);
-    await withEnv({ NODE_ENV: "production", SERVICE_OPERATOR_SECRET_KEY: operatorSecret, VERIFIER_SECRET_KEY: undefined }, async () => {
+    await withEnv({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", SERVICE_OPERATOR_SECRET_KEY: operatorSecret, VERIFIER_SECRET_KEY: undefined }, async () => {
       const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey })), 500, "server_misconfigured");
       expect(JSON.stringify(err)).not.toContain(operatorSecret);
       await errorBody(await verifierKeyRoute(new Request("http://localhost/api/verify/operator-key"), {}), 500, "server_misconfigured");

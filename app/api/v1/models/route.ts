@@ -8,5 +8,5 @@ export const dynamic = "force-dynamic";
 export const GET = handleRoute(async () => {
   const ctx = await appContext();
   const settings = await readSettings(ctx.db);
-  return Response.json(listModels(ctx.upstream, settings.flatPriceUnits));
+  return Response.json(listModels(ctx.upstream, settings));
 });

@@ -1,0 +1,47 @@
+// `signet infer` and `signet balance` as child processes over real HTTP: the CLI signs in the current form, naming the
+// service's origin (its --endpoint), and the service accepts it.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { setEnv } from "../support/env";
+import { startHttpService, type HttpService } from "../support/http-service";
+import { runSignet } from "../support/signet-cli";
+import { startPaidStack, type PaidStack } from "../support/paid-stack";
+
+let stack: PaidStack;
+let service: HttpService;
+let scratch: string;
+let restore: () => void;
+
+beforeAll(async () => {
+  stack = await startPaidStack();
+  service = await startHttpService();
+  // The service's public origin is the address the CLI reaches it at.
+  restore = setEnv({ SERVICE_BASE_URL: service.url });
+  scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-prepaid-"));
+});
+afterAll(async () => {
+  restore?.();
+  await service?.close();
+  await stack?.close();
+});
+
+describe("signet infer and signet balance", () => {
+  it("make signed prepaid calls the service accepts", async () => {
+    const kp = generateKeypair();
+    const keyFile = path.join(scratch, "agent.json");
+    writeFileSync(keyFile, JSON.stringify([...kp.seed, ...kp.publicKey]));
+    await stack.credit(kp.publicKeyBase58, 100_000n);
+    const dataDir = path.join(scratch, "data");
+
+    const infer = await runSignet(["infer", "signed for this service", "--keypair", keyFile, "--endpoint", service.url], dataDir, 30_000);
+    expect(infer.code, infer.stderr).toBe(0);
+    expect(infer.stdout).toContain('You said: "signed for this service"');
+
+    const balance = await runSignet(["balance", "--keypair", keyFile, "--endpoint", service.url, "--network", "devnet"], dataDir, 30_000);
+    expect(balance.code, balance.stderr).toBe(0);
+    expect(JSON.parse(balance.stdout)).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+  });
+});
