@@ -39,13 +39,15 @@ describe("parseConfig()", () => {
 
 describe("assertReadyToServe()", () => {
   it("refuses production without TRUSTED_PROXY_HOPS, in one line naming it", () => {
-    expect(() => assertReadyToServe(parseConfig({ NODE_ENV: "production" }))).toThrow(ConfigError);
-    expect(() => assertReadyToServe(parseConfig({ NODE_ENV: "production" }))).toThrow(/^TRUSTED_PROXY_HOPS[^\n]*$/);
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
+    expect(() => assertReadyToServe(parseConfig(production))).toThrow(ConfigError);
+    expect(() => assertReadyToServe(parseConfig(production))).toThrow(/^TRUSTED_PROXY_HOPS[^\n]*$/);
   });
 
   it("accepts production with TRUSTED_PROXY_HOPS stated, even 0, and development without it (0)", () => {
-    expect(() => assertReadyToServe(parseConfig({ NODE_ENV: "production", TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
-    expect(parseConfig({ NODE_ENV: "production", TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
+    expect(() => assertReadyToServe(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
+    expect(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
     expect(parseConfig({}).trustedProxyHops).toBe(0);
     expect(() => assertReadyToServe(parseConfig({}))).not.toThrow();
   });
