@@ -9,6 +9,7 @@ const nextConfig = {
     "pg",
     "litesvm",
     "pino",
+    "prom-client",
   ],
   // The browser suite builds into its own folder, so it never clobbers a running `npm run dev`.
   distDir: process.env.SIGNET_NEXT_DIST_DIR || ".next",

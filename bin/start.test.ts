@@ -80,7 +80,7 @@ function npmStart(env: Record<string, string>): Promise<{ code: number | null; s
 describe("npm start", () => {
   it("is production even without NODE_ENV: with no keys configured it refuses to start and writes no dev keys", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "signet-start-"));
-    const { code, stderr } = await npmStart({ SIGNET_DATA_DIR: dataDir, PORT: "39517", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0", LOG_LEVEL: "silent" });
+    const { code, stderr } = await npmStart({ SIGNET_DATA_DIR: dataDir, PORT: "39517", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32), LOG_LEVEL: "silent" });
     expect(stderr).toContain("signet: refusing to start: SERVICE_OPERATOR_SECRET_KEY is required in production");
     expect(code).toBe(1);
     expect(readdirSync(dataDir)).toEqual([]);

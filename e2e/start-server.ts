@@ -65,6 +65,7 @@ const env: NodeJS.ProcessEnv = {
   LOG_LEVEL: "warn",
   // The browser connects to the server directly: the client IP is the connection's own address.
   TRUSTED_PROXY_HOPS: "0",
+  METRICS_TOKEN: "e2e-metrics-token-not-a-secret",
 };
 
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");

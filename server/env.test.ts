@@ -46,10 +46,23 @@ describe("assertReadyToServe()", () => {
 
   it("accepts production with TRUSTED_PROXY_HOPS stated, even 0, and development without it (0)", () => {
     const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
-    expect(() => assertReadyToServe(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
+    expect(() => assertReadyToServe(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32) }))).not.toThrow();
     expect(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
     expect(parseConfig({}).trustedProxyHops).toBe(0);
     expect(() => assertReadyToServe(parseConfig({}))).not.toThrow();
+  });
+
+  it("refuses production without METRICS_TOKEN, in one line naming it; development may leave /metrics open", () => {
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0" };
+    expect(() => assertReadyToServe(parseConfig(production))).toThrow(/^METRICS_TOKEN must be set in production[^\n]*$/);
+    expect(() => assertReadyToServe(parseConfig({ ...production, METRICS_TOKEN: "m".repeat(16) }))).not.toThrow();
+    expect(() => assertReadyToServe(parseConfig({ TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
+  });
+
+  it("rejects malformed input: a METRICS_TOKEN under 16 characters, a SHUTDOWN_GRACE_MS that is not a whole number of ms", () => {
+    expect(() => parseConfig({ METRICS_TOKEN: "short" })).toThrow("METRICS_TOKEN");
+    for (const value of ["-1", "1.5", "soon", "600001"]) expect(() => parseConfig({ SHUTDOWN_GRACE_MS: value })).toThrow("SHUTDOWN_GRACE_MS");
+    expect(parseConfig({}).SHUTDOWN_GRACE_MS).toBe(20_000);
   });
 
   it("rejects malformed input: a TRUSTED_PROXY_HOPS that is not a small whole number", () => {

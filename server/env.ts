@@ -108,6 +108,12 @@ const envSchema = z.object({
   SERVICE_OPERATOR_PUBKEYS: z.string().default(""),
   /** HMAC key for operator session cookies (≥ 32 chars); dev: generated into the data dir; production: required. */
   SESSION_SECRET: z.string().min(32).optional(),
+
+  // Operations.
+  /** Bearer token that `GET /metrics` requires (≥ 16 chars); required in production, open in development when unset. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** How long a SIGTERM lets in-flight requests finish before the process exits anyway (crash recovery covers the rest). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;
@@ -185,6 +191,10 @@ export function assertReadyToServe(cfg: Config): void {
   // SECURITY: per-IP limits read the client IP through the proxy hops; production states its set-up, never guesses.
   if (cfg.isProduction && cfg.TRUSTED_PROXY_HOPS === undefined) {
     throw new ConfigError("TRUSTED_PROXY_HOPS must be set in production: 0 when clients connect to this server directly, else the number of reverse proxies in front of it");
+  }
+  // SECURITY: /metrics shows call volumes, balances and the ledger's totals; production never serves it unauthenticated.
+  if (cfg.isProduction && !cfg.METRICS_TOKEN) {
+    throw new ConfigError("METRICS_TOKEN must be set in production (at least 16 characters): GET /metrics requires it as a Bearer token");
   }
 }
 

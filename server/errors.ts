@@ -43,6 +43,8 @@ export const ERROR_STATUS = {
   chain_unavailable: 502,
   upstream_timeout: 504,
   server_misconfigured: 500,
+  // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.
+  shutting_down: 503,
   internal_error: 500,
 } as const satisfies Record<string, number>;
 

@@ -17,6 +17,7 @@ export function OperatorDashboard() {
         Signed in as <code data-testid="operator-pubkey">{whoami.data.pubkey}</code>
       </p>
       <KillSwitch />
+      <Health />
       <Figures />
       <FeePayer />
       <SettingsEditor />
@@ -180,6 +181,69 @@ function Figures() {
           </rect>
         ))}
       </svg>
+    </section>
+  );
+}
+
+function Health() {
+  const trpc = useTRPC();
+  const health = useQuery(trpc.dashboard.health.queryOptions(undefined, { refetchInterval: 10_000 }));
+  const h = health.data;
+  if (!h) return null;
+  const style = { ok: "bg-green-100 text-green-800", degraded: "bg-amber-100 text-amber-900", unavailable: "bg-red-100 text-red-800" };
+  const pending = [...h.pending.staleClaims.items, ...h.pending.unserved.items];
+  return (
+    <section className="rounded border bg-white p-4" aria-labelledby="health-heading">
+      <h2 id="health-heading" className="text-lg font-semibold">
+        Health <span data-testid="health-status" className={`rounded px-2 text-sm ${style[h.status]}`}>{h.status}</span>
+      </h2>
+      {[...h.reasons, ...h.warnings].length > 0 && (
+        <ul className="mt-2 list-disc pl-5 text-sm" role="status">
+          {[...h.reasons, ...h.warnings].map((r) => (
+            <li key={r}>{r}</li>
+          ))}
+        </ul>
+      )}
+      <ul className="mt-2 space-y-1 text-sm">
+        <li>Database: {h.database.ok ? `ok, ${h.database.latencyMs} ms` : (h.database.error ?? "down")}</li>
+        {h.chains.map((c) => (
+          <li key={c.network}>
+            {c.label}: {c.ok ? `ok, ${c.latencyMs} ms` : c.error}
+            {c.slotLag !== undefined && `, ${c.slotLag} slots behind processed`}
+            {c.latestBlockAgeSeconds !== undefined && `, latest block ${c.latestBlockAgeSeconds} s ago`}
+          </li>
+        ))}
+        <li>Upstream ({h.upstream.name}): {h.upstream.ok ? "ok" : (h.upstream.error ?? `answered ${h.upstream.status}`)}</li>
+      </ul>
+      <h3 className="mt-3 font-semibold">Settlements pending</h3>
+      <p className="text-sm" data-testid="pending-settlements">
+        {h.pending.staleClaims.count} claim(s) past their lease, {h.pending.unserved.count} unserved payment(s)
+      </p>
+      {pending.length > 0 && (
+        <table className="mt-2 w-full text-left text-xs">
+          <caption className="sr-only">Payments waiting on a retry</caption>
+          <thead>
+            <tr>
+              <th scope="col">Status</th>
+              <th scope="col">Network</th>
+              <th scope="col">Payer</th>
+              <th scope="col">USDC</th>
+              <th scope="col">Since</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pending.map((p) => (
+              <tr key={p.id}>
+                <td>{p.status === "claimed" ? "claimed, lease ran out" : `unserved${p.failureReason ? ` (${p.failureReason})` : ""}`}</td>
+                <td>{p.network}</td>
+                <td><code>{p.payer}</code></td>
+                <td>{p.amountUsdc}</td>
+                <td>{new Date(p.updatedAt).toLocaleString()}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }

@@ -35,6 +35,7 @@ import { findLandedSettlement } from "../x402/find-landed-settlement";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { payingAccount } from "../x402/paying-account";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
+import { metrics, timeStep } from "../metrics/registry";
 import { takeSettlementLane } from "./settlement-lane";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
 
@@ -108,6 +109,14 @@ export interface AdmitPaymentInput {
 
 /** Takes the payment in the request's header through the state machine. Never throws an expected outcome. */
 export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
+  const outcome = await admitPaymentOnce(ctx, input);
+  if (outcome.kind === "refused" || outcome.kind === "replay") {
+    metrics().calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: NETWORKS[input.plan.network].caip2, outcome: "refused", code: outcome.error.code });
+  }
+  return outcome;
+}
+
+async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const { plan } = input;
   const events = eventNames(input.purpose);
   const caip2 = NETWORKS[plan.network].caip2;
@@ -134,7 +143,7 @@ export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): P
   const verifiedAt = new Date();
   let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
   try {
-    verdict = await ctx.gateway.verify(payload, matched);
+    verdict = await timeStep("verify", caip2, () => ctx.gateway.verify(payload, matched));
   } catch (err) {
     return refused(chainUnavailable(events.verifyFailed, caip2, err));
   }
@@ -253,6 +262,7 @@ async function sendSettlement(
         const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined) : "chain_unavailable";
         await markFailed(ctx.db, payment.id, reason);
         logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
+        countSettlement(input.purpose, caip2, verdict ? "failed" : "unknown", null);
         await recordFailure(ctx, caip2, "settle", reason);
         const error = verdict
           ? await paymentError(ctx, input, `the payment can no longer be settled: ${reason}; nothing was charged`, reason)
@@ -263,10 +273,11 @@ async function sendSettlement(
   }
   let failure: string;
   try {
-    const result = await ctx.gateway.settle(payload, matched);
+    const result = await timeStep("settle", caip2, () => ctx.gateway.settle(payload, matched));
     if (result.success && result.transaction) {
       crashPoint("after_settle");
       logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
+      countSettlement(input.purpose, caip2, "ok", payload);
       return { result: await recordSettled(ctx, input, payment, result.transaction), sent: true, failed: false };
     }
     failure = result.errorReason ?? "settlement_failed";
@@ -278,11 +289,13 @@ async function sendSettlement(
   const landed = await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
   if (landed?.state === "landed") {
     logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
+    countSettlement(input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction), sent: true, failed: false };
   }
   if (landed === null) {
     // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
     logEvent(events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
+    countSettlement(input.purpose, caip2, "unknown", null);
     return {
       result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure })),
       sent: true,
@@ -292,6 +305,7 @@ async function sendSettlement(
   await markFailed(ctx.db, payment.id, failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
   logEvent(events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
+  countSettlement(input.purpose, caip2, "failed", landed.state === "failed" ? payload : null);
   await recordFailure(ctx, caip2, "settle", failure);
   return {
     result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),
@@ -304,6 +318,14 @@ async function sendSettlement(
 function feeField(payload: PaymentPayload): { fee_lamports?: string } {
   const fee = solanaFeeLamports(payload);
   return fee === null ? {} : { fee_lamports: fee.toString() };
+}
+
+/** Counts a settlement's outcome, and the Solana fee it cost when `paidFeeOf` is the payload whose transaction landed. */
+function countSettlement(purpose: PaymentPurpose, caip2: string, outcome: "ok" | "recovered" | "failed" | "unknown", paidFeeOf: PaymentPayload | null): void {
+  const m = metrics();
+  m.settlements.inc({ network: caip2, purpose, outcome });
+  const fee = paidFeeOf ? solanaFeeLamports(paidFeeOf) : null;
+  if (fee !== null) m.feeLamports.inc({ network: caip2 }, Number(fee));
 }
 
 /**
@@ -341,6 +363,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
     return refused(new AppError("chain_unavailable", "this payment is being recovered; retry the same request shortly"));
   }
   logEvent(`${eventNames(input.purpose).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
+  if (landed.state === "landed") countSettlement(input.purpose, known.network, "recovered", null);
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {
     await markFailed(ctx.db, known.id, "settlement_failed_on_chain");
@@ -476,5 +499,6 @@ async function recordFailure(ctx: AppContext, network: string, stage: "verify" |
  */
 async function paymentError(ctx: AppContext, input: AdmitPaymentInput, message: string, reason?: string, details: Record<string, unknown> = {}): Promise<AppError> {
   const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
+  metrics().paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
   return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}), challenge }, challengeHeaders(challenge));
 }

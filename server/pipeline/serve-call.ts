@@ -13,6 +13,7 @@ import { attachReceipt } from "../ledger/attach-receipt";
 import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
 import { readBalance } from "../ledger/credit-agent";
 import { logEvent } from "../log";
+import { metrics, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
@@ -26,6 +27,7 @@ import { completionBody } from "./completion-body";
 
 /** Serves a reserved call. Throws the route's AppError when the upstream fails before the first byte. */
 export async function serveCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
+  servedFrom.set(reservation, performance.now());
   const lease = keepLease(ctx, reservation);
   try {
     return request.stream ? await streamCall(ctx, reservation, request, lease) : await completeCall(ctx, reservation, request);
@@ -38,7 +40,7 @@ export async function serveCall(ctx: AppContext, reservation: CallReservation, r
 async function completeCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
   let completion: Completion;
   try {
-    const pending = ctx.upstream.complete(request.completion);
+    const pending = timeStep("upstream_first_byte", reservation.network, () => ctx.upstream.complete(request.completion));
     crashPoint("during_inference");
     completion = await pending;
   } catch (err) {
@@ -62,7 +64,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   const abort = new AbortController();
   let events;
   try {
-    events = await firstEventThenRest(ctx.upstream.stream(request.completion, { signal: abort.signal }));
+    events = await timeStep("upstream_first_byte", reservation.network, () => firstEventThenRest(ctx.upstream.stream(request.completion, { signal: abort.signal })));
   } catch (err) {
     // Before the first byte: the plain rules and a plain error response.
     lease.stop();
@@ -115,6 +117,7 @@ async function capture(
     logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
     throw new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
   }
+  countCall(reservation, outcome);
   return captured;
 }
 
@@ -123,6 +126,7 @@ async function capture(
  * its hold stays reserved, so only a retry with the same payment header can use that money.
  */
 async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
+  countCall(reservation, "upstream_error");
   const payment = reservation.payment;
   if (payment) {
     await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
@@ -138,6 +142,17 @@ async function failCall(ctx: AppContext, reservation: CallReservation, err: unkn
     balance_usdc: formatUnitsAsUsdc(balance ?? (await readBalance(ctx.db, reservation.agentPubkey, reservation.network))),
   });
 }
+
+/** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
+function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error"): void {
+  const m = metrics();
+  m.calls.inc({ route: reservation.payment ? "paid" : "prepaid", network: reservation.network, outcome, code: "" });
+  const from = servedFrom.get(reservation);
+  if (outcome !== "upstream_error" && from !== undefined) m.stepSeconds.observe({ step: "total", network: reservation.network }, (performance.now() - from) / 1000);
+}
+
+/** When serveCall began, per reservation: the start of the call's `total` step. */
+const servedFrom = new WeakMap<CallReservation, number>();
 
 /** The call's headers: the settlement on the paid route, and the agent's spendable balance once known. */
 function callHeaders(reservation: CallReservation, balanceUnits: bigint | null): Record<string, string> {

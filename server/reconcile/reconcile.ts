@@ -16,6 +16,7 @@ import { configuredDepositAddress } from "../x402/deposit-address";
 import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
 import { config } from "../env";
+import { metrics } from "../metrics/registry";
 
 export const MISMATCH_KINDS = [
   "paid_not_recorded",
@@ -121,6 +122,7 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
 
     const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: "claimed" } });
     reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, mismatches });
+    metrics().reconcileDrift.set({ network: info.caip2 }, mismatches.length);
   }
   return reports;
 }

@@ -3,6 +3,9 @@ import "server-only";
 import { z } from "zod";
 import { appContext } from "../../app-context";
 import { readFeePayerHealth } from "../../dashboard/fee-payer-health";
+import { config } from "../../env";
+import { readHealth } from "../../health/check-health";
+import { readPendingSettlements } from "../../health/read-pending-settlements";
 import { readFigures, readRecentCalls } from "../../dashboard/read-figures";
 import { readSettings } from "../../settings/read-settings";
 import { MISMATCH_KINDS, reconcile } from "../../reconcile/reconcile";
@@ -77,6 +80,44 @@ const reconcileOutput = z.array(
   }),
 );
 
+const probeFailure = z.enum(["timeout", "unreachable"]);
+const pendingPayments = z.object({
+  count,
+  items: z.array(
+    z.object({
+      id: z.string(),
+      network: z.string(),
+      payer: z.string(),
+      amountUsdc: usdc,
+      status: z.enum(["claimed", "unserved"]),
+      failureReason: z.string().nullable(),
+      updatedAt: z.iso.datetime(),
+    }),
+  ),
+});
+
+const healthOutput = z.object({
+  status: z.enum(["ok", "degraded", "unavailable"]),
+  ready: z.boolean(),
+  reasons: z.array(z.string()),
+  warnings: z.array(z.string()),
+  checkedAt: z.iso.datetime(),
+  database: z.object({ ok: z.boolean(), latencyMs: z.number(), error: probeFailure.optional() }),
+  chains: z.array(
+    z.object({
+      network: z.string(),
+      label: z.string(),
+      ok: z.boolean(),
+      latencyMs: z.number(),
+      error: probeFailure.optional(),
+      slotLag: z.number().optional(),
+      latestBlockAgeSeconds: z.number().optional(),
+    }),
+  ),
+  upstream: z.object({ kind: z.enum(["provider", "built-in"]), name: z.string(), ok: z.boolean(), latencyMs: z.number().optional(), status: z.number().optional(), error: probeFailure.optional() }),
+  pending: z.object({ staleClaims: pendingPayments, unserved: pendingPayments }),
+});
+
 export const dashboardRouter = router({
   figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db))),
   feePayer: operatorProcedure.output(feePayerOutput).query(async () => readFeePayerHealth((await appContext()).gateway.facilitator)),
@@ -88,6 +129,11 @@ export const dashboardRouter = router({
   reconcile: operatorProcedure.output(reconcileOutput).query(async ({ ctx }) => {
     const reports = await reconcile(ctx.db, (await appContext()).gateway.facilitator);
     return reports.map((r) => ({ ...r, drift: r.mismatches.length }));
+  }),
+  /** The readiness summary (GET /api/health) and the settlements waiting on a retry: stale claims and unserved payments. */
+  health: operatorProcedure.output(healthOutput).query(async ({ ctx }) => {
+    const [report, pending] = await Promise.all([readHealth(), readPendingSettlements(ctx.db, config().PAYMENT_LEASE_MS)]);
+    return { ...report, pending };
   }),
   whoami: operatorProcedure
     .output(z.object({ pubkey: z.string(), expiresAt: z.iso.datetime() }))

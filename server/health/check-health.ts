@@ -1,0 +1,176 @@
+// Readiness and its parts: the database, each configured chain's RPC, the fee payer's gas money and the upstream model
+// provider. Every probe has a time limit and all run at once; their results are cached for HEALTH_CACHE_MS so a storm
+// of load-balancer checks costs the RPCs one round of probes a second. Whether to take traffic is judged afresh on every
+// read, so a SIGTERM turns readiness off at once.
+import "server-only";
+import type { Facilitator } from "../facilitator/create-facilitator";
+import { createFacilitator } from "../facilitator/create-facilitator";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+import { db as openDb, type DbClient } from "../db";
+import { config, type Config } from "../env";
+import { readFeePayerHealth, type FeePayerHealth } from "../dashboard/fee-payer-health";
+import { runProbe, type ProbeFailure } from "./run-probe";
+import { isShuttingDown } from "./shutdown-state";
+
+/** Each probe's time limit: well under a load balancer's usual 5 s check timeout. */
+export const PROBE_TIMEOUT_MS = 2_000;
+/** How long one round of probes answers every health read and metrics scrape. */
+export const HEALTH_CACHE_MS = 1_000;
+
+export interface HealthDeps {
+  db: () => Promise<DbClient>;
+  facilitator: () => Promise<Facilitator>;
+  upstream: { baseUrl: string; apiKey: string | undefined; providerName: string };
+  timeoutMs?: number;
+}
+
+export interface ChainHealth {
+  network: string;
+  label: string;
+  ok: boolean;
+  latencyMs: number;
+  error?: ProbeFailure;
+  /** Solana: slots between the processed and the confirmed tip. */
+  slotLag?: number;
+  /** Base: seconds since the latest block (an idle local chain mines no blocks, so this only informs). */
+  latestBlockAgeSeconds?: number;
+}
+
+export interface HealthProbes {
+  checkedAt: string;
+  database: { ok: boolean; latencyMs: number; error?: ProbeFailure };
+  chains: ChainHealth[];
+  feePayer: { ok: boolean; error?: ProbeFailure; accounts: FeePayerHealth[] };
+  upstream: { kind: "provider" | "built-in"; name: string; ok: boolean; latencyMs?: number; status?: number; error?: ProbeFailure };
+}
+
+export interface HealthReport extends HealthProbes {
+  /** ok: all good; degraded: serving with a part down; unavailable: this instance should not take traffic. */
+  status: "ok" | "degraded" | "unavailable";
+  ready: boolean;
+  /** Why the instance should not take traffic (empty when ready). */
+  reasons: string[];
+  /** Parts down or low that do not stop traffic. */
+  warnings: string[];
+  shuttingDown: boolean;
+}
+
+/** Runs every probe at once, each bounded by the time limit. */
+export async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
+  const timeoutMs = deps.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const facilitator = deps.facilitator();
+  const [database, chains, feePayer, upstream] = await Promise.all([
+    runProbe(async () => (await deps.db()).$queryRaw`SELECT 1`, timeoutMs),
+    // A facilitator that cannot be built (its key missing) is a start-up error `npm start` reports; here it is no chains.
+    facilitator.then((f) => probeChains(f, timeoutMs)).catch((): ChainHealth[] => []),
+    runProbe(async () => readFeePayerHealth(await facilitator), timeoutMs),
+    probeUpstream(deps.upstream, timeoutMs),
+  ]);
+  return {
+    checkedAt: new Date().toISOString(),
+    database: database.ok ? { ok: true, latencyMs: database.latencyMs } : { ok: false, latencyMs: database.latencyMs, error: database.error },
+    chains,
+    feePayer: feePayer.ok ? { ok: true, accounts: feePayer.value } : { ok: false, error: feePayer.error, accounts: [] },
+    upstream,
+  };
+}
+
+function probeChains(facilitator: Facilitator, timeoutMs: number): Promise<ChainHealth[]> {
+  const solana = (Object.keys(facilitator.rpcs) as NetworkId[]).map(async (id): Promise<ChainHealth> => {
+    const rpc = facilitator.rpcs[id]!;
+    const probe = await runProbe(async () => {
+      const [processed, confirmed] = await Promise.all([rpc.getSlot({ commitment: "processed" }).send(), rpc.getSlot({ commitment: "confirmed" }).send()]);
+      return Number(processed - confirmed);
+    }, timeoutMs);
+    return chainResult(id, probe, (lag) => ({ slotLag: Math.max(0, lag) }));
+  });
+  const evm = facilitator.evm;
+  const base = (Object.keys(evm?.clients ?? {}) as NetworkId[]).map(async (id): Promise<ChainHealth> => {
+    const probe = await runProbe(async () => {
+      const block = await evm!.clients[id]!.getBlock({ blockTag: "latest" });
+      return Math.max(0, Math.round(Date.now() / 1000 - Number(block.timestamp)));
+    }, timeoutMs);
+    return chainResult(id, probe, (age) => ({ latestBlockAgeSeconds: age }));
+  });
+  return Promise.all([...solana, ...base]);
+}
+
+function chainResult(id: NetworkId, probe: Awaited<ReturnType<typeof runProbe<number>>>, extra: (v: number) => Partial<ChainHealth>): ChainHealth {
+  const { caip2: network, label } = NETWORKS[id];
+  if (!probe.ok) return { network, label, ok: false, latencyMs: probe.latencyMs, error: probe.error };
+  return { network, label, ok: true, latencyMs: probe.latencyMs, ...extra(probe.value) };
+}
+
+async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number): Promise<HealthProbes["upstream"]> {
+  // Without a provider key only the built-in model is offered: it runs in this process.
+  if (!upstream.apiKey) return { kind: "built-in", name: "local", ok: true };
+  const probe = await runProbe(async () => {
+    const res = await fetch(`${upstream.baseUrl.replace(/\/+$/, "")}/models`, {
+      headers: { authorization: `Bearer ${upstream.apiKey}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.body?.cancel();
+    return res.status;
+  }, timeoutMs);
+  if (!probe.ok) return { kind: "provider", name: upstream.providerName, ok: false, latencyMs: probe.latencyMs, error: probe.error };
+  return { kind: "provider", name: upstream.providerName, ok: probe.value >= 200 && probe.value < 300, latencyMs: probe.latencyMs, status: probe.value };
+}
+
+/**
+ * Whether to take traffic. Not ready: shutting down, the database down (no call can be admitted or recorded), every
+ * chain down (no payment can be verified or settled), or a fee payer under its alert level (settlements are about to
+ * fail). Every instance shares the fee payer, so that last one takes them all out together: it is an alert, on purpose.
+ */
+export function judgeHealth(probes: HealthProbes, shuttingDown: boolean): HealthReport {
+  const reasons: string[] = [];
+  const warnings: string[] = [];
+  if (shuttingDown) reasons.push("shutting down");
+  if (!probes.database.ok) reasons.push(`database ${probes.database.error}`);
+  const down = probes.chains.filter((c) => !c.ok);
+  if (probes.chains.length > 0 && down.length === probes.chains.length) reasons.push(`every chain RPC is down: ${down.map((c) => c.network).join(", ")}`);
+  else for (const c of down) warnings.push(`chain RPC ${c.network} ${c.error}`);
+  for (const account of probes.feePayer.accounts) {
+    if (account.level === "alert") reasons.push(`fee payer below the alert level on ${account.network}: ${account.balance} ${account.unit} < ${account.alertBelow}`);
+    else if (account.level === "warn") warnings.push(`fee payer below the warn level on ${account.network}: ${account.balance} ${account.unit} < ${account.warnBelow}`);
+    else if (account.level === "unreachable") warnings.push(`fee payer balance unreadable on ${account.network}`);
+  }
+  if (!probes.feePayer.ok) warnings.push(`fee payer balances ${probes.feePayer.error}`);
+  if (!probes.upstream.ok) warnings.push(`upstream ${probes.upstream.name} ${probes.upstream.error ?? `answered ${probes.upstream.status}`}`);
+  const ready = reasons.length === 0;
+  return { ...probes, status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok", ready, reasons, warnings, shuttingDown };
+}
+
+const facilitators = new WeakMap<Config, Promise<Facilitator>>();
+
+/** The probes' parts for this process's config. The facilitator is built apart from the app context, which needs the database. */
+export function defaultHealthDeps(cfg: Config = config()): HealthDeps {
+  let facilitator = facilitators.get(cfg);
+  if (!facilitator) {
+    facilitator = createFacilitator(cfg);
+    facilitators.set(cfg, facilitator);
+  }
+  const built = facilitator;
+  return {
+    db: openDb,
+    facilitator: () => built,
+    upstream: { baseUrl: cfg.UPSTREAM_BASE_URL, apiKey: cfg.UPSTREAM_API_KEY, providerName: cfg.UPSTREAM_PROVIDER_NAME },
+  };
+}
+
+const cache = globalThis as unknown as { signetHealthProbes?: { at: number; probes: Promise<HealthProbes> } };
+
+/** The health report: probes at most once per HEALTH_CACHE_MS per process, readiness judged now. */
+export async function readHealth(deps: () => HealthDeps = defaultHealthDeps): Promise<HealthReport> {
+  const now = Date.now();
+  let entry = cache.signetHealthProbes;
+  if (!entry || now - entry.at >= HEALTH_CACHE_MS) {
+    entry = { at: now, probes: probeHealth(deps()) };
+    cache.signetHealthProbes = entry;
+  }
+  return judgeHealth(await entry.probes, isShuttingDown());
+}
+
+/** Drops the cached probes. Tests only. */
+export function resetHealthCacheForTests(): void {
+  cache.signetHealthProbes = undefined;
+}

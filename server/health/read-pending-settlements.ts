@@ -1,0 +1,46 @@
+// Settlements an operator should look at: payments still `claimed` after their lease ran out (their server died while
+// settling; the client's retry, or nobody, resolves them) and payments `unserved` (settled, the call not yet served).
+import "server-only";
+import type { DbClient } from "../db";
+import { formatUnitsAsUsdc } from "../verify";
+
+/** How many of each kind the dashboard lists; the counts are exact. */
+export const PENDING_LIST_LIMIT = 50;
+
+export interface PendingPayment {
+  id: string;
+  network: string;
+  payer: string;
+  amountUsdc: string;
+  status: "claimed" | "unserved";
+  failureReason: string | null;
+  updatedAt: string;
+}
+
+export interface PendingSettlements {
+  staleClaims: { count: number; items: PendingPayment[] };
+  unserved: { count: number; items: PendingPayment[] };
+}
+
+/** Stale claims (no update for `leaseMs`) and unserved payments, oldest first. */
+export async function readPendingSettlements(db: DbClient, leaseMs: number, now = Date.now()): Promise<PendingSettlements> {
+  const stale = { status: "claimed", updatedAt: { lt: new Date(now - leaseMs) } };
+  const unserved = { status: "unserved" };
+  const select = { id: true, network: true, payer: true, units: true, status: true, failureReason: true, updatedAt: true } as const;
+  const [staleCount, staleRows, unservedCount, unservedRows] = await Promise.all([
+    db.payment.count({ where: stale }),
+    db.payment.findMany({ where: stale, select, orderBy: { updatedAt: "asc" }, take: PENDING_LIST_LIMIT }),
+    db.payment.count({ where: unserved }),
+    db.payment.findMany({ where: unserved, select, orderBy: { updatedAt: "asc" }, take: PENDING_LIST_LIMIT }),
+  ]);
+  const item = (p: (typeof staleRows)[number]): PendingPayment => ({
+    id: p.id,
+    network: p.network,
+    payer: p.payer,
+    amountUsdc: formatUnitsAsUsdc(p.units),
+    status: p.status as PendingPayment["status"],
+    failureReason: p.failureReason,
+    updatedAt: p.updatedAt.toISOString(),
+  });
+  return { staleClaims: { count: staleCount, items: staleRows.map(item) }, unserved: { count: unservedCount, items: unservedRows.map(item) } };
+}

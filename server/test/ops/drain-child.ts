@@ -1,0 +1,28 @@
+// The front server's drain as its own process, for the SIGTERM test: the same peer-address server, drain tracker and
+// signal handling as bin/serve-next.ts, with the real prepaid and models route handlers in place of Next's (Next's
+// dev server cannot run from a git worktree whose node_modules is a symlink). Prints `ready <url>` once it listens.
+import type { AddressInfo } from "node:net";
+import { POST as inference } from "@/app/api/v1/inference/route";
+import { GET as models } from "@/app/api/v1/models/route";
+import { appContext } from "../../app-context";
+import { createDrainTracker, drainOnSignals } from "../../health/drain-server";
+import { createPeerAddressServer } from "../../http/peer-address";
+import { answerWithRoute } from "../support/route-adapter";
+
+await appContext();
+const tracker = createDrainTracker();
+const server = createPeerAddressServer(
+  tracker.handle(
+    (req, res) =>
+      new Promise<void>((done) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+          const route = req.url === "/api/v1/inference" ? (r: Request) => inference(r, {}) : (r: Request) => models(r, {});
+          void answerWithRoute(route, req, Buffer.concat(chunks), res).finally(done);
+        });
+      }),
+  ),
+);
+drainOnSignals(server, tracker, Number(process.env.SHUTDOWN_GRACE_MS));
+server.listen(0, "127.0.0.1", () => process.stdout.write(`ready http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));

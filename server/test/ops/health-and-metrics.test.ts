@@ -1,0 +1,188 @@
+// GET /api/health and GET /metrics, called in process like the other routes, over a whole paid stack (two local
+// Solana chains and PostgreSQL): readiness with each section, and 503 naming the database, the chains or the fee payer;
+// the metrics moving after a paid and a prepaid call; the metrics token in production.
+import bs58 from "bs58";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as healthRoute } from "@/app/api/health/route";
+import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
+import { GET as metricsRoute } from "@/app/metrics/route";
+import { address } from "@solana/kit";
+import { closeDb } from "../../db";
+import { resetHealthCacheForTests, type HealthReport } from "../../health/check-health";
+import { markShuttingDown, resetShutdownForTests } from "../../health/shutdown-state";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { createFacilitator } from "../../facilitator/create-facilitator";
+import { reconcile } from "../../reconcile/reconcile";
+import { withEnv } from "../support/env";
+import { CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+let stack: PaidStack;
+let feePayer: string;
+
+beforeAll(async () => {
+  stack = await startPaidStack({ mainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  feePayer = (await createFacilitator()).address;
+});
+afterAll(async () => {
+  resetShutdownForTests();
+  await stack?.close();
+});
+
+async function health(query = ""): Promise<{ status: number; body: HealthReport }> {
+  resetHealthCacheForTests();
+  const res = await healthRoute(new Request(`http://signet.test/api/health${query}`), {});
+  return { status: res.status, body: (await res.json()) as HealthReport };
+}
+
+async function scrape(headers: Record<string, string> = {}): Promise<Response> {
+  resetHealthCacheForTests();
+  return metricsRoute(new Request("http://signet.test/metrics", { headers }), {});
+}
+
+/** The value of one sample in a Prometheus text exposition (0 when absent). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split("\n")) {
+    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return 0;
+}
+
+/** Sets the fee payer's SOL on the devnet chain directly (the local chain's LiteSVM). */
+function setFeePayerLamports(lamports: bigint): void {
+  const svm = stack.devnet.chain["svm"];
+  svm.setAccount({ address: address(feePayer), programAddress: address("11111111111111111111111111111111"), lamports, data: new Uint8Array(), executable: false, space: 0n } as never);
+}
+
+describe("GET /api/health", () => {
+  it("is ready with every section: the database, each chain's slot lag, the fee payer and the built-in model", async () => {
+    const { status, body } = await health();
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: "ok", ready: true, reasons: [], shuttingDown: false, database: { ok: true }, upstream: { kind: "built-in", ok: true } });
+    expect(body.database.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(body.chains.map((c) => [c.network, c.ok, typeof c.slotLag])).toEqual([
+      [stack.devnet.caip2, true, "number"],
+      [stack.mainnet!.caip2, true, "number"],
+    ]);
+    expect(body.feePayer.accounts.map((a) => a.level)).toEqual(["ok", "ok"]);
+    expect((await health("?probe=live")).body).toEqual({ status: "live" });
+  });
+
+  it("rejects malformed input: an unknown probe is a 400", async () => {
+    const res = await healthRoute(new Request("http://signet.test/api/health?probe=deep"), {});
+    expect(res.status).toBe(400);
+  });
+
+  it("answers 503 naming the fee payer when its SOL is under the alert level, and 200 again once funded", async () => {
+    setFeePayerLamports(50_000_000n);
+    const low = await health();
+    expect(low.status).toBe(503);
+    expect(low.body.reasons).toEqual([expect.stringMatching(new RegExp(`^fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1$`))]);
+    setFeePayerLamports(10_000_000_000n);
+    expect((await health()).status).toBe(200);
+  });
+
+  it("answers 503 naming the database when it cannot be reached", async () => {
+    await closeDb();
+    try {
+      await withEnv({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" }, async () => {
+        const { status, body } = await health();
+        expect(status).toBe(503);
+        expect(body.database.ok).toBe(false);
+        expect(body.reasons).toEqual(["database unreachable"]);
+        // Liveness does not depend on the database.
+        expect((await health("?probe=live")).status).toBe(200);
+      });
+    } finally {
+      await closeDb();
+    }
+    expect((await health()).status).toBe(200);
+  });
+
+  it("answers 503 shutting down as soon as the drain starts", async () => {
+    markShuttingDown();
+    try {
+      const { status, body } = await health();
+      expect(status).toBe(503);
+      expect(body.reasons).toEqual(["shutting down"]);
+    } finally {
+      resetShutdownForTests();
+    }
+  });
+});
+
+describe("GET /metrics", () => {
+  it("counts a paid and a prepaid call: outcomes, settlements, 402 reasons, fees, step latencies, ledger and fee payer gauges", async () => {
+    const devnet = stack.devnet.caip2;
+    const before = await (await scrape()).text();
+
+    const agent = await stack.newAgent();
+    const paid = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "count me" }] }) });
+    expect(paid.status, await paid.clone().text()).toBe(200);
+
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 100_000n);
+    const text = JSON.stringify({ model: "local/echo-1", prompt: "count me too", nonce: newNonce(), timestamp: Date.now() });
+    const prepaid = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+    expect(prepaid.status, await prepaid.clone().text()).toBe(200);
+    await reconcile(stack.tdb.prisma, await createFacilitator());
+
+    const res = await scrape();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const after = await res.text();
+    const moved = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+
+    expect(moved("signet_calls_total", { route: "paid", network: devnet, outcome: "served" })).toBe(1);
+    expect(moved("signet_calls_total", { route: "prepaid", network: devnet, outcome: "served" })).toBe(1);
+    expect(moved("signet_settlements_total", { network: devnet, purpose: "chat", outcome: "ok" })).toBe(1);
+    expect(moved("signet_payment_required_total", { network: devnet, reason: "payment_required" })).toBe(1);
+    expect(moved("signet_solana_fee_lamports_total", { network: devnet })).toBeGreaterThanOrEqual(5_000);
+    for (const step of ["verify", "settle"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(1);
+    for (const step of ["upstream_first_byte", "total"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(2);
+    expect(sample(after, "signet_ledger_credits_units", { network: devnet })).toBe(1_000 + 100_000);
+    expect(sample(after, "signet_ledger_charges_units", { network: devnet })).toBeGreaterThan(0);
+    expect(sample(after, "signet_open_holds", { network: devnet })).toBe(0);
+    expect(sample(after, "signet_fee_payer_balance", { network: devnet, unit: "SOL" })).toBeGreaterThan(9);
+    expect(sample(after, "signet_ready")).toBe(1);
+    expect(after).toMatch(new RegExp(`^signet_reconcile_drift\\{network="${devnet}"\\} 0$`, "m"));
+  });
+
+  it("in production needs the Bearer METRICS_TOKEN: 401 without it or with another, 200 with it", async () => {
+    const token = "metrics-token-for-the-test-0123456789";
+    await withEnv({ NODE_ENV: "production", METRICS_TOKEN: token, FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }, async () => {
+      const none = await scrape();
+      expect(none.status).toBe(401);
+      expect(((await none.json()) as { error: string }).error).toBe("unauthorized");
+      expect((await scrape({ authorization: `Bearer ${token}x` })).status).toBe(401);
+      const ok = await scrape({ authorization: `Bearer ${token}` });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain("signet_calls_total");
+    });
+  });
+
+  it("in production without METRICS_TOKEN refuses to serve metrics at all", async () => {
+    await withEnv({ NODE_ENV: "production", METRICS_TOKEN: undefined }, async () => {
+      expect((await scrape()).status).toBe(500);
+    });
+  });
+});
+
+describe("GET /api/health with the chains down", () => {
+  it("stays ready with one chain down, naming it; answers 503 naming every chain once all are down", async () => {
+    await stack.mainnet!.close();
+    const one = await health();
+    expect(one.status).toBe(200);
+    expect(one.body.status).toBe("degraded");
+    expect(one.body.chains.find((c) => c.network === stack.mainnet!.caip2)).toMatchObject({ ok: false });
+    expect(one.body.warnings).toContain(`chain RPC ${stack.mainnet!.caip2} unreachable`);
+
+    await stack.devnet.close();
+    const all = await health();
+    expect(all.status).toBe(503);
+    expect(all.body.reasons).toEqual([`every chain RPC is down: ${stack.devnet.caip2}, ${stack.mainnet!.caip2}`]);
+  });
+});
