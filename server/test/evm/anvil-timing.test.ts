@@ -48,8 +48,11 @@ describe("startLocalEvmChain({ blockTimeSec })", () => {
     await sleep(500);
     expect(await call(c.url, "eth_getTransactionReceipt", [hash])).toBeNull();
     expect((await call(c.url, "eth_getTransactionByHash", [hash])).blockNumber).toBeNull();
-    let receipt = null;
-    while (!(receipt = await call(c.url, "eth_getTransactionReceipt", [hash]))) await sleep(50);
+    let receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    while (!receipt) {
+      await sleep(50);
+      receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    }
     expect(Number(receipt.blockNumber)).toBe(sentAtBlock + 1);
     // Blocks keep coming with nothing to mine.
     const blocks = [Number(await call(c.url, "eth_blockNumber"))];
