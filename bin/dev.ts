@@ -31,10 +31,13 @@ log(`data dir ${cfg.dataDir}`);
 log(`operator key ${operator.publicKeyBase58} (signs receipts)`);
 log(`verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
 
-const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir })];
+// Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS and LOCALNET_FAULTS (instant and none by default).
+const localnetTiming = { timing: cfg.LOCALNET_TIMING, slotMs: cfg.LOCALNET_SLOT_MS, faults: cfg.LOCALNET_FAULTS };
+log(`local Solana timing: ${cfg.LOCALNET_TIMING}${cfg.LOCALNET_TIMING === "real" ? ` (${cfg.LOCALNET_SLOT_MS} ms slots)` : ""}${cfg.LOCALNET_FAULTS ? `, faults seeded ${cfg.LOCALNET_FAULTS.seed}` : ""}`);
+const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming })];
 log(`local chain playing Solana devnet (SIMULATED, not the real devnet) at ${chains[0]!.url}`);
 if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
-  chains.push(await startLocalnet({ profile: "mainnet", host: "127.0.0.1", port: cfg.LOCALNET_MAINNET_RPC_PORT, dataDir: cfg.dataDir }));
+  chains.push(await startLocalnet({ profile: "mainnet", host: "127.0.0.1", port: cfg.LOCALNET_MAINNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming }));
   log(`local chain playing Solana mainnet (SIMULATED) at ${chains[1]!.url}`);
 }
 
@@ -47,7 +50,20 @@ for (const [chainId, port, label] of [
   const token = USDC_BY_EVM_CHAIN[chainId];
   // The chain is kept in .data/ across restarts, like the Solana localnet, so yesterday's Base receipts still verify.
   const stateFile = path.join(cfg.dataDir, `anvil-${chainId}.json`);
-  evmChains.push(await startLocalEvmChain({ chainId, port, host: "127.0.0.1", usdc: token.address, name: token.name, version: token.version, stateFile }));
+  evmChains.push(
+    await startLocalEvmChain({
+      chainId,
+      port,
+      host: "127.0.0.1",
+      usdc: token.address,
+      name: token.name,
+      version: token.version,
+      stateFile,
+      // ANVIL_BLOCK_TIME_SEC 0 (the default) keeps automine; ANVIL_FAULTS puts the fault proxy on the chain's port.
+      ...(cfg.ANVIL_BLOCK_TIME_SEC > 0 ? { blockTimeSec: cfg.ANVIL_BLOCK_TIME_SEC } : {}),
+      faults: cfg.ANVIL_FAULTS,
+    }),
+  );
   log(`local anvil chain playing ${label} (SIMULATED, chain id ${chainId}, test USDC at ${token.address}) at ${evmChains.at(-1)!.url}`);
 }
 

@@ -101,3 +101,25 @@ describe("parseConfig() on the operator settings' env defaults", () => {
     expect(() => parseConfig({ X402_FLAT_PRICE_USDC: "0.50", SERVICE_MAX_PRICE_USDC: "0.10" })).toThrow(/X402_FLAT_PRICE_USDC: .*SERVICE_MAX_PRICE_USDC/);
   });
 });
+
+describe("parseConfig() local chain timing and faults", () => {
+  it("keeps instant timing, 400 ms slots, automine and no faults by default", () => {
+    expect(parseConfig({})).toMatchObject({ LOCALNET_TIMING: "instant", LOCALNET_SLOT_MS: 400, LOCALNET_FAULTS: null, ANVIL_BLOCK_TIME_SEC: 0, ANVIL_FAULTS: null });
+  });
+
+  it("reads real timing and a fault profile given as JSON", () => {
+    const cfg = parseConfig({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: "100", LOCALNET_FAULTS: '{"seed":42,"rate429":0.05}', ANVIL_BLOCK_TIME_SEC: "2" });
+    expect(cfg).toMatchObject({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: 100, ANVIL_BLOCK_TIME_SEC: 2 });
+    expect(cfg.LOCALNET_FAULTS).toMatchObject({ seed: 42, rate429: 0.05, dropSendRate: 0 });
+  });
+
+  it.each([
+    ["LOCALNET_TIMING", "slow"],
+    ["LOCALNET_SLOT_MS", "0"],
+    ["LOCALNET_FAULTS", '{"seed":1,"rate503":2}'],
+    ["ANVIL_FAULTS", "{not json"],
+    ["ANVIL_BLOCK_TIME_SEC", "1.5"],
+  ])("rejects malformed input: %s=%s, naming the variable", (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});

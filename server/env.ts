@@ -5,12 +5,28 @@ import path from "node:path";
 import { z } from "zod";
 import { log } from "./log";
 import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
+import { parseFaultProfile } from "./chain/localnet/fault-profile";
 
 const booleanString = z
   .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
   .transform((v) => v === "true");
 
 const port = z.coerce.number().int().min(1).max(65_535);
+
+/** A local chain's fault profile: JSON, or the path of a JSON file (see chain/localnet/fault-profile.ts). */
+const faultProfile = z
+  .string()
+  .min(1)
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined) return null;
+    try {
+      return parseFaultProfile(text);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : "fault profile: unreadable" });
+      return z.NEVER;
+    }
+  });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -37,6 +53,12 @@ const envSchema = z.object({
   LOCALNET_RPC_PORT: port.default(8899),
   /** Port of the second local chain that plays mainnet (dev and tests only; 0 = not started). */
   LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  /** How the local Solana chains keep time: "instant" (a slot per transaction, final at once) or "real" (a clock). */
+  LOCALNET_TIMING: z.enum(["instant", "real"]).default("instant"),
+  /** Real timing's slot length, ms (Solana's is ~400). */
+  LOCALNET_SLOT_MS: z.coerce.number().int().min(1).max(10_000).default(400),
+  /** A seeded fault profile for the local Solana chains' RPC (dev and tests only); unset = no faults. */
+  LOCALNET_FAULTS: faultProfile,
   SOLANA_DEVNET_RPC_URL: z.url().optional(),
   SOLANA_MAINNET_RPC_URL: z.url().optional(),
   /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. */
@@ -53,6 +75,10 @@ const envSchema = z.object({
   LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545),
   /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
   LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  /** The local anvil chains' interval mining, whole seconds (Base: 2); 0 = automine, a block per transaction. */
+  ANVIL_BLOCK_TIME_SEC: z.coerce.number().int().min(0).max(60).default(0),
+  /** A seeded fault profile for the local anvil chains' RPC (dev and tests only); unset = no faults. */
+  ANVIL_FAULTS: faultProfile,
 
   // Upstream model provider.
   UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1"),

@@ -6,6 +6,8 @@ import { createTestClient, defineChain, getAddress, http, isAddress, publicActio
 import usdcArtifact from "./eip3009-usdc.artifact.json" with { type: "json" };
 import multicallArtifact from "./multicall3.artifact.json" with { type: "json" };
 import { spawnAnvil } from "./spawn-anvil";
+import { startFaultProxy, type FaultProxy } from "./fault-proxy";
+import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput } from "../localnet/fault-profile";
 import { NETWORKS } from "../networks";
 
 /** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
@@ -27,12 +29,18 @@ export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
 const MINTER = "0x0F6e711C61320862A3c0A47F39F3D406F5396B3F";
 /** Gas money for the minter: anvil charges gas even to impersonated accounts. */
 const MINTER_WEI = 10n ** 18n;
-/** How often viem polls for receipts; anvil automines, so the first poll nearly always finds one. */
+/** Base makes a block every 2 s: the block time a real-timing local Base chain uses. */
+export const BASE_BLOCK_TIME_SEC = 2;
+/** How often viem polls for receipts; anvil automines by default, so the first poll nearly always finds one. */
 const POLLING_INTERVAL_MS = 50;
 
 export interface LocalEvmChain {
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port>: anvil itself, or the fault proxy in front of it when a fault profile is set. */
   url: string;
+  /** anvil itself, which no fault touches (what the harness funds through). */
+  directUrl: string;
+  /** The faults dealt so far; null without a fault profile. */
+  faultLog(): { events: FaultEvent[]; counts: Record<FaultKind, number> } | null;
   chainId: number;
   /** The planted token's address. */
   usdc: `0x${string}`;
@@ -55,6 +63,13 @@ export interface StartLocalEvmChainOptions {
   version: string;
   /** Keeps the chain across restarts in this file (`npm run dev`); without it the chain starts empty. */
   stateFile?: string;
+  /**
+   * Interval mining: a block every this many seconds (BASE_BLOCK_TIME_SEC for Base), and a sent transaction waits in
+   * the mempool until the next one. Unset (the default for now): automine, a block per transaction at once.
+   */
+  blockTimeSec?: number;
+  /** A seeded fault profile (see ../localnet/fault-profile.ts) played by a proxy in front of anvil; none by default. */
+  faults?: FaultProfileInput | null;
 }
 
 /** Starts anvil, plants and initializes the test USDC at `opts.usdc`, and resolves once it can be paid with. */
@@ -64,7 +79,17 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
   if (!opts.name || !opts.version) throw new Error("the token's EIP-712 name and version must not be empty");
   const usdc = getAddress(opts.usdc);
 
-  const anvil = await spawnAnvil({ host: opts.host ?? "127.0.0.1", port: opts.port ?? 0, chainId: opts.chainId, ...(opts.stateFile ? { stateFile: opts.stateFile } : {}) });
+  const host = opts.host ?? "127.0.0.1";
+  const dice = opts.faults ? new FaultDice(opts.faults) : null;
+  // With faults, the proxy takes the asked-for port and anvil sits behind it on a free one.
+  const anvil = await spawnAnvil({
+    host,
+    port: dice ? 0 : (opts.port ?? 0),
+    chainId: opts.chainId,
+    ...(opts.stateFile ? { stateFile: opts.stateFile } : {}),
+    ...(opts.blockTimeSec !== undefined ? { blockTimeSec: opts.blockTimeSec } : {}),
+  });
+  let proxy: FaultProxy | null = null;
   try {
     const chain = defineChain({
       id: opts.chainId,
@@ -93,17 +118,24 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     if (restoredName === "") await asMinter("initialize", [opts.name, opts.version, MINTER]);
     else if (restoredName !== opts.name) throw new Error(`the restored chain's token is named "${restoredName}", not "${opts.name}"`);
 
+    if (dice) proxy = await startFaultProxy(anvil.url, dice, host, opts.port ?? 0);
     return {
-      url: anvil.url,
+      url: proxy?.url ?? anvil.url,
+      directUrl: anvil.url,
+      faultLog: () => dice?.log() ?? null,
       chainId: opts.chainId,
       usdc,
       fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts),
       async usdcBalance(owner) {
         return (await client.readContract({ address: usdc, abi: EIP3009_USDC_ABI, functionName: "balanceOf", args: [owner] })) as bigint;
       },
-      close: () => anvil.stop(),
+      async close() {
+        await proxy?.close();
+        await anvil.stop();
+      },
     };
   } catch (err) {
+    await proxy?.close();
     await anvil.stop();
     throw err;
   }

@@ -1,12 +1,14 @@
 // The local Solana chain `npm run dev` and the tests run: a LocalChain behind its JSON-RPC server.
 import "server-only";
-import { LocalChain } from "./local-chain";
+import { DEFAULT_SLOT_MS, LocalChain } from "./local-chain";
 import { serveRpc } from "./rpc-server";
+import { FaultDice, type FaultProfileInput } from "./fault-profile";
 import type { LocalnetProfile } from "./profiles";
 
 export { PROFILES } from "./profiles";
 export type { LocalnetProfile } from "./profiles";
-export { LocalChain } from "./local-chain";
+export { LocalChain, BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS, type ChainTiming, type Commitment } from "./local-chain";
+export { FaultDice, parseFaultProfile, type FaultProfile, type FaultProfileInput, type FaultEvent, type FaultKind } from "./fault-profile";
 
 export interface StartLocalnetOptions {
   profile: LocalnetProfile;
@@ -15,6 +17,15 @@ export interface StartLocalnetOptions {
   port: number;
   /** Snapshot folder; null keeps the chain in memory. */
   dataDir: string | null;
+  /**
+   * "instant" (the default for now): a slot per transaction, final at once. "real": slots on a clock, blockhashes
+   * that rotate every slot and expire after 150, and processed → confirmed → finalized as on a real cluster.
+   */
+  timing?: "instant" | "real";
+  /** Real timing's slot length, ms (default DEFAULT_SLOT_MS, Solana's 400). */
+  slotMs?: number;
+  /** A seeded fault profile for what arrives over RPC (see fault-profile.ts); none by default. */
+  faults?: FaultProfileInput | null;
 }
 
 export interface Localnet {
@@ -32,7 +43,9 @@ export interface Localnet {
 
 /** Opens (or restores) the chain and serves it over JSON-RPC. */
 export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localnet> {
-  const chain = await LocalChain.open(opts.profile, opts.dataDir);
+  const timing = opts.timing === "real" ? { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS } : { mode: "instant" as const };
+  if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant") throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
+  const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
   const server = await serveRpc(chain, opts.host ?? "127.0.0.1", opts.port);
   return {
     url: server.url,
@@ -45,6 +58,7 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
     usdcBalance: (owner, mint) => chain.tokenBalance(owner, mint),
     async close() {
       await server.close();
+      chain.dispose();
       chain.flush();
     },
   };

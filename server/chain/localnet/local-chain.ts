@@ -35,6 +35,7 @@ import {
 } from "@solana-program/token";
 import { generateKeypair, parseSecretKey, toSolanaCliJson } from "../../keys/parse-secret-key";
 import { PROFILES, type LocalnetProfile, type ProfileInfo } from "./profiles";
+import type { FaultDice } from "./fault-profile";
 
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ADDRESS as string;
 /** SPL token account data length. */
@@ -43,8 +44,24 @@ const TOKEN_ACCOUNT_LEN = 165;
 export const LAMPORTS_PER_SIGNATURE = 5_000;
 /** How long after a state change the snapshot is written. */
 const SNAPSHOT_DEBOUNCE_MS = 1_000;
-/** A Solana blockhash lives ~150 blocks; the local chain reports the same window. */
-const BLOCKHASH_VALIDITY_BLOCKS = 150;
+/** A Solana blockhash lives 150 blocks (MAX_PROCESSING_AGE in the validator); the local chain keeps the same window. */
+export const BLOCKHASH_VALIDITY_BLOCKS = 150;
+/** A block is finalized once 31 more are confirmed on top of it (the validator's MAX_LOCKOUT_HISTORY + 1 = 32). */
+export const FINALIZATION_DEPTH_SLOTS = 32;
+/** How many recent slots keep their blockhash for `getLatestBlockhash` at a lagging commitment. */
+const SLOT_HASHES_KEPT = FINALIZATION_DEPTH_SLOTS + 8;
+
+export type Commitment = "processed" | "confirmed" | "finalized";
+
+/**
+ * How the chain keeps time. "instant": the slot moves one per transaction and a transaction is finalized at once (the
+ * tests' default). "real": slots move on a clock every `slotMs`, the blockhash changes every slot and lives 150 slots,
+ * and a transaction is processed, then confirmed one slot later, then finalized 32 slots later, as on a real cluster.
+ */
+export type ChainTiming = { mode: "instant" } | { mode: "real"; slotMs: number };
+
+/** A slot lasts ~400 ms on Solana mainnet and devnet. */
+export const DEFAULT_SLOT_MS = 400;
 
 export interface TokenBalanceEntry {
   accountIndex: number;
@@ -75,7 +92,11 @@ export interface StoredTransaction {
   };
 }
 
-export type SendOutcome = { ok: true; signature: string } | { ok: false; kind: "duplicate" | "signature" | "simulation"; err: unknown; logs: string[]; message: string };
+export type SendOutcome =
+  | { ok: true; signature: string }
+  | { ok: false; kind: "duplicate" | "signature" | "simulation" | "blockhash"; err: unknown; logs: string[]; message: string };
+
+const BLOCKHASH_NOT_FOUND: SendOutcome = { ok: false, kind: "blockhash", err: "BlockhashNotFound", logs: [], message: "Transaction simulation failed: Blockhash not found" };
 
 export interface SimulateOutcome {
   err: unknown;
@@ -95,6 +116,13 @@ export class LocalChain {
   private readonly byAddress = new Map<string, string[]>();
   private snapshotTimer: NodeJS.Timeout | null = null;
   private slotCounter: number;
+  /** Real timing: the blockhashes still valid, each with the last block height that accepts it. */
+  private readonly validBlockhashes = new Map<string, { slot: number; lastValidBlockHeight: number }>();
+  /** Real timing: the blockhash of each recent slot, for answers at a lagging commitment. */
+  private readonly slotHashes = new Map<number, string>();
+  /** Sends that a fault holds back: they land when their timer fires. */
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
+  private readonly clockStart = { ms: Date.now(), slot: 0 };
 
   private constructor(
     readonly profile: LocalnetProfile,
@@ -102,15 +130,23 @@ export class LocalChain {
     readonly mintAuthority: KeyPairSigner,
     private readonly files: { svm: string; history: string } | null,
     history: HistoryFile | null,
+    readonly timing: ChainTiming,
+    readonly faults: FaultDice | null,
   ) {
     this.info = PROFILES[profile];
     this.slotCounter = history?.slot ?? 1;
     for (const tx of history?.transactions ?? []) this.remember(tx);
+    this.clockStart.slot = this.slotCounter;
+    if (timing.mode === "real") this.admitBlockhash(this.slotCounter);
     this.tickClock();
   }
 
-  /** Opens the chain from its snapshot in `dataDir`, or creates it (forging the USDC mint). `dataDir` null: in memory. */
-  static async open(profile: LocalnetProfile, dataDir: string | null): Promise<LocalChain> {
+  /**
+   * Opens the chain from its snapshot in `dataDir`, or creates it (forging the USDC mint). `dataDir` null: in memory.
+   * `faults` apply to what arrives over RPC (see `submit`), never to in-process funding.
+   */
+  static async open(profile: LocalnetProfile, dataDir: string | null, timing: ChainTiming = { mode: "instant" }, faults: FaultDice | null = null): Promise<LocalChain> {
+    if (timing.mode === "real" && !(Number.isInteger(timing.slotMs) && timing.slotMs > 0)) throw new Error(`slotMs must be a positive integer, got ${String(timing.slotMs)}`);
     const files = dataDir ? { svm: path.join(dataDir, `localnet-${profile}.svm`), history: path.join(dataDir, `localnet-${profile}.json`) } : null;
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const authorityFile = dataDir ? path.join(dataDir, `localnet-${profile}-mint-authority.json`) : null;
@@ -123,27 +159,71 @@ export class LocalChain {
     if (files && existsSync(files.svm) && existsSync(files.history)) {
       const svm = LiteSVM.fromBytes(readFileSync(files.svm));
       const history = JSON.parse(readFileSync(files.history, "utf8")) as HistoryFile;
-      return new LocalChain(profile, svm, mintAuthority, files, history);
+      return new LocalChain(profile, svm, mintAuthority, files, history, timing, faults);
     }
     const svm = new LiteSVM();
-    const chain = new LocalChain(profile, svm, mintAuthority, files, null);
+    const chain = new LocalChain(profile, svm, mintAuthority, files, null, timing, faults);
     chain.forgeUsdcMint();
     svm.airdrop(mintAuthority.address, toLamports(1_000_000_000_000n));
     chain.scheduleSnapshot();
     return chain;
   }
 
+  /** The processed slot (and block height: the local chain skips no slot). */
   get slot(): number {
+    this.syncSlots();
     return this.slotCounter;
   }
 
   latestBlockhash(): string {
+    this.syncSlots();
     return this.svm.latestBlockhash();
+  }
+
+  /** The slot a reader at `commitment` sees: real timing lags 1 slot for confirmed and 32 for finalized. */
+  slotAt(commitment: Commitment): number {
+    const slot = this.slot;
+    if (this.timing.mode === "instant" || commitment === "processed") return slot;
+    return Math.max(this.clockStart.slot, slot - (commitment === "confirmed" ? 1 : FINALIZATION_DEPTH_SLOTS));
+  }
+
+  /** The blockhash `getLatestBlockhash` answers at `commitment`, with the slot it belongs to and its last valid height. */
+  blockhashAt(commitment: Commitment): { blockhash: string; slot: number; lastValidBlockHeight: number } {
+    const latest = this.latestBlockhash();
+    if (this.timing.mode === "instant") return { blockhash: latest, slot: this.slotCounter, lastValidBlockHeight: this.blockHeightWindow() };
+    const slot = this.slotAt(commitment);
+    const blockhash = this.slotHashes.get(slot) ?? latest;
+    const entry = this.validBlockhashes.get(blockhash);
+    // SECURITY: the promised height is the normal 150-slot window even for a blockhash a fault expires early: that
+    // is the fault (a node handing out a blockhash the leader has not seen).
+    return { blockhash, slot: entry?.slot ?? slot, lastValidBlockHeight: (entry?.slot ?? slot) + BLOCKHASH_VALIDITY_BLOCKS };
+  }
+
+  /** Whether a transaction built on `blockhash` would be accepted now. */
+  isBlockhashValid(blockhash: string): boolean {
+    if (this.timing.mode === "instant") return blockhash === this.svm.latestBlockhash();
+    this.syncSlots();
+    const entry = this.validBlockhashes.get(blockhash);
+    return entry !== undefined && this.slotCounter <= entry.lastValidBlockHeight;
+  }
+
+  /** How far a landed transaction has got: instant timing finalizes at once; real timing after 1 and 32 slots. */
+  commitmentOf(tx: StoredTransaction): Commitment {
+    if (this.timing.mode === "instant") return "finalized";
+    const age = this.slot - tx.slot;
+    return age >= FINALIZATION_DEPTH_SLOTS ? "finalized" : age >= 1 ? "confirmed" : "processed";
   }
 
   /** Refuses every transaction built on the current blockhash from now on (tests of expired payments). */
   expireBlockhash(): void {
-    this.svm.expireBlockhash();
+    if (this.timing.mode === "real") {
+      this.syncSlots();
+      this.validBlockhashes.delete(this.svm.latestBlockhash());
+      this.svm.expireBlockhash();
+      this.admitBlockhash(this.slotCounter);
+    } else {
+      this.svm.expireBlockhash();
+    }
     this.scheduleSnapshot();
   }
 
@@ -180,9 +260,19 @@ export class LocalChain {
     }
     const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
     const keys = message.staticAccounts.map(String);
+    const real = this.timing.mode === "real";
+    // Real timing: LiteSVM knows only its latest blockhash, so we check the transaction's against our window of valid
+    // ones and let LiteSVM skip its own check.
+    if (real && !this.isBlockhashValid(message.lifetimeToken)) return BLOCKHASH_NOT_FOUND;
     this.tickClock();
     const before = this.snapshotAccounts(keys);
-    const result = this.svm.sendTransaction(tx);
+    if (real) this.svm.withBlockhashCheck(false);
+    let result;
+    try {
+      result = this.svm.sendTransaction(tx);
+    } finally {
+      if (real) this.svm.withBlockhashCheck(true);
+    }
     if (result instanceof FailedTransactionMetadata) {
       const err = describeError(result);
       const logs = result.meta().logs();
@@ -216,17 +306,72 @@ export class LocalChain {
       },
     };
     this.remember(stored);
-    this.slotCounter++;
+    if (!real) this.slotCounter++;
     this.scheduleSnapshot();
     return { ok: true, signature: stored.signature };
+  }
+
+  /**
+   * A transaction arriving over RPC, handled like a node's sendTransaction: with preflight, a doomed one is refused;
+   * without it (`skipPreflight`), a node forwards whatever it gets, so an expired one is answered with its signature
+   * and never lands. Faults may drop a send (signature, never lands) or delay it (it lands later, if its blockhash
+   * is still valid then).
+   */
+  submit(wireBase64: string, opts: { skipPreflight: boolean }): SendOutcome {
+    const tx = decodeWire(wireBase64);
+    const signature = tx ? firstSignature(tx) : null;
+    if (!tx || !signature || (this.timing.mode === "instant" && !this.faults)) return this.send(wireBase64);
+    if (this.delayed.has(signature)) return { ok: true, signature };
+    const blockhash = getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken;
+    if (!this.isBlockhashValid(blockhash) && !this.history.has(signature)) return opts.skipPreflight ? { ok: true, signature } : BLOCKHASH_NOT_FOUND;
+    const fate = this.faults && !this.history.has(signature) ? this.faults.sendFate() : { kind: "land" as const };
+    if (fate.kind === "land") return this.send(wireBase64);
+    if (!opts.skipPreflight) {
+      const refusal = this.preflight(wireBase64);
+      if (refusal) return refusal;
+    }
+    if (fate.kind === "delay") {
+      const timer = setTimeout(() => {
+        this.delayed.delete(signature);
+        this.send(wireBase64);
+      }, fate.delayMs);
+      timer.unref();
+      this.delayed.set(signature, timer);
+    }
+    return { ok: true, signature };
+  }
+
+  /** Stops the timers of delayed sends (they never land). */
+  dispose(): void {
+    for (const timer of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+  }
+
+  private preflight(wireBase64: string): SendOutcome | null {
+    let outcome: SimulateOutcome | null;
+    try {
+      outcome = this.simulate(wireBase64, { sigVerify: true, replaceRecentBlockhash: false });
+    } catch {
+      return { ok: false, kind: "signature", err: "SignatureFailure", logs: [], message: "Transaction signature verification failure" };
+    }
+    if (!outcome) return { ok: false, kind: "simulation", err: "InvalidTransaction", logs: [], message: "failed to deserialize transaction" };
+    if (outcome.err === null) return null;
+    if (outcome.err === "BlockhashNotFound") return BLOCKHASH_NOT_FOUND;
+    return { ok: false, kind: "simulation", err: outcome.err, logs: outcome.logs, message: `Transaction simulation failed: ${String(outcome.err)}` };
   }
 
   /** Simulates without landing anything. */
   simulate(wireBase64: string, opts: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulateOutcome | null {
     const tx = decodeWire(wireBase64);
     if (!tx) return null;
+    const real = this.timing.mode === "real";
+    if (real && !opts.replaceRecentBlockhash) {
+      const blockhash = getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken;
+      if (!this.isBlockhashValid(blockhash)) return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0 };
+    }
     this.svm.withSigverify(opts.sigVerify);
-    this.svm.withBlockhashCheck(!opts.replaceRecentBlockhash);
+    // Real timing has checked the blockhash against its own window above; LiteSVM knows only the latest one.
+    this.svm.withBlockhashCheck(!real && !opts.replaceRecentBlockhash);
     try {
       const result = this.svm.simulateTransaction(tx);
       if (result instanceof FailedTransactionMetadata) {
@@ -293,6 +438,7 @@ export class LocalChain {
       // The same airdrop under the same blockhash (a restart from the snapshot funds the fee payer again) is a
       // duplicate transaction: move to a new blockhash once and retry.
       this.svm.expireBlockhash();
+      if (this.timing.mode === "real") this.admitBlockhash(this.slotCounter);
       result = this.svm.airdrop(address(owner), toLamports(lamports));
     }
     if (!result || result instanceof FailedTransactionMetadata) throw new Error(`airdrop to ${owner} failed`);
@@ -318,13 +464,36 @@ export class LocalChain {
         computeUnitsConsumed: Number(result.computeUnitsConsumed()),
       },
     });
-    this.slotCounter++;
+    if (this.timing.mode === "instant") this.slotCounter++;
     this.scheduleSnapshot();
     return signature;
   }
 
   blockHeightWindow(): number {
-    return this.slotCounter + BLOCKHASH_VALIDITY_BLOCKS;
+    return this.slot + BLOCKHASH_VALIDITY_BLOCKS;
+  }
+
+  /** Real timing: moves the slot to where the clock says it is, with a new blockhash for every slot passed. */
+  private syncSlots(): void {
+    if (this.timing.mode !== "real") return;
+    const target = this.clockStart.slot + Math.floor((Date.now() - this.clockStart.ms) / this.timing.slotMs);
+    if (target <= this.slotCounter) return;
+    // After a long idle, only the last window's blockhashes can still be valid: skip straight past the rest.
+    if (target - this.slotCounter > BLOCKHASH_VALIDITY_BLOCKS + 1) this.slotCounter = target - BLOCKHASH_VALIDITY_BLOCKS - 1;
+    while (this.slotCounter < target) {
+      this.slotCounter++;
+      this.svm.expireBlockhash();
+      this.admitBlockhash(this.slotCounter);
+    }
+    for (const [hash, entry] of this.validBlockhashes) if (entry.lastValidBlockHeight < this.slotCounter) this.validBlockhashes.delete(hash);
+    for (const slot of this.slotHashes.keys()) if (slot < this.slotCounter - SLOT_HASHES_KEPT) this.slotHashes.delete(slot);
+  }
+
+  private admitBlockhash(slot: number): void {
+    const blockhash = this.svm.latestBlockhash();
+    const lifetime = this.faults ? this.faults.blockhashLifetime(slot, BLOCKHASH_VALIDITY_BLOCKS) : BLOCKHASH_VALIDITY_BLOCKS;
+    this.validBlockhashes.set(blockhash, { slot, lastValidBlockHeight: slot + lifetime });
+    this.slotHashes.set(slot, blockhash);
   }
 
   /** Writes the snapshot now. */

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getBase58Decoder } from "@solana/kit";
 import { decodeBase58, isBase58PublicKey } from "../../verify";
-import { readTokenAccount, type LocalChain, type StoredTransaction } from "./local-chain";
+import { readTokenAccount, type Commitment, type LocalChain, type StoredTransaction } from "./local-chain";
 
 /** Largest request body accepted, bytes. */
 const MAX_BODY_BYTES = 2_000_000;
@@ -24,9 +24,13 @@ class RpcError extends Error {
 type Params = unknown[];
 type Handler = (params: Params) => unknown | Promise<unknown>;
 
-/** Starts the HTTP server; `port` 0 picks a free port. */
+/**
+ * Starts the HTTP server; `port` 0 picks a free port. With the chain's fault profile, requests meet HTTP 429 and 503
+ * and timeouts at its rates; the dev-only `localnet_*` methods never do, so a test can always read the fault log.
+ */
 export async function serveRpc(chain: LocalChain, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
   const methods = rpcMethods(chain);
+  const held = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     // Browsers verify receipts against this RPC (the explorer), as they can against public Solana RPCs.
     res.setHeader("access-control-allow-origin", "*");
@@ -50,8 +54,23 @@ export async function serveRpc(chain: LocalChain, host: string, port: number): P
         } catch {
           return reply(res, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
         }
-        if (Array.isArray(parsed)) return reply(res, await Promise.all(parsed.map((r) => dispatch(methods, r))));
-        reply(res, await dispatch(methods, parsed));
+        const fate = chain.faults && !isControlRequest(parsed) ? chain.faults.httpFate() : { kind: "ok" as const };
+        if (fate.kind === "429") {
+          const retryAfter = String(chain.faults!.profile.retryAfterSec);
+          return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests for a specific RPC call" } }));
+        }
+        if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
+        const answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => dispatch(methods, r))) : await dispatch(methods, parsed);
+        if (fate.kind === "timeout") {
+          // The request took effect (a timed-out send may still land), but its answer never comes.
+          const timer = setTimeout(() => {
+            held.delete(timer);
+            res.destroy();
+          }, chain.faults!.profile.timeoutHoldMs);
+          held.add(timer);
+          return;
+        }
+        reply(res, answer);
       })();
     });
   });
@@ -64,6 +83,8 @@ export async function serveRpc(chain: LocalChain, host: string, port: number): P
     url: `http://${host}:${actual}`,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of held) clearTimeout(timer);
+        held.clear();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -89,6 +110,24 @@ async function dispatch(methods: Record<string, Handler>, request: unknown): Pro
   }
 }
 
+/** Dev-only control calls (`localnet_*`), alone or in a batch, which faults spare. */
+function isControlRequest(parsed: unknown): boolean {
+  const requests = Array.isArray(parsed) ? parsed : [parsed];
+  return requests.length > 0 && requests.every((r) => typeof (r as { method?: unknown })?.method === "string" && (r as { method: string }).method.startsWith("localnet_"));
+}
+
+const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized"];
+
+/** The commitment a call asks for; a node's default is finalized. */
+function commitmentParam(params: Params, index: number): Commitment {
+  const asked = config(params, index).commitment;
+  if (asked === undefined) return "finalized";
+  if (typeof asked !== "string" || !COMMITMENTS.includes(asked as Commitment)) throw new RpcError(-32602, "Invalid param: commitment");
+  return asked as Commitment;
+}
+
+const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
+
 function pubkeyParam(params: Params, index = 0): string {
   const value = params[index];
   if (!isBase58PublicKey(value)) throw new RpcError(-32602, "Invalid param: Invalid");
@@ -101,7 +140,9 @@ function config(params: Params, index: number): Record<string, unknown> {
 }
 
 function rpcMethods(chain: LocalChain): Record<string, Handler> {
-  const ctx = () => ({ slot: chain.slot, apiVersion: "2.2.0" });
+  const ctx = (commitment: Commitment = "processed") => ({ slot: chain.slotAt(commitment), apiVersion: "2.2.0" });
+  /** Whether a landed transaction is visible to a reader at `commitment`. */
+  const visibleAt = (tx: StoredTransaction, commitment: Commitment) => RANK[chain.commitmentOf(tx)] >= RANK[commitment];
   const encodeAccount = (addr: string, encoding: string) => {
     const account = chain.getAccount(addr);
     if (!account) return null;
@@ -118,11 +159,17 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
     getHealth: () => "ok",
     getVersion: () => ({ "solana-core": "2.2.0", "feature-set": 0, note: "signet localnet (LiteSVM), simulated" }),
     getGenesisHash: () => chain.info.genesisHash,
-    getSlot: () => chain.slot,
-    getBlockHeight: () => chain.slot,
-    getEpochInfo: () => ({ absoluteSlot: chain.slot, blockHeight: chain.slot, epoch: 0, slotIndex: chain.slot, slotsInEpoch: 432_000, transactionCount: chain.transactionCount() }),
-    getLatestBlockhash: () => ({ context: ctx(), value: { blockhash: chain.latestBlockhash(), lastValidBlockHeight: chain.blockHeightWindow() } }),
-    isBlockhashValid: (p) => ({ context: ctx(), value: p[0] === chain.latestBlockhash() }),
+    getSlot: (p) => chain.slotAt(commitmentParam(p, 0)),
+    getBlockHeight: (p) => chain.slotAt(commitmentParam(p, 0)),
+    getEpochInfo: (p) => {
+      const slot = chain.slotAt(commitmentParam(p, 0));
+      return { absoluteSlot: slot, blockHeight: slot, epoch: 0, slotIndex: slot, slotsInEpoch: 432_000, transactionCount: chain.transactionCount() };
+    },
+    getLatestBlockhash: (p) => {
+      const at = chain.blockhashAt(commitmentParam(p, 0));
+      return { context: { slot: at.slot, apiVersion: "2.2.0" }, value: { blockhash: at.blockhash, lastValidBlockHeight: at.lastValidBlockHeight } };
+    },
+    isBlockhashValid: (p) => ({ context: ctx(), value: typeof p[0] === "string" && chain.isBlockhashValid(p[0]) }),
     getMinimumBalanceForRentExemption: (p) => {
       const len = p[0];
       if (typeof len !== "number" || !Number.isInteger(len) || len < 0) throw new RpcError(-32602, "Invalid param: data length");
@@ -155,7 +202,7 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
       const encoding = String(config(p, 1).encoding ?? "base58");
       if (typeof wire !== "string") throw new RpcError(-32602, "Invalid param: transaction");
       const base64 = encoding === "base64" ? wire : Buffer.from(decodeBase58(wire) ?? new Uint8Array()).toString("base64");
-      const outcome = chain.send(base64);
+      const outcome = chain.submit(base64, { skipPreflight: config(p, 1).skipPreflight === true });
       if (outcome.ok) return outcome.signature;
       if (outcome.kind === "signature") throw new RpcError(-32003, outcome.message);
       throw new RpcError(-32002, outcome.message, { err: outcome.err, logs: outcome.logs, accounts: null, unitsConsumed: 0, returnData: null });
@@ -186,27 +233,36 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
         context: ctx(),
         value: sigs.map((s) => {
           const tx = typeof s === "string" ? chain.getTransaction(s) : null;
-          return tx ? { slot: tx.slot, confirmations: null, err: tx.meta.err, status: tx.meta.err === null ? { Ok: null } : { Err: tx.meta.err }, confirmationStatus: "finalized" } : null;
+          if (!tx) return null;
+          const confirmationStatus = chain.commitmentOf(tx);
+          // A node counts confirmations until the block is rooted, then answers null.
+          const confirmations = confirmationStatus === "finalized" ? null : chain.slot - tx.slot;
+          return { slot: tx.slot, confirmations, err: tx.meta.err, status: tx.meta.err === null ? { Ok: null } : { Err: tx.meta.err }, confirmationStatus };
         }),
       };
     },
     getTransaction: (p) => {
       const sig = p[0];
       if (typeof sig !== "string" || !decodeBase58(sig, 64)) throw new RpcError(-32602, "Invalid param: Invalid");
+      const commitment = commitmentParam(p, 1);
+      // A node refuses `processed` here; the instant chain, where everything is final at once, keeps accepting it.
+      if (commitment === "processed" && chain.timing.mode === "real") throw new RpcError(-32602, "Invalid params: Method does not support commitment below `confirmed`");
       const tx = chain.getTransaction(sig);
-      return tx ? renderTransaction(tx, String(config(p, 1).encoding ?? "json")) : null;
+      return tx && visibleAt(tx, commitment) ? renderTransaction(tx, String(config(p, 1).encoding ?? "json")) : null;
     },
     getSignaturesForAddress: (p) => {
       const addr = pubkeyParam(p);
       const cfg = config(p, 1);
       const limit = typeof cfg.limit === "number" ? Math.min(Math.max(cfg.limit, 1), 1000) : 1000;
-      let list = chain.signaturesFor(addr);
+      const commitment = commitmentParam(p, 1);
+      let list = chain.signaturesFor(addr).filter((t) => visibleAt(t, commitment === "processed" ? "confirmed" : commitment));
       if (typeof cfg.before === "string") {
         const at = list.findIndex((t) => t.signature === cfg.before);
         list = at >= 0 ? list.slice(at + 1) : list;
       }
-      return list.slice(0, limit).map((t) => ({ signature: t.signature, slot: t.slot, err: t.meta.err, memo: null, blockTime: t.blockTime, confirmationStatus: "finalized" }));
+      return list.slice(0, limit).map((t) => ({ signature: t.signature, slot: t.slot, err: t.meta.err, memo: null, blockTime: t.blockTime, confirmationStatus: chain.commitmentOf(t) }));
     },
+    localnet_faultLog: () => chain.faults?.log() ?? null,
     localnet_info: () => ({ profile: chain.profile, genesisHash: chain.info.genesisHash, caip2: chain.info.caip2, usdcMint: chain.info.usdcMint, mintAuthority: chain.mintAuthority.address, simulated: true }),
     localnet_expireBlockhash: () => {
       chain.expireBlockhash();

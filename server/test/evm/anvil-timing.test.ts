@@ -1,0 +1,111 @@
+// The local Base chain with real timing and faults, on a real anvil: interval mining holds a transaction in the
+// mempool until the next block, and the fault proxy drops and delays raw transactions and reorgs blocks.
+import { afterEach, describe, expect, it } from "vitest";
+import { createWalletClient, defineChain, http, parseGwei, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { BASE_BLOCK_TIME_SEC, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../chain/anvil";
+import type { FaultProfileInput } from "../../chain/localnet";
+
+const BASE = USDC_BY_EVM_CHAIN[8453];
+const ONE_ETH = 10n ** 18n;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const opened: LocalEvmChain[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+});
+
+async function base(extra: { blockTimeSec?: number; faults?: FaultProfileInput }): Promise<LocalEvmChain> {
+  const c = await startLocalEvmChain({ chainId: 8453, usdc: BASE.address, name: BASE.name, version: BASE.version, ...extra });
+  opened.push(c);
+  return c;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC results, asserted field by field
+async function call(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+/** A fresh funded account signs a 1-wei transfer and sends it raw through `c.url`; returns the hash answered. */
+async function sendRaw(c: LocalEvmChain): Promise<Hex> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await c.fund(account.address, { wei: ONE_ETH });
+  const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
+  const wallet = createWalletClient({ account, chain, transport: http(c.url) });
+  const signed = await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 });
+  return (await call(c.url, "eth_sendRawTransaction", [signed])) as Hex;
+}
+
+describe("startLocalEvmChain({ blockTimeSec })", () => {
+  it("mines a block every blockTimeSec and holds a sent transaction in the mempool until the next block", async () => {
+    const c = await base({ blockTimeSec: BASE_BLOCK_TIME_SEC });
+    // Align with a fresh block so the send has most of a block time before the next.
+    const start = Number(await call(c.url, "eth_blockNumber"));
+    while (Number(await call(c.url, "eth_blockNumber")) === start) await sleep(20);
+    const sentAtBlock = Number(await call(c.url, "eth_blockNumber"));
+    const hash = await sendRaw(c);
+    await sleep(500);
+    expect(await call(c.url, "eth_getTransactionReceipt", [hash])).toBeNull();
+    expect((await call(c.url, "eth_getTransactionByHash", [hash])).blockNumber).toBeNull();
+    let receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    while (!receipt) {
+      await sleep(50);
+      receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    }
+    expect(Number(receipt.blockNumber)).toBe(sentAtBlock + 1);
+    // Blocks keep coming with nothing to mine.
+    const blocks = [Number(await call(c.url, "eth_blockNumber"))];
+    await sleep(BASE_BLOCK_TIME_SEC * 1000 + 500);
+    blocks.push(Number(await call(c.url, "eth_blockNumber")));
+    expect(blocks[1]! - blocks[0]!).toBeGreaterThanOrEqual(1);
+  });
+
+  it("rejects a block time that is not a positive whole number of seconds", async () => {
+    await expect(base({ blockTimeSec: 0.5 })).rejects.toThrow(/blockTimeSec/);
+  });
+});
+
+describe("startLocalEvmChain({ faults })", () => {
+  it("drops raw transactions at its rate: the hash comes back, the transaction never reaches the chain", async () => {
+    const c = await base({ faults: { seed: 9, dropSendRate: 0.4 } });
+    const hashes: Hex[] = [];
+    for (let i = 0; i < 15; i++) hashes.push(await sendRaw(c));
+    await sleep(200);
+    const known = await Promise.all(hashes.map((h) => call(c.directUrl, "eth_getTransactionByHash", [h])));
+    const dropped = hashes.filter((_h, i) => known[i] === null);
+    expect(dropped.length).toBeGreaterThanOrEqual(1);
+    expect(dropped.length).toBeLessThanOrEqual(13);
+    expect(c.faultLog()!.events.filter((e) => e.kind === "drop").map((e) => hashes[e.n])).toEqual(dropped);
+  });
+
+  it("delays raw transactions by a time drawn from confirmDelayMs", async () => {
+    const c = await base({ faults: { seed: 2, confirmDelayMs: [600, 900] } });
+    const hash = await sendRaw(c);
+    expect(await call(c.url, "eth_getTransactionByHash", [hash])).toBeNull();
+    await sleep(1_200);
+    expect((await call(c.url, "eth_getTransactionReceipt", [hash]))?.status).toBe("0x1");
+    expect(c.faultLog()!.events).toEqual([{ kind: "delay", n: 0, detail: expect.any(Number) }]);
+  });
+
+  it("reorgs the chain by 1 or 2 blocks after a new block: the block a receipt named is replaced", async () => {
+    const c = await base({ faults: { seed: 4, reorgRate: 1 } });
+    const account = privateKeyToAccount(generatePrivateKey());
+    await call(c.directUrl, "anvil_setBalance", [account.address, "0xde0b6b3a7640000"]);
+    const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
+    const wallet = createWalletClient({ account, chain, transport: http(c.url) });
+    const hash = (await call(c.url, "eth_sendRawTransaction", [await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 })])) as Hex;
+    const receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    const height = Number(receipt.blockNumber);
+    let replaced = false;
+    for (let i = 0; i < 40 && !replaced; i++) {
+      await sleep(50);
+      const block = await call(c.directUrl, "eth_getBlockByNumber", [`0x${height.toString(16)}`, false]);
+      replaced = block?.hash !== receipt.blockHash;
+    }
+    expect(replaced).toBe(true);
+    const reorg = c.faultLog()!.events.find((e) => e.kind === "reorg");
+    expect(reorg).toMatchObject({ n: height });
+    expect([1, 2]).toContain(reorg!.detail);
+  });
+});
