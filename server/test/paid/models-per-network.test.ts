@@ -1,40 +1,26 @@
 // Models per network: free faucet USDC on a testnet must not buy real provider inference, so testnets serve the
 // built-in model only unless the operator enables provider models there; mainnets (switch on) serve the provider.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { completionAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
 import { CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
 
-let provider: http.Server;
+let provider: FakeProvider;
 let providerCalls = 0;
 let stack: PaidStack;
 
 beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", () => {
-      providerCalls++;
-      const body = JSON.parse(raw) as { model: string };
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "gen-1",
-          model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: "provider answer" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
-        }),
-      );
-    });
+  provider = await startFakeProvider(({ body }) => {
+    providerCalls++;
+    return completionAnswer(body.model, "provider answer", { prompt_tokens: 10, completion_tokens: 3 });
   });
-  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   stack = await startPaidStack({
     mainnet: true,
     env: {
       X402_FLAT_PRICE_USDC: "0.01",
       UPSTREAM_API_KEY: "test-key",
-      UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
+      UPSTREAM_BASE_URL: provider.url,
       SERVICE_MAINNET_ENABLED: "true",
       SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58,
     },
@@ -42,8 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stack?.close();
-  provider.closeAllConnections();
-  await new Promise<void>((r) => provider.close(() => r()));
+  await provider?.close();
 });
 beforeEach(async () => {
   await stack.tdb.prisma.setting.deleteMany({ where: { key: "SERVICE_TESTNET_PROVIDER_MODELS" } });

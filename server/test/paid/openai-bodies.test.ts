@@ -2,47 +2,32 @@
 // calls, and the optional parameters) are served through the paid route with a stock paying client and reach the
 // provider as sent; what the chosen model cannot read is a 400 naming the field; the receipt's prompt hash covers the
 // messages exactly as sent.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { completionAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promptHashOfMessages } from "../../verify";
 import { CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
 
-let provider: http.Server;
+let provider: FakeProvider;
 const received: Record<string, unknown>[] = [];
 let stack: PaidStack;
 
 beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("end", () => {
-      const body = JSON.parse(raw) as Record<string, unknown>;
-      received.push(body);
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "gen-1",
-          model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: "sunny" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 40, completion_tokens: 1, total_tokens: 41 },
-        }),
-      );
-    });
+  provider = await startFakeProvider(({ body }) => {
+    received.push(body);
+    return completionAnswer(body.model, "sunny", { prompt_tokens: 40, completion_tokens: 1 });
   });
-  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   stack = await startPaidStack({
     env: {
       X402_FLAT_PRICE_USDC: "0.01",
       UPSTREAM_API_KEY: "test-key",
-      UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
+      UPSTREAM_BASE_URL: provider.url,
       SERVICE_TESTNET_PROVIDER_MODELS: "true",
     },
   });
 });
 afterAll(async () => {
   await stack?.close();
-  provider.closeAllConnections();
-  await new Promise<void>((r) => provider.close(() => r()));
+  await provider?.close();
 });
 
 const tool = { type: "function", function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } } } } };
