@@ -70,6 +70,11 @@ export interface PaymentPlan {
  */
 export interface PaidRequestState {
   settings: Settings;
+  /**
+   * The database's clock when the request was read, before anything was verified: a settlement of the same payer sent
+   * after it is one this request's verification may not have seen (one clock for every instance).
+   */
+  readAt: Date;
   /** Null when the request carries no payment header. */
   payment: null | (DecodedPayment & { ok: false }) | { ok: true; payload: PaymentPayload; key: string; known: Payment | null };
 }
@@ -78,10 +83,10 @@ export async function readPaidRequestState(ctx: AppContext, headers: Headers): P
   const header = readPaymentHeader(headers);
   const decoded = header === null ? null : decodePaymentHeader(header);
   const key = decoded?.ok ? paymentIdempotencyKey(decoded.payload) : null;
-  const { stored, payment } = await findPaymentWithStoredSettings(ctx.db, key);
+  const { stored, payment, readAt } = await findPaymentWithStoredSettings(ctx.db, key);
   const settings = settingsFromStored(stored);
-  if (!decoded?.ok) return { settings, payment: decoded };
-  return { settings, payment: { ok: true, payload: decoded.payload, key: key!, known: payment } };
+  if (!decoded?.ok) return { settings, readAt, payment: decoded };
+  return { settings, readAt, payment: { ok: true, payload: decoded.payload, key: key!, known: payment } };
 }
 
 /** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
@@ -140,7 +145,6 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   }
 
   // Verify with the facilitator; the payer is the one it verified, never a field the client claims.
-  const verifiedAt = new Date();
   let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
   try {
     verdict = await timeStep("verify", caip2, () => ctx.gateway.verify(payload, matched));
@@ -167,7 +171,7 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   const claim = await claimPayment(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose });
   if (!claim.claimed) return resumeKnown(ctx, input, claim.existing, payload);
   crashPoint("after_verify");
-  return settleClaimed(ctx, input, claim.payment, payload, matched, verifiedAt);
+  return settleClaimed(ctx, input, claim.payment, payload, matched, input.state.readAt);
 }
 
 /** A payment seen before: its retry, its recovery, or a replay. */
@@ -441,9 +445,9 @@ async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, f
 }
 
 /** The stored settings (key → value) and the payment under this idempotency key, if any, in one round trip. */
-async function findPaymentWithStoredSettings(db: DbClient, key: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null }> {
-  const rows = await db.$queryRaw<{ stored: Record<string, string> | null; payment: PaymentJson | null }[]>`
-    SELECT ${STORED_SETTINGS_JSON} AS stored,
+async function findPaymentWithStoredSettings(db: DbClient, key: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null; readAt: Date }> {
+  const rows = await db.$queryRaw<{ stored: Record<string, string> | null; payment: PaymentJson | null; read_at: Date }[]>`
+    SELECT ${STORED_SETTINGS_JSON} AS stored, now() AS read_at,
       (SELECT json_build_object(
          'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
          'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
@@ -453,6 +457,7 @@ async function findPaymentWithStoredSettings(db: DbClient, key: string | null): 
   const p = row.payment;
   return {
     stored: row.stored,
+    readAt: new Date(row.read_at),
     payment: p ? { ...p, units: BigInt(p.units), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) } : null,
   };
 }

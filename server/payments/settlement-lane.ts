@@ -12,11 +12,6 @@ export const LANE_WAIT_MS = 15_000;
 export const MAX_FAILURES = 5;
 export const FAILURE_WINDOW_MS = 10 * 60_000;
 export const REFUSE_FOR_MS = 2 * 60_000;
-/**
- * `last_sent_at` is the database's clock and `verifiedAt` this server's: a send this close before the verification
- * still counts as after it, so clock skew can only cause an extra re-check, never a missed one.
- */
-const CLOCK_SKEW_MARGIN_MS = 5_000;
 
 export type LaneOutcome =
   | { ok: true; lane: Lane }
@@ -33,7 +28,11 @@ export interface Lane {
   release(result: { sent: boolean; failed: boolean }): Promise<void>;
 }
 
-/** Takes the payer's lane for `holder` (the payment id), waiting up to LANE_WAIT_MS while another holds it. */
+/**
+ * Takes the payer's lane for `holder` (the payment id), waiting up to LANE_WAIT_MS while another holds it.
+ * `verifiedAt` is the database's clock from before the payment was verified, so it compares with `last_sent_at`
+ * (also the database's) whatever the clocks of the instances.
+ */
 export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAt: Date, leaseMs: number): Promise<LaneOutcome> {
   const deadline = Date.now() + LANE_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
@@ -46,7 +45,7 @@ export async function takeSettlementLane(db: DbClient, source: string, holder: s
       RETURNING last_sent_at, NULL::double precision AS refused_ms`;
     const row = rows[0];
     if (row) {
-      return { ok: true, lane: openLane(db, source, holder, row.last_sent_at !== null && row.last_sent_at.getTime() >= verifiedAt.getTime() - CLOCK_SKEW_MARGIN_MS) };
+      return { ok: true, lane: openLane(db, source, holder, row.last_sent_at !== null && row.last_sent_at.getTime() >= verifiedAt.getTime()) };
     }
     const refused = await db.$queryRaw<{ refused_ms: number | null }[]>`
       SELECT EXTRACT(EPOCH FROM (refused_until - now())) * 1000 AS refused_ms FROM settlement_lanes WHERE source = ${source} AND refused_until > now()`;
