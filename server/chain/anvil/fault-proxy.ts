@@ -6,9 +6,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { keccak256, type Hex } from "viem";
 import type { FaultDice } from "../localnet/fault-profile";
+import { readJsonRpcBody } from "../read-json-rpc-body";
 
 /** Largest request body forwarded, bytes. */
-const MAX_BODY_BYTES = 2_000_000;
 /** How often the reorg watcher looks for new blocks, ms (Base makes one every 2 s). */
 const REORG_POLL_MS = 100;
 
@@ -54,34 +54,19 @@ export async function startFaultProxy(upstream: string, dice: FaultDice, host: s
 
   const server = http.createServer((req, res) => {
     if (req.method !== "POST") return void res.writeHead(405).end();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) req.destroy();
-      else chunks.push(c);
-    });
-    req.on("end", () => {
-      void (async () => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        } catch {
-          return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }));
-        }
-        const fate = dice.httpFate();
-        if (fate.kind === "429") return void res.writeHead(429, { "retry-after": String(dice.profile.retryAfterSec), "content-type": "text/plain" }).end("Too Many Requests");
-        if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
-        let answer: unknown;
-        try {
-          answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => handle(r as never))) : await handle(parsed as never);
-        } catch {
-          return void res.writeHead(502, { "content-type": "text/plain" }).end("Bad Gateway");
-        }
-        // A timed-out request still took effect upstream; only its answer is lost.
-        if (fate.kind === "timeout") return later(dice.profile.timeoutHoldMs, () => res.destroy());
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
-      })();
+    readJsonRpcBody(req, res, async (parsed) => {
+      const fate = dice.httpFate();
+      if (fate.kind === "429") return void res.writeHead(429, { "retry-after": String(dice.profile.retryAfterSec), "content-type": "text/plain" }).end("Too Many Requests");
+      if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
+      let answer: unknown;
+      try {
+        answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => handle(r as never))) : await handle(parsed as never);
+      } catch {
+        return void res.writeHead(502, { "content-type": "text/plain" }).end("Bad Gateway");
+      }
+      // A timed-out request still took effect upstream; only its answer is lost.
+      if (fate.kind === "timeout") return later(dice.profile.timeoutHoldMs, () => res.destroy());
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -5,10 +5,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getBase58Decoder } from "@solana/kit";
 import { decodeBase58, isBase58PublicKey } from "../../verify";
+import { readJsonRpcBody } from "../read-json-rpc-body";
 import { readTokenAccount, type Commitment, type LocalChain, type StoredTransaction } from "./local-chain";
 
 /** Largest request body accepted, bytes. */
-const MAX_BODY_BYTES = 2_000_000;
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 class RpcError extends Error {
@@ -39,39 +39,24 @@ export async function serveRpc(chain: LocalChain, host: string, port: number): P
     if (req.method === "OPTIONS") return void res.writeHead(204).end();
     if (req.method === "GET" && req.url === "/health") return void res.end("ok");
     if (req.method !== "POST") return void res.writeHead(405).end();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) req.destroy();
-      else chunks.push(c);
-    });
-    req.on("end", () => {
-      void (async () => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        } catch {
-          return reply(res, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
-        }
-        const fate = chain.faults && !isControlRequest(parsed) ? chain.faults.httpFate() : { kind: "ok" as const };
-        if (fate.kind === "429") {
-          const retryAfter = String(chain.faults!.profile.retryAfterSec);
-          return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests for a specific RPC call" } }));
-        }
-        if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
-        const answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => dispatch(methods, r))) : await dispatch(methods, parsed);
-        if (fate.kind === "timeout") {
-          // The request took effect (a timed-out send may still land), but its answer never comes.
-          const timer = setTimeout(() => {
-            held.delete(timer);
-            res.destroy();
-          }, chain.faults!.profile.timeoutHoldMs);
-          held.add(timer);
-          return;
-        }
-        reply(res, answer);
-      })();
+    readJsonRpcBody(req, res, async (parsed) => {
+      const fate = chain.faults && !isControlRequest(parsed) ? chain.faults.httpFate() : { kind: "ok" as const };
+      if (fate.kind === "429") {
+        const retryAfter = String(chain.faults!.profile.retryAfterSec);
+        return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests for a specific RPC call" } }));
+      }
+      if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
+      const answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => dispatch(methods, r))) : await dispatch(methods, parsed);
+      if (fate.kind === "timeout") {
+        // The request took effect (a timed-out send may still land), but its answer never comes.
+        const timer = setTimeout(() => {
+          held.delete(timer);
+          res.destroy();
+        }, chain.faults!.profile.timeoutHoldMs);
+        held.add(timer);
+        return;
+      }
+      reply(res, answer);
     });
   });
   await new Promise<void>((resolve, reject) => {
