@@ -170,3 +170,11 @@ describe("signet localnet fund", () => {
     expect((await signet(["localnet", "fund", "nope", "--rpc", net.url])).code).toBe(2);
   });
 });
+
+describe("the JSON-RPC request reader", () => {
+  it("rejects malformed input: a body that is not JSON gets -32700 Parse error, as a real node answers", async () => {
+    const res = await fetch(net.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+  });
+});
