@@ -10,10 +10,11 @@ import { AppError } from "../errors";
 import { parseJsonText } from "../http/read-json-body";
 import { parseWith } from "../http/handle-route";
 import { reserveCredit } from "../ledger/credit-holds";
-import type { CallRequest, ServedCall } from "../pipeline/call-types";
+import type { CallRequest, CallReservation, ServedCall } from "../pipeline/call-types";
 import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
+import { metrics } from "../metrics/registry";
 import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitSignedRequest } from "./admit-signed-request";
@@ -22,8 +23,27 @@ import { authenticateSignedRequest, checkRequestWindow } from "./signed-request"
 
 export const INFERENCE_PATH = "/api/v1/inference";
 
-/** Serves one signed prepaid request. Throws AppError for every refusal; nothing moves before the hold. */
+/**
+ * Serves one signed prepaid request. Throws AppError for every refusal, counted in `signet_calls_total` with its code;
+ * nothing moves before the hold.
+ */
 export async function servePrepaidInference(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {
+  const admitted: { network: string } = { network: "" };
+  let call: Admitted;
+  try {
+    call = await admitAndReserve(ctx, headers, rawBody, admitted);
+  } catch (err) {
+    if (err instanceof AppError) metrics().calls.inc({ route: "prepaid", network: admitted.network, outcome: "refused", code: err.code });
+    throw err;
+  }
+  // From here serveCall counts the outcome (served, upstream_error, aborted).
+  return serveCall(ctx, call.reservation, call.request);
+}
+
+type Admitted = { reservation: CallReservation; request: CallRequest };
+
+/** `admitted.network` is set (CAIP-2) once the request's network is known; a refusal before that has no network label. */
+async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }): Promise<Admitted> {
   // SECURITY: the signature is checked over the exact bytes before any parsing.
   const agent = authenticateSignedRequest(headers, "POST", INFERENCE_PATH, rawBody);
   let text: string;
@@ -36,6 +56,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   checkRequestWindow(body.timestamp);
   const settings = await admitSignedRequest(ctx.db, agent, body.nonce, config().PREPAID_RATE_LIMIT_PER_MINUTE);
   const network = NETWORKS[admitNetwork(settings, body.network, "inference")];
+  admitted.network = network.caip2;
   const model = requireOfferedModel(ctx.upstream, body.model, network.id, settings);
   const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
   const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
@@ -50,7 +71,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   }
   crashPoint("after_hold");
   const reservation = { holdId: hold.holdId, agentPubkey: agent, network: network.caip2, holdUnits, payment: null };
-  return serveCall(ctx, reservation, prepaidCall(body, model.id, messages, cap));
+  return { reservation, request: prepaidCall(body, model.id, messages, cap) };
 }
 
 /** `max_cost_usdc`, a hard cap on the call's cost, in units; null when absent. */

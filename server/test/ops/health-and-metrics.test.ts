@@ -151,6 +151,23 @@ describe("GET /metrics", () => {
     expect(after).toMatch(new RegExp(`^signet_reconcile_drift\\{network="${devnet}"\\} 0$`, "m"));
   });
 
+  it("counts prepaid refusals by code: a bad signature (no network yet) and too little credit (on its network)", async () => {
+    const devnet = stack.devnet.caip2;
+    const before = await (await scrape()).text();
+    const url = "http://signet.test/api/v1/inference";
+    const kp = generateKeypair();
+    const text = JSON.stringify({ model: "local/echo-1", prompt: "no credit", nonce: newNonce(), timestamp: Date.now() });
+    const poor = await inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text }), {});
+    expect(poor.status, await poor.clone().text()).toBe(402);
+    const forged = await inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text.replace("no credit", "forged") }), {});
+    expect(forged.status).toBe(401);
+
+    const after = await (await scrape()).text();
+    const moved = (labels: Record<string, string>) => sample(after, "signet_calls_total", labels) - sample(before, "signet_calls_total", labels);
+    expect(moved({ route: "prepaid", network: devnet, outcome: "refused", code: "insufficient_credits" })).toBe(1);
+    expect(moved({ route: "prepaid", network: "", outcome: "refused", code: ((await forged.json()) as { error: string }).error })).toBe(1);
+  });
+
   it("in production needs the Bearer METRICS_TOKEN: 401 without it or with another, 200 with it", async () => {
     const token = "metrics-token-for-the-test-0123456789";
     await withEnv({ NODE_ENV: "production", METRICS_TOKEN: token, FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }, async () => {
