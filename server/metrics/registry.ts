@@ -19,7 +19,10 @@ function createMetrics() {
     settlements: new Counter({ name: "signet_settlements_total", help: "x402 settlements by network, purpose and outcome", labelNames: ["network", "purpose", "outcome"] as const, registers: r }),
     paymentRequired: new Counter({ name: "signet_payment_required_total", help: "402 answers by network and reason", labelNames: ["network", "reason"] as const, registers: r }),
     feeLamports: new Counter({ name: "signet_solana_fee_lamports_total", help: "Lamports the Solana fee payer spent on settlements", labelNames: ["network"] as const, registers: r }),
-    /** step: verify, settle, upstream_first_byte, total (the served call: upstream request to captured hold). */
+    /**
+     * step: verify, settle, upstream_first_byte, upstream (the upstream request's whole time, to its last byte), total
+     * (the served call: upstream request to captured hold).
+     */
     stepSeconds: new Histogram({ name: "signet_step_duration_seconds", help: "Duration of each step of a call", labelNames: ["step", "network"] as const, buckets: STEP_BUCKETS, registers: r }),
     reconcileDrift: new Gauge({ name: "signet_reconcile_drift", help: "Mismatches the last reconcile found, per network", labelNames: ["network"] as const, registers: r }),
     // Set at scrape time (collect-scrape-gauges.ts).
@@ -43,12 +46,37 @@ export function metrics(): SignetMetrics {
   return cache.signetMetrics;
 }
 
-/** Runs `fn`, observing its duration under `step`; the observation is made whether it resolves or throws. */
-export async function timeStep<T>(step: "verify" | "settle" | "upstream_first_byte" | "total", network: string, fn: () => Promise<T>): Promise<T> {
-  const end = metrics().stepSeconds.startTimer({ step, network });
+/** The steps of a call that `signet_step_duration_seconds` observes. */
+export type Step = "verify" | "settle" | "upstream_first_byte" | "upstream" | "total";
+
+/** Told of every step observation, in the caller's async context (the bench sums a call's steps this way). */
+export type StepListener = (step: Step, network: string, seconds: number) => void;
+
+const listenerCache = globalThis as unknown as { signetStepListeners?: Set<StepListener> };
+const stepListeners = (listenerCache.signetStepListeners ??= new Set());
+
+/** Registers `listener` for every step observation; returns its unsubscribe. With none registered, steps cost nothing more. */
+export function onStep(listener: StepListener): () => void {
+  stepListeners.add(listener);
+  return () => {
+    stepListeners.delete(listener);
+  };
+}
+
+/** Observes `seconds` under `step` and tells the step listeners. */
+export function observeStep(step: Step, network: string, seconds: number): void {
+  metrics().stepSeconds.observe({ step, network }, seconds);
+  if (stepListeners.size > 0) for (const listener of stepListeners) listener(step, network, seconds);
+}
+
+/** Runs `fn`, observing its duration under each of `steps`; the observation is made whether it resolves or throws. */
+export async function timeStep<T>(steps: Step | readonly Step[], network: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
   try {
     return await fn();
   } finally {
-    end();
+    const seconds = (performance.now() - started) / 1000;
+    if (typeof steps === "string") observeStep(steps, network, seconds);
+    else for (const step of steps) observeStep(step, network, seconds);
   }
 }

@@ -13,7 +13,7 @@ import { attachReceipt } from "../ledger/attach-receipt";
 import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
 import { readBalance } from "../ledger/credit-agent";
 import { logEvent } from "../log";
-import { metrics, timeStep } from "../metrics/registry";
+import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
@@ -40,7 +40,8 @@ export async function serveCall(ctx: AppContext, reservation: CallReservation, r
 async function completeCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
   let completion: Completion;
   try {
-    const pending = timeStep("upstream_first_byte", reservation.network, () => ctx.upstream.complete(request.completion));
+    // A plain answer's first byte is its last: one request, both steps.
+    const pending = timeStep(["upstream_first_byte", "upstream"], reservation.network, () => ctx.upstream.complete(request.completion));
     crashPoint("during_inference");
     completion = await pending;
   } catch (err) {
@@ -78,6 +79,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     abort,
     finish: async (completion): Promise<Receipt> => {
       lease.stop();
+      observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
       const captured = await capture(ctx, reservation, completion, "served");
       const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
       await attachReceipt(ctx.db, captured.inferenceId, receipt);
@@ -85,6 +87,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     },
     abortRecorded: async (produced) => {
       lease.stop();
+      observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
       // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
       const cut = { ...ctx.upstream.interrupted(request.completion.model, request.completion.messages, produced), latencyMs: Math.round(performance.now() - started) };
       await capture(ctx, reservation, cut, "aborted");
@@ -148,7 +151,7 @@ function countCall(reservation: CallReservation, outcome: "served" | "aborted" |
   const m = metrics();
   m.calls.inc({ route: reservation.payment ? "paid" : "prepaid", network: reservation.network, outcome, code: "" });
   const from = servedFrom.get(reservation);
-  if (outcome !== "upstream_error" && from !== undefined) m.stepSeconds.observe({ step: "total", network: reservation.network }, (performance.now() - from) / 1000);
+  if (outcome !== "upstream_error" && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
 }
 
 /** When serveCall began, per reservation: the start of the call's `total` step. */

@@ -142,7 +142,7 @@ describe("GET /metrics", () => {
     expect(moved("signet_payment_required_total", { network: devnet, reason: "payment_required" })).toBe(1);
     expect(moved("signet_solana_fee_lamports_total", { network: devnet })).toBeGreaterThanOrEqual(5_000);
     for (const step of ["verify", "settle"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(1);
-    for (const step of ["upstream_first_byte", "total"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(2);
+    for (const step of ["upstream_first_byte", "upstream", "total"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(2);
     expect(sample(after, "signet_ledger_credits_units", { network: devnet })).toBe(1_000 + 100_000);
     expect(sample(after, "signet_ledger_charges_units", { network: devnet })).toBeGreaterThan(0);
     expect(sample(after, "signet_open_holds", { network: devnet })).toBe(0);
