@@ -45,10 +45,17 @@ const BASE = "http://signet.test";
 
 /** Starts the stack; pass env overrides for settings defaults (price, switch, …). */
 export async function startPaidStack(
-  opts: { mainnet?: boolean; evm?: boolean; baseMainnet?: boolean; env?: Record<string, string | undefined> } = {},
+  opts: {
+    mainnet?: boolean;
+    evm?: boolean;
+    baseMainnet?: boolean;
+    env?: Record<string, string | undefined>;
+    /** The devnet chain's clock (default instant); the bench's realistic run uses real timing. */
+    devnetTiming?: { timing: "instant" } | { timing: "real"; slotMs: number };
+  } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
-  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...opts.devnetTiming });
   const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
   const baseSepolia = opts.evm ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532] }) : null;
   const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453] }) : null;

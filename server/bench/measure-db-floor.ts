@@ -1,0 +1,43 @@
+// The database floor of `npm run bench`: what this PostgreSQL commits per second at a given concurrency when each
+// transaction is one single-row UPDATE and nothing else. `concurrency` connections (node-postgres, one client each,
+// no pool), each updating its own row with a prepared `UPDATE bench_db_floor SET n = n + 1 WHERE id = $1` in
+// autocommit, back to back, so every statement is its own transaction and its own WAL flush (the server's own
+// synchronous_commit and fsync settings apply, as they do to the service). Prepaid calls are measured against it.
+import pg from "pg";
+
+export interface DbFloor {
+  commitsPerS: number;
+  commits: number;
+}
+
+/** Measures single-row UPDATE commits/s on `url` for `durationMs` after a short warm-up; drops its table afterwards. */
+export async function measureDbFloor(url: string, concurrency: number, durationMs: number): Promise<DbFloor> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const clients = Array.from({ length: concurrency }, () => new pg.Client({ connectionString: url }));
+  try {
+    await admin.query("DROP TABLE IF EXISTS bench_db_floor");
+    await admin.query("CREATE TABLE bench_db_floor (id integer PRIMARY KEY, n bigint NOT NULL)");
+    await admin.query("INSERT INTO bench_db_floor (id, n) SELECT g, 0 FROM generate_series(1, $1) AS g", [concurrency]);
+    await Promise.all(clients.map((c) => c.connect()));
+    const update = (client: pg.Client, id: number) => client.query({ name: "bench_db_floor_update", text: "UPDATE bench_db_floor SET n = n + 1 WHERE id = $1", values: [id] });
+    for (let i = 0; i < 20; i++) await Promise.all(clients.map((c, k) => update(c, k + 1)));
+    let commits = 0;
+    const started = performance.now();
+    const until = started + durationMs;
+    await Promise.all(
+      clients.map(async (client, k) => {
+        while (performance.now() < until) {
+          await update(client, k + 1);
+          commits++;
+        }
+      }),
+    );
+    const commitsPerS = commits / ((performance.now() - started) / 1000);
+    await admin.query("DROP TABLE bench_db_floor");
+    return { commitsPerS, commits };
+  } finally {
+    await Promise.allSettled(clients.map((c) => c.end()));
+    await admin.end();
+  }
+}
