@@ -15,6 +15,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { FIGURES, GOALS, goalMet, goalText, type GoalKey } from "../server/bench/bench-goals";
 import { measureDbFloor } from "../server/bench/measure-db-floor";
 import { percentile } from "../server/bench/percentile";
+import { BenchFailure, runJobs } from "../server/bench/run-jobs";
 import { updateReadmeFromHistory } from "../server/bench/update-readme";
 
 const DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -71,13 +72,6 @@ function readKnobs(env: NodeJS.ProcessEnv): { sizes: Record<Knob, number>; trial
 
 class KnobError extends Error {}
 
-/** A call that did not succeed: the run stops and reports the first one. */
-class BenchFailure extends Error {
-  constructor(phase: string, detail: string) {
-    super(`${phase}: ${detail}`);
-  }
-}
-
 let knobs: ReturnType<typeof readKnobs>;
 try {
   knobs = readKnobs(process.env);
@@ -127,31 +121,9 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Runs `jobs` with `concurrency` workers until done or the first failure (then throws it). Returns successful calls
- * per second and each call's latency, ms, from the request to its body read.
- */
-async function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<{ perS: number; latencies: number[] }> {
-  return profiled(phase, async () => {
-    let next = 0;
-    let failure: string | null = null;
-    const latencies: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (failure === null && next < jobs.length) {
-          const t = performance.now();
-          const res = await jobs[next++]!();
-          const text = await res.text();
-          if (res.status !== 200) failure ??= `HTTP ${res.status} ${text.slice(0, 300)}`;
-          else latencies.push(performance.now() - t);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    if (failure !== null) throw new BenchFailure(phase, `first failure: ${failure}`);
-    return { perS: latencies.length / seconds, latencies };
-  });
+/** runJobs, with a CPU profile when asked. */
+function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<{ perS: number; latencies: number[] }> {
+  return profiled(phase, () => runJobs(phase, jobs, concurrency));
 }
 
 /** Calls `fn` back to back for `ms`; returns calls per second. `fn` throws to fail the run. */
