@@ -60,7 +60,8 @@ export const FIGURES: readonly { key: string; label: string }[] = [
   { key: "native_ed25519_verify_per_s", label: "bare Ed25519 verifies/s, same message, one core (node:crypto)" },
   { key: "noble_verify_per_s", label: "offline receipt verifications/s, one core (noble, the browser's path)" },
   { key: "hosted_verify_per_s", label: "hosted verifier requests/s, c=16 (node:crypto, chain check via the local RPC)" },
-  { key: "realistic_paid_calls_per_s", label: "Signet paid calls/s, c=256 (PostgreSQL, real chain timing)" },
+  { key: "realistic_concurrency", label: "concurrency of the real-timing run (the goal's 256 unless a trial)" },
+  { key: "realistic_paid_calls_per_s", label: "Signet paid calls/s at that concurrency (PostgreSQL, real chain timing)" },
   { key: "realistic_unloaded_p50_ms", label: "Signet paid call, p50, ms, sequential (real chain timing)" },
-  { key: "realistic_loaded_p50_ms", label: "Signet paid call, p50, ms, at c=256 (real chain timing)" },
+  { key: "realistic_loaded_p50_ms", label: "Signet paid call, p50, ms, at that concurrency (real chain timing)" },
 ];
