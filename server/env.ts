@@ -120,6 +120,12 @@ const envSchema = z.object({
    * over: the process that held it is presumed dead. Must exceed the upstream time limit.
    */
   PAYMENT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  /**
+   * How long a settlement waits to see its transaction confirmed (Solana: `confirmed` or stronger; Base: a receipt)
+   * before the payment is `pending` and the client is told to retry. A healthy cluster confirms in 1 to 2 s; 10 s
+   * covers a congested one through four re-broadcasts, yet answers well inside a client's usual 30 s HTTP timeout.
+   */
+  SETTLEMENT_CONFIRM_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite). */
   SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "after_hold", "during_inference", "during_stream", "after_debit", "before_response"]).optional(),
 
