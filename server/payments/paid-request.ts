@@ -151,6 +151,10 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   }
   const { payload, key, known } = decoded;
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
+  if (known?.failureReason === SETTLEMENT_EXPIRED) {
+    // This payment's transfer can never land any more (a sweeper may have found it so): the same answer as its retry.
+    return refused(await paymentError(ctx, input, "the payment's transaction expired before it landed; nothing was charged, pay again", SETTLEMENT_EXPIRED));
+  }
 
   const matched = ctx.gateway.match(plan.requirements, payload);
   if (!matched) {
