@@ -12,6 +12,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as topUpRoute } from "@/app/api/v1/credits/route";
 import { EIP3009_USDC_ABI } from "../../chain/anvil";
+import { FaultDice } from "../../chain/localnet/fault-profile";
 import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
 import { solanaFeeLamports } from "../../facilitator/settlement-fee";
 import { solanaSettlementWire } from "../../x402/find-landed-settlement";
@@ -161,6 +162,29 @@ describe("a Solana settlement whose every send is dropped", () => {
     const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } });
     expect(balance.units).toBe(2_000n);
     expect((await topUp({ "X-Payment": header })).status).toBe(409);
+  });
+});
+
+describe("a Solana settlement whose first send is dropped", () => {
+  let stack: PaidStack;
+  beforeAll(async () => {
+    // A seed whose first send is dropped and whose second lands (the dice are a pure function of the seed).
+    let seed = 0;
+    for (const dice = (s: number) => new FaultDice({ seed: s, dropSendRate: 0.5 }); ; seed++) {
+      const d = dice(seed);
+      if (d.sendFate().kind === "drop" && d.sendFate().kind === "land") break;
+    }
+    stack = await startPaidStack({ env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "4000" }, devnet: { timing: "real", slotMs: 25, faults: { seed, dropSendRate: 0.5 } } });
+  });
+  afterAll(async () => stack?.close());
+
+  it("is sent again within the wait and settles: the call is served, never pending", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const res = await stack.chat({ body: local, headers: { "X-Payment": header } });
+    expect(res.status).toBe(200);
+    expect(stack.devnet.chain.faults!.log().counts.drop).toBe(1);
+    expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "served" });
   });
 });
 
