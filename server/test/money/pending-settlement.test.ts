@@ -15,6 +15,7 @@ import { EIP3009_USDC_ABI } from "../../chain/anvil";
 import { FaultDice } from "../../chain/localnet/fault-profile";
 import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
 import { solanaFeeLamports } from "../../facilitator/settlement-fee";
+import { reconcile } from "../../reconcile/reconcile";
 import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { authorizationHeader } from "../support/eip3009-header";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -84,6 +85,9 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(await ledgerOf(stack, agent.address)).toHaveLength(0);
 
     expect(await landDirectly(stack, facilitator, header)).toBe(body.transaction);
+    // Landed but not yet recorded: reconcile lists it as pending, not as drift.
+    const [report] = await reconcile(stack.tdb.prisma, facilitator, { networks: ["solana-devnet"] });
+    expect(report).toMatchObject({ pendingSettlements: 1, pendingLanded: 1, mismatches: [] });
     const retry = await send();
     expect(retry.status).toBe(200);
     expect((await send()).status).toBe(409);
