@@ -296,8 +296,9 @@ async function sendSettlement(
     }
   }
   let failure: string;
-  // The transaction settle broadcast but whose confirmation it did not see within the wait.
-  let broadcast: string | null = null;
+  // The transaction settle broadcast, if any; `pending` when its confirmation was not seen within the wait.
+  let sent: string | null = null;
+  let pending = false;
   try {
     const result = await timeStep("settle", caip2, () => ctx.gateway.settle(payload, matched));
     if (result.success && result.transaction) {
@@ -307,7 +308,8 @@ async function sendSettlement(
       return { result: await recordSettled(ctx, input, payment, result.transaction), sent: true, failed: false };
     }
     failure = result.errorReason ?? "settlement_failed";
-    if (failure === SETTLEMENT_PENDING && result.transaction) broadcast = result.transaction;
+    sent = result.transaction || null;
+    pending = failure === SETTLEMENT_PENDING && sent !== null;
   } catch {
     failure = "settlement_error";
   }
@@ -319,8 +321,8 @@ async function sendSettlement(
     countSettlement(input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction), sent: true, failed: false };
   }
-  if (broadcast && (landed === null || landed.state === "absent")) {
-    return { result: await recordPending(ctx, input, payment, payload, broadcast), sent: true, failed: false };
+  if (pending && sent && (landed === null || landed.state === "absent")) {
+    return { result: await recordPending(ctx, input, payment, payload, sent), sent: true, failed: false };
   }
   if (landed === null) {
     // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
@@ -332,11 +334,13 @@ async function sendSettlement(
       failed: false,
     };
   }
-  if (landed.state === "expired") failure = SETTLEMENT_EXPIRED;
+  // A transaction sent and never seen whose blockhash (or validBefore) passed can never land: it expired.
+  const expired = landed.state === "expired" && sent !== null;
+  if (expired) failure = SETTLEMENT_EXPIRED;
   await markFailed(ctx.db, payment.id, failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
-  logEvent(landed.state === "expired" ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
-  countSettlement(input.purpose, caip2, landed.state === "expired" ? "expired" : "failed", landed.state === "failed" ? payload : null);
+  logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
+  countSettlement(input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
   await recordFailure(ctx, caip2, "settle", failure);
   return {
     result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),

@@ -115,7 +115,10 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   const found = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
   if (!found) return { state: "unknown", transaction };
   if (found.state !== "absent") return found;
-  if (!(await takeRebroadcast(ctx.db, payment.id))) return { state: "pending", transaction };
+  // Base: settle waits up to the confirm wait for its receipt; nobody else sends the authorization meanwhile (a second
+  // transaction for it could only revert, at the relay's expense).
+  const gapMs = network.family === "svm" ? REBROADCAST_GAP_MS : REBROADCAST_GAP_MS + ctx.gateway.facilitator.confirmWaitMs;
+  if (!(await takeRebroadcast(ctx.db, payment.id, gapMs))) return { state: "pending", transaction };
   let current = transaction;
   if (network.family === "svm") {
     const rpc = ctx.gateway.facilitator.rpcs[network.id];
@@ -139,11 +142,11 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   return after.state === "absent" ? { state: "pending", transaction: current } : after;
 }
 
-/** Takes the right to broadcast a pending payment again; true for one taker per REBROADCAST_GAP_MS, across instances. */
-async function takeRebroadcast(db: DbClient, paymentId: string): Promise<boolean> {
+/** Takes the right to broadcast a pending payment again; true for one taker per `gapMs`, across instances. */
+async function takeRebroadcast(db: DbClient, paymentId: string, gapMs: number): Promise<boolean> {
   const taken = await db.$executeRaw`
     UPDATE payments SET updated_at = now()
-    WHERE id = ${paymentId}::uuid AND status = 'pending' AND updated_at < now() - make_interval(secs => ${REBROADCAST_GAP_MS / 1000})`;
+    WHERE id = ${paymentId}::uuid AND status = 'pending' AND updated_at < now() - make_interval(secs => ${gapMs}::double precision / 1000)`;
   return taken === 1;
 }
 
@@ -154,7 +157,7 @@ async function takeRebroadcast(db: DbClient, paymentId: string): Promise<boolean
  */
 export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
   const rows = await ctx.db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM payments WHERE status = 'pending' AND updated_at < now() - make_interval(secs => ${REBROADCAST_GAP_MS / 1000})
+    SELECT id FROM payments WHERE status = 'pending' AND updated_at < now() - make_interval(secs => ${REBROADCAST_GAP_MS}::double precision / 1000)
     ORDER BY updated_at LIMIT ${PENDING_SWEEP_BATCH}`;
   for (const { id } of rows) {
     const payment = await ctx.db.payment.findUnique({ where: { id } });
