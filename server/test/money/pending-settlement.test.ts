@@ -15,6 +15,7 @@ import { EIP3009_USDC_ABI } from "../../chain/anvil";
 import { FaultDice } from "../../chain/localnet/fault-profile";
 import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
 import { solanaFeeLamports } from "../../facilitator/settlement-fee";
+import { metrics } from "../../metrics/registry";
 import { reconcile } from "../../reconcile/reconcile";
 import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { authorizationHeader } from "../support/eip3009-header";
@@ -25,6 +26,11 @@ const local = { model: "local/echo-1", messages: [{ role: "user", content: "pend
 const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** signet_settlements_total for one network, purpose and outcome. */
+async function settlements(network: string, purpose: string, outcome: string): Promise<number> {
+  const { values } = await metrics().settlements.get();
+  return values.find((v) => v.labels.network === network && v.labels.purpose === purpose && v.labels.outcome === outcome)?.value ?? 0;
+}
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 12_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -73,6 +79,7 @@ describe("a Solana settlement whose every send is dropped", () => {
   it("answers 502 settlement_pending, then serves the retry once after the transfer landed, charging once and paying one fee", async () => {
     const { agent, header, send } = await pay();
     const feePayerBefore = stack.devnet.chain.getAccount(facilitator.address)!.lamports;
+    const counted = { pending: await settlements(stack.devnet.caip2, "chat", "pending"), recovered: await settlements(stack.devnet.caip2, "chat", "recovered") };
     const first = await send();
     expect(first.status).toBe(502);
     expect(first.headers.get("retry-after")).toBe("2");
@@ -96,12 +103,15 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(done).toMatchObject({ status: "served", txSignature: body.transaction, pendingPayload: null, pendingBlockhash: null });
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
+    expect(await settlements(stack.devnet.caip2, "chat", "pending")).toBe(counted.pending + 1);
+    expect(await settlements(stack.devnet.caip2, "chat", "recovered")).toBe(counted.recovered + 1);
     const fee = solanaFeeLamports(decodePaymentSignatureHeader(header))!;
     expect(feePayerBefore - stack.devnet.chain.getAccount(facilitator.address)!.lamports).toBe(fee);
   });
 
   it("refuses the retry with a clean 402 settlement_expired once the blockhash expired unseen: nothing charged", async () => {
     const { agent, send } = await pay();
+    const expiredBefore = await settlements(stack.devnet.caip2, "chat", "expired");
     expect((await send()).status).toBe(502);
     const pending = await paymentOf(stack, agent.address);
     await until("the blockhash to expire", () => !stack.devnet.chain.isBlockhashValid(pending.pendingBlockhash!));
@@ -111,6 +121,7 @@ describe("a Solana settlement whose every send is dropped", () => {
       expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });
     }
     expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "failed", failureReason: "settlement_expired", pendingPayload: null });
+    expect(await settlements(stack.devnet.caip2, "chat", "expired")).toBe(expiredBefore + 1);
     expect(await ledgerOf(stack, agent.address)).toHaveLength(0);
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: agent.address } })).toBeNull();
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
@@ -259,5 +270,24 @@ describe("a Base settlement whose transaction is dropped", () => {
     expect((await send()).status).toBe(409);
     expect(await chain.usdcBalance(account.address)).toBe(1_000_000n - PRICE);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase(), kind: "payment_credit" } })).toBe(1);
+  });
+
+  it("is refused with a clean 402 settlement_expired once a block is past validBefore and the authorization unused", async () => {
+    const body = { ...local, network: "base-sepolia" };
+    const account = await stack.newEvmAgent();
+    // The facilitator accepts an authorization valid for at least 6 s more.
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 9);
+    const header = await authorizationHeader(account, await challengeOf(await stack.chat({ body })), { validBefore });
+    const send = () => stack.chat({ body, headers: { "X-Payment": header } });
+    expect((await send()).status).toBe(502);
+    await until("validBefore to pass", () => Date.now() / 1000 > Number(validBefore) + 1, 15_000);
+    // anvil mines on demand: a block whose timestamp is past validBefore, as Base makes one every 2 s.
+    await fetch(stack.baseSepolia!.directUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
+    const retry = await send();
+    expect(retry.status).toBe(402);
+    expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });
+    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } })).toMatchObject({ status: "failed", failureReason: "settlement_expired" });
+    expect(await stack.baseSepolia!.usdcBalance(account.address)).toBe(1_000_000n);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase() } })).toBe(0);
   });
 });
