@@ -312,7 +312,7 @@ try {
   // unloaded p50 (sequential calls) is the latency waiting alone costs; at c=256 the ideal is 256 ÷ that latency, and
   // anything of ours that queues (a pool, a lock) shows as a ratio below 1. (The p50 under load cannot serve as the
   // denominator: in a closed loop throughput × mean latency = concurrency whatever queues, by Little's law.)
-  stack = await startPaidStack({ env: STACK_ENV, devnetTiming: { timing: "real", slotMs: REAL_SLOT_MS } });
+  stack = await startPaidStack({ env: STACK_ENV, devnet: { timing: "real", slotMs: REAL_SLOT_MS } });
   const r = stack;
   const realCall = (h: string) => () => r.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
   await run("warm-realistic", (await signetHeaders(r, 1, 3)).map(realCall), 1);

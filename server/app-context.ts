@@ -10,6 +10,7 @@ import { createUpstream, type Upstream } from "./upstream";
 import { NETWORKS, type NetworkId } from "./chain/networks";
 import { log } from "./log";
 import { releaseExpiredHolds } from "./ledger/credit-holds";
+import { startPendingSweeper } from "./payments/pending-settlement";
 
 export interface AppContext {
   db: DbClient;
@@ -43,7 +44,10 @@ async function buildAppContext(): Promise<AppContext> {
   });
   const prisma = await db();
   sweepExpiredHolds(prisma, cfg.PAYMENT_LEASE_MS);
-  return { db: prisma, gateway, upstream };
+  const ctx = { db: prisma, gateway, upstream };
+  // Settlements broadcast but not confirmed in time, which nobody retries: every instance sweeps them.
+  startPendingSweeper(ctx);
+  return ctx;
 }
 
 /**

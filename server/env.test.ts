@@ -65,6 +65,12 @@ describe("assertReadyToServe()", () => {
     expect(parseConfig({}).SHUTDOWN_GRACE_MS).toBe(20_000);
   });
 
+  it("rejects malformed input: a SETTLEMENT_CONFIRM_WAIT_MS that is not 100 to 60000 ms, or not below PAYMENT_LEASE_MS", () => {
+    for (const value of ["-1", "1.5", "soon", "99", "60001"]) expect(() => parseConfig({ SETTLEMENT_CONFIRM_WAIT_MS: value })).toThrow("SETTLEMENT_CONFIRM_WAIT_MS");
+    expect(() => parseConfig({ SETTLEMENT_CONFIRM_WAIT_MS: "5000", PAYMENT_LEASE_MS: "5000" })).toThrow("SETTLEMENT_CONFIRM_WAIT_MS: must be below PAYMENT_LEASE_MS");
+    expect(parseConfig({}).SETTLEMENT_CONFIRM_WAIT_MS).toBe(10_000);
+  });
+
   it("rejects malformed input: a TRUSTED_PROXY_HOPS that is not a small whole number", () => {
     for (const value of ["-1", "1.5", "eleven", "11"]) expect(() => parseConfig({ TRUSTED_PROXY_HOPS: value })).toThrow("TRUSTED_PROXY_HOPS");
   });

@@ -120,6 +120,12 @@ const envSchema = z.object({
    * over: the process that held it is presumed dead. Must exceed the upstream time limit.
    */
   PAYMENT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  /**
+   * How long a settlement waits to see its transaction confirmed (Solana: `confirmed` or stronger; Base: a receipt)
+   * before the payment is `pending` and the client is told to retry (default DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS). Set
+   * explicitly, it must be below PAYMENT_LEASE_MS: a claim's lease must outlast its settle wait.
+   */
+  SETTLEMENT_CONFIRM_WAIT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   /** Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite). */
   SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "after_hold", "during_inference", "during_stream", "after_debit", "before_response"]).optional(),
 
@@ -144,11 +150,19 @@ const envSchema = z.object({
 
 export type RawEnv = z.infer<typeof envSchema>;
 
+/**
+ * A healthy cluster confirms in 1 to 2 s; 10 s covers a congested one through four re-broadcasts, yet answers well
+ * inside a client's usual 30 s HTTP timeout. Tests that shorten PAYMENT_LEASE_MS to play a dead server keep it.
+ */
+const DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS = 10_000;
+
 export interface Config extends RawEnv {
   isProduction: boolean;
   dataDir: string;
   baseUrl: string;
   verifierAllowPrivateNetworks: boolean;
+  /** SETTLEMENT_CONFIRM_WAIT_MS, 10 s when unset. */
+  SETTLEMENT_CONFIRM_WAIT_MS: number;
   /** TRUSTED_PROXY_HOPS, 0 when unset outside production. */
   trustedProxyHops: number;
   /** RPC per Solana cluster; null when not configured (production without the variable). */
@@ -175,6 +189,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const isProduction = result.data.NODE_ENV === "production";
   // SECURITY: the crash hook exists for the chaos suite; a production process must never be able to arm it.
   if (isProduction && result.data.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  // A claim's lease must outlast its settlement's confirmation wait, or a retry would take over a claim still settling.
+  if (result.data.SETTLEMENT_CONFIRM_WAIT_MS !== undefined && result.data.SETTLEMENT_CONFIRM_WAIT_MS >= result.data.PAYMENT_LEASE_MS) {
+    throw new ConfigError("invalid environment:\n  SETTLEMENT_CONFIRM_WAIT_MS: must be below PAYMENT_LEASE_MS");
+  }
   // SECURITY: signed prepaid requests name this origin; a guessed one would refuse every correctly signed request.
   if (isProduction && !result.data.SERVICE_BASE_URL) {
     throw new ConfigError("invalid environment:\n  SERVICE_BASE_URL: is required in production (the public origin, e.g. https://signet.example.com)");
@@ -190,6 +208,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     baseUrl: (raw.SERVICE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     verifierAllowPrivateNetworks: raw.VERIFIER_ALLOW_PRIVATE_NETWORKS ?? !isProduction,
     trustedProxyHops: raw.TRUSTED_PROXY_HOPS ?? 0,
+    SETTLEMENT_CONFIRM_WAIT_MS: raw.SETTLEMENT_CONFIRM_WAIT_MS ?? DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS,
     solanaRpcUrl: {
       // In dev the devnet RPC is the local chain (it plays devnet, see README); production must configure it.
       devnet: raw.SOLANA_DEVNET_RPC_URL ?? (isProduction ? null : `http://127.0.0.1:${raw.LOCALNET_RPC_PORT}`),

@@ -41,6 +41,9 @@ export const ERROR_STATUS = {
   // Server side
   upstream_error: 502,
   chain_unavailable: 502,
+  // The payment's transaction was broadcast and its confirmation not seen in time: retry the same request after
+  // Retry-After; it is then served (landed), refused as 402 (expired or failed: nothing charged), or pending again.
+  settlement_pending: 502,
   upstream_timeout: 504,
   server_misconfigured: 500,
   // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.

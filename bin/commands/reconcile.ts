@@ -31,7 +31,7 @@ export async function runReconcile(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({ drift, networks: reports }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`);
     } else {
       for (const r of reports) {
-        process.stdout.write(`${r.label} (${r.network}): ${r.onChainTransfers} transfers on chain, ${r.recordedPayments} recorded, ${r.pendingClaims} pending claims, ${r.mismatches.length} mismatches\n`);
+        process.stdout.write(`${r.label} (${r.network}): ${r.onChainTransfers} transfers on chain, ${r.recordedPayments} recorded, ${r.pendingClaims} pending claims, ${r.pendingSettlements} pending settlements (${r.pendingLanded} landed), ${r.mismatches.length} mismatches\n`);
         for (const m of r.mismatches) process.stdout.write(`  ${m.kind} ${m.transaction}: ${m.detail}\n`);
       }
       process.stdout.write(drift === 0 ? "zero drift\n" : `${drift} mismatches\n`);

@@ -36,6 +36,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
     case "challenge":
     case "refused":
     case "replay":
+    case "pending":
       throw outcome.error;
     case "retry-unserved":
     case "settled": {

@@ -12,11 +12,9 @@ import { loadEvmKey } from "../keys/evm-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
+import { NO_PENDING_MEMORY } from "./no-pending-memory";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
-
-/** How long settle waits for the authorization's transaction to be mined. */
-const CONFIRMATION_TIMEOUT_MS = 30_000;
 
 export interface EvmFacilitator {
   /** Lower-case 0x address: gas payer and deposit address on every EVM network. */
@@ -67,13 +65,23 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator): EvmFac
         verifyTypedData: (args) => wallet.verifyTypedData(args as never),
         writeContract: (args) => wallet.writeContract(args as never),
         sendTransaction: (args) => wallet.sendTransaction(args),
-        waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+        waitForTransactionReceipt: async (args) => {
+          try {
+            return await wallet.waitForTransactionReceipt(args);
+          } catch (err) {
+            // The transaction may have been dropped: the next send asks the chain for the nonce, so a dropped nonce is
+            // used again instead of leaving a gap that would queue every later transaction behind it.
+            nonceManager.reset({ address: account.address, chainId: chain.id });
+            throw err;
+          }
+        },
         getCode: (args) => wallet.getCode(args),
       },
-      { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
+      // Past this wait, the stock scheme answers `settlement_pending` with the hash: the payment is pending.
+      { confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS },
     );
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
-    x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer), evmPayloadRefusal));
+    x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));
     clients[id] = createPublicClient({ chain, transport });
   }
   return { address, rpcUrls, clients };

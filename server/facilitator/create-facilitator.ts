@@ -15,6 +15,8 @@ import { markChainUnavailable } from "./chain-unavailable";
 import { feePayerRefusal } from "./isolate-fee-payer";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
+import { confirmWithRebroadcast } from "./confirm-with-rebroadcast";
+import { NO_PENDING_MEMORY } from "./no-pending-memory";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
 
@@ -37,6 +39,7 @@ export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFaci
     maxComputeUnits: MAX_COMPUTE_UNITS,
     maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
     maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
+    pendingSettlementStore: NO_PENDING_MEMORY,
   });
   // SECURITY: the stock verify allows Lighthouse and Memo instructions without looking at their accounts.
   return refuseBeforeVerify(stock, feePayerRefusal);
@@ -53,6 +56,8 @@ export interface Facilitator {
   evm: EvmFacilitator | null;
   /** Makes settle simulate this Solana transaction again instead of reusing its verify-time simulation. */
   forgetSimulation(transaction: string, network: string): void;
+  /** How long a settlement waits for its confirmation before it is pending (SETTLEMENT_CONFIRM_WAIT_MS). */
+  confirmWaitMs: number;
 }
 
 /** Builds the facilitator for every Solana and Base network that has an RPC configured. */
@@ -82,7 +87,9 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     rpcByCaip2[NETWORKS[id].caip2] = rpc;
   }
 
-  const svmSigner = oneSimulationPerPayment(markChainUnavailable(toFacilitatorSvmSigner(signer, rpcByCaip2 as never)));
+  const svmSigner = oneSimulationPerPayment(
+    markChainUnavailable(confirmWithRebroadcast(toFacilitatorSvmSigner(signer, rpcByCaip2 as never), rpcByCaip2, cfg.SETTLEMENT_CONFIRM_WAIT_MS)),
+  );
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
   if (caip2s.length > 0) x402.register(caip2s as never, createSvmScheme(svmSigner));
@@ -92,7 +99,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     networks: caip2s,
     ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
   });
-  return { x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation };
+  return { x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS };
 }
 
 /**

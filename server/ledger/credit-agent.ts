@@ -14,10 +14,11 @@ export interface CreditFacts {
   network: string;
   units: bigint;
   /**
-   * The settled payment that pays for this credit. The credit hangs off the payment's move out of `claimed`, so a
-   * second run (or a race) credits nothing.
+   * The settled payment that pays for this credit. The credit hangs off the payment's move out of `from` (`claimed`
+   * unless said otherwise; `pending` when a broadcast whose confirmation was late is found landed), so a second run
+   * (or a race) credits nothing. `unserved`: a chat payment resolved with nobody waiting; its retry serves it.
    */
-  payment?: { id: string; txSignature: string; nextStatus: "settled" | "served" };
+  payment?: { id: string; txSignature: string; nextStatus: "settled" | "served" | "unserved"; from?: "claimed" | "pending" };
   /**
    * Reserve the whole credit at once for the one call it pays for: a hold with this id (the payment's), tied to the
    * payment, so no other call of the same agent can spend that money.
@@ -27,7 +28,7 @@ export interface CreditFacts {
 
 export type CreditOutcome =
   | { ok: true; balanceUnits: bigint; heldUnits: bigint }
-  /** The payment was not `claimed` any more (another request moved it), or its transaction is another payment's. */
+  /** The payment was not in `from` any more (another request moved it), or its transaction is another payment's. */
   | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" };
 
 /** Credits the agent (and reserves, for a paid call); returns facts, never throws on an expected outcome. */
@@ -39,8 +40,9 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
   try {
     const rows = await db.$queryRaw<{ credited: bigint; balance: bigint | null }[]>`
       WITH moved AS (
-        UPDATE payments SET status = ${facts.payment?.nextStatus ?? "settled"}, tx_signature = ${facts.payment?.txSignature ?? null}, updated_at = now()
-        WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status = 'claimed'
+        UPDATE payments SET status = ${facts.payment?.nextStatus ?? "settled"}, tx_signature = ${facts.payment?.txSignature ?? null}, updated_at = now(),
+          pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
+        WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status = ${facts.payment?.from ?? "claimed"}
         RETURNING id
       ), gate AS (
         SELECT 1 AS go WHERE ${paymentId}::uuid IS NULL

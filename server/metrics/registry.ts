@@ -15,7 +15,10 @@ function createMetrics() {
     registry,
     /** route: paid (chat), prepaid (inference), topup; outcome: served, refused (with its error code), upstream_error, aborted. */
     calls: new Counter({ name: "signet_calls_total", help: "Calls by route, network, outcome and (for refusals) error code", labelNames: ["route", "network", "outcome", "code"] as const, registers: r }),
-    /** outcome: ok, recovered (landed after a refusal or a crash), failed, unknown (the chain could not say). */
+    /**
+     * outcome: ok; pending (broadcast, confirmation not seen within the wait); recovered (landed after a refusal, a
+     * crash or while pending); failed; expired (pending, and it can never land); unknown (the chain could not say).
+     */
     settlements: new Counter({ name: "signet_settlements_total", help: "x402 settlements by network, purpose and outcome", labelNames: ["network", "purpose", "outcome"] as const, registers: r }),
     paymentRequired: new Counter({ name: "signet_payment_required_total", help: "402 answers by network and reason", labelNames: ["network", "reason"] as const, registers: r }),
     feeLamports: new Counter({ name: "signet_solana_fee_lamports_total", help: "Lamports the Solana fee payer spent on settlements", labelNames: ["network"] as const, registers: r }),

@@ -41,6 +41,9 @@ const SIGNED_REQUEST_HEADERS = [
   { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58", schema: { type: "string" } },
 ];
 
+const SETTLEMENT_PENDING_NOTE =
+  ". `settlement_pending`: the payment's transaction was sent and its confirmation not seen yet; the body has `transaction`, `network` and `retry_after` (seconds, also `Retry-After`). Retry the same request with the same payment header.";
+
 /** Error responses for `codes`, grouped by status, each listing its codes. */
 function errors(codes: ErrorCode[]): Json {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -48,8 +51,9 @@ function errors(codes: ErrorCode[]): Json {
   const out: Json = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
-      description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}`,
-      ...(status === 429 ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
+      description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}${list.includes("settlement_pending") ? SETTLEMENT_PENDING_NOTE : ""}`,
+      ...(status === 429 || list.includes("settlement_pending") ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
+
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
     };
   }
@@ -113,7 +117,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "upstream_timeout", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "server_misconfigured"]),
         },
       },
     },
@@ -141,7 +145,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "Credited", headers: { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders }, content: json(r.topUpResultSchema) },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"]),
         },
       },
     },

@@ -1,14 +1,21 @@
 // The paid-request state machine: everything that happens to an x402 payment, in one module.
 //
 //   claimed ──settle──▶ settled ──serve──▶ serving ──capture──▶ served
-//      │                   │  ╲                │
-//      ▼                   │   ╲──upstream failed──▶ unserved ──retry──▶ serving
-//    failed ◀──refused─────┘
+//      │  ╲                   ▲  ╲                │
+//      │   ╲                  │   ╲──upstream failed──▶ unserved ──retry──▶ serving
+//      │    ╲──not confirmed──▶ pending ──landed, nobody waiting (sweeper)──▶ unserved (top-up: served)
+//      │        in time          │  ╲──landed, on a retry──▶ settled (top-up: served)
+//      ▼                         │
+//    failed ◀──refused───────────┴──failed on chain, or expired (blockhash / validBefore passed, never landed)
 //
 // - claimed: the idempotency key is ours (unique), before the first await that moves money.
 // - settled: the transfer landed; ONE statement credits the payer and reserves the whole credit as the call's hold
 //   (a top-up is credited and is `served` at once: the credit is what it bought).
 // - serving / unserved: the hold stays reserved for this payment; only a retry with the same payment can spend it.
+// - pending: the transaction was broadcast but its confirmation was not seen within SETTLEMENT_CONFIRM_WAIT_MS; the
+//   request answers 502 settlement_pending. The row keeps the client's signed payload and what decides expiry, so a
+//   retry or the sweeper on any instance (pending-settlement.ts) finishes it from the chain, re-broadcasting the same
+//   transfer while it can still land. Nothing is charged without a credit, nor credited without a landed transfer.
 // - failed: settlement was refused and nothing moved; the same payment may be claimed again.
 // A claimed, settled or serving row whose lease (PAYMENT_LEASE_MS since its last update) ran out belongs to a server
 // that died; exactly one retry takes it over and finishes it from the chain's answer.
@@ -31,15 +38,21 @@ import type { Settings } from "../settings/setting-definitions";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import { classifyVerifyFailure } from "../x402/classify-verify-failure";
 import { depositAddressFor } from "../x402/deposit-address";
-import { findLandedSettlement } from "../x402/find-landed-settlement";
+import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed-settlement";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { payingAccount } from "../x402/paying-account";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { metrics, timeStep } from "../metrics/registry";
 import { takeSettlementLane } from "./settlement-lane";
+import { countSettlement, creditLandedPending, failPending, markPending, resolvePendingOnChain, settlementPendingError } from "./pending-settlement";
+
+/** The stock schemes' answer for a broadcast whose confirmation was not seen within the wait. */
+const SETTLEMENT_PENDING = "settlement_pending";
+/** Why a pending payment failed: its transfer can never land (blockhash expired / validBefore passed, never spent). */
+const SETTLEMENT_EXPIRED = "settlement_expired";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
 
-export type PaymentStatus = "claimed" | "settled" | "serving" | "served" | "unserved" | "failed";
+export type PaymentStatus = "claimed" | "pending" | "settled" | "serving" | "served" | "unserved" | "failed";
 export type PaymentPurpose = "chat" | "topup";
 
 /** A payment whose transfer landed and whose hold is reserved for the call it pays for. */
@@ -52,6 +65,8 @@ export type PaidRequestOutcome =
   | { kind: "refused"; error: AppError }
   /** The payment was used already, or is being used by another request right now. */
   | { kind: "replay"; error: AppError }
+  /** The settlement was broadcast and its confirmation not seen yet (502 settlement_pending): retry the same request. */
+  | { kind: "pending"; error: AppError }
   /** A settled payment whose call was not served (the upstream failed, or its server died): serve it now, once. */
   | { kind: "retry-unserved"; payment: SettledPayment }
   /** Settled just now; for a chat payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
@@ -115,7 +130,7 @@ export interface AdmitPaymentInput {
 /** Takes the payment in the request's header through the state machine. Never throws an expected outcome. */
 export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const outcome = await admitPaymentOnce(ctx, input);
-  if (outcome.kind === "refused" || outcome.kind === "replay") {
+  if (outcome.kind === "refused" || outcome.kind === "replay" || outcome.kind === "pending") {
     metrics().calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: NETWORKS[input.plan.network].caip2, outcome: "refused", code: outcome.error.code });
   }
   return outcome;
@@ -136,6 +151,10 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   }
   const { payload, key, known } = decoded;
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
+  if (known?.failureReason === SETTLEMENT_EXPIRED) {
+    // This payment's transfer can never land any more (a sweeper may have found it so): the same answer as its retry.
+    return refused(await paymentError(ctx, input, "the payment's transaction expired before it landed; nothing was charged, pay again", SETTLEMENT_EXPIRED));
+  }
 
   const matched = ctx.gateway.match(plan.requirements, payload);
   if (!matched) {
@@ -184,6 +203,7 @@ async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Pay
   }
   const leaseMs = config().PAYMENT_LEASE_MS;
   if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
+  if (known.status === "pending") return resumePending(ctx, input, known, payload);
   if (known.status === "claimed") {
     // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
     if (Date.now() - known.updatedAt.getTime() >= leaseMs && (await takeOverStale(ctx.db, known.id, leaseMs, ["claimed"], "claimed"))) {
@@ -276,6 +296,9 @@ async function sendSettlement(
     }
   }
   let failure: string;
+  // The transaction settle broadcast, if any; `pending` when its confirmation was not seen within the wait.
+  let sent: string | null = null;
+  let pending = false;
   try {
     const result = await timeStep("settle", caip2, () => ctx.gateway.settle(payload, matched));
     if (result.success && result.transaction) {
@@ -285,16 +308,21 @@ async function sendSettlement(
       return { result: await recordSettled(ctx, input, payment, result.transaction), sent: true, failed: false };
     }
     failure = result.errorReason ?? "settlement_failed";
+    sent = result.transaction || null;
+    pending = failure === SETTLEMENT_PENDING && sent !== null;
   } catch {
     failure = "settlement_error";
   }
   // A refusal is not proof that nothing moved (a confirmation timeout, or the same transaction already landed by a
   // server that died): ask the chain before telling the client that nothing was charged.
-  const landed = await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
+  const landed = await findPendingSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
   if (landed?.state === "landed") {
     logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
     countSettlement(input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction), sent: true, failed: false };
+  }
+  if (pending && sent && (landed === null || landed.state === "absent")) {
+    return { result: await recordPending(ctx, input, payment, payload, sent), sent: true, failed: false };
   }
   if (landed === null) {
     // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
@@ -306,10 +334,13 @@ async function sendSettlement(
       failed: false,
     };
   }
+  // A transaction sent and never seen whose blockhash (or validBefore) passed can never land: it expired.
+  const expired = landed.state === "expired" && sent !== null;
+  if (expired) failure = SETTLEMENT_EXPIRED;
   await markFailed(ctx.db, payment.id, failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
-  logEvent(events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
-  countSettlement(input.purpose, caip2, "failed", landed.state === "failed" ? payload : null);
+  logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
+  countSettlement(input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
   await recordFailure(ctx, caip2, "settle", failure);
   return {
     result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),
@@ -324,12 +355,68 @@ function feeField(payload: PaymentPayload): { fee_lamports?: string } {
   return fee === null ? {} : { fee_lamports: fee.toString() };
 }
 
-/** Counts a settlement's outcome, and the Solana fee it cost when `paidFeeOf` is the payload whose transaction landed. */
-function countSettlement(purpose: PaymentPurpose, caip2: string, outcome: "ok" | "recovered" | "failed" | "unknown", paidFeeOf: PaymentPayload | null): void {
-  const m = metrics();
-  m.settlements.inc({ network: caip2, purpose, outcome });
-  const fee = paidFeeOf ? solanaFeeLamports(paidFeeOf) : null;
-  if (fee !== null) m.feeLamports.inc({ network: caip2 }, Number(fee));
+/**
+ * claimed → pending: the transaction went out and its confirmation was not seen in time. The client gets 502
+ * settlement_pending with the transaction and when to retry; the row keeps what any instance needs to finish it.
+ */
+async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
+  const events = eventNames(input.purpose);
+  const moved = await markPending(ctx.db, payment.id, { transaction, payload, beneficiary: input.beneficiary ?? null });
+  if (!moved.ok) {
+    if (moved.reason === "transaction_already_used") {
+      await markFailed(ctx.db, payment.id, moved.reason);
+      return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
+    }
+    return replay(payment, "this payment is already being processed");
+  }
+  logEvent(events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: config().SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
+  countSettlement(input.purpose, payment.network, "pending", null);
+  return { kind: "pending", error: settlementPendingError(transaction, payment.network) };
+}
+
+/**
+ * A retry of a pending payment: its fate is read from the chain. Landed: credited (chat: with its hold) and served
+ * now, once. Failed on chain or expired: failed, a clean 402 (nothing was charged; pay again). Still able to land:
+ * broadcast again, and 502 settlement_pending again. Concurrent retries (any instance) move the row once; a loser
+ * takes whatever the winner left.
+ */
+async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  const events = eventNames(input.purpose);
+  // The payload that was broadcast, as stored; the retry's may be another encoding of the same payment.
+  const broadcast = (known.pendingPayload as unknown as PaymentPayload | null) ?? payload;
+  const found = await resolvePendingOnChain(ctx, known, broadcast, config().SETTLEMENT_CONFIRM_WAIT_MS);
+  if (found.state === "landed") {
+    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served");
+    if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
+    logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
+    countSettlement(input.purpose, known.network, "recovered", broadcast);
+    crashPoint("after_credit");
+    return { kind: "settled", payment: { ...known, status: "settled", txSignature: found.transaction }, balanceUnits: credited.balanceUnits };
+  }
+  if (found.state === "failed" || found.state === "expired") {
+    const reason = found.state === "expired" ? SETTLEMENT_EXPIRED : "settlement_failed_on_chain";
+    if (!(await failPending(ctx.db, known.id, reason))) return resumeMovedOn(ctx, input, known, payload);
+    logEvent(found.state === "expired" ? events.settleExpired : events.settleFailed, { reason, network: known.network, payment_id: known.id, ...(found.state === "failed" ? feeField(broadcast) : {}) }, "warn");
+    countSettlement(input.purpose, known.network, found.state, found.state === "failed" ? broadcast : null);
+    await recordFailure(ctx, known.network, "settle", reason);
+    const message =
+      found.state === "expired"
+        ? "the payment's transaction expired before it landed; nothing was charged, pay again"
+        : "the payment's settlement failed on chain; nothing was charged";
+    return refused(await paymentError(ctx, input, message, reason));
+  }
+  return { kind: "pending", error: settlementPendingError(found.transaction, known.network) };
+}
+
+/** Another request (or the sweeper) moved a pending payment first: answer from the state it left. */
+async function resumeMovedOn(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  const now = await ctx.db.payment.findUnique({ where: { id: known.id } });
+  if (!now || now.status === "pending") return { kind: "pending", error: settlementPendingError(known.txSignature ?? "", known.network) };
+  if (now.status === "failed") {
+    const reason = now.failureReason ?? "settlement_failed";
+    return refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", reason));
+  }
+  return resumeKnown(ctx, input, now, payload);
 }
 
 /**
@@ -451,18 +538,33 @@ async function findPaymentWithStoredSettings(db: DbClient, key: string | null): 
       (SELECT json_build_object(
          'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
          'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
-         'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at)
+         'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
+         'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
+         'pendingBeneficiary', pending_beneficiary)
        FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`;
   const row = rows[0]!;
   const p = row.payment;
   return {
     stored: row.stored,
     readAt: new Date(row.read_at),
-    payment: p ? { ...p, units: BigInt(p.units), createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) } : null,
+    payment: p
+      ? {
+          ...p,
+          units: BigInt(p.units),
+          createdAt: new Date(p.createdAt),
+          updatedAt: new Date(p.updatedAt),
+          pendingValidBefore: p.pendingValidBefore ? new Date(p.pendingValidBefore) : null,
+        }
+      : null,
   };
 }
 
-type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt"> & { units: string; createdAt: string; updatedAt: string };
+type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt" | "pendingValidBefore"> & {
+  units: string;
+  createdAt: string;
+  updatedAt: string;
+  pendingValidBefore: string | null;
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -475,8 +577,26 @@ function replay(payment: Payment, message: string): PaidRequestOutcome {
 /** The log events of each purpose, written out so a search for the name finds them. */
 function eventNames(purpose: PaymentPurpose) {
   return purpose === "chat"
-    ? { prefix: "chat", verifyFailed: "chat.verify_failed", settleOk: "chat.settle_ok", settleFailed: "chat.settle_failed", settleUnknown: "chat.settle_unknown" }
-    : { prefix: "credits", verifyFailed: "credits.verify_failed", settleOk: "credits.settle_ok", settleFailed: "credits.settle_failed", settleUnknown: "credits.settle_unknown" };
+    ? {
+        prefix: "chat",
+        verifyFailed: "chat.verify_failed",
+        settleOk: "chat.settle_ok",
+        settleFailed: "chat.settle_failed",
+        settleUnknown: "chat.settle_unknown",
+        settlePending: "chat.settle_pending",
+        settleExpired: "chat.settle_expired",
+        settleRecovered: "chat.settle_recovered",
+      }
+    : {
+        prefix: "credits",
+        verifyFailed: "credits.verify_failed",
+        settleOk: "credits.settle_ok",
+        settleFailed: "credits.settle_failed",
+        settleUnknown: "credits.settle_unknown",
+        settlePending: "credits.settle_pending",
+        settleExpired: "credits.settle_expired",
+        settleRecovered: "credits.settle_recovered",
+      };
 }
 
 /** The chain (or its RPC) could not be asked: the client's payment is not at fault. */

@@ -6,7 +6,9 @@
 // - ledger_drift: a settled payment without exactly one credit of its amount in the ledger;
 // - the money checks of money-checks.ts: charges against receipts, paid credits against their holds, open holds
 //   against their leases, balances against their ledger entries.
-// Read-only: it never changes a row. Claims still settling (or abandoned by a crash) are listed as pending.
+// Read-only: it never changes a row. Claims still settling (or abandoned by a crash) are listed as pending, and so are
+// pending settlements (broadcast, confirmation not seen in time): one whose transfer landed is counted as landed and
+// pending, never as paid_not_recorded, until a retry or the sweeper records it.
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
@@ -51,6 +53,10 @@ export interface NetworkReport {
   recordedPayments: number;
   /** Payments still `claimed`: settling now, or abandoned by a crash until a retry resolves them. */
   pendingClaims: number;
+  /** Payments `pending`: broadcast, their confirmation not seen within the settle wait, not yet resolved. */
+  pendingSettlements: number;
+  /** Of those, the ones whose transfer is on chain: a retry or the sweeper records them shortly. */
+  pendingLanded: number;
   mismatches: Mismatch[];
 }
 
@@ -76,9 +82,10 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
       where: { network: info.caip2, status: { in: SETTLED }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
       select: { id: true, txSignature: true, units: true, payTo: true },
     });
+    const pending = await db.payment.findMany({ where: { network: info.caip2, status: "pending" }, select: { txSignature: true, payTo: true } });
     // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
     const current = configuredDepositAddress(facilitator, settings, id);
-    const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo)])];
+    const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo), ...pending.map((p) => p.payTo)])];
 
     const inflows: Inflow[] = [];
     for (const deposit of deposits) {
@@ -88,11 +95,14 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
 
     const mismatches: Mismatch[] = [];
     const byTx = new Map(recorded.map((p) => [normalize(p.txSignature ?? ""), p]));
+    const pendingTx = new Set(pending.map((p) => normalize(p.txSignature ?? "")));
+    let pendingLanded = 0;
     const onChain = new Map<string, bigint>();
     for (const inflow of inflows) onChain.set(normalize(inflow.transaction), (onChain.get(normalize(inflow.transaction)) ?? 0n) + inflow.units);
     for (const [tx, units] of onChain) {
       const payment = byTx.get(tx);
-      if (!payment) mismatches.push({ kind: "paid_not_recorded", transaction: tx, detail: `${units} units arrived with no recorded payment` });
+      if (!payment && pendingTx.has(tx)) pendingLanded++;
+      else if (!payment) mismatches.push({ kind: "paid_not_recorded", transaction: tx, detail: `${units} units arrived with no recorded payment` });
       else if (payment.units !== units) mismatches.push({ kind: "wrong_amount", transaction: tx, detail: `on chain ${units} units, recorded ${payment.units}` });
     }
     for (const payment of recorded) {
@@ -121,7 +131,7 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
     mismatches.push(...(await checkMoney(db, info.caip2, config().PAYMENT_LEASE_MS, opts.since ?? null)));
 
     const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: "claimed" } });
-    reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, mismatches });
+    reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, pendingSettlements: pending.length, pendingLanded, mismatches });
     metrics().reconcileDrift.set({ network: info.caip2 }, mismatches.length);
   }
   return reports;

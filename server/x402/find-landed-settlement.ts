@@ -5,14 +5,17 @@
 // - EVM: an EIP-3009 authorization is spent at most once; `authorizationState(from, nonce)` says whether it was, and
 //   the token's AuthorizationUsed log names the transaction.
 import "server-only";
-import { getBase58Decoder, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
+import { getBase58Decoder, getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
 import { eip3009ABI } from "@x402/evm";
 import { parseAbiItem } from "viem";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { blockhashOfWire } from "../facilitator/confirm-with-rebroadcast";
 
 export type LandedSettlement = { state: "landed"; transaction: string } | { state: "failed" } | { state: "absent" };
+/** A broadcast settlement's fate: as LandedSettlement, or `expired`: absent, and it can never land any more. */
+export type PendingSettlementState = LandedSettlement | { state: "expired" };
 
 const AUTHORIZATION_USED = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
 /** How far back an authorization's transaction is looked for (a claim is minutes old; Base makes a block per 2 s). */
@@ -70,4 +73,48 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
   const hash = logs[0]?.transactionHash;
   // Spent, but not by a transaction we can find: never settle it again; report it as failed for this payment.
   return hash ? { state: "landed", transaction: hash } : { state: "failed" };
+}
+
+/** What decides when a payload's settlement can no longer land: a Solana blockhash, or an authorization's validBefore. */
+export function settlementExpiry(payload: PaymentPayload): { blockhash: string | null; validBefore: Date | null } {
+  const inner = payload.payload as { transaction?: unknown; authorization?: { validBefore?: unknown } };
+  const blockhash = typeof inner.transaction === "string" ? blockhashOfWire(inner.transaction) : null;
+  const before = inner.authorization?.validBefore;
+  const validBefore = typeof before === "string" && /^\d{1,15}$/.test(before) ? new Date(Number(before) * 1000) : null;
+  return { blockhash, validBefore };
+}
+
+/**
+ * Whether a broadcast settlement of `payload` landed, failed, can still land (`absent`), or never can (`expired`).
+ * What decides expiry is read FIRST and the settlement after, so one that lands between the two reads is seen as
+ * landed, never as expired. Throws when the chain cannot be read.
+ */
+export async function findPendingSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<PendingSettlementState> {
+  const { blockhash, validBefore } = settlementExpiry(payload);
+  let expired = false;
+  if (NETWORKS[network].family === "svm") {
+    const rpc = facilitator.rpcs[network];
+    if (!rpc) throw new Error(`no RPC for ${network}`);
+    if (blockhash) expired = !(await rpc.isBlockhashValid(blockhash as never, { commitment: "confirmed" }).send()).value;
+  } else {
+    const client = facilitator.evm?.clients[network];
+    if (!client) throw new Error(`no RPC for ${network}`);
+    // transferWithAuthorization needs block.timestamp < validBefore; a block already past it means every later one is.
+    if (validBefore) expired = (await client.getBlock({ blockTag: "latest" })).timestamp * 1000n >= BigInt(validBefore.getTime());
+  }
+  const landed = await findLandedSettlement(facilitator, network, payload);
+  return landed.state === "absent" && expired ? { state: "expired" } : landed;
+}
+
+/** The fully signed wire of a Solana payload's settlement: the client's transaction with the fee payer's signature. */
+export async function solanaSettlementWire(facilitator: Facilitator, payload: PaymentPayload): Promise<string | null> {
+  const wire = (payload.payload as { transaction?: unknown }).transaction;
+  if (typeof wire !== "string") return null;
+  try {
+    const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
+    const signature = await signBytes(facilitator.signer.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array);
+    return getBase64EncodedWireTransaction({ ...tx, signatures: { ...tx.signatures, [facilitator.signer.address]: signature } } as never);
+  } catch {
+    return null;
+  }
 }

@@ -2,7 +2,8 @@
 // mainnet, and anvil chains playing Base Sepolia and Base), a fresh PostgreSQL database, a fresh data dir for keys,
 // and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type Localnet, type StartLocalnetOptions } from "../../chain/localnet";
+import type { FaultProfileInput } from "../../chain/localnet/fault-profile";
 import { closeDb } from "../../db";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
@@ -50,14 +51,18 @@ export async function startPaidStack(
     evm?: boolean;
     baseMainnet?: boolean;
     env?: Record<string, string | undefined>;
-    /** The devnet chain's clock (default instant); the bench's realistic run uses real timing. */
-    devnetTiming?: { timing: "instant" } | { timing: "real"; slotMs: number };
+    /** The devnet chain's timing and seeded faults (default: instant, none). */
+    devnet?: Pick<StartLocalnetOptions, "timing" | "slotMs" | "faults">;
+    /** Seeded faults of the Base Sepolia chain's RPC (the fault proxy). */
+    evmFaults?: FaultProfileInput;
   } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
-  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...opts.devnetTiming });
+  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...opts.devnet });
   const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
-  const baseSepolia = opts.evm ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532] }) : null;
+  const baseSepolia = opts.evm
+    ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], faults: opts.evmFaults ?? null })
+    : null;
   const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453] }) : null;
   const tdb = await createTestDatabase();
   const restore = setEnv({

@@ -75,6 +75,8 @@ const reconcileOutput = z.array(
     onChainTransfers: count,
     recordedPayments: count,
     pendingClaims: count,
+    pendingSettlements: count,
+    pendingLanded: count,
     mismatches: z.array(z.object({ kind: z.enum(MISMATCH_KINDS), transaction: z.string(), detail: z.string() })),
     drift: count,
   }),

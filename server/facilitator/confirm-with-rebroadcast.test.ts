@@ -1,0 +1,99 @@
+import type { Rpc, SolanaRpcApi } from "@solana/kit";
+import type { FacilitatorSvmSigner } from "@x402/svm";
+import { describe, expect, it } from "vitest";
+import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast } from "./confirm-with-rebroadcast";
+
+type Status = { confirmationStatus: "processed" | "confirmed" | "finalized"; err: unknown } | null;
+
+/** An RPC whose answers the test scripts, recording the order of the calls. */
+function scriptedRpc(answer: { valid: () => boolean; status: () => Status }) {
+  const calls: string[] = [];
+  const rpc = {
+    isBlockhashValid: () => ({ send: async () => (calls.push("isBlockhashValid"), { value: answer.valid() }) }),
+    getSignatureStatuses: (_: unknown, opts: { searchTransactionHistory?: boolean }) => ({
+      send: async () => {
+        if (!opts.searchTransactionHistory) throw new Error("must search the transaction history");
+        calls.push("getSignatureStatuses");
+        return { value: [answer.status()] };
+      },
+    }),
+    sendTransaction: () => ({ send: async () => (calls.push("sendTransaction"), "sig") }),
+  };
+  return { rpc: rpc as unknown as Rpc<SolanaRpcApi>, calls };
+}
+
+const tx = { signature: "sig", wire: "d2lyZQ==", blockhash: "hash" };
+
+describe("awaitSolanaConfirmation()", () => {
+  it("reads the blockhash before the signature, so a transaction landing in between is confirmed, not expired", async () => {
+    let landed = false;
+    const { rpc, calls } = scriptedRpc({
+      valid: () => {
+        landed = true; // lands right after the blockhash read, as the blockhash expires
+        return false;
+      },
+      status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null),
+    });
+    expect(await awaitSolanaConfirmation(rpc, tx, 1_000)).toEqual({ state: "confirmed" });
+    expect(calls.slice(0, 2)).toEqual(["isBlockhashValid", "getSignatureStatuses"]);
+  });
+
+  it("ends the wait at once when the blockhash expired and the signature is absent", async () => {
+    const { rpc } = scriptedRpc({ valid: () => false, status: () => null });
+    const started = Date.now();
+    expect(await awaitSolanaConfirmation(rpc, tx, 5_000)).toEqual({ state: "expired" });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it("reports a confirmed transaction with an error as failed, and waits past a processed one", async () => {
+    const failed = scriptedRpc({ valid: () => true, status: () => ({ confirmationStatus: "confirmed", err: { InstructionError: [0, 1n] } }) });
+    expect(await awaitSolanaConfirmation(failed.rpc, tx, 1_000)).toMatchObject({ state: "failed" });
+    const processed = scriptedRpc({ valid: () => false, status: () => ({ confirmationStatus: "processed", err: null }) });
+    expect(await awaitSolanaConfirmation(processed.rpc, tx, 300)).toEqual({ state: "pending" });
+  });
+
+  it("sends the same wire again every 2 s while it waits, and is pending when the wait runs out", async () => {
+    const { rpc, calls } = scriptedRpc({ valid: () => true, status: () => null });
+    expect(await awaitSolanaConfirmation(rpc, tx, 2_500)).toEqual({ state: "pending" });
+    expect(calls.filter((c) => c === "sendTransaction")).toHaveLength(1);
+  });
+
+  it("keeps waiting through RPC errors", async () => {
+    let n = 0;
+    const { rpc } = scriptedRpc({
+      valid: () => {
+        if (n++ < 2) throw new Error("503");
+        return true;
+      },
+      status: () => ({ confirmationStatus: "finalized", err: null }),
+    });
+    expect(await awaitSolanaConfirmation(rpc, tx, 2_000)).toEqual({ state: "confirmed" });
+  });
+});
+
+describe("blockhashOfWire()", () => {
+  it("rejects malformed input", () => {
+    for (const bad of ["", "not base64 at all!", Buffer.from("short").toString("base64"), Buffer.alloc(300, 7).toString("base64")]) {
+      expect(blockhashOfWire(bad)).toBeNull();
+    }
+  });
+});
+
+describe("confirmWithRebroadcast()", () => {
+  const refuse = () => {
+    throw new Error("must not be called");
+  };
+  it("leaves a signature it did not send (or whose bytes are no transaction) to the signer's own wait", async () => {
+    const seen: string[] = [];
+    const signer = {
+      sendTransaction: async () => "sent-sig",
+      confirmTransaction: async (signature: string) => void seen.push(signature),
+      simulateTransaction: refuse,
+    } as unknown as FacilitatorSvmSigner;
+    const wrapped = confirmWithRebroadcast(signer, {}, 100);
+    await wrapped.confirmTransaction("unknown", "solana:x");
+    await wrapped.sendTransaction("bm90IGEgdHg=", "solana:x");
+    await wrapped.confirmTransaction("sent-sig", "solana:x");
+    expect(seen).toEqual(["unknown", "sent-sig"]);
+  });
+});

@@ -1,0 +1,202 @@
+// Pending settlements: a payment whose transaction was broadcast but whose confirmation was not seen within the settle
+// wait. The row (status `pending`) holds the client's signed payload and what decides its expiry, so any instance,
+// and one started after a restart, finishes it from the chain: landed → credited; failed or expired → failed (nothing
+// moved); still able to land → the same transfer is broadcast again. Every move out of `pending` is one conditional
+// statement, so concurrent retries and sweepers on several instances resolve a payment once.
+import "server-only";
+import type { PaymentPayload } from "@x402/core/types";
+import type { AppContext } from "../app-context";
+import { networkByCaip2 } from "../chain/networks";
+import type { DbClient, Payment } from "../db";
+import { isUniqueViolation } from "../db";
+import { config } from "../env";
+import { AppError } from "../errors";
+import { awaitSolanaConfirmation, resendWire } from "../facilitator/confirm-with-rebroadcast";
+import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
+import { log, logEvent } from "../log";
+import { solanaFeeLamports } from "../facilitator/settlement-fee";
+import { metrics } from "../metrics/registry";
+import { findPendingSettlement, settlementExpiry, solanaSettlementWire } from "../x402/find-landed-settlement";
+
+/** What a pending answer tells the client to wait before retrying: about one re-broadcast, seconds. */
+export const PENDING_RETRY_AFTER_SEC = 2;
+/** A pending settlement is broadcast again at most this often, by whoever (a retry or a sweeper, any instance). */
+export const REBROADCAST_GAP_MS = 2_000;
+/** How often each instance sweeps pending settlements nobody retries, and how many per sweep. */
+export const PENDING_SWEEP_EVERY_MS = 3_000;
+export const PENDING_SWEEP_BATCH = 20;
+
+export type SettlementOutcome = "ok" | "recovered" | "failed" | "pending" | "expired" | "unknown";
+
+/** Counts a settlement's outcome, and the Solana fee it cost when `paidFeeOf` is the payload whose transaction landed. */
+export function countSettlement(purpose: string, caip2: string, outcome: SettlementOutcome, paidFeeOf: PaymentPayload | null): void {
+  const m = metrics();
+  m.settlements.inc({ network: caip2, purpose, outcome });
+  const fee = paidFeeOf ? solanaFeeLamports(paidFeeOf) : null;
+  if (fee !== null) m.feeLamports.inc({ network: caip2 }, Number(fee));
+}
+
+/** The 502 a request gets while its payment's settlement is pending: retry the same request after `retry_after` s. */
+export function settlementPendingError(transaction: string, caip2: string): AppError {
+  return new AppError(
+    "settlement_pending",
+    "the payment's transaction was sent but its confirmation was not seen yet; retry the same request (same payment header) shortly",
+    { transaction, network: caip2, retry_after: PENDING_RETRY_AFTER_SEC },
+    { "Retry-After": String(PENDING_RETRY_AFTER_SEC) },
+  );
+}
+
+/**
+ * claimed → pending, storing what recovery needs. False when the row was not `claimed` any more, or when the
+ * transaction is already another payment's (a replay under another encoding).
+ */
+export async function markPending(
+  db: DbClient,
+  paymentId: string,
+  facts: { transaction: string; payload: PaymentPayload; beneficiary: string | null },
+): Promise<{ ok: true } | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" }> {
+  const { blockhash, validBefore } = settlementExpiry(facts.payload);
+  try {
+    const moved = await db.$executeRaw`
+      UPDATE payments SET status = 'pending', tx_signature = ${facts.transaction}, updated_at = now(),
+        pending_payload = ${JSON.stringify(facts.payload)}::jsonb, pending_blockhash = ${blockhash},
+        pending_valid_before = ${validBefore}, pending_beneficiary = ${facts.beneficiary}
+      WHERE id = ${paymentId}::uuid AND status = 'claimed'`;
+    return moved === 1 ? { ok: true } : { ok: false, reason: "payment_not_claimed" };
+  } catch (err) {
+    if (isUniqueViolation(err)) return { ok: false, reason: "transaction_already_used" };
+    throw err;
+  }
+}
+
+/** pending → failed: the transfer failed on chain or can never land. Nothing moved; the payload is dropped. */
+export async function failPending(db: DbClient, paymentId: string, reason: string): Promise<boolean> {
+  const moved = await db.$executeRaw`
+    UPDATE payments SET status = 'failed', failure_reason = ${reason.slice(0, 200)}, updated_at = now(),
+      pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
+    WHERE id = ${paymentId}::uuid AND status = 'pending'`;
+  return moved === 1;
+}
+
+/**
+ * pending → settled (a chat retry that serves it now), unserved (a chat payment nobody is waiting for: its retry
+ * serves it), or served (a top-up: the credit is the purchase). Chat: the credit and its hold, in one statement.
+ */
+export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served"): Promise<CreditOutcome> {
+  const chat = payment.purpose === "chat";
+  return creditAgent(db, {
+    kind: chat ? "payment_credit" : "topup_credit",
+    agentPubkey: payment.pendingBeneficiary ?? payment.payer,
+    network: payment.network,
+    units: payment.units,
+    payment: { id: payment.id, txSignature: transaction, nextStatus: next, from: "pending" },
+    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
+  });
+}
+
+export type PendingResolution =
+  | { state: "landed"; transaction: string }
+  | { state: "failed" }
+  | { state: "expired" }
+  /** Absent, and it can still land (broadcast again, if nobody did within REBROADCAST_GAP_MS). */
+  | { state: "pending"; transaction: string }
+  /** The chain could not be read. */
+  | { state: "unknown"; transaction: string };
+
+/**
+ * Reads a pending payment's fate from the chain; when absent and still able to land, broadcasts the same transfer
+ * again (Solana: the identical transaction; Base: the same authorization, which can be spent once) and, within
+ * `waitMs`, waits for it. Never writes the row's status.
+ */
+export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, payload: PaymentPayload, waitMs: number): Promise<PendingResolution> {
+  const transaction = payment.txSignature ?? "";
+  const network = networkByCaip2(payment.network);
+  if (!network) return { state: "unknown", transaction };
+  const found = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
+  if (!found) return { state: "unknown", transaction };
+  if (found.state !== "absent") return found;
+  // Base: settle waits up to the confirm wait for its receipt; nobody else sends the authorization meanwhile (a second
+  // transaction for it could only revert, at the relay's expense).
+  const gapMs = network.family === "svm" ? REBROADCAST_GAP_MS : REBROADCAST_GAP_MS + ctx.gateway.facilitator.confirmWaitMs;
+  if (!(await takeRebroadcast(ctx.db, payment.id, gapMs))) return { state: "pending", transaction };
+  let current = transaction;
+  if (network.family === "svm") {
+    const rpc = ctx.gateway.facilitator.rpcs[network.id];
+    const wire = await solanaSettlementWire(ctx.gateway.facilitator, payload);
+    if (rpc && wire && payment.pendingBlockhash) {
+      await resendWire(rpc, wire).catch(() => undefined);
+      if (waitMs > 0) await awaitSolanaConfirmation(rpc, { signature: transaction, wire, blockhash: payment.pendingBlockhash }, waitMs);
+    }
+  } else {
+    // Settle verifies the authorization again (unused, still valid) before it sends; a second transaction for it
+    // can only revert.
+    const result = await ctx.gateway.settle(payload, payload.accepted).catch(() => null);
+    if (result?.success && result.transaction) return { state: "landed", transaction: result.transaction };
+    if (result?.transaction && result.transaction !== transaction) {
+      current = result.transaction;
+      await ctx.db.$executeRaw`UPDATE payments SET tx_signature = ${current} WHERE id = ${payment.id}::uuid AND status = 'pending'`.catch(() => undefined);
+    }
+  }
+  const after = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
+  if (!after) return { state: "unknown", transaction: current };
+  return after.state === "absent" ? { state: "pending", transaction: current } : after;
+}
+
+/** Takes the right to broadcast a pending payment again; true for one taker per `gapMs`, across instances. */
+async function takeRebroadcast(db: DbClient, paymentId: string, gapMs: number): Promise<boolean> {
+  const taken = await db.$executeRaw`
+    UPDATE payments SET updated_at = now()
+    WHERE id = ${paymentId}::uuid AND status = 'pending' AND updated_at < now() - make_interval(secs => ${gapMs}::double precision / 1000)`;
+  return taken === 1;
+}
+
+/**
+ * Resolves pending payments nobody retries (the client gave up, or the instance that answered restarted). Landed: a
+ * chat payment is credited with its hold reserved and left `unserved` for its retry; a top-up is credited. Failed or
+ * expired: failed. Otherwise broadcast again. Safe to run on every instance at once.
+ */
+export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
+  const rows = await ctx.db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM payments WHERE status = 'pending' AND updated_at < now() - make_interval(secs => ${REBROADCAST_GAP_MS}::double precision / 1000)
+    ORDER BY updated_at LIMIT ${PENDING_SWEEP_BATCH}`;
+  for (const { id } of rows) {
+    const payment = await ctx.db.payment.findUnique({ where: { id } });
+    if (payment?.status !== "pending" || !payment.pendingPayload) continue;
+    const payload = payment.pendingPayload as unknown as PaymentPayload;
+    const prefix = payment.purpose === "chat" ? "chat" : "credits";
+    const found = await resolvePendingOnChain(ctx, payment, payload, 0);
+    if (found.state === "landed") {
+      const credited = await creditLandedPending(ctx.db, payment, found.transaction, payment.purpose === "chat" ? "unserved" : "served");
+      if (credited.ok) {
+        logEvent(prefix === "chat" ? "chat.settle_recovered" : "credits.settle_recovered", { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
+        countSettlement(payment.purpose, payment.network, "recovered", payload);
+      }
+    } else if (found.state === "failed") {
+      if (await failPending(ctx.db, payment.id, "settlement_failed_on_chain")) {
+        logEvent(prefix === "chat" ? "chat.settle_failed" : "credits.settle_failed", { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
+        countSettlement(payment.purpose, payment.network, "failed", payload);
+      }
+    } else if (found.state === "expired") {
+      if (await failPending(ctx.db, payment.id, "settlement_expired")) {
+        logEvent(prefix === "chat" ? "chat.settle_expired" : "credits.settle_expired", { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
+        countSettlement(payment.purpose, payment.network, "expired", null);
+      }
+    }
+  }
+}
+
+/** Sweeps pending settlements every PENDING_SWEEP_EVERY_MS for as long as the process lives; one sweep at a time. */
+export function startPendingSweeper(ctx: AppContext): void {
+  let running = false;
+  const sweep = () => {
+    if (running) return;
+    running = true;
+    sweepPendingSettlements(ctx)
+      .catch((err: unknown) => log.warn({ err }, "could not sweep pending settlements"))
+      .finally(() => {
+        running = false;
+      });
+  };
+  sweep();
+  setInterval(sweep, PENDING_SWEEP_EVERY_MS).unref();
+}
