@@ -1,7 +1,7 @@
 // The local Solana chain with real timing, over JSON-RPC: slots on a clock, a blockhash per slot that lives 150 slots,
 // and processed → confirmed → finalized. Short slots keep the suite quick; the rules are the real cluster's.
 import { afterEach, describe, expect, it } from "vitest";
-import { BLOCKHASH_VALIDITY_BLOCKS, FINALIZATION_DEPTH_SLOTS, startLocalnet, type Localnet } from "../../chain/localnet";
+import { BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS, startLocalnet, type Localnet } from "../../chain/localnet";
 import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
 
 let net: Localnet | null = null;
@@ -152,13 +152,28 @@ describe('startLocalnet({ timing: "real" })', () => {
 });
 
 describe("startLocalnet() without timing", () => {
-  it("keeps instant timing: one blockhash until a transaction, final at once", async () => {
+  it("runs real timing at DEFAULT_SLOT_MS: the clock alone moves the slot and rotates the blockhash", async () => {
     net = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+    expect(net.chain.timing).toEqual({ mode: "real", slotMs: DEFAULT_SLOT_MS });
+    const before = (await solanaRpc(net.url, "getLatestBlockhash", [{ commitment: "processed" }])).result;
+    await sleep(3 * DEFAULT_SLOT_MS);
+    const after = (await solanaRpc(net.url, "getLatestBlockhash", [{ commitment: "processed" }])).result;
+    expect(after.context.slot).toBeGreaterThan(before.context.slot);
+    expect(after.value.blockhash).not.toBe(before.value.blockhash);
+  });
+
+  it("rejects malformed timing options", async () => {
+    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "slow" as never })).rejects.toThrow(/timing/);
+    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: 0 })).rejects.toThrow(/slotMs/);
+  });
+});
+
+describe('startLocalnet({ timing: "instant" })', () => {
+  it("keeps one blockhash until a transaction, final at once", async () => {
+    net = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "instant" });
     const before = (await solanaRpc(net.url, "getLatestBlockhash")).result;
     await sleep(100);
     const after = (await solanaRpc(net.url, "getLatestBlockhash")).result;
     expect(after).toEqual(before);
-    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "slow" as never })).rejects.toThrow(/timing/);
-    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: 0 })).rejects.toThrow(/slotMs/);
   });
 });
