@@ -83,10 +83,13 @@ describe("startLocalEvmChain({ blockTimeSec })", () => {
     expect((await minedReceipt(c.url, hash)).status).toBe("0x1");
   });
 
-  it("automines when asked for explicitly with blockTimeSec 0: the receipt exists as the send returns", async () => {
+  it("automines when asked for explicitly with blockTimeSec 0: no block without a transaction, one per transaction", async () => {
     const c = await base({ blockTimeSec: 0 });
+    const idle = Number(await call(c.url, "eth_blockNumber"));
+    await sleep(BASE_BLOCK_TIME_SEC * 1000 + 500);
+    expect(Number(await call(c.url, "eth_blockNumber"))).toBe(idle);
     const hash = await sendRaw(c);
-    expect((await call(c.url, "eth_getTransactionReceipt", [hash]))?.status).toBe("0x1");
+    expect(Number((await minedReceipt(c.url, hash)).blockNumber)).toBe(idle + 1);
   });
 
   it("rejects a block time that is not a whole number of seconds", async () => {
@@ -127,7 +130,7 @@ describe("startLocalEvmChain({ faults })", () => {
     const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
     const wallet = createWalletClient({ account, chain, transport: http(c.url) });
     const hash = (await call(c.url, "eth_sendRawTransaction", [await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 })])) as Hex;
-    const receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    const receipt = await minedReceipt(c.url, hash);
     const height = Number(receipt.blockNumber);
     let replaced = false;
     for (let i = 0; i < 40 && !replaced; i++) {
