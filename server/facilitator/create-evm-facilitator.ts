@@ -17,6 +17,11 @@ export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
 
 /** How long settle waits for the authorization's transaction to be mined. */
 const CONFIRMATION_TIMEOUT_MS = 30_000;
+/**
+ * Base and Base Sepolia make a block every 2 s. viem polls for a receipt (and caches the block number) every half block
+ * time of the chain it is given, and every 4 s when the chain names none: two blocks' wait on every settlement.
+ */
+const BASE_BLOCK_TIME_MS = 2_000;
 
 export interface EvmFacilitator {
   /** Lower-case 0x address: gas payer and deposit address on every EVM network. */
@@ -57,6 +62,7 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator): EvmFac
       name: info.label,
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [url] } },
+      blockTime: BASE_BLOCK_TIME_MS,
     });
     const transport = http(url, { retryCount: 1, timeout: 10_000 });
     const wallet = createWalletClient({ account, chain, transport }).extend(publicActions);
