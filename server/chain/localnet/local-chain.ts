@@ -215,13 +215,15 @@ export class LocalChain {
     return age >= FINALIZATION_DEPTH_SLOTS ? "finalized" : age >= 1 ? "confirmed" : "processed";
   }
 
-  /** Refuses every transaction built on the current blockhash from now on (tests of expired payments). */
+  /**
+   * Refuses every transaction built on a blockhash handed out before now (tests of expired payments). Instant timing
+   * drops its one blockhash. Real timing moves the clock on past a blockhash's 150-slot life, as if a minute had gone
+   * by: dropping only the newest would leave the confirmed and finalized ones a client signs with still valid.
+   */
   expireBlockhash(): void {
     if (this.timing.mode === "real") {
+      this.clockStart.ms -= (BLOCKHASH_VALIDITY_BLOCKS + 1) * this.timing.slotMs;
       this.syncSlots();
-      this.validBlockhashes.delete(this.svm.latestBlockhash());
-      this.svm.expireBlockhash();
-      this.admitBlockhash(this.slotCounter);
     } else {
       this.svm.expireBlockhash();
     }
