@@ -31,9 +31,11 @@ log(`data dir ${cfg.dataDir}`);
 log(`operator key ${operator.publicKeyBase58} (signs receipts)`);
 log(`verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
 
-// Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS and LOCALNET_FAULTS (instant and none by default).
+// Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS and LOCALNET_FAULTS (real 400 ms slots and none by
+// default).
 const localnetTiming = { timing: cfg.LOCALNET_TIMING, slotMs: cfg.LOCALNET_SLOT_MS, faults: cfg.LOCALNET_FAULTS };
 log(`local Solana timing: ${cfg.LOCALNET_TIMING}${cfg.LOCALNET_TIMING === "real" ? ` (${cfg.LOCALNET_SLOT_MS} ms slots)` : ""}${cfg.LOCALNET_FAULTS ? `, faults seeded ${cfg.LOCALNET_FAULTS.seed}` : ""}`);
+log(`local anvil timing: ${cfg.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${cfg.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`);
 const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming })];
 log(`local chain playing Solana devnet (SIMULATED, not the real devnet) at ${chains[0]!.url}`);
 if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
@@ -59,8 +61,9 @@ for (const [chainId, port, label] of [
       name: token.name,
       version: token.version,
       stateFile,
-      // ANVIL_BLOCK_TIME_SEC 0 (the default) keeps automine; ANVIL_FAULTS puts the fault proxy on the chain's port.
-      ...(cfg.ANVIL_BLOCK_TIME_SEC > 0 ? { blockTimeSec: cfg.ANVIL_BLOCK_TIME_SEC } : {}),
+      // ANVIL_BLOCK_TIME_SEC: 2 s blocks (Base's) by default, 0 = automine; ANVIL_FAULTS puts the fault proxy on the
+      // chain's port.
+      blockTimeSec: cfg.ANVIL_BLOCK_TIME_SEC,
       faults: cfg.ANVIL_FAULTS,
     }),
   );

@@ -34,6 +34,7 @@ url.pathname = `/${name}`;
 /** A fresh test-only base58 Ed25519 seed (these keys exist for one run and are never written anywhere). */
 const testKey = () => bs58.encode(generateKeypair().seed);
 
+// The chains keep bin/dev.ts's real-timing defaults (400 ms Solana slots, 2 s Base blocks): no spec needs instant.
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   NODE_ENV: "production",

@@ -109,13 +109,17 @@ describe("parseConfig() on the operator settings' env defaults", () => {
 });
 
 describe("parseConfig() local chain timing and faults", () => {
-  it("keeps instant timing, 400 ms slots, automine and no faults by default", () => {
-    expect(parseConfig({})).toMatchObject({ LOCALNET_TIMING: "instant", LOCALNET_SLOT_MS: 400, LOCALNET_FAULTS: null, ANVIL_BLOCK_TIME_SEC: 0, ANVIL_FAULTS: null });
+  it("runs real timing by default: 400 ms Solana slots, a 2 s anvil block time and no faults", () => {
+    expect(parseConfig({})).toMatchObject({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: 400, LOCALNET_FAULTS: null, ANVIL_BLOCK_TIME_SEC: 2, ANVIL_FAULTS: null });
   });
 
-  it("reads real timing and a fault profile given as JSON", () => {
-    const cfg = parseConfig({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: "100", LOCALNET_FAULTS: '{"seed":42,"rate429":0.05}', ANVIL_BLOCK_TIME_SEC: "2" });
-    expect(cfg).toMatchObject({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: 100, ANVIL_BLOCK_TIME_SEC: 2 });
+  it("reads instant timing and automine when asked for explicitly", () => {
+    expect(parseConfig({ LOCALNET_TIMING: "instant", ANVIL_BLOCK_TIME_SEC: "0" })).toMatchObject({ LOCALNET_TIMING: "instant", ANVIL_BLOCK_TIME_SEC: 0 });
+  });
+
+  it("reads a slot length, a block time and a fault profile given as JSON", () => {
+    const cfg = parseConfig({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: "100", LOCALNET_FAULTS: '{"seed":42,"rate429":0.05}', ANVIL_BLOCK_TIME_SEC: "5" });
+    expect(cfg).toMatchObject({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: 100, ANVIL_BLOCK_TIME_SEC: 5 });
     expect(cfg.LOCALNET_FAULTS).toMatchObject({ seed: 42, rate429: 0.05, dropSendRate: 0 });
   });
 

@@ -53,8 +53,8 @@ const envSchema = z.object({
   LOCALNET_RPC_PORT: port.default(8899),
   /** Port of the second local chain that plays mainnet (dev and tests only; 0 = not started). */
   LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
-  /** How the local Solana chains keep time: "instant" (a slot per transaction, final at once) or "real" (a clock). */
-  LOCALNET_TIMING: z.enum(["instant", "real"]).default("instant"),
+  /** How the local Solana chains keep time: "real" (a clock, the default) or "instant" (a slot per transaction, final at once). */
+  LOCALNET_TIMING: z.enum(["instant", "real"]).default("real"),
   /** Real timing's slot length, ms (Solana's is ~400). */
   LOCALNET_SLOT_MS: z.coerce.number().int().min(1).max(10_000).default(400),
   /** A seeded fault profile for the local Solana chains' RPC (dev and tests only); unset = no faults. */
@@ -75,8 +75,8 @@ const envSchema = z.object({
   LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545),
   /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
   LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
-  /** The local anvil chains' interval mining, whole seconds (Base: 2); 0 = automine, a block per transaction. */
-  ANVIL_BLOCK_TIME_SEC: z.coerce.number().int().min(0).max(60).default(0),
+  /** The local anvil chains' interval mining, whole seconds (default 2, Base's); 0 = automine, a block per transaction. */
+  ANVIL_BLOCK_TIME_SEC: z.coerce.number().int().min(0).max(60).default(2),
   /** A seeded fault profile for the local anvil chains' RPC (dev and tests only); unset = no faults. */
   ANVIL_FAULTS: faultProfile,
 

@@ -16,6 +16,12 @@ import { NO_PENDING_MEMORY } from "./no-pending-memory";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
 
+/**
+ * Base and Base Sepolia make a block every 2 s. viem polls for a receipt (and caches the block number) every half block
+ * time of the chain it is given, and every 4 s when the chain names none: two blocks' wait on every settlement.
+ */
+const BASE_BLOCK_TIME_MS = 2_000;
+
 export interface EvmFacilitator {
   /** Lower-case 0x address: gas payer and deposit address on every EVM network. */
   address: `0x${string}`;
@@ -55,6 +61,7 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator): EvmFac
       name: info.label,
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [url] } },
+      blockTime: BASE_BLOCK_TIME_MS,
     });
     const transport = http(url, { retryCount: 1, timeout: 10_000 });
     const wallet = createWalletClient({ account, chain, transport }).extend(publicActions);

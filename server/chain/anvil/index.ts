@@ -31,7 +31,7 @@ const MINTER = "0x0F6e711C61320862A3c0A47F39F3D406F5396B3F";
 const MINTER_WEI = 10n ** 18n;
 /** Base makes a block every 2 s: the block time a real-timing local Base chain uses. */
 export const BASE_BLOCK_TIME_SEC = 2;
-/** How often viem polls for receipts; anvil automines by default, so the first poll nearly always finds one. */
+/** How often viem polls for receipts: a small fraction of a block, so a wait ends soon after the block that mines it. */
 const POLLING_INTERVAL_MS = 50;
 
 export interface LocalEvmChain {
@@ -64,8 +64,8 @@ export interface StartLocalEvmChainOptions {
   /** Keeps the chain across restarts in this file (`npm run dev`); without it the chain starts empty. */
   stateFile?: string;
   /**
-   * Interval mining: a block every this many seconds (BASE_BLOCK_TIME_SEC for Base), and a sent transaction waits in
-   * the mempool until the next one. Unset (the default for now): automine, a block per transaction at once.
+   * Interval mining: a block every this many seconds, and a sent transaction waits in the mempool until the next one.
+   * Default BASE_BLOCK_TIME_SEC (Base's 2 s). 0 asks explicitly for automine: a block per transaction, at once.
    */
   blockTimeSec?: number;
   /** A seeded fault profile (see ../localnet/fault-profile.ts) played by a proxy in front of anvil; none by default. */
@@ -78,6 +78,8 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
   if (!isAddress(opts.usdc, { strict: false })) throw new Error(`usdc is not an address: ${String(opts.usdc)}`);
   if (!opts.name || !opts.version) throw new Error("the token's EIP-712 name and version must not be empty");
   const usdc = getAddress(opts.usdc);
+  const blockTimeSec = opts.blockTimeSec ?? BASE_BLOCK_TIME_SEC;
+  if (!(Number.isInteger(blockTimeSec) && blockTimeSec >= 0)) throw new Error(`blockTimeSec must be a whole number of seconds (0 = automine), got ${String(blockTimeSec)}`);
 
   const host = opts.host ?? "127.0.0.1";
   const dice = opts.faults ? new FaultDice(opts.faults) : null;
@@ -87,7 +89,7 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     port: dice ? 0 : (opts.port ?? 0),
     chainId: opts.chainId,
     ...(opts.stateFile ? { stateFile: opts.stateFile } : {}),
-    ...(opts.blockTimeSec !== undefined ? { blockTimeSec: opts.blockTimeSec } : {}),
+    ...(blockTimeSec > 0 ? { blockTimeSec } : {}),
   });
   let proxy: FaultProxy | null = null;
   try {

@@ -18,8 +18,8 @@ export interface StartLocalnetOptions {
   /** Snapshot folder; null keeps the chain in memory. */
   dataDir: string | null;
   /**
-   * "instant" (the default for now): a slot per transaction, final at once. "real": slots on a clock, blockhashes
-   * that rotate every slot and expire after 150, and processed → confirmed → finalized as on a real cluster.
+   * "real" (the default): slots on a clock, blockhashes that rotate every slot and expire after 150, and processed →
+   * confirmed → finalized as on a real cluster. "instant", asked for explicitly: a slot per transaction, final at once.
    */
   timing?: "instant" | "real";
   /** Real timing's slot length, ms (default DEFAULT_SLOT_MS, Solana's 400). */
@@ -43,8 +43,8 @@ export interface Localnet {
 
 /** Opens (or restores) the chain and serves it over JSON-RPC. */
 export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localnet> {
-  const timing = opts.timing === "real" ? { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS } : { mode: "instant" as const };
   if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant") throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
+  const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS };
   const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
   const server = await serveRpc(chain, opts.host ?? "127.0.0.1", opts.port);
   return {

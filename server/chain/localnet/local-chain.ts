@@ -54,9 +54,10 @@ const SLOT_HASHES_KEPT = FINALIZATION_DEPTH_SLOTS + 8;
 export type Commitment = "processed" | "confirmed" | "finalized";
 
 /**
- * How the chain keeps time. "instant": the slot moves one per transaction and a transaction is finalized at once (the
- * tests' default). "real": slots move on a clock every `slotMs`, the blockhash changes every slot and lives 150 slots,
- * and a transaction is processed, then confirmed one slot later, then finalized 32 slots later, as on a real cluster.
+ * How the chain keeps time. "real" (what startLocalnet runs by default): slots move on a clock every `slotMs`, the
+ * blockhash changes every slot and lives 150 slots, and a transaction is processed, then confirmed one slot later, then
+ * finalized 32 slots later, as on a real cluster. "instant": the slot moves one per transaction and a transaction is
+ * finalized at once.
  */
 export type ChainTiming = { mode: "instant" } | { mode: "real"; slotMs: number };
 
@@ -145,7 +146,7 @@ export class LocalChain {
    * Opens the chain from its snapshot in `dataDir`, or creates it (forging the USDC mint). `dataDir` null: in memory.
    * `faults` apply to what arrives over RPC (see `submit`), never to in-process funding.
    */
-  static async open(profile: LocalnetProfile, dataDir: string | null, timing: ChainTiming = { mode: "instant" }, faults: FaultDice | null = null): Promise<LocalChain> {
+  static async open(profile: LocalnetProfile, dataDir: string | null, timing: ChainTiming = { mode: "real", slotMs: DEFAULT_SLOT_MS }, faults: FaultDice | null = null): Promise<LocalChain> {
     if (timing.mode === "real" && !(Number.isInteger(timing.slotMs) && timing.slotMs > 0)) throw new Error(`slotMs must be a positive integer, got ${String(timing.slotMs)}`);
     const files = dataDir ? { svm: path.join(dataDir, `localnet-${profile}.svm`), history: path.join(dataDir, `localnet-${profile}.json`) } : null;
     if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -214,13 +215,15 @@ export class LocalChain {
     return age >= FINALIZATION_DEPTH_SLOTS ? "finalized" : age >= 1 ? "confirmed" : "processed";
   }
 
-  /** Refuses every transaction built on the current blockhash from now on (tests of expired payments). */
+  /**
+   * Refuses every transaction built on a blockhash handed out before now (tests of expired payments). Instant timing
+   * drops its one blockhash. Real timing moves the clock on past a blockhash's 150-slot life, as if a minute had gone
+   * by: dropping only the newest would leave the confirmed and finalized ones a client signs with still valid.
+   */
   expireBlockhash(): void {
     if (this.timing.mode === "real") {
+      this.clockStart.ms -= (BLOCKHASH_VALIDITY_BLOCKS + 1) * this.timing.slotMs;
       this.syncSlots();
-      this.validBlockhashes.delete(this.svm.latestBlockhash());
-      this.svm.expireBlockhash();
-      this.admitBlockhash(this.slotCounter);
     } else {
       this.svm.expireBlockhash();
     }

@@ -37,22 +37,36 @@ async function sendRaw(c: LocalEvmChain): Promise<Hex> {
   return (await call(c.url, "eth_sendRawTransaction", [signed])) as Hex;
 }
 
+/** Waits for the next block, so what follows has most of a block time before the one after. */
+async function atBlockStart(c: LocalEvmChain): Promise<number> {
+  const start = Number(await call(c.url, "eth_blockNumber"));
+  for (;;) {
+    const now = Number(await call(c.url, "eth_blockNumber"));
+    if (now > start) return now;
+    await sleep(20);
+  }
+}
+
+/** Polls `url` for the transaction's receipt until it is mined (interval mining: up to a block time and then some). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON-RPC receipt, asserted field by field
+async function minedReceipt(url: string, hash: Hex): Promise<any> {
+  for (;;) {
+    const receipt = await call(url, "eth_getTransactionReceipt", [hash]);
+    if (receipt) return receipt;
+    await sleep(50);
+  }
+}
+
 describe("startLocalEvmChain({ blockTimeSec })", () => {
   it("mines a block every blockTimeSec and holds a sent transaction in the mempool until the next block", async () => {
     const c = await base({ blockTimeSec: BASE_BLOCK_TIME_SEC });
     // Align with a fresh block so the send has most of a block time before the next.
-    const start = Number(await call(c.url, "eth_blockNumber"));
-    while (Number(await call(c.url, "eth_blockNumber")) === start) await sleep(20);
-    const sentAtBlock = Number(await call(c.url, "eth_blockNumber"));
+    const sentAtBlock = await atBlockStart(c);
     const hash = await sendRaw(c);
     await sleep(500);
     expect(await call(c.url, "eth_getTransactionReceipt", [hash])).toBeNull();
     expect((await call(c.url, "eth_getTransactionByHash", [hash])).blockNumber).toBeNull();
-    let receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
-    while (!receipt) {
-      await sleep(50);
-      receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
-    }
+    const receipt = await minedReceipt(c.url, hash);
     expect(Number(receipt.blockNumber)).toBe(sentAtBlock + 1);
     // Blocks keep coming with nothing to mine.
     const blocks = [Number(await call(c.url, "eth_blockNumber"))];
@@ -61,8 +75,26 @@ describe("startLocalEvmChain({ blockTimeSec })", () => {
     expect(blocks[1]! - blocks[0]!).toBeGreaterThanOrEqual(1);
   });
 
-  it("rejects a block time that is not a positive whole number of seconds", async () => {
+  it("mines on Base's interval by default: a sent transaction is not mined at once", async () => {
+    const c = await base({});
+    await atBlockStart(c);
+    const hash = await sendRaw(c);
+    expect(await call(c.url, "eth_getTransactionReceipt", [hash])).toBeNull();
+    expect((await minedReceipt(c.url, hash)).status).toBe("0x1");
+  });
+
+  it("automines when asked for explicitly with blockTimeSec 0: no block without a transaction, one per transaction", async () => {
+    const c = await base({ blockTimeSec: 0 });
+    const idle = Number(await call(c.url, "eth_blockNumber"));
+    await sleep(BASE_BLOCK_TIME_SEC * 1000 + 500);
+    expect(Number(await call(c.url, "eth_blockNumber"))).toBe(idle);
+    const hash = await sendRaw(c);
+    expect(Number((await minedReceipt(c.url, hash)).blockNumber)).toBe(idle + 1);
+  });
+
+  it("rejects a block time that is not a whole number of seconds", async () => {
     await expect(base({ blockTimeSec: 0.5 })).rejects.toThrow(/blockTimeSec/);
+    await expect(base({ blockTimeSec: -2 })).rejects.toThrow(/blockTimeSec/);
   });
 });
 
@@ -84,18 +116,21 @@ describe("startLocalEvmChain({ faults })", () => {
     const hash = await sendRaw(c);
     expect(await call(c.url, "eth_getTransactionByHash", [hash])).toBeNull();
     await sleep(1_200);
-    expect((await call(c.url, "eth_getTransactionReceipt", [hash]))?.status).toBe("0x1");
+    // Past the delay the transaction is in anvil's mempool, and the next block mines it.
+    expect(await call(c.directUrl, "eth_getTransactionByHash", [hash])).not.toBeNull();
+    expect((await minedReceipt(c.url, hash)).status).toBe("0x1");
     expect(c.faultLog()!.events).toEqual([{ kind: "delay", n: 0, detail: expect.any(Number) }]);
   });
 
   it("reorgs the chain by 1 or 2 blocks after a new block: the block a receipt named is replaced", async () => {
-    const c = await base({ faults: { seed: 4, reorgRate: 1 } });
+    // Automine, asked for: at rate 1 every interval-mined empty block would reorg too; this pins the send's own block.
+    const c = await base({ blockTimeSec: 0, faults: { seed: 4, reorgRate: 1 } });
     const account = privateKeyToAccount(generatePrivateKey());
     await call(c.directUrl, "anvil_setBalance", [account.address, "0xde0b6b3a7640000"]);
     const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
     const wallet = createWalletClient({ account, chain, transport: http(c.url) });
     const hash = (await call(c.url, "eth_sendRawTransaction", [await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 })])) as Hex;
-    const receipt = await call(c.url, "eth_getTransactionReceipt", [hash]);
+    const receipt = await minedReceipt(c.url, hash);
     const height = Number(receipt.blockNumber);
     let replaced = false;
     for (let i = 0; i < 40 && !replaced; i++) {

@@ -127,7 +127,9 @@ async function expectRefused(sender: PrivateKeyAccount, functionName: string, au
 }
 
 beforeAll(async () => {
-  chain = await startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version });
+  // Automine, asked for: these pin the token's rules over ~40 transactions one after another (2 s blocks would add a
+  // minute and test nothing more); anvil-timing and base-payments run Base's interval.
+  chain = await startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, blockTimeSec: 0 });
   client = clientsFor(chain);
 });
 afterAll(async () => chain?.close());
@@ -154,7 +156,7 @@ describe("startLocalEvmChain()", () => {
 
   it("plays Base with the USD Coin domain on a second chain", async () => {
     const base = USDC_BY_EVM_CHAIN[8453];
-    const mainnet = await startLocalEvmChain({ chainId: 8453, usdc: base.address, name: base.name, version: base.version });
+    const mainnet = await startLocalEvmChain({ chainId: 8453, usdc: base.address, name: base.name, version: base.version, blockTimeSec: 0 });
     try {
       const c = clientsFor(mainnet);
       expect(await c.public.getChainId()).toBe(8453);
@@ -188,7 +190,7 @@ describe("startLocalEvmChain()", () => {
   });
 
   it("stops anvil on close(), so its port no longer answers, and a second close() is harmless", async () => {
-    const other = await startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version });
+    const other = await startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, blockTimeSec: 0 });
     expect(await clientsFor(other).public.getChainId()).toBe(84532);
     await other.close();
     await expect(fetch(other.url, { method: "POST", body: "{}" })).rejects.toThrow();
@@ -197,7 +199,7 @@ describe("startLocalEvmChain()", () => {
 
   it("with a state file, keeps balances and old transaction receipts across a restart, and does not initialize twice", async () => {
     const stateFile = path.join(mkdtempSync(path.join(os.tmpdir(), "signet-anvil-")), "anvil-84532.json");
-    const start = () => startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, stateFile });
+    const start = () => startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, stateFile, blockTimeSec: 0 });
     const holder = privateKeyToAccount(generatePrivateKey()).address;
     const first = await start();
     await first.fund(holder, { usdcUnits: 1_234_567n });

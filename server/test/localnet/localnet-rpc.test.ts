@@ -58,6 +58,15 @@ async function transfer(agent: KeyPairSigner, feePayer: KeyPairSigner, payTo: st
   return getBase64EncodedWireTransaction(tx);
 }
 
+/** Waits until `signature` is confirmed: the chain keeps real time, so a slot passes after the one it landed in. */
+async function untilConfirmed(signature: string): Promise<void> {
+  for (;;) {
+    const status = (await rpc("getSignatureStatuses", [[signature]])).result.value[0];
+    if (status && status.confirmationStatus !== "processed") return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("local chain JSON-RPC", () => {
   it("plays devnet: genesis hash, health, version, forged USDC mint", async () => {
     expect((await rpc("getGenesisHash")).result).toBe("EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs");
@@ -98,7 +107,9 @@ describe("local chain JSON-RPC", () => {
     expect(dup.error?.message).toMatch(/already been processed/);
 
     const status = await rpc("getSignatureStatuses", [[sent.result]]);
-    expect(status.result.value[0]).toMatchObject({ err: null, confirmationStatus: "finalized" });
+    expect(status.result.value[0]).toMatchObject({ err: null });
+    expect(["processed", "confirmed"]).toContain(status.result.value[0].confirmationStatus);
+    await untilConfirmed(sent.result);
     const tx = (await rpc("getTransaction", [sent.result, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }])).result;
     expect(tx.meta.err).toBeNull();
     expect(tx.transaction.message.accountKeys[0]).toMatchObject({ pubkey: feePayer.address, signer: true });
@@ -109,7 +120,7 @@ describe("local chain JSON-RPC", () => {
     expect(owned(tx.meta.postTokenBalances, payTo.address)).toBe("10000");
     expect(tx.transaction.message.instructions.at(-1).parsed).toMatchObject({ type: "transferChecked", info: { authority: agent.address } });
     expect(tx.blockTime).toBeGreaterThan(1_700_000_000);
-    const history = (await rpc("getSignaturesForAddress", [payTo.address, { limit: 5 }])).result;
+    const history = (await rpc("getSignaturesForAddress", [payTo.address, { limit: 5, commitment: "confirmed" }])).result;
     expect(history[0].signature).toBe(sent.result);
   });
 
@@ -139,7 +150,8 @@ describe("local chain JSON-RPC", () => {
     await net.close();
     net = await startLocalnet({ profile: "devnet", port: 0, dataDir });
     expect((await rpc("getTokenAccountBalance", [funded.ata])).result.value.amount).toBe("777");
-    expect((await rpc("getTransaction", [sigs[0], { encoding: "jsonParsed" }])).result).not.toBeNull();
+    await untilConfirmed(sigs[0]!);
+    expect((await rpc("getTransaction", [sigs[0], { encoding: "jsonParsed", commitment: "confirmed" }])).result).not.toBeNull();
   });
 
   it("airdrops the same amount to the same key again after a restart (npm run dev funds its fee payer on every start)", async () => {

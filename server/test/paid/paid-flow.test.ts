@@ -44,6 +44,8 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
     const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
     expect(res.headers.get("x-payment-response")).toBe(res.headers.get("payment-response"));
     expect(settlement).toMatchObject({ success: true, network: stack.devnet.caip2, payer: agent.address });
+    // The chain keeps real time: the service answered once its settlement was confirmed, never on a processed one.
+    expect(stack.devnet.chain.commitmentOf(stack.devnet.chain.getTransaction(settlement.transaction)!)).not.toBe("processed");
 
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");

@@ -44,26 +44,32 @@ export interface PaidStack {
 
 const BASE = "http://signet.test";
 
-/** Starts the stack; pass env overrides for settings defaults (price, switch, …). */
+/**
+ * Starts the stack; pass env overrides for settings defaults (price, switch, …). The chains keep real time (400 ms
+ * Solana slots, 2 s Base blocks) unless `timing: "instant"` asks for a slot per transaction and automine.
+ */
 export async function startPaidStack(
   opts: {
     mainnet?: boolean;
     evm?: boolean;
     baseMainnet?: boolean;
+    timing?: "real" | "instant";
     env?: Record<string, string | undefined>;
-    /** The devnet chain's timing and seeded faults (default: instant, none). */
+    /** The devnet chain's own timing and seeded faults, over `timing`. */
     devnet?: Pick<StartLocalnetOptions, "timing" | "slotMs" | "faults">;
     /** Seeded faults of the Base Sepolia chain's RPC (the fault proxy). */
     evmFaults?: FaultProfileInput;
   } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
-  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...opts.devnet });
-  const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
+  const timing = opts.timing ?? "real";
+  const blockTime = timing === "instant" ? { blockTimeSec: 0 } : {};
+  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing, ...opts.devnet });
+  const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, timing }) : null;
   const baseSepolia = opts.evm
-    ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], faults: opts.evmFaults ?? null })
+    ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], ...blockTime, faults: opts.evmFaults ?? null })
     : null;
-  const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453] }) : null;
+  const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453], ...blockTime }) : null;
   const tdb = await createTestDatabase();
   const restore = setEnv({
     NODE_ENV: "test",
