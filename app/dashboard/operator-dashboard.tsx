@@ -191,7 +191,7 @@ function Health() {
   const h = health.data;
   if (!h) return null;
   const style = { ok: "bg-green-100 text-green-800", degraded: "bg-amber-100 text-amber-900", unavailable: "bg-red-100 text-red-800" };
-  const pending = [...h.pending.staleClaims.items, ...h.pending.unserved.items];
+  const pending = [...h.pending.broadcast.items, ...h.pending.staleClaims.items, ...h.pending.unserved.items];
   return (
     <section className="rounded border bg-white p-4" aria-labelledby="health-heading">
       <h2 id="health-heading" className="text-lg font-semibold">
@@ -217,7 +217,8 @@ function Health() {
       </ul>
       <h3 className="mt-3 font-semibold">Settlements pending</h3>
       <p className="text-sm" data-testid="pending-settlements">
-        {h.pending.staleClaims.count} claim(s) past their lease, {h.pending.unserved.count} unserved payment(s)
+        {h.pending.broadcast.count} broadcast and awaiting confirmation, {h.pending.staleClaims.count} claim(s) past their lease,{" "}
+        {h.pending.unserved.count} unserved payment(s)
       </p>
       {pending.length > 0 && (
         <table className="mt-2 w-full text-left text-xs">
@@ -234,7 +235,13 @@ function Health() {
           <tbody>
             {pending.map((p) => (
               <tr key={p.id}>
-                <td>{p.status === "claimed" ? "claimed, lease ran out" : `unserved${p.failureReason ? ` (${p.failureReason})` : ""}`}</td>
+                <td>
+                  {p.status === "pending"
+                    ? `broadcast${p.txSignature ? ` (${p.txSignature.slice(0, 12)}…)` : ""}`
+                    : p.status === "claimed"
+                      ? "claimed, lease ran out"
+                      : `unserved${p.failureReason ? ` (${p.failureReason})` : ""}`}
+                </td>
                 <td>{p.network}</td>
                 <td><code>{p.payer}</code></td>
                 <td>{p.amountUsdc}</td>

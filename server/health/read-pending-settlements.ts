@@ -1,4 +1,5 @@
-// Settlements an operator should look at: payments still `claimed` after their lease ran out (their server died while
+// Settlements an operator should look at: payments `pending` (broadcast, their confirmation not yet seen; a retry or the
+// sweeper resolves them from the chain), payments still `claimed` after their lease ran out (their server died while
 // settling; the client's retry, or nobody, resolves them) and payments `unserved` (settled, the call not yet served).
 import "server-only";
 import type { DbClient } from "../db";
@@ -12,22 +13,28 @@ export interface PendingPayment {
   network: string;
   payer: string;
   amountUsdc: string;
-  status: "claimed" | "unserved";
+  status: "pending" | "claimed" | "unserved";
+  /** The broadcast transaction, for a pending payment. */
+  txSignature: string | null;
   failureReason: string | null;
   updatedAt: string;
 }
 
 export interface PendingSettlements {
+  broadcast: { count: number; items: PendingPayment[] };
   staleClaims: { count: number; items: PendingPayment[] };
   unserved: { count: number; items: PendingPayment[] };
 }
 
-/** Stale claims (no update for `leaseMs`) and unserved payments, oldest first. */
+/** Broadcast (pending) payments, stale claims (no update for `leaseMs`) and unserved payments, oldest first. */
 export async function readPendingSettlements(db: DbClient, leaseMs: number, now = Date.now()): Promise<PendingSettlements> {
   const stale = { status: "claimed", updatedAt: { lt: new Date(now - leaseMs) } };
   const unserved = { status: "unserved" };
-  const select = { id: true, network: true, payer: true, units: true, status: true, failureReason: true, updatedAt: true } as const;
-  const [staleCount, staleRows, unservedCount, unservedRows] = await Promise.all([
+  const broadcast = { status: "pending" };
+  const select = { id: true, network: true, payer: true, units: true, status: true, failureReason: true, txSignature: true, updatedAt: true } as const;
+  const [broadcastCount, broadcastRows, staleCount, staleRows, unservedCount, unservedRows] = await Promise.all([
+    db.payment.count({ where: broadcast }),
+    db.payment.findMany({ where: broadcast, select, orderBy: { updatedAt: "asc" }, take: PENDING_LIST_LIMIT }),
     db.payment.count({ where: stale }),
     db.payment.findMany({ where: stale, select, orderBy: { updatedAt: "asc" }, take: PENDING_LIST_LIMIT }),
     db.payment.count({ where: unserved }),
@@ -40,7 +47,11 @@ export async function readPendingSettlements(db: DbClient, leaseMs: number, now 
     amountUsdc: formatUnitsAsUsdc(p.units),
     status: p.status as PendingPayment["status"],
     failureReason: p.failureReason,
+    txSignature: p.txSignature,
     updatedAt: p.updatedAt.toISOString(),
   });
-  return { staleClaims: { count: staleCount, items: staleRows.map(item) }, unserved: { count: unservedCount, items: unservedRows.map(item) } };
+  return {
+    broadcast: { count: broadcastCount, items: broadcastRows.map(item) },
+    staleClaims: { count: staleCount, items: staleRows.map(item) }, unserved: { count: unservedCount, items: unservedRows.map(item) },
+  };
 }

@@ -144,22 +144,25 @@ describe("tRPC operator procedures", () => {
     expect(page2.items.map((i) => i.id)).not.toContain(page1.items[0]!.id);
   });
 
-  it("dashboard.health shows the readiness summary and the settlements pending: claims past their lease and unserved payments", async () => {
+  it("dashboard.health shows the readiness summary and the settlements pending: broadcast, claims past their lease and unserved payments", async () => {
     const cookie = cookieOf(await signInAs(operator));
     const payment = (id: string, status: string, minutesAgo: number) => ({
       idempotencyKey: `health-${id}`, network: stack.devnet.caip2, payer: "payer", payTo: "deposit", units: 1_000n, purpose: "chat", status,
       updatedAt: new Date(Date.now() - minutesAgo * 60_000),
     });
-    // A claim whose lease (120 s) ran out, one still settling, and an unserved payment.
-    await stack.tdb.prisma.payment.createMany({ data: [payment("stale", "claimed", 10), payment("fresh", "claimed", 0), payment("unserved", "unserved", 1)] });
+    // A claim whose lease (120 s) ran out, one still settling, an unserved payment and a broadcast one.
+    await stack.tdb.prisma.payment.createMany({
+      data: [payment("stale", "claimed", 10), payment("fresh", "claimed", 0), payment("unserved", "unserved", 1), { ...payment("broadcast", "pending", 0), txSignature: "health-broadcast-tx" }],
+    });
     try {
       const res = await query("dashboard.health", {}, cookie);
       expect(res.status).toBe(200);
-      const data = ((await res.json()) as { result: { data: { status: string; ready: boolean; database: { ok: boolean }; chains: unknown[]; pending: { staleClaims: { count: number; items: { status: string; amountUsdc: string }[] }; unserved: { count: number } } } } }).result.data;
+      const data = ((await res.json()) as { result: { data: { status: string; ready: boolean; database: { ok: boolean }; chains: unknown[]; pending: { broadcast: { count: number; items: { status: string; txSignature: string | null }[] }; staleClaims: { count: number; items: { status: string; amountUsdc: string }[] }; unserved: { count: number } } } } }).result.data;
       expect(data).toMatchObject({ ready: true, database: { ok: true } });
       expect(data.chains).toHaveLength(2);
       expect(data.pending.staleClaims).toMatchObject({ count: 1, items: [{ status: "claimed", amountUsdc: "0.001" }] });
       expect(data.pending.unserved.count).toBe(1);
+      expect(data.pending.broadcast).toMatchObject({ count: 1, items: [{ status: "pending", txSignature: "health-broadcast-tx" }] });
       // Operators only.
       expect((await query("dashboard.health", {})).status).toBe(401);
     } finally {

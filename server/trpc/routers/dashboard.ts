@@ -91,8 +91,9 @@ const pendingPayments = z.object({
       network: z.string(),
       payer: z.string(),
       amountUsdc: usdc,
-      status: z.enum(["claimed", "unserved"]),
+      status: z.enum(["pending", "claimed", "unserved"]),
       failureReason: z.string().nullable(),
+      txSignature: z.string().nullable(),
       updatedAt: z.iso.datetime(),
     }),
   ),
@@ -117,7 +118,7 @@ const healthOutput = z.object({
     }),
   ),
   upstream: z.object({ kind: z.enum(["provider", "built-in"]), name: z.string(), ok: z.boolean(), latencyMs: z.number().optional(), status: z.number().optional(), error: probeFailure.optional() }),
-  pending: z.object({ staleClaims: pendingPayments, unserved: pendingPayments }),
+  pending: z.object({ broadcast: pendingPayments, staleClaims: pendingPayments, unserved: pendingPayments }),
 });
 
 export const dashboardRouter = router({
@@ -132,7 +133,7 @@ export const dashboardRouter = router({
     const reports = await reconcile(ctx.db, (await appContext()).gateway.facilitator);
     return reports.map((r) => ({ ...r, drift: r.mismatches.length }));
   }),
-  /** The readiness summary (GET /api/health) and the settlements waiting on a retry: stale claims and unserved payments. */
+  /** The readiness summary (GET /api/health) and the settlements waiting: broadcast (pending), stale claims and unserved payments. */
   health: operatorProcedure.output(healthOutput).query(async ({ ctx }) => {
     const [report, pending] = await Promise.all([readHealth(), readPendingSettlements(ctx.db, config().PAYMENT_LEASE_MS)]);
     return { ...report, pending };
