@@ -6,12 +6,10 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { generateKeypair } from "../keys/parse-secret-key";
 import { checkSoak, readBalances, type SoakVerdict } from "./check-soak";
 import { assignPrepaidKeys, prepaidKeyCount, runWorkload, type Agent } from "./run-workload";
-import { startIntervalMining, startSoakStack, type SoakStack } from "./soak-stack";
+import { startSoakStack } from "./soak-stack";
 
 /** Each agent's USDC on each chain: far more than its calls cost, so running out is never the story. */
 const AGENT_USDC_UNITS = 1_000_000n;
-/** Blocks mined after funding before the balances are trusted: a fault-profile reorg is at most 2 deep. */
-const SETTLE_BLOCKS = 3;
 
 export interface SoakRunOptions {
   calls: number;
@@ -28,28 +26,6 @@ export interface SoakRun extends SoakVerdict {
   wallMs: number;
 }
 
-async function anvilCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  return ((await res.json()) as { result: unknown }).result;
-}
-
-/** Funds every agent on every chain, then re-checks after a few more blocks (a reorg may have dropped a mint). */
-async function fundAgents(stack: SoakStack, agents: Agent[]): Promise<void> {
-  for (const agent of agents) {
-    await stack.devnet.fundAccount(agent.solana.publicKeyBase58, { usdcUnits: AGENT_USDC_UNITS });
-    await stack.mainnet.fundAccount(agent.solana.publicKeyBase58, { usdcUnits: AGENT_USDC_UNITS });
-  }
-  for (const chain of [stack.baseSepolia, stack.base]) {
-    for (let round = 0; round < 5; round++) {
-      const short: Agent[] = [];
-      for (const agent of agents) if ((await chain.usdcBalance(agent.evmAddress)) < AGENT_USDC_UNITS) short.push(agent);
-      if (short.length === 0) break;
-      for (const agent of short) await chain.fund(agent.evmAddress, { usdcUnits: AGENT_USDC_UNITS - (await chain.usdcBalance(agent.evmAddress)) });
-      await anvilCall(chain.directUrl, "anvil_mine", [SETTLE_BLOCKS]);
-    }
-  }
-}
-
 /** Runs the soak and returns its summary table and the invariants that failed (none: the run passed). */
 export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
   const log = opts.log ?? (() => {});
@@ -63,15 +39,11 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     instances: opts.instances,
     seed: opts.seed,
     faults: opts.faults ?? true,
-    agents: { solana: agents.map((a) => a.solana), evm: agents.map((a) => a.evmAddress) },
+    agents: { solana: agents.map((a) => a.solana), evm: agents.map((a) => a.evmAddress), usdcUnits: AGENT_USDC_UNITS },
     log,
   });
   try {
-    log(`funding ${agents.length} agents on four chains…`);
-    await fundAgents(stack, agents);
     const before = await readBalances(stack, agents);
-    await startIntervalMining(stack.baseSepolia);
-    await startIntervalMining(stack.base);
     log(`running ${opts.calls} calls from ${agents.length} agents (seed ${opts.seed})…`);
     const started = Date.now();
     let restart: Promise<void> = Promise.resolve();

@@ -43,8 +43,8 @@ const MAX_SENDS = 10;
 const REQUEST_TIMEOUT_MS = 60_000;
 /** How many agents share each prepaid balance (they race it). */
 const AGENTS_PER_PREPAID_KEY = 10;
-/** A top-up's amount, USDC: ten prepaid calls' worth at most. */
-const TOPUP_USDC = "0.005";
+/** A top-up's amount, USDC: enough for a few dozen prepaid calls, for the agents sharing the key to race. */
+const TOPUP_USDC = "0.02";
 
 /** One call's record: what was asked, every status seen, and how it ended. */
 export interface CallRecord {

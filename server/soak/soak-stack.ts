@@ -55,6 +55,8 @@ export function defaultFaultProfiles(seed: number): { solana: FaultProfileInput;
 export interface SoakAgentKeys {
   solana: Ed25519Keypair[];
   evm: `0x${string}`[];
+  /** What each agent gets on each of the four chains. */
+  usdcUnits: bigint;
 }
 
 export interface Instance {
@@ -90,7 +92,7 @@ export interface SoakStack {
 export interface SoakStackOptions {
   instances: number;
   seed: number;
-  /** The agents' keys: allowed on mainnet (SERVICE_ALLOWED_AGENTS), funded by the workload. */
+  /** The agents' keys: funded on every chain and allowed on mainnet (SERVICE_ALLOWED_AGENTS). */
   agents: SoakAgentKeys;
   faults?: boolean;
   /** Extra instance environment (e.g. LOCAL_MODEL_STREAM_DELAY_MS). */
@@ -101,7 +103,8 @@ export interface SoakStackOptions {
 const newestMtime = (dir: string): number => {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name === "generated" || entry.name === "test") continue;
+        // Tests and the soak itself are not part of the bundle.
+    if (["node_modules", "generated", "test", "soak"].includes(entry.name)) continue;
     const full = path.join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
   }
@@ -222,14 +225,26 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     closers.push(() => devnet.close());
     const mainnet = await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, ...timing, faults: profiles ? { ...profiles.solana, seed: opts.seed + 2 } : null });
     closers.push(() => mainnet.close());
-    // Funding many agents one 2 s block at a time would take minutes: the chains automine until the workload starts
-    // (startIntervalMining), then make a block every BASE_BLOCK_TIME_SEC.
-    const evm = (chainId: 84532 | 8453, seedOffset: number) =>
-      startLocalEvmChain({ chainId, usdc: USDC_BY_EVM_CHAIN[chainId].address, ...USDC_BY_EVM_CHAIN[chainId], faults: profiles ? { ...profiles.base, seed: opts.seed + seedOffset } : null });
+    // Base: the agents and the gas payer are funded on a fault-free automining anvil (a reorg may drop a mint, and 2 s
+    // blocks would make funding take minutes), which is then started again from its state file with the fault profile
+    // and a block every BASE_BLOCK_TIME_SEC.
+    const evmKey = generatePrivateKey();
+    const evmAddress = privateKeyToAccount(evmKey).address;
+    const chainDir = mkdtempSync(path.join(tmpdir(), "signet-soak-chains-"));
+    const evm = async (chainId: 84532 | 8453, seedOffset: number) => {
+      const token = { chainId, usdc: USDC_BY_EVM_CHAIN[chainId].address, name: USDC_BY_EVM_CHAIN[chainId].name, version: USDC_BY_EVM_CHAIN[chainId].version };
+      const stateFile = path.join(chainDir, `anvil-${chainId}.json`);
+      const setup = await startLocalEvmChain({ ...token, stateFile });
+      await setup.fund(evmAddress, { wei: FACILITATOR_WEI });
+      for (const agent of opts.agents.evm) await setup.fund(agent, { usdcUnits: opts.agents.usdcUnits });
+      await setup.close();
+      return startLocalEvmChain({ ...token, stateFile, blockTimeSec: BASE_BLOCK_TIME_SEC, faults: profiles ? { ...profiles.base, seed: opts.seed + seedOffset } : null });
+    };
     const baseSepolia = await evm(84532, 3);
     closers.push(() => baseSepolia.close());
     const base = await evm(8453, 4);
     closers.push(() => base.close());
+    for (const chain of [devnet, mainnet]) for (const agent of opts.agents.solana) await chain.fundAccount(agent.publicKeyBase58, { usdcUnits: opts.agents.usdcUnits });
     log(`chains: devnet ${devnet.url}, mainnet ${mainnet.url}, Base Sepolia ${baseSepolia.url}, Base ${base.url}${profiles ? " (faults on)" : ""}`);
 
     const providerCalls = { ok: 0, failed: 0 };
@@ -247,10 +262,7 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     closers.push(() => provider.close());
 
     const facilitatorKey = generateKeypair();
-    const evmKey = generatePrivateKey();
-    const evmAddress = privateKeyToAccount(evmKey).address;
     for (const chain of [devnet, mainnet]) await chain.fundAccount(facilitatorKey.publicKeyBase58, { lamports: FACILITATOR_LAMPORTS, usdcUnits: 0n });
-    for (const chain of [baseSepolia, base]) await chain.fund(evmAddress, { wei: FACILITATOR_WEI });
     const metricsToken = `soak-metrics-${randomBytes(12).toString("hex")}`;
     const testKey = () => bs58.encode(generateKeypair().seed);
     const allowed = [...opts.agents.solana.map((k) => k.publicKeyBase58), ...opts.agents.evm];
@@ -327,17 +339,5 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
   } catch (err) {
     await close();
     throw err;
-  }
-}
-
-/** Switches a local anvil chain from automine to a block every BASE_BLOCK_TIME_SEC (Base's pace). */
-export async function startIntervalMining(chain: LocalEvmChain): Promise<void> {
-  for (const [method, params] of [
-    ["evm_setAutomine", [false]],
-    ["evm_setIntervalMining", [BASE_BLOCK_TIME_SEC]],
-  ] as const) {
-    const res = await fetch(chain.directUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-    const body = (await res.json()) as { error?: unknown };
-    if (body.error) throw new Error(`${method} failed: ${JSON.stringify(body.error)}`);
   }
 }
