@@ -204,7 +204,13 @@ export async function checkSoak(stack: SoakStack, agents: Agent[], records: Call
     for (const [who, spent, key] of pairs) {
       const credited = paidBy.get(key) ?? 0n;
       if (spent > 0n) chargedAgents++;
-      if (spent !== credited) failures.push(`agent ${who} spent ${spent} units on chain but its settled payments credit ${credited}`);
+      if (spent !== credited) {
+        // What became of its other payments: the diagnosis (a `failed` one whose transfer landed later, a `claimed` one).
+        const [network, payer] = [key.slice(0, key.lastIndexOf(":")), who.slice(who.indexOf(":") + 1)];
+        const others = await prisma.payment.findMany({ where: { network, payer: { in: [payer, payer.toLowerCase()] }, status: { notIn: SETTLED } }, select: { status: true, failureReason: true, purpose: true } });
+        const why = others.map((p) => `${p.purpose} ${p.status}${p.failureReason ? ` (${p.failureReason})` : ""}`).join(", ");
+        failures.push(`agent ${who} spent ${spent} units on chain but its settled payments credit ${credited}; its other payments: ${why || "none"}`);
+      }
     }
   }
   lines.push(`ledger: ${settled.length} settled payments, each credited once: ${failures.some((f) => f.startsWith("settled payment")) ? "NO" : "yes"}; ${chargedAgents} agent wallets charged, each equal to its credits: ${failures.some((f) => f.startsWith("agent ")) ? "NO" : "yes"}`);
