@@ -149,6 +149,11 @@ export async function checkSoak(stack: SoakStack, agents: Agent[], records: Call
     const code = s.split(" ")[1]?.split("/")[0] ?? "";
     if (status >= 500 && !(status === 503 || (status === 502 && DOCUMENTED_502.has(code)))) failures.push(`undocumented 5xx: ${s} ×${n}`);
   }
+  // A network none of whose paid calls was served checked nothing: the run proves nothing about it.
+  for (const network of new Set(records.filter((r) => r.kind === "paid").map((r) => r.network))) {
+    const paid = records.filter((r) => r.kind === "paid" && r.network === network);
+    if (paid.length >= 5 && !paid.some((r) => r.outcome === "served")) failures.push(`no paid call on ${network} was served (${paid.length} made): ${paid[0]!.outcome}`);
+  }
   for (const r of records) if (r.servedSends > 1) failures.push(`one payment header served ${r.servedSends} times (${r.kind} ${r.network}: ${r.statuses.join(" → ")})`);
   const replayBad = records.filter((r) => r.kind === "replay" && /SERVED TWICE/.test(r.outcome));
   if (replayBad.length) failures.push(`${replayBad.length} replayed headers served more than once`);

@@ -67,6 +67,8 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     const wallMs = Date.now() - started;
     log("checking the invariants…");
     const verdict = await checkSoak(stack, agents, records, before, wallMs);
+    // A failed run shows what each instance last logged (warnings and errors).
+    if (verdict.failures.length) for (const i of stack.instances) log(`instance ${i.index}'s last lines:\n${i.output()}`);
     return { ...verdict, wallMs };
   } finally {
     await stack.close();
