@@ -30,7 +30,7 @@ export interface SoakRun extends SoakVerdict {
 export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
   const log = opts.log ?? (() => {});
   const prepaidKeys = Array.from({ length: prepaidKeyCount(opts.agents) }, () => generateKeypair());
-  const prepaidKeyOf = assignPrepaidKeys(opts.agents, prepaidKeys);
+  const prepaidKeyOf = assignPrepaidKeys(prepaidKeys);
   const agents: Agent[] = Array.from({ length: opts.agents }, (_, index) => {
     const evm = generatePrivateKey();
     return { index, solana: generateKeypair(), evm, evmAddress: privateKeyToAccount(evm).address, prepaidKey: prepaidKeyOf(index) };
@@ -49,7 +49,6 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     let restart: Promise<void> = Promise.resolve();
     const records = await runWorkload(stack, agents, {
       calls: opts.calls,
-      agents: opts.agents,
       seed: opts.seed,
       log,
       onMidway: opts.killMidway

@@ -62,7 +62,6 @@ export interface CallRecord {
 
 export interface WorkloadOptions {
   calls: number;
-  agents: number;
   seed: number;
   /** Called once when half the calls have been made (the multi-instance test kills an instance then). */
   onMidway?: () => Promise<void>;
@@ -316,7 +315,7 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
 const cutAnswer: Answer = { status: 0, error: null, reason: null, retryAfterMs: null, transaction: null, streamCut: false };
 
 /** Groups agents around shared prepaid keys: AGENTS_PER_PREPAID_KEY agents race each balance. */
-export function assignPrepaidKeys(count: number, prepaidKeys: Ed25519Keypair[]): (i: number) => Ed25519Keypair {
+export function assignPrepaidKeys(prepaidKeys: Ed25519Keypair[]): (i: number) => Ed25519Keypair {
   return (i) => prepaidKeys[Math.floor(i / AGENTS_PER_PREPAID_KEY) % prepaidKeys.length]!;
 }
 
