@@ -220,14 +220,19 @@ export async function checkSoak(stack: SoakStack, agents: Agent[], records: Call
   }
   lines.push(`ledger: ${settled.length} settled payments, each credited once: ${failures.some((f) => f.startsWith("settled payment")) ? "NO" : "yes"}; ${chargedAgents} agent wallets charged, each equal to its credits: ${failures.some((f) => f.startsWith("agent ")) ? "NO" : "yes"}`);
 
-  // Relayed EVM transactions: one per nonce.
-  for (const [label, chain] of [["Base Sepolia", stack.baseSepolia], ["Base", stack.base]] as const) {
-    const txs = await relayedEvmTransactions(chain, stack.facilitator.evm);
-    const byNonce = new Map<number, string[]>();
-    for (const tx of txs) byNonce.set(tx.nonce, [...(byNonce.get(tx.nonce) ?? []), tx.hash]);
-    const shared = [...byNonce].filter(([, hashes]) => hashes.length > 1);
-    lines.push(`${label}: ${txs.length} relayed transactions mined, ${shared.length} nonces shared`);
-    for (const [nonce, hashes] of shared) failures.push(`${label}: nonce ${nonce} shared by ${hashes.join(", ")}`);
+  // Relayed EVM transactions: one per nonce, among those sent (what the recorder saw) and those mined.
+  for (const [label, chain, recorder] of [["Base Sepolia", stack.baseSepolia, stack.relays.baseSepolia], ["Base", stack.base, stack.relays.base]] as const) {
+    const mined = await relayedEvmTransactions(chain, stack.facilitator.evm);
+    const minedHashes = new Set(mined.map((t) => t.hash.toLowerCase()));
+    const byNonce = new Map<number, Set<string>>();
+    for (const tx of recorder.sent) if (tx.from === stack.facilitator.evm.toLowerCase()) byNonce.set(tx.nonce, (byNonce.get(tx.nonce) ?? new Set()).add(tx.hash));
+    const shared = [...byNonce].filter(([, hashes]) => hashes.size > 1);
+    lines.push(`${label}: ${byNonce.size} nonces used by ${[...byNonce.values()].reduce((n, h) => n + h.size, 0)} relayed transactions sent, ${mined.length} mined; ${shared.length} nonces given to more than one transaction`);
+    for (const [nonce, hashes] of shared.slice(0, 10)) {
+      const landed = [...hashes].filter((h) => minedHashes.has(h)).length;
+      failures.push(`${label}: nonce ${nonce} given to ${hashes.size} different relayed transactions (${landed} mined)`);
+    }
+    if (shared.length > 10) failures.push(`${label}: … ${shared.length - 10} more nonces given to more than one transaction`);
   }
 
   const report = await runReconcile(stack);

@@ -17,6 +17,7 @@ import { startLocalnet, type FaultProfileInput, type Localnet } from "../chain/l
 import { BASE_BLOCK_TIME_SEC, startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../chain/anvil";
 import { openPostgres, type PrismaClient } from "../db";
 import { generateKeypair, type Ed25519Keypair } from "../keys/parse-secret-key";
+import { startRelayRecorder, type RelayRecorder } from "./record-relays";
 import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../test/support/fake-provider";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -77,6 +78,8 @@ export interface SoakStack {
   baseSepolia: LocalEvmChain;
   base: LocalEvmChain;
   provider: FakeProvider;
+  /** What the instances sent to each Base chain. */
+  relays: { baseSepolia: RelayRecorder; base: RelayRecorder };
   /** How many requests the fake provider has answered, by whether it failed them. */
   providerCalls: { ok: number; failed: number };
   facilitator: { solana: string; evm: `0x${string}` };
@@ -244,6 +247,9 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     closers.push(() => baseSepolia.close());
     const base = await evm(8453, 4);
     closers.push(() => base.close());
+    // The instances reach each Base chain through a recorder of the transactions they relay.
+    const relays = { baseSepolia: await startRelayRecorder(baseSepolia.url), base: await startRelayRecorder(base.url) };
+    closers.push(() => relays.baseSepolia.close(), () => relays.base.close());
     for (const chain of [devnet, mainnet]) for (const agent of opts.agents.solana) await chain.fundAccount(agent.publicKeyBase58, { usdcUnits: opts.agents.usdcUnits });
     log(`chains: devnet ${devnet.url}, mainnet ${mainnet.url}, Base Sepolia ${baseSepolia.url}, Base ${base.url}${profiles ? " (faults on)" : ""}`);
 
@@ -286,8 +292,8 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       IP_HASH_SALT: randomBytes(16).toString("hex"),
       SOLANA_DEVNET_RPC_URL: devnet.url,
       SOLANA_MAINNET_RPC_URL: mainnet.url,
-      BASE_SEPOLIA_RPC_URL: baseSepolia.url,
-      BASE_RPC_URL: base.url,
+      BASE_SEPOLIA_RPC_URL: relays.baseSepolia.url,
+      BASE_RPC_URL: relays.base.url,
       SERVICE_MAINNET_ENABLED: "true",
       SERVICE_MAINNET_DEPOSIT_ADDRESS: facilitatorKey.publicKeyBase58,
       SERVICE_ALLOWED_AGENTS: allowed.join(","),
@@ -328,6 +334,7 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       baseSepolia,
       base,
       provider,
+      relays,
       providerCalls,
       facilitator: { solana: facilitatorKey.publicKeyBase58, evm: evmAddress },
       metricsToken,
