@@ -133,7 +133,7 @@ function isRetryable(a: Answer): boolean {
   return a.status === 503;
 }
 
-const label = (a: Answer) => (a.status === 0 ? "cut" : `${a.status}${a.error ? ` ${a.error}` : ""}${a.reason ? `/${a.reason}` : ""}`);
+const label = (a: Answer) => (a.status === 0 ? (a.error ? `cut ${a.error}` : "cut") : `${a.status}${a.error ? ` ${a.error}` : ""}${a.reason ? `/${a.reason}` : ""}`);
 
 export interface Agent {
   index: number;
@@ -214,7 +214,7 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
       );
       if (res instanceof Error) {
         // Cut off after the header was sent (a killed instance): finish with the same header. Before: nothing paid.
-        if (lastHeader === null) return { ...cutAnswer, error: "client_error" };
+        if (lastHeader === null) return { ...cutAnswer, error: "before paying" };
         record.statuses.push("cut");
         return finish(path, body, lastHeader, cutAnswer, record.instance, stream, record);
       }
