@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then the browser suite (Playwright).
+// `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then a small soak (production instances under the
+// fault profile), then the browser suite (Playwright).
 // Each runner appends its counts to a summary file; this prints ONE closing line `N passed, N failed, N skipped`
 // (the line CI reads) and exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium
 // is installed first, or the run stops before any test with one line saying what to install.
@@ -29,6 +30,8 @@ const steps = [
   ["lint", ["eslint", "."]],
   ["unit", ["vitest", "run", "--config", "vitest.config.ts"]],
   ["integration", ["vitest", "run", "--config", "vitest.integration.config.ts"]],
+  // The soak at a size that fits CI (about 3 minutes on two cores): it counts as one check, passed or failed.
+  ["soak", ["tsx", "--conditions=react-server", "bin/soak.ts", "--calls", "300", "--agents", "50", "--seed", "1"]],
   // The specs import server modules, which load under node's react-server condition (the test workers inherit it).
   ["browser (Playwright, Debian chromium)", ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"], process.execPath],
 ];
@@ -37,10 +40,12 @@ rmSync(E2E_RESULTS, { force: true });
 
 let runnerFailed = false;
 let lintFailed = null;
+let soakFailed = null;
 for (const [name, args, command = "npx"] of steps) {
   console.log(`\n=== ${name} tests ===`);
   const result = spawnSync(command, args, { stdio: "inherit", env });
   if (name === "lint") lintFailed = result.status !== 0;
+  if (name === "soak") soakFailed = result.status !== 0;
   if (result.status !== 0) {
     console.log(`${name} tests exited with ${result.status ?? result.signal}`);
     runnerFailed = true;
@@ -63,6 +68,8 @@ if (existsSync(E2E_RESULTS)) {
 }
 // Lint reports no test counts: it counts as one check, passed or failed.
 if (lintFailed !== null) totals[lintFailed ? "failed" : "passed"] += 1;
+// Nor does the soak: its invariants are one check.
+if (soakFailed !== null) totals[soakFailed ? "failed" : "passed"] += 1;
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -73,8 +73,10 @@ export function ensureDepositReady(gateway: PaymentGateway, network: NetworkId, 
     if (!rpc) return Promise.reject(new Error(`no RPC configured for ${network}`));
     ready = ensureDepositTokenAccount(rpc, gateway.facilitator.signer, owner, NETWORKS[network].usdcAsset, NETWORKS[network].caip2);
     ready.catch((err: unknown) => {
-      log.error({ err, network, owner }, "could not prepare the deposit token account");
+      // Forget the failure first: a cached rejection would refuse every payment on this network until a restart.
+      // The log gets the message only (kit's RPC errors are frozen, which pino's `err` serializer cannot tag).
       depositReady.delete(key);
+      log.error({ network, owner, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "could not prepare the deposit token account");
     });
     depositReady.set(key, ready);
   }

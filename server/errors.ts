@@ -1,7 +1,7 @@
 // The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
 // Codes are part of the public API (clients branch on them): never rename one once shipped.
 import "server-only";
-import { log } from "./log";
+import { log, loggableError } from "./log";
 
 export const ERROR_STATUS = {
   // Generic request problems
@@ -89,7 +89,7 @@ export function toErrorBody(err: unknown, requestId?: string): { status: number;
       headers: err.headers,
     };
   }
-  log.error({ err, request_id: requestId }, "unhandled error");
+  log.error({ err: loggableError(err), request_id: requestId }, "unhandled error");
   return {
     status: 500,
     body: { error: "internal_error", message: "internal error", ...(requestId ? { request_id: requestId } : {}) },

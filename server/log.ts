@@ -16,3 +16,11 @@ export const log: pino.Logger = (globalForLog.signetLog ??= createLogger());
 export function logEvent(event: string, fields: Record<string, unknown> = {}, level: pino.Level = "info"): void {
   log[level]({ event, ...fields }, event);
 }
+
+/**
+ * An error as pino can log it. pino's `err` serializer tags the object it walks, so a frozen error (kit's RPC errors
+ * are frozen) would make the logging call itself throw; such an error is logged as a plain copy.
+ */
+export function loggableError(err: unknown): unknown {
+  return err instanceof Error && !Object.isExtensible(err) ? { type: err.name, message: err.message, stack: err.stack } : err;
+}

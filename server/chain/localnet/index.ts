@@ -30,6 +30,8 @@ export interface StartLocalnetOptions {
 
 export interface Localnet {
   url: string;
+  /** The same chain over an RPC server that no HTTP fault touches (a harness's own reads); `url` without faults. */
+  directUrl: string;
   profile: LocalnetProfile;
   genesisHash: string;
   caip2: string;
@@ -47,8 +49,10 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
   const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS };
   const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
   const server = await serveRpc(chain, opts.host ?? "127.0.0.1", opts.port);
+  const direct = opts.faults ? await serveRpc(chain, opts.host ?? "127.0.0.1", 0, { faults: false }) : server;
   return {
     url: server.url,
+    directUrl: direct.url,
     profile: opts.profile,
     genesisHash: chain.info.genesisHash,
     caip2: chain.info.caip2,
@@ -58,6 +62,7 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
     usdcBalance: (owner, mint) => chain.tokenBalance(owner, mint),
     async close() {
       await server.close();
+      if (direct !== server) await direct.close();
       chain.dispose();
       chain.flush();
     },

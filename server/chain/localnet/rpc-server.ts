@@ -27,9 +27,11 @@ type Handler = (params: Params) => unknown | Promise<unknown>;
 /**
  * Starts the HTTP server; `port` 0 picks a free port. With the chain's fault profile, requests meet HTTP 429 and 503
  * and timeouts at its rates; the dev-only `localnet_*` methods never do, so a test can always read the fault log.
+ * `faults: false` serves the same chain with no HTTP fault (a harness's own reads: funding checks, reconcile).
  */
-export async function serveRpc(chain: LocalChain, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveRpc(chain: LocalChain, host: string, port: number, opts: { faults?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
   const methods = rpcMethods(chain);
+  const dice = opts.faults === false ? null : chain.faults;
   const held = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     // Browsers verify receipts against this RPC (the explorer), as they can against public Solana RPCs.
@@ -40,9 +42,9 @@ export async function serveRpc(chain: LocalChain, host: string, port: number): P
     if (req.method === "GET" && req.url === "/health") return void res.end("ok");
     if (req.method !== "POST") return void res.writeHead(405).end();
     readJsonRpcBody(req, res, async (parsed) => {
-      const fate = chain.faults && !isControlRequest(parsed) ? chain.faults.httpFate() : { kind: "ok" as const };
+      const fate = dice && !isControlRequest(parsed) ? dice.httpFate() : { kind: "ok" as const };
       if (fate.kind === "429") {
-        const retryAfter = String(chain.faults!.profile.retryAfterSec);
+        const retryAfter = String(dice!.profile.retryAfterSec);
         return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests for a specific RPC call" } }));
       }
       if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
@@ -52,7 +54,7 @@ export async function serveRpc(chain: LocalChain, host: string, port: number): P
         const timer = setTimeout(() => {
           held.delete(timer);
           res.destroy();
-        }, chain.faults!.profile.timeoutHoldMs);
+        }, dice!.profile.timeoutHoldMs);
         held.add(timer);
         return;
       }

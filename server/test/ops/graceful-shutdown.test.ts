@@ -1,6 +1,7 @@
-// SIGTERM on the front server's drain (drain-child.ts: bin/serve-next.ts's server, tracker and signal handling around
-// the real route handlers, as its own process): the streamed prepaid call in flight finishes with its receipt, a new
-// request is refused or answered 503, and the process exits 0 within SHUTDOWN_GRACE_MS.
+// SIGTERM on the front server's drain, twice: drain-child.ts (bin/serve-next.ts's server, tracker and signal handling
+// around the real route handlers, as its own process): the streamed prepaid call in flight finishes with its receipt,
+// a new request is refused or answered 503, and the process exits 0 within SHUTDOWN_GRACE_MS. Then the real thing:
+// `npm start` (bin/start.ts → bin/serve-next.ts) on a production build, with a slow streamed PAID call in flight.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,9 @@ import { creditAgent } from "../../ledger/credit-agent";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { createPayingFetch } from "../../agent/paying-fetch";
+import { createKeyPairSignerFromBytes } from "@solana/kit";
+import { SOAK_BASE_URL, startSoakStack, type SoakStack } from "../../soak/soak-stack";
 import { tempDataDir } from "../support/env";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -122,5 +126,88 @@ describe("the front server on SIGTERM", () => {
     // The call was captured: its hold is gone and the charge is in the ledger.
     const holds = await tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(holds.map((h) => h.status)).toEqual(["captured", "captured"]);
+  }, 240_000);
+});
+
+describe("npm start (the production server) on SIGTERM", () => {
+  let stack: SoakStack;
+  const agent = generateKeypair();
+  beforeAll(async () => {
+    stack = await startSoakStack({
+      instances: 1,
+      seed: 5,
+      faults: false,
+      agents: { solana: [agent], evm: [], usdcUnits: 1_000_000n },
+      env: { LOCAL_MODEL_STREAM_DELAY_MS: String(STREAM_DELAY_MS), SHUTDOWN_GRACE_MS: String(GRACE_MS) },
+    });
+  }, 600_000);
+  afterAll(async () => stack?.close());
+
+  it("refuses new paid calls with 503 while the streamed paid call in flight finishes, then exits 0 within the grace", async () => {
+    const instance = stack.instances[0]!;
+    const signer = await createKeyPairSignerFromBytes(new Uint8Array([...agent.seed, ...agent.publicKey]));
+    const toInstance: typeof fetch = (input, init) => {
+      const req = new Request(input, init);
+      return fetch(new Request(`${instance.url}${new URL(req.url).pathname}`, req));
+    };
+    const pay = createPayingFetch(signer, { [stack.devnet.caip2]: stack.devnet.directUrl }, toInstance);
+    const paidCall = (stream: boolean) =>
+      pay(`${SOAK_BASE_URL}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "local/echo-1", network: "devnet", stream, messages: [{ role: "user", content: "tell me a long story about a slow shutdown" }] }),
+      });
+
+    const inFlight = await paidCall(true);
+    expect(inFlight.status, instance.output()).toBe(200);
+    expect(inFlight.headers.get("payment-response")).toBeTruthy();
+    const reader = inFlight.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+
+    const signalledAt = Date.now();
+    instance.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+
+    // A paid call that arrives now: refused at the socket, or 503 before any payment is asked for or taken.
+    const late = await fetch(`${instance.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "local/echo-1", network: "devnet", messages: [{ role: "user", content: "too late" }] }),
+    }).then(
+      async (r) => ({ status: r.status, body: await r.text() }),
+      () => "refused" as const,
+    );
+    if (late !== "refused") {
+      expect(late.status).toBe(503);
+      expect(late.body).toContain("shutting_down");
+    }
+    const ready = await fetch(`${instance.url}/api/health`).then((r) => r.status, () => "refused" as const);
+    expect([503, "refused"]).toContain(ready);
+
+    const rest = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(first.value!);
+      },
+      async pull(controller) {
+        const { value, done } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+    });
+    const answer = await readStreamedAnswer(rest);
+    expect(answer.error).toBeNull();
+    expect(answer.done).toBe(true);
+    expect(answer.receipt).not.toBeNull();
+    const finishedAt = Date.now();
+    expect(finishedAt - signalledAt).toBeGreaterThan(STREAM_DELAY_MS * 3);
+
+    const exit = await instance.exited;
+    expect(exit, instance.output()).toMatchObject({ code: 0, signal: null });
+    expect(exit.at - signalledAt).toBeLessThan(GRACE_MS);
+    expect(exit.at).toBeGreaterThanOrEqual(finishedAt - 50);
+    // One payment, served once: the paid call was settled, credited and captured before the process left.
+    const payments = await stack.db.prisma.payment.findMany({ where: { payer: agent.publicKeyBase58 } });
+    expect(payments.map((p) => p.status)).toEqual(["served"]);
   }, 240_000);
 });

@@ -42,6 +42,8 @@ export async function startFakeProvider(answer: (req: ProviderRequest) => Provid
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
     req.on("end", () => {
+      // The service's health check lists the provider's models (GET /models): a body-less request is that probe.
+      if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [] }));
       void (async () => {
         const { status, json } = await answer({ raw, body: JSON.parse(raw) as ProviderRequest["body"] });
         res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
