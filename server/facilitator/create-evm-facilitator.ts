@@ -5,11 +5,12 @@ import "server-only";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { createPublicClient, createWalletClient, defineChain, http, publicActions, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, defineChain, publicActions, type PublicClient } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey } from "../keys/evm-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { createBackoffHttpTransport } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 
@@ -58,7 +59,7 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator): EvmFac
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [url] } },
     });
-    const transport = http(url, { retryCount: 1, timeout: 10_000 });
+    const transport = createBackoffHttpTransport(url, { network: info.caip2 });
     const wallet = createWalletClient({ account, chain, transport }).extend(publicActions);
     const signer = toFacilitatorEvmSigner(
       {
