@@ -30,6 +30,11 @@ export interface StartLocalnetOptions {
 
 export interface Localnet {
   url: string;
+  /**
+   * A second door onto the same chain that the fault profile spares, for a test's own clients (an agent building its
+   * payment) whose failures are not under test. The same as `url` without a fault profile.
+   */
+  faultFreeUrl: string;
   profile: LocalnetProfile;
   genesisHash: string;
   caip2: string;
@@ -47,8 +52,10 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
   if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant") throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
   const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
   const server = await serveRpc(chain, opts.host ?? "127.0.0.1", opts.port);
+  const spared = chain.faults ? await serveRpc(chain, opts.host ?? "127.0.0.1", 0, { faults: false }) : null;
   return {
     url: server.url,
+    faultFreeUrl: spared?.url ?? server.url,
     profile: opts.profile,
     genesisHash: chain.info.genesisHash,
     caip2: chain.info.caip2,
@@ -57,7 +64,7 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
     fundAccount: (owner, amounts) => chain.fund(owner, amounts),
     usdcBalance: (owner, mint) => chain.tokenBalance(owner, mint),
     async close() {
-      await server.close();
+      await Promise.all([server.close(), spared?.close()]);
       chain.dispose();
       chain.flush();
     },

@@ -2,7 +2,7 @@
 // mainnet, and anvil chains playing Base Sepolia and Base), a fresh PostgreSQL database, a fresh data dir for keys,
 // and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type FaultProfileInput, type Localnet } from "../../chain/localnet";
 import { closeDb } from "../../db";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
@@ -45,10 +45,11 @@ const BASE = "http://signet.test";
 
 /** Starts the stack; pass env overrides for settings defaults (price, switch, …). */
 export async function startPaidStack(
-  opts: { mainnet?: boolean; evm?: boolean; baseMainnet?: boolean; env?: Record<string, string | undefined> } = {},
+  opts: { mainnet?: boolean; evm?: boolean; baseMainnet?: boolean; devnetFaults?: FaultProfileInput; env?: Record<string, string | undefined> } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
-  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+  // The service meets devnet's faults; agents build their payments through the fault-free door.
+  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, faults: opts.devnetFaults ?? null });
   const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
   const baseSepolia = opts.evm ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532] }) : null;
   const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453] }) : null;
@@ -94,7 +95,7 @@ export async function startPaidStack(
       return signer;
     },
     payingFetch(signer) {
-      const rpcs: Record<string, string> = { [devnet.caip2]: devnet.url };
+      const rpcs: Record<string, string> = { [devnet.caip2]: devnet.faultFreeUrl };
       if (mainnet) rpcs[mainnet.caip2] = mainnet.url;
       return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
     },
