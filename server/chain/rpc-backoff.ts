@@ -47,6 +47,17 @@ export class RpcUnavailableError extends Error {
   }
 }
 
+/**
+ * Rethrows the RpcUnavailableError that `err` wraps (viem wraps a failed fetch in its own HttpRequestError, whose
+ * message does not start with CHAIN_UNAVAILABLE), or `err` itself: callers that read messages see the outage as one.
+ */
+export function surfaceRpcUnavailable(err: unknown): never {
+  for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof RpcUnavailableError) throw e;
+  }
+  throw err;
+}
+
 /** One attempt's outcome as the caller classifies it: a value to return, a retryable failure, or a final error. */
 type Attempt<T> = { ok: true; value: T } | { ok: false; reason: RpcRetryReason; retryAfterMs?: number; error: unknown } | { ok: "final"; error: unknown };
 

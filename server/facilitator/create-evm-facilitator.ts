@@ -5,13 +5,13 @@ import "server-only";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, keccak256, publicActions, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
+import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, keccak256, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { db } from "../db";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey } from "../keys/evm-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import { createBackoffHttpTransport } from "../chain/rpc-backoff";
+import { createBackoffHttpTransport, surfaceRpcUnavailable } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createPgNonceLock, isNonceTaken, sendWithLockedNonce, type NonceLock } from "./evm-nonce-lock";
@@ -54,15 +54,25 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
   return toFacilitatorEvmSigner(
     {
       address: account.address,
-      readContract: (args) => wallet.readContract(args as never),
-      verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+      // @x402/evm's verify turns a failed simulation read into an invalid payment with the error's message: an RPC
+      // that could not be reached must read as chain_unavailable there, never as the payer's fault.
+      readContract: (args) => wallet.readContract(args as never).catch(surfaceRpcUnavailable),
+      verifyTypedData: async (args) => {
+        // An EOA's signature is checked here without the RPC. viem's own check asks the chain (for smart wallets) and
+        // answers false when that call fails, so a false is trusted only while the RPC answers.
+        const recovered = await recoverTypedDataAddress(args as never).catch(() => null);
+        if (recovered && isAddressEqual(recovered, args.address as Hex)) return true;
+        const valid = await wallet.verifyTypedData(args as never).catch(surfaceRpcUnavailable);
+        if (!valid) await wallet.getBlockNumber({ cacheTime: 0 }).catch(surfaceRpcUnavailable);
+        return valid;
+      },
       writeContract: ({ address, abi, functionName, args, gas, dataSuffix }) => {
         const data = encodeFunctionData({ abi: abi as Abi, functionName, args } as never);
         return send({ to: address, data: dataSuffix ? concatHex([data, dataSuffix]) : data, ...(gas !== undefined ? { gas } : {}) });
       },
       sendTransaction: ({ to, data }) => send({ to, data }),
       waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-      getCode: (args) => wallet.getCode(args),
+      getCode: (args) => wallet.getCode(args).catch(surfaceRpcUnavailable),
     },
     { confirmationTimeoutMs: CONFIRMATION_TIMEOUT_MS },
   );

@@ -7,7 +7,7 @@ import usdcArtifact from "./eip3009-usdc.artifact.json" with { type: "json" };
 import multicallArtifact from "./multicall3.artifact.json" with { type: "json" };
 import { spawnAnvil } from "./spawn-anvil";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
-import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput } from "../localnet/fault-profile";
+import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput, type RequestLogEntry } from "../localnet/fault-profile";
 import { NETWORKS } from "../networks";
 
 /** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
@@ -41,6 +41,8 @@ export interface LocalEvmChain {
   directUrl: string;
   /** The faults dealt so far; null without a fault profile. */
   faultLog(): { events: FaultEvent[]; counts: Record<FaultKind, number> } | null;
+  /** Every request the fault proxy judged (arrival time, method, fate); null without a fault profile. */
+  requestLog(): RequestLogEntry[] | null;
   chainId: number;
   /** The planted token's address. */
   usdc: `0x${string}`;
@@ -123,6 +125,7 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
       url: proxy?.url ?? anvil.url,
       directUrl: anvil.url,
       faultLog: () => dice?.log() ?? null,
+      requestLog: () => dice?.requestLog() ?? null,
       chainId: opts.chainId,
       usdc,
       fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts),

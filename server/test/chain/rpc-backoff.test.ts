@@ -10,6 +10,9 @@ import { createBackoffHttpTransport, createBackoffSolanaRpc, resetRpcGates, RpcU
 import { markChainUnavailable } from "../../facilitator/chain-unavailable";
 import { CHAIN_UNAVAILABLE } from "../../facilitator/chain-unavailable";
 import { metrics } from "../../metrics/registry";
+import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
+import { defineChain } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | "hang";
 interface Hit {
@@ -172,5 +175,24 @@ describe("createBackoffHttpTransport()", () => {
     const refusal = await client(refusing.url).getChainId().catch((e: unknown) => e);
     expect(String(refusal)).toContain("nonce too low");
     expect(refusing.hits).toHaveLength(1);
+  });
+
+  it("makes the relayer's reads fail as chain_unavailable when the RPC cannot be reached, never as a bad signature", async () => {
+    const down = await rpcServer([], { status: 503 });
+    const chain = defineChain({ id: 84532, name: "down", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [down.url] } } });
+    const mustNotLock = () => {
+      throw new Error("nothing is sent, so the nonce lock must not be taken");
+    };
+    const signer = createEvmRelaySigner({ account: privateKeyToAccount(generatePrivateKey()), chain, transport: createBackoffHttpTransport(down.url, FAST), nonceLock: mustNotLock });
+    const read = await signer.readContract({ address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", abi: [{ type: "function", name: "decimals", inputs: [], outputs: [{ type: "uint8" }], stateMutability: "view" }], functionName: "decimals", args: [] }).catch((e: unknown) => e);
+    expect(read).toBeInstanceOf(RpcUnavailableError);
+    const typed = { domain: {}, types: { M: [{ name: "a", type: "uint256" }] }, primaryType: "M", message: { a: 1n } } as const;
+    const verified = await signer.verifyTypedData({ address: "0x0000000000000000000000000000000000000001", ...typed, signature: `0x${"11".repeat(65)}` }).catch((e: unknown) => e);
+    expect((verified as Error).message?.startsWith(`${CHAIN_UNAVAILABLE}:`)).toBe(true);
+    // A payer's own EOA signature needs no RPC at all.
+    const payer = privateKeyToAccount(generatePrivateKey());
+    const hits = down.hits.length;
+    expect(await signer.verifyTypedData({ address: payer.address, ...typed, signature: await payer.signTypedData(typed) })).toBe(true);
+    expect(down.hits.length).toBe(hits);
   });
 });

@@ -45,13 +45,13 @@ const BASE = "http://signet.test";
 
 /** Starts the stack; pass env overrides for settings defaults (price, switch, …). */
 export async function startPaidStack(
-  opts: { mainnet?: boolean; evm?: boolean; baseMainnet?: boolean; devnetFaults?: FaultProfileInput; env?: Record<string, string | undefined> } = {},
+  opts: { mainnet?: boolean; evm?: boolean; baseMainnet?: boolean; devnetFaults?: FaultProfileInput; baseSepoliaFaults?: FaultProfileInput; env?: Record<string, string | undefined> } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
   // The service meets devnet's faults; agents build their payments through the fault-free door.
   const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, faults: opts.devnetFaults ?? null });
   const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null }) : null;
-  const baseSepolia = opts.evm ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532] }) : null;
+  const baseSepolia = opts.evm ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], faults: opts.baseSepoliaFaults ?? null }) : null;
   const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453] }) : null;
   const tdb = await createTestDatabase();
   const restore = setEnv({
