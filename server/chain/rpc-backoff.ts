@@ -135,6 +135,8 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (!value) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Only an HTTP date (IMF-fixdate, always in GMT): Date.parse would also take "-1" or "1.5" as years.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(trimmed)) return null;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }

@@ -1,11 +1,14 @@
 // A served Base payment whose transaction a reorg takes away: reconcile names it payment_reorged (and the CLI would
 // exit 1), the served call and its payment row stand, the authorization is unspent again on chain while the same
 // payment header is still refused as a replay, and once the same transaction is re-included the drift is gone.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { eip3009ABI } from "@x402/evm";
-import { createPublicClient, http, type Hex } from "viem";
+import { createPublicClient, http as http_, type Hex } from "viem";
 import { reconcile } from "../../reconcile/reconcile";
+import { findReorgedPayments } from "../../reconcile/evm-reorgs";
 import { appContext } from "../../app-context";
 import { authorizationHeader } from "../support/eip3009-header";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -39,7 +42,7 @@ describe("reconcile after a Base reorg", () => {
     const tx = decodePaymentResponseHeader(served.headers.get("payment-response")!).transaction.toLowerCase() as Hex;
     expect((await baseReport()).mismatches).toEqual([]);
 
-    const client = createPublicClient({ transport: http(stack.baseSepolia!.directUrl) });
+    const client = createPublicClient({ transport: http_(stack.baseSepolia!.directUrl) });
     const receipt = await client.getTransactionReceipt({ hash: tx });
     const raw = (await anvil("eth_getRawTransactionByHash", [tx])) as Hex;
     const head = await client.getBlockNumber();
@@ -70,5 +73,36 @@ describe("reconcile after a Base reorg", () => {
     expect(reincluded.status).toBe("success");
     expect(await used()).toBe(true);
     expect((await baseReport()).mismatches).toEqual([]);
+  });
+});
+
+describe("findReorgedPayments()", () => {
+  it("names a payment whose receipt (from a node behind a reorg) is in a block that is no longer canonical", async () => {
+    const tx = `0x${"ab".repeat(32)}`;
+    const canonical = `0x${"cd".repeat(32)}`;
+    const orphaned = `0x${"ef".repeat(32)}`;
+    // A node that still serves the old receipt, while its block at that height is the new one.
+    const server = http.createServer((req, res) => {
+      let text = "";
+      req.on("data", (c: Buffer) => (text += c.toString()));
+      req.on("end", () => {
+        const { id, method } = JSON.parse(text) as { id: number; method: string };
+        const result =
+          method === "eth_getTransactionReceipt"
+            ? { transactionHash: tx, blockHash: orphaned, blockNumber: "0x10", status: "0x1", logs: [], from: `0x${"11".repeat(20)}`, to: null, type: "0x2" }
+            : method === "eth_getBlockByNumber"
+              ? { hash: canonical, number: "0x10", timestamp: "0x1", transactions: [], parentHash: `0x${"00".repeat(32)}` }
+              : null;
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const client = createPublicClient({ transport: http_(`http://127.0.0.1:${(server.address() as AddressInfo).port}`) });
+      const found = await findReorgedPayments(client, [{ id: "p1", txSignature: tx, units: 1000n }]);
+      expect(found).toEqual([{ transaction: tx, detail: expect.stringContaining(`but the canonical block there is ${canonical}`) }]);
+    } finally {
+      server.close();
+    }
   });
 });
