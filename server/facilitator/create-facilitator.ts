@@ -1,7 +1,7 @@
 // The in-process x402 facilitator (no third-party facilitator is trusted with settlement): @x402/core's x402Facilitator with @x402/svm's exact scheme,
 // registered directly with explicit fee-griefing limits. Its key is both the fee payer and the devnet deposit address.
 import "server-only";
-import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import { createKeyPairSignerFromBytes, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { toFacilitatorSvmSigner, type FacilitatorSvmSigner } from "@x402/svm";
@@ -10,6 +10,7 @@ import { config, ConfigError, type Config } from "../env";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { createBackoffSolanaRpc } from "../chain/rpc-backoff";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { markChainUnavailable } from "./chain-unavailable";
 import { feePayerRefusal } from "./isolate-fee-payer";
@@ -82,7 +83,8 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   const rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>> = {};
   const rpcByCaip2: Record<string, Rpc<SolanaRpcApi>> = {};
   for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
-    const rpc = createSolanaRpc(url);
+    // Rate limits are honoured for every request, settlement's included (a resent transaction has the same signature).
+    const rpc = createBackoffSolanaRpc(url, { network: NETWORKS[id].caip2 });
     rpcs[id] = rpc;
     rpcByCaip2[NETWORKS[id].caip2] = rpc;
   }

@@ -8,6 +8,7 @@ import { operatorKeypair, verifierKeypair } from "../keys/service-keys";
 import { signDocument } from "../receipts/sign-receipt";
 import { serverVerifier } from "../keys/server-verifier";
 import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, solanaClusterOf, VerifierFetchError, VerifyInputError } from "../verify";
+import { createBackoffFetch } from "../chain/rpc-backoff";
 import { createGuardedFetch } from "./guarded-fetch";
 import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
 
@@ -29,6 +30,9 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
   // app), else the library's public default.
   const network = (request.receipt as { payment?: { network?: unknown } }).payment?.network;
   const rpc = request.rpc ?? ownRpcFor(network);
+  // This service's own RPC shares its rate limit with the facilitator: wait at the same gate, and close it on a 429.
+  // The library retries on its own, so one attempt per call here.
+  const ownRpcFetch = rpc && !request.rpc ? createBackoffFetch(rpc, { network: String(network), maxAttempts: 1 }, guardedFetch) : null;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), VERIFY_REQUEST_TIMEOUT_MS);
@@ -42,7 +46,7 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
         ...(request.endpoint ? { endpoint: request.endpoint } : {}),
         ...(operatorKey ? { operatorKey } : {}),
         ...(rpc ? { rpc } : {}),
-        fetch: (url, init) => guardedFetch(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
+        fetch: (url, init) => (ownRpcFetch && url === rpc ? ownRpcFetch : guardedFetch)(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
       }),
       new Promise<never>((_, reject) =>
         deadline.signal.addEventListener("abort", () =>

@@ -27,6 +27,8 @@ function createMetrics() {
      * (the served call: upstream request to captured hold).
      */
     stepSeconds: new Histogram({ name: "signet_step_duration_seconds", help: "Duration of each step of a call", labelNames: ["step", "network"] as const, buckets: STEP_BUCKETS, registers: r }),
+    /** reason: rate_limited (429), unavailable (502/503/504), timeout, transport (connection failed). */
+    rpcRetries: new Counter({ name: "signet_rpc_retries_total", help: "Chain RPC requests retried, by network and reason", labelNames: ["network", "reason"] as const, registers: r }),
     reconcileDrift: new Gauge({ name: "signet_reconcile_drift", help: "Mismatches the last reconcile found, per network", labelNames: ["network"] as const, registers: r }),
     // Set at scrape time (collect-scrape-gauges.ts).
     ready: new Gauge({ name: "signet_ready", help: "1 when this instance should take traffic (GET /api/health)", registers: r }),

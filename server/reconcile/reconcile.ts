@@ -3,6 +3,8 @@
 // - paid_not_recorded: a transfer in on chain that no recorded payment accounts for;
 // - recorded_not_on_chain: a payment recorded as settled whose transaction did not pay the deposit address;
 // - wrong_amount: both exist, for different amounts;
+// - payment_reorged: a recorded Base payment whose transaction a reorg took out of the canonical chain (no receipt,
+//   or a receipt in a block that is no longer canonical); the call it paid for may already have been served;
 // - ledger_drift: a settled payment without exactly one credit of its amount in the ledger;
 // - the money checks of money-checks.ts: charges against receipts, paid credits against their holds, open holds
 //   against their leases, balances against their ledger entries.
@@ -16,6 +18,7 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
 import { readSettings } from "../settings/read-settings";
 import { configuredDepositAddress } from "../x402/deposit-address";
 import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
+import { findReorgedPayments } from "./evm-reorgs";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
 import { config } from "../env";
 import { metrics } from "../metrics/registry";
@@ -24,6 +27,7 @@ export const MISMATCH_KINDS = [
   "paid_not_recorded",
   "recorded_not_on_chain",
   "wrong_amount",
+  "payment_reorged",
   "ledger_drift",
   "charge_mismatch",
   "cost_exceeds_hold",
@@ -105,9 +109,13 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
       else if (!payment) mismatches.push({ kind: "paid_not_recorded", transaction: tx, detail: `${units} units arrived with no recorded payment` });
       else if (payment.units !== units) mismatches.push({ kind: "wrong_amount", transaction: tx, detail: `on chain ${units} units, recorded ${payment.units}` });
     }
+    // A reorged payment is named as such, not also as missing from the chain.
+    const reorged = info.family === "evm" ? await findReorgedPayments(facilitator.evm!.clients[id]!, recorded) : [];
+    const reorgedTx = new Set(reorged.map((r) => r.transaction));
+    for (const r of reorged) mismatches.push({ kind: "payment_reorged", transaction: r.transaction, detail: r.detail });
     for (const payment of recorded) {
       const tx = normalize(payment.txSignature ?? "");
-      if (!onChain.has(tx)) mismatches.push({ kind: "recorded_not_on_chain", transaction: tx || `(payment ${payment.id})`, detail: `recorded ${payment.units} units to ${payment.payTo}, not found on chain` });
+      if (!onChain.has(tx) && !reorgedTx.has(tx)) mismatches.push({ kind: "recorded_not_on_chain", transaction: tx || `(payment ${payment.id})`, detail: `recorded ${payment.units} units to ${payment.payTo}, not found on chain` });
     }
 
     const credits = await db.ledgerEntry.groupBy({

@@ -31,8 +31,8 @@ async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T
   }
 }
 
-const lamportsOf = async (chain: Localnet, owner: string) => BigInt((await rpc<{ value: number }>(chain.directUrl, "getBalance", [owner, { commitment: "processed" }])).value);
-const weiOf = async (chain: LocalEvmChain, owner: string) => BigInt(await rpc<Hex>(chain.directUrl, "eth_getBalance", [owner, "latest"]));
+const lamportsOf = async (chain: Localnet, owner: string) => BigInt((await rpc<{ value: number }>(chain.faultFreeUrl, "getBalance", [owner, { commitment: "processed" }])).value);
+const weiOf = async (chain: LocalEvmChain, owner: string) => BigInt(await rpc<Hex>(chain.faultFreeUrl, "eth_getBalance", [owner, "latest"]));
 
 /** Reads every agent's USDC and the fee payers' SOL and ETH, straight from the chains (no fault in between). */
 export async function readBalances(stack: SoakStack, agents: Agent[]): Promise<Balances> {
@@ -57,10 +57,10 @@ const addressOf = (agent: Agent) => agent.evmAddress;
 export async function runReconcile(stack: SoakStack): Promise<{ drift: number; networks: { network: string; onChainTransfers: number; recordedPayments: number; pendingClaims: number; mismatches: { kind: string; transaction: string; detail: string }[] }[] } | { error: string }> {
   const env = {
     ...stack.env,
-    SOLANA_DEVNET_RPC_URL: stack.devnet.directUrl,
-    SOLANA_MAINNET_RPC_URL: stack.mainnet.directUrl,
-    BASE_SEPOLIA_RPC_URL: stack.baseSepolia.directUrl,
-    BASE_RPC_URL: stack.base.directUrl,
+    SOLANA_DEVNET_RPC_URL: stack.devnet.faultFreeUrl,
+    SOLANA_MAINNET_RPC_URL: stack.mainnet.faultFreeUrl,
+    BASE_SEPOLIA_RPC_URL: stack.baseSepolia.faultFreeUrl,
+    BASE_RPC_URL: stack.base.faultFreeUrl,
     LOG_LEVEL: "silent",
   };
   return new Promise((resolve) => {
@@ -83,7 +83,7 @@ export async function runReconcile(stack: SoakStack): Promise<{ drift: number; n
 
 /** Every transaction the facilitator's EVM address sent on `chain`, as mined: hash and nonce. */
 async function relayedEvmTransactions(chain: LocalEvmChain, from: `0x${string}`): Promise<{ hash: string; nonce: number }[]> {
-  const client = createPublicClient({ transport: http(chain.directUrl) });
+  const client = createPublicClient({ transport: http(chain.faultFreeUrl) });
   const head = await client.getBlockNumber();
   const txs: { hash: string; nonce: number }[] = [];
   for (let n = 0n; n <= head; n++) {

@@ -150,7 +150,7 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
   let started = 0;
   let midwayFired = false;
   const log = opts.log ?? (() => {});
-  const solanaRpcs = { [stack.devnet.caip2]: stack.devnet.directUrl, [stack.mainnet.caip2]: stack.mainnet.directUrl };
+  const solanaRpcs = { [stack.devnet.caip2]: stack.devnet.faultFreeUrl, [stack.mainnet.caip2]: stack.mainnet.faultFreeUrl };
   const networkCaip2: Record<PaidNetwork, string> = { devnet: stack.devnet.caip2, mainnet: stack.mainnet.caip2, "base-sepolia": "eip155:84532", base: "eip155:8453" };
   const nextProgress = { at: Math.max(1, Math.floor(opts.calls / 10)) };
 

@@ -47,6 +47,11 @@ async function findSolanaSettlement(facilitator: Facilitator, network: NetworkId
   const { value } = await rpc.getSignatureStatuses([id as Signature], { searchTransactionHistory: true }).send();
   const status = value[0];
   if (!status) return { state: "absent" };
+  // SECURITY: a transaction seen only at `processed` can still be dropped with its fork; it is neither landed nor
+  // failed until `confirmed`. Until then the chain cannot say, and the claim waits for a later retry.
+  if (status.confirmationStatus !== "confirmed" && status.confirmationStatus !== "finalized") {
+    throw new Error(`settlement ${id} is only ${status.confirmationStatus ?? "seen"}, not yet confirmed`);
+  }
   return status.err === null ? { state: "landed", transaction: id } : { state: "failed" };
 }
 

@@ -55,7 +55,8 @@ export async function startFaultProxy(upstream: string, dice: FaultDice, host: s
   const server = http.createServer((req, res) => {
     if (req.method !== "POST") return void res.writeHead(405).end();
     readJsonRpcBody(req, res, async (parsed) => {
-      const fate = dice.httpFate();
+      const requests = Array.isArray(parsed) ? parsed : [parsed];
+      const fate = dice.httpFate(requests.map((r) => String((r as { method?: unknown })?.method ?? "?")).join(","));
       if (fate.kind === "429") return void res.writeHead(429, { "retry-after": String(dice.profile.retryAfterSec), "content-type": "text/plain" }).end("Too Many Requests");
       if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
       let answer: unknown;

@@ -7,7 +7,7 @@ import usdcArtifact from "./eip3009-usdc.artifact.json" with { type: "json" };
 import multicallArtifact from "./multicall3.artifact.json" with { type: "json" };
 import { spawnAnvil } from "./spawn-anvil";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
-import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput } from "../localnet/fault-profile";
+import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput, type RequestLogEntry } from "../localnet/fault-profile";
 import { NETWORKS } from "../networks";
 
 /** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
@@ -38,9 +38,11 @@ export interface LocalEvmChain {
   /** http://127.0.0.1:<port>: anvil itself, or the fault proxy in front of it when a fault profile is set. */
   url: string;
   /** anvil itself, which no fault touches (what the harness funds through). */
-  directUrl: string;
+  faultFreeUrl: string;
   /** The faults dealt so far; null without a fault profile. */
   faultLog(): { events: FaultEvent[]; counts: Record<FaultKind, number> } | null;
+  /** Every request the fault proxy judged (arrival time, method, fate); null without a fault profile. */
+  requestLog(): RequestLogEntry[] | null;
   chainId: number;
   /** The planted token's address. */
   usdc: `0x${string}`;
@@ -123,8 +125,9 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     if (dice) proxy = await startFaultProxy(anvil.url, dice, host, opts.port ?? 0);
     return {
       url: proxy?.url ?? anvil.url,
-      directUrl: anvil.url,
+      faultFreeUrl: anvil.url,
       faultLog: () => dice?.log() ?? null,
+      requestLog: () => dice?.requestLog() ?? null,
       chainId: opts.chainId,
       usdc,
       fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts),

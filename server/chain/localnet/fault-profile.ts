@@ -66,6 +66,13 @@ export function parseFaultProfile(text: string): FaultProfile {
 
 export type FaultKind = "drop" | "delay" | "429" | "503" | "timeout" | "earlyExpiry" | "reorg";
 
+/** One HTTP request the fault profile judged: when it arrived (ms since epoch), what it called, and its fate. */
+export interface RequestLogEntry {
+  at: number;
+  method: string;
+  fate: "ok" | "429" | "503" | "timeout";
+}
+
 export interface FaultEvent {
   kind: FaultKind;
   /** Which draw of its stream: the nth request, send or slot. */
@@ -78,6 +85,7 @@ export class FaultDice {
   readonly profile: FaultProfile;
   private readonly counters = new Map<string, number>();
   private readonly events: FaultEvent[] = [];
+  private readonly requests: RequestLogEntry[] = [];
   private readonly tally: Record<FaultKind, number> = { drop: 0, delay: 0, "429": 0, "503": 0, timeout: 0, earlyExpiry: 0, reorg: 0 };
 
   constructor(profile: FaultProfileInput) {
@@ -97,12 +105,15 @@ export class FaultDice {
     return digest.readUIntBE(0, 6) / 2 ** 48;
   }
 
-  /** What happens to the nth HTTP request: answered, or one of the HTTP-level faults. */
-  httpFate(): { kind: "ok" } | { kind: "429" | "503" | "timeout"; n: number } {
+  /** What happens to the nth HTTP request (calling `method`, for the request log): answered, or an HTTP-level fault. */
+  httpFate(method = "?"): { kind: "ok" } | { kind: "429" | "503" | "timeout"; n: number } {
     const n = this.next("http");
     const u = this.roll("http", n);
     const p = this.profile;
     const kind = u < p.rate429 ? "429" : u < p.rate429 + p.rate503 ? "503" : u < p.rate429 + p.rate503 + p.timeoutRate ? "timeout" : null;
+    // Arrival times show whether clients honoured Retry-After: nothing should arrive while a 429's pause runs.
+    this.requests.push({ at: Date.now(), method, fate: kind ?? "ok" });
+    if (this.requests.length > FAULT_LOG_CAPACITY) this.requests.shift();
     if (!kind) return { kind: "ok" };
     this.record({ kind, n });
     return { kind, n };
@@ -145,6 +156,11 @@ export class FaultDice {
     this.tally[event.kind]++;
     this.events.push(event);
     if (this.events.length > FAULT_LOG_CAPACITY) this.events.shift();
+  }
+
+  /** The latest FAULT_LOG_CAPACITY requests the profile judged, oldest first. */
+  requestLog(): RequestLogEntry[] {
+    return [...this.requests];
   }
 
   /** The faults dealt so far (the latest FAULT_LOG_CAPACITY) and a count per kind. */

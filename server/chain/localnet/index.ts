@@ -30,8 +30,11 @@ export interface StartLocalnetOptions {
 
 export interface Localnet {
   url: string;
-  /** The same chain over an RPC server that no HTTP fault touches (a harness's own reads); `url` without faults. */
-  directUrl: string;
+  /**
+   * A second door onto the same chain that the fault profile spares, for a test's own clients (an agent building its
+   * payment) whose failures are not under test. The same as `url` without a fault profile.
+   */
+  faultFreeUrl: string;
   profile: LocalnetProfile;
   genesisHash: string;
   caip2: string;
@@ -49,10 +52,10 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
   const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS };
   const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
   const server = await serveRpc(chain, opts.host ?? "127.0.0.1", opts.port);
-  const direct = opts.faults ? await serveRpc(chain, opts.host ?? "127.0.0.1", 0, { faults: false }) : server;
+  const spared = chain.faults ? await serveRpc(chain, opts.host ?? "127.0.0.1", 0, { faults: false }) : null;
   return {
     url: server.url,
-    directUrl: direct.url,
+    faultFreeUrl: spared?.url ?? server.url,
     profile: opts.profile,
     genesisHash: chain.info.genesisHash,
     caip2: chain.info.caip2,
@@ -61,8 +64,7 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
     fundAccount: (owner, amounts) => chain.fund(owner, amounts),
     usdcBalance: (owner, mint) => chain.tokenBalance(owner, mint),
     async close() {
-      await server.close();
-      if (direct !== server) await direct.close();
+      await Promise.all([server.close(), spared?.close()]);
       chain.dispose();
       chain.flush();
     },

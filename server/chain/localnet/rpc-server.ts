@@ -42,7 +42,7 @@ export async function serveRpc(chain: LocalChain, host: string, port: number, op
     if (req.method === "GET" && req.url === "/health") return void res.end("ok");
     if (req.method !== "POST") return void res.writeHead(405).end();
     readJsonRpcBody(req, res, async (parsed) => {
-      const fate = dice && !isControlRequest(parsed) ? dice.httpFate() : { kind: "ok" as const };
+      const fate = dice && !isControlRequest(parsed) ? dice.httpFate(methodsOf(parsed)) : { kind: "ok" as const };
       if (fate.kind === "429") {
         const retryAfter = String(dice!.profile.retryAfterSec);
         return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests for a specific RPC call" } }));
@@ -95,6 +95,12 @@ async function dispatch(methods: Record<string, Handler>, request: unknown): Pro
     if (err instanceof RpcError) return { jsonrpc: "2.0", id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
     return { jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } };
   }
+}
+
+/** The methods a request (or batch) calls, for the request log. */
+function methodsOf(parsed: unknown): string {
+  const requests = Array.isArray(parsed) ? parsed : [parsed];
+  return requests.map((r) => (typeof (r as { method?: unknown })?.method === "string" ? (r as { method: string }).method : "?")).join(",");
 }
 
 /** Dev-only control calls (`localnet_*`), alone or in a batch, which faults spare. */
@@ -250,6 +256,7 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
       return list.slice(0, limit).map((t) => ({ signature: t.signature, slot: t.slot, err: t.meta.err, memo: null, blockTime: t.blockTime, confirmationStatus: chain.commitmentOf(t) }));
     },
     localnet_faultLog: () => chain.faults?.log() ?? null,
+    localnet_requestLog: () => chain.faults?.requestLog() ?? null,
     localnet_info: () => ({ profile: chain.profile, genesisHash: chain.info.genesisHash, caip2: chain.info.caip2, usdcMint: chain.info.usdcMint, mintAuthority: chain.mintAuthority.address, simulated: true }),
     localnet_expireBlockhash: () => {
       chain.expireBlockhash();

@@ -104,7 +104,7 @@ describe("startLocalEvmChain({ faults })", () => {
     const hashes: Hex[] = [];
     for (let i = 0; i < 15; i++) hashes.push(await sendRaw(c));
     await sleep(200);
-    const known = await Promise.all(hashes.map((h) => call(c.directUrl, "eth_getTransactionByHash", [h])));
+    const known = await Promise.all(hashes.map((h) => call(c.faultFreeUrl, "eth_getTransactionByHash", [h])));
     const dropped = hashes.filter((_h, i) => known[i] === null);
     expect(dropped.length).toBeGreaterThanOrEqual(1);
     expect(dropped.length).toBeLessThanOrEqual(13);
@@ -117,7 +117,7 @@ describe("startLocalEvmChain({ faults })", () => {
     expect(await call(c.url, "eth_getTransactionByHash", [hash])).toBeNull();
     await sleep(1_200);
     // Past the delay the transaction is in anvil's mempool, and the next block mines it.
-    expect(await call(c.directUrl, "eth_getTransactionByHash", [hash])).not.toBeNull();
+    expect(await call(c.faultFreeUrl, "eth_getTransactionByHash", [hash])).not.toBeNull();
     expect((await minedReceipt(c.url, hash)).status).toBe("0x1");
     expect(c.faultLog()!.events).toEqual([{ kind: "delay", n: 0, detail: expect.any(Number) }]);
   });
@@ -126,7 +126,7 @@ describe("startLocalEvmChain({ faults })", () => {
     // Automine, asked for: at rate 1 every interval-mined empty block would reorg too; this pins the send's own block.
     const c = await base({ blockTimeSec: 0, faults: { seed: 4, reorgRate: 1 } });
     const account = privateKeyToAccount(generatePrivateKey());
-    await call(c.directUrl, "anvil_setBalance", [account.address, "0xde0b6b3a7640000"]);
+    await call(c.faultFreeUrl, "anvil_setBalance", [account.address, "0xde0b6b3a7640000"]);
     const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
     const wallet = createWalletClient({ account, chain, transport: http(c.url) });
     const hash = (await call(c.url, "eth_sendRawTransaction", [await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 })])) as Hex;
@@ -135,7 +135,7 @@ describe("startLocalEvmChain({ faults })", () => {
     let replaced = false;
     for (let i = 0; i < 40 && !replaced; i++) {
       await sleep(50);
-      const block = await call(c.directUrl, "eth_getBlockByNumber", [`0x${height.toString(16)}`, false]);
+      const block = await call(c.faultFreeUrl, "eth_getBlockByNumber", [`0x${height.toString(16)}`, false]);
       replaced = block?.hash !== receipt.blockHash;
     }
     expect(replaced).toBe(true);

@@ -84,16 +84,16 @@ describe("the localnet fault profile", () => {
     expect(counts).toMatchObject({ "429": count(429), "503": count(503), timeout: count(0) });
   });
 
-  it("serves the same chain without HTTP faults at directUrl (a harness's own reads)", async () => {
+  it("serves the same chain without HTTP faults at faultFreeUrl (a harness's own reads)", async () => {
     const n = await chainWith({ seed: 9, rate503: 1 });
     expect((await solanaRpc(n.url, "getSlot", [], 5_000)).status).toBe(503);
-    const direct = await solanaRpc(n.directUrl, "getSlot", [], 5_000);
+    const direct = await solanaRpc(n.faultFreeUrl, "getSlot", [], 5_000);
     expect(direct.status).toBe(200);
     expect(typeof direct.result).toBe("number");
-    // A chain without a profile has one server: directUrl is url.
+    // A chain without a profile has one server: faultFreeUrl is url.
     const calm = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
     opened.push(calm);
-    expect(calm.directUrl).toBe(calm.url);
+    expect(calm.faultFreeUrl).toBe(calm.url);
   });
 
   it("drops sends at its rate: RPC answers with the signature, but the transaction never lands", async () => {

@@ -255,8 +255,8 @@ describe("a Base settlement whose transaction is dropped", () => {
     await chain.fund(relay.address, { wei: 10n ** 17n });
     const wallet = createWalletClient({
       account: relay,
-      chain: defineChain({ id: 84532, name: "base-sepolia", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.directUrl] } } }),
-      transport: http(chain.directUrl),
+      chain: defineChain({ id: 84532, name: "base-sepolia", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.faultFreeUrl] } } }),
+      transport: http(chain.faultFreeUrl),
     });
     const a = payload.payload.authorization;
     await wallet.writeContract({
@@ -282,7 +282,7 @@ describe("a Base settlement whose transaction is dropped", () => {
     expect((await send()).status).toBe(502);
     await until("validBefore to pass", () => Date.now() / 1000 > Number(validBefore) + 1, 15_000);
     // anvil mines on demand: a block whose timestamp is past validBefore, as Base makes one every 2 s.
-    await fetch(stack.baseSepolia!.directUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
+    await fetch(stack.baseSepolia!.faultFreeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
     const retry = await send();
     expect(retry.status).toBe(402);
     expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });

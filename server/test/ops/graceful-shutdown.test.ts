@@ -150,7 +150,7 @@ describe("npm start (the production server) on SIGTERM", () => {
       const req = new Request(input, init);
       return fetch(new Request(`${instance.url}${new URL(req.url).pathname}`, req));
     };
-    const pay = createPayingFetch(signer, { [stack.devnet.caip2]: stack.devnet.directUrl }, toInstance);
+    const pay = createPayingFetch(signer, { [stack.devnet.caip2]: stack.devnet.faultFreeUrl }, toInstance);
     const paidCall = (stream: boolean) =>
       pay(`${SOAK_BASE_URL}/api/v1/chat/completions`, {
         method: "POST",

@@ -2,8 +2,7 @@
 // mainnet, and anvil chains playing Base Sepolia and Base), a fresh PostgreSQL database, a fresh data dir for keys,
 // and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { startLocalnet, type Localnet, type StartLocalnetOptions } from "../../chain/localnet";
-import type { FaultProfileInput } from "../../chain/localnet/fault-profile";
+import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../chain/localnet";
 import { closeDb } from "../../db";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
@@ -64,6 +63,7 @@ export async function startPaidStack(
   const dataDir = tempDataDir("signet-paid-");
   const timing = opts.timing ?? "real";
   const blockTime = timing === "instant" ? { blockTimeSec: 0 } : {};
+  // The service meets devnet's faults; agents build their payments through the fault-free door.
   const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing, ...opts.devnet });
   const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, timing }) : null;
   const baseSepolia = opts.evm
@@ -112,7 +112,7 @@ export async function startPaidStack(
       return signer;
     },
     payingFetch(signer) {
-      const rpcs: Record<string, string> = { [devnet.caip2]: devnet.url };
+      const rpcs: Record<string, string> = { [devnet.caip2]: devnet.faultFreeUrl };
       if (mainnet) rpcs[mainnet.caip2] = mainnet.url;
       return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
     },

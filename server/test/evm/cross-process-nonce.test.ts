@@ -1,0 +1,75 @@
+// Three instances relaying EIP-3009 transfers with one facilitator key to one Base chain at once (separate OS
+// processes, each with its own viem client, sharing PostgreSQL): every transfer lands, and no two of the relayer's
+// transactions share a nonce.
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../chain/anvil";
+import { createTestDatabase, type TestDatabase } from "../support/test-db";
+
+const INSTANCES = 3;
+const TRANSFERS_EACH = 6;
+
+let evm: LocalEvmChain;
+let tdb: TestDatabase;
+beforeAll(async () => {
+  // Interval mining: transactions wait in the mempool, where two with one nonce collide.
+  evm = await startLocalEvmChain({ chainId: 84532, ...USDC_BY_EVM_CHAIN[84532], usdc: USDC_BY_EVM_CHAIN[84532].address, blockTimeSec: 1 });
+  tdb = await createTestDatabase(2);
+});
+afterAll(async () => {
+  await evm?.close();
+  await tdb?.drop();
+});
+
+function runInstance(env: Record<string, string>): Promise<({ hash: Hex } | { error: string })[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/evm/nonce-relay-child.ts"], {
+      env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.on("exit", (code) => {
+      const line = out.trim().split("\n").pop();
+      if (code !== 0 || !line) return reject(new Error(`instance exited ${code}: ${err.slice(-2000)}`));
+      resolve(JSON.parse(line) as ({ hash: Hex } | { error: string })[]);
+    });
+  });
+}
+
+describe("the EVM relayer's nonce across instances", () => {
+  it("lands every transfer three instances relay at once with one key, each with its own nonce", async () => {
+    const relayerKey = generatePrivateKey();
+    const relayer = privateKeyToAccount(relayerKey).address;
+    const payTo = privateKeyToAccount(generatePrivateKey()).address;
+    await evm.fund(relayer, { wei: 10n ** 18n });
+    const payers = Array.from({ length: INSTANCES }, () => generatePrivateKey());
+    for (const key of payers) await evm.fund(privateKeyToAccount(key).address, { usdcUnits: 1_000_000n });
+    const client = createPublicClient({ transport: http(evm.faultFreeUrl) });
+    const startBlock = await client.getBlockNumber();
+
+    const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(process.env.NONCE_MODE ? { NONCE_MODE: process.env.NONCE_MODE } : {}) };
+    const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
+
+    expect(results.filter((r) => "error" in r)).toEqual([]);
+    const hashes = results.map((r) => (r as { hash: Hex }).hash);
+    const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 250 })));
+    expect(receipts.map((r) => r.status)).toEqual(hashes.map(() => "success"));
+    const perTransfer = (TRANSFERS_EACH * (TRANSFERS_EACH + 1)) / 2;
+    expect(await evm.usdcBalance(payTo)).toBe(BigInt(INSTANCES * perTransfer));
+
+    // Scan every block since the start: each of the relayer's transactions has a nonce of its own.
+    const end = await client.getBlockNumber();
+    const nonces: number[] = [];
+    for (let n = startBlock + 1n; n <= end; n++) {
+      const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
+      for (const tx of block.transactions) if (tx.from.toLowerCase() === relayer.toLowerCase()) nonces.push(tx.nonce);
+    }
+    expect(nonces).toHaveLength(INSTANCES * TRANSFERS_EACH);
+    expect(new Set(nonces).size).toBe(nonces.length);
+  });
+});

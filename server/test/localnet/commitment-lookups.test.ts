@@ -1,0 +1,61 @@
+// Every lookup that decides whether a Solana payment happened asks for `confirmed` or stronger: against the local chain
+// at real timing, a transaction that is only `processed` is not found at `confirmed`, and neither the receipt
+// verifier, the reconcile's inflows nor the settlement recovery accepts it until it is confirmed.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PaymentPayload } from "@x402/core/types";
+import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { createBackoffSolanaRpc } from "../../chain/rpc-backoff";
+import type { Facilitator } from "../../facilitator/create-facilitator";
+import { solanaInflows } from "../../reconcile/chain-inflows";
+import { checkSolanaPayment } from "../../verify/check-solana-payment";
+import { findLandedSettlement } from "../../x402/find-landed-settlement";
+import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
+
+/** Long slots: the transaction stays `processed` for most of a second while the test looks it up. */
+const SLOT_MS = 1_500;
+
+let net: Localnet;
+beforeAll(async () => {
+  net = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: SLOT_MS });
+});
+afterAll(async () => net?.close());
+
+/** Waits for the start of a fresh slot, so what follows has most of a slot before the next one. */
+async function atSlotStart(): Promise<void> {
+  const start = (await solanaRpc(net.url, "getSlot", [{ commitment: "processed" }])).result as number;
+  while (((await solanaRpc(net.url, "getSlot", [{ commitment: "processed" }])).result as number) === start) await sleep(5);
+}
+
+describe("on-chain lookups at real timing", () => {
+  it("do not accept a transaction that is only processed, and accept it once confirmed", async () => {
+    // The fee payer plays the facilitator: the settlement's id is its signature, as findLandedSettlement expects.
+    const feePayer = await newSigner();
+    const payTo = await newSigner();
+    await net.fundAccount(feePayer.address, { usdcUnits: 5_000_000n, lamports: 1_000_000_000n });
+    await net.fundAccount(payTo.address, {});
+    const blockhash = (await solanaRpc(net.url, "getLatestBlockhash", [{ commitment: "confirmed" }])).result.value;
+    const tx = await signedTransfer(net.usdcMint, feePayer, payTo.address, 4_000n, blockhash);
+    const rpc = createBackoffSolanaRpc(net.url, { network: net.caip2 });
+    const facilitator = { signer: feePayer, address: feePayer.address, rpcs: { "solana-devnet": rpc } } as unknown as Facilitator;
+    const payload = { x402Version: 2, payload: { transaction: tx.wire } } as unknown as PaymentPayload;
+    const check = () =>
+      checkSolanaPayment({ txSignature: tx.signature, payTo: payTo.address, agentPubkey: feePayer.address, usdcMint: net.usdcMint, amountUnits: 4_000n, rpcUrl: net.url }, { fetch });
+
+    await atSlotStart();
+    expect((await solanaRpc(net.url, "sendTransaction", [tx.wire, { encoding: "base64" }])).result).toBe(tx.signature);
+    const status = (await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0];
+    expect(status).toMatchObject({ confirmationStatus: "processed", err: null });
+    expect((await solanaRpc(net.url, "getTransaction", [tx.signature, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }])).result).toBeNull();
+
+    expect(await check()).toMatchObject({ payment_on_chain_ok: false, reasons: { payment_on_chain_ok: expect.stringContaining("not found at confirmed") } });
+    expect(await solanaInflows(rpc, payTo.address, net.usdcMint, null)).toEqual([]);
+    await expect(findLandedSettlement(facilitator, "solana-devnet", payload)).rejects.toThrow(/not yet confirmed/);
+    // Still within the slot: what was seen above was the processed state, not a race with confirmation.
+    expect((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus).toBe("processed");
+
+    while ((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus === "processed") await sleep(50);
+    expect(await check()).toMatchObject({ payment_on_chain_ok: true, payer_matches: true });
+    expect((await solanaInflows(rpc, payTo.address, net.usdcMint, null)).map((i) => [i.transaction, i.units])).toEqual([[tx.signature, 4_000n]]);
+    expect(await findLandedSettlement(facilitator, "solana-devnet", payload)).toEqual({ state: "landed", transaction: tx.signature });
+  });
+});
