@@ -28,12 +28,18 @@ export async function findLandedSettlement(facilitator: Facilitator, network: Ne
 
 /** The id the facilitator's settlement of this payload has: its own signature over the transaction message. */
 export async function expectedSolanaTransactionId(facilitator: Facilitator, payload: PaymentPayload): Promise<string | null> {
+  const signed = await coSign(facilitator, payload);
+  return signed ? getBase58Decoder().decode(signed.signature) : null;
+}
+
+/** The client's transaction and the fee payer's signature over its message; null when the payload carries none. */
+async function coSign(facilitator: Facilitator, payload: PaymentPayload) {
   const wire = (payload.payload as { transaction?: unknown }).transaction;
   if (typeof wire !== "string") return null;
   try {
     const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
     const signature = await signBytes(facilitator.signer.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array);
-    return getBase58Decoder().decode(signature);
+    return { tx, signature };
   } catch {
     return null;
   }
@@ -113,13 +119,8 @@ export async function findPendingSettlement(facilitator: Facilitator, network: N
 
 /** The fully signed wire of a Solana payload's settlement: the client's transaction with the fee payer's signature. */
 export async function solanaSettlementWire(facilitator: Facilitator, payload: PaymentPayload): Promise<string | null> {
-  const wire = (payload.payload as { transaction?: unknown }).transaction;
-  if (typeof wire !== "string") return null;
-  try {
-    const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
-    const signature = await signBytes(facilitator.signer.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array);
-    return getBase64EncodedWireTransaction({ ...tx, signatures: { ...tx.signatures, [facilitator.signer.address]: signature } } as never);
-  } catch {
-    return null;
-  }
+  const signed = await coSign(facilitator, payload);
+  if (!signed) return null;
+  const { tx, signature } = signed;
+  return getBase64EncodedWireTransaction({ ...tx, signatures: { ...tx.signatures, [facilitator.signer.address]: signature } } as never);
 }

@@ -100,21 +100,7 @@ describe("the front server on SIGTERM", () => {
     }
 
     // The call in flight runs to its end: every word, then the signed receipt and [DONE].
-    const rest = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(first.value!);
-      },
-      async pull(controller) {
-        const { value, done } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-    });
-    const answer = await readStreamedAnswer(rest);
-    expect(answer.error).toBeNull();
-    expect(answer.done).toBe(true);
-    expect(answer.receipt).not.toBeNull();
-    const finishedAt = Date.now();
+    const finishedAt = await finishStream(first.value!, reader);
     // The stream was still running when the signal came: it outlived it.
     expect(finishedAt - signalledAt).toBeGreaterThan(STREAM_DELAY_MS * 3);
 
@@ -185,21 +171,7 @@ describe("npm start (the production server) on SIGTERM", () => {
     const ready = await fetch(`${instance.url}/api/health`).then((r) => r.status, () => "refused" as const);
     expect([503, "refused"]).toContain(ready);
 
-    const rest = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(first.value!);
-      },
-      async pull(controller) {
-        const { value, done } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-    });
-    const answer = await readStreamedAnswer(rest);
-    expect(answer.error).toBeNull();
-    expect(answer.done).toBe(true);
-    expect(answer.receipt).not.toBeNull();
-    const finishedAt = Date.now();
+    const finishedAt = await finishStream(first.value!, reader);
     expect(finishedAt - signalledAt).toBeGreaterThan(STREAM_DELAY_MS * 3);
 
     const exit = await instance.exited;
@@ -211,3 +183,22 @@ describe("npm start (the production server) on SIGTERM", () => {
     expect(payments.map((p) => p.status)).toEqual(["served"]);
   }, 240_000);
 });
+
+/** Reads the rest of a streamed answer whose first chunk was read already: every word, the signed receipt and [DONE]. */
+async function finishStream(firstChunk: Uint8Array, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<number> {
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(firstChunk);
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+  const answer = await readStreamedAnswer(rest);
+  expect(answer.error).toBeNull();
+  expect(answer.done).toBe(true);
+  expect(answer.receipt).not.toBeNull();
+  return Date.now();
+}
