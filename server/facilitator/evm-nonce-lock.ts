@@ -11,7 +11,7 @@ import type { DbClient, DbTransaction } from "../db";
  */
 export type NonceLock = <T>(key: string, fn: (tx: DbTransaction) => Promise<T>) => Promise<T>;
 
-/** How long one holder may keep the lock: reading the node's counts, signing and recording, with the RPC's retry budget. */
+/** How long one holder may keep the lock: the relay ledger reads and writes, and signing. */
 export const NONCE_LOCK_HOLD_MS = 60_000;
 /** How long to wait for a pool connection to take the lock on. */
 const NONCE_LOCK_CONNECTION_WAIT_MS = 30_000;

@@ -75,19 +75,21 @@ async function rebroadcast(chain: RelayChain, rows: RecordedRelay[]): Promise<vo
 }
 
 /**
- * Relays one transaction: under the lock, broadcasts again what is stale, takes the lowest nonce that is neither
- * below the node's pending count nor in the ledger, signs with it (`sign`) and records the signed bytes; after the lock,
- * sends. Answers the transaction's hash once it is recorded: whatever the send answers, the ledger keeps broadcasting
+ * Relays one transaction: under the lock, claims what is stale to broadcast again, takes the lowest nonce that is
+ * neither below the node's pending count nor in the ledger, signs with it (`sign`) and records the signed bytes; after
+ * the lock, sends. Answers the transaction's hash once it is recorded: whatever the send answers, the ledger keeps broadcasting
  * it until its nonce is mined, so the caller waits for its receipt as for any send. Throws only when nothing was
  * recorded (`sign` failed, the database or the node's counts could not be read), or when a node keeps saying the
  * fresh nonce was used by a transaction this ledger never recorded (the key used elsewhere).
  */
 export async function relayTransaction(lock: NonceLock, chain: RelayChain, sign: (nonce: number) => Promise<Hex>): Promise<Hex> {
   for (let attempt = 1; ; attempt++) {
+    // Read before the lock, so it is held for the database and local signing only (on PGlite it holds the one
+    // connection). A count that is stale by then is safe: the ledger's own rows are what keep a nonce from reuse.
+    const [mined, pending] = await Promise.all([chain.minedCount(), chain.pendingCount()]);
     const { relay, stale } = await lock(lockKey(chain), async (tx) => {
-      const mined = await chain.minedCount();
       const stale = await claimStale(tx, chain, mined);
-      const nonce = await nextNonce(tx, chain, Math.max(mined, await chain.pendingCount()));
+      const nonce = await nextNonce(tx, chain, Math.max(mined, pending));
       const rawTx = await sign(nonce);
       const txHash = keccak256(rawTx);
       await tx.$executeRaw`
@@ -116,8 +118,9 @@ export async function relayTransaction(lock: NonceLock, chain: RelayChain, sign:
  * them again. Safe on every instance at once (each stale row is claimed by one sweeper per RELAY_REBROADCAST_AFTER_MS).
  */
 export async function sweepRelays(lock: NonceLock, chain: RelayChain): Promise<number> {
+  // A mined count stale by the time the lock is taken only keeps rows longer and broadcasts a just-mined one again.
+  const mined = await chain.minedCount();
   const stale = await lock(lockKey(chain), async (tx) => {
-    const mined = await chain.minedCount();
     await tx.$executeRaw`
       DELETE FROM evm_relays WHERE chain_id = ${chain.chainId} AND address = ${chain.address} AND nonce < ${mined - RELAY_KEEP_BELOW_MINED}`;
     return claimStale(tx, chain, mined);

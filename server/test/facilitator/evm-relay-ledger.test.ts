@@ -1,8 +1,12 @@
 // The relay ledger against a node that lags, drops and refuses, on PostgreSQL: a nonce recorded is never given to
 // another transaction, a stale relay is broadcast again with its own bytes, a recorded relay is in flight whatever its
 // first send answered, and rows long mined are pruned.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex, type Hex } from "viem";
+import { openPglite, type DbClient } from "../../db";
 import { createPgNonceLock, type NonceLock } from "../../facilitator/evm-nonce-lock";
 import { RELAY_KEEP_BELOW_MINED, RELAY_SEND_ATTEMPTS, relayTransaction, sweepRelays, type RelayChain } from "../../facilitator/evm-relay-ledger";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
@@ -78,6 +82,23 @@ describe("relayTransaction()", () => {
     const err = await relayTransaction(lock, node.chain, signer("y")).catch((e: unknown) => e);
     expect(String(err)).toContain("nonce too low");
     expect((await rowsOf(node.chain)).map((r) => r.nonce)).toEqual(Array.from({ length: RELAY_SEND_ATTEMPTS }, (_, i) => i));
+  });
+
+  it("works on PGlite's single connection, where the in-process queue is the lock", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-relays-"));
+    const open = await openPglite(dir);
+    try {
+      const pglock = createPgNonceLock(async () => open.prisma as DbClient);
+      const { chain, sent } = fakeNode();
+      await Promise.all(["a", "b", "c"].map((label) => relayTransaction(pglock, chain, signer(label))));
+      await open.prisma.evmRelay.updateMany({ data: { sentAt: new Date(Date.now() - 60_000) } });
+      expect(await sweepRelays(pglock, chain)).toBe(3);
+      expect((await open.prisma.evmRelay.findMany({ orderBy: { nonce: "asc" } })).map((r) => r.nonce)).toEqual([0, 1, 2]);
+      expect(sent).toHaveLength(6);
+    } finally {
+      await open.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("records nothing and sends nothing when signing fails", async () => {
