@@ -11,6 +11,8 @@ import { NETWORKS, type NetworkId } from "./chain/networks";
 import { log } from "./log";
 import { releaseExpiredHolds } from "./ledger/credit-holds";
 import { startPendingSweeper } from "./payments/pending-settlement";
+import { RELAY_SWEEP_EVERY_MS } from "./facilitator/evm-relay-ledger";
+import type { EvmFacilitator } from "./facilitator/create-evm-facilitator";
 
 export interface AppContext {
   db: DbClient;
@@ -47,7 +49,26 @@ async function buildAppContext(): Promise<AppContext> {
   const ctx = { db: prisma, gateway, upstream };
   // Settlements broadcast but not confirmed in time, which nobody retries: every instance sweeps them.
   startPendingSweeper(ctx);
+  // Relays a node dropped or never saw: every instance broadcasts them again (each one claimed by one sweeper a round).
+  if (facilitator.evm) startRelaySweeper(facilitator.evm);
   return ctx;
+}
+
+/** Broadcasts unmined EVM relays again every RELAY_SWEEP_EVERY_MS for as long as the process lives; one round at a time. */
+function startRelaySweeper(evm: EvmFacilitator): void {
+  let running = false;
+  const sweep = () => {
+    if (running) return;
+    running = true;
+    evm
+      .sweepRelays()
+      .catch((err: unknown) => log.warn({ detail: String((err as Error)?.message ?? err).slice(0, 200) }, "could not sweep EVM relays"))
+      .finally(() => {
+        running = false;
+      });
+  };
+  sweep();
+  setInterval(sweep, RELAY_SWEEP_EVERY_MS).unref();
 }
 
 /**

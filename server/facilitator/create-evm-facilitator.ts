@@ -5,7 +5,7 @@ import "server-only";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, keccak256, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
+import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { db } from "../db";
 import { ConfigError, type Config } from "../env";
@@ -14,7 +14,8 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
 import { createBackoffHttpTransport, surfaceRpcUnavailable } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
-import { createPgNonceLock, isNonceTaken, sendWithLockedNonce, type NonceLock } from "./evm-nonce-lock";
+import { createPgNonceLock, type NonceLock } from "./evm-nonce-lock";
+import { relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
@@ -31,34 +32,36 @@ export interface EvmFacilitator {
   rpcUrls: Partial<Record<NetworkId, string>>;
   /** Read-only clients, for fee-payer health and diagnostics. */
   clients: Partial<Record<NetworkId, PublicClient>>;
+  /** Broadcasts again, on every network, the relays the chain has not mined yet (the relay sweeper's one round). */
+  sweepRelays(): Promise<void>;
 }
 
 /** How long settle waits for a relayed transaction's receipt when the caller names no wait. */
 const DEFAULT_CONFIRMATION_TIMEOUT_MS = 30_000;
 
 /**
- * The relayer as @x402/evm's facilitator sees it. Every transaction it sends takes its nonce from the node's pending
- * count under `nonceLock`, keyed by (chain id, address): instances sharing the key and the database never collide.
+ * The relayer as @x402/evm's facilitator sees it. Every transaction it sends takes its nonce under `nonceLock`, keyed by
+ * (chain id, address), from the relay ledger (evm-relay-ledger.ts): never a nonce already given to another transaction,
+ * however far the node's pending count lags, so instances sharing the key and the database never collide. `sweep`
+ * broadcasts again what the node has not mined yet.
  */
 export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain; transport: Transport; nonceLock: NonceLock; confirmationTimeoutMs?: number }) {
   const { account, chain, nonceLock } = opts;
   const wallet = createWalletClient({ account, chain, transport: opts.transport }).extend(publicActions);
-  const lockKey = `${chain.id}:${account.address.toLowerCase()}`;
-  const pendingCount = () => wallet.getTransactionCount({ address: account.address, blockTag: "pending" });
-  /** Signs and sends with `nonce`; a node saying it already has this very transaction (a resent request) answers its hash. */
-  const signAndSend = async (request: { to: Hex; data: Hex; gas?: bigint }, nonce: number): Promise<Hex> => {
-    const prepared = await wallet.prepareTransactionRequest({ account, chain, ...request, nonce });
-    const serializedTransaction = await wallet.signTransaction(prepared as never);
-    try {
-      return await wallet.sendRawTransaction({ serializedTransaction });
-    } catch (err) {
-      const hash = keccak256(serializedTransaction);
-      if (isNonceTaken(err) && (await wallet.getTransaction({ hash }).catch(() => null))) return hash;
-      throw err;
-    }
+  const relayChain: RelayChain = {
+    chainId: chain.id,
+    address: account.address.toLowerCase(),
+    minedCount: () => wallet.getTransactionCount({ address: account.address, blockTag: "latest" }),
+    pendingCount: () => wallet.getTransactionCount({ address: account.address, blockTag: "pending" }),
+    sendRaw: (serializedTransaction) => wallet.sendRawTransaction({ serializedTransaction }),
+    knows: async (hash) => (await wallet.getTransaction({ hash }).catch(() => null)) !== null,
   };
-  const send = (request: { to: Hex; data: Hex; gas?: bigint }) => sendWithLockedNonce(nonceLock, lockKey, pendingCount, (nonce) => signAndSend(request, nonce));
-  return toFacilitatorEvmSigner(
+  /** Gas and fees are read before the lock is taken; only the nonce is chosen (and the bytes signed) under it. */
+  const send = async (request: { to: Hex; data: Hex; gas?: bigint }): Promise<Hex> => {
+    const prepared = await wallet.prepareTransactionRequest({ account, chain, ...request, parameters: ["chainId", "fees", "gas", "type"] });
+    return relayTransaction(nonceLock, relayChain, (nonce) => wallet.signTransaction({ ...prepared, nonce } as never));
+  };
+  const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
       // @x402/evm's verify turns a failed simulation read into an invalid payment with the error's message: an RPC
@@ -84,6 +87,7 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
     // Past this wait, the stock scheme answers `settlement_pending` with the hash: the payment is pending.
     { confirmationTimeoutMs: opts.confirmationTimeoutMs ?? DEFAULT_CONFIRMATION_TIMEOUT_MS },
   );
+  return Object.assign(signer, { sweep: () => sweepRelays(nonceLock, relayChain) });
 }
 
 /** Registers the EVM scheme on `x402` for every Base network with an RPC; null when none has one. */
@@ -110,6 +114,7 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
   }
 
   const clients: Partial<Record<NetworkId, PublicClient>> = {};
+  const sweeps: (() => Promise<number>)[] = [];
   for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
     const info = NETWORKS[id];
     const chain = defineChain({
@@ -124,6 +129,13 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
     x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));
     clients[id] = createPublicClient({ chain, transport });
+    sweeps.push(signer.sweep);
   }
-  return { address, rpcUrls, clients };
+  const sweepAll = async () => {
+    // One network's outage does not stop the others' sweep.
+    const results = await Promise.allSettled(sweeps.map((sweep) => sweep()));
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+  };
+  return { address, rpcUrls, clients, sweepRelays: sweepAll };
 }

@@ -1,15 +1,17 @@
-// One EVM transaction nonce per (chain, relayer address) across every instance that shares the database: the nonce is
-// read from the node (the pending count) and the transaction sent with it while a PostgreSQL advisory lock on that
-// pair is held, so two instances relaying with one key never pick the same nonce, and a dropped transaction does not
-// wedge later ones (the node's pending count no longer includes it).
+// The lock that serialises EVM nonce assignment per (chain, relayer address) across every instance that shares the
+// database: a PostgreSQL advisory lock held by one transaction, in which the relay ledger (evm-relay-ledger.ts) picks
+// the nonce and records the signed transaction.
 import "server-only";
 import { createHash } from "node:crypto";
-import type { DbClient } from "../db";
+import type { DbClient, DbTransaction } from "../db";
 
-/** Runs `fn` while no other holder of `key` (in this process or another sharing the database) runs. */
-export type NonceLock = <T>(key: string, fn: () => Promise<T>) => Promise<T>;
+/**
+ * Runs `fn` while no other holder of `key` (in this process or another sharing the database) runs, inside the database
+ * transaction that holds the lock: what `fn` writes through `tx` commits when it returns, before the lock is released.
+ */
+export type NonceLock = <T>(key: string, fn: (tx: DbTransaction) => Promise<T>) => Promise<T>;
 
-/** How long one holder may keep the lock: reading the nonce and sending, with the RPC's own retry budget. */
+/** How long one holder may keep the lock: the relay ledger reads and writes, and signing. */
 export const NONCE_LOCK_HOLD_MS = 60_000;
 /** How long to wait for a pool connection to take the lock on. */
 const NONCE_LOCK_CONNECTION_WAIT_MS = 30_000;
@@ -27,14 +29,14 @@ export function advisoryKey(key: string): bigint {
  */
 export function createPgNonceLock(db: () => Promise<DbClient>): NonceLock {
   const local = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+  return async <T>(key: string, fn: (tx: DbTransaction) => Promise<T>): Promise<T> => {
     const previous = local.get(key) ?? Promise.resolve();
     const run = previous.catch(() => undefined).then(async () => {
       const prisma = await db();
       return prisma.$transaction(
         async (tx) => {
           await tx.$executeRaw`SELECT pg_advisory_xact_lock(${advisoryKey(key)}::bigint)`;
-          return fn();
+          return fn(tx);
         },
         { timeout: NONCE_LOCK_HOLD_MS, maxWait: NONCE_LOCK_CONNECTION_WAIT_MS },
       );
@@ -58,26 +60,4 @@ export function isNonceTaken(err: unknown): boolean {
     if ([message, details, shortMessage].some((m) => typeof m === "string" && NONCE_TAKEN.test(m))) return true;
   }
   return false;
-}
-
-/** Tries per send when the node says the nonce was taken: each try reads the pending count again. */
-export const NONCE_SEND_ATTEMPTS = 3;
-
-/**
- * Sends with an explicit nonce under `lock`: `send(nonce)` gets the node's pending transaction count for `address`.
- * A refused nonce is retried with a fresh count up to NONCE_SEND_ATTEMPTS times; any other error is the caller's.
- */
-export async function sendWithLockedNonce<T>(
-  lock: NonceLock,
-  key: string,
-  pendingCount: () => Promise<number>,
-  send: (nonce: number) => Promise<T>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await lock(key, async () => send(await pendingCount()));
-    } catch (err) {
-      if (attempt >= NONCE_SEND_ATTEMPTS || !isNonceTaken(err)) throw err;
-    }
-  }
 }

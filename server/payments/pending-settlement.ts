@@ -1,8 +1,9 @@
 // Pending settlements: a payment whose transaction was broadcast but whose confirmation was not seen within the settle
 // wait. The row (status `pending`) holds the client's signed payload and what decides its expiry, so any instance,
 // and one started after a restart, finishes it from the chain: landed → credited; failed or expired → failed (nothing
-// moved); still able to land → the same transfer is broadcast again. Every move out of `pending` is one conditional
-// statement, so concurrent retries and sweepers on several instances resolve a payment once.
+// moved); still able to land → the same transfer is broadcast again (Base: by the relayer, from its relay ledger).
+// Every move out of `pending` is one conditional statement, so concurrent retries and sweepers on several instances
+// resolve a payment once.
 import "server-only";
 import type { PaymentPayload } from "@x402/core/types";
 import type { AppContext } from "../app-context";
@@ -105,8 +106,9 @@ export type PendingResolution =
 
 /**
  * Reads a pending payment's fate from the chain; when absent and still able to land, broadcasts the same transfer
- * again (Solana: the identical transaction; Base: the same authorization, which can be spent once) and, within
- * `waitMs`, waits for it. Never writes the row's status.
+ * again (Solana: the identical transaction; Base: nothing while the relay ledger holds the original transaction, which
+ * the relayer broadcasts again itself, else the same authorization, which can be spent once) and, within `waitMs`,
+ * waits for it. Never writes the row's status.
  */
 export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, payload: PaymentPayload, waitMs: number): Promise<PendingResolution> {
   const transaction = payment.txSignature ?? "";
@@ -115,6 +117,15 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   const found = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
   if (!found) return { state: "unknown", transaction };
   if (found.state !== "absent") return found;
+  if (network.family === "evm" && (await relayedByLedger(ctx.db, transaction))) {
+    // SECURITY: the relayer broadcasts its recorded transaction again itself (evm-relay-ledger.ts) until its nonce is
+    // mined; a new transaction for the same authorization would take a second nonce, to revert at best.
+    const client = ctx.gateway.facilitator.evm?.clients[network.id];
+    if (client && waitMs > 0) await client.waitForTransactionReceipt({ hash: transaction as `0x${string}`, timeout: waitMs }).catch(() => undefined);
+    const after = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
+    if (!after) return { state: "unknown", transaction };
+    return after.state === "absent" ? { state: "pending", transaction } : after;
+  }
   // Base: settle waits up to the confirm wait for its receipt; nobody else sends the authorization meanwhile (a second
   // transaction for it could only revert, at the relay's expense).
   const gapMs = network.family === "svm" ? REBROADCAST_GAP_MS : REBROADCAST_GAP_MS + ctx.gateway.facilitator.confirmWaitMs;
@@ -140,6 +151,13 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   const after = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
   if (!after) return { state: "unknown", transaction: current };
   return after.state === "absent" ? { state: "pending", transaction: current } : after;
+}
+
+/** True when the relay ledger holds `transaction`: the relayer itself sees it mined, however often a node drops it. */
+async function relayedByLedger(db: DbClient, transaction: string): Promise<boolean> {
+  if (!transaction) return false;
+  const rows = await db.$queryRaw<{ one: number }[]>`SELECT 1 AS one FROM evm_relays WHERE tx_hash = ${transaction.toLowerCase()} LIMIT 1`;
+  return rows.length > 0;
 }
 
 /** Takes the right to broadcast a pending payment again; true for one taker per `gapMs`, across instances. */

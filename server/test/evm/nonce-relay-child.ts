@@ -1,8 +1,9 @@
 // One relaying instance for the cross-process nonce test: builds its own relayer signer (the facilitator's, or with
 // NONCE_MODE=per-process the old in-process nonce manager) over its own viem client, relays the EIP-3009 transfers it
-// is given all at once, and prints the transaction hashes (or errors) as one JSON line.
+// is given all at once, and prints the transaction hashes (or errors) as one JSON line. With SWEEP_UNTIL_MINED=1 it
+// first sweeps its relay ledger (as the app's sweeper does) until every hash it got is mined, or for at most a minute.
 import { randomBytes } from "node:crypto";
-import { createWalletClient, defineChain, http, parseSignature, publicActions } from "viem";
+import { createPublicClient, createWalletClient, defineChain, http, parseSignature, publicActions, type Hex } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes, eip3009ABI } from "@x402/evm";
 import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
@@ -24,6 +25,7 @@ const perProcess = process.env.NONCE_MODE === "per-process";
 
 const chain = defineChain({ id: chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [url] } } });
 const database = perProcess ? null : openPostgres(env("DATABASE_URL"), 2);
+let sweep: (() => Promise<unknown>) | null = null;
 const relay = perProcess
   ? (() => {
       const wallet = createWalletClient({ account: privateKeyToAccount(env("RELAYER_KEY") as `0x${string}`, { nonceManager }), chain, transport: http(url) }).extend(publicActions);
@@ -36,6 +38,7 @@ const relay = perProcess
         transport: createBackoffHttpTransport(url, { network: `eip155:${chainId}` }),
         nonceLock: createPgNonceLock(async () => (await database!).prisma),
       });
+      sweep = (signer as { sweep?: () => Promise<unknown> }).sweep ?? null;
       return (args: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }) => signer.writeContract(args);
     })();
 
@@ -56,5 +59,15 @@ const results = await Promise.all(
     ),
   ),
 );
+if (process.env.SWEEP_UNTIL_MINED === "1") {
+  const reader = createPublicClient({ chain, transport: http(url) });
+  const unmined = new Set(results.flatMap((r) => ("hash" in r ? [r.hash as Hex] : [])));
+  const end = Date.now() + 60_000;
+  while (unmined.size > 0 && Date.now() < end) {
+    await sweep?.().catch(() => undefined);
+    for (const hash of [...unmined]) if (await reader.getTransactionReceipt({ hash }).catch(() => null)) unmined.delete(hash);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
 process.stdout.write(`${JSON.stringify(results)}\n`);
 if (database) await (await database).close();

@@ -1,12 +1,11 @@
 // The EVM nonce lock on both databases the service runs on: holders of one key never overlap (PostgreSQL across
-// connections, PGlite on its single connection), other keys do not wait, and a taken nonce is retried a bounded
-// number of times while any other error is not.
+// connections, PGlite on its single connection) and other keys do not wait.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPglite, openPostgres, type DbClient } from "../../db";
-import { createPgNonceLock, isNonceTaken, NONCE_SEND_ATTEMPTS, sendWithLockedNonce, type NonceLock } from "../../facilitator/evm-nonce-lock";
+import { createPgNonceLock, type NonceLock } from "../../facilitator/evm-nonce-lock";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 const closers: (() => Promise<void>)[] = [];
@@ -59,39 +58,5 @@ describe("createPgNonceLock()", () => {
     expect(overlaps(await intervals([lock], "84532:0xabc", 5))).toBe(0);
     // The database stays usable between and after holders.
     expect(await open.prisma.$queryRaw<{ one: number }[]>`SELECT 1 AS one`).toEqual([{ one: 1 }]);
-  });
-});
-
-describe("sendWithLockedNonce()", () => {
-  const inline: NonceLock = (_key, fn) => fn();
-
-  it("retries a taken nonce with a fresh pending count, a bounded number of times", async () => {
-    let count = 7;
-    const seen: number[] = [];
-    const hash = await sendWithLockedNonce(inline, "k", async () => count++, async (nonce) => {
-      seen.push(nonce);
-      if (seen.length < 2) throw new Error("Details: nonce too low");
-      return "0xabc";
-    });
-    expect(hash).toBe("0xabc");
-    expect(seen).toEqual([7, 8]);
-
-    let tries = 0;
-    const taken = await sendWithLockedNonce(inline, "k", async () => 1, async () => {
-      tries++;
-      throw new Error("replacement transaction underpriced");
-    }).catch((e: unknown) => e);
-    expect(isNonceTaken(taken)).toBe(true);
-    expect(tries).toBe(NONCE_SEND_ATTEMPTS);
-  });
-
-  it("does not retry any other refusal", async () => {
-    let tries = 0;
-    const err = await sendWithLockedNonce(inline, "k", async () => 1, async () => {
-      tries++;
-      throw new Error("execution reverted: FiatTokenV2: authorization is used or canceled", { cause: new Error("insufficient funds") });
-    }).catch((e: unknown) => e);
-    expect(isNonceTaken(err)).toBe(false);
-    expect(tries).toBe(1);
   });
 });

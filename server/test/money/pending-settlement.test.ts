@@ -245,6 +245,11 @@ describe("a Base settlement whose transaction is dropped", () => {
     const pending = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } });
     expect(pending.status).toBe("pending");
     expect(pending.pendingValidBefore).not.toBeNull();
+    // A retry past the re-broadcast gap sends no second transaction for the authorization: the relayer keeps
+    // broadcasting its recorded one (same bytes, same nonce).
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect((await send()).status).toBe(502);
+    expect((await stack.tdb.prisma.evmRelay.findMany()).map((r) => r.txHash)).toEqual([pending.txSignature]);
 
     // Anyone may submit the authorization: a relay of ours, past the RPC that dropped it, lands it.
     const payload = decodePaymentSignatureHeader(header) as PaymentPayload & {
