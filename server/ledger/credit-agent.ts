@@ -2,7 +2,7 @@
 // for), a top-up, a grant, and the test and bench helper. One statement writes the ledger entry and the balance
 // together, so the ledger sum equals the balance at every moment.
 import "server-only";
-import type { DbClient, DbTransaction } from "../db";
+import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
@@ -24,11 +24,19 @@ export interface CreditFacts {
    * payment, so no other call of the same agent can spend that money.
    */
   holdForCall?: { holdId: string; leaseMs: number };
+  /**
+   * A write of the same transition outside the ledger, run in this statement whatever the credit's outcome (the
+   * payer's settlement lane, freed as the settlement is recorded). Rolled back with it on `transaction_already_used`.
+   */
+  alongside?: Prisma.Sql;
 }
 
 export type CreditOutcome =
   | { ok: true; balanceUnits: bigint; heldUnits: bigint }
-  /** The payment was not in `from` any more (another request moved it), or its transaction is another payment's. */
+  /**
+   * The payment was not in `from` any more (another request moved it), or its transaction is another payment's (then
+   * the statement was rolled back: nothing of it, `alongside` included, was written).
+   */
   | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" };
 
 /** Credits the agent (and reserves, for a paid call); returns facts, never throws on an expected outcome. */
@@ -65,7 +73,7 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
         SELECT ${facts.agentPubkey}, ${facts.network}, ${facts.units - heldUnits}, now() FROM gate
         ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
         RETURNING units
-      )
+      )${facts.alongside ? Prisma.sql`, alongside AS (${facts.alongside})` : Prisma.empty}
       SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance`;
     const row = rows[0];
     if (!row || Number(row.credited) !== 1 || row.balance === null) return { ok: false, reason: "payment_not_claimed" };

@@ -5,12 +5,20 @@
 // payment is unserved it stays reserved for that payment's retry.
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { DbClient } from "../db";
+import { Prisma, type DbClient } from "../db";
 import { logEvent } from "../log";
 
 export type HoldStatus = "held" | "captured" | "released";
 
 export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint } | { ok: false; balanceUnits: bigint };
+
+export interface HoldRequest {
+  holdId: string;
+  agentPubkey: string;
+  network: string;
+  units: bigint;
+  leaseMs: number;
+}
 
 /**
  * Holds `units` of the agent's spendable balance on `network` for one prepaid call, with a lease its server renews
@@ -18,27 +26,42 @@ export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint } 
  * N, and never goes below zero.
  */
 export async function reserveCredit(db: DbClient, agentPubkey: string, network: string, units: bigint, leaseMs: number): Promise<ReserveOutcome> {
-  const holdId = randomUUID();
-  const rows = await db.$queryRaw<{ units: bigint }[]>`
-    WITH debited AS (
-      UPDATE balances SET units = units - ${units}, updated_at = now()
-      WHERE agent_pubkey = ${agentPubkey} AND network = ${network} AND units >= ${units}
+  const hold = { holdId: randomUUID(), agentPubkey, network, units, leaseMs };
+  const rows = await db.$queryRaw<{ debited: bigint | null; balance: bigint | null }[]>`
+    WITH ${reserveCtes(hold, Prisma.sql`TRUE`)}
+    SELECT (SELECT units FROM debited) AS debited, ${balanceExpression(hold)} AS balance`;
+  return reserveOutcome(hold, rows[0]!);
+}
+
+/**
+ * The reserve as CTEs (`debited`, `held`, `logged`) for a caller's own statement, run only when `when` (an SQL
+ * condition) holds. Read the outcome with `reserveOutcome` from `(SELECT units FROM debited) AS debited` and
+ * `balanceExpression(hold) AS balance`.
+ */
+export function reserveCtes(hold: HoldRequest, when: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`debited AS (
+      UPDATE balances SET units = units - ${hold.units}, updated_at = now()
+      WHERE agent_pubkey = ${hold.agentPubkey} AND network = ${hold.network} AND units >= ${hold.units} AND ${when}
       RETURNING units
     ), held AS (
       INSERT INTO credit_holds (id, agent_pubkey, network, units, status, lease_expires_at)
-      SELECT ${holdId}::uuid, ${agentPubkey}, ${network}, ${units}, ${"held" satisfies HoldStatus},
-             now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+      SELECT ${hold.holdId}::uuid, ${hold.agentPubkey}, ${hold.network}, ${hold.units}, ${"held" satisfies HoldStatus},
+             now() + make_interval(secs => ${hold.leaseMs}::double precision / 1000)
       FROM debited
     ), logged AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
-      SELECT ${agentPubkey}, ${network}, 'hold', ${-units}, ${holdId}::uuid FROM debited
-    )
-    SELECT units FROM debited`;
-  if (rows.length === 0) {
-    const current = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey, network } } });
-    return { ok: false, balanceUnits: current?.units ?? 0n };
-  }
-  return { ok: true, holdId, balanceUnits: BigInt(rows[0]!.units) };
+      SELECT ${hold.agentPubkey}, ${hold.network}, 'hold', ${-hold.units}, ${hold.holdId}::uuid FROM debited
+    )`;
+}
+
+/** The agent's spendable balance as the statement began (what a refused reserve reports). */
+export function balanceExpression(hold: Pick<HoldRequest, "agentPubkey" | "network">): Prisma.Sql {
+  return Prisma.sql`(SELECT units FROM balances WHERE agent_pubkey = ${hold.agentPubkey} AND network = ${hold.network})`;
+}
+
+export function reserveOutcome(hold: HoldRequest, row: { debited: bigint | string | null; balance: bigint | string | null }): ReserveOutcome {
+  if (row.debited === null) return { ok: false, balanceUnits: BigInt(row.balance ?? 0n) };
+  return { ok: true, holdId: hold.holdId, balanceUnits: BigInt(row.debited) };
 }
 
 export interface CaptureFacts {

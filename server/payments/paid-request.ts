@@ -26,8 +26,8 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ensureDepositReady, type AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";
-import type { DbClient, Payment } from "../db";
-import { isUniqueViolation } from "../db";
+import { randomUUID } from "node:crypto";
+import { Prisma, type DbClient, type Payment } from "../db";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { creditAgent } from "../ledger/credit-agent";
@@ -43,7 +43,7 @@ import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { payingAccount } from "../x402/paying-account";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { metrics, timeStep } from "../metrics/registry";
-import { takeSettlementLane } from "./settlement-lane";
+import { laneAttempt, laneRefusedMsExpression, takeLaneStatement, takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
 import { countSettlement, creditLandedPending, failPending, markPending, resolvePendingOnChain, settlementPendingError } from "./pending-settlement";
 
 /** The stock schemes' answer for a broadcast whose confirmation was not seen within the wait. */
@@ -186,11 +186,12 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
   }
 
-  // SECURITY: claim before the first await that moves money.
-  const claim = await claimPayment(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose });
+  // SECURITY: claim before the first await that moves money; the same statement tries the payer's settlement lane.
+  const source = laneSource(caip2, payload, payer);
+  const claim = await claimPaymentInLane(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose }, source);
   if (!claim.claimed) return resumeKnown(ctx, input, claim.existing, payload);
   crashPoint("after_verify");
-  return settleClaimed(ctx, input, claim.payment, payload, matched, input.state.readAt);
+  return settleClaimed(ctx, input, claim.payment, payload, matched, input.state.readAt, claim.lane);
 }
 
 /** A payment seen before: its retry, its recovery, or a replay. */
@@ -237,11 +238,12 @@ async function settleClaimed(
   payload: PaymentPayload,
   matched: PaymentRequirements,
   verifiedAt: Date,
+  firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const { plan } = input;
   const caip2 = NETWORKS[plan.network].caip2;
-  const source = payingAccount(caip2, payload) ?? `payer:${caip2}:${payment.payer}`;
-  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAt, config().PAYMENT_LEASE_MS);
+  const source = laneSource(caip2, payload, payment.payer);
+  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAt, config().PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment.id, taken.reason);
     logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
@@ -254,9 +256,10 @@ async function settleClaimed(
   const lane = taken.lane;
   let outcome: { result: PaidRequestOutcome; sent: boolean; failed: boolean } | undefined;
   try {
-    outcome = await sendSettlement(ctx, input, payment, payload, matched, lane.sentSinceVerify);
+    outcome = await sendSettlement(ctx, input, payment, payload, matched, lane);
     return outcome.result;
   } finally {
+    // A recorded settlement freed the lane in its credit's statement; every other path frees it here.
     await lane.release({ sent: outcome?.sent ?? true, failed: outcome?.failed ?? false }).catch((err: unknown) => {
       logEvent("chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
     });
@@ -269,13 +272,13 @@ async function sendSettlement(
   payment: Payment,
   payload: PaymentPayload,
   matched: PaymentRequirements,
-  recheck: boolean,
+  lane: Lane,
 ): Promise<{ result: PaidRequestOutcome; sent: boolean; failed: boolean }> {
   const { plan } = input;
   const events = eventNames(input.purpose);
   const caip2 = NETWORKS[plan.network].caip2;
   const svm = NETWORKS[plan.network].family === "svm";
-  if (recheck) {
+  if (lane.sentSinceVerify) {
     const transaction = (payload.payload as { transaction?: unknown }).transaction;
     if (svm && typeof transaction === "string") {
       // Settle verifies again before it sends; make that verification ask the chain instead of reusing verify's.
@@ -305,7 +308,7 @@ async function sendSettlement(
       crashPoint("after_settle");
       logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
       countSettlement(input.purpose, caip2, "ok", payload);
-      return { result: await recordSettled(ctx, input, payment, result.transaction), sent: true, failed: false };
+      return { result: await recordSettled(ctx, input, payment, result.transaction, lane), sent: true, failed: false };
     }
     failure = result.errorReason ?? "settlement_failed";
     sent = result.transaction || null;
@@ -319,7 +322,7 @@ async function sendSettlement(
   if (landed?.state === "landed") {
     logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
     countSettlement(input.purpose, caip2, "recovered", null);
-    return { result: await recordSettled(ctx, input, payment, landed.transaction), sent: true, failed: false };
+    return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
   if (pending && sent && (landed === null || landed.state === "absent")) {
     return { result: await recordPending(ctx, input, payment, payload, sent), sent: true, failed: false };
@@ -420,10 +423,11 @@ async function resumeMovedOn(ctx: AppContext, input: AdmitPaymentInput, known: P
 }
 
 /**
- * claimed → settled (chat: credit and hold in one statement) or → served (top-up: the credit is the purchase). The
- * same transaction can arrive under another payment row (an encoding the key did not fold): that row is a replay.
+ * claimed → settled (chat: credit and hold in one statement) or → served (top-up: the credit is the purchase); the same
+ * statement frees the payer's lane when the settlement ran in it. The same transaction can arrive under another payment
+ * row (an encoding the key did not fold): that row is a replay.
  */
-async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, transaction: string): Promise<PaidRequestOutcome> {
+async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, transaction: string, lane?: Lane): Promise<PaidRequestOutcome> {
   const chat = input.purpose === "chat";
   const credited = await creditAgent(ctx.db, {
     kind: chat ? "payment_credit" : "topup_credit",
@@ -432,7 +436,10 @@ async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment:
     units: payment.units,
     payment: { id: payment.id, txSignature: transaction, nextStatus: chat ? "settled" : "served" },
     ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
+    ...(lane ? { alongside: lane.releaseStatement({ sent: true, failed: false }) } : {}),
   });
+  // Rolled back on a transaction already used: the caller's release frees the lane then.
+  if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
   if (!credited.ok) {
     await markFailed(ctx.db, payment.id, credited.reason);
     logEvent(`${input.purpose === "chat" ? "chat" : "credits"}.settle_replay`, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
@@ -476,24 +483,29 @@ interface NewPayment {
   purpose: PaymentPurpose;
 }
 
-type ClaimOutcome = { claimed: true; payment: Payment } | { claimed: false; existing: Payment };
+type ClaimOutcome = { claimed: true; payment: Payment; lane: LaneAttempt } | { claimed: false; existing: Payment };
 
-/** → claimed. Exactly one of any number of concurrent claims of one key wins; a failed payment may be claimed again. */
-async function claimPayment(db: DbClient, input: NewPayment): Promise<ClaimOutcome> {
-  try {
-    const payment = await db.payment.create({ data: { ...input, status: "claimed" satisfies PaymentStatus } });
-    return { claimed: true, payment };
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-  }
-  const existing = await db.payment.findUniqueOrThrow({ where: { idempotencyKey: input.idempotencyKey } });
-  if (existing.status === "failed") {
-    const reclaimed = await db.payment.updateMany({
-      where: { id: existing.id, status: "failed" satisfies PaymentStatus },
-      data: { status: "claimed" satisfies PaymentStatus, failureReason: null },
-    });
-    if (reclaimed.count === 1) return { claimed: true, payment: { ...existing, status: "claimed", failureReason: null, updatedAt: new Date() } };
-  }
+/**
+ * → claimed, and the payer's settlement lane tried for it, in one statement. Exactly one of any number of concurrent
+ * claims of one key wins; a failed payment may be claimed again. Only the winner tries the lane.
+ */
+async function claimPaymentInLane(db: DbClient, input: NewPayment, source: string): Promise<ClaimOutcome> {
+  const rows = await db.$queryRaw<{ payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }[]>`
+    WITH claimed AS (
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
+      VALUES (${randomUUID()}::uuid, ${input.idempotencyKey}, ${input.network}, ${input.payer}, ${input.payTo}, ${input.units}, ${input.purpose},
+              ${"claimed" satisfies PaymentStatus}, now())
+      ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now()
+        WHERE payments.status = ${"failed" satisfies PaymentStatus}
+      RETURNING id, ${PAYMENT_JSON} AS payment
+    ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
+    SELECT (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
+           ${laneRefusedMsExpression(source)} AS refused_ms,
+           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.idempotencyKey}) AS existing`;
+  const row = rows[0]!;
+  if (row.payment) return { claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row) };
+  // A concurrent claim committed after this statement's snapshot: read the row it left.
+  const existing = row.existing ? paymentFromJson(row.existing) : await db.payment.findUniqueOrThrow({ where: { idempotencyKey: input.idempotencyKey } });
   return { claimed: false, existing };
 }
 
@@ -535,28 +547,32 @@ async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, f
 async function findPaymentWithStoredSettings(db: DbClient, key: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null; readAt: Date }> {
   const rows = await db.$queryRaw<{ stored: Record<string, string> | null; payment: PaymentJson | null; read_at: Date }[]>`
     SELECT ${STORED_SETTINGS_JSON} AS stored, now() AS read_at,
-      (SELECT json_build_object(
-         'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
-         'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
-         'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
-         'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
-         'pendingBeneficiary', pending_beneficiary)
-       FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`;
+      (SELECT ${PAYMENT_JSON} FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`;
   const row = rows[0]!;
-  const p = row.payment;
+  return { stored: row.stored, readAt: new Date(row.read_at), payment: row.payment ? paymentFromJson(row.payment) : null };
+}
+
+/** A payments row as one JSON value (its own columns, unqualified), for a raw statement that reads or returns one. */
+const PAYMENT_JSON = Prisma.sql`json_build_object(
+  'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
+  'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
+  'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
+  'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
+  'pendingBeneficiary', pending_beneficiary)`;
+
+function paymentFromJson(p: PaymentJson): Payment {
   return {
-    stored: row.stored,
-    readAt: new Date(row.read_at),
-    payment: p
-      ? {
-          ...p,
-          units: BigInt(p.units),
-          createdAt: new Date(p.createdAt),
-          updatedAt: new Date(p.updatedAt),
-          pendingValidBefore: p.pendingValidBefore ? new Date(p.pendingValidBefore) : null,
-        }
-      : null,
+    ...p,
+    units: BigInt(p.units),
+    createdAt: new Date(p.createdAt),
+    updatedAt: new Date(p.updatedAt),
+    pendingValidBefore: p.pendingValidBefore ? new Date(p.pendingValidBefore) : null,
   };
+}
+
+/** The payer's settlement lane: its paying account (the token account or address that pays), else the payer. */
+function laneSource(caip2: string, payload: PaymentPayload, payer: string): string {
+  return payingAccount(caip2, payload) ?? `payer:${caip2}:${payer}`;
 }
 
 type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt" | "pendingValidBefore"> & {

@@ -4,7 +4,7 @@
 // knows whether another of the same payer was sent since it verified, and then re-checks the chain before it sends.
 // A payer whose settlements keep failing is refused for a while.
 import "server-only";
-import type { DbClient } from "../db";
+import { Prisma, type DbClient } from "../db";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
 export const LANE_WAIT_MS = 15_000;
@@ -24,54 +24,104 @@ export interface Lane {
   source: string;
   /** Another settlement of this payer was sent after `verifiedAt`: the chain must be asked again before sending. */
   sentSinceVerify: boolean;
-  /** Frees the lane, recording whether a transaction was sent and whether the settlement failed. */
+  /**
+   * The release as one SQL statement, for a caller that frees the lane inside its own statement (a data-modifying
+   * CTE); the caller calls `released()` once that statement committed.
+   */
+  releaseStatement(result: { sent: boolean; failed: boolean }): Prisma.Sql;
+  released(): void;
+  /** Frees the lane, recording whether a transaction was sent and whether the settlement failed; once only. */
   release(result: { sent: boolean; failed: boolean }): Promise<void>;
+}
+
+/** One attempt's answer: taken (with the lane's last send), or not, with the payer's refusal if any. */
+export interface LaneAttempt {
+  taken: boolean;
+  lastSentAt: Date | null;
+  refusedMs: number | null;
+}
+
+/**
+ * The take as one SQL statement (for a CTE), for each holder `holders` yields (one uuid column): the lane is free, or
+ * its lease ran out, or its holder is the same payment (only the payment's one owner, its claim's, settles it), and
+ * the payer is not refused. RETURNING last_sent_at when taken.
+ */
+export function takeLaneStatement(source: string, holders: Prisma.Sql, leaseMs: number): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO settlement_lanes (source, holder, held_until)
+    SELECT ${source}, h.holder, now() + make_interval(secs => ${leaseMs}::double precision / 1000) FROM (${holders}) AS h(holder)
+    ON CONFLICT (source) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
+      WHERE (settlement_lanes.holder IS NULL OR settlement_lanes.held_until < now() OR settlement_lanes.holder = EXCLUDED.holder)
+        AND (settlement_lanes.refused_until IS NULL OR settlement_lanes.refused_until < now())
+    RETURNING last_sent_at`;
+}
+
+/** How long the payer stays refused, in ms (null: not refused), as an SQL expression. */
+export function laneRefusedMsExpression(source: string): Prisma.Sql {
+  return Prisma.sql`(SELECT EXTRACT(EPOCH FROM (refused_until - now())) * 1000 FROM settlement_lanes WHERE source = ${source} AND refused_until > now())`;
 }
 
 /**
  * Takes the payer's lane for `holder` (the payment id), waiting up to LANE_WAIT_MS while another holds it.
  * `verifiedAt` is the database's clock from before the payment was verified, so it compares with `last_sent_at`
- * (also the database's) whatever the clocks of the instances.
+ * (also the database's) whatever the clocks of the instances. `first` is an attempt already made by the caller's own
+ * statement (the claim's).
  */
-export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAt: Date, leaseMs: number): Promise<LaneOutcome> {
+export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAt: Date, leaseMs: number, first?: LaneAttempt): Promise<LaneOutcome> {
   const deadline = Date.now() + LANE_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
-    const rows = await db.$queryRaw<{ last_sent_at: Date | null; refused_ms: number | null }[]>`
-      INSERT INTO settlement_lanes (source, holder, held_until)
-      VALUES (${source}, ${holder}::uuid, now() + make_interval(secs => ${leaseMs}::double precision / 1000))
-      ON CONFLICT (source) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
-        WHERE (settlement_lanes.holder IS NULL OR settlement_lanes.held_until < now())
-          AND (settlement_lanes.refused_until IS NULL OR settlement_lanes.refused_until < now())
-      RETURNING last_sent_at, NULL::double precision AS refused_ms`;
-    const row = rows[0];
-    if (row) {
-      return { ok: true, lane: openLane(db, source, holder, row.last_sent_at !== null && row.last_sent_at.getTime() >= verifiedAt.getTime()) };
+    const tried = attempt === 0 && first ? first : await tryLane(db, source, holder, leaseMs);
+    if (tried.taken) {
+      return { ok: true, lane: openLane(db, source, holder, tried.lastSentAt !== null && tried.lastSentAt.getTime() >= verifiedAt.getTime()) };
     }
-    const refused = await db.$queryRaw<{ refused_ms: number | null }[]>`
-      SELECT EXTRACT(EPOCH FROM (refused_until - now())) * 1000 AS refused_ms FROM settlement_lanes WHERE source = ${source} AND refused_until > now()`;
-    if (refused[0]?.refused_ms) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(Number(refused[0].refused_ms)) };
+    if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
     if (Date.now() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
     // Settlements take a few hundred milliseconds on a real cluster: poll gently, with jitter.
     await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) + Math.random() * 10));
   }
 }
 
+/** One take, and the payer's refusal when not taken, in one statement. */
+async function tryLane(db: DbClient, source: string, holder: string, leaseMs: number): Promise<LaneAttempt> {
+  const rows = await db.$queryRaw<{ taken: bigint; last_sent_at: Date | null; refused_ms: number | null }[]>`
+    WITH lane AS (${takeLaneStatement(source, Prisma.sql`SELECT ${holder}::uuid`, leaseMs)})
+    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at, ${laneRefusedMsExpression(source)} AS refused_ms`;
+  return laneAttempt(rows[0]!);
+}
+
+/** The attempt from a statement's columns `taken`, `last_sent_at` and `refused_ms`. */
+export function laneAttempt(row: { taken: bigint | number; last_sent_at: Date | string | null; refused_ms: number | string | null }): LaneAttempt {
+  return {
+    taken: Number(row.taken) === 1,
+    lastSentAt: row.last_sent_at === null ? null : new Date(row.last_sent_at),
+    refusedMs: row.refused_ms === null ? null : Number(row.refused_ms),
+  };
+}
+
 function openLane(db: DbClient, source: string, holder: string, sentSinceVerify: boolean): Lane {
+  let free = false;
+  const releaseStatement = ({ sent, failed }: { sent: boolean; failed: boolean }) => Prisma.sql`
+    UPDATE settlement_lanes SET
+      holder = NULL, held_until = NULL,
+      last_sent_at = CASE WHEN ${sent} THEN now() ELSE last_sent_at END,
+      failures = CASE WHEN NOT ${failed} THEN 0
+                      WHEN failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000}) THEN failures + 1 ELSE 1 END,
+      failures_since = CASE WHEN NOT ${failed} THEN NULL
+                            WHEN failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000}) THEN failures_since ELSE now() END,
+      refused_until = CASE WHEN ${failed} AND failures + 1 >= ${MAX_FAILURES} AND failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000})
+                           THEN now() + make_interval(secs => ${REFUSE_FOR_MS / 1000}) ELSE refused_until END
+    WHERE source = ${source} AND holder = ${holder}::uuid`;
   return {
     source,
     sentSinceVerify,
-    async release({ sent, failed }) {
-      await db.$executeRaw`
-        UPDATE settlement_lanes SET
-          holder = NULL, held_until = NULL,
-          last_sent_at = CASE WHEN ${sent} THEN now() ELSE last_sent_at END,
-          failures = CASE WHEN NOT ${failed} THEN 0
-                          WHEN failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000}) THEN failures + 1 ELSE 1 END,
-          failures_since = CASE WHEN NOT ${failed} THEN NULL
-                                WHEN failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000}) THEN failures_since ELSE now() END,
-          refused_until = CASE WHEN ${failed} AND failures + 1 >= ${MAX_FAILURES} AND failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000})
-                               THEN now() + make_interval(secs => ${REFUSE_FOR_MS / 1000}) ELSE refused_until END
-        WHERE source = ${source} AND holder = ${holder}::uuid`;
+    releaseStatement,
+    released() {
+      free = true;
+    },
+    async release(result) {
+      if (free) return;
+      await db.$executeRaw(releaseStatement(result));
+      free = true;
     },
   };
 }

@@ -1,11 +1,12 @@
 // Admitting a signed prepaid request in one database round trip (each extra query adds latency to every request):
-// count it in the agent's rate-limit window, claim its nonce, and read the operator settings. Kept in the database, so
-// the limit and replay protection hold across restarts and instances.
+// count it in the agent's rate-limit window, claim its nonce, read the operator settings, and (for the call) take its
+// hold. Kept in the database, so the limit and replay protection hold across restarts and instances.
 import "server-only";
-import type { DbClient } from "../db";
+import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
-import { settingsFromStored, STORED_SETTINGS_JSON } from "../settings/read-settings";
+import { settingsFromStored } from "../settings/read-settings";
+import { balanceExpression, reserveCtes, reserveOutcome, type HoldRequest, type ReserveOutcome } from "../ledger/credit-holds";
 import { SIGNED_REQUEST_WINDOW_MS } from "./signed-request";
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -18,8 +19,38 @@ const PURGE_EVERY = 500;
  * reuse is 409 `nonce_replay`). Returns the settings for the rest of the request.
  */
 export async function admitSignedRequest(db: DbClient, agentPubkey: string, nonce: string, limit: number, now = Date.now()): Promise<Settings> {
+  return (await admitAndHold(db, agentPubkey, nonce, limit, null, now)).settings;
+}
+
+/** The stored settings (key → value), as one statement reads them; null when none are stored. */
+export type StoredSettings = Record<string, string> | null;
+
+/**
+ * A hold to take in the admission's own statement: `request` was worked out (network, model, worst-case cost) from
+ * `settings`, so it is taken only when the stored settings are exactly those, as the statement reads them.
+ */
+export interface HoldWithAdmission {
+  request: HoldRequest;
+  settings: StoredSettings;
+}
+
+export interface Admitted {
+  settings: Settings;
+  /** The stored settings the statement read: what the next request can work its hold out from. */
+  stored: StoredSettings;
+  /** Null when no hold was asked for, or the settings were not the ones it was worked out from: reserve it now. */
+  hold: ReserveOutcome | null;
+}
+
+/**
+ * admitSignedRequest, and the call's hold in the same statement when the request was admitted (and its nonce claimed)
+ * and the settings are those the hold was worked out from. A refusal throws as admitSignedRequest does, with no hold.
+ */
+export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: string, limit: number, hold: HoldWithAdmission | null, now = Date.now()): Promise<Admitted> {
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
-  const rows = await db.$queryRaw<{ count: number; claimed: bigint; settings: Record<string, string> | null }[]>`
+  // None stored is SQL NULL (jsonb_object_agg over no rows), never the JSON value null.
+  const expected = hold?.settings ? JSON.stringify(hold.settings) : null;
+  const rows = await db.$queryRaw<{ count: number; claimed: bigint; settings: StoredSettings; hold_asked: bigint; debited: bigint | null; balance: bigint | null }[]>`
     WITH counted AS (
       INSERT INTO rate_limit_windows (agent_pubkey, window_start, count) VALUES (${agentPubkey}, ${windowStart}, 1)
       ON CONFLICT (agent_pubkey) DO UPDATE SET
@@ -30,8 +61,13 @@ export async function admitSignedRequest(db: DbClient, agentPubkey: string, nonc
       INSERT INTO request_nonces (agent_pubkey, nonce) SELECT ${agentPubkey}, ${nonce} FROM counted WHERE count <= ${limit}
       ON CONFLICT DO NOTHING
       RETURNING 1
-    )
-    SELECT (SELECT count FROM counted) AS count, (SELECT count(*) FROM claimed) AS claimed, ${STORED_SETTINGS_JSON} AS settings`;
+    ), stored AS (
+      SELECT jsonb_object_agg(key, value) AS settings FROM settings
+    ), hold_asked AS (
+      SELECT 1 FROM claimed, stored WHERE ${hold !== null} AND stored.settings IS NOT DISTINCT FROM ${expected}::jsonb
+    ), ${reserveCtes(hold?.request ?? NO_HOLD, Prisma.sql`EXISTS (SELECT 1 FROM hold_asked)`)}
+    SELECT (SELECT count FROM counted) AS count, (SELECT count(*) FROM claimed) AS claimed, (SELECT settings FROM stored) AS settings,
+           (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance`;
   const row = rows[0]!;
   if (Number(row.count) > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + RATE_LIMIT_WINDOW_MS - now) / 1000));
@@ -42,5 +78,9 @@ export async function admitSignedRequest(db: DbClient, agentPubkey: string, nonc
     // A nonce older than twice the window can never be replayed into an accepted request.
     await db.requestNonce.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - 2 * SIGNED_REQUEST_WINDOW_MS) } } }).catch(() => undefined);
   }
-  return settingsFromStored(row.settings);
+  const settings = settingsFromStored(row.settings);
+  return { settings, stored: row.settings, hold: hold && Number(row.hold_asked) === 1 ? reserveOutcome(hold.request, row) : null };
 }
+
+/** The CTEs' parameters when no hold is asked for: they never run (`hold_asked` is empty). */
+const NO_HOLD: HoldRequest = { holdId: "00000000-0000-0000-0000-000000000000", agentPubkey: "", network: "", units: 0n, leaseMs: 0 };

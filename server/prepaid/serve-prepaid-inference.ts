@@ -2,6 +2,7 @@
 // nonce), reserve the call's worst-case cost as a hold, then the shared pipeline serves the call from that hold and
 // captures exactly its cost (or releases the hold when the upstream fails). Same ledger as the paid route, per network.
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";
@@ -15,9 +16,11 @@ import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
 import { metrics } from "../metrics/registry";
+import { settingsFromStored } from "../settings/read-settings";
+import type { Settings } from "../settings/setting-definitions";
 import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
-import { admitSignedRequest } from "./admit-signed-request";
+import { admitAndHold, type StoredSettings } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
@@ -54,24 +57,64 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   }
   const body = parseWith(inferenceRequestSchema, parseJsonText(text));
   checkRequestWindow(body.timestamp);
-  const settings = await admitSignedRequest(ctx.db, agent, body.nonce, config().PREPAID_RATE_LIMIT_PER_MINUTE);
-  const network = NETWORKS[admitNetwork(settings, body.network, "inference")];
-  admitted.network = network.caip2;
-  const model = requireOfferedModel(ctx.upstream, body.model, network.id, settings);
-  const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
-  const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
-  const holdUnits = worstCaseCostUnits(model, messages, cap);
-
-  const hold = await reserveCredit(ctx.db, agent, network.caip2, holdUnits, config().PAYMENT_LEASE_MS);
+  const leaseMs = config().PAYMENT_LEASE_MS;
+  // The hold is worked out from the settings the last request read, and taken in the admission's statement only if
+  // they are still the stored ones; otherwise (or when that plan refuses the call) the request's own settings decide.
+  const guessed = lastStoredSettings;
+  const guess = tryPlan(() => planCall(ctx, body, settingsFromStored(guessed.value)));
+  const admission = await admitAndHold(
+    ctx.db,
+    agent,
+    body.nonce,
+    config().PREPAID_RATE_LIMIT_PER_MINUTE,
+    guess ? { request: { holdId: randomUUID(), agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs }, settings: guessed.value } : null,
+  );
+  lastStoredSettings = { value: admission.stored };
+  const plan = admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
+  admitted.network = plan.network.caip2;
+  const hold = admission.hold ?? (await reserveCredit(ctx.db, agent, plan.network.caip2, plan.holdUnits, leaseMs));
   if (!hold.ok) {
-    throw new AppError("insufficient_credits", `this call needs up to ${formatUnitsAsUsdc(holdUnits)} USDC of free credit on ${network.label}`, {
+    throw new AppError("insufficient_credits", `this call needs up to ${formatUnitsAsUsdc(plan.holdUnits)} USDC of free credit on ${plan.network.label}`, {
       balance_usdc: formatUnitsAsUsdc(hold.balanceUnits),
-      required_usdc: formatUnitsAsUsdc(holdUnits),
+      required_usdc: formatUnitsAsUsdc(plan.holdUnits),
     });
   }
   crashPoint("after_hold");
-  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: network.caip2, holdUnits, payment: null };
-  return { reservation, request: prepaidCall(body, model.id, messages, cap) };
+  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, payment: null };
+  return { reservation, request: prepaidCall(body, plan.modelId, plan.messages, plan.cap) };
+}
+
+/**
+ * The stored settings the last admission read (per process). Only a prediction: a hold worked out from them is taken
+ * only when the admission's statement finds the same settings stored.
+ */
+let lastStoredSettings: { value: StoredSettings } = { value: null };
+
+interface CallPlan {
+  network: (typeof NETWORKS)[keyof typeof NETWORKS];
+  modelId: string;
+  messages: NonNullable<InferenceRequest["messages"]>;
+  cap: number;
+  holdUnits: bigint;
+}
+
+/** The call's network, model, cap and worst-case cost under `settings`; throws the request's refusal. */
+function planCall(ctx: AppContext, body: InferenceRequest, settings: Settings, admitted?: { network: string }): CallPlan {
+  const network = NETWORKS[admitNetwork(settings, body.network, "inference")];
+  if (admitted) admitted.network = network.caip2;
+  const model = requireOfferedModel(ctx.upstream, body.model, network.id, settings);
+  const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
+  const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
+  return { network, modelId: model.id, messages, cap, holdUnits: worstCaseCostUnits(model, messages, cap) };
+}
+
+/** The plan, or null when it refuses the call (the refusal is thrown again, after admission, from the real settings). */
+function tryPlan(plan: () => CallPlan): CallPlan | null {
+  try {
+    return plan();
+  } catch {
+    return null;
+  }
 }
 
 /** `max_cost_usdc`, a hard cap on the call's cost, in units; null when absent. */
