@@ -15,7 +15,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { FIGURES, GOALS, goalMet, goalText, type GoalKey } from "../server/bench/bench-goals";
 import { measureDbFloor } from "../server/bench/measure-db-floor";
 import { percentile } from "../server/bench/percentile";
-import { BenchFailure, runJobs } from "../server/bench/run-jobs";
+import { BenchFailure, interleave, runJobs, type JobsRun } from "../server/bench/run-jobs";
 import { updateReadmeFromHistory } from "../server/bench/update-readme";
 
 const DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -122,7 +122,7 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
 }
 
 /** runJobs, with a CPU profile when asked. */
-function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<{ perS: number; latencies: number[] }> {
+function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<JobsRun> {
   return profiled(phase, () => runJobs(phase, jobs, concurrency));
 }
 
@@ -137,15 +137,22 @@ async function loopFor(ms: number, fn: () => unknown): Promise<number> {
   return n / ((performance.now() - started) / 1000);
 }
 
-/** Pre-built payment headers for Signet's chat route: `workers` funded agents, `perWorker` payments each. */
+/**
+ * Pre-built payment headers for Signet's chat route: `workers` funded agents, `perWorker` payments each, laid out
+ * round-robin so that runJobs' worker w is agent w paying call after call.
+ */
 async function signetHeaders(stack: PaidStack, workers: number, perWorker: number): Promise<string[]> {
   const challenge = await challengeOf(await stack.chat({ body }));
-  const out: string[] = [];
-  for (let w = 0; w < workers; w++) {
-    const agent = await stack.newAgent(1_000_000_000n);
-    for (let i = 0; i < perWorker; i++) out.push(await buildPaymentHeader(agent, challenge, stack.devnet.url));
+  // Every agent funded first, then every payment signed: on a real-timing chain a payment's blockhash lives 150 slots.
+  const agents: KeyPairSigner[] = [];
+  for (let w = 0; w < workers; w++) agents.push(await stack.newAgent(1_000_000_000n));
+  const perAgent: string[][] = [];
+  for (const agent of agents) {
+    const headers: string[] = [];
+    for (let i = 0; i < perWorker; i++) headers.push(await buildPaymentHeader(agent, challenge, stack.devnet.url));
+    perAgent.push(headers);
   }
-  return out;
+  return interleave(perAgent);
 }
 
 function commitOf(): { sha: string; dirty: boolean } {
@@ -192,14 +199,16 @@ try {
   const stockCall = (h: string) => () => stockRoute(new Request(stockUrl, { method: "POST", headers: { "PAYMENT-SIGNATURE": h } }));
   async function stockHeaders(workers: number, perWorker: number): Promise<string[]> {
     const { createKeyPairSignerFromBytes } = await import("@solana/kit");
-    const out: string[] = [];
+    const perAgent: string[][] = [];
     for (let w = 0; w < workers; w++) {
       const kp = generateKeypair();
       const agent: KeyPairSigner = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
       await stock.fundAccount(agent.address, { usdcUnits: 1_000_000_000n });
-      for (let i = 0; i < perWorker; i++) out.push(await buildPaymentHeader(agent, stockChallenge, stock.url));
+      const headers: string[] = [];
+      for (let i = 0; i < perWorker; i++) headers.push(await buildPaymentHeader(agent, stockChallenge, stock.url));
+      perAgent.push(headers);
     }
-    return out;
+    return interleave(perAgent);
   }
   const s = stack;
   const signetCall = (h: string) => () => s.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
@@ -217,6 +226,8 @@ try {
     figures[`paid_calls_per_s_c${c}`] = round(signet.perS);
     figures[`stock_paid_calls_per_s_c${c}`] = round(stockRun.perS);
     figures[`paid_ratio_vs_stock_c${c}`] = round(signet.perS / stockRun.perS, 2);
+    figures[`paid_cpu_ms_per_call_c${c}`] = round(signet.cpuMsPerCall, 2);
+    figures[`stock_cpu_ms_per_call_c${c}`] = round(stockRun.cpuMsPerCall, 2);
   }
 
   // Server overhead: sequential paid calls, each one's whole time minus the verify, settle and upstream steps the
@@ -268,7 +279,10 @@ try {
     return () => inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: signed, body: text }), {});
   });
   await run("warm-prepaid", prepaidJobs.splice(0, 20), 1);
-  figures.prepaid_calls_per_s = Math.round((await run("prepaid", prepaidJobs, PREPAID_CONCURRENCY)).perS);
+  const prepaid = await run("prepaid", prepaidJobs, PREPAID_CONCURRENCY);
+  figures.prepaid_calls_per_s = Math.round(prepaid.perS);
+  figures.prepaid_cpu_ms_per_call = round(prepaid.cpuMsPerCall, 2);
+  figures.prepaid_cpu_cores = round(prepaid.cpuCores, 2);
 
   // The database floor on the same server, same database, same concurrency (see measure-db-floor.ts).
   figures.db_floor_commits_per_s = Math.round((await measureDbFloor(s.tdb.url, PREPAID_CONCURRENCY, sizes.BENCH_DB_FLOOR_MS)).commitsPerS);
@@ -326,6 +340,8 @@ try {
   figures.realistic_unloaded_p50_ms = round(unloadedP50);
   figures.realistic_loaded_p50_ms = round(percentile(sortedOf(loaded.latencies), 50));
   figures.realistic_concurrency = c;
+  figures.realistic_cpu_ms_per_call = round(loaded.cpuMsPerCall, 2);
+  figures.realistic_cpu_cores = round(loaded.cpuCores, 2);
 
   const ratios: Record<GoalKey, number> = {
     paid_ratio_vs_stock: Math.min(figures.paid_ratio_vs_stock_c8!, figures.paid_ratio_vs_stock_c32!),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BenchFailure, runJobs } from "./run-jobs";
+import { BenchFailure, interleave, runJobs } from "./run-jobs";
 
 const answer = (status: number, text = "") => () => Promise.resolve(new Response(text, { status }));
 
@@ -8,6 +8,17 @@ describe("runJobs()", () => {
     const { perS, latencies } = await runJobs("ok", Array.from({ length: 10 }, () => answer(200)), 3);
     expect(latencies).toHaveLength(10);
     expect(perS).toBeGreaterThan(0);
+  });
+
+  it("measures the CPU the calls spent: a job that burns 20 ms of CPU shows at least that per call", async () => {
+    const burn = () => {
+      const until = performance.now() + 20;
+      while (performance.now() < until);
+      return Promise.resolve(new Response("", { status: 200 }));
+    };
+    const { cpuMsPerCall, cpuCores } = await runJobs("burn", [burn, burn, burn], 1);
+    expect(cpuMsPerCall).toBeGreaterThanOrEqual(15);
+    expect(cpuCores).toBeGreaterThan(0.5);
   });
 
   it("fails the run on the first failure, naming it, and starts no job after it", async () => {
@@ -20,6 +31,28 @@ describe("runJobs()", () => {
     await expect(run).rejects.toThrow(BenchFailure);
     await expect(run).rejects.toThrow("paid-c1: first failure: HTTP 500 boom");
     expect(started).toBe(2);
+  });
+
+  it("gives worker w the jobs w, w + c, ...: with interleaved agents, one agent's calls never overlap", async () => {
+    const perAgent = [0, 1, 2].map((agent) => Array.from({ length: 4 }, (_, i) => ({ agent, i })));
+    const inFlight = new Set<number>();
+    const order: string[] = [];
+    const jobs = interleave(perAgent).map(({ agent, i }) => async () => {
+      if (inFlight.has(agent)) throw new Error(`agent ${agent} has two calls in flight`);
+      inFlight.add(agent);
+      await new Promise((r) => setTimeout(r, 1 + ((agent * 7 + i * 3) % 5)));
+      inFlight.delete(agent);
+      order.push(`${agent}.${i}`);
+      return new Response("", { status: 200 });
+    });
+    const { latencies } = await runJobs("agents", jobs, 3);
+    expect(latencies).toHaveLength(12);
+    for (const agent of [0, 1, 2]) expect(order.filter((o) => o.startsWith(`${agent}.`))).toEqual([0, 1, 2, 3].map((i) => `${agent}.${i}`));
+  });
+
+  it("interleave() lays agents out round-robin, shorter lists dropping out", () => {
+    expect(interleave([["a0", "a1", "a2"], ["b0"], ["c0", "c1"]])).toEqual(["a0", "b0", "c0", "a1", "c1", "a2"]);
+    expect(interleave([])).toEqual([]);
   });
 
   it("rejects malformed input: a concurrency that is not a positive integer", async () => {

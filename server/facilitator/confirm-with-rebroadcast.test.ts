@@ -25,17 +25,28 @@ function scriptedRpc(answer: { valid: () => boolean; status: () => Status }) {
 const tx = { signature: "sig", wire: "d2lyZQ==", blockhash: "hash" };
 
 describe("awaitSolanaConfirmation()", () => {
-  it("reads the blockhash before the signature, so a transaction landing in between is confirmed, not expired", async () => {
+  it("reads the status again after an expired blockhash, so a transaction landing in between is confirmed, not expired", async () => {
     let landed = false;
     const { rpc, calls } = scriptedRpc({
       valid: () => {
-        landed = true; // lands right after the blockhash read, as the blockhash expires
+        landed = true; // lands right after the first status read, as the blockhash expires
         return false;
       },
       status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null),
     });
     expect(await awaitSolanaConfirmation(rpc, tx, 1_000)).toEqual({ state: "confirmed" });
-    expect(calls.slice(0, 2)).toEqual(["isBlockhashValid", "getSignatureStatuses"]);
+    expect(calls).toEqual(["getSignatureStatuses", "isBlockhashValid", "getSignatureStatuses"]);
+  });
+
+  it("asks one thing of the RPC when the transaction has confirmed: its status", async () => {
+    const { rpc, calls } = scriptedRpc({
+      valid: () => {
+        throw new Error("the blockhash of a confirmed transaction must not be asked about");
+      },
+      status: () => ({ confirmationStatus: "confirmed", err: null }),
+    });
+    expect(await awaitSolanaConfirmation(rpc, tx, 1_000)).toEqual({ state: "confirmed" });
+    expect(calls).toEqual(["getSignatureStatuses"]);
   });
 
   it("ends the wait at once when the blockhash expired and the signature is absent", async () => {

@@ -3,8 +3,9 @@
 // signature is deterministic, so it is the same transaction), so the wait re-sends them every REBROADCAST_EVERY_MS.
 // A transaction whose blockhash expired and whose signature is absent can never land: that ends the wait at once.
 import "server-only";
-import { getCompiledTransactionMessageDecoder, getTransactionDecoder, type Rpc, type Signature, type SolanaRpcApi } from "@solana/kit";
+import type { Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { TransactionOnchainFailureError, type FacilitatorSvmSigner } from "@x402/svm";
+import { decodeSolanaWire } from "../x402/solana-message";
 
 /** How often a transaction still unconfirmed is sent again: a few slots, as RPC nodes' own retry loops do. */
 export const REBROADCAST_EVERY_MS = 2_000;
@@ -23,12 +24,7 @@ export type ConfirmOutcome =
 
 /** The blockhash (lifetime token) of a base64 wire transaction; null when the bytes are no transaction. */
 export function blockhashOfWire(wireBase64: string): string | null {
-  try {
-    const tx = getTransactionDecoder().decode(Buffer.from(wireBase64, "base64"));
-    return getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken;
-  } catch {
-    return null;
-  }
+  return decodeSolanaWire(wireBase64)?.lifetimeToken ?? null;
 }
 
 /**
@@ -51,18 +47,32 @@ export async function awaitSolanaConfirmation(rpc: Rpc<SolanaRpcApi>, tx: { sign
 }
 
 /**
- * One look at the chain. The blockhash is checked FIRST and the signature after: a transaction that lands between the
- * two reads is then seen by the second, and is never taken for an expired one.
+ * One look at the chain: the signature's status, and only when it has not landed, the blockhash's validity. Expired
+ * needs an invalid blockhash read BEFORE a status read that finds nothing, so after an invalid blockhash the status is
+ * read again: a transaction that landed between the first two reads is seen then, and never taken for an expired one.
  */
 async function checkOnce(rpc: Rpc<SolanaRpcApi>, signature: string, blockhash: string): Promise<ConfirmOutcome> {
+  const first = await readStatus(rpc, signature);
+  if (first.state !== "absent") return first.outcome;
   const valid = await rpc.isBlockhashValid(blockhash as never, { commitment: "confirmed" }).send();
+  if (valid.value) return { state: "pending" };
+  const second = await readStatus(rpc, signature);
+  return second.state === "absent" ? { state: "expired" } : second.outcome;
+}
+
+/** The signature's status at `confirmed`: landed (confirmed or failed), seen but not yet confirmed, or absent. */
+async function readStatus(rpc: Rpc<SolanaRpcApi>, signature: string): Promise<{ state: "absent" } | { state: "seen"; outcome: ConfirmOutcome }> {
   const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send();
   const status = value[0];
-  if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) {
-    return status.err === null ? { state: "confirmed" } : { state: "failed", error: JSON.stringify(status.err, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) };
+  if (!status) return { state: "absent" };
+  if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") {
+    return {
+      state: "seen",
+      outcome: status.err === null ? { state: "confirmed" } : { state: "failed", error: JSON.stringify(status.err, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) },
+    };
   }
-  if (!status && !valid.value) return { state: "expired" };
-  return { state: "pending" };
+  // Processed only: it can still be dropped with its fork, so it is neither landed nor expired yet.
+  return { state: "seen", outcome: { state: "pending" } };
 }
 
 /** Sends a fully signed wire transaction as settle does: without preflight, so a node forwards it as it is. */

@@ -3,8 +3,8 @@
 // funds a new account, so naming the fee payer there would spend its SOL on rent. Only the transfer is checked by the
 // stock scheme (its authority); this refuses the fee payer in any instruction at all.
 import "server-only";
-import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { decodeSolanaWire } from "../x402/solana-message";
 
 /** The closed set of reasons this check refuses with; stable, they reach logs and clients as the verify detail. */
 export type FeePayerRefusal = "fee_payer_in_instruction" | "transaction_undecodable";
@@ -18,19 +18,12 @@ export function feePayerRefusal(payload: PaymentPayload, requirements: PaymentRe
   if (typeof requirements.extra?.feePayer === "string") ours.add(requirements.extra.feePayer);
   const wire = (payload.payload as { transaction?: unknown } | null)?.transaction;
   if (typeof wire !== "string") return "transaction_undecodable";
-  let accounts: readonly string[];
-  let instructions: readonly { programAddressIndex: number; accountIndices?: readonly number[] }[];
-  try {
-    const tx = getTransactionDecoder().decode(Buffer.from(wire, "base64"));
-    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-    // Legacy and v0 messages list instructions with account indices; a newer layout is not read here, so refused.
-    if (!("instructions" in message)) return "transaction_undecodable";
-    accounts = message.staticAccounts;
-    instructions = message.instructions;
-  } catch {
-    // SECURITY: fail closed; what cannot be read here is not handed on to be simulated and co-signed.
-    return "transaction_undecodable";
-  }
+  // SECURITY: fail closed; what cannot be read here is not handed on to be simulated and co-signed. Legacy and v0
+  // messages list instructions with account indices; a newer layout is not read here, so refused.
+  const message = decodeSolanaWire(wire)?.message;
+  if (!message) return "transaction_undecodable";
+  const accounts = message.staticAccounts;
+  const instructions = message.instructions;
   for (const ix of instructions) {
     // Indices past the static keys name accounts loaded from lookup tables. Those can never be signers, and the
     // runtime refuses a transaction that loads one address twice, so the fee payer (always static) cannot hide there.
