@@ -1,25 +1,28 @@
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { describe, expect, it } from "vitest";
-import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast } from "./confirm-with-rebroadcast";
+import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast, MAX_SIGNATURES_PER_CALL, POLL_MS } from "./confirm-with-rebroadcast";
 
 type Status = { confirmationStatus: "processed" | "confirmed" | "finalized"; err: unknown } | null;
 
-/** An RPC whose answers the test scripts, recording the order of the calls. */
-function scriptedRpc(answer: { valid: () => boolean; status: () => Status }) {
+/** An RPC whose answers the test scripts, recording the order of the calls and the signatures each status read named. */
+function scriptedRpc(answer: { valid: (blockhash: string) => boolean; status: (signature: string) => Status }) {
   const calls: string[] = [];
+  const statusReads: string[][] = [];
   const rpc = {
-    isBlockhashValid: () => ({ send: async () => (calls.push("isBlockhashValid"), { value: answer.valid() }) }),
-    getSignatureStatuses: (_: unknown, opts: { searchTransactionHistory?: boolean }) => ({
+    isBlockhashValid: (blockhash: string) => ({ send: async () => (calls.push("isBlockhashValid"), { value: answer.valid(blockhash) }) }),
+    getSignatureStatuses: (signatures: string[], opts: { searchTransactionHistory?: boolean }) => ({
       send: async () => {
         if (!opts.searchTransactionHistory) throw new Error("must search the transaction history");
+        if (signatures.length > MAX_SIGNATURES_PER_CALL) throw new Error(`${signatures.length} signatures in one call`);
         calls.push("getSignatureStatuses");
-        return { value: [answer.status()] };
+        statusReads.push([...signatures]);
+        return { value: signatures.map((s) => answer.status(s)) };
       },
     }),
     sendTransaction: () => ({ send: async () => (calls.push("sendTransaction"), "sig") }),
   };
-  return { rpc: rpc as unknown as Rpc<SolanaRpcApi>, calls };
+  return { rpc: rpc as unknown as Rpc<SolanaRpcApi>, calls, statusReads };
 }
 
 const tx = { signature: "sig", wire: "d2lyZQ==", blockhash: "hash" };
@@ -67,6 +70,52 @@ describe("awaitSolanaConfirmation()", () => {
     const { rpc, calls } = scriptedRpc({ valid: () => true, status: () => null });
     expect(await awaitSolanaConfirmation(rpc, tx, 2_500)).toEqual({ state: "pending" });
     expect(calls.filter((c) => c === "sendTransaction")).toHaveLength(1);
+  });
+
+  it("asks about every wait of the process together: 300 settlements confirmed in two status reads", async () => {
+    const { rpc, statusReads, calls } = scriptedRpc({
+      valid: () => {
+        throw new Error("no blockhash is asked about when every transaction has landed");
+      },
+      status: () => ({ confirmationStatus: "confirmed", err: null }),
+    });
+    const waits = Array.from({ length: 300 }, (_, i) => awaitSolanaConfirmation(rpc, { ...tx, signature: `sig-${i}` }, 1_000));
+    expect(await Promise.all(waits)).toEqual(Array.from({ length: 300 }, () => ({ state: "confirmed" })));
+    expect(calls).toEqual(["getSignatureStatuses", "getSignatureStatuses"]);
+    expect(statusReads.map((r) => r.length)).toEqual([MAX_SIGNATURES_PER_CALL, 300 - MAX_SIGNATURES_PER_CALL]);
+  });
+
+  it("gathers the polls of waits started at different times, so they share status reads", async () => {
+    let landed = false;
+    const { rpc, statusReads } = scriptedRpc({ valid: () => true, status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null) });
+    const waits: Promise<{ state: string }>[] = [];
+    for (let i = 0; i < 10; i++) {
+      waits.push(awaitSolanaConfirmation(rpc, { ...tx, signature: `late-${i}` }, 5_000));
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await new Promise((r) => setTimeout(r, 3 * POLL_MS));
+    landed = true;
+    expect((await Promise.all(waits)).map((o) => o.state)).toEqual(Array.from({ length: 10 }, () => "confirmed"));
+    // Each wait's first look is its own (10 reads); later polls within COALESCE_MS of each other share one read.
+    const later = statusReads.slice(10);
+    expect(later.length).toBeLessThanOrEqual(6);
+    expect(later.filter((r) => r.length === 10).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("asks about each distinct blockhash once per poll, and only for the transactions not landed", async () => {
+    const asked: string[] = [];
+    const { rpc } = scriptedRpc({
+      valid: (blockhash) => (asked.push(blockhash), blockhash !== "old"),
+      status: (signature) => (signature.startsWith("landed") ? { confirmationStatus: "confirmed", err: null } : null),
+    });
+    const outcomes = await Promise.all([
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "landed-1", blockhash: "old" }, 1_000),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "gone-1", blockhash: "old" }, 1_000),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "gone-2", blockhash: "old" }, 1_000),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "waiting", blockhash: "new" }, 100),
+    ]);
+    expect(outcomes.map((o) => o.state)).toEqual(["confirmed", "expired", "expired", "pending"]);
+    expect(asked.filter((b) => b === "old")).toHaveLength(1);
   });
 
   it("keeps waiting through RPC errors", async () => {
