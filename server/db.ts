@@ -8,6 +8,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient, Prisma } from "./generated/prisma/client";
 import { config } from "./env";
 import { applyMigrations, type SqlRunner } from "./db/apply-migrations";
+import { registerHotPool } from "./db/hot-query";
+import { logEvent } from "./log";
 
 export type { Agent, Balance, LedgerEntry, Payment, InferenceLog, Setting, SettingAudit } from "./generated/prisma/client";
 export { Prisma, PrismaClient };
@@ -55,8 +57,18 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
   } finally {
     await admin.end();
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
-  return { prisma, close: () => prisma.$disconnect() };
+  const pool = new pg.default.Pool({ connectionString: url, max: poolSize });
+  // An idle connection the server drops emits on the pool: logged, never an unhandled 'error' that ends the process.
+  pool.on("error", (err) => logEvent("db.pool_error", { reason: err.message.slice(0, 200) }, "warn"));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  registerHotPool(prisma, pool);
+  return {
+    prisma,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
 }
 
 /** Opens and migrates an embedded PGlite database stored in `dir`. */

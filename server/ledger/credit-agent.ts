@@ -4,6 +4,7 @@
 import "server-only";
 import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
+import { hotQuery } from "../db/hot-query";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
 
@@ -46,7 +47,7 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
   const holdId = facts.holdForCall?.holdId ?? null;
   const leaseMs = facts.holdForCall?.leaseMs ?? 0;
   try {
-    const rows = await db.$queryRaw<{ credited: bigint; balance: bigint | null }[]>`
+    const rows = await hotQuery<{ credited: bigint; balance: bigint | null }>(db, Prisma.sql`
       WITH moved AS (
         UPDATE payments SET status = ${facts.payment?.nextStatus ?? "settled"}, tx_signature = ${facts.payment?.txSignature ?? null}, updated_at = now(),
           pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
@@ -74,7 +75,7 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
         ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
         RETURNING units
       )${facts.alongside ? Prisma.sql`, alongside AS (${facts.alongside})` : Prisma.empty}
-      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance`;
+      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance`);
     const row = rows[0];
     if (!row || Number(row.credited) !== 1 || row.balance === null) return { ok: false, reason: "payment_not_claimed" };
     return { ok: true, balanceUnits: BigInt(row.balance), heldUnits };

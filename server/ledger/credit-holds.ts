@@ -7,6 +7,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { Prisma, type DbClient } from "../db";
 import { logEvent } from "../log";
+import { hotQuery } from "../db/hot-query";
 
 export type HoldStatus = "held" | "captured" | "released";
 
@@ -99,9 +100,9 @@ export type CaptureOutcome =
  */
 export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<CaptureOutcome> {
   const served = facts.outcome === "served";
-  const rows = await db.$queryRaw<
-    { id: string; units: bigint; charged: bigint; balance: bigint | null; points: number | null; payment_id: string | null; tx_signature: string | null; price_units: bigint | null }[]
-  >`
+  const rows = await hotQuery<
+    { id: string; units: bigint; charged: bigint; balance: bigint | null; points: number | null; payment_id: string | null; tx_signature: string | null; price_units: bigint | null }
+  >(db, Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now(), charged_units = LEAST(units, ${facts.costUnits}::bigint)
       WHERE id = ${facts.holdId}::uuid AND status = 'held'
@@ -130,7 +131,7 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<Ca
     )
     SELECT h.id, h.units, h.charged_units AS charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points,
            (SELECT id::text FROM payment) AS payment_id, (SELECT tx_signature FROM payment) AS tx_signature, (SELECT units FROM payment) AS price_units
-    FROM hold h`;
+    FROM hold h`);
   const row = rows[0];
   if (!row) return { ok: false, reason: "hold_not_held" };
   const chargedUnits = BigInt(row.charged);
@@ -155,7 +156,7 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<Ca
  * was not releasable.
  */
 export async function releaseHold(db: DbClient, holdId: string): Promise<bigint | null> {
-  const rows = await db.$queryRaw<{ balance: bigint | null }[]>`
+  const rows = await hotQuery<{ balance: bigint | null }>(db, Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds SET status = ${"released" satisfies HoldStatus}, settled_at = now()
       WHERE id = ${holdId}::uuid AND status = 'held' AND payment_id IS NULL
@@ -168,7 +169,7 @@ export async function releaseHold(db: DbClient, holdId: string): Promise<bigint 
       WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
       RETURNING b.units
     )
-    SELECT (SELECT units FROM balance) AS balance FROM hold`;
+    SELECT (SELECT units FROM balance) AS balance FROM hold`);
   const row = rows[0];
   return row ? BigInt(row.balance ?? 0n) : null;
 }
@@ -178,7 +179,7 @@ export async function releaseHold(db: DbClient, holdId: string): Promise<bigint 
  * over while this one still serves it. False when the hold is no longer held by anyone.
  */
 export async function renewLease(db: DbClient, holdId: string, paymentId: string | null, leaseMs: number): Promise<boolean> {
-  const rows = await db.$queryRaw<{ held: bigint }[]>`
+  const rows = await hotQuery<{ held: bigint }>(db, Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds SET lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
       WHERE id = ${holdId}::uuid AND status = 'held'
@@ -187,7 +188,7 @@ export async function renewLease(db: DbClient, holdId: string, paymentId: string
       UPDATE payments SET updated_at = now()
       WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status IN ('settled', 'serving')
     )
-    SELECT count(*) AS held FROM hold`;
+    SELECT count(*) AS held FROM hold`);
   return Number(rows[0]?.held ?? 0) === 1;
 }
 

@@ -51,6 +51,7 @@ const SETTLEMENT_PENDING = "settlement_pending";
 /** Why a pending payment failed: its transfer can never land (blockhash expired / validBefore passed, never spent). */
 const SETTLEMENT_EXPIRED = "settlement_expired";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
+import { hotQuery } from "../db/hot-query";
 
 export type PaymentStatus = "claimed" | "pending" | "settled" | "serving" | "served" | "unserved" | "failed";
 export type PaymentPurpose = "chat" | "topup";
@@ -490,7 +491,7 @@ type ClaimOutcome = { claimed: true; payment: Payment; lane: LaneAttempt } | { c
  * claims of one key wins; a failed payment may be claimed again. Only the winner tries the lane.
  */
 async function claimPaymentInLane(db: DbClient, input: NewPayment, source: string): Promise<ClaimOutcome> {
-  const rows = await db.$queryRaw<{ payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }[]>`
+  const rows = await hotQuery<{ payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
     WITH claimed AS (
       INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
       VALUES (${randomUUID()}::uuid, ${input.idempotencyKey}, ${input.network}, ${input.payer}, ${input.payTo}, ${input.units}, ${input.purpose},
@@ -501,7 +502,7 @@ async function claimPaymentInLane(db: DbClient, input: NewPayment, source: strin
     ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
     SELECT (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
            ${laneRefusedMsExpression(source)} AS refused_ms,
-           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.idempotencyKey}) AS existing`;
+           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.idempotencyKey}) AS existing`);
   const row = rows[0]!;
   if (row.payment) return { claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row) };
   // A concurrent claim committed after this statement's snapshot: read the row it left.
@@ -545,9 +546,9 @@ async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, f
 
 /** The stored settings (key → value) and the payment under this idempotency key, if any, in one round trip. */
 async function findPaymentWithStoredSettings(db: DbClient, key: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null; readAt: Date }> {
-  const rows = await db.$queryRaw<{ stored: Record<string, string> | null; payment: PaymentJson | null; read_at: Date }[]>`
+  const rows = await hotQuery<{ stored: Record<string, string> | null; payment: PaymentJson | null; read_at: Date }>(db, Prisma.sql`
     SELECT ${STORED_SETTINGS_JSON} AS stored, now() AS read_at,
-      (SELECT ${PAYMENT_JSON} FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`;
+      (SELECT ${PAYMENT_JSON} FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`);
   const row = rows[0]!;
   return { stored: row.stored, readAt: new Date(row.read_at), payment: row.payment ? paymentFromJson(row.payment) : null };
 }

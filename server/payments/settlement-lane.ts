@@ -5,6 +5,7 @@
 // A payer whose settlements keep failing is refused for a while.
 import "server-only";
 import { Prisma, type DbClient } from "../db";
+import { hotExecute, hotQuery } from "../db/hot-query";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
 export const LANE_WAIT_MS = 15_000;
@@ -83,9 +84,9 @@ export async function takeSettlementLane(db: DbClient, source: string, holder: s
 
 /** One take, and the payer's refusal when not taken, in one statement. */
 async function tryLane(db: DbClient, source: string, holder: string, leaseMs: number): Promise<LaneAttempt> {
-  const rows = await db.$queryRaw<{ taken: bigint; last_sent_at: Date | null; refused_ms: number | null }[]>`
+  const rows = await hotQuery<{ taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
     WITH lane AS (${takeLaneStatement(source, Prisma.sql`SELECT ${holder}::uuid`, leaseMs)})
-    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at, ${laneRefusedMsExpression(source)} AS refused_ms`;
+    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at, ${laneRefusedMsExpression(source)} AS refused_ms`);
   return laneAttempt(rows[0]!);
 }
 
@@ -120,7 +121,7 @@ function openLane(db: DbClient, source: string, holder: string, sentSinceVerify:
     },
     async release(result) {
       if (free) return;
-      await db.$executeRaw(releaseStatement(result));
+      await hotExecute(db, releaseStatement(result));
       free = true;
     },
   };

@@ -8,6 +8,7 @@ import type { Settings } from "../settings/setting-definitions";
 import { settingsFromStored } from "../settings/read-settings";
 import { balanceExpression, reserveCtes, reserveOutcome, type HoldRequest, type ReserveOutcome } from "../ledger/credit-holds";
 import { SIGNED_REQUEST_WINDOW_MS } from "./signed-request";
+import { hotQuery } from "../db/hot-query";
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** Purge about one nonce in this many claims: old nonces are useless once outside the window. */
@@ -50,7 +51,7 @@ export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: str
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
   // None stored is SQL NULL (jsonb_object_agg over no rows), never the JSON value null.
   const expected = hold?.settings ? JSON.stringify(hold.settings) : null;
-  const rows = await db.$queryRaw<{ count: number; claimed: bigint; settings: StoredSettings; hold_asked: bigint; debited: bigint | null; balance: bigint | null }[]>`
+  const rows = await hotQuery<{ count: number; claimed: bigint; settings: StoredSettings; hold_asked: bigint; debited: bigint | null; balance: bigint | null }>(db, Prisma.sql`
     WITH counted AS (
       INSERT INTO rate_limit_windows (agent_pubkey, window_start, count) VALUES (${agentPubkey}, ${windowStart}, 1)
       ON CONFLICT (agent_pubkey) DO UPDATE SET
@@ -67,7 +68,7 @@ export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: str
       SELECT 1 FROM claimed, stored WHERE ${hold !== null} AND stored.settings IS NOT DISTINCT FROM ${expected}::jsonb
     ), ${reserveCtes(hold?.request ?? NO_HOLD, Prisma.sql`EXISTS (SELECT 1 FROM hold_asked)`)}
     SELECT (SELECT count FROM counted) AS count, (SELECT count(*) FROM claimed) AS claimed, (SELECT settings FROM stored) AS settings,
-           (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance`;
+           (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance`);
   const row = rows[0]!;
   if (Number(row.count) > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + RATE_LIMIT_WINDOW_MS - now) / 1000));
