@@ -1,18 +1,14 @@
-// Ed25519 detached signatures over base58 keys and signatures (bs58), with the signature check itself injected: the
-// browser uses noble (@noble/curves), a server passes node:crypto's. Pure and browser-safe.
+// Ed25519 detached signatures over base58 keys and signatures, with the signature check itself injected: the browser
+// uses noble (@noble/curves), a server passes node:crypto's. Pure and browser-safe.
 import { ed25519 } from "@noble/curves/ed25519.js";
-import bs58 from "bs58";
+import { decodeBase58Bytes } from "./base58";
 
 /** Decodes base58, or returns null for anything that is not valid base58 of the expected length. */
 export function decodeBase58(text: unknown, expectedLength?: number): Uint8Array | null {
   if (typeof text !== "string" || text.length === 0 || text.length > 128) return null;
-  try {
-    const bytes = bs58.decode(text);
-    if (expectedLength !== undefined && bytes.length !== expectedLength) return null;
-    return bytes;
-  } catch {
-    return null;
-  }
+  const bytes = decodeBase58Bytes(text);
+  if (bytes === null || (expectedLength !== undefined && bytes.length !== expectedLength)) return null;
+  return bytes;
 }
 
 /**

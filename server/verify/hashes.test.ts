@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { legacyPromptHashOfMessages, promptHashCandidates, promptHashOfMessages, responseHash, responseText, sha256Hex } from "./hashes";
+import { legacyPromptHashOfMessages, matchPromptHash, promptHashCandidates, promptHashOfMessages, responseHash, responseText, sha256Hex } from "./hashes";
 
 const messages = [
   { role: "system", content: "You are a helpful assistant." },
@@ -74,4 +74,17 @@ describe("responseText()", () => {
       expect(responseHash(input)).toBeNull();
     },
   );
+});
+
+describe("matchPromptHash()", () => {
+  it("answers as searching every candidate does, for each form and for no match", () => {
+    const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }];
+    const inputs: unknown[] = [messages, { messages }, { prompt: "What?" }, "plain", { messages, prompt: "both" }, 42, null, [1, 2]];
+    for (const prompt of inputs) {
+      const candidates = promptHashCandidates(prompt);
+      for (const expected of [...candidates.map((c) => c.hash), "0".repeat(64), undefined]) {
+        expect(matchPromptHash(prompt, expected)).toEqual(candidates.find((c) => c.hash === expected));
+      }
+    }
+  });
 });

@@ -58,6 +58,24 @@ export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
   return [];
 }
 
+/**
+ * The candidate whose hash is `expected`, or undefined: the same answer as searching promptHashCandidates(prompt),
+ * computing each candidate only until one matches (a current receipt matches the first, canonical, one).
+ */
+export function matchPromptHash(prompt: unknown, expected: unknown): PromptHashCandidate | undefined {
+  const messages = Array.isArray(prompt) ? prompt : isRecord(prompt) && Array.isArray(prompt.messages) ? prompt.messages : null;
+  if (messages !== null) {
+    let canonical: string | null;
+    try {
+      canonical = promptHashOfMessages(messages);
+    } catch {
+      canonical = null;
+    }
+    if (canonical !== null && canonical === expected) return { form: "canonical", hash: canonical };
+  }
+  return promptHashCandidates(prompt).find((c) => c.hash === expected);
+}
+
 function messageCandidates(messages: readonly unknown[]): PromptHashCandidate[] {
   const out: PromptHashCandidate[] = [];
   try {

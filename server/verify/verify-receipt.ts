@@ -3,7 +3,7 @@
 // server (node:crypto). Callers use the bound methods of createVerifier() (create-verifier.ts).
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
-import { promptHashCandidates, responseHash } from "./hashes";
+import { matchPromptHash, promptHashCandidates, responseHash } from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
 import { checkEd25519, decodeBase58, type Ed25519Backend } from "./ed25519";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
@@ -83,7 +83,7 @@ export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyRe
   const fetchOpts = fetchOptions(input);
 
   const expectedPrompt = receipt.prompt_hash;
-  const promptMatch = promptHashCandidates(input.prompt).find((c) => c.hash === expectedPrompt);
+  const promptMatch = matchPromptHash(input.prompt, expectedPrompt);
   const computedResponse = responseHash(input.response);
   const responseOk = computedResponse !== null && computedResponse === receipt.response_hash;
   const signatureOk = checkSignature(ed25519, receipt, operatorKey);
