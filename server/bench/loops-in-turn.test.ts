@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { loopsInTurn, SLICE_MS } from "./loops-in-turn";
+
+const busy = (ms: number) => () => {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+};
+
+describe("loopsInTurn()", () => {
+  it("measures each loop's own rate: a 1 ms loop runs about twice as often as a 2 ms one", async () => {
+    const rates = await loopsInTurn(300, { fast: busy(1), slow: busy(2) });
+    expect(rates.fast / rates.slow).toBeGreaterThan(1.6);
+    expect(rates.fast / rates.slow).toBeLessThan(2.4);
+  });
+
+  it("runs the loops in turns, not one after the other", async () => {
+    const order: string[] = [];
+    await loopsInTurn(3 * SLICE_MS, {
+      a: () => {
+        if (order.at(-1) !== "a") order.push("a");
+        busy(5)();
+      },
+      b: () => {
+        if (order.at(-1) !== "b") order.push("b");
+        busy(5)();
+      },
+    });
+    expect(order.slice(0, 4)).toEqual(["a", "b", "a", "b"]);
+  });
+
+  it("stops the run on a loop that throws", async () => {
+    await expect(loopsInTurn(100, { ok: () => undefined, bad: () => Promise.reject(new Error("a receipt check failed")) })).rejects.toThrow("a receipt check failed");
+  });
+});
