@@ -1,6 +1,7 @@
 // Assembles a receipt from a served call: the hashes are computed here, from exactly what was sent and answered.
 import "server-only";
-import { promptHashOfMessages, sha256Hex, unitsToUsdcNumber } from "../verify";
+import { sha256HexNode } from "../keys/server-verifier";
+import { promptHashOfMessages, unitsToUsdcNumber } from "../verify";
 import type { PaymentBlock, UnsignedReceipt } from "./receipt-types";
 
 export interface ReceiptFacts {
@@ -25,8 +26,8 @@ export function buildReceipt(facts: ReceiptFacts): UnsignedReceipt {
     upstream: facts.upstream,
     model: facts.model,
     cost_usdc: unitsToUsdcNumber(facts.costUnits),
-    prompt_hash: "messages" in facts.prompt ? promptHashOfMessages(facts.prompt.messages) : sha256Hex(facts.prompt.text),
-    response_hash: sha256Hex(facts.responseText),
+    prompt_hash: "messages" in facts.prompt ? promptHashOfMessages(facts.prompt.messages, sha256HexNode) : sha256HexNode(facts.prompt.text),
+    response_hash: sha256HexNode(facts.responseText),
     timestamp: facts.timestampMs,
     inference_id: facts.inferenceId,
     points_total: facts.pointsTotal,

@@ -9,6 +9,9 @@ export function sha256Hex(text: string): string {
   return bytesToHex(sha256(utf8ToBytes(text)));
 }
 
+/** A SHA-256 of UTF-8 text as lower-case hex: noble's here (the browser's); a server may pass its own, faster one. */
+export type Sha256Hex = (text: string) => string;
+
 export type PromptHashForm = "canonical" | "legacy" | "raw";
 
 export interface PromptHashCandidate {
@@ -26,8 +29,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The current prompt hash: SHA-256 of the canonical JSON of the messages array. */
-export function promptHashOfMessages(messages: readonly unknown[]): string {
-  return sha256Hex(canonicalJson(messages));
+export function promptHashOfMessages(messages: readonly unknown[], hash: Sha256Hex = sha256Hex): string {
+  return hash(canonicalJson(messages));
 }
 
 /** The legacy prompt hash (receipts before 2026-05-23): `role:content` lines joined by "\n". Null if not representable. */
@@ -62,12 +65,12 @@ export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
  * The candidate whose hash is `expected`, or undefined: the same answer as searching promptHashCandidates(prompt),
  * computing each candidate only until one matches (a current receipt matches the first, canonical, one).
  */
-export function matchPromptHash(prompt: unknown, expected: unknown): PromptHashCandidate | undefined {
+export function matchPromptHash(prompt: unknown, expected: unknown, hash: Sha256Hex = sha256Hex): PromptHashCandidate | undefined {
   const messages = Array.isArray(prompt) ? prompt : isRecord(prompt) && Array.isArray(prompt.messages) ? prompt.messages : null;
   if (messages !== null) {
     let canonical: string | null;
     try {
-      canonical = promptHashOfMessages(messages);
+      canonical = promptHashOfMessages(messages, hash);
     } catch {
       canonical = null;
     }
@@ -125,7 +128,7 @@ function concatenateChunks(chunks: readonly unknown[]): string | null {
 }
 
 /** The response hash: SHA-256 hex of the response text, or null when the input holds no text. */
-export function responseHash(response: unknown): string | null {
+export function responseHash(response: unknown, hash: Sha256Hex = sha256Hex): string | null {
   const text = responseText(response);
-  return text === null ? null : sha256Hex(text);
+  return text === null ? null : hash(text);
 }

@@ -1,7 +1,7 @@
 // The public verifier library: pure, browser-safe receipt verification (no Node built-ins, Next, Prisma or env reads).
 export { canonicalJson, CanonicalJsonError } from "./canonical-json";
 export { sha256Hex, promptHashCandidates, promptHashOfMessages, legacyPromptHashOfMessages, responseText, responseHash } from "./hashes";
-export type { PromptHashCandidate, PromptHashForm } from "./hashes";
+export type { PromptHashCandidate, PromptHashForm, Sha256Hex } from "./hashes";
 export { parseUsdcToUnits, usdcNumberToUnits, formatUnitsAsUsdc, unitsToUsdcNumber, USDC_DECIMALS } from "./amounts";
 export { decodeBase58, isBase58PublicKey, verifyEd25519Noble } from "./ed25519";
 export type { Ed25519Backend } from "./ed25519";

@@ -3,7 +3,7 @@
 // server (node:crypto). Callers use the bound methods of createVerifier() (create-verifier.ts).
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
-import { matchPromptHash, promptHashCandidates, responseHash } from "./hashes";
+import { matchPromptHash, promptHashCandidates, responseHash, sha256Hex, type Sha256Hex } from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
 import { checkEd25519, decodeBase58, type Ed25519Backend } from "./ed25519";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
@@ -73,18 +73,18 @@ export class VerifyInputError extends TypeError {
 }
 
 /**
- * Runs all five checks, the signature one with `ed25519`. `ok` is true only if every check passes. Throws
+ * Runs all five checks, the signature one with `ed25519` and the hashes with `hash` (noble's SHA-256 by default). `ok` is true only if every check passes. Throws
  * VerifierFetchError when the operator key or the chain could not be reached (an outage is not a verdict),
  * VerifyInputError on misuse.
  */
-export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyReceiptInput): Promise<VerifyResult> {
+export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyReceiptInput, hash: Sha256Hex = sha256Hex): Promise<VerifyResult> {
   const receipt = assertReceiptObject(input.receipt);
   const operatorKey = await resolveOperatorKey(input);
   const fetchOpts = fetchOptions(input);
 
   const expectedPrompt = receipt.prompt_hash;
-  const promptMatch = matchPromptHash(input.prompt, expectedPrompt);
-  const computedResponse = responseHash(input.response);
+  const promptMatch = matchPromptHash(input.prompt, expectedPrompt, hash);
+  const computedResponse = responseHash(input.response, hash);
   const responseOk = computedResponse !== null && computedResponse === receipt.response_hash;
   const signatureOk = checkSignature(ed25519, receipt, operatorKey);
   const payment = await checkPayment(receipt, input, fetchOpts);
