@@ -5,6 +5,7 @@
 import "server-only";
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
+import { parseWireTransaction } from "./parse-solana-message";
 
 type Compiled = ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
 /** A legacy or v0 message: the forms whose instructions and static accounts can be read. */
@@ -33,9 +34,17 @@ export function decodeSolanaWire(wire: string): DecodedWire | null {
 }
 
 function decodeUncached(wire: string): DecodedWire | null {
+  const raw = Buffer.from(wire, "base64");
+  // The fast reader first; whatever it does not take as a well-formed legacy or v0 transaction goes to kit.
+  const parsed = parseWireTransaction(raw);
+  if (parsed) {
+    const bytes = Uint8Array.from(parsed.messageBytes);
+    const message = deepFreeze(parsed.message as unknown as SolanaMessage);
+    return Object.freeze({ get bytes() { return bytes.slice(); }, message, lifetimeToken: parsed.message.lifetimeToken });
+  }
   let bytes: Uint8Array;
   try {
-    bytes = new Uint8Array(getTransactionDecoder().decode(Buffer.from(wire, "base64")).messageBytes);
+    bytes = new Uint8Array(getTransactionDecoder().decode(raw).messageBytes);
   } catch {
     return null;
   }
