@@ -31,3 +31,15 @@ describe("decodeBase58Bytes()", () => {
     }
   });
 });
+
+describe("decodeBase58() of keys", () => {
+  it("hands out a fresh copy of a remembered key: changing one never changes the next", async () => {
+    const { decodeBase58 } = await import("./ed25519");
+    const text = bs58.encode(randomBytes(32));
+    const first = decodeBase58(text, 32)!;
+    first.fill(0);
+    expect(decodeBase58(text, 32)).toEqual(Uint8Array.from(bs58.decode(text)));
+    expect(decodeBase58(text, 64)).toBeNull();
+    expect(decodeBase58(`${text}0`, 32)).toBeNull();
+  });
+});

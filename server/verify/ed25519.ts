@@ -3,11 +3,21 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { decodeBase58Bytes } from "./base58";
 
+/** Public keys decoded lately: a verification decodes its operator key twice, and most see the same few keys. */
+const KEY_CACHE_SIZE = 256;
+const decodedKeys = new Map<string, Uint8Array>();
+
 /** Decodes base58, or returns null for anything that is not valid base58 of the expected length. */
 export function decodeBase58(text: unknown, expectedLength?: number): Uint8Array | null {
   if (typeof text !== "string" || text.length === 0 || text.length > 128) return null;
+  const key = expectedLength === 32 ? decodedKeys.get(text) : undefined;
+  if (key) return key.slice();
   const bytes = decodeBase58Bytes(text);
   if (bytes === null || (expectedLength !== undefined && bytes.length !== expectedLength)) return null;
+  if (expectedLength === 32) {
+    if (decodedKeys.size >= KEY_CACHE_SIZE) decodedKeys.delete(decodedKeys.keys().next().value as string);
+    decodedKeys.set(text, bytes.slice());
+  }
   return bytes;
 }
 
