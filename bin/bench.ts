@@ -313,7 +313,16 @@ try {
   const verdict = (await (await hostedCall()).json()) as { ok?: boolean };
   if (verdict.ok !== true) throw new BenchFailure("hosted-verify", `the hosted verifier did not accept the receipt: ${JSON.stringify(verdict).slice(0, 300)}`);
   await run("warm-hosted", Array.from({ length: 20 }, () => hostedCall), 1);
-  figures.hosted_verify_per_s = Math.round((await run("hosted-verify", Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => hostedCall), HOSTED_CONCURRENCY)).perS);
+  const hosted = await run("hosted-verify", Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => hostedCall), HOSTED_CONCURRENCY);
+  figures.hosted_verify_per_s = Math.round(hosted.perS);
+  figures.hosted_cpu_ms_per_call = round(hosted.cpuMsPerCall, 3);
+  // The chain lookup a hosted verification makes, alone: the same getTransaction to the same local RPC, same concurrency.
+  const tx = (parsed.receipt.payment as { tx_signature?: unknown } | undefined)?.tx_signature;
+  const lookupBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [tx, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] });
+  const lookup = () => fetch(s.devnet.url, { method: "POST", headers: { "content-type": "application/json" }, body: lookupBody });
+  const lookups = await run("chain-lookup", Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => lookup), HOSTED_CONCURRENCY);
+  figures.chain_lookup_cpu_ms_per_call = round(lookups.cpuMsPerCall, 3);
+  figures.offline_verify_cpu_ms = round(1000 / figures.verify_per_s, 3);
 
   await stockChain.close();
   stockChain = null;
