@@ -1,7 +1,9 @@
 // Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 5 (settings + lookup; claim +
 // take the payer's settlement lane; credit + hold + free the lane; capture + log; receipt) and a prepaid call 3
 // (admission + hold; capture + log; receipt). The receipt is its own statement because it signs `points_total`, which
-// only the capture knows. A change that adds one fails here, and has to say why in the README.
+// only the capture knows. A change that adds one fails here, and has to say why in the README. Only the call's own
+// statements count: the background sweepers (expired holds, pending settlements) run on their own timers.
+import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
@@ -12,12 +14,14 @@ import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from 
 let stack: PaidStack;
 const statements: string[] = [];
 const query = pg.Client.prototype.query;
+/** Set while a counted call runs: only statements sent from inside it count (the sweepers' timers run outside). */
+const inCall = new AsyncLocalStorage<true>();
 
 beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text?: string };
-    statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));
+    if (inCall.getStore()) statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
 });
@@ -29,8 +33,8 @@ afterAll(async () => {
 /** The statements `run` sent to PostgreSQL. */
 async function counted(run: () => Promise<Response>): Promise<{ status: number; sent: string[] }> {
   statements.length = 0;
-  const res = await run();
-  await res.arrayBuffer();
+  const res = await inCall.run(true, run);
+  await inCall.run(true, () => res.arrayBuffer());
   return { status: res.status, sent: [...statements] };
 }
 
