@@ -6,9 +6,19 @@ const busy = (ms: number) => () => {
   while (performance.now() < until);
 };
 
+/** Burns `ms` of this process's CPU, however long a loaded machine makes that take. */
+const burnCpu = (ms: number) => () => {
+  const from = process.cpuUsage();
+  for (;;) {
+    const used = process.cpuUsage(from);
+    if (used.user + used.system >= ms * 1000) return;
+  }
+};
+
 describe("loopsInTurn()", () => {
   it("measures each loop's own rate: a 1 ms loop runs about twice as often as a 2 ms one", async () => {
-    const rates = await loopsInTurn(300, { fast: busy(1), slow: busy(2) });
+    // Measured over many turns, each loop burning CPU rather than wall time, so the machine's other load falls on both.
+    const rates = await loopsInTurn(1_500, { fast: burnCpu(1), slow: burnCpu(2) });
     expect(rates.fast / rates.slow).toBeGreaterThan(1.6);
     expect(rates.fast / rates.slow).toBeLessThan(2.4);
   });

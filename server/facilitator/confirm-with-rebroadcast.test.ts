@@ -1,6 +1,6 @@
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import type { FacilitatorSvmSigner } from "@x402/svm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast, MAX_SIGNATURES_PER_CALL, POLL_MS } from "./confirm-with-rebroadcast";
 
 type Status = { confirmationStatus: "processed" | "confirmed" | "finalized"; err: unknown } | null;
@@ -86,20 +86,27 @@ describe("awaitSolanaConfirmation()", () => {
   });
 
   it("gathers the polls of waits started at different times, so they share status reads", async () => {
-    let landed = false;
-    const { rpc, statusReads } = scriptedRpc({ valid: () => true, status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null) });
-    const waits: Promise<{ state: string }>[] = [];
-    for (let i = 0; i < 10; i++) {
-      waits.push(awaitSolanaConfirmation(rpc, { ...tx, signature: `late-${i}` }, 5_000));
-      await new Promise((r) => setTimeout(r, 2));
+    // On the test's own clock: the batching is about timers, and a loaded machine must not move them.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "Date"] });
+    try {
+      let landed = false;
+      const { rpc, statusReads } = scriptedRpc({ valid: () => true, status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null) });
+      const waits: Promise<{ state: string }>[] = [];
+      for (let i = 0; i < 10; i++) {
+        waits.push(awaitSolanaConfirmation(rpc, { ...tx, signature: `late-${i}` }, 5_000));
+        await vi.advanceTimersByTimeAsync(2);
+      }
+      await vi.advanceTimersByTimeAsync(3 * POLL_MS);
+      landed = true;
+      await vi.advanceTimersByTimeAsync(2 * POLL_MS);
+      expect((await Promise.all(waits)).map((o) => o.state)).toEqual(Array.from({ length: 10 }, () => "confirmed"));
+      // Each wait's first look is its own (10 reads); later polls within COALESCE_MS of each other share one read.
+      const later = statusReads.slice(10);
+      expect(later.length).toBeLessThanOrEqual(6);
+      expect(later.filter((r) => r.length === 10).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      vi.useRealTimers();
     }
-    await new Promise((r) => setTimeout(r, 3 * POLL_MS));
-    landed = true;
-    expect((await Promise.all(waits)).map((o) => o.state)).toEqual(Array.from({ length: 10 }, () => "confirmed"));
-    // Each wait's first look is its own (10 reads); later polls within COALESCE_MS of each other share one read.
-    const later = statusReads.slice(10);
-    expect(later.length).toBeLessThanOrEqual(6);
-    expect(later.filter((r) => r.length === 10).length).toBeGreaterThanOrEqual(3);
   });
 
   it("asks about each distinct blockhash once per poll, and only for the transactions not landed", async () => {
