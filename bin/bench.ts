@@ -14,6 +14,7 @@ import type { KeyPairSigner } from "@solana/kit";
 import type { PaymentRequired } from "@x402/core/types";
 import { FIGURES, GOALS, goalMet, goalText, type GoalKey } from "../server/bench/bench-goals";
 import { loopsInTurn } from "../server/bench/loops-in-turn";
+import { readDatabaseCpuMs } from "../server/bench/database-cpu";
 import { measureDbFloor } from "../server/bench/measure-db-floor";
 import { percentile } from "../server/bench/percentile";
 import { BenchFailure, interleave, runJobs, type JobsRun } from "../server/bench/run-jobs";
@@ -124,9 +125,18 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** runJobs, with a CPU profile when asked. */
-function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<JobsRun> {
-  return profiled(phase, () => runJobs(phase, jobs, concurrency));
+/** runJobs, with a CPU profile when asked, and the local PostgreSQL server's CPU per successful call (null: not visible). */
+async function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<JobsRun & { dbCpuMsPerCall: number | null }> {
+  const dbBefore = readDatabaseCpuMs();
+  const result = await profiled(phase, () => runJobs(phase, jobs, concurrency));
+  const dbAfter = readDatabaseCpuMs();
+  const dbCpuMsPerCall = dbBefore !== null && dbAfter !== null ? (dbAfter - dbBefore) / Math.max(1, result.latencies.length) : null;
+  return { ...result, dbCpuMsPerCall };
+}
+
+/** Records `value` under `key` when the figure could be measured here. */
+function record(key: string, value: number | null): void {
+  if (value !== null) figures[key] = value;
 }
 
 /**
@@ -220,6 +230,7 @@ try {
     figures[`paid_ratio_vs_stock_c${c}`] = round(signet.perS / stockRun.perS, 2);
     figures[`paid_cpu_ms_per_call_c${c}`] = round(signet.cpuMsPerCall, 2);
     figures[`stock_cpu_ms_per_call_c${c}`] = round(stockRun.cpuMsPerCall, 2);
+    record(`paid_db_cpu_ms_per_call_c${c}`, signet.dbCpuMsPerCall === null ? null : round(signet.dbCpuMsPerCall, 3));
   }
 
   // Server overhead: sequential paid calls, each one's whole time minus the verify, settle and upstream steps the
@@ -275,9 +286,27 @@ try {
   figures.prepaid_calls_per_s = Math.round(prepaid.perS);
   figures.prepaid_cpu_ms_per_call = round(prepaid.cpuMsPerCall, 2);
   figures.prepaid_cpu_cores = round(prepaid.cpuCores, 2);
+  record("prepaid_db_cpu_ms_per_call", prepaid.dbCpuMsPerCall === null ? null : round(prepaid.dbCpuMsPerCall, 3));
 
-  // The database floor on the same server, same database, same concurrency (see measure-db-floor.ts).
-  figures.db_floor_commits_per_s = Math.round((await measureDbFloor(s.tdb.url, PREPAID_CONCURRENCY, sizes.BENCH_DB_FLOOR_MS)).commitsPerS);
+  // The database floor on the same server, same database, same concurrency (see measure-db-floor.ts), and what each of
+  // its commits costs the machine: its clients' CPU (this process) and the server's.
+  const floorCpuBefore = process.cpuUsage();
+  const floorDbBefore = readDatabaseCpuMs();
+  const floor = await measureDbFloor(s.tdb.url, PREPAID_CONCURRENCY, sizes.BENCH_DB_FLOOR_MS);
+  const floorDbAfter = readDatabaseCpuMs();
+  const floorCpu = process.cpuUsage(floorCpuBefore);
+  figures.db_floor_commits_per_s = Math.round(floor.commitsPerS);
+  figures.db_floor_client_cpu_ms_per_commit = round((floorCpu.user + floorCpu.system) / 1000 / floor.commits, 4);
+  if (floorDbBefore !== null && floorDbAfter !== null && prepaid.dbCpuMsPerCall !== null) {
+    figures.db_floor_db_cpu_ms_per_commit = round((floorDbAfter - floorDbBefore) / floor.commits, 4);
+    // Machine CPU (this process and the database server) per prepaid call and per floor commit: with both runs keeping
+    // the same cores busy, prepaid calls/s ÷ floor commits/s cannot exceed the second ÷ the first.
+    const prepaidMachine = prepaid.cpuMsPerCall + prepaid.dbCpuMsPerCall;
+    const floorMachine = figures.db_floor_client_cpu_ms_per_commit + figures.db_floor_db_cpu_ms_per_commit;
+    figures.prepaid_machine_cpu_ms_per_call = round(prepaidMachine, 3);
+    figures.db_floor_machine_cpu_ms_per_commit = round(floorMachine, 4);
+    figures.prepaid_ratio_cpu_bound = round(floorMachine / prepaidMachine, 3);
+  }
 
   // Offline receipt verification on one core, of the overhead run's last receipt: both hashes and the signature.
   const parsed = parseReceiptText(lastReceipt);
@@ -354,6 +383,11 @@ try {
   figures.realistic_concurrency = c;
   figures.realistic_cpu_ms_per_call = round(loaded.cpuMsPerCall, 2);
   figures.realistic_cpu_cores = round(loaded.cpuCores, 2);
+  record("realistic_db_cpu_ms_per_call", loaded.dbCpuMsPerCall === null ? null : round(loaded.dbCpuMsPerCall, 3));
+  // The throughput the machine's cores allow at that CPU per call (this process and the database server), ÷ the goal's
+  // ideal: the ratio the goal could reach here if nothing but CPU limited it.
+  figures.realistic_cpu_bound_calls_per_s = round((os.cpus().length * 1000) / (loaded.cpuMsPerCall + (loaded.dbCpuMsPerCall ?? 0)));
+  figures.realistic_ratio_cpu_bound = round(figures.realistic_cpu_bound_calls_per_s / (c / (unloadedP50 / 1000)), 3);
 
   const ratios: Record<GoalKey, number> = {
     paid_ratio_vs_stock: Math.min(figures.paid_ratio_vs_stock_c8!, figures.paid_ratio_vs_stock_c32!),
