@@ -3,7 +3,7 @@
 import "server-only";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
-import { admitPayment, markUnserved, planPayment, readPaidRequestState } from "../payments/paid-request";
+import { admitPayment, markUnserved, planPayment, readPaidRequestState, replanWithStoredSettings, type PaidRequestState, type Replan } from "../payments/paid-request";
 import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
@@ -19,18 +19,18 @@ export interface PaidChatInput {
 }
 
 /** Serves one chat request on the paid route. Throws AppError for every refusal. */
-export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Promise<ServedCall> {
-  const { body } = input;
-  const state = await readPaidRequestState(ctx, input.headers);
-  const { settings } = state;
-  if (settings.flatPriceUnits > settings.maxPriceUnits) {
-    throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
+export async function servePaidChat(ctx: AppContext, input: PaidChatInput, replan?: Replan): Promise<ServedCall> {
+  const state = await readPaidRequestState(ctx, input.headers, replan);
+  let planned: Awaited<ReturnType<typeof planChat>>;
+  try {
+    planned = await planChat(ctx, input, state);
+  } catch (err) {
+    // A refusal worked out from guessed settings stands only once the stored settings say the same.
+    if (err instanceof AppError && state.guessed) return servePaidChat(ctx, input, await replanWithStoredSettings(ctx, state));
+    throw err;
   }
-  const network = admitNetwork(settings, body.network, "chat");
-  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
-  // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
-  const cap = capWithinFixedHold(model, body.messages, body.max_tokens ?? body.max_completion_tokens, settings.flatPriceUnits);
-  const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);
+  const { settings, model, cap, plan } = planned;
+  const { body } = input;
   const outcome = await admitPayment(ctx, { state, plan, resourceUrl: input.resourceUrl, description: "Signet chat completion (one call)", purpose: "chat" });
   switch (outcome.kind) {
     case "challenge":
@@ -38,6 +38,9 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
     case "replay":
     case "pending":
       throw outcome.error;
+    case "stale-settings":
+      // The settings changed under this request before anything was taken: plan it again with the stored ones.
+      return servePaidChat(ctx, input, outcome.replan);
     case "retry-unserved":
     case "settled": {
       const payment = outcome.payment;
@@ -55,6 +58,21 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
       return serveCall(ctx, reservation, chatCall(body, model.id, callCap));
     }
   }
+}
+
+/** The call's network, model, completion cap and payment plan under the request's settings; throws its refusal. */
+async function planChat(ctx: AppContext, input: PaidChatInput, state: PaidRequestState) {
+  const { body } = input;
+  const { settings } = state;
+  if (settings.flatPriceUnits > settings.maxPriceUnits) {
+    throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
+  }
+  const network = admitNetwork(settings, body.network, "chat");
+  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
+  // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
+  const cap = capWithinFixedHold(model, body.messages, body.max_tokens ?? body.max_completion_tokens, settings.flatPriceUnits);
+  const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);
+  return { settings, model, cap, plan };
 }
 
 /** The upstream request and receipt prompt for a chat body: the messages and the optional parameters as sent. */

@@ -33,7 +33,7 @@ import { AppError } from "../errors";
 import { creditAgent } from "../ledger/credit-agent";
 import { logEvent } from "../log";
 import { requireNetworkEnabled } from "../pipeline/network-gate";
-import { settingsFromStored, STORED_SETTINGS_JSON } from "../settings/read-settings";
+import { lastStoredSettings, readStoredSettings, rememberStoredSettings, settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import { classifyVerifyFailure } from "../x402/classify-verify-failure";
@@ -71,7 +71,9 @@ export type PaidRequestOutcome =
   /** A settled payment whose call was not served (the upstream failed, or its server died): serve it now, once. */
   | { kind: "retry-unserved"; payment: SettledPayment }
   /** Settled just now; for a chat payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
-  | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint };
+  | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint }
+  /** The settings changed since the request was planned: nothing was taken; plan it again with `replan`. */
+  | { kind: "stale-settings"; replan: Replan };
 
 export interface PaymentPlan {
   network: NetworkId;
@@ -81,28 +83,49 @@ export interface PaymentPlan {
 }
 
 /**
- * What a paid route reads first, in one round trip: the settings, and the request's payment header, read and decoded
- * once, with its idempotency key and the payment stored under it if seen before.
+ * What a paid route plans a request from: the request's payment header, read and decoded once, with its idempotency
+ * key; and the settings. A challenge or a refused header is answered from settings read now; a payment is planned from
+ * the settings this process saw last, and its claim's statement takes the claim only while those are still the stored
+ * ones (otherwise the request is planned again: `stale-settings`). A payment's settings read, lookup, claim and lane
+ * are then one statement.
  */
 export interface PaidRequestState {
   settings: Settings;
+  /** The stored settings `settings` were worked out from. */
+  stored: StoredSettings;
+  /** How many times this request was planned again because the settings changed under it. */
+  replans: number;
   /**
-   * The database's clock when the request was read, before anything was verified: a settlement of the same payer sent
-   * after it is one this request's verification may not have seen (one clock for every instance).
+   * True when `settings` are this process's guess: a refusal worked out from them is not the service's answer until
+   * the stored settings confirm it (replanWithStoredSettings).
    */
-  readAt: Date;
+  guessed: boolean;
   /** Null when the request carries no payment header. */
-  payment: null | (DecodedPayment & { ok: false }) | { ok: true; payload: PaymentPayload; key: string; known: Payment | null };
+  payment: null | (DecodedPayment & { ok: false }) | { ok: true; payload: PaymentPayload; key: string };
 }
 
-export async function readPaidRequestState(ctx: AppContext, headers: Headers): Promise<PaidRequestState> {
+/** The settings a request is planned again with after they changed under it. */
+export interface Replan {
+  stored: StoredSettings;
+  replans: number;
+}
+
+/** Settings changes a request may meet before it is refused (retry): each costs a verification. */
+const MAX_REPLANS = 3;
+
+export async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: Replan): Promise<PaidRequestState> {
   const header = readPaymentHeader(headers);
   const decoded = header === null ? null : decodePaymentHeader(header);
-  const key = decoded?.ok ? paymentIdempotencyKey(decoded.payload) : null;
-  const { stored, payment, readAt } = await findPaymentWithStoredSettings(ctx.db, key);
+  const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings() : undefined;
+  const stored = guess ? guess.value : await readStoredSettings(ctx.db);
   const settings = settingsFromStored(stored);
-  if (!decoded?.ok) return { settings, readAt, payment: decoded };
-  return { settings, readAt, payment: { ok: true, payload: decoded.payload, key: key!, known: payment } };
+  const payment = decoded?.ok ? { ok: true as const, payload: decoded.payload, key: paymentIdempotencyKey(decoded.payload) } : decoded;
+  return { settings, stored, replans: replan?.replans ?? 0, guessed: guess !== undefined && replan === undefined, payment };
+}
+
+/** The settings read now, to plan again a request whose guessed settings refused it before its claim's statement. */
+export async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState): Promise<Replan> {
+  return { stored: await readStoredSettings(ctx.db), replans: state.replans };
 }
 
 /** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
@@ -150,49 +173,108 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     await recordFailure(ctx, caip2, "verify", "payment_invalid");
     return refused(await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason));
   }
-  const { payload, key, known } = decoded;
-  if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
-  if (known?.failureReason === SETTLEMENT_EXPIRED) {
+  const { payload, key } = decoded;
+
+  // Everything the claim needs is worked out first (match, verify, allowlist); then ONE statement checks that the
+  // settings it was worked out from are still stored, finds the payment if it was seen before, and claims it (taking
+  // the payer's settlement lane) only if it was not and the checks passed. A payment seen before is resumed whatever
+  // this request's checks said: its retry does not depend on the chain answering a verification again.
+  const checkedFrom = Date.now();
+  const check = await checkPayment(ctx, input, payload);
+  const found = await findOrClaimPayment(ctx.db, {
+    key,
+    expected: input.state.stored,
+    claim: check.ok ? { payment: { idempotencyKey: key, network: caip2, payer: check.payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose }, source: laneSource(caip2, payload, check.payer) } : null,
+  });
+  if (found.stale) {
+    rememberStoredSettings(found.stored);
+    if (input.state.replans >= MAX_REPLANS) {
+      return refused(new AppError("rate_limited", "the service's settings kept changing during this request; nothing was charged, retry", { reason: "settings_changed" }, { "Retry-After": "1" }));
+    }
+    return { kind: "stale-settings", replan: { stored: found.stored, replans: input.state.replans + 1 } };
+  }
+  if (found.claimed) {
+    if (!check.ok) throw new Error("a payment was claimed without passing its checks");
+    crashPoint("after_verify");
+    // The database's clock when this request's checks began, at the latest: whatever the lane saw sent after it, this
+    // request's verification may not have seen (the statement's clock, less everything since the checks began).
+    const checkedAt = new Date(found.now.getTime() - (Date.now() - checkedFrom) - CLOCK_MARGIN_MS);
+    return settleClaimed(ctx, input, found.payment, payload, check.matched, checkedAt, found.lane);
+  }
+  let known = found.existing;
+  if (check.ok && (known === null || known.status === "failed")) {
+    // Checks passed and nothing was claimed: a concurrent claim committed after this statement's snapshot.
+    known = (await ctx.db.payment.findUnique({ where: { idempotencyKey: key } })) ?? known;
+  }
+  if (known?.status === "failed" && known.failureReason === SETTLEMENT_EXPIRED) {
     // This payment's transfer can never land any more (a sweeper may have found it so): the same answer as its retry.
     return refused(await paymentError(ctx, input, "the payment's transaction expired before it landed; nothing was charged, pay again", SETTLEMENT_EXPIRED));
   }
+  if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
+  if (!check.ok) return check.refuse();
+  // Claimed and failed again by a concurrent request in between: nothing of this request's was taken.
+  return { kind: "replay", error: new AppError("payment_replay", "this payment is already being processed") };
+}
 
+/** Slack on the database clock arithmetic of a request's checks: later sends count as seen since, never the reverse. */
+const CLOCK_MARGIN_MS = 10;
+
+/** A payment's checks before its claim: passed (the verified payer), or the refusal to answer if it was never seen. */
+type PaymentCheck = { ok: true; payer: string; matched: PaymentRequirements } | { ok: false; refuse(): Promise<PaidRequestOutcome> };
+
+/**
+ * Matches the payment to the plan, verifies it with the facilitator (the payer is the one it verified, never a field
+ * the client claims) and applies the mainnet allowlist. A refusal is returned as a thunk: it logs, counts and builds
+ * its challenge only once the claim's statement has shown the payment was never seen before.
+ */
+async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: PaymentPayload): Promise<PaymentCheck> {
+  const { plan } = input;
+  const events = eventNames(input.purpose);
+  const caip2 = NETWORKS[plan.network].caip2;
   const matched = ctx.gateway.match(plan.requirements, payload);
   if (!matched) {
-    logEvent(events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
-    await recordFailure(ctx, caip2, "verify", "payment_invalid");
-    return refused(await paymentError(ctx, input, "the payment does not match the challenge (amount, asset, payee or network)", "requirements_mismatch"));
+    return {
+      ok: false,
+      async refuse() {
+        logEvent(events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
+        await recordFailure(ctx, caip2, "verify", "payment_invalid");
+        return refused(await paymentError(ctx, input, "the payment does not match the challenge (amount, asset, payee or network)", "requirements_mismatch"));
+      },
+    };
   }
-
-  // Verify with the facilitator; the payer is the one it verified, never a field the client claims.
   let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
   try {
     verdict = await timeStep("verify", caip2, () => ctx.gateway.verify(payload, matched));
   } catch (err) {
-    return refused(chainUnavailable(events.verifyFailed, caip2, err));
+    return { ok: false, refuse: async () => refused(chainUnavailable(events.verifyFailed, caip2, err)) };
   }
-  if (verdict.invalidMessage?.startsWith(CHAIN_UNAVAILABLE)) return refused(chainUnavailable(events.verifyFailed, caip2, verdict.invalidMessage));
+  const invalidMessage = verdict.invalidMessage;
+  if (invalidMessage?.startsWith(CHAIN_UNAVAILABLE)) return { ok: false, refuse: async () => refused(chainUnavailable(events.verifyFailed, caip2, invalidMessage)) };
   if (!verdict.isValid || !verdict.payer) {
-    const reason = await classifyVerifyFailure(payload, verdict.invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
-    logEvent(events.verifyFailed, { reason, detail: verdict.invalidReason, network: caip2 });
-    await recordFailure(ctx, caip2, "verify", reason);
-    return refused(await paymentError(ctx, input, `payment verification failed: ${reason}`, reason, verdict.invalidReason ? { detail: verdict.invalidReason } : {}));
+    const invalidReason = verdict.invalidReason;
+    return {
+      ok: false,
+      async refuse() {
+        const reason = await classifyVerifyFailure(payload, invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
+        logEvent(events.verifyFailed, { reason, detail: invalidReason, network: caip2 });
+        await recordFailure(ctx, caip2, "verify", reason);
+        return refused(await paymentError(ctx, input, `payment verification failed: ${reason}`, reason, invalidReason ? { detail: invalidReason } : {}));
+      },
+    };
   }
   // EVM addresses are case-insensitive: receipts, the ledger and the allowlist use the lower-case form.
   const payer = NETWORKS[plan.network].family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
-
   // The mainnet allowlist applies to the verified payer.
   if (NETWORKS[plan.network].isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
-    logEvent("agent.not_allowed", { agent: payer, network: caip2 });
-    return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
+    return {
+      ok: false,
+      async refuse() {
+        logEvent("agent.not_allowed", { agent: payer, network: caip2 });
+        return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
+      },
+    };
   }
-
-  // SECURITY: claim before the first await that moves money; the same statement tries the payer's settlement lane.
-  const source = laneSource(caip2, payload, payer);
-  const claim = await claimPaymentInLane(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose }, source);
-  if (!claim.claimed) return resumeKnown(ctx, input, claim.existing, payload);
-  crashPoint("after_verify");
-  return settleClaimed(ctx, input, claim.payment, payload, matched, input.state.readAt, claim.lane);
+  return { ok: true, payer, matched };
 }
 
 /** A payment seen before: its retry, its recovery, or a replay. */
@@ -484,31 +566,45 @@ interface NewPayment {
   purpose: PaymentPurpose;
 }
 
-type ClaimOutcome = { claimed: true; payment: Payment; lane: LaneAttempt } | { claimed: false; existing: Payment };
+/** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
+type FindOrClaimOutcome =
+  | { stale: true; stored: StoredSettings }
+  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; now: Date }
+  | { stale: false; claimed: false; existing: Payment | null };
 
 /**
- * → claimed, and the payer's settlement lane tried for it, in one statement. Exactly one of any number of concurrent
- * claims of one key wins; a failed payment may be claimed again. Only the winner tries the lane.
+ * In one statement: the stored settings, checked against `expected`; the payment under `key`, if any; and, when
+ * `claim` is given and the settings are unchanged, → claimed and the payer's settlement lane tried for it. Exactly one
+ * of any number of concurrent claims of one key wins; a failed payment may be claimed again, unless it expired (its
+ * transfer can never land). Only the winner tries the lane.
  */
-async function claimPaymentInLane(db: DbClient, input: NewPayment, source: string): Promise<ClaimOutcome> {
-  const rows = await hotQuery<{ payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
-    WITH claimed AS (
+async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null }): Promise<FindOrClaimOutcome> {
+  const p = input.claim?.payment ?? NO_CLAIM;
+  const source = input.claim?.source ?? "";
+  // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane.
+  const rows = await hotQuery<{ current: boolean; stored: StoredSettings; now: Date; payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
+    WITH current AS (
+      SELECT ${storedSettingsAre(input.expected)} AS yes
+    ), claimed AS (
       INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
-      VALUES (${randomUUID()}::uuid, ${input.idempotencyKey}, ${input.network}, ${input.payer}, ${input.payTo}, ${input.units}, ${input.purpose},
-              ${"claimed" satisfies PaymentStatus}, now())
+      SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now()
+      FROM current WHERE current.yes AND ${input.claim !== null}
       ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now()
-        WHERE payments.status = ${"failed" satisfies PaymentStatus}
+        WHERE payments.status = ${"failed" satisfies PaymentStatus} AND payments.failure_reason IS DISTINCT FROM ${SETTLEMENT_EXPIRED}
       RETURNING id, ${PAYMENT_JSON} AS payment
     ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
-    SELECT (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
+    SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, now() AS now,
+           (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
            ${laneRefusedMsExpression(source)} AS refused_ms,
-           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.idempotencyKey}) AS existing`);
+           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing`);
   const row = rows[0]!;
-  if (row.payment) return { claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row) };
-  // A concurrent claim committed after this statement's snapshot: read the row it left.
-  const existing = row.existing ? paymentFromJson(row.existing) : await db.payment.findUniqueOrThrow({ where: { idempotencyKey: input.idempotencyKey } });
-  return { claimed: false, existing };
+  if (!row.current) return { stale: true, stored: row.stored };
+  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), now: new Date(row.now) };
+  return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null };
 }
+
+/** The claim's parameters when none is asked for: the INSERT never runs. */
+const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat" };
 
 /** claimed → failed: settlement was refused, or its transaction belongs to another payment. Nothing moved. */
 async function markFailed(db: DbClient, paymentId: string, reason: string): Promise<void> {
@@ -542,15 +638,6 @@ async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, f
     data: { updatedAt: new Date(), status: to },
   });
   return taken.count === 1;
-}
-
-/** The stored settings (key → value) and the payment under this idempotency key, if any, in one round trip. */
-async function findPaymentWithStoredSettings(db: DbClient, key: string | null): Promise<{ stored: Record<string, string> | null; payment: Payment | null; readAt: Date }> {
-  const rows = await hotQuery<{ stored: Record<string, string> | null; payment: PaymentJson | null; read_at: Date }>(db, Prisma.sql`
-    SELECT ${STORED_SETTINGS_JSON} AS stored, now() AS read_at,
-      (SELECT ${PAYMENT_JSON} FROM payments WHERE ${key}::text IS NOT NULL AND payload_hash = ${key}) AS payment`);
-  const row = rows[0]!;
-  return { stored: row.stored, readAt: new Date(row.read_at), payment: row.payment ? paymentFromJson(row.payment) : null };
 }
 
 /** A payments row as one JSON value (its own columns, unqualified), for a raw statement that reads or returns one. */

@@ -5,7 +5,7 @@ import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
-import { settingsFromStored } from "../settings/read-settings";
+import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
 import { balanceExpression, reserveCtes, reserveOutcome, type HoldRequest, type ReserveOutcome } from "../ledger/credit-holds";
 import { SIGNED_REQUEST_WINDOW_MS } from "./signed-request";
 import { hotQuery } from "../db/hot-query";
@@ -22,9 +22,6 @@ const PURGE_EVERY = 500;
 export async function admitSignedRequest(db: DbClient, agentPubkey: string, nonce: string, limit: number, now = Date.now()): Promise<Settings> {
   return (await admitAndHold(db, agentPubkey, nonce, limit, null, now)).settings;
 }
-
-/** The stored settings (key → value), as one statement reads them; null when none are stored. */
-export type StoredSettings = Record<string, string> | null;
 
 /**
  * A hold to take in the admission's own statement: `request` was worked out (network, model, worst-case cost) from
@@ -49,8 +46,6 @@ export interface Admitted {
  */
 export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: string, limit: number, hold: HoldWithAdmission | null, now = Date.now()): Promise<Admitted> {
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
-  // None stored is SQL NULL (jsonb_object_agg over no rows), never the JSON value null.
-  const expected = hold?.settings ? JSON.stringify(hold.settings) : null;
   const rows = await hotQuery<{ count: number; claimed: bigint; settings: StoredSettings; hold_asked: bigint; debited: bigint | null; balance: bigint | null }>(db, Prisma.sql`
     WITH counted AS (
       INSERT INTO rate_limit_windows (agent_pubkey, window_start, count) VALUES (${agentPubkey}, ${windowStart}, 1)
@@ -63,9 +58,9 @@ export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: str
       ON CONFLICT DO NOTHING
       RETURNING 1
     ), stored AS (
-      SELECT jsonb_object_agg(key, value) AS settings FROM settings
+      SELECT ${STORED_SETTINGS_JSON} AS settings
     ), hold_asked AS (
-      SELECT 1 FROM claimed, stored WHERE ${hold !== null} AND stored.settings IS NOT DISTINCT FROM ${expected}::jsonb
+      SELECT 1 FROM claimed WHERE ${hold !== null} AND ${storedSettingsAre(hold?.settings ?? null)}
     ), ${reserveCtes(hold?.request ?? NO_HOLD, Prisma.sql`EXISTS (SELECT 1 FROM hold_asked)`)}
     SELECT (SELECT count FROM counted) AS count, (SELECT count(*) FROM claimed) AS claimed, (SELECT settings FROM stored) AS settings,
            (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance`);

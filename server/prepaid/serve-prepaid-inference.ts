@@ -16,11 +16,11 @@ import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
 import { metrics } from "../metrics/registry";
-import { settingsFromStored } from "../settings/read-settings";
+import { lastStoredSettings, rememberStoredSettings, settingsFromStored } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
-import { admitAndHold, type StoredSettings } from "./admit-signed-request";
+import { admitAndHold } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
@@ -60,7 +60,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   const leaseMs = config().PAYMENT_LEASE_MS;
   // The hold is worked out from the settings the last request read, and taken in the admission's statement only if
   // they are still the stored ones; otherwise (or when that plan refuses the call) the request's own settings decide.
-  const guessed = lastStoredSettings;
+  const guessed = lastStoredSettings() ?? { value: null };
   const guess = tryPlan(() => planCall(ctx, body, settingsFromStored(guessed.value)));
   const admission = await admitAndHold(
     ctx.db,
@@ -69,7 +69,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     config().PREPAID_RATE_LIMIT_PER_MINUTE,
     guess ? { request: { holdId: randomUUID(), agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs }, settings: guessed.value } : null,
   );
-  lastStoredSettings = { value: admission.stored };
+  rememberStoredSettings(admission.stored);
   const plan = admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
   admitted.network = plan.network.caip2;
   const hold = admission.hold ?? (await reserveCredit(ctx.db, agent, plan.network.caip2, plan.holdUnits, leaseMs));
@@ -83,12 +83,6 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, payment: null };
   return { reservation, request: prepaidCall(body, plan.modelId, plan.messages, plan.cap) };
 }
-
-/**
- * The stored settings the last admission read (per process). Only a prediction: a hold worked out from them is taken
- * only when the admission's statement finds the same settings stored.
- */
-let lastStoredSettings: { value: StoredSettings } = { value: null };
 
 interface CallPlan {
   network: (typeof NETWORKS)[keyof typeof NETWORKS];

@@ -10,7 +10,8 @@ import { config } from "../env";
 import { AppError } from "../errors";
 import { formatUnitsAsUsdc, isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
-import { admitPayment, planPayment, readPaidRequestState } from "../payments/paid-request";
+import { admitPayment, planPayment, readPaidRequestState, replanWithStoredSettings, type PaymentPlan, type Replan } from "../payments/paid-request";
+import type { Settings } from "../settings/setting-definitions";
 import { admitNetwork } from "../pipeline/network-gate";
 import { settlementHeaders } from "../x402/payment-headers";
 
@@ -25,21 +26,17 @@ export const topUpRequestSchema = z
 export type TopUpRequest = z.infer<typeof topUpRequestSchema>;
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
-export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {
-  const state = await readPaidRequestState(ctx, headers);
-  const { settings } = state;
-  const amountUnits = parseUsdcToUnits(String(body.amount_usdc));
-  const maxUnits = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
-  if (amountUnits === null) throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
-  if (maxUnits === null) throw new AppError("server_misconfigured", "PREPAID_TOPUP_MAX_USDC is not a USDC amount");
-  if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
-    throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
+export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string, replan?: Replan): Promise<{ body: unknown; headers: Record<string, string> }> {
+  const state = await readPaidRequestState(ctx, headers, replan);
+  let planned: { amountUnits: bigint; plan: PaymentPlan };
+  try {
+    planned = await planTopUp(ctx, body, state.settings);
+  } catch (err) {
+    // A refusal worked out from guessed settings stands only once the stored settings say the same.
+    if (err instanceof AppError && state.guessed) return topUpCredits(ctx, body, headers, resourceUrl, await replanWithStoredSettings(ctx, state));
+    throw err;
   }
-  const network = admitNetwork(settings, body.network, "credits");
-  if (NETWORKS[network].family === "evm" && body.agent_pubkey === undefined) {
-    throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
-  }
-  const plan = await planPayment(ctx, settings, network, amountUnits);
+  const { amountUnits, plan } = planned;
   const outcome = await admitPayment(ctx, {
     state,
     plan,
@@ -48,6 +45,8 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
     purpose: "topup",
     ...(body.agent_pubkey !== undefined ? { beneficiary: body.agent_pubkey } : {}),
   });
+  // The settings changed under this request before anything was taken: plan it again with the stored ones.
+  if (outcome.kind === "stale-settings") return topUpCredits(ctx, body, headers, resourceUrl, outcome.replan);
   if (outcome.kind !== "settled") {
     if (outcome.kind === "retry-unserved") throw new AppError("payment_replay", "this payment was already used");
     throw outcome.error;
@@ -59,4 +58,20 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
     body: { object: "credit.topup", agent_pubkey: beneficiary, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
     headers: { ...settlementHeaders({ transaction: p.txSignature, network: p.network, payer: p.payer }), "X-Credit-Balance-Usdc": balance },
   };
+}
+
+/** The top-up's amount and payment plan under `settings`; throws its refusal. */
+async function planTopUp(ctx: AppContext, body: TopUpRequest, settings: Settings): Promise<{ amountUnits: bigint; plan: PaymentPlan }> {
+  const amountUnits = parseUsdcToUnits(String(body.amount_usdc));
+  const maxUnits = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
+  if (amountUnits === null) throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
+  if (maxUnits === null) throw new AppError("server_misconfigured", "PREPAID_TOPUP_MAX_USDC is not a USDC amount");
+  if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
+    throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
+  }
+  const network = admitNetwork(settings, body.network, "credits");
+  if (NETWORKS[network].family === "evm" && body.agent_pubkey === undefined) {
+    throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
+  }
+  return { amountUnits, plan: await planPayment(ctx, settings, network, amountUnits) };
 }

@@ -3,6 +3,7 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import { hotQuery } from "../db/hot-query";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
@@ -19,8 +20,43 @@ export async function readSettings(db: DbClient): Promise<Settings> {
   return parseOrMisconfigured(await readRawSettings(db));
 }
 
-/** The stored settings as one JSON object (key → value): an SQL fragment for a hot route's own statement. */
-export const STORED_SETTINGS_JSON = Prisma.sql`(SELECT json_object_agg(key, value) FROM settings)`;
+/**
+ * The stored settings as one jsonb object (key → value), SQL NULL when none are stored: an SQL fragment for a hot
+ * route's own statement.
+ */
+export const STORED_SETTINGS_JSON = Prisma.sql`(SELECT jsonb_object_agg(key, value) FROM settings)`;
+
+/** The stored settings (key → value) as a statement reads them; null when none are stored. */
+export type StoredSettings = Record<string, string> | null;
+
+/** An SQL condition: the stored settings are exactly `expected` (compared as jsonb, whatever the key order). */
+export function storedSettingsAre(expected: StoredSettings): Prisma.Sql {
+  return Prisma.sql`${STORED_SETTINGS_JSON} IS NOT DISTINCT FROM ${expected === null ? null : JSON.stringify(expected)}::jsonb`;
+}
+
+/** The stored settings the last hot statement of this process read; undefined before the first. */
+let lastSeen: { value: StoredSettings } | undefined;
+
+/**
+ * The stored settings this process saw last: only a guess for planning the next hot request, which its own statement
+ * checks (storedSettingsAre) before anything is taken on it.
+ */
+export function lastStoredSettings(): { value: StoredSettings } | undefined {
+  return lastSeen;
+}
+
+/** Records what a hot statement found stored, for the next request's guess. */
+export function rememberStoredSettings(value: StoredSettings): void {
+  lastSeen = { value };
+}
+
+/** Reads the stored settings in one statement, and remembers them. */
+export async function readStoredSettings(db: DbClient): Promise<StoredSettings> {
+  const rows = await hotQuery<{ stored: StoredSettings }>(db, Prisma.sql`SELECT ${STORED_SETTINGS_JSON} AS stored`);
+  const stored = rows[0]?.stored ?? null;
+  rememberStoredSettings(stored);
+  return stored;
+}
 
 /**
  * The typed settings from the stored key → value pairs, read by a caller's own query (STORED_SETTINGS_JSON) so a hot

@@ -1,5 +1,5 @@
-// Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 5 (settings + lookup; claim +
-// take the payer's settlement lane; credit + hold + free the lane; capture + log; receipt) and a prepaid call 3
+// Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 4 (settings check + lookup +
+// claim + take the payer's settlement lane; credit + hold + free the lane; capture + log; receipt) and a prepaid call 3
 // (admission + hold; capture + log; receipt). The receipt is its own statement because it signs `points_total`, which
 // only the capture knows. A change that adds one fails here, and has to say why in the README. Only the call's own
 // statements count: the background sweepers (expired holds, pending settlements) run on their own timers.
@@ -39,14 +39,14 @@ async function counted(run: () => Promise<Response>): Promise<{ status: number; 
 }
 
 describe("round trips per call", () => {
-  it("a paid chat call: settings + lookup, claim + lane, credit + hold + lane release, capture + log, receipt", async () => {
+  it("a paid chat call: settings check + lookup + claim + lane, credit + hold + lane release, capture + log, receipt", async () => {
     const body = { model: "local/echo-1", messages: [{ role: "user", content: "count" }] };
     const agent = await stack.newAgent(1_000_000n);
     for (let i = 0; i < 2; i++) {
       const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url);
       const { status, sent } = await counted(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }));
       expect(status).toBe(200);
-      expect(sent, sent.join("\n")).toHaveLength(5);
+      expect(sent, sent.join("\n")).toHaveLength(4);
       expect(sent.some((s) => /^(BEGIN|COMMIT)/i.test(s))).toBe(false);
     }
   });
