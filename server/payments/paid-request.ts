@@ -51,7 +51,7 @@ const SETTLEMENT_PENDING = "settlement_pending";
 /** Why a pending payment failed: its transfer can never land (blockhash expired / validBefore passed, never spent). */
 const SETTLEMENT_EXPIRED = "settlement_expired";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
-import { hotQuery } from "../db/hot-query";
+import { hotExecute, hotQuery } from "../db/hot-query";
 
 export type PaymentStatus = "claimed" | "pending" | "settled" | "serving" | "served" | "unserved" | "failed";
 export type PaymentPurpose = "chat" | "topup";
@@ -326,6 +326,29 @@ async function settleClaimed(
   const { plan } = input;
   const caip2 = NETWORKS[plan.network].caip2;
   const source = laneSource(caip2, payload, payment.payer);
+  // SECURITY: a live settlement keeps its claim (and, once taken, its lane): only a dead server's claim is taken over.
+  // Otherwise a retry arriving after PAYMENT_LEASE_MS would settle the same payment beside it, and could mark failed a
+  // payment whose first transfer then lands.
+  const keeper = keepClaim(ctx.db, payment.id, config().PAYMENT_LEASE_MS);
+  try {
+    return await settleInLane(ctx, input, payment, payload, matched, verifiedAt, source, keeper, firstLaneAttempt);
+  } finally {
+    keeper.stop();
+  }
+}
+
+async function settleInLane(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  verifiedAt: Date,
+  source: string,
+  keeper: ClaimKeeper,
+  firstLaneAttempt?: LaneAttempt,
+): Promise<PaidRequestOutcome> {
+  const caip2 = NETWORKS[input.plan.network].caip2;
   const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAt, config().PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment.id, taken.reason);
@@ -337,6 +360,7 @@ async function settleClaimed(
     return refused(new AppError("rate_limited", message, { reason: taken.reason }, { "Retry-After": String(Math.ceil(taken.retryAfterMs / 1000)) }));
   }
   const lane = taken.lane;
+  keeper.keepLane(source);
   let outcome: { result: PaidRequestOutcome; sent: boolean; failed: boolean } | undefined;
   try {
     outcome = await sendSettlement(ctx, input, payment, payload, matched, lane);
@@ -369,6 +393,20 @@ async function sendSettlement(
     } else if (!svm) {
       const verdict = await ctx.gateway.verify(payload, matched).catch(() => null);
       if (!verdict?.isValid) {
+        // A refused verification is no proof that nothing moved: this authorization may be spent by this payment's own
+        // earlier relay (a server that died after sending it). Ask the chain before saying nothing was charged.
+        const landed = verdict ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null) : null;
+        if (landed?.state === "landed") {
+          logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: "recheck" });
+          countSettlement(input.purpose, caip2, "recovered", null);
+          return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
+        }
+        if (verdict && landed === null) {
+          // The chain cannot say whether it moved: keep the claim (its lease makes a later retry resolve it).
+          logEvent(events.settleUnknown, { reason: "recheck_unreadable", network: caip2, payment_id: payment.id }, "warn");
+          countSettlement(input.purpose, caip2, "unknown", null);
+          return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
+        }
         const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined) : "chain_unavailable";
         await markFailed(ctx.db, payment.id, reason);
         logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
@@ -605,6 +643,37 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
 
 /** The claim's parameters when none is asked for: the INSERT never runs. */
 const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat" };
+
+/** Keeps a settling claim's lease, and its lane's hold once taken, until stopped. */
+interface ClaimKeeper {
+  keepLane(source: string): void;
+  stop(): void;
+}
+
+/** Renews the claim of `paymentId` (and its lane) every third of `leaseMs`, one statement a round, until stopped. */
+function keepClaim(db: DbClient, paymentId: string, leaseMs: number): ClaimKeeper {
+  let laneSource: string | null = null;
+  const timer = setInterval(() => {
+    renewClaim(db, paymentId, laneSource, leaseMs).catch((err: unknown) => logEvent("payment.claim_renew_failed", { payment_id: paymentId, reason: String(err).slice(0, 200) }, "warn"));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  timer.unref?.();
+  return {
+    keepLane: (source) => {
+      laneSource = source;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** claimed (still) → its lease renewed; the lane it holds, if any, held for another lease. */
+async function renewClaim(db: DbClient, paymentId: string, laneSource: string | null, leaseMs: number): Promise<void> {
+  await hotExecute(db, Prisma.sql`
+    WITH claim AS (
+      UPDATE payments SET updated_at = now() WHERE id = ${paymentId}::uuid AND status = ${"claimed" satisfies PaymentStatus} RETURNING id
+    )
+    UPDATE settlement_lanes SET held_until = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+    WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${paymentId}::uuid`);
+}
 
 /** claimed → failed: settlement was refused, or its transaction belongs to another payment. Nothing moved. */
 async function markFailed(db: DbClient, paymentId: string, reason: string): Promise<void> {

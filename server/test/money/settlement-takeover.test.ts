@@ -1,0 +1,140 @@
+// A payment's claim is taken over only from a server that died: a live settlement keeps its lease however long it
+// waits for its payer's lane; and a takeover that finds the payment's transfer spent by the dead server's own relay
+// records it, never marks it failed.
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { encodeFunctionData, createWalletClient, http as viemHttp, parseSignature, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { eip3009ABI } from "@x402/evm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodePaymentHeader } from "../../x402/payment-headers";
+import { paymentIdempotencyKey } from "../../x402/idempotency-key";
+import { payingAccount } from "../../x402/paying-account";
+import { authorizationHeader } from "../support/eip3009-header";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const LEASE_MS = 1_500;
+
+describe("a live settlement waiting past its lease for its payer's lane", () => {
+  let stack: PaidStack;
+  beforeAll(async () => {
+    stack = await startPaidStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000" } });
+  });
+  afterAll(async () => stack?.close());
+
+  it("keeps its claim: a retry of the same payment meanwhile is a replay at once, and the payment settles once", async () => {
+    const body = { model: "local/echo-1", messages: [{ role: "user", content: "slow lane" }] };
+    const agent = await stack.newAgent(1_000_000n);
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url);
+    const decoded = decodePaymentHeader(header);
+    if (!decoded.ok) throw new Error("the stock client's header did not decode");
+    // Another settlement of this payer holds the lane for twice the lease.
+    const source = payingAccount(stack.devnet.caip2, decoded.payload)!;
+    await stack.tdb.prisma.$executeRaw`
+      INSERT INTO settlement_lanes (source, holder, held_until) VALUES (${source}, ${randomUUID()}::uuid, now() + make_interval(secs => ${(2 * LEASE_MS) / 1000}))`;
+
+    const first = stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    await new Promise((r) => setTimeout(r, LEASE_MS + 500));
+    const sentAt = performance.now();
+    const retry = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    const retryMs = performance.now() - sentAt;
+
+    expect(retry.status).toBe(409);
+    expect(await retry.json()).toMatchObject({ error: "payment_replay" });
+    // Answered while the first still waits for the lane: the retry never joined the settlement.
+    expect(retryMs).toBeLessThan(LEASE_MS / 2);
+    expect((await first).status).toBe(200);
+    const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { idempotencyKey: paymentIdempotencyKey(decoded.payload) } });
+    expect(payment.status).toBe("served");
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
+  });
+});
+
+/**
+ * An RPC proxy in front of anvil that, once, mines the mempool right after answering the first authorizationState
+ * read: the dead server's relay lands between a takeover's look at the chain and what comes after it.
+ */
+async function startMineAfterFirstLookProxy(): Promise<{ url: string; upstream: { url: string }; close(): Promise<void> }> {
+  const upstream = { url: "" };
+  const authorizationState = encodeFunctionData({ abi: eip3009ABI, functionName: "authorizationState", args: ["0x0000000000000000000000000000000000000000", `0x${"00".repeat(32)}`] }).slice(0, 10);
+  let mined = false;
+  const rpc = (body: unknown) => fetch(upstream.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.text());
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString();
+      const calls = [JSON.parse(text)].flat() as { method: string; params?: { data?: string; input?: string }[] }[];
+      const looks = calls.some((c) => c.method === "eth_call" && (c.params?.[0]?.data ?? c.params?.[0]?.input ?? "").startsWith(authorizationState));
+      void rpc(JSON.parse(text)).then(async (answer) => {
+        if (looks && !mined) {
+          mined = true;
+          await rpc({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] });
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(answer);
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, upstream, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe("a Base payment whose server died after relaying it", () => {
+  let stack: PaidStack;
+  let proxy: Awaited<ReturnType<typeof startMineAfterFirstLookProxy>>;
+  const facilitatorKey = generatePrivateKey();
+  beforeAll(async () => {
+    proxy = await startMineAfterFirstLookProxy();
+    stack = await startPaidStack({
+      evm: true,
+      timing: "instant",
+      env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000", FACILITATOR_EVM_SECRET_KEY: facilitatorKey, BASE_SEPOLIA_RPC_URL: proxy.url },
+    });
+    proxy.upstream.url = stack.baseSepolia!.faultFreeUrl;
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await proxy?.close();
+  });
+
+  it("is recorded when the retry that takes it over finds its relay landed after the first look: credited once, served, never failed", async () => {
+    const body = { model: "local/echo-1", messages: [{ role: "user", content: "taken over" }], network: "base-sepolia" };
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
+    const decoded = decodePaymentHeader(header);
+    if (!decoded.ok) throw new Error("the hand-signed header did not decode");
+    const { authorization, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
+
+    // The dead server: its claim, left past its lease; its lane, with a send recorded; its relay, still in the mempool
+    // (the chain mines no more on its own: the proxy mines it right after the takeover's first look at the chain).
+    const chain = stack.baseSepolia!.faultFreeUrl;
+    await fetch(chain, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setAutomine", params: [false] }) });
+    const facilitator = privateKeyToAccount(facilitatorKey);
+    const wallet = createWalletClient({ account: facilitator, transport: viemHttp(chain), chain: { id: 84532, name: "base-sepolia", nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain] } } } });
+    const { v, r, s } = parseSignature(signature);
+    await wallet.writeContract({
+      address: stack.baseSepolia!.usdc,
+      abi: eip3009ABI,
+      functionName: "transferWithAuthorization",
+      args: [authorization.from as Hex, authorization.to as Hex, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce as Hex, Number(v), r, s],
+      gas: 200_000n,
+    });
+    const key = paymentIdempotencyKey(decoded.payload);
+    const payer = agent.address.toLowerCase();
+    await stack.tdb.prisma.$executeRaw`
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
+      VALUES (${randomUUID()}::uuid, ${key}, 'eip155:84532', ${payer}, ${stack.evmDeposit!.toLowerCase()}, 1000, 'chat', 'claimed', now() - interval '1 minute')`;
+    await stack.tdb.prisma.$executeRaw`
+      INSERT INTO settlement_lanes (source, last_sent_at) VALUES (${payingAccount("eip155:84532", decoded.payload)!}, now())`;
+
+    const retry = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    const answer = (await retry.json()) as Record<string, unknown>;
+    expect(retry.status, JSON.stringify(answer)).toBe(200);
+    const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { idempotencyKey: key } });
+    expect(payment.status).toBe("served");
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
+    // The agent paid once, and exactly the price.
+    expect(await stack.baseSepolia!.usdcBalance(agent.address)).toBe(1_000_000n - 1_000n);
+  });
+});
