@@ -1,6 +1,6 @@
 // The chaos suite's crash points: the service runs as its own process and is SIGKILLed at each step of a paid call
-// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (20 by default). After each crash a fresh process (no crash armed, a short
-// lease) gets a retry with the same payment header, as a client would send it. Then, for every run:
+// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (20 by default). After each crash another process
+// (no crash armed, a short lease) gets a retry with the same payment header, as a client would send it. For every run:
 // - the agent paid exactly once on chain;
 // - the settlement is in the ledger exactly once;
 // - a payment the dead process had not served is served by the retry, once; one it had served is a 409 replay;
@@ -111,43 +111,42 @@ function prepaidCall(url: string, kp: Ed25519Keypair): Promise<Response> {
 describe("SIGKILL at each step of a call", () => {
   for (const { step, servedBeforeCrash, stream = false } of STEPS) {
     it(`recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "a 409 replay" : "served once by the retry"}`, async () => {
-      const runs: { agent: string; header: string }[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const kp = generateKeypair();
-        const agent = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
-        await devnet.fundAccount(agent.address, { usdcUnits: 1_000_000n });
-        const service = await startService({ SIGNET_CHAOS_CRASH_AT: step });
-        const header = await buildPaymentHeader(agent, await challengeOf(await post(service.url)), devnet.url);
-        const crashed = await post(service.url, { "X-Payment": header }, stream).then(
-          (r) => r.status,
-          () => "connection lost",
-        );
-        expect(crashed).toBe("connection lost");
-        expect(await service.exited).toBe(-1);
-        runs.push({ agent: agent.address, header });
-      }
-
-      // The lease of the dead process's claims has run out by now: a fresh process resolves each retry.
-      const service = await startService({ PAYMENT_LEASE_MS: "100" });
+      // The retries go to one fresh process (no crash armed, a short lease), each right after its crash: well inside
+      // its payment's blockhash window, as a client's retry would be.
+      const retrier = await startService({ PAYMENT_LEASE_MS: "100" });
       try {
-        await new Promise((r) => setTimeout(r, 150));
-        for (const run of runs) {
-          const retry = await post(service.url, { "X-Payment": run.header }, stream);
+        for (let i = 0; i < RUNS; i++) {
+          const kp = generateKeypair();
+          const agent = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+          await devnet.fundAccount(agent.address, { usdcUnits: 1_000_000n });
+          const service = await startService({ SIGNET_CHAOS_CRASH_AT: step });
+          const header = await buildPaymentHeader(agent, await challengeOf(await post(service.url)), devnet.url);
+          const crashed = await post(service.url, { "X-Payment": header }, stream).then(
+            (r) => r.status,
+            () => "connection lost",
+          );
+          expect(crashed).toBe("connection lost");
+          expect(await service.exited).toBe(-1);
+
+          // The lease of the dead process's claim runs out; the retry resolves it.
+          await new Promise((r) => setTimeout(r, 150));
+          const retry = await post(retrier.url, { "X-Payment": header }, stream);
           expect(retry.status, await retry.clone().text()).toBe(servedBeforeCrash ? 409 : 200);
           if (stream && retry.status === 200) expect((await readStreamedAnswer(retry.body!)).receipt).not.toBeNull();
           // A second retry is a replay either way: one payment serves one call.
-          expect((await post(service.url, { "X-Payment": run.header })).status).toBe(409);
-          expect(await usdcOf(run.agent)).toBe(1_000_000n - PRICE);
-          const payments = await tdb.prisma.payment.findMany({ where: { payer: run.agent } });
+          expect((await post(retrier.url, { "X-Payment": header })).status).toBe(409);
+          expect(await usdcOf(agent.address)).toBe(1_000_000n - PRICE);
+          const payments = await tdb.prisma.payment.findMany({ where: { payer: agent.address } });
           expect(payments.map((p) => p.status)).toEqual(["served"]);
           expect(await tdb.prisma.ledgerEntry.count({ where: { paymentId: payments[0]!.id, kind: "payment_credit" } })).toBe(1);
-          expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: run.agent } })).toBe(1);
+          expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
         }
       } finally {
-        service.child.kill("SIGTERM");
-        await service.exited;
+        retrier.child.kill("SIGTERM");
+        await retrier.exited;
       }
-    });
+      // A process start per run: on a loaded two-core machine each takes seconds.
+    }, 60_000 + RUNS * 20_000);
   }
 
   for (const step of PREPAID_STEPS) {
