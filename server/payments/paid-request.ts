@@ -8,7 +8,9 @@
 //      ▼                         │
 //    failed ◀──refused───────────┴──failed on chain, or expired (blockhash / validBefore passed, never landed)
 //
-// - claimed: the idempotency key is ours (unique), before the first await that moves money.
+// - claimed: the idempotency key is ours (unique), before the first await that moves money. A client's own payment id
+//   (x402 payment-identifier) is bound to the payment in the same statement, unique per payer: another payment of the
+//   payer under that id is refused (409 payment_id_conflict) before anything settles.
 // - settled: the transfer landed; ONE statement credits the payer and reserves the whole credit as the call's hold
 //   (a top-up is credited and is `served` at once: the credit is what it bought).
 // - serving / unserved: the hold stays reserved for this payment; only a retry with the same payment can spend it.
@@ -27,7 +29,7 @@ import { ensureDepositReady, type AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";
 import { randomUUID } from "node:crypto";
-import { Prisma, type DbClient, type Payment } from "../db";
+import { isUniqueViolation, Prisma, type DbClient, type Payment } from "../db";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { creditAgent } from "../ledger/credit-agent";
@@ -40,6 +42,7 @@ import { classifyVerifyFailure } from "../x402/classify-verify-failure";
 import { depositAddressFor } from "../x402/deposit-address";
 import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed-settlement";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
+import { readPaymentId } from "../x402/payment-id";
 import { payingAccount } from "../x402/paying-account";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { metrics, timeStep } from "../metrics/registry";
@@ -151,6 +154,12 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     return refused(await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason));
   }
   const { payload, key, known } = decoded;
+  const paymentId = readPaymentId(payload);
+  if (!paymentId.ok) {
+    logEvent(events.verifyFailed, { reason: "invalid_payment_id", detail: paymentId.reason, network: caip2 });
+    return refused(new AppError("invalid_payment_id", `the payment-identifier extension is malformed: ${paymentId.detail}`, { reason: paymentId.reason }));
+  }
+  // The same payment sent again is the same payment, whatever id it carries now: the id bound at its claim stays.
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
   if (known?.failureReason === SETTLEMENT_EXPIRED) {
     // This payment's transfer can never land any more (a sweeper may have found it so): the same answer as its retry.
@@ -189,7 +198,12 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
 
   // SECURITY: claim before the first await that moves money; the same statement tries the payer's settlement lane.
   const source = laneSource(caip2, payload, payer);
-  const claim = await claimPaymentInLane(ctx.db, { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose }, source);
+  const claim = await claimPaymentInLane(
+    ctx.db,
+    { idempotencyKey: key, network: caip2, payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose, clientPaymentId: paymentId.id },
+    source,
+  );
+  if ("conflict" in claim) return paymentIdConflict(input, paymentId.id!, claim.conflict);
   if (!claim.claimed) return resumeKnown(ctx, input, claim.existing, payload);
   crashPoint("after_verify");
   return settleClaimed(ctx, input, claim.payment, payload, matched, input.state.readAt, claim.lane);
@@ -482,29 +496,52 @@ interface NewPayment {
   payTo: string;
   units: bigint;
   purpose: PaymentPurpose;
+  /** The client's payment id (x402 payment-identifier), if it sent one. */
+  clientPaymentId: string | null;
 }
 
-type ClaimOutcome = { claimed: true; payment: Payment; lane: LaneAttempt } | { claimed: false; existing: Payment };
+type ClaimOutcome =
+  | { claimed: true; payment: Payment; lane: LaneAttempt }
+  | { claimed: false; existing: Payment }
+  /** The client's payment id already belongs to another payment of this payer: nothing was claimed. */
+  | { claimed: false; conflict: Payment };
 
 /**
  * → claimed, and the payer's settlement lane tried for it, in one statement. Exactly one of any number of concurrent
- * claims of one key wins; a failed payment may be claimed again. Only the winner tries the lane.
+ * claims of one key wins; a failed payment may be claimed again. Only the winner tries the lane. A client payment id
+ * is bound in the same statement; one already bound to another payment of the payer claims nothing.
  */
 async function claimPaymentInLane(db: DbClient, input: NewPayment, source: string): Promise<ClaimOutcome> {
-  const rows = await hotQuery<{ payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
+  const id = input.clientPaymentId;
+  let rows;
+  try {
+    rows = await hotQuery<{ payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
     WITH claimed AS (
-      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
-      VALUES (${randomUUID()}::uuid, ${input.idempotencyKey}, ${input.network}, ${input.payer}, ${input.payTo}, ${input.units}, ${input.purpose},
-              ${"claimed" satisfies PaymentStatus}, now())
-      ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now()
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id)
+      SELECT ${randomUUID()}::uuid, ${input.idempotencyKey}, ${input.network}, ${input.payer}, ${input.payTo}, ${input.units}, ${input.purpose},
+             ${"claimed" satisfies PaymentStatus}, now(), ${id}::text
+      WHERE ${id}::text IS NULL
+         OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${input.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.idempotencyKey})
+      ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
+             client_payment_id = COALESCE(payments.client_payment_id, EXCLUDED.client_payment_id)
         WHERE payments.status = ${"failed" satisfies PaymentStatus}
       RETURNING id, ${PAYMENT_JSON} AS payment
     ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
     SELECT (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
            ${laneRefusedMsExpression(source)} AS refused_ms,
-           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.idempotencyKey}) AS existing`);
+           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.idempotencyKey}) AS existing,
+           (SELECT ${PAYMENT_JSON} FROM payments
+             WHERE ${id}::text IS NOT NULL AND payer = ${input.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.idempotencyKey}) AS id_owner`);
+  } catch (err) {
+    // SECURITY: two payments under one id at once: the unique index lets one commit; this one claimed nothing.
+    if (id === null || !isUniqueViolation(err)) throw err;
+    const owner = await db.payment.findFirst({ where: { payer: input.payer, clientPaymentId: id, NOT: { idempotencyKey: input.idempotencyKey } } });
+    if (!owner) throw err;
+    return { claimed: false, conflict: owner };
+  }
   const row = rows[0]!;
   if (row.payment) return { claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row) };
+  if (row.id_owner) return { claimed: false, conflict: paymentFromJson(row.id_owner) };
   // A concurrent claim committed after this statement's snapshot: read the row it left.
   const existing = row.existing ? paymentFromJson(row.existing) : await db.payment.findUniqueOrThrow({ where: { idempotencyKey: input.idempotencyKey } });
   return { claimed: false, existing };
@@ -559,7 +596,7 @@ const PAYMENT_JSON = Prisma.sql`json_build_object(
   'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
   'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
   'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
-  'pendingBeneficiary', pending_beneficiary)`;
+  'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id)`;
 
 function paymentFromJson(p: PaymentJson): Payment {
   return {
@@ -589,6 +626,22 @@ const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", err
 
 function replay(payment: Payment, message: string): PaidRequestOutcome {
   return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}) };
+}
+
+/**
+ * Another payment of this payer already holds the client's payment id: this one is refused before it settles. The
+ * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
+ */
+function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
+  logEvent(`${eventNames(input.purpose).prefix}.payment_id_conflict`, { payment_id: owner.id, network: owner.network });
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_id_conflict",
+      "this payment id belongs to another payment of this payer; nothing was charged for this one. A new payment needs a new id",
+      { client_payment_id: id, ...(owner.txSignature ? { tx_signature: owner.txSignature } : {}) },
+    ),
+  };
 }
 
 /** The log events of each purpose, written out so a search for the name finds them. */

@@ -38,15 +38,30 @@ export function decodePaymentHeader(value: string): DecodedPayment {
   return { ok: true, payload };
 }
 
-/** Both challenge headers, carrying the same base64 PaymentRequired. */
+/**
+ * Both challenge headers: PAYMENT-REQUIRED carries the whole base64 PaymentRequired; X-Payment-Required (the seed's
+ * header, read by clients that know no x402 extensions) the same without its `extensions`. Twice the extensions (the
+ * bazaar schemas above all) would pass the 16 KB of response headers that Node's fetch accepts.
+ */
 export function challengeHeaders(paymentRequired: PaymentRequired): Record<string, string> {
   const encoded = encodePaymentRequiredHeader(paymentRequired);
-  return { "PAYMENT-REQUIRED": encoded, "X-Payment-Required": encoded, "cache-control": "no-store" };
+  const { extensions, ...withoutExtensions } = paymentRequired;
+  const seed = extensions === undefined ? encoded : encodePaymentRequiredHeader(withoutExtensions);
+  return { "PAYMENT-REQUIRED": encoded, "X-Payment-Required": seed, "cache-control": "no-store" };
 }
 
-/** Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`. */
-export function settlementHeaders(settlement: { transaction: string; network: string; payer: string }): Record<string, string> {
-  const body: SettleResponse = { success: true, transaction: settlement.transaction, network: settlement.network as SettleResponse["network"], payer: settlement.payer };
+/**
+ * Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`, and the `extensions` given (the
+ * offer-receipt extension's signed receipt, once the call was served).
+ */
+export function settlementHeaders(settlement: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> | undefined }): Record<string, string> {
+  const body: SettleResponse = {
+    success: true,
+    transaction: settlement.transaction,
+    network: settlement.network as SettleResponse["network"],
+    payer: settlement.payer,
+    ...(settlement.extensions ? { extensions: settlement.extensions } : {}),
+  };
   const encoded = encodePaymentResponseHeader(body);
   return { "PAYMENT-RESPONSE": encoded, "X-Payment-Response": encoded };
 }
