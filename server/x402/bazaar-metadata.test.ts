@@ -28,7 +28,7 @@ describe("bazaarDeclaration()", () => {
   it("takes the input and output schemas from the zod schemas the OpenAPI document publishes", () => {
     const components = (buildOpenApiDocument("http://x").components as { schemas: Record<string, unknown> }).schemas;
     const body = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties.input as { properties: { body: unknown } }).properties.body;
-    const output = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties as { output: { properties: { example: Record<string, unknown> } } }).output.properties.example;
+    const output = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties as unknown as { output: { properties: { example: Record<string, unknown> } } }).output.properties.example;
     expect(body("chat")).toEqual(components.ChatRequest);
     expect(body("topup")).toEqual(components.TopUpRequest);
     expect(output("chat")).toEqual({ type: "object", ...jsonSchemaOf(chatCompletionSchema) });

@@ -11,6 +11,7 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
 import { GET as openapiRoute } from "@/app/api/v1/openapi.json/route";
 import { GET as discoveryRoute } from "@/app/.well-known/x402/route";
+import { GET as didDocumentRoute } from "@/app/.well-known/did.json/route";
 import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
 import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
@@ -28,6 +29,7 @@ function routeFor(method: string, path: string): FetchRoute | null {
     "GET /api/v1/models": (r) => modelsRoute(r, {}),
     "GET /api/v1/openapi.json": (r) => openapiRoute(r, {}),
     "GET /.well-known/x402": (r) => discoveryRoute(r, {}),
+    "GET /.well-known/did.json": (r) => didDocumentRoute(r, {}),
     "GET /api/v1/operator-key": (r) => operatorKeyRoute(r, {}),
     "GET /api/v1/grants/challenge": (r) => grantChallengeRoute(r, {}),
     "POST /api/v1/grants": (r) => grantRoute(r, {}),
