@@ -1,11 +1,7 @@
 // x402 header codecs for both spellings the service speaks: its own X-Payment / X-Payment-Required /
 // X-Payment-Response and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED / PAYMENT-RESPONSE (so stock clients work).
 import "server-only";
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-} from "@x402/core/http";
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
 
 /** Longest payment header accepted; a Solana payload is ~1.5 KB, an EVM one smaller. */
@@ -52,7 +48,9 @@ export function challengeHeaders(paymentRequired: PaymentRequired): Record<strin
 
 /**
  * Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`, and the `extensions` given (the
- * offer-receipt extension's signed receipt, once the call was served).
+ * offer-receipt extension's signed receipt, once the call was served). The same bytes as @x402/core's
+ * encodePaymentResponseHeader, through Buffer: its encoder goes byte by byte through btoa, about 40 µs per KB, and a
+ * paid answer's header with its receipt is 2 KB.
  */
 export function settlementHeaders(settlement: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> | undefined }): Record<string, string> {
   const body: SettleResponse = {
@@ -62,6 +60,6 @@ export function settlementHeaders(settlement: { transaction: string; network: st
     payer: settlement.payer,
     ...(settlement.extensions ? { extensions: settlement.extensions } : {}),
   };
-  const encoded = encodePaymentResponseHeader(body);
+  const encoded = Buffer.from(JSON.stringify(body), "utf8").toString("base64");
   return { "PAYMENT-RESPONSE": encoded, "X-Payment-Response": encoded };
 }

@@ -213,7 +213,7 @@ describe("malformed ids", () => {
     ["too short", { info: { required: false, id: "short" } }],
     ["too long", { info: { required: false, id: "x".repeat(129) } }],
     ["other characters", { info: { required: false, id: "pay_0123456789abcdef!" } }],
-    ["a number", { info: { required: false, id: 12345678901234567 } }],
+    ["a number", { info: { required: false, id: 1234567890123456 } }],
     ["no info", { id: generatePaymentId() }],
     ["not an object", "pay_0123456789abcdef"],
   ])("rejects malformed input: an id %s is 400 invalid_payment_id, with nothing settled or recorded", async (_label, extension) => {

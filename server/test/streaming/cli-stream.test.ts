@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeypair } from "../../keys/parse-secret-key";
+import { setEnv } from "../support/env";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { runSignet } from "../support/signet-cli";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -13,13 +14,17 @@ import { startPaidStack, type PaidStack } from "../support/paid-stack";
 let stack: PaidStack;
 let service: HttpService;
 let scratch: string;
+let restore: () => void;
 
 beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "5" } });
   service = await startHttpService();
+  // The service's public origin is the address the CLI reaches it at: the x402 receipt's did:web key is that domain's.
+  restore = setEnv({ SERVICE_BASE_URL: service.url });
   scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-stream-"));
 });
 afterAll(async () => {
+  restore?.();
   await service?.close();
   await stack?.close();
 });
@@ -39,6 +44,7 @@ describe("signet chat --stream, then signet verify", () => {
     expect(chat.stdout).toContain('You said: "a streamed hello"');
     expect(chat.stderr).toMatch(/timeline: headers \d+ ms, first token \d+ ms, last token \d+ ms, receipt event \d+ ms \(\d+ chunks\)/);
     expect(chat.stderr).toContain("settled before the first byte");
+    expect(chat.stderr).toContain(`x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key`);
     for (const check of ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"]) expect(chat.stderr).toContain(`✓ ${check}`);
 
     const chunks = JSON.parse(readFileSync(path.join(saveDir, "response.json"), "utf8")) as { object: string }[];
