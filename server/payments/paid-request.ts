@@ -633,7 +633,7 @@ function replay(payment: Payment, message: string): PaidRequestOutcome {
  * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
  */
 function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
-  logEvent(`${eventNames(input.purpose).prefix}.payment_id_conflict`, { payment_id: owner.id, network: owner.network });
+  logEvent(`${eventNames(input.purpose).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
   return {
     kind: "replay",
     error: new AppError(
