@@ -7,28 +7,22 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePaymentId } from "@x402/extensions/payment-identifier";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { setEnv } from "../support/env";
-import { startHttpService, type HttpService } from "../support/http-service";
+import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
 import { runSignet } from "../support/signet-cli";
-import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import type { PaidStack } from "../support/paid-stack";
 
+let served: ServedStack;
 let stack: PaidStack;
 let service: HttpService;
 let scratch: string;
-let restore: () => void;
 
 beforeAll(async () => {
-  stack = await startPaidStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
-  service = await startHttpService();
   // The service's public origin is the address the CLI reaches it at: its did:web names that host.
-  restore = setEnv({ SERVICE_BASE_URL: service.url });
+  served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
+  ({ stack, service } = served);
   scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-x402-"));
 });
-afterAll(async () => {
-  restore?.();
-  await service?.close();
-  await stack?.close();
-});
+afterAll(async () => served?.close());
 
 const signet = (args: string[]) => runSignet(args, path.join(scratch, "data"), 60_000);
 const receiptLine = () => `x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key, verified against its did:web document`;

@@ -23,25 +23,19 @@ import {
   type SignedReceipt,
 } from "@x402/extensions/offer-receipt";
 import { readStreamedAnswer } from "../../streaming/read-sse";
-import { setEnv } from "../support/env";
-import { startHttpService, type HttpService } from "../support/http-service";
-import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
+import type { PaidStack } from "../support/paid-stack";
 
+let served: ServedStack;
 let stack: PaidStack;
 let service: HttpService;
-let restore: () => void;
 
 beforeAll(async () => {
-  stack = await startPaidStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
-  service = await startHttpService();
   // The service's public origin is the address it is reached at: its did:web is did:web:127.0.0.1%3A<port>.
-  restore = setEnv({ SERVICE_BASE_URL: service.url });
+  served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
+  ({ stack, service } = served);
 });
-afterAll(async () => {
-  restore?.();
-  await service?.close();
-  await stack?.close();
-});
+afterAll(async () => served?.close());
 
 const chatBody = (extra: Record<string, unknown> = {}) => JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "signed offers" }], ...extra });
 const post = (path: string, body: string, f: typeof fetch = fetch) => f(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });

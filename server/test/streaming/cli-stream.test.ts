@@ -6,28 +6,22 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { setEnv } from "../support/env";
-import { startHttpService, type HttpService } from "../support/http-service";
+import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
 import { runSignet } from "../support/signet-cli";
-import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import type { PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
 let service: HttpService;
 let scratch: string;
-let restore: () => void;
+let served: ServedStack;
 
 beforeAll(async () => {
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "5" } });
-  service = await startHttpService();
   // The service's public origin is the address the CLI reaches it at: the x402 receipt's did:web key is that domain's.
-  restore = setEnv({ SERVICE_BASE_URL: service.url });
+  served = await startServedStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "5" } });
+  ({ stack, service } = served);
   scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-stream-"));
 });
-afterAll(async () => {
-  restore?.();
-  await service?.close();
-  await stack?.close();
-});
+afterAll(async () => served?.close());
 
 const signet = (args: string[]) => runSignet(args, path.join(scratch, "data"), 30_000);
 
