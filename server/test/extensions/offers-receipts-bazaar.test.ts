@@ -22,6 +22,7 @@ import {
   type JWSSignedReceipt,
   type SignedReceipt,
 } from "@x402/extensions/offer-receipt";
+import bs58 from "bs58";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
 import type { PaidStack } from "../support/paid-stack";
@@ -118,6 +119,14 @@ describe("offer-receipt over HTTP, with the package's client utilities", () => {
     expect(res.status).toBe(200);
     const payload = await verifyReceiptSignatureJWS(extractReceiptFromResponse(res) as JWSSignedReceipt);
     expect(payload).toMatchObject({ resourceUrl: `${service.url}/api/v1/credits`, payer: agent.address, transaction: ((await res.json()) as { tx_signature: string }).tx_signature });
+  });
+
+  it("binds to the domain the very key /api/v1/operator-key names, the one that signs the SIR receipts", async () => {
+    const did = (await (await fetch(`${service.url}/.well-known/did.json`)).json()) as { id: string; verificationMethod: { id: string; publicKeyJwk: { x: string } }[]; assertionMethod: string[] };
+    const operator = (await (await fetch(`${service.url}/api/v1/operator-key`)).json()) as { pubkey: string };
+    expect(did.id).toBe(`did:web:${encodeURIComponent(new URL(service.url).host)}`);
+    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`]);
+    expect(bs58.encode(Buffer.from(did.verificationMethod[0]!.publicKeyJwk.x, "base64url"))).toBe(operator.pubkey);
   });
 
   it("rejects malformed input: a receipt re-signed by another key under the service's kid does not verify", async () => {
