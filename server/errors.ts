@@ -19,6 +19,10 @@ export const ERROR_STATUS = {
   payment_invalid: 402,
   payment_failed: 402,
   payment_replay: 409,
+  // x402 payment-identifier: the id in the payment payload is malformed (400); or it already belongs to another
+  // payment of the same payer (409), and this one was neither settled nor charged.
+  invalid_payment_id: 400,
+  payment_id_conflict: 409,
   agent_not_allowed: 403,
   mainnet_disabled: 503,
   invalid_network: 400,

@@ -2,10 +2,12 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { decodePaymentResponseHeader } from "@x402/core/http";
+import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
 import { config } from "../../server/env";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Receipt } from "../../server/receipts/receipt-types";
+import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import { readStreamedAnswer } from "../../server/streaming/read-sse";
 import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
@@ -13,12 +15,15 @@ import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { UsageError } from "../cli-support";
+import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 
 export const CHAT_USAGE =
-  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR]\n' +
+  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR] [--payment-id ID]\n' +
   "  Solana: FILE is a Solana CLI keypair; Base: FILE holds a hex EVM private key (default: the dev demo agents).\n" +
   "  --stream: Server-Sent Events, printed as they arrive, with the timeline (first byte, last byte, receipt event).\n" +
-  "  --save DIR: writes receipt.json, prompt.json and response.json (the chunks when streamed) for signet verify.";
+  "  --save DIR: writes receipt.json, prompt.json and response.json (the chunks when streamed) for signet verify,\n" +
+  "    and x402-receipt.json (the x402 signed receipt).\n" +
+  "  --payment-id ID: the payment's x402 payment-identifier (16-128 of A-Z a-z 0-9 _ -): the same id with another payment is refused.";
 export const DEMO_AGENT_FILE = "demo-agent.json";
 export const DEMO_EVM_AGENT_FILE = "demo-agent-evm.txt";
 
@@ -35,8 +40,10 @@ export async function runChat(argv: string[]): Promise<number> {
       rpc: { type: "string" },
       stream: { type: "boolean", default: false },
       save: { type: "string" },
+      "payment-id": { type: "string" },
     },
   });
+  const paymentId = paymentIdOption(values["payment-id"]);
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${CHAT_USAGE}`);
   const cfg = config();
@@ -53,8 +60,8 @@ export async function runChat(argv: string[]): Promise<number> {
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const payer =
     network.family === "evm"
-      ? evmPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE), network.caip2)
-      : await solanaPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_AGENT_FILE), network.caip2, rpc);
+      ? evmPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE), network.caip2, paymentId)
+      : await solanaPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_AGENT_FILE), network.caip2, rpc, paymentId);
   const endpoint = values.endpoint.replace(/\/+$/, "");
   const messages = [{ role: "user", content: prompt }];
 
@@ -87,7 +94,7 @@ export async function runChat(argv: string[]): Promise<number> {
   const receiptHeader = res.headers.get("x-service-receipt");
   const parsed = receiptHeader ? parseReceiptText(receiptHeader) : null;
   if (!parsed?.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
-  return verifyAndReport(parsed.receipt, messages, body, { endpoint, rpc, save: values.save });
+  return verifyAndReport(parsed.receipt, messages, body, extractReceiptFromResponse(res), { endpoint, rpc, save: values.save });
 }
 
 interface ReportOptions {
@@ -96,14 +103,24 @@ interface ReportOptions {
   save: string | undefined;
 }
 
-/** Verifies the receipt with the library, prints the five checks, and saves the inputs for `signet verify`. */
-async function verifyAndReport(receipt: Record<string, unknown> | Receipt, messages: unknown[], response: unknown, opts: ReportOptions): Promise<number> {
+/**
+ * Verifies the receipt with the library, prints the five checks and the x402 receipt's check, and saves the inputs for
+ * `signet verify`. 0 when both receipts verified.
+ */
+async function verifyAndReport(
+  receipt: Record<string, unknown> | Receipt,
+  messages: unknown[],
+  response: unknown,
+  x402Receipt: SignedReceipt | null | undefined,
+  opts: ReportOptions,
+): Promise<number> {
   if (opts.save) {
     mkdirSync(opts.save, { recursive: true });
     writeFileSync(path.join(opts.save, "receipt.json"), `${JSON.stringify(receipt, null, 2)}\n`);
     writeFileSync(path.join(opts.save, "prompt.json"), `${JSON.stringify(messages, null, 2)}\n`);
     writeFileSync(path.join(opts.save, "response.json"), `${JSON.stringify(response, null, 2)}\n`);
-    process.stderr.write(`saved receipt.json, prompt.json, response.json in ${opts.save}\n`);
+    if (x402Receipt) writeFileSync(path.join(opts.save, "x402-receipt.json"), `${JSON.stringify(x402Receipt, null, 2)}\n`);
+    process.stderr.write(`saved receipt.json, prompt.json, response.json${x402Receipt ? ", x402-receipt.json" : ""} in ${opts.save}\n`);
   }
   process.stderr.write("verifying the receipt… ");
   const verdict = await serverVerifier.verifyReceipt({ receipt, prompt: messages, response, endpoint: opts.endpoint, rpc: opts.rpc });
@@ -112,7 +129,8 @@ async function verifyAndReport(receipt: Record<string, unknown> | Receipt, messa
     process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
   }
   process.stderr.write(`receipt: ${opts.endpoint}/api/v1/receipts/${String(receipt.inference_id)}\n`);
-  return verdict.ok ? 0 : 1;
+  const x402Ok = await reportX402Receipt(x402Receipt, opts.endpoint);
+  return verdict.ok && x402Ok ? 0 : 1;
 }
 
 /** Prints a streamed answer as it arrives, then its timeline, then verifies the receipt event over the chunks. */
@@ -136,7 +154,7 @@ async function printStream(res: Response, opts: ReportOptions & { started: numbe
   if (answer.error) throw new UsageError(`the stream ended with an error: ${answer.error.code ?? "error"}: ${answer.error.message ?? ""}`);
   if (!answer.receipt) throw new UsageError("the stream carried no receipt event");
   const { receipt, chunks } = answer;
-  return verifyAndReport(receipt, opts.messages, chunks, opts);
+  return verifyAndReport(receipt, opts.messages, chunks, answer.x402Receipt, opts);
 }
 
 interface Payer {
@@ -144,7 +162,7 @@ interface Payer {
   fetch: typeof fetch;
 }
 
-async function solanaPayer(file: string, caip2: string, rpc: string): Promise<Payer> {
+async function solanaPayer(file: string, caip2: string, rpc: string, paymentId: string | undefined): Promise<Payer> {
   let keypair;
   try {
     keypair = readKeypairFile(file);
@@ -152,10 +170,10 @@ async function solanaPayer(file: string, caip2: string, rpc: string): Promise<Pa
     throw new UsageError(`cannot read the Solana keypair ${file} (the dev demo agent is created by npm run dev)`);
   }
   const signer = await signerFromKeypair(keypair);
-  return { address: signer.address, fetch: createPayingFetch(signer, { [caip2]: rpc }) };
+  return { address: signer.address, fetch: createPayingFetch(signer, { [caip2]: rpc }, fetch, { paymentId }) };
 }
 
-function evmPayer(file: string, caip2: string): Payer {
+function evmPayer(file: string, caip2: string, paymentId: string | undefined): Payer {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -165,5 +183,5 @@ function evmPayer(file: string, caip2: string): Payer {
   const key = parseEvmPrivateKey(text);
   if (!key) throw new UsageError(`${file} does not hold a hex EVM private key (32 bytes)`);
   const account = privateKeyToAccount(key);
-  return { address: account.address, fetch: createEvmPayingFetch(account, [caip2]) };
+  return { address: account.address, fetch: createEvmPayingFetch(account, [caip2], fetch, { paymentId }) };
 }

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { newNonce, signReadHeaders, signRequestHeaders } from "../../server/agent/sign-request";
 import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
@@ -11,11 +12,12 @@ import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { UsageError } from "../cli-support";
+import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
 
 export const PREPAID_USAGE = [
   'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]',
-  "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL]",
+  "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]",
   "signet balance [--keypair FILE] [--endpoint URL] [--network N]",
   "signet grant [--keypair FILE] [--endpoint URL]",
 ].join("\n  ");
@@ -26,6 +28,7 @@ const OPTIONS = {
   model: { type: "string", default: "local/echo-1" },
   network: { type: "string" },
   rpc: { type: "string" },
+  "payment-id": { type: "string" },
 } as const;
 
 function keypairFrom(file: string | undefined): Ed25519Keypair {
@@ -75,10 +78,12 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const cfg = config();
   const rpc = values.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
   if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
+  const paymentId = paymentIdOption(values["payment-id"]);
   const signer = await signerFromKeypair(keypairFrom(values.keypair));
-  const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc });
+  const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, fetch, { paymentId });
+  const endpoint = values.endpoint.replace(/\/+$/, "");
   process.stderr.write("paying and settling… ");
-  const res = await pay(`${values.endpoint.replace(/\/+$/, "")}/api/v1/credits`, {
+  const res = await pay(`${endpoint}/api/v1/credits`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ amount_usdc: amount, ...(values.network ? { network: values.network } : {}) }),
@@ -86,7 +91,7 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const body = await json(res);
   process.stderr.write("done\n");
   process.stdout.write(`${JSON.stringify(body)}\n`);
-  return 0;
+  return (await reportX402Receipt(extractReceiptFromResponse(res), endpoint)) ? 0 : 1;
 }
 
 /** `signet balance`: the agent's balance and recent ledger entries (a signed read). */

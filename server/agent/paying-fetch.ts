@@ -1,6 +1,7 @@
 // The agent side, for the CLI and the tests: a stock @x402/fetch client paying with a Solana keypair through the
 // official exact SVM client scheme, or with an EVM key through the exact EVM scheme (EIP-3009): default spend
-// controls, nothing of ours in between.
+// controls, nothing of ours in between. A payment id (x402 payment-identifier) is added the way the extension's own
+// client example does: a hook before the payment is created.
 import "server-only";
 import { readFileSync } from "node:fs";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
@@ -8,6 +9,7 @@ import { x402Client } from "@x402/core/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { parseSecretKey, type Ed25519Keypair } from "../keys/parse-secret-key";
 
@@ -21,18 +23,31 @@ export function readKeypairFile(file: string): Ed25519Keypair {
   return parseSecretKey(readFileSync(file, "utf8"));
 }
 
+export interface PayingFetchOptions {
+  /** The payment id every payment of this client carries (16–128 of `[A-Za-z0-9_-]`; the package throws otherwise). */
+  paymentId?: string;
+}
+
 /** `fetch` that answers 402 challenges by paying with `signer`, on the Solana networks given (CAIP-2 → RPC URL). */
-export function createPayingFetch(signer: KeyPairSigner, rpcUrlByCaip2: Record<string, string>, baseFetch: typeof fetch = fetch): typeof fetch {
+export function createPayingFetch(signer: KeyPairSigner, rpcUrlByCaip2: Record<string, string>, baseFetch: typeof fetch = fetch, options: PayingFetchOptions = {}): typeof fetch {
   const client = new x402Client();
   for (const [caip2, rpcUrl] of Object.entries(rpcUrlByCaip2)) {
     client.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
   }
-  return wrapFetchWithPayment(baseFetch, client) as typeof fetch;
+  return wrapFetchWithPayment(baseFetch, withPaymentId(client, options)) as typeof fetch;
 }
 
 /** `fetch` that answers 402 challenges by signing EIP-3009 authorizations with `account`, on the EVM networks given. */
-export function createEvmPayingFetch(account: PrivateKeyAccount, caip2s: string[], baseFetch: typeof fetch = fetch): typeof fetch {
+export function createEvmPayingFetch(account: PrivateKeyAccount, caip2s: string[], baseFetch: typeof fetch = fetch, options: PayingFetchOptions = {}): typeof fetch {
   const client = new x402Client();
   for (const caip2 of caip2s) client.register(caip2 as never, new ExactEvmScheme(account));
-  return wrapFetchWithPayment(baseFetch, client) as typeof fetch;
+  return wrapFetchWithPayment(baseFetch, withPaymentId(client, options)) as typeof fetch;
+}
+
+/** Adds the payment id to each payment's extensions (only where the service declared payment-identifier). */
+export function withPaymentId(client: x402Client, { paymentId }: PayingFetchOptions): x402Client {
+  if (paymentId === undefined) return client;
+  return client.onBeforePaymentCreation(async ({ paymentRequired }) => {
+    appendPaymentIdentifierToExtensions((paymentRequired.extensions ??= {}), paymentId);
+  });
 }

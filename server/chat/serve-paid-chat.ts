@@ -9,6 +9,7 @@ import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate"
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
 import type { CompletionParams } from "../upstream";
+import { PAID_RESOURCE_DESCRIPTIONS } from "../x402/paid-resources";
 import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
 
 export interface PaidChatInput {
@@ -31,7 +32,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
   }
   const { settings, model, cap, plan } = planned;
   const { body } = input;
-  const outcome = await admitPayment(ctx, { state, plan, resourceUrl: input.resourceUrl, description: "Signet chat completion (one call)", purpose: "chat" });
+  const outcome = await admitPayment(ctx, { state, plan, resourceUrl: input.resourceUrl, description: PAID_RESOURCE_DESCRIPTIONS.chat, purpose: "chat" });
   switch (outcome.kind) {
     case "challenge":
     case "refused":

@@ -1,19 +1,25 @@
 // GET /.well-known/x402: what an x402 client or crawler needs to find and pay this service: the paid
-// resources with their requirements per network (asset, price, payTo, fee payer), the prepaid routes, the keys and
-// the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
+// resources (chat and top-up) with their requirements per network (asset, price, payTo, fee payer) and the x402
+// extensions their 402s declare (bazaar discovery metadata, payment ids), the prepaid routes, the keys, the DID
+// document and the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
 import "server-only";
+import { BAZAAR } from "@x402/extensions/bazaar";
+import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
+import type { PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { depositAddressFor } from "../x402/deposit-address";
+import { PAID_RESOURCE_DESCRIPTIONS, paidResourceUrl, type PaidResource } from "../x402/paid-resources";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
+import { didWebOf } from "./did-web-document";
 
 /** The discovery document for a service at `baseUrl` (see `discoverySchema`). */
 export async function buildX402Discovery(ctx: AppContext, settings: Settings, baseUrl: string) {
   const rpcs = advertisedRpcUrls();
   const networks = [];
-  const accepts = [];
+  const accepts: (PaymentRequirements & { feePayer?: string })[] = [];
   for (const id of Object.keys(NETWORKS) as NetworkId[]) {
     const info = NETWORKS[id];
     const enabled = ctx.gateway.supports(id) && (!info.isMainnet || settings.mainnetEnabled);
@@ -34,20 +40,26 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       logEvent("discovery.network_skipped", { network: info.caip2, reason: err instanceof Error ? err.message.slice(0, 100) : "unknown" }, "warn");
     }
   }
+  // The declarations of the resource's own 402s. A top-up's 402 asks for the amount its body names: its accepts here
+  // show the smallest, the flat price.
+  const resource = (paid: PaidResource) => {
+    const declared = ctx.gateway.declaredExtensions(paid);
+    return {
+      resource: paidResourceUrl(paid),
+      method: "POST",
+      description: PAID_RESOURCE_DESCRIPTIONS[paid],
+      mimeType: "application/json",
+      accepts,
+      extensions: { [BAZAAR.key]: declared[BAZAAR.key], [PAYMENT_IDENTIFIER]: declared[PAYMENT_IDENTIFIER] },
+    };
+  };
   return {
     x402Version: 2 as const,
     service: { name: "Signet", url: baseUrl, openapi: `${baseUrl}/api/v1/openapi.json`, docs: `${baseUrl}/docs` },
     operator_key_url: `${baseUrl}/api/v1/operator-key`,
+    did: { id: didWebOf(baseUrl), document: `${baseUrl}/.well-known/did.json` },
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },
-    resources: [
-      {
-        resource: `${baseUrl}/api/v1/chat/completions`,
-        method: "POST",
-        description: "Signet chat completion (one call), OpenAI-shaped, with a signed receipt; stream: true for SSE",
-        mimeType: "application/json",
-        accepts,
-      },
-    ],
+    resources: [resource("chat"), resource("topup")],
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,
       inference: `${baseUrl}/api/v1/inference`,

@@ -1,8 +1,9 @@
-// The operator key resource (GET /api/v1/operator-key).
+// The operator key resource (GET /api/v1/operator-key), and the operator key as the public routes load it.
 import "server-only";
 import { ConfigError } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
+import type { Ed25519Keypair } from "./parse-secret-key";
 import { operatorKeypair } from "./service-keys";
 
 export interface KeyResource {
@@ -11,10 +12,10 @@ export interface KeyResource {
   encoding: "base58";
 }
 
-/** The public half of the receipt-signing key. */
-export function operatorKeyResource(): KeyResource {
+/** The operator keypair, or server_misconfigured (logged) when none can be loaded: never a 500 with a trace. */
+export function usableOperatorKeypair(): Ed25519Keypair {
   try {
-    return { pubkey: operatorKeypair().publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
+    return operatorKeypair();
   } catch (err) {
     if (err instanceof ConfigError) {
       log.error({ event: "operator.key_missing", reason: err.message }, "operator key unavailable");
@@ -22,4 +23,9 @@ export function operatorKeyResource(): KeyResource {
     }
     throw err;
   }
+}
+
+/** The public half of the receipt-signing key. */
+export function operatorKeyResource(): KeyResource {
+  return { pubkey: usableOperatorKeypair().publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
 }

@@ -9,7 +9,7 @@ import { claimGrantSchema } from "../grants/claim-grant";
 import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";
 import { signInSchema } from "../operator-auth/sign-in";
 import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
-import { topUpRequestSchema } from "../prepaid/top-up-credits";
+import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
 import * as r from "./response-schemas";
 
 type Json = Record<string, unknown>;
@@ -33,7 +33,14 @@ function ref(schema: z.ZodType): Json {
 const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema });
 
 const PAID_REQUEST_HEADERS = [
-  { name: "PAYMENT-SIGNATURE", in: "header", required: false, description: "x402 v2 payment payload, base64 JSON (the stock client's header)", schema: { type: "string" } },
+  {
+    name: "PAYMENT-SIGNATURE",
+    in: "header",
+    required: false,
+    description:
+      "x402 v2 payment payload, base64 JSON (the stock client's header). Its `extensions[\"payment-identifier\"].info.id` (16-128 of `[A-Za-z0-9_-]`) is the client's payment id: unique per payer, bound to the first payment claimed under it",
+    schema: { type: "string" },
+  },
   { name: "X-Payment", in: "header", required: false, description: "The same payload under its v1 name", schema: { type: "string" } },
 ];
 const SIGNED_REQUEST_HEADERS = [
@@ -82,15 +89,17 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     "X-Credit-Balance-Usdc": header("The agent's credit balance on this network after the call. Not on a stream"),
   };
   const settlementHeaders = {
-    "PAYMENT-RESPONSE": header("x402 v2 settlement response, base64 JSON"),
+    "PAYMENT-RESPONSE": header(
+      "x402 v2 settlement response, base64 JSON. A plain answer's has `extensions[\"offer-receipt\"].info.receipt`: the x402 signed receipt (JWS); a stream's comes in its final event",
+    ),
     "X-Payment-Response": header("The same, under its v1 name"),
   };
   const paymentRequired = {
     description:
       "Payment required: always `error: payment_required` with the challenge in the body and both headers. A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `reason`; pay the challenge and retry",
     headers: {
-      "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON"),
-      "X-Payment-Required": header("The same, under its v1 name"),
+      "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON, with its x402 extensions (bazaar, signed offers, payment-identifier)"),
+      "X-Payment-Required": header("The same under its v1 name, without `extensions`"),
     },
     content: json(r.paymentErrorSchema),
   };
@@ -117,7 +126,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "server_misconfigured"]),
         },
       },
     },
@@ -145,7 +154,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "Credited", headers: { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders }, content: json(r.topUpResultSchema) },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"]),
         },
       },
     },
@@ -202,6 +211,14 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     },
     "/api/v1/openapi.json": {
       get: { operationId: "openapi", summary: "This document", tags: ["discovery"], responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } } },
+    },
+    "/.well-known/did.json": {
+      get: {
+        operationId: "didDocument",
+        summary: "did:web document: binds the key behind the JWS offers and receipts (the operator key) to this domain",
+        tags: ["discovery"],
+        responses: { "200": { description: "DID document", content: { "application/did+json": { schema: ref(r.didDocumentSchema) } } } },
+      },
     },
     "/.well-known/x402": {
       get: { operationId: "x402Discovery", summary: "x402 discovery: the paid resources, networks, keys and verifier", tags: ["discovery"], responses: { "200": { description: "Discovery document", content: json(r.discoverySchema) } } },

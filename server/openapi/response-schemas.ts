@@ -40,9 +40,18 @@ export const paymentRequiredSchema = z
     error: z.string().optional(),
     resource: z.object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() }).loose(),
     accepts: z.array(paymentRequirementsSchema).min(1),
+    extensions: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "The x402 extensions of a paid resource: `bazaar` (how to call it and what it answers), `offer-receipt` (`info.offers`: one JWS-signed offer per accepted requirement, by the key in /.well-known/did.json), `payment-identifier` (payment ids accepted)",
+      ),
   })
   .loose()
-  .register(openApiComponents, { id: "PaymentRequired", description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED and X-Payment-Required)" });
+  .register(openApiComponents, {
+    id: "PaymentRequired",
+    description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED; X-Payment-Required carries it without `extensions`)",
+  });
 
 export const paymentErrorSchema = errorBodySchema
   .extend({
@@ -104,8 +113,13 @@ export const chatCompletionChunkSchema = z
   })
   .register(openApiComponents, { id: "ChatCompletionChunk", description: "One `data:` event of a stream" });
 
+/** The x402 offer-receipt extension's signed receipt: a JWS over `{ version, network, resourceUrl, payer, issuedAt, transaction }`. */
+export const x402ReceiptSchema = z
+  .object({ format: z.literal("jws"), signature: z.string().describe("JWS compact serialization (EdDSA), `kid` = this service's did:web key") })
+  .register(openApiComponents, { id: "X402SignedReceipt", description: "The x402 offer-receipt extension's signed receipt (also in PAYMENT-RESPONSE's `extensions` of a plain answer)" });
+
 export const receiptEventSchema = z
-  .object({ object: z.literal("service.receipt"), receipt: receiptSchema })
+  .object({ object: z.literal("service.receipt"), receipt: receiptSchema, x402_receipt: x402ReceiptSchema.optional().describe("Paid route only: the payment's x402 signed receipt") })
   .register(openApiComponents, { id: "ReceiptEvent", description: "The stream's last event before `data: [DONE]`" });
 
 export const streamErrorEventSchema = z
@@ -179,6 +193,7 @@ export const discoverySchema = z
     x402Version: z.literal(2),
     service: z.object({ name: z.string(), url: z.string(), openapi: z.string(), docs: z.string() }),
     operator_key_url: z.string(),
+    did: z.object({ id: z.string().describe("did:web of SERVICE_BASE_URL's host"), document: z.string().describe("The DID document's URL") }),
     verifier: z.object({ url: z.string(), key_url: z.string() }),
     resources: z.array(
       z.object({
@@ -187,6 +202,7 @@ export const discoverySchema = z
         description: z.string(),
         mimeType: z.string(),
         accepts: z.array(paymentRequirementsSchema.extend({ feePayer: z.string().optional() }).loose()),
+        extensions: z.record(z.string(), z.unknown()).describe("The resource's x402 extensions as its 402 declares them: `bazaar`, `payment-identifier`"),
       }),
     ),
     prepaid: z.object({ topup: z.string(), inference: z.string(), grant_challenge: z.string(), grants: z.string() }),
@@ -201,3 +217,19 @@ export const discoverySchema = z
     ),
   })
   .register(openApiComponents, { id: "X402Discovery" });
+
+export const didDocumentSchema = z
+  .object({
+    "@context": z.array(z.string()),
+    id: z.string(),
+    verificationMethod: z.array(
+      z.object({
+        id: z.string(),
+        type: z.literal("JsonWebKey2020"),
+        controller: z.string(),
+        publicKeyJwk: z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string() }),
+      }),
+    ),
+    assertionMethod: z.array(z.string()),
+  })
+  .register(openApiComponents, { id: "DidDocument", description: "did:web document binding the operator key (it signs receipts, and the x402 offers and receipts) to this domain" });

@@ -8,7 +8,9 @@
 //      ▼                         │
 //    failed ◀──refused───────────┴──failed on chain, or expired (blockhash / validBefore passed, never landed)
 //
-// - claimed: the idempotency key is ours (unique), before the first await that moves money.
+// - claimed: the idempotency key is ours (unique), before the first await that moves money. A client's own payment id
+//   (x402 payment-identifier) is bound to the payment in the same statement, unique per payer: another payment of the
+//   payer under that id is refused (409 payment_id_conflict) before anything settles.
 // - settled: the transfer landed; ONE statement credits the payer and reserves the whole credit as the call's hold
 //   (a top-up is credited and is `served` at once: the credit is what it bought).
 // - serving / unserved: the hold stays reserved for this payment; only a retry with the same payment can spend it.
@@ -27,7 +29,7 @@ import { ensureDepositReady, type AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";
 import { randomUUID } from "node:crypto";
-import { Prisma, type DbClient, type Payment } from "../db";
+import { isUniqueViolation, Prisma, type DbClient, type Payment } from "../db";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { creditAgent } from "../ledger/credit-agent";
@@ -40,6 +42,7 @@ import { classifyVerifyFailure } from "../x402/classify-verify-failure";
 import { depositAddressFor } from "../x402/deposit-address";
 import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed-settlement";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
+import { readPaymentId } from "../x402/payment-id";
 import { payingAccount } from "../x402/paying-account";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { metrics, timeStep } from "../metrics/registry";
@@ -174,6 +177,11 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     return refused(await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason));
   }
   const { payload, key } = decoded;
+  const paymentId = readPaymentId(payload);
+  if (!paymentId.ok) {
+    logEvent(events.verifyFailed, { reason: "invalid_payment_id", detail: paymentId.reason, network: caip2 });
+    return refused(new AppError("invalid_payment_id", `the payment-identifier extension is malformed: ${paymentId.detail}`, { reason: paymentId.reason }));
+  }
 
   // Everything the claim needs is worked out first (match, verify, allowlist); then ONE statement checks that the
   // settings it was worked out from are still stored, finds the payment if it was seen before, and claims it (taking
@@ -184,7 +192,9 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   const found = await findOrClaimPayment(ctx.db, {
     key,
     expected: input.state.stored,
-    claim: check.ok ? { payment: { idempotencyKey: key, network: caip2, payer: check.payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose }, source: laneSource(caip2, payload, check.payer) } : null,
+    claim: check.ok
+      ? { payment: { idempotencyKey: key, network: caip2, payer: check.payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose, clientPaymentId: paymentId.id }, source: laneSource(caip2, payload, check.payer) }
+      : null,
   });
   if (found.stale) {
     rememberStoredSettings(found.stored);
@@ -210,7 +220,9 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     // This payment's transfer can never land any more (a sweeper may have found it so): the same answer as its retry.
     return refused(await paymentError(ctx, input, "the payment's transaction expired before it landed; nothing was charged, pay again", SETTLEMENT_EXPIRED));
   }
+  // The same payment sent again is the same payment, whatever id it carries now: the id bound at its claim stays.
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
+  if (found.conflict) return paymentIdConflict(input, paymentId.id!, found.conflict);
   if (!check.ok) return check.refuse();
   // Claimed and failed again by a concurrent request in between: nothing of this request's was taken.
   return { kind: "replay", error: new AppError("payment_replay", "this payment is already being processed") };
@@ -602,13 +614,16 @@ interface NewPayment {
   payTo: string;
   units: bigint;
   purpose: PaymentPurpose;
+  /** The client's payment id (x402 payment-identifier), if it sent one. */
+  clientPaymentId: string | null;
 }
 
 /** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
 type FindOrClaimOutcome =
   | { stale: true; stored: StoredSettings }
   | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; now: Date }
-  | { stale: false; claimed: false; existing: Payment | null };
+  /** Not claimed: the payment if seen before; the payer's other payment holding the client's payment id, if any. */
+  | { stale: false; claimed: false; existing: Payment | null; conflict: Payment | null };
 
 /**
  * In one statement: the stored settings, checked against `expected`; the payment under `key`, if any; and, when
@@ -619,30 +634,45 @@ type FindOrClaimOutcome =
 async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null }): Promise<FindOrClaimOutcome> {
   const p = input.claim?.payment ?? NO_CLAIM;
   const source = input.claim?.source ?? "";
-  // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane.
-  const rows = await hotQuery<{ current: boolean; stored: StoredSettings; now: Date; payment: PaymentJson | null; existing: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
-    WITH current AS (
-      SELECT ${storedSettingsAre(input.expected)} AS yes
-    ), claimed AS (
-      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
-      SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now()
-      FROM current WHERE current.yes AND ${input.claim !== null}
-      ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now()
-        WHERE payments.status = ${"failed" satisfies PaymentStatus} AND payments.failure_reason IS DISTINCT FROM ${SETTLEMENT_EXPIRED}
-      RETURNING id, ${PAYMENT_JSON} AS payment
-    ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
-    SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, now() AS now,
-           (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
-           ${laneRefusedMsExpression(source)} AS refused_ms,
-           (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing`);
+  const id = p.clientPaymentId;
+  let rows;
+  try {
+    // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane,
+    // and binds the client's payment id, unless another payment of the payer holds it.
+    rows = await hotQuery<{ current: boolean; stored: StoredSettings; now: Date; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
+      WITH current AS (
+        SELECT ${storedSettingsAre(input.expected)} AS yes
+      ), claimed AS (
+        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id)
+        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text
+        FROM current WHERE current.yes AND ${input.claim !== null}
+          AND (${id}::text IS NULL OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}))
+        ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
+               client_payment_id = COALESCE(payments.client_payment_id, EXCLUDED.client_payment_id)
+          WHERE payments.status = ${"failed" satisfies PaymentStatus} AND payments.failure_reason IS DISTINCT FROM ${SETTLEMENT_EXPIRED}
+        RETURNING id, ${PAYMENT_JSON} AS payment
+      ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
+      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, now() AS now,
+             (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
+             ${laneRefusedMsExpression(source)} AS refused_ms,
+             (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,
+             (SELECT ${PAYMENT_JSON} FROM payments
+               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`);
+  } catch (err) {
+    // SECURITY: two payments under one id at once: the unique index lets one commit; this one claimed nothing.
+    if (id === null || !isUniqueViolation(err)) throw err;
+    const owner = await db.payment.findFirst({ where: { payer: p.payer, clientPaymentId: id, NOT: { idempotencyKey: input.key } } });
+    if (!owner) throw err;
+    return { stale: false, claimed: false, existing: null, conflict: owner };
+  }
   const row = rows[0]!;
   if (!row.current) return { stale: true, stored: row.stored };
   if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), now: new Date(row.now) };
-  return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null };
+  return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null, conflict: row.id_owner ? paymentFromJson(row.id_owner) : null };
 }
 
 /** The claim's parameters when none is asked for: the INSERT never runs. */
-const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat" };
+const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat", clientPaymentId: null };
 
 /** Keeps a settling claim's lease, and its lane's hold once taken, until stopped. */
 interface ClaimKeeper {
@@ -715,7 +745,7 @@ const PAYMENT_JSON = Prisma.sql`json_build_object(
   'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
   'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
   'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
-  'pendingBeneficiary', pending_beneficiary)`;
+  'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id)`;
 
 function paymentFromJson(p: PaymentJson): Payment {
   return {
@@ -745,6 +775,22 @@ const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", err
 
 function replay(payment: Payment, message: string): PaidRequestOutcome {
   return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}) };
+}
+
+/**
+ * Another payment of this payer already holds the client's payment id: this one is refused before it settles. The
+ * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
+ */
+function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
+  logEvent(`${eventNames(input.purpose).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_id_conflict",
+      "this payment id belongs to another payment of this payer; nothing was charged for this one. A new payment needs a new id",
+      { client_payment_id: id, ...(owner.txSignature ? { tx_signature: owner.txSignature } : {}) },
+    ),
+  };
 }
 
 /** The log events of each purpose, written out so a search for the name finds them. */

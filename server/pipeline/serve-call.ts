@@ -2,6 +2,8 @@
 // - Serve: the upstream call. The hold's lease (and its payment's) is renewed while it runs, so no other server takes
 //   the call over while this one still serves it, however long a stream lasts.
 // - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign and attach the receipt.
+//   A paid call's answer also carries the x402 receipt (JWS, offer-receipt extension): in PAYMENT-RESPONSE, or in a
+//   stream's final event, since a stream's headers leave before the call is served.
 // - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
 import "server-only";
@@ -15,11 +17,11 @@ import { readBalance } from "../ledger/credit-agent";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
-import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
 import type { Completion } from "../upstream";
 import { formatUnitsAsUsdc } from "../verify";
+import { issueSettlementReceipt } from "../x402/offer-receipt";
 import { settlementHeaders } from "../x402/payment-headers";
 import { signCallReceipt } from "./call-receipt";
 import type { CallRequest, CallReservation, ServedCall } from "./call-types";
@@ -51,7 +53,8 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
   await attachReceipt(ctx.db, captured.inferenceId, receipt);
   crashPoint("after_debit");
-  const headers = { ...callHeaders(reservation, captured.balanceUnits), "X-Service-Receipt": encodeReceiptHeader(receipt) };
+  const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
+  const headers = { ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions), "X-Service-Receipt": encodeReceiptHeader(receipt) };
   crashPoint("before_response");
   return { body: completionBody(captured.inferenceId, completion), headers };
 }
@@ -77,13 +80,14 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     model: request.completion.model,
     events,
     abort,
-    finish: async (completion): Promise<Receipt> => {
+    finish: async (completion) => {
       lease.stop();
       observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
       const captured = await capture(ctx, reservation, completion, "served");
       const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
       await attachReceipt(ctx.db, captured.inferenceId, receipt);
-      return receipt;
+      const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
+      return { receipt, x402Receipt: x402Receipt?.receipt ?? null };
     },
     abortRecorded: async (produced) => {
       lease.stop();
@@ -157,11 +161,19 @@ function countCall(reservation: CallReservation, outcome: "served" | "aborted" |
 /** When serveCall began, per reservation: the start of the call's `total` step. */
 const servedFrom = new WeakMap<CallReservation, number>();
 
-/** The call's headers: the settlement on the paid route, and the agent's spendable balance once known. */
-function callHeaders(reservation: CallReservation, balanceUnits: bigint | null): Record<string, string> {
+/** The x402 signed receipt of a served paid call (the payment's settlement, for the chat resource). */
+function issuePaidCallReceipt(payment: NonNullable<CallReservation["payment"]>) {
+  return issueSettlementReceipt("chat", { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
+}
+
+/**
+ * The call's headers: the settlement on the paid route (with the settlement's extensions once served), and the agent's
+ * spendable balance once known.
+ */
+function callHeaders(reservation: CallReservation, balanceUnits: bigint | null, extensions?: Record<string, unknown>): Record<string, string> {
   const payment = reservation.payment;
   return {
-    ...(payment ? settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer }) : {}),
+    ...(payment ? settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer, extensions }) : {}),
     ...(balanceUnits !== null ? { "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balanceUnits) } : {}),
   };
 }

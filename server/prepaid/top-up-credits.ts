@@ -4,26 +4,17 @@
 // payment is refused. On Base the payer is a 0x address, which cannot sign prepaid requests, so there `agent_pubkey`
 // (the Ed25519 key that will spend the credit) is required.
 import "server-only";
-import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { config } from "../env";
 import { AppError } from "../errors";
-import { formatUnitsAsUsdc, isBase58PublicKey, parseUsdcToUnits } from "../verify";
+import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
 import { admitPayment, planPayment, readPaidRequestState, replanWithStoredSettings, type PaymentPlan, type Replan } from "../payments/paid-request";
 import type { Settings } from "../settings/setting-definitions";
 import { admitNetwork } from "../pipeline/network-gate";
+import { issueSettlementReceipt } from "../x402/offer-receipt";
 import { settlementHeaders } from "../x402/payment-headers";
-
-export const topUpRequestSchema = z
-  .object({
-    amount_usdc: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d{1,6})?$/)]),
-    network: z.string().min(1).max(64).optional(),
-    agent_pubkey: z.string().refine(isBase58PublicKey, { message: "must be a base58 Ed25519 public key" }).optional(),
-  })
-  .strict();
-
-export type TopUpRequest = z.infer<typeof topUpRequestSchema>;
+import type { TopUpRequest } from "./top-up-request-schema";
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
 export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string, replan?: Replan): Promise<{ body: unknown; headers: Record<string, string> }> {
@@ -54,9 +45,12 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
   const p = outcome.payment;
   const beneficiary = body.agent_pubkey ?? p.payer;
   const balance = formatUnitsAsUsdc(outcome.balanceUnits);
+  // The credit is what the payment bought, and it is given: the x402 receipt goes with the settlement.
+  const settlement = { transaction: p.txSignature, network: p.network, payer: p.payer };
+  const x402Receipt = await issueSettlementReceipt("topup", settlement);
   return {
     body: { object: "credit.topup", agent_pubkey: beneficiary, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
-    headers: { ...settlementHeaders({ transaction: p.txSignature, network: p.network, payer: p.payer }), "X-Credit-Balance-Usdc": balance },
+    headers: { ...settlementHeaders({ ...settlement, extensions: x402Receipt?.extensions }), "X-Credit-Balance-Usdc": balance },
   };
 }
 

@@ -2,6 +2,7 @@
 // pieces a verifier needs from them: the chunks, their concatenated text, and the receipt event. Pure and
 // browser-safe (fetch's ReadableStream and TextDecoder only).
 import "server-only";
+import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import type { Receipt } from "../receipts/receipt-types";
 
 /**
@@ -48,6 +49,8 @@ export interface StreamedAnswer {
   text: string;
   /** The signed receipt from the `service.receipt` event, or null when the stream carried none. */
   receipt: Receipt | null;
+  /** The same event's x402 signed receipt (paid route), or null. */
+  x402Receipt: SignedReceipt | null;
   /** The error event's body, when the stream ended with one. */
   error: { code?: string; message?: string } | null;
   /** Whether `data: [DONE]` arrived. */
@@ -62,15 +65,16 @@ export interface StreamedAnswerListener {
 
 /** Reads a whole streamed answer. */
 export async function readStreamedAnswer(body: ReadableStream<Uint8Array>, listener: StreamedAnswerListener = {}): Promise<StreamedAnswer> {
-  const answer: StreamedAnswer = { chunks: [], text: "", receipt: null, error: null, done: false };
+  const answer: StreamedAnswer = { chunks: [], text: "", receipt: null, x402Receipt: null, error: null, done: false };
   for await (const data of sseData(body)) {
     if (data === "[DONE]") {
       answer.done = true;
       continue;
     }
-    const event = data as { object?: unknown; receipt?: Receipt; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
+    const event = data as { object?: unknown; receipt?: Receipt; x402_receipt?: SignedReceipt; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
     if (event.object === "service.receipt" && event.receipt) {
       answer.receipt = event.receipt;
+      answer.x402Receipt = event.x402_receipt ?? null;
       listener.onReceipt?.();
     } else if (event.error) answer.error = event.error;
     else if (event.object === "chat.completion.chunk") {

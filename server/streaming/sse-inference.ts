@@ -1,7 +1,8 @@
 // Streaming an inference as Server-Sent Events in the OpenAI format, shared by the paid and prepaid routes:
 // `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage, then the signed receipt as
 // `data: {"object":"service.receipt","receipt":{…}}`, then `data: [DONE]`. The receipt cannot be a header: its
-// response hash covers the concatenated `delta.content` of every chunk, known only at the end.
+// response hash covers the concatenated `delta.content` of every chunk, known only at the end. On the paid route the
+// same event carries the x402 receipt (`x402_receipt`, a JWS), issued once the answer was served.
 //
 // The route decides what each ending means for the money, through three callbacks:
 // - `finish`: the whole answer was produced and sent; record it and return the signed receipt;
@@ -9,6 +10,7 @@
 //   what was produced, with no receipt (the client never got the whole text);
 // - `fail`: the upstream failed mid-stream; the route applies its unserved rules and returns the error event's body.
 import "server-only";
+import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import type { Completion, StreamEvent } from "../upstream";
 import type { Receipt } from "../receipts/receipt-types";
 import { logEvent } from "../log";
@@ -20,6 +22,8 @@ export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8",
 export interface ReceiptEvent {
   object: "service.receipt";
   receipt: Receipt;
+  /** Paid route: the x402 offer-receipt extension's signed receipt of the payment (`{ format: "jws", signature }`). */
+  x402_receipt?: SignedReceipt;
 }
 
 export interface SseInference {
@@ -29,7 +33,8 @@ export interface SseInference {
   /** The upstream stream, started with `abort.signal`. */
   events: AsyncGenerator<StreamEvent>;
   abort: AbortController;
-  finish: (completion: Completion) => Promise<Receipt>;
+  /** Records the served call; returns its signed receipt, and on the paid route the x402 receipt (null elsewhere). */
+  finish: (completion: Completion) => Promise<{ receipt: Receipt; x402Receipt: SignedReceipt | null }>;
   abortRecorded: (produced: string) => Promise<void>;
   /** Applies the route's rules for a failed upstream and returns the error the stream ends with. */
   fail: (err: unknown) => Promise<AppError>;
@@ -102,16 +107,17 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         return;
       }
       send(chunk({}, completion.finishReason, { usage: completion.usage }));
-      let receipt: Receipt;
+      let receipts: { receipt: Receipt; x402Receipt: SignedReceipt | null };
       try {
-        receipt = await plan.finish(completion);
+        receipts = await plan.finish(completion);
       } catch (err) {
         logEvent("stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
         send({ error: { code: "internal_error", message: "the call could not be recorded; no receipt was issued" } });
         close();
         return;
       }
-      send({ object: "service.receipt", receipt } satisfies ReceiptEvent);
+      const { receipt, x402Receipt } = receipts;
+      send({ object: "service.receipt", receipt, ...(x402Receipt ? { x402_receipt: x402Receipt } : {}) } satisfies ReceiptEvent);
       send("[DONE]");
       close();
     },

@@ -1,18 +1,35 @@
 // The service side of x402: builds payment requirements and challenges with @x402/core's x402ResourceServer, and
-// verifies and settles through the in-process facilitator (no HTTP hop, no @x402/next: it buffers streams).
+// verifies and settles through the in-process facilitator (no HTTP hop, no @x402/next: it buffers streams). Each
+// challenge declares the x402 extensions (@x402/extensions): bazaar discovery metadata, signed offers, payment ids.
 import "server-only";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
+import { BAZAAR, bazaarResourceServerExtension } from "@x402/extensions/bazaar";
+import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
+import { PAYMENT_IDENTIFIER, paymentIdentifierResourceServerExtension } from "@x402/extensions/payment-identifier";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { bazaarDeclaration } from "./bazaar-metadata";
+import { offerReceiptDeclaration, offerReceiptExtension } from "./offer-receipt";
+import { PAID_RESOURCE_PATHS, paidResourceAt, paidResourceUrl, type PaidResource } from "./paid-resources";
+import { PAYMENT_IDENTIFIER_DECLARATION } from "./payment-id";
 
 /**
  * How long a payment authorization stays acceptable. A Solana blockhash lives ~60-90 s; the client builds the
  * transaction right after the 402, so two minutes covers a slow client without keeping stale payloads alive.
  */
 export const PAYMENT_MAX_TIMEOUT_SECONDS = 120;
+
+/**
+ * How long a signed offer is good for. Offers are signed once and handed out while half their validity remains, so
+ * twice the payment timeout keeps every offer a client receives good for the whole time its payment may take.
+ */
+export const OFFER_VALIDITY_SECONDS = 2 * PAYMENT_MAX_TIMEOUT_SECONDS;
+
+/** How the discovery catalogues name and file the service (bazaar's service metadata on `resource`). */
+const SERVICE_METADATA = { serviceName: "Signet", tags: ["inference", "llm", "openai-compatible", "signed-receipts"] };
 
 /**
  * Fields @x402/svm's server scheme adds to `extra` from the chain at build time. They go stale within a minute (a
@@ -49,8 +66,14 @@ export interface PaymentGateway {
    * any blockhash: paymentRequired() adds the current one to each challenge.
    */
   requirements(network: NetworkId, amountUnits: bigint, payTo: string): Promise<PaymentRequirements>;
-  /** The 402 PaymentRequired document for one requirement; a Solana one carries the chain's current blockhash. */
+  /**
+   * The 402 PaymentRequired document for one requirement; a Solana one carries the chain's current blockhash. For a
+   * paid resource (by the URL's path) it names the resource by its public URL and declares its x402 extensions, with
+   * signed offers.
+   */
   paymentRequired(requirements: PaymentRequirements, resource: { url: string; description: string }, error?: string): Promise<PaymentRequired>;
+  /** The extensions a paid resource's 402 declares (bazaar, offer-receipt, payment-identifier), offers aside. */
+  declaredExtensions(resource: PaidResource): Readonly<Record<string, unknown>>;
   /** The requirement among ours that the payload accepted, or null (wrong amount, asset, payee or network). */
   match(requirements: PaymentRequirements, payload: PaymentPayload): PaymentRequirements | null;
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
@@ -71,7 +94,29 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
     server.register(NETWORKS[id].caip2 as never, new ExactEvmServerScheme());
     supported.add(id);
   }
+  server.registerExtension(bazaarResourceServerExtension);
+  server.registerExtension(offerReceiptExtension);
+  server.registerExtension(paymentIdentifierResourceServerExtension);
   await server.initialize();
+  // Per resource, once: the package's own enrichment adds the HTTP method to the bazaar declaration.
+  const declared = new Map<PaidResource, Readonly<Record<string, unknown>>>();
+  const declaredExtensions = (resource: PaidResource) => {
+    let extensions = declared.get(resource);
+    if (!extensions) {
+      const path = PAID_RESOURCE_PATHS[resource];
+      const http = { method: "POST", routePattern: path, adapter: { getPath: () => path } };
+      extensions = server.enrichExtensions(
+        {
+          [BAZAAR.key]: bazaarDeclaration(resource),
+          [OFFER_RECEIPT]: offerReceiptDeclaration(OFFER_VALIDITY_SECONDS),
+          [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION,
+        },
+        http,
+      );
+      declared.set(resource, extensions);
+    }
+    return extensions;
+  };
   const cache = new Map<string, Promise<PaymentRequirements>>();
   const svmNetworkByCaip2 = new Map<string, NetworkId>(
     (Object.keys(facilitator.rpcs) as NetworkId[]).map((id) => [NETWORKS[id].caip2, id]),
@@ -139,8 +184,13 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
       const fresh = svmNetwork ? await currentBlockhash(svmNetwork) : null;
       const base = withoutDynamicFields(requirements);
       const offered = fresh ? { ...base, extra: { ...base.extra, ...fresh } } : base;
-      return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
+      const paid = paidResourceAt(new URL(resource.url).pathname);
+      if (!paid) return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
+      // A copy: the resource server writes each response's signed offers into the object it is given.
+      const extensions = { ...declaredExtensions(paid) };
+      return server.createPaymentRequiredResponse([offered], { url: paidResourceUrl(paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
     },
+    declaredExtensions,
     match(requirements, payload) {
       return server.findMatchingRequirements([requirements], payload) ?? null;
     },

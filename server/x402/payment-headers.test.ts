@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import { challengeHeaders, decodePaymentHeader, MAX_PAYMENT_HEADER_BYTES, readPaymentHeader, settlementHeaders } from "./payment-headers";
 
@@ -47,9 +47,27 @@ describe("challengeHeaders() / settlementHeaders()", () => {
     expect(decodePaymentRequiredHeader(headers["PAYMENT-REQUIRED"]!)).toEqual(required);
   });
 
+  it("leaves the x402 extensions out of the seed's X-Payment-Required only", () => {
+    const required = { x402Version: 2, resource: { url: "http://x/y" }, accepts: [payload.accepted], extensions: { bazaar: { info: {}, schema: {} } } };
+    const headers = challengeHeaders(required);
+    expect(decodePaymentRequiredHeader(headers["PAYMENT-REQUIRED"]!)).toEqual(required);
+    const { extensions: _extensions, ...seed } = required;
+    expect(decodePaymentRequiredHeader(headers["X-Payment-Required"]!)).toEqual(seed);
+  });
+
   it("encodes { success, transaction, network, payer } in both settlement headers", () => {
     const headers = settlementHeaders({ transaction: "sig", network: "solana:x", payer: "p" });
     expect(headers["X-Payment-Response"]).toBe(headers["PAYMENT-RESPONSE"]);
     expect(decodePaymentResponseHeader(headers["PAYMENT-RESPONSE"]!)).toEqual({ success: true, transaction: "sig", network: "solana:x", payer: "p" });
+    expect(headers["PAYMENT-RESPONSE"]).toBe(encodePaymentResponseHeader({ success: true, transaction: "sig", network: "solana:x", payer: "p" }));
+  });
+
+  it("carries the settlement's extensions (a signed receipt) in both settlement headers", () => {
+    const extensions = { "offer-receipt": { info: { receipt: { format: "jws", signature: "a.b.c" } } } };
+    const headers = settlementHeaders({ transaction: "sig", network: "solana:x", payer: "p", extensions });
+    expect(headers["X-Payment-Response"]).toBe(headers["PAYMENT-RESPONSE"]);
+    // Byte for byte what the stock encoder writes.
+    expect(headers["PAYMENT-RESPONSE"]).toBe(encodePaymentResponseHeader({ success: true, transaction: "sig", network: "solana:x", payer: "p", extensions }));
+    expect(decodePaymentResponseHeader(headers["PAYMENT-RESPONSE"]!)).toEqual({ success: true, transaction: "sig", network: "solana:x", payer: "p", extensions });
   });
 });

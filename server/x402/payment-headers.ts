@@ -1,11 +1,7 @@
 // x402 header codecs for both spellings the service speaks: its own X-Payment / X-Payment-Required /
 // X-Payment-Response and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED / PAYMENT-RESPONSE (so stock clients work).
 import "server-only";
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-} from "@x402/core/http";
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
 
 /** Longest payment header accepted; a Solana payload is ~1.5 KB, an EVM one smaller. */
@@ -38,15 +34,32 @@ export function decodePaymentHeader(value: string): DecodedPayment {
   return { ok: true, payload };
 }
 
-/** Both challenge headers, carrying the same base64 PaymentRequired. */
+/**
+ * Both challenge headers: PAYMENT-REQUIRED carries the whole base64 PaymentRequired; X-Payment-Required (the seed's
+ * header, read by clients that know no x402 extensions) the same without its `extensions`. Twice the extensions (the
+ * bazaar schemas above all) would pass the 16 KB of response headers that Node's fetch accepts.
+ */
 export function challengeHeaders(paymentRequired: PaymentRequired): Record<string, string> {
   const encoded = encodePaymentRequiredHeader(paymentRequired);
-  return { "PAYMENT-REQUIRED": encoded, "X-Payment-Required": encoded, "cache-control": "no-store" };
+  const { extensions, ...withoutExtensions } = paymentRequired;
+  const seed = extensions === undefined ? encoded : encodePaymentRequiredHeader(withoutExtensions);
+  return { "PAYMENT-REQUIRED": encoded, "X-Payment-Required": seed, "cache-control": "no-store" };
 }
 
-/** Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`. */
-export function settlementHeaders(settlement: { transaction: string; network: string; payer: string }): Record<string, string> {
-  const body: SettleResponse = { success: true, transaction: settlement.transaction, network: settlement.network as SettleResponse["network"], payer: settlement.payer };
-  const encoded = encodePaymentResponseHeader(body);
+/**
+ * Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`, and the `extensions` given (the
+ * offer-receipt extension's signed receipt, once the call was served). The same bytes as @x402/core's
+ * encodePaymentResponseHeader, through Buffer: its encoder goes byte by byte through btoa, about 40 µs per KB, and a
+ * paid answer's header with its receipt is 2 KB.
+ */
+export function settlementHeaders(settlement: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> | undefined }): Record<string, string> {
+  const body: SettleResponse = {
+    success: true,
+    transaction: settlement.transaction,
+    network: settlement.network as SettleResponse["network"],
+    payer: settlement.payer,
+    ...(settlement.extensions ? { extensions: settlement.extensions } : {}),
+  };
+  const encoded = Buffer.from(JSON.stringify(body), "utf8").toString("base64");
   return { "PAYMENT-RESPONSE": encoded, "X-Payment-Response": encoded };
 }

@@ -17,7 +17,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { tempDataDir } from "../support/env";
+import { setEnv, tempDataDir } from "../support/env";
 
 let stack: PaidStack;
 let sepolia: LocalEvmChain;
@@ -240,10 +240,12 @@ describe("the CLI on Base Sepolia", () => {
   it("funds a 0x address with `localnet fund`, then pays with `signet chat --network base-sepolia --keypair FILE` and verifies", async () => {
     const { POST: chatRoute } = await import("@/app/api/v1/chat/completions/route");
     const { GET: operatorKeyRoute } = await import("@/app/api/v1/operator-key/route");
-    // The service over real HTTP, as the CLI reaches it: the chat route and the operator key.
-    const server = await startServer((req, reqBody, res) =>
-      answerWithRoute(req.url === "/api/v1/operator-key" ? (r) => operatorKeyRoute(r, {}) : (r) => chatRoute(r, {}), req, reqBody, res),
-    );
+    const { GET: didDocumentRoute } = await import("@/app/.well-known/did.json/route");
+    // The service over real HTTP, as the CLI reaches it: the chat route, the operator key and the DID document (the
+    // x402 receipt's key), at the public origin the service names.
+    const routes: Record<string, (r: Request) => Promise<Response>> = { "/api/v1/operator-key": (r) => operatorKeyRoute(r, {}), "/.well-known/did.json": (r) => didDocumentRoute(r, {}) };
+    const server = await startServer((req, reqBody, res) => answerWithRoute(routes[req.url ?? ""] ?? ((r) => chatRoute(r, {})), req, reqBody, res));
+    const restore = setEnv({ SERVICE_BASE_URL: server.url });
     try {
       const keyFile = path.join(tempDataDir(), "agent-evm.txt");
       const key = generatePrivateKey();
@@ -258,8 +260,10 @@ describe("the CLI on Base Sepolia", () => {
       expect(r.stdout).toContain("hello from the CLI");
       expect(r.stderr).toContain("✓ payer_matches");
       expect(r.stderr).toMatch(/paid: tx 0x[0-9a-f]{64}/);
+      expect(r.stderr).toContain(`x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(server.url).host)}#operator-key`);
       expect(await sepolia.usdcBalance(agent.address)).toBe(2_000_000n - PRICE);
     } finally {
+      restore();
       await server.close();
     }
   });

@@ -71,6 +71,7 @@ describe("the OpenAPI document", () => {
   it("covers every REST route the app serves", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        "/.well-known/did.json",
         "/.well-known/x402",
         "/api/operator/challenge",
         "/api/operator/login-link",
@@ -168,6 +169,9 @@ describe("real answers match the document", () => {
       const { res, body } = await call("GET", path);
       conforms(template, "get", res, body);
     }
+    const did = await call("GET", "/.well-known/did.json");
+    expect(did.res.headers.get("content-type")).toBe("application/did+json");
+    conforms("/.well-known/did.json", "get", did.res, did.body, "application/did+json");
     const grant = await call("POST", "/api/v1/grants", jsonInit({ agent_pubkey: "nope" }));
     conforms("/api/v1/grants", "post", grant.res, grant.body);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodePaymentResponseHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { parseReceiptText, usdcNumberToUnits, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../../keys/service-keys";
 import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
@@ -21,7 +21,9 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
     const body = (await res.json()) as { error: string; challenge: { accepts: { amount: string; network: string; payTo: string; extra: Record<string, unknown> }[] } };
     expect(body.error).toBe("payment_required");
     expect(res.headers.get("payment-required")).toBeTruthy();
-    expect(res.headers.get("x-payment-required")).toBe(res.headers.get("payment-required"));
+    const { extensions, ...seed } = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+    expect(Object.keys(extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
+    expect(decodePaymentRequiredHeader(res.headers.get("x-payment-required")!)).toEqual(seed);
     const req = body.challenge.accepts[0]!;
     expect(req).toMatchObject({ amount: "1000", network: stack.devnet.caip2 });
     expect(req.extra.feePayer).toBe(req.payTo);

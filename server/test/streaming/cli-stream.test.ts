@@ -6,23 +6,22 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { startHttpService, type HttpService } from "../support/http-service";
+import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
 import { runSignet } from "../support/signet-cli";
-import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import type { PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
 let service: HttpService;
 let scratch: string;
+let served: ServedStack;
 
 beforeAll(async () => {
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "5" } });
-  service = await startHttpService();
+  // The service's public origin is the address the CLI reaches it at: the x402 receipt's did:web key is that domain's.
+  served = await startServedStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "5" } });
+  ({ stack, service } = served);
   scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-stream-"));
 });
-afterAll(async () => {
-  await service?.close();
-  await stack?.close();
-});
+afterAll(async () => served?.close());
 
 const signet = (args: string[]) => runSignet(args, path.join(scratch, "data"), 30_000);
 
@@ -39,6 +38,7 @@ describe("signet chat --stream, then signet verify", () => {
     expect(chat.stdout).toContain('You said: "a streamed hello"');
     expect(chat.stderr).toMatch(/timeline: headers \d+ ms, first token \d+ ms, last token \d+ ms, receipt event \d+ ms \(\d+ chunks\)/);
     expect(chat.stderr).toContain("settled before the first byte");
+    expect(chat.stderr).toContain(`x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key`);
     for (const check of ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"]) expect(chat.stderr).toContain(`✓ ${check}`);
 
     const chunks = JSON.parse(readFileSync(path.join(saveDir, "response.json"), "utf8")) as { object: string }[];

@@ -11,10 +11,13 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
 import { GET as openapiRoute } from "@/app/api/v1/openapi.json/route";
 import { GET as discoveryRoute } from "@/app/.well-known/x402/route";
+import { GET as didDocumentRoute } from "@/app/.well-known/did.json/route";
 import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
 import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { POST as verifyRoute } from "@/app/api/verify/route";
+import { setEnv } from "./env";
+import { startPaidStack, type PaidStack } from "./paid-stack";
 import { answerWithRoute, type FetchRoute } from "./route-adapter";
 
 const param = (name: string, value: string) => ({ params: Promise.resolve({ [name]: decodeURIComponent(value) }) }) as never;
@@ -28,6 +31,7 @@ function routeFor(method: string, path: string): FetchRoute | null {
     "GET /api/v1/models": (r) => modelsRoute(r, {}),
     "GET /api/v1/openapi.json": (r) => openapiRoute(r, {}),
     "GET /.well-known/x402": (r) => discoveryRoute(r, {}),
+    "GET /.well-known/did.json": (r) => didDocumentRoute(r, {}),
     "GET /api/v1/operator-key": (r) => operatorKeyRoute(r, {}),
     "GET /api/v1/grants/challenge": (r) => grantChallengeRoute(r, {}),
     "POST /api/v1/grants": (r) => grantRoute(r, {}),
@@ -65,6 +69,31 @@ export async function startHttpService(): Promise<HttpService> {
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+export interface ServedStack {
+  stack: PaidStack;
+  service: HttpService;
+  close(): Promise<void>;
+}
+
+/**
+ * A paid stack served over HTTP, its public origin (SERVICE_BASE_URL) being the address it is served at, as in a real
+ * deployment: signed prepaid requests name it, and its did:web (the x402 offers' and receipts' key) is its host.
+ */
+export async function startServedStack(opts: Parameters<typeof startPaidStack>[0] = {}): Promise<ServedStack> {
+  const stack = await startPaidStack(opts);
+  const service = await startHttpService();
+  const restore = setEnv({ SERVICE_BASE_URL: service.url });
+  return {
+    stack,
+    service,
+    async close() {
+      restore();
+      await service.close();
+      await stack.close();
     },
   };
 }

@@ -1,7 +1,8 @@
 import { appContext } from "@/server/app-context";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
-import { topUpCredits, topUpRequestSchema } from "@/server/prepaid/top-up-credits";
+import { topUpCredits } from "@/server/prepaid/top-up-credits";
+import { topUpRequestSchema } from "@/server/prepaid/top-up-request-schema";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,32 @@
+// The service's two x402-paid resources (the chat route and the top-up route): their paths, and the public URL that
+// challenges, signed offers, signed receipts and discovery name them by.
+import "server-only";
+import { config } from "../env";
+
+export type PaidResource = "chat" | "topup";
+
+export const PAID_RESOURCE_PATHS = {
+  chat: "/api/v1/chat/completions",
+  topup: "/api/v1/credits",
+} as const satisfies Record<PaidResource, string>;
+
+/** What each paid resource is, for the challenge's `resource.description` and the discovery catalogues. */
+export const PAID_RESOURCE_DESCRIPTIONS = {
+  chat: "OpenAI-compatible chat completion, paid per call in USDC; every answer carries an Ed25519-signed receipt (stream: true for SSE)",
+  topup: "Prepaid credit bought with USDC, spent later by Ed25519-signed requests on /api/v1/inference",
+} as const satisfies Record<PaidResource, string>;
+
+/** The paid resource served at `path`, or null. */
+export function paidResourceAt(path: string): PaidResource | null {
+  for (const [resource, at] of Object.entries(PAID_RESOURCE_PATHS) as [PaidResource, string][]) if (at === path) return resource;
+  return null;
+}
+
+/**
+ * The resource's public URL: SERVICE_BASE_URL and its path.
+ * SECURITY: signed offers and receipts name this URL, never the Host a request claimed, so a client cannot obtain the
+ * service's signature over a URL that is not the service's.
+ */
+export function paidResourceUrl(resource: PaidResource): string {
+  return `${config().baseUrl}${PAID_RESOURCE_PATHS[resource]}`;
+}
