@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import { db } from "@/server/db";
 import { findReceipt } from "@/server/receipts/find-receipt";
-import { txExplorerUrl } from "@/server/receipts/tx-explorer-url";
+import { txExplorerUrl } from "@/server/verify";
 import { TrpcReactProvider } from "@/app/_client/trpc-react";
 import { ReceiptExplorer } from "../../explorer/receipt-explorer";
 
