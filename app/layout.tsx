@@ -18,7 +18,7 @@ export function generateMetadata(): Metadata {
     metadataBase: new URL(config().baseUrl),
     title: { default: "Signet: signed, pay-per-call inference", template: "%s · Signet" },
     description: DESCRIPTION,
-    icons: { icon: [{ url: "/favicon.ico", sizes: "any" }, { url: "/icon.svg", type: "image/svg+xml" }], apple: "/apple-touch-icon.png" },
+    icons: { icon: [{ url: "/favicon.ico", sizes: "any" }, { url: "/icon.svg", type: "image/svg+xml" }, { url: "/icon-512.png", sizes: "512x512", type: "image/png" }], apple: "/apple-touch-icon.png" },
     openGraph: { title: "Signet", description: DESCRIPTION, siteName: "Signet", type: "website", images: [{ url: "/og-image.png", width: 1200, height: 630, alt: "Signet: pay per call, verify every answer" }] },
     twitter: { card: "summary_large_image", title: "Signet", description: DESCRIPTION, images: ["/og-image.png"] },
   };

@@ -40,7 +40,7 @@ describe("walletTransactionSigner()", () => {
     const tx = await signThroughKit(wallet, signWith(wallet));
     const signature = tx.signatures[address(wallet.publicKey.toBase58())];
     expect(signature).toBeTruthy();
-    expect(ed25519.verify(signature!, tx.messageBytes, wallet.publicKey.toBytes())).toBe(true);
+    expect(ed25519.verify(signature!, new Uint8Array(tx.messageBytes), wallet.publicKey.toBytes())).toBe(true);
     expect(tx.signatures[address(FEE_PAYER)]).toBeNull();
   });
 
@@ -55,7 +55,7 @@ describe("walletTransactionSigner()", () => {
     };
     const tx = await signThroughKit(wallet, addInstructionAndSign);
     const signature = tx.signatures[address(wallet.publicKey.toBase58())]!;
-    expect(ed25519.verify(signature, tx.messageBytes, wallet.publicKey.toBytes())).toBe(true);
+    expect(ed25519.verify(signature, new Uint8Array(tx.messageBytes), wallet.publicKey.toBytes())).toBe(true);
     const original = await signThroughKit(wallet, signWith(wallet));
     expect(Buffer.from(tx.messageBytes).equals(Buffer.from(original.messageBytes))).toBe(false);
   });
