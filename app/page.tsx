@@ -9,10 +9,12 @@ export default async function Home() {
   const firstCalls = [
     {
       title: "curl: the 402 challenge",
-      code: `curl -i -X POST ${base}/api/v1/chat/completions \\
+      code: `curl -i ${base}/api/v1/chat/completions \\
   -H 'content-type: application/json' \\
-  -d '{"model":"local/echo-1","messages":[{"role":"user","content":"hello"}]}'
-# HTTP/1.1 402: payment_required, the x402 challenge in PAYMENT-REQUIRED`,
+  -d '{"model":"local/echo-1",
+       "messages":[{"role":"user","content":"hello"}]}'
+# 402 payment_required: the x402 challenge
+# is in the PAYMENT-REQUIRED header`,
     },
     {
       title: "TypeScript: @x402/fetch",
@@ -20,16 +22,20 @@ export default async function Home() {
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 
+// signer: a @solana/kit signer that holds USDC
 const client = new x402Client();
-client.register("solana:*", new ExactSvmScheme(signer, { rpcUrl })); // signer: a @solana/kit signer holding USDC
+client.register("solana:*", new ExactSvmScheme(signer, { rpcUrl }));
 const pay = wrapFetchWithPayment(fetch, client);
 
 const res = await pay("${base}/api/v1/chat/completions", {
   method: "POST",
   headers: { "content-type": "application/json" },
-  body: JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "hello" }] }),
+  body: JSON.stringify({
+    model: "local/echo-1",
+    messages: [{ role: "user", content: "hello" }],
+  }),
 });
-const receipt = JSON.parse(atob(res.headers.get("x-service-receipt")!));`,
+const receipt = res.headers.get("x-service-receipt");`,
     },
     {
       title: "The openai SDK, unchanged",
@@ -38,15 +44,21 @@ const receipt = JSON.parse(atob(res.headers.get("x-service-receipt")!));`,
 const openai = new OpenAI({
   baseURL: "${base}/api/v1",
   apiKey: "unused: x402 pays per call",
-  fetch: wrapFetchWithPayment(fetch, client), // the x402 client above
+  fetch: wrapFetchWithPayment(fetch, client),
 });
-const answer = await openai.chat.completions.create({ model: "local/echo-1", messages: [{ role: "user", content: "hello" }] });`,
+const answer = await openai.chat.completions.create({
+  model: "local/echo-1",
+  messages: [{ role: "user", content: "hello" }],
+});`,
     },
     {
       title: "The signet CLI",
       code: `npm run -s signet -- keygen --out my-key.json
-npm run -s signet -- chat "hello" --endpoint ${base} --keypair my-key.json
-npm run -s signet -- verify --receipt receipt.json --prompt prompt.json --response response.json --endpoint ${base}`,
+npm run -s signet -- chat "hello" \\
+  --endpoint ${base} --keypair my-key.json
+npm run -s signet -- verify --receipt receipt.json \\
+  --prompt prompt.json --response response.json \\
+  --endpoint ${base}`,
     },
   ];
   return (

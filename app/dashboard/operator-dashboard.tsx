@@ -205,7 +205,7 @@ function Section({ title, headingId, children, extra }: { title: string; heading
 /** A wide table scrolls sideways inside its card on a narrow screen (the page never does); focusable for keyboards. */
 function TableScroll({ label, children }: { label: string; children: React.ReactNode }) {
   return (
-    <div role="region" aria-label={label} tabIndex={0} className="mt-3 overflow-x-auto focus-visible:outline-2 focus-visible:outline-violet-600">
+    <div role="region" aria-label={`${label} (table)`} tabIndex={0} className="mt-3 overflow-x-auto focus-visible:outline-2 focus-visible:outline-violet-600">
       {children}
     </div>
   );
