@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { fundDevnetUsdc, makePaidCall } from "./support";
+import { fundDevnetUsdc, makePaidCall, pasteAndExpectFivePasses } from "./support";
 import { connectWallet, E2E_OPERATOR, freshKeypair, installTestWallet } from "./test-wallet";
 
 const VIEWPORTS = [
@@ -69,12 +69,7 @@ test("home: what Signet is, the live facts and the first calls", async ({ page }
 
 test("explorer with a verified receipt, and the receipt's permalink", async ({ page }) => {
   const call = await makePaidCall("pages: explorer");
-  await page.goto("/explorer");
-  await page.getByTestId("receipt-input").fill(call.receiptHeader);
-  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
-  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
-  await page.getByTestId("verify-button").click();
-  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+  await pasteAndExpectFivePasses(page, call);
   // Each check says what it means, and the transaction links to its network's explorer.
   await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("The payment is on the chain");
   await expect(page.getByTestId("summary-tx")).toHaveAttribute("href", /^https:\/\/explorer\.solana\.com\/tx\/\w+\?cluster=devnet$/);

@@ -1,4 +1,5 @@
 // Node-side helpers for the browser specs: a fresh agent funded on the e2e local chain pays for a real call.
+import { expect, type Page } from "@playwright/test";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
@@ -98,4 +99,22 @@ export async function devnetDepositAddress(): Promise<string> {
   const offer = doc.resources[0]!.accepts.find((a) => a.network === DEVNET);
   if (!offer) throw new Error("the service offers no devnet payment");
   return offer.payTo;
+}
+
+export const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
+
+/**
+ * Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. The
+ * amount is the receipt's own, so the test holds whatever price another spec left set.
+ */
+export async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: string; messages: unknown; response: unknown }) {
+  const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as { payment: { amount_usdc: number } };
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(call.receiptHeader);
+  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
+  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
+  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText(`transfer of ${receipt.payment.amount_usdc} USDC`);
 }

@@ -2,17 +2,8 @@
 // The dashboard's charts (recharts): calls per hour by network; received, upstream cost and margin per network over
 // time; payment failures by reason. Each has labelled axes and a caption; the tables below stay the exact figures.
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { SeriesPoint } from "@/server/dashboard/read-figure-series";
 import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2 } from "@/server/verify";
-
-export interface SeriesPoint {
-  hour: string;
-  network: string;
-  paidCalls: number;
-  prepaidCalls: number;
-  receivedUsdc: number;
-  upstreamCostUsdc: number;
-  marginUsdc: number;
-}
 
 export interface NetworkFailures {
   network: string;
