@@ -133,7 +133,7 @@ npm run -s signet -- verify --receipt receipt.json \\
             <code className="mx-1 rounded bg-slate-100 px-1">X-Service-Receipt</code>header is the signed receipt.
           </p>
         </div>
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div className="grid items-start gap-4 lg:grid-cols-2">
           {firstCalls.map((c) => (
             <CodeBlock key={c.title} title={c.title} code={c.code} testId="first-call" />
           ))}
