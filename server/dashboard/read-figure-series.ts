@@ -3,6 +3,7 @@
 // window is present for every network seen in it (zero when idle), so a chart's time axis has no gaps.
 import "server-only";
 import type { DbClient } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { unitsToUsdcNumber } from "../verify";
 
 /** Payment statuses whose money was received (the same set the figures table counts). */
@@ -26,27 +27,28 @@ export async function readFigureSeries(db: DbClient, hours = 24, now = new Date(
   const end = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   const start = new Date(end - (hours - 1) * HOUR_MS);
   const [calls, received] = await Promise.all([
-    db.$queryRaw<{ hour: Date; network: string; paid: bigint; prepaid: bigint; cost: bigint }[]>`
-      SELECT date_trunc('hour', created_at) AS hour, network,
+    // Hours are counted from the epoch, so the buckets are UTC hours whatever the database session's time zone.
+    db.$queryRaw<{ hour: bigint; network: string; paid: bigint; prepaid: bigint; cost: bigint }[]>`
+      SELECT floor(extract(epoch FROM created_at) / 3600)::bigint AS hour, network,
              count(*) FILTER (WHERE route = 'chat')::bigint AS paid,
              count(*) FILTER (WHERE route = 'inference')::bigint AS prepaid,
              coalesce(sum(cost_units), 0)::bigint AS cost
       FROM inference_logs WHERE created_at >= ${start}
       GROUP BY 1, 2`,
-    db.$queryRaw<{ hour: Date; network: string; units: bigint }[]>`
-      SELECT date_trunc('hour', created_at) AS hour, network, coalesce(sum(units), 0)::bigint AS units
-      FROM payments WHERE created_at >= ${start} AND status IN (${RECEIVED_STATUSES[0]}, ${RECEIVED_STATUSES[1]}, ${RECEIVED_STATUSES[2]}, ${RECEIVED_STATUSES[3]})
+    db.$queryRaw<{ hour: bigint; network: string; units: bigint }[]>`
+      SELECT floor(extract(epoch FROM created_at) / 3600)::bigint AS hour, network, coalesce(sum(units), 0)::bigint AS units
+      FROM payments WHERE created_at >= ${start} AND status IN (${Prisma.join([...RECEIVED_STATUSES])})
       GROUP BY 1, 2`,
   ]);
-  const key = (hour: Date, network: string) => `${new Date(hour).getTime()}|${network}`;
+  const key = (hour: bigint | number, network: string) => `${hour}|${network}`;
   const callsAt = new Map(calls.map((c) => [key(c.hour, c.network), c]));
   const receivedAt = new Map(received.map((r) => [key(r.hour, r.network), r.units]));
   const networks = [...new Set([...calls.map((c) => c.network), ...received.map((r) => r.network)])].sort();
   const points: SeriesPoint[] = [];
   for (let t = start.getTime(); t <= end; t += HOUR_MS) {
     for (const network of networks) {
-      const c = callsAt.get(key(new Date(t), network));
-      const receivedUnits = receivedAt.get(key(new Date(t), network)) ?? 0n;
+      const c = callsAt.get(key(t / HOUR_MS, network));
+      const receivedUnits = receivedAt.get(key(t / HOUR_MS, network)) ?? 0n;
       const costUnits = c?.cost ?? 0n;
       points.push({
         hour: new Date(t).toISOString(),
