@@ -69,12 +69,13 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
     if (!pubkey || !signTransaction || !network) return;
     setBusy(true);
     setOutcome(null);
+    const chains = walletChains(wallet?.adapter, pubkey);
     const result = await topUpWithWallet({
       wallet: pubkey,
       signTransaction: (tx: VersionedTransaction) => signTransaction(tx),
       network,
       amountUsdc: amount,
-      ...(walletChains(wallet?.adapter, pubkey) ? { walletChains: walletChains(wallet?.adapter, pubkey)! } : {}),
+      ...(chains ? { walletChains: chains } : {}),
     });
     setOutcome(result);
     setBusy(false);
