@@ -83,6 +83,8 @@ export default defineConfig(
   },
   {
     files: ["app/_client/**/*.{ts,tsx}", ...clientComponents()],
+    // Their unit tests run in Node and may compare with the server's own code.
+    ignores: ["app/**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", clientImports] },
   },
 );

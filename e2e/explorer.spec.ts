@@ -1,23 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
-import { makeEvmPaidCall, makePaidCall, makeStreamedPaidCall } from "./support";
-
-const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
-
-/**
- * Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. The
- * amount is the receipt's own, so the test holds whatever price another spec left set.
- */
-async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: string; messages: unknown; response: unknown }) {
-  const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as { payment: { amount_usdc: number } };
-  await page.goto("/explorer");
-  await page.getByTestId("receipt-input").fill(call.receiptHeader);
-  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
-  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
-  await page.getByTestId("verify-button").click();
-  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
-  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
-  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText(`transfer of ${receipt.payment.amount_usdc} USDC`);
-}
+import { expect, test } from "@playwright/test";
+import { CHECKS, makeEvmPaidCall, makePaidCall, makeStreamedPaidCall, pasteAndExpectFivePasses } from "./support";
 
 test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
   const call = await makePaidCall("explore me");

@@ -1,10 +1,14 @@
 // Node-side helpers for the browser specs: a fresh agent funded on the e2e local chain pays for a real call.
+import { expect, type Page } from "@playwright/test";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { PublicKey } from "@solana/web3.js";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch } from "../server/agent/paying-fetch";
 import { fundEvmAccount } from "../server/chain/anvil";
 import { generateKeypair, type Ed25519Keypair } from "../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../server/streaming/read-sse";
+import { USDC_MINT_BY_SOLANA_CLUSTER } from "../server/verify";
 
 export const BASE = "http://localhost:3210";
 export const DEVNET_RPC = "http://127.0.0.1:18999";
@@ -64,4 +68,53 @@ export async function makeEvmPaidCall(prompt: string) {
   const response = (await res.json()) as { choices: { message: { content: string } }[] };
   const receiptHeader = res.headers.get("x-service-receipt")!;
   return { account, messages, response, receiptHeader };
+}
+
+async function devnetRpc<T>(method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(DEVNET_RPC, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** Gives `owner` `usdcUnits` of USDC on the e2e devnet chain (and no SOL: the facilitator pays the fees). */
+export async function fundDevnetUsdc(owner: string, usdcUnits: bigint): Promise<void> {
+  await devnetRpc("localnet_fund", [owner, { usdcUnits: usdcUnits.toString() }]);
+}
+
+/** `owner`'s USDC on the e2e devnet chain in atomic units, read from its associated token account (0 when absent). */
+export async function devnetUsdcUnits(owner: string): Promise<bigint> {
+  const ata = getAssociatedTokenAddressSync(new PublicKey(USDC_MINT_BY_SOLANA_CLUSTER.devnet), new PublicKey(owner), true).toBase58();
+  try {
+    return BigInt((await devnetRpc<{ value: { amount: string } }>("getTokenAccountBalance", [ata])).value.amount);
+  } catch (err) {
+    if (/could not find account/.test((err as Error).message)) return 0n;
+    throw err;
+  }
+}
+
+/** The devnet deposit address the service publishes in its x402 discovery document. */
+export async function devnetDepositAddress(): Promise<string> {
+  const doc = (await (await fetch(`${BASE}/.well-known/x402`)).json()) as { resources: { accepts: { network: string; payTo: string }[] }[] };
+  const offer = doc.resources[0]!.accepts.find((a) => a.network === DEVNET);
+  if (!offer) throw new Error("the service offers no devnet payment");
+  return offer.payTo;
+}
+
+export const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
+
+/**
+ * Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. The
+ * amount is the receipt's own, so the test holds whatever price another spec left set.
+ */
+export async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: string; messages: unknown; response: unknown }) {
+  const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as { payment: { amount_usdc: number } };
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(call.receiptHeader);
+  await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
+  await page.getByTestId("response-input").fill(JSON.stringify(call.response));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
+  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText(`transfer of ${receipt.payment.amount_usdc} USDC`);
 }

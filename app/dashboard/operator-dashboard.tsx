@@ -5,6 +5,7 @@ import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import { useState } from "react";
 import { signInWithWallet } from "@/app/_client/sign-in-client";
 import { useTRPC } from "@/app/_client/trpc-react";
+import { CallsChart, FailuresChart, MoneyCharts, networkLabel } from "./figure-charts";
 
 export function OperatorDashboard() {
   const trpc = useTRPC();
@@ -12,14 +13,16 @@ export function OperatorDashboard() {
   if (whoami.isLoading) return <p>Loading…</p>;
   if (!whoami.data) return <SignIn onSignedIn={() => void whoami.refetch()} />;
   return (
-    <div className="space-y-8">
+    <div className="space-y-6">
       <p className="text-sm text-slate-600">
-        Signed in as <code data-testid="operator-pubkey">{whoami.data.pubkey}</code>
+        Signed in as <code data-testid="operator-pubkey" className="break-all">{whoami.data.pubkey}</code>
       </p>
-      <KillSwitch />
+      <div className="grid gap-6 lg:grid-cols-[1fr_2fr]">
+        <KillSwitch />
+        <FeePayer />
+      </div>
       <Health />
       <Figures />
-      <FeePayer />
       <SettingsEditor />
       <AuditLog />
       <Reconcile />
@@ -38,15 +41,15 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     else setError(outcome.message);
   }
   return (
-    <div className="space-y-3">
-      <p>Operators sign in by signing a one-time challenge with their wallet.</p>
+    <div className="space-y-3 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
+      <p>Operators sign in by signing a one-time challenge with their wallet (a message, not a transaction). Only the keys in SERVICE_OPERATOR_PUBKEYS are let in.</p>
       <WalletMultiButton />
       {publicKey && (
-        <button data-testid="sign-in-button" className="block rounded bg-slate-900 px-4 py-2 text-white" onClick={() => void signIn()}>
+        <button data-testid="sign-in-button" className="block rounded-lg bg-slate-900 px-4 py-2 font-semibold text-white" onClick={() => void signIn()}>
           Sign in with this wallet
         </button>
       )}
-      {error && <p data-testid="sign-in-error" className="text-red-700">{error}</p>}
+      {error && <p role="alert" data-testid="sign-in-error" className="text-red-800">{error}</p>}
     </div>
   );
 }
@@ -75,15 +78,14 @@ function KillSwitch() {
     set.mutate({ key: "SERVICE_MAINNET_ENABLED", value: next });
   }
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Mainnet kill switch</h2>
+    <Section title="Mainnet kill switch" headingId="mainnet-kill-switch-heading">
       <p className="my-2">
         Mainnet is <strong data-testid="mainnet-state">{enabled ? "ON" : "OFF"}</strong>.
       </p>
-      <button data-testid="kill-switch" className={`rounded px-4 py-2 text-white ${enabled ? "bg-red-700" : "bg-green-700"}`} onClick={toggle}>
+      <button data-testid="kill-switch" className={`rounded-lg px-4 py-2 font-semibold text-white ${enabled ? "bg-red-700" : "bg-green-700"}`} onClick={toggle}>
         {enabled ? "Turn mainnet off" : "Turn mainnet on"}
       </button>
-    </section>
+    </Section>
   );
 }
 
@@ -102,32 +104,31 @@ function SettingsEditor() {
     if (outcome.ok) setDrafts(({ [key]: _saved, ...rest }) => rest);
   }
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Settings</h2>
+    <Section title="Settings" headingId="settings-heading">
       <div className="mt-2 space-y-2">
         {settings.data?.map((s) => (
-          <div key={s.key} className="grid grid-cols-[18rem_1fr_auto] items-start gap-2 text-sm">
-            <label htmlFor={`setting-${s.key}`} className="pt-1 font-mono">{s.key}</label>
-            <div>
+          <div key={s.key} className="grid grid-cols-[1fr_auto] items-start gap-x-2 gap-y-1 text-sm sm:grid-cols-[18rem_1fr_auto]">
+            <label htmlFor={`setting-${s.key}`} className="col-span-2 break-all pt-1 font-mono sm:col-span-1">{s.key}</label>
+            <div className="min-w-0">
               <input
                 id={`setting-${s.key}`}
                 data-testid={`setting-${s.key}`}
-                className="w-full rounded border p-1 font-mono"
+                className="w-full rounded border border-slate-300 p-1 font-mono"
                 type={s.secret ? "password" : "text"}
                 autoComplete="off"
                 placeholder={s.secret ? (s.value ? "set (hidden); type a new value to replace it" : "not set") : ""}
                 value={drafts[s.key] ?? (s.secret ? "" : s.value)}
                 onChange={(e) => setDrafts((d) => ({ ...d, [s.key]: e.target.value }))}
               />
-              {errors[s.key] && <p data-testid={`setting-error-${s.key}`} className="text-red-700">{errors[s.key]}</p>}
+              {errors[s.key] && <p data-testid={`setting-error-${s.key}`} className="text-red-800">{errors[s.key]}</p>}
             </div>
-            <button data-testid={`save-${s.key}`} className="rounded border px-2 py-1" onClick={() => void save(s.key, s.secret)}>
+            <button data-testid={`save-${s.key}`} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100" onClick={() => void save(s.key, s.secret)}>
               Save
             </button>
           </div>
         ))}
       </div>
-    </section>
+    </Section>
   );
 }
 
@@ -135,10 +136,11 @@ function AuditLog() {
   const trpc = useTRPC();
   const audit = useQuery(trpc.settings.audit.queryOptions({ limit: 50 }));
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Audit log</h2>
-      <table data-testid="audit-log" className="mt-2 w-full text-left text-xs">
-        <thead><tr><th>when</th><th>who</th><th>setting</th><th>old → new</th></tr></thead>
+    <Section title="Audit log" headingId="audit-log-heading">
+      <TableScroll label="Audit log">
+      <table data-testid="audit-log" className="w-full min-w-[36rem] text-left text-xs">
+        <caption className="sr-only">Settings changes, newest first</caption>
+        <thead className="uppercase text-slate-600"><tr><th scope="col">when</th><th scope="col">who</th><th scope="col">setting</th><th scope="col">old → new</th></tr></thead>
         <tbody>
           {audit.data?.map((a) => (
             <tr key={a.id} data-testid="audit-row">
@@ -147,41 +149,65 @@ function AuditLog() {
           ))}
         </tbody>
       </table>
-    </section>
+      </TableScroll>
+    </Section>
   );
 }
 
 function Figures() {
   const trpc = useTRPC();
   const figures = useQuery(trpc.dashboard.figures.queryOptions(undefined, { refetchInterval: 10_000 }));
-  const hourly = figures.data?.hourly ?? [];
-  const max = Math.max(1, ...hourly.map((h) => h.calls));
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Live figures</h2>
-      <table data-testid="figures" className="mt-2 w-full text-left text-sm">
-        <thead><tr><th>network</th><th>paid calls</th><th>settle ok</th><th>prepaid</th><th>received</th><th>upstream cost</th><th>margin</th><th>failures</th></tr></thead>
-        <tbody>
-          {figures.data?.networks.map((n) => (
-            <tr key={n.network} data-testid="figures-row" data-network={n.network}>
-              <td className="font-mono text-xs">{n.network.slice(0, 20)}…</td><td data-testid="paid-calls">{n.paidCalls}</td><td>{n.settleOk}</td><td>{n.prepaidCalls}</td>
-              <td>{n.receivedUsdc}</td><td>{n.upstreamCostUsdc}</td><td>{n.marginUsdc}</td>
-              <td className="text-xs">{n.failures.map((f) => `${f.stage}/${f.reason}: ${f.count}`).join(", ") || "none"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+    <Section title="Live figures" headingId="figures-heading">
+      {figures.data && (
+        <div className="space-y-4">
+          <div className="grid gap-4 lg:grid-cols-2">
+            <CallsChart series={figures.data.series} />
+            <FailuresChart networks={figures.data.networks} />
+          </div>
+          <MoneyCharts series={figures.data.series} />
+        </div>
+      )}
+      <TableScroll label="Figures per network">
+        <table data-testid="figures" className="w-full min-w-[44rem] text-left text-sm">
+          <caption className="sr-only">Totals per network</caption>
+          <thead className="text-xs uppercase text-slate-600"><tr><th scope="col">network</th><th scope="col">paid calls</th><th scope="col">settle ok</th><th scope="col">prepaid</th><th scope="col">received</th><th scope="col">upstream cost</th><th scope="col">margin</th><th scope="col">failures</th></tr></thead>
+          <tbody>
+            {figures.data?.networks.map((n) => (
+              <tr key={n.network} data-testid="figures-row" data-network={n.network} className="border-t border-slate-100">
+                <td className="text-xs">{networkLabel(n.network)}</td><td data-testid="paid-calls">{n.paidCalls}</td><td>{n.settleOk}</td><td>{n.prepaidCalls}</td>
+                <td>{n.receivedUsdc}</td><td>{n.upstreamCostUsdc}</td><td>{n.marginUsdc}</td>
+                <td className="text-xs">{n.failures.map((f) => `${f.stage}/${f.reason}: ${f.count}`).join(", ") || "none"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {figures.data && (
         <p className="mt-2 text-sm">Grants today: {figures.data.grantsToday.count} ({figures.data.grantsToday.usdc} of {figures.data.grantsToday.budgetUsdc} USDC budget)</p>
       )}
-      <svg role="img" aria-label="calls per hour" className="mt-3 h-24 w-full" viewBox={`0 0 ${Math.max(24, hourly.length) * 10} 100`} preserveAspectRatio="none">
-        {hourly.map((h, i) => (
-          <rect key={`${h.hour}-${h.network}`} x={i * 10 + 1} width={8} y={100 - (h.calls / max) * 100} height={(h.calls / max) * 100} className="fill-slate-700">
-            <title>{`${h.hour} ${h.network}: ${h.calls}`}</title>
-          </rect>
-        ))}
-      </svg>
+    </Section>
+  );
+}
+
+/** A dashboard card with its heading. */
+function Section({ title, headingId, children, extra }: { title: string; headingId: string; children: React.ReactNode; extra?: React.ReactNode }) {
+  return (
+    <section aria-labelledby={headingId} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
+      <h2 id={headingId} className="text-lg font-semibold">
+        {title} {extra}
+      </h2>
+      {children}
     </section>
+  );
+}
+
+/** A wide table scrolls sideways inside its card on a narrow screen (the page never does); focusable for keyboards. */
+function TableScroll({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div role="region" aria-label={`${label} (table)`} tabIndex={0} className="mt-3 overflow-x-auto focus-visible:outline-2 focus-visible:outline-violet-600">
+      {children}
+    </div>
   );
 }
 
@@ -193,10 +219,7 @@ function Health() {
   const style = { ok: "bg-green-100 text-green-800", degraded: "bg-amber-100 text-amber-900", unavailable: "bg-red-100 text-red-800" };
   const pending = [...h.pending.broadcast.items, ...h.pending.staleClaims.items, ...h.pending.unserved.items];
   return (
-    <section className="rounded border bg-white p-4" aria-labelledby="health-heading">
-      <h2 id="health-heading" className="text-lg font-semibold">
-        Health <span data-testid="health-status" className={`rounded px-2 text-sm ${style[h.status]}`}>{h.status}</span>
-      </h2>
+    <Section title="Health" headingId="health-heading" extra={<span data-testid="health-status" className={`rounded px-2 text-sm ${style[h.status]}`}>{h.status}</span>}>
       {[...h.reasons, ...h.warnings].length > 0 && (
         <ul className="mt-2 list-disc pl-5 text-sm" role="status">
           {[...h.reasons, ...h.warnings].map((r) => (
@@ -221,7 +244,8 @@ function Health() {
         {h.pending.unserved.count} unserved payment(s)
       </p>
       {pending.length > 0 && (
-        <table className="mt-2 w-full text-left text-xs">
+        <TableScroll label="Payments waiting on a retry">
+        <table className="w-full min-w-[36rem] text-left text-xs">
           <caption className="sr-only">Payments waiting on a retry</caption>
           <thead>
             <tr>
@@ -250,8 +274,9 @@ function Health() {
             ))}
           </tbody>
         </table>
+        </TableScroll>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -260,16 +285,15 @@ function FeePayer() {
   const health = useQuery(trpc.dashboard.feePayer.queryOptions());
   const style = { ok: "bg-green-100 text-green-800", warn: "bg-amber-100 text-amber-900", alert: "bg-red-100 text-red-800", unreachable: "bg-slate-200" };
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Fee payer</h2>
+    <Section title="Fee payer" headingId="fee-payer-heading">
       <ul className="mt-2 space-y-1 text-sm">
         {health.data?.map((h) => (
           <li key={h.network} data-testid="fee-payer">
-            <span className={`rounded px-2 ${style[h.level]}`}>{h.level}</span> {h.label}: {h.balance === null ? "unreachable" : `${h.balance} ${h.unit}`} (warn under {h.warnBelow}, alert under {h.alertBelow}) <code className="text-xs">{h.address}</code>
+            <span className={`rounded px-2 ${style[h.level]}`}>{h.level}</span> {h.label}: {h.balance === null ? "unreachable" : `${h.balance} ${h.unit}`} (warn under {h.warnBelow}, alert under {h.alertBelow}) <code className="break-all text-xs">{h.address}</code>
           </li>
         ))}
       </ul>
-    </section>
+    </Section>
   );
 }
 
@@ -278,25 +302,24 @@ function Reconcile() {
   // Walks the chain: run on demand, not on every page load.
   const report = useQuery({ ...trpc.dashboard.reconcile.queryOptions(), enabled: false });
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Reconciliation</h2>
+    <Section title="Reconciliation" headingId="reconciliation-heading">
       <p className="text-sm text-slate-600">On-chain deposits against recorded payments and the ledger (read-only, like <code>signet reconcile</code>).</p>
-      <button data-testid="reconcile-button" className="mt-2 rounded border px-3 py-1" onClick={() => void report.refetch()} disabled={report.isFetching}>
+      <button data-testid="reconcile-button" className="mt-2 rounded-lg border border-slate-300 px-3 py-1 hover:bg-slate-100" onClick={() => void report.refetch()} disabled={report.isFetching}>
         {report.isFetching ? "Reading the chain…" : "Run reconciliation"}
       </button>
-      {report.error && <p className="text-red-700">{report.error.message}</p>}
+      {report.error && <p role="alert" className="text-red-800">{report.error.message}</p>}
       <ul data-testid="reconcile-report" className="mt-2 space-y-1 text-sm">
         {report.data?.map((r) => (
           <li key={r.network} data-testid="reconcile-network" data-drift={r.drift}>
             <span className={`rounded px-2 ${r.drift === 0 ? "bg-green-100 text-green-800" : "bg-red-100 text-red-800"}`}>{r.drift === 0 ? "zero drift" : `${r.drift} mismatches`}</span>{" "}
             {r.label}: {r.onChainTransfers} transfers on chain, {r.recordedPayments} recorded, {r.pendingClaims} pending
             {r.mismatches.map((m) => (
-              <div key={`${m.kind}-${m.transaction}`} className="ml-4 font-mono text-xs">{m.kind} {m.transaction}: {m.detail}</div>
+              <div key={`${m.kind}-${m.transaction}`} className="ml-4 break-all font-mono text-xs">{m.kind} {m.transaction}: {m.detail}</div>
             ))}
           </li>
         ))}
       </ul>
-    </section>
+    </Section>
   );
 }
 
@@ -306,23 +329,25 @@ function RecentCalls() {
   const cursor = cursors.at(-1) ?? null;
   const page = useQuery(trpc.dashboard.recentCalls.queryOptions({ cursor, limit: 10 }));
   return (
-    <section className="rounded border bg-white p-4">
-      <h2 className="text-lg font-semibold">Recent calls</h2>
-      <table data-testid="recent-calls" className="mt-2 w-full text-left text-xs">
-        <thead><tr><th>when</th><th>agent</th><th>network</th><th>model</th><th>price</th><th>cost</th><th>latency</th><th>status</th><th>receipt</th></tr></thead>
+    <Section title="Recent calls" headingId="recent-calls-heading">
+      <TableScroll label="Recent calls">
+      <table data-testid="recent-calls" className="w-full min-w-[48rem] text-left text-xs">
+        <caption className="sr-only">Calls served, newest first</caption>
+        <thead className="uppercase text-slate-600"><tr><th scope="col">when</th><th scope="col">agent</th><th scope="col">network</th><th scope="col">model</th><th scope="col">price</th><th scope="col">cost</th><th scope="col">latency</th><th scope="col">status</th><th scope="col">receipt</th></tr></thead>
         <tbody>
           {page.data?.items.map((c) => (
             <tr key={c.id} data-testid="recent-call">
-              <td>{c.createdAt}</td><td className="font-mono">{c.agent.slice(0, 8)}…</td><td className="font-mono">{c.network.slice(0, 14)}…</td><td>{c.model}</td>
-              <td>{c.priceUsdc ?? "prepaid"}</td><td>{c.costUsdc}</td><td>{c.latencyMs} ms</td><td>{c.status}</td><td><a className="text-blue-700 underline" href={c.receiptUrl}>receipt</a></td>
+              <td>{c.createdAt}</td><td className="font-mono">{c.agent.slice(0, 8)}…</td><td>{networkLabel(c.network)}</td><td>{c.model}</td>
+              <td>{c.priceUsdc ?? "prepaid"}</td><td>{c.costUsdc}</td><td>{c.latencyMs} ms</td><td>{c.status}</td><td><a className="text-violet-800 underline" href={c.receiptUrl}>receipt</a></td>
             </tr>
           ))}
         </tbody>
       </table>
+      </TableScroll>
       <div className="mt-2 flex gap-2 text-sm">
         <button className="rounded border px-2 disabled:opacity-40" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>Newer</button>
         <button className="rounded border px-2 disabled:opacity-40" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>Older</button>
       </div>
-    </section>
+    </Section>
   );
 }

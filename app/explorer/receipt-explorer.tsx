@@ -3,7 +3,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/app/_client/trpc-react";
-import { CHECK_NAMES, readExplorerInput, readTextOrJson, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
+import { CopyButton } from "@/app/_components/copy-button";
+import { addressExplorerUrl, CHECK_NAMES, explorerName, readExplorerInput, readTextOrJson, txExplorerUrl, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
+import { CHECK_MEANINGS } from "./check-meanings";
 
 type HostedVerdict = { status: "ok"; verdict: Record<string, unknown>; signatureValid: boolean } | { status: "error"; message: string };
 
@@ -78,64 +80,127 @@ export function ReceiptExplorer({ initialReceipt = "" }: { initialReceipt?: stri
     <div className="space-y-4">
       <label className="block text-sm font-medium">
         Receipt (JSON, X-Service-Receipt value, id, or permalink)
-        <textarea data-testid="receipt-input" className="mt-1 h-32 w-full rounded border p-2 font-mono text-xs" value={receiptText} onChange={(e) => setReceiptText(e.target.value)} />
+        <textarea data-testid="receipt-input" className="mt-1 h-32 w-full rounded-lg border border-slate-300 bg-white p-2 font-mono text-xs" value={receiptText} onChange={(e) => setReceiptText(e.target.value)} />
       </label>
       <div className="grid gap-4 md:grid-cols-2">
         <label className="block text-sm font-medium">
           Prompt (optional: messages JSON or text)
-          <textarea data-testid="prompt-input" className="mt-1 h-24 w-full rounded border p-2 font-mono text-xs" value={promptText} onChange={(e) => setPromptText(e.target.value)} />
+          <textarea data-testid="prompt-input" className="mt-1 h-24 w-full rounded-lg border border-slate-300 bg-white p-2 font-mono text-xs" value={promptText} onChange={(e) => setPromptText(e.target.value)} />
         </label>
         <label className="block text-sm font-medium">
           Response (optional: chat-completion JSON, a streamed answer&apos;s array of chunks, or its concatenated text)
-          <textarea data-testid="response-input" className="mt-1 h-24 w-full rounded border p-2 font-mono text-xs" value={responseText} onChange={(e) => setResponseText(e.target.value)} />
+          <textarea data-testid="response-input" className="mt-1 h-24 w-full rounded-lg border border-slate-300 bg-white p-2 font-mono text-xs" value={responseText} onChange={(e) => setResponseText(e.target.value)} />
         </label>
       </div>
       <label className="block text-sm font-medium">
         Chain RPC (optional; default: this service&apos;s RPC for the receipt&apos;s network)
-        <input className="mt-1 w-full rounded border p-2 font-mono text-xs" value={rpcOverride} onChange={(e) => setRpcOverride(e.target.value)} placeholder="https://…" />
+        <input className="mt-1 w-full rounded-lg border border-slate-300 bg-white p-2 font-mono text-xs" value={rpcOverride} onChange={(e) => setRpcOverride(e.target.value)} placeholder="https://…" />
       </label>
-      <button data-testid="verify-button" className="rounded bg-slate-900 px-4 py-2 text-white disabled:opacity-50" disabled={busy} onClick={() => void onVerify()}>
+      <button data-testid="verify-button" className="rounded-lg bg-violet-700 px-4 py-2 font-semibold text-white hover:bg-violet-800 disabled:opacity-50" disabled={busy} onClick={() => void onVerify()}>
         {busy ? "Verifying…" : "Verify in this browser"}
       </button>
-      {error && <p className="text-red-700" data-testid="explorer-error">{error}</p>}
+      {error && <p role="alert" className="text-red-800" data-testid="explorer-error">{error}</p>}
+      {receipt && result && <ReceiptSummary receipt={receipt} operatorKey={result.operatorKey} />}
       {result && (
-        <section data-testid="result" className="rounded border bg-white p-4">
+        <section data-testid="result" aria-labelledby="result-heading" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
+          <h2 id="result-heading" className="sr-only">Verification result</h2>
           {result.mode === "full" ? (
-            <p data-testid="overall" className={`mb-3 inline-block rounded px-3 py-1 font-semibold ${result.ok ? "bg-green-100 text-green-800" : "bg-red-100 text-red-800"}`}>
+            <p data-testid="overall" className={`mb-3 inline-block rounded-full px-3 py-1 font-semibold ${result.ok ? "bg-green-100 text-green-900" : "bg-red-100 text-red-900"}`}>
               {result.ok ? "All five checks pass" : "Verification failed"}
             </p>
           ) : (
-            <p data-testid="signature-only-note" className="mb-3 rounded bg-amber-50 px-3 py-2 text-amber-900">
+            <p data-testid="signature-only-note" className="mb-3 rounded-lg bg-amber-50 px-3 py-2 text-amber-950">
               Signature-only check: this proves the operator minted the receipt. The prompt and response hashes were not checked.
             </p>
           )}
-          <ul className="space-y-1">
-            {CHECK_NAMES.filter((c) => result.checks[c] !== undefined).map((c) => (
-              <li key={c} data-testid={`check-${c}`} data-pass={String(result.checks[c])} className="text-sm">
-                <span className={result.checks[c] ? "text-green-700" : "text-red-700"}>{result.checks[c] ? "✓ pass" : "✗ fail"}</span>{" "}
-                <code>{c}</code>: {result.reasons[c]}
-              </li>
-            ))}
+          <ul className="space-y-2">
+            {CHECK_NAMES.filter((c) => result.checks[c] !== undefined).map((c) => {
+              const pass = result.checks[c] === true;
+              return (
+                <li key={c} data-testid={`check-${c}`} data-pass={String(pass)} className={`rounded-lg border p-3 text-sm ${pass ? "border-green-200 bg-green-50/50" : "border-red-200 bg-red-50/60"}`}>
+                  <p className="flex flex-wrap items-center gap-x-2 font-semibold">
+                    <span className={`rounded-full px-2 py-0.5 text-xs ${pass ? "bg-green-700 text-white" : "bg-red-700 text-white"}`}>{pass ? "✓ pass" : "✗ fail"}</span>
+                    {CHECK_MEANINGS[c].title} <code className="text-xs font-normal text-slate-600">{c}</code>
+                  </p>
+                  <p className="mt-1 text-slate-800">{pass ? CHECK_MEANINGS[c].pass : CHECK_MEANINGS[c].fail}</p>
+                  <p className="mt-1 break-words text-xs text-slate-600">Detail: {result.reasons[c]}</p>
+                </li>
+              );
+            })}
           </ul>
-          <button data-testid="hosted-button" className="mt-4 rounded border px-3 py-1 text-sm" onClick={() => void onHostedVerdict()}>
+          <button data-testid="hosted-button" className="mt-4 rounded-lg border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100" onClick={() => void onHostedVerdict()}>
             Ask the hosted verifier for a signed verdict
           </button>
         </section>
       )}
       {hosted && (
-        <section data-testid="hosted" className="rounded border bg-white p-4 text-sm">
+        <section data-testid="hosted" aria-label="Hosted verdict" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm">
           {hosted.status === "error" ? (
-            <p className="text-red-700">{hosted.message}</p>
+            <p role="alert" className="text-red-800">{hosted.message}</p>
           ) : (
             <>
-              <p data-testid="hosted-signature" data-valid={String(hosted.signatureValid)}>
-                {hosted.signatureValid ? "✓ verdict signature valid under the published verifier key" : "✗ verdict signature does NOT match the published verifier key"}
-              </p>
-              <pre className="mt-2 overflow-x-auto text-xs">{JSON.stringify(hosted.verdict, null, 2)}</pre>
+              <div className="flex flex-wrap items-center justify-between gap-2">
+                <p data-testid="hosted-signature" data-valid={String(hosted.signatureValid)} className={hosted.signatureValid ? "text-green-900" : "text-red-900"}>
+                  {hosted.signatureValid ? "✓ verdict signature valid under the published verifier key" : "✗ verdict signature does NOT match the published verifier key"}
+                </p>
+                <CopyButton value={JSON.stringify(hosted.verdict, null, 2)} label="signed verdict" />
+              </div>
+              <pre tabIndex={0} aria-label="The signed verdict" className="mt-2 overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(hosted.verdict, null, 2)}</pre>
             </>
           )}
         </section>
       )}
     </div>
+  );
+}
+
+/** The receipt's fields that people copy or look up: its id and permalink, the keys, and the payment on its chain. */
+function ReceiptSummary({ receipt, operatorKey }: { receipt: Record<string, unknown>; operatorKey: string }) {
+  const payment = (receipt.payment ?? null) as { tx_signature?: unknown; network?: unknown; pay_to?: unknown; amount_usdc?: unknown } | null;
+  const network = typeof payment?.network === "string" ? payment.network : null;
+  const id = String(receipt.inference_id ?? "");
+  const permalink = typeof window === "undefined" ? `/r/${id}` : `${window.location.origin}/r/${id}`;
+  const rows: { label: string; value: string; href?: string | null; testId?: string }[] = [
+    { label: "Receipt id", value: id },
+    { label: "Permalink", value: permalink, href: `/r/${id}` },
+    { label: "Model", value: String(receipt.model ?? "") },
+    { label: "Agent", value: String(receipt.agent_pubkey ?? ""), href: network ? addressExplorerUrl(network, String(receipt.agent_pubkey ?? "")) : null },
+    { label: "Operator key", value: operatorKey },
+  ];
+  if (payment && network) {
+    rows.push(
+      { label: "Paid", value: `${String(payment.amount_usdc)} USDC on ${network}` },
+      { label: "Transaction", value: String(payment.tx_signature ?? ""), href: txExplorerUrl(network, String(payment.tx_signature ?? "")), testId: "summary-tx" },
+      { label: "Deposit address", value: String(payment.pay_to ?? ""), href: addressExplorerUrl(network, String(payment.pay_to ?? "")) },
+    );
+  } else {
+    rows.push({ label: "Paid", value: "from prepaid credit (no on-chain payment)" });
+  }
+  return (
+    <section aria-labelledby="summary-heading" data-testid="receipt-summary" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
+      <h2 id="summary-heading" className="text-base font-semibold">The receipt</h2>
+      {network && explorerName(network) && (
+        <p className="mt-1 text-xs text-slate-600">
+          Links open {explorerName(network)}. A local test chain&apos;s transactions are not on the public explorer.
+        </p>
+      )}
+      <dl className="mt-3 space-y-2 text-sm">
+        {rows.map((r) => (
+          <div key={r.label} className="grid gap-x-3 sm:grid-cols-[9rem_1fr]">
+            <dt className="text-slate-600">{r.label}</dt>
+            <dd className="flex min-w-0 items-start gap-2">
+              {r.href ? (
+                <a href={r.href} data-testid={r.testId} className="min-w-0 break-all font-mono text-xs text-violet-800 underline" {...(r.href.startsWith("http") ? { target: "_blank", rel: "noreferrer" } : {})}>
+                  {r.value}
+                </a>
+              ) : (
+                <span className="min-w-0 break-all font-mono text-xs">{r.value}</span>
+              )}
+              {r.label !== "Paid" && r.label !== "Model" && <CopyButton value={r.value} label={r.label.toLowerCase()} />}
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
   );
 }

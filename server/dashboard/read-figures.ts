@@ -1,8 +1,10 @@
 // The dashboard's live figures, per network: paid calls and settlements, failures by reason (the last 90 days), USDC
-// received against upstream cost (the margin), prepaid calls, today's grants against the budget, and calls per hour.
+// received against the upstream cost of every call served (the margin), prepaid calls, today's grants against the
+// budget, and the same per hour for the charts (read-figure-series.ts).
 import "server-only";
 import type { DbClient } from "../db";
 import { formatUnitsAsUsdc } from "../verify";
+import { readFigureSeries, RECEIVED_STATUSES } from "./read-figure-series";
 import type { Settings } from "../settings/setting-definitions";
 
 export interface NetworkFigures {
@@ -16,18 +18,15 @@ export interface NetworkFigures {
   failures: { stage: string; reason: string; count: number }[];
 }
 
-/** All figures; `sinceHours` bounds the chart. */
+/** All figures; `sinceHours` bounds the charts. */
 export async function readFigures(db: DbClient, settings: Settings, sinceHours = 24) {
   const day = new Date().toISOString().slice(0, 10);
-  const [calls, payments, failures, grantsToday, hourly] = await Promise.all([
+  const [calls, payments, failures, grantsToday, series] = await Promise.all([
     db.inferenceLog.groupBy({ by: ["network", "route"], _count: { _all: true }, _sum: { costUnits: true } }),
-    db.payment.groupBy({ by: ["network"], where: { status: { in: ["settled", "serving", "served", "unserved"] } }, _count: { _all: true }, _sum: { units: true } }),
+    db.payment.groupBy({ by: ["network"], where: { status: { in: [...RECEIVED_STATUSES] } }, _count: { _all: true }, _sum: { units: true } }),
     db.paymentFailureCount.groupBy({ by: ["network", "stage", "reason"], _sum: { count: true } }),
     db.grant.aggregate({ where: { day }, _sum: { units: true }, _count: true }),
-    db.$queryRaw<{ hour: Date; network: string; calls: bigint }[]>`
-      SELECT date_trunc('hour', created_at) AS hour, network, count(*)::bigint AS calls
-      FROM inference_logs WHERE created_at > now() - make_interval(hours => ${sinceHours})
-      GROUP BY 1, 2 ORDER BY 1`,
+    readFigureSeries(db, sinceHours),
   ]);
   const networks = new Set<string>([...calls.map((c) => c.network), ...payments.map((p) => p.network), ...failures.map((f) => f.network)]);
   const perNetwork: NetworkFigures[] = [...networks].sort().map((network) => {
@@ -35,7 +34,8 @@ export async function readFigures(db: DbClient, settings: Settings, sinceHours =
     const prepaid = calls.find((c) => c.network === network && c.route === "inference");
     const settled = payments.find((p) => p.network === network);
     const received = settled?._sum.units ?? 0n;
-    const cost = paid?._sum.costUnits ?? 0n;
+    // Prepaid calls cost the operator too: their credit was received earlier (a top-up) or given away (a grant).
+    const cost = (paid?._sum.costUnits ?? 0n) + (prepaid?._sum.costUnits ?? 0n);
     return {
       network,
       paidCalls: paid?._count._all ?? 0,
@@ -50,7 +50,7 @@ export async function readFigures(db: DbClient, settings: Settings, sinceHours =
   return {
     networks: perNetwork,
     grantsToday: { count: grantsToday._count, usdc: formatUnitsAsUsdc(grantsToday._sum.units ?? 0n), budgetUsdc: formatUnitsAsUsdc(settings.grantBudgetDailyUnits) },
-    hourly: hourly.map((h) => ({ hour: new Date(h.hour).toISOString(), network: h.network, calls: Number(h.calls) })),
+    series,
   };
 }
 

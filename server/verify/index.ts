@@ -16,3 +16,4 @@ export { receiptSigningBytes, VerifyInputError, CHECK_NAMES } from "./verify-rec
 export type { VerifyResult, SignatureOnlyResult, VerifyReceiptInput, SignatureOnlyInput, CheckName, Checks } from "./verify-receipt";
 export { readExplorerInput, readTextOrJson } from "./explorer";
 export type { ExplorerInput, ExplorerVerdict, ExplorerVerifyInput } from "./explorer";
+export { txExplorerUrl, addressExplorerUrl, explorerName } from "./explorer-urls";

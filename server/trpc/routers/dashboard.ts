@@ -29,7 +29,9 @@ const figuresOutput = z.object({
     }),
   ),
   grantsToday: z.object({ count, usdc, budgetUsdc: usdc }),
-  hourly: z.array(z.object({ hour: z.iso.datetime(), network: z.string(), calls: count })),
+  series: z.array(
+    z.object({ hour: z.iso.datetime(), network: z.string(), paidCalls: count, prepaidCalls: count, receivedUsdc: z.number(), upstreamCostUsdc: z.number(), marginUsdc: z.number() }),
+  ),
 });
 
 const feePayerOutput = z.array(

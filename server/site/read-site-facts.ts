@@ -1,0 +1,98 @@
+// What the web pages show about this deployment: the two public keys (every page's footer), and the live facts the
+// home and credits pages are built from (price, networks and their state, the mainnet switch, top-up bounds, the RPC
+// a browser may use per network). Public facts only: nothing here is a secret or another agent's data.
+import "server-only";
+import { appContext } from "../app-context";
+import { NETWORKS, type NetworkId } from "../chain/networks";
+import { db } from "../db";
+import { config } from "../env";
+import { verifierKeyResource } from "../hosted-verify/issue-verdict";
+import { operatorKeyResource } from "../keys/operator-key-resource";
+import { logEvent } from "../log";
+import { readSettings } from "../settings/read-settings";
+import { DEFAULT_EVM_RPC_BY_NETWORK, DEFAULT_SOLANA_RPC_BY_CLUSTER, formatUnitsAsUsdc, parseUsdcToUnits, solanaClusterOf } from "../verify";
+import { advertisedRpcUrls } from "../discovery/advertised-rpc-urls";
+
+export interface PublicKeys {
+  /** Signs receipts; null when this deployment has no usable key (the page says so rather than failing). */
+  operatorKey: string | null;
+  /** Signs the hosted verifier's verdicts. */
+  verifierKey: string | null;
+}
+
+export interface NetworkFact {
+  caip2: string;
+  name: string;
+  label: string;
+  family: "svm" | "evm";
+  isMainnet: boolean;
+  /** Served by this deployment right now: an RPC is configured and, for a mainnet, the switch is on. */
+  enabled: boolean;
+  usdcAsset: string;
+  /** The RPC a browser uses for this network: the service's own when it publishes it, else the public one. */
+  browserRpc: string;
+  /** Whether `browserRpc` is the service's own (published) RPC. */
+  rpcIsService: boolean;
+}
+
+export interface SiteFacts extends PublicKeys {
+  baseUrl: string;
+  priceUsdc: string;
+  maxTopUpUsdc: string;
+  mainnetEnabled: boolean;
+  defaultNetwork: string;
+  networks: NetworkFact[];
+}
+
+/** The short names callers use in a request's `network` field. */
+const REQUEST_NAME: Record<NetworkId, string> = { "solana-devnet": "devnet", "solana-mainnet": "mainnet", base: "base", "base-sepolia": "base-sepolia" };
+
+/** Both public keys; a key that cannot be loaded reads as null (and is logged by its loader). */
+export function readPublicKeys(): PublicKeys {
+  return { operatorKey: keyOrNull(() => operatorKeyResource().pubkey), verifierKey: keyOrNull(() => verifierKeyResource().pubkey) };
+}
+
+/** The live facts: read per request, since operators change the price and the switch at run time. */
+export async function readSiteFacts(): Promise<SiteFacts> {
+  const [ctx, settings] = await Promise.all([appContext(), db().then(readSettings)]);
+  const advertised = advertisedRpcUrls();
+  const max = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
+  const networks = (Object.keys(NETWORKS) as NetworkId[]).map((id): NetworkFact => {
+    const info = NETWORKS[id];
+    const own = advertised[info.caip2];
+    return {
+      caip2: info.caip2,
+      name: REQUEST_NAME[id],
+      label: info.label,
+      family: info.family,
+      isMainnet: info.isMainnet,
+      enabled: ctx.gateway.supports(id) && (!info.isMainnet || settings.mainnetEnabled),
+      usdcAsset: info.usdcAsset,
+      browserRpc: own ?? publicRpc(info.caip2),
+      rpcIsService: own !== undefined,
+    };
+  });
+  return {
+    ...readPublicKeys(),
+    baseUrl: config().baseUrl,
+    priceUsdc: formatUnitsAsUsdc(settings.flatPriceUnits),
+    maxTopUpUsdc: max === null ? "0" : formatUnitsAsUsdc(max),
+    mainnetEnabled: settings.mainnetEnabled,
+    defaultNetwork: NETWORKS[settings.defaultNetwork].caip2,
+    networks,
+  };
+}
+
+function publicRpc(caip2: string): string {
+  const cluster = solanaClusterOf(caip2);
+  return cluster ? DEFAULT_SOLANA_RPC_BY_CLUSTER[cluster] : (DEFAULT_EVM_RPC_BY_NETWORK[caip2] ?? "");
+}
+
+function keyOrNull(read: () => string): string | null {
+  try {
+    return read();
+  } catch (err) {
+    logEvent("site.key_unavailable", { reason: err instanceof Error ? err.name : "unknown" }, "warn");
+    return null;
+  }
+}
