@@ -23,9 +23,16 @@ export function stampPeerAddress(req: http.IncomingMessage): void {
   req.rawHeaders.splice(0, req.rawHeaders.length, ...raw);
 }
 
+/**
+ * The largest request head the front server takes. An x402 payment header from a stock client echoes the challenge's
+ * extensions (discovery schemas, signed offers): about 12 KB, where Node's default of 16 KB for all headers together
+ * leaves a client with cookies or a proxy's headers no room.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
 /** A node:http server that stamps every request with its peer address, then hands it to `handle` (Next's handler). */
 export function createPeerAddressServer(handle: (req: http.IncomingMessage, res: http.ServerResponse) => unknown): http.Server {
-  return http.createServer((req, res) => {
+  return http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     stampPeerAddress(req);
     Promise.resolve(handle(req, res)).catch((err: unknown) => {
       console.error("signet: request handler failed", err);
