@@ -3,7 +3,7 @@
 // - Solana: the transaction id is the fee payer's signature, and Ed25519 signatures are deterministic, so the
 //   facilitator can compute the id its settlement had (or would have) and ask for its status;
 // - EVM: an EIP-3009 authorization is spent at most once; `authorizationState(from, nonce)` says whether it was, and
-//   the token's AuthorizationUsed log names the transaction.
+//   the token's AuthorizationUsed log names the transaction (an AuthorizationCanceled one: the payer cancelled it).
 import "server-only";
 import { getBase58Decoder, getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
@@ -18,6 +18,8 @@ export type LandedSettlement = { state: "landed"; transaction: string } | { stat
 export type PendingSettlementState = LandedSettlement | { state: "expired" };
 
 const AUTHORIZATION_USED = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+/** EIP-3009's cancelAuthorization: the payer spends its own authorization, and no money moves. */
+const AUTHORIZATION_CANCELED = parseAbiItem("event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)");
 /** How far back an authorization's transaction is looked for (a claim is minutes old; Base makes a block per 2 s). */
 const EVM_LOG_LOOKBACK_BLOCKS = 10_000n;
 
@@ -82,8 +84,20 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
     toBlock: latest,
   });
   const hash = logs[0]?.transactionHash;
-  // Spent, but not by a transaction we can find: never settle it again; report it as failed for this payment.
-  return hash ? { state: "landed", transaction: hash } : { state: "failed" };
+  if (hash) return { state: "landed", transaction: hash };
+  // Spent, and no transfer found. An authorization is spent by a transfer to its `to` (this payment's payee: the money
+  // moved) or by the payer cancelling it (nothing moved). Only a cancellation seen on chain says failed; otherwise the
+  // transfer is there but not visible yet (a node behind the one that answered authorizationState, a reorg between the
+  // reads): the chain cannot say, and the payment waits for a later look rather than being failed with its money moved.
+  const canceled = await client.getLogs({
+    address: usdc,
+    event: AUTHORIZATION_CANCELED,
+    args: { authorizer: from, nonce },
+    fromBlock: latest > EVM_LOG_LOOKBACK_BLOCKS ? latest - EVM_LOG_LOOKBACK_BLOCKS : 0n,
+    toBlock: latest,
+  });
+  if (canceled.length > 0) return { state: "failed" };
+  throw new Error(`authorization ${nonce} of ${from} is spent, but neither its transfer nor its cancellation is visible yet`);
 }
 
 /** What decides when a payload's settlement can no longer land: a Solana blockhash, or an authorization's validBefore. */

@@ -138,3 +138,83 @@ describe("a Base payment whose server died after relaying it", () => {
     expect(await stack.baseSepolia!.usdcBalance(agent.address)).toBe(1_000_000n - 1_000n);
   });
 });
+
+/** An RPC proxy in front of a chain that, while `hideLogs` is set, answers every eth_getLogs with no logs (a node behind). */
+async function startLaggingLogsProxy(): Promise<{ url: string; upstream: { url: string }; hideLogs: { on: boolean }; close(): Promise<void> }> {
+  const upstream = { url: "" };
+  const hideLogs = { on: false };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString();
+      const parsed = JSON.parse(text) as { id: unknown; method: string } | { id: unknown; method: string }[];
+      const calls = [parsed].flat();
+      if (hideLogs.on && !Array.isArray(parsed) && parsed.method === "eth_getLogs") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, result: [] }));
+        return;
+      }
+      if (hideLogs.on && calls.some((c) => c.method === "eth_getLogs")) throw new Error("a batch with eth_getLogs: the proxy answers single requests only");
+      void fetch(upstream.url, { method: "POST", headers: { "content-type": "application/json" }, body: text }).then(async (r) => {
+        res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text());
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, upstream, hideLogs, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe("a pending Base payment whose authorization is spent while the RPC does not show its transfer yet", () => {
+  let stack: PaidStack;
+  let proxy: Awaited<ReturnType<typeof startLaggingLogsProxy>>;
+  beforeAll(async () => {
+    proxy = await startLaggingLogsProxy();
+    // Every send of the service's is dropped: the payment is pending until a third party lands its authorization.
+    stack = await startPaidStack({
+      evm: true,
+      evmFaults: { seed: 5, dropSendRate: 1 },
+      env: { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "1500", BASE_SEPOLIA_RPC_URL: proxy.url },
+    });
+    proxy.upstream.url = stack.baseSepolia!.url;
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await proxy?.close();
+  });
+
+  it("is never failed with its money moved: the retry waits (502) until the transfer shows, then is served once", async () => {
+    const body = { model: "local/echo-1", messages: [{ role: "user", content: "lagging node" }], network: "base-sepolia" };
+    const agent = await stack.newEvmAgent(1_000_000n);
+    const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
+    const send = () => stack.chat({ body, headers: { "X-Payment": header } });
+    expect((await send()).status).toBe(502);
+
+    // A third party lands the authorization, past the RPC that drops the service's sends.
+    const decoded = decodePaymentHeader(header);
+    if (!decoded.ok) throw new Error("the hand-signed header did not decode");
+    const { authorization: a, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
+    const relay = privateKeyToAccount(generatePrivateKey());
+    const chain = stack.baseSepolia!;
+    await chain.fund(relay.address, { wei: 10n ** 17n });
+    const wallet = createWalletClient({ account: relay, transport: viemHttp(chain.faultFreeUrl), chain: { id: 84532, name: "base-sepolia", nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.faultFreeUrl] } } } });
+    const { v, r, s } = parseSignature(signature);
+    await wallet.writeContract({
+      address: chain.usdc,
+      abi: eip3009ABI,
+      functionName: "transferWithAuthorization",
+      args: [a.from as Hex, a.to as Hex, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, Number(v), r, s],
+    });
+
+    proxy.hideLogs.on = true;
+    const blind = await send();
+    expect(blind.status, await blind.clone().text()).toBe(502);
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address.toLowerCase() } })).status).toBe("pending");
+
+    proxy.hideLogs.on = false;
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(409);
+    expect(await chain.usdcBalance(agent.address)).toBe(1_000_000n - 1_000n);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address.toLowerCase(), kind: "payment_credit" } })).toBe(1);
+  });
+});
