@@ -1,9 +1,9 @@
-// `npm run bench:http`: what Next's request pipeline costs an API call. The same prepaid route (its handler, its
-// database, the production environment) is served two ways, each as its own process: the production Next server
-// (`npm start` on a production build) and a bare node:http adapter around the route's handler
-// (server/bench/bare-api-server.ts). Signed prepaid calls at concurrency 16 go to each in turns over keep-alive HTTP
-// from this process; each server's own CPU (its whole process group, from /proc) per call is the figure, with calls/s
-// and p50 beside it. Writes bench/http-results.json.
+// `npm run bench:http`: what Next's request pipeline costs an API call. Two production servers (`npm start` on one
+// production build, the same database and environment), each its own process: one serving the hot API routes straight
+// from their built handlers (the default, server/http/direct-api-routes.ts), one with SIGNET_API_DIRECT=false sending
+// them through Next's pipeline like every other path. Signed prepaid calls at concurrency 16 go to each in turns over
+// keep-alive HTTP from this process; each server's own CPU (its whole process group, from /proc) per call is the
+// figure, with calls/s and p50 beside it. Writes bench/http-results.json.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -85,12 +85,13 @@ const env: NodeJS.ProcessEnv = {
 };
 const servers: { child: ChildProcess }[] = [];
 try {
-  const nextServer = spawnServer(["--conditions=react-server", "--import", "tsx", "bin/start.ts"], env, await freePort());
+  const start = ["--conditions=react-server", "--import", "tsx", "bin/start.ts"];
+  const nextServer = spawnServer(start, { ...env, SIGNET_API_DIRECT: "false" }, await freePort());
   servers.push(nextServer);
+  const direct = spawnServer(start, env, await freePort());
+  servers.push(direct);
   await waitUp(nextServer.url, "/api/health?probe=live");
-  const bare = spawnServer(["--max-semi-space-size=64", "--conditions=react-server", "--import", "tsx", "server/bench/bare-api-server.ts"], env, await freePort());
-  servers.push(bare);
-  await waitUp(bare.url, "/api/v1/inference");
+  await waitUp(direct.url, "/api/health?probe=live");
   for (const a of agents) {
     const credited = await creditAgent(tdb.prisma, { kind: "test_credit", agentPubkey: a.publicKeyBase58, network: devnet.caip2, units: 1_000_000_000n });
     if (!credited.ok) throw new Error(`credit refused: ${credited.reason}`);
@@ -121,9 +122,9 @@ try {
     return { perS: calls / seconds, cpuMsPerCall: cpuMs / calls, p50Ms: percentile([...latencies].sort((a, b) => a - b), 50) };
   }
 
-  const targets = { next: nextServer, bare };
+  const targets = { next: nextServer, direct };
   for (const t of Object.values(targets)) await runOn(t.url, t.child.pid!, 300);
-  const rounds: Record<keyof typeof targets, { perS: number; cpuMsPerCall: number; p50Ms: number }[]> = { next: [], bare: [] };
+  const rounds: Record<keyof typeof targets, { perS: number; cpuMsPerCall: number; p50Ms: number }[]> = { next: [], direct: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, t] of Object.entries(targets) as [keyof typeof targets, (typeof targets)["next"]][]) rounds[name].push(await runOn(t.url, t.child.pid!, CALLS));
   }
@@ -140,15 +141,15 @@ try {
     concurrency: CONCURRENCY,
     calls_per_round: CALLS,
     rounds: ROUNDS,
-    next: summary("next"),
-    bare: summary("bare"),
+    through_next: summary("next"),
+    direct: summary("direct"),
   };
-  const nextCpu = results.next.server_cpu_ms_per_call;
-  const bareCpu = results.bare.server_cpu_ms_per_call;
-  console.log(`\n| prepaid call over HTTP, c=${CONCURRENCY} (median of ${ROUNDS} rounds of ${CALLS}) | calls/s | server CPU per call, ms | p50, ms |\n|---|---|---|---|`);
-  console.log(`| production Next server (\`npm start\`) | ${results.next.calls_per_s} | ${nextCpu} | ${results.next.p50_ms} |`);
-  console.log(`| bare node:http adapter, same handler | ${results.bare.calls_per_s} | ${bareCpu} | ${results.bare.p50_ms} |`);
-  console.log(`\nNext's pipeline: ${(nextCpu - bareCpu).toFixed(3)} ms of server CPU per call (${((100 * (nextCpu - bareCpu)) / nextCpu).toFixed(0)}% of the Next server's)`);
+  const nextCpu = results.through_next.server_cpu_ms_per_call;
+  const directCpu = results.direct.server_cpu_ms_per_call;
+  console.log(`\n| prepaid call over HTTP to \`npm start\`, c=${CONCURRENCY} (median of ${ROUNDS} rounds of ${CALLS}) | calls/s | server CPU per call, ms | p50, ms |\n|---|---|---|---|`);
+  console.log(`| through Next's pipeline (SIGNET_API_DIRECT=false) | ${results.through_next.calls_per_s} | ${nextCpu} | ${results.through_next.p50_ms} |`);
+  console.log(`| straight to the built handler (the default) | ${results.direct.calls_per_s} | ${directCpu} | ${results.direct.p50_ms} |`);
+  console.log(`\nNext's pipeline: ${(nextCpu - directCpu).toFixed(3)} ms of server CPU per call (${((100 * (nextCpu - directCpu)) / nextCpu).toFixed(0)}% of what the call costs through it)`);
   mkdirSync(path.join(REPO_ROOT, "bench"), { recursive: true });
   writeFileSync(path.join(REPO_ROOT, "bench/http-results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("bench:http: wrote bench/http-results.json");

@@ -146,6 +146,11 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   /** How long a SIGTERM lets in-flight requests finish before the process exits anyway (crash recovery covers the rest). */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  /**
+   * Whether `npm start` serves the hot API routes (paid chat, prepaid inference, hosted verify) straight from their
+   * built route handlers, without Next's request pipeline. Read by the front server (bin/serve-next.ts).
+   */
+  SIGNET_API_DIRECT: z.enum(["true", "false"]).default("true"),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

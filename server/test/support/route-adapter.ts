@@ -1,8 +1,9 @@
 // Serves fetch-style route handlers (Request → Response) over node:http, the way `next start` does, for tests that
 // reach the service as a client would: the CLI over HTTP, the chaos suite's separate process.
 import type http from "node:http";
+import { writeFetchResponse, type FetchRoute } from "../../http/serve-fetch-route";
 
-export type FetchRoute = (req: Request) => Promise<Response>;
+export type { FetchRoute };
 
 /** Answers one node:http request (its body already read) with `route`. */
 export async function answerWithRoute(route: FetchRoute, req: http.IncomingMessage, body: Buffer | string, res: http.ServerResponse): Promise<void> {
@@ -11,18 +12,5 @@ export async function answerWithRoute(route: FetchRoute, req: http.IncomingMessa
     headers: Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"),
     ...(req.method === "POST" ? { body: typeof body === "string" ? body : new Uint8Array(body) } : {}),
   });
-  const answer = await route(request);
-  res.writeHead(answer.status, Object.fromEntries(answer.headers));
-  if (!answer.body) return void res.end();
-  // Streamed as it is produced; a client that goes away cancels the body, as `next start` does.
-  const reader = answer.body.getReader();
-  res.on("close", () => {
-    if (!res.writableFinished) void reader.cancel().catch(() => undefined);
-  });
-  for (;;) {
-    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
-    if (done) break;
-    res.write(value);
-  }
-  res.end();
+  await writeFetchResponse(await route(request), res);
 }
