@@ -1,16 +1,24 @@
-// A served call's signed receipt, stored on its log row for `GET /api/v1/receipts/<id>`. The ledger never signs: the
-// caller signs with the facts capture returned, and hands the receipt here.
+// A served call's signed receipt, stored on its log row for `GET /api/v1/receipts/<id>` and staged for the public
+// receipt log by the same statement. The ledger never signs: the caller signs with the facts capture returned, and
+// hands the receipt here, inside the transaction that captured the call's hold.
 import "server-only";
-import { Prisma, type DbClient } from "../db";
-import { logEvent } from "../log";
+import { Prisma, type DbClient, type DbTransaction } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
 import { hotExecute } from "../db/hot-query";
+import { encodeReceiptEntry, MAX_ENTRY_BYTES } from "../verify";
 
-/** Stores the receipt on the log row. The money is already recorded: a failure is logged, never thrown. */
-export async function attachReceipt(db: DbClient, inferenceId: string, receipt: Receipt): Promise<void> {
-  try {
-    await hotExecute(db, Prisma.sql`UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${inferenceId}::uuid`);
-  } catch (err) {
-    logEvent("receipt.store_failed", { inference_id: inferenceId, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
-  }
+/**
+ * Stores the receipt on the log row and stages its log entry, in ONE statement. Throws when that did not happen.
+ * SECURITY: no receipt is served unlogged; the caller runs this in the capture's transaction, so the money, the
+ * receipt and its log entry commit together or not at all.
+ */
+export async function attachReceipt(db: DbClient | DbTransaction, inferenceId: string, receipt: Receipt): Promise<void> {
+  const entry = encodeReceiptEntry(receipt as unknown as Record<string, unknown>);
+  if (entry.length > MAX_ENTRY_BYTES) throw new Error(`receipt log entry of ${entry.length} bytes is above the log's ${MAX_ENTRY_BYTES}`);
+  const staged = await hotExecute(
+    db,
+    Prisma.sql`WITH stored AS (UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${inferenceId}::uuid RETURNING id)
+      INSERT INTO log_staging (inference_id, entry) SELECT id, ${Buffer.from(entry)} FROM stored`,
+  );
+  if (staged !== 1) throw new Error(`receipt of ${inferenceId} was not stored: no log row`);
 }

@@ -1,7 +1,10 @@
 // Serve → capture or release: the one way a reserved call is served, on both routes, plain or streamed.
 // - Serve: the upstream call. The hold's lease (and its payment's) is renewed while it runs, so no other server takes
 //   the call over while this one still serves it, however long a stream lasts.
-// - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign and attach the receipt.
+// - Capture: debit exactly the cost from the hold, return the rest, write the log row, sign the receipt, store it and
+//   stage it for the public receipt log, in ONE transaction: the receipt never leaves unlogged, and a call whose
+//   receipt could not be logged is not charged (prepaid: the hold is released; paid: the payment stays reserved for a
+//   retry with the same payment header, which serves it once).
 // - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
 import "server-only";
@@ -12,6 +15,8 @@ import { AppError } from "../errors";
 import { attachReceipt } from "../ledger/attach-receipt";
 import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
 import { readBalance } from "../ledger/credit-agent";
+import { hotTransaction } from "../db/hot-query";
+import type { DbClient, DbTransaction } from "../db";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
@@ -47,11 +52,9 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   } catch (err) {
     throw await failCall(ctx, reservation, err);
   }
-  const captured = await capture(ctx, reservation, completion, "served");
-  const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
-  await attachReceipt(ctx.db, captured.inferenceId, receipt);
+  const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion);
   crashPoint("after_debit");
-  const headers = { ...callHeaders(reservation, captured.balanceUnits), "X-Service-Receipt": encodeReceiptHeader(receipt) };
+  const headers = { ...callHeaders(reservation, captured.balanceUnits), "X-Service-Receipt": encodeReceiptHeader(receipt), [RECEIPT_PROOF_HEADER]: receiptProofUrl(captured.inferenceId) };
   crashPoint("before_response");
   return { body: completionBody(captured.inferenceId, completion), headers };
 }
@@ -74,16 +77,14 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   crashPoint("during_stream");
   const stream = sseInferenceStream({
     inferenceId: reservation.holdId,
+    proofUrl: receiptProofUrl(reservation.holdId),
     model: request.completion.model,
     events,
     abort,
     finish: async (completion): Promise<Receipt> => {
       lease.stop();
       observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
-      const captured = await capture(ctx, reservation, completion, "served");
-      const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
-      await attachReceipt(ctx.db, captured.inferenceId, receipt);
-      return receipt;
+      return (await captureAndLog(ctx, reservation, request, completion)).receipt;
     },
     abortRecorded: async (produced) => {
       lease.stop();
@@ -101,14 +102,50 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   return { stream, headers: { ...SSE_HEADERS, ...callHeaders(reservation, null) } };
 }
 
+/** Where a receipt's inclusion proof is served (the answer's `X-Service-Receipt-Proof`, the stream's receipt event). */
+export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
+
+function receiptProofUrl(inferenceId: string): string {
+  return `${config().baseUrl}/api/v1/receipts/${inferenceId}/proof`;
+}
+
+/**
+ * Captures the hold, signs the receipt and stores it with its log entry staged, in one transaction. When the receipt
+ * cannot be logged nothing of it commits: the money follows the upstream-failure rules (prepaid released; paid kept for
+ * the retry) and the call answers 503 `receipt_log_unavailable`.
+ */
+async function captureAndLog(
+  ctx: AppContext,
+  reservation: CallReservation,
+  request: CallRequest,
+  completion: Completion,
+): Promise<{ captured: CaptureOutcome & { ok: true }; receipt: Receipt }> {
+  let logged: { captured: CaptureOutcome & { ok: true }; receipt: Receipt };
+  try {
+    logged = await hotTransaction(ctx.db, async (tx) => {
+      const captured = await capture(ctx, reservation, completion, "served", tx);
+      const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
+      await attachReceipt(tx, captured.inferenceId, receipt);
+      return { captured, receipt };
+    });
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    logEvent("receipt.log_failed", { inference_id: reservation.holdId, network: reservation.network, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
+    throw await failCall(ctx, reservation, err, "log");
+  }
+  countCall(reservation, "served");
+  return logged;
+}
+
 /** Captures the hold; a hold that is no longer held means another server finished this call: nothing is sent twice. */
 async function capture(
   ctx: AppContext,
   reservation: CallReservation,
   completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
   outcome: "served" | "aborted",
+  db: DbClient | DbTransaction = ctx.db,
 ): Promise<CaptureOutcome & { ok: true }> {
-  const captured = await captureHold(ctx.db, {
+  const captured = await captureHold(db, {
     holdId: reservation.holdId,
     costUnits: completion.costUnits,
     model: completion.model,
@@ -120,7 +157,8 @@ async function capture(
     logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
     throw new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
   }
-  countCall(reservation, outcome);
+  // A served call is counted once its transaction commits (captureAndLog).
+  if (outcome === "aborted") countCall(reservation, outcome);
   return captured;
 }
 
@@ -128,30 +166,35 @@ async function capture(
  * The upstream failed. Prepaid: the hold is released and nothing is charged. Paid: the payment becomes `unserved` and
  * its hold stays reserved, so only a retry with the same payment header can use that money.
  */
-async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
-  countCall(reservation, "upstream_error");
+async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown, cause: "upstream" | "log" = "upstream"): Promise<AppError> {
+  countCall(reservation, cause === "log" ? "log_failed" : "upstream_error");
+  const code = cause === "log" ? "receipt_log_unavailable" : "upstream_error";
+  const what = cause === "log" ? "the receipt could not be written to the receipt log" : "the model provider failed";
+  // Seconds until a retry is worth it: the log's database may be back by then.
+  const retry: Record<string, string> = cause === "log" ? { "Retry-After": "1" } : {};
   const payment = reservation.payment;
   if (payment) {
-    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
+    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : code);
     const balance = await readBalance(ctx.db, reservation.agentPubkey, reservation.network);
     return new AppError(
-      "upstream_error",
-      "the model provider failed after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once",
+      code,
+      `${what} after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once`,
       { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
+      retry,
     );
   }
   const balance = await releaseHold(ctx.db, reservation.holdId);
-  return new AppError("upstream_error", "the model provider failed; the hold was released and nothing was charged", {
+  return new AppError(code, `${what}; the hold was released and nothing was charged`, {
     balance_usdc: formatUnitsAsUsdc(balance ?? (await readBalance(ctx.db, reservation.agentPubkey, reservation.network))),
-  });
+  }, retry);
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
-function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error"): void {
+function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
   const m = metrics();
   m.calls.inc({ route: reservation.payment ? "paid" : "prepaid", network: reservation.network, outcome, code: "" });
   const from = servedFrom.get(reservation);
-  if (outcome !== "upstream_error" && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
+  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
 }
 
 /** When serveCall began, per reservation: the start of the call's `total` step. */

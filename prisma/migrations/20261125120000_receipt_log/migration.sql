@@ -1,0 +1,56 @@
+-- The public receipt log (RFC 6962 Merkle tree, served as C2SP tiles). A served call's receipt is staged by the very
+-- statement that stores it; one sequencer at a time (an advisory lock, on any instance) moves staged receipts into
+-- log_entries with dense indices in the order it reads them, stores every completed perfect subtree's hash, and signs
+-- a checkpoint for the new size, all in one transaction.
+CREATE TABLE "log_staging" (
+    "seq" BIGSERIAL NOT NULL,
+    "inference_id" UUID NOT NULL,
+    "entry" BYTEA NOT NULL,
+    "staged_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "log_staging_pkey" PRIMARY KEY ("seq")
+);
+CREATE UNIQUE INDEX "log_staging_inference_id_key" ON "log_staging"("inference_id");
+
+-- Leaf `idx` of the tree: the entry bytes as served in the entry bundles. Indices are 0..size-1, each exactly once.
+CREATE TABLE "log_entries" (
+    "idx" BIGINT NOT NULL,
+    "inference_id" UUID NOT NULL,
+    "entry" BYTEA NOT NULL,
+    "logged_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "log_entries_pkey" PRIMARY KEY ("idx"),
+    CONSTRAINT "log_entries_idx_check" CHECK ("idx" >= 0)
+);
+CREATE UNIQUE INDEX "log_entries_inference_id_key" ON "log_entries"("inference_id");
+
+-- The hash of every perfect subtree: leaves [idx * 2^level, (idx + 1) * 2^level). Level 0 is the leaf hashes; levels
+-- 8, 16, ... are the tiles' rows.
+CREATE TABLE "log_hashes" (
+    "level" SMALLINT NOT NULL,
+    "idx" BIGINT NOT NULL,
+    "hash" BYTEA NOT NULL,
+
+    CONSTRAINT "log_hashes_pkey" PRIMARY KEY ("level", "idx")
+);
+
+-- Every checkpoint the log signed: the signed note (the log's signature only).
+CREATE TABLE "log_checkpoints" (
+    "size" BIGINT NOT NULL,
+    "root" BYTEA NOT NULL,
+    "note" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "log_checkpoints_pkey" PRIMARY KEY ("size")
+);
+
+-- Witness cosignatures of published checkpoints: the signature line as the witness wrote it.
+CREATE TABLE "log_cosignatures" (
+    "size" BIGINT NOT NULL,
+    "witness" TEXT NOT NULL,
+    "line" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "log_cosignatures_pkey" PRIMARY KEY ("size", "witness"),
+    CONSTRAINT "log_cosignatures_size_fkey" FOREIGN KEY ("size") REFERENCES "log_checkpoints"("size") ON DELETE RESTRICT ON UPDATE CASCADE
+);
