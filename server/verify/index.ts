@@ -16,8 +16,8 @@ export { receiptSigningBytes, VerifyInputError, CHECK_NAMES } from "./verify-rec
 export type { VerifyResult, SignatureOnlyResult, VerifyReceiptInput, SignatureOnlyInput, CheckName, Checks } from "./verify-receipt";
 export { readExplorerInput, readTextOrJson } from "./explorer";
 export type { ExplorerInput, ExplorerVerdict, ExplorerVerifyInput } from "./explorer";
-export { EMPTY_ROOT, HASH_SIZE, leafHash, nodeHash, treeHash, proveInclusion, proveConsistency, verifyInclusion, verifyConsistency, rootFromInclusionProof, rangeSubtrees, foldSubtrees, newSubtrees, MerkleArgumentError } from "./merkle-tree";
-export type { HashReader, SubtreeId } from "./merkle-tree";
+export { EMPTY_ROOT, HASH_SIZE, leafHash, nodeHash, treeHash, proveInclusion, proveConsistency, verifyInclusion, verifyConsistency, rootFromInclusionProof, rangeSubtrees, foldSubtrees, newSubtrees, extendCompactRange, MerkleArgumentError } from "./merkle-tree";
+export type { HashReader, SubtreeId, CompactRange } from "./merkle-tree";
 export { TILE_HEIGHT, TILE_WIDTH, MAX_ENTRY_BYTES, encodeTileIndex, tilePath, parseTilePath, hashesAtTileLevel, tileFor, tilesOfLevel, encodeEntryBundle, decodeEntryBundle, splitTile, tileHashReader, perfectRoot, rootOfLeaves, TileError } from "./log-tiles";
 export type { TileId, TileFetcher } from "./log-tiles";
 export { SIG_ED25519, SIG_COSIGNATURE_V1, encodeBase64, decodeBase64, noteKeyId, formatVerifierKey, parseVerifierKey, formatSignatureLine, parseSignedNote, cosignatureMessage, cosignaturePayload, checkNoteSignature, findKeySignature, isValidKeyName } from "./signed-note";

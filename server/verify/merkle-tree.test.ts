@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { storeTree } from "./fixtures/store-tree";
 import {
   EMPTY_ROOT,
+  extendCompactRange,
+  foldSubtrees,
   leafHash,
   nodeHash,
   proveConsistency,
@@ -232,5 +234,18 @@ describe("proveConsistency() and verifyConsistency()", () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("extendCompactRange()", () => {
+  it("recomputes every root of a growing tree from its compact range alone", async () => {
+    const leaves = syntheticLeaves(300);
+    const { read } = storeTree(leaves);
+    let range = { size: 0, hashes: [] as Uint8Array[] };
+    for (const step of [1, 1, 2, 3, 7, 16, 25, 201, 44]) {
+      range = extendCompactRange(range, leaves.slice(range.size, range.size + step));
+      expect(bytesToHex(foldSubtrees(range.hashes))).toBe(bytesToHex(await treeHash(range.size, read)));
+    }
+    expect(() => extendCompactRange({ size: 3, hashes: [] }, [])).toThrow(/one hash per perfect subtree/);
   });
 });

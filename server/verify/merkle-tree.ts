@@ -262,3 +262,25 @@ export function newSubtrees(oldSize: number, newSize: number): SubtreeId[] {
   }
   return out;
 }
+
+/** A compact range: the hashes of the perfect subtrees that make up leaves [0, size), largest first. */
+export interface CompactRange {
+  size: number;
+  hashes: Uint8Array[];
+}
+
+/** The compact range after appending `leaves` (leaf hashes): what a monitor keeps to recompute each new root itself. */
+export function extendCompactRange(range: CompactRange, leaves: readonly Uint8Array[]): CompactRange {
+  const levels = rangeSubtrees(0, range.size).map((s) => s.level);
+  if (levels.length !== range.hashes.length) throw new MerkleArgumentError("a compact range needs one hash per perfect subtree of its size");
+  const stack = range.hashes.map((hash, i) => ({ level: levels[i]!, hash }));
+  for (const leaf of leaves) {
+    stack.push({ level: 0, hash: leaf });
+    while (stack.length >= 2 && stack[stack.length - 1]!.level === stack[stack.length - 2]!.level) {
+      const right = stack.pop()!;
+      const left = stack.pop()!;
+      stack.push({ level: left.level + 1, hash: nodeHash(left.hash, right.hash) });
+    }
+  }
+  return { size: range.size + leaves.length, hashes: stack.map((s) => s.hash) };
+}
