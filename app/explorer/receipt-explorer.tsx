@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/app/_client/trpc-react";
+import { LogInclusion } from "./log-inclusion";
 import { CHECK_NAMES, readExplorerInput, readTextOrJson, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
 
 type HostedVerdict = { status: "ok"; verdict: Record<string, unknown>; signatureValid: boolean } | { status: "error"; message: string };
@@ -122,6 +123,7 @@ export function ReceiptExplorer({ initialReceipt = "" }: { initialReceipt?: stri
           </button>
         </section>
       )}
+      {result && receipt && <LogInclusion key={String(receipt.service_signature)} receipt={receipt} />}
       {hosted && (
         <section data-testid="hosted" className="rounded border bg-white p-4 text-sm">
           {hosted.status === "error" ? (
