@@ -8,6 +8,7 @@ import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { depositAddressFor } from "../x402/deposit-address";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
+import { logIdentity } from "../transparency/log-key";
 
 /** The discovery document for a service at `baseUrl` (see `discoverySchema`). */
 export async function buildX402Discovery(ctx: AppContext, settings: Settings, baseUrl: string) {
@@ -39,6 +40,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
     service: { name: "Signet", url: baseUrl, openapi: `${baseUrl}/api/v1/openapi.json`, docs: `${baseUrl}/docs` },
     operator_key_url: `${baseUrl}/api/v1/operator-key`,
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },
+    receipt_log: { origin: logIdentity().origin, verifier_key: logIdentity().verifierKey, prefix: `${baseUrl}/log`, checkpoint: `${baseUrl}/log/checkpoint`, key_url: `${baseUrl}/log/key` },
     resources: [
       {
         resource: `${baseUrl}/api/v1/chat/completions`,

@@ -105,7 +105,7 @@ export const chatCompletionChunkSchema = z
   .register(openApiComponents, { id: "ChatCompletionChunk", description: "One `data:` event of a stream" });
 
 export const receiptEventSchema = z
-  .object({ object: z.literal("service.receipt"), receipt: receiptSchema })
+  .object({ object: z.literal("service.receipt"), receipt: receiptSchema, log_proof_url: z.string().describe("Where the receipt's inclusion proof in the public receipt log is served") })
   .register(openApiComponents, { id: "ReceiptEvent", description: "The stream's last event before `data: [DONE]`" });
 
 export const streamErrorEventSchema = z
@@ -180,6 +180,7 @@ export const discoverySchema = z
     service: z.object({ name: z.string(), url: z.string(), openapi: z.string(), docs: z.string() }),
     operator_key_url: z.string(),
     verifier: z.object({ url: z.string(), key_url: z.string() }),
+    receipt_log: z.object({ origin: z.string(), verifier_key: z.string(), prefix: z.string(), checkpoint: z.string(), key_url: z.string() }).describe("The public receipt log (C2SP tlog-tiles under `prefix`)"),
     resources: z.array(
       z.object({
         resource: z.string(),
@@ -201,3 +202,17 @@ export const discoverySchema = z
     ),
   })
   .register(openApiComponents, { id: "X402Discovery" });
+
+export const receiptLogProofSchema = z
+  .object({
+    log_index: z.number().int().nonnegative(),
+    tree_size: z.number().int().positive(),
+    inclusion_proof: z.array(z.string()).describe("RFC 6962 audit path, leaf side first, base64 hashes"),
+    checkpoint: z.string().describe("The signed checkpoint (C2SP tlog-checkpoint note) of tree_size, with any witness cosignatures"),
+    log_key: z.string().optional().describe("The log's verifier key (for convenience: pin your own)"),
+  })
+  .register(openApiComponents, { id: "ReceiptLogProof", description: "A receipt's inclusion proof in the public receipt log" });
+
+export const logKeySchema = z
+  .object({ origin: z.string(), verifier_key: z.string(), algorithm: z.literal("ed25519"), witnesses: z.array(z.string()), checkpoint_url: z.string() })
+  .register(openApiComponents, { id: "LogKey", description: "The receipt log's origin and verifier key (`<name>+<key id>+<base64>`), distinct from the operator key" });
