@@ -3,7 +3,7 @@
 // row bumped by that statement (`UPDATE log_head SET size = size + 1`) would also give dense indices, but it holds one
 // row lock from the bump to the commit's WAL flush, so every call on every instance queues behind the one before:
 // measured on this machine at 8 concurrent appends, p50 4–5 ms and ~1,000–1,300 appends/s for the counter against
-// ~1.5 ms and ~3,000–4,400/s for the staging insert (bench/log-append-statement.ts). A sequence has gaps on rollback.
+// ~1.5 ms and ~3,000–4,400/s for the staging insert (`npm run bench:log`). A sequence has gaps on rollback.
 //
 // So one sequencer at a time (pg_try_advisory_xact_lock: whichever instance gets it; a crash releases it with its
 // transaction) runs every LOG_PUBLISH_INTERVAL_MS, and in ONE transaction: reads a batch of staged receipts in staging
