@@ -27,8 +27,8 @@ try {
   const end = await measureLogAppend(open.prisma, concurrency, rounds, calls);
   const fmt = (f: { p50Ms: number; p90Ms: number; calls: number }) => `p50 ${f.p50Ms.toFixed(3)} ms, p90 ${f.p90Ms.toFixed(3)} ms (${f.calls} calls)`;
   console.log(`a call's end at concurrency ${end.concurrency}, interleaved rounds:`);
-  console.log(`  unlogged (capture; sign; store receipt):                      ${fmt(end.unlogged)}`);
-  console.log(`  logged   (BEGIN; capture; sign; store + stage entry; COMMIT): ${fmt(end.logged)}`);
+  console.log(`  unlogged (capture; sign; store receipt):                ${fmt(end.unlogged)}`);
+  console.log(`  logged   (capture; sign; store receipt + stage entry):  ${fmt(end.logged)}`);
   console.log(`  logging adds ${end.addedP50Ms.toFixed(3)} ms at p50 (${end.checkpoints} checkpoints signed meanwhile)`);
   for (const c of [1, 8]) {
     const s = await measureAppendStatements(url.toString(), c, 300);

@@ -1,15 +1,15 @@
 // What the receipt log adds to a served call, measured on the real statements (`npm run bench:log`):
 // - "unlogged": the call's end as it was before the log: capture the hold (one autocommit statement), sign the
 //   receipt, store it with a plain UPDATE (a second autocommit statement);
-// - "logged": what a call does now: BEGIN, capture, sign, store the receipt and stage its log entry in one statement,
-//   COMMIT; with the sequencer publishing checkpoints every second meanwhile, as every instance runs it.
+// - "logged": what a call does now: capture, sign, store the receipt and stage its log entry in one statement; with the
+//   sequencer publishing checkpoints every second meanwhile, as every instance runs it.
 // Both run interleaved in rounds at the same concurrency on one fresh database, so drift of the machine hits both.
 // Also the two ways of numbering entries in the appending statement itself: a staging insert (what ships) against a
 // single counter row bumped in the statement (gap-free, but one lock every append on every instance waits for).
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { Prisma, type PrismaClient } from "../db";
-import { hotExecute, hotTransaction } from "../db/hot-query";
+import { hotExecute } from "../db/hot-query";
 import { attachReceipt } from "../ledger/attach-receipt";
 import { creditAgent } from "../ledger/credit-agent";
 import { captureHold, reserveCredit } from "../ledger/credit-holds";
@@ -67,11 +67,9 @@ async function unlogged(db: PrismaClient, agent: string, holdId: string): Promis
 }
 
 async function logged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
-  await hotTransaction(db, async (tx) => {
-    const captured = await captureHold(tx, captureFacts(holdId));
-    if (!captured.ok) throw new Error("bench: capture refused");
-    await attachReceipt(tx, holdId, receiptFor(agent, holdId, captured.pointsTotal));
-  });
+  const captured = await captureHold(db, captureFacts(holdId));
+  if (!captured.ok) throw new Error("bench: capture refused");
+  await attachReceipt(db, holdId, receiptFor(agent, holdId, captured.pointsTotal));
 }
 
 export interface LogAppendBench {
@@ -96,13 +94,14 @@ export async function measureLogAppend(db: PrismaClient, concurrency: number, ro
   })();
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const variant of round % 2 === 0 ? (["unlogged", "logged"] as const) : (["logged", "unlogged"] as const)) {
+      const order = ["unlogged", "logged"] as const;
+      for (const variant of round % 2 === 0 ? order : [...order].reverse()) {
         const lanes = await reserveHolds(db, concurrency, perRound);
         await Promise.all(
           lanes.map(async ({ agent, holds }) => {
             for (const holdId of holds) {
               const started = performance.now();
-              await (variant === "logged" ? logged(db, agent, holdId) : unlogged(db, agent, holdId));
+              await (variant === "logged" ? logged : unlogged)(db, agent, holdId);
               // The first round warms both paths (prepared statements, key objects): not timed.
               if (round > 0) samples[variant].push(performance.now() - started);
             }

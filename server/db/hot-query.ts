@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 
-/** The pool behind a client, or the connection a hot transaction holds. */
-const pools = new WeakMap<object, pg.Pool | pg.PoolClient>();
+const pools = new WeakMap<object, pg.Pool>();
 
 /** Statement names by text; past MAX_NAMED, statements run unnamed (each PostgreSQL connection keeps what it prepares). */
 const names = new Map<string, string>();
@@ -47,37 +46,4 @@ function config(sql: Prisma.Sql): pg.QueryConfig {
     names.set(text, name);
   }
   return { text, values: sql.values, types: HOT_TYPES, ...(name ? { name } : {}) };
-}
-
-/**
- * Runs `fn` as one transaction. With a pool: on one checked-out connection (BEGIN … COMMIT), where hotQuery and
- * hotExecute on the handle `fn` gets run as named prepared statements; the handle is nothing else (any other use
- * throws). Otherwise Prisma's interactive transaction. Rolls back and rethrows when `fn` or the COMMIT fails.
- */
-export async function hotTransaction<T>(db: PrismaClient, fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-  const pool = pools.get(db);
-  if (!pool || !(pool instanceof pg.Pool)) return db.$transaction((tx) => fn(tx));
-  const client = await pool.connect();
-  const handle = new Proxy(Object.create(null) as object, {
-    get(_target, prop) {
-      throw new Error(`hotTransaction: the handle only runs hotQuery/hotExecute statements (asked for ${String(prop)})`);
-    },
-  }) as Prisma.TransactionClient;
-  pools.set(handle, client);
-  let broken: Error | undefined;
-  try {
-    await client.query("BEGIN");
-    const result = await fn(handle);
-    await client.query("COMMIT");
-    return result;
-  } catch (err) {
-    await client.query("ROLLBACK").catch((rollbackErr: unknown) => {
-      // The connection itself failed: it is dropped, not returned to the pool.
-      broken = rollbackErr instanceof Error ? rollbackErr : new Error("rollback failed");
-    });
-    throw err;
-  } finally {
-    pools.delete(handle);
-    client.release(broken);
-  }
 }

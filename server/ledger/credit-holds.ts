@@ -5,7 +5,7 @@
 // payment is unserved it stays reserved for that payment's retry.
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { Prisma, type DbClient, type DbTransaction } from "../db";
+import { Prisma, type DbClient } from "../db";
 import { logEvent } from "../log";
 import { hotQuery } from "../db/hot-query";
 
@@ -98,7 +98,7 @@ export type CaptureOutcome =
  * counts the point and writes the log row, in ONE statement. The caller signs the receipt with the returned facts and
  * stores it with `attachReceipt`.
  */
-export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFacts): Promise<CaptureOutcome> {
+export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<CaptureOutcome> {
   const served = facts.outcome === "served";
   const rows = await hotQuery<
     { id: string; units: bigint; charged: bigint; balance: bigint | null; points: number | null; payment_id: string | null; tx_signature: string | null; price_units: bigint | null }

@@ -1,10 +1,10 @@
 // Serve → capture or release: the one way a reserved call is served, on both routes, plain or streamed.
 // - Serve: the upstream call. The hold's lease (and its payment's) is renewed while it runs, so no other server takes
 //   the call over while this one still serves it, however long a stream lasts.
-// - Capture: debit exactly the cost from the hold, return the rest, write the log row, sign the receipt, store it and
-//   stage it for the public receipt log, in ONE transaction: the receipt never leaves unlogged, and a call whose
-//   receipt could not be logged is not charged (prepaid: the hold is released; paid: the payment stays reserved for a
-//   retry with the same payment header, which serves it once).
+// - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign the receipt, and store
+//   it with its public-log entry staged in one statement. The receipt leaves only once that statement succeeded; when
+//   it cannot, the capture is undone (prepaid: the hold is released, nothing charged; paid: the payment stays reserved
+//   for one retry with the same payment header) and the call answers 503 receipt_log_unavailable.
 // - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
 import "server-only";
@@ -15,8 +15,7 @@ import { AppError } from "../errors";
 import { attachReceipt } from "../ledger/attach-receipt";
 import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
 import { readBalance } from "../ledger/credit-agent";
-import { hotTransaction } from "../db/hot-query";
-import type { DbClient, DbTransaction } from "../db";
+import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
@@ -109,10 +108,13 @@ function receiptProofUrl(inferenceId: string): string {
   return `${config().baseUrl}/api/v1/receipts/${inferenceId}/proof`;
 }
 
+/** Attempts at storing and staging a receipt, and the pauses between them: a blip of the database is ridden out. */
+const ATTACH_RETRY_DELAYS_MS = [25, 100];
+
 /**
- * Captures the hold, signs the receipt and stores it with its log entry staged, in one transaction. When the receipt
- * cannot be logged nothing of it commits: the money follows the upstream-failure rules (prepaid released; paid kept for
- * the retry) and the call answers 503 `receipt_log_unavailable`.
+ * Captures the hold, signs the receipt, then stores it with its log entry staged (one statement, retried on a blip).
+ * SECURITY: a receipt that could not be logged is never returned: the capture is undone instead, so the call is not
+ * charged (prepaid) or stays servable by its payment's retry (paid), and the call answers 503 receipt_log_unavailable.
  */
 async function captureAndLog(
   ctx: AppContext,
@@ -120,21 +122,51 @@ async function captureAndLog(
   request: CallRequest,
   completion: Completion,
 ): Promise<{ captured: CaptureOutcome & { ok: true }; receipt: Receipt }> {
-  let logged: { captured: CaptureOutcome & { ok: true }; receipt: Receipt };
-  try {
-    logged = await hotTransaction(ctx.db, async (tx) => {
-      const captured = await capture(ctx, reservation, completion, "served", tx);
-      const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
-      await attachReceipt(tx, captured.inferenceId, receipt);
+  const captured = await capture(ctx, reservation, completion, "served");
+  const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await attachReceipt(ctx.db, captured.inferenceId, receipt);
+      countCall(reservation, "served");
       return { captured, receipt };
-    });
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    logEvent("receipt.log_failed", { inference_id: reservation.holdId, network: reservation.network, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
-    throw await failCall(ctx, reservation, err, "log");
+    } catch (err) {
+      const reason = err instanceof Error ? err.message.slice(0, 200) : "unknown";
+      if (attempt < ATTACH_RETRY_DELAYS_MS.length) {
+        logEvent("receipt.log_retry", { inference_id: captured.inferenceId, attempt: attempt + 1, reason }, "warn");
+        await new Promise((r) => setTimeout(r, ATTACH_RETRY_DELAYS_MS[attempt]));
+        continue;
+      }
+      logEvent("receipt.log_failed", { inference_id: captured.inferenceId, network: reservation.network, reason }, "error");
+      throw await unlogCall(ctx, reservation);
+    }
   }
-  countCall(reservation, "served");
-  return logged;
+}
+
+/** The receipt could not be logged: undoes the capture and answers the route's 503, saying where the money is. */
+async function unlogCall(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
+  countCall(reservation, "log_failed");
+  const retry = { "Retry-After": "1" };
+  const undone = await undoCapture(ctx.db, reservation.holdId, "receipt_log_unavailable").catch((err: unknown) => {
+    logEvent("receipt.undo_failed", { inference_id: reservation.holdId, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
+    return { undone: false as const };
+  });
+  if (!undone.undone) {
+    // Only a database that is down (or the paid call's returned change already spent) gets here: the call stays
+    // captured with no receipt, which reconcile reports as receipt_missing. Still, nothing unlogged is served.
+    logEvent("receipt.captured_unlogged", { inference_id: reservation.holdId, network: reservation.network }, "error");
+    return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the call could not be undone either, and the operator is alerted", {}, retry);
+  }
+  const balance = formatUnitsAsUsdc(undone.balanceUnits);
+  const payment = reservation.payment;
+  if (payment) {
+    return new AppError(
+      "receipt_log_unavailable",
+      "the receipt could not be written to the receipt log, so the answer is not served; the payment stays reserved for this call and the same payment header can be sent again once",
+      { tx_signature: payment.txSignature, balance_usdc: balance, reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
+      retry,
+    );
+  }
+  return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the hold was released and nothing was charged", { balance_usdc: balance }, retry);
 }
 
 /** Captures the hold; a hold that is no longer held means another server finished this call: nothing is sent twice. */
@@ -143,9 +175,8 @@ async function capture(
   reservation: CallReservation,
   completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
   outcome: "served" | "aborted",
-  db: DbClient | DbTransaction = ctx.db,
 ): Promise<CaptureOutcome & { ok: true }> {
-  const captured = await captureHold(db, {
+  const captured = await captureHold(ctx.db, {
     holdId: reservation.holdId,
     costUnits: completion.costUnits,
     model: completion.model,
@@ -157,7 +188,7 @@ async function capture(
     logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
     throw new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
   }
-  // A served call is counted once its transaction commits (captureAndLog).
+  // A served call is counted once its receipt is stored and logged (captureAndLog).
   if (outcome === "aborted") countCall(reservation, outcome);
   return captured;
 }
@@ -166,27 +197,22 @@ async function capture(
  * The upstream failed. Prepaid: the hold is released and nothing is charged. Paid: the payment becomes `unserved` and
  * its hold stays reserved, so only a retry with the same payment header can use that money.
  */
-async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown, cause: "upstream" | "log" = "upstream"): Promise<AppError> {
-  countCall(reservation, cause === "log" ? "log_failed" : "upstream_error");
-  const code = cause === "log" ? "receipt_log_unavailable" : "upstream_error";
-  const what = cause === "log" ? "the receipt could not be written to the receipt log" : "the model provider failed";
-  // Seconds until a retry is worth it: the log's database may be back by then.
-  const retry: Record<string, string> = cause === "log" ? { "Retry-After": "1" } : {};
+async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
+  countCall(reservation, "upstream_error");
   const payment = reservation.payment;
   if (payment) {
-    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : code);
+    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
     const balance = await readBalance(ctx.db, reservation.agentPubkey, reservation.network);
     return new AppError(
-      code,
-      `${what} after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once`,
+      "upstream_error",
+      "the model provider failed after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once",
       { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
-      retry,
     );
   }
   const balance = await releaseHold(ctx.db, reservation.holdId);
-  return new AppError(code, `${what}; the hold was released and nothing was charged`, {
+  return new AppError("upstream_error", "the model provider failed; the hold was released and nothing was charged", {
     balance_usdc: formatUnitsAsUsdc(balance ?? (await readBalance(ctx.db, reservation.agentPubkey, reservation.network))),
-  }, retry);
+  });
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */

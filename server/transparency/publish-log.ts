@@ -59,10 +59,15 @@ async function readStored(tx: DbTransaction, ids: readonly SubtreeId[]): Promise
  * null when another instance holds the sequencer lock, or when nothing was staged (no new checkpoint is needed).
  */
 export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
+  // An idle log costs one cheap read per round, not a transaction.
+  const [waiting] = await db.$queryRaw<{ staged: boolean }[]>`SELECT EXISTS (SELECT 1 FROM log_staging) AS staged`;
+  if (!waiting?.staged) return null;
   return db.$transaction(
     async (tx) => {
       const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOG_SEQUENCER_LOCK_KEY}) AS locked`;
       if (!lock?.locked) return null;
+      // A receipt stored again after a lost answer may be staged again after it was sequenced: it is logged once.
+      await tx.$executeRaw`DELETE FROM log_staging s USING log_entries e WHERE s.inference_id = e.inference_id`;
       const staged = await tx.$queryRaw<{ seq: bigint; inference_id: string; entry: Uint8Array }[]>`
         SELECT seq, inference_id::text, entry FROM log_staging ORDER BY seq LIMIT ${batch}`;
       if (staged.length === 0) return null;
@@ -107,14 +112,16 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
   );
 }
 
-const running = globalThis as unknown as { signetLogPublisher?: NodeJS.Timeout };
+const running = globalThis as unknown as { signetLogPublisher?: { db: DbClient; timer: NodeJS.Timeout } };
 
 /**
  * Runs the sequencer every LOG_PUBLISH_INTERVAL_MS for as long as the process lives. Every instance runs it; the
  * advisory lock lets one at a time extend the tree, and a crashed one's lock ends with its connection.
  */
 export function startLogPublisher(db: DbClient): void {
-  if (running.signetLogPublisher) return;
+  if (running.signetLogPublisher?.db === db) return;
+  // A process that reopened its database (tests do) sequences the new one only.
+  if (running.signetLogPublisher) clearInterval(running.signetLogPublisher.timer);
   let busy = false;
   const tick = async () => {
     if (busy) return;
@@ -133,7 +140,7 @@ export function startLogPublisher(db: DbClient): void {
       busy = false;
     }
   };
-  running.signetLogPublisher = setInterval(() => void tick(), config().LOG_PUBLISH_INTERVAL_MS);
-  running.signetLogPublisher.unref?.();
-  void tick();
+  const timer = setInterval(() => void tick(), config().LOG_PUBLISH_INTERVAL_MS);
+  timer.unref?.();
+  running.signetLogPublisher = { db, timer };
 }

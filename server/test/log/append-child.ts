@@ -3,7 +3,6 @@
 // instance does. Prints the inference ids it appended as one JSON line.
 import { randomUUID } from "node:crypto";
 import { openPostgres } from "../../db";
-import { hotTransaction } from "../../db/hot-query";
 import { attachReceipt } from "../../ledger/attach-receipt";
 import { operatorKeypair } from "../../keys/service-keys";
 import { buildReceipt } from "../../receipts/build-receipt";
@@ -26,7 +25,7 @@ async function append(): Promise<void> {
     buildReceipt({ agentPubkey: operatorKeypair().publicKeyBase58, upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: Date.now(), inferenceId: id, pointsTotal: 1 }),
     operatorKeypair(),
   );
-  await hotTransaction(prisma, (tx) => attachReceipt(tx, id, receipt));
+  await attachReceipt(prisma, id, receipt);
   ids.push(id);
 }
 

@@ -2,9 +2,9 @@
 // carry a link to their inclusion proof; the proof is `log_pending` (409, Retry-After) until a sequencer round, then
 // verifies against the signed checkpoint with the published log key; tiles, entry bundles and checkpoints are served in
 // the C2SP layouts with their cache rules; and the tree head equals an independent recomputation from the entries.
-// The failure path: when the receipt cannot be logged, nothing of the capture commits, the answer is 503
+// The failure path: when the receipt cannot be logged, it is not served and the capture is undone: the answer is 503
 // receipt_log_unavailable, a prepaid hold is released whole, and a paid call's payment serves one retry with the same
-// payment header.
+// payment header. A call whose receipt was stored is never undone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as proofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
 import { GET as checkpointRoute } from "@/app/log/checkpoint/route";
@@ -14,6 +14,7 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { publishLog } from "../../transparency/publish-log";
+import { undoCapture } from "../../ledger/undo-capture";
 import {
   decodeBase64,
   decodeEntryBundle,
@@ -160,6 +161,8 @@ describe("the receipt log", () => {
     const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(balance.units).toBe(50_000n);
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
+    const ledger = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(ledger.reduce((sum, e) => sum + e.units, 0n)).toBe(50_000n);
     expect((await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } })).map((h) => h.status)).toEqual(["released", "released"]);
   });
 
@@ -194,5 +197,17 @@ describe("the receipt log", () => {
     const staged = await stack.tdb.prisma.logEntry.findUniqueOrThrow({ where: { inferenceId: payment.id } });
     expect(Buffer.from(staged.entry).equals(Buffer.from(encodeReceiptEntry(parsed.receipt)))).toBe(true);
     expect(decodeBase64(body.inclusion_proof[0] ?? "")?.length ?? 32).toBe(32);
+  });
+
+  it("never undoes a call whose receipt was stored", async () => {
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 50_000n);
+    const res = await prepaid(kp, { model: "local/echo-1", messages });
+    const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    const before = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(await undoCapture(stack.tdb.prisma, String(parsed.receipt.inference_id), "test")).toEqual({ undone: false });
+    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(before.units);
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } })).toMatchObject({ status: "captured" });
   });
 });

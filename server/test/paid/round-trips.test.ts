@@ -1,7 +1,8 @@
 // Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 5 (settings + lookup; claim +
 // take the payer's settlement lane; credit + hold + free the lane; capture + log; receipt) and a prepaid call 3
 // (admission + hold; capture + log; receipt). The receipt is its own statement because it signs `points_total`, which
-// only the capture knows. A change that adds one fails here, and has to say why in the README.
+// only the capture knows; it also stages the receipt for the public receipt log. A change that adds one fails here, and
+// has to say why in the README.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
@@ -14,7 +15,8 @@ const statements: string[] = [];
 const query = pg.Client.prototype.query;
 
 beforeAll(async () => {
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  // The receipt log's sequencer shares the pool: its first round comes after these calls were counted.
+  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000" } });
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text?: string };
     statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));
