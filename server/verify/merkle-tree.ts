@@ -170,31 +170,42 @@ function wellFormed(proof: readonly Uint8Array[]): boolean {
 }
 
 /**
+ * RFC 9162's walk up a proof path from node fn of a tree whose last node is sn: for each hash, `step(hash, left)` with
+ * left = the hash is the left sibling. Returns the final sn (0 when the path reached the root), or -1 when the path is
+ * longer than the tree is high.
+ */
+function walkPath(fn0: number, sn0: number, path: readonly Uint8Array[], step: (hash: Uint8Array, left: boolean) => void): number {
+  let fn = fn0;
+  let sn = sn0;
+  for (const p of path) {
+    if (sn === 0) return -1;
+    if (fn % 2 === 1 || fn === sn) {
+      step(p, true);
+      // A right-edge node with no right sibling: climb until it is a right child (or the root).
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      step(p, false);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn;
+}
+
+/**
  * The root an inclusion proof leads to (RFC 9162 §2.1.3.2), or null when the proof cannot be one for (index, size):
  * wrong length, malformed hashes. Verifying compares it with a trusted root.
  */
 export function rootFromInclusionProof(index: number, size: number, leaf: Uint8Array, proof: readonly Uint8Array[]): Uint8Array | null {
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return null;
   if (!(leaf instanceof Uint8Array) || leaf.length !== HASH_SIZE || !wellFormed(proof)) return null;
-  let fn = index;
-  let sn = size - 1;
   let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return null;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
+  const sn = walkPath(index, size - 1, proof, (p, left) => {
+    r = left ? nodeHash(p, r) : nodeHash(r, p);
+  });
   return sn === 0 ? r : null;
 }
 
@@ -228,24 +239,15 @@ export function verifyConsistency(size1: number, size2: number, root1: Uint8Arra
   }
   let fr = path[0]!;
   let sr = path[0]!;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
+  const end = walkPath(fn, sn, path.slice(1), (c, left) => {
+    if (left) {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
-      }
     } else {
       sr = nodeHash(sr, c);
     }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equalBytes(fr, root1) && equalBytes(sr, root2);
+  });
+  return end === 0 && equalBytes(fr, root1) && equalBytes(sr, root2);
 }
 
 /**
