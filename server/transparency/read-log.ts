@@ -94,16 +94,19 @@ export interface ProofRequest {
  * Retry-After while it waits for the sequencer; 404 `not_found` (with `reason`) for a receipt the log never held.
  */
 export async function proveReceiptInclusion(db: DbClient, inferenceId: string, request: ProofRequest = {}): Promise<ReceiptLogProof> {
-  const entry = await db.logEntry.findUnique({ where: { inferenceId }, select: { idx: true } });
-  if (!entry) {
-    if (await db.logStaging.findUnique({ where: { inferenceId }, select: { seq: true } })) {
+  // One statement, so one snapshot: the sequencer moves an entry from staging to the tree in a transaction of its own.
+  const [found] = await db.$queryRaw<{ idx: bigint | null; staged: boolean; receipt: boolean | null }[]>`
+    SELECT (SELECT idx FROM log_entries WHERE inference_id = ${inferenceId}::uuid) AS idx,
+           EXISTS (SELECT 1 FROM log_staging WHERE inference_id = ${inferenceId}::uuid) AS staged,
+           (SELECT receipt IS NOT NULL FROM inference_logs WHERE id = ${inferenceId}::uuid) AS receipt`;
+  if (found?.idx === null || found?.idx === undefined) {
+    if (found?.staged) {
       throw new AppError("log_pending", "the receipt is staged for the log but not yet in a signed checkpoint", { retry_after: LOG_PENDING_RETRY_AFTER_S }, { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) });
     }
-    const stored = await db.inferenceLog.findUnique({ where: { id: inferenceId }, select: { receipt: true } });
-    if (stored?.receipt) throw new AppError("not_found", "this receipt was issued before the receipt log existed: it has no inclusion proof", { reason: "not_logged" });
+    if (found?.receipt) throw new AppError("not_found", "this receipt was issued before the receipt log existed: it has no inclusion proof", { reason: "not_logged" });
     throw new AppError("not_found", "no receipt with that id");
   }
-  const index = Number(entry.idx);
+  const index = Number(found.idx);
   const checkpoint = request.cosigned ? await readLatestCosignedCheckpoint(db) : await readCheckpoint(db, request.treeSize);
   if (!checkpoint) {
     throw request.treeSize !== undefined || request.cosigned
