@@ -3,8 +3,8 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { describe, expect, it } from "vitest";
-import { decodeReceiptEntry, encodeReceiptEntry, formatCheckpointText, openCheckpoint, parseCheckpointText } from "./log-checkpoint";
-import { EMPTY_ROOT } from "./merkle-tree";
+import { decodeReceiptEntry, encodeReceiptEntry, formatCheckpointText, openCheckpoint, parseCheckpointText, verifyReceiptInclusion } from "./log-checkpoint";
+import { EMPTY_ROOT, leafHash } from "./merkle-tree";
 import {
   cosignatureMessage,
   cosignaturePayload,
@@ -99,5 +99,31 @@ describe("encodeReceiptEntry() and decodeReceiptEntry()", () => {
     expect(decodeReceiptEntry(utf8ToBytes('signet-receipt/v1\n{"v":2, "model":"m"}\n5sig'))).toBeNull();
     expect(decodeReceiptEntry(utf8ToBytes("other/v1\n{}\nsig"))).toBeNull();
     expect(() => encodeReceiptEntry({ v: 2 })).toThrow(/service_signature/);
+  });
+});
+
+describe("verifyReceiptInclusion()", () => {
+  const seed = new Uint8Array(32).fill(3);
+  const name = "signet.example/log";
+  const vkey = formatVerifierKey(name, ed25519.getPublicKey(seed));
+  const receipt = { v: 2, inference_id: "a", service_signature: "5sig" };
+  const entry = encodeReceiptEntry(receipt);
+  const root = leafHash(entry);
+  const text = formatCheckpointText({ origin: name, size: 1, root });
+  const checkpoint = `${text}\n${formatSignatureLine(name, parseVerifierKey(vkey)!.keyId, sign(text, seed))}`;
+
+  it("accepts the one-entry tree's proof and names where the receipt is", () => {
+    expect(verifyReceiptInclusion(receipt, { log_index: 0, tree_size: 1, inclusion_proof: [], checkpoint }, { logKey: vkey })).toEqual({ ok: true, index: 0, treeSize: 1, logKeyName: name, cosignedBy: [] });
+  });
+
+  it("rejects malformed input: proofs, sizes, hashes and receipts that are not what the checkpoint commits to", () => {
+    const base = { log_index: 0, tree_size: 1, inclusion_proof: [] as string[], checkpoint };
+    expect(verifyReceiptInclusion(receipt, { ...base, tree_size: 2 }, { logKey: vkey })).toEqual({ ok: false, reason: "size_mismatch" });
+    expect(verifyReceiptInclusion(receipt, { ...base, inclusion_proof: ["not base64!"] }, { logKey: vkey })).toEqual({ ok: false, reason: "malformed_proof" });
+    expect(verifyReceiptInclusion(receipt, { ...base, inclusion_proof: null as never }, { logKey: vkey })).toEqual({ ok: false, reason: "malformed_proof" });
+    expect(verifyReceiptInclusion(receipt, { ...base, log_index: "0" as never }, { logKey: vkey })).toEqual({ ok: false, reason: "not_included" });
+    expect(verifyReceiptInclusion({ v: 2 }, base, { logKey: vkey })).toEqual({ ok: false, reason: "not_included" });
+    expect(verifyReceiptInclusion(receipt, null as never, { logKey: vkey })).toEqual({ ok: false, reason: "malformed_checkpoint" });
+    expect(verifyReceiptInclusion(receipt, { ...base, checkpoint: checkpoint.replace("\n1\n", "\n2\n") }, { logKey: vkey })).toEqual({ ok: false, reason: "log_signature_invalid" });
   });
 });
