@@ -5,20 +5,25 @@ import "server-only";
 import { Prisma, type DbClient } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
 import { hotQuery } from "../db/hot-query";
-import { encodeReceiptEntry, MAX_ENTRY_BYTES } from "../verify";
+import { MAX_ENTRY_BYTES } from "../verify";
+
+/** Bytes a log entry adds around the receipt's JSON: its tag line and the newlines (the JSON bounds the rest). */
+const ENTRY_OVERHEAD_BYTES = 32;
 
 /**
- * Stores the receipt on the log row and stages its log entry, in ONE statement; throws when that did not happen.
- * SECURITY: no receipt is served unlogged: the caller serves the receipt only once this returned. Idempotent: sent
- * again after an answer was lost, it stages nothing twice.
+ * Stores the receipt on the log row and stages it for the public log, in ONE statement; throws when that did not
+ * happen. The sequencer encodes the entry from the stored receipt (the same canonical bytes that were signed).
+ * SECURITY: no receipt is served unlogged: the caller serves the receipt only once this returned. Safe to send again
+ * after a lost answer: the sequencer logs a receipt once.
  */
 export async function attachReceipt(db: DbClient, inferenceId: string, receipt: Receipt): Promise<void> {
-  const entry = encodeReceiptEntry(receipt as unknown as Record<string, unknown>);
-  if (entry.length > MAX_ENTRY_BYTES) throw new Error(`receipt log entry of ${entry.length} bytes is above the log's ${MAX_ENTRY_BYTES}`);
+  const json = JSON.stringify(receipt);
+  // A log entry is at most MAX_ENTRY_BYTES (entry bundles prefix it with a uint16 length); the canonical form is no longer than this JSON.
+  if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES > MAX_ENTRY_BYTES) throw new Error(`receipt of ${inferenceId} is too large for a log entry`);
   const rows = await hotQuery<{ stored: bigint }>(
     db,
-    Prisma.sql`WITH stored AS (UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${inferenceId}::uuid RETURNING id),
-      staged AS (INSERT INTO log_staging (inference_id, entry) SELECT id, ${Buffer.from(entry)} FROM stored ON CONFLICT (inference_id) DO NOTHING)
+    Prisma.sql`WITH stored AS (UPDATE inference_logs SET receipt = ${json}::jsonb WHERE id = ${inferenceId}::uuid RETURNING id),
+      staged AS (INSERT INTO log_staging (inference_id) SELECT id FROM stored)
       SELECT count(*) AS stored FROM stored`,
   );
   if (Number(rows[0]?.stored ?? 0) !== 1) throw new Error(`receipt of ${inferenceId} was not stored: no log row`);

@@ -265,8 +265,9 @@ const LOG_SETTLE_MS = 20_000;
  */
 async function checkReceiptLog(prisma: PrismaClient, logSecretKey: string, failures: string[]): Promise<string> {
   const deadline = Date.now() + LOG_SETTLE_MS;
-  while ((await prisma.logStaging.count()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-  const staged = await prisma.logStaging.count();
+  const stagedCount = async () => Number((await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM log_staging`)[0]!.n);
+  while ((await stagedCount()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+  const staged = await stagedCount();
   if (staged > 0) failures.push(`log: ${staged} receipts still staged ${LOG_SETTLE_MS / 1000} s after the workload`);
   const receipts = await prisma.$queryRaw<{ id: string; receipt: unknown }[]>`SELECT id::text, receipt FROM inference_logs WHERE receipt IS NOT NULL`;
   const entries = await prisma.logEntry.findMany({ orderBy: { idx: "asc" } });

@@ -5,10 +5,14 @@
 // measured on this machine at 8 concurrent appends, p50 4–5 ms and ~1,000–1,300 appends/s for the counter against
 // ~1.5 ms and ~3,000–4,400/s for the staging insert (`npm run bench:log`). A sequence has gaps on rollback.
 //
+// The staged row is only the inference id: the entry (docs/log.md) is encoded here from the stored receipt, which is
+// what the operator signed, so a call writes no second copy of it.
+//
 // So one sequencer at a time (pg_try_advisory_xact_lock: whichever instance gets it; a crash releases it with its
-// transaction) runs every LOG_PUBLISH_INTERVAL_MS, and in ONE transaction: reads a batch of staged receipts in staging
-// order, gives them the next dense indices, stores their entries and every perfect subtree they complete, deletes them
-// from staging, and signs one checkpoint for the new size (one signature per checkpoint, not per receipt). The order is
+// transaction) runs every LOG_PUBLISH_INTERVAL_MS, and in ONE transaction: reads a batch of staged receipts (in the
+// order their calls were logged), gives them the next dense indices, stores their entries and every perfect subtree
+// they complete, deletes them from staging, and signs one checkpoint for the new size (one signature per checkpoint,
+// not per receipt). The order is
 // total because exactly one transaction extends the tree at a time; a rollback leaves no trace; the primary key on
 // the index and the unique inference id make a second sequencer (or a bug) fail rather than fork the tree.
 import "server-only";
@@ -17,7 +21,7 @@ import type { DbClient, DbTransaction } from "../db";
 import { config } from "../env";
 import { signEd25519 } from "../keys/node-ed25519";
 import { logEvent } from "../log";
-import { formatCheckpointText, formatSignatureLine, newSubtrees, treeHash, type SubtreeId } from "../verify";
+import { encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, treeHash, type SubtreeId } from "../verify";
 import { logIdentity } from "./log-key";
 
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one sequencer at a time across instances. */
@@ -66,18 +70,25 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
     async (tx) => {
       const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOG_SEQUENCER_LOCK_KEY}) AS locked`;
       if (!lock?.locked) return null;
-      // A receipt stored again after a lost answer may be staged again after it was sequenced: it is logged once.
+      // A receipt stored again after a lost answer is staged twice: it is logged once.
       await tx.$executeRaw`DELETE FROM log_staging s USING log_entries e WHERE s.inference_id = e.inference_id`;
-      const staged = await tx.$queryRaw<{ seq: bigint; inference_id: string; entry: Uint8Array }[]>`
-        SELECT seq, inference_id::text, entry FROM log_staging ORDER BY seq LIMIT ${batch}`;
-      if (staged.length === 0) return null;
+      const staged = await tx.$queryRaw<{ inference_id: string; receipt: Record<string, unknown> }[]>`
+        SELECT l.id::text AS inference_id, l.receipt FROM inference_logs l
+        WHERE l.id IN (SELECT inference_id FROM log_staging) AND l.receipt IS NOT NULL
+        ORDER BY l.created_at, l.id LIMIT ${batch}`;
+      if (staged.length === 0) {
+        // Nothing loggable: rows of calls whose capture was undone (their receipt never stored) are dropped.
+        await tx.$executeRaw`DELETE FROM log_staging s WHERE NOT EXISTS (SELECT 1 FROM inference_logs l WHERE l.id = s.inference_id AND l.receipt IS NOT NULL)`;
+        return null;
+      }
+      const entries = staged.map((s) => encodeReceiptEntry(s.receipt));
       const [head] = await tx.$queryRaw<{ size: bigint }[]>`SELECT COALESCE(max(idx) + 1, 0) AS size FROM log_entries`;
       const oldSize = Number(head!.size);
       const newSize = oldSize + staged.length;
 
       // The hashes this append completes; a left child completed by an earlier append is read from the table.
       const fresh = new Map<string, Uint8Array>();
-      staged.forEach((s, i) => fresh.set(`0/${oldSize + i}`, leafHashNode(new Uint8Array(s.entry))));
+      entries.forEach((entry, i) => fresh.set(`0/${oldSize + i}`, leafHashNode(entry)));
       const created = newSubtrees(oldSize, newSize);
       const oldChildren = created.filter((n) => n.level > 0 && !fresh.has(`${n.level - 1}/${2 * n.index}`) && (2 * n.index + 1) * 2 ** (n.level - 1) <= oldSize);
       const stored = await readStored(tx, oldChildren.map((n) => ({ level: n.level - 1, index: 2 * n.index })));
@@ -97,13 +108,13 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
       await tx.$executeRaw`
         INSERT INTO log_entries (idx, inference_id, entry)
         SELECT w.idx, w.inference_id, decode(w.entry, 'hex')
-        FROM unnest(${staged.map((_, i) => String(oldSize + i))}::bigint[], ${staged.map((s) => s.inference_id)}::uuid[], ${staged.map((s) => Buffer.from(s.entry).toString("hex"))}::text[]) AS w(idx, inference_id, entry)`;
+        FROM unnest(${staged.map((_, i) => String(oldSize + i))}::bigint[], ${staged.map((s) => s.inference_id)}::uuid[], ${entries.map((e) => Buffer.from(e).toString("hex"))}::text[]) AS w(idx, inference_id, entry)`;
       const hashes = [...fresh.entries()];
       await tx.$executeRaw`
         INSERT INTO log_hashes (level, idx, hash)
         SELECT w.level, w.idx, decode(w.hash, 'hex')
         FROM unnest(${hashes.map(([k]) => Number(k.split("/")[0]))}::int[], ${hashes.map(([k]) => k.split("/")[1]!)}::bigint[], ${hashes.map(([, h]) => Buffer.from(h).toString("hex"))}::text[]) AS w(level, idx, hash)`;
-      await tx.$executeRaw`DELETE FROM log_staging WHERE seq = ANY(${staged.map((s) => String(s.seq))}::bigint[])`;
+      await tx.$executeRaw`DELETE FROM log_staging WHERE inference_id = ANY(${staged.map((s) => s.inference_id)}::uuid[])`;
       const note = signCheckpoint(newSize, root);
       await tx.$executeRaw`INSERT INTO log_checkpoints (size, root, note) VALUES (${newSize}, ${Buffer.from(root)}, ${note})`;
       return { size: newSize, appended: staged.length, note };

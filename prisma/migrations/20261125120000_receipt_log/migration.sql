@@ -1,16 +1,13 @@
 -- The public receipt log (RFC 6962 Merkle tree, served as C2SP tiles). A served call's receipt is staged by the very
--- statement that stores it; one sequencer at a time (an advisory lock, on any instance) moves staged receipts into
--- log_entries with dense indices in the order it reads them, stores every completed perfect subtree's hash, and signs
--- a checkpoint for the new size, all in one transaction.
+-- statement that stores it: one small row, no index, so a call's statement takes no lock and writes little more than
+-- before. One sequencer at a time (an advisory lock, on any instance) reads the staged receipts' stored JSON, encodes
+-- their entries, gives them dense indices, stores every completed perfect subtree's hash and signs a checkpoint for
+-- the new size, all in one transaction. A receipt staged twice (a statement sent again after a lost answer) is logged
+-- once.
 CREATE TABLE "log_staging" (
-    "seq" BIGSERIAL NOT NULL,
     "inference_id" UUID NOT NULL,
-    "entry" BYTEA NOT NULL,
-    "staged_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "log_staging_pkey" PRIMARY KEY ("seq")
+    "staged_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
-CREATE UNIQUE INDEX "log_staging_inference_id_key" ON "log_staging"("inference_id");
 
 -- Leaf `idx` of the tree: the entry bytes as served in the entry bundles. Indices are 0..size-1, each exactly once.
 CREATE TABLE "log_entries" (
