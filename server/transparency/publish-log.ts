@@ -17,12 +17,13 @@
 // the index and the unique inference id make a second sequencer (or a bug) fail rather than fork the tree.
 import "server-only";
 import { createHash } from "node:crypto";
-import type { DbClient, DbTransaction } from "../db";
+import type { DbClient } from "../db";
 import { config } from "../env";
 import { signEd25519 } from "../keys/node-ed25519";
 import { logEvent } from "../log";
-import { encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, treeHash, type SubtreeId } from "../verify";
+import { encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, TILE_HEIGHT, treeHash } from "../verify";
 import { logIdentity } from "./log-key";
+import { storedHashReader } from "./read-log";
 
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one sequencer at a time across instances. */
 export const LOG_SEQUENCER_LOCK_KEY = 72_910_518;
@@ -45,17 +46,6 @@ export function signCheckpoint(size: number, root: Uint8Array): string {
   const id = logIdentity();
   const text = formatCheckpointText({ origin: id.origin, size, root });
   return `${text}\n${formatSignatureLine(id.origin, id.keyId, signEd25519(new TextEncoder().encode(text), id.keypair.seed))}`;
-}
-
-/** Reads stored subtree hashes inside `tx`. */
-async function readStored(tx: DbTransaction, ids: readonly SubtreeId[]): Promise<Map<string, Uint8Array>> {
-  const out = new Map<string, Uint8Array>();
-  if (ids.length === 0) return out;
-  const rows = await tx.$queryRaw<{ level: number; idx: bigint; hash: Uint8Array }[]>`
-    SELECT h.level, h.idx, h.hash FROM log_hashes h
-    JOIN unnest(${ids.map((i) => i.level)}::int[], ${ids.map((i) => String(i.index))}::bigint[]) AS w(level, idx) ON h.level = w.level AND h.idx = w.idx`;
-  for (const r of rows) out.set(`${r.level}/${r.idx}`, new Uint8Array(r.hash));
-  return out;
 }
 
 /**
@@ -86,12 +76,15 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
       const oldSize = Number(head!.size);
       const newSize = oldSize + staged.length;
 
-      // The hashes this append completes; a left child completed by an earlier append is read from the table.
+      // The hashes this append completes; a left child completed by an earlier append is read from the stored tiles.
+      const oldTree = storedHashReader(tx, oldSize);
       const fresh = new Map<string, Uint8Array>();
       entries.forEach((entry, i) => fresh.set(`0/${oldSize + i}`, leafHashNode(entry)));
       const created = newSubtrees(oldSize, newSize);
-      const oldChildren = created.filter((n) => n.level > 0 && !fresh.has(`${n.level - 1}/${2 * n.index}`) && (2 * n.index + 1) * 2 ** (n.level - 1) <= oldSize);
-      const stored = await readStored(tx, oldChildren.map((n) => ({ level: n.level - 1, index: 2 * n.index })));
+      // A left child whose leaves all precede this append was completed by an earlier one.
+      const oldChildren = created.filter((n) => n.level > 0 && (2 * n.index + 1) * 2 ** (n.level - 1) <= oldSize).map((n) => ({ level: n.level - 1, index: 2 * n.index }));
+      const oldHashes = await oldTree(oldChildren);
+      const stored = new Map(oldChildren.map((c, i) => [`${c.level}/${c.index}`, oldHashes[i]!]));
       for (const n of created) {
         if (n.level === 0) continue;
         const left = fresh.get(`${n.level - 1}/${2 * n.index}`) ?? stored.get(`${n.level - 1}/${2 * n.index}`);
@@ -101,15 +94,17 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
       }
       const root = await treeHash(newSize, async (ids) => {
         const missing = ids.filter((i) => !fresh.has(`${i.level}/${i.index}`));
-        const more = await readStored(tx, missing);
-        return ids.map((i) => fresh.get(`${i.level}/${i.index}`) ?? more.get(`${i.level}/${i.index}`)!);
+        const more = await oldTree(missing);
+        const found = new Map(missing.map((m, i) => [`${m.level}/${m.index}`, more[i]!]));
+        return ids.map((i) => fresh.get(`${i.level}/${i.index}`) ?? found.get(`${i.level}/${i.index}`)!);
       });
 
       await tx.$executeRaw`
         INSERT INTO log_entries (idx, inference_id, entry)
         SELECT w.idx, w.inference_id, decode(w.entry, 'hex')
         FROM unnest(${staged.map((_, i) => String(oldSize + i))}::bigint[], ${staged.map((s) => s.inference_id)}::uuid[], ${entries.map((e) => Buffer.from(e).toString("hex"))}::text[]) AS w(idx, inference_id, entry)`;
-      const hashes = [...fresh.entries()];
+      // Only the tiles' rows are stored (heights 0, 8, 16, …): the heights between are rehashed from them when read.
+      const hashes = [...fresh.entries()].filter(([key]) => Number(key.split("/")[0]) % TILE_HEIGHT === 0);
       await tx.$executeRaw`
         INSERT INTO log_hashes (level, idx, hash)
         SELECT w.level, w.idx, decode(w.hash, 'hex')

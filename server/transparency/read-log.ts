@@ -2,9 +2,9 @@
 // entry bundles (C2SP tlog-tiles) read from the stored hashes and entries, and a receipt's inclusion proof built from
 // the stored subtree hashes (never by rehashing entries).
 import "server-only";
-import type { DbClient } from "../db";
+import type { DbClient, DbTransaction } from "../db";
 import { AppError } from "../errors";
-import { encodeBase64, encodeEntryBundle, hashesAtTileLevel, proveInclusion, TILE_HEIGHT, TILE_WIDTH, type HashReader, type ReceiptLogProof } from "../verify";
+import { encodeBase64, encodeEntryBundle, hashesAtTileLevel, proveInclusion, tileHashReader, TILE_HEIGHT, TILE_WIDTH, type HashReader, type ReceiptLogProof } from "../verify";
 import { logIdentity } from "./log-key";
 
 /** Seconds a client should wait before asking again for a receipt not yet in a checkpoint: about one sequencer round. */
@@ -40,21 +40,26 @@ async function publishedSize(db: DbClient): Promise<number> {
 }
 
 /**
- * A hash tile's bytes: `width` hashes at tree height 8·level from hash number index·256. Null when the published tree
- * does not have them yet (a tile is served only once a checkpoint covers it, and then never changes).
+ * The stored row of a tile: `width` hashes at tree height 8·level from hash number index·256 (only those heights are
+ * stored; the heights between are rehashed from them). Null unless all are stored.
  */
-export async function readHashTile(db: DbClient, level: number, index: number, width: number): Promise<Uint8Array | null> {
+export async function readTileRows(db: DbClient | DbTransaction, level: number, index: number, width: number): Promise<Uint8Array | null> {
   const first = index * TILE_WIDTH;
-  if (first + width > hashesAtTileLevel(await publishedSize(db), level)) return null;
-  const rows = await db.logHash.findMany({
-    where: { level: level * TILE_HEIGHT, idx: { gte: BigInt(first), lt: BigInt(first + width) } },
-    orderBy: { idx: "asc" },
-    select: { hash: true },
-  });
+  const rows = await db.$queryRaw<{ hash: Uint8Array }[]>`
+    SELECT hash FROM log_hashes WHERE level = ${level * TILE_HEIGHT} AND idx >= ${first} AND idx < ${first + width} ORDER BY idx`;
   if (rows.length !== width) return null;
   const out = new Uint8Array(width * 32);
   rows.forEach((r, i) => out.set(r.hash, i * 32));
   return out;
+}
+
+/**
+ * A hash tile's bytes: null when the published tree does not have them yet (a tile is served only once a checkpoint
+ * covers it, and then never changes).
+ */
+export async function readHashTile(db: DbClient, level: number, index: number, width: number): Promise<Uint8Array | null> {
+  if (index * TILE_WIDTH + width > hashesAtTileLevel(await publishedSize(db), level)) return null;
+  return readTileRows(db, level, index, width);
 }
 
 /** An entry bundle's bytes (uint16 length-prefixed entries); null when the published tree does not have them yet. */
@@ -66,20 +71,13 @@ export async function readEntryBundle(db: DbClient, index: number, width: number
   return encodeEntryBundle(rows.map((r) => new Uint8Array(r.entry)));
 }
 
-/** Reads stored subtree hashes from the database. */
-export function storedHashReader(db: DbClient): HashReader {
-  return async (ids) => {
-    if (ids.length === 0) return [];
-    const rows = await db.$queryRaw<{ level: number; idx: bigint; hash: Uint8Array }[]>`
-      SELECT h.level, h.idx, h.hash FROM log_hashes h
-      JOIN unnest(${ids.map((i) => i.level)}::int[], ${ids.map((i) => String(i.index))}::bigint[]) AS w(level, idx) ON h.level = w.level AND h.idx = w.idx`;
-    const found = new Map(rows.map((r) => [`${r.level}/${r.idx}`, new Uint8Array(r.hash)]));
-    return ids.map((i) => {
-      const h = found.get(`${i.level}/${i.index}`);
-      if (!h) throw new Error(`log: subtree ${i.level}/${i.index} is not stored`);
-      return h;
-    });
-  };
+/** The stored tree of `size` leaves as a HashReader: proofs are built from its tiles, as any client builds them. */
+export function storedHashReader(db: DbClient | DbTransaction, size: number): HashReader {
+  return tileHashReader(size, async (tile) => {
+    const data = await readTileRows(db, tile.level, tile.index, tile.width);
+    if (!data) throw new Error(`log: tile ${tile.level}/${tile.index} of width ${tile.width} is not stored`);
+    return data;
+  });
 }
 
 export interface ProofRequest {
@@ -117,7 +115,7 @@ export async function proveReceiptInclusion(db: DbClient, inferenceId: string, r
     if (request.treeSize !== undefined) throw new AppError("invalid_request", `the receipt is at index ${index}, not in the tree of size ${checkpoint.size}`);
     throw new AppError("log_pending", "the receipt is not yet in a witnessed checkpoint", { retry_after: LOG_PENDING_RETRY_AFTER_S }, { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) });
   }
-  const proof = await proveInclusion(index, checkpoint.size, storedHashReader(db));
+  const proof = await proveInclusion(index, checkpoint.size, storedHashReader(db, checkpoint.size));
   return { log_index: index, tree_size: checkpoint.size, inclusion_proof: proof.map(encodeBase64), checkpoint: checkpoint.note, log_key: logIdentity().verifierKey };
 }
 

@@ -21,8 +21,8 @@ CREATE TABLE "log_entries" (
 );
 CREATE UNIQUE INDEX "log_entries_inference_id_key" ON "log_entries"("inference_id");
 
--- The hash of every perfect subtree: leaves [idx * 2^level, (idx + 1) * 2^level). Level 0 is the leaf hashes; levels
--- 8, 16, ... are the tiles' rows.
+-- The tiles' rows: the hash of each perfect subtree of 256^k leaves, [idx * 2^level, (idx + 1) * 2^level) at level
+-- 8k. Level 0 is the leaf hashes. The heights between are rehashed from these when a proof or a root needs them.
 CREATE TABLE "log_hashes" (
     "level" SMALLINT NOT NULL,
     "idx" BIGINT NOT NULL,

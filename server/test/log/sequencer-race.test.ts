@@ -12,7 +12,7 @@ import { REPO_ROOT } from "../verify/vectors";
 import { startDbStack, type DbStack } from "../support/db-stack";
 
 const PROCESSES = 4;
-const PER_PROCESS = 150;
+const PER_PROCESS = 200;
 let stack: DbStack;
 beforeAll(async () => {
   stack = await startDbStack({ SERVICE_BASE_URL: "http://signet.test" });
@@ -56,8 +56,9 @@ describe("the log's sequencer across processes", () => {
       const h = level === 0 ? leaves[index]! : nodeHash(Buffer.from(expected.get(`${level - 1}/${2 * index}`)!, "hex"), Buffer.from(expected.get(`${level - 1}/${2 * index + 1}`)!, "hex"));
       expected.set(`${level}/${index}`, Buffer.from(h).toString("hex"));
     }
+    // Only the tiles' rows are stored: heights 0, 8, 16, …
     const stored = await db.logHash.findMany();
-    expect(new Map(stored.map((h) => [`${h.level}/${h.idx}`, Buffer.from(h.hash).toString("hex")]))).toEqual(expected);
+    expect(new Map(stored.map((h) => [`${h.level}/${h.idx}`, Buffer.from(h.hash).toString("hex")]))).toEqual(new Map([...expected].filter(([key]) => Number(key.split("/")[0]) % 8 === 0)));
 
     const checkpoints = await db.logCheckpoint.findMany({ orderBy: { size: "asc" } });
     expect(checkpoints.length).toBeGreaterThan(PROCESSES);
@@ -66,7 +67,7 @@ describe("the log's sequencer across processes", () => {
     if (!opened.ok) throw new Error(opened.reason);
     expect(opened.checkpoint.size).toBe(leaves.length);
     expect(Buffer.from(opened.checkpoint.root).equals(Buffer.from(rootOfLeaves(leaves)))).toBe(true);
-    const read = storedHashReader(db);
+    const read = storedHashReader(db, leaves.length);
     for (let i = 1; i < checkpoints.length; i++) {
       const [a, b] = [checkpoints[i - 1]!, checkpoints[i]!];
       expect(openCheckpoint(a.note, { logKey: logIdentity().verifierKey }).ok).toBe(true);
