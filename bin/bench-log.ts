@@ -13,9 +13,18 @@ const { openPostgres } = await import("../server/db");
 const { measureAppendStatements, measureLogAppend } = await import("../server/bench/measure-log-append");
 
 const admin = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const concurrency = Number(process.env.BENCH_LOG_CONCURRENCY ?? 16);
-const rounds = Number(process.env.BENCH_LOG_ROUNDS ?? 7);
-const calls = Number(process.env.BENCH_LOG_CALLS ?? 60);
+/** A size knob: a whole number from 1 (rounds: 2, the first only warms up), or the run stops before anything starts. */
+function knob(name: string, fallback: number, min = 1): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < min || value > 10_000) {
+    process.stderr.write(`signet: ${name} must be a whole number from ${min} to 10000\n`);
+    process.exit(2);
+  }
+  return value;
+}
+const concurrency = knob("BENCH_LOG_CONCURRENCY", 16);
+const rounds = knob("BENCH_LOG_ROUNDS", 7, 2);
+const calls = knob("BENCH_LOG_CALLS", 60);
 const name = `signet_bench_log_${Date.now()}`;
 const client = new pg.Client({ connectionString: admin });
 await client.connect();

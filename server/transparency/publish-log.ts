@@ -1,9 +1,9 @@
-// The log's sequencer and checkpoint signer. Why this design: a served call only INSERTs its receipt into
+// The log's sequencer and checkpoint signer. Why this design: a served call only appends its inference id to
 // log_staging, in the statement that stores the receipt, which takes no lock shared with other calls. A single counter
 // row bumped by that statement (`UPDATE log_head SET size = size + 1`) would also give dense indices, but it holds one
 // row lock from the bump to the commit's WAL flush, so every call on every instance queues behind the one before:
-// measured on this machine at 8 concurrent appends, p50 4–5 ms and ~1,000–1,300 appends/s for the counter against
-// ~1.5 ms and ~3,000–4,400/s for the staging insert (`npm run bench:log`). A sequence has gaps on rollback.
+// measured on this machine at 8 concurrent appends, p50 1.6–4.4 ms and ~1,200–3,500 appends/s for the counter against
+// 0.6–1.5 ms and ~3,900–10,700/s for the staging insert (`npm run bench:log`). A sequence has gaps on rollback.
 //
 // The staged row is only the inference id: the entry (docs/log.md) is encoded here from the stored receipt, which is
 // what the operator signed, so a call writes no second copy of it.
