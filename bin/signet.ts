@@ -8,6 +8,7 @@ import { runSettings, SETTINGS_USAGE } from "./commands/settings";
 import { PREPAID_USAGE, runBalance, runGrant, runInfer, runTopUp } from "./commands/prepaid";
 import { OPERATOR_USAGE, runOperator } from "./commands/operator";
 import { RECONCILE_USAGE, runReconcile } from "./commands/reconcile";
+import { LOG_USAGE, runLog } from "./commands/log";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   verify: { run: runVerify, usage: VERIFY_USAGE },
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   grant: { run: runGrant, usage: PREPAID_USAGE.split("\n  ")[3]! },
   operator: { run: runOperator, usage: OPERATOR_USAGE },
   reconcile: { run: runReconcile, usage: RECONCILE_USAGE },
+  log: { run: runLog, usage: LOG_USAGE },
 };
 
 function usage(): string {

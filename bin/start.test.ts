@@ -29,30 +29,42 @@ function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | nu
 }
 
 describe("bin/start.ts in production", () => {
+  /** What production needs, but for the proxy set-up, the metrics token and the log key, which each test adds or not. */
+  const productionEnv = (): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? tmpdir(),
+    NODE_ENV: "production",
+    PORT: "3299",
+    SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-start-")),
+    DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none",
+    SERVICE_BASE_URL: "http://localhost:3299",
+    SERVICE_OPERATOR_SECRET_KEY: key(),
+    VERIFIER_SECRET_KEY: key(),
+    FACILITATOR_SECRET_KEY: key(),
+    SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
+    SESSION_SECRET: "s".repeat(64),
+    IP_HASH_SALT: "salt".repeat(8),
+    LOG_LEVEL: "silent",
+  });
+
   it("exits with one line naming TRUSTED_PROXY_HOPS when it is not set", async () => {
     // Everything else production needs is here, so the missing proxy set-up is the only reason to refuse.
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? tmpdir(),
-      NODE_ENV: "production",
-      PORT: "3299",
-      SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-start-")),
-      DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none",
-      SERVICE_BASE_URL: "http://localhost:3299",
-      SERVICE_OPERATOR_SECRET_KEY: key(),
-      VERIFIER_SECRET_KEY: key(),
-      FACILITATOR_SECRET_KEY: key(),
-      SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
-      SESSION_SECRET: "s".repeat(64),
-      IP_HASH_SALT: "salt".repeat(8),
-      LOG_LEVEL: "silent",
-    };
-    const result = await start(env);
+    const result = await start({ ...productionEnv(), LOG_SECRET_KEY: key() });
     expect(result.killed).toBe(false);
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^signet: refusing to start: .*TRUSTED_PROXY_HOPS/);
+  }, 90_000);
+
+  it("exits with one line naming LOG_SECRET_KEY when the receipt log has no key", async () => {
+    const env: NodeJS.ProcessEnv = { ...productionEnv(), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32) };
+    const result = await start(env);
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe("signet: refusing to start: LOG_SECRET_KEY is required in production");
   }, 90_000);
 });
 

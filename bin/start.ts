@@ -7,12 +7,15 @@ import path from "node:path";
 import { assertReadyToServe, config, ConfigError } from "../server/env";
 import { operatorKeypair, verifierKeypair } from "../server/keys/service-keys";
 import { createFacilitator } from "../server/facilitator/create-facilitator";
+import { logIdentity } from "../server/transparency/log-key";
 
 try {
   const cfg = config();
   assertReadyToServe(cfg);
   operatorKeypair();
   verifierKeypair();
+  // LOG_SECRET_KEY (and LOG_WITNESS_KEYS): the receipt log signs checkpoints with it from the first call on.
+  logIdentity();
   // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (a mismatch fails start-up: payments would go to an address the facilitator does not control).
   await createFacilitator(cfg);
   // A larger young generation: under load most of a call's garbage dies young, and V8's default 16 MiB semi-space

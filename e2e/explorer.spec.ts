@@ -63,3 +63,21 @@ test("a streamed receipt verifies in the browser with the chunks, and with the c
   }
   await page.screenshot({ path: "test-results/screenshots/explorer-streamed.png", fullPage: true });
 });
+
+test("the explorer proves a receipt's inclusion in the public receipt log, in the browser, and refuses a changed receipt", async ({ page }) => {
+  const call = await makePaidCall("log me in the browser");
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(call.receiptHeader);
+  await page.getByTestId("verify-button").click();
+  // The checkpoint is signed within about a second of the call: the page asks again after the Retry-After it is given.
+  await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-status", "included", { timeout: 20_000 });
+  await expect(page.getByTestId("log-inclusion")).toContainText("Included in the log at index");
+  await expect(page.getByTestId("log-key")).toContainText("localhost:3210/log+");
+  await page.screenshot({ path: "test-results/screenshots/explorer-log.png", fullPage: true });
+
+  const changed = { ...call.receipt, cost_usdc: 0 };
+  await page.getByTestId("receipt-input").fill(JSON.stringify(changed));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-status", "failed", { timeout: 20_000 });
+  await expect(page.getByTestId("log-inclusion")).toContainText("not_included");
+});

@@ -57,6 +57,7 @@ const env: NodeJS.ProcessEnv = {
   SERVICE_BASE_URL: `http://localhost:${PORT}`,
   SERVICE_OPERATOR_SECRET_KEY: testKey(),
   VERIFIER_SECRET_KEY: testKey(),
+  LOG_SECRET_KEY: testKey(),
   FACILITATOR_SECRET_KEY: testKey(),
   SESSION_SECRET: randomBytes(32).toString("hex"),
   IP_HASH_SALT: randomBytes(16).toString("hex"),

@@ -12,6 +12,7 @@ import { log } from "./log";
 import { releaseExpiredHolds } from "./ledger/credit-holds";
 import { startPendingSweeper } from "./payments/pending-settlement";
 import { RELAY_SWEEP_EVERY_MS } from "./facilitator/evm-relay-ledger";
+import { startLogPublisher } from "./transparency/publish-log";
 import type { EvmFacilitator } from "./facilitator/create-evm-facilitator";
 
 export interface AppContext {
@@ -49,6 +50,8 @@ async function buildAppContext(): Promise<AppContext> {
   const ctx = { db: prisma, gateway, upstream };
   // Settlements broadcast but not confirmed in time, which nobody retries: every instance sweeps them.
   startPendingSweeper(ctx);
+  // The receipt log's sequencer and checkpoint signer: every instance runs it, one at a time holds its lock.
+  startLogPublisher(prisma);
   // Relays a node dropped or never saw: every instance broadcasts them again (each one claimed by one sweeper a round).
   if (facilitator.evm) startRelaySweeper(facilitator.evm);
   return ctx;

@@ -45,6 +45,17 @@ const envSchema = z.object({
   VERIFIER_SECRET_KEY: z.string().min(1).optional(),
   /** Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production. */
   VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional(),
+  /** base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ from the operator key. */
+  LOG_SECRET_KEY: z.string().min(1).optional(),
+  /** The log's origin line and key name; default: SERVICE_BASE_URL's host and path without the scheme, plus `/log`. */
+  LOG_ORIGIN: z
+    .string()
+    .regex(/^[^\s+]+$/, "must be non-empty, without spaces or '+' (e.g. signet.example.com/log)")
+    .optional(),
+  /** Comma-separated witness verifier keys (`<name>+<id>+<base64>`, type 0x04) whose cosignatures the log accepts and publishes. */
+  LOG_WITNESS_KEYS: z.string().default(""),
+  /** How often the log's sequencer runs: entries staged by then get their indices and a signed checkpoint. */
+  LOG_PUBLISH_INTERVAL_MS: z.coerce.number().int().min(50).max(10_000).default(1_000),
   /** PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR. */
   DATABASE_URL: z.string().min(1).optional(),
 

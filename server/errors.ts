@@ -49,6 +49,11 @@ export const ERROR_STATUS = {
   // Retry-After; it is then served (landed), refused as 402 (expired or failed: nothing charged), or pending again.
   settlement_pending: 502,
   upstream_timeout: 504,
+  // The receipt could not be written to the receipt log, so the answer was not served: nothing was charged (prepaid),
+  // or the payment stays reserved for a retry with the same header (paid). Retry after Retry-After.
+  receipt_log_unavailable: 503,
+  // The receipt is staged for the log but not yet in a signed checkpoint: ask again after Retry-After.
+  log_pending: 409,
   server_misconfigured: 500,
   // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.
   shutting_down: 503,

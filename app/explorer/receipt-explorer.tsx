@@ -6,6 +6,7 @@ import { useTRPC } from "@/app/_client/trpc-react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { addressExplorerUrl, CHECK_NAMES, explorerName, readExplorerInput, readTextOrJson, txExplorerUrl, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
 import { CHECK_MEANINGS } from "./check-meanings";
+import { LogInclusion } from "./log-inclusion";
 
 type HostedVerdict = { status: "ok"; verdict: Record<string, unknown>; signatureValid: boolean } | { status: "error"; message: string };
 
@@ -133,6 +134,7 @@ export function ReceiptExplorer({ initialReceipt = "" }: { initialReceipt?: stri
           </button>
         </section>
       )}
+      {result && receipt && <LogInclusion key={String(receipt.service_signature)} receipt={receipt} />}
       {hosted && (
         <section data-testid="hosted" aria-label="Hosted verdict" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm">
           {hosted.status === "error" ? (

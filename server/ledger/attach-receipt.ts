@@ -1,16 +1,30 @@
-// A served call's signed receipt, stored on its log row for `GET /api/v1/receipts/<id>`. The ledger never signs: the
-// caller signs with the facts capture returned, and hands the receipt here.
+// A served call's signed receipt, stored on its log row for `GET /api/v1/receipts/<id>` and staged for the public
+// receipt log by the same statement. The ledger never signs: the caller signs with the facts capture returned, and
+// hands the receipt here.
 import "server-only";
 import { Prisma, type DbClient } from "../db";
-import { logEvent } from "../log";
 import type { Receipt } from "../receipts/receipt-types";
-import { hotExecute } from "../db/hot-query";
+import { hotQuery } from "../db/hot-query";
+import { MAX_ENTRY_BYTES } from "../verify";
 
-/** Stores the receipt on the log row. The money is already recorded: a failure is logged, never thrown. */
+/** Bytes a log entry adds around the receipt's JSON: its tag line and the newlines (the JSON bounds the rest). */
+const ENTRY_OVERHEAD_BYTES = 32;
+
+/**
+ * Stores the receipt on the log row and stages it for the public log, in ONE statement; throws when that did not
+ * happen. The sequencer encodes the entry from the stored receipt (the same canonical bytes that were signed).
+ * SECURITY: no receipt is served unlogged: the caller serves the receipt only once this returned. Safe to send again
+ * after a lost answer: the sequencer logs a receipt once.
+ */
 export async function attachReceipt(db: DbClient, inferenceId: string, receipt: Receipt): Promise<void> {
-  try {
-    await hotExecute(db, Prisma.sql`UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${inferenceId}::uuid`);
-  } catch (err) {
-    logEvent("receipt.store_failed", { inference_id: inferenceId, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
-  }
+  const json = JSON.stringify(receipt);
+  // A log entry is at most MAX_ENTRY_BYTES (entry bundles prefix it with a uint16 length); the canonical form is no longer than this JSON.
+  if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES > MAX_ENTRY_BYTES) throw new Error(`receipt of ${inferenceId} is too large for a log entry`);
+  const rows = await hotQuery<{ stored: bigint }>(
+    db,
+    Prisma.sql`WITH stored AS (UPDATE inference_logs SET receipt = ${json}::jsonb WHERE id = ${inferenceId}::uuid RETURNING id),
+      staged AS (INSERT INTO log_staging (inference_id) SELECT id FROM stored)
+      SELECT count(*) AS stored FROM stored`,
+  );
+  if (Number(rows[0]?.stored ?? 0) !== 1) throw new Error(`receipt of ${inferenceId} was not stored: no log row`);
 }

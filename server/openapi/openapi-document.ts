@@ -59,7 +59,7 @@ function errors(codes: ErrorCode[]): Json {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}${list.includes("settlement_pending") ? SETTLEMENT_PENDING_NOTE : ""}`,
-      ...(status === 429 || list.includes("settlement_pending") ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
+      ...(status === 429 || list.includes("settlement_pending") || list.includes("receipt_log_unavailable") ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
 
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
     };
@@ -87,6 +87,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
   const receiptHeaders = {
     "X-Service-Receipt": header("The signed receipt, base64 JSON (see the Receipt schema). Not on a stream: its receipt is the last event"),
     "X-Credit-Balance-Usdc": header("The agent's credit balance on this network after the call. Not on a stream"),
+    "X-Service-Receipt-Proof": header("The URL of the receipt's inclusion proof in the public receipt log (GET /api/v1/receipts/{id}/proof). Not on a stream: its receipt event carries `log_proof_url`"),
   };
   const settlementHeaders = {
     "PAYMENT-RESPONSE": header(
@@ -126,7 +127,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
         },
       },
     },
@@ -140,7 +141,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         requestBody: body(inferenceRequestSchema),
         responses: {
           "200": { description: "The completion, with its receipt", headers: receiptHeaders, content: { ...json(r.chatCompletionSchema), ...stream } },
-          ...errors([...COMMON, "missing_auth_headers", "invalid_signature", "request_expired", "nonce_replay", "insufficient_credits", "rate_limited", "invalid_network", "model_not_allowed", "mainnet_disabled", "upstream_error", "upstream_timeout", "server_misconfigured"]),
+          ...errors([...COMMON, "missing_auth_headers", "invalid_signature", "request_expired", "nonce_replay", "insufficient_credits", "rate_limited", "invalid_network", "model_not_allowed", "mainnet_disabled", "upstream_error", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
         },
       },
     },
@@ -204,6 +205,54 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         tags: ["receipts"],
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
         responses: { "200": { description: "The signed receipt", content: json(r.receiptSchema) }, ...errors(["not_found", "internal_error"]) },
+      },
+    },
+    "/api/v1/receipts/{id}/proof": {
+      get: {
+        operationId: "getReceiptLogProof",
+        summary: "A receipt's inclusion proof in the public receipt log, against a signed checkpoint",
+        description:
+          "`log_pending` (409, `Retry-After`): the receipt is staged and not yet in a signed checkpoint (the log signs one about every second). `not_found` with `reason: not_logged`: a receipt issued before the log existed.",
+        tags: ["receipts"],
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+          { name: "tree_size", in: "query", required: false, description: "Prove against the checkpoint of this size", schema: { type: "integer" } },
+          { name: "cosigned", in: "query", required: false, description: "`true`: prove against the newest checkpoint a witness cosigned", schema: { type: "string", enum: ["true", "false"] } },
+        ],
+        responses: {
+          "200": { description: "The proof and its checkpoint", content: json(r.receiptLogProofSchema) },
+          "409": { description: "Error: `log_pending`", headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) }, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+          ...errors(["invalid_request", "not_found", "internal_error"]),
+        },
+      },
+    },
+    "/log/checkpoint": {
+      get: { operationId: "logCheckpoint", summary: "The receipt log's latest signed checkpoint (C2SP tlog-checkpoint), with witness cosignatures", tags: ["receipts"], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["not_found"]) } },
+    },
+    "/log/checkpoints/{size}": {
+      get: { operationId: "logCheckpointOfSize", summary: "A past checkpoint by tree size, with the cosignatures added since", tags: ["receipts"], parameters: [{ name: "size", in: "path", required: true, schema: { type: "integer" } }], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["invalid_request", "not_found"]) } },
+    },
+    "/log/tile/{path}": {
+      get: {
+        operationId: "logTile",
+        summary: "C2SP tlog-tiles: hash tiles `tile/<L>/<N>[.p/<W>]` and entry bundles `tile/entries/<N>[.p/<W>]`",
+        description: "Full tiles are immutable (`Cache-Control: public, max-age=31536000, immutable`); partial tiles are cached 10 s.",
+        tags: ["receipts"],
+        parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "Tile bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }, ...errors(["not_found"]) },
+      },
+    },
+    "/log/key": {
+      get: { operationId: "logKey", summary: "The receipt log's origin and verifier key (not the operator key)", tags: ["receipts"], responses: { "200": { description: "The log key", content: json(r.logKeySchema) } } },
+    },
+    "/log/cosignature": {
+      post: {
+        operationId: "logCosignature",
+        summary: "A witness publishes its cosignature of a checkpoint (c2sp.org/tlog-cosignature)",
+        description: "Body: the checkpoint note with the witness's cosignature line. Only witnesses listed in LOG_WITNESS_KEYS are accepted.",
+        tags: ["receipts"],
+        requestBody: { required: true, content: { "text/plain": { schema: { type: "string" } } } },
+        responses: { "200": { description: "The checkpoint with every cosignature it has", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["invalid_request", "invalid_signature", "forbidden", "not_found"]) },
       },
     },
     "/api/v1/operator-key": {

@@ -119,7 +119,12 @@ export const x402ReceiptSchema = z
   .register(openApiComponents, { id: "X402SignedReceipt", description: "The x402 offer-receipt extension's signed receipt (also in PAYMENT-RESPONSE's `extensions` of a plain answer)" });
 
 export const receiptEventSchema = z
-  .object({ object: z.literal("service.receipt"), receipt: receiptSchema, x402_receipt: x402ReceiptSchema.optional().describe("Paid route only: the payment's x402 signed receipt") })
+  .object({
+    object: z.literal("service.receipt"),
+    receipt: receiptSchema,
+    log_proof_url: z.string().describe("Where the receipt's inclusion proof in the public receipt log is served"),
+    x402_receipt: x402ReceiptSchema.optional().describe("Paid route only: the payment's x402 signed receipt"),
+  })
   .register(openApiComponents, { id: "ReceiptEvent", description: "The stream's last event before `data: [DONE]`" });
 
 export const streamErrorEventSchema = z
@@ -195,6 +200,7 @@ export const discoverySchema = z
     operator_key_url: z.string(),
     did: z.object({ id: z.string().describe("did:web of SERVICE_BASE_URL's host"), document: z.string().describe("The DID document's URL") }),
     verifier: z.object({ url: z.string(), key_url: z.string() }),
+    receipt_log: z.object({ origin: z.string(), verifier_key: z.string(), prefix: z.string(), checkpoint: z.string(), key_url: z.string() }).describe("The public receipt log (C2SP tlog-tiles under `prefix`)"),
     resources: z.array(
       z.object({
         resource: z.string(),
@@ -233,3 +239,17 @@ export const didDocumentSchema = z
     assertionMethod: z.array(z.string()),
   })
   .register(openApiComponents, { id: "DidDocument", description: "did:web document binding the operator key (it signs receipts, and the x402 offers and receipts) to this domain" });
+
+export const receiptLogProofSchema = z
+  .object({
+    log_index: z.number().int().nonnegative(),
+    tree_size: z.number().int().positive(),
+    inclusion_proof: z.array(z.string()).describe("RFC 6962 audit path, leaf side first, base64 hashes"),
+    checkpoint: z.string().describe("The signed checkpoint (C2SP tlog-checkpoint note) of tree_size, with any witness cosignatures"),
+    log_key: z.string().optional().describe("The log's verifier key (for convenience: pin your own)"),
+  })
+  .register(openApiComponents, { id: "ReceiptLogProof", description: "A receipt's inclusion proof in the public receipt log" });
+
+export const logKeySchema = z
+  .object({ origin: z.string(), verifier_key: z.string(), algorithm: z.literal("ed25519"), witnesses: z.array(z.string()), checkpoint_url: z.string() })
+  .register(openApiComponents, { id: "LogKey", description: "The receipt log's origin and verifier key (`<name>+<key id>+<base64>`), distinct from the operator key" });

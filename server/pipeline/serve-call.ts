@@ -1,7 +1,10 @@
 // Serve → capture or release: the one way a reserved call is served, on both routes, plain or streamed.
 // - Serve: the upstream call. The hold's lease (and its payment's) is renewed while it runs, so no other server takes
 //   the call over while this one still serves it, however long a stream lasts.
-// - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign and attach the receipt.
+// - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign the receipt, and store
+//   it with its public-log entry staged in one statement. The receipt leaves only once that statement succeeded; when
+//   it cannot, the capture is undone (prepaid: the hold is released, nothing charged; paid: the payment stays reserved
+//   for one retry with the same payment header) and the call answers 503 receipt_log_unavailable.
 //   A paid call's answer also carries the x402 receipt (JWS, offer-receipt extension): in PAYMENT-RESPONSE, or in a
 //   stream's final event, since a stream's headers leave before the call is served.
 // - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
@@ -14,9 +17,11 @@ import { AppError } from "../errors";
 import { attachReceipt } from "../ledger/attach-receipt";
 import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
 import { readBalance } from "../ledger/credit-agent";
+import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
+import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
 import type { Completion } from "../upstream";
@@ -49,12 +54,14 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   } catch (err) {
     throw await failCall(ctx, reservation, err);
   }
-  const captured = await capture(ctx, reservation, completion, "served");
-  const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
-  await attachReceipt(ctx.db, captured.inferenceId, receipt);
+  const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion);
   crashPoint("after_debit");
   const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
-  const headers = { ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions), "X-Service-Receipt": encodeReceiptHeader(receipt) };
+  const headers = {
+    ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions),
+    "X-Service-Receipt": encodeReceiptHeader(receipt),
+    [RECEIPT_PROOF_HEADER]: receiptProofUrl(captured.inferenceId),
+  };
   crashPoint("before_response");
   return { body: completionBody(captured.inferenceId, completion), headers };
 }
@@ -77,15 +84,14 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   crashPoint("during_stream");
   const stream = sseInferenceStream({
     inferenceId: reservation.holdId,
+    proofUrl: receiptProofUrl(reservation.holdId),
     model: request.completion.model,
     events,
     abort,
     finish: async (completion) => {
       lease.stop();
       observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
-      const captured = await capture(ctx, reservation, completion, "served");
-      const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
-      await attachReceipt(ctx.db, captured.inferenceId, receipt);
+      const { receipt } = await captureAndLog(ctx, reservation, request, completion);
       const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
       return { receipt, x402Receipt: x402Receipt?.receipt ?? null };
     },
@@ -103,6 +109,74 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     },
   });
   return { stream, headers: { ...SSE_HEADERS, ...callHeaders(reservation, null) } };
+}
+
+/** Where a receipt's inclusion proof is served (the answer's `X-Service-Receipt-Proof`, the stream's receipt event). */
+export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
+
+function receiptProofUrl(inferenceId: string): string {
+  return `${config().baseUrl}/api/v1/receipts/${inferenceId}/proof`;
+}
+
+/** Attempts at storing and staging a receipt, and the pauses between them: a blip of the database is ridden out. */
+const ATTACH_RETRY_DELAYS_MS = [25, 100];
+
+/**
+ * Captures the hold, signs the receipt, then stores it with its log entry staged (one statement, retried on a blip).
+ * SECURITY: a receipt that could not be logged is never returned: the capture is undone instead, so the call is not
+ * charged (prepaid) or stays servable by its payment's retry (paid), and the call answers 503 receipt_log_unavailable.
+ */
+async function captureAndLog(
+  ctx: AppContext,
+  reservation: CallReservation,
+  request: CallRequest,
+  completion: Completion,
+): Promise<{ captured: CaptureOutcome & { ok: true }; receipt: Receipt }> {
+  const captured = await capture(ctx, reservation, completion, "served");
+  const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await attachReceipt(ctx.db, captured.inferenceId, receipt);
+      countCall(reservation, "served");
+      return { captured, receipt };
+    } catch (err) {
+      const reason = err instanceof Error ? err.message.slice(0, 200) : "unknown";
+      if (attempt < ATTACH_RETRY_DELAYS_MS.length) {
+        logEvent("receipt.log_retry", { inference_id: captured.inferenceId, attempt: attempt + 1, reason }, "warn");
+        await new Promise((r) => setTimeout(r, ATTACH_RETRY_DELAYS_MS[attempt]));
+        continue;
+      }
+      logEvent("receipt.log_failed", { inference_id: captured.inferenceId, network: reservation.network, reason }, "error");
+      throw await unlogCall(ctx, reservation);
+    }
+  }
+}
+
+/** The receipt could not be logged: undoes the capture and answers the route's 503, saying where the money is. */
+async function unlogCall(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
+  countCall(reservation, "log_failed");
+  const retry = { "Retry-After": "1" };
+  const undone = await undoCapture(ctx.db, reservation.holdId, "receipt_log_unavailable").catch((err: unknown) => {
+    logEvent("receipt.undo_failed", { inference_id: reservation.holdId, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
+    return { undone: false as const };
+  });
+  if (!undone.undone) {
+    // Only a database that is down (or the paid call's returned change already spent) gets here: the call stays
+    // captured with no receipt, which reconcile reports as receipt_missing. Still, nothing unlogged is served.
+    logEvent("receipt.captured_unlogged", { inference_id: reservation.holdId, network: reservation.network }, "error");
+    return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the call could not be undone either, and the operator is alerted", {}, retry);
+  }
+  const balance = formatUnitsAsUsdc(undone.balanceUnits);
+  const payment = reservation.payment;
+  if (payment) {
+    return new AppError(
+      "receipt_log_unavailable",
+      "the receipt could not be written to the receipt log, so the answer is not served; the payment stays reserved for this call and the same payment header can be sent again once",
+      { tx_signature: payment.txSignature, balance_usdc: balance, reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
+      retry,
+    );
+  }
+  return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the hold was released and nothing was charged", { balance_usdc: balance }, retry);
 }
 
 /** Captures the hold; a hold that is no longer held means another server finished this call: nothing is sent twice. */
@@ -124,7 +198,8 @@ async function capture(
     logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
     throw new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
   }
-  countCall(reservation, outcome);
+  // A served call is counted once its receipt is stored and logged (captureAndLog).
+  if (outcome === "aborted") countCall(reservation, outcome);
   return captured;
 }
 
@@ -151,11 +226,11 @@ async function failCall(ctx: AppContext, reservation: CallReservation, err: unkn
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
-function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error"): void {
+function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
   const m = metrics();
   m.calls.inc({ route: reservation.payment ? "paid" : "prepaid", network: reservation.network, outcome, code: "" });
   const from = servedFrom.get(reservation);
-  if (outcome !== "upstream_error" && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
+  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
 }
 
 /** When serveCall began, per reservation: the start of the call's `total` step. */

@@ -8,7 +8,11 @@ import { createPublicClient, http, type Hex } from "viem";
 import type { LocalEvmChain } from "../chain/anvil";
 import type { Localnet } from "../chain/localnet";
 import type { Agent, CallRecord } from "./run-workload";
-import { REPO_ROOT, type SoakStack } from "./soak-stack";
+import { REPO_ROOT, SOAK_BASE_URL, type SoakStack } from "./soak-stack";
+import type { PrismaClient } from "../db";
+import { parseSecretKey } from "../keys/parse-secret-key";
+import { defaultLogOrigin } from "../transparency/log-key";
+import { canonicalJson, decodeReceiptEntry, formatVerifierKey, leafHash, openCheckpoint, rootOfLeaves } from "../verify";
 
 /** Payment statuses whose money moved. */
 const SETTLED = ["settled", "serving", "served", "unserved"];
@@ -243,9 +247,47 @@ export async function checkSoak(stack: SoakStack, agents: Agent[], records: Call
     lines.push(`drift (reconcile): ${report.drift} mismatches; ${report.networks.map((n) => `${n.network} ${n.onChainTransfers} on chain / ${n.recordedPayments} recorded / ${n.pendingClaims} pending`).join("; ")}`);
     if (report.drift !== 0) for (const n of report.networks) for (const m of n.mismatches) failures.push(`drift ${n.network}: ${m.kind} ${m.transaction}: ${m.detail}`);
   }
+  lines.push(await checkReceiptLog(prisma, stack.env.LOG_SECRET_KEY!, failures));
   lines.push(`provider: ${stack.providerCalls.ok} answered, ${stack.providerCalls.failed} failed on purpose`);
   lines.push(failures.length ? `INVARIANTS FAILED (${failures.length}):` : "invariants: all held");
   for (const f of failures.slice(0, 40)) lines.push(`  - ${f}`);
   if (failures.length > 40) lines.push(`  … and ${failures.length - 40} more`);
   return { table: lines.join("\n"), failures };
+}
+
+/** How long the instances' sequencers get to log the last receipts after the workload (they run every second). */
+const LOG_SETTLE_MS = 20_000;
+
+/**
+ * The receipt log's invariants: once the sequencers caught up, every stored receipt is in the log exactly once, as
+ * its exact entry, at the dense indices 0..N-1, and the latest checkpoint (signed by the log key) has the root
+ * recomputed here from the entries.
+ */
+async function checkReceiptLog(prisma: PrismaClient, logSecretKey: string, failures: string[]): Promise<string> {
+  const deadline = Date.now() + LOG_SETTLE_MS;
+  const stagedCount = async () => Number((await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM log_staging`)[0]!.n);
+  while ((await stagedCount()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+  const staged = await stagedCount();
+  if (staged > 0) failures.push(`log: ${staged} receipts still staged ${LOG_SETTLE_MS / 1000} s after the workload`);
+  const receipts = await prisma.$queryRaw<{ id: string; receipt: unknown }[]>`SELECT id::text, receipt FROM inference_logs WHERE receipt IS NOT NULL`;
+  const entries = await prisma.logEntry.findMany({ orderBy: { idx: "asc" } });
+  const byId = new Map(entries.map((e) => [e.inferenceId, e]));
+  if (entries.some((e, i) => Number(e.idx) !== i)) failures.push("log: the entries' indices are not exactly 0..N-1");
+  if (byId.size !== entries.length) failures.push("log: an inference is logged more than once");
+  let missing = 0;
+  for (const r of receipts) {
+    const entry = byId.get(r.id);
+    const logged = entry ? decodeReceiptEntry(new Uint8Array(entry.entry)) : null;
+    if (!logged || canonicalJson(logged.receipt) !== canonicalJson(r.receipt)) missing++;
+  }
+  if (missing > 0) failures.push(`log: ${missing} stored receipts are not in the log as issued`);
+  if (entries.length !== receipts.length) failures.push(`log: ${entries.length} entries for ${receipts.length} stored receipts`);
+  const latest = await prisma.logCheckpoint.findFirst({ orderBy: { size: "desc" } });
+  const key = parseSecretKey(logSecretKey);
+  const opened = latest ? openCheckpoint(latest.note, { logKey: formatVerifierKey(defaultLogOrigin(SOAK_BASE_URL), key.publicKey) }) : null;
+  const root = rootOfLeaves(entries.map((e) => leafHash(new Uint8Array(e.entry))));
+  if (!opened?.ok) failures.push(`log: the latest checkpoint does not verify under the log key (${opened ? opened.reason : "none"})`);
+  else if (opened.checkpoint.size !== entries.length || Buffer.compare(Buffer.from(opened.checkpoint.root), Buffer.from(root)) !== 0) failures.push("log: the latest checkpoint is not the tree recomputed from the entries");
+  const checkpoints = await prisma.logCheckpoint.count();
+  return `receipt log: ${entries.length} entries for ${receipts.length} stored receipts, ${checkpoints} checkpoints, tree head ${opened?.ok && opened.checkpoint.size === entries.length ? "equal to" : "NOT equal to"} the recomputation`;
 }

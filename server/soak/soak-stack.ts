@@ -286,6 +286,7 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       METRICS_TOKEN: metricsToken,
       SERVICE_OPERATOR_SECRET_KEY: testKey(),
       VERIFIER_SECRET_KEY: testKey(),
+      LOG_SECRET_KEY: testKey(),
       FACILITATOR_SECRET_KEY: bs58.encode(facilitatorKey.seed),
       FACILITATOR_EVM_SECRET_KEY: evmKey,
       SESSION_SECRET: randomBytes(32).toString("hex"),

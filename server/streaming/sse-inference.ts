@@ -22,6 +22,8 @@ export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8",
 export interface ReceiptEvent {
   object: "service.receipt";
   receipt: Receipt;
+  /** Where the receipt's inclusion proof in the public receipt log is served once it is in a checkpoint. */
+  log_proof_url: string;
   /** Paid route: the x402 offer-receipt extension's signed receipt of the payment (`{ format: "jws", signature }`). */
   x402_receipt?: SignedReceipt;
 }
@@ -29,6 +31,8 @@ export interface ReceiptEvent {
 export interface SseInference {
   /** The inference id: chunk ids are `chatcmpl-<id>`, as the non-streamed body's id is. */
   inferenceId: string;
+  /** The receipt's inclusion-proof URL, sent with the receipt event. */
+  proofUrl: string;
   model: string;
   /** The upstream stream, started with `abort.signal`. */
   events: AsyncGenerator<StreamEvent>;
@@ -112,12 +116,14 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         receipts = await plan.finish(completion);
       } catch (err) {
         logEvent("stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
-        send({ error: { code: "internal_error", message: "the call could not be recorded; no receipt was issued" } });
+        // A route's own refusal (e.g. the receipt log was unavailable: nothing charged) says so; anything else is generic.
+        const failure = err instanceof AppError ? { code: err.code, message: err.message, ...err.details } : { code: "internal_error", message: "the call could not be recorded; no receipt was issued" };
+        send({ error: failure });
         close();
         return;
       }
       const { receipt, x402Receipt } = receipts;
-      send({ object: "service.receipt", receipt, ...(x402Receipt ? { x402_receipt: x402Receipt } : {}) } satisfies ReceiptEvent);
+      send({ object: "service.receipt", receipt, log_proof_url: plan.proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt } : {}) } satisfies ReceiptEvent);
       send("[DONE]");
       close();
     },

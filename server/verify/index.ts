@@ -17,3 +17,11 @@ export type { VerifyResult, SignatureOnlyResult, VerifyReceiptInput, SignatureOn
 export { readExplorerInput, readTextOrJson } from "./explorer";
 export type { ExplorerInput, ExplorerVerdict, ExplorerVerifyInput } from "./explorer";
 export { txExplorerUrl, addressExplorerUrl, explorerName } from "./explorer-urls";
+export { EMPTY_ROOT, HASH_SIZE, leafHash, nodeHash, treeHash, proveInclusion, proveConsistency, verifyInclusion, verifyConsistency, rootFromInclusionProof, rangeSubtrees, foldSubtrees, newSubtrees, extendCompactRange, MerkleArgumentError } from "./merkle-tree";
+export type { HashReader, SubtreeId, CompactRange } from "./merkle-tree";
+export { TILE_HEIGHT, TILE_WIDTH, MAX_ENTRY_BYTES, encodeTileIndex, tilePath, parseTilePath, hashesAtTileLevel, tileFor, tilesOfLevel, encodeEntryBundle, decodeEntryBundle, splitTile, tileHashReader, perfectRoot, rootOfLeaves, TileError } from "./log-tiles";
+export type { TileId, TileFetcher } from "./log-tiles";
+export { SIG_ED25519, SIG_COSIGNATURE_V1, encodeBase64, decodeBase64, noteKeyId, formatVerifierKey, parseVerifierKey, formatSignatureLine, parseSignedNote, cosignatureMessage, cosignaturePayload, checkNoteSignature, findKeySignature, isValidKeyName } from "./signed-note";
+export type { NoteVerifierKey, NoteSignature, ParsedNote, NoteSignatureType } from "./signed-note";
+export { RECEIPT_ENTRY_TAG, formatCheckpointText, parseCheckpointText, encodeReceiptEntry, decodeReceiptEntry, openCheckpoint, verifyReceiptInclusion, checkpointsConsistent } from "./log-checkpoint";
+export type { Checkpoint, CheckpointFailure, OpenCheckpointOptions, OpenedCheckpoint, ReceiptLogProof, InclusionFailure, ReceiptInclusionResult } from "./log-checkpoint";

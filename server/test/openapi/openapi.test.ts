@@ -13,6 +13,7 @@ import { signDetached } from "../../receipts/sign-receipt";
 import { sseData } from "../../streaming/read-sse";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { publishLog } from "../../transparency/publish-log";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 let stack: PaidStack;
@@ -86,6 +87,12 @@ describe("the OpenAPI document", () => {
         "/api/v1/openapi.json",
         "/api/v1/operator-key",
         "/api/v1/receipts/{id}",
+        "/api/v1/receipts/{id}/proof",
+        "/log/checkpoint",
+        "/log/checkpoints/{size}",
+        "/log/cosignature",
+        "/log/key",
+        "/log/tile/{path}",
         "/api/verify",
         "/api/verify/operator-key",
       ].sort(),
@@ -185,6 +192,43 @@ describe("real answers match the document", () => {
     conforms("/api/verify", "post", verdict.res, verdict.body);
     const badVerify = await call("POST", "/api/verify", jsonInit({ receipt: "nope" }));
     conforms("/api/verify", "post", badVerify.res, badVerify.body);
+  });
+
+  it("the receipt log: a proof pending then served, checkpoints, tiles, the key, a refused cosignature", async () => {
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 100_000n);
+    const text = JSON.stringify({ model: "local/echo-1", prompt: "log", nonce: newNonce(), timestamp: Date.now() });
+    const served = await fetch(`${service.url}/api/v1/inference`, { method: "POST", headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text) }, body: text });
+    const id = (JSON.parse(Buffer.from(served.headers.get("x-service-receipt")!, "base64").toString("utf8")) as { inference_id: string }).inference_id;
+    const pending = await call("GET", `/api/v1/receipts/${id}/proof`);
+    expect(pending.res.status).toBe(409);
+    conforms("/api/v1/receipts/{id}/proof", "get", pending.res, pending.body);
+    // The service's own sequencer may hold the lock for this round: then its round logs the receipt.
+    let proof = await call("GET", `/api/v1/receipts/${id}/proof`);
+    for (let i = 0; i < 20 && proof.res.status === 409; i++) {
+      while (await publishLog(stack.tdb.prisma));
+      await new Promise((r) => setTimeout(r, 100));
+      proof = await call("GET", `/api/v1/receipts/${id}/proof`);
+    }
+    expect(proof.res.status, JSON.stringify(proof.body)).toBe(200);
+    conforms("/api/v1/receipts/{id}/proof", "get", proof.res, proof.body);
+    const unknown = await call("GET", "/api/v1/receipts/00000000-0000-4000-8000-000000000000/proof");
+    conforms("/api/v1/receipts/{id}/proof", "get", unknown.res, unknown.body);
+    const key = await call("GET", "/log/key");
+    conforms("/log/key", "get", key.res, key.body);
+    const size = (proof.body as { tree_size: number }).tree_size;
+    for (const [path, template] of [["/log/checkpoint", "/log/checkpoint"], [`/log/checkpoints/${size}`, "/log/checkpoints/{size}"]] as const) {
+      const res = await fetch(`${service.url}${path}`);
+      conforms(template, "get", res, await res.text(), "text/plain");
+    }
+    const tile = await fetch(`${service.url}/log/tile/0/000.p/${size}`);
+    conforms("/log/tile/{path}", "get", tile, Buffer.from(await tile.arrayBuffer()).toString("base64"), "application/octet-stream");
+    const missing = await call("GET", "/log/tile/0/999");
+    conforms("/log/tile/{path}", "get", missing.res, missing.body);
+    const checkpoint = await (await fetch(`${service.url}/log/checkpoint`)).text();
+    const cosign = await call("POST", "/log/cosignature", { headers: { "content-type": "text/plain" }, body: checkpoint });
+    expect(cosign.res.status).toBe(403);
+    conforms("/log/cosignature", "post", cosign.res, cosign.body);
   });
 
   it("checked at least one answer of every route a client calls", () => {

@@ -1,8 +1,9 @@
 // Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 4 (settings check + lookup +
 // claim + take the payer's settlement lane; credit + hold + free the lane; capture + log; receipt) and a prepaid call 3
 // (admission + hold; capture + log; receipt). The receipt is its own statement because it signs `points_total`, which
-// only the capture knows. A change that adds one fails here, and has to say why in the README. Only the call's own
-// statements count: the background sweepers (expired holds, pending settlements) run on their own timers.
+// only the capture knows; it also stages the receipt for the public receipt log. A change that adds one fails here, and
+// has to say why in the README. Only the call's own statements count: the background sweepers (expired holds, pending
+// settlements) and the receipt log's sequencer run on their own timers.
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

@@ -18,6 +18,12 @@ import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { setEnv } from "./env";
 import { startPaidStack, type PaidStack } from "./paid-stack";
+import { GET as receiptProofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
+import { GET as logCheckpointRoute } from "@/app/log/checkpoint/route";
+import { GET as logCheckpointsRoute } from "@/app/log/checkpoints/[size]/route";
+import { POST as logCosignatureRoute } from "@/app/log/cosignature/route";
+import { GET as logKeyRoute } from "@/app/log/key/route";
+import { GET as logTileRoute } from "@/app/log/tile/[...path]/route";
 import { answerWithRoute, type FetchRoute } from "./route-adapter";
 
 const param = (name: string, value: string) => ({ params: Promise.resolve({ [name]: decodeURIComponent(value) }) }) as never;
@@ -37,11 +43,19 @@ function routeFor(method: string, path: string): FetchRoute | null {
     "POST /api/v1/grants": (r) => grantRoute(r, {}),
     "POST /api/verify": (r) => verifyRoute(r, {}),
     "GET /api/verify/operator-key": (r) => verifierKeyRoute(r, {}),
+    "GET /log/checkpoint": (r) => logCheckpointRoute(r, {}),
+    "GET /log/key": (r) => logKeyRoute(r, {}),
+    "POST /log/cosignature": (r) => logCosignatureRoute(r, {}),
   };
   const hit = exact[`${method} ${path}`];
   if (hit) return hit;
   const receipt = /^\/api\/v1\/receipts\/([^/]+)$/.exec(path);
   if (method === "GET" && receipt) return (r) => receiptRoute(r, param("id", receipt[1]!));
+  const proof = /^\/api\/v1\/receipts\/([^/]+)\/proof$/.exec(path);
+  if (method === "GET" && proof) return (r) => receiptProofRoute(r, param("id", proof[1]!));
+  const checkpoint = /^\/log\/checkpoints\/([^/]+)$/.exec(path);
+  if (method === "GET" && checkpoint) return (r) => logCheckpointsRoute(r, param("size", checkpoint[1]!));
+  if (method === "GET" && path.startsWith("/log/tile/")) return (r) => logTileRoute(r, { params: Promise.resolve({ path: path.slice("/log/tile/".length).split("/") }) });
   const credits = /^\/api\/v1\/credits\/([^/]+)$/.exec(path);
   if (method === "GET" && credits) return (r) => creditsRoute(r, param("pubkey", credits[1]!));
   return null;

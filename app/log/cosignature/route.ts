@@ -1,0 +1,12 @@
+import { db } from "@/server/db";
+import { handleRoute } from "@/server/http/handle-route";
+import { readBodyText } from "@/server/http/read-json-body";
+import { acceptCosignature } from "@/server/transparency/accept-cosignature";
+
+export const dynamic = "force-dynamic";
+
+/** A witness posts a checkpoint it cosigned (text/plain signed note); answers the checkpoint with all its cosignatures. */
+export const POST = handleRoute(async (req) => {
+  const stored = await acceptCosignature(await db(), await readBodyText(req, 64_000));
+  return new Response(stored.note, { headers: { "content-type": "text/plain; charset=utf-8" } });
+});

@@ -1,0 +1,213 @@
+// The receipt log end to end on PostgreSQL, through the real route handlers: paid, prepaid and streamed calls each
+// carry a link to their inclusion proof; the proof is `log_pending` (409, Retry-After) until a sequencer round, then
+// verifies against the signed checkpoint with the published log key; tiles, entry bundles and checkpoints are served in
+// the C2SP layouts with their cache rules; and the tree head equals an independent recomputation from the entries.
+// The failure path: when the receipt cannot be logged, it is not served and the capture is undone: the answer is 503
+// receipt_log_unavailable, a prepaid hold is released whole, and a paid call's payment serves one retry with the same
+// payment header. A call whose receipt was stored is never undone.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as proofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
+import { GET as checkpointRoute } from "@/app/log/checkpoint/route";
+import { GET as keyRoute } from "@/app/log/key/route";
+import { GET as tileRoute } from "@/app/log/tile/[...path]/route";
+import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
+import { publishLog } from "../../transparency/publish-log";
+import { undoCapture } from "../../ledger/undo-capture";
+import {
+  decodeBase64,
+  decodeEntryBundle,
+  decodeReceiptEntry,
+  encodeReceiptEntry,
+  leafHash,
+  openCheckpoint,
+  parseReceiptText,
+  rootOfLeaves,
+  splitTile,
+  verifyReceiptInclusion,
+  type ReceiptLogProof,
+} from "../../verify";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { sseData } from "../../streaming/read-sse";
+
+async function readSse(body: ReadableStream<Uint8Array>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const event of sseData(body)) out.push(event);
+  return out;
+}
+
+let stack: PaidStack;
+beforeAll(async () => {
+  // The sequencer's own timer is slowed down: each test runs its rounds itself.
+  stack = await startPaidStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" } });
+});
+afterAll(async () => stack?.close());
+
+const messages = [{ role: "user", content: "log me" }];
+const proof = (id: string, query = "") => proofRoute(new Request(`http://signet.test/api/v1/receipts/${id}/proof${query}`), { params: Promise.resolve({ id }) });
+const tile = (path: string) => tileRoute(new Request(`http://signet.test/log/${path}`), { params: Promise.resolve({ path: path.split("/").slice(1) }) });
+const logKey = async () => ((await (await keyRoute(new Request("http://signet.test/log/key"), {})).json()) as { verifier_key: string; origin: string }).verifier_key;
+
+function prepaid(kp: Ed25519Keypair, body: Record<string, unknown>): Promise<Response> {
+  const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
+  const headers = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
+  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
+}
+
+async function paidHeader(): Promise<string> {
+  const agent = await stack.newAgent();
+  const challenge = await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } }));
+  return buildPaymentHeader(agent, challenge, stack.devnet.faultFreeUrl);
+}
+
+async function publishAll(): Promise<void> {
+  while (await publishLog(stack.tdb.prisma));
+}
+
+/** Makes every staging insert fail, as a lost or broken log table would, until the returned function is called. */
+async function breakLog(): Promise<() => Promise<void>> {
+  await stack.tdb.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION signet_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'log unavailable'; END $$ LANGUAGE plpgsql`);
+  await stack.tdb.prisma.$executeRawUnsafe(`CREATE TRIGGER signet_test_refuse BEFORE INSERT ON log_staging FOR EACH ROW EXECUTE FUNCTION signet_test_refuse()`);
+  return async () => {
+    await stack.tdb.prisma.$executeRawUnsafe(`DROP TRIGGER signet_test_refuse ON log_staging`);
+  };
+}
+
+describe("the receipt log", () => {
+  it("logs paid, prepaid and streamed receipts and proves each one against a signed checkpoint", async () => {
+    const paid = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": await paidHeader() } });
+    expect(paid.status).toBe(200);
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 100_000n);
+    const pre = await prepaid(kp, { model: "local/echo-1", messages });
+    expect(pre.status).toBe(200);
+    const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
+    const events = await readSse(streamed.body!);
+    const receiptEvent = events.find((e) => (e as { object?: string }).object === "service.receipt") as { receipt: Record<string, unknown>; log_proof_url: string };
+
+    const receipts = [paid, pre].map((r) => {
+      const parsed = parseReceiptText(r.headers.get("x-service-receipt")!);
+      if (!parsed.ok) throw new Error("no receipt");
+      expect(r.headers.get("x-service-receipt-proof")).toBe(`http://signet.test/api/v1/receipts/${parsed.receipt.inference_id}/proof`);
+      return parsed.receipt;
+    });
+    receipts.push(receiptEvent.receipt);
+    expect(receiptEvent.log_proof_url).toBe(`http://signet.test/api/v1/receipts/${receiptEvent.receipt.inference_id}/proof`);
+
+    // Staged, not yet sequenced: a stable "not yet" with Retry-After; an unknown id is a plain 404.
+    const pending = await proof(String(receipts[0]!.inference_id));
+    expect(pending.status).toBe(409);
+    expect(pending.headers.get("retry-after")).toBe("2");
+    expect(await pending.json()).toMatchObject({ error: "log_pending" });
+    expect((await proof("00000000-0000-4000-8000-000000000000")).status).toBe(404);
+    expect((await proof("not-a-uuid")).status).toBe(400);
+
+    await publishAll();
+    const key = await logKey();
+    for (const receipt of receipts) {
+      const res = await proof(String(receipt.inference_id));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as ReceiptLogProof;
+      expect(verifyReceiptInclusion(receipt, body, { logKey: key })).toMatchObject({ ok: true, treeSize: 3 });
+      // Another receipt's bytes are not at that index.
+      const other = receipts.find((r) => r !== receipt)!;
+      expect(verifyReceiptInclusion(other, body, { logKey: key })).toEqual({ ok: false, reason: "not_included" });
+    }
+    const indexes = await stack.tdb.prisma.logEntry.findMany({ orderBy: { idx: "asc" } });
+    expect(indexes.map((e) => Number(e.idx))).toEqual([0, 1, 2]);
+    expect(indexes.map((e) => decodeReceiptEntry(e.entry)!.receipt.inference_id).sort()).toEqual(receipts.map((r) => r.inference_id).sort());
+  });
+
+  it("serves the checkpoint, tiles and entry bundles in the C2SP layouts, with an independently recomputed root", async () => {
+    const res = await checkpointRoute(new Request("http://signet.test/log/checkpoint"), {});
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=2");
+    const opened = openCheckpoint(await res.text(), { logKey: await logKey() });
+    if (!opened.ok) throw new Error(opened.reason);
+    const size = opened.checkpoint.size;
+    expect(opened.checkpoint.origin).toBe("signet.test/log");
+    const bundle = await tile(`tile/entries/000.p/${size}`);
+    expect(bundle.headers.get("cache-control")).toBe("public, max-age=10");
+    const entries = decodeEntryBundle(new Uint8Array(await bundle.arrayBuffer()))!;
+    expect(entries).toHaveLength(size);
+    expect(rootOfLeaves(entries.map(leafHash))).toEqual(opened.checkpoint.root);
+    const level0 = splitTile(new Uint8Array(await (await tile(`tile/0/000.p/${size}`)).arrayBuffer()), size)!;
+    expect(level0).toEqual(entries.map(leafHash));
+    // Past the published tree: nothing, and nothing malformed either.
+    expect((await tile(`tile/0/000.p/${size + 1}`)).status).toBe(404);
+    expect((await tile("tile/0/000")).status).toBe(404);
+    expect((await tile("tile/00/000")).status).toBe(404);
+    expect((await tile("tile/entries/x000/001")).status).toBe(404);
+  });
+
+  it("does not serve a receipt it could not log: a prepaid hold is released whole, nothing charged", async () => {
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 50_000n);
+    const repair = await breakLog();
+    try {
+      const res = await prepaid(kp, { model: "local/echo-1", messages });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(res.headers.get("x-service-receipt")).toBeNull();
+      expect(await res.json()).toMatchObject({ error: "receipt_log_unavailable", balance_usdc: "0.05" });
+      const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
+      const events = await readSse(streamed.body!);
+      expect(events.some((e) => (e as { object?: string }).object === "service.receipt")).toBe(false);
+      expect(events.at(-1)).toMatchObject({ error: { code: "receipt_log_unavailable" } });
+    } finally {
+      await repair();
+    }
+    const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(balance.units).toBe(50_000n);
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
+    const ledger = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(ledger.reduce((sum, e) => sum + e.units, 0n)).toBe(50_000n);
+    expect((await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } })).map((h) => h.status)).toEqual(["released", "released"]);
+  });
+
+  it("does not serve a paid receipt it could not log: the payment stays reserved and one retry with the same header serves it", async () => {
+    const header = await paidHeader();
+    const repair = await breakLog();
+    let first: Response;
+    try {
+      first = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+    } finally {
+      await repair();
+    }
+    expect(first.status).toBe(503);
+    const failed = (await first.json()) as { error: string; tx_signature: string; reserved_usdc: string };
+    expect(failed).toMatchObject({ error: "receipt_log_unavailable", reserved_usdc: "0.001" });
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: failed.tx_signature } });
+    expect(payment.status).toBe("unserved");
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held" });
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(0);
+
+    const retry = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+    expect(retry.status).toBe(200);
+    const parsed = parseReceiptText(retry.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    expect(parsed.receipt.payment).toMatchObject({ tx_signature: failed.tx_signature });
+    const again = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+    expect(again.status).toBe(409);
+    await publishAll();
+    const body = (await (await proof(String(parsed.receipt.inference_id))).json()) as ReceiptLogProof;
+    expect(verifyReceiptInclusion(parsed.receipt, body, { logKey: await logKey() }).ok).toBe(true);
+    expect(await stack.tdb.prisma.logEntry.count({ where: { inferenceId: payment.id } })).toBe(1);
+    const staged = await stack.tdb.prisma.logEntry.findUniqueOrThrow({ where: { inferenceId: payment.id } });
+    expect(Buffer.from(staged.entry).equals(Buffer.from(encodeReceiptEntry(parsed.receipt)))).toBe(true);
+    expect(decodeBase64(body.inclusion_proof[0] ?? "")?.length ?? 32).toBe(32);
+  });
+
+  it("never undoes a call whose receipt was stored", async () => {
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 50_000n);
+    const res = await prepaid(kp, { model: "local/echo-1", messages });
+    const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    const before = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(await undoCapture(stack.tdb.prisma, String(parsed.receipt.inference_id), "test")).toEqual({ undone: false });
+    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(before.units);
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } })).toMatchObject({ status: "captured" });
+  });
+});
