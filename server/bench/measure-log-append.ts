@@ -1,8 +1,9 @@
 // What the receipt log adds to a served call, measured on the real statements (`npm run bench:log`):
 // - "unlogged": the call's end as it was before the log: capture the hold (one autocommit statement), sign the
 //   receipt, store it with a plain UPDATE (a second autocommit statement);
-// - "logged": what a call does now: capture, sign, store the receipt and stage its log entry in one statement; with the
-//   sequencer publishing checkpoints every second meanwhile, as every instance runs it.
+// - "logged": the same, with the receipt's statement also staging its log entry; with the sequencer publishing
+//   checkpoints every second meanwhile, as every instance runs it. (A served call now stores and stages its receipt in
+//   its capture's own statement; the staging insert measured here is the same one.)
 // Both run interleaved in rounds at the same concurrency on one fresh database, so drift of the machine hits both.
 // Also the two ways of numbering entries in the appending statement itself: a staging insert (what ships) against a
 // single counter row bumped in the statement (gap-free, but one lock every append on every instance waits for).
@@ -57,17 +58,17 @@ async function reserveHolds(db: PrismaClient, lanes: number, perLane: number): P
   );
 }
 
-const captureFacts = (holdId: string) => ({ holdId, costUnits: 100n, model: "local/echo-1", upstream: "local", latencyMs: 1, outcome: "served" as const });
+const captureFacts = (agentPubkey: string, holdId: string) => ({ holdId, agentPubkey, costUnits: 100n, model: "local/echo-1", upstream: "local", latencyMs: 1, outcome: "served" as const });
 
 async function unlogged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
-  const captured = await captureHold(db, captureFacts(holdId));
+  const captured = await captureHold(db, captureFacts(agent, holdId));
   if (!captured.ok) throw new Error("bench: capture refused");
   const receipt = receiptFor(agent, holdId, captured.pointsTotal);
   await hotExecute(db, Prisma.sql`UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${holdId}::uuid`);
 }
 
 async function logged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
-  const captured = await captureHold(db, captureFacts(holdId));
+  const captured = await captureHold(db, captureFacts(agent, holdId));
   if (!captured.ok) throw new Error("bench: capture refused");
   await attachReceipt(db, holdId, receiptFor(agent, holdId, captured.pointsTotal));
 }

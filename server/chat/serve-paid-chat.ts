@@ -55,7 +55,8 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
           throw err;
         }
       }
-      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, payment };
+      const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;
+      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, payment, pointsBefore };
       return serveCall(ctx, reservation, chatCall(body, model.id, callCap));
     }
   }

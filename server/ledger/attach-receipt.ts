@@ -11,6 +11,14 @@ import { MAX_ENTRY_BYTES } from "../verify";
 const ENTRY_OVERHEAD_BYTES = 32;
 
 /**
+ * Whether a receipt (its JSON) fits one log entry: an entry is at most MAX_ENTRY_BYTES (entry bundles prefix it with a
+ * uint16 length), and its canonical form is no longer than this JSON.
+ */
+export function receiptFitsLog(json: string): boolean {
+  return Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES <= MAX_ENTRY_BYTES;
+}
+
+/**
  * Stores the receipt on the log row and stages it for the public log, in ONE statement; throws when that did not
  * happen. The sequencer encodes the entry from the stored receipt (the same canonical bytes that were signed).
  * SECURITY: no receipt is served unlogged: the caller serves the receipt only once this returned. Safe to send again
@@ -18,8 +26,7 @@ const ENTRY_OVERHEAD_BYTES = 32;
  */
 export async function attachReceipt(db: DbClient, inferenceId: string, receipt: Receipt): Promise<void> {
   const json = JSON.stringify(receipt);
-  // A log entry is at most MAX_ENTRY_BYTES (entry bundles prefix it with a uint16 length); the canonical form is no longer than this JSON.
-  if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES > MAX_ENTRY_BYTES) throw new Error(`receipt of ${inferenceId} is too large for a log entry`);
+  if (!receiptFitsLog(json)) throw new Error(`receipt of ${inferenceId} is too large for a log entry`);
   const rows = await hotQuery<{ stored: bigint }>(
     db,
     Prisma.sql`WITH stored AS (UPDATE inference_logs SET receipt = ${json}::jsonb WHERE id = ${inferenceId}::uuid RETURNING id),

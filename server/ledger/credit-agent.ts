@@ -5,6 +5,7 @@ import "server-only";
 import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 import { hotQuery } from "../db/hot-query";
+import { pointsExpression } from "./credit-holds";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
 
@@ -33,7 +34,7 @@ export interface CreditFacts {
 }
 
 export type CreditOutcome =
-  | { ok: true; balanceUnits: bigint; heldUnits: bigint }
+  | { ok: true; balanceUnits: bigint; heldUnits: bigint; /** The agent's points as the statement read them (0 for a new agent). */ points: number }
   /**
    * The payment was not in `from` any more (another request moved it), or its transaction is another payment's (then
    * the statement was rolled back: nothing of it, `alongside` included, was written).
@@ -47,7 +48,7 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
   const holdId = facts.holdForCall?.holdId ?? null;
   const leaseMs = facts.holdForCall?.leaseMs ?? 0;
   try {
-    const rows = await hotQuery<{ credited: bigint; balance: bigint | null }>(db, Prisma.sql`
+    const rows = await hotQuery<{ credited: bigint; balance: bigint | null; points: number }>(db, Prisma.sql`
       WITH moved AS (
         UPDATE payments SET status = ${facts.payment?.nextStatus ?? "settled"}, tx_signature = ${facts.payment?.txSignature ?? null}, updated_at = now(),
           pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
@@ -75,10 +76,10 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
         ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
         RETURNING units
       )${facts.alongside ? Prisma.sql`, alongside AS (${facts.alongside})` : Prisma.empty}
-      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance`);
+      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance, ${pointsExpression(facts.agentPubkey)} AS points`);
     const row = rows[0];
     if (!row || Number(row.credited) !== 1 || row.balance === null) return { ok: false, reason: "payment_not_claimed" };
-    return { ok: true, balanceUnits: BigInt(row.balance), heldUnits };
+    return { ok: true, balanceUnits: BigInt(row.balance), heldUnits, points: Number(row.points) };
   } catch (err) {
     // SECURITY: one transaction, one payment. Another payment row already settled with this transaction: this one
     // is a replay of it under another encoding.

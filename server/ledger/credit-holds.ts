@@ -11,7 +11,7 @@ import { hotQuery } from "../db/hot-query";
 
 export type HoldStatus = "held" | "captured" | "released";
 
-export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint } | { ok: false; balanceUnits: bigint };
+export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint; points?: number } | { ok: false; balanceUnits: bigint };
 
 export interface HoldRequest {
   holdId: string;
@@ -28,10 +28,11 @@ export interface HoldRequest {
  */
 export async function reserveCredit(db: DbClient, agentPubkey: string, network: string, units: bigint, leaseMs: number): Promise<ReserveOutcome> {
   const hold = { holdId: randomUUID(), agentPubkey, network, units, leaseMs };
-  const rows = await db.$queryRaw<{ debited: bigint | null; balance: bigint | null }[]>`
+  const rows = await db.$queryRaw<{ debited: bigint | null; balance: bigint | null; points: number }[]>`
     WITH ${reserveCtes(hold, Prisma.sql`TRUE`)}
-    SELECT (SELECT units FROM debited) AS debited, ${balanceExpression(hold)} AS balance`;
-  return reserveOutcome(hold, rows[0]!);
+    SELECT (SELECT units FROM debited) AS debited, ${balanceExpression(hold)} AS balance, ${pointsExpression(agentPubkey)} AS points`;
+  const outcome = reserveOutcome(hold, rows[0]!);
+  return outcome.ok ? { ...outcome, points: Number(rows[0]!.points) } : outcome;
 }
 
 /**
@@ -55,6 +56,11 @@ export function reserveCtes(hold: HoldRequest, when: Prisma.Sql): Prisma.Sql {
     )`;
 }
 
+/** The agent's points as the statement began (0 for an agent with none yet): what a call's receipt will sign plus one. */
+export function pointsExpression(agentPubkey: string): Prisma.Sql {
+  return Prisma.sql`COALESCE((SELECT points_total FROM agents WHERE pubkey = ${agentPubkey}), 0)`;
+}
+
 /** The agent's spendable balance as the statement began (what a refused reserve reports). */
 export function balanceExpression(hold: Pick<HoldRequest, "agentPubkey" | "network">): Prisma.Sql {
   return Prisma.sql`(SELECT units FROM balances WHERE agent_pubkey = ${hold.agentPubkey} AND network = ${hold.network})`;
@@ -67,13 +73,22 @@ export function reserveOutcome(hold: HoldRequest, row: { debited: bigint | strin
 
 export interface CaptureFacts {
   holdId: string;
+  /** The hold's agent: its points row is locked first, as every capture and undo of its calls does. */
+  agentPubkey: string;
   /** What the upstream says the call cost. */
   costUnits: bigint;
   model: string;
   upstream: string;
   latencyMs: number;
-  /** `served`: the whole answer went out (a point, and a receipt follows); `aborted`: the client left mid-stream. */
+  /** `served`: the whole answer went out (a point, and a receipt); `aborted`: the client left mid-stream. */
   outcome: "served" | "aborted";
+  /**
+   * A served call's receipt, signed before the capture with `points_total` = `pointsBefore` + 1: the statement stores
+   * it on the log row and stages it for the public receipt log, and captures at all only while the agent's points are
+   * `pointsBefore`. Capture and receipt are then one commit: no crash between them can leave a served call without
+   * its receipt.
+   */
+  receipt?: { json: string; pointsBefore: number };
 }
 
 export type CaptureOutcome =
@@ -89,23 +104,41 @@ export type CaptureOutcome =
       pointsTotal: number;
       /** Set on the paid route: the settled payment this call used. */
       payment: { id: string; txSignature: string; units: bigint } | null;
+      /** The facts' receipt was stored and staged by this statement. */
+      receiptStored: boolean;
     }
   /** The hold was no longer held: captured by another server that took over, or released. Nothing was written. */
-  | { ok: false; reason: "hold_not_held" };
+  | { ok: false; reason: "hold_not_held" }
+  /** The agent's points were not the receipt's `pointsBefore`: nothing was written; sign again with `pointsNow`. */
+  | { ok: false; reason: "points_moved"; pointsNow: number | null };
 
 /**
  * Captures the hold: debits exactly the cost (never more than the hold), returns the rest, marks its payment served,
- * counts the point and writes the log row, in ONE statement. The caller signs the receipt with the returned facts and
- * stores it with `attachReceipt`.
+ * counts the point and writes the log row (with the facts' receipt, staged for the public log), in ONE statement.
+ * Without a receipt in the facts, the caller signs one with the returned facts and stores it with `attachReceipt`.
  */
 export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<CaptureOutcome> {
   const served = facts.outcome === "served";
-  const rows = await hotQuery<
-    { id: string; units: bigint; charged: bigint; balance: bigint | null; points: number | null; payment_id: string | null; tx_signature: string | null; price_units: bigint | null }
-  >(db, Prisma.sql`
-    WITH hold AS (
+  const gate = facts.receipt ?? null;
+  const rows = await hotQuery<{
+    id: string | null;
+    units: bigint | null;
+    charged: bigint | null;
+    balance: bigint | null;
+    points: number | null;
+    points_now: number | null;
+    payment_id: string | null;
+    tx_signature: string | null;
+    price_units: bigint | null;
+  }>(db, Prisma.sql`
+    WITH cur AS (
+      -- SECURITY: the agent's points row is locked first (every capture and undo takes it before its hold and balance,
+      -- so two of them never wait on each other crosswise), and read as the lock found it.
+      SELECT points_total FROM agents WHERE pubkey = ${facts.agentPubkey} FOR UPDATE
+    ), hold AS (
       UPDATE credit_holds SET status = ${"captured" satisfies HoldStatus}, settled_at = now(), charged_units = LEAST(units, ${facts.costUnits}::bigint)
-      WHERE id = ${facts.holdId}::uuid AND status = 'held'
+      WHERE id = ${facts.holdId}::uuid AND status = 'held' AND agent_pubkey = ${facts.agentPubkey}
+        AND ${gate ? Prisma.sql`EXISTS (SELECT 1 FROM cur WHERE points_total = ${gate.pointsBefore})` : Prisma.sql`(SELECT count(*) FROM cur) >= 0`}
       RETURNING id, agent_pubkey, network, units, payment_id, charged_units
     ), payment AS (
       UPDATE payments p SET status = 'served', inference_id = h.id, updated_at = now() FROM hold h
@@ -123,18 +156,24 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<Ca
       ON CONFLICT (pubkey) DO UPDATE SET points_total = agents.points_total + EXCLUDED.points_total
       RETURNING points_total
     ), call AS (
-      INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, payment_id, tx_signature, price_units, cost_units, upstream_cost_units, latency_ms, status)
+      INSERT INTO inference_logs (id, agent_pubkey, network, route, model, upstream, payment_id, tx_signature, price_units, cost_units, upstream_cost_units, latency_ms, status, receipt)
       SELECT h.id, h.agent_pubkey, h.network, CASE WHEN h.payment_id IS NULL THEN 'inference' ELSE 'chat' END, ${facts.model}, ${facts.upstream},
              h.payment_id, (SELECT tx_signature FROM payment), (SELECT units FROM payment), h.charged_units, ${facts.costUnits}::bigint,
-             ${facts.latencyMs}::int, ${facts.outcome}
+             ${facts.latencyMs}::int, ${facts.outcome}, ${gate ? Prisma.sql`${gate.json}::jsonb` : Prisma.sql`NULL::jsonb`}
       FROM hold h
-    )
-    SELECT h.id, h.units, h.charged_units AS charged, (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points,
-           (SELECT id::text FROM payment) AS payment_id, (SELECT tx_signature FROM payment) AS tx_signature, (SELECT units FROM payment) AS price_units
-    FROM hold h`);
-  const row = rows[0];
-  if (!row) return { ok: false, reason: "hold_not_held" };
-  const chargedUnits = BigInt(row.charged);
+    )${gate ? Prisma.sql`, staged AS (
+      INSERT INTO log_staging (inference_id) SELECT id FROM hold
+    )` : Prisma.empty}
+    SELECT (SELECT id FROM hold) AS id, (SELECT units FROM hold) AS units, (SELECT charged_units FROM hold) AS charged,
+           (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points, (SELECT points_total FROM cur) AS points_now,
+           (SELECT id::text FROM payment) AS payment_id, (SELECT tx_signature FROM payment) AS tx_signature, (SELECT units FROM payment) AS price_units`);
+  const row = rows[0]!;
+  if (row.id === null) {
+    // Not captured: the receipt's points were stale (the hold still waits), or the hold is no longer held.
+    if (gate && row.points_now !== gate.pointsBefore) return { ok: false, reason: "points_moved", pointsNow: row.points_now };
+    return { ok: false, reason: "hold_not_held" };
+  }
+  const chargedUnits = BigInt(row.charged!);
   const overrunUnits = facts.costUnits - chargedUnits;
   if (overrunUnits > 0n) {
     logEvent("ledger.cost_exceeds_hold", { inference_id: row.id, cost: facts.costUnits.toString(), hold: String(row.units) }, "error");
@@ -147,6 +186,7 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<Ca
     balanceUnits: BigInt(row.balance ?? 0n),
     pointsTotal: Number(row.points ?? 0),
     payment: row.payment_id ? { id: row.payment_id, txSignature: row.tx_signature!, units: BigInt(row.price_units!) } : null,
+    receiptStored: gate !== null,
   };
 }
 

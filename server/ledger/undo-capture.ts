@@ -14,11 +14,14 @@ export type UndoCaptureOutcome =
 /** Reverts the capture of `holdId` (see the module comment). */
 export async function undoCapture(db: DbClient, holdId: string, reason: string): Promise<UndoCaptureOutcome> {
   const rows = await hotQuery<{ balance: bigint }>(db, Prisma.sql`
-    WITH undo AS (
+    WITH agent AS (
+      -- The agent's points row first, as every capture takes it: an undo and a capture never wait on each other crosswise.
+      SELECT a.pubkey FROM agents a JOIN credit_holds h ON h.agent_pubkey = a.pubkey WHERE h.id = ${holdId}::uuid FOR UPDATE OF a
+    ), undo AS (
       SELECT h.id, h.agent_pubkey, h.network, h.units, h.charged_units, h.payment_id,
              CASE WHEN h.payment_id IS NULL THEN h.charged_units ELSE -(h.units - h.charged_units) END AS delta
       FROM credit_holds h JOIN inference_logs l ON l.id = h.id
-      WHERE h.id = ${holdId}::uuid AND h.status = 'captured' AND l.receipt IS NULL
+      WHERE h.id = ${holdId}::uuid AND h.status = 'captured' AND l.receipt IS NULL AND h.agent_pubkey IN (SELECT pubkey FROM agent)
     ), moved AS (
       -- Prepaid: the charged cost comes back. Paid: the change capture returned is reserved again, if still there.
       UPDATE balances b SET units = b.units + u.delta, updated_at = now() FROM undo u

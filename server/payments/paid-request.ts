@@ -74,7 +74,7 @@ export type PaidRequestOutcome =
   /** A settled payment whose call was not served (the upstream failed, or its server died): serve it now, once. */
   | { kind: "retry-unserved"; payment: SettledPayment }
   /** Settled just now; for a chat payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
-  | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint }
+  | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint; /** The agent's points as the credit read them, when it did. */ pointsBefore?: number }
   /** The settings changed since the request was planned: nothing was taken; plan it again with `replan`. */
   | { kind: "stale-settings"; replan: Replan };
 
@@ -579,7 +579,7 @@ async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment:
     return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
   }
   crashPoint("after_credit");
-  return { kind: "settled", payment: { ...payment, status: "settled", txSignature: transaction }, balanceUnits: credited.balanceUnits };
+  return { kind: "settled", payment: { ...payment, status: "settled", txSignature: transaction }, balanceUnits: credited.balanceUnits, pointsBefore: credited.points };
 }
 
 /**

@@ -13,6 +13,11 @@ export interface CallReservation {
   holdUnits: bigint;
   /** The settled payment on the paid route (its hold shares its id); null on the prepaid route. */
   payment: SettledPayment | null;
+  /**
+   * The agent's points as the statement that reserved the hold read them, when it did: the receipt is signed with the
+   * next value and stored by the capture's own statement while the points still are these.
+   */
+  pointsBefore?: number | null;
 }
 
 /** What the receipt's prompt hash covers: the messages as sent, or a prepaid call's raw prompt string. */

@@ -14,8 +14,8 @@ import type { AppContext } from "../app-context";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";
 import { AppError } from "../errors";
-import { attachReceipt } from "../ledger/attach-receipt";
-import { captureHold, releaseHold, renewLease, type CaptureOutcome } from "../ledger/credit-holds";
+import { attachReceipt, receiptFitsLog } from "../ledger/attach-receipt";
+import { captureHold, releaseHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";
 import { readBalance } from "../ledger/credit-agent";
 import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
@@ -121,8 +121,15 @@ function receiptProofUrl(inferenceId: string): string {
 /** Attempts at storing and staging a receipt, and the pauses between them: a blip of the database is ridden out. */
 const ATTACH_RETRY_DELAYS_MS = [25, 100];
 
+/** Captures that sign the receipt again after the agent's points moved under it (another call of the same agent). */
+const MAX_RECEIPT_CAPTURES = 4;
+
 /**
- * Captures the hold, signs the receipt, then stores it with its log entry staged (one statement, retried on a blip).
+ * Captures the hold and logs its receipt. The receipt is signed first, with the agent's next points as the hold's
+ * statement read them, and the capture's own statement stores it and stages it for the public log: capture and
+ * receipt are one commit. When another call of the agent moved the points first, nothing was written and the receipt
+ * is signed again with the points the statement found. Only when that keeps failing (or the points are unknown) does
+ * the capture go alone and the receipt follow in its own statement, retried on a blip.
  * SECURITY: a receipt that could not be logged is never returned: the capture is undone instead, so the call is not
  * charged (prepaid) or stays servable by its payment's retry (paid), and the call answers 503 receipt_log_unavailable.
  */
@@ -132,6 +139,20 @@ async function captureAndLog(
   request: CallRequest,
   completion: Completion,
 ): Promise<{ captured: CaptureOutcome & { ok: true }; receipt: Receipt }> {
+  // Unknown points (a retried payment, a hold reserved apart from its admission) cost one statement to learn.
+  let pointsBefore: number | null = reservation.pointsBefore ?? -1;
+  for (let attempt = 0; pointsBefore !== null && attempt < MAX_RECEIPT_CAPTURES; attempt++) {
+    const receipt = signCallReceipt(reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
+    const json = JSON.stringify(receipt);
+    if (!receiptFitsLog(json)) break;
+    const captured = await captureWithReceipt(ctx, reservation, completion, { json, pointsBefore });
+    if (captured.ok) {
+      countCall(reservation, "served");
+      return { captured, receipt };
+    }
+    if (captured.reason === "hold_not_held") throw captureLost(reservation);
+    pointsBefore = captured.pointsNow;
+  }
   const captured = await capture(ctx, reservation, completion, "served");
   const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
   for (let attempt = 0; ; attempt++) {
@@ -150,6 +171,52 @@ async function captureAndLog(
       throw await unlogCall(ctx, reservation);
     }
   }
+}
+
+/**
+ * The capture with its receipt, retried on a blip. Its statement is all or nothing: one that keeps failing captured
+ * nothing, so the call is left as an upstream failure leaves it (prepaid: the hold released; paid: the payment reserved
+ * for its retry) and answers 503 receipt_log_unavailable.
+ */
+async function captureWithReceipt(ctx: AppContext, reservation: CallReservation, completion: Completion, receipt: { json: string; pointsBefore: number }): Promise<CaptureOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await captureHold(ctx.db, { ...captureFacts(reservation, completion, "served"), receipt });
+    } catch (err) {
+      const reason = err instanceof Error ? err.message.slice(0, 200) : "unknown";
+      if (attempt < ATTACH_RETRY_DELAYS_MS.length) {
+        logEvent("receipt.log_retry", { inference_id: reservation.holdId, attempt: attempt + 1, reason }, "warn");
+        await new Promise((r) => setTimeout(r, ATTACH_RETRY_DELAYS_MS[attempt]));
+        continue;
+      }
+      logEvent("receipt.log_failed", { inference_id: reservation.holdId, network: reservation.network, reason }, "error");
+      throw await notRecorded(ctx, reservation);
+    }
+  }
+}
+
+/** A call whose capture (with its receipt) could not be written: nothing was charged for it; answers the route's 503. */
+async function notRecorded(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
+  countCall(reservation, "log_failed");
+  const retry = { "Retry-After": "1" };
+  const payment = reservation.payment;
+  if (payment) {
+    // Each step only moves what is still where this call left it: a capture that did commit after all stays served.
+    await markUnserved(ctx.db, payment.id, "receipt_log_unavailable").catch(() => undefined);
+    return new AppError(
+      "receipt_log_unavailable",
+      "the receipt could not be written to the receipt log, so the answer is not served; the payment stays reserved for this call and the same payment header can be sent again once",
+      { tx_signature: payment.txSignature, reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
+      retry,
+    );
+  }
+  const balance = await releaseHold(ctx.db, reservation.holdId).catch(() => null);
+  return new AppError(
+    "receipt_log_unavailable",
+    "the receipt could not be written to the receipt log, so the answer is not served; the hold was released and nothing was charged",
+    balance === null ? {} : { balance_usdc: formatUnitsAsUsdc(balance) },
+    retry,
+  );
 }
 
 /** The receipt could not be logged: undoes the capture and answers the route's 503, saying where the money is. */
@@ -186,21 +253,22 @@ async function capture(
   completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
   outcome: "served" | "aborted",
 ): Promise<CaptureOutcome & { ok: true }> {
-  const captured = await captureHold(ctx.db, {
-    holdId: reservation.holdId,
-    costUnits: completion.costUnits,
-    model: completion.model,
-    upstream: completion.upstream,
-    latencyMs: completion.latencyMs,
-    outcome,
-  });
-  if (!captured.ok) {
-    logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
-    throw new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
-  }
+  const captured = await captureHold(ctx.db, captureFacts(reservation, completion, outcome));
+  if (!captured.ok) throw captureLost(reservation);
   // A served call is counted once its receipt is stored and logged (captureAndLog).
   if (outcome === "aborted") countCall(reservation, outcome);
   return captured;
+}
+
+/** The capture's facts from the call. */
+function captureFacts(reservation: CallReservation, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">, outcome: "served" | "aborted"): CaptureFacts {
+  return { holdId: reservation.holdId, agentPubkey: reservation.agentPubkey, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, outcome };
+}
+
+/** The hold was no longer held: another server finished this call, and its answer is not sent twice. */
+function captureLost(reservation: CallReservation): AppError {
+  logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
+  return new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
 }
 
 /**

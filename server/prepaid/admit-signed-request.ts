@@ -6,7 +6,7 @@ import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
 import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
-import { balanceExpression, reserveCtes, reserveOutcome, type HoldRequest, type ReserveOutcome } from "../ledger/credit-holds";
+import { balanceExpression, pointsExpression, reserveCtes, reserveOutcome, type HoldRequest, type ReserveOutcome } from "../ledger/credit-holds";
 import { SIGNED_REQUEST_WINDOW_MS } from "./signed-request";
 import { hotQuery } from "../db/hot-query";
 
@@ -38,6 +38,8 @@ export interface Admitted {
   stored: StoredSettings;
   /** Null when no hold was asked for, or the settings were not the ones it was worked out from: reserve it now. */
   hold: ReserveOutcome | null;
+  /** The agent's points as the statement read them (0 for an agent with none yet). */
+  points: number;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface Admitted {
  */
 export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: string, limit: number, hold: HoldWithAdmission | null, now = Date.now()): Promise<Admitted> {
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
-  const rows = await hotQuery<{ count: number; claimed: bigint; settings: StoredSettings; hold_asked: bigint; debited: bigint | null; balance: bigint | null }>(db, Prisma.sql`
+  const rows = await hotQuery<{ count: number; claimed: bigint; settings: StoredSettings; hold_asked: bigint; debited: bigint | null; balance: bigint | null; points: number }>(db, Prisma.sql`
     WITH counted AS (
       INSERT INTO rate_limit_windows (agent_pubkey, window_start, count) VALUES (${agentPubkey}, ${windowStart}, 1)
       ON CONFLICT (agent_pubkey) DO UPDATE SET
@@ -63,7 +65,8 @@ export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: str
       SELECT 1 FROM claimed WHERE ${hold !== null} AND ${storedSettingsAre(hold?.settings ?? null)}
     ), ${reserveCtes(hold?.request ?? NO_HOLD, Prisma.sql`EXISTS (SELECT 1 FROM hold_asked)`)}
     SELECT (SELECT count FROM counted) AS count, (SELECT count(*) FROM claimed) AS claimed, (SELECT settings FROM stored) AS settings,
-           (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance`);
+           (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance,
+           ${pointsExpression(agentPubkey)} AS points`);
   const row = rows[0]!;
   if (Number(row.count) > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + RATE_LIMIT_WINDOW_MS - now) / 1000));
@@ -75,7 +78,7 @@ export async function admitAndHold(db: DbClient, agentPubkey: string, nonce: str
     await db.requestNonce.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - 2 * SIGNED_REQUEST_WINDOW_MS) } } }).catch(() => undefined);
   }
   const settings = settingsFromStored(row.settings);
-  return { settings, stored: row.settings, hold: hold && Number(row.hold_asked) === 1 ? reserveOutcome(hold.request, row) : null };
+  return { settings, stored: row.settings, hold: hold && Number(row.hold_asked) === 1 ? reserveOutcome(hold.request, row) : null, points: Number(row.points) };
 }
 
 /** The CTEs' parameters when no hold is asked for: they never run (`hold_asked` is empty). */

@@ -80,7 +80,8 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     });
   }
   crashPoint("after_hold");
-  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, payment: null };
+  const pointsBefore = admission.hold ? admission.points : (hold.points ?? null);
+  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, payment: null, pointsBefore };
   return { reservation, request: prepaidCall(body, plan.modelId, plan.messages, plan.cap) };
 }
 

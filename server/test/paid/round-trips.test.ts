@@ -1,9 +1,9 @@
-// Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 4 (settings check + lookup +
-// claim + take the payer's settlement lane; credit + hold + free the lane; capture + log; receipt) and a prepaid call 3
-// (admission + hold; capture + log; receipt). The receipt is its own statement because it signs `points_total`, which
-// only the capture knows; it also stages the receipt for the public receipt log. A change that adds one fails here, and
-// has to say why in the README. Only the call's own statements count: the background sweepers (expired holds, pending
-// settlements) and the receipt log's sequencer run on their own timers.
+// Database round trips per call, counted at the PostgreSQL driver: a paid chat call makes 3 (settings check + lookup +
+// claim + take the payer's settlement lane; credit + hold + free the lane; capture + log + receipt) and a prepaid call 2
+// (admission + hold; capture + log + receipt). The receipt is signed before its capture with the agent's next points as
+// the hold's statement read them, and the capture's statement stores it and stages it for the public receipt log. A
+// change that adds one fails here, and has to say why in the README. Only the call's own statements count: the
+// background sweepers (expired holds, pending settlements) and the receipt log's sequencer run on their own timers.
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -40,19 +40,19 @@ async function counted(run: () => Promise<Response>): Promise<{ status: number; 
 }
 
 describe("round trips per call", () => {
-  it("a paid chat call: settings check + lookup + claim + lane, credit + hold + lane release, capture + log, receipt", async () => {
+  it("a paid chat call: settings check + lookup + claim + lane, credit + hold + lane release, capture + log + receipt", async () => {
     const body = { model: "local/echo-1", messages: [{ role: "user", content: "count" }] };
     const agent = await stack.newAgent(1_000_000n);
     for (let i = 0; i < 2; i++) {
       const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url);
       const { status, sent } = await counted(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }));
       expect(status).toBe(200);
-      expect(sent, sent.join("\n")).toHaveLength(4);
+      expect(sent, sent.join("\n")).toHaveLength(3);
       expect(sent.some((s) => /^(BEGIN|COMMIT)/i.test(s))).toBe(false);
     }
   });
 
-  it("a prepaid call: admission + hold, capture + log, receipt", async () => {
+  it("a prepaid call: admission + hold, capture + log + receipt", async () => {
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 1_000_000n);
     // The occasional purge of old nonces (one claim in 500) is a sixth statement by design; keep it out of the count.
@@ -62,7 +62,7 @@ describe("round trips per call", () => {
       const headers = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
       const { status, sent } = await counted(() => inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}));
       expect(status).toBe(200);
-      expect(sent, sent.join("\n")).toHaveLength(3);
+      expect(sent, sent.join("\n")).toHaveLength(2);
       expect(sent.some((s) => /^(BEGIN|COMMIT)/i.test(s))).toBe(false);
     }
     vi.restoreAllMocks();
@@ -81,7 +81,7 @@ describe("round trips per call", () => {
       expect(status).toBe(200);
       counts.push(sent.length);
     }
-    expect(counts).toEqual([4, 3]);
+    expect(counts).toEqual([3, 2]);
     await stack.tdb.prisma.setting.delete({ where: { key: "SERVICE_GRANT_MAX_PER_IP" } });
     vi.restoreAllMocks();
   });

@@ -214,6 +214,31 @@ describe("POST /api/v1/inference", () => {
   });
 });
 
+describe("receipts of one agent's concurrent calls", () => {
+  it("sign each point once: 16 calls at once get points_total 1..16, each receipt stored with its call in the capture's statement", async () => {
+    const kp = generateKeypair();
+    await credit(kp.publicKeyBase58, 1_000_000n);
+    const answers = await Promise.all(Array.from({ length: 16 }, () => call(kp, { model: "local/echo-1", messages })));
+    expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 16 }, () => 200));
+    const receipts = answers.map((r) => {
+      const parsed = parseReceiptText(r.headers.get("x-service-receipt")!);
+      if (!parsed.ok) throw new Error("no receipt");
+      return parsed.receipt;
+    });
+    expect(receipts.map((r) => r.points_total).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    const logged = await stack.tdb.prisma.inferenceLog.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(logged).toHaveLength(16);
+    for (const receipt of receipts) {
+      const row = logged.find((l) => l.id === receipt.inference_id)!;
+      expect(row.receipt).toEqual(receipt);
+    }
+    expect((await stack.tdb.prisma.agent.findUniqueOrThrow({ where: { pubkey: kp.publicKeyBase58 } })).pointsTotal).toBe(16);
+    // The ledger sums to the balance, and every hold was captured.
+    await ledgerMatches(kp.publicKeyBase58);
+    expect(await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: { not: "captured" } } })).toBe(0);
+  });
+});
+
 describe("signed request helpers", () => {
   it("sign over the version tag, the method, the service's origin and path, and the exact body bytes", () => {
     const kp = generateKeypair();
