@@ -155,22 +155,9 @@ async function captureAndLog(
   }
   const captured = await capture(ctx, reservation, completion, "served");
   const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await attachReceipt(ctx.db, captured.inferenceId, receipt);
-      countCall(reservation, "served");
-      return { captured, receipt };
-    } catch (err) {
-      const reason = err instanceof Error ? err.message.slice(0, 200) : "unknown";
-      if (attempt < ATTACH_RETRY_DELAYS_MS.length) {
-        logEvent("receipt.log_retry", { inference_id: captured.inferenceId, attempt: attempt + 1, reason }, "warn");
-        await new Promise((r) => setTimeout(r, ATTACH_RETRY_DELAYS_MS[attempt]));
-        continue;
-      }
-      logEvent("receipt.log_failed", { inference_id: captured.inferenceId, network: reservation.network, reason }, "error");
-      throw await unlogCall(ctx, reservation);
-    }
-  }
+  await retryingBlips(reservation, () => attachReceipt(ctx.db, captured.inferenceId, receipt), () => unlogCall(ctx, reservation));
+  countCall(reservation, "served");
+  return { captured, receipt };
 }
 
 /**
@@ -179,9 +166,17 @@ async function captureAndLog(
  * for its retry) and answers 503 receipt_log_unavailable.
  */
 async function captureWithReceipt(ctx: AppContext, reservation: CallReservation, completion: Completion, receipt: { json: string; pointsBefore: number }): Promise<CaptureOutcome> {
+  return retryingBlips(reservation, () => captureHold(ctx.db, { ...captureFacts(reservation, completion, "served"), receipt }), () => notRecorded(ctx, reservation));
+}
+
+/**
+ * Runs a write of the call's receipt; on a failure, again after each ATTACH_RETRY_DELAYS_MS pause. Once those are spent
+ * it logs the failure and throws what `giveUp` answers (it puts the call's money where it belongs).
+ */
+async function retryingBlips<T>(reservation: CallReservation, write: () => Promise<T>, giveUp: () => Promise<AppError>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await captureHold(ctx.db, { ...captureFacts(reservation, completion, "served"), receipt });
+      return await write();
     } catch (err) {
       const reason = err instanceof Error ? err.message.slice(0, 200) : "unknown";
       if (attempt < ATTACH_RETRY_DELAYS_MS.length) {
@@ -190,7 +185,7 @@ async function captureWithReceipt(ctx: AppContext, reservation: CallReservation,
         continue;
       }
       logEvent("receipt.log_failed", { inference_id: reservation.holdId, network: reservation.network, reason }, "error");
-      throw await notRecorded(ctx, reservation);
+      throw await giveUp();
     }
   }
 }

@@ -76,27 +76,15 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
   const used = await client.readContract({ address: usdc, abi: eip3009ABI, functionName: "authorizationState", args: [from, nonce] });
   if (!used) return { state: "absent" };
   const latest = await client.getBlockNumber();
-  const logs = await client.getLogs({
-    address: usdc,
-    event: AUTHORIZATION_USED,
-    args: { authorizer: from, nonce },
-    fromBlock: latest > EVM_LOG_LOOKBACK_BLOCKS ? latest - EVM_LOG_LOOKBACK_BLOCKS : 0n,
-    toBlock: latest,
-  });
-  const hash = logs[0]?.transactionHash;
+  const logsOf = (event: typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED) =>
+    client.getLogs({ address: usdc, event, args: { authorizer: from, nonce }, fromBlock: latest > EVM_LOG_LOOKBACK_BLOCKS ? latest - EVM_LOG_LOOKBACK_BLOCKS : 0n, toBlock: latest });
+  const hash = (await logsOf(AUTHORIZATION_USED))[0]?.transactionHash;
   if (hash) return { state: "landed", transaction: hash };
   // Spent, and no transfer found. An authorization is spent by a transfer to its `to` (this payment's payee: the money
   // moved) or by the payer cancelling it (nothing moved). Only a cancellation seen on chain says failed; otherwise the
   // transfer is there but not visible yet (a node behind the one that answered authorizationState, a reorg between the
   // reads): the chain cannot say, and the payment waits for a later look rather than being failed with its money moved.
-  const canceled = await client.getLogs({
-    address: usdc,
-    event: AUTHORIZATION_CANCELED,
-    args: { authorizer: from, nonce },
-    fromBlock: latest > EVM_LOG_LOOKBACK_BLOCKS ? latest - EVM_LOG_LOOKBACK_BLOCKS : 0n,
-    toBlock: latest,
-  });
-  if (canceled.length > 0) return { state: "failed" };
+  if ((await logsOf(AUTHORIZATION_CANCELED)).length > 0) return { state: "failed" };
   throw new Error(`authorization ${nonce} of ${from} is spent, but neither its transfer nor its cancellation is visible yet`);
 }
 
