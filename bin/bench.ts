@@ -290,15 +290,11 @@ try {
 
   // The database floor on the same server, same database, same concurrency (see measure-db-floor.ts), and what each of
   // its commits costs the machine: its clients' CPU (this process) and the server's.
-  const floorCpuBefore = process.cpuUsage();
-  const floorDbBefore = readDatabaseCpuMs();
   const floor = await measureDbFloor(s.tdb.url, PREPAID_CONCURRENCY, sizes.BENCH_DB_FLOOR_MS);
-  const floorDbAfter = readDatabaseCpuMs();
-  const floorCpu = process.cpuUsage(floorCpuBefore);
   figures.db_floor_commits_per_s = Math.round(floor.commitsPerS);
-  figures.db_floor_client_cpu_ms_per_commit = round((floorCpu.user + floorCpu.system) / 1000 / floor.commits, 4);
-  if (floorDbBefore !== null && floorDbAfter !== null && prepaid.dbCpuMsPerCall !== null) {
-    figures.db_floor_db_cpu_ms_per_commit = round((floorDbAfter - floorDbBefore) / floor.commits, 4);
+  figures.db_floor_client_cpu_ms_per_commit = round(floor.clientCpuMs / floor.commits, 4);
+  if (floor.dbCpuMs !== null && prepaid.dbCpuMsPerCall !== null) {
+    figures.db_floor_db_cpu_ms_per_commit = round(floor.dbCpuMs / floor.commits, 4);
     // Machine CPU (this process and the database server) per prepaid call and per floor commit: with both runs keeping
     // the same cores busy, prepaid calls/s ÷ floor commits/s cannot exceed the second ÷ the first.
     const prepaidMachine = prepaid.cpuMsPerCall + prepaid.dbCpuMsPerCall;

@@ -4,10 +4,15 @@
 // autocommit, back to back, so every statement is its own transaction and its own WAL flush (the server's own
 // synchronous_commit and fsync settings apply, as they do to the service). Prepaid calls are measured against it.
 import pg from "pg";
+import { readDatabaseCpuMs } from "./database-cpu";
 
 export interface DbFloor {
   commitsPerS: number;
   commits: number;
+  /** The local PostgreSQL server's CPU over the timed loop, ms (read while its backends still live); null: not visible. */
+  dbCpuMs: number | null;
+  /** This process's CPU (the clients') over the timed loop, ms. */
+  clientCpuMs: number;
 }
 
 /** Measures single-row UPDATE commits/s on `url` for `durationMs` after a short warm-up; drops its table afterwards. */
@@ -23,6 +28,8 @@ export async function measureDbFloor(url: string, concurrency: number, durationM
     const update = (client: pg.Client, id: number) => client.query({ name: "bench_db_floor_update", text: "UPDATE bench_db_floor SET n = n + 1 WHERE id = $1", values: [id] });
     for (let i = 0; i < 20; i++) await Promise.all(clients.map((c, k) => update(c, k + 1)));
     let commits = 0;
+    const dbBefore = readDatabaseCpuMs();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const until = started + durationMs;
     await Promise.all(
@@ -34,8 +41,10 @@ export async function measureDbFloor(url: string, concurrency: number, durationM
       }),
     );
     const commitsPerS = commits / ((performance.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpuBefore);
+    const dbAfter = readDatabaseCpuMs();
     await admin.query("DROP TABLE bench_db_floor");
-    return { commitsPerS, commits };
+    return { commitsPerS, commits, dbCpuMs: dbBefore !== null && dbAfter !== null ? dbAfter - dbBefore : null, clientCpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await Promise.allSettled(clients.map((c) => c.end()));
     await admin.end();

@@ -54,7 +54,7 @@ const SETTLEMENT_PENDING = "settlement_pending";
 /** Why a pending payment failed: its transfer can never land (blockhash expired / validBefore passed, never spent). */
 const SETTLEMENT_EXPIRED = "settlement_expired";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
-import { hotExecute, hotQuery } from "../db/hot-query";
+import { hotExecute, hotQueryTimed } from "../db/hot-query";
 
 export type PaymentStatus = "claimed" | "pending" | "settled" | "serving" | "served" | "unserved" | "failed";
 export type PaymentPurpose = "chat" | "topup";
@@ -187,7 +187,7 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   // settings it was worked out from are still stored, finds the payment if it was seen before, and claims it (taking
   // the payer's settlement lane) only if it was not and the checks passed. A payment seen before is resumed whatever
   // this request's checks said: its retry does not depend on the chain answering a verification again.
-  const checkedFrom = Date.now();
+  const checkedFrom = performance.now();
   const check = await checkPayment(ctx, input, payload);
   const found = await findOrClaimPayment(ctx.db, {
     key,
@@ -206,10 +206,11 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   if (found.claimed) {
     if (!check.ok) throw new Error("a payment was claimed without passing its checks");
     crashPoint("after_verify");
-    // The database's clock when this request's checks began, at the latest: whatever the lane saw sent after it, this
-    // request's verification may not have seen (the statement's clock, less everything since the checks began).
-    const checkedAt = new Date(found.now.getTime() - (Date.now() - checkedFrom) - CLOCK_MARGIN_MS);
-    return settleClaimed(ctx, input, found.payment, payload, check.matched, checkedAt, found.lane);
+    // The database's clock when this request's checks began: the statement's own clock, less the time from the checks'
+    // start to the statement's hand-over to its connection (less a margin for the way there), so whatever the lane
+    // saw sent at or after it, this request's verification may not have seen.
+    const checkedAtMs = found.nowMs - (found.sentAt - checkedFrom) - CLOCK_MARGIN_MS;
+    return settleClaimed(ctx, input, found.payment, payload, check.matched, checkedAtMs, found.lane);
   }
   let known = found.existing;
   if (check.ok && (known === null || known.status === "failed")) {
@@ -228,8 +229,11 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   return { kind: "replay", error: new AppError("payment_replay", "this payment is already being processed") };
 }
 
-/** Slack on the database clock arithmetic of a request's checks: later sends count as seen since, never the reverse. */
-const CLOCK_MARGIN_MS = 10;
+/**
+ * Slack on the clock arithmetic of a request's checks, for the statement's way to the database (its now() is taken on
+ * arrival): a send within it counts as sent since the checks began (the chain is asked again), never the reverse.
+ */
+const CLOCK_MARGIN_MS = 1;
 
 /** A payment's checks before its claim: passed (the verified payer), or the refusal to answer if it was never seen. */
 type PaymentCheck = { ok: true; payer: string; matched: PaymentRequirements } | { ok: false; refuse(): Promise<PaidRequestOutcome> };
@@ -332,7 +336,7 @@ async function settleClaimed(
   payment: Payment,
   payload: PaymentPayload,
   matched: PaymentRequirements,
-  verifiedAt: Date,
+  verifiedAtMs: number,
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const { plan } = input;
@@ -343,7 +347,7 @@ async function settleClaimed(
   // payment whose first transfer then lands.
   const keeper = keepClaim(ctx.db, payment.id, config().PAYMENT_LEASE_MS);
   try {
-    return await settleInLane(ctx, input, payment, payload, matched, verifiedAt, source, keeper, firstLaneAttempt);
+    return await settleInLane(ctx, input, payment, payload, matched, verifiedAtMs, source, keeper, firstLaneAttempt);
   } finally {
     keeper.stop();
   }
@@ -355,13 +359,13 @@ async function settleInLane(
   payment: Payment,
   payload: PaymentPayload,
   matched: PaymentRequirements,
-  verifiedAt: Date,
+  verifiedAtMs: number,
   source: string,
   keeper: ClaimKeeper,
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const caip2 = NETWORKS[input.plan.network].caip2;
-  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAt, config().PAYMENT_LEASE_MS, firstLaneAttempt);
+  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, config().PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment.id, taken.reason);
     logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
@@ -601,7 +605,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
     return refused(await paymentError(ctx, input, "the payment's settlement failed on chain; nothing was charged", "settlement_failed_on_chain"));
   }
   // No verification of ours preceded this settlement: the lane re-checks the chain if anything of the payer was sent.
-  return settleClaimed(ctx, input, known, payload, matched, new Date(0));
+  return settleClaimed(ctx, input, known, payload, matched, 0);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -621,7 +625,7 @@ interface NewPayment {
 /** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
 type FindOrClaimOutcome =
   | { stale: true; stored: StoredSettings }
-  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; now: Date }
+  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When it was handed to its connection (performance.now()). */ sentAt: number }
   /** Not claimed: the payment if seen before; the payer's other payment holding the client's payment id, if any. */
   | { stale: false; claimed: false; existing: Payment | null; conflict: Payment | null };
 
@@ -636,10 +640,11 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
   const source = input.claim?.source ?? "";
   const id = p.clientPaymentId;
   let rows;
+  let sentAt: number;
   try {
     // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane,
     // and binds the client's payment id, unless another payment of the payer holds it.
-    rows = await hotQuery<{ current: boolean; stored: StoredSettings; now: Date; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
+    ({ rows, sentAt } = await hotQueryTimed<{ current: boolean; stored: StoredSettings; now_ms: number; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
       WITH current AS (
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
@@ -652,12 +657,12 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
           WHERE payments.status = ${"failed" satisfies PaymentStatus} AND payments.failure_reason IS DISTINCT FROM ${SETTLEMENT_EXPIRED}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
-      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, now() AS now,
-             (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at,
+      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, (extract(epoch from now()) * 1000)::float8 AS now_ms,
+             (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms,
              ${laneRefusedMsExpression(source)} AS refused_ms,
              (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,
              (SELECT ${PAYMENT_JSON} FROM payments
-               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`);
+               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`));
   } catch (err) {
     // SECURITY: two payments under one id at once: the unique index lets one commit; this one claimed nothing.
     if (id === null || !isUniqueViolation(err)) throw err;
@@ -667,7 +672,7 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
   }
   const row = rows[0]!;
   if (!row.current) return { stale: true, stored: row.stored };
-  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), now: new Date(row.now) };
+  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), sentAt };
   return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null, conflict: row.id_owner ? paymentFromJson(row.id_owner) : null };
 }
 

@@ -23,7 +23,7 @@ export type LaneOutcome =
 
 export interface Lane {
   source: string;
-  /** Another settlement of this payer was sent after `verifiedAt`: the chain must be asked again before sending. */
+  /** Another settlement of this payer was sent after `verifiedAtMs`: the chain must be asked again before sending. */
   sentSinceVerify: boolean;
   /**
    * The release as one SQL statement, for a caller that frees the lane inside its own statement (a data-modifying
@@ -38,14 +38,15 @@ export interface Lane {
 /** One attempt's answer: taken (with the lane's last send), or not, with the payer's refusal if any. */
 export interface LaneAttempt {
   taken: boolean;
-  lastSentAt: Date | null;
+  /** The lane's last release after a send, in epoch ms at microsecond precision (the database's clock). */
+  lastSentMs: number | null;
   refusedMs: number | null;
 }
 
 /**
  * The take as one SQL statement (for a CTE), for each holder `holders` yields (one uuid column): the lane is free, or
  * its lease ran out, or its holder is the same payment (only the payment's one owner, its claim's, settles it), and
- * the payer is not refused. RETURNING last_sent_at when taken.
+ * the payer is not refused. RETURNING last_sent_ms (epoch ms, microsecond precision) when taken.
  */
 export function takeLaneStatement(source: string, holders: Prisma.Sql, leaseMs: number): Prisma.Sql {
   return Prisma.sql`
@@ -54,7 +55,7 @@ export function takeLaneStatement(source: string, holders: Prisma.Sql, leaseMs: 
     ON CONFLICT (source) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
       WHERE (settlement_lanes.holder IS NULL OR settlement_lanes.held_until < now() OR settlement_lanes.holder = EXCLUDED.holder)
         AND (settlement_lanes.refused_until IS NULL OR settlement_lanes.refused_until < now())
-    RETURNING last_sent_at`;
+    RETURNING (extract(epoch from last_sent_at) * 1000)::float8 AS last_sent_ms`;
 }
 
 /** How long the payer stays refused, in ms (null: not refused), as an SQL expression. */
@@ -64,16 +65,16 @@ export function laneRefusedMsExpression(source: string): Prisma.Sql {
 
 /**
  * Takes the payer's lane for `holder` (the payment id), waiting up to LANE_WAIT_MS while another holds it.
- * `verifiedAt` is the database's clock from before the payment was verified, so it compares with `last_sent_at`
+ * `verifiedAtMs` is the database's clock (epoch ms) from before the payment was verified, so it compares with `last_sent_at`
  * (also the database's) whatever the clocks of the instances. `first` is an attempt already made by the caller's own
  * statement (the claim's).
  */
-export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAt: Date, leaseMs: number, first?: LaneAttempt): Promise<LaneOutcome> {
+export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAtMs: number, leaseMs: number, first?: LaneAttempt): Promise<LaneOutcome> {
   const deadline = Date.now() + LANE_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const tried = attempt === 0 && first ? first : await tryLane(db, source, holder, leaseMs);
     if (tried.taken) {
-      return { ok: true, lane: openLane(db, source, holder, tried.lastSentAt !== null && tried.lastSentAt.getTime() >= verifiedAt.getTime()) };
+      return { ok: true, lane: openLane(db, source, holder, tried.lastSentMs !== null && tried.lastSentMs >= verifiedAtMs) };
     }
     if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
     if (Date.now() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
@@ -84,17 +85,17 @@ export async function takeSettlementLane(db: DbClient, source: string, holder: s
 
 /** One take, and the payer's refusal when not taken, in one statement. */
 async function tryLane(db: DbClient, source: string, holder: string, leaseMs: number): Promise<LaneAttempt> {
-  const rows = await hotQuery<{ taken: bigint; last_sent_at: Date | null; refused_ms: number | null }>(db, Prisma.sql`
+  const rows = await hotQuery<{ taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
     WITH lane AS (${takeLaneStatement(source, Prisma.sql`SELECT ${holder}::uuid`, leaseMs)})
-    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_at FROM lane) AS last_sent_at, ${laneRefusedMsExpression(source)} AS refused_ms`);
+    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms, ${laneRefusedMsExpression(source)} AS refused_ms`);
   return laneAttempt(rows[0]!);
 }
 
-/** The attempt from a statement's columns `taken`, `last_sent_at` and `refused_ms`. */
-export function laneAttempt(row: { taken: bigint | number; last_sent_at: Date | string | null; refused_ms: number | string | null }): LaneAttempt {
+/** The attempt from a statement's columns `taken`, `last_sent_ms` and `refused_ms`. */
+export function laneAttempt(row: { taken: bigint | number; last_sent_ms: number | string | null; refused_ms: number | string | null }): LaneAttempt {
   return {
     taken: Number(row.taken) === 1,
-    lastSentAt: row.last_sent_at === null ? null : new Date(row.last_sent_at),
+    lastSentMs: row.last_sent_ms === null ? null : Number(row.last_sent_ms),
     refusedMs: row.refused_ms === null ? null : Number(row.refused_ms),
   };
 }

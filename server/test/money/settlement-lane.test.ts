@@ -17,7 +17,7 @@ const source = () => `svm:test:${randomUUID()}`;
 describe("takeSettlementLane()", () => {
   it("lets one of many concurrent settlements of a payer hold the lane at a time, and each sees the sends before it", async () => {
     const lane = source();
-    const verifiedAt = new Date();
+    const verifiedAt = Date.now();
     let holding = 0;
     let most = 0;
     const seen: boolean[] = [];
@@ -38,23 +38,38 @@ describe("takeSettlementLane()", () => {
     expect(seen.filter((s) => !s)).toHaveLength(1);
   });
 
+  it("does not count a send released before the verification as sent since, however close", async () => {
+    const lane = source();
+    for (let i = 0; i < 20; i++) {
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), 0, 60_000);
+      if (!taken.ok) throw new Error(taken.reason);
+      await taken.lane.release({ sent: true, failed: false });
+      // The database's clock right after the release, as a back-to-back call's verification would start.
+      const [{ ms }] = await tdb.prisma.$queryRaw<[{ ms: number }]>`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`;
+      const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Number(ms), 60_000);
+      if (!next.ok) throw new Error(next.reason);
+      expect(next.lane.sentSinceVerify).toBe(false);
+      await next.lane.release({ sent: false, failed: false });
+    }
+  });
+
   it("takes over a lane whose holder died once its lease ran out", async () => {
     const lane = source();
-    const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 100);
+    const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 100);
     expect(dead.ok).toBe(true);
     await new Promise((r) => setTimeout(r, 150));
-    const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+    const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
     expect(next.ok).toBe(true);
   });
 
   it(`refuses a payer after ${MAX_FAILURES} failed settlements, with how long to wait`, async () => {
     const lane = source();
     for (let i = 0; i < MAX_FAILURES; i++) {
-      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
       if (!taken.ok) throw new Error(`refused after ${i} failures`);
       await taken.lane.release({ sent: true, failed: true });
     }
-    const refused = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+    const refused = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
     expect(refused).toMatchObject({ ok: false, reason: "payer_refused" });
     expect(refused.ok ? 0 : refused.retryAfterMs).toBeGreaterThan(60_000);
   });
@@ -62,7 +77,7 @@ describe("takeSettlementLane()", () => {
   it("forgets a payer's failures once one of its settlements succeeds", async () => {
     const lane = source();
     for (let i = 0; i < MAX_FAILURES - 1; i++) {
-      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), new Date(), 60_000);
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
       if (!taken.ok) throw new Error(taken.reason);
       await taken.lane.release({ sent: true, failed: i < MAX_FAILURES - 2 });
     }
