@@ -31,25 +31,6 @@ export async function hotQuery<T>(db: PrismaClient | Prisma.TransactionClient, s
   return (await pool.query<T & pg.QueryResultRow>(config(sql))).rows;
 }
 
-/**
- * hotQuery, and the moment (performance.now()) the statement was handed to its connection, for arithmetic between this
- * process's clock and the statement's own now(): the pool's wait for a connection is before it, not after.
- */
-export async function hotQueryTimed<T>(db: PrismaClient | Prisma.TransactionClient, sql: Prisma.Sql): Promise<{ rows: T[]; sentAt: number }> {
-  const pool = pools.get(db);
-  if (!pool) {
-    const sentAt = performance.now();
-    return { rows: await db.$queryRaw<T[]>(sql), sentAt };
-  }
-  const client = await pool.connect();
-  try {
-    const sentAt = performance.now();
-    return { rows: (await client.query<T & pg.QueryResultRow>(config(sql))).rows, sentAt };
-  } finally {
-    client.release();
-  }
-}
-
 /** The count of rows `sql` changed, as `db.$executeRaw` would answer it. */
 export async function hotExecute(db: PrismaClient | Prisma.TransactionClient, sql: Prisma.Sql): Promise<number> {
   const pool = pools.get(db);

@@ -54,7 +54,7 @@ const SETTLEMENT_PENDING = "settlement_pending";
 /** Why a pending payment failed: its transfer can never land (blockhash expired / validBefore passed, never spent). */
 const SETTLEMENT_EXPIRED = "settlement_expired";
 import { challengeHeaders, decodePaymentHeader, readPaymentHeader, type DecodedPayment } from "../x402/payment-headers";
-import { hotExecute, hotQueryTimed } from "../db/hot-query";
+import { hotExecute, hotQuery } from "../db/hot-query";
 
 export type PaymentStatus = "claimed" | "pending" | "settled" | "serving" | "served" | "unserved" | "failed";
 export type PaymentPurpose = "chat" | "topup";
@@ -206,10 +206,10 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   if (found.claimed) {
     if (!check.ok) throw new Error("a payment was claimed without passing its checks");
     crashPoint("after_verify");
-    // The database's clock when this request's checks began: the statement's own clock, less the time from the checks'
-    // start to the statement's hand-over to its connection (less a margin for the way there), so whatever the lane
-    // saw sent at or after it, this request's verification may not have seen.
-    const checkedAtMs = found.nowMs - (found.sentAt - checkedFrom) - CLOCK_MARGIN_MS;
+    // The database's clock when this request's checks began, at the latest: the claim's statement read its now() before
+    // its answer came back, so that clock less everything since the checks began is no later than their start. A send
+    // of the payer the lane saw at or after it may not have been seen by this request's verification.
+    const checkedAtMs = found.nowMs - (found.answeredAt - checkedFrom);
     return settleClaimed(ctx, input, found.payment, payload, check.matched, checkedAtMs, found.lane);
   }
   let known = found.existing;
@@ -228,12 +228,6 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   // Claimed and failed again by a concurrent request in between: nothing of this request's was taken.
   return { kind: "replay", error: new AppError("payment_replay", "this payment is already being processed") };
 }
-
-/**
- * Slack on the clock arithmetic of a request's checks, for the statement's way to the database (its now() is taken on
- * arrival): a send within it counts as sent since the checks began (the chain is asked again), never the reverse.
- */
-const CLOCK_MARGIN_MS = 1;
 
 /** A payment's checks before its claim: passed (the verified payer), or the refusal to answer if it was never seen. */
 type PaymentCheck = { ok: true; payer: string; matched: PaymentRequirements } | { ok: false; refuse(): Promise<PaidRequestOutcome> };
@@ -625,7 +619,7 @@ interface NewPayment {
 /** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
 type FindOrClaimOutcome =
   | { stale: true; stored: StoredSettings }
-  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When it was handed to its connection (performance.now()). */ sentAt: number }
+  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When its answer came back (performance.now()). */ answeredAt: number }
   /** Not claimed: the payment if seen before; the payer's other payment holding the client's payment id, if any. */
   | { stale: false; claimed: false; existing: Payment | null; conflict: Payment | null };
 
@@ -640,11 +634,10 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
   const source = input.claim?.source ?? "";
   const id = p.clientPaymentId;
   let rows;
-  let sentAt: number;
   try {
     // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane,
     // and binds the client's payment id, unless another payment of the payer holds it.
-    ({ rows, sentAt } = await hotQueryTimed<{ current: boolean; stored: StoredSettings; now_ms: number; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
+    rows = await hotQuery<{ current: boolean; stored: StoredSettings; now_ms: number; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
       WITH current AS (
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
@@ -662,7 +655,7 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
              ${laneRefusedMsExpression(source)} AS refused_ms,
              (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,
              (SELECT ${PAYMENT_JSON} FROM payments
-               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`));
+               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`);
   } catch (err) {
     // SECURITY: two payments under one id at once: the unique index lets one commit; this one claimed nothing.
     if (id === null || !isUniqueViolation(err)) throw err;
@@ -670,9 +663,10 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
     if (!owner) throw err;
     return { stale: false, claimed: false, existing: null, conflict: owner };
   }
+  const answeredAt = performance.now();
   const row = rows[0]!;
   if (!row.current) return { stale: true, stored: row.stored };
-  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), sentAt };
+  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), answeredAt };
   return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null, conflict: row.id_owner ? paymentFromJson(row.id_owner) : null };
 }
 
