@@ -46,7 +46,7 @@ import { readPaymentId } from "../x402/payment-id";
 import { payingAccount } from "../x402/paying-account";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { metrics, timeStep } from "../metrics/registry";
-import { laneAttempt, laneRefusedMsExpression, takeLaneStatement, takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
+import { epochMsOf, laneAttempt, laneRefusedMsExpression, takeLaneStatement, takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
 import { countSettlement, creditLandedPending, failPending, markPending, resolvePendingOnChain, settlementPendingError } from "./pending-settlement";
 
 /** The stock schemes' answer for a broadcast whose confirmation was not seen within the wait. */
@@ -650,7 +650,7 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
           WHERE payments.status = ${"failed" satisfies PaymentStatus} AND payments.failure_reason IS DISTINCT FROM ${SETTLEMENT_EXPIRED}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
-      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, (extract(epoch from now()) * 1000)::float8 AS now_ms,
+      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, ${epochMsOf(Prisma.raw("now()"))} AS now_ms,
              (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms,
              ${laneRefusedMsExpression(source)} AS refused_ms,
              (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,

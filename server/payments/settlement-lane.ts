@@ -44,6 +44,14 @@ export interface LaneAttempt {
 }
 
 /**
+ * A timestamp expression as epoch ms at microsecond precision (float8), the one unit both sides of the "sent since the
+ * verification began" comparison are read in: the lane's last send and the claim statement's now().
+ */
+export function epochMsOf(timestamp: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(extract(epoch from ${timestamp}) * 1000)::float8`;
+}
+
+/**
  * The take as one SQL statement (for a CTE), for each holder `holders` yields (one uuid column): the lane is free, or
  * its lease ran out, or its holder is the same payment (only the payment's one owner, its claim's, settles it), and
  * the payer is not refused. RETURNING last_sent_ms (epoch ms, microsecond precision) when taken.
@@ -55,7 +63,7 @@ export function takeLaneStatement(source: string, holders: Prisma.Sql, leaseMs: 
     ON CONFLICT (source) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until
       WHERE (settlement_lanes.holder IS NULL OR settlement_lanes.held_until < now() OR settlement_lanes.holder = EXCLUDED.holder)
         AND (settlement_lanes.refused_until IS NULL OR settlement_lanes.refused_until < now())
-    RETURNING (extract(epoch from last_sent_at) * 1000)::float8 AS last_sent_ms`;
+    RETURNING ${epochMsOf(Prisma.raw("last_sent_at"))} AS last_sent_ms`;
 }
 
 /** How long the payer stays refused, in ms (null: not refused), as an SQL expression. */
