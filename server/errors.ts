@@ -1,6 +1,7 @@
 // The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
 // Codes are part of the public API (clients branch on them): never rename one once shipped.
 import "server-only";
+import { isDatabaseUnavailable } from "./db/is-database-unavailable";
 import { log, loggableError } from "./log";
 
 export const ERROR_STATUS = {
@@ -23,6 +24,8 @@ export const ERROR_STATUS = {
   // payment of the same payer (409), and this one was neither settled nor charged.
   invalid_payment_id: 400,
   payment_id_conflict: 409,
+  // The payment paid for another request (route, body, network, or top-up beneficiary): nothing moved for this one.
+  payment_request_mismatch: 409,
   agent_not_allowed: 403,
   mainnet_disabled: 503,
   invalid_network: 400,
@@ -55,12 +58,18 @@ export const ERROR_STATUS = {
   // The receipt is staged for the log but not yet in a signed checkpoint: ask again after Retry-After.
   log_pending: 409,
   server_misconfigured: 500,
+  // The database could not be reached, or dropped the connection mid-call (a failover, a restart): what the call had
+  // written either committed whole or not at all, so retrying the same request (the same payment header) is safe.
+  database_unavailable: 503,
   // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.
   shutting_down: 503,
   internal_error: 500,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Seconds a client waits before retrying after database_unavailable: a pool reconnects within one, a failover in a few. */
+const DATABASE_RETRY_AFTER_S = 2;
 
 /** An expected failure with a stable code. `message` is safe to show to clients; `details` are merged into the body. */
 export class AppError extends Error {
@@ -96,6 +105,14 @@ export function toErrorBody(err: unknown, requestId?: string): { status: number;
       status: err.status,
       body: { ...err.details, error: err.code, message: err.message, ...(requestId ? { request_id: requestId } : {}) },
       headers: err.headers,
+    };
+  }
+  if (isDatabaseUnavailable(err)) {
+    log.warn({ err: loggableError(err), request_id: requestId }, "database unavailable");
+    return {
+      status: ERROR_STATUS.database_unavailable,
+      body: { error: "database_unavailable", message: "the database is unavailable; retry the same request", ...(requestId ? { request_id: requestId } : {}) },
+      headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) },
     };
   }
   log.error({ err: loggableError(err), request_id: requestId }, "unhandled error");

@@ -7,7 +7,8 @@ import { admitPayment, markUnserved, planPayment, readPaidRequestState, replanWi
 import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
-import { serveCall } from "../pipeline/serve-call";
+import { answerAgain, serveCall } from "../pipeline/serve-call";
+import { chatRequestDigest } from "../payments/request-digest";
 import type { CompletionParams } from "../upstream";
 import { PAID_RESOURCE_DESCRIPTIONS } from "../x402/paid-resources";
 import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
@@ -32,8 +33,17 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
   }
   const { settings, model, cap, plan } = planned;
   const { body } = input;
-  const outcome = await admitPayment(ctx, { state, plan, resourceUrl: input.resourceUrl, description: PAID_RESOURCE_DESCRIPTIONS.chat, purpose: "chat" });
+  const outcome = await admitPayment(ctx, {
+    state,
+    plan,
+    resourceUrl: input.resourceUrl,
+    description: PAID_RESOURCE_DESCRIPTIONS.chat,
+    purpose: "chat",
+    requestDigest: chatRequestDigest(body, plan.network),
+  });
   switch (outcome.kind) {
+    case "answered":
+      return answerAgain(ctx, outcome.payment, body.stream === true);
     case "challenge":
     case "refused":
     case "replay":

@@ -89,6 +89,11 @@ export interface CaptureFacts {
    * its receipt.
    */
   receipt?: { json: string; pointsBefore: number };
+  /**
+   * A served paid call's answer (its completion body, JSON), stored on its payment by the capture's statement: the
+   * payer's repeat of the same request gets it again instead of a second service.
+   */
+  answer?: string;
 }
 
 export type CaptureOutcome =
@@ -141,7 +146,7 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<Ca
         AND ${gate ? Prisma.sql`EXISTS (SELECT 1 FROM cur WHERE points_total = ${gate.pointsBefore})` : Prisma.sql`(SELECT count(*) FROM cur) >= 0`}
       RETURNING id, agent_pubkey, network, units, payment_id, charged_units
     ), payment AS (
-      UPDATE payments p SET status = 'served', inference_id = h.id, updated_at = now() FROM hold h
+      UPDATE payments p SET status = 'served', inference_id = h.id, updated_at = now(), answer = ${facts.answer ?? null}::jsonb FROM hold h
       WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving', 'unserved')
       RETURNING p.id, p.tx_signature, p.units
     ), released AS (

@@ -73,6 +73,11 @@ export type PaidRequestOutcome =
   | { kind: "pending"; error: AppError }
   /** A settled payment whose call was not served (the upstream failed, or its server died): serve it now, once. */
   | { kind: "retry-unserved"; payment: SettledPayment }
+  /**
+   * The same request with the same payment, already served: its stored answer is given again (a chat call's completion
+   * body, when still kept), never a second service.
+   */
+  | { kind: "answered"; payment: Payment & { txSignature: string } }
   /** Settled just now; for a chat payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
   | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint; /** The agent's points as the credit read them, when it did. */ pointsBefore?: number }
   /** The settings changed since the request was planned: nothing was taken; plan it again with `replan`. */
@@ -150,6 +155,8 @@ export interface AdmitPaymentInput {
   resourceUrl: string;
   description: string;
   purpose: PaymentPurpose;
+  /** What this request buys (request-digest.ts): a payment claimed by another request serves only that one. */
+  requestDigest: string;
   /** Who the credit goes to; the verified payer when absent. */
   beneficiary?: string;
 }
@@ -193,7 +200,20 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     key,
     expected: input.state.stored,
     claim: check.ok
-      ? { payment: { idempotencyKey: key, network: caip2, payer: check.payer, payTo: plan.payTo, units: plan.amountUnits, purpose: input.purpose, clientPaymentId: paymentId.id }, source: laneSource(caip2, payload, check.payer) }
+      ? {
+          payment: {
+            idempotencyKey: key,
+            network: caip2,
+            payer: check.payer,
+            payTo: plan.payTo,
+            units: plan.amountUnits,
+            purpose: input.purpose,
+            clientPaymentId: paymentId.id,
+            requestDigest: input.requestDigest,
+            beneficiary: input.beneficiary ?? null,
+          },
+          source: laneSource(caip2, payload, check.payer),
+        }
       : null,
   });
   if (found.stale) {
@@ -289,14 +309,28 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
 
 /** A payment seen before: its retry, its recovery, or a replay. */
 async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
-  // SECURITY: the kill switch applies to the payment's own network, whatever network this request names.
+  // SECURITY: a payment's transaction is public once it lands; only the request that paid (the same route, body,
+  // network and beneficiary) may use it, whatever state it waits in. Nothing moves for any other.
+  if (known.requestDigest === null || known.requestDigest !== input.requestDigest || known.network !== NETWORKS[input.plan.network].caip2) {
+    return requestMismatch(input, known);
+  }
+  // SECURITY: the kill switch and the allowlist apply to the payment's own network, as they did when it was claimed.
   try {
     requireNetworkEnabled(input.state.settings, known.network, input.purpose === "chat" ? "chat" : "credits");
   } catch (err) {
     return refused(err as AppError);
   }
+  const allowed = input.state.settings.allowedAgents;
+  if (NETWORKS[input.plan.network].isMainnet && allowed.size > 0 && !allowed.has(known.payer)) {
+    return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
+  }
   const leaseMs = config().PAYMENT_LEASE_MS;
   if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
+  if (known.status === "served" && known.txSignature !== null && (input.purpose === "topup" || known.answer !== null)) {
+    // The same request again after it was served (its answer lost in transit): the stored answer, not a second call.
+    logEvent(`${eventNames(input.purpose).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
+    return { kind: "answered", payment: { ...known, txSignature: known.txSignature } };
+  }
   if (known.status === "pending") return resumePending(ctx, input, known, payload);
   if (known.status === "claimed") {
     // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
@@ -305,7 +339,7 @@ async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Pay
     }
     return replay(known, "this payment is already being processed");
   }
-  if (input.purpose === "topup") return replay(known, "this payment was already used");
+  if (input.purpose === "topup") return replay(known, "this payment is already being processed");
   if (known.status === "unserved" && (await beginServingUnserved(ctx.db, known.id))) {
     return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
   }
@@ -314,7 +348,12 @@ async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Pay
     logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
     return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
   }
-  return replay(known, known.status === "served" ? "this payment was already used for a call" : "this payment is already being processed");
+  return replay(
+    known,
+    known.status === "served"
+      ? "this payment was already used for a call, and its answer is no longer kept (or the call's stream was cut); its receipt stays in the log"
+      : "this payment is already being processed",
+  );
 }
 
 /**
@@ -495,7 +534,7 @@ function feeField(payload: PaymentPayload): { fee_lamports?: string } {
  */
 async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
   const events = eventNames(input.purpose);
-  const moved = await markPending(ctx.db, payment.id, { transaction, payload, beneficiary: input.beneficiary ?? null });
+  const moved = await markPending(ctx.db, payment.id, { transaction, payload, beneficiary: payment.beneficiary });
   if (!moved.ok) {
     if (moved.reason === "transaction_already_used") {
       await markFailed(ctx.db, payment.id, moved.reason);
@@ -562,7 +601,8 @@ async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment:
   const chat = input.purpose === "chat";
   const credited = await creditAgent(ctx.db, {
     kind: chat ? "payment_credit" : "topup_credit",
-    agentPubkey: input.beneficiary ?? payment.payer,
+    // SECURITY: the beneficiary the claiming request named, stored with the claim; never a later request's.
+    agentPubkey: payment.beneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
     payment: { id: payment.id, txSignature: transaction, nextStatus: chat ? "settled" : "served" },
@@ -614,6 +654,8 @@ interface NewPayment {
   purpose: PaymentPurpose;
   /** The client's payment id (x402 payment-identifier), if it sent one. */
   clientPaymentId: string | null;
+  requestDigest: string;
+  beneficiary: string | null;
 }
 
 /** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
@@ -641,12 +683,14 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
       WITH current AS (
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
-        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id)
-        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text
+        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id, request_digest, beneficiary)
+        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text,
+               ${p.requestDigest}, ${p.beneficiary}::text
         FROM current WHERE current.yes AND ${input.claim !== null}
           AND (${id}::text IS NULL OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}))
         ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
-               client_payment_id = COALESCE(payments.client_payment_id, EXCLUDED.client_payment_id)
+               client_payment_id = EXCLUDED.client_payment_id, request_digest = EXCLUDED.request_digest, beneficiary = EXCLUDED.beneficiary,
+               network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose
           WHERE payments.status = ${"failed" satisfies PaymentStatus} AND payments.failure_reason IS DISTINCT FROM ${SETTLEMENT_EXPIRED}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
@@ -671,7 +715,7 @@ async function findOrClaimPayment(db: DbClient, input: { key: string; expected: 
 }
 
 /** The claim's parameters when none is asked for: the INSERT never runs. */
-const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat", clientPaymentId: null };
+const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat", clientPaymentId: null, requestDigest: "", beneficiary: null };
 
 /** Keeps a settling claim's lease, and its lane's hold once taken, until stopped. */
 interface ClaimKeeper {
@@ -704,11 +748,14 @@ async function renewClaim(db: DbClient, paymentId: string, laneSource: string | 
     WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${paymentId}::uuid`);
 }
 
-/** claimed → failed: settlement was refused, or its transaction belongs to another payment. Nothing moved. */
+/**
+ * claimed → failed: settlement was refused, or its transaction belongs to another payment. Nothing moved, so the
+ * client's payment id is free again for the payer's next payment.
+ */
 async function markFailed(db: DbClient, paymentId: string, reason: string): Promise<void> {
   await db.payment.updateMany({
     where: { id: paymentId, status: "claimed" satisfies PaymentStatus },
-    data: { status: "failed" satisfies PaymentStatus, failureReason: reason.slice(0, 200) },
+    data: { status: "failed" satisfies PaymentStatus, failureReason: reason.slice(0, 200), clientPaymentId: null },
   });
 }
 
@@ -744,7 +791,8 @@ const PAYMENT_JSON = Prisma.sql`json_build_object(
   'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
   'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
   'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
-  'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id)`;
+  'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id, 'requestDigest', request_digest,
+  'beneficiary', beneficiary, 'answer', answer)`;
 
 function paymentFromJson(p: PaymentJson): Payment {
   return {
@@ -774,6 +822,18 @@ const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", err
 
 function replay(payment: Payment, message: string): PaidRequestOutcome {
   return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}) };
+}
+
+/** This request is not the one the payment paid for: another body, network, route or beneficiary. Nothing moved. */
+function requestMismatch(input: AdmitPaymentInput, known: Payment): PaidRequestOutcome {
+  logEvent(`${eventNames(input.purpose).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_request_mismatch",
+      "this payment paid for another request: a retry must repeat the same route, body and network (and, for a top-up, the same amount and agent_pubkey); nothing was charged for this one",
+    ),
+  };
 }
 
 /**

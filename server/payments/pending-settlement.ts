@@ -70,10 +70,13 @@ export async function markPending(
   }
 }
 
-/** pending → failed: the transfer failed on chain or can never land. Nothing moved; the payload is dropped. */
+/**
+ * pending → failed: the transfer failed on chain or can never land. Nothing moved; the payload is dropped and the
+ * client's payment id is free again for the payer's next payment.
+ */
 export async function failPending(db: DbClient, paymentId: string, reason: string): Promise<boolean> {
   const moved = await db.$executeRaw`
-    UPDATE payments SET status = 'failed', failure_reason = ${reason.slice(0, 200)}, updated_at = now(),
+    UPDATE payments SET status = 'failed', failure_reason = ${reason.slice(0, 200)}, updated_at = now(), client_payment_id = NULL,
       pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
     WHERE id = ${paymentId}::uuid AND status = 'pending'`;
   return moved === 1;
@@ -87,7 +90,8 @@ export async function creditLandedPending(db: DbClient, payment: Payment, transa
   const chat = payment.purpose === "chat";
   return creditAgent(db, {
     kind: chat ? "payment_credit" : "topup_credit",
-    agentPubkey: payment.pendingBeneficiary ?? payment.payer,
+    // SECURITY: the beneficiary the claiming request named; never a later request's.
+    agentPubkey: payment.beneficiary ?? payment.pendingBeneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
     payment: { id: payment.id, txSignature: transaction, nextStatus: next, from: "pending" },

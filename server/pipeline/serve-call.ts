@@ -23,7 +23,8 @@ import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/paid-request";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
-import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
+import type { Payment } from "../db";
+import { firstEventThenRest, replayedSseStream, SSE_HEADERS, sseInferenceStream, type ReceiptEvent, type StoredCompletionBody } from "../streaming/sse-inference";
 import type { Completion } from "../upstream";
 import { formatUnitsAsUsdc } from "../verify";
 import { issueSettlementReceipt } from "../x402/offer-receipt";
@@ -110,6 +111,31 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   });
   return { stream, headers: { ...SSE_HEADERS, ...callHeaders(reservation, null) } };
 }
+
+/**
+ * A served paid call's stored answer, given again to the payer's repeat of the same request (its answer was lost in
+ * transit): the same body and the same receipt, plain or streamed as it was asked. Never a second call.
+ */
+export async function answerAgain(ctx: AppContext, payment: Payment & { txSignature: string }, stream: boolean): Promise<ServedCall> {
+  const logged = payment.inferenceId ? await ctx.db.inferenceLog.findUnique({ where: { id: payment.inferenceId }, select: { receipt: true } }) : null;
+  const receipt = (logged?.receipt ?? null) as Receipt | null;
+  const body = payment.answer as StoredCompletionBody | null;
+  if (!receipt || !body || !payment.inferenceId) {
+    throw new AppError("payment_replay", "this payment was already used for a call, and its answer is no longer kept", { tx_signature: payment.txSignature });
+  }
+  const x402Receipt = await issuePaidCallReceipt(payment);
+  const headers = {
+    ...settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer, extensions: x402Receipt?.extensions }),
+    [ANSWER_REPLAYED_HEADER]: "true",
+  };
+  const proofUrl = receiptProofUrl(payment.inferenceId);
+  if (!stream) return { body: body as unknown as Record<string, unknown>, headers: { ...headers, "X-Service-Receipt": encodeReceiptHeader(receipt), [RECEIPT_PROOF_HEADER]: proofUrl } };
+  const event: ReceiptEvent = { object: "service.receipt", receipt, log_proof_url: proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt.receipt } : {}) };
+  return { stream: replayedSseStream(body, event), headers: { ...SSE_HEADERS, ...headers } };
+}
+
+/** Marks an answer given again from storage: the call was served once, earlier, and this is its stored answer. */
+export const ANSWER_REPLAYED_HEADER = "X-Answer-Replayed";
 
 /** Where a receipt's inclusion proof is served (the answer's `X-Service-Receipt-Proof`, the stream's receipt event). */
 export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
@@ -255,9 +281,13 @@ async function capture(
   return captured;
 }
 
-/** The capture's facts from the call. */
-function captureFacts(reservation: CallReservation, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">, outcome: "served" | "aborted"): CaptureFacts {
-  return { holdId: reservation.holdId, agentPubkey: reservation.agentPubkey, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, outcome };
+/** The capture's facts from the call; a served paid call's answer is stored with its payment for the payer's repeat. */
+function captureFacts(reservation: CallReservation, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs"> & Partial<Completion>, outcome: "served" | "aborted"): CaptureFacts {
+  const facts: CaptureFacts = { holdId: reservation.holdId, agentPubkey: reservation.agentPubkey, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, outcome };
+  if (outcome === "served" && reservation.payment && completion.content !== undefined) {
+    facts.answer = JSON.stringify(completionBody(reservation.holdId, completion as Completion));
+  }
+  return facts;
 }
 
 /** The hold was no longer held: another server finished this call, and its answer is not sent twice. */
@@ -300,7 +330,7 @@ function countCall(reservation: CallReservation, outcome: "served" | "aborted" |
 const servedFrom = new WeakMap<CallReservation, number>();
 
 /** The x402 signed receipt of a served paid call (the payment's settlement, for the chat resource). */
-function issuePaidCallReceipt(payment: NonNullable<CallReservation["payment"]>) {
+function issuePaidCallReceipt(payment: Pick<Payment, "payer" | "network"> & { txSignature: string }) {
   return issueSettlementReceipt("chat", { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
 }
 

@@ -15,6 +15,10 @@ import { admitNetwork } from "../pipeline/network-gate";
 import { issueSettlementReceipt } from "../x402/offer-receipt";
 import { settlementHeaders } from "../x402/payment-headers";
 import type { TopUpRequest } from "./top-up-request-schema";
+import type { Payment } from "../db";
+import { readBalance } from "../ledger/credit-agent";
+import { topUpRequestDigest } from "../payments/request-digest";
+import { ANSWER_REPLAYED_HEADER } from "../pipeline/serve-call";
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
 export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string, replan?: Replan): Promise<{ body: unknown; headers: Record<string, string> }> {
@@ -34,23 +38,32 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
     resourceUrl,
     description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`,
     purpose: "topup",
+    requestDigest: topUpRequestDigest({ amountUnits, network: plan.network, beneficiary: body.agent_pubkey ?? null }),
     ...(body.agent_pubkey !== undefined ? { beneficiary: body.agent_pubkey } : {}),
   });
   // The settings changed under this request before anything was taken: plan it again with the stored ones.
   if (outcome.kind === "stale-settings") return topUpCredits(ctx, body, headers, resourceUrl, outcome.replan);
+  if (outcome.kind === "answered") {
+    // The same top-up again after it was credited: its answer again (today's balance), never a second credit.
+    const p = outcome.payment;
+    return topUpAnswer(p, await readBalance(ctx.db, p.beneficiary ?? p.payer, p.network), { [ANSWER_REPLAYED_HEADER]: "true" });
+  }
   if (outcome.kind !== "settled") {
     if (outcome.kind === "retry-unserved") throw new AppError("payment_replay", "this payment was already used");
     throw outcome.error;
   }
-  const p = outcome.payment;
-  const beneficiary = body.agent_pubkey ?? p.payer;
-  const balance = formatUnitsAsUsdc(outcome.balanceUnits);
+  return topUpAnswer(outcome.payment, outcome.balanceUnits, {});
+}
+
+/** The top-up's answer: whom its payment credited, how much, and the balance now; the x402 receipt of its settlement. */
+async function topUpAnswer(p: Payment & { txSignature: string }, balanceUnits: bigint, extra: Record<string, string>): Promise<{ body: unknown; headers: Record<string, string> }> {
+  const balance = formatUnitsAsUsdc(balanceUnits);
   // The credit is what the payment bought, and it is given: the x402 receipt goes with the settlement.
   const settlement = { transaction: p.txSignature, network: p.network, payer: p.payer };
   const x402Receipt = await issueSettlementReceipt("topup", settlement);
   return {
-    body: { object: "credit.topup", agent_pubkey: beneficiary, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
-    headers: { ...settlementHeaders({ ...settlement, extensions: x402Receipt?.extensions }), "X-Credit-Balance-Usdc": balance },
+    body: { object: "credit.topup", agent_pubkey: p.beneficiary ?? p.payer, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
+    headers: { ...settlementHeaders({ ...settlement, extensions: x402Receipt?.extensions }), "X-Credit-Balance-Usdc": balance, ...extra },
   };
 }
 

@@ -133,3 +133,33 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
     },
   });
 }
+
+/**
+ * A served call's stored answer as the stream it was (its text in one chunk, the final chunk with the finish reason and
+ * usage, the receipt event, [DONE]): the receipt's response hash covers the same concatenated text.
+ */
+export function replayedSseStream(body: StoredCompletionBody, receiptEvent: ReceiptEvent): ReadableStream<Uint8Array> {
+  const choice = body.choices[0];
+  const base = { id: body.id, object: "chat.completion.chunk", created: body.created, model: body.model };
+  const events: unknown[] = [
+    { ...base, choices: [{ index: 0, delta: { role: "assistant", content: choice?.message.content ?? "" }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? "stop" }], usage: body.usage },
+    receiptEvent,
+    "[DONE]",
+  ];
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const event of events) controller.enqueue(frame(event));
+      controller.close();
+    },
+  });
+}
+
+/** The stored `chat.completion` body of a served call (completion-body.ts). */
+export interface StoredCompletionBody {
+  id: string;
+  created: number;
+  model: string;
+  choices: { message: { content: string | null }; finish_reason: string | null }[];
+  usage: unknown;
+}

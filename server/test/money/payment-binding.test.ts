@@ -1,0 +1,165 @@
+// A payment serves only the request that paid it. On PostgreSQL with real local chains, a payment that waits (its
+// settlement pending, or settled and unserved) is public once its transfer lands: anyone can read the transaction. A
+// stranger who wraps it in a payload of his own, or re-sends the payer's header with another body or another network,
+// is refused 409 payment_request_mismatch and nothing moves; the payer's own retry is served once; a later send of the
+// same header and body gets the stored answer and the same receipt again, never a second service.
+import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as topUpRoute } from "@/app/api/v1/credits/route";
+import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
+import { generateKeypair } from "../../keys/parse-secret-key";
+import { writeSetting } from "../../settings/write-setting";
+import { solanaSettlementWire } from "../../x402/find-landed-settlement";
+import { parseReceiptText } from "../../verify";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const victimBody = { model: "local/echo-1", messages: [{ role: "user", content: "the victim's own question" }] };
+const attackerBody = { model: "local/echo-1", messages: [{ role: "user", content: "the attacker's question" }] };
+const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 12_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** What anyone can read from the cluster: a landed transaction's wire bytes, over the public RPC. */
+async function publicWire(rpcUrl: string, signature: string): Promise<string> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] }),
+  });
+  const body = (await res.json()) as { result: { transaction: [string, string] } | null };
+  if (!body.result) throw new Error(`transaction ${signature} is not readable yet`);
+  return body.result.transaction[0];
+}
+
+/** An x402 v2 payment header around someone else's public transaction, for the attacker's own challenge. */
+function wrapPublicTransaction(challenge: PaymentRequired, wire: string): string {
+  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: { transaction: wire } });
+}
+
+async function landDirectly(stack: PaidStack, facilitator: Facilitator, header: string): Promise<string> {
+  const wire = await solanaSettlementWire(facilitator, decodePaymentSignatureHeader(header));
+  const sent = stack.devnet.chain.send(wire!);
+  if (!sent.ok) throw new Error("the settlement did not land");
+  await until("confirmed", () => {
+    const tx = stack.devnet.chain.getTransaction(sent.signature);
+    return tx !== null && stack.devnet.chain.commitmentOf(tx) !== "processed";
+  });
+  return sent.signature;
+}
+
+function receiptOf(res: { headers: Headers }): Record<string, unknown> {
+  const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+  if (!parsed.ok) throw new Error("no receipt");
+  return parsed.receipt as Record<string, unknown>;
+}
+const promptHashOf = (res: { headers: Headers }) => receiptOf(res).prompt_hash;
+
+describe("a payment waiting for its retry, under a cluster that drops every send", () => {
+  let stack: PaidStack;
+  let facilitator: Facilitator;
+  beforeAll(async () => {
+    stack = await startPaidStack({ mainnet: true, env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
+    facilitator = await createFacilitator();
+  });
+  afterAll(async () => stack?.close());
+
+  const pendingPayment = async () => {
+    const victim = await stack.newAgent();
+    const header = await buildPaymentHeader(victim, await challengeOf(await stack.chat({ body: victimBody })), stack.devnet.url);
+    const first = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
+    expect(first.status).toBe(502);
+    const { transaction } = (await first.json()) as { transaction: string };
+    expect(await landDirectly(stack, facilitator, header)).toBe(transaction);
+    return { victim, header, transaction };
+  };
+  const callsLogged = () => stack.tdb.prisma.inferenceLog.count();
+
+  it("refuses a stranger who wraps the landed public transaction with his own prompt; the payer's retry is served", async () => {
+    const { victim, header, transaction } = await pendingPayment();
+    const wire = await publicWire(stack.devnet.url, transaction);
+    const forged = wrapPublicTransaction(await challengeOf(await stack.chat({ body: attackerBody })), wire);
+    const logged = await callsLogged();
+
+    const attack = await stack.chat({ body: attackerBody, headers: { "X-Payment": forged } });
+    expect(attack.status).toBe(409);
+    expect(await attack.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await callsLogged()).toBe(logged);
+    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).toMatchObject({ status: "pending" });
+
+    const retry = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
+    expect(retry.status).toBe(200);
+    expect(await callsLogged()).toBe(logged + 1);
+    const receiptHeader = retry.headers.get("x-service-receipt");
+    const served = (await retry.json()) as { id: string };
+
+    // The same request again: the stored answer and the same receipt, not a second call.
+    const again = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(receiptOf(again)).toEqual(receiptOf({ headers: new Headers({ "x-service-receipt": receiptHeader! }) }));
+    expect(((await again.json()) as { id: string }).id).toBe(served.id);
+    // The stranger after the call was served: still refused with his own prompt.
+    const late = await stack.chat({ body: attackerBody, headers: { "X-Payment": forged } });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await callsLogged()).toBe(logged + 1);
+    expect((await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: victim.address, kind: "payment_credit" } })).length).toBe(1);
+    expect(promptHashOf(again)).toBe(promptHashOf(retry));
+  });
+
+  it("refuses the payer's own header re-sent for mainnet and another model: the payment is planned on its own network", async () => {
+    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
+    try {
+      const { victim, header } = await pendingPayment();
+      const logged = await callsLogged();
+      const escaped = await stack.chat({ body: { ...victimBody, network: "mainnet" }, headers: { "X-Payment": header } });
+      expect(escaped.status).toBe(409);
+      expect(await escaped.json()).toMatchObject({ error: "payment_request_mismatch" });
+      expect(await callsLogged()).toBe(logged);
+      const own = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
+      expect(own.status).toBe(200);
+      expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).network).toBe(stack.devnet.caip2);
+    } finally {
+      await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"] } } });
+    }
+  });
+
+  it("credits a recovered top-up to the beneficiary its payment named, never the retrying request's", async () => {
+    const payer = await stack.newAgent();
+    const beneficiary = generateKeypair().publicKeyBase58;
+    const thief = generateKeypair().publicKeyBase58;
+    const topUp = (agent: string, headers: Record<string, string> = {}) =>
+      topUpRoute(
+        new Request("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ amount_usdc: "0.002", agent_pubkey: agent }) }),
+        {},
+      );
+    const header = await buildPaymentHeader(payer, await challengeOf(await topUp(beneficiary)), stack.devnet.url);
+    expect((await topUp(beneficiary, { "X-Payment": header })).status).toBe(502);
+    await landDirectly(stack, facilitator, header);
+
+    const stolen = await topUp(thief, { "X-Payment": header });
+    expect(stolen.status).toBe(409);
+    expect(await stolen.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: thief } })).toBeNull();
+
+    const own = await topUp(beneficiary, { "X-Payment": header });
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({ agent_pubkey: beneficiary, amount_usdc: "0.002" });
+    // Sent again: the same top-up's answer, and no second credit.
+    const again = await topUp(beneficiary, { "X-Payment": header });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: beneficiary } })).units).toBe(2_000n);
+    expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: thief } })).toBeNull();
+  });
+});
