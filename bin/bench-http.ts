@@ -82,6 +82,7 @@ const env: NodeJS.ProcessEnv = {
   SOLANA_DEVNET_RPC_URL: devnet.url,
   X402_FLAT_PRICE_USDC: "0.001",
   PREPAID_RATE_LIMIT_PER_MINUTE: "1000000",
+  PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
 };
 const servers: { child: ChildProcess }[] = [];
 try {

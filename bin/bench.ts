@@ -104,7 +104,7 @@ type PaidStack = Awaited<ReturnType<typeof startPaidStack>>;
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const STACK_ENV = { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
+const STACK_ENV = { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "bench" }] };
 
 /** `BENCH_PROFILE=DIR` writes one V8 CPU profile per timed phase into DIR (open it in Chrome DevTools). */

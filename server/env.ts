@@ -116,6 +116,12 @@ const envSchema = z.object({
   // Prepaid credits and grants.
   /** Signed prepaid requests per agent per minute, counted in the database (all instances share it). */
   PREPAID_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  /**
+   * Signed prepaid requests per client IP per minute, all agents together, counted in the database: each costs a
+   * statement before its credit is known, and fresh keys are free to make. The default leaves two agents behind one
+   * address their full per-agent rate.
+   */
+  PREPAID_IP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1_200),
   /** Largest x402 credit top-up, USDC. */
   PREPAID_TOPUP_MAX_USDC: z.string().min(1).default("100"),
   /**

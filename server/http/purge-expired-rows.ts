@@ -1,10 +1,12 @@
 // Removes rows that requests needing no login leave behind once they can no longer matter: expired grant and sign-in
-// challenges, spent rate-limit windows, old failure counts. Runs in the background from the routes that write such
-// rows, at most once per interval per process; an advisory lock keeps concurrent instances from doing it twice.
+// challenges, spent rate-limit windows, prepaid nonces too old to replay, old failure counts. Runs in the background
+// from the routes that write such rows, at most once per interval per process; an advisory lock keeps concurrent
+// instances from doing it twice.
 import "server-only";
 import type { DbClient } from "../db";
 import { log } from "../log";
 import { RATE_LIMIT_WINDOW_MS } from "../prepaid/admit-signed-request";
+import { SIGNED_REQUEST_WINDOW_MS } from "../prepaid/signed-request";
 import { IP_RATE_LIMIT_WINDOW_MS } from "./ip-rate-limit";
 
 /** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
@@ -24,6 +26,7 @@ export interface PurgedRows {
   operatorChallenges: number;
   rateLimitWindows: number;
   ipRateLimitWindows: number;
+  requestNonces: number;
   paymentFailureCounts: number;
 }
 
@@ -33,6 +36,8 @@ export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<
   // A window that started two windows ago has ended: its next request starts a new count anyway.
   const agentWindowCutoff = new Date(now - 2 * RATE_LIMIT_WINDOW_MS);
   const ipWindowCutoff = new Date(now - 2 * IP_RATE_LIMIT_WINDOW_MS);
+  // A signed request is refused outside its timestamp's window, so a nonce older than twice it can never be replayed.
+  const nonceCutoff = new Date(now - 2 * SIGNED_REQUEST_WINDOW_MS);
   const failureCutoff = new Date(now - FAILURE_COUNT_RETENTION_MS);
   return db.$transaction(async (tx) => {
     const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
@@ -42,6 +47,7 @@ export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<
       operatorChallenges: (await tx.operatorChallenge.deleteMany({ where: { expiresAt: { lt: challengeCutoff } } })).count,
       rateLimitWindows: (await tx.rateLimitWindow.deleteMany({ where: { windowStart: { lt: agentWindowCutoff } } })).count,
       ipRateLimitWindows: (await tx.ipRateLimitWindow.deleteMany({ where: { windowStart: { lt: ipWindowCutoff } } })).count,
+      requestNonces: (await tx.requestNonce.deleteMany({ where: { createdAt: { lt: nonceCutoff } } })).count,
       paymentFailureCounts: (await tx.paymentFailureCount.deleteMany({ where: { hour: { lt: failureCutoff } } })).count,
     };
   });

@@ -8,6 +8,8 @@ import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";
 import { config } from "../env";
 import { AppError } from "../errors";
+import { rateLimitIpHash } from "../http/client-ip";
+import { schedulePurge } from "../http/purge-expired-rows";
 import { parseJsonText } from "../http/read-json-body";
 import { parseWith } from "../http/handle-route";
 import { reserveCredit } from "../ledger/credit-holds";
@@ -20,7 +22,7 @@ import { lastStoredSettings, rememberStoredSettings, settingsFromStored } from "
 import type { Settings } from "../settings/setting-definitions";
 import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
-import { admitAndHold } from "./admit-signed-request";
+import { admitAndHold, type AdmissionRequest, type HoldWithAdmission } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
@@ -57,28 +59,34 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   }
   const body = parseWith(inferenceRequestSchema, parseJsonText(text));
   checkRequestWindow(body.timestamp);
-  const leaseMs = config().PAYMENT_LEASE_MS;
+  const cfg = config();
+  const leaseMs = cfg.PAYMENT_LEASE_MS;
   // The hold is worked out from the settings the last request read, and taken in the admission's statement only if
   // they are still the stored ones; otherwise (or when that plan refuses the call) the request's own settings decide.
   const guessed = lastStoredSettings() ?? { value: null };
-  const guess = tryPlan(() => planCall(ctx, body, settingsFromStored(guessed.value)));
-  const admission = await admitAndHold(
-    ctx.db,
-    agent,
-    body.nonce,
-    config().PREPAID_RATE_LIMIT_PER_MINUTE,
+  const guessedSettings = settingsFromStored(guessed.value);
+  const guess = tryPlan(() => planCall(ctx, body, guessedSettings));
+  const admit = (network: string, ip: AdmissionRequest["ip"], hold: HoldWithAdmission | null) =>
+    admitAndHold(ctx.db, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold);
+  // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
+  const ip = { hash: rateLimitIpHash(headers, guessedSettings), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
+  const guessedNetwork = guess?.network.caip2 ?? tryNetwork(guessedSettings, body);
+  let admission = await admit(
+    guessedNetwork,
+    ip,
     guess ? { request: { holdId: randomUUID(), agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs }, settings: guessed.value } : null,
   );
+  schedulePurge(ctx.db);
   rememberStoredSettings(admission.stored);
-  const plan = admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
+  const plan = admission.ok && admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
   admitted.network = plan.network.caip2;
+  // Credit was looked for on the guessed network; when the stored settings put the call on another, look there (the
+  // IP was counted already).
+  if (!admission.ok && plan.network.caip2 !== guessedNetwork) admission = await admit(plan.network.caip2, null, null);
+  // SECURITY: an agent refused for want of credit claimed no nonce, so it never goes on to a hold.
+  if (!admission.ok) throw insufficientCredits(plan, 0n);
   const hold = admission.hold ?? (await reserveCredit(ctx.db, agent, plan.network.caip2, plan.holdUnits, leaseMs));
-  if (!hold.ok) {
-    throw new AppError("insufficient_credits", `this call needs up to ${formatUnitsAsUsdc(plan.holdUnits)} USDC of free credit on ${plan.network.label}`, {
-      balance_usdc: formatUnitsAsUsdc(hold.balanceUnits),
-      required_usdc: formatUnitsAsUsdc(plan.holdUnits),
-    });
-  }
+  if (!hold.ok) throw insufficientCredits(plan, hold.balanceUnits);
   crashPoint("after_hold");
   const pointsBefore = admission.hold ? admission.points : (hold.points ?? null);
   const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, payment: null, pointsBefore };
@@ -101,6 +109,22 @@ function planCall(ctx: AppContext, body: InferenceRequest, settings: Settings, a
   const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
   const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
   return { network, modelId: model.id, messages, cap, holdUnits: worstCaseCostUnits(model, messages, cap) };
+}
+
+function insufficientCredits(plan: CallPlan, balanceUnits: bigint): AppError {
+  return new AppError("insufficient_credits", `this call needs up to ${formatUnitsAsUsdc(plan.holdUnits)} USDC of free credit on ${plan.network.label}`, {
+    balance_usdc: formatUnitsAsUsdc(balanceUnits),
+    required_usdc: formatUnitsAsUsdc(plan.holdUnits),
+  });
+}
+
+/** The request's network under `settings` (CAIP-2), or "" (no agent's credit) when they refuse it. */
+function tryNetwork(settings: Settings, body: InferenceRequest): string {
+  try {
+    return NETWORKS[admitNetwork(settings, body.network, "inference")].caip2;
+  } catch {
+    return "";
+  }
 }
 
 /** The plan, or null when it refuses the call (the refusal is thrown again, after admission, from the real settings). */

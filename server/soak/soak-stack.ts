@@ -307,6 +307,8 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       PAYMENT_LEASE_MS: String(SOAK_PAYMENT_LEASE_MS),
       // The prepaid keys that agents share make many calls a minute each; the limit is not what the soak measures.
       PREPAID_RATE_LIMIT_PER_MINUTE: "1000000",
+      // Every soak agent calls from this machine's one address.
+      PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
       LOCAL_MODEL_STREAM_DELAY_MS: "5",
       SHUTDOWN_GRACE_MS: "20000",
       ...opts.env,

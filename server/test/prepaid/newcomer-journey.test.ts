@@ -1,5 +1,6 @@
-// Issue #4's "done means": a fresh keypair claims a grant, makes prepaid calls until its credit runs out (402), tops
-// up with x402, and goes on; every receipt verifies and the ledger sums match to the unit. Plus the rate limit.
+// A newcomer's journey: a fresh keypair claims a grant, makes prepaid calls until its credit runs out (402), tops up
+// with x402, and goes on; every receipt verifies and the ledger sums match to the unit. Plus the admission's limits.
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
@@ -84,28 +85,35 @@ describe("a newcomer's journey", () => {
 });
 
 describe("admitSignedRequest()", () => {
-  const admit = (agent: string, limit: number, now: number, nonce = newNonce()) => admitSignedRequest(stack.tdb.prisma, agent, nonce, limit, now);
+  const admit = (agent: string, limit: number, now: number, nonce = newNonce()) =>
+    admitSignedRequest(stack.tdb.prisma, { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null }, now);
+  /** A fresh agent with credit on devnet: only such an agent is counted and has its nonces claimed. */
+  const fundedAgent = async () => {
+    const agent = generateKeypair().publicKeyBase58;
+    await stack.credit(agent, 1_000n);
+    return agent;
+  };
 
   it("admits `limit` requests per agent per window, then answers 429 rate_limited with Retry-After", async () => {
-    const agent = generateKeypair().publicKeyBase58;
+    const agent = await fundedAgent();
     const now = Date.UTC(2026, 10, 22, 12, 0, 10);
     for (let i = 0; i < 3; i++) await admit(agent, 3, now);
     const err = await admit(agent, 3, now).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "rate_limited", headers: { "Retry-After": "50" } });
     // Another agent is unaffected; the next window starts afresh.
-    await admit(generateKeypair().publicKeyBase58, 3, now);
+    await admit(await fundedAgent(), 3, now);
     await admit(agent, 3, now + 60_000);
   });
 
   it("counts concurrent requests exactly", async () => {
-    const agent = generateKeypair().publicKeyBase58;
+    const agent = await fundedAgent();
     const now = Date.UTC(2026, 10, 22, 12, 5, 0);
     const results = await Promise.allSettled(Array.from({ length: 30 }, () => admit(agent, 10, now)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(10);
   });
 
   it("leaves a rate-limited request's nonce unclaimed, so the same signed request can be retried after the wait", async () => {
-    const agent = generateKeypair().publicKeyBase58;
+    const agent = await fundedAgent();
     const now = Date.UTC(2026, 10, 22, 12, 10, 0);
     await admit(agent, 1, now);
     const nonce = newNonce();
@@ -115,11 +123,35 @@ describe("admitSignedRequest()", () => {
     await expect(admit(agent, 1, now + 120_000, nonce)).rejects.toMatchObject({ code: "nonce_replay" });
   });
 
+  it("refuses an agent with no credit on the network with 402 insufficient_credits, and writes no row for it", async () => {
+    const db = stack.tdb.prisma;
+    const stranger = generateKeypair().publicKeyBase58;
+    const elsewhere = generateKeypair().publicKeyBase58;
+    // A devnet balance row at zero, and credit on another network only.
+    await db.balance.createMany({ data: [{ agentPubkey: elsewhere, network: DEVNET, units: 0n }, { agentPubkey: elsewhere, network: "eip155:84532", units: 5_000n }] });
+    for (const agent of [stranger, elsewhere]) {
+      await expect(admit(agent, 10, Date.now())).rejects.toMatchObject({ code: "insufficient_credits" });
+      expect(await db.requestNonce.count({ where: { agentPubkey: agent } })).toBe(0);
+      expect(await db.rateLimitWindow.count({ where: { agentPubkey: agent } })).toBe(0);
+    }
+  });
+
+  it("admits an agent whose whole balance is held by calls in flight, so a duplicate still meets its claimed nonce", async () => {
+    const db = stack.tdb.prisma;
+    const agent = generateKeypair().publicKeyBase58;
+    await db.balance.create({ data: { agentPubkey: agent, network: DEVNET, units: 0n } });
+    const nonce = newNonce();
+    await expect(admit(agent, 10, Date.now(), nonce)).rejects.toMatchObject({ code: "insufficient_credits" });
+    await db.creditHold.create({ data: { id: randomUUID(), agentPubkey: agent, network: DEVNET, units: 500n, status: "held", leaseExpiresAt: new Date(Date.now() + 60_000) } });
+    await admit(agent, 10, Date.now(), nonce);
+    await expect(admit(agent, 10, Date.now(), nonce)).rejects.toMatchObject({ code: "nonce_replay" });
+  });
+
   it("returns the stored settings over the environment defaults", async () => {
-    const before = await admit(generateKeypair().publicKeyBase58, 10, Date.now());
+    const before = await admit(await fundedAgent(), 10, Date.now());
     await stack.tdb.prisma.setting.upsert({ where: { key: "SERVICE_MAINNET_ENABLED" }, create: { key: "SERVICE_MAINNET_ENABLED", value: String(!before.mainnetEnabled) }, update: { value: String(!before.mainnetEnabled) } });
     try {
-      const after = await admit(generateKeypair().publicKeyBase58, 10, Date.now());
+      const after = await admit(await fundedAgent(), 10, Date.now());
       expect(after.mainnetEnabled).toBe(!before.mainnetEnabled);
     } finally {
       await stack.tdb.prisma.setting.deleteMany({ where: { key: "SERVICE_MAINNET_ENABLED" } });

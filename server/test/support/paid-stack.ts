@@ -86,6 +86,8 @@ export async function startPaidStack(
     BASE_RPC_URL: base?.url,
     FACILITATOR_EVM_SECRET_KEY: undefined,
     SERVICE_EVM_DEPOSIT_ADDRESS: undefined,
+    // Requests handed straight to route handlers carry no peer address: all of them count as one client IP.
+    PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
     ...opts.env,
   });
   (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
