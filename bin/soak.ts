@@ -1,9 +1,9 @@
-// `npm run soak -- --calls 2000 [--agents 50] [--instances 1] [--seed N] [--no-faults]`: the whole service offline
+// `npm run soak -- --calls 2000 [--agents 50] [--instances 1] [--seed N] [--no-faults] [--adversary]`: the whole service offline
 // under a flaky-chain fault profile and thousands of mixed calls; prints a summary and exits 1 when an invariant fails.
 import { parseArgs } from "node:util";
 import { runSoak } from "../server/soak/run-soak";
 
-const HELP = `usage: npm run soak -- --calls N [--agents N] [--instances N] [--seed N] [--kill-midway] [--no-faults]
+const HELP = `usage: npm run soak -- --calls N [--agents N] [--instances N] [--seed N] [--kill-midway] [--no-faults] [--adversary]
 
 Starts, offline: a fresh PostgreSQL database (on TEST_DATABASE_URL's server, default postgresql://postgres@127.0.0.1:5432/postgres),
 the local chains at real timing (Solana devnet and mainnet: 400 ms slots; anvil as Base Sepolia and Base: 2 s blocks),
@@ -22,7 +22,15 @@ Default fault profile (--no-faults turns it off), seeded from --seed:
 
 Exits 1 when an invariant fails: reconcile drift; a settled payment not credited exactly once; two relayed EVM
 transactions sharing a nonce; a 5xx other than 502 upstream_error/chain_unavailable/settlement_pending and 503; an
-agent whose USDC spent differs from what its settled payments credited; one payment header served twice.`;
+agent whose USDC spent differs from what its settled payments credited; one payment header served twice.
+
+--adversary runs, beside the agents, an adversary who pays for nothing and knows everything public: the chains'
+transactions, every header the agents send and every answer they get (a leaky proxy), every receipt. He wraps landed
+transfers in his own payloads, re-sends the agents' headers with his own prompts, with mainnet and a provider model, with
+his own key as a top-up's beneficiary, races pending payments as they land, takes over headers of cut-off calls once
+their lease ran out, and pays for one call himself to re-send it for another. Exits 1, besides the above, when he was
+served a call or credited a unit he did not pay for, or a served call's receipt covers a prompt its payer did not send.
+His choices replay with --seed.`;
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +40,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     "kill-midway": { type: "boolean", default: false },
     "no-faults": { type: "boolean", default: false },
+    adversary: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
   strict: true,
@@ -55,6 +64,7 @@ const opts = {
   seed: int("seed", values.seed, 0),
   faults: !values["no-faults"],
   killMidway: values["kill-midway"],
+  adversary: values.adversary,
 };
 const started = Date.now();
 const log = (line: string) => console.log(`soak [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);

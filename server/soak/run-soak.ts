@@ -4,9 +4,11 @@
 import "server-only";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { generateKeypair } from "../keys/parse-secret-key";
+import { parseUsdcToUnits } from "../verify";
+import { Adversary, checkAdversary, type AdversaryWorld } from "./adversary";
 import { checkSoak, readBalances, type SoakVerdict } from "./check-soak";
 import { assignPrepaidKeys, prepaidKeyCount, runWorkload, type Agent } from "./run-workload";
-import { startSoakStack } from "./soak-stack";
+import { REMOTE_MODEL, SOAK_PAYMENT_LEASE_MS, SOAK_PRICE_USDC, startSoakStack } from "./soak-stack";
 
 /** Each agent's USDC on each chain: far more than its calls cost, so running out is never the story. */
 const AGENT_USDC_UNITS = 1_000_000n;
@@ -19,6 +21,8 @@ export interface SoakRunOptions {
   faults?: boolean;
   /** SIGKILL one instance when half the calls are made, and start it again. */
   killMidway?: boolean;
+  /** Run the adversary (adversary.ts) beside the honest agents, and check its invariants too. */
+  adversary?: boolean;
   log?: (line: string) => void;
 }
 
@@ -35,6 +39,7 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     const evm = generatePrivateKey();
     return { index, solana: generateKeypair(), evm, evmAddress: privateKeyToAccount(evm).address, prepaidKey: prepaidKeyOf(index) };
   });
+  const adversaryKeys = { wallet: generateKeypair(), beneficiary: generateKeypair() };
   const stack = await startSoakStack({
     instances: opts.instances,
     seed: opts.seed,
@@ -44,6 +49,31 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
   });
   try {
     const before = await readBalances(stack, agents);
+    let adversary: { it: Adversary; world: AdversaryWorld } | null = null;
+    if (opts.adversary) {
+      // His wallet holds devnet USDC for his own payments; it is on no allowlist.
+      await stack.devnet.fundAccount(adversaryKeys.wallet.publicKeyBase58, { usdcUnits: AGENT_USDC_UNITS });
+      const world: AdversaryWorld = {
+        instances: () => stack.instances.map((i) => i.url),
+        solana: [
+          { name: "devnet", caip2: stack.devnet.caip2, rpcUrl: stack.devnet.faultFreeUrl, feePayer: stack.facilitator.solana },
+          { name: "mainnet", caip2: stack.mainnet.caip2, rpcUrl: stack.mainnet.faultFreeUrl, feePayer: stack.facilitator.solana },
+        ],
+        evm: [
+          { name: "base-sepolia", caip2: "eip155:84532", rpcUrl: stack.baseSepolia.faultFreeUrl, usdc: stack.baseSepolia.usdc },
+          { name: "base", caip2: "eip155:8453", rpcUrl: stack.base.faultFreeUrl, usdc: stack.base.usdc },
+        ],
+        priceUnits: parseUsdcToUnits(SOAK_PRICE_USDC)!,
+        providerModel: REMOTE_MODEL,
+        leaseMs: SOAK_PAYMENT_LEASE_MS,
+        ...adversaryKeys,
+        seed: opts.seed,
+        log,
+      };
+      adversary = { it: new Adversary(world), world };
+      adversary.it.start();
+      log(`adversary attacking beside the agents (seed ${opts.seed})`);
+    }
     log(`running ${opts.calls} calls from ${agents.length} agents (seed ${opts.seed})…`);
     const started = Date.now();
     let restart: Promise<void> = Promise.resolve();
@@ -51,6 +81,7 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
       calls: opts.calls,
       seed: opts.seed,
       log,
+      ...(adversary ? { observe: adversary.it.observe } : {}),
       onMidway: opts.killMidway
         ? async () => {
             const victim = stack.instances.length > 1 ? 1 : 0;
@@ -63,9 +94,20 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
         : undefined,
     });
     await restart;
+    if (adversary) {
+      log("the adversary's closing pass over everything he saw…");
+      await adversary.it.finish();
+    }
     const wallMs = Date.now() - started;
     log("checking the invariants…");
-    const verdict = await checkSoak(stack, agents, records, before, wallMs);
+    const soakVerdict = await checkSoak(stack, agents, records, before, wallMs);
+    const adversaryVerdict = adversary ? await checkAdversary(stack.db.prisma, adversary.it, adversary.world) : null;
+    const verdict: SoakVerdict = adversaryVerdict
+      ? {
+          table: `${soakVerdict.table}\n\n${adversaryVerdict.table}\n${adversaryVerdict.failures.length ? `ADVERSARY INVARIANTS FAILED (${adversaryVerdict.failures.length}):\n${adversaryVerdict.failures.slice(0, 40).map((f) => `  - ${f}`).join("\n")}` : "adversary invariants: all held"}`,
+          failures: [...soakVerdict.failures, ...adversaryVerdict.failures],
+        }
+      : soakVerdict;
     // A failed run shows what each instance last logged (warnings and errors).
     if (verdict.failures.length) for (const i of stack.instances) log(`instance ${i.index}'s last lines:\n${i.output()}`);
     return { ...verdict, wallMs };

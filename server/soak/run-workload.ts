@@ -60,9 +60,32 @@ export interface CallRecord {
   servedSends: number;
 }
 
+/**
+ * One send of a payment header as a party between the client and the service sees it (a proxy, a leaked log): what was
+ * sent and what came back. The adversary (adversary.ts) is fed these.
+ */
+export interface Sighting {
+  path: string;
+  body: string;
+  header: string;
+  network: PaidNetwork;
+  /** 0: cut off. */
+  status: number;
+  error: string | null;
+  /** The settlement transaction the answer named (PAYMENT-RESPONSE, or a 502 settlement_pending's `transaction`). */
+  transaction: string | null;
+  /** The served call's inference id (its receipt), when served. */
+  inferenceId: string | null;
+}
+
+/** The instances the workload drives and the Solana chains its agents build payments on. */
+export type WorkloadStack = Pick<SoakStack, "devnet" | "mainnet"> & { instances: { url: string }[] };
+
 export interface WorkloadOptions {
   calls: number;
   seed: number;
+  /** Told of every send of a payment header and its answer. */
+  observe?: (sighting: Sighting) => void;
   /** Called once when half the calls have been made (the multi-instance test kills an instance then). */
   onMidway?: () => Promise<void>;
   log?: (line: string) => void;
@@ -97,6 +120,12 @@ interface Answer {
   transaction: string | null;
   /** A streamed answer that ended without its receipt and [DONE]. */
   streamCut: boolean;
+  /** A 200 that gave an earlier served call's stored answer again (X-Answer-Replayed): no second service. */
+  replayed?: boolean;
+  /** A 502 settlement_pending's transaction (not yet a settled payment). */
+  pendingTransaction?: string | null;
+  /** The served call's inference id, from its receipt. */
+  inferenceId?: string | null;
 }
 
 /** Reads an answer to the end (a stream included) and returns what the retry logic needs. */
@@ -111,26 +140,41 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
     }
   }
   const retryHeader = Number(res.headers.get("retry-after"));
+  const replayed = res.headers.get("x-answer-replayed") === "true";
   if (res.status === 200 && stream) {
     const answer = await readStreamedAnswer(res.body!).catch(() => null);
     const ok = answer !== null && answer.done && answer.receipt !== null && answer.error === null;
-    return { status: 200, error: ok ? null : (answer?.error?.code ?? "stream_cut"), reason: null, retryAfterMs: null, transaction, streamCut: !ok };
+    const inferenceId = answer?.receipt ? String(answer.receipt.inference_id) : null;
+    return { status: 200, error: ok ? null : (answer?.error?.code ?? "stream_cut"), reason: null, retryAfterMs: null, transaction, streamCut: !ok, inferenceId, replayed };
   }
   const text = await res.text();
-  let body: { error?: string; reason?: string; retry_after?: number } = {};
+  let body: { error?: string; reason?: string; retry_after?: number; transaction?: string } = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     body = {};
   }
   const retryAfterSec = typeof body.retry_after === "number" ? body.retry_after : Number.isFinite(retryHeader) && retryHeader > 0 ? retryHeader : null;
-  return { status: res.status, error: body.error ?? null, reason: body.reason ?? null, retryAfterMs: retryAfterSec === null ? null : retryAfterSec * 1_000, transaction, streamCut: false };
+  const receipt = res.headers.get("x-service-receipt");
+  const inferenceId = inferenceIdOfReceiptHeader(receipt);
+  const pendingTransaction = body.error === "settlement_pending" && typeof body.transaction === "string" ? body.transaction : null;
+  return { status: res.status, error: body.error ?? null, reason: body.reason ?? null, retryAfterMs: retryAfterSec === null ? null : retryAfterSec * 1_000, transaction, streamCut: false, pendingTransaction, inferenceId, replayed };
 }
 
 /** Whether an answer is one a client finishes by sending the same payment header again. */
 function isRetryable(a: Answer): boolean {
   if (a.status === 502 && (a.error === "settlement_pending" || a.error === "chain_unavailable" || a.error === "upstream_error")) return true;
   return a.status === 503;
+}
+
+/** The inference id of an X-Service-Receipt header (base64 JSON of the receipt); null when absent or unreadable. */
+function inferenceIdOfReceiptHeader(header: string | null): string | null {
+  if (!header) return null;
+  try {
+    return String((JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: unknown }).inference_id);
+  } catch {
+    return null;
+  }
 }
 
 const label = (a: Answer) => (a.status === 0 ? (a.error ? `cut ${a.error}` : "cut") : `${a.status}${a.error ? ` ${a.error}` : ""}${a.reason ? `/${a.reason}` : ""}`);
@@ -145,7 +189,7 @@ export interface Agent {
 }
 
 /** Runs the workload to completion and returns one record per call. */
-export async function runWorkload(stack: SoakStack, agents: Agent[], opts: WorkloadOptions): Promise<CallRecord[]> {
+export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: WorkloadOptions): Promise<CallRecord[]> {
   const records: CallRecord[] = [];
   let started = 0;
   let midwayFired = false;
@@ -176,6 +220,18 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
     const http = new x402HTTPClient(x402);
     const randomInstance = () => Math.floor(rand() * stack.instances.length);
 
+    const observe = (record: CallRecord, path: string, body: string, header: string, a: Answer) =>
+      opts.observe?.({
+        path,
+        body,
+        header,
+        network: record.network,
+        status: a.status,
+        error: a.error,
+        transaction: a.transaction ?? a.pendingTransaction ?? null,
+        inferenceId: a.status === 200 && !a.streamCut ? (a.inferenceId ?? null) : null,
+      });
+
     /** Sends `body` with `header` to `instance` (rotating on a cut), until a final answer or MAX_SENDS. */
     const finish = async (path: string, body: string, header: string, first: Answer | null, instance: number, stream: boolean, record: CallRecord) => {
       let answer = first;
@@ -199,9 +255,10 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         }).catch(() => null);
         answer = res ? await readAnswer(res, stream).catch(() => cutAnswer) : cutAnswer;
+        observe(record, path, body, header, answer);
         record.statuses.push(label(answer));
         if (answer.transaction) record.transactions.push(answer.transaction);
-        if (answer.status === 200 && !answer.streamCut) record.servedSends++;
+        if (answer.status === 200 && !answer.streamCut && !answer.replayed) record.servedSends++;
       }
       return answer!;
     };
@@ -215,13 +272,15 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
       if (res instanceof Error) {
         // Cut off after the header was sent (a killed instance): finish with the same header. Before: nothing paid.
         if (lastHeader === null) return { ...cutAnswer, error: "before paying" };
+        observe(record, path, body, lastHeader, cutAnswer);
         record.statuses.push("cut");
         return finish(path, body, lastHeader, cutAnswer, record.instance, stream, record);
       }
       const first = await readAnswer(res, stream).catch(() => cutAnswer);
+      if (lastHeader !== null) observe(record, path, body, lastHeader, first);
       record.statuses.push(label(first));
       if (first.transaction) record.transactions.push(first.transaction);
-      if (first.status === 200 && !first.streamCut) record.servedSends++;
+      if (first.status === 200 && !first.streamCut && !first.replayed) record.servedSends++;
       if (lastHeader === null) return first;
       return finish(path, body, lastHeader, first, record.instance, stream, record);
     };
@@ -273,8 +332,9 @@ export async function runWorkload(stack: SoakStack, agents: Agent[], opts: Workl
         const header = http.encodePaymentSignatureHeader(await x402.createPaymentPayload(required))["PAYMENT-SIGNATURE"]!;
         const targets = stack.instances.length > 1 ? stack.instances.map((_, i) => i) : [0, 0, 0];
         const answers = await Promise.all(targets.map((i) => finish(path, body, header, null, i, false, record)));
-        const served = answers.filter((a) => a.status === 200).length;
-        const refused = answers.filter((a) => a.status === 409 && a.error === "payment_replay").length;
+        // A send after the call was served gets its stored answer again: a refusal of a second service, not a service.
+        const served = answers.filter((a) => a.status === 200 && !a.replayed).length;
+        const refused = answers.filter((a) => (a.status === 409 && a.error === "payment_replay") || (a.status === 200 && a.replayed)).length;
         if (record.servedSends > 1) return "SERVED TWICE";
         if (served === 1 && refused === answers.length - 1) return "served once, rest refused";
         return `served ${served}, refused ${refused}: ${answers.map(label).join(", ")}`;
