@@ -143,6 +143,11 @@ const envSchema = z.object({
    * explicitly, it must be below PAYMENT_LEASE_MS: a claim's lease must outlast its settle wait.
    */
   SETTLEMENT_CONFIRM_WAIT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+  /**
+   * How long a served paid call's answer is kept, hours: the payer's repeat of the same request (same payment header,
+   * same body) within it gets the stored answer and receipt again; after it, 409 payment_replay. 0 keeps none.
+   */
+  PAID_ANSWER_RETENTION_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
   /** Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite). */
   SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "after_hold", "during_inference", "during_stream", "after_debit", "before_response"]).optional(),
 

@@ -3,7 +3,9 @@
 import "server-only";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
-import { admitPayment, markUnserved, planPayment, readPaidRequestState, replanWithStoredSettings, type PaidRequestState, type Replan } from "../payments/paid-request";
+import { admitPayment, planPayment, readPaidRequestState, replanWithStoredSettings } from "../payments/admit-payment";
+import type { PaidRequestState, Replan } from "../payments/paid-request-types";
+import { markUnserved } from "../payments/payment-store";
 import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";

@@ -6,6 +6,8 @@ import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 import { hotQuery } from "../db/hot-query";
 import { pointsExpression } from "./credit-holds";
+import type { Move } from "../payments/payment-states";
+import { creditedPaymentStatement } from "../payments/payment-store";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
 
@@ -16,11 +18,11 @@ export interface CreditFacts {
   network: string;
   units: bigint;
   /**
-   * The settled payment that pays for this credit. The credit hangs off the payment's move out of `from` (`claimed`
-   * unless said otherwise; `pending` when a broadcast whose confirmation was late is found landed), so a second run
-   * (or a race) credits nothing. `unserved`: a chat payment resolved with nobody waiting; its retry serves it.
+   * The settled payment that pays for this credit. The credit hangs off the payment's move (out of `claimed`; or out
+   * of `pending`, a broadcast whose confirmation was late found landed), so a second run (or a race) credits nothing.
+   * A chat payment resolved with nobody waiting moves to `unserved`: the retry of the request that paid serves it.
    */
-  payment?: { id: string; txSignature: string; nextStatus: "settled" | "served" | "unserved"; from?: "claimed" | "pending" };
+  payment?: { id: string; txSignature: string; move: Move<"claimed" | "pending"> };
   /**
    * Reserve the whole credit at once for the one call it pays for: a hold with this id (the payment's), tied to the
    * payment, so no other call of the same agent can spend that money.
@@ -49,11 +51,7 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
   const leaseMs = facts.holdForCall?.leaseMs ?? 0;
   try {
     const rows = await hotQuery<{ credited: bigint; balance: bigint | null; points: number }>(db, Prisma.sql`
-      WITH moved AS (
-        UPDATE payments SET status = ${facts.payment?.nextStatus ?? "settled"}, tx_signature = ${facts.payment?.txSignature ?? null}, updated_at = now(),
-          pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
-        WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status = ${facts.payment?.from ?? "claimed"}
-        RETURNING id
+      WITH moved AS (${creditedPaymentStatement(facts.payment ?? null)}
       ), gate AS (
         SELECT 1 AS go WHERE ${paymentId}::uuid IS NULL
         UNION ALL SELECT 1 FROM moved

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { Prisma, type DbClient } from "../db";
 import { logEvent } from "../log";
 import { hotQuery } from "../db/hot-query";
+import { renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-store";
 
 export type HoldStatus = "held" | "captured" | "released";
 
@@ -145,10 +146,7 @@ export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<Ca
       WHERE id = ${facts.holdId}::uuid AND status = 'held' AND agent_pubkey = ${facts.agentPubkey}
         AND ${gate ? Prisma.sql`EXISTS (SELECT 1 FROM cur WHERE points_total = ${gate.pointsBefore})` : Prisma.sql`(SELECT count(*) FROM cur) >= 0`}
       RETURNING id, agent_pubkey, network, units, payment_id, charged_units
-    ), payment AS (
-      UPDATE payments p SET status = 'served', inference_id = h.id, updated_at = now(), answer = ${facts.answer ?? null}::jsonb FROM hold h
-      WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving', 'unserved')
-      RETURNING p.id, p.tx_signature, p.units
+    ), payment AS (${servedPaymentStatement("hold", facts.answer ?? null)}
     ), released AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT agent_pubkey, network, 'hold_release', units - charged_units, id FROM hold WHERE units > charged_units
@@ -229,9 +227,7 @@ export async function renewLease(db: DbClient, holdId: string, paymentId: string
       UPDATE credit_holds SET lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
       WHERE id = ${holdId}::uuid AND status = 'held'
       RETURNING id
-    ), payment AS (
-      UPDATE payments SET updated_at = now()
-      WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status IN ('settled', 'serving')
+    ), payment AS (${renewedPaymentStatement(paymentId)}
     )
     SELECT count(*) AS held FROM hold`);
   return Number(rows[0]?.held ?? 0) === 1;

@@ -5,6 +5,7 @@
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { hotQuery } from "../db/hot-query";
+import { unservedPaymentStatement } from "../payments/payment-store";
 
 export type UndoCaptureOutcome =
   | { undone: true; balanceUnits: bigint }
@@ -37,9 +38,7 @@ export async function undoCapture(db: DbClient, holdId: string, reason: string):
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT u.agent_pubkey, u.network, CASE WHEN u.payment_id IS NULL THEN 'hold_release' ELSE 'hold' END, u.delta, u.id
       FROM undo u WHERE u.delta <> 0 AND EXISTS (SELECT 1 FROM moved)
-    ), payment AS (
-      UPDATE payments p SET status = 'unserved', inference_id = NULL, failure_reason = ${reason.slice(0, 200)}, updated_at = now()
-      FROM undo u WHERE p.id = u.payment_id AND p.status = 'served' AND EXISTS (SELECT 1 FROM moved)
+    ), payment AS (${unservedPaymentStatement("undo", "moved", reason)}
     ), points AS (
       UPDATE agents a SET points_total = a.points_total - 1 FROM undo u WHERE a.pubkey = u.agent_pubkey AND EXISTS (SELECT 1 FROM moved)
     ), call AS (

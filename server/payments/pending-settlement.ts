@@ -9,15 +9,16 @@ import type { PaymentPayload } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import { networkByCaip2 } from "../chain/networks";
 import type { DbClient, Payment } from "../db";
-import { isUniqueViolation } from "../db";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { awaitSolanaConfirmation, resendWire } from "../facilitator/confirm-with-rebroadcast";
 import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
+import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED, type Move } from "./payment-states";
+import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
 import { log, logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { metrics } from "../metrics/registry";
-import { findPendingSettlement, settlementExpiry, solanaSettlementWire } from "../x402/find-landed-settlement";
+import { findPendingSettlement, solanaSettlementWire } from "../x402/find-landed-settlement";
 
 /** What a pending answer tells the client to wait before retrying: about one re-broadcast, seconds. */
 export const PENDING_RETRY_AFTER_SEC = 2;
@@ -48,45 +49,11 @@ export function settlementPendingError(transaction: string, caip2: string): AppE
 }
 
 /**
- * claimed → pending, storing what recovery needs. False when the row was not `claimed` any more, or when the
- * transaction is already another payment's (a replay under another encoding).
- */
-export async function markPending(
-  db: DbClient,
-  paymentId: string,
-  facts: { transaction: string; payload: PaymentPayload; beneficiary: string | null },
-): Promise<{ ok: true } | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" }> {
-  const { blockhash, validBefore } = settlementExpiry(facts.payload);
-  try {
-    const moved = await db.$executeRaw`
-      UPDATE payments SET status = 'pending', tx_signature = ${facts.transaction}, updated_at = now(),
-        pending_payload = ${JSON.stringify(facts.payload)}::jsonb, pending_blockhash = ${blockhash},
-        pending_valid_before = ${validBefore}, pending_beneficiary = ${facts.beneficiary}
-      WHERE id = ${paymentId}::uuid AND status = 'claimed'`;
-    return moved === 1 ? { ok: true } : { ok: false, reason: "payment_not_claimed" };
-  } catch (err) {
-    if (isUniqueViolation(err)) return { ok: false, reason: "transaction_already_used" };
-    throw err;
-  }
-}
-
-/**
- * pending → failed: the transfer failed on chain or can never land. Nothing moved; the payload is dropped and the
- * client's payment id is free again for the payer's next payment.
- */
-export async function failPending(db: DbClient, paymentId: string, reason: string): Promise<boolean> {
-  const moved = await db.$executeRaw`
-    UPDATE payments SET status = 'failed', failure_reason = ${reason.slice(0, 200)}, updated_at = now(), client_payment_id = NULL,
-      pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
-    WHERE id = ${paymentId}::uuid AND status = 'pending'`;
-  return moved === 1;
-}
-
-/**
  * pending → settled (a chat retry that serves it now), unserved (a chat payment nobody is waiting for: its retry
  * serves it), or served (a top-up: the credit is the purchase). Chat: the credit and its hold, in one statement.
  */
 export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served"): Promise<CreditOutcome> {
+  const move: Move<"pending"> = { from: "pending", to: next };
   const chat = payment.purpose === "chat";
   return creditAgent(db, {
     kind: chat ? "payment_credit" : "topup_credit",
@@ -94,7 +61,7 @@ export async function creditLandedPending(db: DbClient, payment: Payment, transa
     agentPubkey: payment.beneficiary ?? payment.pendingBeneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
-    payment: { id: payment.id, txSignature: transaction, nextStatus: next, from: "pending" },
+    payment: { id: payment.id, txSignature: transaction, move },
     ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
   });
 }
@@ -149,7 +116,7 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
     if (result?.success && result.transaction) return { state: "landed", transaction: result.transaction };
     if (result?.transaction && result.transaction !== transaction) {
       current = result.transaction;
-      await ctx.db.$executeRaw`UPDATE payments SET tx_signature = ${current} WHERE id = ${payment.id}::uuid AND status = 'pending'`.catch(() => undefined);
+      await renamePendingTransaction(ctx.db, payment.id, current).catch(() => undefined);
     }
   }
   const after = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
@@ -164,26 +131,14 @@ async function relayedByLedger(db: DbClient, transaction: string): Promise<boole
   return rows.length > 0;
 }
 
-/** Takes the right to broadcast a pending payment again; true for one taker per `gapMs`, across instances. */
-async function takeRebroadcast(db: DbClient, paymentId: string, gapMs: number): Promise<boolean> {
-  const taken = await db.$executeRaw`
-    UPDATE payments SET updated_at = now()
-    WHERE id = ${paymentId}::uuid AND status = 'pending' AND updated_at < now() - make_interval(secs => ${gapMs}::double precision / 1000)`;
-  return taken === 1;
-}
-
 /**
  * Resolves pending payments nobody retries (the client gave up, or the instance that answered restarted). Landed: a
  * chat payment is credited with its hold reserved and left `unserved` for its retry; a top-up is credited. Failed or
  * expired: failed. Otherwise broadcast again. Safe to run on every instance at once.
  */
 export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
-  const rows = await ctx.db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM payments WHERE status = 'pending' AND updated_at < now() - make_interval(secs => ${REBROADCAST_GAP_MS}::double precision / 1000)
-    ORDER BY updated_at LIMIT ${PENDING_SWEEP_BATCH}`;
-  for (const { id } of rows) {
-    const payment = await ctx.db.payment.findUnique({ where: { id } });
-    if (payment?.status !== "pending" || !payment.pendingPayload) continue;
+  for (const payment of await readStalePending(ctx.db, REBROADCAST_GAP_MS, PENDING_SWEEP_BATCH)) {
+    if (!payment.pendingPayload) continue;
     const payload = payment.pendingPayload as unknown as PaymentPayload;
     const prefix = payment.purpose === "chat" ? "chat" : "credits";
     const found = await resolvePendingOnChain(ctx, payment, payload, 0);
@@ -194,12 +149,12 @@ export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
         countSettlement(payment.purpose, payment.network, "recovered", payload);
       }
     } else if (found.state === "failed") {
-      if (await failPending(ctx.db, payment.id, "settlement_failed_on_chain")) {
+      if (await failPending(ctx.db, payment.id, FAILED_ON_CHAIN)) {
         logEvent(prefix === "chat" ? "chat.settle_failed" : "credits.settle_failed", { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
         countSettlement(payment.purpose, payment.network, "failed", payload);
       }
     } else if (found.state === "expired") {
-      if (await failPending(ctx.db, payment.id, "settlement_expired")) {
+      if (await failPending(ctx.db, payment.id, SETTLEMENT_EXPIRED)) {
         logEvent(prefix === "chat" ? "chat.settle_expired" : "credits.settle_expired", { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
         countSettlement(payment.purpose, payment.network, "expired", null);
       }
@@ -207,13 +162,21 @@ export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
   }
 }
 
-/** Sweeps pending settlements every PENDING_SWEEP_EVERY_MS for as long as the process lives; one sweep at a time. */
+/** Answers purged per sweep: a bounded statement, however many expired at once. */
+const ANSWER_PURGE_BATCH = 500;
+
+/**
+ * Sweeps pending settlements every PENDING_SWEEP_EVERY_MS for as long as the process lives, one sweep at a time, and
+ * drops served calls' answers kept past PAID_ANSWER_RETENTION_HOURS.
+ */
 export function startPendingSweeper(ctx: AppContext): void {
   let running = false;
+  const retentionMs = config().PAID_ANSWER_RETENTION_HOURS * 3_600_000;
   const sweep = () => {
     if (running) return;
     running = true;
     sweepPendingSettlements(ctx)
+      .then(() => purgeKeptAnswers(ctx.db, retentionMs, ANSWER_PURGE_BATCH))
       .catch((err: unknown) => log.warn({ err }, "could not sweep pending settlements"))
       .finally(() => {
         running = false;

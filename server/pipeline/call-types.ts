@@ -1,6 +1,6 @@
 // The shapes the call pipeline passes between its steps: admit → reserve → serve → capture or release.
 import "server-only";
-import type { SettledPayment } from "../payments/paid-request";
+import type { SettledPayment } from "../payments/paid-request-types";
 import type { CompletionRequest } from "../upstream";
 
 /** A reserved call: the hold it is served from, and on the paid route, the payment that hold belongs to. */

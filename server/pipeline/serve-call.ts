@@ -20,7 +20,7 @@ import { readBalance } from "../ledger/credit-agent";
 import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
-import { markUnserved } from "../payments/paid-request";
+import { markUnserved } from "../payments/payment-store";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import type { Payment } from "../db";
@@ -284,7 +284,7 @@ async function capture(
 /** The capture's facts from the call; a served paid call's answer is stored with its payment for the payer's repeat. */
 function captureFacts(reservation: CallReservation, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs"> & Partial<Completion>, outcome: "served" | "aborted"): CaptureFacts {
   const facts: CaptureFacts = { holdId: reservation.holdId, agentPubkey: reservation.agentPubkey, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, outcome };
-  if (outcome === "served" && reservation.payment && completion.content !== undefined) {
+  if (outcome === "served" && reservation.payment && completion.content !== undefined && config().PAID_ANSWER_RETENTION_HOURS > 0) {
     facts.answer = JSON.stringify(completionBody(reservation.holdId, completion as Completion));
   }
   return facts;

@@ -1,0 +1,107 @@
+// The answers the payment state machine gives: refusals, replays, the 402 challenge to pay again, and the events and
+// counts that go with them.
+import "server-only";
+import type { PaymentPayload } from "@x402/core/types";
+import type { AppContext } from "../app-context";
+import type { Payment } from "../db";
+import { AppError } from "../errors";
+import { solanaFeeLamports } from "../facilitator/settlement-fee";
+import { logEvent } from "../log";
+import { metrics } from "../metrics/registry";
+import { challengeHeaders } from "../x402/payment-headers";
+import type { PaymentPurpose } from "./payment-states";
+import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
+
+export const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", error });
+
+export function replay(payment: Payment, message: string): PaidRequestOutcome {
+  return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}) };
+}
+
+/** This request is not the one the payment paid for: another body, network, route or beneficiary. Nothing moved. */
+export function requestMismatch(input: AdmitPaymentInput, known: Payment): PaidRequestOutcome {
+  logEvent(`${eventNames(input.purpose).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_request_mismatch",
+      "this payment paid for another request: a retry must repeat the same route, body and network (and, for a top-up, the same amount and agent_pubkey); nothing was charged for this one",
+    ),
+  };
+}
+
+/**
+ * Another payment of this payer already holds the client's payment id: this one is refused before it settles. The
+ * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
+ */
+export function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
+  logEvent(`${eventNames(input.purpose).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_id_conflict",
+      "this payment id belongs to another payment of this payer; nothing was charged for this one. A new payment needs a new id",
+      { client_payment_id: id, ...(owner.txSignature ? { tx_signature: owner.txSignature } : {}) },
+    ),
+  };
+}
+
+/** The log events of each purpose, written out so a search for the name finds them. */
+export function eventNames(purpose: PaymentPurpose) {
+  return purpose === "chat"
+    ? {
+        prefix: "chat",
+        verifyFailed: "chat.verify_failed",
+        settleOk: "chat.settle_ok",
+        settleFailed: "chat.settle_failed",
+        settleUnknown: "chat.settle_unknown",
+        settlePending: "chat.settle_pending",
+        settleExpired: "chat.settle_expired",
+        settleRecovered: "chat.settle_recovered",
+      }
+    : {
+        prefix: "credits",
+        verifyFailed: "credits.verify_failed",
+        settleOk: "credits.settle_ok",
+        settleFailed: "credits.settle_failed",
+        settleUnknown: "credits.settle_unknown",
+        settlePending: "credits.settle_pending",
+        settleExpired: "credits.settle_expired",
+        settleRecovered: "credits.settle_recovered",
+      };
+}
+
+/** The chain (or its RPC) could not be asked: the client's payment is not at fault. */
+export function chainUnavailable(event: string, caip2: string, err: unknown): AppError {
+  logEvent(event, { reason: "chain_unavailable", network: caip2, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "warn");
+  return new AppError("chain_unavailable", "the chain could not be reached to verify the payment; nothing was charged, retry later");
+}
+
+/**
+ * Counts a failure for the dashboard in its (network, stage, reason, UTC hour) row: any number of bad payment headers
+ * make a bounded number of rows. Never lets bookkeeping turn a 402 into a 500.
+ */
+export async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
+  const now = Date.now();
+  const hour = new Date(now - (now % 3_600_000));
+  await ctx.db.$executeRaw`
+    INSERT INTO payment_failure_counts (network, stage, reason, hour, count) VALUES (${network}, ${stage}, ${reason.slice(0, 100)}, ${hour}, 1)
+    ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch(() => undefined);
+}
+
+/**
+ * Every 402 is `payment_required` with the challenge to pay again, in the body and in both challenge headers; what went
+ * wrong with a refused payment is its `reason` (a stable value: malformed, requirements_mismatch, insufficient_balance,
+ * payment_invalid, a settlement reason…), so a client needs one branch for "pay (again)".
+ */
+export async function paymentError(ctx: AppContext, input: AdmitPaymentInput, message: string, reason?: string, details: Record<string, unknown> = {}): Promise<AppError> {
+  const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
+  metrics().paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
+  return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}), challenge }, challengeHeaders(challenge));
+}
+
+/** The Solana fee the fee payer paid for this settlement, for the settle events. */
+export function feeField(payload: PaymentPayload): { fee_lamports?: string } {
+  const fee = solanaFeeLamports(payload);
+  return fee === null ? {} : { fee_lamports: fee.toString() };
+}

@@ -1,0 +1,61 @@
+// The states of an x402 payment and the moves between them: the one table every write of `payments.status` follows.
+// The database holds the same table (payment_transitions) and refuses any other move with a trigger, and a CHECK
+// refuses any other state; a test keeps the two tables equal.
+//
+//   claimed ──settle──▶ settled ──serve──▶ serving ──capture──▶ served ──receipt not logged──▶ unserved
+//      │ │ ╲                ▲  ╲            │  ▲                  ▲                              │  ▲
+//      │ │  ╲               │   ╲──upstream failed / receipt not logged──▶ unserved ──retry──────┘  │
+//      │ │   ╲──not confirmed in time──▶ pending ──landed, nobody waiting (sweeper)──▶ unserved ─────┘
+//      │ │                               │  ╲──landed, on a retry──▶ settled
+//      │ ╰──top-up credited──▶ served ◀──┴──top-up landed (retry or sweeper)
+//      ▼                                 │
+//    failed ◀──refused, or failed on chain┤
+//    expired ◀──never landed, and never can (blockhash or validBefore passed)
+//
+// - claimed: the idempotency key is ours, with the digest of the request it pays for, before anything moves money. A
+//   claim whose lease ran out belongs to a dead server: one retry takes it over (claimed → claimed).
+// - pending: broadcast, its confirmation not seen within the wait; any instance finishes it from the chain.
+// - settled: landed and credited; a chat payment's whole credit is the call's hold.
+// - serving / unserved: the hold stays reserved for this payment; only the request that paid may spend it.
+// - served: the call was captured with its receipt (a top-up: credited); its answer is kept for the payer's repeat.
+// - failed: nothing moved; the same payment may be claimed again. expired: nothing moved, and nothing ever can.
+import "server-only";
+
+export const PAYMENT_STATES = ["claimed", "pending", "settled", "serving", "served", "unserved", "failed", "expired"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATES)[number];
+
+/** Every allowed move, from → to; a state's move to itself refreshes its lease. */
+export const PAYMENT_TRANSITIONS = {
+  claimed: ["claimed", "pending", "settled", "served", "failed", "expired"],
+  pending: ["settled", "unserved", "served", "failed", "expired"],
+  settled: ["serving", "served", "unserved"],
+  serving: ["serving", "served", "unserved"],
+  unserved: ["serving", "served"],
+  served: ["unserved"],
+  failed: ["claimed"],
+  expired: [],
+} as const satisfies Record<PaymentStatus, readonly PaymentStatus[]>;
+
+/** A move the table allows, checked where the move is written: `move("claimed", "failed")`. */
+export type Move<From extends PaymentStatus = PaymentStatus> = {
+  [F in From]: { from: F; to: (typeof PAYMENT_TRANSITIONS)[F][number] };
+}[From];
+
+/** The allowed moves as (from, to) pairs, for the database's copy of the table and its test. */
+export function transitionPairs(): [PaymentStatus, PaymentStatus][] {
+  return (Object.entries(PAYMENT_TRANSITIONS) as [PaymentStatus, readonly PaymentStatus[]][]).flatMap(([from, tos]) => tos.map((to): [PaymentStatus, PaymentStatus] => [from, to]));
+}
+
+/** The states a move may leave from to reach `to`. */
+export function statesBefore(to: PaymentStatus): PaymentStatus[] {
+  return transitionPairs()
+    .filter(([, t]) => t === to)
+    .map(([from]) => from);
+}
+
+export type PaymentPurpose = "chat" | "topup";
+
+/** Why a failed payment failed, where the chain said so. */
+export const FAILED_ON_CHAIN = "settlement_failed_on_chain";
+/** The reason an expired payment's answer names: its transfer can never land. */
+export const SETTLEMENT_EXPIRED = "settlement_expired";

@@ -1,0 +1,306 @@
+// The one writer of payment rows. Every change of `payments` is a statement here, and each status change is a move
+// of the table in payment-states.ts (the database refuses any other); the ledger's statements that move a payment
+// take their fragment from here. Expected outcomes are values, never thrown.
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { PaymentPayload } from "@x402/core/types";
+import { isUniqueViolation, Prisma, type DbClient, type Payment } from "../db";
+import { hotExecute, hotQuery } from "../db/hot-query";
+import { config } from "../env";
+import { logEvent } from "../log";
+import { STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
+import { settlementExpiry } from "../x402/find-landed-settlement";
+import { SETTLEMENT_EXPIRED, type Move, type PaymentPurpose, type PaymentStatus } from "./payment-states";
+import { epochMsOf, laneAttempt, laneRefusedMsExpression, takeLaneStatement, type LaneAttempt } from "./settlement-lane";
+
+export interface NewPayment {
+  idempotencyKey: string;
+  network: string;
+  payer: string;
+  payTo: string;
+  units: bigint;
+  purpose: PaymentPurpose;
+  /** The client's payment id (x402 payment-identifier), if it sent one. */
+  clientPaymentId: string | null;
+  requestDigest: string;
+  beneficiary: string | null;
+}
+
+/** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
+export type FindOrClaimOutcome =
+  | { stale: true; stored: StoredSettings }
+  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When its answer came back (performance.now()). */ answeredAt: number }
+  /** Not claimed: the payment if seen before; the payer's other payment holding the client's payment id, if any. */
+  | { stale: false; claimed: false; existing: Payment | null; conflict: Payment | null };
+
+/**
+ * In one statement: the stored settings, checked against `expected`; the payment under `key`, if any; and, when
+ * `claim` is given and the settings are unchanged, → claimed and the payer's settlement lane tried for it. Exactly one
+ * of any number of concurrent claims of one key wins; a failed payment may be claimed again, unless it expired (its
+ * transfer can never land). Only the winner tries the lane.
+ */
+export async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null }): Promise<FindOrClaimOutcome> {
+  const p = input.claim?.payment ?? NO_CLAIM;
+  const source = input.claim?.source ?? "";
+  const id = p.clientPaymentId;
+  let rows;
+  try {
+    // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane,
+    // and binds the client's payment id, unless another payment of the payer holds it.
+    rows = await hotQuery<{ current: boolean; stored: StoredSettings; now_ms: number; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
+      WITH current AS (
+        SELECT ${storedSettingsAre(input.expected)} AS yes
+      ), claimed AS (
+        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id, request_digest, beneficiary)
+        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text,
+               ${p.requestDigest}, ${p.beneficiary}::text
+        FROM current WHERE current.yes AND ${input.claim !== null}
+          AND (${id}::text IS NULL OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}))
+        ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
+               client_payment_id = EXCLUDED.client_payment_id, request_digest = EXCLUDED.request_digest, beneficiary = EXCLUDED.beneficiary,
+               network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose
+          WHERE payments.status = ${"failed" satisfies PaymentStatus}
+        RETURNING id, ${PAYMENT_JSON} AS payment
+      ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
+      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, ${epochMsOf(Prisma.raw("now()"))} AS now_ms,
+             (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms,
+             ${laneRefusedMsExpression(source)} AS refused_ms,
+             (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,
+             (SELECT ${PAYMENT_JSON} FROM payments
+               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`);
+  } catch (err) {
+    // SECURITY: two payments under one id at once: the unique index lets one commit; this one claimed nothing.
+    if (id === null || !isUniqueViolation(err)) throw err;
+    const owner = await db.payment.findFirst({ where: { payer: p.payer, clientPaymentId: id, NOT: { idempotencyKey: input.key } } });
+    if (!owner) throw err;
+    return { stale: false, claimed: false, existing: null, conflict: owner };
+  }
+  const answeredAt = performance.now();
+  const row = rows[0]!;
+  if (!row.current) return { stale: true, stored: row.stored };
+  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), answeredAt };
+  return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null, conflict: row.id_owner ? paymentFromJson(row.id_owner) : null };
+}
+
+/** The claim's parameters when none is asked for: the INSERT never runs. */
+const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat", clientPaymentId: null, requestDigest: "", beneficiary: null };
+
+/** Keeps a settling claim's lease, and its lane's hold once taken, until stopped. */
+export interface ClaimKeeper {
+  keepLane(source: string): void;
+  stop(): void;
+}
+
+/** Renews the claim of `paymentId` (and its lane) every third of `leaseMs`, one statement a round, until stopped. */
+export function keepClaim(db: DbClient, paymentId: string, leaseMs: number): ClaimKeeper {
+  let laneSource: string | null = null;
+  const timer = setInterval(() => {
+    renewClaim(db, paymentId, laneSource, leaseMs).catch((err: unknown) => logEvent("payment.claim_renew_failed", { payment_id: paymentId, reason: String(err).slice(0, 200) }, "warn"));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  timer.unref?.();
+  return {
+    keepLane: (source) => {
+      laneSource = source;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** claimed (still) → its lease renewed; the lane it holds, if any, held for another lease. */
+async function renewClaim(db: DbClient, paymentId: string, laneSource: string | null, leaseMs: number): Promise<void> {
+  await hotExecute(db, Prisma.sql`
+    WITH claim AS (
+      UPDATE payments SET updated_at = now() WHERE id = ${paymentId}::uuid AND status = ${"claimed" satisfies PaymentStatus} RETURNING id
+    )
+    UPDATE settlement_lanes SET held_until = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
+    WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${paymentId}::uuid`);
+}
+
+/**
+ * claimed → failed (settlement was refused, or its transaction belongs to another payment) or → expired (it was sent
+ * and can never land). Nothing moved, so the client's payment id is free again for the payer's next payment.
+ */
+export async function markFailed(db: DbClient, paymentId: string, reason: string): Promise<void> {
+  const move: Move<"claimed"> = { from: "claimed", to: reason === SETTLEMENT_EXPIRED ? "expired" : "failed" };
+  await db.payment.updateMany({
+    where: { id: paymentId, status: move.from },
+    data: { status: move.to, failureReason: reason.slice(0, 200), clientPaymentId: null },
+  });
+}
+
+/** settled | serving → unserved: the upstream failed; the hold stays reserved, and one retry may serve it. */
+export async function markUnserved(db: DbClient, paymentId: string, reason: string): Promise<void> {
+  const moves: Move<"settled" | "serving">[] = [{ from: "settled", to: "unserved" }, { from: "serving", to: "unserved" }];
+  await db.payment.updateMany({
+    where: { id: paymentId, status: { in: moves.map((m) => m.from) } },
+    data: { status: "unserved", failureReason: reason.slice(0, 200) },
+  });
+}
+
+/** unserved → serving; true for exactly one of concurrent retries. */
+export async function beginServingUnserved(db: DbClient, paymentId: string): Promise<boolean> {
+  const move: Move<"unserved"> = { from: "unserved", to: "serving" };
+  const taken = await db.payment.updateMany({ where: { id: paymentId, status: move.from }, data: { status: move.to } });
+  return taken.count === 1;
+}
+
+/** Takes over a row in `from` whose lease ran out, refreshing the lease; true for exactly one of concurrent takers. */
+export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: Move[]): Promise<boolean> {
+  const to = moves[0]!.to;
+  if (moves.some((m) => m.to !== to)) throw new Error("a takeover moves to one state");
+  const taken = await db.payment.updateMany({
+    where: { id: paymentId, status: { in: moves.map((m) => m.from) }, updatedAt: { lt: new Date(Date.now() - leaseMs) } },
+    data: { updatedAt: new Date(), status: to },
+  });
+  return taken.count === 1;
+}
+
+/** A payments row as one JSON value (its own columns, unqualified), for a raw statement that reads or returns one. */
+const PAYMENT_JSON = Prisma.sql`json_build_object(
+  'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
+  'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
+  'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
+  'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
+  'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id, 'requestDigest', request_digest,
+  'beneficiary', beneficiary, 'answer', answer)`;
+
+export function paymentFromJson(p: PaymentJson): Payment {
+  return {
+    ...p,
+    units: BigInt(p.units),
+    createdAt: new Date(p.createdAt),
+    updatedAt: new Date(p.updatedAt),
+    pendingValidBefore: p.pendingValidBefore ? new Date(p.pendingValidBefore) : null,
+  };
+}
+
+type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt" | "pendingValidBefore"> & {
+  units: string;
+  createdAt: string;
+  updatedAt: string;
+  pendingValidBefore: string | null;
+};
+
+/**
+ * claimed → pending, storing what recovery needs. False when the row was not `claimed` any more, or when the
+ * transaction is already another payment's (a replay under another encoding).
+ */
+export async function markPending(
+  db: DbClient,
+  paymentId: string,
+  facts: { transaction: string; payload: PaymentPayload; beneficiary: string | null },
+): Promise<{ ok: true } | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" }> {
+  const { blockhash, validBefore } = settlementExpiry(facts.payload);
+  const move: Move<"claimed"> = { from: "claimed", to: "pending" };
+  try {
+    const moved = await db.$executeRaw`
+      UPDATE payments SET status = ${move.to}, tx_signature = ${facts.transaction}, updated_at = now(),
+        pending_payload = ${JSON.stringify(facts.payload)}::jsonb, pending_blockhash = ${blockhash},
+        pending_valid_before = ${validBefore}, pending_beneficiary = ${facts.beneficiary}
+      WHERE id = ${paymentId}::uuid AND status = ${move.from}`;
+    return moved === 1 ? { ok: true } : { ok: false, reason: "payment_not_claimed" };
+  } catch (err) {
+    if (isUniqueViolation(err)) return { ok: false, reason: "transaction_already_used" };
+    throw err;
+  }
+}
+
+/**
+ * pending → failed (the transfer failed on chain) or → expired (it can never land). Nothing moved; the payload is
+ * dropped and the client's payment id is free again for the payer's next payment.
+ */
+export async function failPending(db: DbClient, paymentId: string, reason: string): Promise<boolean> {
+  const move: Move<"pending"> = { from: "pending", to: reason === SETTLEMENT_EXPIRED ? "expired" : "failed" };
+  const moved = await db.$executeRaw`
+    UPDATE payments SET status = ${move.to}, failure_reason = ${reason.slice(0, 200)}, updated_at = now(), client_payment_id = NULL,
+      pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
+    WHERE id = ${paymentId}::uuid AND status = ${move.from}`;
+  return moved === 1;
+}
+
+/** Takes the right to broadcast a pending payment again; true for one taker per `gapMs`, across instances. */
+export async function takeRebroadcast(db: DbClient, paymentId: string, gapMs: number): Promise<boolean> {
+  const taken = await db.$executeRaw`
+    UPDATE payments SET updated_at = now()
+    WHERE id = ${paymentId}::uuid AND status = ${"pending" satisfies PaymentStatus} AND updated_at < now() - make_interval(secs => ${gapMs}::double precision / 1000)`;
+  return taken === 1;
+}
+
+/** A pending Base payment's authorization went out in another transaction: the row names the one to look for. */
+export async function renamePendingTransaction(db: DbClient, paymentId: string, transaction: string): Promise<void> {
+  await db.$executeRaw`UPDATE payments SET tx_signature = ${transaction} WHERE id = ${paymentId}::uuid AND status = ${"pending" satisfies PaymentStatus}`;
+}
+
+/** Pending payments nobody moved for `gapMs`, oldest first: the sweeper's work. */
+export async function readStalePending(db: DbClient, gapMs: number, limit: number): Promise<Payment[]> {
+  return db.payment.findMany({
+    where: { status: "pending" satisfies PaymentStatus, updatedAt: { lt: new Date(Date.now() - gapMs) } },
+    orderBy: { updatedAt: "asc" },
+    take: limit,
+  });
+}
+
+/** Drops served calls' answers kept longer than `retentionMs` (a bounded batch); returns how many. */
+export async function purgeKeptAnswers(db: DbClient, retentionMs: number, limit: number): Promise<number> {
+  return db.$executeRaw`
+    UPDATE payments SET answer = NULL
+    WHERE id IN (SELECT id FROM payments WHERE answer IS NOT NULL AND updated_at < now() - make_interval(secs => ${retentionMs}::double precision / 1000) LIMIT ${limit})`;
+}
+
+/**
+ * The ledger's credit moves its payment (claimed or pending → settled, served or unserved) in the credit's own
+ * statement: this is that statement's payment step, returning the id when it moved.
+ */
+export function creditedPaymentStatement(payment: { id: string; txSignature: string; move: Move<"claimed" | "pending"> } | null): Prisma.Sql {
+  if (payment === null) return Prisma.sql`SELECT NULL::uuid AS id WHERE false`;
+  return Prisma.sql`
+    UPDATE payments SET status = ${payment.move.to}, tx_signature = ${payment.txSignature}, updated_at = now(),
+      pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
+    WHERE id = ${payment.id}::uuid AND status = ${payment.move.from}
+    RETURNING id`;
+}
+
+/**
+ * A paid call's capture moves its payment (settled, serving or unserved → served) in the capture's statement, keeping
+ * its answer for the payer's repeat: the payment step, over the capture's `hold` step (its id and payment_id).
+ */
+export function servedPaymentStatement(hold: string, answer: string | null): Prisma.Sql {
+  const from = SERVED_FROM.map((m) => m.from);
+  return Prisma.sql`
+    UPDATE payments p SET status = ${"served" satisfies PaymentStatus}, inference_id = h.id, updated_at = now(), answer = ${answer}::jsonb FROM ${Prisma.raw(hold)} h
+    WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(from)})
+    RETURNING p.id, p.tx_signature, p.units`;
+}
+const SERVED_FROM: Move[] = [
+  { from: "settled", to: "served" },
+  { from: "serving", to: "served" },
+  { from: "unserved", to: "served" },
+];
+
+/**
+ * An undone capture (its receipt could not be logged) moves its payment back (served → unserved) in the undo's
+ * statement, for one retry of the request that paid: the payment step, over the undo's `undo` and `moved` steps.
+ */
+export function unservedPaymentStatement(undo: string, moved: string, reason: string): Prisma.Sql {
+  const move: Move<"served"> = { from: "served", to: "unserved" };
+  return Prisma.sql`
+    UPDATE payments p SET status = ${move.to}, inference_id = NULL, answer = NULL, failure_reason = ${reason.slice(0, 200)}, updated_at = now()
+    FROM ${Prisma.raw(undo)} u WHERE p.id = u.payment_id AND p.status = ${move.from} AND EXISTS (SELECT 1 FROM ${Prisma.raw(moved)})`;
+}
+
+/** A paid call's lease renewal: its payment (settled or serving) stays its own while it serves. */
+export function renewedPaymentStatement(paymentId: string | null): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE payments SET updated_at = now()
+    WHERE ${paymentId}::uuid IS NOT NULL AND id = ${paymentId}::uuid AND status IN (${Prisma.join(["settled", "serving"] satisfies PaymentStatus[])})`;
+}
+
+/** The payment under an idempotency key, if any. */
+export async function readPaymentByKey(db: DbClient, key: string): Promise<Payment | null> {
+  return db.payment.findUnique({ where: { idempotencyKey: key } });
+}
+
+/** The payment with this id, as it is now. */
+export async function readPaymentById(db: DbClient, id: string): Promise<Payment | null> {
+  return db.payment.findUnique({ where: { id } });
+}

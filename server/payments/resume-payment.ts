@@ -1,0 +1,140 @@
+// Resuming a payment seen before: only by the request that paid it (the same digest, the same network), on its own
+// network's rules. A pending payment's fate is read from the chain; an unserved one is served once; a claim or a call
+// whose server died is taken over by exactly one retry; a served one gives its stored answer again.
+import "server-only";
+import type { PaymentPayload } from "@x402/core/types";
+import type { AppContext } from "../app-context";
+import { NETWORKS } from "../chain/networks";
+import { crashPoint } from "../chaos/crash-point";
+import type { Payment } from "../db";
+import { config } from "../env";
+import { AppError } from "../errors";
+import { logEvent } from "../log";
+import { requireNetworkEnabled } from "../pipeline/network-gate";
+import { findLandedSettlement } from "../x402/find-landed-settlement";
+import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
+import { eventNames, feeField, paymentError, recordFailure, refused, replay, requestMismatch } from "./payment-answers";
+import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED, type Move } from "./payment-states";
+import { beginServingUnserved, failPending, markFailed, readPaymentById, takeOverStale } from "./payment-store";
+import { countSettlement, creditLandedPending, resolvePendingOnChain, settlementPendingError } from "./pending-settlement";
+import { recordSettled, settleClaimed } from "./settle-payment";
+
+/** A payment seen before: its retry, its recovery, or a replay. */
+export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  // SECURITY: a payment's transaction is public once it lands; only the request that paid (the same route, body,
+  // network and beneficiary) may use it, whatever state it waits in. Nothing moves for any other.
+  if (known.requestDigest === null || known.requestDigest !== input.requestDigest || known.network !== NETWORKS[input.plan.network].caip2) {
+    return requestMismatch(input, known);
+  }
+  // SECURITY: the kill switch and the allowlist apply to the payment's own network, as they did when it was claimed.
+  try {
+    requireNetworkEnabled(input.state.settings, known.network, input.purpose === "chat" ? "chat" : "credits");
+  } catch (err) {
+    return refused(err as AppError);
+  }
+  const allowed = input.state.settings.allowedAgents;
+  if (NETWORKS[input.plan.network].isMainnet && allowed.size > 0 && !allowed.has(known.payer)) {
+    return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
+  }
+  const leaseMs = config().PAYMENT_LEASE_MS;
+  if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
+  if (known.status === "served" && known.txSignature !== null && (input.purpose === "topup" || known.answer !== null)) {
+    // The same request again after it was served (its answer lost in transit): the stored answer, not a second call.
+    logEvent(`${eventNames(input.purpose).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
+    return { kind: "answered", payment: { ...known, txSignature: known.txSignature } };
+  }
+  if (known.status === "pending") return resumePending(ctx, input, known, payload);
+  if (known.status === "claimed") {
+    // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
+    if (Date.now() - known.updatedAt.getTime() >= leaseMs && (await takeOverStale(ctx.db, known.id, leaseMs, [{ from: "claimed", to: "claimed" }]))) {
+      return recoverClaim(ctx, input, known, payload);
+    }
+    return replay(known, "this payment is already being processed");
+  }
+  if (input.purpose === "topup") return replay(known, "this payment is already being processed");
+  if (known.status === "unserved" && (await beginServingUnserved(ctx.db, known.id))) {
+    return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
+  }
+  // Settled or serving, and its lease ran out: the server serving it died; serve it once now.
+  const takeover: Move[] = [
+    { from: "settled", to: "serving" },
+    { from: "serving", to: "serving" },
+  ];
+  if ((known.status === "settled" || known.status === "serving") && (await takeOverStale(ctx.db, known.id, leaseMs, takeover))) {
+    logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
+    return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
+  }
+  return replay(
+    known,
+    known.status === "served"
+      ? "this payment was already used for a call, and its answer is no longer kept (or the call's stream was cut); its receipt stays in the log"
+      : "this payment is already being processed",
+  );
+}
+
+/**
+ * A retry of a pending payment: its fate is read from the chain. Landed: credited (chat: with its hold) and served
+ * now, once. Failed on chain or expired: failed, a clean 402 (nothing was charged; pay again). Still able to land:
+ * broadcast again, and 502 settlement_pending again. Concurrent retries (any instance) move the row once; a loser
+ * takes whatever the winner left.
+ */
+async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  const events = eventNames(input.purpose);
+  // The payload that was broadcast, as stored; the retry's may be another encoding of the same payment.
+  const broadcast = (known.pendingPayload as unknown as PaymentPayload | null) ?? payload;
+  const found = await resolvePendingOnChain(ctx, known, broadcast, config().SETTLEMENT_CONFIRM_WAIT_MS);
+  if (found.state === "landed") {
+    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served");
+    if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
+    logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
+    countSettlement(input.purpose, known.network, "recovered", broadcast);
+    crashPoint("after_credit");
+    return { kind: "settled", payment: { ...known, status: "settled", txSignature: found.transaction }, balanceUnits: credited.balanceUnits };
+  }
+  if (found.state === "failed" || found.state === "expired") {
+    const reason = found.state === "expired" ? SETTLEMENT_EXPIRED : FAILED_ON_CHAIN;
+    if (!(await failPending(ctx.db, known.id, reason))) return resumeMovedOn(ctx, input, known, payload);
+    logEvent(found.state === "expired" ? events.settleExpired : events.settleFailed, { reason, network: known.network, payment_id: known.id, ...(found.state === "failed" ? feeField(broadcast) : {}) }, "warn");
+    countSettlement(input.purpose, known.network, found.state, found.state === "failed" ? broadcast : null);
+    await recordFailure(ctx, known.network, "settle", reason);
+    const message =
+      found.state === "expired"
+        ? "the payment's transaction expired before it landed; nothing was charged, pay again"
+        : "the payment's settlement failed on chain; nothing was charged";
+    return refused(await paymentError(ctx, input, message, reason));
+  }
+  return { kind: "pending", error: settlementPendingError(found.transaction, known.network) };
+}
+
+/** Another request (or the sweeper) moved a pending payment first: answer from the state it left. */
+async function resumeMovedOn(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  const now = await readPaymentById(ctx.db, known.id);
+  if (!now || now.status === "pending") return { kind: "pending", error: settlementPendingError(known.txSignature ?? "", known.network) };
+  if (now.status === "failed" || now.status === "expired") {
+    const reason = now.failureReason ?? "settlement_failed";
+    return refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", reason));
+  }
+  return resumeKnown(ctx, input, now, payload);
+}
+
+/**
+ * A claim whose lease ran out, now ours: if its settlement landed, record it; if the chain has no trace of it, settle
+ * it now (the same Solana transaction, or the same EIP-3009 authorization: neither can move money twice).
+ */
+async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
+  const matched = ctx.gateway.match(input.plan.requirements, payload);
+  const landed = matched ? await findLandedSettlement(ctx.gateway.facilitator, input.plan.network, payload).catch(() => null) : null;
+  if (landed === null || !matched) {
+    // The chain could not be read (or the request names another plan): leave the claim for a later retry.
+    return refused(new AppError("chain_unavailable", "this payment is being recovered; retry the same request shortly"));
+  }
+  logEvent(`${eventNames(input.purpose).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
+  if (landed.state === "landed") countSettlement(input.purpose, known.network, "recovered", null);
+  if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
+  if (landed.state === "failed") {
+    await markFailed(ctx.db, known.id, FAILED_ON_CHAIN);
+    return refused(await paymentError(ctx, input, "the payment's settlement failed on chain; nothing was charged", FAILED_ON_CHAIN));
+  }
+  // No verification of ours preceded this settlement: the lane re-checks the chain if anything of the payer was sent.
+  return settleClaimed(ctx, input, known, payload, matched, 0);
+}

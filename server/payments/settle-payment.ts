@@ -1,0 +1,268 @@
+// Settling a claimed payment: in its payer's lane (one settlement per paying account at a time, across instances), the
+// facilitator sends it and waits for its confirmation; what the chain then says is recorded in one statement: landed
+// → settled (a chat payment's credit and the call's hold) or served (a top-up); sent and not confirmed in time →
+// pending; refused → failed; sent and never able to land → expired.
+import "server-only";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { AppContext } from "../app-context";
+import { NETWORKS } from "../chain/networks";
+import { crashPoint } from "../chaos/crash-point";
+import type { Payment } from "../db";
+import { config } from "../env";
+import { AppError } from "../errors";
+import { creditAgent } from "../ledger/credit-agent";
+import { logEvent } from "../log";
+import { timeStep } from "../metrics/registry";
+import { classifyVerifyFailure } from "../x402/classify-verify-failure";
+import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed-settlement";
+import { payingAccount } from "../x402/paying-account";
+import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
+import { eventNames, feeField, paymentError, recordFailure, refused, replay } from "./payment-answers";
+import { SETTLEMENT_EXPIRED, type Move } from "./payment-states";
+import { keepClaim, markFailed, markPending, type ClaimKeeper } from "./payment-store";
+import { countSettlement, settlementPendingError } from "./pending-settlement";
+import { takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
+
+/** The stock schemes' answer for a broadcast whose confirmation was not seen within the wait. */
+const SETTLEMENT_PENDING = "settlement_pending";
+
+/** A settlement's answer, and what its lane is released with. */
+type SendResult = { result: PaidRequestOutcome; sent: boolean; failed: boolean };
+
+/**
+ * Settles a claimed payment in its payer's lane: one settlement per paying account at a time, across instances. When
+ * another settlement of the same payer was sent since this one verified, the chain is asked again right before sending
+ * (Solana: settle simulates afresh; Base: verify simulates the transfer), so a payer funded for one call cannot make the
+ * facilitator send, and pay for, transactions that are bound to fail. Marks the claim failed (nothing moved) when the
+ * payment is refused.
+ */
+export async function settleClaimed(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  verifiedAtMs: number,
+  firstLaneAttempt?: LaneAttempt,
+): Promise<PaidRequestOutcome> {
+  const { plan } = input;
+  const caip2 = NETWORKS[plan.network].caip2;
+  const source = laneSource(caip2, payload, payment.payer);
+  // SECURITY: a live settlement keeps its claim (and, once taken, its lane): only a dead server's claim is taken over.
+  // Otherwise a retry arriving after PAYMENT_LEASE_MS would settle the same payment beside it, and could mark failed a
+  // payment whose first transfer then lands.
+  const keeper = keepClaim(ctx.db, payment.id, config().PAYMENT_LEASE_MS);
+  try {
+    return await settleInLane(ctx, input, payment, payload, matched, verifiedAtMs, source, keeper, firstLaneAttempt);
+  } finally {
+    keeper.stop();
+  }
+}
+
+async function settleInLane(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  verifiedAtMs: number,
+  source: string,
+  keeper: ClaimKeeper,
+  firstLaneAttempt?: LaneAttempt,
+): Promise<PaidRequestOutcome> {
+  const caip2 = NETWORKS[input.plan.network].caip2;
+  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, config().PAYMENT_LEASE_MS, firstLaneAttempt);
+  if (!taken.ok) {
+    await markFailed(ctx.db, payment.id, taken.reason);
+    logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
+    const message =
+      taken.reason === "payer_refused"
+        ? "this payer's recent settlements kept failing; it is refused for a while, and nothing was charged"
+        : "another payment of this payer is settling; nothing was charged, retry shortly";
+    return refused(new AppError("rate_limited", message, { reason: taken.reason }, { "Retry-After": String(Math.ceil(taken.retryAfterMs / 1000)) }));
+  }
+  const lane = taken.lane;
+  keeper.keepLane(source);
+  let outcome: { result: PaidRequestOutcome; sent: boolean; failed: boolean } | undefined;
+  try {
+    outcome = await sendSettlement(ctx, input, payment, payload, matched, lane);
+    return outcome.result;
+  } finally {
+    // A recorded settlement freed the lane in its credit's statement; every other path frees it here.
+    await lane.release({ sent: outcome?.sent ?? true, failed: outcome?.failed ?? false }).catch((err: unknown) => {
+      logEvent("chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
+    });
+  }
+}
+
+async function sendSettlement(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  lane: Lane,
+): Promise<SendResult> {
+  const rechecked = lane.sentSinceVerify ? await recheckBeforeSend(ctx, input, payment, payload, matched, lane) : null;
+  if (rechecked) return rechecked;
+  return sendAndRecord(ctx, input, payment, payload, matched, lane);
+}
+
+/**
+ * Another settlement of this payer was sent since this one verified: ask the chain again before sending (Solana: settle
+ * simulates afresh; Base: verify simulates the transfer). Null when the settlement may go ahead; else its answer.
+ */
+async function recheckBeforeSend(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  lane: Lane,
+): Promise<SendResult | null> {
+  const { plan } = input;
+  const events = eventNames(input.purpose);
+  const caip2 = NETWORKS[plan.network].caip2;
+  const transaction = (payload.payload as { transaction?: unknown }).transaction;
+  if (NETWORKS[plan.network].family === "svm") {
+    // Settle verifies again before it sends; make that verification ask the chain instead of reusing verify's.
+    if (typeof transaction === "string") ctx.gateway.facilitator.forgetSimulation(transaction, caip2);
+    return null;
+  }
+  const verdict = await ctx.gateway.verify(payload, matched).catch(() => null);
+  if (verdict?.isValid) return null;
+  // A refused verification is no proof that nothing moved: this authorization may be spent by this payment's own
+  // earlier relay (a server that died after sending it). Ask the chain before saying nothing was charged.
+  const landed = verdict ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null) : null;
+  if (landed?.state === "landed") {
+    logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: "recheck" });
+    countSettlement(input.purpose, caip2, "recovered", null);
+    return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
+  }
+  if (verdict && landed === null) {
+    // The chain cannot say whether it moved: keep the claim (its lease makes a later retry resolve it).
+    logEvent(events.settleUnknown, { reason: "recheck_unreadable", network: caip2, payment_id: payment.id }, "warn");
+    countSettlement(input.purpose, caip2, "unknown", null);
+    return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
+  }
+  const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined) : "chain_unavailable";
+  await markFailed(ctx.db, payment.id, reason);
+  logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
+  countSettlement(input.purpose, caip2, verdict ? "failed" : "unknown", null);
+  await recordFailure(ctx, caip2, "settle", reason);
+  const error = verdict
+    ? await paymentError(ctx, input, `the payment can no longer be settled: ${reason}; nothing was charged`, reason)
+    : new AppError("chain_unavailable", "the chain could not be reached to settle the payment; nothing was charged, retry later");
+  return { result: refused(error), sent: false, failed: verdict !== null };
+}
+
+/** Settles (the facilitator sends and waits for its confirmation) and records what the chain says happened. */
+async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements, lane: Lane): Promise<SendResult> {
+  const { plan } = input;
+  const events = eventNames(input.purpose);
+  const caip2 = NETWORKS[plan.network].caip2;
+  let failure: string;
+  // The transaction settle broadcast, if any; `pending` when its confirmation was not seen within the wait.
+  let sent: string | null = null;
+  let pending = false;
+  try {
+    const result = await timeStep("settle", caip2, () => ctx.gateway.settle(payload, matched));
+    if (result.success && result.transaction) {
+      crashPoint("after_settle");
+      logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
+      countSettlement(input.purpose, caip2, "ok", payload);
+      return { result: await recordSettled(ctx, input, payment, result.transaction, lane), sent: true, failed: false };
+    }
+    failure = result.errorReason ?? "settlement_failed";
+    sent = result.transaction || null;
+    pending = failure === SETTLEMENT_PENDING && sent !== null;
+  } catch {
+    failure = "settlement_error";
+  }
+  // A refusal is not proof that nothing moved (a confirmation timeout, or the same transaction already landed by a
+  // server that died): ask the chain before telling the client that nothing was charged.
+  const landed = await findPendingSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
+  if (landed?.state === "landed") {
+    logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
+    countSettlement(input.purpose, caip2, "recovered", null);
+    return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
+  }
+  if (pending && sent && (landed === null || landed.state === "absent")) {
+    return { result: await recordPending(ctx, input, payment, payload, sent), sent: true, failed: false };
+  }
+  if (landed === null) {
+    // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
+    logEvent(events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
+    countSettlement(input.purpose, caip2, "unknown", null);
+    return {
+      result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure })),
+      sent: true,
+      failed: false,
+    };
+  }
+  // A transaction sent and never seen whose blockhash (or validBefore) passed can never land: it expired.
+  const expired = landed.state === "expired" && sent !== null;
+  if (expired) failure = SETTLEMENT_EXPIRED;
+  await markFailed(ctx.db, payment.id, failure);
+  // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
+  logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
+  countSettlement(input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
+  await recordFailure(ctx, caip2, "settle", failure);
+  return {
+    result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),
+    sent: landed.state === "failed",
+    failed: true,
+  };
+}
+
+/**
+ * claimed → pending: the transaction went out and its confirmation was not seen in time. The client gets 502
+ * settlement_pending with the transaction and when to retry; the row keeps what any instance needs to finish it.
+ */
+export async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
+  const events = eventNames(input.purpose);
+  const moved = await markPending(ctx.db, payment.id, { transaction, payload, beneficiary: payment.beneficiary });
+  if (!moved.ok) {
+    if (moved.reason === "transaction_already_used") {
+      await markFailed(ctx.db, payment.id, moved.reason);
+      return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
+    }
+    return replay(payment, "this payment is already being processed");
+  }
+  logEvent(events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: config().SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
+  countSettlement(input.purpose, payment.network, "pending", null);
+  return { kind: "pending", error: settlementPendingError(transaction, payment.network) };
+}
+
+/**
+ * claimed → settled (chat: credit and hold in one statement) or → served (top-up: the credit is the purchase); the same
+ * statement frees the payer's lane when the settlement ran in it. The same transaction can arrive under another payment
+ * row (an encoding the key did not fold): that row is a replay.
+ */
+export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, transaction: string, lane?: Lane): Promise<PaidRequestOutcome> {
+  const chat = input.purpose === "chat";
+  const credited = await creditAgent(ctx.db, {
+    kind: chat ? "payment_credit" : "topup_credit",
+    // SECURITY: the beneficiary the claiming request named, stored with the claim; never a later request's.
+    agentPubkey: payment.beneficiary ?? payment.payer,
+    network: payment.network,
+    units: payment.units,
+    payment: { id: payment.id, txSignature: transaction, move: { from: "claimed", to: chat ? "settled" : "served" } satisfies Move<"claimed"> },
+    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
+    ...(lane ? { alongside: lane.releaseStatement({ sent: true, failed: false }) } : {}),
+  });
+  // Rolled back on a transaction already used: the caller's release frees the lane then.
+  if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
+  if (!credited.ok) {
+    await markFailed(ctx.db, payment.id, credited.reason);
+    logEvent(`${input.purpose === "chat" ? "chat" : "credits"}.settle_replay`, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
+    return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
+  }
+  crashPoint("after_credit");
+  return { kind: "settled", payment: { ...payment, status: "settled", txSignature: transaction }, balanceUnits: credited.balanceUnits, pointsBefore: credited.points };
+}
+
+/** The payer's settlement lane: its paying account (the token account or address that pays), else the payer. */
+export function laneSource(caip2: string, payload: PaymentPayload, payer: string): string {
+  return payingAccount(caip2, payload) ?? `payer:${caip2}:${payer}`;
+}
