@@ -9,6 +9,7 @@ import { PrismaClient, Prisma } from "./generated/prisma/client";
 import { config } from "./env";
 import { applyMigrations, type SqlRunner } from "./db/apply-migrations";
 import { registerHotPool } from "./db/hot-query";
+import { catchClientErrors, catchPoolErrors, type ConnectionErrorSink } from "./db/catch-connection-errors";
 import { logEvent } from "./log";
 
 export type { Agent, Balance, LedgerEntry, Payment, InferenceLog, Setting, SettingAudit } from "./generated/prisma/client";
@@ -51,6 +52,8 @@ export async function closeDb(): Promise<void> {
 export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): Promise<OpenDb> {
   const pg = await import("pg");
   const admin = new pg.default.Client({ connectionString: url });
+  // Dropped while migrating (holding the migration lock): its query rejects and the open fails; never an uncaught error.
+  catchClientErrors(admin, logConnectionError);
   await admin.connect();
   try {
     await applyMigrations(pgRunner(admin), { lock: true });
@@ -58,8 +61,8 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
     await admin.end();
   }
   const pool = new pg.default.Pool({ connectionString: url, max: poolSize });
-  // An idle connection the server drops emits on the pool: logged, never an unhandled 'error' that ends the process.
-  pool.on("error", (err) => logEvent("db.pool_error", { reason: err.message.slice(0, 200) }, "warn"));
+  // A connection the server drops, idle or checked out: logged and discarded, never an uncaught error ending the process.
+  catchPoolErrors(pool, logConnectionError);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   registerHotPool(prisma, pool);
   return {
@@ -70,6 +73,8 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
     },
   };
 }
+
+const logConnectionError: ConnectionErrorSink = (err) => logEvent("db.connection_error", { reason: err.message.slice(0, 200) }, "warn");
 
 /** Opens and migrates an embedded PGlite database stored in `dir`. */
 export async function openPglite(dir: string): Promise<OpenDb> {

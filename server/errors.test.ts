@@ -19,3 +19,12 @@ describe("toErrorBody()", () => {
     expect(toErrorBody("boom").status).toBe(500);
   });
 });
+
+describe("toErrorBody() for a database that dropped the connection", () => {
+  it("answers 503 database_unavailable with Retry-After, not the generic 500", () => {
+    const out = toErrorBody(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01", severity: "FATAL" }), "req-2");
+    expect(out.status).toBe(503);
+    expect(out.body).toEqual({ error: "database_unavailable", message: "the database is unavailable; retry the same request", request_id: "req-2" });
+    expect(Number(out.headers["retry-after"])).toBeGreaterThan(0);
+  });
+});

@@ -58,8 +58,8 @@ export const ERROR_STATUS = {
   // The receipt is staged for the log but not yet in a signed checkpoint: ask again after Retry-After.
   log_pending: 409,
   server_misconfigured: 500,
-  // The database could not be reached, or dropped the connection mid-call (a failover, a restart): what the call had
-  // written either committed whole or not at all, so retrying the same request (the same payment header) is safe.
+  // The database could not be reached, or dropped the connection mid-call (a failover, a restart): retry the same
+  // request after Retry-After; a paid call's same payment header is settled at most once and served once.
   database_unavailable: 503,
   // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.
   shutting_down: 503,

@@ -17,7 +17,7 @@ export interface SqlRunner {
 /** Every entry point (Next, the CLI, tests) runs from the project root; bundlers leave no reliable module path. */
 export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
 /** Arbitrary constant key for pg_advisory_lock, so concurrent starters apply each migration once. */
-const MIGRATION_LOCK_KEY = 72_910_402;
+export const MIGRATION_LOCK_KEY = 72_910_402;
 
 export interface Migration {
   name: string;

@@ -6,6 +6,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { databaseError } from "./is-database-unavailable";
 
 const pools = new WeakMap<object, pg.Pool>();
 
@@ -28,14 +29,22 @@ export function registerHotPool(prisma: PrismaClient, pool: pg.Pool): void {
 export async function hotQuery<T>(db: PrismaClient | Prisma.TransactionClient, sql: Prisma.Sql): Promise<T[]> {
   const pool = pools.get(db);
   if (!pool) return db.$queryRaw<T[]>(sql);
-  return (await pool.query<T & pg.QueryResultRow>(config(sql))).rows;
+  try {
+    return (await pool.query<T & pg.QueryResultRow>(config(sql))).rows;
+  } catch (err) {
+    throw databaseError(err);
+  }
 }
 
 /** The count of rows `sql` changed, as `db.$executeRaw` would answer it. */
 export async function hotExecute(db: PrismaClient | Prisma.TransactionClient, sql: Prisma.Sql): Promise<number> {
   const pool = pools.get(db);
   if (!pool) return db.$executeRaw(sql);
-  return (await pool.query(config(sql))).rowCount ?? 0;
+  try {
+    return (await pool.query(config(sql))).rowCount ?? 0;
+  } catch (err) {
+    throw databaseError(err);
+  }
 }
 
 function config(sql: Prisma.Sql): pg.QueryConfig {

@@ -59,7 +59,7 @@ function errors(codes: ErrorCode[]): Json {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}${list.includes("settlement_pending") ? SETTLEMENT_PENDING_NOTE : ""}`,
-      ...(status === 429 || list.includes("settlement_pending") || list.includes("receipt_log_unavailable") ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
+      ...(status === 429 || list.includes("settlement_pending") || list.includes("receipt_log_unavailable") || list.includes("database_unavailable") ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
 
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
     };
@@ -67,7 +67,7 @@ function errors(codes: ErrorCode[]): Json {
   return out;
 }
 
-const COMMON: ErrorCode[] = ["invalid_request", "invalid_json", "payload_too_large", "unsupported_media_type", "internal_error"];
+const COMMON: ErrorCode[] = ["invalid_request", "invalid_json", "payload_too_large", "unsupported_media_type", "database_unavailable", "internal_error"];
 
 /** Codes kept in the error table for old clients but never answered any more (a refused payment is payment_required). */
 const RETIRED_CODES: ReadonlySet<string> = new Set(["payment_invalid", "payment_failed"]);

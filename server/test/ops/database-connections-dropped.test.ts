@@ -1,0 +1,200 @@
+// The database drops every connection of the service in the middle of a mixed load (what a managed database's
+// failover does): the process keeps running, the calls caught mid-way answer 503 database_unavailable, and a retry
+// of the same payment header serves its call once. Nothing is charged twice or lost, the service recovers on its own,
+// and reconcile finds zero drift.
+import { randomUUID } from "node:crypto";
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
+import { appContext } from "../../app-context";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
+import { reconcile } from "../../reconcile/reconcile";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+const AGENTS = 3;
+const AGENT_USDC_UNITS = 1_000_000n;
+const PREPAID_CREDIT_UNITS = 500_000n;
+/** How long the load runs before the connections are first dropped, how often they are dropped, and on after. */
+const LOAD_BEFORE_MS = 2_000;
+const DROPS = 3;
+const DROP_EVERY_MS = 700;
+const LOAD_AFTER_MS = 2_500;
+/** How long a client retries a call answered 503 (with Retry-After) before the test calls it lost. */
+const RETRY_FOR_MS = 20_000;
+/** The lease after which a hold whose call died mid-way is released by the sweeper. */
+const LEASE_MS = 4_000;
+
+let stack: PaidStack;
+let admin: pg.Client;
+/** Every error that reached the process uncaught while the test ran. */
+const uncaught: unknown[] = [];
+const onUncaught = (err: unknown) => void uncaught.push(err);
+
+beforeAll(async () => {
+  process.on("uncaughtException", onUncaught);
+  process.on("unhandledRejection", onUncaught);
+  stack = await startPaidStack({
+    env: {
+      X402_FLAT_PRICE_USDC: "0.001",
+      PREPAID_RATE_LIMIT_PER_MINUTE: "100000",
+      PAYMENT_LEASE_MS: String(LEASE_MS),
+      SETTLEMENT_CONFIRM_WAIT_MS: "3000",
+    },
+  });
+  admin = new pg.Client({ connectionString: stack.tdb.url });
+  admin.on("error", (err) => uncaught.push(err));
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin?.end();
+  await stack?.close();
+  process.off("uncaughtException", onUncaught);
+  process.off("unhandledRejection", onUncaught);
+});
+
+interface Agent {
+  kp: Ed25519Keypair;
+  signer: KeyPairSigner;
+}
+
+async function newAgent(): Promise<Agent> {
+  const kp = generateKeypair();
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+  await stack.devnet.fundAccount(signer.address, { usdcUnits: AGENT_USDC_UNITS });
+  await stack.credit(kp.publicKeyBase58, PREPAID_CREDIT_UNITS);
+  return { kp, signer };
+}
+
+/** Every answer of the load, by the status and code it carried. */
+const answers = new Map<string, number>();
+function count(res: Response, code: string | undefined): void {
+  const key = `${res.status}${code ? ` ${code}` : ""}`;
+  answers.set(key, (answers.get(key) ?? 0) + 1);
+}
+
+/** The stable code of a non-200 answer. */
+async function errorCode(res: Response): Promise<string | undefined> {
+  if (res.status === 200) return undefined;
+  return ((await res.clone().json()) as { error?: string }).error;
+}
+
+/**
+ * Sends `attempt` until it is served: a 503 database_unavailable is retried after a pause (a client honouring
+ * Retry-After, shortened); any other answer ends the call. Returns the last answer.
+ */
+async function untilServed(attempt: () => Promise<Response>): Promise<Response> {
+  const deadline = Date.now() + RETRY_FOR_MS;
+  for (;;) {
+    const res = await attempt();
+    const code = await errorCode(res);
+    count(res, code);
+    if (res.status !== 503 || code !== "database_unavailable" || Date.now() > deadline) return res;
+    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** One paid call: a challenge, a payment, and the same payment header again for as long as it answers 503. */
+async function paidCall(agent: Agent): Promise<Response> {
+  const body = { model: "local/echo-1", messages: [{ role: "user", content: `paid ${randomUUID()}` }] };
+  const challenge = await untilServed(() => stack.chat({ body }));
+  if (challenge.status !== 402) return challenge;
+  const header = await buildPaymentHeader(agent.signer, await challengeOf(challenge), stack.devnet.faultFreeUrl);
+  return untilServed(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }));
+}
+
+/** One prepaid call; each retry is a fresh signed request (a new nonce), as a client sends it. */
+function prepaidCall(agent: Agent): Promise<Response> {
+  return untilServed(() => {
+    const text = JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: `prepaid ${randomUUID()}` }], nonce: newNonce(), timestamp: Date.now() });
+    const url = "http://signet.test/api/v1/inference";
+    return inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(agent.kp, "POST", url, text), body: text }), {});
+  });
+}
+
+/** Ends every session on the test's own database but the admin's: what a failover does to the service. */
+async function dropServiceConnections(): Promise<number> {
+  const { rows } = await admin.query<{ db: string }>("SELECT current_database() AS db");
+  // SECURITY: the admin connection is to the test's own fresh database, never to the shared server's others.
+  expect(rows[0]!.db).toBe(new URL(stack.tdb.url).pathname.slice(1));
+  expect(rows[0]!.db).toMatch(/^signet_t_/);
+  const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  return killed.rowCount ?? 0;
+}
+
+/** Runs paid and prepaid calls for `agent` until `stop()`; returns their final answers. */
+async function load(agent: Agent, stop: () => boolean): Promise<Response[]> {
+  const finals: Response[] = [];
+  const worker = async (call: (a: Agent) => Promise<Response>) => {
+    while (!stop()) finals.push(await call(agent));
+  };
+  await Promise.all([worker(paidCall), worker(prepaidCall), worker(prepaidCall)]);
+  return finals;
+}
+
+describe("the database dropping every connection mid-load", () => {
+  it("answers the calls caught mid-way 503 database_unavailable, charges nothing twice, loses nothing and recovers", async () => {
+    const agents = await Promise.all(Array.from({ length: AGENTS }, newAgent));
+    // Warm: the pool holds open connections, and the service's background work runs, before the drop.
+    for (const agent of agents) expect((await prepaidCall(agent)).status).toBe(200);
+
+    let stopped = false;
+    const running = Promise.all(agents.map((a) => load(a, () => stopped)));
+    await new Promise((r) => setTimeout(r, LOAD_BEFORE_MS));
+    for (let i = 0; i < DROPS; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
+      expect(await dropServiceConnections()).toBeGreaterThan(0);
+    }
+    await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
+    stopped = true;
+    const finals = (await running).flat();
+    console.log(`answers: ${JSON.stringify(Object.fromEntries(answers))}`);
+
+    expect(uncaught).toEqual([]);
+    // Calls were caught mid-way, and every one of them answered the stable 503; in the end each was served.
+    expect(answers.get("503 database_unavailable") ?? 0).toBeGreaterThan(0);
+    expect([...answers.keys()].sort()).toEqual(expect.arrayContaining(["200"]));
+    for (const key of answers.keys()) expect(["200", "402 payment_required", "503 database_unavailable"]).toContain(key);
+    for (const res of finals) expect(res.status, await res.clone().text()).toBe(200);
+
+    // Recovered on its own: fresh calls of each kind are served at once.
+    for (const agent of agents) {
+      const before = answers.get("503 database_unavailable") ?? 0;
+      expect((await paidCall(agent)).status).toBe(200);
+      expect((await prepaidCall(agent)).status).toBe(200);
+      expect(answers.get("503 database_unavailable") ?? 0).toBe(before);
+    }
+
+    // The holds of prepaid calls cut off mid-way are released once their lease runs out.
+    const db = stack.tdb.prisma;
+    const deadline = Date.now() + LEASE_MS * 3;
+    while ((await db.creditHold.count({ where: { status: "held" } })) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
+
+    for (const agent of agents) {
+      const who = agent.kp.publicKeyBase58;
+      // Nothing lost: every unit paid on chain was credited, once.
+      const paidOnChain = AGENT_USDC_UNITS - (await stack.devnet.usdcBalance(agent.signer.address));
+      const credited = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET, kind: "payment_credit" }, _sum: { units: true } });
+      expect(credited._sum.units ?? 0n).toBe(paidOnChain);
+      // Nothing charged twice: the balance is the sum of the ledger, and every settled payment has exactly one credit.
+      const ledger = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET }, _sum: { units: true } });
+      const balance = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } } });
+      expect(balance?.units).toBe(ledger._sum.units);
+    }
+    const payments = await db.payment.findMany({ where: { network: DEVNET } });
+    expect(payments.length).toBeGreaterThan(0);
+    for (const payment of payments) {
+      expect(payment.status).toBe("served");
+      expect(await db.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
+    }
+
+    const reports = await reconcile(db, (await appContext()).gateway.facilitator);
+    expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
+    expect(reports.reduce((n, r) => n + r.pendingClaims + r.pendingSettlements, 0)).toBe(0);
+    expect(uncaught).toEqual([]);
+  });
+});
