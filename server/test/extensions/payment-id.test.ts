@@ -1,6 +1,7 @@
 // The x402 payment-identifier extension on PostgreSQL with real local chains, the ids sent by the stock client side
 // (x402Client with the package's appendPaymentIdentifierToExtensions): the same id with the same payment behaves as
-// that payment's header sent again; the same id with another payment of the same payer is 409 payment_id_conflict with
+// that payment's header sent again (once served, the same request gets its stored answer, and nothing moves); the
+// same payment on the other route is 409 payment_request_mismatch; the same id with another payment of the same payer is 409 payment_id_conflict with
 // nothing settled, credited or charged, on either route and on any network, also when both are sent at once; another
 // payer's use of the id blocks nobody; a malformed id is 400 invalid_payment_id, never a 500.
 import { randomUUID } from "node:crypto";
@@ -59,52 +60,62 @@ function withExtension(header: string, extension: unknown): string {
   return encodePaymentSignatureHeader({ ...payload, extensions: { ...payload.extensions, [PAYMENT_IDENTIFIER]: extension } });
 }
 
-async function answer(res: Response): Promise<{ status: number; error?: string; body: Record<string, unknown> }> {
+async function answer(res: Response): Promise<{ status: number; error?: string; replayed: string | null; body: Record<string, unknown> }> {
   const body = (await res.json()) as Record<string, unknown>;
-  return { status: res.status, error: body.error as string | undefined, body };
+  return { status: res.status, error: body.error as string | undefined, replayed: res.headers.get("x-answer-replayed"), body };
 }
 
-/** What an agent's money looks like: on chain, in the ledger, in the payments table. */
+/** What an agent's money looks like: on chain, in the ledger, in the payments table, and the calls it was served. */
 async function moneyOf(agent: KeyPairSigner, chain: Localnet = stack.devnet) {
   return {
     usdc: await chain.usdcBalance(agent.address),
     ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } }),
     payments: await stack.tdb.prisma.payment.count({ where: { payer: agent.address } }),
+    calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } }),
   };
 }
 
 const pay = (route: Route, header: string) => route.send({ "PAYMENT-SIGNATURE": header });
 
 describe("the same id with the same payment", () => {
-  it("answers the same header sent again exactly as a header without an id: served once, then 409 payment_replay", async () => {
+  it("answers the same header sent again exactly as a header without an id: served once, then its stored answer, moving nothing", async () => {
     const agent = await stack.newAgent();
     const withId = await paymentHeader(agent, chat(), generatePaymentId());
     const withoutId = await paymentHeader(agent, chat());
     for (const header of [withId, withoutId]) {
       const first = await answer(await pay(chat(), header));
-      expect(first.status).toBe(200);
+      expect(first).toMatchObject({ status: 200, replayed: null });
+      const before = await moneyOf(agent);
       const again = await answer(await pay(chat(), header));
-      expect(again).toMatchObject({ status: 409, error: "payment_replay" });
+      expect(again).toMatchObject({ status: 200, replayed: "true", body: { id: first.body.id } });
+      expect(await moneyOf(agent)).toEqual(before);
     }
-    expect((await moneyOf(agent)).usdc).toBe(1_000_000n - 2n * PRICE);
+    expect(await moneyOf(agent)).toMatchObject({ usdc: 1_000_000n - 2n * PRICE, calls: 2 });
   });
 
-  it("serves one of five sends of one header with an id at once, and refuses the rest as replays", async () => {
+  it("serves one of five sends of one header with an id at once: the others are refused while it is processed, or get its stored answer after", async () => {
     const agent = await stack.newAgent();
     const header = await paymentHeader(agent, chat(), generatePaymentId());
     const answers = await Promise.all(Array.from({ length: 5 }, async () => answer(await pay(chat(), header))));
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
-    expect(answers.filter((a) => a.status === 409 && a.error === "payment_replay")).toHaveLength(4);
-    expect((await moneyOf(agent)).usdc).toBe(1_000_000n - PRICE);
+    const served = answers.filter((a) => a.status === 200 && a.replayed === null);
+    expect(served, JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
+    for (const other of answers.filter((a) => a !== served[0])) {
+      if (other.status === 200) expect(other).toMatchObject({ replayed: "true", body: { id: served[0]!.body.id } });
+      else expect(other).toMatchObject({ status: 409, error: "payment_replay" });
+    }
+    expect(await moneyOf(agent)).toMatchObject({ usdc: 1_000_000n - PRICE, payments: 1, calls: 1 });
   });
 
-  it("takes the same payment re-sent under another id as that payment: a replay, never a second charge", async () => {
+  it("takes the same payment re-sent under another id as that payment: its stored answer, never a second charge", async () => {
     const agent = await stack.newAgent();
     const header = await paymentHeader(agent, chat(), generatePaymentId());
-    expect((await pay(chat(), header)).status).toBe(200);
+    const first = await answer(await pay(chat(), header));
+    expect(first.status).toBe(200);
+    const before = await moneyOf(agent);
     const renamed = withExtension(header, { info: { required: false, id: generatePaymentId() } });
-    expect(await answer(await pay(chat(), renamed))).toMatchObject({ status: 409, error: "payment_replay" });
-    expect(await moneyOf(agent)).toMatchObject({ usdc: 1_000_000n - PRICE, payments: 1 });
+    expect(await answer(await pay(chat(), renamed))).toMatchObject({ status: 200, replayed: "true", body: { id: first.body.id } });
+    expect(await moneyOf(agent)).toEqual(before);
+    expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, payments: 1, calls: 1 });
   });
 });
 
@@ -173,13 +184,18 @@ describe("the same id with another payment", () => {
     const agent = await stack.newAgent();
     const id = generatePaymentId();
     const header = await paymentHeader(agent, credits(), id);
-    expect((await pay(credits(), header)).status).toBe(200);
-    // The same top-up header again: as without an id.
-    expect(await answer(await pay(credits(), header))).toMatchObject({ status: 409, error: "payment_replay" });
+    const first = await answer(await pay(credits(), header));
+    expect(first).toMatchObject({ status: 200, replayed: null, body: { agent_pubkey: agent.address, amount_usdc: "0.001" } });
     const before = await moneyOf(agent);
+    // The same top-up header again: as without an id, the same top-up's answer and no second credit.
+    const again = await answer(await pay(credits(), header));
+    expect(again).toMatchObject({ status: 200, replayed: "true", body: { agent_pubkey: agent.address, amount_usdc: "0.001", tx_signature: first.body.tx_signature } });
+    // The same payment on the chat route: it paid for a top-up, not for this call.
+    expect(await answer(await pay(chat(), header))).toMatchObject({ status: 409, error: "payment_request_mismatch" });
     expect(await answer(await pay(credits(), await paymentHeader(agent, credits(), id)))).toMatchObject({ status: 409, error: "payment_id_conflict" });
     expect(await answer(await pay(chat(), await paymentHeader(agent, chat(), id)))).toMatchObject({ status: 409, error: "payment_id_conflict" });
     expect(await moneyOf(agent)).toEqual(before);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "topup_credit" } })).toBe(1);
   });
 
   it("refuses it on another network: an id is the payer's, whatever network it pays on", async () => {
@@ -224,6 +240,6 @@ describe("malformed ids", () => {
       expect(refused).toMatchObject({ status: 400, error: "invalid_payment_id" });
       expect(refused.body.reason).toMatch(/^malformed_(extension|id)$/);
     }
-    expect(await moneyOf(agent)).toEqual({ usdc: 1_000_000n, ledger: 0, payments: 0 });
+    expect(await moneyOf(agent)).toEqual({ usdc: 1_000_000n, ledger: 0, payments: 0, calls: 0 });
   });
 });
