@@ -62,6 +62,20 @@ function clientComponents(dir = path.join(ROOT, "app")) {
   return found;
 }
 
+const PAYMENTS = "payment rows are written only by server/payments/payment-store.ts (its moves follow payment-states.ts)";
+/** Statements and Prisma calls that write the payments table, and a payment state spelled out as a literal. */
+const paymentWrites = [
+  { selector: "TemplateElement[value.raw=/\\b(UPDATE|INSERT\\s+INTO|DELETE\\s+FROM)\\s+payments\\b/i]", message: `${PAYMENTS}.` },
+  {
+    selector: "CallExpression[callee.property.name=/^(create|createMany|update|updateMany|upsert|delete|deleteMany)$/][callee.object.property.name='payment']",
+    message: `${PAYMENTS}.`,
+  },
+  {
+    selector: "Property[key.name='status'] > Literal[value=/^(claimed|pending|settled|serving|served|unserved|failed|expired)$/]",
+    message: "name a payment state through server/payments/payment-states.ts (STATE, LANDED_STATES), never as a literal.",
+  },
+];
+
 export default defineConfig(
   { ignores: ["node_modules/", ".next*/", ".data/", "server/generated/", "test-results/", "playwright-report/", "bench/tmp/", "next-env.d.ts"] },
   js.configs.recommended,
@@ -75,6 +89,18 @@ export default defineConfig(
       // Unused variables are errors, except the `_`-prefixed ones kept on purpose (and rest siblings that drop a key).
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
+  },
+  {
+    files: ["server/**/*.ts", "bin/**/*.ts"],
+    ignores: ["server/payments/**", "server/test/**", "**/*.test.ts", "server/generated/**"],
+    rules: { "no-restricted-syntax": ["error", ...paymentWrites] },
+  },
+  {
+    // Pages and route handlers reach payments only through server/: no write of their own (their `status` fields are
+    // other things').
+    files: ["app/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.ts"],
+    rules: { "no-restricted-syntax": ["error", ...paymentWrites.slice(0, 2)] },
   },
   {
     files: ["server/verify/**/*.{ts,tsx}"],

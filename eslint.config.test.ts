@@ -72,3 +72,34 @@ describe("eslint layering: client components", () => {
     expect(await restrictedImports("app/r/[id]/page.tsx", code)).toEqual([]);
   });
 });
+
+describe("eslint: one writer of payment rows", () => {
+  const rules = async (filePath: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath });
+    expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
+    return result!.messages.filter((m) => m.ruleId === "no-restricted-syntax").map((m) => m.message);
+  };
+
+  it.each([
+    ["server/ledger/probe.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served' WHERE id = ${1}`;"],
+    ["server/reconcile/probe.ts", "export const probe = (db: any) => db.$executeRaw`INSERT INTO payments (id) VALUES (${1})`;"],
+    ["app/api/probe/route.ts", "export const probe = (db: any) => db.$executeRaw`delete from payments where id = ${1}`;"],
+    ["server/health/probe.ts", "export const probe = (db: any) => db.payment.updateMany({ where: {}, data: {} });"],
+    ["bin/probe.ts", "export const probe = (db: any) => db.payment.create({ data: {} });"],
+  ])("refuses a payment write in %s", async (filePath, code) => {
+    const messages = await rules(filePath, code);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain("server/payments/payment-store.ts");
+  });
+
+  it("refuses a payment state spelled as a literal outside server/payments", async () => {
+    const messages = await rules("server/reconcile/probe.ts", 'export const probe = { status: "unserved" };');
+    expect(messages).toEqual([expect.stringContaining("payment-states.ts")]);
+  });
+
+  it("accepts the store's own writes, reads elsewhere, and other tables' writes", async () => {
+    expect(await rules("server/payments/payment-store.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served'`;")).toEqual([]);
+    expect(await rules("server/health/probe.ts", "export const probe = (db: any) => db.payment.findMany({ where: {} });")).toEqual([]);
+    expect(await rules("server/ledger/probe.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE balances SET units = 0`;")).toEqual([]);
+  });
+});

@@ -259,13 +259,7 @@ function Health() {
           <tbody>
             {pending.map((p) => (
               <tr key={p.id}>
-                <td>
-                  {p.status === "pending"
-                    ? `broadcast${p.txSignature ? ` (${p.txSignature.slice(0, 12)}…)` : ""}`
-                    : p.status === "claimed"
-                      ? "claimed, lease ran out"
-                      : `unserved${p.failureReason ? ` (${p.failureReason})` : ""}`}
-                </td>
+                <td>{p.label}</td>
                 <td>{p.network}</td>
                 <td><code>{p.payer}</code></td>
                 <td>{p.amountUsdc}</td>

@@ -5,9 +5,10 @@ import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { unitsToUsdcNumber } from "../verify";
+import { LANDED_STATES } from "../payments/payment-states";
 
 /** Payment statuses whose money was received (the same set the figures table counts). */
-export const RECEIVED_STATUSES = ["settled", "serving", "served", "unserved"] as const;
+export const RECEIVED_STATUSES = LANDED_STATES;
 
 const HOUR_MS = 3_600_000;
 

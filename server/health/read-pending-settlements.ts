@@ -4,6 +4,16 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { formatUnitsAsUsdc } from "../verify";
+import { STATE } from "../payments/payment-states";
+
+/** The states the list shows. */
+export const LISTED_STATES = [STATE.pending, STATE.claimed, STATE.unserved] as const;
+
+function labelOf(p: { status: string; txSignature: string | null; failureReason: string | null }): string {
+  if (p.status === STATE.pending) return `broadcast${p.txSignature ? ` (${p.txSignature.slice(0, 12)}…)` : ""}`;
+  if (p.status === STATE.claimed) return "claimed, lease ran out";
+  return `unserved${p.failureReason ? ` (${p.failureReason})` : ""}`;
+}
 
 /** How many of each kind the dashboard lists; the counts are exact. */
 export const PENDING_LIST_LIMIT = 50;
@@ -13,7 +23,9 @@ export interface PendingPayment {
   network: string;
   payer: string;
   amountUsdc: string;
-  status: "pending" | "claimed" | "unserved";
+  status: (typeof LISTED_STATES)[number];
+  /** What the operator reads for it: broadcast (with its transaction), a claim whose lease ran out, or unserved. */
+  label: string;
   /** The broadcast transaction, for a pending payment. */
   txSignature: string | null;
   failureReason: string | null;
@@ -28,9 +40,9 @@ export interface PendingSettlements {
 
 /** Broadcast (pending) payments, stale claims (no update for `leaseMs`) and unserved payments, oldest first. */
 export async function readPendingSettlements(db: DbClient, leaseMs: number, now = Date.now()): Promise<PendingSettlements> {
-  const stale = { status: "claimed", updatedAt: { lt: new Date(now - leaseMs) } };
-  const unserved = { status: "unserved" };
-  const broadcast = { status: "pending" };
+  const stale = { status: STATE.claimed, updatedAt: { lt: new Date(now - leaseMs) } };
+  const unserved = { status: STATE.unserved };
+  const broadcast = { status: STATE.pending };
   const select = { id: true, network: true, payer: true, units: true, status: true, failureReason: true, txSignature: true, updatedAt: true } as const;
   const [broadcastCount, broadcastRows, staleCount, staleRows, unservedCount, unservedRows] = await Promise.all([
     db.payment.count({ where: broadcast }),
@@ -46,6 +58,7 @@ export async function readPendingSettlements(db: DbClient, leaseMs: number, now 
     payer: p.payer,
     amountUsdc: formatUnitsAsUsdc(p.units),
     status: p.status as PendingPayment["status"],
+    label: labelOf(p),
     failureReason: p.failureReason,
     txSignature: p.txSignature,
     updatedAt: p.updatedAt.toISOString(),

@@ -6,7 +6,7 @@ import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 import { hotQuery } from "../db/hot-query";
 import { pointsExpression } from "./credit-holds";
-import type { Move } from "../payments/payment-states";
+import type { CreditMove } from "../payments/payment-states";
 import { creditedPaymentStatement } from "../payments/payment-store";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
@@ -22,7 +22,7 @@ export interface CreditFacts {
    * of `pending`, a broadcast whose confirmation was late found landed), so a second run (or a race) credits nothing.
    * A chat payment resolved with nobody waiting moves to `unserved`: the retry of the request that paid serves it.
    */
-  payment?: { id: string; txSignature: string; move: Move<"claimed" | "pending"> };
+  payment?: { id: string; txSignature: string; move: CreditMove };
   /**
    * Reserve the whole credit at once for the one call it pays for: a hold with this id (the payment's), tied to the
    * payment, so no other call of the same agent can spend that money.

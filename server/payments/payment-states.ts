@@ -24,6 +24,12 @@ import "server-only";
 export const PAYMENT_STATES = ["claimed", "pending", "settled", "serving", "served", "unserved", "failed", "expired"] as const;
 export type PaymentStatus = (typeof PAYMENT_STATES)[number];
 
+/** A state by its name, for code outside this folder: `STATE.pending`. Spelling a state anywhere else is refused. */
+export const STATE = Object.fromEntries(PAYMENT_STATES.map((s) => [s, s])) as { readonly [S in PaymentStatus]: S };
+
+/** The states of a payment whose transfer landed: its money moved and was credited. */
+export const LANDED_STATES = ["settled", "serving", "served", "unserved"] as const satisfies readonly PaymentStatus[];
+
 /** Every allowed move, from → to; a state's move to itself refreshes its lease. */
 export const PAYMENT_TRANSITIONS = {
   claimed: ["claimed", "pending", "settled", "served", "failed", "expired"],
@@ -40,6 +46,9 @@ export const PAYMENT_TRANSITIONS = {
 export type Move<From extends PaymentStatus = PaymentStatus> = {
   [F in From]: { from: F; to: (typeof PAYMENT_TRANSITIONS)[F][number] };
 }[From];
+
+/** The moves a ledger credit makes: a claim, or a late-confirmed broadcast, whose transfer landed. */
+export type CreditMove = Move<"claimed" | "pending">;
 
 /** The allowed moves as (from, to) pairs, for the database's copy of the table and its test. */
 export function transitionPairs(): [PaymentStatus, PaymentStatus][] {

@@ -9,8 +9,9 @@
 // - hold_lease_expired: an open hold whose server's lease ran out (it died mid-call and nothing finished it);
 // - balance_drift: a balance that is not the sum of its ledger entries.
 import "server-only";
-import type { DbClient } from "../db";
+import { Prisma, type DbClient } from "../db";
 import { usdcNumberToUnits } from "../verify";
+import { LANDED_STATES, STATE } from "../payments/payment-states";
 
 export type MoneyMismatchKind =
   | "charge_mismatch"
@@ -50,7 +51,7 @@ async function checkCharges(db: DbClient, network: string, since: Date | null): 
     if (row.upstream_cost !== null && BigInt(row.upstream_cost) > charged) {
       found.push({ kind: "cost_exceeds_hold", transaction: where, detail: `inference ${row.id}: the upstream cost ${row.upstream_cost} units, the ledger charged ${charged}` });
     }
-    if (row.status !== "served") continue;
+    if (row.status !== STATE.served) continue;
     if (!row.has_receipt) {
       found.push({ kind: "receipt_missing", transaction: where, detail: `inference ${row.id} was served with no stored receipt` });
       continue;
@@ -68,18 +69,18 @@ async function checkPaidCredits(db: DbClient, network: string, since: Date | nul
     SELECT p.id::text, p.status, p.tx_signature, p.units, h.status AS hold_status, h.units AS hold_units,
            EXISTS (SELECT 1 FROM ledger_entries e WHERE p.inference_id IS NOT NULL AND e.inference_id = p.inference_id AND e.kind = 'inference_debit') AS legacy_debit
     FROM payments p LEFT JOIN credit_holds h ON h.payment_id = p.id
-    WHERE p.network = ${network} AND p.purpose = 'chat' AND p.status IN ('settled', 'serving', 'served', 'unserved')
+    WHERE p.network = ${network} AND p.purpose = 'chat' AND p.status IN (${Prisma.join([...LANDED_STATES])})
       AND (${since}::timestamptz IS NULL OR p.created_at >= ${since}::timestamptz)`;
   const found: MoneyMismatch[] = [];
   for (const p of rows) {
     const where = p.tx_signature ?? `(payment ${p.id})`;
     // A call served before calls had holds was debited directly; its credit was spent by that debit.
-    if (p.hold_status === null && p.status === "served" && p.legacy_debit) continue;
+    if (p.hold_status === null && p.status === STATE.served && p.legacy_debit) continue;
     if (p.hold_status === null || p.hold_status === "released") {
       found.push({ kind: "credit_not_reserved", transaction: where, detail: `payment ${p.id} (${p.status}): its credit is spendable (${p.hold_status === null ? "no hold" : "hold released"})` });
     } else if (BigInt(p.hold_units!) !== BigInt(p.units)) {
       found.push({ kind: "credit_not_reserved", transaction: where, detail: `payment ${p.id}: hold of ${p.hold_units} units for a payment of ${p.units}` });
-    } else if ((p.status === "served") !== (p.hold_status === "captured")) {
+    } else if ((p.status === STATE.served) !== (p.hold_status === "captured")) {
       found.push({ kind: "hold_state_mismatch", transaction: where, detail: `payment ${p.id} is ${p.status} while its hold is ${p.hold_status}` });
     }
   }
@@ -92,7 +93,7 @@ async function checkOpenHolds(db: DbClient, network: string, leaseMs: number): P
     FROM credit_holds h LEFT JOIN payments p ON p.id = h.payment_id
     WHERE h.network = ${network} AND h.status = 'held' AND (
       (h.payment_id IS NULL AND h.lease_expires_at < now())
-      OR (p.status IN ('settled', 'serving') AND p.updated_at < now() - make_interval(secs => ${leaseMs}::double precision / 1000))
+      OR (p.status IN (${STATE.settled}, ${STATE.serving}) AND p.updated_at < now() - make_interval(secs => ${leaseMs}::double precision / 1000))
     )`;
   // An unserved payment's hold is open on purpose: it waits for that payment's retry, with no lease.
   return rows.map((h) => ({

@@ -22,6 +22,7 @@ import { findReorgedPayments } from "./evm-reorgs";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
 import { config } from "../env";
 import { metrics } from "../metrics/registry";
+import { LANDED_STATES, STATE } from "../payments/payment-states";
 
 export const MISMATCH_KINDS = [
   "paid_not_recorded",
@@ -64,8 +65,6 @@ export interface NetworkReport {
   mismatches: Mismatch[];
 }
 
-/** Statuses of a payment whose money moved. */
-const SETTLED = ["settled", "serving", "served", "unserved"];
 const CREDIT_KINDS = ["payment_credit", "topup_credit"];
 
 export interface ReconcileOptions {
@@ -83,10 +82,10 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
     const info = NETWORKS[id];
     const sinceSeconds = opts.since ? Math.floor(opts.since.getTime() / 1000) : null;
     const recorded = await db.payment.findMany({
-      where: { network: info.caip2, status: { in: SETTLED }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
+      where: { network: info.caip2, status: { in: [...LANDED_STATES] }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
       select: { id: true, txSignature: true, units: true, payTo: true },
     });
-    const pending = await db.payment.findMany({ where: { network: info.caip2, status: "pending" }, select: { txSignature: true, payTo: true } });
+    const pending = await db.payment.findMany({ where: { network: info.caip2, status: STATE.pending }, select: { txSignature: true, payTo: true } });
     // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
     const current = configuredDepositAddress(facilitator, settings, id);
     const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo), ...pending.map((p) => p.payTo)])];
@@ -138,7 +137,7 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
 
     mismatches.push(...(await checkMoney(db, info.caip2, config().PAYMENT_LEASE_MS, opts.since ?? null)));
 
-    const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: "claimed" } });
+    const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: STATE.claimed } });
     reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, pendingSettlements: pending.length, pendingLanded, mismatches });
     metrics().reconcileDrift.set({ network: info.caip2 }, mismatches.length);
   }

@@ -18,6 +18,7 @@ import { promptHashOfMessages } from "../verify";
 import { decodePaymentHeader } from "../x402/payment-headers";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { prng, type PaidNetwork, type Sighting } from "./run-workload";
+import { STATE } from "../payments/payment-states";
 
 /** What the adversary tries. Each is a way to be served or credited with a payment he did not make for that request. */
 export const ATTACK_KINDS = [
@@ -561,7 +562,7 @@ export async function checkAdversary(prisma: PrismaClient, adversary: Adversary,
     }
   }
   for (const p of payments) {
-    if (p.purpose === "chat" && p.status === "served" && servedByPayment.get(p.id) !== 1) failures.push(`payment ${p.id} is served with ${servedByPayment.get(p.id) ?? 0} served calls`);
+    if (p.purpose === "chat" && p.status === STATE.served && servedByPayment.get(p.id) !== 1) failures.push(`payment ${p.id} is served with ${servedByPayment.get(p.id) ?? 0} served calls`);
   }
 
   // Credits: none to his beneficiary key; to his wallet only his own payments; every top-up to the key its payer named.

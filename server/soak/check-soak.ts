@@ -13,9 +13,10 @@ import type { PrismaClient } from "../db";
 import { parseSecretKey } from "../keys/parse-secret-key";
 import { defaultLogOrigin } from "../transparency/log-key";
 import { canonicalJson, decodeReceiptEntry, formatVerifierKey, leafHash, openCheckpoint, rootOfLeaves } from "../verify";
+import { LANDED_STATES } from "../payments/payment-states";
 
 /** Payment statuses whose money moved. */
-const SETTLED = ["settled", "serving", "served", "unserved"];
+const SETTLED: string[] = [...LANDED_STATES];
 /** 5xx answers the API documents: the model or the chain failed (502), or the service is unavailable (503). */
 const DOCUMENTED_502 = new Set(["upstream_error", "chain_unavailable", "settlement_pending"]);
 

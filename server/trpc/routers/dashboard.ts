@@ -10,6 +10,7 @@ import { readFigures, readRecentCalls } from "../../dashboard/read-figures";
 import { readSettings } from "../../settings/read-settings";
 import { MISMATCH_KINDS, reconcile } from "../../reconcile/reconcile";
 import { operatorProcedure, router } from "../init";
+import { LISTED_STATES } from "../../health/read-pending-settlements";
 
 /** A decimal USDC amount, as formatted from bigint atomic units. */
 const usdc = z.string();
@@ -93,7 +94,8 @@ const pendingPayments = z.object({
       network: z.string(),
       payer: z.string(),
       amountUsdc: usdc,
-      status: z.enum(["pending", "claimed", "unserved"]),
+      status: z.enum(LISTED_STATES),
+      label: z.string(),
       failureReason: z.string().nullable(),
       txSignature: z.string().nullable(),
       updatedAt: z.iso.datetime(),
