@@ -164,7 +164,10 @@ const envSchema = z.object({
   SESSION_SECRET: z.string().min(32).optional(),
 
   // Operations.
-  /** Bearer token that `GET /metrics` requires (≥ 16 chars); required in production, open in development when unset. */
+  /**
+   * Bearer token that `GET /metrics` requires and that `GET /api/health` needs to show its parts' detail (≥ 16 chars);
+   * required in production, both open in development when unset.
+   */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** How long a SIGTERM lets in-flight requests finish before the process exits anyway (crash recovery covers the rest). */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),

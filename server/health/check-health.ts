@@ -1,7 +1,8 @@
 // Readiness and its parts: the database, each configured chain's RPC, the fee payer's gas money and the upstream model
 // provider. Every probe has a time limit and all run at once; their results are cached for HEALTH_CACHE_MS so a storm
 // of load-balancer checks costs the RPCs one round of probes a second. Whether to take traffic is judged afresh on every
-// read, so a SIGTERM turns readiness off at once.
+// read, so a SIGTERM turns readiness off at once. The public answer is the verdict only; the parts' detail (addresses,
+// balances, latencies) goes to the metrics token's holder.
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { createFacilitator } from "../facilitator/create-facilitator";
@@ -9,6 +10,7 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
 import { db as openDb, type DbClient } from "../db";
 import { config, type Config } from "../env";
 import { readFeePayerHealth, type FeePayerHealth } from "../dashboard/fee-payer-health";
+import { metricsAccess } from "./metrics-token";
 import { runProbe, type ProbeFailure } from "./run-probe";
 import { isShuttingDown } from "./shutdown-state";
 
@@ -50,6 +52,8 @@ export interface HealthReport extends HealthProbes {
   ready: boolean;
   /** Why the instance should not take traffic (empty when ready). */
   reasons: string[];
+  /** The reasons without figures (balances, levels): what anyone may read. */
+  publicReasons: string[];
   /** Parts down or low that do not stop traffic. */
   warnings: string[];
   shuttingDown: boolean;
@@ -123,21 +127,26 @@ async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number
  */
 export function judgeHealth(probes: HealthProbes, shuttingDown: boolean): HealthReport {
   const reasons: string[] = [];
+  const publicReasons: string[] = [];
+  const refuse = (reason: string, figures = "") => {
+    publicReasons.push(reason);
+    reasons.push(reason + figures);
+  };
   const warnings: string[] = [];
-  if (shuttingDown) reasons.push("shutting down");
-  if (!probes.database.ok) reasons.push(`database ${probes.database.error}`);
+  if (shuttingDown) refuse("shutting down");
+  if (!probes.database.ok) refuse(`database ${probes.database.error}`);
   const down = probes.chains.filter((c) => !c.ok);
-  if (probes.chains.length > 0 && down.length === probes.chains.length) reasons.push(`every chain RPC is down: ${down.map((c) => c.network).join(", ")}`);
+  if (probes.chains.length > 0 && down.length === probes.chains.length) refuse(`every chain RPC is down: ${down.map((c) => c.network).join(", ")}`);
   else for (const c of down) warnings.push(`chain RPC ${c.network} ${c.error}`);
   for (const account of probes.feePayer.accounts) {
-    if (account.level === "alert") reasons.push(`fee payer below the alert level on ${account.network}: ${account.balance} ${account.unit} < ${account.alertBelow}`);
+    if (account.level === "alert") refuse(`fee payer below the alert level on ${account.network}`, `: ${account.balance} ${account.unit} < ${account.alertBelow}`);
     else if (account.level === "warn") warnings.push(`fee payer below the warn level on ${account.network}: ${account.balance} ${account.unit} < ${account.warnBelow}`);
     else if (account.level === "unreachable") warnings.push(`fee payer balance unreadable on ${account.network}`);
   }
   if (!probes.feePayer.ok) warnings.push(`fee payer balances ${probes.feePayer.error}`);
   if (!probes.upstream.ok) warnings.push(`upstream ${probes.upstream.name} ${probes.upstream.error ?? `answered ${probes.upstream.status}`}`);
   const ready = reasons.length === 0;
-  return { ...probes, status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok", ready, reasons, warnings, shuttingDown };
+  return { ...probes, status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok", ready, reasons, publicReasons, warnings, shuttingDown };
 }
 
 const facilitators = new WeakMap<Config, Promise<Facilitator>>();
@@ -168,6 +177,23 @@ export async function readHealth(deps: () => HealthDeps = defaultHealthDeps): Pr
     cache.signetHealthProbes = entry;
   }
   return judgeHealth(await entry.probes, isShuttingDown());
+}
+
+/** What anyone may read of the health: the verdict and why, no address, balance, latency or lag. */
+export interface PublicHealth {
+  status: HealthReport["status"];
+  reasons: string[];
+}
+
+/**
+ * The health answer for a request: the whole report for the holder of the metrics token (anyone outside production
+ * when none is configured, as for /metrics), else the public verdict. A missing or wrong token is never an error here:
+ * load balancers read this without one.
+ */
+export async function readHealthFor(authorization: string | null, deps?: () => HealthDeps): Promise<{ ready: boolean; body: HealthReport | PublicHealth }> {
+  const report = await readHealth(deps);
+  if (metricsAccess(authorization) === "granted") return { ready: report.ready, body: report };
+  return { ready: report.ready, body: { status: report.status, reasons: report.publicReasons } };
 }
 
 /** Drops the cached probes. Tests only. */

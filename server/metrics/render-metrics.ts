@@ -1,10 +1,9 @@
 // GET /metrics: checks the scraper's Bearer token, refreshes the scrape-time gauges, renders the registry.
 import "server-only";
-import { timingSafeEqual, createHash } from "node:crypto";
 import { db } from "../db";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { readHealth } from "../health/check-health";
+import { metricsAccess } from "../health/metrics-token";
 import { collectScrapeGauges } from "./collect-scrape-gauges";
 import { metrics } from "./registry";
 
@@ -19,14 +18,7 @@ export async function renderMetrics(authorization: string | null): Promise<{ bod
 
 /** SECURITY: production always requires the token (start-up refuses without one; this refuses too, should it be skipped). */
 function requireMetricsToken(authorization: string | null): void {
-  const cfg = config();
-  const token = cfg.METRICS_TOKEN;
-  if (!token) {
-    if (cfg.isProduction) throw new AppError("server_misconfigured", "METRICS_TOKEN is not configured");
-    return;
-  }
-  const given = /^Bearer (.+)$/i.exec(authorization ?? "")?.[1] ?? "";
-  // Compare digests so neither the length nor the content leaks through timing.
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  if (!timingSafeEqual(digest(given), digest(token))) throw new AppError("unauthorized", "GET /metrics needs the metrics token: Authorization: Bearer <METRICS_TOKEN>");
+  const access = metricsAccess(authorization);
+  if (access === "unconfigured") throw new AppError("server_misconfigured", "METRICS_TOKEN is not configured");
+  if (access === "refused") throw new AppError("unauthorized", "GET /metrics needs the metrics token: Authorization: Bearer <METRICS_TOKEN>");
 }

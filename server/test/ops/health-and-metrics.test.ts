@@ -1,6 +1,7 @@
 // GET /api/health and GET /metrics, called in process like the other routes, over a whole paid stack (two local
 // Solana chains and PostgreSQL): readiness with each section, and 503 naming the database, the chains or the fee payer;
-// the metrics moving after a paid and a prepaid call; the metrics token in production.
+// the public answer without the parts' detail, which needs the metrics token; the metrics moving after a paid and a
+// prepaid call; the metrics token in production.
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as healthRoute } from "@/app/api/health/route";
@@ -19,6 +20,7 @@ import { CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack"
 
 let stack: PaidStack;
 let feePayer: string;
+const TOKEN = "metrics-token-for-the-test-0123456789";
 
 beforeAll(async () => {
   stack = await startPaidStack({ mainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
@@ -29,10 +31,12 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function health(query = ""): Promise<{ status: number; body: HealthReport }> {
+/** The health answer; the stack sets no METRICS_TOKEN, so outside production it carries the whole report. */
+async function health(query = "", headers: Record<string, string> = {}): Promise<{ status: number; body: HealthReport; text: string }> {
   resetHealthCacheForTests();
-  const res = await healthRoute(new Request(`http://signet.test/api/health${query}`), {});
-  return { status: res.status, body: (await res.json()) as HealthReport };
+  const res = await healthRoute(new Request(`http://signet.test/api/health${query}`, { headers }), {});
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text) as HealthReport, text };
 }
 
 async function scrape(headers: Record<string, string> = {}): Promise<Response> {
@@ -78,10 +82,19 @@ describe("GET /api/health", () => {
 
   it("answers 503 naming the fee payer when its SOL is under the alert level, and 200 again once funded", async () => {
     setFeePayerLamports(50_000_000n);
-    const low = await health();
-    expect(low.status).toBe(503);
-    expect(low.body.reasons).toEqual([expect.stringMatching(new RegExp(`^fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1$`))]);
-    setFeePayerLamports(10_000_000_000n);
+    try {
+      const low = await health();
+      expect(low.status).toBe(503);
+      expect(low.body.reasons).toEqual([expect.stringMatching(new RegExp(`^fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1$`))]);
+      // The public answer names the fee payer's network, not its balance.
+      await withEnv({ METRICS_TOKEN: TOKEN }, async () => {
+        const open = await health();
+        expect(open.status).toBe(503);
+        expect(open.body).toEqual({ status: "unavailable", reasons: [`fee payer below the alert level on ${stack.devnet.caip2}`] });
+      });
+    } finally {
+      setFeePayerLamports(10_000_000_000n);
+    }
     expect((await health()).status).toBe(200);
   });
 
@@ -111,6 +124,42 @@ describe("GET /api/health", () => {
     } finally {
       resetShutdownForTests();
     }
+  });
+});
+
+describe("GET /api/health's detail", () => {
+  /** Every sign of the parts' detail a public answer must not carry. */
+  const DETAIL = [/latency/i, /slotLag/, /balance/i, /feePayer/, /[1-9A-HJ-NP-Za-km-z]{32,44}/, /0x[0-9a-f]{40}/i, /BlockAge/];
+
+  it.each([
+    ["outside production", {}],
+    ["in production", { NODE_ENV: "production", FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }],
+  ])("%s with METRICS_TOKEN set, shows anyone status and reasons only, and the token's holder every part", async (_label, env) => {
+    await withEnv({ ...env, METRICS_TOKEN: TOKEN }, async () => {
+      const facilitator = (await createFacilitator()).address;
+      for (const chain of [stack.devnet, stack.mainnet!]) await chain.fundAccount(facilitator, { lamports: 10_000_000_000n });
+      const withoutToken: Record<string, string>[] = [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }];
+      for (const headers of withoutToken) {
+        const open = await health("", headers);
+        expect(open.status).toBe(200);
+        expect(open.body).toEqual({ status: "ok", reasons: [] });
+        for (const detail of DETAIL) expect(open.text).not.toMatch(detail);
+        expect(open.text).not.toContain(facilitator);
+      }
+      const detailed = await health("", { authorization: `Bearer ${TOKEN}` });
+      expect(detailed.status).toBe(200);
+      expect(detailed.body).toMatchObject({ status: "ok", ready: true, reasons: [], database: { ok: true } });
+      expect(detailed.body.database.latencyMs).toBeGreaterThanOrEqual(0);
+      expect(detailed.body.chains.every((c) => typeof c.slotLag === "number")).toBe(true);
+      expect(detailed.body.feePayer.accounts.map((a) => a.address)).toContain(facilitator);
+      expect((await health("?probe=live")).body).toEqual({ status: "live" });
+    });
+  });
+
+  it("outside production without METRICS_TOKEN shows every part, as /metrics is open then", async () => {
+    const { body } = await health();
+    expect(body.feePayer.accounts.map((a) => a.address)).toContain(feePayer);
+    expect(body.database.latencyMs).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -169,7 +218,7 @@ describe("GET /metrics", () => {
   });
 
   it("in production needs the Bearer METRICS_TOKEN: 401 without it or with another, 200 with it", async () => {
-    const token = "metrics-token-for-the-test-0123456789";
+    const token = TOKEN;
     await withEnv({ NODE_ENV: "production", METRICS_TOKEN: token, FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }, async () => {
       const none = await scrape();
       expect(none.status).toBe(401);
