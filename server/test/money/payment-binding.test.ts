@@ -12,7 +12,13 @@ import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
 import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { parseReceiptText } from "../../verify";
-import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { randomUUID } from "node:crypto";
+import { createPayingFetch } from "../../agent/paying-fetch";
+import { chatRequestDigest } from "../../payments/request-digest";
+import { paymentIdempotencyKey } from "../../x402/idempotency-key";
+import { authorizationHeader } from "../support/eip3009-header";
+import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
+import { buildPaymentHeader, CHAT_URL, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const victimBody = { model: "local/echo-1", messages: [{ role: "user", content: "the victim's own question" }] };
 const attackerBody = { model: "local/echo-1", messages: [{ role: "user", content: "the attacker's question" }] };
@@ -161,5 +167,135 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: beneficiary } })).units).toBe(2_000n);
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: thief } })).toBeNull();
+  });
+});
+
+describe("a payment left waiting by a slow cluster or a failed upstream, with stock clients", () => {
+  let stack: PaidStack;
+  let provider: FakeProvider;
+  let failing = false;
+  beforeAll(async () => {
+    provider = await startFakeProvider(({ body }) => (failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 })));
+    // Every send lands, 1.5–2.5 s late: past the settle wait, so the first answer is 502 settlement_pending.
+    stack = await startPaidStack({
+      evm: true,
+      env: { ...env, UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
+      devnet: { timing: "real", slotMs: 25, faults: { seed: 7, confirmDelayMs: [1500, 2500] } },
+    });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await provider?.close();
+  });
+
+  /** A stock @x402/fetch client, and the payment header it last sent (what its retry repeats). */
+  const stockClient = (signer: Parameters<PaidStack["payingFetch"]>[0]) => {
+    let header: string | null = null;
+    const seen = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      header = req.headers.get("payment-signature") ?? header;
+      return stack.chat({ body: JSON.parse(await req.text()), headers: Object.fromEntries(req.headers) });
+    }) as typeof fetch;
+    const rpcs = { [stack.devnet.caip2]: stack.devnet.faultFreeUrl };
+    return { fetch: createPayingFetch(signer, rpcs, seen), header: () => header! };
+  };
+  const post = (client: { fetch: typeof fetch }, body: object) => client.fetch(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  it("serves the stock client's retry of the same request once it lands, and refuses a stranger's body meanwhile", async () => {
+    const payer = stockClient(await stack.newAgent());
+    const first = await post(payer, victimBody);
+    expect(first.status).toBe(502);
+    const { transaction } = (await first.json()) as { transaction: string };
+    await until("the late transfer to land", async () => stack.devnet.chain.getTransaction(transaction) !== null, 10_000);
+    const logged = await stack.tdb.prisma.inferenceLog.count();
+
+    const stranger = await stack.chat({ body: attackerBody, headers: { "PAYMENT-SIGNATURE": payer.header() } });
+    expect(stranger.status).toBe(409);
+    expect(await stranger.json()).toMatchObject({ error: "payment_request_mismatch" });
+    const wrapped = wrapPublicTransaction(await challengeOf(await stack.chat({ body: attackerBody })), await publicWire(stack.devnet.url, transaction));
+    expect((await stack.chat({ body: attackerBody, headers: { "PAYMENT-SIGNATURE": wrapped } })).status).toBe(409);
+    expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged);
+
+    // The stock client's own retry: the same body with the same header, as the 502 says.
+    const retry = await stack.chat({ body: victimBody, headers: { "PAYMENT-SIGNATURE": payer.header() } });
+    expect(retry.status).toBe(200);
+    expect(promptHashOf(retry)).toBe(receiptOf(retry).prompt_hash);
+    expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged + 1);
+  });
+
+  it("keeps an unserved payment for its own request: a stranger's body is refused, the payer's retry is served once", async () => {
+    const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "remote, the payer's own" }] };
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.faultFreeUrl);
+    failing = true;
+    try {
+      let first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+      // The transfer lands late: the payment waits pending, then the retry settles it and the upstream fails.
+      for (let i = 0; first.status === 502 && (await first.clone().json()).error === "settlement_pending" && i < 20; i++) {
+        await sleep(500);
+        first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+      }
+      expect(first.status).toBe(502);
+      expect(await first.json()).toMatchObject({ error: "upstream_error" });
+    } finally {
+      failing = false;
+    }
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
+    expect(payment.status).toBe("unserved");
+    const logged = await stack.tdb.prisma.inferenceLog.count();
+    for (const body of [{ ...remote, messages: [{ role: "user", content: "the stranger's" }] }, { ...remote, max_tokens: 1024 }, { ...remote, network: "base-sepolia" }, { ...remote, stream: true }]) {
+      const stranger = await stack.chat({ body, headers: { "X-Payment": header } });
+      expect(stranger.status, JSON.stringify(body)).toBe(409);
+    }
+    // Mainnet is off: refused before the payment is even looked at.
+    expect((await stack.chat({ body: { ...remote, network: "mainnet" }, headers: { "X-Payment": header } })).status).toBe(503);
+    expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged);
+    expect((await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("unserved");
+    const own = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    expect(own.status).toBe(200);
+    expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged + 1);
+  });
+
+  it("refuses a stranger's body on a claim whose server died: nothing is taken over for him", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: victimBody })), stack.devnet.faultFreeUrl);
+    const decoded = decodePaymentSignatureHeader(header);
+    const key = paymentIdempotencyKey(decoded);
+    // The dead server's claim, past its lease, bound to the payer's request.
+    await stack.tdb.prisma.$executeRaw`
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, request_digest)
+      VALUES (${randomUUID()}::uuid, ${key}, ${stack.devnet.caip2}, ${agent.address}, ${decoded.accepted.payTo}, 1000, 'chat', 'claimed',
+              now() - interval '1 hour', ${chatRequestDigest(victimBody, "solana-devnet")})`;
+    const stranger = await stack.chat({ body: attackerBody, headers: { "X-Payment": header } });
+    expect(stranger.status).toBe(409);
+    expect(await stranger.json()).toMatchObject({ error: "payment_request_mismatch" });
+    const row = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { idempotencyKey: key } });
+    expect(row.status).toBe("claimed");
+    expect(row.updatedAt.getTime()).toBeLessThan(Date.now() - 30 * 60_000);
+    expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
+  });
+
+  it("binds a Base payment the same way: its authorization re-sent with another body is refused, its own retry served", async () => {
+    const body = { ...victimBody, network: "base-sepolia" };
+    const account = await stack.newEvmAgent();
+    const header = await authorizationHeader(account, await challengeOf(await stack.chat({ body })));
+    const send = () => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    let served = await send();
+    // Base blocks come every 2 s: the first answers may be 502 settlement_pending; the same request is retried.
+    for (let i = 0; served.status === 502 && i < 20; i++) {
+      await sleep(500);
+      served = await send();
+    }
+    expect(served.status).toBe(200);
+    const logged = await stack.tdb.prisma.inferenceLog.count();
+    const stranger = await stack.chat({ body: { ...attackerBody, network: "base-sepolia" }, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(stranger.status).toBe(409);
+    expect(await stranger.json()).toMatchObject({ error: "payment_request_mismatch" });
+    const again = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(receiptOf(again).inference_id).toBe(receiptOf(served).inference_id);
+    expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged);
+    expect(await stack.baseSepolia!.usdcBalance(account.address)).toBe(1_000_000n - 1_000n);
   });
 });
