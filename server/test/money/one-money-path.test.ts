@@ -125,7 +125,16 @@ describe("a paid call's credit is its own", () => {
     expect(units(receipt)).toBe(45n);
     expect(await charged(String(receipt.inference_id))).toBe(45n);
     expect(await balance(kp.publicKeyBase58)).toBe((await credits(kp.publicKeyBase58)) - 45n);
-    expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(409);
+    // Sent again once served: the stored answer and receipt, never a second charge.
+    const ledgerBefore = await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: kp.publicKeyBase58 } });
+    const callsBefore = await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } });
+    const again = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(receiptOf(again)).toEqual(receipt);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(ledgerBefore);
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(callsBefore);
+    expect(await balance(kp.publicKeyBase58)).toBe((await credits(kp.publicKeyBase58)) - 45n);
     await expectZeroDrift();
   });
 

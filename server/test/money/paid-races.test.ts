@@ -1,8 +1,8 @@
 // Races and switches on the paid path, on PostgreSQL with real local chains:
 // - one Solana payment re-encoded several ways and sent at once is one payment: one 200, the rest 409, no 500, and no
 //   row left `claimed`;
-// - the kill switch applies to a payment's own network, even when its retry names another network; grants never
-//   credit a disabled mainnet;
+// - the kill switch applies to a payment's own network; a retry naming another network is not the request that paid
+//   (409 payment_request_mismatch, nothing moves); grants never credit a disabled mainnet;
 // - a stream that outlives the payment lease is never served twice: its lease is renewed while it streams.
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
@@ -80,7 +80,7 @@ describe("one payment, many encodings", () => {
 });
 
 describe("the kill switch, on the payment's own network", () => {
-  it("refuses the retry of an unserved mainnet payment while mainnet is off, even through a request that names devnet", async () => {
+  it("refuses the retry of an unserved mainnet payment while mainnet is off, and through a request that names devnet at any time", async () => {
     await set("SERVICE_MAINNET_ENABLED", "true");
     await set("SERVICE_MAINNET_DEPOSIT_ADDRESS", mainnetDeposit);
     const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "mainnet" }], network: "mainnet" };
@@ -92,17 +92,30 @@ describe("the kill switch, on the payment's own network", () => {
     } finally {
       failing = false;
     }
+    const calls = () => stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } });
+    const ledger = () => stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } });
+    const ledgerBefore = await ledger();
     await set("SERVICE_MAINNET_ENABLED", "false");
-    for (const network of ["devnet", "mainnet"]) {
-      const retry = await stack.chat({ body: { ...remote, network }, headers: { "X-Payment": header } });
-      expect(retry.status).toBe(503);
-      expect(await retry.json()).toMatchObject({ error: "mainnet_disabled" });
-    }
+    // The same request while mainnet is off: the switch of the payment's own network refuses it.
+    const sameRequest = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    expect(sameRequest.status).toBe(503);
+    expect(await sameRequest.json()).toMatchObject({ error: "mainnet_disabled" });
+    // Naming devnet is another request than the one the payment paid for: refused before any switch is read.
+    const onDevnet = await stack.chat({ body: { ...remote, network: "devnet" }, headers: { "X-Payment": header } });
+    expect(onDevnet.status).toBe(409);
+    expect(await onDevnet.json()).toMatchObject({ error: "payment_request_mismatch" });
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment.status).toBe("unserved");
-    // Back on, the same header is served once.
+    expect(await calls()).toBe(0);
+    expect(await ledger()).toBe(ledgerBefore);
+    // Back on, the devnet-named request is still not the one that paid; the same header with the same body is served once.
     await set("SERVICE_MAINNET_ENABLED", "true");
+    const stillDevnet = await stack.chat({ body: { ...remote, network: "devnet" }, headers: { "X-Payment": header } });
+    expect(stillDevnet.status).toBe(409);
+    expect(await stillDevnet.json()).toMatchObject({ error: "payment_request_mismatch" });
     expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(200);
+    expect(await calls()).toBe(1);
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
   });
 
   it("refuses a grant on a default network that is mainnet while mainnet is off, crediting nothing", async () => {
@@ -139,6 +152,11 @@ describe("the payment lease while a stream runs", () => {
     expect(retry.status).toBe(409);
     const answer = await reading;
     expect(answer.receipt).not.toBeNull();
+    // Sent again after the stream was served: its stored answer, the same receipt, and still one call.
+    const late = await stack.chat({ body: long, headers: { "X-Payment": header } });
+    expect(late.status).toBe(200);
+    expect(late.headers.get("x-answer-replayed")).toBe("true");
+    expect((await readStreamedAnswer(late.body!)).receipt?.inference_id).toBe(answer.receipt!.inference_id);
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
     expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
   });

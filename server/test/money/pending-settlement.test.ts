@@ -1,8 +1,10 @@
 // A broadcast whose confirmation was not seen in time is a pending settlement, not a failure. On PostgreSQL with real
 // local chains (real slot timing, seeded faults that drop or delay every send):
 // - the request answers 502 settlement_pending with the transaction and when to retry;
-// - a retry with the same header, once the transfer landed, is served exactly once and charged once;
-// - a transfer that can never land (blockhash expired, never seen) is a clean 402 settlement_expired, nothing charged;
+// - a retry with the same header, once the transfer landed, is served exactly once and charged once; the same request
+//   sent again after that gets the stored answer and receipt (X-Answer-Replayed), and nothing moves;
+// - a transfer that can never land (blockhash expired, never seen) is a clean 402 settlement_expired, nothing charged,
+//   and the payment is `expired`;
 // - nobody retrying, a fresh app context's sweeper finishes it (chat: unserved, then served once; top-up: credited);
 // - concurrent retries of one pending payment serve it once; Base behaves the same way.
 import { decodePaymentSignatureHeader } from "@x402/core/http";
@@ -17,6 +19,7 @@ import { createFacilitator, type Facilitator } from "../../facilitator/create-fa
 import { solanaFeeLamports } from "../../facilitator/settlement-fee";
 import { metrics } from "../../metrics/registry";
 import { reconcile } from "../../reconcile/reconcile";
+import { parseReceiptText } from "../../verify";
 import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { authorizationHeader } from "../support/eip3009-header";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -45,6 +48,37 @@ async function paymentOf(stack: PaidStack, payer: string) {
 
 async function ledgerOf(stack: PaidStack, agent: string) {
   return stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent }, orderBy: { createdAt: "asc" } });
+}
+
+/** What moves when an agent is served or credited: its ledger entries, its logged calls, its balances. */
+async function movedFor(stack: PaidStack, agent: string) {
+  return {
+    ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent } }),
+    calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent } }),
+    balances: (await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent } })).map((b) => [b.network, b.units]),
+  };
+}
+
+function receiptOf(res: Response): unknown {
+  const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+  if (!parsed.ok) throw new Error("no receipt");
+  return parsed.receipt;
+}
+
+/**
+ * The same request sent again after `served` answered it: the stored answer (the same completion id) and the same
+ * receipt, marked X-Answer-Replayed, and nothing moves.
+ */
+async function expectStoredAnswer(stack: PaidStack, agent: string, served: Response, send: () => Promise<Response>): Promise<void> {
+  expect(served.status).toBe(200);
+  const servedId = ((await served.clone().json()) as { id: string }).id;
+  const before = await movedFor(stack, agent);
+  const again = await send();
+  expect(again.status).toBe(200);
+  expect(again.headers.get("x-answer-replayed")).toBe("true");
+  expect(((await again.json()) as { id: string }).id).toBe(servedId);
+  expect(receiptOf(again)).toEqual(receiptOf(served));
+  expect(await movedFor(stack, agent)).toEqual(before);
 }
 
 /** Lands the settlement of `header` on the chain itself, past the dropped sends: what a later re-broadcast does. */
@@ -97,7 +131,7 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(report).toMatchObject({ pendingSettlements: 1, pendingLanded: 1, mismatches: [] });
     const retry = await send();
     expect(retry.status).toBe(200);
-    expect((await send()).status).toBe(409);
+    await expectStoredAnswer(stack, agent.address, retry, send);
 
     const done = await paymentOf(stack, agent.address);
     expect(done).toMatchObject({ status: "served", txSignature: body.transaction, pendingPayload: null, pendingBlockhash: null });
@@ -109,7 +143,7 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(feePayerBefore - stack.devnet.chain.getAccount(facilitator.address)!.lamports).toBe(fee);
   });
 
-  it("refuses the retry with a clean 402 settlement_expired once the blockhash expired unseen: nothing charged", async () => {
+  it("refuses the retry with a clean 402 settlement_expired once the blockhash expired unseen: nothing charged, the payment expired", async () => {
     const { agent, send } = await pay();
     const expiredBefore = await settlements(stack.devnet.caip2, "chat", "expired");
     expect((await send()).status).toBe(502);
@@ -120,7 +154,7 @@ describe("a Solana settlement whose every send is dropped", () => {
       expect(retry.status).toBe(402);
       expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });
     }
-    expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "failed", failureReason: "settlement_expired", pendingPayload: null });
+    expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "expired", failureReason: "settlement_expired", pendingPayload: null, clientPaymentId: null });
     expect(await settlements(stack.devnet.caip2, "chat", "expired")).toBe(expiredBefore + 1);
     expect(await ledgerOf(stack, agent.address)).toHaveLength(0);
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: agent.address } })).toBeNull();
@@ -131,8 +165,19 @@ describe("a Solana settlement whose every send is dropped", () => {
     const { agent, header, send } = await pay();
     expect((await send()).status).toBe(502);
     await landDirectly(stack, facilitator, header);
-    const statuses = (await Promise.all([send(), send()])).map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 409]);
+    const answers = await Promise.all([send(), send()]);
+    // One is served; the other is refused while that one is processed, or, once it was served, gets its stored answer.
+    const served = answers.filter((r) => r.status === 200 && r.headers.get("x-answer-replayed") === null);
+    expect(served, JSON.stringify(answers.map((r) => r.status))).toHaveLength(1);
+    const other = answers.find((r) => r !== served[0])!;
+    if (other.status === 200) {
+      expect(other.headers.get("x-answer-replayed")).toBe("true");
+      expect(((await other.json()) as { id: string }).id).toBe(((await served[0]!.json()) as { id: string }).id);
+    } else {
+      expect(other.status).toBe(409);
+      expect(await other.json()).toMatchObject({ error: "payment_replay" });
+    }
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
     expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "served" });
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
@@ -152,12 +197,11 @@ describe("a Solana settlement whose every send is dropped", () => {
       ["hold", -PRICE],
       ["payment_credit", PRICE],
     ]);
-    expect((await send()).status).toBe(200);
-    expect((await send()).status).toBe(409);
+    await expectStoredAnswer(stack, agent.address, await send(), send);
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
   });
 
-  it("after a restart, the sweeper credits a landed top-up, and its retry is a replay", async () => {
+  it("after a restart, the sweeper credits a landed top-up, and its retry gets the top-up's answer, crediting nothing more", async () => {
     const agent = await stack.newAgent();
     const topUp = (headers: Record<string, string> = {}) =>
       topUpRoute(
@@ -176,7 +220,14 @@ describe("a Solana settlement whose every send is dropped", () => {
     await until("the sweeper", async () => (await paymentOf(stack, agent.address)).status === "served");
     const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } });
     expect(balance.units).toBe(2_000n);
-    expect((await topUp({ "X-Payment": header })).status).toBe(409);
+    const before = await movedFor(stack, agent.address);
+    const again = await topUp({ "X-Payment": header });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    const payment = await paymentOf(stack, agent.address);
+    expect(await again.json()).toMatchObject({ agent_pubkey: agent.address, amount_usdc: "0.002", balance_usdc: "0.002", tx_signature: payment.txSignature });
+    expect(await movedFor(stack, agent.address)).toEqual(before);
+    expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "topup_credit")).toHaveLength(1);
   });
 });
 
@@ -211,7 +262,7 @@ describe("a Solana settlement confirmed after the wait", () => {
   });
   afterAll(async () => stack?.close());
 
-  it("is pending, lands, and the retry is served once; a second retry is a replay", async () => {
+  it("is pending, lands, and the retry is served once; a second retry gets its stored answer", async () => {
     const agent = await stack.newAgent();
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
     const send = () => stack.chat({ body: local, headers: { "X-Payment": header } });
@@ -220,8 +271,7 @@ describe("a Solana settlement confirmed after the wait", () => {
     const { transaction } = (await first.json()) as { transaction: string };
     await until("the delayed send to land", () => stack.devnet.chain.getTransaction(transaction) !== null);
     await sleep(100);
-    expect((await send()).status).toBe(200);
-    expect((await send()).status).toBe(409);
+    await expectStoredAnswer(stack, agent.address, await send(), send);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
   });
@@ -271,13 +321,12 @@ describe("a Base settlement whose transaction is dropped", () => {
       args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.payload.signature],
     });
 
-    expect((await send()).status).toBe(200);
-    expect((await send()).status).toBe(409);
+    await expectStoredAnswer(stack, account.address.toLowerCase(), await send(), send);
     expect(await chain.usdcBalance(account.address)).toBe(1_000_000n - PRICE);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase(), kind: "payment_credit" } })).toBe(1);
   });
 
-  it("is refused with a clean 402 settlement_expired once a block is past validBefore and the authorization unused", async () => {
+  it("is refused with a clean 402 settlement_expired once a block is past validBefore and the authorization unused: the payment is expired", async () => {
     const body = { ...local, network: "base-sepolia" };
     const account = await stack.newEvmAgent();
     // The facilitator accepts an authorization valid for at least 6 s more.
@@ -291,7 +340,7 @@ describe("a Base settlement whose transaction is dropped", () => {
     const retry = await send();
     expect(retry.status).toBe(402);
     expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });
-    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } })).toMatchObject({ status: "failed", failureReason: "settlement_expired" });
+    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } })).toMatchObject({ status: "expired", failureReason: "settlement_expired", clientPaymentId: null });
     expect(await stack.baseSepolia!.usdcBalance(account.address)).toBe(1_000_000n);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase() } })).toBe(0);
   });

@@ -1,12 +1,14 @@
 // A payment's claim is taken over only from a server that died: a live settlement keeps its lease however long it
 // waits for its payer's lane; and a takeover that finds the payment's transfer spent by the dead server's own relay
-// records it, never marks it failed.
+// records it, never marks it failed. A payment served after its wait gives the same request sent again its stored
+// answer, and nothing moves.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { encodeFunctionData, createWalletClient, http as viemHttp, parseSignature, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eip3009ABI } from "@x402/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chatRequestDigest } from "../../payments/request-digest";
 import { decodePaymentHeader } from "../../x402/payment-headers";
 import { paymentIdempotencyKey } from "../../x402/idempotency-key";
 import { payingAccount } from "../../x402/paying-account";
@@ -106,7 +108,7 @@ describe("a Base payment whose server died after relaying it", () => {
     if (!decoded.ok) throw new Error("the hand-signed header did not decode");
     const { authorization, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
 
-    // The dead server: its claim, left past its lease; its lane, with a send recorded; its relay, still in the mempool
+    // The dead server: its claim of this request, left past its lease; its lane, with a send recorded; its relay, still in the mempool
     // (the chain mines no more on its own: the proxy mines it right after the takeover's first look at the chain).
     const chain = stack.baseSepolia!.faultFreeUrl;
     await fetch(chain, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setAutomine", params: [false] }) });
@@ -123,8 +125,9 @@ describe("a Base payment whose server died after relaying it", () => {
     const key = paymentIdempotencyKey(decoded.payload);
     const payer = agent.address.toLowerCase();
     await stack.tdb.prisma.$executeRaw`
-      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at)
-      VALUES (${randomUUID()}::uuid, ${key}, 'eip155:84532', ${payer}, ${stack.evmDeposit!.toLowerCase()}, 1000, 'chat', 'claimed', now() - interval '1 minute')`;
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, request_digest)
+      VALUES (${randomUUID()}::uuid, ${key}, 'eip155:84532', ${payer}, ${stack.evmDeposit!.toLowerCase()}, 1000, 'chat', 'claimed', now() - interval '1 minute',
+              ${chatRequestDigest(body, "base-sepolia")})`;
     await stack.tdb.prisma.$executeRaw`
       INSERT INTO settlement_lanes (source, last_sent_at) VALUES (${payingAccount("eip155:84532", decoded.payload)!}, now())`;
 
@@ -183,7 +186,7 @@ describe("a pending Base payment whose authorization is spent while the RPC does
     await proxy?.close();
   });
 
-  it("is never failed with its money moved: the retry waits (502) until the transfer shows, then is served once", async () => {
+  it("is never failed with its money moved: the retry waits (502) until the transfer shows, then is served once, and its repeat gets the stored answer", async () => {
     const body = { model: "local/echo-1", messages: [{ role: "user", content: "lagging node" }], network: "base-sepolia" };
     const agent = await stack.newEvmAgent(1_000_000n);
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
@@ -212,8 +215,19 @@ describe("a pending Base payment whose authorization is spent while the RPC does
     expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address.toLowerCase() } })).status).toBe("pending");
 
     proxy.hideLogs.on = false;
-    expect((await send()).status).toBe(200);
-    expect((await send()).status).toBe(409);
+    const served = await send();
+    expect(served.status).toBe(200);
+    const payer = agent.address.toLowerCase();
+    const moved = async () => ({
+      ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: payer } }),
+      calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: payer } }),
+    });
+    const before = await moved();
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(((await again.json()) as { id: string }).id).toBe(((await served.json()) as { id: string }).id);
+    expect(await moved()).toEqual({ ...before, calls: 1 });
     expect(await chain.usdcBalance(agent.address)).toBe(1_000_000n - 1_000n);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address.toLowerCase(), kind: "payment_credit" } })).toBe(1);
   });
