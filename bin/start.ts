@@ -16,7 +16,8 @@ try {
   verifierKeypair();
   // LOG_SECRET_KEY (and LOG_WITNESS_KEYS): the receipt log signs checkpoints with it from the first call on.
   logIdentity();
-  // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (a mismatch fails start-up: payments would go to an address the facilitator does not control).
+  // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (a mismatch fails start-up: payments would go to an address the facilitator does not control),
+  // and that it is none of the operator's keys (the receipt-signing key, the dashboard's sign-in keys).
   await createFacilitator(cfg);
   // A larger young generation: under load most of a call's garbage dies young, and V8's default 16 MiB semi-space
   // promoted it and collected too often (the bench's GC share fell and paid calls/s rose with 64 MiB).

@@ -9,6 +9,8 @@ import type { SchemeNetworkFacilitator } from "@x402/core/types";
 import { config, ConfigError, type Config } from "../env";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
+import type { Ed25519Keypair } from "../keys/parse-secret-key";
+import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { createBackoffSolanaRpc } from "../chain/rpc-backoff";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
@@ -61,6 +63,31 @@ export interface Facilitator {
   confirmWaitMs: number;
 }
 
+/**
+ * Refuses a fee-payer key that is also an operator key: the receipt-signing key (SERVICE_OPERATOR_SECRET_KEY, or the
+ * dev key) or a key listed in SERVICE_OPERATOR_PUBKEYS. Production without the operator key is left to its own check.
+ */
+export function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypair): void {
+  // SECURITY: the fee payer is a hot key that co-signs transactions payers build; a receipt signature or a dashboard
+  // sign-in must never be made with it, nor a leak of one role's key hand over the other.
+  if (cfg.SERVICE_OPERATOR_SECRET_KEY !== undefined || !cfg.isProduction) {
+    const operator = loadSigningKey({
+      envVar: "SERVICE_OPERATOR_SECRET_KEY",
+      value: cfg.SERVICE_OPERATOR_SECRET_KEY,
+      isProduction: cfg.isProduction,
+      dataDir: cfg.dataDir,
+      devFile: OPERATOR_DEV_KEY_FILE,
+    });
+    if (operator.publicKeyBase58 === feePayer.publicKeyBase58) {
+      throw new ConfigError(`FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY: both are the key ${feePayer.publicKeyBase58}, which must not both pay fees and sign receipts`);
+    }
+  }
+  const operators = cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim());
+  if (operators.includes(feePayer.publicKeyBase58)) {
+    throw new ConfigError(`SERVICE_OPERATOR_PUBKEYS must not list the facilitator's fee-payer key ${feePayer.publicKeyBase58}: the dashboard's operators sign in with keys of their own`);
+  }
+}
+
 /** Builds the facilitator for every Solana and Base network that has an RPC configured. */
 export async function createFacilitator(cfg: Config = config()): Promise<Facilitator> {
   const key = loadSigningKey({
@@ -70,6 +97,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     dataDir: cfg.dataDir,
     devFile: FACILITATOR_DEV_KEY_FILE,
   });
+  refuseOperatorKeyAsFeePayer(cfg, key);
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...key.seed, ...key.publicKey]));
   if (cfg.SERVICE_DEPOSIT_ADDRESS && cfg.SERVICE_DEPOSIT_ADDRESS !== signer.address) {
     // SECURITY: the deposit address must be the fee payer's own address; anything else is a typo that
