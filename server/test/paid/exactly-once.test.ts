@@ -1,6 +1,7 @@
-// Exactly-once money on the paid route: a served payment replayed moves nothing; 50 concurrent sends of one payment
-// header give one settlement, one credit and one inference; an upstream failure after settlement keeps the payment
-// as credit and one retry with the same header serves it without settling again.
+// Exactly-once money on the paid route: a served payment sent again with the same request gets its stored answer and
+// moves nothing, and with another request is refused; 50 concurrent sends of one payment header give one settlement,
+// one credit and one inference; an upstream failure after settlement keeps the payment as credit and one retry with
+// the same header serves it without settling again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -28,6 +29,17 @@ const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content
 
 const usdc = (owner: string) => stack.devnet.usdcBalance(owner);
 
+/** What a served or replayed call may move: the agent's wallet, its ledger entries, its logged calls. */
+async function movedFor(agent: string) {
+  return {
+    usdc: await usdc(agent),
+    ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent } }),
+    calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent } }),
+  };
+}
+
+const receiptHeader = (res: Response) => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as Record<string, unknown>;
+
 async function ledgerMatchesBalance(agent: string): Promise<void> {
   const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent } });
   const balances = await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent } });
@@ -35,19 +47,36 @@ async function ledgerMatchesBalance(agent: string): Promise<void> {
 }
 
 describe("exactly-once payments", () => {
-  it("refuses a served payment sent again with 409 payment_replay, moving nothing", async () => {
+  it("gives a served payment sent again its stored answer, moving nothing", async () => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const served = await stack.chat({ body: local, headers: { "X-Payment": header } });
+    expect(served.status).toBe(200);
+    expect(served.headers.get("x-answer-replayed")).toBeNull();
+    const answer = (await served.json()) as Record<string, unknown>;
+    const before = await movedFor(agent.address);
+    expect(before.calls).toBe(1);
+    for (const name of ["X-Payment", "PAYMENT-SIGNATURE"]) {
+      const again = await stack.chat({ body: local, headers: { [name]: header } });
+      expect(again.status).toBe(200);
+      expect(again.headers.get("x-answer-replayed")).toBe("true");
+      expect(receiptHeader(again)).toEqual(receiptHeader(served));
+      expect(await again.json()).toEqual(answer);
+    }
+    expect(await movedFor(agent.address)).toEqual(before);
+    await ledgerMatchesBalance(agent.address);
+  });
+
+  it("refuses a served payment's header sent with another body with 409 payment_request_mismatch, moving nothing", async () => {
     const agent = await stack.newAgent();
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
     expect((await stack.chat({ body: local, headers: { "X-Payment": header } })).status).toBe(200);
-    const after = await usdc(agent.address);
-    const ledgerCount = await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } });
-    for (const name of ["X-Payment", "PAYMENT-SIGNATURE"]) {
-      const again = await stack.chat({ body: local, headers: { [name]: header } });
-      expect(again.status).toBe(409);
-      expect(await again.json()).toMatchObject({ error: "payment_replay" });
-    }
-    expect(await usdc(agent.address)).toBe(after);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } })).toBe(ledgerCount);
+    const before = await movedFor(agent.address);
+    const other = await stack.chat({ body: { ...local, messages: [{ role: "user", content: "another question" }] }, headers: { "X-Payment": header } });
+    expect(other.status).toBe(409);
+    expect(other.headers.get("x-answer-replayed")).toBeNull();
+    expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await movedFor(agent.address)).toEqual(before);
     await ledgerMatchesBalance(agent.address);
   });
 
@@ -55,9 +84,20 @@ describe("exactly-once payments", () => {
     const agent = await stack.newAgent();
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
     const results = await Promise.all(Array.from({ length: 50 }, () => stack.chat({ body: local, headers: { "X-Payment": header } })));
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s !== 200).every((s) => s === 409)).toBe(true);
+    // One send is served. Each other is refused while that one is processed, or, arriving after it was served, gets
+    // its stored answer: never a second call.
+    const served = results.filter((r) => r.status === 200 && r.headers.get("x-answer-replayed") === null);
+    expect(served).toHaveLength(1);
+    const servedId = ((await served[0]!.json()) as { id: string }).id;
+    for (const other of results.filter((r) => r !== served[0])) {
+      if (other.status === 200) {
+        expect(other.headers.get("x-answer-replayed")).toBe("true");
+        expect(((await other.json()) as { id: string }).id).toBe(servedId);
+      } else {
+        expect(other.status).toBe(409);
+        expect(await other.json()).toMatchObject({ error: "payment_replay" });
+      }
+    }
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n);
     expect(stack.devnet.chain.signaturesFor(agent.address).filter((t) => t.meta.preTokenBalances.length > 0 && t.accountKeys.some((k) => k.pubkey === agent.address && k.signer))).toHaveLength(1);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(1);
@@ -100,7 +140,8 @@ describe("exactly-once payments", () => {
     const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     expect(retried.status).toBe(200);
     expect(providerCalls).toBe(callsBefore + 1);
-    expect(((await retried.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("remote answer");
+    const retriedAnswer = (await retried.json()) as { id: string; choices: { message: { content: string } }[] };
+    expect(retriedAnswer.choices[0]!.message.content).toBe("remote answer");
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n); // no second settlement
     expect((await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("served");
     // The provider's reported cost (0.000045 USDC) is what was charged: the 1000-unit hold less the 955 returned.
@@ -108,8 +149,15 @@ describe("exactly-once payments", () => {
     expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } })).units).toBe(955n);
     await ledgerMatchesBalance(agent.address);
 
+    // Sent again once served: the stored answer, without asking the provider or charging again.
+    const before = await movedFor(agent.address);
     const third = await stack.chat({ body: remote, headers: { "X-Payment": header } });
-    expect(third.status).toBe(409);
+    expect(third.status).toBe(200);
+    expect(third.headers.get("x-answer-replayed")).toBe("true");
+    expect(receiptHeader(third)).toEqual(receiptHeader(retried));
+    expect(await third.json()).toMatchObject({ id: retriedAnswer.id, choices: [{ message: { content: "remote answer" } }] });
+    expect(providerCalls).toBe(callsBefore + 1);
+    expect(await movedFor(agent.address)).toEqual(before);
   });
 
   it("counts points per served call in the receipts", async () => {

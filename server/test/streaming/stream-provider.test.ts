@@ -1,7 +1,7 @@
 // Streaming from an OpenAI-compatible provider, against a local HTTP server that speaks the real SSE
 // protocol (OpenRouter's comment lines, a usage chunk with `cost`, `data: [DONE]`), and the paid route's rules when the
 // provider fails: before the first byte a plain 502, mid-stream an SSE error event; either way the payment stays as
-// credit and one retry with the same header serves it.
+// credit and one retry with the same header serves it; sent again after that, it gets the stored stream and receipt.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,8 +141,30 @@ describe("paid route, stream: true, remote provider", () => {
     // Paid once on chain; served once.
     expect(await usdc(agent.address)).toBe(walletBefore - 10_000n);
     expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
+    const calls = () => stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } });
+    const ledger = () => stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } });
+    const before = { calls: await calls(), ledger: await ledger() };
+    expect(before.calls).toBe(1);
+
+    // Sent again once served: the stored answer as a stream (its text in one chunk, the final chunk, the same receipt,
+    // [DONE]), never a second call (a provider asked again would fail it).
+    behaviour = "500";
     const again = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
-    expect(again.status).toBe(409);
+    behaviour = "ok";
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(again.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const replayed = await readStreamedAnswer(again.body!);
+    expect(replayed.text).toBe(retried.text);
+    expect(replayed.chunks).toHaveLength(2);
+    expect(replayed.done).toBe(true);
+    expect(replayed.error).toBeNull();
+    expect(replayed.receipt!.inference_id).toBe(retried.receipt!.inference_id);
+    expect(replayed.receipt).toEqual(retried.receipt);
+    const verdict = await verifyReceipt({ receipt: replayed.receipt!, prompt: messages, response: replayed.chunks, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+    expect(Object.values(verdict.checks).every(Boolean)).toBe(true);
+    expect({ calls: await calls(), ledger: await ledger() }).toEqual(before);
+    expect(await usdc(agent.address)).toBe(walletBefore - 10_000n);
   });
 
   it("a failure before the first byte is a plain 502 under the same unserved rules", async () => {
