@@ -590,7 +590,7 @@ export async function checkAdversary(prisma: PrismaClient, adversary: Adversary,
     return [...m].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ×${n}`).join(", ");
   };
   const replayed = attempts.filter((a) => a.verdict === "replayed").length;
-  lines.push(`adversary (seed ${world.seed}; replay: ADVERSARY_SEED=${world.seed}): ${attempts.length} attempts`);
+  lines.push(`adversary (seed ${world.seed}): ${attempts.length} attempts`);
   lines.push("| attack | tries | answers | verdicts |", "|---|---|---|---|");
   for (const kind of ATTACK_KINDS) {
     const xs = byKind.get(kind) ?? [];
