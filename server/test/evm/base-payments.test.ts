@@ -31,6 +31,16 @@ const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role
 const PRICE = 1_000n;
 
 
+/** What a payment may move for an agent on Base Sepolia: its wallet, its ledger entries, its logged calls. */
+async function movedFor(agent: PrivateKeyAccount) {
+  const payer = agent.address.toLowerCase();
+  return {
+    usdc: await sepolia.usdcBalance(agent.address),
+    ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: payer } }),
+    calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: payer } }),
+  };
+}
+
 async function expectNothingMoved(agent: PrivateKeyAccount, before: bigint) {
   expect(await sepolia.usdcBalance(agent.address)).toBe(before);
   const payer = agent.address.toLowerCase();
@@ -90,16 +100,22 @@ describe("a paid Base Sepolia call", () => {
     expect(new Set(entries.map((e) => e.network))).toEqual(new Set(["eip155:84532"]));
   });
 
-  it("refuses the same authorization sent again with 409 payment_replay, moving nothing", async () => {
+  it("gives the same authorization sent again with the same request its stored answer, and refuses it for another request, moving nothing", async () => {
     const agent = await stack.newEvmAgent(1_000_000n);
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
-    expect((await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })).status).toBe(200);
-    const after = await sepolia.usdcBalance(agent.address);
+    const served = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(served.status).toBe(200);
+    const servedId = ((await served.json()) as { id: string }).id;
+    const before = await movedFor(agent);
     const again = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
-    expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ error: "payment_replay" });
-    expect(await sepolia.usdcBalance(agent.address)).toBe(after);
-    expect(after).toBe(1_000_000n - PRICE);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(((await again.json()) as { id: string }).id).toBe(servedId);
+    const other = await stack.chat({ body: { ...body, messages: [{ role: "user", content: "another request" }] }, headers: { "PAYMENT-SIGNATURE": header } });
+    expect(other.status).toBe(409);
+    expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await movedFor(agent)).toEqual(before);
+    expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, calls: 1 });
   });
 });
 
@@ -118,18 +134,27 @@ describe("refused Base payments", () => {
     await expectNothingMoved(agent, 1_000_000n);
   });
 
-  it("refuses a second authorization that reuses a spent nonce as a replay of the first", async () => {
+  it("takes a second authorization that reuses a spent nonce as the first payment: never a second charge or call", async () => {
     const agent = await stack.newEvmAgent(1_000_000n);
     const nonce = `0x${randomBytes(32).toString("hex")}` as `0x${string}`;
     const challenge = await challengeOf(await stack.chat({ body }));
-    expect((await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": await authorizationHeader(agent, challenge, { nonce }) } })).status).toBe(200);
+    const served = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": await authorizationHeader(agent, challenge, { nonce }) } });
+    expect(served.status).toBe(200);
+    const servedId = ((await served.json()) as { id: string }).id;
+    const before = await movedFor(agent);
     // Same nonce, a different validBefore: other bytes, but the same (from, nonce) the token contract spends once, so
-    // it is the same payment: a replay, refused before anything is verified or sent.
+    // it is the same payment, answered before anything is verified or sent: the same request gets the stored answer,
+    // another request is refused.
     const reused = await authorizationHeader(agent, challenge, { nonce, validBefore: BigInt(Math.floor(Date.now() / 1000)) + 200n });
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": reused } });
-    expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ error: "payment_replay" });
-    expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-answer-replayed")).toBe("true");
+    expect(((await res.json()) as { id: string }).id).toBe(servedId);
+    const other = await stack.chat({ body: { ...body, messages: [{ role: "user", content: "another request" }] }, headers: { "PAYMENT-SIGNATURE": reused } });
+    expect(other.status).toBe(409);
+    expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await movedFor(agent)).toEqual(before);
+    expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, calls: 1 });
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } })).toBe(1);
   });
 

@@ -1,6 +1,7 @@
 // A served Base payment whose transaction a reorg takes away: reconcile names it payment_reorged (and the CLI would
 // exit 1), the served call and its payment row stand, the authorization is unspent again on chain while the same
-// payment header is still refused as a replay, and once the same transaction is re-included the drift is gone.
+// request with the same payment header gets only the stored answer (never a second call, nothing relayed again), and
+// once the same transaction is re-included the drift is gone.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +40,7 @@ describe("reconcile after a Base reorg", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
     const served = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(served.status).toBe(200);
+    const servedId = ((await served.json()) as { id: string }).id;
     const tx = decodePaymentResponseHeader(served.headers.get("payment-response")!).transaction.toLowerCase() as Hex;
     expect((await baseReport()).mismatches).toEqual([]);
 
@@ -63,9 +65,21 @@ describe("reconcile after a Base reorg", () => {
     const usdc = stack.baseSepolia!.usdc;
     const used = () => client.readContract({ address: usdc, abi: eip3009ABI, functionName: "authorizationState", args: [auth.payload.authorization.from, auth.payload.authorization.nonce] });
     expect(await used()).toBe(false);
-    // The same payment header is still a replay to the service: it is not served twice.
+    // The same request with the same payment header gets the stored answer: it is not served twice, and nothing of the
+    // payment is sent to the chain again.
+    const payer = agent.address.toLowerCase();
+    const moved = async () => ({
+      ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: payer } }),
+      calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: payer } }),
+    });
+    const before = await moved();
     const again = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(((await again.json()) as { id: string }).id).toBe(servedId);
+    expect(await moved()).toEqual({ ...before, calls: 1 });
+    expect(await anvil("txpool_status", [])).toEqual({ pending: "0x0", queued: "0x0" });
+    expect(await used()).toBe(false);
 
     // The signed transaction is valid until the authorization expires: sent again, it lands in a new block and stands.
     await anvil("eth_sendRawTransaction", [raw]);
