@@ -5,7 +5,8 @@
 // - no 500 ever (the only 5xx allowed are the documented refusals `mainnet_disabled` and `network_not_supported`);
 // - every refusal is JSON with a stable `error` code;
 // - no unhandled rejection (checked after every test);
-// - no ledger, balance or settled-payment row changes;
+// - no ledger, balance, settled-payment or logged-call row changes: a served payment's header, however mutated, is
+//   at most answered again with that call's stored answer, never served twice;
 // - the verifier never says `ok: true` for a mutated receipt.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -38,6 +39,7 @@ async function moneySnapshot() {
       ledger: await p.ledgerEntry.findMany({ orderBy: { id: "asc" } }),
       balances: await p.balance.findMany({ orderBy: [{ agentPubkey: "asc" }, { network: "asc" }] }),
       settled: await p.payment.findMany({ where: { status: { not: "failed" } }, orderBy: { id: "asc" }, select: { id: true, status: true, txSignature: true, units: true } }),
+      calls: await p.inferenceLog.findMany({ orderBy: { id: "asc" }, select: { id: true, status: true } }),
     },
     (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
   );
@@ -105,6 +107,11 @@ afterEach(() => {
 
 /** Sends one request and checks the answer's shape; returns the status. */
 async function send(route: string, req: Request): Promise<number> {
+  return (await sendForAnswer(route, req)).status;
+}
+
+/** Sends one request and checks the answer's shape; returns the status, whether it was a stored answer, and the body. */
+async function sendForAnswer(route: string, req: Request): Promise<{ status: number; replayed: string | null; text: string }> {
   sent++;
   const res = await routes[route]!(req);
   const text = await res.text();
@@ -119,7 +126,7 @@ async function send(route: string, req: Request): Promise<number> {
     if (res.status >= 500 && !ALLOWED_5XX.has(body.error)) throw new Error(`${route} answered ${res.status} ${body.error}: ${text.slice(0, 300)}`);
     if (/\bat \S+ \(|node_modules|\.ts:\d+/.test(text)) throw new Error(`${route} leaked a stack trace: ${text.slice(0, 300)}`);
   }
-  return res.status;
+  return { status: res.status, replayed: res.headers.get("x-answer-replayed"), text };
 }
 
 const post = (path: string, body: BodyInit | null, headers: Record<string, string> = {}) =>
@@ -192,8 +199,12 @@ describe("fuzzing every route", () => {
         } catch {
           header = Buffer.from(JSON.stringify(p)).toString("base64");
         }
-        const status = await send("chat", post("/api/v1/chat/completions", body, { "X-Payment": header }));
-        expect(status).not.toBe(200);
+        const answer = await sendForAnswer("chat", post("/api/v1/chat/completions", body, { "X-Payment": header }));
+        // The same payment with the same body may only get the served call's stored answer, never a new call.
+        if (answer.status === 200) {
+          expect(answer.replayed).toBe("true");
+          expect((JSON.parse(answer.text) as { id: string }).id).toBe((realResponse as { id: string }).id);
+        }
       }),
       { numRuns: RUNS.paidHeaders },
     );
@@ -266,22 +277,26 @@ describe("fuzzing every route", () => {
 });
 
 describe("a served payment in other bytes", () => {
-  it("is refused as a replay of its transaction, and moves nothing", async () => {
+  it("is the served payment itself: the same request gets its stored answer, another request is refused, and nothing moves", async () => {
     const before = await moneySnapshot();
     const payload = decodePaymentSignatureHeader(realHeader) as unknown as Record<string, unknown>;
-    // Outside `payload.payload` the idempotency key does not change: a plain replay. Inside it, the key changes while
-    // the signed transaction stays the same.
+    const seedBody = { model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] };
+    const otherBody = { model: "local/echo-1", messages: [{ role: "user", content: "another prompt" }] };
+    // Outside `payload.payload` the idempotency key does not change: a plain repeat. Inside it, other bytes around the
+    // same signed transaction keep the same key too (its message).
     const outer = encodePaymentSignatureHeader({ ...payload, extensions: { note: "other bytes" } } as never);
-    const replay = await stack.chat({ body: { model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] }, headers: { "X-Payment": outer } });
-    expect(replay.status).toBe(409);
-    expect(await replay.json()).toMatchObject({ error: "payment_replay", message: "this payment was already used for a call" });
     const rewrapped = encodePaymentSignatureHeader({ ...payload, payload: { ...(payload.payload as object), note: "same transaction, other bytes" } } as never);
-    const res = await stack.chat({ body: { model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] }, headers: { "X-Payment": rewrapped } });
-    // The facilitator accepts the payload (it is the same signed transaction); the chain refuses it as a duplicate,
-    // and the lookup finds the transaction owned by the served payment.
-    expect(res.status).toBe(409);
-    // The same transaction in other bytes has the same idempotency key (its message), so it is the served payment itself.
-    expect(await res.json()).toMatchObject({ error: "payment_replay", message: "this payment was already used for a call" });
+    for (const header of [outer, rewrapped]) {
+      const again = await stack.chat({ body: seedBody, headers: { "X-Payment": header } });
+      expect(again.status).toBe(200);
+      expect(again.headers.get("x-answer-replayed")).toBe("true");
+      expect(await again.json()).toEqual(realResponse);
+      const parsed = parseReceiptText(again.headers.get("x-service-receipt")!);
+      expect(parsed.ok && parsed.receipt).toEqual(realReceipt);
+      const other = await stack.chat({ body: otherBody, headers: { "X-Payment": header } });
+      expect(other.status).toBe(409);
+      expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    }
     expect(await moneySnapshot()).toBe(before);
   });
 });

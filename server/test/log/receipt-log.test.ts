@@ -188,8 +188,13 @@ describe("the receipt log", () => {
     const parsed = parseReceiptText(retry.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
     expect(parsed.receipt.payment).toMatchObject({ tx_signature: failed.tx_signature });
+    // Sent again once served: the stored answer with the same receipt; no second call is logged.
     const again = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-answer-replayed")).toBe("true");
+    const replayed = parseReceiptText(again.headers.get("x-service-receipt")!);
+    expect(replayed.ok && replayed.receipt).toEqual(parsed.receipt);
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(1);
     await publishAll();
     const body = (await (await proof(String(parsed.receipt.inference_id))).json()) as ReceiptLogProof;
     expect(verifyReceiptInclusion(parsed.receipt, body, { logKey: await logKey() }).ok).toBe(true);

@@ -126,9 +126,23 @@ describe("real answers match the document", () => {
     }
     expect(events).toBeGreaterThan(3);
 
-    const replay = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }));
-    expect(replay.res.status).toBe(409);
-    conforms("/api/v1/chat/completions", "post", replay.res, replay.body);
+    // The same request sent again once served: its stored answer, streamed as it was asked, in the same documented shape.
+    const replayed = await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }) });
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get("x-answer-replayed")).toBe("true");
+    let replayedEvents = 0;
+    for await (const data of sseData(replayed.body!)) {
+      if (data === "[DONE]") continue;
+      conforms("/api/v1/chat/completions", "post", replayed, data, "text/event-stream");
+      replayedEvents++;
+    }
+    // The text in one chunk, the final chunk, the receipt event.
+    expect(replayedEvents).toBe(3);
+    // The same payment for another request: 409.
+    const mismatch = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [{ role: "user", content: "another request" }], stream: true }, { "PAYMENT-SIGNATURE": header }));
+    expect(mismatch.res.status).toBe(409);
+    expect(mismatch.body).toMatchObject({ error: "payment_request_mismatch" });
+    conforms("/api/v1/chat/completions", "post", mismatch.res, mismatch.body);
     const bad = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [] }));
     expect(bad.res.status).toBe(400);
     conforms("/api/v1/chat/completions", "post", bad.res, bad.body);
