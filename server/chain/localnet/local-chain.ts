@@ -29,6 +29,7 @@ import {
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstructionAsync,
+  getMintDecoder,
   getMintEncoder,
   getMintToInstruction,
   TOKEN_PROGRAM_ADDRESS,
@@ -50,6 +51,10 @@ export const BLOCKHASH_VALIDITY_BLOCKS = 150;
 export const FINALIZATION_DEPTH_SLOTS = 32;
 /** How many recent slots keep their blockhash for `getLatestBlockhash` at a lagging commitment. */
 const SLOT_HASHES_KEPT = FINALIZATION_DEPTH_SLOTS + 8;
+/** The mint authority's SOL: it pays the fee and the token-account rent (~0.002 SOL) of every funding. */
+const MINT_AUTHORITY_LAMPORTS = 1_000_000_000_000n;
+/** Below this the mint authority is topped up before it funds anything: enough for hundreds of fundings. */
+const MINT_AUTHORITY_FLOOR_LAMPORTS = 1_000_000_000n;
 
 export type Commitment = "processed" | "confirmed" | "finalized";
 
@@ -153,21 +158,62 @@ export class LocalChain {
     const authorityFile = dataDir ? path.join(dataDir, `localnet-${profile}-mint-authority.json`) : null;
     let authorityKey = generateKeypair();
     if (authorityFile) {
-      if (!existsSync(authorityFile)) writeFileSync(authorityFile, toSolanaCliJson(authorityKey), { mode: 0o600 });
+      // Created only if absent ("wx"), then read back: two first starts on one folder agree on one key.
+      try {
+        writeFileSync(authorityFile, toSolanaCliJson(authorityKey), { mode: 0o600, flag: "wx" });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
       authorityKey = parseSecretKey(readFileSync(authorityFile, "utf8"));
     }
     const mintAuthority = await createKeyPairSignerFromBytes(new Uint8Array([...authorityKey.seed, ...authorityKey.publicKey]));
     if (files && existsSync(files.svm) && existsSync(files.history)) {
       const svm = LiteSVM.fromBytes(readFileSync(files.svm));
       const history = JSON.parse(readFileSync(files.history, "utf8")) as HistoryFile;
-      return new LocalChain(profile, svm, mintAuthority, files, history, timing, faults);
+      const chain = new LocalChain(profile, svm, mintAuthority, files, history, timing, faults);
+      chain.ensureFundingSource();
+      return chain;
     }
     const svm = new LiteSVM();
     const chain = new LocalChain(profile, svm, mintAuthority, files, null, timing, faults);
     chain.forgeUsdcMint();
-    svm.airdrop(mintAuthority.address, toLamports(1_000_000_000_000n));
+    chain.ensureFundingSource();
     chain.scheduleSnapshot();
     return chain;
+  }
+
+  /**
+   * Makes the mint authority able to fund: the USDC mint answers to it and it holds SOL for fees and rent. The
+   * snapshot and the authority's key are separate files in the data dir, and nothing else ties them together: a
+   * snapshot restored beside another authority key (a key file replaced or recreated, a snapshot written by another
+   * process over the folder) would otherwise leave every funding failing with AccountNotFound, as would an authority
+   * whose creation airdrop failed unnoticed or whose SOL ran out. On this simulated chain the harness re-points the
+   * mint and tops the authority up instead.
+   */
+  private ensureFundingSource(): void {
+    const mintAddress = address(this.info.usdcMint);
+    const mint = this.svm.getAccount(mintAddress);
+    if (!mint.exists) {
+      this.forgeUsdcMint();
+    } else {
+      const decoded = getMintDecoder().decode(mint.data);
+      if (decoded.mintAuthority.__option !== "Some" || decoded.mintAuthority.value !== this.mintAuthority.address) {
+        const data = getMintEncoder().encode({ ...decoded, mintAuthority: some(this.mintAuthority.address) });
+        this.svm.setAccount({ address: mintAddress, programAddress: TOKEN_PROGRAM_ADDRESS, lamports: mint.lamports, data: new Uint8Array(data), executable: false, space: BigInt(data.length) } as never);
+        this.scheduleSnapshot();
+      }
+    }
+    const balance = this.svm.getBalance(this.mintAuthority.address) ?? 0n;
+    if (balance >= MINT_AUTHORITY_FLOOR_LAMPORTS) return;
+    let result = this.svm.airdrop(this.mintAuthority.address, toLamports(MINT_AUTHORITY_LAMPORTS - balance));
+    if (!result || result instanceof FailedTransactionMetadata) {
+      // The same top-up under the same blockhash is a duplicate transaction: move to a new blockhash once and retry.
+      this.svm.expireBlockhash();
+      if (this.timing.mode === "real") this.admitBlockhash(this.slotCounter);
+      result = this.svm.airdrop(this.mintAuthority.address, toLamports(MINT_AUTHORITY_LAMPORTS - balance));
+    }
+    if (!result || result instanceof FailedTransactionMetadata) throw new Error(`the local chain's mint authority ${this.mintAuthority.address} could not be funded`);
+    this.scheduleSnapshot();
   }
 
   /** The processed slot (and block height: the local chain skips no slot). */
@@ -409,6 +455,7 @@ export class LocalChain {
    * if missing, with real SPL instructions.
    */
   async fund(owner: string, amounts: { lamports?: bigint; usdcUnits?: bigint; mint?: string }): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
+    this.ensureFundingSource();
     if (amounts.lamports && amounts.lamports > 0n) this.airdrop(owner, amounts.lamports);
     const mint = address(amounts.mint ?? this.info.usdcMint);
     const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
