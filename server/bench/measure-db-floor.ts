@@ -4,6 +4,7 @@
 // autocommit, back to back, so every statement is its own transaction and its own WAL flush (the server's own
 // synchronous_commit and fsync settings apply, as they do to the service). Prepaid calls are measured against it.
 import pg from "pg";
+import { catchClientErrors } from "../db/catch-connection-errors";
 import { readDatabaseCpuMs } from "./database-cpu";
 
 export interface DbFloor {
@@ -20,6 +21,8 @@ export async function measureDbFloor(url: string, concurrency: number, durationM
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   const clients = Array.from({ length: concurrency }, () => new pg.Client({ connectionString: url }));
+  // A dropped connection fails the measurement's own query, never the process.
+  for (const c of [admin, ...clients]) catchClientErrors(c, () => undefined);
   try {
     await admin.query("DROP TABLE IF EXISTS bench_db_floor");
     await admin.query("CREATE TABLE bench_db_floor (id integer PRIMARY KEY, n bigint NOT NULL)");

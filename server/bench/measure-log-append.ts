@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { Prisma, type PrismaClient } from "../db";
+import { catchPoolErrors } from "../db/catch-connection-errors";
 import { hotExecute } from "../db/hot-query";
 import { attachReceipt } from "../ledger/attach-receipt";
 import { creditAgent } from "../ledger/credit-agent";
@@ -128,6 +129,7 @@ export interface AppendStatementBench {
 /** The numbering alternatives alone, in a scratch schema: a staging insert against a counter row bumped in the statement. */
 export async function measureAppendStatements(url: string, concurrency: number, perLane: number): Promise<AppendStatementBench> {
   const pool = new pg.Pool({ connectionString: url, max: concurrency });
+  catchPoolErrors(pool, () => undefined);
   try {
     await pool.query(`DROP TABLE IF EXISTS bench_log_head, bench_log_entries, bench_log_staging;
       CREATE TABLE bench_log_head (id int PRIMARY KEY, size bigint NOT NULL); INSERT INTO bench_log_head VALUES (1, 0);

@@ -17,6 +17,7 @@ import { startLocalnet, type FaultProfileInput, type Localnet } from "../chain/l
 import { BASE_BLOCK_TIME_SEC, startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../chain/anvil";
 import { openPostgres, type PrismaClient } from "../db";
 import { generateKeypair, type Ed25519Keypair } from "../keys/parse-secret-key";
+import { catchClientErrors } from "../db/catch-connection-errors";
 import { startRelayRecorder, type RelayRecorder } from "./record-relays";
 import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../test/support/fake-provider";
 
@@ -154,6 +155,7 @@ async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }>
   const name = `signet_soak_${randomBytes(6).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: adminUrl });
+    catchClientErrors(client, () => undefined);
     await client.connect();
     try {
       await client.query(sql);

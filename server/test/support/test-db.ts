@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openPostgres } from "../../db";
+import { catchClientErrors } from "../../db/catch-connection-errors";
 import type { PrismaClient } from "../../db";
 
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -15,6 +16,8 @@ export interface TestDatabase {
 
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_ADMIN_URL });
+  // A dropped connection fails the admin query it was running, never the whole test process.
+  catchClientErrors(client, () => undefined);
   try {
     await client.connect();
   } catch (err) {
