@@ -3,7 +3,10 @@
 // (no crash armed, a short lease) gets a retry with the same payment header, as a client would send it. For every run:
 // - the agent paid exactly once on chain;
 // - the settlement is in the ledger exactly once;
-// - a payment the dead process had not served is served by the retry, once; one it had served is a 409 replay;
+// - a payment the dead process had not served is served by the retry, once; one it had served gives the retry its
+//   stored answer and receipt (X-Answer-Replayed), never a second call; any later send of the same request gets that
+//   stored answer too, and the same payment for another request (the stream flag flipped) is 409
+//   payment_request_mismatch;
 // - a prepaid hold the dead process held is released by the next process once its lease ran out: nothing charged;
 // and at the end `signet reconcile` reports zero drift against the chain and the ledger.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -103,6 +106,14 @@ const usdcOf = (owner: string) => devnet.usdcBalance(owner);
 const post = (url: string, headers: Record<string, string> = {}, stream = false) =>
   fetch(`${url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ ...body, stream }) });
 
+/** Whether an answer was a stored one, and the inference its receipt names (from the header, or a stream's event). */
+async function servedAnswer(res: Response, stream: boolean): Promise<{ replayed: boolean; inferenceId: string | undefined }> {
+  const replayed = res.headers.get("x-answer-replayed") === "true";
+  if (stream) return { replayed, inferenceId: (await readStreamedAnswer(res.body!)).receipt?.inference_id as string | undefined };
+  const header = res.headers.get("x-service-receipt");
+  return { replayed, inferenceId: header ? (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: string }).inference_id : undefined };
+}
+
 function prepaidCall(url: string, kp: Ed25519Keypair): Promise<Response> {
   const text = JSON.stringify({ model: "local/echo-1", prompt: "crash me, prepaid", nonce: newNonce(), timestamp: Date.now() });
   return fetch(`${url}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text });
@@ -110,7 +121,7 @@ function prepaidCall(url: string, kp: Ed25519Keypair): Promise<Response> {
 
 describe("SIGKILL at each step of a call", () => {
   for (const { step, servedBeforeCrash, stream = false } of STEPS) {
-    it(`recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "a 409 replay" : "served once by the retry"}`, async () => {
+    it(`recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "the stored answer again" : "served once by the retry"}`, async () => {
       // The retries go to one fresh process (no crash armed, a short lease), each right after its crash: well inside
       // its payment's blockhash window, as a client's retry would be.
       const retrier = await startService({ PAYMENT_LEASE_MS: "100" });
@@ -131,13 +142,22 @@ describe("SIGKILL at each step of a call", () => {
           // The lease of the dead process's claim runs out; the retry resolves it.
           await new Promise((r) => setTimeout(r, 150));
           const retry = await post(retrier.url, { "X-Payment": header }, stream);
-          expect(retry.status, await retry.clone().text()).toBe(servedBeforeCrash ? 409 : 200);
-          if (stream && retry.status === 200) expect((await readStreamedAnswer(retry.body!)).receipt).not.toBeNull();
-          // A second retry is a replay either way: one payment serves one call.
-          expect((await post(retrier.url, { "X-Payment": header })).status).toBe(409);
+          expect(retry.status, await retry.clone().text()).toBe(200);
+          const first = await servedAnswer(retry, stream);
+          // Served by the dead process already: the retry gets that call's stored answer; otherwise the retry serves it.
+          expect(first.replayed).toBe(servedBeforeCrash);
+          expect(first.inferenceId).toBeDefined();
+          // A second send of the same request gets the stored answer either way: one payment serves one call.
+          const again = await post(retrier.url, { "X-Payment": header }, stream);
+          expect(again.status, await again.clone().text()).toBe(200);
+          expect(await servedAnswer(again, stream)).toEqual({ replayed: true, inferenceId: first.inferenceId });
+          const other = await post(retrier.url, { "X-Payment": header }, !stream);
+          expect(other.status).toBe(409);
+          expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
           expect(await usdcOf(agent.address)).toBe(1_000_000n - PRICE);
           const payments = await tdb.prisma.payment.findMany({ where: { payer: agent.address } });
           expect(payments.map((p) => p.status)).toEqual(["served"]);
+          expect(payments[0]!.inferenceId).toBe(first.inferenceId);
           expect(await tdb.prisma.ledgerEntry.count({ where: { paymentId: payments[0]!.id, kind: "payment_credit" } })).toBe(1);
           expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
         }
