@@ -17,10 +17,14 @@ const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const AGENTS = 3;
 const AGENT_USDC_UNITS = 1_000_000n;
 const PREPAID_CREDIT_UNITS = 500_000n;
-/** How long the load runs before the connections are first dropped, how often they are dropped, and on after. */
+/**
+ * How long the load runs before the connections are first dropped, how often they are dropped (at least MIN_DROPS
+ * times, and on until a call was caught mid-way, at most MAX_DROPS), and how long the load runs on after.
+ */
 const LOAD_BEFORE_MS = 2_000;
-const DROPS = 3;
-const DROP_EVERY_MS = 700;
+const MIN_DROPS = 8;
+const MAX_DROPS = 20;
+const DROP_EVERY_MS = 300;
 const LOAD_AFTER_MS = 2_500;
 /** How long a client retries a call answered 503 (with Retry-After) before the test calls it lost. */
 const RETRY_FOR_MS = 20_000;
@@ -68,11 +72,13 @@ async function newAgent(): Promise<Agent> {
   return { kp, signer };
 }
 
-/** Every answer of the load, by the status and code it carried. */
+/** Every answer of the load, by the status and code it carried; `byKind` adds the kind of call ("paid 503 …"). */
 const answers = new Map<string, number>();
-function count(res: Response, code: string | undefined): void {
+const byKind = new Map<string, number>();
+function count(kind: string, res: Response, code: string | undefined): void {
   const key = `${res.status}${code ? ` ${code}` : ""}`;
   answers.set(key, (answers.get(key) ?? 0) + 1);
+  byKind.set(`${kind} ${key}`, (byKind.get(`${kind} ${key}`) ?? 0) + 1);
 }
 
 /** The stable code of a non-200 answer. */
@@ -85,30 +91,39 @@ async function errorCode(res: Response): Promise<string | undefined> {
  * Sends `attempt` until it is served: a 503 database_unavailable is retried after a pause (a client honouring
  * Retry-After, shortened); any other answer ends the call. Returns the last answer.
  */
-async function untilServed(attempt: () => Promise<Response>): Promise<Response> {
+async function untilServed(kind: string, attempt: () => Promise<Response>): Promise<Response> {
   const deadline = Date.now() + RETRY_FOR_MS;
+  let caught = false;
   for (;;) {
     const res = await attempt();
     const code = await errorCode(res);
-    count(res, code);
-    if (res.status !== 503 || code !== "database_unavailable" || Date.now() > deadline) return res;
-    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    count(kind, res, code);
+    if (caught && code === "payment_replay" && replayBodies.length < 3) replayBodies.push(await res.clone().text());
+    // A payment caught mid-way stays claimed by the call that was cut off until its lease runs out: meanwhile its
+    // header is refused as a replay, and then the retry takes it over.
+    const retry = (res.status === 503 && code === "database_unavailable") || (caught && code === "payment_replay");
+    if (!retry || Date.now() > deadline) return res;
+    if (res.status === 503) expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    caught = true;
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
+/** The first bodies of a payment header refused as a replay after it was answered 503 (for the log). */
+const replayBodies: string[] = [];
+
 /** One paid call: a challenge, a payment, and the same payment header again for as long as it answers 503. */
 async function paidCall(agent: Agent): Promise<Response> {
   const body = { model: "local/echo-1", messages: [{ role: "user", content: `paid ${randomUUID()}` }] };
-  const challenge = await untilServed(() => stack.chat({ body }));
+  const challenge = await untilServed("challenge", () => stack.chat({ body }));
   if (challenge.status !== 402) return challenge;
   const header = await buildPaymentHeader(agent.signer, await challengeOf(challenge), stack.devnet.faultFreeUrl);
-  return untilServed(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }));
+  return untilServed("paid", () => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }));
 }
 
 /** One prepaid call; each retry is a fresh signed request (a new nonce), as a client sends it. */
 function prepaidCall(agent: Agent): Promise<Response> {
-  return untilServed(() => {
+  return untilServed("prepaid", () => {
     const text = JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: `prepaid ${randomUUID()}` }], nonce: newNonce(), timestamp: Date.now() });
     const url = "http://signet.test/api/v1/inference";
     return inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(agent.kp, "POST", url, text), body: text }), {});
@@ -131,7 +146,7 @@ async function load(agent: Agent, stop: () => boolean): Promise<Response[]> {
   const worker = async (call: (a: Agent) => Promise<Response>) => {
     while (!stop()) finals.push(await call(agent));
   };
-  await Promise.all([worker(paidCall), worker(prepaidCall), worker(prepaidCall)]);
+  await Promise.all([worker(paidCall), worker(paidCall), worker(paidCall), worker(prepaidCall)]);
   return finals;
 }
 
@@ -144,20 +159,21 @@ describe("the database dropping every connection mid-load", () => {
     let stopped = false;
     const running = Promise.all(agents.map((a) => load(a, () => stopped)));
     await new Promise((r) => setTimeout(r, LOAD_BEFORE_MS));
-    for (let i = 0; i < DROPS; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
+    // A drop catches a call mid-way only if one had a query in flight then: drop again until one was caught.
+    for (let drops = 0; drops < MIN_DROPS || (!answers.has("503 database_unavailable") && drops < MAX_DROPS); drops++) {
+      if (drops > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
       expect(await dropServiceConnections()).toBeGreaterThan(0);
     }
     await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
     stopped = true;
     const finals = (await running).flat();
-    console.log(`answers: ${JSON.stringify(Object.fromEntries(answers))}`);
+    console.log(`answers: ${JSON.stringify(Object.fromEntries(byKind))}${replayBodies.length ? `; replays after a 503: ${replayBodies.join(" | ")}` : ""}`);
 
     expect(uncaught).toEqual([]);
     // Calls were caught mid-way, and every one of them answered the stable 503; in the end each was served.
     expect(answers.get("503 database_unavailable") ?? 0).toBeGreaterThan(0);
     expect([...answers.keys()].sort()).toEqual(expect.arrayContaining(["200"]));
-    for (const key of answers.keys()) expect(["200", "402 payment_required", "503 database_unavailable"]).toContain(key);
+    for (const key of byKind.keys()) expect(["prepaid 200", "prepaid 503 database_unavailable", "challenge 402 payment_required", "challenge 503 database_unavailable", "paid 200", "paid 503 database_unavailable", "paid 409 payment_replay"]).toContain(key);
     for (const res of finals) expect(res.status, await res.clone().text()).toBe(200);
 
     // Recovered on its own: fresh calls of each kind are served at once.
