@@ -31,6 +31,8 @@ function ref(schema: z.ZodType): Json {
 }
 
 const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema });
+/** A header sent on some answers of the status only. */
+const optionalHeader = (description: string) => ({ ...header(description), required: false });
 
 const PAID_REQUEST_HEADERS = [
   {
@@ -94,6 +96,9 @@ export function buildOpenApiDocument(baseUrl: string): Json {
       "x402 v2 settlement response, base64 JSON. A plain answer's has `extensions[\"offer-receipt\"].info.receipt`: the x402 signed receipt (JWS); a stream's comes in its final event",
     ),
     "X-Payment-Response": header("The same, under its v1 name"),
+    "X-Answer-Replayed": optionalHeader(
+      "`true` when this is the stored answer of a call served earlier with the same payment and the same request (its answer lost in transit): the same body and receipt, no second service",
+    ),
   };
   const paymentRequired = {
     description:
@@ -127,7 +132,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
         },
       },
     },
@@ -155,7 +160,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "Credited", headers: { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders }, content: json(r.topUpResultSchema) },
           "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"]),
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"]),
         },
       },
     },
