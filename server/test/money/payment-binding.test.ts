@@ -14,6 +14,7 @@ import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { parseReceiptText } from "../../verify";
 import { randomUUID } from "node:crypto";
 import { createPayingFetch } from "../../agent/paying-fetch";
+import { purgeKeptAnswers } from "../../payments/payment-store";
 import { chatRequestDigest } from "../../payments/request-digest";
 import { paymentIdempotencyKey } from "../../x402/idempotency-key";
 import { authorizationHeader } from "../support/eip3009-header";
@@ -119,6 +120,13 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     expect(await callsLogged()).toBe(logged + 1);
     expect((await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: victim.address, kind: "payment_credit" } })).length).toBe(1);
     expect(promptHashOf(again)).toBe(promptHashOf(retry));
+
+    // Past the retention, the sweeper's purge drops the kept answer: the same request is then a plain replay.
+    expect(await purgeKeptAnswers(stack.tdb.prisma, 0, 100)).toBeGreaterThanOrEqual(1);
+    const purged = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
+    expect(purged.status).toBe(409);
+    expect(await purged.json()).toMatchObject({ error: "payment_replay" });
+    expect(await callsLogged()).toBe(logged + 1);
   });
 
   it("refuses the payer's own header re-sent for mainnet and another model: the payment is planned on its own network", async () => {
