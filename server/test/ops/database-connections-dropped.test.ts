@@ -1,6 +1,6 @@
 // The database drops every connection of the service in the middle of a mixed load (what a managed database's
 // failover does): the process keeps running, the calls caught mid-way answer 503 database_unavailable, and a retry
-// of the same payment header serves its call once. Nothing is charged twice or lost, the service recovers on its own,
+// of the same payment header serves its call once (a cut-off payment's claim after its lease). Nothing is charged twice or lost, the service recovers on its own,
 // and reconcile finds zero drift.
 import { randomUUID } from "node:crypto";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
@@ -28,7 +28,7 @@ const DROP_EVERY_MS = 300;
 const LOAD_AFTER_MS = 2_500;
 /** How long a client retries a call answered 503 (with Retry-After) before the test calls it lost. */
 const RETRY_FOR_MS = 20_000;
-/** The lease after which a hold whose call died mid-way is released by the sweeper. */
+/** The lease after which a cut-off payment's claim is taken over by a retry, and a cut-off call's hold is released. */
 const LEASE_MS = 4_000;
 
 let stack: PaidStack;
