@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { readHealthFor } from "@/server/health/check-health";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -15,3 +16,5 @@ export const GET = handleRoute(async (req) => {
   const { ready, body } = await readHealthFor(req.headers.get("authorization"));
   return Response.json(body, { status: ready ? 200 : 503, headers: NO_STORE });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -3,6 +3,7 @@ import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { issueVerdict } from "@/server/hosted-verify/issue-verdict";
 import { verifyRequestSchema } from "@/server/hosted-verify/verify-request-schema";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -15,3 +16,5 @@ export const POST = withCors(
 );
 
 export const OPTIONS = corsPreflight(["POST"]);
+
+export const { GET, HEAD, PUT, PATCH, DELETE } = methodsNotAllowed(["POST", "OPTIONS"]);

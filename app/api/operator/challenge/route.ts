@@ -6,6 +6,7 @@ import { limitByIp } from "@/server/http/ip-rate-limit";
 import { schedulePurge } from "@/server/http/purge-expired-rows";
 import { issueSignInChallenge } from "@/server/operator-auth/sign-in";
 import { readSettings } from "@/server/settings/read-settings";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -15,3 +16,5 @@ export const GET = handleRoute(async (req) => {
   schedulePurge(prisma);
   return Response.json(await issueSignInChallenge(prisma, config().baseUrl), { headers: { "cache-control": "no-store" } });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -4,6 +4,7 @@ import { AppError } from "@/server/errors";
 import { handleRoute } from "@/server/http/handle-route";
 import { sessionCookie } from "@/server/operator-auth/session";
 import { redeemLoginLink } from "@/server/operator-auth/sign-in";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -16,3 +17,5 @@ export const GET = handleRoute(async (req) => {
   const token = await redeemLoginLink(await db(), decoded, signature, config().baseUrl);
   return new Response(null, { status: 303, headers: { location: "/dashboard", "set-cookie": sessionCookie(token) } });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

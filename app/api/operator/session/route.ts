@@ -3,6 +3,7 @@ import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { sessionCookie, signOut } from "@/server/operator-auth/session";
 import { signIn, signInSchema } from "@/server/operator-auth/sign-in";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -17,3 +18,5 @@ export const DELETE = handleRoute(async (req) => {
   await signOut(await db(), req.headers.get("cookie"));
   return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("") } });
 });
+
+export const { GET, HEAD, PUT, PATCH } = methodsNotAllowed(["POST", "DELETE"]);

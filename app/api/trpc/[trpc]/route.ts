@@ -1,6 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/trpc/root";
 import { createTrpcContext, MAX_TRPC_BATCH_SIZE } from "@/server/trpc/init";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -9,3 +10,5 @@ const handler = (req: Request) =>
   fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, maxBatchSize: MAX_TRPC_BATCH_SIZE, createContext: () => createTrpcContext(req) });
 
 export { handler as GET, handler as POST };
+
+export const { PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "POST"]);

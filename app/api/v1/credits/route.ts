@@ -3,6 +3,7 @@ import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { topUpCredits } from "@/server/prepaid/top-up-credits";
 import { topUpRequestSchema } from "@/server/prepaid/top-up-request-schema";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -11,3 +12,5 @@ export const POST = handleRoute(async (req) => {
   const result = await topUpCredits(await appContext(), body, req.headers, req.url);
   return Response.json(result.body, { headers: result.headers });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE } = methodsNotAllowed(["POST"]);

@@ -6,6 +6,7 @@ import { clientIp, hashIp } from "@/server/http/client-ip";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { readSettings } from "@/server/settings/read-settings";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -16,3 +17,5 @@ export const POST = handleRoute(async (req) => {
   const ipHash = hashIp(clientIp(req.headers, config().trustedProxyHops), ipHashSalt(settings));
   return Response.json(await claimGrant(prisma, body, ipHash, settings));
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE } = methodsNotAllowed(["POST"]);

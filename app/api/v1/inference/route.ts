@@ -3,6 +3,7 @@ import { handleRoute } from "@/server/http/handle-route";
 import { readBodyBytes } from "@/server/http/read-json-body";
 import { MAX_INFERENCE_BODY_BYTES } from "@/server/prepaid/inference-request-schema";
 import { servePrepaidInference } from "@/server/prepaid/serve-prepaid-inference";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,5 @@ export const POST = handleRoute(async (req) => {
   if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE } = methodsNotAllowed(["POST"]);

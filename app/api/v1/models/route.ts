@@ -2,6 +2,7 @@ import { appContext } from "@/server/app-context";
 import { handleRoute } from "@/server/http/handle-route";
 import { readSettings } from "@/server/settings/read-settings";
 import { listModels } from "@/server/upstream/list-models";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -10,3 +11,5 @@ export const GET = handleRoute(async () => {
   const settings = await readSettings(ctx.db);
   return Response.json(listModels(ctx.upstream, settings));
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

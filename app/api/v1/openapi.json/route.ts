@@ -2,6 +2,7 @@ import { config } from "@/server/env";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { buildOpenApiDocument } from "@/server/openapi/openapi-document";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -11,3 +12,5 @@ export const GET = withCors(
 );
 
 export const OPTIONS = corsPreflight(["GET"]);
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "OPTIONS"]);

@@ -1,6 +1,7 @@
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { operatorKeyResource } from "@/server/keys/operator-key-resource";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -10,3 +11,5 @@ export const GET = withCors(
 );
 
 export const OPTIONS = corsPreflight(["GET"]);
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "OPTIONS"]);

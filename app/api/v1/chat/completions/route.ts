@@ -3,6 +3,7 @@ import { chatRequestSchema, MAX_CHAT_BODY_BYTES } from "@/server/chat/chat-reque
 import { servePaidChat } from "@/server/chat/serve-paid-chat";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,5 @@ export const POST = handleRoute(async (req) => {
   if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE } = methodsNotAllowed(["POST"]);

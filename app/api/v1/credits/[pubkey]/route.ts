@@ -1,6 +1,7 @@
 import { db } from "@/server/db";
 import { handleRoute } from "@/server/http/handle-route";
 import { readCredits } from "@/server/prepaid/read-credits";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -8,3 +9,5 @@ export const GET = handleRoute<{ params: Promise<{ pubkey: string }> }>(async (r
   const { pubkey } = await params;
   return Response.json(await readCredits(await db(), pubkey, new URL(req.url).searchParams.get("network"), req.headers), { headers: { "cache-control": "no-store" } });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

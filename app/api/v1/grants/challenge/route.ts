@@ -7,6 +7,7 @@ import { handleRoute } from "@/server/http/handle-route";
 import { limitByIp } from "@/server/http/ip-rate-limit";
 import { schedulePurge } from "@/server/http/purge-expired-rows";
 import { readSettings } from "@/server/settings/read-settings";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -19,3 +20,5 @@ export const GET = handleRoute(async (req) => {
   schedulePurge(prisma);
   return Response.json(await issueGrantChallenge(prisma, agent, settings.grantAmountUnits, config().baseUrl), { headers: { "cache-control": "no-store" } });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -2,6 +2,7 @@ import { db } from "@/server/db";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { findReceipt } from "@/server/receipts/find-receipt";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -14,3 +15,5 @@ export const GET = withCors(
 );
 
 export const OPTIONS = corsPreflight(["GET"]);
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "OPTIONS"]);

@@ -3,6 +3,7 @@ import { db } from "@/server/db";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { proveReceiptInclusion } from "@/server/transparency/read-log";
+import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
@@ -24,3 +25,5 @@ export const GET = withCors(
 );
 
 export const OPTIONS = corsPreflight(["GET"]);
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "OPTIONS"]);
