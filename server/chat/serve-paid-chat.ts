@@ -61,7 +61,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
       if (payment.units < settings.flatPriceUnits) {
         // A retry of a payment made at an older, lower price: its hold is what it paid, so the cap must fit that.
         try {
-          callCap = capWithinFixedHold(model, body.messages, cap, payment.units);
+          callCap = capWithinFixedHold(model, promptSent(body), cap, payment.units);
         } catch (err) {
           await markUnserved(ctx.db, payment.id, "model_not_allowed");
           throw err;
@@ -84,14 +84,22 @@ async function planChat(ctx: AppContext, input: PaidChatInput, state: PaidReques
   const network = admitNetwork(settings, body.network, "chat");
   const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
   // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
-  const cap = capWithinFixedHold(model, body.messages, body.max_tokens ?? body.max_completion_tokens, settings.flatPriceUnits);
+  const cap = capWithinFixedHold(model, promptSent(body), body.max_tokens ?? body.max_completion_tokens ?? undefined, settings.flatPriceUnits);
   const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);
   return { settings, model, cap, plan };
 }
 
+/**
+ * What the provider reads as prompt, for the worst-case cost: the messages, and the tool and function definitions
+ * (a provider bills them as input tokens too).
+ */
+function promptSent(body: ChatRequest): readonly unknown[] {
+  return [...body.messages, ...(body.tools ?? []), ...(body.functions ?? [])];
+}
+
 /** The upstream request and receipt prompt for a chat body: the messages and the optional parameters as sent. */
 function chatCall(body: ChatRequest, modelId: string, cap: number): CallRequest {
-  const params: CompletionParams = Object.fromEntries(PASSED_PARAMS.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]));
+  const params = Object.fromEntries(PASSED_PARAMS.filter((key) => body[key] !== undefined && body[key] !== null).map((key) => [key, body[key]])) as CompletionParams;
   return {
     completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
     stream: body.stream === true,

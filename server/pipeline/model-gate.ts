@@ -27,7 +27,7 @@ export function requireOfferedModel(upstream: Upstream, id: string, network: Net
  * The completion cap for a call whose hold is fixed (the flat price): the request's `max_tokens` (else the model's),
  * refused when even that could cost more than the hold.
  */
-export function capWithinFixedHold(model: CatalogModel, messages: Messages, maxTokens: number | undefined, holdUnits: bigint): number {
+export function capWithinFixedHold(model: CatalogModel, messages: readonly unknown[], maxTokens: number | undefined, holdUnits: bigint): number {
   const cap = completionCap(model, maxTokens);
   if (worstCaseCostUnits(model, messages, cap) > holdUnits) {
     throw new AppError("model_not_allowed", `model ${model.id} could cost more than the flat price for this request; shorten it or lower max_tokens`, {

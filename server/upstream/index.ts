@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
 import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer } from "./openai-compatible-client";
-import type { CompletionParams, UpstreamMessage } from "./chat-message";
+import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
 
 export { UpstreamError } from "./openai-compatible-client";
 export type { UpstreamFailure } from "./openai-compatible-client";
@@ -89,11 +89,14 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     return model;
   };
   const provider = { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey!, timeoutMs: cfg.timeoutMs };
-  /** The provider's request: the messages and optional parameters as sent, under our model id and completion cap. */
+  /**
+   * The provider's request: the messages (less what only an answer carries) and the optional parameters as sent, under
+   * our model id and completion cap.
+   */
   const providerRequest = (model: CatalogModel, req: CompletionRequest) => {
     const { model: _requested, messages, max_tokens: maxTokens, ...params } = req;
-    const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as CompletionParams;
-    return { ...defined, model: model.id, messages, max_tokens: completionCap(model, maxTokens) };
+    const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null)) as CompletionParams;
+    return { ...defined, model: model.id, messages: messages.map(providerMessage), max_tokens: completionCap(model, maxTokens) };
   };
   /** The completion of a provider's answer: priced with its reported cost, else tokens × the catalogue price. */
   const providerCompletion = (model: CatalogModel, answer: ProviderAnswer, started: number): Completion => {
