@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   invalid_network: 400,
   network_not_supported: 501,
   model_not_allowed: 400,
+  // GET /api/v1/models/{id} for a model this deployment does not offer (OpenAI's models.retrieve answers it 404).
+  model_not_found: 404,
   // Prepaid credits and signed requests
   missing_auth_headers: 401,
   invalid_signature: 401,

@@ -22,6 +22,8 @@ claimGrantSchema.register(r.openApiComponents, { id: "GrantClaim" });
 verifyRequestSchema.register(r.openApiComponents, { id: "VerifyRequest" });
 verifyResponseSchema.register(r.openApiComponents, { id: "Verdict", description: "The hosted verifier's signed verdict" });
 signInSchema.register(r.openApiComponents, { id: "OperatorSignIn" });
+// One model is an item of the list: GET /api/v1/models/{id} answers the same object.
+const modelSchema = r.modelListSchema.shape.data.element.register(r.openApiComponents, { id: "Model", description: "One model, in OpenAI's `models.retrieve` shape plus its price and networks" });
 
 /** `$ref` to a registered schema. */
 function ref(schema: z.ZodType): Json {
@@ -202,6 +204,15 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     },
     "/api/v1/models": {
       get: { operationId: "listModels", summary: "The models offered, with the per-call price (free)", tags: ["inference"], responses: { "200": { description: "OpenAI-style list", content: json(r.modelListSchema) } } },
+    },
+    "/api/v1/models/{id}": {
+      get: {
+        operationId: "retrieveModel",
+        summary: "One model offered, by its id (`<vendor>/<model>`, slash included), in OpenAI's models.retrieve shape (free)",
+        tags: ["inference"],
+        parameters: [{ name: "id", in: "path", required: true, description: "The model id, e.g. `local/echo-1`; its slash is part of the path", schema: { type: "string" } }],
+        responses: { "200": { description: "The model", content: json(modelSchema) }, ...errors(["model_not_found", "database_unavailable", "internal_error"]) },
+      },
     },
     "/api/v1/receipts/{id}": {
       get: {

@@ -1,11 +1,13 @@
-// GET /api/v1/models: the OpenAI-style list of what this deployment offers, with the flat per-call price and the
-// networks each model is offered on (testnets serve the built-in model only unless the operator enables more).
+// GET /api/v1/models and /api/v1/models/{id}: the OpenAI-style list of what this deployment offers and one model of it,
+// with the flat per-call price and the networks each model is offered on (testnets serve the built-in model only unless
+// the operator enables more).
 import "server-only";
 import { NETWORKS, type NetworkId } from "../chain/networks";
+import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
 import { formatUnitsAsUsdc } from "../verify";
 import type { Upstream } from "./index";
-import { offeredOnNetwork } from "./model-catalog";
+import { offeredOnNetwork, type CatalogModel } from "./model-catalog";
 
 /** Each network under the name a request's `network` field takes. */
 const NETWORK_NAMES: readonly (readonly [NetworkId, string])[] = [
@@ -15,23 +17,34 @@ const NETWORK_NAMES: readonly (readonly [NetworkId, string])[] = [
   ["base-sepolia", "base-sepolia"],
 ];
 
-/** The model list body. */
-export function listModels(upstream: Upstream, settings: Pick<Settings, "flatPriceUnits" | "testnetProviderModels">): { object: "list"; data: unknown[] } {
+type ModelSettings = Pick<Settings, "flatPriceUnits" | "testnetProviderModels">;
+
+/** One model as OpenAI's `models.retrieve` shapes it (`id`, `object`, `created`, `owned_by`), with its price and networks. */
+function describeModel(m: CatalogModel, settings: ModelSettings) {
   return {
-    object: "list",
-    data: upstream.models().map((m) => ({
-      id: m.id,
-      object: "model",
-      created: 0,
-      owned_by: m.provider === "local" ? "signet" : m.id.split("/")[0],
-      description: m.label,
-      max_tokens: m.maxTokens,
-      networks: NETWORK_NAMES.filter(([id]) => offeredOnNetwork(m, NETWORKS[id], settings.testnetProviderModels)).map(([, name]) => name),
-      pricing: {
-        per_call_usdc: formatUnitsAsUsdc(settings.flatPriceUnits),
-        upstream_input_usdc_per_mtok: formatUnitsAsUsdc(m.inputUnitsPerMTok),
-        upstream_output_usdc_per_mtok: formatUnitsAsUsdc(m.outputUnitsPerMTok),
-      },
-    })),
+    id: m.id,
+    object: "model" as const,
+    created: 0,
+    owned_by: m.provider === "local" ? "signet" : m.id.split("/")[0],
+    description: m.label,
+    max_tokens: m.maxTokens,
+    networks: NETWORK_NAMES.filter(([id]) => offeredOnNetwork(m, NETWORKS[id], settings.testnetProviderModels)).map(([, name]) => name),
+    pricing: {
+      per_call_usdc: formatUnitsAsUsdc(settings.flatPriceUnits),
+      upstream_input_usdc_per_mtok: formatUnitsAsUsdc(m.inputUnitsPerMTok),
+      upstream_output_usdc_per_mtok: formatUnitsAsUsdc(m.outputUnitsPerMTok),
+    },
   };
+}
+
+/** The model list body. */
+export function listModels(upstream: Upstream, settings: ModelSettings): { object: "list"; data: unknown[] } {
+  return { object: "list", data: upstream.models().map((m) => describeModel(m, settings)) };
+}
+
+/** One model of the list by its id (`<vendor>/<model>`); 404 model_not_found when this deployment does not offer it. */
+export function retrieveModel(upstream: Upstream, settings: ModelSettings, id: string): ReturnType<typeof describeModel> {
+  const model = upstream.models().find((m) => m.id === id);
+  if (!model) throw new AppError("model_not_found", "this deployment offers no model with that id; GET /api/v1/models lists them");
+  return describeModel(model, settings);
 }

@@ -84,6 +84,7 @@ describe("the OpenAPI document", () => {
         "/api/v1/grants/challenge",
         "/api/v1/inference",
         "/api/v1/models",
+        "/api/v1/models/{id}",
         "/api/v1/openapi.json",
         "/api/v1/operator-key",
         "/api/v1/receipts/{id}",
@@ -180,6 +181,9 @@ describe("real answers match the document", () => {
   it("models, keys, grants, the verifier, receipts, discovery", async () => {
     for (const [path, template] of [
       ["/api/v1/models", "/api/v1/models"],
+      ["/api/v1/models/local/echo-1", "/api/v1/models/{id}"],
+      ["/api/v1/models/local%2Fecho-1", "/api/v1/models/{id}"],
+      ["/api/v1/models/acme/no-such-model", "/api/v1/models/{id}"],
       ["/api/v1/operator-key", "/api/v1/operator-key"],
       ["/api/verify/operator-key", "/api/verify/operator-key"],
       ["/.well-known/x402", "/.well-known/x402"],

@@ -1,7 +1,8 @@
 // The official `openai` SDK, unchanged: baseURL set to Signet's /api/v1 over real HTTP, and fetch set to
 // the stock x402 client's wrapFetchWithPayment. A completion, a streamed completion (with the receipt event) and
-// models.list() all succeed on localnet, and every receipt verifies.
-import OpenAI from "openai";
+// models.list() and models.retrieve() all succeed on localnet, and every receipt verifies; an unknown model is the
+// SDK's NotFoundError.
+import OpenAI, { NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x402Client } from "@x402/core/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
@@ -66,5 +67,17 @@ describe("the openai SDK against Signet", () => {
     const ids: string[] = [];
     for await (const model of openai.models.list()) ids.push(model.id);
     expect(ids).toContain("local/echo-1");
+  });
+
+  it("models.retrieve(): one model by its id, slash included, in OpenAI's shape", async () => {
+    const model = await openai.models.retrieve("local/echo-1");
+    expect(model).toMatchObject({ id: "local/echo-1", object: "model", created: expect.any(Number), owned_by: "signet" });
+  });
+
+  it("models.retrieve() of a model not offered: the SDK's NotFoundError, code model_not_found", async () => {
+    const err = await openai.models.retrieve("acme/no-such-model").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).status).toBe(404);
+    expect((err as NotFoundError).error).toBe("model_not_found");
   });
 });

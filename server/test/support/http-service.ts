@@ -9,6 +9,7 @@ import { GET as grantChallengeRoute } from "@/app/api/v1/grants/challenge/route"
 import { POST as grantRoute } from "@/app/api/v1/grants/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
+import { GET as modelRoute } from "@/app/api/v1/models/[...id]/route";
 import { GET as openapiRoute } from "@/app/api/v1/openapi.json/route";
 import { GET as discoveryRoute } from "@/app/.well-known/x402/route";
 import { GET as didDocumentRoute } from "@/app/.well-known/did.json/route";
@@ -56,6 +57,9 @@ function routeFor(method: string, path: string): FetchRoute | null {
   const checkpoint = /^\/log\/checkpoints\/([^/]+)$/.exec(path);
   if (method === "GET" && checkpoint) return (r) => logCheckpointsRoute(r, param("size", checkpoint[1]!));
   if (method === "GET" && path.startsWith("/log/tile/")) return (r) => logTileRoute(r, { params: Promise.resolve({ path: path.slice("/log/tile/".length).split("/") }) });
+  // A model id's slash arrives as a segment break or as %2F (the openai SDK's encoding): a catch-all segment either way.
+  const model = /^\/api\/v1\/models\/(.+)$/.exec(path);
+  if (method === "GET" && model) return (r) => modelRoute(r, { params: Promise.resolve({ id: model[1]!.split("/").map(decodeURIComponent) }) });
   const credits = /^\/api\/v1\/credits\/([^/]+)$/.exec(path);
   if (method === "GET" && credits) return (r) => creditsRoute(r, param("pubkey", credits[1]!));
   return null;
