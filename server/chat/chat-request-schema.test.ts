@@ -62,19 +62,23 @@ const everyParam = {
   temperature: 0.2,
   tool_choice: { type: "allowed_tools", allowed_tools: { mode: "auto", tools: [{ type: "function", function: { name: "get_weather" } }] } },
   tools: [
-    { type: "function", function: { name: "get_weather", parameters: { type: "object" }, strict: true }, cache_control: { type: "ephemeral" } },
+    { type: "function", function: { name: "get_weather", parameters: { type: "object" }, strict: true } },
     { type: "custom", custom: { name: "sql", description: "Runs SQL", format: { type: "text" } } },
   ],
   top_logprobs: 2,
   top_p: 0.9,
   user: "user-123",
   verbosity: "low",
-  web_search_options: null,
 } satisfies ChatCompletionCreateParamsNonStreaming;
 
 describe("chatRequestSchema", () => {
   it("accepts every field of OpenAI's chat request", () => {
     expect(parseWith(chatRequestSchema, everyParam)).toEqual(everyParam);
+  });
+
+  it("accepts OpenRouter's cache_control on a tool, and an absent web search", () => {
+    const tools = [{ type: "function", function: { name: "get_weather" }, cache_control: { type: "ephemeral" } }];
+    expect(chatRequestSchema.safeParse({ model: PROVIDER_MODEL, messages: [user], tools, web_search_options: null }).success).toBe(true);
   });
 
   it("accepts null for every optional parameter the SDK types as nullable", () => {

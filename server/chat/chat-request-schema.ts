@@ -112,7 +112,8 @@ const toolChoiceSchema = z.union([
 /** OpenAI's clients send null for an absent optional parameter: both mean "not set". */
 const unset = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-export const chatRequestSchema = z
+/** The request's fields, before the checks that read several of them. */
+export const chatRequestFields = z
   .object({
     model: z.string().min(1).max(128),
     messages: z
@@ -172,8 +173,9 @@ export const chatRequestSchema = z
     /** `include_usage`: a last chunk with `choices: []` and the usage, as OpenAI sends it; other options are ignored. */
     stream_options: unset(z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).loose()),
   })
-  .loose()
-  .superRefine((body, ctx) => refuseUnreadableParts(body, ctx));
+  .loose();
+
+export const chatRequestSchema = chatRequestFields.superRefine((body, ctx) => refuseUnreadableParts(body, ctx));
 
 /** Refuses a content part the chosen model cannot read (an image to the built-in model), naming the part. */
 export function refuseUnreadableParts(body: { model: string; messages?: readonly ChatMessage[] | undefined }, ctx: z.RefinementCtx): void {

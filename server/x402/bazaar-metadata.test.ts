@@ -4,7 +4,7 @@ import { chatRequestSchema } from "../chat/chat-request-schema";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
 import { chatCompletionSchema, topUpResultSchema } from "../openapi/response-schemas";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
-import { BAZAAR_EXAMPLES, bazaarDeclaration, jsonSchemaOf } from "./bazaar-metadata";
+import { BAZAAR_EXAMPLES, bazaarDeclaration, chatDiscoverySchema, jsonSchemaOf } from "./bazaar-metadata";
 import { PAID_RESOURCE_PATHS, type PaidResource } from "./paid-resources";
 
 const RESOURCES: PaidResource[] = ["chat", "topup"];
@@ -29,7 +29,10 @@ describe("bazaarDeclaration()", () => {
     const components = (buildOpenApiDocument("http://x").components as { schemas: Record<string, unknown> }).schemas;
     const body = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties.input as { properties: { body: unknown } }).properties.body;
     const output = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties as unknown as { output: { properties: { example: Record<string, unknown> } } }).output.properties.example;
-    expect(body("chat")).toEqual(components.ChatRequest);
+    expect(body("chat")).toEqual({ type: "object", ...jsonSchemaOf(chatDiscoverySchema) });
+    // The chat body's core fields are the route's own, as the OpenAPI document publishes them.
+    const published = (components.ChatRequest as { properties: Record<string, unknown> }).properties;
+    for (const [field, schema] of Object.entries((body("chat") as { properties: Record<string, unknown> }).properties)) expect(schema).toEqual(published[field]);
     expect(body("topup")).toEqual(components.TopUpRequest);
     expect(output("chat")).toEqual({ type: "object", ...jsonSchemaOf(chatCompletionSchema) });
     expect(output("topup")).toEqual({ type: "object", ...jsonSchemaOf(topUpResultSchema) });

@@ -1,11 +1,13 @@
 // Discovery metadata for the x402 `bazaar` extension (@x402/extensions): how to call each paid resource (its JSON
 // body's schema and an example) and what it answers (schema and example), declared in its 402s and listed by
 // /.well-known/x402. The schemas are the zod schemas the route validates with and the OpenAPI document publishes,
-// converted the same way, so the catalogue cannot drift from the API. Built once per process.
+// converted the same way, so the catalogue cannot drift from the API. The chat body's is its core fields only: the 402
+// carries the declaration in a header, whose size clients bound; the OpenAPI document has every field. Built once per
+// process.
 import "server-only";
 import { z } from "zod";
 import { declareDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
-import { chatRequestSchema } from "../chat/chat-request-schema";
+import { chatRequestFields } from "../chat/chat-request-schema";
 import { chatCompletionSchema, topUpResultSchema } from "../openapi/response-schemas";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
 import type { PaidResource } from "./paid-resources";
@@ -43,8 +45,11 @@ export const BAZAAR_EXAMPLES = {
   },
 } as const satisfies Record<PaidResource, { input: Record<string, unknown>; output: Record<string, unknown> }>;
 
+/** The chat body's core fields, as the route validates them; the route takes every other OpenAI field too. */
+export const chatDiscoverySchema = chatRequestFields.pick({ model: true, messages: true, network: true, max_tokens: true, temperature: true, stream: true }).loose();
+
 const SCHEMAS = {
-  chat: { input: chatRequestSchema, output: chatCompletionSchema },
+  chat: { input: chatDiscoverySchema, output: chatCompletionSchema },
   topup: { input: topUpRequestSchema, output: topUpResultSchema },
 } satisfies Record<PaidResource, { input: z.ZodType; output: z.ZodType }>;
 
