@@ -45,7 +45,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
   });
   switch (outcome.kind) {
     case "answered":
-      return answerAgain(ctx, outcome.payment, body.stream === true);
+      return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true });
     case "challenge":
     case "refused":
     case "replay":
@@ -103,6 +103,7 @@ function chatCall(body: ChatRequest, modelId: string, cap: number): CallRequest 
   return {
     completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
     stream: body.stream === true,
+    usageChunk: body.stream_options?.include_usage === true,
     prompt: { messages: body.messages },
   };
 }

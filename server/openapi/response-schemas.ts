@@ -94,7 +94,18 @@ export const chatCompletionSchema = z
     created: z.number().int(),
     model: z.string(),
     choices: z.array(
-      z.object({ index: z.number().int(), message: z.object({ role: z.literal("assistant"), content: z.string() }), finish_reason: z.string() }),
+      z.object({
+        index: z.number().int(),
+        message: z.object({
+          role: z.literal("assistant"),
+          content: z.string().describe("The answer's text, which the receipt's response hash covers (\"\" beside tool calls)"),
+          refusal: z.null(),
+          annotations: z.array(z.unknown()).optional(),
+          tool_calls: z.array(z.object({ id: z.string(), type: z.string() }).loose()).optional().describe("A provider's tool calls, as it sent them"),
+        }),
+        logprobs: z.null(),
+        finish_reason: z.string(),
+      }),
     ),
     usage: usageSchema,
   })
@@ -106,10 +117,20 @@ export const chatCompletionChunkSchema = z
     object: z.literal("chat.completion.chunk"),
     created: z.number().int(),
     model: z.string(),
-    choices: z.array(
-      z.object({ index: z.number().int(), delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }), finish_reason: z.string().nullable() }),
-    ),
-    usage: usageSchema.optional(),
+    choices: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }),
+          logprobs: z.null(),
+          finish_reason: z.string().nullable(),
+        }),
+      )
+      .describe("One choice; empty in the usage chunk that `stream_options.include_usage` asks for"),
+    usage: usageSchema
+      .nullable()
+      .optional()
+      .describe("On the finish chunk; with `stream_options.include_usage`, on a last chunk with `choices: []` instead, and null on every other chunk"),
   })
   .register(openApiComponents, { id: "ChatCompletionChunk", description: "One `data:` event of a stream" });
 

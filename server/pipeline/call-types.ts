@@ -27,6 +27,8 @@ export interface CallRequest {
   /** The upstream request, with `max_tokens` set to the cap that keeps the worst case within the hold. */
   completion: CompletionRequest;
   stream: boolean;
+  /** A stream ends with OpenAI's usage chunk (`choices: []`) after the finish chunk (`stream_options.include_usage`). */
+  usageChunk?: boolean;
   prompt: ReceiptPrompt;
 }
 

@@ -87,6 +87,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     inferenceId: reservation.holdId,
     proofUrl: receiptProofUrl(reservation.holdId),
     model: request.completion.model,
+    usageChunk: request.usageChunk === true,
     events,
     abort,
     finish: async (completion) => {
@@ -116,7 +117,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
  * A served paid call's stored answer, given again to the payer's repeat of the same request (its answer was lost in
  * transit): the same body and the same receipt, plain or streamed as it was asked. Never a second call.
  */
-export async function answerAgain(ctx: AppContext, payment: Payment & { txSignature: string }, stream: boolean): Promise<ServedCall> {
+export async function answerAgain(ctx: AppContext, payment: Payment & { txSignature: string }, asked: { stream: boolean; usageChunk?: boolean }): Promise<ServedCall> {
   const logged = payment.inferenceId ? await ctx.db.inferenceLog.findUnique({ where: { id: payment.inferenceId }, select: { receipt: true } }) : null;
   const receipt = (logged?.receipt ?? null) as Receipt | null;
   const body = payment.answer as StoredCompletionBody | null;
@@ -129,9 +130,9 @@ export async function answerAgain(ctx: AppContext, payment: Payment & { txSignat
     [ANSWER_REPLAYED_HEADER]: "true",
   };
   const proofUrl = receiptProofUrl(payment.inferenceId);
-  if (!stream) return { body: body as unknown as Record<string, unknown>, headers: { ...headers, "X-Service-Receipt": encodeReceiptHeader(receipt), [RECEIPT_PROOF_HEADER]: proofUrl } };
+  if (!asked.stream) return { body: body as unknown as Record<string, unknown>, headers: { ...headers, "X-Service-Receipt": encodeReceiptHeader(receipt), [RECEIPT_PROOF_HEADER]: proofUrl } };
   const event: ReceiptEvent = { object: "service.receipt", receipt, log_proof_url: proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt.receipt } : {}) };
-  return { stream: replayedSseStream(body, event), headers: { ...SSE_HEADERS, ...headers } };
+  return { stream: replayedSseStream(body, event, { usageChunk: asked.usageChunk === true }), headers: { ...SSE_HEADERS, ...headers } };
 }
 
 /** Marks an answer given again from storage: the call was served once, earlier, and this is its stored answer. */

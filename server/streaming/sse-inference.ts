@@ -1,6 +1,8 @@
 // Streaming an inference as Server-Sent Events in the OpenAI format, shared by the paid and prepaid routes:
-// `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage, then the signed receipt as
-// `data: {"object":"service.receipt","receipt":{…}}`, then `data: [DONE]`. The receipt cannot be a header: its
+// `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage (with
+// `stream_options.include_usage`: the finish chunk, then OpenAI's usage chunk with `choices: []`, every other chunk
+// carrying `usage: null`), then the signed receipt as `data: {"object":"service.receipt","receipt":{…}}`, then
+// `data: [DONE]`. The receipt cannot be a header: its
 // response hash covers the concatenated `delta.content` of every chunk, known only at the end. On the paid route the
 // same event carries the x402 receipt (`x402_receipt`, a JWS), issued once the answer was served.
 //
@@ -34,6 +36,8 @@ export interface SseInference {
   /** The receipt's inclusion-proof URL, sent with the receipt event. */
   proofUrl: string;
   model: string;
+  /** The usage goes in its own last chunk with `choices: []` (`stream_options.include_usage`), not on the finish chunk. */
+  usageChunk?: boolean;
   /** The upstream stream, started with `abort.signal`. */
   events: AsyncGenerator<StreamEvent>;
   abort: AbortController;
@@ -60,18 +64,41 @@ export async function firstEventThenRest(events: AsyncGenerator<StreamEvent>): P
 const encoder = new TextEncoder();
 const frame = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
 
+/** The fields every chunk of one answer shares. */
+interface ChunkBase {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/**
+ * The chunk builders of one answer, in OpenAI's shape (`logprobs: null` on each choice). With `usageChunk`, every
+ * chunk carries `usage: null` and the usage comes in a last chunk with `choices: []`, as OpenAI sends it for
+ * `stream_options.include_usage`; without it, the usage rides on the finish chunk. A verifier's text is the same
+ * either way: a chunk without choices adds nothing to it.
+ */
+function answerChunks(base: ChunkBase, usageChunk: boolean) {
+  const chunk = (choices: unknown[], usage?: unknown) => ({
+    id: base.id,
+    object: "chat.completion.chunk",
+    created: base.created,
+    model: base.model,
+    choices,
+    ...(usage !== undefined ? { usage } : usageChunk ? { usage: null } : {}),
+  });
+  return {
+    delta: (delta: Record<string, string>) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]),
+    /** The finish chunk and, with `usageChunk`, the usage chunk after it. */
+    closing: (finishReason: string, usage: unknown): unknown[] =>
+      usageChunk
+        ? [chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]), chunk([], usage)]
+        : [chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }], usage)],
+  };
+}
+
 /** The SSE body. Cancelling it (the client disconnected) aborts the upstream and records the partial call. */
 export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Array> {
-  const created = Math.floor(Date.now() / 1000);
-  const id = `chatcmpl-${plan.inferenceId}`;
-  const chunk = (delta: Record<string, string>, finishReason: string | null, extra: Record<string, unknown> = {}) => ({
-    id,
-    object: "chat.completion.chunk",
-    created,
-    model: plan.model,
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-    ...extra,
-  });
+  const chunks = answerChunks({ id: `chatcmpl-${plan.inferenceId}`, created: Math.floor(Date.now() / 1000), model: plan.model }, plan.usageChunk === true);
   let cancelled = false;
 
   return new ReadableStream<Uint8Array>({
@@ -94,7 +121,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
             continue;
           }
           produced += event.content;
-          send(chunk(first ? { role: "assistant", content: event.content } : { content: event.content }, null));
+          send(chunks.delta(first ? { role: "assistant", content: event.content } : { content: event.content }));
           first = false;
         }
         if (!cancelled && !completion) throw new Error("the upstream stream ended without its completion");
@@ -110,7 +137,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         await plan.abortRecorded(produced).catch((err: unknown) => logEvent("stream.abort_record_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error"));
         return;
       }
-      send(chunk({}, completion.finishReason, { usage: completion.usage }));
+      for (const closing of chunks.closing(completion.finishReason, completion.usage)) send(closing);
       let receipts: { receipt: Receipt; x402Receipt: SignedReceipt | null };
       try {
         receipts = await plan.finish(completion);
@@ -135,15 +162,15 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
 }
 
 /**
- * A served call's stored answer as the stream it was (its text in one chunk, the final chunk with the finish reason and
- * usage, the receipt event, [DONE]): the receipt's response hash covers the same concatenated text.
+ * A served call's stored answer as the stream it was (its text in one chunk, the closing chunks with the finish reason
+ * and usage, the receipt event, [DONE]): the receipt's response hash covers the same concatenated text.
  */
-export function replayedSseStream(body: StoredCompletionBody, receiptEvent: ReceiptEvent): ReadableStream<Uint8Array> {
+export function replayedSseStream(body: StoredCompletionBody, receiptEvent: ReceiptEvent, opts: { usageChunk?: boolean } = {}): ReadableStream<Uint8Array> {
   const choice = body.choices[0];
-  const base = { id: body.id, object: "chat.completion.chunk", created: body.created, model: body.model };
+  const chunks = answerChunks({ id: body.id, created: body.created, model: body.model }, opts.usageChunk === true);
   const events: unknown[] = [
-    { ...base, choices: [{ index: 0, delta: { role: "assistant", content: choice?.message.content ?? "" }, finish_reason: null }] },
-    { ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? "stop" }], usage: body.usage },
+    chunks.delta({ role: "assistant", content: choice?.message.content ?? "" }),
+    ...chunks.closing(choice?.finish_reason ?? "stop", body.usage),
     receiptEvent,
     "[DONE]",
   ];

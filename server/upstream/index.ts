@@ -32,7 +32,10 @@ export interface CompletionRequest extends CompletionParams {
 export interface Completion {
   id: string;
   model: string;
+  /** The answer's text (what the receipt's response hash covers); "" when it only calls tools. */
   content: string;
+  /** The tool calls a provider's answer makes, as it sent them (a plain answer only; a stream carries its text). */
+  toolCalls?: readonly unknown[];
   finishReason: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   costUnits: bigint;
@@ -105,6 +108,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       id: answer.id,
       model: model.id,
       content: answer.content,
+      ...(answer.toolCalls ? { toolCalls: answer.toolCalls } : {}),
       finishReason: answer.finishReason,
       usage,
       costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),

@@ -27,7 +27,10 @@ export interface ProviderRequest extends CompletionParams {
 export interface ProviderAnswer {
   id: string;
   model: string;
+  /** The answer's text; "" when it only calls tools. */
   content: string;
+  /** The tool calls the answer makes, as the provider sent them; absent when it makes none. */
+  toolCalls?: readonly unknown[];
   finishReason: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cost?: unknown };
 }
@@ -87,22 +90,33 @@ function parseAnswer(body: unknown, requestedModel: string): ProviderAnswer {
   const b = body as {
     id?: unknown;
     model?: unknown;
-    choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
+    choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
     usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown; cost?: unknown };
   };
   const choice = Array.isArray(b?.choices) ? b.choices[0] : undefined;
   const content = choice?.message?.content;
+  const toolCalls = parseToolCalls(choice?.message?.tool_calls);
   const usage = parseUsage(b?.usage);
-  if (typeof content !== "string" || !usage) {
-    throw new UpstreamError("bad_response", "provider answer lacks choices[0].message.content or usage");
+  // An answer that only calls tools has no text (content null or absent).
+  if (!(typeof content === "string" || (toolCalls && (content === null || content === undefined))) || !usage) {
+    throw new UpstreamError("bad_response", "provider answer lacks choices[0].message.content (or tool_calls) or usage");
   }
   return {
     id: typeof b.id === "string" ? b.id : "",
     model: typeof b.model === "string" ? b.model : requestedModel,
-    content,
+    content: typeof content === "string" ? content : "",
+    ...(toolCalls ? { toolCalls } : {}),
     finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : "stop",
     usage,
   };
+}
+
+/** A provider's tool calls when they are a non-empty array of `{ id, type, … }` objects, else undefined. */
+function parseToolCalls(value: unknown): readonly unknown[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const wellFormed = value.every((call: unknown) => typeof call === "object" && call !== null && typeof (call as { id?: unknown }).id === "string" && typeof (call as { type?: unknown }).type === "string");
+  if (!wellFormed) throw new UpstreamError("bad_response", "provider answer has malformed tool_calls");
+  return value;
 }
 
 export type ProviderStreamEvent =

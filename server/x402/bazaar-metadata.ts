@@ -27,7 +27,7 @@ export const BAZAAR_EXAMPLES = {
       object: "chat.completion",
       created: 1_764_000_000,
       model: "local/echo-1",
-      choices: [{ index: 0, message: { role: "assistant", content: 'You said: "Say hello"' }, finish_reason: "stop" }],
+      choices: [{ index: 0, message: { role: "assistant", content: 'You said: "Say hello"', refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
       usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
     },
   },
