@@ -25,7 +25,7 @@ let service: HttpService;
 
 beforeAll(async () => {
   provider = await startFakeProvider(({ body }) => {
-    received.push(body as (typeof received)[number]);
+    received.push(body as unknown as (typeof received)[number]);
     const messages = body.messages as { role: string }[];
     // The first turn asks for the tool; once the tool has answered, the model answers in text.
     if (body.tools && messages.at(-1)?.role === "user") {
