@@ -4,8 +4,9 @@
 // so it imports nothing that is server-only.
 // SIGTERM (or SIGINT) drains: readiness turns 503 at once, no new connection or request is taken, the requests in
 // flight get up to SHUTDOWN_GRACE_MS to finish, then the process exits 0.
-// On a production build (`start`) the hot API routes go straight to their built route handlers, without Next's request
-// pipeline (server/http/direct-api-routes.ts); SIGNET_API_DIRECT=false sends them through Next like every other path.
+// On a production build (`start`) the hot API routes and the receipt log's read routes go straight to their built route
+// handlers, without Next's request pipeline (server/http/direct-api-routes.ts); SIGNET_API_DIRECT=false sends them
+// through Next like every other path.
 import path from "node:path";
 import next from "next";
 import { createDrainTracker, drainOnSignals } from "../server/health/drain-server";

@@ -243,7 +243,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
       },
     },
     "/log/checkpoint": {
-      get: { operationId: "logCheckpoint", summary: "The receipt log's latest signed checkpoint (C2SP tlog-checkpoint), with witness cosignatures", tags: ["receipts"], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["not_found"]) } },
+      get: { operationId: "logCheckpoint", summary: "The receipt log's latest signed checkpoint (C2SP tlog-checkpoint), with witness cosignatures; an empty log's is size 0", tags: ["receipts"], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["database_unavailable", "internal_error"]) } },
     },
     "/log/checkpoints/{size}": {
       get: { operationId: "logCheckpointOfSize", summary: "A past checkpoint by tree size, with the cosignatures added since", tags: ["receipts"], parameters: [{ name: "size", in: "path", required: true, schema: { type: "integer" } }], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["invalid_request", "not_found"]) } },
@@ -252,7 +252,8 @@ export function buildOpenApiDocument(baseUrl: string): Json {
       get: {
         operationId: "logTile",
         summary: "C2SP tlog-tiles: hash tiles `tile/<L>/<N>[.p/<W>]` and entry bundles `tile/entries/<N>[.p/<W>]`",
-        description: "Full tiles are immutable (`Cache-Control: public, max-age=31536000, immutable`); partial tiles are cached 10 s.",
+        description:
+          "Tiles are immutable once served, full or partial (`Cache-Control: public, max-age=31536000, immutable`), and gzip-encoded when `Accept-Encoding` takes gzip (`Vary: Accept-Encoding`).",
         tags: ["receipts"],
         parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" } }],
         responses: { "200": { description: "Tile bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }, ...errors(["not_found"]) },

@@ -21,9 +21,9 @@ import type { DbClient } from "../db";
 import { config } from "../env";
 import { signEd25519 } from "../keys/node-ed25519";
 import { logEvent } from "../log";
-import { encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, TILE_HEIGHT, treeHash } from "../verify";
+import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, TILE_HEIGHT, treeHash } from "../verify";
 import { logIdentity } from "./log-key";
-import { storedHashReader } from "./read-log";
+import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";
 
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one sequencer at a time across instances. */
 export const LOG_SEQUENCER_LOCK_KEY = 72_910_518;
@@ -46,6 +46,27 @@ export function signCheckpoint(size: number, root: Uint8Array): string {
   const id = logIdentity();
   const text = formatCheckpointText({ origin: id.origin, size, root });
   return `${text}\n${formatSignatureLine(id.origin, id.keyId, signEd25519(new TextEncoder().encode(text), id.keypair.seed))}`;
+}
+
+/**
+ * Signs the empty tree's checkpoint (size 0, root SHA-256 of no bytes) when the log has signed none yet, so a client
+ * reads a checkpoint from the first moment and starts from an empty log as from any other. Idempotent across instances.
+ */
+export async function signEmptyCheckpoint(db: DbClient): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO log_checkpoints (size, root, note)
+    SELECT 0, ${Buffer.from(EMPTY_ROOT)}, ${signCheckpoint(0, EMPTY_ROOT)} WHERE NOT EXISTS (SELECT 1 FROM log_checkpoints)
+    ON CONFLICT (size) DO NOTHING`;
+}
+
+/** The latest signed checkpoint with its cosignatures; on a log that never signed one, the empty tree's, signed now. */
+export async function readLatestCheckpoint(db: DbClient): Promise<StoredCheckpoint> {
+  const latest = await readCheckpoint(db);
+  if (latest) return latest;
+  await signEmptyCheckpoint(db);
+  const signed = await readCheckpoint(db);
+  if (!signed) throw new Error("log: the empty checkpoint was not stored");
+  return signed;
 }
 
 /**
@@ -129,6 +150,8 @@ export function startLogPublisher(db: DbClient): void {
   // A process that reopened its database (tests do) sequences the new one only.
   if (running.signetLogPublisher) clearInterval(running.signetLogPublisher.timer);
   let busy = false;
+  // The empty tree's checkpoint at start-up (a failure is retried on demand, by the checkpoint route).
+  void signEmptyCheckpoint(db).catch((err: unknown) => logEvent("log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
   const tick = async () => {
     if (busy) return;
     busy = true;

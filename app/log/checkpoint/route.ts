@@ -1,17 +1,18 @@
 import { db } from "@/server/db";
-import { AppError } from "@/server/errors";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
-import { readCheckpoint } from "@/server/transparency/read-log";
+import { readLatestCheckpoint } from "@/server/transparency/publish-log";
 
 export const dynamic = "force-dynamic";
 
-/** The latest signed checkpoint (C2SP tlog-checkpoint), with its witness cosignatures. Mutable: cached a few seconds. */
+/**
+ * The latest signed checkpoint (C2SP tlog-checkpoint), with its witness cosignatures; an empty log's is size 0 with
+ * the empty tree's root. Mutable: cached a few seconds.
+ */
 export const GET = withCors(
   ["GET"],
   handleRoute(async () => {
-    const checkpoint = await readCheckpoint(await db());
-    if (!checkpoint) throw new AppError("not_found", "the log has no checkpoint yet");
+    const checkpoint = await readLatestCheckpoint(await db());
     return new Response(checkpoint.note, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=2" } });
   }),
 );

@@ -128,7 +128,7 @@ describe("the receipt log", () => {
     const size = opened.checkpoint.size;
     expect(opened.checkpoint.origin).toBe("signet.test/log");
     const bundle = await tile(`tile/entries/000.p/${size}`);
-    expect(bundle.headers.get("cache-control")).toBe("public, max-age=10");
+    expect(bundle.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     const entries = decodeEntryBundle(new Uint8Array(await bundle.arrayBuffer()))!;
     expect(entries).toHaveLength(size);
     expect(rootOfLeaves(entries.map(leafHash))).toEqual(opened.checkpoint.root);
