@@ -304,3 +304,24 @@ export async function readPaymentByKey(db: DbClient, key: string): Promise<Payme
 export async function readPaymentById(db: DbClient, id: string): Promise<Payment | null> {
   return db.payment.findUnique({ where: { id } });
 }
+
+/**
+ * A request that held the payment stopped on a lost database (its answer was 503 database_unavailable): the payment
+ * is handed to the retry of the request that paid, without waiting out its lease. A claim's lease is ended at once
+ * (claimed → claimed: the retry takes it over and asks the chain what moved); a settled or serving call becomes
+ * unserved (its hold stays reserved, and the retry serves it once). A payment that moved on meanwhile is left alone.
+ */
+export async function releaseAfterDatabaseLoss(db: DbClient, paymentId: string): Promise<void> {
+  const claim: Move<"claimed"> = { from: "claimed", to: "claimed" };
+  const unserved: Move<"settled" | "serving">[] = [
+    { from: "settled", to: "unserved" },
+    { from: "serving", to: "unserved" },
+  ];
+  const serving = unserved.map((m) => m.from);
+  await db.$executeRaw`
+    UPDATE payments SET
+      status = CASE WHEN status IN (${Prisma.join(serving)}) THEN ${"unserved" satisfies PaymentStatus} ELSE status END,
+      failure_reason = CASE WHEN status IN (${Prisma.join(serving)}) THEN 'database_unavailable' ELSE failure_reason END,
+      updated_at = CASE WHEN status = ${claim.from} THEN to_timestamp(0) ELSE now() END
+    WHERE id = ${paymentId}::uuid AND status IN (${Prisma.join([claim.from, ...serving])})`;
+}

@@ -20,6 +20,7 @@ import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types
 import { eventNames, feeField, paymentError, recordFailure, refused, replay } from "./payment-answers";
 import { SETTLEMENT_EXPIRED, type Move } from "./payment-states";
 import { keepClaim, markFailed, markPending, type ClaimKeeper } from "./payment-store";
+import { releaseIfDatabaseLost } from "./release-after-database-loss";
 import { countSettlement, settlementPendingError } from "./pending-settlement";
 import { takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
 
@@ -54,6 +55,9 @@ export async function settleClaimed(
   const keeper = keepClaim(ctx.db, payment.id, config().PAYMENT_LEASE_MS);
   try {
     return await settleInLane(ctx, input, payment, payload, matched, verifiedAtMs, source, keeper, firstLaneAttempt);
+  } catch (err) {
+    releaseIfDatabaseLost(ctx.db, payment.id, err);
+    throw err;
   } finally {
     keeper.stop();
   }

@@ -21,6 +21,8 @@ import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
 import { markUnserved } from "../payments/payment-store";
+import { releaseIfDatabaseLost } from "../payments/release-after-database-loss";
+import { whenDatabaseBack } from "../db/when-database-back";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import type { Payment } from "../db";
@@ -39,6 +41,9 @@ export async function serveCall(ctx: AppContext, reservation: CallReservation, r
   const lease = keepLease(ctx, reservation);
   try {
     return request.stream ? await streamCall(ctx, reservation, request, lease) : await completeCall(ctx, reservation, request);
+  } catch (err) {
+    releaseCallIfDatabaseLost(ctx, reservation, err);
+    throw err;
   } finally {
     // A stream keeps its lease until it ends (streamCall hands the stop to the stream's own ending).
     if (!request.stream) lease.stop();
@@ -93,7 +98,10 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     finish: async (completion) => {
       lease.stop();
       observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
-      const { receipt } = await captureAndLog(ctx, reservation, request, completion);
+      const { receipt } = await captureAndLog(ctx, reservation, request, completion).catch((err: unknown) => {
+        releaseCallIfDatabaseLost(ctx, reservation, err);
+        throw err;
+      });
       const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
       return { receipt, x402Receipt: x402Receipt?.receipt ?? null };
     },
@@ -137,6 +145,16 @@ export async function answerAgain(ctx: AppContext, payment: Payment & { txSignat
 
 /** Marks an answer given again from storage: the call was served once, earlier, and this is its stored answer. */
 export const ANSWER_REPLAYED_HEADER = "X-Answer-Replayed";
+
+/**
+ * A call stopped by a lost database (its answer 503 database_unavailable) gives its money back as soon as the database
+ * answers again, without waiting out its lease: a paid call's payment goes to its retry (payments), a prepaid hold is
+ * released whole (nothing was charged: a capture that did commit left no `held` hold to release).
+ */
+function releaseCallIfDatabaseLost(ctx: AppContext, reservation: CallReservation, err: unknown): void {
+  if (reservation.payment) return releaseIfDatabaseLost(ctx.db, reservation.payment.id, err);
+  whenDatabaseBack(err, { event: "call.hold_released_after_database_loss", fields: { inference_id: reservation.holdId } }, () => releaseHold(ctx.db, reservation.holdId));
+}
 
 /** Where a receipt's inclusion proof is served (the answer's `X-Service-Receipt-Proof`, the stream's receipt event). */
 export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
@@ -224,7 +242,7 @@ async function notRecorded(ctx: AppContext, reservation: CallReservation): Promi
   const payment = reservation.payment;
   if (payment) {
     // Each step only moves what is still where this call left it: a capture that did commit after all stays served.
-    await markUnserved(ctx.db, payment.id, "receipt_log_unavailable").catch(() => undefined);
+    await markUnserved(ctx.db, payment.id, "receipt_log_unavailable").catch((err: unknown) => releaseIfDatabaseLost(ctx.db, payment.id, err));
     return new AppError(
       "receipt_log_unavailable",
       "the receipt could not be written to the receipt log, so the answer is not served; the payment stays reserved for this call and the same payment header can be sent again once",

@@ -6,13 +6,14 @@ import { randomUUID } from "node:crypto";
 import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../chaos/crash-point";
+import { whenDatabaseBack } from "../db/when-database-back";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { rateLimitIpHash } from "../http/client-ip";
 import { schedulePurge } from "../http/purge-expired-rows";
 import { parseJsonText } from "../http/read-json-body";
 import { parseWith } from "../http/handle-route";
-import { reserveCredit } from "../ledger/credit-holds";
+import { releaseHold, reserveCredit } from "../ledger/credit-holds";
 import type { CallRequest, CallReservation, ServedCall } from "../pipeline/call-types";
 import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
@@ -25,6 +26,7 @@ import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitAndHold, type AdmissionRequest, type HoldWithAdmission } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
+
 
 export const INFERENCE_PATH = "/api/v1/inference";
 
@@ -71,11 +73,17 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
   const ip = { hash: rateLimitIpHash(headers, guessedSettings), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
   const guessedNetwork = guess?.network.caip2 ?? tryNetwork(guessedSettings, body);
+  const holdId = randomUUID();
   let admission = await admit(
     guessedNetwork,
     ip,
-    guess ? { request: { holdId: randomUUID(), agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs }, settings: guessed.value } : null,
-  );
+    guess ? { request: { holdId, agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs }, settings: guessed.value } : null,
+  ).catch((err: unknown) => {
+    // The statement may have taken the hold before the database went away: it is released once the database is back
+    // (nothing was charged; the client's retry is a new signed request), not when its lease runs out.
+    whenDatabaseBack(err, { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } }, () => releaseHold(ctx.db, holdId));
+    throw err;
+  });
   schedulePurge(ctx.db);
   rememberStoredSettings(admission.stored);
   const plan = admission.ok && admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);

@@ -1,7 +1,8 @@
 // The database drops every connection of the service in the middle of a mixed load (what a managed database's
-// failover does): the process keeps running, the calls caught mid-way answer 503 database_unavailable, and a retry
-// of the same payment header serves its call once (a cut-off payment's claim after its lease). Nothing is charged twice or lost, the service recovers on its own,
-// and reconcile finds zero drift.
+// failover does): the process keeps running, the calls caught mid-way answer 503 database_unavailable, and a retry of
+// the same payment header serves its call once, as soon as the database is back: a cut-off call hands its payment (or
+// its prepaid hold) back then, never waiting out its lease, which is longer here than the client retries for.
+// Nothing is charged twice or lost, the service recovers on its own, and reconcile finds zero drift.
 import { randomUUID } from "node:crypto";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import pg from "pg";
@@ -28,8 +29,13 @@ const DROP_EVERY_MS = 300;
 const LOAD_AFTER_MS = 2_500;
 /** How long a client retries a call answered 503 (with Retry-After) before the test calls it lost. */
 const RETRY_FOR_MS = 20_000;
-/** The lease after which a cut-off payment's claim is taken over by a retry, and a cut-off call's hold is released. */
-const LEASE_MS = 4_000;
+/**
+ * The lease after which a claim or a hold nobody renews is taken over or released: longer than a client retries for,
+ * so a call served by its retry was handed back when the database returned, not by its lease running out.
+ */
+const LEASE_MS = 60_000;
+/** How soon the money of calls cut off mid-way is back where it belongs once the database is. */
+const HANDED_BACK_WITHIN_MS = 15_000;
 
 let stack: PaidStack;
 let admin: pg.Client;
@@ -99,8 +105,8 @@ async function untilServed(kind: string, attempt: () => Promise<Response>): Prom
     const code = await errorCode(res);
     count(kind, res, code);
     if (caught && code === "payment_replay" && replayBodies.length < 3) replayBodies.push(await res.clone().text());
-    // A payment caught mid-way stays claimed by the call that was cut off until its lease runs out: meanwhile its
-    // header is refused as a replay, and then the retry takes it over.
+    // A payment caught mid-way is handed back to its retry once the database answers again (a few hundred ms after):
+    // until then its header may still be refused as being processed.
     const retry = (res.status === 503 && code === "database_unavailable") || (caught && code === "payment_replay");
     if (!retry || Date.now() > deadline) return res;
     if (res.status === 503) expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
@@ -184,9 +190,9 @@ describe("the database dropping every connection mid-load", () => {
       expect(answers.get("503 database_unavailable") ?? 0).toBe(before);
     }
 
-    // The holds of prepaid calls cut off mid-way are released once their lease runs out.
+    // The holds of prepaid calls cut off mid-way are released once the database is back, well inside their lease.
     const db = stack.tdb.prisma;
-    const deadline = Date.now() + LEASE_MS * 3;
+    const deadline = Date.now() + HANDED_BACK_WITHIN_MS;
     while ((await db.creditHold.count({ where: { status: "held" } })) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
 

@@ -1,0 +1,28 @@
+// Work that must reach the database after a request stopped because the database went away: it runs in the background
+// as soon as the database answers again, tried for a bounded time, and never throws.
+import "server-only";
+import { logEvent } from "../log";
+import { isDatabaseUnavailable } from "./is-database-unavailable";
+
+/** How often, and for how long, the work is tried while the database stays away. */
+const RETRY_EVERY_MS = 500;
+const GIVE_UP_AFTER_MS = 60_000;
+
+/**
+ * When `err` is a lost database, runs `work` once the database answers again (in the background). Any other error
+ * runs nothing: the request's usual path owns it. `what` names the work in the log.
+ */
+export function whenDatabaseBack(err: unknown, what: { event: string; fields: Record<string, unknown> }, work: () => Promise<unknown>): void {
+  if (!isDatabaseUnavailable(err)) return;
+  const deadline = Date.now() + GIVE_UP_AFTER_MS;
+  const attempt = (): void => {
+    work().then(
+      () => logEvent(what.event, what.fields, "warn"),
+      (failed: unknown) => {
+        if (Date.now() < deadline) return void setTimeout(attempt, RETRY_EVERY_MS).unref?.();
+        logEvent(`${what.event}_failed`, { ...what.fields, reason: String(failed).slice(0, 200) }, "error");
+      },
+    );
+  };
+  setTimeout(attempt, RETRY_EVERY_MS).unref?.();
+}

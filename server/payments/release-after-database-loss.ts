@@ -1,0 +1,14 @@
+// A paid request that stopped because the database went away leaves its payment held: claimed (settling) or settled
+// and serving, under a lease nobody renews any more. Its client retries after the 503's Retry-After and should not be
+// told "already being processed" until the lease runs out, so the payment is handed back to that retry as soon as the
+// database answers again (payment-store.ts `releaseAfterDatabaseLoss`). If the database stays away past the retries,
+// the lease still ends on its own and the retry takes the payment over then.
+import "server-only";
+import type { DbClient } from "../db";
+import { whenDatabaseBack } from "../db/when-database-back";
+import { releaseAfterDatabaseLoss } from "./payment-store";
+
+/** When `err` is a lost database, hands `paymentId` back to its request's retry once the database is back. */
+export function releaseIfDatabaseLost(db: DbClient, paymentId: string, err: unknown): void {
+  whenDatabaseBack(err, { event: "payment.released_after_database_loss", fields: { payment_id: paymentId } }, () => releaseAfterDatabaseLoss(db, paymentId));
+}
