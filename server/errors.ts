@@ -61,8 +61,8 @@ export const ERROR_STATUS = {
   log_pending: 409,
   server_misconfigured: 500,
   // The database could not be reached, or dropped the connection mid-call (a failover, a restart): retry the same
-  // request after Retry-After; a paid call's same payment header is settled at most once and served once (a payment
-  // whose call was cut off mid-way is payment_replay, being processed, until its lease runs out).
+  // request after Retry-After; a paid call's same payment header is settled at most once and served once (a call cut
+  // off mid-way hands its payment back once the database answers again; until then, payment_replay, being processed).
   database_unavailable: 503,
   // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.
   shutting_down: 503,
