@@ -2,15 +2,28 @@
 // The database holds the same table (payment_transitions) and refuses any other move with a trigger, and a CHECK
 // refuses any other state; a test keeps the two tables equal.
 //
-//   claimed ──settle──▶ settled ──serve──▶ serving ──capture──▶ served ──receipt not logged──▶ unserved
-//      │ │ ╲                ▲  ╲            │  ▲                  ▲                              │  ▲
-//      │ │  ╲               │   ╲──upstream failed / receipt not logged──▶ unserved ──retry──────┘  │
-//      │ │   ╲──not confirmed in time──▶ pending ──landed, nobody waiting (sweeper)──▶ unserved ─────┘
-//      │ │                               │  ╲──landed, on a retry──▶ settled
-//      │ ╰──top-up credited──▶ served ◀──┴──top-up landed (retry or sweeper)
-//      ▼                                 │
-//    failed ◀──refused, or failed on chain┤
-//    expired ◀──never landed, and never can (blockhash or validBefore passed)
+// Every move, and what makes it (payment-states.test.ts holds this list equal to PAYMENT_TRANSITIONS):
+//   claimed → claimed: a retry takes over a claim whose lease ran out (its server died, or lost the database)
+//   claimed → pending: sent, its confirmation not seen within the settle wait
+//   claimed → settled: landed; a chat payment's credit and the call's hold, in one statement
+//   claimed → served: a top-up landed and was credited (the credit is what it bought)
+//   claimed → failed: refused before it moved, or its transaction belongs to another payment
+//   claimed → expired: sent, and it can never land (blockhash or validBefore passed unseen)
+//   pending → settled: landed, found by the retry of the request that paid
+//   pending → unserved: landed, found by the sweeper with nobody waiting; the retry serves it
+//   pending → served: a top-up landed (retry or sweeper)
+//   pending → failed: its transfer failed on chain
+//   pending → expired: it can never land
+//   settled → serving: the server serving it died; one retry serves it
+//   settled → served: the call was captured with its receipt
+//   settled → unserved: the upstream failed, the receipt could not be logged, or the database went away
+//   serving → serving: the server serving it died again; one retry serves it
+//   serving → served: the call was captured with its receipt
+//   serving → unserved: as from settled
+//   unserved → serving: the retry of the request that paid takes it
+//   unserved → served: captured after all by the call that left it
+//   served → unserved: the capture was undone (its receipt could not be logged)
+//   failed → claimed: the same payment sent again (nothing had moved)
 //
 // - claimed: the idempotency key is ours, with the digest of the request it pays for, before anything moves money. A
 //   claim whose lease ran out belongs to a dead server: one retry takes it over (claimed → claimed).
