@@ -10,7 +10,6 @@ import { POST as topUpRoute } from "@/app/api/v1/credits/route";
 import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
-import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { parseReceiptText } from "../../verify";
 import { randomUUID } from "node:crypto";
 import { createPayingFetch } from "../../agent/paying-fetch";
@@ -20,19 +19,13 @@ import { paymentIdempotencyKey } from "../../x402/idempotency-key";
 import { authorizationHeader } from "../support/eip3009-header";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, CHAT_URL, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { landDirectly, until } from "../support/land-directly";
 
 const victimBody = { model: "local/echo-1", messages: [{ role: "user", content: "the victim's own question" }] };
 const attackerBody = { model: "local/echo-1", messages: [{ role: "user", content: "the attacker's question" }] };
 const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 12_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** What anyone can read from the cluster: a landed transaction's wire bytes, over the public RPC. */
 async function publicWire(rpcUrl: string, signature: string): Promise<string> {
@@ -49,17 +42,6 @@ async function publicWire(rpcUrl: string, signature: string): Promise<string> {
 /** An x402 v2 payment header around someone else's public transaction, for the attacker's own challenge. */
 function wrapPublicTransaction(challenge: PaymentRequired, wire: string): string {
   return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: { transaction: wire } });
-}
-
-async function landDirectly(stack: PaidStack, facilitator: Facilitator, header: string): Promise<string> {
-  const wire = await solanaSettlementWire(facilitator, decodePaymentSignatureHeader(header));
-  const sent = stack.devnet.chain.send(wire!);
-  if (!sent.ok) throw new Error("the settlement did not land");
-  await until("confirmed", () => {
-    const tx = stack.devnet.chain.getTransaction(sent.signature);
-    return tx !== null && stack.devnet.chain.commitmentOf(tx) !== "processed";
-  });
-  return sent.signature;
 }
 
 function receiptOf(res: { headers: Headers }): Record<string, unknown> {

@@ -20,9 +20,9 @@ import { solanaFeeLamports } from "../../facilitator/settlement-fee";
 import { metrics } from "../../metrics/registry";
 import { reconcile } from "../../reconcile/reconcile";
 import { parseReceiptText } from "../../verify";
-import { solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { authorizationHeader } from "../support/eip3009-header";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { landDirectly, until } from "../support/land-directly";
 
 const PRICE = 1000n;
 const local = { model: "local/echo-1", messages: [{ role: "user", content: "pending" }] };
@@ -33,13 +33,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function settlements(network: string, purpose: string, outcome: string): Promise<number> {
   const { values } = await metrics().settlements.get();
   return values.find((v) => v.labels.network === network && v.labels.purpose === purpose && v.labels.outcome === outcome)?.value ?? 0;
-}
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 12_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 async function paymentOf(stack: PaidStack, payer: string) {
@@ -79,19 +72,6 @@ async function expectStoredAnswer(stack: PaidStack, agent: string, served: Respo
   expect(((await again.json()) as { id: string }).id).toBe(servedId);
   expect(receiptOf(again)).toEqual(receiptOf(served));
   expect(await movedFor(stack, agent)).toEqual(before);
-}
-
-/** Lands the settlement of `header` on the chain itself, past the dropped sends: what a later re-broadcast does. */
-async function landDirectly(stack: PaidStack, facilitator: Facilitator, header: string): Promise<string> {
-  const wire = await solanaSettlementWire(facilitator, decodePaymentSignatureHeader(header));
-  const sent = stack.devnet.chain.send(wire!);
-  if (!sent.ok) throw new Error("the settlement did not land");
-  // Real timing: `confirmed` one slot later.
-  await until("confirmed", () => {
-    const tx = stack.devnet.chain.getTransaction(sent.signature);
-    return tx !== null && stack.devnet.chain.commitmentOf(tx) !== "processed";
-  });
-  return sent.signature;
 }
 
 describe("a Solana settlement whose every send is dropped", () => {
