@@ -115,8 +115,8 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     "text/event-stream": {
       schema: {
         description:
-          "With `stream: true`: `data: <ChatCompletionChunk>` events, a final chunk with `finish_reason` and `usage`, then `data: <ReceiptEvent>` and `data: [DONE]`. The receipt's response_hash covers the concatenated `delta.content` of all chunks. An upstream failure mid-stream ends it with `data: <StreamErrorEvent>`.",
-        oneOf: [ref(r.chatCompletionChunkSchema), ref(r.receiptEventSchema), ref(r.streamErrorEventSchema)],
+          "With `stream: true`: `data: <ChatCompletionChunk>` events, a final chunk with `finish_reason` and `usage` (with `stream_options.include_usage`, the usage in a chunk with `choices: []` after it), then `data: <ReceiptChunk>` (a chunk with `choices: []` whose `service_receipt` is the ReceiptEvent) and `data: [DONE]`. The receipt's response_hash covers the concatenated `delta.content` of all chunks; the receipt chunk adds nothing. An upstream failure mid-stream ends it with `data: <StreamErrorEvent>`.",
+        oneOf: [ref(r.chatCompletionChunkSchema), ref(r.receiptChunkSchema), ref(r.streamErrorEventSchema)],
       },
     },
   };

@@ -146,7 +146,22 @@ export const receiptEventSchema = z
     log_proof_url: z.string().describe("Where the receipt's inclusion proof in the public receipt log is served"),
     x402_receipt: x402ReceiptSchema.optional().describe("Paid route only: the payment's x402 signed receipt"),
   })
-  .register(openApiComponents, { id: "ReceiptEvent", description: "The stream's last event before `data: [DONE]`" });
+  .register(openApiComponents, { id: "ReceiptEvent", description: "The receipt a stream ends with, as the receipt chunk's `service_receipt`" });
+
+export const receiptChunkSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion.chunk"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(z.unknown()).max(0).describe("Always empty: the chunk adds nothing to the answer's text"),
+    service_receipt: receiptEventSchema,
+  })
+  .register(openApiComponents, {
+    id: "ReceiptChunk",
+    description:
+      "The stream's last event before `data: [DONE]`: a `chat.completion.chunk` with no choices, so OpenAI clients that validate every chunk accept it, carrying the receipt in `service_receipt`",
+  });
 
 export const streamErrorEventSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }).loose() })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { splitIntoTokens } from "../upstream/local-model";
-import { readStreamedAnswer, sseDataText } from "./read-sse";
+import { readStreamedAnswer, receiptOfEvent, sseDataText } from "./read-sse";
 
 /** A body delivered in the given pieces, as a network would cut it. */
 function body(...pieces: string[]): ReadableStream<Uint8Array> {
@@ -45,15 +45,36 @@ describe("sseDataText", () => {
 describe("readStreamedAnswer", () => {
   const chunk = (content: string) => `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`;
 
-  it("collects the chunks, their text, the receipt event and [DONE]", async () => {
+  const receiptChunk = (body: unknown) => `data: ${JSON.stringify({ id: "chatcmpl-x", object: "chat.completion.chunk", created: 1, model: "m", choices: [], service_receipt: body })}\n\n`;
+
+  it("collects the answer's chunks, their text, the receipt chunk's receipt and [DONE]", async () => {
+    const x402 = { format: "jws", signature: "s" };
+    const answer = await readStreamedAnswer(body(chunk("Hel"), chunk("lo"), receiptChunk({ object: "service.receipt", receipt: { v: 2 }, log_proof_url: "u", x402_receipt: x402 }), "data: [DONE]\n\n"));
+    expect(answer).toMatchObject({ text: "Hello", receipt: { v: 2 }, x402Receipt: x402, error: null, done: true });
+    expect(answer.chunks).toHaveLength(2);
+  });
+
+  it("still reads the bare receipt event that streams sent before the receipt chunk", async () => {
     const answer = await readStreamedAnswer(body(chunk("Hel"), chunk("lo"), `data: ${JSON.stringify({ object: "service.receipt", receipt: { v: 2 } })}\n\n`, "data: [DONE]\n\n"));
-    expect(answer).toMatchObject({ text: "Hello", receipt: { v: 2 }, error: null, done: true });
+    expect(answer).toMatchObject({ text: "Hello", receipt: { v: 2 }, x402Receipt: null, done: true });
     expect(answer.chunks).toHaveLength(2);
   });
 
   it("reports an error event and no receipt", async () => {
     const answer = await readStreamedAnswer(body(chunk("Hel"), `data: ${JSON.stringify({ error: { code: "upstream_error", message: "m" } })}\n\n`));
     expect(answer).toMatchObject({ text: "Hel", receipt: null, error: { code: "upstream_error" }, done: false });
+  });
+});
+
+describe("receiptOfEvent", () => {
+  it("rejects malformed input: non-objects, chunks without a service_receipt, and bodies that are not a service.receipt with a receipt", () => {
+    for (const data of [null, "[DONE]", 7, [], { object: "chat.completion.chunk", choices: [] }, { object: "chat.completion.chunk", choices: [], service_receipt: "x" }, { object: "chat.completion.chunk", choices: [], service_receipt: { object: "other", receipt: { v: 2 } } }, { object: "chat.completion.chunk", choices: [], service_receipt: { object: "service.receipt" } }, { object: "service.receipt" }, { receipt: { v: 2 } }]) {
+      expect(receiptOfEvent(data)).toBeNull();
+    }
+  });
+
+  it("does not take a bare receipt body nested under a chunk other than as service_receipt", () => {
+    expect(receiptOfEvent({ object: "chat.completion.chunk", choices: [], receipt: { v: 2 } })).toBeNull();
   });
 });
 

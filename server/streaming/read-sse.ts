@@ -1,5 +1,6 @@
 // Reading a streamed answer as a client (the CLI, tests): the `data:` payloads of a Server-Sent Events body, and the
-// pieces a verifier needs from them: the chunks, their concatenated text, and the receipt event. Pure and
+// pieces a verifier needs from them: the chunks, their concatenated text, and the receipt (a chunk's
+// `service_receipt`, or the bare `{"object":"service.receipt"}` event that streams before it sent). Pure and
 // browser-safe (fetch's ReadableStream and TextDecoder only).
 import "server-only";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
@@ -43,13 +44,13 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
 }
 
 export interface StreamedAnswer {
-  /** The `chat.completion.chunk` events, in order: what a verifier takes as the response. */
+  /** The `chat.completion.chunk` events but the receipt chunk, in order: what a verifier takes as the response. */
   chunks: unknown[];
   /** Their concatenated `delta.content`: what `choices[0].message.content` would have been. */
   text: string;
-  /** The signed receipt from the `service.receipt` event, or null when the stream carried none. */
+  /** The signed receipt from the receipt chunk's `service_receipt`, or null when the stream carried none. */
   receipt: Receipt | null;
-  /** The same event's x402 signed receipt (paid route), or null. */
+  /** The same `service_receipt`'s x402 signed receipt (paid route), or null. */
   x402Receipt: SignedReceipt | null;
   /** The error event's body, when the stream ended with one. */
   error: { code?: string; message?: string } | null;
@@ -63,6 +64,24 @@ export interface StreamedAnswerListener {
   onReceipt?: () => void;
 }
 
+interface ReceiptBody {
+  object?: unknown;
+  receipt?: Receipt;
+  x402_receipt?: SignedReceipt;
+}
+
+/**
+ * The receipt an event carries: a chunk's `service_receipt`, or (from a server older than the receipt chunk) the event
+ * itself when its `object` is `service.receipt`. Null for every other event.
+ */
+export function receiptOfEvent(data: unknown): { receipt: Receipt; x402Receipt: SignedReceipt | null } | null {
+  if (typeof data !== "object" || data === null) return null;
+  const event = data as ReceiptBody & { service_receipt?: ReceiptBody };
+  const body = event.object === "chat.completion.chunk" ? event.service_receipt : event;
+  if (typeof body !== "object" || body === null || body.object !== "service.receipt" || !body.receipt) return null;
+  return { receipt: body.receipt, x402Receipt: body.x402_receipt ?? null };
+}
+
 /** Reads a whole streamed answer. */
 export async function readStreamedAnswer(body: ReadableStream<Uint8Array>, listener: StreamedAnswerListener = {}): Promise<StreamedAnswer> {
   const answer: StreamedAnswer = { chunks: [], text: "", receipt: null, x402Receipt: null, error: null, done: false };
@@ -71,10 +90,11 @@ export async function readStreamedAnswer(body: ReadableStream<Uint8Array>, liste
       answer.done = true;
       continue;
     }
-    const event = data as { object?: unknown; receipt?: Receipt; x402_receipt?: SignedReceipt; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
-    if (event.object === "service.receipt" && event.receipt) {
-      answer.receipt = event.receipt;
-      answer.x402Receipt = event.x402_receipt ?? null;
+    const event = data as { object?: unknown; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
+    const receipt = receiptOfEvent(data);
+    if (receipt) {
+      answer.receipt = receipt.receipt;
+      answer.x402Receipt = receipt.x402Receipt;
       listener.onReceipt?.();
     } else if (event.error) answer.error = event.error;
     else if (event.object === "chat.completion.chunk") {

@@ -1,10 +1,12 @@
 // Streaming an inference as Server-Sent Events in the OpenAI format, shared by the paid and prepaid routes:
 // `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage (with
 // `stream_options.include_usage`: the finish chunk, then OpenAI's usage chunk with `choices: []`, every other chunk
-// carrying `usage: null`), then the signed receipt as `data: {"object":"service.receipt","receipt":{…}}`, then
-// `data: [DONE]`. The receipt cannot be a header: its
-// response hash covers the concatenated `delta.content` of every chunk, known only at the end. On the paid route the
-// same event carries the x402 receipt (`x402_receipt`, a JWS), issued once the answer was served.
+// carrying `usage: null`), then the receipt chunk, then `data: [DONE]`. The receipt chunk is a `chat.completion.chunk`
+// with `choices: []` whose extra field `service_receipt` holds `{"object":"service.receipt","receipt":{…},…}`: OpenAI
+// clients that validate every chunk (the AI SDK, the openai SDK's stream helper) pass it, and a chunk without choices
+// adds nothing to the text. The receipt cannot be a header: its response hash covers the concatenated `delta.content`
+// of every chunk, known only at the end. On the paid route the same event carries the x402 receipt (`x402_receipt`, a
+// JWS), issued once the answer was served.
 //
 // The route decides what each ending means for the money, through three callbacks:
 // - `finish`: the whole answer was produced and sent; record it and return the signed receipt;
@@ -20,7 +22,7 @@ import { AppError } from "../errors";
 
 export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
 
-/** The body of the receipt event. */
+/** The receipt a stream ends with: the receipt chunk's `service_receipt`. */
 export interface ReceiptEvent {
   object: "service.receipt";
   receipt: Receipt;
@@ -30,10 +32,20 @@ export interface ReceiptEvent {
   x402_receipt?: SignedReceipt;
 }
 
+/** The chunk that carries the receipt: an answer chunk with no choices and the receipt in `service_receipt`. */
+export interface ReceiptChunk {
+  id: string;
+  object: "chat.completion.chunk";
+  created: number;
+  model: string;
+  choices: [];
+  service_receipt: ReceiptEvent;
+}
+
 export interface SseInference {
   /** The inference id: chunk ids are `chatcmpl-<id>`, as the non-streamed body's id is. */
   inferenceId: string;
-  /** The receipt's inclusion-proof URL, sent with the receipt event. */
+  /** The receipt's inclusion-proof URL, sent with the receipt. */
   proofUrl: string;
   model: string;
   /** The usage goes in its own last chunk with `choices: []` (`stream_options.include_usage`), not on the finish chunk. */
@@ -93,6 +105,9 @@ function answerChunks(base: ChunkBase, usageChunk: boolean) {
       usageChunk
         ? [chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]), chunk([], usage)]
         : [chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }], usage)],
+    // No `usage` key, not even null: it comes after the usage chunk, and a client that merges chunks into one
+    // completion (the openai SDK's stream helper) would overwrite the usage with a null.
+    receipt: (event: ReceiptEvent): ReceiptChunk => ({ id: base.id, object: "chat.completion.chunk", created: base.created, model: base.model, choices: [], service_receipt: event }),
   };
 }
 
@@ -150,7 +165,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         return;
       }
       const { receipt, x402Receipt } = receipts;
-      send({ object: "service.receipt", receipt, log_proof_url: plan.proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt } : {}) } satisfies ReceiptEvent);
+      send(chunks.receipt({ object: "service.receipt", receipt, log_proof_url: plan.proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt } : {}) }));
       send("[DONE]");
       close();
     },
@@ -163,7 +178,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
 
 /**
  * A served call's stored answer as the stream it was (its text in one chunk, the closing chunks with the finish reason
- * and usage, the receipt event, [DONE]): the receipt's response hash covers the same concatenated text.
+ * and usage, the receipt chunk, [DONE]): the receipt's response hash covers the same concatenated text.
  */
 export function replayedSseStream(body: StoredCompletionBody, receiptEvent: ReceiptEvent, opts: { usageChunk?: boolean } = {}): ReadableStream<Uint8Array> {
   const choice = body.choices[0];
@@ -171,7 +186,7 @@ export function replayedSseStream(body: StoredCompletionBody, receiptEvent: Rece
   const events: unknown[] = [
     chunks.delta({ role: "assistant", content: choice?.message.content ?? "" }),
     ...chunks.closing(choice?.finish_reason ?? "stop", body.usage),
-    receiptEvent,
+    chunks.receipt(receiptEvent),
     "[DONE]",
   ];
   return new ReadableStream<Uint8Array>({

@@ -67,6 +67,15 @@ describe("responseText()", () => {
     expect(responseText(chunks)).toBe("Hello!");
   });
 
+  it("takes nothing from the receipt chunk (choices: [] and the receipt in service_receipt), so a whole stream's chunks read as the answer", () => {
+    const chunks = [
+      { object: "chat.completion.chunk", choices: [{ delta: { role: "assistant", content: "Hel" } }] },
+      { object: "chat.completion.chunk", choices: [{ delta: { content: "lo!" }, finish_reason: "stop" }] },
+      { object: "chat.completion.chunk", choices: [], service_receipt: { object: "service.receipt", receipt: { response_hash: "h" }, log_proof_url: "u" } },
+    ];
+    expect(responseText(chunks)).toBe("Hello!");
+  });
+
   it.each([[null], [{}], [{ choices: [] }], [{ choices: [{ message: { content: 5 } }] }], [[{ choices: [{ delta: { content: 1 } }] }]], [7]])(
     "rejects malformed input %j",
     (input) => {

@@ -84,7 +84,7 @@ describe("the receipt log", () => {
     expect(pre.status).toBe(200);
     const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
     const events = await readSse(streamed.body!);
-    const receiptEvent = events.find((e) => (e as { object?: string }).object === "service.receipt") as { receipt: Record<string, unknown>; log_proof_url: string };
+    const receiptEvent = (events.find((e) => (e as { service_receipt?: unknown }).service_receipt) as { service_receipt: { receipt: Record<string, unknown>; log_proof_url: string } }).service_receipt;
 
     const receipts = [paid, pre].map((r) => {
       const parsed = parseReceiptText(r.headers.get("x-service-receipt")!);
@@ -153,7 +153,7 @@ describe("the receipt log", () => {
       expect(await res.json()).toMatchObject({ error: "receipt_log_unavailable", balance_usdc: "0.05" });
       const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
       const events = await readSse(streamed.body!);
-      expect(events.some((e) => (e as { object?: string }).object === "service.receipt")).toBe(false);
+      expect(events.some((e) => (e as { service_receipt?: unknown }).service_receipt !== undefined || (e as { object?: string }).object === "service.receipt")).toBe(false);
       expect(events.at(-1)).toMatchObject({ error: { code: "receipt_log_unavailable" } });
     } finally {
       await repair();

@@ -137,7 +137,7 @@ describe("real answers match the document", () => {
       conforms("/api/v1/chat/completions", "post", replayed, data, "text/event-stream");
       replayedEvents++;
     }
-    // The text in one chunk, the final chunk, the receipt event.
+    // The text in one chunk, the final chunk, the receipt chunk.
     expect(replayedEvents).toBe(3);
     // The same payment for another request: 409.
     const mismatch = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [{ role: "user", content: "another request" }], stream: true }, { "PAYMENT-SIGNATURE": header }));

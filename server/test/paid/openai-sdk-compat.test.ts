@@ -111,8 +111,8 @@ describe("the openai SDK's own shapes, sent and read back", () => {
     const chunks: ChatCompletionChunk[] = [];
     let receipt: Record<string, unknown> | null = null;
     for await (const event of stream) {
-      const e = event as unknown as { object: string; receipt?: Record<string, unknown> };
-      if (e.object === "service.receipt") receipt = e.receipt!;
+      const carried = (event as unknown as { service_receipt?: { receipt: Record<string, unknown> } }).service_receipt;
+      if (carried) receipt = carried.receipt;
       else chunks.push(event);
     }
     const last = chunks.at(-1)!;
@@ -130,7 +130,7 @@ describe("the openai SDK's own shapes, sent and read back", () => {
     const openai = await sdk();
     const stream = await openai.chat.completions.create({ model: "local/echo-1", messages: [{ role: "user", content: "plain stream" }], stream: true });
     const chunks: ChatCompletionChunk[] = [];
-    for await (const event of stream) if ((event as { object: string }).object === "chat.completion.chunk") chunks.push(event);
+    for await (const event of stream) if (!(event as unknown as { service_receipt?: unknown }).service_receipt) chunks.push(event);
     const last = chunks.at(-1)!;
     expect(last.choices[0]).toMatchObject({ finish_reason: "stop", logprobs: null });
     expect(last.usage).toMatchObject({ total_tokens: expect.any(Number) });

@@ -1,7 +1,7 @@
 // The official `openai` SDK, unchanged: baseURL set to Signet's /api/v1 over real HTTP, and fetch set to
-// the stock x402 client's wrapFetchWithPayment. A completion, a streamed completion (with the receipt event) and
-// models.list() and models.retrieve() all succeed on localnet, and every receipt verifies; an unknown model is the
-// SDK's NotFoundError.
+// the stock x402 client's wrapFetchWithPayment. A completion, a streamed completion (whose last chunk carries the
+// receipt), the `chat.completions.stream()` helper to its final completion, and models.list() and models.retrieve()
+// all succeed on localnet, and every receipt verifies; an unknown model is the SDK's NotFoundError.
 import OpenAI, { NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x402Client } from "@x402/core/client";
@@ -9,13 +9,16 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { operatorKeypair } from "../../keys/service-keys";
 import { parseReceiptText, verifyReceipt } from "../../verify";
+import { readStreamedAnswer } from "../../streaming/read-sse";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import { teeingFetch } from "../support/tee-fetch";
 
 let stack: PaidStack;
 let service: HttpService;
 let openai: OpenAI;
 let agentAddress: string;
+let payingFetch: typeof fetch;
 
 beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
@@ -25,7 +28,8 @@ beforeAll(async () => {
   // Exactly the README's example.
   const client = new x402Client();
   client.register("solana:*", new ExactSvmScheme(agent, { rpcUrl: stack.devnet.url }));
-  openai = new OpenAI({ baseURL: `${service.url}/api/v1`, apiKey: "unused: x402 pays per call", fetch: wrapFetchWithPayment(fetch, client) });
+  payingFetch = wrapFetchWithPayment(fetch, client);
+  openai = new OpenAI({ baseURL: `${service.url}/api/v1`, apiKey: "unused: x402 pays per call", fetch: payingFetch });
 });
 afterAll(async () => {
   await service?.close();
@@ -48,18 +52,38 @@ describe("the openai SDK against Signet", () => {
     expect(parsed.receipt.agent_pubkey).toBe(agentAddress);
   });
 
-  it("chat.completions.create({ stream: true }): chunks, then the receipt event, which verifies over the chunks", async () => {
+  it("chat.completions.create({ stream: true }): chunks, the last one carrying the receipt, which verifies over the chunks", async () => {
     const stream = await openai.chat.completions.create({ model: "local/echo-1", messages, stream: true });
     const chunks: unknown[] = [];
     let receipt: Record<string, unknown> | null = null;
-    for await (const event of stream) {
-      const e = event as unknown as { object: string; receipt?: Record<string, unknown> };
-      if (e.object === "service.receipt") receipt = e.receipt!;
-      else chunks.push(event);
+    for await (const chunk of stream) {
+      expect(chunk.object).toBe("chat.completion.chunk");
+      const carried = (chunk as unknown as { service_receipt?: { object: string; receipt: Record<string, unknown> } }).service_receipt;
+      if (carried) {
+        expect(carried.object).toBe("service.receipt");
+        expect(chunk.choices).toEqual([]);
+        receipt = carried.receipt;
+      } else chunks.push(chunk);
     }
     expect(chunks.length).toBeGreaterThan(3);
     expect(receipt).not.toBeNull();
     const verdict = await verifyReceipt({ receipt: receipt!, prompt: messages, response: chunks, operatorKey: operatorKey(), rpc: stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+
+  it("chat.completions.stream(): the helper finishes with its final completion (text, stop, usage), and the receipt read from the raw SSE verifies", async () => {
+    const tee = teeingFetch(payingFetch);
+    const client = new OpenAI({ baseURL: `${service.url}/api/v1`, apiKey: "unused: x402 pays per call", fetch: tee.fetch });
+    const runner = client.chat.completions.stream({ model: "local/echo-1", messages, stream_options: { include_usage: true } });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0]!.message.content).toContain("hello from the openai SDK");
+    expect(final.choices[0]!.finish_reason).toBe("stop");
+    // The receipt chunk has no usage key, so the helper keeps the usage chunk's usage.
+    expect(final.usage).toMatchObject({ total_tokens: expect.any(Number) });
+
+    const answer = await readStreamedAnswer(new Response(await tee.exchanges.at(-1)!.responseText).body!);
+    expect(answer.text).toBe(final.choices[0]!.message.content);
+    const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: messages, response: final, operatorKey: operatorKey(), rpc: stack.devnet.url });
     expect(verdict.checks).toEqual(allChecks);
   });
 

@@ -88,13 +88,15 @@ describe("paid route, stream: true", () => {
     expect(payment.status).toBe("served");
   });
 
-  it("puts the final chunk with finish_reason and usage before the receipt event, and [DONE] last", async () => {
+  it("puts the final chunk with finish_reason and usage before the receipt chunk, and [DONE] last", async () => {
     const agent = await stack.newAgent();
     const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages, stream: true }) });
     const events: unknown[] = [];
     for await (const data of sseData(res.body!)) events.push(data);
     expect(events.at(-1)).toBe("[DONE]");
-    expect(events.at(-2)).toMatchObject({ object: "service.receipt" });
+    // The receipt rides on a chunk without choices or usage, with the answer's id, so strict chunk validators pass it.
+    const answerId = (events[0] as { id: string }).id;
+    expect(events.at(-2)).toEqual({ id: answerId, object: "chat.completion.chunk", created: expect.any(Number), model: "local/echo-1", choices: [], service_receipt: { object: "service.receipt", receipt: expect.any(Object), log_proof_url: expect.any(String), x402_receipt: { format: "jws", signature: expect.any(String) } } });
     expect(events.at(-3)).toMatchObject({ object: "chat.completion.chunk", choices: [{ delta: {}, finish_reason: "stop" }], usage: { completion_tokens: expect.any(Number) } });
     expect(events[0]).toMatchObject({ choices: [{ delta: { role: "assistant" }, finish_reason: null }] });
   });
