@@ -83,6 +83,8 @@ describe("the openai SDK against Signet", () => {
 
     const answer = await readStreamedAnswer(new Response(await tee.exchanges.at(-1)!.responseText).body!);
     expect(answer.text).toBe(final.choices[0]!.message.content);
+    // The helper merges the receipt chunk's extra field into its final completion.
+    expect((final as unknown as { service_receipt?: unknown }).service_receipt).toMatchObject({ object: "service.receipt", receipt: { inference_id: answer.receipt!.inference_id } });
     const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: messages, response: final, operatorKey: operatorKey(), rpc: stack.devnet.url });
     expect(verdict.checks).toEqual(allChecks);
   });
