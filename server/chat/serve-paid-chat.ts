@@ -2,6 +2,7 @@
 // shared pipeline serves the call from that hold and captures exactly its cost. Every exit is a stable error code.
 import "server-only";
 import type { AppContext } from "../app-context";
+import type { NetworkId } from "../chain/networks";
 import { AppError } from "../errors";
 import { admitPayment, planPayment, readPaidRequestState, replanWithStoredSettings } from "../payments/admit-payment";
 import type { PaidRequestState, Replan } from "../payments/paid-request-types";
@@ -20,6 +21,18 @@ export interface PaidChatInput {
   headers: Headers;
   /** The public URL of the resource, for the challenge. */
   resourceUrl: string;
+  /**
+   * What the payment is bound to, when the call came in on another route in another shape (the responses route maps
+   * its request onto this chat body): that route's request digest and resource description. Absent: the chat route's.
+   */
+  binding?: PaidCallBinding;
+}
+
+/** Another route's binding of the payment to its own request (see PaidChatInput.binding). */
+export interface PaidCallBinding {
+  /** The digest of the request as that route received it, under the call's resolved network. */
+  requestDigest: (network: NetworkId) => string;
+  description: string;
 }
 
 /** Serves one chat request on the paid route. Throws AppError for every refusal. */
@@ -39,9 +52,9 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
     state,
     plan,
     resourceUrl: input.resourceUrl,
-    description: PAID_RESOURCE_DESCRIPTIONS.chat,
+    description: input.binding?.description ?? PAID_RESOURCE_DESCRIPTIONS.chat,
     purpose: "chat",
-    requestDigest: chatRequestDigest(body, plan.network),
+    requestDigest: input.binding ? input.binding.requestDigest(plan.network) : chatRequestDigest(body, plan.network),
   });
   switch (outcome.kind) {
     case "answered":

@@ -14,6 +14,14 @@ export function chatRequestDigest(body: object, network: NetworkId): string {
   return digestOf({ route: "chat", network, body: { ...plainJson(body), network: undefined } });
 }
 
+/**
+ * A responses call's digest: the whole Responses request body as validated, with its network resolved, under its own
+ * route name, so a payment made for a chat call is never served as a responses call, nor the other way round.
+ */
+export function responsesRequestDigest(body: object, network: NetworkId): string {
+  return digestOf({ route: "responses", network, body: { ...plainJson(body), network: undefined } });
+}
+
 /** A top-up's digest: its amount, network and beneficiary (null: the verified payer). */
 export function topUpRequestDigest(facts: { amountUnits: bigint; network: NetworkId; beneficiary: string | null }): string {
   return digestOf({ route: "topup", network: facts.network, amount_units: facts.amountUnits.toString(), beneficiary: facts.beneficiary });

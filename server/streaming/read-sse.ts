@@ -70,14 +70,19 @@ interface ReceiptBody {
   x402_receipt?: SignedReceipt;
 }
 
+/** The Responses stream's last events: their `response` carries the receipt as `service_receipt`. */
+const RESPONSES_FINAL_EVENTS = new Set(["response.completed", "response.incomplete"]);
+
 /**
- * The receipt an event carries: a chunk's `service_receipt`, or (from a server older than the receipt chunk) the event
- * itself when its `object` is `service.receipt`. Null for every other event.
+ * The receipt an event carries: a chunk's `service_receipt`, a Responses stream's last event's
+ * `response.service_receipt`, or (from a server older than the receipt chunk) the event itself when its `object` is
+ * `service.receipt`. Null for every other event.
  */
 export function receiptOfEvent(data: unknown): { receipt: Receipt; x402Receipt: SignedReceipt | null } | null {
   if (typeof data !== "object" || data === null) return null;
-  const event = data as ReceiptBody & { service_receipt?: ReceiptBody };
-  const body = event.object === "chat.completion.chunk" ? event.service_receipt : event;
+  const event = data as ReceiptBody & { service_receipt?: ReceiptBody; type?: unknown; response?: { service_receipt?: ReceiptBody } };
+  const body =
+    event.object === "chat.completion.chunk" ? event.service_receipt : typeof event.type === "string" && RESPONSES_FINAL_EVENTS.has(event.type) ? event.response?.service_receipt : event;
   if (typeof body !== "object" || body === null || body.object !== "service.receipt" || !body.receipt) return null;
   return { receipt: body.receipt, x402Receipt: body.x402_receipt ?? null };
 }

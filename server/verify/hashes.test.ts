@@ -45,7 +45,15 @@ describe("promptHashCandidates()", () => {
     expect(promptHashCandidates(parts).map((c) => c.form)).toEqual(["canonical"]);
   });
 
-  it.each([[null], [42], [{}], [{ messages: "nope" }], [undefined]])("rejects malformed input %j with no candidates", (input) => {
+  it("hashes a Responses request body as the messages its instructions and input map to", () => {
+    const mapped = [{ role: "system", content: "Be brief." }, { role: "user", content: [{ type: "text", text: "hi" }] }];
+    const body = { model: "local/echo-1", instructions: "Be brief.", input: [{ role: "user", content: [{ type: "input_text", text: "hi" }] }] };
+    expect(promptHashCandidates(body)[0]).toEqual({ form: "canonical", hash: promptHashOfMessages(mapped) });
+    expect(matchPromptHash(body, promptHashOfMessages(mapped))).toEqual({ form: "canonical", hash: promptHashOfMessages(mapped) });
+    expect(promptHashCandidates({ input: "hi" }).map((c) => c.hash)).toContain(promptHashOfMessages([{ role: "user", content: "hi" }]));
+  });
+
+  it.each([[null], [42], [{}], [{ messages: "nope" }], [undefined], [{ input: 5 }], [{ input: [{ role: "user", content: [{ type: "input_image", image_url: "x" }] }] }]])("rejects malformed input %j with no candidates", (input) => {
     expect(promptHashCandidates(input)).toEqual([]);
   });
 });
@@ -75,6 +83,28 @@ describe("responseText()", () => {
     ];
     expect(responseText(chunks)).toBe("Hello!");
   });
+
+  it("reads a Responses object: the output_text parts of its message items, in order", () => {
+    const response = {
+      id: "resp_1",
+      object: "response",
+      status: "completed",
+      output: [
+        { type: "reasoning", id: "rs_1", summary: [] },
+        { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Hel", annotations: [] }, { type: "refusal", refusal: "no" }, { type: "output_text", text: "lo!", annotations: [] }] },
+      ],
+    };
+    expect(responseText(response)).toBe("Hello!");
+    expect(responseHash(response)).toBe(sha256Hex("Hello!"));
+    expect(responseText({ object: "response", output: [] })).toBe("");
+  });
+
+  it.each([[{ object: "response" }], [{ object: "response", output: [{ type: "message", content: "x" }] }], [{ object: "response", output: [{ type: "message", content: [{ type: "output_text", text: 1 }] }] }], [{ object: "response", output: [7] }]])(
+    "rejects a malformed Responses object %j",
+    (input) => {
+      expect(responseText(input)).toBeNull();
+    },
+  );
 
   it.each([[null], [{}], [{ choices: [] }], [{ choices: [{ message: { content: 5 } }] }], [[{ choices: [{ delta: { content: 1 } }] }]], [7]])(
     "rejects malformed input %j",

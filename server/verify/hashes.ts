@@ -3,6 +3,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
+import { responsesPromptMessages } from "./responses-prompt";
 
 /** SHA-256 of the UTF-8 bytes of `text`, lower-case hex. */
 export function sha256Hex(text: string): string {
@@ -47,7 +48,8 @@ export function legacyPromptHashOfMessages(messages: readonly unknown[]): string
 
 /**
  * Every hash a prompt input may have been signed under. Accepted inputs: a messages array; a request body with
- * `messages` or with `prompt` (string); a plain string (hashed raw). Returns [] for anything else.
+ * `messages` or with `prompt` (string); a Responses request body with `input` (hashed as the messages it maps to); a
+ * plain string (hashed raw). Returns [] for anything else.
  */
 export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
   if (typeof prompt === "string") return [{ form: "raw", hash: sha256Hex(prompt) }];
@@ -55,6 +57,8 @@ export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
   if (isRecord(prompt)) {
     const out: PromptHashCandidate[] = [];
     if (Array.isArray(prompt.messages)) out.push(...messageCandidates(prompt.messages));
+    const mapped = promptMessagesOf(prompt);
+    if (mapped && !Array.isArray(prompt.messages)) out.push(...messageCandidates(mapped));
     if (typeof prompt.prompt === "string") out.push({ form: "raw", hash: sha256Hex(prompt.prompt) });
     return out;
   }
@@ -66,7 +70,7 @@ export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
  * computing each candidate only until one matches (a current receipt matches the first, canonical, one).
  */
 export function matchPromptHash(prompt: unknown, expected: unknown, hash: Sha256Hex = sha256Hex): PromptHashCandidate | undefined {
-  const messages = Array.isArray(prompt) ? prompt : isRecord(prompt) && Array.isArray(prompt.messages) ? prompt.messages : null;
+  const messages = Array.isArray(prompt) ? prompt : isRecord(prompt) ? promptMessagesOf(prompt) : null;
   if (messages !== null) {
     let canonical: string | null;
     try {
@@ -77,6 +81,12 @@ export function matchPromptHash(prompt: unknown, expected: unknown, hash: Sha256
     if (canonical !== null && canonical === expected) return { form: "canonical", hash: canonical };
   }
   return promptHashCandidates(prompt).find((c) => c.hash === expected);
+}
+
+/** A request body's messages: its `messages`, or the messages a Responses body's `input` maps to; null for neither. */
+function promptMessagesOf(body: Record<string, unknown>): readonly unknown[] | null {
+  if (Array.isArray(body.messages)) return body.messages;
+  return "input" in body ? responsesPromptMessages(body) : null;
 }
 
 function messageCandidates(messages: readonly unknown[]): PromptHashCandidate[] {
@@ -93,7 +103,8 @@ function messageCandidates(messages: readonly unknown[]): PromptHashCandidate[] 
 
 /**
  * The response text a receipt's `response_hash` covers. Accepted inputs: an OpenAI chat-completion body
- * (`choices[0].message.content`); an object with `result` (string); a plain string; an array of
+ * (`choices[0].message.content`); an OpenAI Responses object (`object: "response"`: the `text` of every `output_text`
+ * part of its message items, concatenated in order); an object with `result` (string); a plain string; an array of
  * `chat.completion.chunk` objects (concatenated `choices[0].delta.content`). Null when no text can be found.
  */
 export function responseText(response: unknown): string | null {
@@ -108,8 +119,27 @@ export function responseText(response: unknown): string | null {
     }
     return null;
   }
+  if (response.object === "response") return responsesOutputText(response.output);
   if (typeof response.result === "string") return response.result;
   return null;
+}
+
+/** A Responses object's text: its message items' `output_text` parts, concatenated; null for a malformed output. */
+function responsesOutputText(output: unknown): string | null {
+  if (!Array.isArray(output)) return null;
+  let text = "";
+  for (const item of output) {
+    if (!isRecord(item)) return null;
+    if (item.type !== "message") continue;
+    if (!Array.isArray(item.content)) return null;
+    for (const part of item.content) {
+      if (!isRecord(part)) return null;
+      if (part.type !== "output_text") continue;
+      if (typeof part.text !== "string") return null;
+      text += part.text;
+    }
+  }
+  return text;
 }
 
 function concatenateChunks(chunks: readonly unknown[]): string | null {

@@ -2,6 +2,8 @@
 export { canonicalJson, CanonicalJsonError } from "./canonical-json";
 export { sha256Hex, promptHashCandidates, promptHashOfMessages, legacyPromptHashOfMessages, responseText, responseHash } from "./hashes";
 export type { PromptHashCandidate, PromptHashForm, Sha256Hex } from "./hashes";
+export { responsesPromptMessages } from "./responses-prompt";
+export type { ResponsesPromptMessage } from "./responses-prompt";
 export { parseUsdcToUnits, usdcNumberToUnits, formatUnitsAsUsdc, unitsToUsdcNumber, USDC_DECIMALS } from "./amounts";
 export { decodeBase58, isBase58PublicKey, verifyEd25519Noble } from "./ed25519";
 export type { Ed25519Backend } from "./ed25519";

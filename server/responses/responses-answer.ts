@@ -1,0 +1,187 @@
+// A served call as OpenAI's Responses API answers it. The pipeline serves the call as a chat completion (its stored
+// answer, its receipt and its replay are chat's); this maps that answer onto the Responses shape at the edge:
+// - a plain answer: the `response` object (`resp_<inference id>`, one assistant message with one `output_text` part);
+// - a stream: the Responses events in OpenAI's order, each with its `sequence_number`, the text as
+//   `response.output_text.delta` events, and the receipt on the last event's `response` as the extra field
+//   `service_receipt` (the chat stream's receipt chunk's body, unchanged). Clients that validate events (the AI SDK)
+//   strip an unknown field and accept the event; a reader of the raw stream finds the receipt there.
+// The receipt's response hash covers the output text, which is the chat answer's text: both shapes hash the same.
+import "server-only";
+import { SSE_HEADERS } from "../streaming/sse-inference";
+import type { ServedCall } from "../pipeline/call-types";
+import type { ResponsesRequest } from "./responses-request-schema";
+
+/** The chat answer's fields this mapping reads (completion-body.ts, and the stream's chunks). */
+interface ChatAnswer {
+  id: string;
+  created: number;
+  model: string;
+  choices: { message?: { content?: string | null }; finish_reason?: string | null }[];
+  usage?: ChatUsage | null;
+}
+
+interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** The request's echoed settings: what a Responses object repeats of the request that made it. */
+function echoed(request: ResponsesRequest) {
+  return {
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    metadata: request.metadata ?? {},
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    service_tier: "default",
+    store: false,
+    temperature: request.temperature ?? 1,
+    text: { format: { type: "text" } },
+    tool_choice: request.tool_choice ?? "auto",
+    tools: [],
+    top_p: request.top_p ?? 1,
+    truncation: "disabled",
+    user: request.user ?? null,
+    background: false,
+    error: null,
+  };
+}
+
+/** The inference id a chat answer's id (`chatcmpl-<id>`) carries. */
+function inferenceIdOf(chatId: string): string {
+  return chatId.startsWith("chatcmpl-") ? chatId.slice("chatcmpl-".length) : chatId;
+}
+
+function responsesUsage(usage: ChatUsage | null | undefined) {
+  if (!usage) return null;
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
+
+/** A cut answer (`length`: the output cap was reached) is `incomplete`, as OpenAI reports it; any other is `completed`. */
+function statusOf(finishReason: string | null | undefined): { status: "completed" | "incomplete"; incomplete_details: { reason: "max_output_tokens" } | null } {
+  return finishReason === "length" ? { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } : { status: "completed", incomplete_details: null };
+}
+
+const messageId = (inferenceId: string) => `msg_${inferenceId}`;
+const outputPart = (text: string) => ({ type: "output_text", text, annotations: [], logprobs: [] });
+const messageItem = (inferenceId: string, status: string, content: unknown[]) => ({ id: messageId(inferenceId), type: "message", status, role: "assistant", content });
+
+/** The Responses object of a chat answer served for `request`. */
+export function responsesObject(request: ResponsesRequest, answer: ChatAnswer): Record<string, unknown> {
+  const inferenceId = inferenceIdOf(answer.id);
+  const choice = answer.choices[0];
+  const text = choice?.message?.content ?? "";
+  const { status, incomplete_details } = statusOf(choice?.finish_reason);
+  return {
+    id: `resp_${inferenceId}`,
+    object: "response",
+    created_at: answer.created,
+    status,
+    incomplete_details,
+    model: answer.model,
+    output: [messageItem(inferenceId, status, [outputPart(text)])],
+    usage: responsesUsage(answer.usage),
+    ...echoed(request),
+  };
+}
+
+/** A served call's answer in the Responses shape: the object for a plain answer, the Responses events for a stream. */
+export function asResponsesAnswer(request: ResponsesRequest, served: ServedCall): ServedCall {
+  if (served.stream) return { stream: responsesEventStream(request, served.stream), headers: { ...served.headers, ...SSE_HEADERS } };
+  return { body: responsesObject(request, served.body as unknown as ChatAnswer), headers: served.headers };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The Responses events of a chat answer's SSE stream, read as it arrives. Cancelling this stream cancels the chat
+ * stream (the client left: the pipeline records what was produced, with no receipt).
+ */
+export function responsesEventStream(request: ResponsesRequest, chatStream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let sequence = 0;
+  let started: { inferenceId: string; created: number; model: string } | null = null;
+  let text = "";
+  let finishReason: string | null = null;
+  let usage: ChatUsage | null = null;
+
+  const event = (type: string, fields: Record<string, unknown>) => encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
+  const snapshot = (status: string, output: unknown[], extra: Record<string, unknown> = {}) => ({
+    id: `resp_${started!.inferenceId}`,
+    object: "response",
+    created_at: started!.created,
+    status,
+    incomplete_details: null,
+    model: started!.model,
+    output,
+    usage: null,
+    ...echoed(request),
+    ...extra,
+  });
+  const at = () => ({ item_id: messageId(started!.inferenceId), output_index: 0, content_index: 0 });
+
+  /** The events one chat stream frame becomes. */
+  function eventsOf(data: unknown): Uint8Array[] {
+    if (data === "[DONE]" || typeof data !== "object" || data === null) return [];
+    const frame = data as Partial<ChatAnswer> & { error?: Record<string, unknown>; service_receipt?: unknown; choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[] };
+    if (frame.error) {
+      const { code, message, ...details } = frame.error;
+      return [event("error", { code: code ?? null, message: message ?? "the call failed", param: null, ...details })];
+    }
+    const out: Uint8Array[] = [];
+    if (!started) {
+      started = { inferenceId: inferenceIdOf(frame.id ?? ""), created: frame.created ?? Math.floor(Date.now() / 1000), model: frame.model ?? request.model };
+      out.push(event("response.created", { response: snapshot("in_progress", []) }));
+      out.push(event("response.in_progress", { response: snapshot("in_progress", []) }));
+      out.push(event("response.output_item.added", { output_index: 0, item: messageItem(started.inferenceId, "in_progress", []) }));
+      out.push(event("response.content_part.added", { ...at(), part: outputPart("") }));
+    }
+    if (frame.usage) usage = frame.usage;
+    const choice = frame.choices?.[0];
+    if (choice?.finish_reason) finishReason = choice.finish_reason;
+    const delta = choice?.delta?.content;
+    if (typeof delta === "string" && delta !== "") {
+      text += delta;
+      out.push(event("response.output_text.delta", { ...at(), delta, logprobs: [] }));
+    }
+    if (frame.service_receipt) {
+      const { status, incomplete_details } = statusOf(finishReason);
+      const item = messageItem(started.inferenceId, status, [outputPart(text)]);
+      out.push(event("response.output_text.done", { ...at(), text, logprobs: [] }));
+      out.push(event("response.content_part.done", { ...at(), part: outputPart(text) }));
+      out.push(event("response.output_item.done", { output_index: 0, item }));
+      const response = snapshot(status, [item], { incomplete_details, usage: responsesUsage(usage), service_receipt: frame.service_receipt });
+      out.push(event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
+    }
+    return out;
+  }
+
+  let buffered = "";
+  const decoder = new TextDecoder();
+  const events = new TransformStream<Uint8Array, Uint8Array>({
+    transform(bytes, controller) {
+      buffered += decoder.decode(bytes, { stream: true });
+      let cut: RegExpExecArray | null;
+      while ((cut = /\r?\n\r?\n/.exec(buffered))) {
+        const frameText = buffered.slice(0, cut.index);
+        buffered = buffered.slice(cut.index + cut[0].length);
+        const data = frameText
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).replace(/^ /, ""))
+          .join("\n");
+        if (data === "") continue;
+        for (const bytes of eventsOf(data === "[DONE]" ? data : (JSON.parse(data) as unknown))) controller.enqueue(bytes);
+      }
+    },
+  });
+  // Piped, so a client that leaves cancels the chat stream underneath (and the pipeline records the partial call).
+  return chatStream.pipeThrough(events);
+}
