@@ -10,12 +10,14 @@ import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/veri
 import { signInSchema } from "../operator-auth/sign-in";
 import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
+import { responsesRequestSchema } from "../responses/responses-request-schema";
 import * as r from "./response-schemas";
 
 type Json = Record<string, unknown>;
 
 // The routes' own request schemas (the same instances they validate with) join the components.
 chatRequestSchema.register(r.openApiComponents, { id: "ChatRequest" });
+responsesRequestSchema.register(r.openApiComponents, { id: "ResponsesRequest" });
 inferenceRequestSchema.register(r.openApiComponents, { id: "InferenceRequest" });
 topUpRequestSchema.register(r.openApiComponents, { id: "TopUpRequest" });
 claimGrantSchema.register(r.openApiComponents, { id: "GrantClaim" });
@@ -120,6 +122,15 @@ export function buildOpenApiDocument(baseUrl: string): Json {
       },
     },
   };
+  const responsesStream = {
+    "text/event-stream": {
+      schema: {
+        description:
+          "With `stream: true`: `event: <type>` / `data: <ResponsesStreamEvent>` in OpenAI's order: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta (one per piece of text), response.output_text.done, response.content_part.done, response.output_item.done, response.completed (response.incomplete when the output cap cut the answer), with rising `sequence_number`s and no `[DONE]`. The last event's `response.service_receipt` is the ReceiptEvent: the receipt's response_hash covers the concatenated deltas (the output_text). A failure after the first event ends the stream with an `error` event.",
+        ...ref(r.responsesStreamEventSchema),
+      },
+    },
+  };
 
   const paths: Json = {
     "/api/v1/chat/completions": {
@@ -133,6 +144,22 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         requestBody: body(chatRequestSchema),
         responses: {
           "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
+          "402": paymentRequired,
+          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
+        },
+      },
+    },
+    "/api/v1/responses": {
+      post: {
+        operationId: "createResponse",
+        summary: "Paid Responses API call (x402, one payment per call)",
+        description:
+          "OpenAI's Responses API for one stateless text answer, paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` and `instructions` map onto chat messages, which the receipt's prompt hash covers. `store: true`, `previous_response_id`, `conversation`, `background: true`, `tools`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
+        tags: ["inference"],
+        parameters: PAID_REQUEST_HEADERS,
+        requestBody: body(responsesRequestSchema),
+        responses: {
+          "200": { description: "The response, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.responsesObjectSchema), ...responsesStream } },
           "402": paymentRequired,
           ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
         },

@@ -167,6 +167,70 @@ export const streamErrorEventSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }).loose() })
   .register(openApiComponents, { id: "StreamErrorEvent", description: "Ends a stream whose upstream failed mid-way; the paid route's unserved rules apply" });
 
+const responsesUsageSchema = z
+  .object({
+    input_tokens: z.number().int(),
+    input_tokens_details: z.object({ cached_tokens: z.number().int() }).loose(),
+    output_tokens: z.number().int(),
+    output_tokens_details: z.object({ reasoning_tokens: z.number().int() }).loose(),
+    total_tokens: z.number().int(),
+  })
+  .loose();
+
+const outputTextSchema = z.object({
+  type: z.literal("output_text"),
+  text: z.string().describe("The answer's text (in a stream, the text so far: \"\" when the part is added)"),
+  annotations: z.array(z.unknown()).max(0),
+  logprobs: z.array(z.unknown()).max(0),
+});
+
+const outputMessageSchema = z.object({
+  id: z.string().describe("msg_<the receipt's inference_id>"),
+  type: z.literal("message"),
+  status: z.enum(["in_progress", "completed", "incomplete"]),
+  role: z.literal("assistant"),
+  content: z.array(outputTextSchema).max(1),
+});
+
+export const responsesObjectSchema = z
+  .object({
+    id: z.string().describe("resp_<the receipt's inference_id>"),
+    object: z.literal("response"),
+    created_at: z.number().int(),
+    status: z.enum(["in_progress", "completed", "incomplete"]).describe("`incomplete` (with `incomplete_details.reason` `max_output_tokens`) when the output cap cut the answer"),
+    incomplete_details: z.object({ reason: z.literal("max_output_tokens") }).nullable(),
+    model: z.string(),
+    output: z.array(outputMessageSchema).describe("One assistant message with one output_text part, whose text the receipt's response hash covers; empty while in progress"),
+    usage: responsesUsageSchema.nullable(),
+    error: z.null(),
+    instructions: z.string().nullable(),
+    max_output_tokens: z.number().int().nullable(),
+    store: z.literal(false),
+    tools: z.array(z.unknown()).max(0),
+    service_receipt: z.lazy(() => receiptEventSchema).optional().describe("Only on a stream's `response.completed` (or `response.incomplete`) event: the call's receipt"),
+  })
+  .loose()
+  .register(openApiComponents, { id: "ResponsesObject", description: "OpenAI's Responses object for one text answer" });
+
+const eventBase = { sequence_number: z.number().int().describe("0, 1, 2, … in the order sent") };
+const partAt = { item_id: z.string(), output_index: z.literal(0), content_index: z.literal(0) };
+
+export const responsesStreamEventSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.enum(["response.created", "response.in_progress"]), ...eventBase, response: responsesObjectSchema }),
+    z.object({ type: z.enum(["response.output_item.added", "response.output_item.done"]), ...eventBase, output_index: z.literal(0), item: outputMessageSchema }),
+    z.object({ type: z.enum(["response.content_part.added", "response.content_part.done"]), ...eventBase, ...partAt, part: outputTextSchema }),
+    z.object({ type: z.literal("response.output_text.delta"), ...eventBase, ...partAt, delta: z.string(), logprobs: z.array(z.unknown()).max(0) }),
+    z.object({ type: z.literal("response.output_text.done"), ...eventBase, ...partAt, text: z.string(), logprobs: z.array(z.unknown()).max(0) }),
+    z.object({
+      type: z.enum(["response.completed", "response.incomplete"]),
+      ...eventBase,
+      response: responsesObjectSchema.describe("The whole response, with the call's receipt in `service_receipt`"),
+    }),
+    z.object({ type: z.literal("error"), ...eventBase, code: z.string(), message: z.string(), param: z.null() }).loose().describe("Ends a stream that failed after its first event; the paid route's unserved rules apply"),
+  ])
+  .register(openApiComponents, { id: "ResponsesStreamEvent", description: "One event of a Responses stream (`event: <type>` and `data: <this>`)" });
+
 export const modelListSchema = z
   .object({
     object: z.literal("list"),

@@ -89,6 +89,7 @@ describe("the OpenAPI document", () => {
         "/api/v1/operator-key",
         "/api/v1/receipts/{id}",
         "/api/v1/receipts/{id}/proof",
+        "/api/v1/responses",
         "/log/checkpoint",
         "/log/checkpoints/{size}",
         "/log/cosignature",
@@ -147,6 +148,37 @@ describe("real answers match the document", () => {
     const bad = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [] }));
     expect(bad.res.status).toBe(400);
     conforms("/api/v1/chat/completions", "post", bad.res, bad.body);
+  });
+
+  it("the paid responses route: 402, 200 JSON, 200 SSE, 409, 400", async () => {
+    const request = { model: "local/echo-1", input: "openapi conformance" };
+    const unpaid = await call("POST", "/api/v1/responses", jsonInit(request));
+    expect(unpaid.res.status).toBe(402);
+    conforms("/api/v1/responses", "post", unpaid.res, unpaid.body);
+
+    const agent = await stack.newAgent();
+    const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
+    const paid = await pay(`${service.url}/api/v1/responses`, { method: "POST", ...jsonInit(request) });
+    expect(paid.status).toBe(200);
+    conforms("/api/v1/responses", "post", paid, await paid.json());
+
+    const streamed = await pay(`${service.url}/api/v1/responses`, { method: "POST", ...jsonInit({ ...request, stream: true }) });
+    expect(streamed.status).toBe(200);
+    const types: string[] = [];
+    for await (const data of sseData(streamed.body!)) {
+      conforms("/api/v1/responses", "post", streamed, data, "text/event-stream");
+      types.push((data as { type: string }).type);
+    }
+    expect(types.at(-1)).toBe("response.completed");
+
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } })), stack.devnet.url);
+    expect((await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages }, { "PAYMENT-SIGNATURE": header }))).res.status).toBe(200);
+    const mismatch = await call("POST", "/api/v1/responses", jsonInit(request, { "PAYMENT-SIGNATURE": header }));
+    expect(mismatch.res.status).toBe(409);
+    conforms("/api/v1/responses", "post", mismatch.res, mismatch.body);
+    const bad = await call("POST", "/api/v1/responses", jsonInit({ ...request, store: true }));
+    expect(bad.res.status).toBe(400);
+    conforms("/api/v1/responses", "post", bad.res, bad.body);
   });
 
   it("the prepaid routes: inference 200 JSON and SSE, 401, 402; credits 200 and 401; top-up 402", async () => {
