@@ -275,6 +275,29 @@ const paymentFails = (why: string) => ({
 });
 
 const solanaRequest = { model: "local/echo-1", messages: MESSAGES };
+/** A Responses API request (POST /api/v1/responses): instructions, and one message item with an input_text part. */
+const responsesRequest = {
+  model: "local/echo-1",
+  instructions: "You are a helpful assistant.",
+  input: [{ role: "user", content: [{ type: "input_text", text: "Say hi in one word." }] }],
+};
+/** The messages it is served as, written out by hand: what the receipt's prompt hash covers. */
+const RESPONSES_MESSAGES = [
+  { role: "system", content: "You are a helpful assistant." },
+  { role: "user", content: [{ type: "text", text: "Say hi in one word." }] },
+];
+/** The Responses object of the answer: the response hash covers its output_text. */
+function responsesObject(text: string) {
+  return {
+    id: "resp_00000000-0000-4000-8000-000000000036",
+    object: "response",
+    created_at: BASE_TIMESTAMP_MS / 1_000,
+    status: "completed",
+    model: "local/echo-1",
+    output: [{ id: "msg_00000000-0000-4000-8000-000000000036", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] }],
+    usage: { input_tokens: 12, output_tokens: 2, total_tokens: 14 },
+  };
+}
 const baseRequest = { model: "local/echo-1", messages: MESSAGES, stream: true };
 const prepaidRequest = { prompt: "What is the capital of France?" };
 const prepaidResponse = { result: "Paris." };
@@ -284,6 +307,7 @@ function vectorCases(): VectorCase[] {
   const solana = solanaReceipt(1);
   const base = baseReceipt(2);
   const prepaid = prepaidReceipt(3);
+  const responses = signReceipt(buildReceipt(facts(36, { payment: solanaPayment, prompt: { messages: RESPONSES_MESSAGES } })), OPERATOR);
   const legacy = resigned(prepaidReceipt(4), (r) => ({ ...r, prompt_hash: legacyPromptHashOfMessages(MESSAGES) }));
   const otherKeyReceipt = signReceipt(buildReceipt(facts(9, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })), OTHER_OPERATOR);
   const withPayment = (i: number, edit: (payment: Record<string, unknown>) => unknown) =>
@@ -353,6 +377,17 @@ function vectorCases(): VectorCase[] {
     // Valid receipts.
     solanaCase("solana-paid-001", solana, [getTransaction(jsonRpcAnswer(solanaTransaction()))], valid("x402 receipt paid on Solana devnet; the recorded getTransaction shows the agent's transfer of exactly 0.01 USDC to pay_to.", solana)),
     baseCase("base-paid-001", base, [getEvmReceipt(evmTransactionReceipt())], valid("x402 receipt paid on Base Sepolia, answer streamed: the response hash covers the concatenated delta.content. The recorded receipt's tx.from is the relayer; the Transfer log names the agent.", base)),
+    {
+      name: "responses-paid-001",
+      receipt: responses,
+      request: responsesRequest,
+      response: responsesObject(ANSWER),
+      http: [getTransaction(jsonRpcAnswer(solanaTransaction()))],
+      expected: valid(
+        "x402 receipt of a Responses API call (POST /api/v1/responses) paid on Solana devnet. The prompt is the Responses request body: its prompt hash covers the messages it maps to (instructions as a system message, input_text parts as chat text parts). The response is the Responses object: its hash covers the output_text.",
+        responses,
+      ),
+    },
     prepaidCase("prepaid-001", prepaid, valid("Prepaid receipt (no payment block): checks 4 and 5 are vacuously true and no network is touched. The prompt is a raw string.", prepaid)),
     {
       name: "prepaid-legacy-prompt-001",
@@ -372,8 +407,8 @@ function vectorCases(): VectorCase[] {
     prepaidCase("prompt-hash-mismatch-001", prepaidReceipt(7), failing("The prompt given is not the one the receipt covers.", { checks: { ...ALL_TRUE, prompt_hash_ok: false }, ok: false, reasons: { prompt_hash_ok: "prompt hash differs from the receipt's prompt_hash" } }), {
       request: { prompt: "What is the capital of Spain?" },
     }),
-    prepaidCase("prompt-unrecognised-001", prepaidReceipt(7), failing("The prompt is in no form the verifier reads (messages, a request body with messages or prompt, or text).", { checks: { ...ALL_TRUE, prompt_hash_ok: false }, ok: false, reasons: { prompt_hash_ok: "no prompt given in a recognised form (messages, request body, or text)" } }), {
-      request: { input: "What is the capital of France?" },
+    prepaidCase("prompt-unrecognised-001", prepaidReceipt(7), failing("The prompt is in no form the verifier reads (messages, a request body with messages, prompt or a Responses input, or text).", { checks: { ...ALL_TRUE, prompt_hash_ok: false }, ok: false, reasons: { prompt_hash_ok: "no prompt given in a recognised form (messages, request body, or text)" } }), {
+      request: { question: "What is the capital of France?" },
     }),
     // Check 2: the response hash.
     prepaidCase("response-hash-mismatch-001", prepaidReceipt(8), failing("The response given is not the one the receipt covers.", { checks: { ...ALL_TRUE, response_hash_ok: false }, ok: false, reasons: { response_hash_ok: "response hash differs from the receipt's response_hash" } }), {
