@@ -54,6 +54,18 @@ const SIGNED_REQUEST_HEADERS = [
   { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58", schema: { type: "string" } },
 ];
 
+/** The responses route's prepaid way: the prepaid route's signature headers, naming this route's path. */
+const RESPONSES_SIGNED_HEADERS = [
+  { name: "X-Agent-Pubkey", in: "header", required: false, description: "Prepaid requests: the agent's Ed25519 public key, base58", schema: { type: "string" } },
+  {
+    name: "X-Agent-Signature",
+    in: "header",
+    required: false,
+    description: "Prepaid requests: Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/responses\\n` (origin: this service's public base URL) followed by the exact body bytes, base58",
+    schema: { type: "string" },
+  },
+];
+
 const SETTLEMENT_PENDING_NOTE =
   ". `settlement_pending`: the payment's transaction was sent and its confirmation not seen yet; the body has `transaction`, `network` and `retry_after` (seconds, also `Retry-After`). Retry the same request with the same payment header.";
 
@@ -154,14 +166,45 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         operationId: "createResponse",
         summary: "Paid Responses API call (x402, one payment per call)",
         description:
-          "OpenAI's Responses API for one stateless text answer, paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` and `instructions` map onto chat messages, which the receipt's prompt hash covers. `store: true`, `previous_response_id`, `conversation`, `background: true`, `tools`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
+          "OpenAI's Responses API for one stateless text answer. A request signed like a prepaid one (X-Agent-Pubkey, X-Agent-Signature naming this path; `nonce`, `timestamp` and optionally `max_cost_usdc` in the body) is served from the agent's prepaid credit; any other is paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` and `instructions` map onto chat messages, which the receipt's prompt hash covers. `store: true`, `previous_response_id`, `conversation`, `background: true`, `tools`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
         tags: ["inference"],
-        parameters: PAID_REQUEST_HEADERS,
+        parameters: [...PAID_REQUEST_HEADERS, ...RESPONSES_SIGNED_HEADERS],
         requestBody: body(responsesRequestSchema),
         responses: {
-          "200": { description: "The response, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.responsesObjectSchema), ...responsesStream } },
-          "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
+          "200": {
+            description: "The response, with its receipt",
+            headers: { ...receiptHeaders, ...Object.fromEntries(Object.entries(settlementHeaders).map(([name, h]) => [name, { ...h, description: `${h.description}. Paid requests only`, required: false }])) },
+            content: { ...json(r.responsesObjectSchema), ...responsesStream },
+          },
+          "402": {
+            ...paymentRequired,
+            description: `${paymentRequired.description}. A signed (prepaid) request without enough free credit: \`insufficient_credits\` (an Error, without the challenge headers)`,
+            headers: Object.fromEntries(Object.entries(paymentRequired.headers).map(([name, h]) => [name, { ...h, required: false }])),
+            content: { "application/json": { schema: { anyOf: [ref(r.paymentErrorSchema), { $ref: "#/components/schemas/Error" }] } } },
+          },
+          ...errors([
+            ...COMMON,
+            "agent_not_allowed",
+            "payment_replay",
+            "payment_request_mismatch",
+            "invalid_payment_id",
+            "payment_id_conflict",
+            "missing_auth_headers",
+            "invalid_signature",
+            "request_expired",
+            "nonce_replay",
+            "rate_limited",
+            "invalid_network",
+            "model_not_allowed",
+            "network_not_supported",
+            "mainnet_disabled",
+            "upstream_error",
+            "chain_unavailable",
+            "settlement_pending",
+            "upstream_timeout",
+            "receipt_log_unavailable",
+            "server_misconfigured",
+          ]),
         },
       },
     },

@@ -31,14 +31,25 @@ import { authenticateSignedRequest, checkRequestWindow } from "./signed-request"
 export const INFERENCE_PATH = "/api/v1/inference";
 
 /**
+ * A route that serves signed prepaid requests: the path its signatures name, and how its body (parsed JSON, after the
+ * signature was checked over its bytes) becomes the prepaid call's request. Absent: this route's own.
+ */
+export interface PrepaidRoute {
+  path: string;
+  parse: (json: unknown) => InferenceRequest;
+}
+
+const INFERENCE_ROUTE: PrepaidRoute = { path: INFERENCE_PATH, parse: (json) => parseWith(inferenceRequestSchema, json) };
+
+/**
  * Serves one signed prepaid request. Throws AppError for every refusal, counted in `signet_calls_total` with its code;
  * nothing moves before the hold.
  */
-export async function servePrepaidInference(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {
+export async function servePrepaidInference(ctx: AppContext, headers: Headers, rawBody: Uint8Array, route: PrepaidRoute = INFERENCE_ROUTE): Promise<ServedCall> {
   const admitted: { network: string } = { network: "" };
   let call: Admitted;
   try {
-    call = await admitAndReserve(ctx, headers, rawBody, admitted);
+    call = await admitAndReserve(ctx, headers, rawBody, admitted, route);
   } catch (err) {
     if (err instanceof AppError) metrics().calls.inc({ route: "prepaid", network: admitted.network, outcome: "refused", code: err.code });
     throw err;
@@ -50,16 +61,16 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
 type Admitted = { reservation: CallReservation; request: CallRequest };
 
 /** `admitted.network` is set (CAIP-2) once the request's network is known; a refusal before that has no network label. */
-async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }): Promise<Admitted> {
+async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }, route: PrepaidRoute): Promise<Admitted> {
   // SECURITY: the signature is checked over the exact bytes before any parsing.
-  const agent = authenticateSignedRequest(headers, "POST", INFERENCE_PATH, rawBody);
+  const agent = authenticateSignedRequest(headers, "POST", route.path, rawBody);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
   } catch {
     throw new AppError("invalid_request", "request body is not valid UTF-8");
   }
-  const body = parseWith(inferenceRequestSchema, parseJsonText(text));
+  const body = route.parse(parseJsonText(text));
   checkRequestWindow(body.timestamp);
   const cfg = config();
   const leaseMs = cfg.PAYMENT_LEASE_MS;

@@ -179,6 +179,26 @@ describe("real answers match the document", () => {
     const bad = await call("POST", "/api/v1/responses", jsonInit({ ...request, store: true }));
     expect(bad.res.status).toBe(400);
     conforms("/api/v1/responses", "post", bad.res, bad.body);
+
+    // Signed: served from prepaid credit, plain and streamed; too little credit is 402; a bad signature 401.
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 100_000n);
+    const signed = (extra: Record<string, unknown>, key = kp) => {
+      const text = JSON.stringify({ ...request, nonce: newNonce(), timestamp: Date.now(), ...extra });
+      return { headers: { "content-type": "application/json", ...signRequestHeaders(key, "POST", "http://signet.test/api/v1/responses", text) }, body: text };
+    };
+    const prepaid = await call("POST", "/api/v1/responses", signed({}));
+    expect(prepaid.res.status).toBe(200);
+    conforms("/api/v1/responses", "post", prepaid.res, prepaid.body);
+    const prepaidStream = await fetch(`${service.url}/api/v1/responses`, { method: "POST", ...signed({ stream: true }) });
+    expect(prepaidStream.status).toBe(200);
+    for await (const data of sseData(prepaidStream.body!)) conforms("/api/v1/responses", "post", prepaidStream, data, "text/event-stream");
+    const poor = await call("POST", "/api/v1/responses", signed({}, generateKeypair()));
+    expect(poor.res.status).toBe(402);
+    conforms("/api/v1/responses", "post", poor.res, poor.body);
+    const forged = await call("POST", "/api/v1/responses", { ...signed({}), body: JSON.stringify({ ...request, nonce: newNonce(), timestamp: Date.now() }) });
+    expect(forged.res.status).toBe(401);
+    conforms("/api/v1/responses", "post", forged.res, forged.body);
   });
 
   it("the prepaid routes: inference 200 JSON and SSE, 401, 402; credits 200 and 401; top-up 402", async () => {

@@ -4,12 +4,16 @@
 // over the request body and the answer. The official `openai` SDK (`responses.create`, plain and streamed) and the AI
 // SDK's default `openai(model)` (the Responses API) work unchanged; a payment made on the chat route is refused here and
 // the other way round (409 payment_request_mismatch); what a stateless text call cannot honour is a 400 naming the field.
+// A request signed by an agent's key (the prepaid route's signature, naming /api/v1/responses) is served from credit
+// instead, plain and streamed, through both SDKs, with a receipt that verifies.
 import { generateText, streamText } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/v1/responses/route";
 import { createPayingFetch } from "../../agent/paying-fetch";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
 import { sseData, receiptOfEvent } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
@@ -248,5 +252,79 @@ describe("the AI SDK's openai(model) (the Responses API) against Signet", () => 
     const sent = JSON.parse(exchange.requestBody!) as unknown;
     const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: sent, response: text, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
     expect(verdict.checks).toEqual(allChecks);
+  });
+});
+
+/** A fetch that adds the replay fields to each JSON body and signs it, as the prepaid route asks, with a credited key. */
+async function signingFetch(): Promise<{ tee: TeeingFetch; kp: Ed25519Keypair }> {
+  const kp = generateKeypair();
+  await served.stack.credit(kp.publicKeyBase58, 1_000_000n);
+  const sign = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const target = input instanceof Request ? input.url : String(input);
+    const body = JSON.stringify({ ...(JSON.parse(String(init?.body)) as object), nonce: newNonce(), timestamp: Date.now() });
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(signRequestHeaders(kp, "POST", target, body))) headers.set(name, value);
+    return fetch(target, { ...init, body, headers });
+  };
+  return { tee: teeingFetch(sign as typeof fetch), kp };
+}
+
+describe("POST /api/v1/responses, signed and paid from prepaid credit", () => {
+  it("serves a signed request from credit: the Responses object, and a prepaid receipt (no payment block) that verifies", async () => {
+    const { tee, kp } = await signingFetch();
+    const body = { model: MODEL, input: "a prepaid Responses call" };
+    const res = await post(tee.fetch, "/api/v1/responses", body);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as Record<string, unknown>;
+    const receipt = receiptOfHeader(res);
+    expect(receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+    expect(receipt).not.toHaveProperty("payment");
+    expect(answer).toMatchObject({ id: `resp_${receipt.inference_id}`, object: "response", status: "completed" });
+    expect(res.headers.get("x-credit-balance-usdc")).not.toBeNull();
+    const verdict = await verifyReceipt({ receipt, prompt: body, response: answer, operatorKey: operatorKey() });
+    expect(verdict.ok).toBe(true);
+  });
+
+  it("refuses a body signed for /api/v1/inference (401 invalid_signature), and a replayed nonce (409 nonce_replay)", async () => {
+    const kp = generateKeypair();
+    await served.stack.credit(kp.publicKeyBase58, 1_000_000n);
+    const text = JSON.stringify({ model: MODEL, input: "signed for another path", nonce: newNonce(), timestamp: Date.now() });
+    const wrongPath = await fetch(url("/api/v1/responses"), { method: "POST", headers: signRequestHeaders(kp, "POST", url("/api/v1/inference"), text), body: text });
+    expect(wrongPath.status).toBe(401);
+    expect(await wrongPath.json()).toMatchObject({ error: "invalid_signature" });
+    const headers = signRequestHeaders(kp, "POST", url("/api/v1/responses"), text);
+    expect((await fetch(url("/api/v1/responses"), { method: "POST", headers, body: text })).status).toBe(200);
+    const again = await fetch(url("/api/v1/responses"), { method: "POST", headers, body: text });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: "nonce_replay" });
+  });
+
+  it("the openai SDK's responses.create({ stream: true }) from credit: the events in order and a receipt that verifies", async () => {
+    const { tee, kp } = await signingFetch();
+    const client = new OpenAI({ baseURL: url("/api/v1"), apiKey: "unused: signed requests", fetch: tee.fetch });
+    const stream = await client.responses.create({ model: MODEL, input: "a prepaid stream from the openai SDK", stream: true });
+    const types: string[] = [];
+    let completed: unknown = null;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.completed") completed = event.response;
+    }
+    expect([...new Set(types)]).toEqual(STREAM_ORDER);
+    const carried = receiptOfEvent({ type: "response.completed", response: completed });
+    if (!carried) throw new Error("no receipt on response.completed");
+    expect(carried.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+    const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as unknown;
+    expect((await verifyReceipt({ receipt: carried.receipt, prompt: sent, response: completed, operatorKey: operatorKey() })).ok).toBe(true);
+  });
+
+  it("the AI SDK's streamText with openai(model) from credit: finishes with stop and no error part", async () => {
+    const { tee } = await signingFetch();
+    const model = createOpenAI({ baseURL: url("/api/v1"), apiKey: "unused: signed requests", fetch: tee.fetch })(MODEL);
+    const errors: unknown[] = [];
+    const result = streamText({ model, prompt: "a prepaid stream through the AI SDK", onError: ({ error }) => void errors.push(error) });
+    for await (const part of result.fullStream) if (part.type === "error") errors.push(part.error);
+    expect(errors).toEqual([]);
+    expect(await result.finishReason).toBe("stop");
+    expect(await result.text).toContain('You said: "a prepaid stream through the AI SDK"');
   });
 });

@@ -1,0 +1,59 @@
+// The prepaid responses call: a Responses request signed like a prepaid inference request (X-Agent-Pubkey and
+// X-Agent-Signature over `POST <origin>/api/v1/responses` and the exact body bytes; `nonce` and `timestamp` in the
+// body, `max_cost_usdc` optional), admitted and served from credit by the prepaid route's own path, and answered in
+// the Responses shape. Its receipt covers the messages the request maps to, as on the paid route.
+import "server-only";
+import { z } from "zod";
+import type { AppContext } from "../app-context";
+import { parseWith } from "../http/handle-route";
+import type { ServedCall } from "../pipeline/call-types";
+import type { InferenceRequest } from "../prepaid/inference-request-schema";
+import { servePrepaidInference } from "../prepaid/serve-prepaid-inference";
+import { asResponsesAnswer } from "./responses-answer";
+import { responsesRequestSchema, type ResponsesRequest } from "./responses-request-schema";
+import { chatRequestOf } from "./serve-paid-responses";
+
+/** The path a prepaid responses request's signature names. */
+export const RESPONSES_PATH = "/api/v1/responses";
+
+/** What a signed request adds to the Responses body: the prepaid route's replay fields and optional cost cap. */
+const signedFieldsSchema = z
+  .object({
+    nonce: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, { message: "must be 16 to 64 characters from [A-Za-z0-9_-]" }),
+    timestamp: z.number().int().positive(),
+    max_cost_usdc: z.number().positive().max(1_000).optional(),
+  })
+  .loose();
+
+/** Serves one signed Responses request from credit. Throws AppError for every refusal; nothing moves before the hold. */
+export async function servePrepaidResponses(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {
+  let request: ResponsesRequest | null = null;
+  const served = await servePrepaidInference(ctx, headers, rawBody, {
+    path: RESPONSES_PATH,
+    parse: (json) => {
+      const body = parseWith(responsesRequestSchema, json);
+      const signed = parseWith(signedFieldsSchema, json);
+      request = body;
+      return prepaidRequestOf(body, signed);
+    },
+  });
+  // The parse ran before anything was served: a served call always has its request.
+  return asResponsesAnswer(request!, served);
+}
+
+/** The prepaid call a signed Responses request asks for: the same messages, cap and parameters as on the paid route. */
+function prepaidRequestOf(body: ResponsesRequest, signed: z.infer<typeof signedFieldsSchema>): InferenceRequest {
+  const chat = chatRequestOf(body);
+  return {
+    model: chat.model,
+    messages: chat.messages,
+    nonce: signed.nonce,
+    timestamp: signed.timestamp,
+    max_cost_usdc: signed.max_cost_usdc,
+    max_tokens: chat.max_tokens ?? undefined,
+    network: chat.network,
+    temperature: chat.temperature ?? undefined,
+    top_p: chat.top_p ?? undefined,
+    stream: chat.stream ?? undefined,
+  };
+}
