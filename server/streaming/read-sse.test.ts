@@ -76,6 +76,15 @@ describe("receiptOfEvent", () => {
   it("does not take a bare receipt body nested under a chunk other than as service_receipt", () => {
     expect(receiptOfEvent({ object: "chat.completion.chunk", choices: [], receipt: { v: 2 } })).toBeNull();
   });
+
+  it("reads a Responses stream's last event: response.completed or response.incomplete, from its response's service_receipt", () => {
+    const body = { object: "service.receipt", receipt: { v: 2 }, log_proof_url: "u", x402_receipt: { format: "jws", signature: "s" } };
+    expect(receiptOfEvent({ type: "response.completed", sequence_number: 9, response: { object: "response", service_receipt: body } })).toEqual({ receipt: { v: 2 }, x402Receipt: { format: "jws", signature: "s" } });
+    expect(receiptOfEvent({ type: "response.incomplete", response: { service_receipt: { object: "service.receipt", receipt: { v: 2 } } } })).toEqual({ receipt: { v: 2 }, x402Receipt: null });
+    for (const data of [{ type: "response.completed", response: {} }, { type: "response.completed" }, { type: "response.created", response: { service_receipt: body } }, { type: "response.completed", service_receipt: body }]) {
+      expect(receiptOfEvent(data)).toBeNull();
+    }
+  });
 });
 
 describe("splitIntoTokens (the built-in model's stream pieces)", () => {
