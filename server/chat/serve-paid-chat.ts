@@ -13,7 +13,7 @@ import { admitNetwork } from "../pipeline/network-gate";
 import { answerAgain, serveCall } from "../pipeline/serve-call";
 import { chatRequestDigest } from "../payments/request-digest";
 import type { CompletionParams } from "../upstream";
-import { PAID_RESOURCE_DESCRIPTIONS } from "../x402/paid-resources";
+import { PAID_RESOURCE_DESCRIPTIONS, type PaidResource } from "../x402/paid-resources";
 import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
 
 export interface PaidChatInput {
@@ -30,9 +30,10 @@ export interface PaidChatInput {
 
 /** Another route's binding of the payment to its own request (see PaidChatInput.binding). */
 export interface PaidCallBinding {
+  /** The paid resource the call is (its challenge's description and its x402 signed receipt name it). */
+  resource: PaidResource;
   /** The digest of the request as that route received it, under the call's resolved network. */
   requestDigest: (network: NetworkId) => string;
-  description: string;
 }
 
 /** Serves one chat request on the paid route. Throws AppError for every refusal. */
@@ -52,13 +53,13 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
     state,
     plan,
     resourceUrl: input.resourceUrl,
-    description: input.binding?.description ?? PAID_RESOURCE_DESCRIPTIONS.chat,
+    description: PAID_RESOURCE_DESCRIPTIONS[input.binding?.resource ?? "chat"],
     purpose: "chat",
     requestDigest: input.binding ? input.binding.requestDigest(plan.network) : chatRequestDigest(body, plan.network),
   });
   switch (outcome.kind) {
     case "answered":
-      return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true });
+      return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true, paidResource: input.binding?.resource });
     case "challenge":
     case "refused":
     case "replay":
@@ -81,7 +82,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
         }
       }
       const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;
-      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, payment, pointsBefore };
+      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, payment, pointsBefore, paidResource: input.binding?.resource };
       return serveCall(ctx, reservation, chatCall(body, model.id, callCap));
     }
   }

@@ -1,5 +1,5 @@
 // GET /.well-known/x402: what an x402 client or crawler needs to find and pay this service: the paid
-// resources (chat and top-up) with their requirements per network (asset, price, payTo, fee payer) and the x402
+// resources (chat, responses and top-up) with their requirements per network (asset, price, payTo, fee payer) and the x402
 // extensions their 402s declare (bazaar discovery metadata, payment ids), the prepaid routes, the keys, the DID
 // document and the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
 import "server-only";
@@ -61,10 +61,11 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
     did: { id: didWebOf(baseUrl), document: `${baseUrl}/.well-known/did.json` },
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },
     receipt_log: { origin: logIdentity().origin, verifier_key: logIdentity().verifierKey, prefix: `${baseUrl}/log`, checkpoint: `${baseUrl}/log/checkpoint`, key_url: `${baseUrl}/log/key` },
-    resources: [resource("chat"), resource("topup")],
+    resources: [resource("chat"), resource("responses"), resource("topup")],
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,
       inference: `${baseUrl}/api/v1/inference`,
+      responses: `${baseUrl}/api/v1/responses`,
       grant_challenge: `${baseUrl}/api/v1/grants/challenge`,
       grants: `${baseUrl}/api/v1/grants`,
     },

@@ -2,6 +2,7 @@
 import "server-only";
 import type { SettledPayment } from "../payments/paid-request-types";
 import type { CompletionRequest } from "../upstream";
+import type { PaidResource } from "../x402/paid-resources";
 
 /** A reserved call: the hold it is served from, and on the paid route, the payment that hold belongs to. */
 export interface CallReservation {
@@ -13,6 +14,8 @@ export interface CallReservation {
   holdUnits: bigint;
   /** The settled payment on the paid route (its hold shares its id); null on the prepaid route. */
   payment: SettledPayment | null;
+  /** The paid resource the payment bought (its x402 signed receipt names it); absent: the chat route. */
+  paidResource?: PaidResource;
   /**
    * The agent's points as the statement that reserved the hold read them, when it did: the receipt is signed with the
    * next value and stored by the capture's own statement while the points still are these.

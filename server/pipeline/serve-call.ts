@@ -30,6 +30,7 @@ import { firstEventThenRest, replayedSseStream, SSE_HEADERS, sseInferenceStream,
 import type { Completion } from "../upstream";
 import { formatUnitsAsUsdc } from "../verify";
 import { issueSettlementReceipt } from "../x402/offer-receipt";
+import type { PaidResource } from "../x402/paid-resources";
 import { settlementHeaders } from "../x402/payment-headers";
 import { signCallReceipt } from "./call-receipt";
 import type { CallRequest, CallReservation, ServedCall } from "./call-types";
@@ -62,7 +63,7 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   }
   const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion);
   crashPoint("after_debit");
-  const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
+  const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment, reservation.paidResource) : null;
   const headers = {
     ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions),
     "X-Service-Receipt": encodeReceiptHeader(receipt),
@@ -102,7 +103,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
         releaseCallIfDatabaseLost(ctx, reservation, err);
         throw err;
       });
-      const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment) : null;
+      const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment, reservation.paidResource) : null;
       return { receipt, x402Receipt: x402Receipt?.receipt ?? null };
     },
     abortRecorded: async (produced) => {
@@ -125,14 +126,18 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
  * A served paid call's stored answer, given again to the payer's repeat of the same request (its answer was lost in
  * transit): the same body and the same receipt, plain or streamed as it was asked. Never a second call.
  */
-export async function answerAgain(ctx: AppContext, payment: Payment & { txSignature: string }, asked: { stream: boolean; usageChunk?: boolean }): Promise<ServedCall> {
+export async function answerAgain(
+  ctx: AppContext,
+  payment: Payment & { txSignature: string },
+  asked: { stream: boolean; usageChunk?: boolean; paidResource?: PaidResource },
+): Promise<ServedCall> {
   const logged = payment.inferenceId ? await ctx.db.inferenceLog.findUnique({ where: { id: payment.inferenceId }, select: { receipt: true } }) : null;
   const receipt = (logged?.receipt ?? null) as Receipt | null;
   const body = payment.answer as StoredCompletionBody | null;
   if (!receipt || !body || !payment.inferenceId) {
     throw new AppError("payment_replay", "this payment was already used for a call, and its answer is no longer kept", { tx_signature: payment.txSignature });
   }
-  const x402Receipt = await issuePaidCallReceipt(payment);
+  const x402Receipt = await issuePaidCallReceipt(payment, asked.paidResource);
   const headers = {
     ...settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer, extensions: x402Receipt?.extensions }),
     [ANSWER_REPLAYED_HEADER]: "true",
@@ -348,9 +353,9 @@ function countCall(reservation: CallReservation, outcome: "served" | "aborted" |
 /** When serveCall began, per reservation: the start of the call's `total` step. */
 const servedFrom = new WeakMap<CallReservation, number>();
 
-/** The x402 signed receipt of a served paid call (the payment's settlement, for the chat resource). */
-function issuePaidCallReceipt(payment: Pick<Payment, "payer" | "network"> & { txSignature: string }) {
-  return issueSettlementReceipt("chat", { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
+/** The x402 signed receipt of a served paid call: the payment's settlement, for the resource it bought (chat unless said). */
+function issuePaidCallReceipt(payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat") {
+  return issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
 }
 
 /**

@@ -53,7 +53,8 @@ const itemSlot = z.custom<z.infer<typeof messageItemSchema>>((v) => typeof v ===
 /** OpenAI's clients send null for an absent optional parameter: both mean "not set". */
 const unset = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-export const responsesRequestSchema = z
+/** The request's fields, before the check that reads each input item. */
+export const responsesRequestFields = z
   .object({
     model: z.string().min(1).max(128),
     input: z.union([
@@ -83,8 +84,9 @@ export const responsesRequestSchema = z
     parallel_tool_calls: unset(z.boolean()),
     include: unset(z.array(z.unknown()).max(0, { message: "is not served: an answer carries its text and usage only" })),
   })
-  .loose()
-  .superRefine((body, ctx) => {
+  .loose();
+
+export const responsesRequestSchema = responsesRequestFields.superRefine((body, ctx) => {
     if (!Array.isArray(body.input)) return;
     for (const [i, item] of body.input.entries()) {
       const checked = messageItemSchema.safeParse(item);
@@ -94,6 +96,6 @@ export const responsesRequestSchema = z
         return;
       }
     }
-  });
+});
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

@@ -12,10 +12,6 @@ import { responsesPromptMessages } from "../verify";
 import { asResponsesAnswer } from "./responses-answer";
 import type { ResponsesRequest } from "./responses-request-schema";
 
-/** The challenge's `resource.description` for the responses route. */
-export const RESPONSES_RESOURCE_DESCRIPTION =
-  "OpenAI Responses API (text), paid per call in USDC; every answer carries an Ed25519-signed receipt (stream: true for SSE)";
-
 export interface PaidResponsesInput {
   body: ResponsesRequest;
   headers: Headers;
@@ -30,7 +26,7 @@ export async function servePaidResponses(ctx: AppContext, input: PaidResponsesIn
     body: chatRequestOf(body),
     headers: input.headers,
     resourceUrl: input.resourceUrl,
-    binding: { requestDigest: (network) => responsesRequestDigest(body, network), description: RESPONSES_RESOURCE_DESCRIPTION },
+    binding: { resource: "responses", requestDigest: (network) => responsesRequestDigest(body, network) },
   });
   return asResponsesAnswer(body, served);
 }

@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { bazaarResourceServerExtension, validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import { chatRequestSchema } from "../chat/chat-request-schema";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
-import { chatCompletionSchema, topUpResultSchema } from "../openapi/response-schemas";
+import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
+import { responsesRequestSchema } from "../responses/responses-request-schema";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
-import { BAZAAR_EXAMPLES, bazaarDeclaration, chatDiscoverySchema, jsonSchemaOf } from "./bazaar-metadata";
+import { BAZAAR_EXAMPLES, bazaarDeclaration, chatDiscoverySchema, jsonSchemaOf, responsesAnswerSchema } from "./bazaar-metadata";
 import { PAID_RESOURCE_PATHS, type PaidResource } from "./paid-resources";
 
-const RESOURCES: PaidResource[] = ["chat", "topup"];
+const RESOURCES: PaidResource[] = ["chat", "responses", "topup"];
 
 /** As the resource server's enrichment leaves it for a POST route (the 402's form). */
 function enriched(resource: PaidResource): DiscoveryExtension {
@@ -36,6 +37,7 @@ describe("bazaarDeclaration()", () => {
     expect(body("topup")).toEqual(components.TopUpRequest);
     expect(output("chat")).toEqual({ type: "object", ...jsonSchemaOf(chatCompletionSchema) });
     expect(output("topup")).toEqual({ type: "object", ...jsonSchemaOf(topUpResultSchema) });
+    expect(output("responses")).toEqual({ type: "object", ...jsonSchemaOf(responsesAnswerSchema) });
     expect(jsonSchemaOf(chatCompletionSchema)).toEqual(components.ChatCompletion);
     expect(jsonSchemaOf(topUpResultSchema)).toEqual(components.TopUp);
   });
@@ -43,6 +45,8 @@ describe("bazaarDeclaration()", () => {
   it("gives examples that the routes' own zod schemas accept", () => {
     expect(chatRequestSchema.safeParse(BAZAAR_EXAMPLES.chat.input).success).toBe(true);
     expect(chatCompletionSchema.safeParse(BAZAAR_EXAMPLES.chat.output).success).toBe(true);
+    expect(responsesRequestSchema.safeParse(BAZAAR_EXAMPLES.responses.input).success).toBe(true);
+    expect(responsesObjectSchema.safeParse(BAZAAR_EXAMPLES.responses.output).success).toBe(true);
     expect(topUpRequestSchema.safeParse(BAZAAR_EXAMPLES.topup.input).success).toBe(true);
     expect(topUpResultSchema.safeParse(BAZAAR_EXAMPLES.topup.output).success).toBe(true);
   });

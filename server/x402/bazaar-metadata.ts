@@ -8,8 +8,9 @@ import "server-only";
 import { z } from "zod";
 import { declareDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import { chatRequestFields } from "../chat/chat-request-schema";
-import { chatCompletionSchema, topUpResultSchema } from "../openapi/response-schemas";
+import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
+import { responsesRequestFields } from "../responses/responses-request-schema";
 import type { PaidResource } from "./paid-resources";
 
 /** A zod schema as the OpenAPI document converts it, inline and without the dialect (it becomes a subschema). */
@@ -31,6 +32,32 @@ export const BAZAAR_EXAMPLES = {
       usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
     },
   },
+  responses: {
+    input: { model: "local/echo-1", input: "Say hello", network: "devnet" },
+    output: {
+      id: "resp_0b7f3c2e-5d1a-4c8e-9f6b-2a4d8e1c7b35",
+      object: "response",
+      created_at: 1_764_000_000,
+      status: "completed",
+      incomplete_details: null,
+      model: "local/echo-1",
+      output: [
+        {
+          id: "msg_0b7f3c2e-5d1a-4c8e-9f6b-2a4d8e1c7b35",
+          type: "message",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: 'You said: "Say hello"', annotations: [], logprobs: [] }],
+        },
+      ],
+      usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 8 },
+      error: null,
+      instructions: null,
+      max_output_tokens: null,
+      store: false,
+      tools: [],
+    },
+  },
   topup: {
     input: { amount_usdc: "1.00", network: "devnet" },
     output: {
@@ -48,8 +75,15 @@ export const BAZAAR_EXAMPLES = {
 /** The chat body's core fields, as the route validates them; the route takes every other OpenAI field too. */
 export const chatDiscoverySchema = chatRequestFields.pick({ model: true, messages: true, network: true, max_tokens: true, temperature: true, stream: true }).loose();
 
+/** The Responses body's core fields, as the route validates them (each input item is checked further). */
+export const responsesDiscoverySchema = responsesRequestFields.pick({ model: true, input: true, instructions: true, network: true, max_output_tokens: true, stream: true }).loose();
+
+/** The plain answer: the Responses object without `service_receipt`, which only a stream's last event carries. */
+export const responsesAnswerSchema = responsesObjectSchema.omit({ service_receipt: true });
+
 const SCHEMAS = {
   chat: { input: chatDiscoverySchema, output: chatCompletionSchema },
+  responses: { input: responsesDiscoverySchema, output: responsesAnswerSchema },
   topup: { input: topUpRequestSchema, output: topUpResultSchema },
 } satisfies Record<PaidResource, { input: z.ZodType; output: z.ZodType }>;
 

@@ -1,18 +1,20 @@
-// The service's two x402-paid resources (the chat route and the top-up route): their paths, and the public URL that
+// The service's x402-paid resources (the chat route, the responses route and the top-up route): their paths, and the public URL that
 // challenges, signed offers, signed receipts and discovery name them by.
 import "server-only";
 import { config } from "../env";
 
-export type PaidResource = "chat" | "topup";
+export type PaidResource = "chat" | "responses" | "topup";
 
 export const PAID_RESOURCE_PATHS = {
   chat: "/api/v1/chat/completions",
+  responses: "/api/v1/responses",
   topup: "/api/v1/credits",
 } as const satisfies Record<PaidResource, string>;
 
 /** What each paid resource is, for the challenge's `resource.description` and the discovery catalogues. */
 export const PAID_RESOURCE_DESCRIPTIONS = {
   chat: "OpenAI-compatible chat completion, paid per call in USDC; every answer carries an Ed25519-signed receipt (stream: true for SSE)",
+  responses: "OpenAI Responses API (text), paid per call in USDC; every answer carries an Ed25519-signed receipt (stream: true for SSE)",
   topup: "Prepaid credit bought with USDC, spent later by Ed25519-signed requests on /api/v1/inference",
 } as const satisfies Record<PaidResource, string>;
 

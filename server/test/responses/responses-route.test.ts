@@ -57,6 +57,9 @@ async function readEvents(res: Response): Promise<{ events: Record<string, unkno
   return { events, names };
 }
 
+/** A compact JWS's payload, decoded (not verified: the offer-receipt tests verify these signatures). */
+const jwsPayload = (jws: string) => JSON.parse(Buffer.from(jws.split(".")[1]!, "base64url").toString("utf8")) as Record<string, unknown>;
+
 const STREAM_ORDER = [
   "response.created",
   "response.in_progress",
@@ -75,7 +78,9 @@ describe("POST /api/v1/responses, paid with x402", () => {
     expect(res.status).toBe(402);
     const challenge = await challengeOf(res);
     expect(challenge.accepts[0]).toMatchObject({ scheme: "exact", network: served.stack.devnet.caip2 });
-    expect(new URL(challenge.resource.url).pathname).toBe("/api/v1/responses");
+    expect(challenge.resource.url).toBe(url("/api/v1/responses"));
+    expect(challenge.resource.description).toMatch(/Responses API/);
+    expect(Object.keys(challenge.extensions ?? {})).toEqual(expect.arrayContaining(["bazaar", "payment-identifier"]));
   });
 
   it("serves a plain answer as the Responses object, with a receipt that verifies over the request and the object", async () => {
@@ -122,6 +127,8 @@ describe("POST /api/v1/responses, paid with x402", () => {
     const carried = receiptOfEvent(completed);
     if (!carried) throw new Error("no receipt on response.completed");
     expect(carried.x402Receipt).toMatchObject({ format: "jws" });
+    // The x402 signed receipt names the resource the payment bought: this route, not the chat route.
+    expect(jwsPayload(carried.x402Receipt!.signature)).toMatchObject({ resourceUrl: url("/api/v1/responses"), payer: expect.any(String) });
     expect(completed.response.id).toBe(`resp_${carried.receipt.inference_id}`);
     const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: body, response: completed.response, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
     expect(verdict.checks).toEqual(allChecks);
