@@ -218,6 +218,25 @@ describe("the openai SDK's responses.create against Signet", () => {
   });
 });
 
+describe("the openai SDK's responses.stream() helper against Signet", () => {
+  it("accumulates the events into its final response, which keeps service_receipt, and the receipt verifies", async () => {
+    const tee = await paidFetch();
+    const client = new OpenAI({ baseURL: url("/api/v1"), apiKey: "unused: x402 pays per call", fetch: tee.fetch });
+    const stream = client.responses.stream({ model: MODEL, input: "the stream helper" });
+    let deltas = "";
+    stream.on("response.output_text.delta", (event) => void (deltas += event.delta));
+    const final = await stream.finalResponse();
+    expect(final.status).toBe("completed");
+    expect(final.output_text).toContain('You said: "the stream helper"');
+    expect(deltas).toBe(final.output_text);
+    const carried = receiptOfEvent({ type: "response.completed", response: final });
+    if (!carried) throw new Error("the final response lost service_receipt");
+    const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as unknown;
+    const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: sent, response: final, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+});
+
 describe("the AI SDK's openai(model) (the Responses API) against Signet", () => {
   const model = (tee: TeeingFetch) => createOpenAI({ baseURL: url("/api/v1"), apiKey: "unused: x402 pays per call", fetch: tee.fetch })(MODEL);
 
