@@ -6,8 +6,8 @@ const base = { receipt: { v: 2, extra: { kept: true } }, prompt: [{ role: "user"
 
 describe("verifyRequestSchema", () => {
   it("accepts every prompt and response form the library reads, and keeps unknown receipt fields", () => {
-    for (const prompt of [base.prompt, { messages: base.prompt }, { prompt: "hi" }, "hi"]) {
-      for (const response of [{ result: "x" }, [{ choices: [] }], "x"]) {
+    for (const prompt of [base.prompt, { messages: base.prompt }, { prompt: "hi" }, { model: "m", input: "hi" }, { input: [{ role: "user", content: "hi" }] }, "hi"]) {
+      for (const response of [{ result: "x" }, [{ choices: [] }], { object: "response", output: [] }, "x"]) {
         const parsed = verifyRequestSchema.parse({ ...base, prompt, response, endpoint: "https://signet.example", operatorKey: KEY, rpc: "http://127.0.0.1:8899" });
         expect(parsed.receipt).toEqual(base.receipt);
       }
@@ -20,6 +20,7 @@ describe("verifyRequestSchema", () => {
     [{ ...base, receipt: { v: 0 } }, "receipt.v"],
     [{ ...base, receipt: { v: "2" } }, "receipt.v"],
     [{ ...base, prompt: 5 }, "prompt"],
+    [{ ...base, prompt: { input: 5 } }, "prompt"],
     [{ ...base, response: 5 }, "response"],
     [{ ...base, operatorKey: "nope" }, "operatorKey"],
     [{ ...base, operatorKey: "1".repeat(44) }, "operatorKey"],

@@ -16,6 +16,8 @@ export const verifyRequestSchema = z.object({
     z.array(chatMessage).max(1000),
     z.object({ messages: z.array(chatMessage).max(1000) }).loose(),
     z.object({ prompt: z.string() }).loose(),
+    /** A Responses API request body: hashed as the messages its instructions and input map to. */
+    z.object({ input: z.union([z.string(), z.array(z.unknown()).max(1000)]) }).loose(),
     z.string(),
   ]),
   response: z.union([z.object({}).loose(), z.array(z.unknown()).max(100_000), z.string()]),
