@@ -83,6 +83,29 @@ export const responsesRequestFields = z
     tool_choice: unset(z.literal("none", { message: "must be none: tools are not served" })),
     parallel_tool_calls: unset(z.boolean()),
     include: unset(z.array(z.unknown()).max(0, { message: "is not served: an answer carries its text and usage only" })),
+    /** The answer's format: text, or JSON (passed to the provider as chat's `response_format`); verbosity is ignored. */
+    text: unset(
+      z
+        .object({
+          format: z
+            .discriminatedUnion("type", [
+              z.object({ type: z.literal("text") }).strict(),
+              z.object({ type: z.literal("json_object") }).strict(),
+              z
+                .object({
+                  type: z.literal("json_schema"),
+                  name: z.string().min(1).max(64),
+                  schema: z.record(z.string(), z.unknown()),
+                  description: z.string().max(4_096).optional(),
+                  strict: z.boolean().nullable().optional(),
+                })
+                .strict(),
+            ])
+            .optional(),
+          verbosity: unset(z.enum(["low", "medium", "high"])),
+        })
+        .strict(),
+    ),
   })
   .loose();
 

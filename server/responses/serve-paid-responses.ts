@@ -47,5 +47,15 @@ export function chatRequestOf(body: ResponsesRequest): ChatRequest {
     temperature: body.temperature ?? undefined,
     top_p: body.top_p ?? undefined,
     stream: body.stream ?? undefined,
+    ...responseFormatOf(body),
   };
+}
+
+/** The Responses `text.format` as chat's `response_format`; nothing for plain text. */
+function responseFormatOf(body: ResponsesRequest): Pick<ChatRequest, "response_format"> {
+  const format = body.text?.format;
+  if (!format || format.type === "text") return {};
+  if (format.type === "json_object") return { response_format: { type: "json_object" } };
+  const { type: _type, ...jsonSchema } = format;
+  return { response_format: { type: "json_schema", json_schema: jsonSchema } };
 }

@@ -5,6 +5,7 @@
 import "server-only";
 import { z } from "zod";
 import type { AppContext } from "../app-context";
+import { AppError } from "../errors";
 import { parseWith } from "../http/handle-route";
 import type { ServedCall } from "../pipeline/call-types";
 import type { InferenceRequest } from "../prepaid/inference-request-schema";
@@ -33,6 +34,10 @@ export async function servePrepaidResponses(ctx: AppContext, headers: Headers, r
     parse: (json) => {
       const body = parseWith(responsesRequestSchema, json);
       const signed = parseWith(signedFieldsSchema, json);
+      // The prepaid call passes the provider no response format, so a JSON one would be silently dropped.
+      if (body.text?.format && body.text.format.type !== "text") {
+        throw new AppError("invalid_request", "text.format: must be text on a signed (prepaid) request: the prepaid route passes no response format", { detail: "text.format" });
+      }
       request = body;
       return prepaidRequestOf(body, signed);
     },

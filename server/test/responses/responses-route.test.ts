@@ -311,7 +311,7 @@ describe("POST /api/v1/responses, signed and paid from prepaid credit", () => {
     expect(verdict.ok).toBe(true);
   });
 
-  it("refuses a body signed for /api/v1/inference (401 invalid_signature), and a replayed nonce (409 nonce_replay)", async () => {
+  it("refuses a body signed for /api/v1/inference (401 invalid_signature), a replayed nonce (409 nonce_replay) and a JSON format (400)", async () => {
     const kp = generateKeypair();
     await served.stack.credit(kp.publicKeyBase58, 1_000_000n);
     const text = JSON.stringify({ model: MODEL, input: "signed for another path", nonce: newNonce(), timestamp: Date.now() });
@@ -323,6 +323,11 @@ describe("POST /api/v1/responses, signed and paid from prepaid credit", () => {
     const again = await fetch(url("/api/v1/responses"), { method: "POST", headers, body: text });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ error: "nonce_replay" });
+    // A JSON format would be dropped by the prepaid call, so it is refused, naming the field, before any hold.
+    const json = JSON.stringify({ model: MODEL, input: "hi", text: { format: { type: "json_object" } }, nonce: newNonce(), timestamp: Date.now() });
+    const refused = await fetch(url("/api/v1/responses"), { method: "POST", headers: signRequestHeaders(kp, "POST", url("/api/v1/responses"), json), body: json });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: "invalid_request", detail: "text.format" });
   });
 
   it("the openai SDK's responses.create({ stream: true }) from credit: the events in order and a receipt that verifies", async () => {
