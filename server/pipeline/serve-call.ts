@@ -61,7 +61,9 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   } catch (err) {
     throw await failCall(ctx, reservation, err);
   }
-  const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion);
+  // One body: the one sent, and the one kept for the payer's repeat of the request.
+  const body = completionBody(reservation.holdId, completion);
+  const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion, keptAnswer(reservation, body));
   crashPoint("after_debit");
   const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment, reservation.paidResource) : null;
   const headers = {
@@ -70,7 +72,7 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
     [RECEIPT_PROOF_HEADER]: receiptProofUrl(captured.inferenceId),
   };
   crashPoint("before_response");
-  return { body: completionBody(captured.inferenceId, completion), headers };
+  return { body, headers };
 }
 
 /**
@@ -99,7 +101,8 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     finish: async (completion) => {
       lease.stop();
       observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
-      const { receipt } = await captureAndLog(ctx, reservation, request, completion).catch((err: unknown) => {
+      const answer = keptAnswer(reservation, completionBody(reservation.holdId, completion));
+      const { receipt } = await captureAndLog(ctx, reservation, request, completion, answer).catch((err: unknown) => {
         releaseCallIfDatabaseLost(ctx, reservation, err);
         throw err;
       });
@@ -188,6 +191,7 @@ async function captureAndLog(
   reservation: CallReservation,
   request: CallRequest,
   completion: Completion,
+  answer: string | null,
 ): Promise<{ captured: CaptureOutcome & { ok: true }; receipt: Receipt }> {
   // Unknown points (a retried payment, a hold reserved apart from its admission) cost one statement to learn.
   let pointsBefore: number | null = reservation.pointsBefore ?? -1;
@@ -195,7 +199,7 @@ async function captureAndLog(
     const receipt = signCallReceipt(reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
     const json = JSON.stringify(receipt);
     if (!receiptFitsLog(json)) break;
-    const captured = await captureWithReceipt(ctx, reservation, completion, { json, pointsBefore });
+    const captured = await captureWithReceipt(ctx, reservation, completion, answer, { json, pointsBefore });
     if (captured.ok) {
       countCall(reservation, "served");
       return { captured, receipt };
@@ -203,7 +207,7 @@ async function captureAndLog(
     if (captured.reason === "hold_not_held") throw captureLost(reservation);
     pointsBefore = captured.pointsNow;
   }
-  const captured = await capture(ctx, reservation, completion, "served");
+  const captured = await capture(ctx, reservation, completion, "served", answer);
   const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
   await retryingBlips(reservation, () => attachReceipt(ctx.db, captured.inferenceId, receipt), () => unlogCall(ctx, reservation));
   countCall(reservation, "served");
@@ -215,8 +219,14 @@ async function captureAndLog(
  * nothing, so the call is left as an upstream failure leaves it (prepaid: the hold released; paid: the payment reserved
  * for its retry) and answers 503 receipt_log_unavailable.
  */
-async function captureWithReceipt(ctx: AppContext, reservation: CallReservation, completion: Completion, receipt: { json: string; pointsBefore: number }): Promise<CaptureOutcome> {
-  return retryingBlips(reservation, () => captureHold(ctx.db, { ...captureFacts(reservation, completion, "served"), receipt }), () => notRecorded(ctx, reservation));
+async function captureWithReceipt(
+  ctx: AppContext,
+  reservation: CallReservation,
+  completion: Completion,
+  answer: string | null,
+  receipt: { json: string; pointsBefore: number },
+): Promise<CaptureOutcome> {
+  return retryingBlips(reservation, () => captureHold(ctx.db, { ...captureFacts(reservation, completion, "served", answer), receipt }), () => notRecorded(ctx, reservation));
 }
 
 /**
@@ -297,21 +307,29 @@ async function capture(
   reservation: CallReservation,
   completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
   outcome: "served" | "aborted",
+  answer: string | null = null,
 ): Promise<CaptureOutcome & { ok: true }> {
-  const captured = await captureHold(ctx.db, captureFacts(reservation, completion, outcome));
+  const captured = await captureHold(ctx.db, captureFacts(reservation, completion, outcome, answer));
   if (!captured.ok) throw captureLost(reservation);
   // A served call is counted once its receipt is stored and logged (captureAndLog).
   if (outcome === "aborted") countCall(reservation, outcome);
   return captured;
 }
 
-/** The capture's facts from the call; a served paid call's answer is stored with its payment for the payer's repeat. */
-function captureFacts(reservation: CallReservation, completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs"> & Partial<Completion>, outcome: "served" | "aborted"): CaptureFacts {
+/** The capture's facts from the call, with the answer its payment keeps (a served paid call's), if any. */
+function captureFacts(
+  reservation: CallReservation,
+  completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
+  outcome: "served" | "aborted",
+  answer: string | null,
+): CaptureFacts {
   const facts: CaptureFacts = { holdId: reservation.holdId, agentPubkey: reservation.agentPubkey, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, outcome };
-  if (outcome === "served" && reservation.payment && completion.content !== undefined && config().PAID_ANSWER_RETENTION_HOURS > 0) {
-    facts.answer = JSON.stringify(completionBody(reservation.holdId, completion as Completion));
-  }
-  return facts;
+  return answer === null ? facts : { ...facts, answer };
+}
+
+/** The answer a paid call's payment keeps for the payer's repeat of the request (none on prepaid, or kept 0 hours). */
+function keptAnswer(reservation: CallReservation, body: Record<string, unknown>): string | null {
+  return reservation.payment && config().PAID_ANSWER_RETENTION_HOURS > 0 ? JSON.stringify(body) : null;
 }
 
 /** The hold was no longer held: another server finished this call, and its answer is not sent twice. */

@@ -17,7 +17,7 @@ import { readStreamedAnswer } from "../streaming/read-sse";
 import { promptHashOfMessages } from "../verify";
 import { decodePaymentHeader } from "../x402/payment-headers";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
-import { prng, type PaidNetwork, type Sighting } from "./run-workload";
+import { inferenceIdOfReceiptHeader, prng, type PaidNetwork, type Sighting } from "./run-workload";
 import { STATE } from "../payments/payment-states";
 
 /** What the adversary tries. Each is a way to be served or credited with a payment he did not make for that request. */
@@ -471,16 +471,6 @@ export class Adversary {
     this.attempts.push({ kind, answer, verdict, detail: `${detail}${seen?.inferenceId ? `, inference ${seen.inferenceId}` : ""}${seen?.replayedHeader ? ", X-Answer-Replayed" : ""}` });
     if (verdict === "SERVED" || verdict === "CREDITED") this.world.log?.(`adversary ${verdict} by ${kind}: ${answer} (${detail})`);
     return seen;
-  }
-}
-
-/** The inference id of an X-Service-Receipt header (base64 JSON of the receipt); null when absent or unreadable. */
-function inferenceIdOfReceiptHeader(header: string | null): string | null {
-  if (!header) return null;
-  try {
-    return String((JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: unknown }).inference_id);
-  } catch {
-    return null;
   }
 }
 

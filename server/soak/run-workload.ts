@@ -168,7 +168,7 @@ function isRetryable(a: Answer): boolean {
 }
 
 /** The inference id of an X-Service-Receipt header (base64 JSON of the receipt); null when absent or unreadable. */
-function inferenceIdOfReceiptHeader(header: string | null): string | null {
+export function inferenceIdOfReceiptHeader(header: string | null): string | null {
   if (!header) return null;
   try {
     return String((JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: unknown }).inference_id);
