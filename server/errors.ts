@@ -74,7 +74,24 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** Seconds a client waits before retrying after database_unavailable: a pool reconnects within one, a failover in a few. */
 const DATABASE_RETRY_AFTER_S = 2;
 
-/** An expected failure with a stable code. `message` is safe to show to clients; `details` are merged into the body. */
+/**
+ * OpenAI's error `type` for a status: SDKs written for OpenAI show it beside the message. Signet's own stable code is
+ * the error's `code`.
+ */
+export function errorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 402) return "payment_required_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+/**
+ * An expected failure with a stable code. `message` is safe to show to clients; `details` go into the error object
+ * beside OpenAI's fields (a `detail` names the request field at fault, and becomes `param`); `topLevel` fields sit
+ * beside `error` in the body, for protocols that read them there (x402 v1's `x402Version` and `accepts` on a 402).
+ */
 export class AppError extends Error {
   override name = "AppError";
   readonly status: number;
@@ -84,6 +101,7 @@ export class AppError extends Error {
     message: string,
     readonly details: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
+    readonly topLevel: Record<string, unknown> = {},
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
@@ -94,36 +112,47 @@ export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
 
-export interface ErrorBody {
-  error: ErrorCode;
+/** OpenAI's error object, with Signet's stable code in `code` and any details of the failure beside it. */
+export interface ErrorObject {
   message: string;
+  type: string;
+  param: string | null;
+  code: ErrorCode;
+  [key: string]: unknown;
+}
+
+/** Every error body: OpenAI's shape (`{ error: { message, type, param, code } }`), and the request id. */
+export interface ErrorBody {
+  error: ErrorObject;
   request_id?: string;
   [key: string]: unknown;
+}
+
+/** The body for `code`: `error` first (message first within it), the request id, then any protocol fields. */
+export function errorBody(code: ErrorCode, message: string, details: Record<string, unknown> = {}, requestId?: string, topLevel: Record<string, unknown> = {}): ErrorBody {
+  const param = typeof details.detail === "string" ? details.detail : null;
+  return {
+    error: { message, type: errorType(ERROR_STATUS[code]), param, code, ...details },
+    ...(requestId ? { request_id: requestId } : {}),
+    ...topLevel,
+  };
 }
 
 /** The JSON body for an error. Unknown errors become a generic 500: `err.message` never reaches a client. */
 export function toErrorBody(err: unknown, requestId?: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (isAppError(err)) {
-    return {
-      status: err.status,
-      body: { ...err.details, error: err.code, message: err.message, ...(requestId ? { request_id: requestId } : {}) },
-      headers: err.headers,
-    };
+    return { status: err.status, body: errorBody(err.code, err.message, err.details, requestId, err.topLevel), headers: err.headers };
   }
   if (isDatabaseUnavailable(err)) {
     log.warn({ err: loggableError(err), request_id: requestId }, "database unavailable");
     return {
       status: ERROR_STATUS.database_unavailable,
-      body: { error: "database_unavailable", message: "the database is unavailable; retry the same request", ...(requestId ? { request_id: requestId } : {}) },
+      body: errorBody("database_unavailable", "the database is unavailable; retry the same request", {}, requestId),
       headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) },
     };
   }
   log.error({ err: loggableError(err), request_id: requestId }, "unhandled error");
-  return {
-    status: 500,
-    body: { error: "internal_error", message: "internal error", ...(requestId ? { request_id: requestId } : {}) },
-    headers: {},
-  };
+  return { status: 500, body: errorBody("internal_error", "internal error", {}, requestId), headers: {} };
 }
 
 /** Maps any thrown value to a JSON Response. */

@@ -5,6 +5,7 @@ import "server-only";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { db } from "../db";
@@ -17,6 +18,7 @@ import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createPgNonceLock, type NonceLock } from "./evm-nonce-lock";
 import { relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
+import { V1_NETWORK_NAME } from "../x402/x402-v1";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
 
@@ -128,6 +130,8 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
     const signer = createEvmRelaySigner({ account, chain, transport, nonceLock, confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS });
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
     x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));
+    // x402 v1 clients pay the same chain under its v1 name, through @x402/evm's stock v1 scheme.
+    x402.registerV1([V1_NETWORK_NAME[id]] as never, refuseBeforeVerify(new ExactEvmSchemeV1(signer), evmPayloadRefusal));
     clients[id] = createPublicClient({ chain, transport });
     sweeps.push(signer.sweep);
   }

@@ -20,6 +20,8 @@ import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
 import { confirmWithRebroadcast } from "./confirm-with-rebroadcast";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
+import { createSvmSchemeV1, type FeeLimits } from "./svm-v1-scheme";
+import { V1_NETWORK_NAME } from "../x402/x402-v1";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
 
@@ -32,18 +34,19 @@ export const MAX_COMPUTE_UNITS = 50_000;
 export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
 /** The agent and the fee payer: nothing else may be asked to sign. */
 export const MAX_REQUIRED_SIGNATURES = 2;
+/** The limits above, as both exact SVM schemes (x402 v2 and v1) are given them. */
+const FEE_LIMITS: FeeLimits = {
+  maxComputeUnits: MAX_COMPUTE_UNITS,
+  maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
+  maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
+};
 
 /**
  * The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends). A payment
  * that lists the fee payer in any instruction is refused before the stock scheme simulates or co-signs it.
  */
 export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFacilitator {
-  const stock = new ExactSvmScheme(signer, undefined, {
-    maxComputeUnits: MAX_COMPUTE_UNITS,
-    maxPriorityFeeMicroLamports: MAX_PRIORITY_FEE_MICROLAMPORTS,
-    maxRequiredSignatures: MAX_REQUIRED_SIGNATURES,
-    pendingSettlementStore: NO_PENDING_MEMORY,
-  });
+  const stock = new ExactSvmScheme(signer, undefined, { ...FEE_LIMITS, pendingSettlementStore: NO_PENDING_MEMORY });
   // SECURITY: the stock verify allows Lighthouse and Memo instructions without looking at their accounts.
   return refuseBeforeVerify(stock, feePayerRefusal);
 }
@@ -122,7 +125,12 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   );
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
-  if (caip2s.length > 0) x402.register(caip2s as never, createSvmScheme(svmSigner));
+  if (caip2s.length > 0) {
+    x402.register(caip2s as never, createSvmScheme(svmSigner));
+    // x402 v1 clients pay the same networks under their v1 names.
+    const v1Names = (Object.keys(rpcUrls) as NetworkId[]).map((id) => V1_NETWORK_NAME[id]);
+    x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS));
+  }
   const evm = createEvmFacilitator(cfg, x402);
   announceReady({
     address: signer.address,

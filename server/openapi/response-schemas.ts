@@ -10,14 +10,22 @@ export const openApiComponents = z.registry<{ id: string; description?: string }
 const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]+$/);
 const usdcString = z.string().regex(/^\d+(\.\d{1,6})?$/).describe("A USDC amount as a decimal string, at most 6 decimals");
 
-export const errorBodySchema = z
+const errorObjectSchema = z
   .object({
-    error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("Stable error code; see the table in the description"),
     message: z.string().describe("Human-readable, safe to show"),
-    request_id: z.string().optional(),
-    detail: z.string().optional().describe("The offending field, for invalid_request"),
+    type: z.string().describe("OpenAI's error type: invalid_request_error, authentication_error, payment_required_error, permission_error, rate_limit_error or server_error"),
+    param: z.string().nullable().describe("The request field at fault, or null"),
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("Stable error code; see the table in the description"),
+    detail: z.string().optional().describe("The offending field, for invalid_request (the same as param)"),
     balance_usdc: usdcString.optional().describe("The agent's spendable credit on the call's network, where it matters"),
     reserved_usdc: usdcString.optional().describe("A paid call's credit kept reserved for the retry of its payment (upstream_error after settlement)"),
+  })
+  .loose();
+
+export const errorBodySchema = z
+  .object({
+    error: errorObjectSchema.describe("OpenAI's error object, with Signet's stable code in `code`"),
+    request_id: z.string().optional(),
   })
   .loose()
   .register(openApiComponents, { id: "Error" });
@@ -53,18 +61,41 @@ export const paymentRequiredSchema = z
     description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED; X-Payment-Required carries it without `extensions`)",
   });
 
-export const paymentErrorSchema = errorBodySchema
-  .extend({
-    error: z.literal("payment_required"),
-    reason: z
-      .string()
-      .optional()
-      .describe(
-        "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
-      ),
-    challenge: paymentRequiredSchema,
+const paymentRequirementsV1Schema = z
+  .object({
+    scheme: z.literal("exact"),
+    network: z.string().describe("x402 v1 network name: solana-devnet, solana, base-sepolia or base"),
+    maxAmountRequired: z.string().regex(/^\d+$/).describe("Atomic USDC units"),
+    resource: z.string(),
+    description: z.string(),
+    mimeType: z.string().optional(),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.number().int(),
+    asset: z.string(),
+    extra: z.record(z.string(), z.unknown()).nullable().optional(),
   })
-  .register(openApiComponents, { id: "PaymentError", description: "Every 402: payment_required with the challenge to pay (again), also in PAYMENT-REQUIRED and X-Payment-Required" });
+  .loose();
+
+export const paymentErrorSchema = z
+  .object({
+    error: errorObjectSchema.extend({
+      code: z.literal("payment_required"),
+      reason: z
+        .string()
+        .optional()
+        .describe(
+          "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
+        ),
+    }),
+    request_id: z.string().optional(),
+    x402Version: z.literal(1).describe("x402 v1 clients read the body; v2 clients read the PAYMENT-REQUIRED header"),
+    accepts: z.array(paymentRequirementsV1Schema).min(1).describe("The same requirement as the PAYMENT-REQUIRED header's, in x402 v1's form"),
+  })
+  .loose()
+  .register(openApiComponents, {
+    id: "PaymentError",
+    description: "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and in X-Payment-Required without its extensions); the body carries the x402 v1 challenge",
+  });
 
 export const receiptSchema = z
   .object({

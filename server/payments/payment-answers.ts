@@ -9,6 +9,7 @@ import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { logEvent } from "../log";
 import { metrics } from "../metrics/registry";
 import { challengeHeaders } from "../x402/payment-headers";
+import { toV1Requirements } from "../x402/x402-v1";
 import type { PaymentPurpose } from "./payment-states";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
 
@@ -90,14 +91,17 @@ export async function recordFailure(ctx: AppContext, network: string, stage: "ve
 }
 
 /**
- * Every 402 is `payment_required` with the challenge to pay again, in the body and in both challenge headers; what went
- * wrong with a refused payment is its `reason` (a stable value: malformed, requirements_mismatch, insufficient_balance,
- * payment_invalid, a settlement reason…), so a client needs one branch for "pay (again)".
+ * Every 402 is `payment_required` with the challenge to pay again: x402 v2's in both challenge headers, x402 v1's in the
+ * body (`x402Version: 1` and `accepts`, beside the error). What went wrong with a refused payment is its `reason` (a
+ * stable value: malformed, requirements_mismatch, insufficient_balance, payment_invalid, a settlement reason…), so a
+ * client needs one branch for "pay (again)".
  */
 export async function paymentError(ctx: AppContext, input: AdmitPaymentInput, message: string, reason?: string, details: Record<string, unknown> = {}): Promise<AppError> {
   const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
   metrics().paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
-  return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}), challenge }, challengeHeaders(challenge));
+  const offered = challenge.accepts[0]!;
+  const v1 = { x402Version: 1, accepts: [toV1Requirements(offered, { url: challenge.resource.url, description: challenge.resource.description ?? input.description })] };
+  return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}) }, challengeHeaders(challenge), v1);
 }
 
 /** The Solana fee the fee payer paid for this settlement, for the settle events. */

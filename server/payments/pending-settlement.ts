@@ -5,6 +5,7 @@
 // Every move out of `pending` is one conditional statement, so concurrent retries and sweepers on several instances
 // resolve a payment once.
 import "server-only";
+import { isV1Payment } from "../x402/x402-v1";
 import type { PaymentPayload } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import { networkByCaip2 } from "../chain/networks";
@@ -112,7 +113,10 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   } else {
     // Settle verifies the authorization again (unused, still valid) before it sends; a second transaction for it
     // can only revert.
-    const result = await ctx.gateway.settle(payload, payload.accepted).catch(() => null);
+    // A v2 payload carries the requirement it accepted; a v1 one only its network, so its requirement is built again
+    // from what its claim recorded (the same amount and payee it was matched to).
+    const requirements = isV1Payment(payload) ? await ctx.gateway.requirements(network.id, payment.units, payment.payTo) : payload.accepted;
+    const result = await ctx.gateway.settle(payload, requirements).catch(() => null);
     if (result?.success && result.transaction) return { state: "landed", transaction: result.transaction };
     if (result?.transaction && result.transaction !== transaction) {
       current = result.transaction;

@@ -18,7 +18,7 @@ import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import type { Completion, StreamEvent } from "../upstream";
 import type { Receipt } from "../receipts/receipt-types";
 import { logEvent } from "../log";
-import { AppError } from "../errors";
+import { AppError, errorBody } from "../errors";
 
 export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
 
@@ -143,7 +143,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
       } catch (err) {
         if (!cancelled) {
           const failure = await plan.fail(err).catch(() => new AppError("upstream_error", "the model provider failed"));
-          send({ error: { code: failure.code, message: failure.message, ...failure.details } });
+          send({ error: errorBody(failure.code, failure.message, failure.details).error });
           close();
           return;
         }
@@ -159,8 +159,8 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
       } catch (err) {
         logEvent("stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
         // A route's own refusal (e.g. the receipt log was unavailable: nothing charged) says so; anything else is generic.
-        const failure = err instanceof AppError ? { code: err.code, message: err.message, ...err.details } : { code: "internal_error", message: "the call could not be recorded; no receipt was issued" };
-        send({ error: failure });
+        const failure = err instanceof AppError ? errorBody(err.code, err.message, err.details) : errorBody("internal_error", "the call could not be recorded; no receipt was issued");
+        send({ error: failure.error });
         close();
         return;
       }

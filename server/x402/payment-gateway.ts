@@ -15,6 +15,7 @@ import { bazaarDeclaration } from "./bazaar-metadata";
 import { offerReceiptDeclaration, offerReceiptExtension } from "./offer-receipt";
 import { PAID_RESOURCE_PATHS, paidResourceAt, paidResourceUrl, type PaidResource } from "./paid-resources";
 import { PAYMENT_IDENTIFIER_DECLARATION } from "./payment-id";
+import { isV1Payment, toV1Call } from "./x402-v1";
 
 /**
  * How long a payment authorization stays acceptable. A Solana blockhash lives ~60-90 s; the client builds the
@@ -192,10 +193,21 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
     },
     declaredExtensions,
     match(requirements, payload) {
+      // A v1 payload names only its scheme and network (its `accepted` is built from them at decoding): the amount,
+      // asset and payee are checked in its transaction or authorization by the stock v1 scheme's verify.
       return server.findMatchingRequirements([requirements], payload) ?? null;
     },
-    verify: (payload, requirements) => facilitator.x402.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.x402.settle(payload, requirements),
+    async verify(payload, requirements) {
+      if (!isV1Payment(payload)) return facilitator.x402.verify(payload, requirements);
+      const v1 = toV1Call(payload, requirements);
+      return facilitator.x402.verify(v1.payload, v1.requirements);
+    },
+    async settle(payload, requirements) {
+      if (!isV1Payment(payload)) return facilitator.x402.settle(payload, requirements);
+      const v1 = toV1Call(payload, requirements);
+      // The service speaks of networks by CAIP-2 id, whichever version paid: v1's answer names its v1 name.
+      return { ...(await facilitator.x402.settle(v1.payload, v1.requirements)), network: requirements.network };
+    },
   };
 }
 

@@ -1,8 +1,10 @@
-// x402 header codecs for both spellings the service speaks: its own X-Payment / X-Payment-Required /
-// X-Payment-Response and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED / PAYMENT-RESPONSE (so stock clients work).
+// x402 header codecs for both spellings the service speaks: X-Payment / X-Payment-Required / X-Payment-Response (the
+// seed's, and x402 v1's X-PAYMENT and X-PAYMENT-RESPONSE) and x402 v2's PAYMENT-SIGNATURE / PAYMENT-REQUIRED /
+// PAYMENT-RESPONSE, so stock clients of either version work.
 import "server-only";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
+import { fromV1Payload } from "./x402-v1";
 
 /** Longest payment header accepted; a Solana payload is ~1.5 KB, an EVM one smaller. */
 export const MAX_PAYMENT_HEADER_BYTES = 16_384;
@@ -15,7 +17,7 @@ export function readPaymentHeader(headers: Headers): string | null {
 
 export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; reason: "too_large" | "malformed" | "unsupported_version" };
 
-/** Decodes a payment header; never throws. */
+/** Decodes a payment header, x402 v2's or v1's (a v1 payment in the service's form: see x402-v1.ts); never throws. */
 export function decodePaymentHeader(value: string): DecodedPayment {
   if (value.length > MAX_PAYMENT_HEADER_BYTES) return { ok: false, reason: "too_large" };
   let payload: PaymentPayload;
@@ -25,6 +27,10 @@ export function decodePaymentHeader(value: string): DecodedPayment {
     return { ok: false, reason: "malformed" };
   }
   if (typeof payload !== "object" || payload === null) return { ok: false, reason: "malformed" };
+  if (payload.x402Version === 1) {
+    const v1 = fromV1Payload(payload as unknown as Record<string, unknown>);
+    return v1 ? { ok: true, payload: v1 } : { ok: false, reason: "malformed" };
+  }
   if (payload.x402Version !== 2) return { ok: false, reason: "unsupported_version" };
   const accepted = payload.accepted as unknown;
   const inner = payload.payload as unknown;

@@ -1,0 +1,68 @@
+// The exact SVM scheme for x402 v1 payments: @x402/svm's stock ExactSvmSchemeV1, behind the same refusals as the v2
+// scheme. The stock v1 scheme has no fee-griefing options (it caps the compute unit price only, at 5 lamports per
+// unit, and not the units), so this service's limits are checked before it sees a payment; and it names networks by
+// their v1 names, which its signer here reads as the CAIP-2 ids the service's RPCs and wrappers are keyed by.
+import "server-only";
+import type { PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator } from "@x402/core/types";
+import type { FacilitatorSvmSigner } from "@x402/svm";
+import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/facilitator";
+import { NETWORKS } from "../chain/networks";
+import { decodeSolanaWire } from "../x402/solana-message";
+import { networkOfV1Name } from "../x402/x402-v1";
+import { feePayerRefusal, type FeePayerRefusal } from "./isolate-fee-payer";
+import { refuseBeforeVerify } from "./refuse-before-verify";
+
+const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
+const SET_COMPUTE_UNIT_LIMIT = 2;
+const SET_COMPUTE_UNIT_PRICE = 3;
+
+export type ComputeBudgetRefusal = "compute_unit_limit_too_high" | "compute_unit_price_too_high" | "too_many_signatures";
+
+/** The fee payer's limits, as the v2 scheme is given them. */
+export interface FeeLimits {
+  maxComputeUnits: number;
+  maxPriorityFeeMicroLamports: number;
+  maxRequiredSignatures: number;
+}
+
+/**
+ * Refuses a Solana payment that would cost the fee payer more than `limits` allow: more compute units or a higher
+ * unit price than the limits, or more required signatures. An undecodable one is left to the fee-payer check, which
+ * refuses it.
+ */
+export function computeBudgetRefusal(payload: PaymentPayload, limits: FeeLimits): ComputeBudgetRefusal | null {
+  const wire = (payload.payload as { transaction?: unknown } | null)?.transaction;
+  const message = typeof wire === "string" ? decodeSolanaWire(wire)?.message : null;
+  if (!message) return null;
+  if (message.header.numSignerAccounts > limits.maxRequiredSignatures) return "too_many_signatures";
+  for (const ix of message.instructions) {
+    if (message.staticAccounts[ix.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM) continue;
+    const data = ix.data ?? new Uint8Array();
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length >= 5 && view.getUint32(1, true) > limits.maxComputeUnits) return "compute_unit_limit_too_high";
+    if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length >= 9 && view.getBigUint64(1, true) > BigInt(limits.maxPriorityFeeMicroLamports)) return "compute_unit_price_too_high";
+  }
+  return null;
+}
+
+/** `signer` for the v1 scheme: a v1 network name in any call is read as that network's CAIP-2 id. */
+function withCaip2Networks(signer: FacilitatorSvmSigner): FacilitatorSvmSigner {
+  const caip2 = (network: string) => {
+    const id = networkOfV1Name(network);
+    return id ? NETWORKS[id].caip2 : network;
+  };
+  return {
+    getAddresses: () => signer.getAddresses(),
+    signTransaction: (transaction, feePayer, network) => signer.signTransaction(transaction, feePayer, caip2(network)),
+    simulateTransaction: (transaction, network, options) => signer.simulateTransaction(transaction, caip2(network), options),
+    sendTransaction: (transaction, network) => signer.sendTransaction(transaction, caip2(network)),
+    confirmTransaction: (signature, network) => signer.confirmTransaction(signature, caip2(network)),
+  };
+}
+
+/** The v1 exact SVM scheme over `signer`, refusing what the v2 scheme's limits would refuse before it simulates. */
+export function createSvmSchemeV1(signer: FacilitatorSvmSigner, limits: FeeLimits): SchemeNetworkFacilitator {
+  const stock = new ExactSvmSchemeV1(withCaip2Networks(signer));
+  // SECURITY: the fee payer pays the priority fee of whatever compute budget the payer's transaction asks for.
+  return refuseBeforeVerify<FeePayerRefusal | ComputeBudgetRefusal>(stock, (payload: PaymentPayload, requirements: PaymentRequirements, signers) => feePayerRefusal(payload, requirements, signers) ?? computeBudgetRefusal(payload, limits));
+}

@@ -1,0 +1,72 @@
+// x402 v1 beside v2. A v1 client reads its challenge from the 402's body (`x402Version: 1`, `accepts` in v1's form) and
+// pays in X-PAYMENT with a payload that names its network by v1's name and carries no `accepted`. Inside the service a
+// v1 payment is the same payment as its v2 twin (same transaction, same idempotency key, same binding); only the
+// facilitator's verify and settle see it in v1's form, where @x402/svm's and @x402/evm's stock v1 schemes take it.
+import "server-only";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayloadV1, PaymentRequirementsV1 } from "@x402/core/types/v1";
+import { NETWORKS, networkByCaip2, type NetworkId } from "../chain/networks";
+
+/** Each network's x402 v1 name, as v1 clients and @x402/svm's and @x402/evm's v1 schemes spell it. */
+export const V1_NETWORK_NAME: Readonly<Record<NetworkId, string>> = {
+  "solana-devnet": "solana-devnet",
+  "solana-mainnet": "solana",
+  "base-sepolia": "base-sepolia",
+  base: "base",
+};
+
+/** The network a v1 name names, or null for a name the service does not take. */
+export function networkOfV1Name(name: unknown): NetworkId | null {
+  const found = (Object.entries(V1_NETWORK_NAME) as [NetworkId, string][]).find(([, v1]) => v1 === name);
+  return found ? found[0] : null;
+}
+
+/** The v1 form of one of our requirements: `maxAmountRequired`, the v1 network name, and the resource inline. */
+export function toV1Requirements(requirements: PaymentRequirements, resource: { url: string; description: string; mimeType?: string }): PaymentRequirementsV1 {
+  const network = networkByCaip2(requirements.network);
+  if (!network) throw new Error(`no x402 v1 name for ${requirements.network}`);
+  return {
+    scheme: requirements.scheme,
+    network: V1_NETWORK_NAME[network.id] as PaymentRequirementsV1["network"],
+    maxAmountRequired: requirements.amount,
+    resource: resource.url,
+    description: resource.description,
+    mimeType: resource.mimeType ?? "application/json",
+    payTo: requirements.payTo,
+    maxTimeoutSeconds: requirements.maxTimeoutSeconds,
+    asset: requirements.asset,
+    extra: requirements.extra ?? {},
+  } as PaymentRequirementsV1;
+}
+
+/**
+ * A decoded v1 payment in the service's form: its `accepted` names the scheme, the CAIP-2 network and that network's
+ * USDC, which is all a v1 payload says of its requirement (the amount and payee are in its transaction or
+ * authorization, where the stock v1 scheme checks them). Null when the payload is not v1's shape or names a network
+ * the service does not take.
+ */
+export function fromV1Payload(raw: Record<string, unknown>): PaymentPayload | null {
+  const id = networkOfV1Name(raw.network);
+  if (!id || typeof raw.scheme !== "string") return null;
+  const inner = raw.payload;
+  if (typeof inner !== "object" || inner === null || Array.isArray(inner)) return null;
+  const info = NETWORKS[id];
+  return {
+    x402Version: 1,
+    accepted: { scheme: raw.scheme, network: info.caip2, asset: info.usdcAsset } as PaymentRequirements,
+    payload: inner as Record<string, unknown>,
+  };
+}
+
+/** True for a payment that arrived as x402 v1. */
+export function isV1Payment(payload: PaymentPayload): boolean {
+  return payload.x402Version === 1;
+}
+
+/** The v1 payload and requirements the stock v1 scheme verifies and settles, for a v1 payment matched to `requirements`. */
+export function toV1Call(payload: PaymentPayload, requirements: PaymentRequirements): { payload: PaymentPayload; requirements: PaymentRequirements } {
+  const v1Requirements = toV1Requirements(requirements, { url: "", description: "" });
+  const v1Payload: PaymentPayloadV1 = { x402Version: 1, scheme: requirements.scheme, network: v1Requirements.network, payload: payload.payload };
+  // @x402/core's facilitator takes both versions through one signature, typed as v2's.
+  return { payload: v1Payload as unknown as PaymentPayload, requirements: v1Requirements as unknown as PaymentRequirements };
+}
