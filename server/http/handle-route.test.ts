@@ -76,7 +76,10 @@ describe("handleRoute()", () => {
     })(get(), {});
     expect(res.status).toBe(400);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ error: "invalid_request", message: "prompt: bad", detail: "prompt", request_id: res.headers.get("x-request-id") });
+    expect(body).toEqual({
+      error: { message: "prompt: bad", type: "invalid_request_error", param: "prompt", code: "invalid_request", detail: "prompt" },
+      request_id: res.headers.get("x-request-id"),
+    });
   });
 
   it("maps an unknown error to a generic 500 internal_error with a request id and no trace of its message", async () => {
@@ -87,7 +90,7 @@ describe("handleRoute()", () => {
     const text = await res.text();
     expect(text).not.toMatch(/secret|\/srv|\.ts|stack/);
     const body = JSON.parse(text) as Record<string, unknown>;
-    expect(body).toEqual({ error: "internal_error", message: "internal error", request_id: res.headers.get("x-request-id") });
+    expect(body).toEqual({ error: { message: "internal error", type: "server_error", param: null, code: "internal_error" }, request_id: res.headers.get("x-request-id") });
     expect(body.request_id).toMatch(UUID);
   });
 

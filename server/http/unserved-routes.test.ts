@@ -20,7 +20,10 @@ describe("methodsNotAllowed()", () => {
     const res = await refused.GET(new Request("http://x/api/v1/chat/completions", { headers: { "x-request-id": "req-405" } }), {});
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST, OPTIONS");
-    expect(await res.json()).toEqual({ error: "method_not_allowed", message: "GET is not served here; this path serves POST, OPTIONS", request_id: "req-405" });
+    expect(await res.json()).toEqual({
+      error: { message: "GET is not served here; this path serves POST, OPTIONS", type: "invalid_request_error", param: null, code: "method_not_allowed" },
+      request_id: "req-405",
+    });
   });
 
   it("leaves HEAD to a GET route (Next answers it from GET)", () => {
@@ -32,6 +35,6 @@ describe("apiRouteNotFound()", () => {
   it("answers 404 not_found in JSON", async () => {
     const res = await apiRouteNotFound(new Request("http://x/api/v1/nope", { method: "POST" }), {});
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "not_found", message: expect.any(String), request_id: expect.any(String) });
+    expect(await res.json()).toEqual({ error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "not_found" }, request_id: expect.any(String) });
   });
 });
