@@ -19,6 +19,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSvmScheme } from "./create-facilitator";
+import { createSvmSchemeV1 } from "./svm-v1-scheme";
 
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const USDC = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
@@ -174,5 +175,42 @@ describe("the exact SVM scheme as Signet registers it", () => {
     const { payload, requirements } = await payment([...budget(), await transfer()]);
     const verdict = await createSvmScheme(signerThatMustNotSimulate()).verify({ ...payload, payload: { transaction: "not a transaction" } }, requirements);
     expect(verdict.isValid).toBe(false);
+  });
+});
+
+describe("the exact SVM scheme for x402 v1 as Signet registers it", () => {
+  const limits = { maxComputeUnits: 50_000, maxPriorityFeeMicroLamports: 50_000, maxRequiredSignatures: 2 };
+
+  /** The same payment in x402 v1's form: the payload names the v1 network, the requirement `maxAmountRequired`. */
+  async function paymentV1(instructions: Instruction[]) {
+    const { payload, requirements } = await payment(instructions);
+    return {
+      payload: { x402Version: 1, scheme: "exact", network: "solana-devnet", payload: payload.payload } as unknown as PaymentPayload,
+      requirements: { ...requirements, network: "solana-devnet", maxAmountRequired: PRICE.toString(), resource: "http://signet.test/api/v1/chat/completions", description: "" } as unknown as PaymentRequirements,
+    };
+  }
+
+  it("verifies a stock-shaped v1 payment after one simulation, on the network's CAIP-2 id", async () => {
+    const networks: string[] = [];
+    const { signer } = signerThatSimulates();
+    const { payload, requirements } = await paymentV1([...budget(), await transfer()]);
+    const verdict = await createSvmSchemeV1({ ...signer, simulateTransaction: async (_tx: string, network: string) => void networks.push(network) } as FacilitatorSvmSigner, limits).verify(payload, requirements);
+    expect(verdict).toMatchObject({ isValid: true, payer: agent.address });
+    expect(networks).toEqual([NETWORK]);
+  });
+
+  it.each([
+    ["more compute units than the fee payer allows", [computeLimit(1_400_000), computePrice(1n)], "compute_unit_limit_too_high"],
+    ["a unit price the stock v1 scheme allows but the fee payer does not", [computeLimit(20_000), computePrice(5_000_000n)], "compute_unit_price_too_high"],
+  ])("refuses %s, before any simulation", async (_label, budgetIxs, reason) => {
+    const { payload, requirements } = await paymentV1([...budgetIxs, await transfer()]);
+    const scheme = createSvmSchemeV1(signerThatMustNotSimulate(), limits);
+    expect(await scheme.verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: reason });
+    expect(await scheme.settle(payload, requirements)).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+  });
+
+  it("refuses a v1 payment that names the fee payer in an instruction, before any simulation", async () => {
+    const { payload, requirements } = await paymentV1([...budget(), await transfer(), lighthouseMemoryWrite(feePayer.address)]);
+    expect(await createSvmSchemeV1(signerThatMustNotSimulate(), limits).verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: "fee_payer_in_instruction" });
   });
 });
