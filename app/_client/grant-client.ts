@@ -1,6 +1,7 @@
 // The browser side of a grant claim: fetch the challenge, have the wallet sign it, claim, and say what happened in a
 // sentence a person understands. Browser-safe (fetch + bs58 only).
 import bs58 from "bs58";
+import { serviceError } from "./error-body";
 
 export type GrantOutcome = { ok: true; grantedUsdc: string; balanceUsdc: string; network: string } | { ok: false; code: string; sentence: string };
 
@@ -34,7 +35,7 @@ export async function claimGrantWithWallet(agentPubkey: string, signMessage: (me
   return { ok: true, grantedUsdc: body.granted_usdc ?? "", balanceUsdc: body.balance_usdc ?? "", network: body.network ?? "" };
 }
 
-function failure(body: { error?: unknown }): GrantOutcome {
-  const code = typeof body.error === "string" ? body.error : "unknown";
+function failure(body: unknown): GrantOutcome {
+  const code = serviceError(body).code || "unknown";
   return { ok: false, code, sentence: SENTENCES[code] ?? "The grant could not be claimed right now. Please try again later." };
 }

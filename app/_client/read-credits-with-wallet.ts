@@ -2,6 +2,7 @@
 // (`signet-prepaid-v1\nGET <origin>/api/v1/credits/<pubkey>\n` + a timestamp) with `signMessage`, so the page needs
 // no private key and the service answers only the key that signed. Browser-safe (fetch + bs58 only).
 import bs58 from "bs58";
+import { serviceError } from "./error-body";
 
 export interface LedgerEntry {
   id: string;
@@ -46,10 +47,11 @@ export async function readCredits(pubkey: string, network: string, read: SignedR
   if (!res) return { ok: false, sentence: "The service could not be reached to read your credit. Check your connection and try again." };
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
+    const { code } = serviceError(body);
     const sentence =
-      body.error === "request_expired"
+      code === "request_expired"
         ? "Your signed read expired (or this computer's clock is off by more than a minute). Press Show my credit to sign a new one."
-        : body.error === "invalid_signature"
+        : code === "invalid_signature"
           ? "The service did not accept the wallet's signature for this read. Reconnect the wallet and try again."
           : "Your credit could not be read right now. Try again in a minute.";
     return { ok: false, sentence };

@@ -1,6 +1,7 @@
 // The browser side of operator sign-in: fetch a challenge, have the wallet sign it, exchange it for the session
 // cookie. Browser-safe (fetch + bs58 only).
 import bs58 from "bs58";
+import { serviceError } from "./error-body";
 
 export type SignInOutcome = { ok: true } | { ok: false; message: string };
 
@@ -19,6 +20,6 @@ export async function signInWithWallet(pubkey: string, signMessage: (message: Ui
     body: JSON.stringify({ pubkey, message, signature: bs58.encode(signature) }),
   });
   if (res.ok) return { ok: true };
-  const body = (await res.json().catch(() => ({}))) as { error?: string };
-  return { ok: false, message: body.error === "forbidden" ? "This wallet is not an operator of this service." : "Sign-in failed; please try again." };
+  const { code } = serviceError(await res.json().catch(() => ({})));
+  return { ok: false, message: code === "forbidden" ? "This wallet is not an operator of this service." : "Sign-in failed; please try again." };
 }

@@ -80,7 +80,10 @@ function challenge(overrides: Record<string, unknown>): Response {
     resource: { url: "http://localhost/api/v1/credits", description: "credit", mimeType: "application/json" },
     accepts: [{ scheme: "exact", network: SOLANA_DEVNET_CAIP2, amount: "10000", asset: USDC_MINT_BY_SOLANA_CLUSTER.devnet, payTo: wallet, maxTimeoutSeconds: 60, extra: { feePayer: wallet }, ...overrides }],
   };
-  return new Response(JSON.stringify({ error: "payment_required" }), { status: 402, headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(paymentRequired)).toString("base64") } });
+  const offered = paymentRequired.accepts[0]!;
+  const v1 = { scheme: "exact", network: "solana-devnet", maxAmountRequired: offered.amount, resource: paymentRequired.resource.url, description: "credit", mimeType: "application/json", payTo: offered.payTo, maxTimeoutSeconds: 60, asset: offered.asset, extra: offered.extra };
+  const body = { error: { message: "payment required", type: "payment_required_error", param: null, code: "payment_required" }, request_id: "req-402", x402Version: 1, accepts: [v1] };
+  return new Response(JSON.stringify(body), { status: 402, headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(paymentRequired)).toString("base64") } });
 }
 
 const neverSign = async (): Promise<never> => {
@@ -121,7 +124,7 @@ describe("topUpWithWallet()", () => {
   });
 
   it("turns the kill switch's 503 into the wrong network, in words", async () => {
-    serviceAnswers(() => Response.json({ error: "mainnet_disabled", message: "mainnet is disabled by the operator" }, { status: 503 }));
+    serviceAnswers(() => Response.json({ error: { message: "mainnet is disabled by the operator", type: "server_error", param: null, code: "mainnet_disabled" }, request_id: "req-503" }, { status: 503 }));
     const outcome = await pay("0.01");
     expect(outcome).toMatchObject({ ok: false, code: "wrong_network" });
     expect(outcome.ok === false && outcome.sentence).toContain("switched off on this service");

@@ -4,6 +4,7 @@
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "@/server/verify";
+import { serviceError } from "./error-body";
 import { readUsdcAccount } from "./read-usdc-account";
 import { walletTransactionSigner, WalletDidNotSignError, type WalletSignTransaction } from "./wallet-transaction-signer";
 
@@ -117,8 +118,9 @@ export async function topUpWithWallet(input: TopUpInput): Promise<TopUpOutcome> 
         txSignature: String(answer.tx_signature ?? ""),
       };
     }
-    const retryAfter = Number(answer.retry_after ?? res.headers.get("retry-after") ?? 2);
-    if ((answer.error === "settlement_pending" || answer.error === "chain_unavailable") && attempt < PENDING_RETRIES) {
+    const error = serviceError(answer);
+    const retryAfter = Number(error.fields.retry_after ?? res.headers.get("retry-after") ?? 2);
+    if ((error.code === "settlement_pending" || error.code === "chain_unavailable") && attempt < PENDING_RETRIES) {
       // The same signed transfer, sent again: the service settles it at most once.
       await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(retryAfter, 1), 10) * 1000));
       continue;
@@ -141,8 +143,7 @@ function isWalletRejection(err: unknown): boolean {
 
 /** The sentence for an answer that is not the top-up's success. */
 function refusal(status: number, body: Record<string, unknown>, network: PayNetwork): TopUpOutcome {
-  const code = typeof body.error === "string" ? body.error : "";
-  const message = typeof body.message === "string" ? body.message : "";
+  const { code, message, fields } = serviceError(body);
   switch (code) {
     case "mainnet_disabled":
       return fail("wrong_network", `${network.label} is switched off on this service right now. Nothing was paid; choose devnet, or come back when the operator turns mainnet on.`);
@@ -156,14 +157,14 @@ function refusal(status: number, body: Record<string, unknown>, network: PayNetw
     case "agent_not_allowed":
       return fail("payment_refused", `This wallet is not on the list of payers allowed on ${network.label}. Nothing was paid; use devnet, or ask the operator.`);
     case "rate_limited":
-      return fail("payment_refused", `Too many payments from this wallet at once. Nothing more was charged; wait ${String(body.retry_after ?? "a few")} seconds and try again.`);
+      return fail("payment_refused", `Too many payments from this wallet at once. Nothing more was charged; wait ${String(fields.retry_after ?? "a few")} seconds and try again.`);
     case "settlement_pending":
       return fail("settlement_pending", "Your payment was sent but the chain has not confirmed it yet. Do not pay again: reload the page in a minute and your credit will show when it lands.");
     case "payment_required":
-      if (body.reason === "insufficient_balance") {
+      if (fields.reason === "insufficient_balance") {
         return fail("insufficient_usdc", `The chain says this wallet has too little USDC on ${network.label} for this payment. Nothing was paid; add USDC or choose a smaller amount.`);
       }
-      return fail("payment_refused", `The service refused the payment (${String(body.reason ?? "no reason given")}). Nothing was charged; try again.`);
+      return fail("payment_refused", `The service refused the payment (${String(fields.reason ?? "no reason given")}). Nothing was charged; try again.`);
     default:
       if (status >= 500) return fail("service_unavailable", "The service could not take the payment right now. Nothing was charged; try again in a minute.");
       return fail("unknown", `The service answered ${status}${message ? `: ${message}` : ""}. Nothing was charged.`);

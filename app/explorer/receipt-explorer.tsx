@@ -2,6 +2,7 @@
 // The receipt explorer: verifies in this browser with server/verify (the same library the server uses).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { serviceError } from "@/app/_client/error-body";
 import { useTRPC } from "@/app/_client/trpc-react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { addressExplorerUrl, CHECK_NAMES, explorerName, readExplorerInput, readTextOrJson, txExplorerUrl, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
@@ -72,7 +73,10 @@ export function ReceiptExplorer({ initialReceipt = "" }: { initialReceipt?: stri
       body: JSON.stringify({ receipt, prompt: readTextOrJson(promptText) ?? "", response: readTextOrJson(responseText) ?? "", ...(rpcOverride ? { rpc: rpcOverride } : {}) }),
     });
     const body = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) return setHosted({ status: "error", message: `${String(body.error)}: ${String(body.message)}` });
+    if (!res.ok) {
+      const error = serviceError(body);
+      return setHosted({ status: "error", message: `${error.code || `HTTP ${res.status}`}: ${error.message}` });
+    }
     const { pubkey } = (await (await fetch("/api/verify/operator-key")).json()) as { pubkey: string };
     setHosted({ status: "ok", verdict: body, signatureValid: verifyVerdictSignature(body, pubkey) });
   }
