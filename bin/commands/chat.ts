@@ -14,7 +14,7 @@ import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKey
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
-import { UsageError } from "../cli-support";
+import { serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 
 export const CHAT_USAGE =
@@ -81,7 +81,7 @@ export async function runChat(argv: string[]): Promise<number> {
   if (values.stream && res.ok) return printStream(res, { started, messages, endpoint, rpc, save: values.save });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   process.stderr.write(`done in ${Date.now() - started} ms (HTTP ${res.status})\n`);
-  if (!res.ok) throw new UsageError(`the service answered ${res.status}: ${String(body?.error ?? "")} ${String(body?.message ?? "")}`.trim());
+  if (!res.ok) throw serviceRefusal(res.status, body);
 
   const settlement = res.headers.get("payment-response");
   if (settlement) {

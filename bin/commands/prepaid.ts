@@ -11,7 +11,7 @@ import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
-import { UsageError } from "../cli-support";
+import { serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
 
@@ -41,7 +41,7 @@ function keypairFrom(file: string | undefined): Ed25519Keypair {
 
 async function json(res: Response): Promise<Record<string, unknown>> {
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  if (!res.ok) throw new UsageError(`the service answered ${res.status}: ${String(body?.error ?? "")} ${String(body?.message ?? "")}`.trim());
+  if (!res.ok) throw serviceRefusal(res.status, body);
   return body ?? {};
 }
 
