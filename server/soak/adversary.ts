@@ -482,15 +482,17 @@ async function readAttemptAnswer(res: Response): Promise<AnswerSeen> {
     return { status: 200, transaction: null, code: streamed?.error?.code ?? null, inferenceId: streamed?.receipt ? String(streamed.receipt.inference_id) : null, replayedHeader, creditedTo: null, retryAfterMs };
   }
   const text = await res.text().catch(() => "");
-  let body: { error?: string; agent_pubkey?: string; transaction?: string } = {};
+  // A success body is the resource's own; an error body is OpenAI's shape, its code and details inside `error`.
+  let body: { error?: { code?: string; transaction?: string }; agent_pubkey?: string } = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     body = {};
   }
+  const error = typeof body.error === "object" && body.error !== null ? body.error : {};
   const receipt = res.headers.get("x-service-receipt");
   const inferenceId = inferenceIdOfReceiptHeader(receipt);
-  return { status: res.status, transaction: typeof body.transaction === "string" ? body.transaction : null, code: body.error ?? null, inferenceId, replayedHeader, creditedTo: res.status === 200 ? (body.agent_pubkey ?? null) : null, retryAfterMs };
+  return { status: res.status, transaction: typeof error.transaction === "string" ? error.transaction : null, code: error.code ?? null, inferenceId, replayedHeader, creditedTo: res.status === 200 ? (body.agent_pubkey ?? null) : null, retryAfterMs };
 }
 
 /** The x402 exact EVM payload of a transferWithAuthorization call, rebuilt from its calldata; null for any other call. */

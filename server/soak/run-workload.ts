@@ -148,17 +148,19 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
     return { status: 200, error: ok ? null : (answer?.error?.code ?? "stream_cut"), reason: null, retryAfterMs: null, transaction, streamCut: !ok, inferenceId, replayed };
   }
   const text = await res.text();
-  let body: { error?: string; reason?: string; retry_after?: number; transaction?: string } = {};
+  // An error body is OpenAI's shape: the stable code and the failure's details are inside `error`.
+  let error: { code?: string; reason?: string; retry_after?: number; transaction?: string } = {};
   try {
-    body = JSON.parse(text) as typeof body;
+    const body = JSON.parse(text) as { error?: unknown };
+    if (typeof body.error === "object" && body.error !== null) error = body.error as typeof error;
   } catch {
-    body = {};
+    error = {};
   }
-  const retryAfterSec = typeof body.retry_after === "number" ? body.retry_after : Number.isFinite(retryHeader) && retryHeader > 0 ? retryHeader : null;
+  const retryAfterSec = typeof error.retry_after === "number" ? error.retry_after : Number.isFinite(retryHeader) && retryHeader > 0 ? retryHeader : null;
   const receipt = res.headers.get("x-service-receipt");
   const inferenceId = inferenceIdOfReceiptHeader(receipt);
-  const pendingTransaction = body.error === "settlement_pending" && typeof body.transaction === "string" ? body.transaction : null;
-  return { status: res.status, error: body.error ?? null, reason: body.reason ?? null, retryAfterMs: retryAfterSec === null ? null : retryAfterSec * 1_000, transaction, streamCut: false, pendingTransaction, inferenceId, replayed };
+  const pendingTransaction = error.code === "settlement_pending" && typeof error.transaction === "string" ? error.transaction : null;
+  return { status: res.status, error: error.code ?? null, reason: error.reason ?? null, retryAfterMs: retryAfterSec === null ? null : retryAfterSec * 1_000, transaction, streamCut: false, pendingTransaction, inferenceId, replayed };
 }
 
 /** Whether an answer is one a client finishes by sending the same payment header again. */
