@@ -23,7 +23,8 @@ export function createDrainTracker(): DrainTracker {
     handle: (next) => (req, res) => {
       if (isShuttingDown() && !PASS_THROUGH_WHILE_DRAINING.has((req.url ?? "").split("?")[0]!)) {
         res.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "1" });
-        res.end('{"error":"shutting_down","message":"this instance is shutting down; retry the request"}');
+        // The body every error has (server/errors.ts errorBody), written out: errors.ts is server-only.
+        res.end('{"error":{"message":"this instance is shutting down; retry the request","type":"server_error","param":null,"code":"shutting_down"}}');
         return;
       }
       inFlight++;

@@ -37,7 +37,8 @@ export function createPeerAddressServer(handle: (req: http.IncomingMessage, res:
     Promise.resolve(handle(req, res)).catch((err: unknown) => {
       console.error("signet: request handler failed", err);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end('{"error":"internal_error","message":"internal error"}');
+      // The body every error has (server/errors.ts errorBody), written out: this server runs outside Next's bundles.
+      res.end('{"error":{"message":"internal error","type":"server_error","param":null,"code":"internal_error"}}');
     });
   });
 }

@@ -79,7 +79,7 @@ export async function startHttpService(): Promise<HttpService> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const route = routeFor(req.method ?? "GET", (req.url ?? "/").split("?")[0]!);
-      if (!route) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not_found","message":"no such route"}');
+      if (!route) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"no such route","type":"invalid_request_error","param":null,"code":"not_found"}}');
       void answerWithRoute(route, req, Buffer.concat(chunks), res);
     });
   });
