@@ -21,6 +21,8 @@ export const inferenceRequestSchema = z
     top_p: z.number().min(0).max(1).optional(),
     /** Server-Sent Events in the OpenAI format, ending with the signed receipt event. */
     stream: z.boolean().optional(),
+    /** `include_usage`: a last chunk with `choices: []` and the usage, as OpenAI sends it; other options are ignored. */
+    stream_options: z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).loose().nullable().optional(),
   })
   .strict()
   .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), { message: "give exactly one of messages or prompt", path: ["messages"] })

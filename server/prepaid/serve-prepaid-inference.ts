@@ -173,6 +173,7 @@ function prepaidCall(body: InferenceRequest, modelId: string, messages: NonNulla
       ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
     },
     stream: body.stream === true,
+    usageChunk: body.stream_options?.include_usage === true,
     prompt: body.messages ? { messages: body.messages } : { text: body.prompt! },
   };
 }

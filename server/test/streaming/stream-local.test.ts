@@ -132,7 +132,7 @@ describe("paid route, stream: true", () => {
     // The payment was used: the same header again is a replay.
     const again = await stack.chat({ body: { model: "local/echo-1", messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ error: "payment_replay" });
+    expect(await again.json()).toMatchObject({ error: { code: "payment_replay" } });
   });
 });
 
@@ -175,5 +175,22 @@ describe("prepaid route, stream: true", () => {
     // No point for an aborted call.
     const agent = await stack.tdb.prisma.agent.findUnique({ where: { pubkey: kp.publicKeyBase58 } });
     expect(agent?.pointsTotal ?? 0).toBe(0);
+  });
+});
+
+describe("prepaid route, stream_options.include_usage", () => {
+  it("ends with OpenAI's usage chunk (choices: []) after the finish chunk, and the receipt still verifies", async () => {
+    const kp = await prepaidAgent(1_000_000n);
+    const text = JSON.stringify({ model: "local/echo-1", prompt: "usage please", nonce: newNonce(), timestamp: Date.now(), stream: true, stream_options: { include_usage: true } });
+    const res = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+    expect(res.status).toBe(200);
+    const events: { choices?: { finish_reason?: string | null }[]; usage?: unknown; service_receipt?: unknown }[] = [];
+    for await (const data of sseData(res.body!)) if (data !== "[DONE]") events.push(data as (typeof events)[number]);
+    const finish = events.findIndex((e) => e.choices?.[0]?.finish_reason);
+    const usage = events.findIndex((e) => e.choices?.length === 0 && e.usage);
+    expect(finish).toBeGreaterThanOrEqual(0);
+    expect(events[finish]!.usage ?? null).toBeNull();
+    expect(usage).toBeGreaterThan(finish);
+    expect(events.at(-1)!.service_receipt).toBeDefined();
   });
 });
