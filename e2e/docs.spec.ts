@@ -2,18 +2,25 @@ import { expect, test } from "@playwright/test";
 import { BASE } from "./support";
 
 test("/docs renders the API reference from the service's own OpenAPI document, with no request leaving the origin", async ({ page }) => {
-  // Redoc's footer asks cdn.redoc.ly for its logo; the page's CSP blocks it, so no foreign request completes.
+  // Redoc's footer logo is served from this origin: no request for anything foreign is even attempted.
   const foreign: string[] = [];
-  page.on("requestfinished", (req) => {
+  const logo: number[] = [];
+  page.on("request", (req) => {
     if (!req.url().startsWith(BASE) && !req.url().startsWith("data:") && !req.url().startsWith("blob:")) foreign.push(req.url());
+  });
+  page.on("response", (res) => {
+    if (res.url() === `${BASE}/redoc-logo-mini.svg`) logo.push(res.status());
   });
   const res = await page.goto("/docs");
   expect(res?.headers()["content-security-policy"]).toContain("default-src 'self'");
-  await expect(page.getByRole("heading", { name: /Signet/ }).first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("heading", { name: "Signet API (v1)" })).toBeVisible({ timeout: 20_000 });
   await expect(page.getByRole("heading", { name: "Paid chat completion (x402, one payment per call)" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "x402 discovery: the paid resources, networks, keys and verifier" })).toBeVisible();
+  await page.getByRole("img", { name: "redocly logo" }).scrollIntoViewIfNeeded();
+  await expect(page.getByRole("img", { name: "redocly logo" })).toBeVisible();
   await page.screenshot({ path: "test-results/screenshots/docs.png" });
   expect(foreign).toEqual([]);
+  expect(logo).toEqual([200]);
 });
 
 test("/.well-known/x402 lists the paid chat resource with its requirements per enabled network", async ({ request }) => {

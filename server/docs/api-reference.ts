@@ -6,9 +6,13 @@ import path from "node:path";
 
 const REDOC_BUNDLE = path.join("node_modules", "redoc", "bundles", "redoc.standalone.js");
 
+/** Where Redoc's bundle loads its footer logo from, and where this service serves a copy (public/). */
+export const REDOC_LOGO_CDN_URL = "https://cdn.redoc.ly/redoc/logo-mini.svg";
+export const REDOC_LOGO_LOCAL_PATH = "/redoc-logo-mini.svg";
+
 /**
- * Nothing leaves the origin: Redoc's footer would fetch its logo from cdn.redoc.ly (it hides the image when that
- * fails), and its search runs in a blob worker; styled-components needs inline styles.
+ * Nothing leaves the origin: Redoc's footer logo is served from this origin (the bundle is rewritten to ask for it
+ * here), and its search runs in a blob worker; styled-components needs inline styles.
  */
 export const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:";
 
@@ -68,11 +72,13 @@ function escapeHtml(text: string): string {
 
 let bundle: Promise<Buffer> | null = null;
 
-/** Redoc's standalone bundle (read once). */
+/** Redoc's standalone bundle (read once), asking this origin for its logo rather than Redocly's CDN. */
 export function redocBundle(): Promise<Buffer> {
-  bundle ??= readFile(path.resolve(process.cwd(), REDOC_BUNDLE)).catch((err: unknown) => {
-    bundle = null;
-    throw err;
-  });
+  bundle ??= readFile(path.resolve(process.cwd(), REDOC_BUNDLE), "utf8")
+    .then((text) => Buffer.from(text.replaceAll(REDOC_LOGO_CDN_URL, REDOC_LOGO_LOCAL_PATH), "utf8"))
+    .catch((err: unknown) => {
+      bundle = null;
+      throw err;
+    });
   return bundle;
 }

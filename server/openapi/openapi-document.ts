@@ -402,13 +402,14 @@ export function buildOpenApiDocument(baseUrl: string): Json {
   return {
     openapi: "3.1.0",
     info: {
-      title: "Signet",
-      version: "1",
+      // Redoc heads the page "<title> (<version>)".
+      title: "Signet API",
+      version: "v1",
       summary: "Pay-per-call signed inference",
       description: [
         "Every answer carries an Ed25519-signed receipt that anyone can verify. Paid calls use x402 v2 (USDC on Solana or Base); prepaid calls use Ed25519-signed requests.",
         "",
-        "Every error is a JSON body `{ error, message, request_id }` with a stable code:",
+        "Every error is a JSON body in OpenAI's shape, `{ error: { message, type, param, code }, request_id }`, with a stable code in `error.code`:",
         "",
         "| code | status |",
         "|---|---|",
