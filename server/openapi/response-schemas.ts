@@ -84,7 +84,7 @@ export const paymentErrorSchema = z
         .string()
         .optional()
         .describe(
-          "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
+          "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, payment_expired (its blockhash or authorization lapsed: pay the new challenge), insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
         ),
     }),
     request_id: z.string().optional(),
@@ -152,7 +152,21 @@ export const chatCompletionChunkSchema = z
       .array(
         z.object({
           index: z.number().int(),
-          delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }),
+          delta: z.object({
+            role: z.literal("assistant").optional(),
+            content: z.string().nullable().optional().describe("A piece of the text; null beside the first tool-call fragment"),
+            tool_calls: z
+              .array(
+                z.object({
+                  index: z.number().int(),
+                  id: z.string().optional(),
+                  type: z.string().optional(),
+                  function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).optional(),
+                }),
+              )
+              .optional()
+              .describe("A provider's tool calls in fragments, merged by index: id, type and name first, then pieces of arguments"),
+          }),
           logprobs: z.null(),
           finish_reason: z.string().nullable(),
         }),

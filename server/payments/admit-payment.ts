@@ -193,9 +193,13 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
     return {
       ok: false,
       async refuse() {
-        const reason = await classifyVerifyFailure(payload, invalidReason, ctx.gateway.facilitator.rpcs[plan.network]);
+        const reason = await classifyVerifyFailure(payload, invalidReason, ctx.gateway.facilitator.rpcs[plan.network], invalidMessage);
         logEvent(events.verifyFailed, { reason, detail: invalidReason, network: caip2 });
         await recordFailure(ctx, caip2, "verify", reason);
+        if (reason === "payment_expired") {
+          // What the facilitator said is for the log; the client only needs to know it can pay again, safely.
+          return refused(await paymentError(ctx, input, "the payment expired before it could settle (its blockhash or authorization is no longer valid); nothing was charged: pay the new challenge", reason));
+        }
         return refused(await paymentError(ctx, input, `payment verification failed: ${reason}`, reason, invalidReason ? { detail: invalidReason } : {}));
       },
     };

@@ -149,7 +149,7 @@ async function recheckBeforeSend(
     countSettlement(input.purpose, caip2, "unknown", null);
     return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
   }
-  const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined) : "chain_unavailable";
+  const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage) : "chain_unavailable";
   await markFailed(ctx.db, payment.id, reason);
   logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
   countSettlement(input.purpose, caip2, verdict ? "failed" : "unknown", null);

@@ -1,19 +1,30 @@
-// Verify failures are split into `insufficient_balance` (the agent's side) and `payment_invalid` (a fault).
-// The facilitator only says "simulation failed", so on that path we read the transfer's source balance ourselves.
-// Only failures pay for this lookup; a valid payment costs nothing extra.
+// Verify failures are split into `payment_expired` (the payment outlived its blockhash or its authorization's
+// validBefore: nothing can move, pay the new challenge), `insufficient_balance` (the agent's side) and
+// `payment_invalid` (a fault). The facilitator only says "simulation failed", so on that path we read the
+// simulation's message, and then the transfer's source balance ourselves. Only failures pay for this lookup; a valid
+// payment costs nothing extra.
 import "server-only";
 import { address, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { solanaMessage } from "./solana-message";
 import type { PaymentPayload } from "@x402/core/types";
 
-export type VerifyFailureReason = "insufficient_balance" | "payment_invalid";
+export type VerifyFailureReason = "payment_expired" | "insufficient_balance" | "payment_invalid";
+
+/** A simulation refused for its blockhash (the cluster no longer knows it), or an EIP-3009 authorization past validBefore. */
+const EXPIRED = /blockhash ?not ?found|authorization_valid_before/i;
 
 const TOKEN_PROGRAMS = new Set(["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]);
 /** SPL Token instruction tag of TransferChecked. */
 const TRANSFER_CHECKED = 12;
 
 /** Classifies a failed verification: insufficient when the paying token account holds less than it transfers. */
-export async function classifyVerifyFailure(payload: PaymentPayload, invalidReason: string | undefined, rpc: Rpc<SolanaRpcApi> | undefined): Promise<VerifyFailureReason> {
+export async function classifyVerifyFailure(
+  payload: PaymentPayload,
+  invalidReason: string | undefined,
+  rpc: Rpc<SolanaRpcApi> | undefined,
+  invalidMessage?: string,
+): Promise<VerifyFailureReason> {
+  if (EXPIRED.test(invalidReason ?? "") || EXPIRED.test(invalidMessage ?? "")) return "payment_expired";
   if (invalidReason && /insufficient/i.test(invalidReason)) return "insufficient_balance";
   if (!rpc || !invalidReason || !/simulation/i.test(invalidReason)) return "payment_invalid";
   const transfer = findTransfer(payload);
