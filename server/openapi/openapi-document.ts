@@ -118,7 +118,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
   };
   const paymentRequired = {
     description:
-      "Payment required: always `error: payment_required` with the challenge in the body and both headers. A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `reason`; pay the challenge and retry",
+      "Payment required: always `error.code` payment_required. The x402 v2 challenge (PaymentRequired) is in the PAYMENT-REQUIRED header (and X-Payment-Required); the body carries the same requirement in x402 v1's form (`x402Version: 1`, `accepts`). A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `error.reason`; pay the challenge and retry",
     headers: {
       "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON, with its x402 extensions (bazaar, signed offers, payment-identifier)"),
       "X-Payment-Required": header("The same under its v1 name, without `extensions`"),
@@ -129,7 +129,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     "text/event-stream": {
       schema: {
         description:
-          "With `stream: true`: `data: <ChatCompletionChunk>` events, a final chunk with `finish_reason` and `usage` (with `stream_options.include_usage`, the usage in a chunk with `choices: []` after it), then `data: <ReceiptChunk>` (a chunk with `choices: []` whose `service_receipt` is the ReceiptEvent) and `data: [DONE]`. The receipt's response_hash covers the concatenated `delta.content` of all chunks; the receipt chunk adds nothing. An upstream failure mid-stream ends it with `data: <StreamErrorEvent>`.",
+          "With `stream: true`: `data: <ChatCompletionChunk>` events, a final chunk with `finish_reason` and `usage` (with `stream_options.include_usage`, the usage in a chunk with `choices: []` after it), then `data: <ReceiptChunk>` (a chunk with `choices: []` whose `service_receipt` is the ReceiptEvent) and `data: [DONE]`. A provider's tool calls come as `delta.tool_calls` fragments, with `finish_reason` `tool_calls`. The receipt's response_hash covers the concatenated `delta.content` of all chunks (text only, as a plain answer's covers `message.content`); the receipt chunk adds nothing. An upstream failure mid-stream ends it with `data: <StreamErrorEvent>`.",
         oneOf: [ref(r.chatCompletionChunkSchema), ref(r.receiptChunkSchema), ref(r.streamErrorEventSchema)],
       },
     },
@@ -150,7 +150,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         operationId: "createChatCompletion",
         summary: "Paid chat completion (x402, one payment per call)",
         description:
-          "OpenAI-shaped. Without a payment header: 402 with the x402 challenge. With one: verify, settle, credit, inference, debit, log, and a signed receipt. A payment settled but not served (upstream failure) stays as credit and the same header can be sent again once.",
+          "OpenAI-shaped. Without a payment header: 402 with the x402 challenge (v2 in PAYMENT-REQUIRED, v1 in the body). With one: verify, settle, credit, inference, debit, log, and a signed receipt. A payment settled but not served (upstream failure) stays as credit and the same header can be sent again once.",
         tags: ["inference"],
         parameters: PAID_REQUEST_HEADERS,
         requestBody: body(chatRequestSchema),
@@ -298,7 +298,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         operationId: "getReceiptLogProof",
         summary: "A receipt's inclusion proof in the public receipt log, against a signed checkpoint",
         description:
-          "`log_pending` (409, `Retry-After`): the receipt is staged and not yet in a signed checkpoint (the log signs one about every second). `not_found` with `reason: not_logged`: a receipt issued before the log existed.",
+          "`log_pending` (409, `Retry-After`): the receipt is staged and not yet in a signed checkpoint (the log signs one about every second). `not_found` with `error.reason` not_logged: a receipt issued before the log existed.",
         tags: ["receipts"],
         parameters: [
           { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } },
@@ -417,7 +417,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
           .filter(([code]) => !RETIRED_CODES.has(code))
           .map(([code, status]) => `| \`${code}\` | ${status} |`),
         "",
-        "Every 402 of a paid route is `payment_required` with the challenge; a refused payment says why in `reason`. The codes `payment_invalid` and `payment_failed` are no longer answered.",
+        "Every 402 of a paid route is `payment_required` with the challenge: x402 v2's in the PAYMENT-REQUIRED header, x402 v1's in the body (`x402Version: 1`, `accepts`, beside `error`). A refused payment says why in `error.reason`. The codes `payment_invalid` and `payment_failed` are no longer answered.",
       ].join("\n"),
     },
     servers: [{ url: baseUrl }],

@@ -209,7 +209,7 @@ export const receiptChunkSchema = z
   });
 
 export const streamErrorEventSchema = z
-  .object({ error: z.object({ code: z.string(), message: z.string() }).loose() })
+  .object({ error: errorObjectSchema.describe("OpenAI's error object, as in an error body, with Signet's stable code in `code`") })
   .register(openApiComponents, { id: "StreamErrorEvent", description: "Ends a stream whose upstream failed mid-way; the paid route's unserved rules apply" });
 
 const responsesUsageSchema = z
