@@ -1,11 +1,14 @@
 // Streaming an inference as Server-Sent Events in the OpenAI format, shared by the paid and prepaid routes:
 // `data: {chat.completion.chunk}` events, one final chunk with the finish reason and usage (with
 // `stream_options.include_usage`: the finish chunk, then OpenAI's usage chunk with `choices: []`, every other chunk
-// carrying `usage: null`), then the receipt chunk, then `data: [DONE]`. The receipt chunk is a `chat.completion.chunk`
+// carrying `usage: null`), then the receipt chunk, then `data: [DONE]`. A provider's tool calls pass through as OpenAI
+// streams them: chunks whose `delta.tool_calls` holds fragments (index; id, type and name first; then pieces of
+// arguments), and the provider's finish reason (`tool_calls`) on the finish chunk. The receipt chunk is a `chat.completion.chunk`
 // with `choices: []` whose extra field `service_receipt` holds `{"object":"service.receipt","receipt":{…},…}`: OpenAI
 // clients that validate every chunk (the AI SDK, the openai SDK's stream helper) pass it, and a chunk without choices
 // adds nothing to the text. The receipt cannot be a header: its response hash covers the concatenated `delta.content`
-// of every chunk, known only at the end. On the paid route the same event carries the x402 receipt (`x402_receipt`, a
+// of every chunk, known only at the end (text only: tool calls are not covered, as in a plain answer, whose hash covers
+// `message.content`). On the paid route the same event carries the x402 receipt (`x402_receipt`, a
 // JWS), issued once the answer was served.
 //
 // The route decides what each ending means for the money, through three callbacks:
@@ -15,7 +18,7 @@
 // - `fail`: the upstream failed mid-stream; the route applies its unserved rules and returns the error event's body.
 import "server-only";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
-import type { Completion, StreamEvent } from "../upstream";
+import { producedText, type Completion, type StreamEvent } from "../upstream";
 import type { Receipt } from "../receipts/receipt-types";
 import { logEvent } from "../log";
 import { AppError, errorBody } from "../errors";
@@ -99,7 +102,7 @@ function answerChunks(base: ChunkBase, usageChunk: boolean) {
     ...(usage !== undefined ? { usage } : usageChunk ? { usage: null } : {}),
   });
   return {
-    delta: (delta: Record<string, string>) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]),
+    delta: (delta: Record<string, unknown>) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]),
     /** The finish chunk and, with `usageChunk`, the usage chunk after it. */
     closing: (finishReason: string, usage: unknown): unknown[] =>
       usageChunk
@@ -135,8 +138,10 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
             completion = event.completion;
             continue;
           }
-          produced += event.content;
-          send(chunks.delta(first ? { role: "assistant", content: event.content } : { content: event.content }));
+          produced += producedText(event);
+          const delta = event.type === "delta" ? { content: event.content } : { tool_calls: event.toolCalls };
+          // The first chunk names the role; OpenAI's first tool-call chunk has a null content beside it.
+          send(chunks.delta(first ? { role: "assistant", ...(event.type === "tool_calls" ? { content: null } : {}), ...delta } : delta));
           first = false;
         }
         if (!cancelled && !completion) throw new Error("the upstream stream ended without its completion");
@@ -177,14 +182,16 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
 }
 
 /**
- * A served call's stored answer as the stream it was (its text in one chunk, the closing chunks with the finish reason
- * and usage, the receipt chunk, [DONE]): the receipt's response hash covers the same concatenated text.
+ * A served call's stored answer as the stream it was (its text, and its tool calls whole, in one chunk; the closing
+ * chunks with the finish reason and usage, the receipt chunk, [DONE]): the receipt's response hash covers the same
+ * concatenated text.
  */
 export function replayedSseStream(body: StoredCompletionBody, receiptEvent: ReceiptEvent, opts: { usageChunk?: boolean } = {}): ReadableStream<Uint8Array> {
   const choice = body.choices[0];
   const chunks = answerChunks({ id: body.id, created: body.created, model: body.model }, opts.usageChunk === true);
+  const toolCalls = choice?.message.tool_calls?.map((call, index) => ({ index, ...(call as Record<string, unknown>) }));
   const events: unknown[] = [
-    chunks.delta({ role: "assistant", content: choice?.message.content ?? "" }),
+    chunks.delta({ role: "assistant", content: choice?.message.content ?? "", ...(toolCalls ? { tool_calls: toolCalls } : {}) }),
     ...chunks.closing(choice?.finish_reason ?? "stop", body.usage),
     chunks.receipt(receiptEvent),
     "[DONE]",
@@ -202,6 +209,6 @@ export interface StoredCompletionBody {
   id: string;
   created: number;
   model: string;
-  choices: { message: { content: string | null }; finish_reason: string | null }[];
+  choices: { message: { content: string | null; tool_calls?: readonly unknown[] }; finish_reason: string | null }[];
   usage: unknown;
 }

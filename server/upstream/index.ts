@@ -4,11 +4,11 @@ import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
-import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer } from "./openai-compatible-client";
+import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ToolCallDelta } from "./openai-compatible-client";
 import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
 
 export { UpstreamError } from "./openai-compatible-client";
-export type { UpstreamFailure } from "./openai-compatible-client";
+export type { UpstreamFailure, ToolCallDelta } from "./openai-compatible-client";
 export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, MODEL_CATALOG, LOCAL_MODEL_ID } from "./model-catalog";
 export type { CatalogModel } from "./model-catalog";
 export type { CompletionParams, ContentPart, UpstreamMessage } from "./chat-message";
@@ -34,7 +34,10 @@ export interface Completion {
   model: string;
   /** The answer's text (what the receipt's response hash covers); "" when it only calls tools. */
   content: string;
-  /** The tool calls a provider's answer makes, as it sent them (a plain answer only; a stream carries its text). */
+  /**
+   * The tool calls a provider's answer makes: as it sent them in a plain answer, assembled from its fragments in a
+   * stream. Not covered by the response hash, plain or streamed.
+   */
   toolCalls?: readonly unknown[];
   finishReason: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
@@ -51,18 +54,29 @@ export interface Upstream {
   offered(id: string): CatalogModel | null;
   complete(req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<Completion>;
   /**
-   * Streams one completion: text deltas, then one `done` event with the whole completion (its content is the
-   * concatenated deltas). Throws UpstreamError on failure; a consumer that stops early aborts the provider's request.
+   * Streams one completion: text deltas and tool-call fragments, then one `done` event with the whole completion (its
+   * content is the concatenated text deltas, its tool calls the assembled fragments). Throws UpstreamError on failure;
+   * a consumer that stops early aborts the provider's request.
    */
   stream(req: CompletionRequest, opts?: { signal?: AbortSignal }): AsyncGenerator<StreamEvent>;
   /**
-   * A stream cut short: who served it, and what it cost: the prompt and the text produced so far, at the catalogue
-   * prices, from our own token count (a provider reports no usage for a stream cut short).
+   * A stream cut short: who served it, and what it cost: the prompt and the text produced so far (`producedText` of the
+   * events sent), at the catalogue prices, from our own token count (a provider reports no usage for a stream cut short).
    */
   interrupted(modelId: string, messages: CompletionRequest["messages"], produced: string): Pick<Completion, "model" | "upstream" | "costUnits">;
 }
 
-export type StreamEvent = { type: "delta"; content: string } | { type: "done"; completion: Completion };
+export type StreamEvent = { type: "delta"; content: string } | { type: "tool_calls"; toolCalls: ToolCallDelta[] } | { type: "done"; completion: Completion };
+
+/**
+ * The text a stream event produced, as our own token count reads it when a provider reports no usage: a delta's text,
+ * a tool-call fragment's name and arguments.
+ */
+export function producedText(event: Exclude<StreamEvent, { type: "done" }>): string {
+  if (event.type === "delta") return event.content;
+  // A name starts a call: spaced off, so it is its own word; argument pieces join as they were split.
+  return event.toolCalls.map((d) => (d.function?.name ? ` ${d.function.name} ` : "") + (d.function?.arguments ?? "")).join("");
+}
 
 /** The built-in model's answer as a completion. */
 function localCompletion(model: CatalogModel, answer: LocalAnswer, started: number): Completion {
@@ -142,15 +156,19 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
         return;
       }
       let content = "";
+      let produced = "";
       for await (const event of streamCompletion(provider, providerRequest(model, req), opts.signal)) {
-        if (event.type === "delta") {
-          content += event.content;
+        if (event.type !== "end") {
+          if (event.type === "delta") content += event.content;
+          produced += producedText(event);
           yield event;
           continue;
         }
-        // Without a usage event, the cost comes from our own token count at the catalogue prices.
-        const usage = event.usage ?? estimateUsage(req.messages, content);
-        yield { type: "done", completion: providerCompletion(model, { id: event.id, model: event.model, content, finishReason: event.finishReason, usage }, started) };
+        // Without a usage event, the cost comes from our own token count at the catalogue prices: the text and the
+        // tool calls produced, as for a stream cut short.
+        const usage = event.usage ?? estimateUsage(req.messages, produced);
+        const answer: ProviderAnswer = { id: event.id, model: event.model, content, ...(event.toolCalls ? { toolCalls: event.toolCalls } : {}), finishReason: event.finishReason, usage };
+        yield { type: "done", completion: providerCompletion(model, answer, started) };
       }
     },
     async complete(req, opts = {}) {

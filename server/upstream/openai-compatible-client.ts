@@ -119,14 +119,27 @@ function parseToolCalls(value: unknown): readonly unknown[] | undefined {
   return value;
 }
 
+/**
+ * One fragment of a streamed tool call, in OpenAI's streaming form: `index` names the call; its first fragment carries
+ * `id`, `type` and `function.name`, later ones pieces of `function.arguments`.
+ */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: string;
+  function?: { name?: string; arguments?: string };
+}
+
 export type ProviderStreamEvent =
   | { type: "delta"; content: string }
-  | { type: "end"; id: string; model: string; finishReason: string; usage: ProviderAnswer["usage"] | null };
+  | { type: "tool_calls"; toolCalls: ToolCallDelta[] }
+  | { type: "end"; id: string; model: string; finishReason: string; usage: ProviderAnswer["usage"] | null; toolCalls?: readonly unknown[] };
 
 /**
- * POSTs one streaming completion and yields its text deltas, then one `end` event with the finish reason and the
- * usage (asked for with `stream_options.include_usage`, and OpenRouter's `usage.include` for the cost). The time limit
- * applies to the answer's start and to every gap between chunks. Breaking out of the loop aborts the request.
+ * POSTs one streaming completion and yields its text deltas and tool-call fragments as they come, then one `end` event
+ * with the finish reason, the usage (asked for with `stream_options.include_usage`, and OpenRouter's `usage.include`
+ * for the cost) and the whole tool calls the fragments make (as a plain answer carries them). The time limit applies
+ * to the answer's start and to every gap between chunks. Breaking out of the loop aborts the request.
  */
 export async function* streamCompletion(cfg: ProviderConfig, req: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderStreamEvent> {
   const idle = new AbortController();
@@ -152,6 +165,7 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
     let model = req.model;
     let finishReason = "stop";
     let usage: ProviderAnswer["usage"] | null = null;
+    const toolCalls = new ToolCallAssembly();
     const events = sseDataText(res.body);
     try {
       for (;;) {
@@ -167,7 +181,8 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
         const data = next.value;
         if (data === "") continue; // a comment (OpenRouter's ": OPENROUTER PROCESSING") or an empty event
         if (data === "[DONE]") {
-          yield { type: "end", id, model, finishReason, usage };
+          const whole = toolCalls.whole();
+          yield { type: "end", id, model, finishReason, usage, ...(whole ? { toolCalls: whole } : {}) };
           return;
         }
         const parsed = parseStreamChunk(data);
@@ -176,6 +191,7 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
         if (parsed.finishReason) finishReason = parsed.finishReason;
         if (parsed.usage) usage = parsed.usage;
         if (parsed.content) yield { type: "delta", content: parsed.content };
+        if (parsed.toolCalls) yield { type: "tool_calls", toolCalls: parsed.toolCalls.map((d) => toolCalls.add(d)) };
       }
     } finally {
       await events.return(undefined);
@@ -187,7 +203,57 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
   }
 }
 
-function parseStreamChunk(data: string): { id?: string; model?: string; content?: string; finishReason?: string; usage?: ProviderAnswer["usage"] } {
+/**
+ * The whole tool calls of a stream's fragments, by index: the id, type and name of a call's first fragment, its
+ * arguments concatenated. A call's first fragment must carry its id (a plain answer's tool calls have ids too); its
+ * type is "function" when the provider leaves it out, and the fragment passed on says so.
+ */
+class ToolCallAssembly {
+  private readonly calls = new Map<number, { id: string; type: string; function: { name: string; arguments: string } }>();
+
+  /** Adds one fragment; returns it as it is passed on. */
+  add(delta: ToolCallDelta): ToolCallDelta {
+    const known = this.calls.get(delta.index);
+    if (!known) {
+      if (delta.id === undefined) throw new UpstreamError("bad_response", "provider streamed a tool call without an id");
+      const type = delta.type ?? "function";
+      this.calls.set(delta.index, { id: delta.id, type, function: { name: delta.function?.name ?? "", arguments: delta.function?.arguments ?? "" } });
+      return { ...delta, type };
+    }
+    if (delta.function?.name && known.function.name === "") known.function.name = delta.function.name;
+    if (delta.function?.arguments) known.function.arguments += delta.function.arguments;
+    return delta;
+  }
+
+  /** The calls in index order, or undefined when the stream made none. */
+  whole(): readonly unknown[] | undefined {
+    if (this.calls.size === 0) return undefined;
+    return [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+  }
+}
+
+/** A chunk's `delta.tool_calls` as fragments (only the fields OpenAI's form has), or undefined when it has none. */
+function parseToolCallDeltas(value: unknown): ToolCallDelta[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new UpstreamError("bad_response", "provider streamed malformed tool_calls");
+  if (value.length === 0) return undefined;
+  return value.map((raw: unknown, position) => {
+    if (typeof raw !== "object" || raw === null) throw new UpstreamError("bad_response", "provider streamed malformed tool_calls");
+    const d = raw as { index?: unknown; id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } | null };
+    const fn = typeof d.function === "object" && d.function !== null ? d.function : undefined;
+    const name = typeof fn?.name === "string" ? fn.name : undefined;
+    const args = typeof fn?.arguments === "string" ? fn.arguments : undefined;
+    return {
+      // A provider that leaves out the index sends one call per fragment list, in order.
+      index: typeof d.index === "number" && Number.isInteger(d.index) && d.index >= 0 ? d.index : position,
+      ...(typeof d.id === "string" && d.id !== "" ? { id: d.id } : {}),
+      ...(typeof d.type === "string" ? { type: d.type } : {}),
+      ...(fn ? { function: { ...(name !== undefined ? { name } : {}), ...(args !== undefined ? { arguments: args } : {}) } } : {}),
+    };
+  });
+}
+
+function parseStreamChunk(data: string): { id?: string; model?: string; content?: string; toolCalls?: ToolCallDelta[]; finishReason?: string; usage?: ProviderAnswer["usage"] } {
   let body: unknown;
   try {
     body = JSON.parse(data);
@@ -198,7 +264,7 @@ function parseStreamChunk(data: string): { id?: string; model?: string; content?
     id?: unknown;
     model?: unknown;
     error?: unknown;
-    choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
+    choices?: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
     usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown };
   };
   if (typeof b !== "object" || b === null) throw new UpstreamError("bad_response", "provider sent an event that is not an object");
@@ -206,11 +272,13 @@ function parseStreamChunk(data: string): { id?: string; model?: string; content?
   if (b.error !== undefined) throw new UpstreamError("http_error", "provider reported an error mid-stream");
   const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
   const content = choice?.delta?.content;
+  const toolCalls = parseToolCallDeltas(choice?.delta?.tool_calls);
   const usage = parseUsage(b.usage);
   return {
     ...(typeof b.id === "string" ? { id: b.id } : {}),
     ...(typeof b.model === "string" ? { model: b.model } : {}),
     ...(typeof content === "string" && content !== "" ? { content } : {}),
+    ...(toolCalls ? { toolCalls } : {}),
     ...(typeof choice?.finish_reason === "string" ? { finishReason: choice.finish_reason } : {}),
     ...(usage ? { usage } : {}),
   };

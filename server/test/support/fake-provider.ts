@@ -14,6 +14,12 @@ export interface ProviderAnswer {
   json: unknown;
 }
 
+/** A streamed answer: each event's `data` in order (JSON values, or the string "[DONE]"), sent as `text/event-stream`. */
+export interface StreamedProviderAnswer {
+  status: 200;
+  events: unknown[];
+}
+
 export interface FakeProvider {
   /** The base URL for UPSTREAM_BASE_URL (…/api/v1). */
   url: string;
@@ -33,11 +39,54 @@ export function completionAnswer(model: string, content: string, usage: { prompt
   };
 }
 
+/** A completion that calls tools: no text, the calls as OpenAI sends them, finish reason `tool_calls`. */
+export function toolCallAnswer(model: string, toolCalls: readonly unknown[], usage: { prompt_tokens: number; completion_tokens: number; cost?: number }): ProviderAnswer {
+  return {
+    status: 200,
+    json: {
+      id: "gen-tools",
+      model,
+      choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: "tool_calls" }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    },
+  };
+}
+
+/**
+ * A plain completion answer streamed as OpenAI streams it: the role, the text word by word, each tool call as a first
+ * fragment (index, id, type, name, empty arguments) and its arguments in pieces of `argumentPiece` characters, the
+ * finish chunk, the usage chunk (choices []), then [DONE].
+ */
+export function streamOf(answer: ProviderAnswer, argumentPiece = 5): StreamedProviderAnswer {
+  const body = answer.json as {
+    id: string;
+    model: string;
+    choices: { message: { content: string | null; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+    usage: unknown;
+  };
+  const chunk = (delta: unknown, finish: string | null = null) => ({ id: body.id, object: "chat.completion.chunk", created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const { message, finish_reason } = body.choices[0]!;
+  const events: unknown[] = [chunk({ role: "assistant", content: "" })];
+  for (const word of message.content?.match(/\s*\S+\s*/g) ?? []) events.push(chunk({ content: word }));
+  for (const [index, call] of (message.tool_calls ?? []).entries()) {
+    events.push(chunk({ tool_calls: [{ index, id: call.id, type: call.type, function: { name: call.function.name, arguments: "" } }] }));
+    for (let at = 0; at < call.function.arguments.length; at += argumentPiece) {
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + argumentPiece) } }] }));
+    }
+  }
+  events.push(chunk({}, finish_reason));
+  events.push({ id: body.id, object: "chat.completion.chunk", created: 1, model: body.model, choices: [], usage: body.usage });
+  events.push("[DONE]");
+  return { status: 200, events };
+}
+
 /** A provider failure: 500 with an OpenAI-shaped error body. */
 export const failureAnswer: ProviderAnswer = { status: 500, json: { error: { message: "boom" } } };
 
-/** Starts the provider; `answer` decides each response (it may wait first). */
-export async function startFakeProvider(answer: (req: ProviderRequest) => ProviderAnswer | Promise<ProviderAnswer>): Promise<FakeProvider> {
+/** Starts the provider; `answer` decides each response (it may wait first), plain or streamed. */
+export async function startFakeProvider(
+  answer: (req: ProviderRequest) => ProviderAnswer | StreamedProviderAnswer | Promise<ProviderAnswer | StreamedProviderAnswer>,
+): Promise<FakeProvider> {
   const server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
@@ -45,8 +94,13 @@ export async function startFakeProvider(answer: (req: ProviderRequest) => Provid
       // The service's health check lists the provider's models (GET /models): a body-less request is that probe.
       if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [] }));
       void (async () => {
-        const { status, json } = await answer({ raw, body: JSON.parse(raw) as ProviderRequest["body"] });
-        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
+        const answered = await answer({ raw, body: JSON.parse(raw) as ProviderRequest["body"] });
+        if ("events" in answered) {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          for (const data of answered.events) res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+          return void res.end();
+        }
+        res.writeHead(answered.status, { "content-type": "application/json" }).end(JSON.stringify(answered.json));
       })();
     });
   });
