@@ -43,6 +43,10 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <div className="space-y-3 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
       <p>Operators sign in by signing a one-time challenge with their wallet (a message, not a transaction). Only the keys in SERVICE_OPERATOR_PUBKEYS are let in.</p>
+      <p data-testid="sign-in-command">
+        Without a wallet, open a one-time link: <code className="rounded bg-slate-100 px-1">npm run -s signet -- operator login-link --key FILE</code>. Under{" "}
+        <code className="rounded bg-slate-100 px-1">npm run dev</code> no key is needed: dev makes one in <code className="rounded bg-slate-100 px-1">.data/</code>, lets it in, and prints the link at start.
+      </p>
       <WalletMultiButton />
       {publicKey && (
         <button data-testid="sign-in-button" className="block rounded-lg bg-slate-900 px-4 py-2 font-semibold text-white" onClick={() => void signIn()}>

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { DbClient } from "../db";
 import { config, ConfigError } from "../env";
 import { isBase58PublicKey } from "../verify";
+import { devOperatorSignInKey } from "./dev-operator";
 
 export const SESSION_COOKIE = "signet_session";
 /** How long a sign-in lasts. */
@@ -18,9 +19,13 @@ export interface OperatorSession {
   expiresAt: number;
 }
 
-/** The configured operator keys. */
+/** The configured operator keys, and outside production the generated dev sign-in key. */
 export function operatorPubkeys(): ReadonlySet<string> {
-  return new Set(config().SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim()).filter(isBase58PublicKey));
+  const cfg = config();
+  const keys = new Set(cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim()).filter(isBase58PublicKey));
+  const dev = devOperatorSignInKey(cfg);
+  if (dev) keys.add(dev.publicKeyBase58);
+  return keys;
 }
 
 function sessionSecret(): string {

@@ -1,0 +1,56 @@
+// The operator's first minute in dev: outside production the service makes a dashboard sign-in key in its data
+// directory and lets it in, and `signet operator login-link` signs with it when no --key is given. Production never
+// makes or allows it.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as loginLinkRoute } from "@/app/api/operator/login-link/route";
+import { GET as trpcGet } from "@/app/api/trpc/[trpc]/route";
+import { config } from "../../env";
+import { DEV_OPERATOR_SIGN_IN_KEY_FILE, devOperatorSignInKey, signedLoginLink } from "../../operator-auth/dev-operator";
+import { operatorPubkeys } from "../../operator-auth/session";
+import { startPaidStack, type PaidStack } from "../support/paid-stack";
+
+const ORIGIN = "http://localhost:3000";
+let stack: PaidStack;
+beforeAll(async () => {
+  // Nobody is listed: only the dev key can sign in.
+  stack = await startPaidStack({ env: { SERVICE_OPERATOR_PUBKEYS: "", SERVICE_BASE_URL: ORIGIN } });
+});
+afterAll(async () => stack?.close());
+
+const whoami = (cookie: string) => trpcGet(new Request(`${ORIGIN}/api/trpc/dashboard.whoami?input=%7B%7D`, { headers: { cookie } }));
+
+describe("the dev operator sign-in key", () => {
+  it("is made in the data directory and allowed, beside the listed keys, outside production", () => {
+    const key = devOperatorSignInKey(config())!;
+    expect(existsSync(path.join(config().dataDir, DEV_OPERATOR_SIGN_IN_KEY_FILE))).toBe(true);
+    expect(operatorPubkeys().has(key.publicKeyBase58)).toBe(true);
+    expect(devOperatorSignInKey(config())!.publicKeyBase58).toBe(key.publicKeyBase58);
+  });
+
+  it("is never made nor allowed in production", () => {
+    expect(devOperatorSignInKey({ isProduction: true, dataDir: config().dataDir })).toBeNull();
+  });
+
+  it("signs a one-time link that opens the dashboard once", async () => {
+    const link = signedLoginLink(ORIGIN, devOperatorSignInKey(config())!);
+    const first = await loginLinkRoute(new Request(link), {});
+    expect(first.status).toBe(303);
+    expect((await whoami(first.headers.get("set-cookie")!.split(";")[0]!)).status).toBe(200);
+    expect((await loginLinkRoute(new Request(link), {})).status).toBe(401);
+  });
+
+  it("`signet operator login-link` with no --key signs with it", async () => {
+    const root = path.resolve(__dirname, "../../..");
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), "operator", "login-link", "--endpoint", ORIGIN], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, SIGNET_DATA_DIR: config().dataDir },
+    });
+    const res = await loginLinkRoute(new Request(stdout.trim()), {});
+    expect(res.status).toBe(303);
+  });
+});
