@@ -474,7 +474,7 @@ function vectorCases(): VectorCase[] {
 
     // No verdict reached: VerifierFetchError, one per reason.
     prepaidCase("fetch-operator-key-unavailable-001", prepaidReceipt(31), throws("The endpoint answers 404 for the operator key: final, no retry.", { name: "VerifierFetchError", reason: "operator_key_unavailable" }, { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT }), {
-      http: [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 404, body: { error: { code: "not_found" } } } }],
+      http: [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 404, body: { error: { message: "no such API route; the API is described at /api/v1/openapi.json", type: "invalid_request_error", param: null, code: "not_found" } } } }],
     }),
     solanaCase("fetch-rpc-unreachable-001", solanaReceipt(32), [getTransaction({ fail: "network" }), getTransaction({ fail: "network" })], throws("The RPC cannot be reached, twice (one retry).", { name: "VerifierFetchError", reason: "rpc_unreachable" })),
     solanaCase("fetch-rpc-timeout-001", solanaReceipt(33), [getTransaction({ fail: "hang" }), getTransaction({ fail: "hang" })], throws("The RPC never answers, twice (one retry).", { name: "VerifierFetchError", reason: "rpc_timeout" }, { ...PINNED_ONLINE, attempt_timeout_ms: 50 })),
