@@ -270,4 +270,36 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
       await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS"] } } });
     }
   });
+
+  it("the same v1 payment raced as X-PAYMENT twice and as its v2 re-wrap at once settles once and moves the price once", async () => {
+    const agent = await solanaAgent();
+    const signer = await createFetchSigner("solana-devnet", agent.secret);
+    let sent: string | null = null;
+    const capture: typeof fetch = async (input, init) => {
+      const header = (init?.headers as Record<string, string> | undefined)?.["X-PAYMENT"];
+      if (header) {
+        sent = header;
+        return new Response(null, { status: 204 });
+      }
+      return fetch(input, init);
+    };
+    const body = chatBody("devnet", "raced three ways");
+    const url = `${server.url}/api/v1/chat/completions`;
+    const challengeRes = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const challenge = decodePaymentRequiredHeader(challengeRes.headers.get("payment-required")!);
+    await wrapFetchWithPayment(capture, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const v1 = JSON.parse(Buffer.from(sent!, "base64").toString("utf8")) as { payload: { transaction: string } };
+    const v2 = encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: v1.payload });
+    const post = (headers: Record<string, string>) => fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    const answers = await Promise.all([post({ "X-PAYMENT": sent! }), post({ "X-PAYMENT": sent! }), post({ "PAYMENT-SIGNATURE": v2 })]);
+    const statuses = answers.map((a) => a.status);
+    // One is served first-hand; the others are the stored answer, or told the payment is being processed.
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    for (const s of statuses) expect([200, 409]).toContain(s);
+    const firstHand = answers.filter((a) => a.status === 200 && a.headers.get("x-answer-replayed") !== "true");
+    expect(firstHand).toHaveLength(1);
+    expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
+    expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(1);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(1);
+  });
 });
