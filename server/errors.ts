@@ -4,72 +4,89 @@ import "server-only";
 import { isDatabaseUnavailable } from "./db/is-database-unavailable";
 import { log, loggableError } from "./log";
 
-export const ERROR_STATUS = {
-  // Generic request problems
-  invalid_request: 400,
-  invalid_json: 400,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  // Payments
-  // Every 402 of a paid route is payment_required with the challenge; why a payment was refused is its `reason`.
-  payment_required: 402,
-  // Retired: no answer carries these any more. Kept so the table (and old clients reading it) still knows them.
-  payment_invalid: 402,
-  payment_failed: 402,
-  payment_replay: 409,
-  // x402 payment-identifier: the id in the payment payload is malformed (400); or it already belongs to another
-  // payment of the same payer (409), and this one was neither settled nor charged.
-  invalid_payment_id: 400,
-  payment_id_conflict: 409,
-  // The payment paid for another request (route, body, network, or top-up beneficiary): nothing moved for this one.
-  payment_request_mismatch: 409,
-  agent_not_allowed: 403,
-  mainnet_disabled: 503,
-  invalid_network: 400,
-  network_not_supported: 501,
-  model_not_allowed: 400,
-  // GET /api/v1/models/{id} for a model this deployment does not offer (OpenAI's models.retrieve answers it 404).
-  model_not_found: 404,
-  // Prepaid credits and signed requests
-  missing_auth_headers: 401,
-  invalid_signature: 401,
-  request_expired: 401,
-  nonce_replay: 409,
-  insufficient_credits: 402,
-  // Grants
-  grant_already_claimed: 409,
-  grant_ip_limit: 429,
-  grant_budget_exhausted: 503,
-  challenge_expired: 401,
-  // Operator surfaces
-  unauthorized: 401,
-  forbidden: 403,
-  // Server side
-  upstream_error: 502,
-  chain_unavailable: 502,
-  // The payment's transaction was broadcast and its confirmation not seen in time: retry the same request after
-  // Retry-After; it is then served (landed), refused as 402 (expired or failed: nothing charged), or pending again.
-  settlement_pending: 502,
-  upstream_timeout: 504,
-  // The receipt could not be written to the receipt log, so the answer was not served: nothing was charged (prepaid),
-  // or the payment stays reserved for a retry with the same header (paid). Retry after Retry-After.
-  receipt_log_unavailable: 503,
-  // The receipt is staged for the log but not yet in a signed checkpoint: ask again after Retry-After.
-  log_pending: 409,
-  server_misconfigured: 500,
-  // The database could not be reached, or dropped the connection mid-call (a failover, a restart): retry the same
-  // request after Retry-After; a paid call's same payment header is settled at most once and served once (a call cut
-  // off mid-way hands its payment back once the database answers again; until then, payment_replay, being processed).
-  database_unavailable: 503,
-  // The instance is draining after a SIGTERM (the front server answers it, bin/serve-next.ts): retry on another one.
-  shutting_down: 503,
-  internal_error: 500,
-} as const satisfies Record<string, number>;
+/** One row of the error table: the status, what happened and what the client does next; retired codes are never answered. */
+export interface ErrorRow {
+  status: number;
+  meaning: string;
+  retired?: true;
+}
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/**
+ * Every error code, its HTTP status, and what it means to a client. The docs' error table (docs/errors.md) and the
+ * OpenAPI document are generated from it.
+ */
+export const ERRORS = {
+  // Generic request problems
+  invalid_request: { status: 400, meaning: "The request is malformed (not JSON, a field missing or out of range); `param` names the field. Fix the request; nothing was charged." },
+  invalid_json: { status: 400, meaning: "Retired: a body that is not JSON is `invalid_request` with `param: body`.", retired: true },
+  not_found: { status: 404, meaning: "No such route or record." },
+  method_not_allowed: { status: 405, meaning: "The path does not serve this method; the `Allow` header lists those it does." },
+  payload_too_large: { status: 413, meaning: "The body is larger than the route accepts; send less." },
+  unsupported_media_type: { status: 415, meaning: "Retired: the body is read as JSON whatever its content type.", retired: true },
+  rate_limited: { status: 429, meaning: "Too many requests from this client; retry after `Retry-After` seconds." },
+  // Payments
+  payment_required: {
+    status: 402,
+    meaning:
+      "This route is paid: pay the challenge (x402 v2 in `PAYMENT-REQUIRED`, v1 in the body) and retry. A refused payment says why in `error.reason` (malformed, requirements_mismatch, payment_expired, insufficient_balance, payment_invalid, or its settlement's reason); nothing was charged.",
+  },
+  payment_invalid: { status: 402, meaning: "Retired: a refused payment is `payment_required` with a `reason`.", retired: true },
+  payment_failed: { status: 402, meaning: "Retired: a payment that failed to settle is `payment_required` with a `reason`.", retired: true },
+  payment_replay: { status: 409, meaning: "This payment was already used, or is being processed by another request; send a new payment (or retry the same request later)." },
+  invalid_payment_id: { status: 400, meaning: "The payment-identifier extension's id is malformed; nothing was charged." },
+  payment_id_conflict: { status: 409, meaning: "The payment id belongs to another payment of this payer; this one was neither settled nor charged. Use a new id." },
+  payment_request_mismatch: {
+    status: 409,
+    meaning: "The payment paid for another request (route, body, network, or top-up beneficiary); nothing moved for this one. A retry repeats the paid request exactly.",
+  },
+  agent_not_allowed: { status: 403, meaning: "Mainnet is allowlisted and this payer is not on the list." },
+  mainnet_disabled: { status: 503, meaning: "The operator's mainnet kill switch is off; use a test network, or wait." },
+  invalid_network: { status: 400, meaning: "The network name is not one this service knows." },
+  network_not_supported: { status: 501, meaning: "This deployment does not offer that network (no RPC configured)." },
+  model_not_allowed: { status: 400, meaning: "The model is not offered on this network, or its worst-case cost exceeds the price; GET /api/v1/models lists those offered." },
+  model_not_found: { status: 404, meaning: "GET /api/v1/models/{id} for a model this deployment does not offer." },
+  // Prepaid credits and signed requests
+  missing_auth_headers: { status: 401, meaning: "A prepaid request lacks X-Agent-Pubkey or X-Agent-Signature." },
+  invalid_signature: { status: 401, meaning: "The request's (or challenge's) Ed25519 signature does not verify." },
+  request_expired: { status: 401, meaning: "The signed request's timestamp is too far from the service's clock; sign it again." },
+  nonce_replay: { status: 409, meaning: "This nonce was already used by this key; sign the request with a new nonce." },
+  insufficient_credits: { status: 402, meaning: "The key's prepaid credit cannot cover the call's worst case; top up (POST /api/v1/credits) or claim a grant." },
+  // Grants
+  grant_already_claimed: { status: 409, meaning: "This wallet already claimed its grant." },
+  grant_ip_limit: { status: 429, meaning: "Too many grants from this address; try later." },
+  grant_budget_exhausted: { status: 503, meaning: "The operator's grant budget is spent." },
+  challenge_expired: { status: 401, meaning: "The sign-in or grant challenge (or login link) expired or was used; fetch a new one." },
+  // Operator surfaces
+  unauthorized: { status: 401, meaning: "Sign in as an operator first." },
+  forbidden: { status: 403, meaning: "This key is not an operator of this service, or the request crossed origins." },
+  // Server side
+  upstream_error: { status: 502, meaning: "The model provider failed. Prepaid: nothing was charged. Paid: the payment's credit is kept for a retry of the same request." },
+  chain_unavailable: { status: 502, meaning: "The chain's RPC could not be reached to verify or settle; nothing was charged. Retry later." },
+  settlement_pending: {
+    status: 502,
+    meaning:
+      "The payment's transaction was broadcast and its confirmation not seen in time: retry the same request after `Retry-After`; it is then served (landed), refused as 402 (expired or failed: nothing charged), or pending again.",
+  },
+  upstream_timeout: { status: 504, meaning: "The model provider did not answer in time; as upstream_error for what was charged." },
+  receipt_log_unavailable: {
+    status: 503,
+    meaning: "The receipt could not be written to the receipt log, so the answer was not served: nothing was charged (prepaid), or the payment stays reserved for a retry with the same header (paid). Retry after `Retry-After`.",
+  },
+  log_pending: { status: 409, meaning: "The receipt is staged for the log but not yet in a signed checkpoint: ask again after `Retry-After`." },
+  server_misconfigured: { status: 500, meaning: "The deployment is missing a setting this request needs (the message names it); tell the operator." },
+  database_unavailable: {
+    status: 503,
+    meaning:
+      "The database could not be reached, or dropped the connection mid-call: retry the same request after `Retry-After`. A paid call's payment header is settled at most once and served once.",
+  },
+  shutting_down: { status: 503, meaning: "This instance is draining after a SIGTERM: retry, and another instance answers." },
+  internal_error: { status: 500, meaning: "An unexpected failure; the request id finds it in the service's log." },
+} as const satisfies Record<string, ErrorRow>;
+
+/** Each code's HTTP status. */
+export const ERROR_STATUS = Object.fromEntries(Object.entries(ERRORS).map(([code, row]) => [code, row.status])) as { readonly [K in keyof typeof ERRORS]: (typeof ERRORS)[K]["status"] };
+
+export type ErrorCode = keyof typeof ERRORS;
 
 /** Seconds a client waits before retrying after database_unavailable: a pool reconnects within one, a failover in a few. */
 const DATABASE_RETRY_AFTER_S = 2;

@@ -4,6 +4,7 @@
 import "server-only";
 import { z } from "zod";
 import { chatRequestSchema } from "../chat/chat-request-schema";
+import { errorTableMarkdown } from "../docs/error-table";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import { claimGrantSchema } from "../grants/claim-grant";
 import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";
@@ -85,10 +86,8 @@ function errors(codes: ErrorCode[]): Json {
   return out;
 }
 
-const COMMON: ErrorCode[] = ["invalid_request", "invalid_json", "payload_too_large", "unsupported_media_type", "database_unavailable", "internal_error"];
+const COMMON: ErrorCode[] = ["invalid_request", "payload_too_large", "database_unavailable", "internal_error"];
 
-/** Codes kept in the error table for old clients but never answered any more (a refused payment is payment_required). */
-const RETIRED_CODES: ReadonlySet<string> = new Set(["payment_invalid", "payment_failed"]);
 
 /** Builds the document for a service at `baseUrl`. */
 export function buildOpenApiDocument(baseUrl: string): Json {
@@ -411,13 +410,9 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         "",
         "Every error is a JSON body in OpenAI's shape, `{ error: { message, type, param, code }, request_id }`, with a stable code in `error.code`:",
         "",
-        "| code | status |",
-        "|---|---|",
-        ...Object.entries(ERROR_STATUS)
-          .filter(([code]) => !RETIRED_CODES.has(code))
-          .map(([code, status]) => `| \`${code}\` | ${status} |`),
+        errorTableMarkdown(),
         "",
-        "Every 402 of a paid route is `payment_required` with the challenge: x402 v2's in the PAYMENT-REQUIRED header, x402 v1's in the body (`x402Version: 1`, `accepts`, beside `error`). A refused payment says why in `error.reason`. The codes `payment_invalid` and `payment_failed` are no longer answered.",
+        "Every 402 of a paid route is `payment_required` with the challenge: x402 v2's in the PAYMENT-REQUIRED header, x402 v1's in the body (`x402Version: 1`, `accepts`, beside `error`). A refused payment says why in `error.reason`.",
       ].join("\n"),
     },
     servers: [{ url: baseUrl }],

@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ERRORS } from "../errors";
+import { GENERATED_DOCS } from "./generated-docs";
+
+describe("the generated docs", () => {
+  it.each(Object.entries(GENERATED_DOCS))("%s is what `npm run docs` writes from the code", (file, render) => {
+    expect(readFileSync(file, "utf8"), `${file} is stale: run npm run docs`).toBe(render());
+  });
+
+  it("docs/errors.md names every answered code and no retired one", () => {
+    const text = readFileSync("docs/errors.md", "utf8");
+    for (const [code, row] of Object.entries(ERRORS)) {
+      const inTable = text.includes(`| \`${code}\` |`);
+      expect(inTable, code).toBe(!("retired" in row && row.retired));
+    }
+  });
+});
