@@ -44,8 +44,13 @@ const contentPartSchema = z.discriminatedUnion("type", [
 ]);
 
 const functionCallSchema = z.object({ name: nameSchema, arguments: textSchema }).strict();
+/**
+ * A tool call's function as the openai SDK's helpers (stream(), runTools(), parse()) return it: with their own
+ * `parsed_arguments` (null, or the arguments parsed), an answer's field that the provider never gets.
+ */
+const toolFunctionSchema = functionCallSchema.extend({ parsed_arguments: z.unknown().optional() }).strict();
 const toolCallSchema = z.discriminatedUnion("type", [
-  z.object({ id: idSchema, type: z.literal("function"), function: functionCallSchema }).strict(),
+  z.object({ id: idSchema, type: z.literal("function"), function: toolFunctionSchema }).strict(),
   z.object({ id: idSchema, type: z.literal("custom"), custom: z.object({ name: nameSchema, input: textSchema }).strict() }).strict(),
 ]);
 
@@ -66,6 +71,11 @@ export const chatMessageSchema = z
     audio: z.object({ id: idSchema }).loose().nullable().optional(),
     /** What the SDK's answer message carries (URL citations); an answer's field, so the provider never gets it. */
     annotations: z.array(z.object({ type: z.string().max(64) }).loose()).max(MAX_PARTS).optional(),
+    /**
+     * What the openai SDK's helpers (stream(), runTools(), parse()) put on an answer message: its structured output
+     * parsed (null without one); an answer's field, so the provider never gets it.
+     */
+    parsed: z.unknown().optional(),
   })
   .strict()
   .refine((m) => m.role === "assistant" || m.role === "function" || (m.content !== undefined && m.content !== null), { message: "is required for this role", path: ["content"] })

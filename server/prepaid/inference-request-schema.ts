@@ -2,7 +2,7 @@
 // optional hard cost cap and network.
 import "server-only";
 import { z } from "zod";
-import { chatMessageSchema, MAX_MESSAGE_CHARS, MAX_MESSAGES, refuseUnreadableParts } from "../chat/chat-request-schema";
+import { chatMessageSchema, chatRequestFields, MAX_MESSAGE_CHARS, MAX_MESSAGES, refuseUnreadableParts } from "../chat/chat-request-schema";
 
 /** Largest signed body accepted, bytes. */
 export const MAX_INFERENCE_BODY_BYTES = 256_000;
@@ -19,6 +19,10 @@ export const inferenceRequestSchema = z
     network: z.string().min(1).max(64).optional(),
     temperature: z.number().min(0).max(2).optional(),
     top_p: z.number().min(0).max(1).optional(),
+    /** Tools, as on the paid route: passed to the provider as sent (the built-in model calls none). */
+    tools: chatRequestFields.shape.tools,
+    tool_choice: chatRequestFields.shape.tool_choice,
+    parallel_tool_calls: chatRequestFields.shape.parallel_tool_calls,
     /** Server-Sent Events in the OpenAI format, ending with the signed receipt event. */
     stream: z.boolean().optional(),
     /** `include_usage`: a last chunk with `choices: []` and the usage, as OpenAI sends it; other options are ignored. */

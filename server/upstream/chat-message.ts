@@ -26,6 +26,8 @@ export interface UpstreamMessage {
   audio?: { id: string; [field: string]: unknown } | null | undefined;
   /** An answer's citations, as the SDK returns them: never sent to the provider. */
   annotations?: readonly unknown[] | undefined;
+  /** The openai SDK helpers' parsed structured output, on an answer they returned: never sent to the provider. */
+  parsed?: unknown;
 }
 
 /** Optional OpenAI parameters passed to the provider as sent; the built-in model ignores them. */
@@ -58,12 +60,27 @@ export interface CompletionParams {
 
 /**
  * A message as the provider gets it: as sent, less what only an answer carries (the SDK's `annotations`, an audio
- * answer's data and transcript), which an OpenAI-compatible provider may refuse in a request.
+ * answer's data and transcript, the SDK helpers' `parsed` and each tool call's `function.parsed_arguments`), which an
+ * OpenAI-compatible provider may refuse in a request.
  */
 export function providerMessage(message: UpstreamMessage): UpstreamMessage {
-  if (message.annotations === undefined && (message.audio === undefined || message.audio === null)) return message;
-  const { annotations: _annotations, audio, ...rest } = message;
+  const parsedArguments = message.tool_calls?.some((call) => hasParsedArguments(call)) === true;
+  if (message.annotations === undefined && (message.audio === undefined || message.audio === null) && !("parsed" in message) && !parsedArguments) return message;
+  const { annotations: _annotations, audio, parsed: _parsed, ...rest } = message;
+  if (parsedArguments) rest.tool_calls = rest.tool_calls!.map(withoutParsedArguments);
   return audio ? { ...rest, audio: { id: audio.id } } : audio === null ? { ...rest, audio } : rest;
+}
+
+function hasParsedArguments(call: unknown): boolean {
+  const fn = (call as { function?: unknown }).function;
+  return typeof fn === "object" && fn !== null && "parsed_arguments" in fn;
+}
+
+function withoutParsedArguments(call: unknown): unknown {
+  if (!hasParsedArguments(call)) return call;
+  const { function: fn, ...rest } = call as { function: Record<string, unknown> };
+  const { parsed_arguments: _parsedArguments, ...kept } = fn;
+  return { ...rest, function: kept };
 }
 
 /**

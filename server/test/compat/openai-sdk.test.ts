@@ -1,0 +1,278 @@
+// The official `openai` SDK (7.57.0), unchanged, over real HTTP: `baseURL` at /api/v1 and `fetch` set to the stock
+// @x402/fetch client (x402Client with the exact SVM scheme), or to a fetch that signs each body for prepaid credit.
+// Each path: pay, stream (and the stream() helper), a tool round trip plain and streamed (the fake provider as the
+// upstream, so the model really calls the tool, and the SDK's own runTools loop), an error the SDK raises with the
+// body's code, param and message, the models, and the Responses API (responses.create and responses.stream()).
+import OpenAI, { APIError, BadRequestError, NotFoundError } from "openai";
+import type { ChatCompletionChunk, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
+import { operatorKeypair } from "../../keys/service-keys";
+import { receiptOfEvent } from "../../streaming/read-sse";
+import { parseReceiptText, verifyReceipt } from "../../verify";
+import { startServedStack, type ServedStack } from "../support/http-service";
+import { teeingFetch } from "../support/tee-fetch";
+import { PROVIDER_MODEL, startWeatherModel, WEATHER_ANSWER, WEATHER_CALL, WEATHER_PARAMETERS, weatherEnv, type WeatherModel } from "./weather-model";
+
+const PRICE = 1_000n;
+const LOCAL = "local/echo-1";
+const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: WEATHER_PARAMETERS } }];
+const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const operatorKey = () => operatorKeypair().publicKeyBase58;
+
+let weather: WeatherModel;
+let served: ServedStack;
+
+beforeAll(async () => {
+  weather = await startWeatherModel();
+  served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", ...weatherEnv(weather) } });
+}, 120_000);
+afterAll(async () => {
+  await served?.close();
+  await weather?.provider.close();
+});
+
+const baseURL = () => `${served.service.url}/api/v1`;
+
+/** A fresh funded agent's SDK client, exactly as the README sets it up, and the agent's address. */
+async function paidSdk(): Promise<{ openai: OpenAI; address: string; fetch: typeof fetch }> {
+  const agent = await served.stack.newAgent();
+  const client = new x402Client();
+  client.register("solana:*", new ExactSvmScheme(agent, { rpcUrl: served.stack.devnet.url }));
+  const payingFetch = wrapFetchWithPayment(fetch, client);
+  return { openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: payingFetch, maxRetries: 0 }), address: agent.address, fetch: payingFetch };
+}
+
+/**
+ * A credited key's SDK client for the prepaid routes: each body gets its replay fields (nonce, timestamp) and is signed
+ * as sent; chat goes to /api/v1/inference (the prepaid chat route), the Responses API stays on /api/v1/responses.
+ */
+async function prepaidSdk(): Promise<{ openai: OpenAI; kp: Ed25519Keypair }> {
+  const kp = generateKeypair();
+  await served.stack.credit(kp.publicKeyBase58, 1_000_000n);
+  const signing = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const target = (input instanceof Request ? input.url : String(input)).replace(/\/chat\/completions$/, "/inference");
+    if (init?.method !== "POST") return fetch(target, init);
+    const body = JSON.stringify({ ...(JSON.parse(String(init.body)) as object), nonce: newNonce(), timestamp: Date.now() });
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(signRequestHeaders(kp, "POST", target, body))) headers.set(name, value);
+    return fetch(target, { ...init, body, headers });
+  };
+  return { openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: signed requests", fetch: signing as typeof fetch, maxRetries: 0 }), kp };
+}
+
+/** The weather tool as runTools() takes it: the function it runs, recording each call's parsed arguments. */
+const runnableWeather = (called: unknown[]) => ({
+  type: "function" as const,
+  function: { name: "get_weather", description: "The weather in a city", parameters: WEATHER_PARAMETERS, parse: JSON.parse, function: (args: unknown) => (called.push(args), { celsius: 12 }) },
+});
+
+/** A stream's chunks, and the receipt its receipt chunk carries. */
+async function drain(stream: AsyncIterable<ChatCompletionChunk>): Promise<{ chunks: ChatCompletionChunk[]; receipt: Record<string, unknown> | null }> {
+  const chunks: ChatCompletionChunk[] = [];
+  let receipt: Record<string, unknown> | null = null;
+  for await (const chunk of stream) {
+    const carried = (chunk as unknown as { service_receipt?: { receipt: Record<string, unknown> } }).service_receipt;
+    if (carried) receipt = carried.receipt;
+    else chunks.push(chunk);
+  }
+  return { chunks, receipt };
+}
+
+describe("openai SDK, paid with @x402/fetch", () => {
+  it("chat.completions.create(): pays the price once, PAYMENT-RESPONSE names the payer, and the receipt verifies with all five checks", async () => {
+    const { openai, address } = await paidSdk();
+    const messages = [{ role: "user" as const, content: "hello from the openai SDK" }];
+    const { data, response } = await openai.chat.completions.create({ model: LOCAL, messages }).withResponse();
+    expect(data.choices[0]!.message.content).toContain("hello from the openai SDK");
+    expect(decodePaymentResponseHeader(response.headers.get("payment-response")!)).toMatchObject({ success: true, payer: address });
+    const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
+    if (!parsed.ok) throw new Error("no receipt header");
+    expect(data.id).toBe(`chatcmpl-${parsed.receipt.inference_id}`);
+    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: data, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+    expect(await served.stack.devnet.usdcBalance(address)).toBe(1_000_000n - PRICE);
+  });
+
+  it("create({ stream: true, stream_options }): the chunks, the usage chunk, then the receipt chunk, which verifies over the chunks", async () => {
+    const { openai } = await paidSdk();
+    const messages = [{ role: "user" as const, content: "a paid stream" }];
+    const { chunks, receipt } = await drain(await openai.chat.completions.create({ model: LOCAL, messages, stream: true, stream_options: { include_usage: true } }));
+    expect(chunks.at(-1)!.choices).toEqual([]);
+    expect(chunks.at(-1)!.usage).toMatchObject({ total_tokens: expect.any(Number) });
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe("stop");
+    if (!receipt) throw new Error("no receipt chunk");
+    const verdict = await verifyReceipt({ receipt, prompt: messages, response: chunks, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+
+  it("chat.completions.stream(): the helper's final completion has the text, stop, the usage and the receipt", async () => {
+    const { openai } = await paidSdk();
+    const messages = [{ role: "user" as const, content: "the stream helper" }];
+    const final = await openai.chat.completions.stream({ model: LOCAL, messages, stream_options: { include_usage: true } }).finalChatCompletion();
+    expect(final.choices[0]!.message.content).toContain("the stream helper");
+    expect(final.choices[0]!.finish_reason).toBe("stop");
+    expect(final.usage).toMatchObject({ total_tokens: expect.any(Number) });
+    const carried = (final as unknown as { service_receipt?: { receipt: Record<string, unknown> } }).service_receipt;
+    if (!carried) throw new Error("no receipt on the final completion");
+    const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: messages, response: final, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+
+  it("a tool round trip, plain: the model's tool call, the SDK's message passed back with the tool's result, the model's answer", async () => {
+    const { openai } = await paidSdk();
+    const messages: ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo?" }];
+    const first = await openai.chat.completions.create({ model: PROVIDER_MODEL, messages, tools });
+    expect(first.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(first.choices[0]!.message.tool_calls).toEqual([WEATHER_CALL]);
+    const second = await openai.chat.completions.create({
+      model: PROVIDER_MODEL,
+      messages: [...messages, first.choices[0]!.message, { role: "tool", tool_call_id: WEATHER_CALL.id, content: '{"celsius":12}' }],
+      tools,
+    });
+    expect(second.choices[0]!.message.content).toBe(WEATHER_ANSWER);
+    expect(weather.received.at(-1)!.messages).toMatchObject([{ role: "user" }, { role: "assistant", tool_calls: [WEATHER_CALL] }, { role: "tool", tool_call_id: WEATHER_CALL.id }]);
+  });
+
+  it("a tool round trip, streamed: the stream() helper assembles the whole tool call (finish reason tool_calls), and the next stream answers", async () => {
+    const { openai } = await paidSdk();
+    const messages: ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo, streamed?" }];
+    const first = await openai.chat.completions.stream({ model: PROVIDER_MODEL, messages, tools }).finalChatCompletion();
+    expect(first.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(first.choices[0]!.message.tool_calls).toEqual([WEATHER_CALL]);
+    expect((first as unknown as { service_receipt?: { receipt: { model: string } } }).service_receipt?.receipt.model).toBe(PROVIDER_MODEL);
+    const second = await openai.chat.completions
+      .stream({ model: PROVIDER_MODEL, messages: [...messages, first.choices[0]!.message, { role: "tool", tool_call_id: WEATHER_CALL.id, content: '{"celsius":12}' }], tools })
+      .finalChatCompletion();
+    expect(second.choices[0]!.message.content).toBe(WEATHER_ANSWER);
+    expect(second.choices[0]!.finish_reason).toBe("stop");
+    // The helper's message carries its own `parsed` and `parsed_arguments`: served, and kept from the provider.
+    expect(first.choices[0]!.message).toHaveProperty("parsed");
+    const passedOn = weather.received.at(-1)!.messages as Record<string, unknown>[];
+    expect(passedOn[1]).not.toHaveProperty("parsed");
+    expect(passedOn[1]!.tool_calls).toEqual([WEATHER_CALL]);
+  });
+
+  it("runTools({ stream: true }): the SDK's own tool loop calls the function with the streamed arguments and ends with the model's answer", async () => {
+    const { openai } = await paidSdk();
+    const called: unknown[] = [];
+    const runner = openai.chat.completions.runTools({
+      model: PROVIDER_MODEL,
+      stream: true,
+      messages: [{ role: "user", content: "Weather in Oslo, by the tool loop?" }],
+      tools: [runnableWeather(called)],
+    });
+    expect(await runner.finalContent()).toBe(WEATHER_ANSWER);
+    expect(called).toEqual([{ city: "Oslo" }]);
+  });
+
+  it("n: 2 is refused before any payment: the SDK's BadRequestError carries the body's code, param, type and message", async () => {
+    const { openai, address } = await paidSdk();
+    const err = await openai.chat.completions.create({ model: LOCAL, messages: [{ role: "user", content: "two answers" }], n: 2 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    const bad = err as BadRequestError;
+    expect(bad.status).toBe(400);
+    expect(bad.code).toBe("invalid_request");
+    expect(bad.param).toBe("n");
+    expect(bad.type).toBe("invalid_request_error");
+    expect(bad.message).toMatch(/^400 n: must be 1/);
+    expect(await served.stack.devnet.usdcBalance(address)).toBe(1_000_000n);
+  });
+
+  it("without a paying fetch, a call is the SDK's APIError 402 with code payment_required", async () => {
+    const openai = new OpenAI({ baseURL: baseURL(), apiKey: "unused", maxRetries: 0 });
+    const err = await openai.chat.completions.create({ model: LOCAL, messages: [{ role: "user", content: "unpaid" }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(402);
+    expect((err as APIError).code).toBe("payment_required");
+  });
+
+  it("models.list() and models.retrieve(), free; a model not offered is the SDK's NotFoundError with code model_not_found", async () => {
+    const { openai } = await paidSdk();
+    const ids: string[] = [];
+    for await (const model of openai.models.list()) ids.push(model.id);
+    expect(ids).toEqual(expect.arrayContaining([LOCAL, PROVIDER_MODEL]));
+    expect(await openai.models.retrieve(PROVIDER_MODEL)).toMatchObject({ id: PROVIDER_MODEL, object: "model", created: expect.any(Number), owned_by: expect.any(String) });
+    const err = await openai.models.retrieve("acme/no-such-model").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).code).toBe("model_not_found");
+  });
+
+  it("responses.create(): pays, answers with output_text, and the receipt verifies over the request and the response object", async () => {
+    const { fetch: payingFetch } = await paidSdk();
+    const tee = teeingFetch(payingFetch);
+    const openai = new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: tee.fetch, maxRetries: 0 });
+    const { data, response } = await openai.responses.create({ model: LOCAL, input: "hello from responses.create", instructions: "Be brief." }).withResponse();
+    expect(data.status).toBe("completed");
+    expect(data.output_text).toContain("hello from responses.create");
+    const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
+    if (!parsed.ok) throw new Error("no receipt header");
+    const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as unknown;
+    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: sent, response: data, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+
+  it("responses.stream(): the helper's final response has the whole text and carries the receipt, which verifies", async () => {
+    const { fetch: payingFetch } = await paidSdk();
+    const tee = teeingFetch(payingFetch);
+    const openai = new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: tee.fetch, maxRetries: 0 });
+    const deltas: string[] = [];
+    const stream = openai.responses.stream({ model: LOCAL, input: "hello from responses.stream" });
+    stream.on("response.output_text.delta", (event) => void deltas.push(event.delta));
+    const final = await stream.finalResponse();
+    expect(final.status).toBe("completed");
+    expect(final.output_text).toContain("hello from responses.stream");
+    expect(deltas.join("")).toBe(final.output_text);
+    const carried = receiptOfEvent({ type: "response.completed", response: final });
+    if (!carried) throw new Error("no receipt on the final response");
+    const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as unknown;
+    const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: sent, response: final, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+});
+
+describe("openai SDK, signed and paid from prepaid credit", () => {
+  it("chat.completions.create() and a stream: answered from credit, with prepaid receipts (no payment block) that verify", async () => {
+    const { openai, kp } = await prepaidSdk();
+    const messages = [{ role: "user" as const, content: "a prepaid call from the openai SDK" }];
+    const { data, response } = await openai.chat.completions.create({ model: LOCAL, messages }).withResponse();
+    expect(data.choices[0]!.message.content).toContain("a prepaid call from the openai SDK");
+    const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
+    if (!parsed.ok) throw new Error("no receipt header");
+    expect(parsed.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+    expect(parsed.receipt).not.toHaveProperty("payment");
+    expect((await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: data, operatorKey: operatorKey() })).ok).toBe(true);
+
+    const { chunks, receipt } = await drain(await openai.chat.completions.create({ model: LOCAL, messages, stream: true }));
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("stop");
+    if (!receipt) throw new Error("no receipt chunk");
+    expect((await verifyReceipt({ receipt, prompt: messages, response: chunks, operatorKey: operatorKey() })).ok).toBe(true);
+  });
+
+  it("a streamed tool round trip from credit, through runTools", async () => {
+    const { openai } = await prepaidSdk();
+    const called: unknown[] = [];
+    const runner = openai.chat.completions.runTools({
+      model: PROVIDER_MODEL,
+      stream: true,
+      messages: [{ role: "user", content: "Weather in Oslo, from credit?" }],
+      tools: [runnableWeather(called)],
+    });
+    expect(await runner.finalContent()).toBe(WEATHER_ANSWER);
+    expect(called).toEqual([{ city: "Oslo" }]);
+  });
+
+  it("responses.create() signed: answered from credit", async () => {
+    const { openai, kp } = await prepaidSdk();
+    const { data, response } = await openai.responses.create({ model: LOCAL, input: "a prepaid Responses call" }).withResponse();
+    expect(data.output_text).toContain("a prepaid Responses call");
+    const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
+    if (!parsed.ok) throw new Error("no receipt header");
+    expect(parsed.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+  });
+});
