@@ -1,43 +1,81 @@
-// The signet CLI: dispatches to one command module per verb.
-import { failUsage, UsageError } from "./cli-support";
-import { runKeygen } from "./commands/keygen";
-import { runVerify, VERIFY_USAGE } from "./commands/verify";
-import { CHAT_USAGE, runChat } from "./commands/chat";
-import { LOCALNET_USAGE, runLocalnet } from "./commands/localnet";
-import { runSettings, SETTINGS_USAGE } from "./commands/settings";
-import { PREPAID_USAGE, runBalance, runGrant, runInfer, runTopUp } from "./commands/prepaid";
-import { OPERATOR_USAGE, runOperator } from "./commands/operator";
-import { RECONCILE_USAGE, runReconcile } from "./commands/reconcile";
-import { LOG_USAGE, runLog } from "./commands/log";
+// The signet CLI: help, then one command module per verb, loaded only when its command runs (help and usage mistakes
+// never load the service's modules). Exit codes: 0 ok, 1 a negative result, 2 a usage error, a refusal or a service
+// that did not answer; a reason is one line on stderr, never a stack trace.
+import { closestMatch, UsageError } from "./cli-support";
+import { COMMAND_NAMES, commandOptions, commandUsage, mainUsage, type CommandName } from "./commands/usage";
 
-const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
-  verify: { run: runVerify, usage: VERIFY_USAGE },
-  keygen: { run: runKeygen, usage: "signet keygen [--evm] [--out FILE]" },
-  chat: { run: runChat, usage: CHAT_USAGE },
-  localnet: { run: runLocalnet, usage: LOCALNET_USAGE },
-  settings: { run: runSettings, usage: SETTINGS_USAGE },
-  infer: { run: runInfer, usage: PREPAID_USAGE.split("\n  ")[0]! },
-  topup: { run: runTopUp, usage: PREPAID_USAGE.split("\n  ")[1]! },
-  balance: { run: runBalance, usage: PREPAID_USAGE.split("\n  ")[2]! },
-  grant: { run: runGrant, usage: PREPAID_USAGE.split("\n  ")[3]! },
-  operator: { run: runOperator, usage: OPERATOR_USAGE },
-  reconcile: { run: runReconcile, usage: RECONCILE_USAGE },
-  log: { run: runLog, usage: LOG_USAGE },
+type Run = (argv: string[]) => Promise<number>;
+
+const LOAD: Record<CommandName, () => Promise<Run>> = {
+  chat: async () => (await import("./commands/chat")).runChat,
+  verify: async () => (await import("./commands/verify")).runVerify,
+  infer: async () => (await import("./commands/prepaid")).runInfer,
+  topup: async () => (await import("./commands/prepaid")).runTopUp,
+  balance: async () => (await import("./commands/prepaid")).runBalance,
+  grant: async () => (await import("./commands/prepaid")).runGrant,
+  keygen: async () => (await import("./commands/keygen")).runKeygen,
+  localnet: async () => (await import("./commands/localnet")).runLocalnet,
+  operator: async () => (await import("./commands/operator")).runOperator,
+  settings: async () => (await import("./commands/settings")).runSettings,
+  reconcile: async () => (await import("./commands/reconcile")).runReconcile,
+  log: async () => (await import("./commands/log")).runLog,
 };
 
-function usage(): string {
-  return ["usage:", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
+const isCommand = (name: string): name is CommandName => (COMMAND_NAMES as readonly string[]).includes(name);
+const wantsHelp = (args: string[]) => {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+};
+
+/** A usage mistake: the reason on one line, then the usage, on stderr; exit 2. */
+function mistake(reason: string, usage: string): number {
+  process.stderr.write(`signet: ${reason}\n${usage}\n`);
+  return 2;
 }
 
-const [name, ...rest] = process.argv.slice(2);
-const command = name ? COMMANDS[name] : undefined;
-if (!command) {
-  process.stderr.write(`${name ? `signet: unknown command ${name}\n` : ""}${usage()}\n`);
-  process.exit(2);
+/** A parseArgs error (unknown option, missing value, stray argument) as one plain line with a suggestion. */
+function parseArgsReason(err: { code: string; message: string }, name: CommandName): string {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? "";
+  if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const option = quoted.split("=")[0]!;
+    const guess = closestMatch(option, commandOptions(name));
+    return `unknown option ${option} for signet ${name}${guess ? `; did you mean ${guess}?` : ""}`;
+  }
+  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") return `${quoted.replace(/ <value>$/, "") || "an option"} needs a value`;
+  if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") return `unexpected argument ${quoted} for signet ${name}`;
+  return err.message.split("\n")[0]!;
 }
-try {
-  process.exitCode = await command.run(rest);
-} catch (err) {
-  if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) failUsage((err as Error).message);
-  failUsage(`unexpected error: ${(err as Error).message}`);
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) return mistake("a command is required", mainUsage());
+  if (name === "--help" || name === "-h" || name === "help") {
+    const topic = rest[0];
+    if (topic === undefined || name !== "help") return void process.stdout.write(`${mainUsage()}\n`), 0;
+    if (!isCommand(topic)) return unknownCommand(topic);
+    process.stdout.write(`${commandUsage(topic)}\n`);
+    return 0;
+  }
+  if (!isCommand(name)) return unknownCommand(name);
+  if (wantsHelp(rest)) {
+    process.stdout.write(`${commandUsage(name)}\n`);
+    return 0;
+  }
+  try {
+    return await (await LOAD[name]())(rest);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) return mistake(parseArgsReason(err as { code: string; message: string }, name), `usage: ${commandUsage(name).split("\nusage: ")[1]}`);
+    const message = err instanceof UsageError ? err.message : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+    process.stderr.write(`signet: ${message.split("\n")[0]}\n`);
+    return 2;
+  }
 }
+
+function unknownCommand(name: string): number {
+  if (name.startsWith("-")) return mistake(`unknown option ${name}; a command comes first`, mainUsage());
+  const guess = closestMatch(name, COMMAND_NAMES);
+  return mistake(`unknown command ${name}${guess ? `; did you mean ${guess}?` : ""}`, mainUsage());
+}
+
+process.exitCode = await main(process.argv.slice(2));

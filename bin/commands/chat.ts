@@ -14,16 +14,10 @@ import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKey
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
-import { serviceRefusal, UsageError } from "../cli-support";
+import { resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
+import { CHAT_USAGE } from "./usage";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 
-export const CHAT_USAGE =
-  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR] [--payment-id ID]\n' +
-  "  Solana: FILE is a Solana CLI keypair; Base: FILE holds a hex EVM private key (default: the dev demo agents).\n" +
-  "  --stream: Server-Sent Events, printed as they arrive, with the timeline (first byte, last byte, receipt event).\n" +
-  "  --save DIR: writes receipt.json, prompt.json and response.json (the chunks when streamed) for signet verify,\n" +
-  "    and x402-receipt.json (the x402 signed receipt).\n" +
-  "  --payment-id ID: the payment's x402 payment-identifier (16-128 of A-Z a-z 0-9 _ -): the same id with another payment is refused.";
 export const DEMO_AGENT_FILE = "demo-agent.json";
 export const DEMO_EVM_AGENT_FILE = "demo-agent-evm.txt";
 
@@ -35,7 +29,7 @@ export async function runChat(argv: string[]): Promise<number> {
     options: {
       keypair: { type: "string" },
       network: { type: "string", default: "devnet" },
-      endpoint: { type: "string", default: "http://localhost:3000" },
+      endpoint: { type: "string" },
       model: { type: "string", default: "local/echo-1" },
       rpc: { type: "string" },
       stream: { type: "boolean", default: false },
@@ -44,6 +38,7 @@ export async function runChat(argv: string[]): Promise<number> {
     },
   });
   const paymentId = paymentIdOption(values["payment-id"]);
+  const endpoint = resolveEndpoint(values.endpoint);
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${CHAT_USAGE}`);
   const cfg = config();
@@ -58,11 +53,11 @@ export async function runChat(argv: string[]): Promise<number> {
   }[networkId];
   const rpc = values.rpc ?? configuredRpc;
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
+  const toService = serviceFetch(endpoint);
   const payer =
     network.family === "evm"
-      ? evmPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE), network.caip2, paymentId)
-      : await solanaPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_AGENT_FILE), network.caip2, rpc, paymentId);
-  const endpoint = values.endpoint.replace(/\/+$/, "");
+      ? evmPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE), network.caip2, paymentId, toService)
+      : await solanaPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_AGENT_FILE), network.caip2, rpc, paymentId, toService);
   const messages = [{ role: "user", content: prompt }];
 
   process.stderr.write(`agent ${payer.address} on ${network.label}\npaying and settling… `);
@@ -76,6 +71,8 @@ export async function runChat(argv: string[]): Promise<number> {
       body: JSON.stringify({ model: values.model, messages, network: values.network, ...(values.stream ? { stream: true } : {}) }),
     });
   } catch (err) {
+    process.stderr.write("\n");
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`the paid call failed: ${(err as Error).message}`);
   }
   if (values.stream && res.ok) return printStream(res, { started, messages, endpoint, rpc, save: values.save });
@@ -162,7 +159,7 @@ interface Payer {
   fetch: typeof fetch;
 }
 
-async function solanaPayer(file: string, caip2: string, rpc: string, paymentId: string | undefined): Promise<Payer> {
+async function solanaPayer(file: string, caip2: string, rpc: string, paymentId: string | undefined, toService: typeof fetch): Promise<Payer> {
   let keypair;
   try {
     keypair = readKeypairFile(file);
@@ -170,10 +167,10 @@ async function solanaPayer(file: string, caip2: string, rpc: string, paymentId: 
     throw new UsageError(`cannot read the Solana keypair ${file} (the dev demo agent is created by npm run dev)`);
   }
   const signer = await signerFromKeypair(keypair);
-  return { address: signer.address, fetch: createPayingFetch(signer, { [caip2]: rpc }, fetch, { paymentId }) };
+  return { address: signer.address, fetch: createPayingFetch(signer, { [caip2]: rpc }, toService, { paymentId }) };
 }
 
-function evmPayer(file: string, caip2: string, paymentId: string | undefined): Payer {
+function evmPayer(file: string, caip2: string, paymentId: string | undefined, toService: typeof fetch): Payer {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -183,5 +180,5 @@ function evmPayer(file: string, caip2: string, paymentId: string | undefined): P
   const key = parseEvmPrivateKey(text);
   if (!key) throw new UsageError(`${file} does not hold a hex EVM private key (32 bytes)`);
   const account = privateKeyToAccount(key);
-  return { address: account.address, fetch: createEvmPayingFetch(account, [caip2], fetch, { paymentId }) };
+  return { address: account.address, fetch: createEvmPayingFetch(account, [caip2], toService, { paymentId }) };
 }

@@ -5,9 +5,9 @@ import { parseArgs } from "node:util";
 import { config } from "../../server/env";
 import { isBase58PublicKey, parseUsdcToUnits } from "../../server/verify";
 import { UsageError } from "../cli-support";
+import { LOCALNET_USAGE } from "./usage";
 import { fundEvmAccount } from "../../server/chain/anvil";
 
-export const LOCALNET_USAGE = "signet localnet fund <pubkey|0x-address> [--usdc N] [--sol N] [--eth N] [--rpc URL]";
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 
 /** Runs the command; returns the exit code. */

@@ -7,13 +7,8 @@ import { parseSecretKey } from "../../server/keys/parse-secret-key";
 import { fetchLogKey, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
 import { monitorLog } from "../../server/transparency/monitor-log";
 import { witnessLog, witnessVerifierKey } from "../../server/transparency/witness-log";
-import { readTextFile, UsageError } from "../cli-support";
-
-export const LOG_USAGE =
-  "signet log monitor [--endpoint URL] [--log-key VKEY] [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
-  "  signet log witness --key FILE --name NAME [--endpoint URL] [--log-key VKEY] [--state FILE] [--submit] [--print-key]";
-
-const DEFAULT_ENDPOINT = "http://localhost:3000";
+import { logFetchFailure, readTextFile, resolveEndpoint, serviceFetch, UsageError } from "../cli-support";
+import { LOG_USAGE } from "./usage";
 
 /** Runs `signet log <sub>`; returns the exit code. */
 export async function runLog(argv: string[]): Promise<number> {
@@ -32,8 +27,8 @@ async function pinnedOrFetchedKey(prefix: string, pinned: string | undefined): P
 
 async function operatorKeyOf(endpoint: string, pinned: string | undefined): Promise<string> {
   if (pinned) return pinned;
-  const res = await fetch(`${endpoint.replace(/\/+$/, "")}/api/v1/operator-key`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
-  const body = (await res?.json().catch(() => null)) as { pubkey?: unknown } | null;
+  const res = await serviceFetch(endpoint, 10_000)(`${endpoint}/api/v1/operator-key`);
+  const body = (await res.json().catch(() => null)) as { pubkey?: unknown } | null;
   if (typeof body?.pubkey !== "string") throw new UsageError(`cannot fetch the operator key from ${endpoint}; pass --operator-key`);
   return body.pubkey;
 }
@@ -68,7 +63,7 @@ async function runMonitor(argv: string[]): Promise<number> {
     },
     strict: true,
   });
-  const endpoint = values.endpoint ?? DEFAULT_ENDPOINT;
+  const endpoint = resolveEndpoint(values.endpoint);
   const prefix = logPrefixOf(endpoint);
   const interval = values.interval === undefined ? 0 : Number(values.interval);
   if (!Number.isFinite(interval) || interval < 0) throw new UsageError("--interval is a number of seconds");
@@ -91,7 +86,7 @@ async function runMonitor(argv: string[]): Promise<number> {
       await new Promise((r) => setTimeout(r, interval * 1000));
     }
   } catch (err) {
-    if (err instanceof LogFetchError) throw new UsageError(err.message);
+    if (err instanceof LogFetchError) throw await logFetchFailure(err.message, endpoint);
     throw err;
   }
 }
@@ -122,7 +117,7 @@ async function runWitness(argv: string[]): Promise<number> {
     process.stdout.write(`${witnessVerifierKey(values.name, keypair)}\n`);
     return 0;
   }
-  const endpoint = values.endpoint ?? DEFAULT_ENDPOINT;
+  const endpoint = resolveEndpoint(values.endpoint);
   const prefix = logPrefixOf(endpoint);
   try {
     const logKey = await pinnedOrFetchedKey(prefix, values["log-key"]);
@@ -136,7 +131,7 @@ async function runWitness(argv: string[]): Promise<number> {
     process.stderr.write(`signet: cosigned size ${result.size}${result.published ? `, published at ${prefix}/checkpoints/${result.size}` : " (not submitted: pass --submit)"}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof LogFetchError) throw new UsageError(err.message);
+    if (err instanceof LogFetchError) throw await logFetchFailure(err.message, endpoint);
     throw err;
   }
 }

@@ -3,22 +3,23 @@
 // sign-in key that a service outside production generates in its data directory and lets in.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { readKeypairFile } from "../../server/agent/paying-fetch";
+import { readFileSync } from "node:fs";
 import { config } from "../../server/env";
+import { parseSecretKey } from "../../server/keys/parse-secret-key";
 import { DEV_OPERATOR_SIGN_IN_KEY_FILE, signedLoginLink } from "../../server/operator-auth/dev-operator";
-import { UsageError } from "../cli-support";
-
-export const OPERATOR_USAGE = "signet operator login-link [--key FILE] [--endpoint URL]";
+import { resolveEndpoint, UsageError } from "../cli-support";
+import { OPERATOR_USAGE } from "./usage";
 
 /** Prints the link. */
 export async function runOperator(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action !== "login-link") throw new UsageError(`usage: ${OPERATOR_USAGE}`);
-  const { values } = parseArgs({ args: rest, options: { key: { type: "string" }, endpoint: { type: "string", default: "http://localhost:3000" } } });
+  const { values } = parseArgs({ args: rest, options: { key: { type: "string" }, endpoint: { type: "string" } } });
+  const endpoint = resolveEndpoint(values.endpoint);
   const keyFile = values.key ?? path.join(config().dataDir, DEV_OPERATOR_SIGN_IN_KEY_FILE);
   let keypair;
   try {
-    keypair = readKeypairFile(keyFile);
+    keypair = parseSecretKey(readFileSync(keyFile, "utf8"));
   } catch {
     throw new UsageError(
       values.key
@@ -26,6 +27,6 @@ export async function runOperator(argv: string[]): Promise<number> {
         : `no --key given, and no dev sign-in key at ${keyFile}: start the service with npm run dev (it makes one), or pass --key FILE\nusage: ${OPERATOR_USAGE}`,
     );
   }
-  process.stdout.write(`${signedLoginLink(values.endpoint, keypair)}\n`);
+  process.stdout.write(`${signedLoginLink(endpoint, keypair)}\n`);
   return 0;
 }

@@ -11,20 +11,14 @@ import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
-import { serviceRefusal, UsageError } from "../cli-support";
+import { resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
-
-export const PREPAID_USAGE = [
-  'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]',
-  "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]",
-  "signet balance [--keypair FILE] [--endpoint URL] [--network N]",
-  "signet grant [--keypair FILE] [--endpoint URL]",
-].join("\n  ");
+import { INFER_USAGE, TOPUP_USAGE } from "./usage";
 
 const OPTIONS = {
   keypair: { type: "string" },
-  endpoint: { type: "string", default: "http://localhost:3000" },
+  endpoint: { type: "string" },
   model: { type: "string", default: "local/echo-1" },
   network: { type: "string" },
   rpc: { type: "string" },
@@ -49,14 +43,12 @@ async function json(res: Response): Promise<Record<string, unknown>> {
 export async function runInfer(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const prompt = positionals.join(" ").trim();
-  if (!prompt) throw new UsageError(`a prompt is required\nusage: ${PREPAID_USAGE}`);
+  if (!prompt) throw new UsageError(`a prompt is required\nusage: ${INFER_USAGE}`);
   const kp = keypairFrom(values.keypair);
-  const endpoint = values.endpoint.replace(/\/+$/, "");
+  const endpoint = resolveEndpoint(values.endpoint);
   const body = JSON.stringify({ model: values.model, prompt, nonce: newNonce(), timestamp: Date.now(), ...(values.network ? { network: values.network } : {}) });
   const url = `${endpoint}/api/v1/inference`;
-  const res = await fetch(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, body), body }).catch(() => {
-    throw new UsageError(`${endpoint} is not reachable`);
-  });
+  const res = await serviceFetch(endpoint)(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, body), body });
   const answer = await json(res);
   const content = (answer as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content ?? "";
   process.stdout.write(`${content}\n`);
@@ -72,21 +64,24 @@ export async function runInfer(argv: string[]): Promise<number> {
 export async function runTopUp(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const amount = positionals[0];
-  if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${PREPAID_USAGE}`);
+  if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${TOPUP_USAGE}`);
   const networkId = resolveNetwork(values.network ?? "devnet");
   if (!networkId) throw new UsageError(`unknown network ${values.network}`);
   const cfg = config();
   const rpc = values.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
   if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
   const paymentId = paymentIdOption(values["payment-id"]);
+  const endpoint = resolveEndpoint(values.endpoint);
   const signer = await signerFromKeypair(keypairFrom(values.keypair));
-  const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, fetch, { paymentId });
-  const endpoint = values.endpoint.replace(/\/+$/, "");
+  const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, serviceFetch(endpoint), { paymentId });
   process.stderr.write("paying and settling… ");
   const res = await pay(`${endpoint}/api/v1/credits`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ amount_usdc: amount, ...(values.network ? { network: values.network } : {}) }),
+  }).catch((err: unknown) => {
+    process.stderr.write("\n");
+    throw err;
   });
   const body = await json(res);
   process.stderr.write("done\n");
@@ -98,11 +93,10 @@ export async function runTopUp(argv: string[]): Promise<number> {
 export async function runBalance(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
   const kp = keypairFrom(values.keypair);
-  const url = `${values.endpoint.replace(/\/+$/, "")}/api/v1/credits/${kp.publicKeyBase58}`;
+  const endpoint = resolveEndpoint(values.endpoint);
+  const url = `${endpoint}/api/v1/credits/${kp.publicKeyBase58}`;
   const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
-  const res = await fetch(`${url}${query}`, { headers: signReadHeaders(kp, url) }).catch(() => {
-    throw new UsageError(`${values.endpoint} is not reachable`);
-  });
+  const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url) });
   process.stdout.write(`${JSON.stringify(await json(res), null, 2)}\n`);
   return 0;
 }
@@ -111,10 +105,11 @@ export async function runBalance(argv: string[]): Promise<number> {
 export async function runGrant(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
   const kp = keypairFrom(values.keypair);
-  const endpoint = values.endpoint.replace(/\/+$/, "");
-  const challenge = (await json(await fetch(`${endpoint}/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`))) as { challenge: string };
+  const endpoint = resolveEndpoint(values.endpoint);
+  const toService = serviceFetch(endpoint);
+  const challenge = (await json(await toService(`${endpoint}/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`))) as { challenge: string };
   process.stderr.write(`${challenge.challenge}\n\n`);
-  const res = await fetch(`${endpoint}/api/v1/grants`, {
+  const res = await toService(`${endpoint}/api/v1/grants`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge: challenge.challenge, signature: signDetached(utf8ToBytes(challenge.challenge), kp) }),

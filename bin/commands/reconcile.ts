@@ -7,8 +7,7 @@ import { config } from "../../server/env";
 import { createFacilitator } from "../../server/facilitator/create-facilitator";
 import { reconcile } from "../../server/reconcile/reconcile";
 import { UsageError } from "../cli-support";
-
-export const RECONCILE_USAGE = "signet reconcile [--network devnet|mainnet|base-sepolia|base] [--since DATE] [--json]";
+import { RECONCILE_USAGE } from "./usage";
 
 export async function runReconcile(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { network: { type: "string" }, since: { type: "string" }, json: { type: "boolean", default: false } }, strict: true });

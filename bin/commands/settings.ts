@@ -6,8 +6,7 @@ import { readRawSettings } from "../../server/settings/read-settings";
 import { isSettingKey, SETTING_KEYS } from "../../server/settings/setting-definitions";
 import { writeSetting } from "../../server/settings/write-setting";
 import { UsageError } from "../cli-support";
-
-export const SETTINGS_USAGE = "signet settings set KEY VALUE | signet settings list";
+import { SETTINGS_USAGE } from "./usage";
 
 /** Runs the command; returns the exit code. */
 export async function runSettings(argv: string[]): Promise<number> {

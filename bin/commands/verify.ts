@@ -1,19 +1,14 @@
-// `signet verify`: runs the verifier library on files and prints its result as JSON.
+// `signet verify`: runs the verifier library on files and prints its result as JSON. Without --rpc, a paid receipt's
+// payment is checked through the RPC the service's /.well-known/x402 names for its network (outside production, the
+// local chain the service pays on), else through the network's public RPC.
 // Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
 import { parseArgs } from "node:util";
 import { serverVerifier } from "../../server/keys/server-verifier";
-import { parseReceiptText, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../server/verify";
+import { isKnownEvmNetwork, parseReceiptText, solanaClusterOf, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../server/verify";
 import { verifyEd25519Node } from "../../server/keys/node-ed25519";
 import { fetchLogKey, fetchReceiptProof, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
-import { jsonOrText, readTextFile, UsageError } from "../cli-support";
-
-export const VERIFY_USAGE =
-  "signet verify --receipt FILE --prompt FILE --response FILE [--operator-key BASE58] [--endpoint URL] [--rpc URL] [--offline] [--signature-only]\n" +
-  "    [--log [--log-key VKEY] [--witness VKEY]… [--quorum N] [--log-wait SEC]]\n" +
-  "  --response: the chat-completion JSON, a streamed answer's JSON array of chunks, or its concatenated text.\n" +
-  "  --log: also check that the receipt is in the service's receipt log, under a checkpoint signed by the log key.";
-
-const DEFAULT_ENDPOINT = "http://localhost:3000";
+import { jsonOrText, logFetchFailure, readTextFile, resolveEndpoint, UsageError, watchedServiceFetch } from "../cli-support";
+import { VERIFY_USAGE } from "./usage";
 
 /** Runs the command; returns the exit code. */
 export async function runVerify(argv: string[]): Promise<number> {
@@ -40,13 +35,13 @@ export async function runVerify(argv: string[]): Promise<number> {
   const parsed = parseReceiptText(readTextFile(values.receipt, "receipt"));
   if (!parsed.ok) throw new UsageError(`receipt file is not receipt JSON or a base64 X-Service-Receipt value (${parsed.reason})`);
 
-  const keySource = {
-    ...(values["operator-key"] ? { operatorKey: values["operator-key"] } : { endpoint: values.endpoint ?? DEFAULT_ENDPOINT }),
-  };
+  const endpoint = resolveEndpoint(values.endpoint);
+  const service = watchedServiceFetch(endpoint);
+  const keySource = values["operator-key"] ? { operatorKey: values["operator-key"] } : { endpoint };
   try {
-    const logCheck = values.log ? () => checkReceiptLog(parsed.receipt, values.endpoint ?? DEFAULT_ENDPOINT, values) : async () => undefined;
+    const logCheck = values.log ? () => checkReceiptLog(parsed.receipt, endpoint, values) : async () => undefined;
     if (values["signature-only"]) {
-      const result = await serverVerifier.verifySignatureOnly({ receipt: parsed.receipt, ...keySource });
+      const result = await serverVerifier.verifySignatureOnly({ receipt: parsed.receipt, ...keySource, fetch: service.fetch });
       const log = await logCheck();
       process.stdout.write(`${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n`);
       return result.ok && (log?.ok ?? true) ? 0 : 1;
@@ -54,21 +49,67 @@ export async function runVerify(argv: string[]): Promise<number> {
     if (!values.prompt || !values.response) {
       throw new UsageError(`--prompt and --response are required (or use --signature-only)\nusage: ${VERIFY_USAGE}`);
     }
+    const prompt = jsonOrText(readTextFile(values.prompt, "prompt"));
+    const response = jsonOrText(readTextFile(values.response, "response"));
+    const rpc = values.rpc ?? (values.offline ? undefined : await discoveredRpc(parsed.receipt, endpoint, service.fetch, !values["operator-key"]));
     const result = await serverVerifier.verifyReceipt({
       receipt: parsed.receipt,
-      prompt: jsonOrText(readTextFile(values.prompt, "prompt")),
-      response: jsonOrText(readTextFile(values.response, "response")),
+      prompt,
+      response,
       ...keySource,
-      ...(values.rpc ? { rpc: values.rpc } : {}),
+      ...(rpc ? { rpc } : {}),
       offline: values.offline,
+      fetch: service.fetch,
     });
     const log = await logCheck();
     process.stdout.write(`${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n`);
     return result.ok && (log?.ok ?? true) ? 0 : 1;
   } catch (err) {
-    if (err instanceof VerifierFetchError || err instanceof VerifyInputError || err instanceof LogFetchError) throw new UsageError(err.message);
+    if (err instanceof LogFetchError) throw await logFetchFailure(err.message, endpoint);
+    if (err instanceof VerifierFetchError) throw service.failure() ?? new UsageError(err.message);
+    if (err instanceof VerifyInputError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/**
+ * The RPC the service at `endpoint` names in its /.well-known/x402 for the network of the receipt's payment, or
+ * undefined (a prepaid receipt, no such RPC published, or, with a pinned operator key, a service that did not answer:
+ * the verifier then uses the network's public RPC). Says on stderr which RPC it chose: the service named it, and
+ * --rpc pins another.
+ */
+async function discoveredRpc(
+  receipt: Record<string, unknown>,
+  endpoint: string,
+  serviceFetch: (input: string, init?: RequestInit) => Promise<Response>,
+  serviceNeeded: boolean,
+): Promise<string | undefined> {
+  const payment = receipt.payment;
+  const network = typeof payment === "object" && payment !== null ? (payment as { network?: unknown }).network : undefined;
+  if (typeof network !== "string") return undefined;
+  const url = `${endpoint}/.well-known/x402`;
+  const res = await serviceFetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) }).catch(() => null);
+  if (!res) {
+    if (serviceNeeded) throw new VerifierFetchError("operator_key_unavailable", `${url} could not be reached`);
+    return undefined;
+  }
+  const body = (await res.json().catch(() => null)) as { networks?: unknown } | null;
+  const listed = res.ok && Array.isArray(body?.networks) ? (body.networks as { network?: unknown; rpc?: unknown }[]) : [];
+  const match = listed.find((n) => typeof n.network === "string" && typeof n.rpc === "string" && URL.canParse(n.rpc) && sameNetwork(n.network, network));
+  if (!match) return undefined;
+  const rpc = match.rpc as string;
+  process.stderr.write(`signet: checking the payment through ${rpc}, the RPC ${url} names for ${network} (pass --rpc to use another)\n`);
+  return rpc;
+}
+
+const DISCOVERY_TIMEOUT_MS = 5_000;
+
+/** Two network ids name the same chain: the same CAIP-2 id, or the same Solana cluster in any of its spellings. */
+function sameNetwork(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (isKnownEvmNetwork(a) || isKnownEvmNetwork(b)) return false;
+  const cluster = solanaClusterOf(a);
+  return cluster !== null && cluster === solanaClusterOf(b);
 }
 
 type LogVerdict = { ok: true; log_index: number; tree_size: number; log_key: string; cosigned_by: string[] } | { ok: false; reason: string };

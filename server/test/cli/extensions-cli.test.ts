@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePaymentId } from "@x402/extensions/payment-identifier";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
+import { closedPort } from "../verify/local-servers";
 import { runSignet } from "../support/signet-cli";
 import type { PaidStack } from "../support/paid-stack";
 
@@ -85,5 +86,25 @@ describe("signet topup with the x402 extensions", () => {
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/payment_id_conflict/);
     expect(await stack.devnet.usdcBalance(agent.pubkey)).toBe(1_000_000n - 10_000n);
+  });
+});
+
+describe("signet verify with no --rpc", () => {
+  it("checks the payment through the chain RPC the service's /.well-known/x402 names for the receipt's network; --rpc still wins", async () => {
+    const agent = await agentFile("verify-agent");
+    const saved = path.join(scratch, "verify-saved");
+    const chat = await signet(["chat", "verify me", "--keypair", agent.file, "--endpoint", service.url, "--rpc", stack.devnet.faultFreeUrl, "--save", saved]);
+    expect(chat.code, chat.stderr).toBe(0);
+    const files = ["--receipt", path.join(saved, "receipt.json"), "--prompt", path.join(saved, "prompt.json"), "--response", path.join(saved, "response.json")];
+
+    const found = await signet(["verify", ...files, "--endpoint", service.url]);
+    expect(found.code, found.stderr).toBe(0);
+    expect(JSON.parse(found.stdout)).toMatchObject({ ok: true, checks: { payment_on_chain_ok: true, payer_matches: true } });
+    expect(found.stderr.trim()).toBe(`signet: checking the payment through ${stack.devnet.url}, the RPC ${service.url}/.well-known/x402 names for ${JSON.parse(readFileSync(path.join(saved, "receipt.json"), "utf8")).payment.network} (pass --rpc to use another)`);
+
+    const pinned = `http://127.0.0.1:${await closedPort()}`;
+    const explicit = await signet(["verify", ...files, "--endpoint", service.url, "--rpc", pinned]);
+    expect(explicit.code).toBe(2);
+    expect(explicit.stderr.trim()).toBe(`signet: ${pinned} could not be reached`);
   });
 });

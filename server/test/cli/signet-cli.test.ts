@@ -37,6 +37,15 @@ function expectUsageError(r: Run, reason?: RegExp): void {
   if (reason) expect(lines[0]).toMatch(reason);
 }
 
+/** A usage mistake: exit 2, nothing on stdout, the reason on the first line of stderr, the command's usage after it. */
+function expectUsageMistake(r: Run, reason: string): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe("");
+  const [first, second] = r.stderr.split("\n");
+  expect(first).toBe(reason);
+  expect(second).toMatch(/^usage: signet /);
+}
+
 function verifyArgs(name: string, receiptFile?: string): string[] {
   const v = readVector(name);
   return [
@@ -144,15 +153,15 @@ describe("signet verify", () => {
       expectUsageError(await signet(["verify", "--receipt", path.join(anyVector().dir, "receipt.json"), "--operator-key", anyVector().operatorKey]), /--prompt/);
     });
 
-    it("exits 2 with one line for an unknown flag", async () => {
-      expectUsageError(await signet(["verify", "--bogus"]));
+    it("exits 2 for an unknown flag: one line naming it, then the usage", async () => {
+      expectUsageMistake(await signet(["verify", "--bogus"]), "signet: unknown option --bogus for signet verify");
     });
 
-    it("exits 2 with one line when the endpoint is unreachable and no key is pinned", async () => {
+    it("exits 2 with one line naming the service when the endpoint is unreachable and no key is pinned", async () => {
       const v = anyVector();
       const endpoint = `http://127.0.0.1:${await closedPort()}`;
       const args = ["verify", "--receipt", path.join(v.dir, "receipt.json"), "--prompt", path.join(v.dir, "request.json"), "--response", path.join(v.dir, "response.json"), "--endpoint", endpoint, "--offline"];
-      expectUsageError(await signet(args), /could not be reached/);
+      expectUsageError(await signet(args), new RegExp(`^signet: the service at ${endpoint} did not answer \\(connection refused\\)`));
     });
 
     it("exits 2 with the usage for an unknown command", async () => {
@@ -195,7 +204,7 @@ describe("signet keygen", () => {
     expect(readFileSync(out, "utf8")).toBe("[1,2,3]");
   });
 
-  it("rejects malformed input: exits 2 with one line for an unknown flag", async () => {
-    expectUsageError(await signet(["keygen", "--force"]));
+  it("rejects malformed input: exits 2 for an unknown flag, naming it, then the usage", async () => {
+    expectUsageMistake(await signet(["keygen", "--force"]), "signet: unknown option --force for signet keygen");
   });
 });

@@ -1,0 +1,79 @@
+// Every command's name, one-line description and usage: what `signet --help` and `signet <cmd> --help` print, and the
+// options a mistyped one is matched against. Text only, no imports: help never loads a command's modules.
+
+export const CHAT_USAGE =
+  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR] [--payment-id ID]\n' +
+  "  Solana: FILE is a Solana CLI keypair; Base: FILE holds a hex EVM private key (default: the dev demo agents).\n" +
+  "  --stream: Server-Sent Events, printed as they arrive, with the timeline (first byte, last byte, receipt event).\n" +
+  "  --save DIR: writes receipt.json, prompt.json and response.json (the chunks when streamed) for signet verify,\n" +
+  "    and x402-receipt.json (the x402 signed receipt).\n" +
+  "  --payment-id ID: the payment's x402 payment-identifier (16-128 of A-Z a-z 0-9 _ -): the same id with another payment is refused.";
+
+export const VERIFY_USAGE =
+  "signet verify --receipt FILE --prompt FILE --response FILE [--operator-key BASE58] [--endpoint URL] [--rpc URL] [--offline] [--signature-only]\n" +
+  "    [--log [--log-key VKEY] [--witness VKEY]… [--quorum N] [--log-wait SEC]]\n" +
+  "  --response: the chat-completion JSON, a streamed answer's JSON array of chunks, or its concatenated text.\n" +
+  "  --rpc: the chain RPC that checks the payment; default: the one the service's /.well-known/x402 names for the\n" +
+  "    receipt's network, else the network's public RPC.\n" +
+  "  --log: also check that the receipt is in the service's receipt log, under a checkpoint signed by the log key.";
+
+export const KEYGEN_USAGE = "signet keygen [--evm] [--out FILE]";
+
+export const LOCALNET_USAGE = "signet localnet fund <pubkey|0x-address> [--usdc N] [--sol N] [--eth N] [--rpc URL]";
+
+export const SETTINGS_USAGE = "signet settings set KEY VALUE | signet settings list";
+
+export const INFER_USAGE = 'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]';
+export const TOPUP_USAGE = "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]";
+export const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N]";
+export const GRANT_USAGE = "signet grant [--keypair FILE] [--endpoint URL]";
+
+export const OPERATOR_USAGE = "signet operator login-link [--key FILE] [--endpoint URL]";
+
+export const RECONCILE_USAGE = "signet reconcile [--network devnet|mainnet|base-sepolia|base] [--since DATE] [--json]";
+
+export const LOG_USAGE =
+  "signet log monitor [--endpoint URL] [--log-key VKEY] [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
+  "  signet log witness --key FILE --name NAME [--endpoint URL] [--log-key VKEY] [--state FILE] [--submit] [--print-key]";
+
+export const COMMAND_NAMES = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log"] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+export const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
+  chat: { summary: "pay for a chat completion with x402, then verify its receipt", usage: CHAT_USAGE },
+  verify: { summary: "verify a saved receipt against its prompt, answer, operator key and payment", usage: VERIFY_USAGE },
+  infer: { summary: "a signed prepaid call, paid from the agent's credit", usage: INFER_USAGE },
+  topup: { summary: "buy prepaid credit with an x402 payment", usage: TOPUP_USAGE },
+  balance: { summary: "the agent's prepaid balance and recent ledger entries", usage: BALANCE_USAGE },
+  grant: { summary: "claim the free grant: sign the service's challenge", usage: GRANT_USAGE },
+  keygen: { summary: "make a Solana keypair, or an EVM key with --evm", usage: KEYGEN_USAGE },
+  localnet: { summary: "fund an account on the local dev chains (never production)", usage: LOCALNET_USAGE },
+  operator: { summary: "print a one-time dashboard sign-in link", usage: OPERATOR_USAGE },
+  settings: { summary: "list or set the operator settings (in the database)", usage: SETTINGS_USAGE },
+  reconcile: { summary: "compare on-chain deposits with the payments and the ledger", usage: RECONCILE_USAGE },
+  log: { summary: "monitor the receipt log, or witness (cosign) its checkpoints", usage: LOG_USAGE },
+};
+
+/** `signet --help`: one line per command. */
+export function mainUsage(): string {
+  const width = Math.max(...COMMAND_NAMES.map((n) => n.length));
+  return [
+    "usage: signet <command> [options]",
+    "",
+    "commands:",
+    ...COMMAND_NAMES.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
+    "",
+    "signet <command> --help prints a command's options.",
+    "The service: --endpoint URL, else $SIGNET_ENDPOINT, else $SERVICE_BASE_URL, else http://localhost:$PORT (3000).",
+  ].join("\n");
+}
+
+/** `signet <command> --help`. */
+export function commandUsage(name: CommandName): string {
+  return `${COMMANDS[name].summary}\nusage: ${COMMANDS[name].usage}`;
+}
+
+/** The long options a command's usage names (what a mistyped option is matched against), with --help. */
+export function commandOptions(name: CommandName): string[] {
+  return [...new Set([...(COMMANDS[name].usage.match(/--[a-z][a-z0-9-]*/g) ?? []), "--help"])];
+}
