@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operatorKeypair } from "../../keys/service-keys";
 import { readStreamedAnswer } from "../../streaming/read-sse";
-import { createUpstream, type StreamEvent } from "../../upstream";
+import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
 import { estimateUsage } from "../../upstream/local-model";
 import { costFromTokens, findModel } from "../../upstream/model-catalog";
 import { parseReceiptText, sha256Hex, verifyReceipt } from "../../verify";
@@ -23,6 +23,8 @@ const messages = [{ role: "user", content: "Weather and time in Oslo?" }];
 
 /** Whether the provider's stream ends with a usage chunk (with OpenRouter's cost) or reports no usage at all. */
 let withUsage = true;
+/** Whether the provider's first tool-call fragment leaves out the call's id. */
+let withoutId = false;
 let provider: FakeProvider;
 let stack: PaidStack;
 
@@ -31,6 +33,7 @@ beforeAll(async () => {
     const answer = toolCallAnswer(body.model, calls, { prompt_tokens: 30, completion_tokens: 24, cost: 0.000033 });
     if (!body.stream) return answer;
     const streamed = streamOf(answer, 4);
+    if (withoutId) return { ...streamed, events: JSON.parse(JSON.stringify(streamed.events).replace('"id":"call_w",', "")) as unknown[] };
     return withUsage ? streamed : { ...streamed, events: streamed.events.filter((e) => typeof e === "string" || (e as { usage?: unknown }).usage === undefined) };
   });
   stack = await startPaidStack({
@@ -76,6 +79,22 @@ describe("createUpstream().stream() with a provider that streams tool calls", ()
     expect(events.some((e) => e.type === "delta")).toBe(false);
     const done = events.at(-1);
     expect(done).toMatchObject({ type: "done", completion: { content: "", toolCalls: calls, finishReason: "tool_calls", costUnits: 33n, usage: { prompt_tokens: 30, completion_tokens: 24 } } });
+  });
+
+  it("refuses a tool call whose first fragment has no id, as a plain answer's tool call without one is refused", async () => {
+    withoutId = true;
+    try {
+      const upstream = createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs: 2_000, providerName: "openrouter" });
+      const events: StreamEvent[] = [];
+      const error = await (async () => {
+        for await (const event of upstream.stream({ model: MODEL, messages })) events.push(event);
+      })().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toMatchObject({ reason: "bad_response" });
+      expect(events.some((e) => e.type === "tool_calls" || e.type === "done")).toBe(false);
+    } finally {
+      withoutId = false;
+    }
   });
 });
 
