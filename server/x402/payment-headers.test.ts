@@ -34,8 +34,27 @@ describe("decodePaymentHeader()", () => {
   });
 
   it("rejects other protocol versions and oversized headers", () => {
-    expect(decodePaymentHeader(Buffer.from(JSON.stringify({ ...payload, x402Version: 1 })).toString("base64"))).toEqual({ ok: false, reason: "unsupported_version" });
+    expect(decodePaymentHeader(Buffer.from(JSON.stringify({ ...payload, x402Version: 3 })).toString("base64"))).toEqual({ ok: false, reason: "unsupported_version" });
     expect(decodePaymentHeader("A".repeat(MAX_PAYMENT_HEADER_BYTES + 1))).toEqual({ ok: false, reason: "too_large" });
+  });
+
+  it("reads an x402 v1 payment into the service's form: its scheme, the CAIP-2 network and that network's USDC", () => {
+    const v1 = { x402Version: 1, scheme: "exact", network: "solana-devnet", payload: payload.payload };
+    const decoded = decodePaymentHeader(Buffer.from(JSON.stringify(v1)).toString("base64"));
+    expect(decoded).toEqual({
+      ok: true,
+      payload: { x402Version: 1, accepted: { scheme: "exact", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" }, payload: payload.payload },
+    });
+  });
+
+  it.each([
+    ["a network the service does not take", { network: "avalanche" }],
+    ["a v2 network name", { network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" }],
+    ["no scheme", { scheme: undefined }],
+    ["a payload that is not an object", { payload: "tx" }],
+  ])("refuses a v1 payment with %s as malformed", (_label, change) => {
+    const v1 = { x402Version: 1, scheme: "exact", network: "solana-devnet", payload: payload.payload, ...change };
+    expect(decodePaymentHeader(Buffer.from(JSON.stringify(v1)).toString("base64"))).toEqual({ ok: false, reason: "malformed" });
   });
 });
 
