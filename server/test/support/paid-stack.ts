@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from "./test-db";
 import { setEnv, tempDataDir } from "./env";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { encodePaymentSignatureHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../chain/anvil";
@@ -158,8 +158,10 @@ export async function buildPaymentHeader(
   return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload: result.payload });
 }
 
-/** The challenge of a 402 answer. */
+/** The x402 v2 challenge of a 402 answer: base64 JSON in its PAYMENT-REQUIRED header (the body carries x402 v1's). */
 export async function challengeOf(res: Response): Promise<PaymentRequired> {
   if (res.status !== 402) throw new Error(`expected 402, got ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { challenge: PaymentRequired }).challenge;
+  const header = res.headers.get("PAYMENT-REQUIRED");
+  if (!header) throw new Error("a 402 without a PAYMENT-REQUIRED header");
+  return decodePaymentRequiredHeader(header);
 }
