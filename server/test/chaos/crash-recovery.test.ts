@@ -153,7 +153,7 @@ describe("SIGKILL at each step of a call", () => {
           expect(await servedAnswer(again, stream)).toEqual({ replayed: true, inferenceId: first.inferenceId });
           const other = await post(retrier.url, { "X-Payment": header }, !stream);
           expect(other.status).toBe(409);
-          expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+          expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
           expect(await usdcOf(agent.address)).toBe(1_000_000n - PRICE);
           const payments = await tdb.prisma.payment.findMany({ where: { payer: agent.address } });
           expect(payments.map((p) => p.status)).toEqual(["served"]);

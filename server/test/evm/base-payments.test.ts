@@ -113,7 +113,7 @@ describe("a paid Base Sepolia call", () => {
     expect(((await again.json()) as { id: string }).id).toBe(servedId);
     const other = await stack.chat({ body: { ...body, messages: [{ role: "user", content: "another request" }] }, headers: { "PAYMENT-SIGNATURE": header } });
     expect(other.status).toBe(409);
-    expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await movedFor(agent)).toEqual(before);
     expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, calls: 1 });
   });
@@ -130,7 +130,7 @@ describe("refused Base payments", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })), overrides);
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_required", reason: expect.any(String) });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: expect.any(String) } });
     await expectNothingMoved(agent, 1_000_000n);
   });
 
@@ -152,7 +152,7 @@ describe("refused Base payments", () => {
     expect(((await res.json()) as { id: string }).id).toBe(servedId);
     const other = await stack.chat({ body: { ...body, messages: [{ role: "user", content: "another request" }] }, headers: { "PAYMENT-SIGNATURE": reused } });
     expect(other.status).toBe(409);
-    expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await movedFor(agent)).toEqual(before);
     expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, calls: 1 });
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } })).toBe(1);
@@ -163,7 +163,7 @@ describe("refused Base payments", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "insufficient_balance" });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "insufficient_balance" } });
     await expectNothingMoved(agent, PRICE - 1n);
   });
 
@@ -184,7 +184,7 @@ describe("Base mainnet", () => {
   it("follows the mainnet kill switch, then serves a payment with the Base domain and verifies it", async () => {
     const off = await stack.chat({ body: mainnetBody });
     expect(off.status).toBe(503);
-    expect(await off.json()).toMatchObject({ error: "mainnet_disabled" });
+    expect(await off.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
 
     await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
     try {
@@ -221,7 +221,7 @@ describe("Base mainnet", () => {
         stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(mainnetBody) });
       const refused = await call(stranger);
       expect(refused.status).toBe(403);
-      expect(await refused.json()).toMatchObject({ error: "agent_not_allowed" });
+      expect(await refused.json()).toMatchObject({ error: { code: "agent_not_allowed" } });
       expect(await stack.base!.usdcBalance(stranger.address)).toBe(1_000_000n);
       expect((await call(listed)).status).toBe(200);
     } finally {
@@ -238,7 +238,7 @@ describe("credit top-ups on Base Sepolia", () => {
     const route = ((input: RequestInfo | URL, init?: RequestInit) => POST(new Request(input, init), {})) as typeof fetch;
     const missing = await route(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usdc: "0.05", network: "base-sepolia" }) });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toMatchObject({ error: "invalid_request", detail: "agent_pubkey" });
+    expect(await missing.json()).toMatchObject({ error: { code: "invalid_request", detail: "agent_pubkey", param: "agent_pubkey" } });
 
     const spender = generateKeypair().publicKeyBase58;
     const agent = await stack.newEvmAgent(1_000_000n);

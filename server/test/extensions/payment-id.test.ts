@@ -60,9 +60,10 @@ function withExtension(header: string, extension: unknown): string {
   return encodePaymentSignatureHeader({ ...payload, extensions: { ...payload.extensions, [PAYMENT_IDENTIFIER]: extension } });
 }
 
-async function answer(res: Response): Promise<{ status: number; error?: string; replayed: string | null; body: Record<string, unknown> }> {
-  const body = (await res.json()) as Record<string, unknown>;
-  return { status: res.status, error: body.error as string | undefined, replayed: res.headers.get("x-answer-replayed"), body };
+/** An answer in brief: its status, an error's stable code (`error.code` of the body), and the body. */
+async function answer(res: Response): Promise<{ status: number; code?: string; replayed: string | null; body: Record<string, unknown> & { error?: Record<string, unknown> } }> {
+  const body = (await res.json()) as Record<string, unknown> & { error?: Record<string, unknown> };
+  return { status: res.status, code: body.error?.code as string | undefined, replayed: res.headers.get("x-answer-replayed"), body };
 }
 
 /** What an agent's money looks like: on chain, in the ledger, in the payments table, and the calls it was served. */
@@ -101,7 +102,7 @@ describe("the same id with the same payment", () => {
     expect(served, JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
     for (const other of answers.filter((a) => a !== served[0])) {
       if (other.status === 200) expect(other).toMatchObject({ replayed: "true", body: { id: served[0]!.body.id } });
-      else expect(other).toMatchObject({ status: 409, error: "payment_replay" });
+      else expect(other).toMatchObject({ status: 409, code: "payment_replay" });
     }
     expect(await moneyOf(agent)).toMatchObject({ usdc: 1_000_000n - PRICE, payments: 1, calls: 1 });
   });
@@ -128,7 +129,7 @@ describe("the same id with another payment", () => {
     const firstTx = JSON.parse(Buffer.from(first.headers.get("payment-response")!, "base64").toString()) as { transaction: string };
     const before = await moneyOf(agent);
     const second = await answer(await pay(chat(), await paymentHeader(agent, chat(), id)));
-    expect(second).toMatchObject({ status: 409, error: "payment_id_conflict", body: { client_payment_id: id, tx_signature: firstTx.transaction } });
+    expect(second).toMatchObject({ status: 409, code: "payment_id_conflict", body: { error: { client_payment_id: id, tx_signature: firstTx.transaction } } });
     expect(await moneyOf(agent)).toEqual(before);
   });
 
@@ -140,7 +141,7 @@ describe("the same id with another payment", () => {
       expect(headers[0]).not.toBe(headers[1]);
       const answers = await Promise.all(headers.map(async (h) => answer(await pay(chat(), h))));
       expect(answers.map((a) => a.status).sort(), JSON.stringify(answers.map((a) => a.body))).toEqual([200, 409]);
-      expect(answers.find((a) => a.status === 409)?.error).toBe("payment_id_conflict");
+      expect(answers.find((a) => a.status === 409)?.code).toBe("payment_id_conflict");
       const money = await moneyOf(agent);
       expect(money.usdc).toBe(1_000_000n - PRICE);
       expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address, clientPaymentId: id } })).toBe(1);
@@ -172,7 +173,7 @@ describe("the same id with another payment", () => {
       }
       expect(blocked).toBe(true);
       await blocker.query("COMMIT");
-      expect(await answer(await pending)).toMatchObject({ status: 409, error: "payment_id_conflict" });
+      expect(await answer(await pending)).toMatchObject({ status: 409, code: "payment_id_conflict" });
     } finally {
       await blocker.end();
     }
@@ -191,9 +192,9 @@ describe("the same id with another payment", () => {
     const again = await answer(await pay(credits(), header));
     expect(again).toMatchObject({ status: 200, replayed: "true", body: { agent_pubkey: agent.address, amount_usdc: "0.001", tx_signature: first.body.tx_signature } });
     // The same payment on the chat route: it paid for a top-up, not for this call.
-    expect(await answer(await pay(chat(), header))).toMatchObject({ status: 409, error: "payment_request_mismatch" });
-    expect(await answer(await pay(credits(), await paymentHeader(agent, credits(), id)))).toMatchObject({ status: 409, error: "payment_id_conflict" });
-    expect(await answer(await pay(chat(), await paymentHeader(agent, chat(), id)))).toMatchObject({ status: 409, error: "payment_id_conflict" });
+    expect(await answer(await pay(chat(), header))).toMatchObject({ status: 409, code: "payment_request_mismatch" });
+    expect(await answer(await pay(credits(), await paymentHeader(agent, credits(), id)))).toMatchObject({ status: 409, code: "payment_id_conflict" });
+    expect(await answer(await pay(chat(), await paymentHeader(agent, chat(), id)))).toMatchObject({ status: 409, code: "payment_id_conflict" });
     expect(await moneyOf(agent)).toEqual(before);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "topup_credit" } })).toBe(1);
   });
@@ -204,7 +205,7 @@ describe("the same id with another payment", () => {
     const id = generatePaymentId();
     expect((await pay(chat(), await paymentHeader(agent, chat(), id))).status).toBe(200);
     const onMainnet = await answer(await pay(chat("mainnet"), await paymentHeader(agent, chat("mainnet"), id)));
-    expect(onMainnet).toMatchObject({ status: 409, error: "payment_id_conflict" });
+    expect(onMainnet).toMatchObject({ status: 409, code: "payment_id_conflict" });
     expect(await mainnet.usdcBalance(agent.address)).toBe(1_000_000n);
     // The check does not refuse mainnet itself: a new id pays there.
     expect((await pay(chat("mainnet"), await paymentHeader(agent, chat("mainnet"), generatePaymentId()))).status).toBe(200);
@@ -219,7 +220,7 @@ describe("ids are scoped per payer", () => {
     expect((await pay(chat(), await paymentHeader(attacker, chat(), id))).status).toBe(200);
     expect((await pay(chat(), await paymentHeader(victim, chat(), id))).status).toBe(200);
     // Within each payer's own scope the rule holds.
-    expect(await answer(await pay(chat(), await paymentHeader(victim, chat(), id)))).toMatchObject({ status: 409, error: "payment_id_conflict" });
+    expect(await answer(await pay(chat(), await paymentHeader(victim, chat(), id)))).toMatchObject({ status: 409, code: "payment_id_conflict" });
     expect((await moneyOf(victim)).usdc).toBe(1_000_000n - PRICE);
   });
 });
@@ -237,8 +238,8 @@ describe("malformed ids", () => {
     const header = withExtension(await paymentHeader(agent, chat(), generatePaymentId()), extension);
     for (const route of [chat(), credits()]) {
       const refused = await answer(await pay(route, header));
-      expect(refused).toMatchObject({ status: 400, error: "invalid_payment_id" });
-      expect(refused.body.reason).toMatch(/^malformed_(extension|id)$/);
+      expect(refused).toMatchObject({ status: 400, code: "invalid_payment_id" });
+      expect(refused.body.error?.reason).toMatch(/^malformed_(extension|id)$/);
     }
     expect(await moneyOf(agent)).toEqual({ usdc: 1_000_000n, ledger: 0, payments: 0, calls: 0 });
   });

@@ -116,14 +116,17 @@ async function sendForAnswer(route: string, req: Request): Promise<{ status: num
   const res = await routes[route]!(req);
   const text = await res.text();
   if (res.status >= 500 || res.status >= 400) {
-    let body: { error?: unknown; message?: unknown };
+    let body: { error?: { code?: unknown; message?: unknown; type?: unknown } };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
       throw new Error(`${route} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
-    if (typeof body.error !== "string" || !Object.hasOwn(ERROR_STATUS, body.error)) throw new Error(`${route} answered ${res.status} without a stable code: ${text.slice(0, 200)}`);
-    if (res.status >= 500 && !ALLOWED_5XX.has(body.error)) throw new Error(`${route} answered ${res.status} ${body.error}: ${text.slice(0, 300)}`);
+    // OpenAI's shape: the stable code is error.code, beside a message and a type.
+    const code = body.error?.code;
+    if (typeof code !== "string" || !Object.hasOwn(ERROR_STATUS, code)) throw new Error(`${route} answered ${res.status} without a stable code: ${text.slice(0, 200)}`);
+    if (typeof body.error?.message !== "string" || typeof body.error.type !== "string") throw new Error(`${route} answered ${res.status} without OpenAI's error message and type: ${text.slice(0, 200)}`);
+    if (res.status >= 500 && !ALLOWED_5XX.has(code)) throw new Error(`${route} answered ${res.status} ${code}: ${text.slice(0, 300)}`);
     if (/\bat \S+ \(|node_modules|\.ts:\d+/.test(text)) throw new Error(`${route} leaked a stack trace: ${text.slice(0, 300)}`);
   }
   return { status: res.status, replayed: res.headers.get("x-answer-replayed"), text };
@@ -295,7 +298,7 @@ describe("a served payment in other bytes", () => {
       expect(parsed.ok && parsed.receipt).toEqual(realReceipt);
       const other = await stack.chat({ body: otherBody, headers: { "X-Payment": header } });
       expect(other.status).toBe(409);
-      expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+      expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     }
     expect(await moneySnapshot()).toBe(before);
   });

@@ -119,7 +119,7 @@ describe("a path under /api that no route matches", () => {
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = JSON.parse(res.text) as Record<string, unknown>;
-    expect(body).toEqual({ error: "not_found", message: expect.any(String), request_id: expect.any(String) });
+    expect(body).toEqual({ error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "not_found" }, request_id: expect.any(String) });
     expect(res.headers.get("x-request-id")).toBe(body.request_id);
   });
 
@@ -155,7 +155,10 @@ describe("a method a route under /api does not serve", () => {
         expect(res.headers.get("allow"), `${method} ${urlPath}`).toBe(allow.join(", "));
         if (method === "HEAD") continue;
         expect(res.headers.get("content-type"), `${method} ${urlPath}`).toMatch(/^application\/json/);
-        expect(JSON.parse(res.text), `${method} ${urlPath}`).toEqual({ error: "method_not_allowed", message: expect.stringContaining(method), request_id: expect.any(String) });
+        expect(JSON.parse(res.text), `${method} ${urlPath}`).toEqual({
+          error: { message: expect.stringContaining(method), type: "invalid_request_error", param: null, code: "method_not_allowed" },
+          request_id: expect.any(String),
+        });
         checked.push(`${method} ${route.template}`);
       }
     }

@@ -161,6 +161,6 @@ describe("the log's tiles and entry bundles over HTTP", () => {
     const missing = await get(`/log/tile/0/000.p/${SIZE + 1}`, { "accept-encoding": "gzip" });
     expect(missing.status).toBe(404);
     expect(missing.headers["cache-control"]).toBeUndefined();
-    expect(JSON.parse(missing.raw.toString())).toMatchObject({ error: "not_found" });
+    expect(JSON.parse(missing.raw.toString())).toMatchObject({ error: { code: "not_found" } });
   });
 });

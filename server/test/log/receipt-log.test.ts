@@ -99,7 +99,7 @@ describe("the receipt log", () => {
     const pending = await proof(String(receipts[0]!.inference_id));
     expect(pending.status).toBe(409);
     expect(pending.headers.get("retry-after")).toBe("2");
-    expect(await pending.json()).toMatchObject({ error: "log_pending" });
+    expect(await pending.json()).toMatchObject({ error: { code: "log_pending" } });
     expect((await proof("00000000-0000-4000-8000-000000000000")).status).toBe(404);
     expect((await proof("not-a-uuid")).status).toBe(400);
 
@@ -150,7 +150,7 @@ describe("the receipt log", () => {
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("1");
       expect(res.headers.get("x-service-receipt")).toBeNull();
-      expect(await res.json()).toMatchObject({ error: "receipt_log_unavailable", balance_usdc: "0.05" });
+      expect(await res.json()).toMatchObject({ error: { code: "receipt_log_unavailable", balance_usdc: "0.05" } });
       const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
       const events = await readSse(streamed.body!);
       expect(events.some((e) => (e as { service_receipt?: unknown }).service_receipt !== undefined || (e as { object?: string }).object === "service.receipt")).toBe(false);
@@ -176,9 +176,9 @@ describe("the receipt log", () => {
       await repair();
     }
     expect(first.status).toBe(503);
-    const failed = (await first.json()) as { error: string; tx_signature: string; reserved_usdc: string };
-    expect(failed).toMatchObject({ error: "receipt_log_unavailable", reserved_usdc: "0.001" });
-    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: failed.tx_signature } });
+    const failed = (await first.json()) as { error: { code: string; tx_signature: string; reserved_usdc: string } };
+    expect(failed).toMatchObject({ error: { code: "receipt_log_unavailable", reserved_usdc: "0.001" } });
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: failed.error.tx_signature } });
     expect(payment.status).toBe("unserved");
     expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held" });
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(0);
@@ -187,7 +187,7 @@ describe("the receipt log", () => {
     expect(retry.status).toBe(200);
     const parsed = parseReceiptText(retry.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
-    expect(parsed.receipt.payment).toMatchObject({ tx_signature: failed.tx_signature });
+    expect(parsed.receipt.payment).toMatchObject({ tx_signature: failed.error.tx_signature });
     // Sent again once served: the stored answer with the same receipt; no second call is logged.
     const again = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
     expect(again.status).toBe(200);

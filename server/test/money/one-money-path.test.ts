@@ -87,7 +87,7 @@ describe("a paid call's credit is its own", () => {
     const answer = await readStreamedAnswer(paid.body!);
     const grab = await grabbing;
     expect(grab.status).toBe(402);
-    expect(await grab.json()).toMatchObject({ error: "insufficient_credits", balance_usdc: "0" });
+    expect(await grab.json()).toMatchObject({ error: { code: "insufficient_credits", balance_usdc: "0" } });
     expect(answer.done).toBe(true);
     const receipt = answer.receipt!;
     expect(units(receipt)).toBeGreaterThan(0n);
@@ -108,7 +108,7 @@ describe("a paid call's credit is its own", () => {
       failing = false;
     }
     expect(failed.status).toBe(502);
-    expect(await failed.json()).toMatchObject({ error: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" });
+    expect(await failed.json()).toMatchObject({ error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" } });
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: signer.address } });
     expect(payment.status).toBe("unserved");
     expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held", units: 1000n, paymentId: payment.id });
@@ -119,7 +119,7 @@ describe("a paid call's credit is its own", () => {
     const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     const spend = await spending;
     expect(spend.status).toBe(402);
-    expect(await spend.json()).toMatchObject({ error: "insufficient_credits" });
+    expect(await spend.json()).toMatchObject({ error: { code: "insufficient_credits" } });
     expect(retried.status).toBe(200);
     const receipt = receiptOf(retried);
     expect(units(receipt)).toBe(45n);

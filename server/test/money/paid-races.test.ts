@@ -71,7 +71,7 @@ describe("one payment, many encodings", () => {
     const results = await Promise.all(variants.map((v) => stack.chat({ body: local, headers: { "X-Payment": v } })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409]);
-    for (const r of results.filter((x) => x.status === 409)) expect(await r.json()).toMatchObject({ error: "payment_replay" });
+    for (const r of results.filter((x) => x.status === 409)) expect(await r.json()).toMatchObject({ error: { code: "payment_replay" } });
     const payments = await stack.tdb.prisma.payment.findMany({ where: { payer: agent.address } });
     expect(payments.map((p) => p.status)).toEqual(["served"]);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - 1000n);
@@ -99,11 +99,11 @@ describe("the kill switch, on the payment's own network", () => {
     // The same request while mainnet is off: the switch of the payment's own network refuses it.
     const sameRequest = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     expect(sameRequest.status).toBe(503);
-    expect(await sameRequest.json()).toMatchObject({ error: "mainnet_disabled" });
+    expect(await sameRequest.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
     // Naming devnet is another request than the one the payment paid for: refused before any switch is read.
     const onDevnet = await stack.chat({ body: { ...remote, network: "devnet" }, headers: { "X-Payment": header } });
     expect(onDevnet.status).toBe(409);
-    expect(await onDevnet.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await onDevnet.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment.status).toBe("unserved");
     expect(await calls()).toBe(0);
@@ -112,7 +112,7 @@ describe("the kill switch, on the payment's own network", () => {
     await set("SERVICE_MAINNET_ENABLED", "true");
     const stillDevnet = await stack.chat({ body: { ...remote, network: "devnet" }, headers: { "X-Payment": header } });
     expect(stillDevnet.status).toBe(409);
-    expect(await stillDevnet.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await stillDevnet.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(200);
     expect(await calls()).toBe(1);
     expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
@@ -132,7 +132,7 @@ describe("the kill switch, on the payment's own network", () => {
       {},
     );
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ error: "mainnet_disabled" });
+    expect(await res.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
     expect(await stack.tdb.prisma.grant.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
   });

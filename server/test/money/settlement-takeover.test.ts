@@ -42,7 +42,7 @@ describe("a live settlement waiting past its lease for its payer's lane", () => 
     const retryMs = performance.now() - sentAt;
 
     expect(retry.status).toBe(409);
-    expect(await retry.json()).toMatchObject({ error: "payment_replay" });
+    expect(await retry.json()).toMatchObject({ error: { code: "payment_replay" } });
     // Answered while the first still waits for the lane: the retry never joined the settlement.
     expect(retryMs).toBeLessThan(LEASE_MS / 2);
     expect((await first).status).toBe(200);

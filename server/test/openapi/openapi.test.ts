@@ -143,7 +143,7 @@ describe("real answers match the document", () => {
     // The same payment for another request: 409.
     const mismatch = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [{ role: "user", content: "another request" }], stream: true }, { "PAYMENT-SIGNATURE": header }));
     expect(mismatch.res.status).toBe(409);
-    expect(mismatch.body).toMatchObject({ error: "payment_request_mismatch" });
+    expect(mismatch.body).toMatchObject({ error: { code: "payment_request_mismatch" } });
     conforms("/api/v1/chat/completions", "post", mismatch.res, mismatch.body);
     const bad = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [] }));
     expect(bad.res.status).toBe(400);

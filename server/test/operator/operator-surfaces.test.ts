@@ -62,7 +62,7 @@ describe("operator sign-in", () => {
     const good = body(signDetached(utf8ToBytes(message), operator));
     expect((await signInRoute(new Request(`${ORIGIN}/api/operator/session`, { method: "POST", body: good }), {})).status).toBe(200);
     const reused = await signInRoute(new Request(`${ORIGIN}/api/operator/session`, { method: "POST", body: good }), {});
-    expect(await reused.json()).toMatchObject({ error: "challenge_expired" });
+    expect(await reused.json()).toMatchObject({ error: { code: "challenge_expired" } });
   });
 
   it("redeems a CLI login link once", async () => {

@@ -90,7 +90,7 @@ function count(kind: string, res: Response, code: string | undefined): void {
 /** The stable code of a non-200 answer. */
 async function errorCode(res: Response): Promise<string | undefined> {
   if (res.status === 200) return undefined;
-  return ((await res.clone().json()) as { error?: string }).error;
+  return ((await res.clone().json()) as { error?: { code?: string } }).error?.code;
 }
 
 /**

@@ -214,7 +214,7 @@ describe("GET /metrics", () => {
     const after = await (await scrape()).text();
     const moved = (labels: Record<string, string>) => sample(after, "signet_calls_total", labels) - sample(before, "signet_calls_total", labels);
     expect(moved({ route: "prepaid", network: devnet, outcome: "refused", code: "insufficient_credits" })).toBe(1);
-    expect(moved({ route: "prepaid", network: "", outcome: "refused", code: ((await forged.json()) as { error: string }).error })).toBe(1);
+    expect(moved({ route: "prepaid", network: "", outcome: "refused", code: ((await forged.json()) as { error: { code: string } }).error.code })).toBe(1);
   });
 
   it("in production needs the Bearer METRICS_TOKEN: 401 without it or with another, 200 with it", async () => {
@@ -222,7 +222,7 @@ describe("GET /metrics", () => {
     await withEnv({ NODE_ENV: "production", METRICS_TOKEN: token, FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }, async () => {
       const none = await scrape();
       expect(none.status).toBe(401);
-      expect(((await none.json()) as { error: string }).error).toBe("unauthorized");
+      expect(((await none.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
       expect((await scrape({ authorization: `Bearer ${token}x` })).status).toBe(401);
       const ok = await scrape({ authorization: `Bearer ${token}` });
       expect(ok.status).toBe(200);

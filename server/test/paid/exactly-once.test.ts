@@ -75,7 +75,7 @@ describe("exactly-once payments", () => {
     const other = await stack.chat({ body: { ...local, messages: [{ role: "user", content: "another question" }] }, headers: { "X-Payment": header } });
     expect(other.status).toBe(409);
     expect(other.headers.get("x-answer-replayed")).toBeNull();
-    expect(await other.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await movedFor(agent.address)).toEqual(before);
     await ledgerMatchesBalance(agent.address);
   });
@@ -95,7 +95,7 @@ describe("exactly-once payments", () => {
         expect(((await other.json()) as { id: string }).id).toBe(servedId);
       } else {
         expect(other.status).toBe(409);
-        expect(await other.json()).toMatchObject({ error: "payment_replay" });
+        expect(await other.json()).toMatchObject({ error: { code: "payment_replay" } });
       }
     }
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n);
@@ -126,10 +126,10 @@ describe("exactly-once payments", () => {
     failing = true;
     const failed = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     expect(failed.status).toBe(502);
-    const failure = (await failed.json()) as Record<string, unknown>;
+    const failure = (await failed.json()) as { error: Record<string, unknown> };
     // The settled payment's credit stays reserved for its retry: none of it is spendable meanwhile.
-    expect(failure).toMatchObject({ error: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" });
-    expect(typeof failure.tx_signature).toBe("string");
+    expect(failure).toMatchObject({ error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" } });
+    expect(typeof failure.error.tx_signature).toBe("string");
     expect(JSON.stringify(failure)).not.toContain("boom");
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment.status).toBe("unserved");

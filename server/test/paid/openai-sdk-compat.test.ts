@@ -98,10 +98,11 @@ describe("the openai SDK's own shapes, sent and read back", () => {
     expect(err).toBeInstanceOf(BadRequestError);
     const bad = err as BadRequestError;
     expect(bad.status).toBe(400);
-    expect(bad.error).toBe("invalid_request");
-    // The SDK reads only the body's `error` field; the field and the reason are in the body's message and detail.
+    // The SDK reads the body's error object: Signet's stable code is its code, the field at fault its param.
+    expect(bad).toMatchObject({ code: "invalid_request", type: "invalid_request_error", param: "n" });
+    expect(bad.message).toMatch(/^400 n: must be 1: a call buys one answer/);
     const body = (await (await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: PROVIDER_MODEL, messages: [{ role: "user", content: "x" }], n: 2 }) })).json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ error: "invalid_request", detail: "n", message: expect.stringMatching(/^n: must be 1: a call buys one answer/) });
+    expect(body).toMatchObject({ error: { code: "invalid_request", detail: "n", message: expect.stringMatching(/^n: must be 1: a call buys one answer/), param: "n" } });
   });
 
   it("a stream with stream_options.include_usage ends with the SDK's usage chunk (choices []), and the receipt verifies over the chunks", async () => {

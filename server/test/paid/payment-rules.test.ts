@@ -32,7 +32,7 @@ describe("refused payments", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url, tamper as never);
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "payment_invalid" });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "payment_invalid" } });
     await expectNothingMoved(agent.address, before);
   });
 
@@ -58,7 +58,7 @@ describe("refused payments", () => {
     stack.devnet.chain.expireBlockhash();
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "payment_invalid" });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "payment_invalid" } });
     await expectNothingMoved(agent.address, before);
   });
 
@@ -68,7 +68,7 @@ describe("refused payments", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_required", reason: "insufficient_balance" });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "insufficient_balance" } });
     await expectNothingMoved(agent.address, 500n);
   });
 
@@ -78,10 +78,11 @@ describe("refused payments", () => {
   ])("answers a malformed payment header (%s) with 402 payment_required, a reason and the challenge", async (_label, header) => {
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    const out = (await res.json()) as Record<string, unknown>;
-    expect(out.error).toBe("payment_required");
-    expect(typeof out.reason).toBe("string");
-    expect(out.challenge).toBeTruthy();
+    const out = (await res.json()) as { error: Record<string, unknown>; x402Version?: number; accepts?: unknown[] };
+    expect(out.error.code).toBe("payment_required");
+    expect(typeof out.error.reason).toBe("string");
+    expect(res.headers.get("PAYMENT-REQUIRED")).toBeTruthy();
+    expect(out).toMatchObject({ x402Version: 1, accepts: [expect.objectContaining({ scheme: "exact" })] });
   });
 });
 
@@ -99,7 +100,7 @@ describe("request validation", () => {
   ])("refuses %s", async (_label, payload, status, code) => {
     const res = await stack.chat({ body: payload });
     expect(res.status).toBe(status);
-    expect(await res.json()).toMatchObject({ error: code });
+    expect(await res.json()).toMatchObject({ error: { code } });
   });
 
   it("refuses an oversized body with 413 and bad JSON with 400", async () => {
@@ -115,7 +116,7 @@ describe("request validation", () => {
     try {
       const res = await stack.chat({ body });
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: "model_not_allowed" });
+      expect(await res.json()).toMatchObject({ error: { code: "model_not_allowed" } });
     } finally {
       await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.001", "test");
     }
@@ -128,7 +129,7 @@ describe("settings read per request", () => {
     try {
       const res = await stack.chat({ body });
       expect(res.status).toBe(500);
-      expect(await res.json()).toMatchObject({ error: "server_misconfigured" });
+      expect(await res.json()).toMatchObject({ error: { code: "server_misconfigured" } });
       expect(res.headers.get("payment-required")).toBeNull();
     } finally {
       await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.001", "test");

@@ -54,7 +54,7 @@ describe("a newcomer's journey", () => {
     for (;;) {
       const res = await call(`question ${served}`);
       if (res.status === 402) {
-        expect(await res.json()).toMatchObject({ error: "insufficient_credits" });
+        expect(await res.json()).toMatchObject({ error: { code: "insufficient_credits" } });
         break;
       }
       expect(res.status).toBe(200);

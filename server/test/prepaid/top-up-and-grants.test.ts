@@ -92,7 +92,7 @@ describe("POST /api/v1/credits (x402 top-up) then prepaid calls", () => {
     // Another amount with the same payment is another request: refused, nothing credited.
     const otherAmount = await topUp({ amount_usdc: 0.5 }, { "X-Payment": header });
     expect(otherAmount.status).toBe(409);
-    expect(await otherAmount.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await otherAmount.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(entries);
     expect(await ledgerSum(kp.publicKeyBase58)).toBe(250_000n);
     for (const amount_usdc of [0.0001, 1000, "1.0000001", -1]) {
@@ -108,7 +108,7 @@ describe("GET /api/v1/credits/<pubkey>", () => {
     expect((await readCredits(other, owner.publicKeyBase58)).status).toBe(401);
     expect((await readCredits(owner, owner.publicKeyBase58, String(Date.now() - 120_000))).status).toBe(401);
     const bare = await creditsRoute(new Request(`http://signet.test/api/v1/credits/${owner.publicKeyBase58}`), { params: Promise.resolve({ pubkey: owner.publicKeyBase58 }) });
-    expect(await bare.json()).toMatchObject({ error: "missing_auth_headers" });
+    expect(await bare.json()).toMatchObject({ error: { code: "missing_auth_headers" } });
     const badPath = await creditsRoute(new Request("http://signet.test/api/v1/credits/nope"), { params: Promise.resolve({ pubkey: "nope" }) });
     expect(badPath.status).toBe(400);
   });
@@ -144,7 +144,7 @@ describe("grants", () => {
     expect(await ledgerSum(kp.publicKeyBase58)).toBe(100_000n);
     const second = await claim(kp, await challengeFor(kp), "203.0.113.8");
     expect(second.status).toBe(409);
-    expect(await second.json()).toMatchObject({ error: "grant_already_claimed" });
+    expect(await second.json()).toMatchObject({ error: { code: "grant_already_claimed" } });
     const stored = await stack.tdb.prisma.grant.findUniqueOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(stored.ipHash).not.toContain("203.0.113");
   });
@@ -153,14 +153,14 @@ describe("grants", () => {
     const kp = generateKeypair();
     const challenge = await challengeFor(kp);
     const wrongSigner = await claim(kp, challenge, "198.51.100.1", generateKeypair());
-    expect(await wrongSigner.json()).toMatchObject({ error: "invalid_signature" });
+    expect(await wrongSigner.json()).toMatchObject({ error: { code: "invalid_signature" } });
     const other = generateKeypair();
     const foreign = await claim(other, challenge.replace(kp.publicKeyBase58, other.publicKeyBase58), "198.51.100.2");
-    expect(await foreign.json()).toMatchObject({ error: "challenge_expired" });
+    expect(await foreign.json()).toMatchObject({ error: { code: "challenge_expired" } });
     await stack.tdb.prisma.grantChallenge.updateMany({ where: { agentPubkey: kp.publicKeyBase58 }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const expired = await claim(kp, challenge, "198.51.100.3");
     expect(expired.status).toBe(401);
-    expect(await expired.json()).toMatchObject({ error: "challenge_expired" });
+    expect(await expired.json()).toMatchObject({ error: { code: "challenge_expired" } });
   });
 
   it("grants one agent once under concurrent claims, and refuses a reused challenge", async () => {
@@ -174,7 +174,7 @@ describe("grants", () => {
     const winner = challenges[statuses.indexOf(200)]!;
     const reused = await claim(kp, winner, "198.18.99.1");
     expect(reused.status).toBe(401);
-    expect(await reused.json()).toMatchObject({ error: "challenge_expired" });
+    expect(await reused.json()).toMatchObject({ error: { code: "challenge_expired" } });
   });
 
   it("grants exactly SERVICE_GRANT_MAX_PER_IP of 100 concurrent claims from one IP", async () => {

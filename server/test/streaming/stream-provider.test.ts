@@ -129,7 +129,7 @@ describe("paid route, stream: true, remote provider", () => {
     expect(failed.text).toBe("Hello");
     expect(failed.receipt).toBeNull();
     expect(failed.done).toBe(false);
-    expect(failed.error).toMatchObject({ code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.01" });
+    expect(failed.error).toMatchObject({ code: "upstream_error", type: "server_error", param: null, message: expect.any(String), balance_usdc: "0", reserved_usdc: "0.01" });
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment.status).toBe("unserved");
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(0);
@@ -174,7 +174,7 @@ describe("paid route, stream: true, remote provider", () => {
     const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(502);
     expect(res.headers.get("content-type")).toMatch(/json/);
-    expect(await res.json()).toMatchObject({ error: "upstream_error", balance_usdc: "0", reserved_usdc: "0.01" });
+    expect(await res.json()).toMatchObject({ error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.01" } });
     expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("unserved");
   });
 

@@ -11,25 +11,30 @@ import { useHostedVerifierEnv } from "./hosted-verifier-env";
 import { closedPort, startHangingServer, startRecordedRpc, startServer, type LocalServer, type RecordedRpc } from "./local-servers";
 import { assertVectorsPresent, readVector, vectorNames, type Vector } from "./vectors";
 
-const ERROR_FIELDS = new Set(["error", "message", "request_id", "detail", "reason"]);
+const BODY_FIELDS = new Set(["error", "request_id"]);
+const ERROR_FIELDS = new Set(["message", "type", "param", "code", "detail", "reason"]);
 
 const post = (body: BodyInit) =>
   verifyRoute(new Request("http://localhost/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body }), {});
 const verify = (body: unknown) => post(JSON.stringify(body));
 
-/** Asserts the shape every verifier error shares and returns the body. */
+/** Asserts the shape every verifier error shares (OpenAI's error object, the request id beside it) and returns its error object. */
 async function errorBody(res: Response, status: number, code: string): Promise<Record<string, unknown>> {
   const text = await res.text();
   expect(res.status, text).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  const body = JSON.parse(text) as Record<string, unknown>;
-  expect(body.error).toBe(code);
-  expect(typeof body.message).toBe("string");
-  for (const key of Object.keys(body)) expect(ERROR_FIELDS.has(key), `unexpected error field ${key}`).toBe(true);
+  const body = JSON.parse(text) as { error: Record<string, unknown>; request_id?: string };
+  for (const key of Object.keys(body)) expect(BODY_FIELDS.has(key), `unexpected body field ${key}`).toBe(true);
+  const err = body.error;
+  expect(err.code).toBe(code);
+  expect(typeof err.message).toBe("string");
+  expect(typeof err.type).toBe("string");
+  expect(err.param).toBe(typeof err.detail === "string" ? err.detail : null);
+  for (const key of Object.keys(err)) expect(ERROR_FIELDS.has(key), `unexpected error field ${key}`).toBe(true);
   expect(body).not.toHaveProperty("verifier_signature");
   expect(text).not.toMatch(/\n\s+at |\.ts:\d+|node_modules/);
   expect(body.request_id).toBe(res.headers.get("x-request-id"));
-  return body;
+  return err;
 }
 
 function firstVector(paid: boolean): Vector {
@@ -54,7 +59,7 @@ beforeAll(async () => {
   brokenService = await startServer((req, _body, res) => {
     if (req.url === "/no-key/api/v1/operator-key") return res.writeHead(200, { "content-type": "application/json" }).end('{"pubkey":"not-a-key"}');
     if (req.url === "/rpc-error") return res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"node is behind"}}');
-    res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not_found"}');
+    res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"not_found"}}');
   });
   status999 = net.createServer((socket) => socket.once("data", () => socket.end("HTTP/1.1 999 Odd\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}")));
   await new Promise<void>((r) => status999.listen(0, "127.0.0.1", r));
