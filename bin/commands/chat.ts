@@ -1,4 +1,5 @@
 // `signet chat "prompt"`: a paid call with the stock @x402/fetch client, then the receipt verified with the library.
+// The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { decodePaymentResponseHeader } from "@x402/core/http";
@@ -15,6 +16,7 @@ import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
+import { advertisedRpc } from "./advertised-rpc";
 import { CHAT_USAGE } from "./usage";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 
@@ -51,9 +53,9 @@ export async function runChat(argv: string[]): Promise<number> {
     "base-sepolia": cfg.evmRpcUrl.baseSepolia,
     base: cfg.evmRpcUrl.base,
   }[networkId];
-  const rpc = values.rpc ?? configuredRpc;
-  if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const toService = serviceFetch(endpoint);
+  const rpc = values.rpc ?? (await advertisedRpc(endpoint, network.caip2, toService).catch(() => null))?.rpc ?? configuredRpc;
+  if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const payer =
     network.family === "evm"
       ? evmPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE), network.caip2, paymentId, toService)

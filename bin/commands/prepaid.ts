@@ -14,6 +14,7 @@ import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
+import { advertisedRpc } from "./advertised-rpc";
 import { INFER_USAGE, TOPUP_USAGE } from "./usage";
 
 const OPTIONS = {
@@ -68,10 +69,12 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const networkId = resolveNetwork(values.network ?? "devnet");
   if (!networkId) throw new UsageError(`unknown network ${values.network}`);
   const cfg = config();
-  const rpc = values.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
-  if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
   const paymentId = paymentIdOption(values["payment-id"]);
   const endpoint = resolveEndpoint(values.endpoint);
+  // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
+  const advertised = values.rpc ? null : await advertisedRpc(endpoint, NETWORKS[networkId].caip2, serviceFetch(endpoint)).catch(() => null);
+  const rpc = values.rpc ?? advertised?.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
+  if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
   const signer = await signerFromKeypair(keypairFrom(values.keypair));
   const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, serviceFetch(endpoint), { paymentId });
   process.stderr.write("paying and settling… ");

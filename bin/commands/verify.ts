@@ -4,10 +4,11 @@
 // Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
 import { parseArgs } from "node:util";
 import { serverVerifier } from "../../server/keys/server-verifier";
-import { isKnownEvmNetwork, parseReceiptText, solanaClusterOf, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../server/verify";
+import { parseReceiptText, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../server/verify";
 import { verifyEd25519Node } from "../../server/keys/node-ed25519";
 import { fetchLogKey, fetchReceiptProof, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
 import { jsonOrText, logFetchFailure, readTextFile, resolveEndpoint, UsageError, watchedServiceFetch } from "../cli-support";
+import { advertisedRpc } from "./advertised-rpc";
 import { VERIFY_USAGE } from "./usage";
 
 /** Runs the command; returns the exit code. */
@@ -87,29 +88,16 @@ async function discoveredRpc(
   const payment = receipt.payment;
   const network = typeof payment === "object" && payment !== null ? (payment as { network?: unknown }).network : undefined;
   if (typeof network !== "string") return undefined;
-  const url = `${endpoint}/.well-known/x402`;
-  const res = await serviceFetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) }).catch(() => null);
-  if (!res) {
-    if (serviceNeeded) throw new VerifierFetchError("operator_key_unavailable", `${url} could not be reached`);
+  let found;
+  try {
+    found = await advertisedRpc(endpoint, network, serviceFetch);
+  } catch {
+    if (serviceNeeded) throw new VerifierFetchError("operator_key_unavailable", `${endpoint}/.well-known/x402 could not be reached`);
     return undefined;
   }
-  const body = (await res.json().catch(() => null)) as { networks?: unknown } | null;
-  const listed = res.ok && Array.isArray(body?.networks) ? (body.networks as { network?: unknown; rpc?: unknown }[]) : [];
-  const match = listed.find((n) => typeof n.network === "string" && typeof n.rpc === "string" && URL.canParse(n.rpc) && sameNetwork(n.network, network));
-  if (!match) return undefined;
-  const rpc = match.rpc as string;
-  process.stderr.write(`signet: checking the payment through ${rpc}, the RPC ${url} names for ${network} (pass --rpc to use another)\n`);
-  return rpc;
-}
-
-const DISCOVERY_TIMEOUT_MS = 5_000;
-
-/** Two network ids name the same chain: the same CAIP-2 id, or the same Solana cluster in any of its spellings. */
-function sameNetwork(a: string, b: string): boolean {
-  if (a === b) return true;
-  if (isKnownEvmNetwork(a) || isKnownEvmNetwork(b)) return false;
-  const cluster = solanaClusterOf(a);
-  return cluster !== null && cluster === solanaClusterOf(b);
+  if (!found) return undefined;
+  process.stderr.write(`signet: checking the payment through ${found.rpc}, the RPC ${found.source} names for ${network} (pass --rpc to use another)\n`);
+  return found.rpc;
 }
 
 type LogVerdict = { ok: true; log_index: number; tree_size: number; log_key: string; cosigned_by: string[] } | { ok: false; reason: string };

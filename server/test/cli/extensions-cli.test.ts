@@ -89,12 +89,26 @@ describe("signet topup with the x402 extensions", () => {
   });
 });
 
-describe("signet verify with no --rpc", () => {
-  it("checks the payment through the chain RPC the service's /.well-known/x402 names for the receipt's network; --rpc still wins", async () => {
+/** Runs the CLI with its own environment naming `rpc` as the devnet RPC (the child's environment is copied at spawn). */
+function signetWithDevnetRpc(args: string[], rpc: string) {
+  const previous = process.env.SOLANA_DEVNET_RPC_URL;
+  process.env.SOLANA_DEVNET_RPC_URL = rpc;
+  try {
+    return signet(args);
+  } finally {
+    process.env.SOLANA_DEVNET_RPC_URL = previous;
+  }
+}
+
+describe("signet chat and verify with no --rpc", () => {
+  it("take the chain RPC the service's /.well-known/x402 names for the network over their own environment's; --rpc still wins", async () => {
     const agent = await agentFile("verify-agent");
     const saved = path.join(scratch, "verify-saved");
-    const chat = await signet(["chat", "verify me", "--keypair", agent.file, "--endpoint", service.url, "--rpc", stack.devnet.faultFreeUrl, "--save", saved]);
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    // The CLI's own environment names a devnet RPC nothing answers at: the payment goes through the service's.
+    const chat = await signetWithDevnetRpc(["chat", "verify me", "--keypair", agent.file, "--endpoint", service.url, "--save", saved], nowhere);
     expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stderr).toContain("payment_on_chain_ok: transfer of");
     const files = ["--receipt", path.join(saved, "receipt.json"), "--prompt", path.join(saved, "prompt.json"), "--response", path.join(saved, "response.json")];
 
     const found = await signet(["verify", ...files, "--endpoint", service.url]);
@@ -102,9 +116,8 @@ describe("signet verify with no --rpc", () => {
     expect(JSON.parse(found.stdout)).toMatchObject({ ok: true, checks: { payment_on_chain_ok: true, payer_matches: true } });
     expect(found.stderr.trim()).toBe(`signet: checking the payment through ${stack.devnet.url}, the RPC ${service.url}/.well-known/x402 names for ${JSON.parse(readFileSync(path.join(saved, "receipt.json"), "utf8")).payment.network} (pass --rpc to use another)`);
 
-    const pinned = `http://127.0.0.1:${await closedPort()}`;
-    const explicit = await signet(["verify", ...files, "--endpoint", service.url, "--rpc", pinned]);
+    const explicit = await signet(["verify", ...files, "--endpoint", service.url, "--rpc", nowhere]);
     expect(explicit.code).toBe(2);
-    expect(explicit.stderr.trim()).toBe(`signet: ${pinned} could not be reached`);
+    expect(explicit.stderr.trim()).toBe(`signet: ${nowhere} could not be reached`);
   });
 });
