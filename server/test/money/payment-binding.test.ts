@@ -65,7 +65,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     const header = await buildPaymentHeader(victim, await challengeOf(await stack.chat({ body: victimBody })), stack.devnet.url);
     const first = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
     expect(first.status).toBe(502);
-    const { transaction } = (await first.json()) as { transaction: string };
+    const { transaction } = ((await first.json()) as { error: { transaction: string } }).error;
     expect(await landDirectly(stack, facilitator, header)).toBe(transaction);
     return { victim, header, transaction };
   };
@@ -79,7 +79,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
 
     const attack = await stack.chat({ body: attackerBody, headers: { "X-Payment": forged } });
     expect(attack.status).toBe(409);
-    expect(await attack.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await attack.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await callsLogged()).toBe(logged);
     expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).toMatchObject({ status: "pending" });
 
@@ -98,7 +98,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     // The stranger after the call was served: still refused with his own prompt.
     const late = await stack.chat({ body: attackerBody, headers: { "X-Payment": forged } });
     expect(late.status).toBe(409);
-    expect(await late.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await late.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await callsLogged()).toBe(logged + 1);
     expect((await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: victim.address, kind: "payment_credit" } })).length).toBe(1);
     expect(promptHashOf(again)).toBe(promptHashOf(retry));
@@ -107,7 +107,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     expect(await purgeKeptAnswers(stack.tdb.prisma, 0, 100)).toBeGreaterThanOrEqual(1);
     const purged = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
     expect(purged.status).toBe(409);
-    expect(await purged.json()).toMatchObject({ error: "payment_replay" });
+    expect(await purged.json()).toMatchObject({ error: { code: "payment_replay" } });
     expect(await callsLogged()).toBe(logged + 1);
   });
 
@@ -120,7 +120,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
       const logged = await callsLogged();
       const escaped = await stack.chat({ body: { ...victimBody, network: "mainnet" }, headers: { "X-Payment": header } });
       expect(escaped.status).toBe(409);
-      expect(await escaped.json()).toMatchObject({ error: "payment_request_mismatch" });
+      expect(await escaped.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
       expect(await callsLogged()).toBe(logged);
       const own = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
       expect(own.status).toBe(200);
@@ -145,7 +145,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
 
     const stolen = await topUp(thief, { "X-Payment": header });
     expect(stolen.status).toBe(409);
-    expect(await stolen.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await stolen.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: thief } })).toBeNull();
 
     const own = await topUp(beneficiary, { "X-Payment": header });
@@ -195,13 +195,13 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const payer = stockClient(await stack.newAgent());
     const first = await post(payer, victimBody);
     expect(first.status).toBe(502);
-    const { transaction } = (await first.json()) as { transaction: string };
+    const { transaction } = ((await first.json()) as { error: { transaction: string } }).error;
     await until("the late transfer to land", async () => stack.devnet.chain.getTransaction(transaction) !== null, 10_000);
     const logged = await stack.tdb.prisma.inferenceLog.count();
 
     const stranger = await stack.chat({ body: attackerBody, headers: { "PAYMENT-SIGNATURE": payer.header() } });
     expect(stranger.status).toBe(409);
-    expect(await stranger.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await stranger.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     const wrapped = wrapPublicTransaction(await challengeOf(await stack.chat({ body: attackerBody })), await publicWire(stack.devnet.url, transaction));
     expect((await stack.chat({ body: attackerBody, headers: { "PAYMENT-SIGNATURE": wrapped } })).status).toBe(409);
     expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged);
@@ -221,12 +221,12 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     try {
       let first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
       // The transfer lands late: the payment waits pending, then the retry settles it and the upstream fails.
-      for (let i = 0; first.status === 502 && (await first.clone().json()).error === "settlement_pending" && i < 20; i++) {
+      for (let i = 0; first.status === 502 && ((await first.clone().json()) as { error: { code: string } }).error.code === "settlement_pending" && i < 20; i++) {
         await sleep(500);
         first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
       }
       expect(first.status).toBe(502);
-      expect(await first.json()).toMatchObject({ error: "upstream_error" });
+      expect(await first.json()).toMatchObject({ error: { code: "upstream_error" } });
     } finally {
       failing = false;
     }
@@ -258,7 +258,7 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
               now() - interval '1 hour', ${chatRequestDigest(victimBody, "solana-devnet")})`;
     const stranger = await stack.chat({ body: attackerBody, headers: { "X-Payment": header } });
     expect(stranger.status).toBe(409);
-    expect(await stranger.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await stranger.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     const row = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { idempotencyKey: key } });
     expect(row.status).toBe("claimed");
     expect(row.updatedAt.getTime()).toBeLessThan(Date.now() - 30 * 60_000);
@@ -280,7 +280,7 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const logged = await stack.tdb.prisma.inferenceLog.count();
     const stranger = await stack.chat({ body: { ...attackerBody, network: "base-sepolia" }, headers: { "PAYMENT-SIGNATURE": header } });
     expect(stranger.status).toBe(409);
-    expect(await stranger.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await stranger.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     const again = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");

@@ -97,15 +97,15 @@ describe("a Solana settlement whose every send is dropped", () => {
     const first = await send();
     expect(first.status).toBe(502);
     expect(first.headers.get("retry-after")).toBe("2");
-    const body = (await first.json()) as { error: string; transaction: string; network: string; retry_after: number };
-    expect(body).toMatchObject({ error: "settlement_pending", network: stack.devnet.caip2, retry_after: 2 });
+    const body = (await first.json()) as { error: { code: string; transaction: string; network: string; retry_after: number } };
+    expect(body).toMatchObject({ error: { code: "settlement_pending", network: stack.devnet.caip2, retry_after: 2 } });
     const pending = await paymentOf(stack, agent.address);
-    expect(pending).toMatchObject({ status: "pending", txSignature: body.transaction });
+    expect(pending).toMatchObject({ status: "pending", txSignature: body.error.transaction });
     expect(pending.pendingPayload).not.toBeNull();
     expect(pending.pendingBlockhash).not.toBeNull();
     expect(await ledgerOf(stack, agent.address)).toHaveLength(0);
 
-    expect(await landDirectly(stack, facilitator, header)).toBe(body.transaction);
+    expect(await landDirectly(stack, facilitator, header)).toBe(body.error.transaction);
     // Landed but not yet recorded: reconcile lists it as pending, not as drift.
     const [report] = await reconcile(stack.tdb.prisma, facilitator, { networks: ["solana-devnet"] });
     expect(report).toMatchObject({ pendingSettlements: 1, pendingLanded: 1, mismatches: [] });
@@ -114,7 +114,7 @@ describe("a Solana settlement whose every send is dropped", () => {
     await expectStoredAnswer(stack, agent.address, retry, send);
 
     const done = await paymentOf(stack, agent.address);
-    expect(done).toMatchObject({ status: "served", txSignature: body.transaction, pendingPayload: null, pendingBlockhash: null });
+    expect(done).toMatchObject({ status: "served", txSignature: body.error.transaction, pendingPayload: null, pendingBlockhash: null });
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect(await settlements(stack.devnet.caip2, "chat", "pending")).toBe(counted.pending + 1);
@@ -132,7 +132,7 @@ describe("a Solana settlement whose every send is dropped", () => {
     for (let i = 0; i < 2; i++) {
       const retry = await send();
       expect(retry.status).toBe(402);
-      expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });
+      expect(await retry.json()).toMatchObject({ error: { code: "payment_required", reason: "settlement_expired" } });
     }
     expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "expired", failureReason: "settlement_expired", pendingPayload: null, clientPaymentId: null });
     expect(await settlements(stack.devnet.caip2, "chat", "expired")).toBe(expiredBefore + 1);
@@ -155,7 +155,7 @@ describe("a Solana settlement whose every send is dropped", () => {
       expect(((await other.json()) as { id: string }).id).toBe(((await served[0]!.json()) as { id: string }).id);
     } else {
       expect(other.status).toBe(409);
-      expect(await other.json()).toMatchObject({ error: "payment_replay" });
+      expect(await other.json()).toMatchObject({ error: { code: "payment_replay" } });
     }
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
@@ -192,7 +192,7 @@ describe("a Solana settlement whose every send is dropped", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
     const first = await topUp({ "X-Payment": header });
     expect(first.status).toBe(502);
-    expect(await first.json()).toMatchObject({ error: "settlement_pending" });
+    expect(await first.json()).toMatchObject({ error: { code: "settlement_pending" } });
     await landDirectly(stack, facilitator, header);
     (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
     const { appContext } = await import("../../app-context");
@@ -248,7 +248,7 @@ describe("a Solana settlement confirmed after the wait", () => {
     const send = () => stack.chat({ body: local, headers: { "X-Payment": header } });
     const first = await send();
     expect(first.status).toBe(502);
-    const { transaction } = (await first.json()) as { transaction: string };
+    const { transaction } = ((await first.json()) as { error: { transaction: string } }).error;
     await until("the delayed send to land", () => stack.devnet.chain.getTransaction(transaction) !== null);
     await sleep(100);
     await expectStoredAnswer(stack, agent.address, await send(), send);
@@ -271,7 +271,7 @@ describe("a Base settlement whose transaction is dropped", () => {
     const send = () => stack.chat({ body, headers: { "X-Payment": header } });
     const first = await send();
     expect(first.status).toBe(502);
-    expect(await first.json()).toMatchObject({ error: "settlement_pending", network: "eip155:84532" });
+    expect(await first.json()).toMatchObject({ error: { code: "settlement_pending", network: "eip155:84532" } });
     const pending = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } });
     expect(pending.status).toBe("pending");
     expect(pending.pendingValidBefore).not.toBeNull();
@@ -319,7 +319,7 @@ describe("a Base settlement whose transaction is dropped", () => {
     await fetch(stack.baseSepolia!.faultFreeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
     const retry = await send();
     expect(retry.status).toBe(402);
-    expect(await retry.json()).toMatchObject({ error: "payment_required", reason: "settlement_expired" });
+    expect(await retry.json()).toMatchObject({ error: { code: "payment_required", reason: "settlement_expired" } });
     expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } })).toMatchObject({ status: "expired", failureReason: "settlement_expired", clientPaymentId: null });
     expect(await stack.baseSepolia!.usdcBalance(account.address)).toBe(1_000_000n);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase() } })).toBe(0);

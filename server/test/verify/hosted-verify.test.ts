@@ -86,7 +86,7 @@ beforeAll(async () => {
     if (req.method === "GET" && req.url === "/api/v1/operator-key") {
       return pipeResponse(await operatorKeyRoute(new Request(`http://127.0.0.1${req.url}`), {}), res);
     }
-    res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not_found"}');
+    res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"not_found"}}');
   });
   deadRpcUrl = `http://127.0.0.1:${await closedPort()}`;
 });
@@ -222,7 +222,7 @@ describe("POST /api/verify with a receipt this service just signed", () => {
     const res = await withEnv({ VERIFIER_ALLOW_PRIVATE_NETWORKS: "false" }, () => verify({ receipt, prompt: MESSAGES, response: ANSWER, endpoint: service.url }));
     expect(res.status).toBe(502);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ error: "upstream_error", reason: "fetch_refused" });
+    expect(body).toMatchObject({ error: { code: "upstream_error", reason: "fetch_refused" } });
     expect(body).not.toHaveProperty("verifier_signature");
     expect(service.hits.length).toBe(hitsBefore);
   });
@@ -233,7 +233,7 @@ describe("POST /api/verify with a receipt this service just signed", () => {
     await withEnv({ VERIFIER_ALLOW_PRIVATE_NETWORKS: "false" }, async () => {
       const refused = await verify({ receipt: paid, prompt: MESSAGES, response: ANSWER, rpc: rpc.url });
       expect(refused.status).toBe(502);
-      expect(await refused.json()).toMatchObject({ error: "upstream_error", reason: "fetch_refused" });
+      expect(await refused.json()).toMatchObject({ error: { code: "upstream_error", reason: "fetch_refused" } });
       const prepaid = await verdictOf({ receipt: freshReceipt(), prompt: MESSAGES, response: ANSWER, rpc: rpc.url });
       expect(prepaid.ok).toBe(true);
     });
