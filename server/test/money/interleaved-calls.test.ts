@@ -96,7 +96,7 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
       const receipts: Receipt[] = [];
       for (const res of await Promise.all(pending)) {
         // Refused for want of credit, or a budget too small for even one token: nothing held, nothing charged.
-        if (res.status === 402 || (res.status === 400 && ((await res.clone().json()) as { detail?: string }).detail === "max_cost_usdc")) continue;
+        if (res.status === 402 || (res.status === 400 && ((await res.clone().json()) as { error?: { detail?: string } }).error?.detail === "max_cost_usdc")) continue;
         expect(res.status, await res.clone().text()).toBe(200);
         receipts.push(headerReceipt(res));
       }
