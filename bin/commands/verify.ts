@@ -73,10 +73,16 @@ export async function runVerify(argv: string[]): Promise<number> {
   }
 }
 
+/** True when `endpoint` is a service on this machine: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackEndpoint(endpoint: string): boolean {
+  const host = new URL(endpoint).hostname;
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 /**
  * The RPC the service at `endpoint` names in its /.well-known/x402 for the network of the receipt's payment, or
- * undefined (a prepaid receipt, no such RPC published, or, with a pinned operator key, a service that did not answer:
- * the verifier then uses the network's public RPC). Says on stderr which RPC it chose: the service named it, and
+ * undefined (a prepaid receipt, a service not on this machine, no such RPC published, or, with a pinned operator key,
+ * a service that did not answer: the verifier then uses the network's public RPC). Says on stderr which RPC it chose: the service named it, and
  * --rpc pins another.
  */
 async function discoveredRpc(
@@ -88,6 +94,9 @@ async function discoveredRpc(
   const payment = receipt.payment;
   const network = typeof payment === "object" && payment !== null ? (payment as { network?: unknown }).network : undefined;
   if (typeof network !== "string") return undefined;
+  // SECURITY: the chain is the check that does not trust the service; an RPC a remote service names could vouch for a
+  // payment that never landed. Only a service on this machine (its own local chains) is asked which RPC to use.
+  if (!isLoopbackEndpoint(endpoint)) return undefined;
   let found;
   try {
     found = await advertisedRpc(endpoint, network, serviceFetch);
