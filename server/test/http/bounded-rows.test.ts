@@ -108,7 +108,7 @@ describe("challenge issuance per IP", () => {
     expect(statuses.filter((s) => s === 200).length).toBe(10);
     expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
     const refused = await ask("198.51.100.23");
-    expect(await refused.json()).toMatchObject({ error: "rate_limited" });
+    expect(await refused.json()).toMatchObject({ error: { code: "rate_limited" } });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await ask("198.51.100.24")).status).toBe(200);
     expect(await stack.tdb.prisma.grantChallenge.count({ where: { agentPubkey: agent } })).toBe(11);

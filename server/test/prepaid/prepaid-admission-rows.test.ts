@@ -50,7 +50,7 @@ describe("POST /api/v1/inference from keys without credit", () => {
       const answers = await Promise.all(ips.map((ip) => send(generateKeypair(), ip)));
       for (const res of answers) {
         statuses.push(res.status);
-        codes.add(((await res.json()) as { error: string }).error);
+        codes.add(((await res.json()) as { error: { code: string } }).error.code);
       }
     }
     expect(statuses).toHaveLength(300);
@@ -66,7 +66,7 @@ describe("POST /api/v1/inference from keys without credit", () => {
     await stack.tdb.prisma.balance.create({ data: { agentPubkey: kp.publicKeyBase58, network: stack.devnet.caip2, units: 0n } });
     const res = await send(kp, "198.51.100.50");
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "insufficient_credits", balance_usdc: "0" });
+    expect(await res.json()).toMatchObject({ error: { code: "insufficient_credits", balance_usdc: "0" } });
     expect(await stack.tdb.prisma.requestNonce.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
     expect(await stack.tdb.prisma.rateLimitWindow.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
   });
@@ -82,7 +82,7 @@ describe("POST /api/v1/inference per client IP", () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     const refused = await send(kp, "203.0.113.10");
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ error: "rate_limited" });
+    expect(await refused.json()).toMatchObject({ error: { code: "rate_limited" } });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await send(kp, "203.0.113.11")).status).toBe(200);
   });
@@ -104,7 +104,7 @@ describe("POST /api/v1/inference replay protection for funded agents", () => {
     expect((await send(kp, "203.0.113.30", text)).status).toBe(200);
     const again = await send(kp, "203.0.113.30", text);
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ error: "nonce_replay" });
+    expect(await again.json()).toMatchObject({ error: { code: "nonce_replay" } });
 
     const twin = signedText();
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(kp, "203.0.113.31", twin)));
@@ -115,7 +115,7 @@ describe("POST /api/v1/inference replay protection for funded agents", () => {
     const kp = generateKeypair();
     const first = await send(generateKeypair(), "203.0.113.40");
     expect(first.status).toBe(402);
-    const { required_usdc } = (await first.json()) as { required_usdc: string };
+    const { required_usdc } = ((await first.json()) as { error: { required_usdc: string } }).error;
     await stack.credit(kp.publicKeyBase58, parseUsdcToUnits(required_usdc)!);
     const twin = signedText();
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(kp, "203.0.113.41", twin)));

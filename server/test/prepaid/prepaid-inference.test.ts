@@ -100,7 +100,7 @@ describe("POST /api/v1/inference", () => {
     for (const headers of [otherBytes, otherPath, otherKey]) {
       const res = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
       expect(res.status).toBe(401);
-      expect(await res.json()).toMatchObject({ error: "invalid_signature" });
+      expect(await res.json()).toMatchObject({ error: { code: "invalid_signature" } });
     }
     expect(await ledgerMatches(kp.publicKeyBase58)).toBe(100_000n);
   });
@@ -112,7 +112,7 @@ describe("POST /api/v1/inference", () => {
   ])("refuses %s with 401", async (_label, headers, code) => {
     const res = await call(generateKeypair(), { model: "local/echo-1", messages }, { headers });
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ error: code });
+    expect(await res.json()).toMatchObject({ error: { code } });
   });
 
   it("refuses timestamps outside ±60 s with 401 request_expired", async () => {
@@ -120,7 +120,7 @@ describe("POST /api/v1/inference", () => {
     for (const timestamp of [Date.now() - 61_000, Date.now() + 61_000]) {
       const res = await call(kp, { model: "local/echo-1", messages, timestamp });
       expect(res.status).toBe(401);
-      expect(await res.json()).toMatchObject({ error: "request_expired" });
+      expect(await res.json()).toMatchObject({ error: { code: "request_expired" } });
     }
   });
 
@@ -132,7 +132,7 @@ describe("POST /api/v1/inference", () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 200)) {
       expect(r.status).toBe(409);
-      expect(await r.json()).toMatchObject({ error: "nonce_replay" });
+      expect(await r.json()).toMatchObject({ error: { code: "nonce_replay" } });
     }
     const again = await call(kp, {}, { raw: text });
     expect(again.status).toBe(409);
@@ -155,7 +155,7 @@ describe("POST /api/v1/inference", () => {
     await credit(kp.publicKeyBase58, 3n);
     const res = await call(kp, { model: "local/echo-1", messages });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "insufficient_credits", balance_usdc: "0.000003" });
+    expect(await res.json()).toMatchObject({ error: { code: "insufficient_credits", balance_usdc: "0.000003" } });
     expect(await ledgerMatches(kp.publicKeyBase58)).toBe(3n);
   });
 
@@ -178,7 +178,7 @@ describe("POST /api/v1/inference", () => {
     try {
       const res = await call(kp, { model: "openai/gpt-4o-mini", messages });
       expect(res.status).toBe(502);
-      expect(await res.json()).toMatchObject({ error: "upstream_error", balance_usdc: "1" });
+      expect(await res.json()).toMatchObject({ error: { code: "upstream_error", balance_usdc: "1" } });
     } finally {
       failing = false;
     }
