@@ -112,6 +112,12 @@ npm run -s signet -- verify --receipt receipt.json \\
                     </li>
                   ))}
                 </ul>
+                {facts.networks.some((n) => !n.enabled) && (
+                  <p data-testid="network-legend" className="mt-2 text-xs text-slate-600">
+                    <span className="rounded-full bg-slate-100 px-1.5 line-through">Struck through</span>: not served by this deployment now (no RPC for it, or a mainnet while the
+                    mainnet switch is off). Payments, top-ups and grants on it are refused.
+                  </p>
+                )}
               </dd>
             </div>
             <div className="py-2">
@@ -138,12 +144,25 @@ npm run -s signet -- verify --receipt receipt.json \\
             <CodeBlock key={c.title} title={c.title} code={c.code} testId="first-call" />
           ))}
         </div>
+        <div data-testid="paid-call-credit" className="rounded-xl border border-violet-200 bg-violet-50 p-4 text-sm text-slate-800">
+          <h3 className="font-semibold text-slate-900">What a paid call leaves behind</h3>
+          <p className="mt-1">
+            A paid call pays the flat price ({facts.priceUsdc} USDC). The call&apos;s cost (<code className="rounded bg-white px-1">cost_usdc</code> in its receipt) is
+            taken from the payment, and the unused rest stays as prepaid credit for the paying key, on the network it paid on. The receipt&apos;s page shows the
+            three amounts.
+          </p>
+          <p className="mt-1">
+            On Solana, spend it with prepaid calls signed by the same key (<code className="rounded bg-white px-1">signet infer &quot;…&quot; --network devnet</code> or <code className="rounded bg-white px-1">mainnet</code>, or{" "}
+            <code className="rounded bg-white px-1">POST /api/v1/inference</code> naming that network). On Base the payer is an address, and prepaid calls are signed
+            with an Ed25519 key: the remainder is kept on the ledger for that address but cannot be spent yet.
+          </p>
+        </div>
       </section>
 
       <section aria-labelledby="verify-heading" className="grid gap-4 md:grid-cols-3">
         <h2 id="verify-heading" className="sr-only">Where to go next</h2>
         <NextStep href="/explorer" title="Verify a receipt" text="Paste a receipt, its prompt and its answer: all five checks run in your browser, the payment against the chain." />
-        <NextStep href="/grants" title="Claim a first credit" text="New here with a Solana wallet? Sign one message (no fee) for a small sponsored balance." />
+        <NextStep href="/grants" title="Claim a first credit" text={`New here with a Solana wallet? Sign one message (no fee) for ${facts.grant.amountUsdc} USDC of sponsored credit on ${facts.grant.networkLabel}.`} />
         <NextStep href="/credits" title="Buy prepaid credit" text="Pay a top-up from your wallet, then spend it with signed prepaid calls: one payment, many calls." />
       </section>
     </main>

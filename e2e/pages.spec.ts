@@ -46,6 +46,12 @@ test("home: what Signet is, the live facts and the first calls", async ({ page }
   await expect(page.getByTestId("fact-price")).toHaveText(/^\d+(\.\d+)? USDC$/);
   await expect(page.getByTestId("fact-mainnet")).toHaveText(/ON|OFF/);
   await expect(page.getByTestId("fact-networks").locator('[data-enabled="true"]')).not.toHaveCount(0);
+  // The e2e mainnets are off: their chips are struck through, and a legend says what striking means.
+  await expect(page.getByTestId("fact-networks").locator('[data-enabled="false"]')).not.toHaveCount(0);
+  await expect(page.getByTestId("network-legend")).toContainText("not served by this deployment now");
+  // The paid-call section says where a paid call's unused price goes.
+  await expect(page.getByTestId("paid-call-credit")).toContainText("the unused rest stays as prepaid credit for the paying key");
+  await expect(page.getByTestId("paid-call-credit")).toContainText("POST /api/v1/inference");
   const operatorKey = ((await (await page.request.get("/api/v1/operator-key")).json()) as { pubkey: string }).pubkey;
   await expect(page.getByTestId("fact-operator-key")).toHaveText(operatorKey);
   await expect(page.getByTestId("footer-operator-key")).toHaveText(operatorKey);
@@ -78,9 +84,24 @@ test("explorer with a verified receipt, and the receipt's permalink", async ({ p
     await expect(page.getByTestId("result")).toBeVisible();
   });
 
+  // A receipt whose signature fails: the card is marked as not vouched for.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByTestId("receipt-input").fill(JSON.stringify({ ...call.receipt, model: "someone/else" }));
+  await page.getByTestId("prompt-input").fill("");
+  await page.getByTestId("response-input").fill("");
+  await page.getByTestId("verify-button").click();
+  await checkEveryWidth(page, "explorer-untrusted", async () => {
+    await expect(page.getByTestId("untrusted-banner")).toBeVisible();
+    await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-status", "failed", { timeout: 20_000 });
+  });
+
   await page.goto(`/r/${call.receipt.inference_id}`);
   await checkEveryWidth(page, "permalink", async () => {
     await expect(page.getByTestId("receipt-fields")).toContainText(call.receipt.inference_id);
+    // The verdict shows without a click, with the money the call left behind.
+    await expect(page.getByTestId("check-service_signature_ok")).toHaveAttribute("data-pass", "true");
+    await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-status", "included", { timeout: 20_000 });
+    await expect(page.getByTestId("receipt-money")).toBeVisible();
   });
 });
 
@@ -101,6 +122,7 @@ test("credits with a connected wallet, and grants", async ({ page }) => {
   await page.goto("/grants");
   await checkEveryWidth(page, "grants", async () => {
     await expect(page.getByRole("heading", { name: "Claim your first credit" })).toBeVisible();
+    await expect(page.getByTestId("grant-amount")).toBeVisible();
   });
 });
 

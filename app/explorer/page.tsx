@@ -1,4 +1,5 @@
 import { TrpcReactProvider } from "@/app/_client/trpc-react";
+import { readNetworkNames } from "@/server/site/read-site-facts";
 import { ReceiptExplorer } from "./receipt-explorer";
 
 export const metadata = { title: "Receipt explorer" };
@@ -12,7 +13,7 @@ export default function ExplorerPage() {
         chain RPC directly.
       </p>
       <TrpcReactProvider>
-        <ReceiptExplorer />
+        <ReceiptExplorer networks={readNetworkNames()} />
       </TrpcReactProvider>
     </main>
   );

@@ -12,6 +12,7 @@ import { logEvent } from "../log";
 import { readSettings } from "../settings/read-settings";
 import { DEFAULT_EVM_RPC_BY_NETWORK, DEFAULT_SOLANA_RPC_BY_CLUSTER, formatUnitsAsUsdc, parseUsdcToUnits, solanaClusterOf } from "../verify";
 import { advertisedRpcUrls } from "../discovery/advertised-rpc-urls";
+import { REQUEST_NAME } from "./describe-receipt";
 
 export interface PublicKeys {
   /** Signs receipts; null when this deployment has no usable key (the page says so rather than failing). */
@@ -42,14 +43,18 @@ export interface SiteFacts extends PublicKeys {
   mainnetEnabled: boolean;
   defaultNetwork: string;
   networks: NetworkFact[];
+  /** A grant: this much USDC, once per key, credited on the default network (server/grants/claim-grant.ts). */
+  grant: { amountUsdc: string; network: string; networkLabel: string };
 }
-
-/** The short names callers use in a request's `network` field. */
-const REQUEST_NAME: Record<NetworkId, string> = { "solana-devnet": "devnet", "solana-mainnet": "mainnet", base: "base", "base-sepolia": "base-sepolia" };
 
 /** Both public keys; a key that cannot be loaded reads as null (and is logged by its loader). */
 export function readPublicKeys(): PublicKeys {
   return { operatorKey: keyOrNull(() => operatorKeyResource().pubkey), verifierKey: keyOrNull(() => verifierKeyResource().pubkey) };
+}
+
+/** Every network this service knows, by CAIP-2 id and name: what the explorer names a pasted receipt's network by. */
+export function readNetworkNames(): { caip2: string; label: string }[] {
+  return Object.values(NETWORKS).map((n) => ({ caip2: n.caip2, label: n.label }));
 }
 
 /** The live facts: read per request, since operators change the price and the switch at run time. */
@@ -80,6 +85,7 @@ export async function readSiteFacts(): Promise<SiteFacts> {
     mainnetEnabled: settings.mainnetEnabled,
     defaultNetwork: NETWORKS[settings.defaultNetwork].caip2,
     networks,
+    grant: { amountUsdc: formatUnitsAsUsdc(settings.grantAmountUnits), network: NETWORKS[settings.defaultNetwork].caip2, networkLabel: NETWORKS[settings.defaultNetwork].label },
   };
 }
 

@@ -1,8 +1,12 @@
 import { notFound } from "next/navigation";
+import type { ReactNode } from "react";
 import { db } from "@/server/db";
 import { findReceipt } from "@/server/receipts/find-receipt";
+import { describeReceipt, type PaidCallMoney, type ReceiptField } from "@/server/site/describe-receipt";
+import { readNetworkNames } from "@/server/site/read-site-facts";
 import { txExplorerUrl } from "@/server/verify";
 import { TrpcReactProvider } from "@/app/_client/trpc-react";
+import { LocalTime } from "@/app/_components/local-time";
 import { ReceiptExplorer } from "../../explorer/receipt-explorer";
 
 export const dynamic = "force-dynamic";
@@ -11,32 +15,130 @@ export default async function ReceiptPermalink({ params }: { params: Promise<{ i
   const { id } = await params;
   const receipt = (await findReceipt(await db(), id).catch(() => null)) as Record<string, unknown> | null;
   if (!receipt) notFound();
-  const payment = receipt.payment as { tx_signature?: string; network?: string } | undefined;
-  const txUrl = payment?.tx_signature && payment.network ? txExplorerUrl(payment.network, payment.tx_signature) : null;
+  const described = describeReceipt(receipt);
+  const money = described.money;
   return (
     <main className="mx-auto max-w-5xl space-y-4 px-4 py-10 sm:px-6">
-      <h1 className="break-all text-2xl font-bold tracking-tight">Receipt {String(receipt.inference_id)}</h1>
-      <dl data-testid="receipt-fields" className="grid grid-cols-1 gap-x-4 gap-y-1 rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm sm:grid-cols-[max-content_1fr]">
-        {Object.entries(receipt).filter(([k]) => k !== "payment").map(([k, v]) => (
-          <div key={k} className="contents">
-            <dt className="font-mono text-slate-600">{k}</dt>
-            <dd className="break-all font-mono">{String(v)}</dd>
-          </div>
-        ))}
-        {payment?.tx_signature && (
-          <div className="contents">
-            <dt className="font-mono text-slate-600">transaction</dt>
-            <dd className="break-all font-mono">
-              {txUrl ? <a className="text-violet-800 underline" href={txUrl}>{payment.tx_signature}</a> : payment.tx_signature} ({payment.network}; a local
-              chain's transactions are not on the public explorer)
-            </dd>
-          </div>
+      <div className="space-y-1">
+        <h1 className="break-all text-2xl font-bold tracking-tight">Receipt {described.inferenceId}</h1>
+        {described.issuedAtMs !== null && (
+          <p className="text-sm text-slate-700">
+            Issued <LocalTime ms={described.issuedAtMs} testId="receipt-issued" />
+          </p>
         )}
-      </dl>
-      <p className="text-sm text-slate-700">Press verify for the signature-only check; add the prompt and response for all five.</p>
+        <p className="text-sm text-slate-700">Checked in your browser as this page opened: the operator&apos;s signature, and the receipt&apos;s place in the public receipt log.</p>
+      </div>
       <TrpcReactProvider>
-        <ReceiptExplorer initialReceipt={JSON.stringify(receipt)} />
+        <ReceiptExplorer initialReceipt={JSON.stringify(receipt)} networks={readNetworkNames()} verifyOnLoad>
+          {money?.kind === "paid" && <PaidMoney money={money} />}
+          {money?.kind === "prepaid" && (
+            <section aria-labelledby="money-heading" data-testid="receipt-money" data-kind="prepaid" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm sm:p-5">
+              <h2 id="money-heading" className="text-base font-semibold">What this call cost</h2>
+              <p className="mt-2">
+                A prepaid call: <strong>{money.costUsdc} USDC</strong> came out of the agent&apos;s prepaid credit. There is no on-chain payment to check.
+              </p>
+            </section>
+          )}
+          <section aria-labelledby="fields-heading" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
+            <h2 id="fields-heading" className="text-base font-semibold">Signed fields</h2>
+            <p className="mt-1 text-xs text-slate-600">Each value as signed, with its readable form beside it. The signature covers every one of them.</p>
+            <dl data-testid="receipt-fields" className="mt-3 grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+              {described.fields.map((f) => (
+                <Field key={f.key} name={f.key} field={f} />
+              ))}
+              {described.paymentFields.map((f) => (
+                <Field key={`payment.${f.key}`} name={`payment.${f.key}`} field={f} value={f.key === "tx_signature" ? <TxLink receipt={receipt} /> : undefined} />
+              ))}
+            </dl>
+          </section>
+        </ReceiptExplorer>
       </TrpcReactProvider>
     </main>
+  );
+}
+
+/** A signed field: its value as signed (or `value`, a richer form of it), and its readable form beside it. */
+function Field({ name, field, value }: { name: string; field: ReceiptField; value?: ReactNode }) {
+  return (
+    <div className="contents">
+      <dt className="font-mono text-slate-600">{name}</dt>
+      <dd data-testid={`field-${name}`} className="min-w-0 break-all">
+        {value ?? <span className="font-mono">{field.raw}</span>}
+        {field.timeMs !== undefined && (
+          <span className="block text-xs sm:ml-2 sm:inline">
+            <LocalTime ms={field.timeMs} />
+          </span>
+        )}
+        {field.networkLabel && <span className="ml-2 font-semibold">{field.networkLabel}</span>}
+        {field.usdc !== undefined && <span className="ml-2 text-slate-700">= {field.usdc} USDC</span>}
+      </dd>
+    </div>
+  );
+}
+
+function TxLink({ receipt }: { receipt: Record<string, unknown> }) {
+  const payment = receipt.payment as { tx_signature?: string; network?: string };
+  const url = payment.tx_signature && payment.network ? txExplorerUrl(payment.network, payment.tx_signature) : null;
+  return (
+    <span className="font-mono">
+      {url ? (
+        <a className="text-violet-800 underline" href={url}>
+          {payment.tx_signature}
+        </a>
+      ) : (
+        payment.tx_signature
+      )}
+      <span className="block font-sans text-xs text-slate-600">A local test chain&apos;s transactions are not on the public explorer.</span>
+    </span>
+  );
+}
+
+/** The paid call's money: the payment, the call's cost, and the remainder kept as the payer's prepaid credit. */
+function PaidMoney({ money }: { money: PaidCallMoney }) {
+  const where = money.network.label ?? money.network.id;
+  const net = money.network.requestName;
+  const payerNoun = money.network.family === "evm" ? "address" : "key";
+  return (
+    <section aria-labelledby="money-heading" data-testid="receipt-money" data-kind="paid" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm sm:p-5">
+      <h2 id="money-heading" className="text-base font-semibold">What was paid, and what stayed as credit</h2>
+      <dl className="mt-3 grid max-w-xl grid-cols-[1fr_auto] gap-x-6 gap-y-1">
+        <dt>Paid on {where} (the call&apos;s price)</dt>
+        <dd data-testid="money-paid" className="text-right font-mono">{money.paidUsdc} USDC</dd>
+        <dt>This call&apos;s cost</dt>
+        <dd data-testid="money-cost" className="text-right font-mono">− {money.costUsdc} USDC</dd>
+        <dt className="border-t border-slate-200 pt-1 font-semibold">Kept as prepaid credit</dt>
+        <dd data-testid="money-kept" className="border-t border-slate-200 pt-1 text-right font-mono font-semibold">{money.keptUsdc} USDC</dd>
+      </dl>
+      <div data-testid="credit-kept-note" className="mt-3 space-y-2 text-slate-800">
+        {money.costExceededPayment ? (
+          <p>The call cost more than was paid: it was charged the whole payment, and nothing stayed as credit.</p>
+        ) : (
+          <p>
+            A paid call&apos;s unused price is not lost: the payment was credited to the paying {payerNoun}{" "}
+            <code className="break-all text-xs">{money.payer}</code> on {where}, the call&apos;s cost was taken from it, and the rest stays as that {payerNoun}&apos;s
+            prepaid credit on {where}.
+          </p>
+        )}
+        {!money.costExceededPayment && money.spending === "prepaid" && (
+          <p>
+            Spend it with prepaid calls signed by the same key:{" "}
+            <code className="rounded bg-slate-100 px-1 text-xs">signet infer &quot;…&quot; --keypair &lt;the paying key&gt;{net ? ` --network ${net}` : ""}</code>, or{" "}
+            <code className="rounded bg-slate-100 px-1 text-xs">POST /api/v1/inference</code>
+            {net ? (
+              <>
+                {" "}with <code className="rounded bg-slate-100 px-1 text-xs">&quot;network&quot;: &quot;{net}&quot;</code>
+              </>
+            ) : null}
+            . <code className="rounded bg-slate-100 px-1 text-xs">signet balance{net ? ` --network ${net}` : ""}</code> shows the balance.
+          </p>
+        )}
+        {!money.costExceededPayment && money.spending === "not_spendable" && (
+          <p>
+            On {where} the payer is an address, and prepaid calls are signed with an Ed25519 (Solana) key, so this credit cannot be spent yet: it stays on the ledger,
+            recorded for <code className="break-all text-xs">{money.payer}</code>.
+          </p>
+        )}
+      </div>
+    </section>
   );
 }
