@@ -3,9 +3,13 @@
 import "server-only";
 import { ERRORS, type ErrorRow } from "../errors";
 
-/** The answered codes as a Markdown table: code, status, what it means and what to do next. */
-export function errorTableMarkdown(): string {
+/**
+ * The answered codes as a Markdown table: code and status, and with `meanings` what each means and what to do next
+ * (docs/errors.md; the API reference keeps the narrow table, which fits a phone's width without scrolling).
+ */
+export function errorTableMarkdown(opts: { meanings: boolean }): string {
   const rows = (Object.entries(ERRORS) as [string, ErrorRow][]).filter(([, row]) => !row.retired);
+  if (!opts.meanings) return ["| code | status |", "|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} |`)].join("\n");
   return ["| code | status | meaning |", "|---|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} | ${row.meaning.replaceAll("|", "\\|")} |`)].join("\n");
 }
 
@@ -31,7 +35,7 @@ export function errorsDocument(): string {
     "A 402 also carries x402 v1's challenge beside `error` (`x402Version: 1`, `accepts`); x402 v2's is in the",
     "`PAYMENT-REQUIRED` header. A stream that fails midway ends with one `data: {\"error\": {…}}` event of the same shape.",
     "",
-    errorTableMarkdown(),
+    errorTableMarkdown({ meanings: true }),
     "",
     `Retired codes, never answered any more: ${retiredCodes().map((c) => `\`${c}\``).join(", ")}.`,
     "",
