@@ -1,6 +1,7 @@
-// Every 402 on the paid route answers the same way: `error: "payment_required"`, the detail in `reason`, and the
-// challenge to pay again in the body and in both challenge headers (PAYMENT-REQUIRED whole; X-Payment-Required, the
-// seed's header, without the x402 extensions).
+// Every 402 on the paid route answers the same way: the error `code` payment_required, the detail in the error's
+// `reason`, and the challenge to pay again: x402 v2's in both challenge headers (PAYMENT-REQUIRED whole;
+// X-Payment-Required, the seed's header, without the x402 extensions), the same requirement in x402 v1's form in the
+// body (`x402Version: 1`, `accepts`).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { appContext } from "../../app-context";
@@ -15,17 +16,40 @@ afterAll(async () => stack?.close());
 
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "402s" }] };
 
-/** Asserts the uniform 402: payment_required, `reason`, and the same challenge in the body and both headers. */
+/**
+ * Asserts the uniform 402: payment_required with `reason` in the error object, the v2 challenge in both headers, and
+ * the same requirement in x402 v1's form in the body (no v2 challenge in the body).
+ */
 async function expectPaymentRequired(res: Response, reason: string | undefined): Promise<void> {
   expect(res.status).toBe(402);
-  const out = (await res.json()) as { error: string; reason?: string; challenge: { accepts: unknown[]; extensions?: Record<string, unknown> } };
-  expect(out.error).toBe("payment_required");
-  expect(out.reason).toBe(reason);
-  expect(out.challenge.accepts).toHaveLength(1);
-  expect(Object.keys(out.challenge.extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
-  expect(decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!)).toEqual(out.challenge);
-  const { extensions: _extensions, ...seed } = out.challenge;
+  const out = (await res.json()) as { error: Record<string, unknown>; request_id?: string; x402Version: number; accepts: unknown[] };
+  expect(out.error).toMatchObject({ code: "payment_required", type: "payment_required_error", message: expect.any(String) });
+  expect(out.error.reason).toBe(reason);
+  // `param` is the error's `detail` (a refusal's detail from the facilitator), else null.
+  expect(out.error.param).toBe(typeof out.error.detail === "string" ? out.error.detail : null);
+  expect(out.request_id).toBe(res.headers.get("x-request-id"));
+  expect(out).not.toHaveProperty("challenge");
+  const challenge = decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!);
+  expect(challenge.accepts).toHaveLength(1);
+  expect(Object.keys(challenge.extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
+  const { extensions: _extensions, ...seed } = challenge;
   expect(decodePaymentRequiredHeader(res.headers.get("X-Payment-Required")!)).toEqual(seed);
+  const offered = challenge.accepts[0]!;
+  expect(out.x402Version).toBe(1);
+  expect(out.accepts).toEqual([
+    {
+      scheme: offered.scheme,
+      network: "solana-devnet",
+      maxAmountRequired: offered.amount,
+      resource: challenge.resource.url,
+      description: expect.any(String),
+      mimeType: expect.any(String),
+      payTo: offered.payTo,
+      maxTimeoutSeconds: offered.maxTimeoutSeconds,
+      asset: offered.asset,
+      extra: offered.extra ?? {},
+    },
+  ]);
 }
 
 describe("402 answers on the paid route", () => {

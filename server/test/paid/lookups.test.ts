@@ -9,7 +9,7 @@ import { GET as modelsRoute } from "@/app/api/v1/models/route";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { canonicalJson, verifyEd25519 } from "../../verify";
 import { verifierKeypair } from "../../keys/service-keys";
-import { CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { CHAT_URL, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
 let receipt: Record<string, unknown>;
@@ -41,7 +41,7 @@ describe("GET /api/v1/receipts/<id>", () => {
   it.each(["nope", "00000000-0000-0000-0000-000000000000", "1".repeat(88), "'; drop table payments; --"])("answers 404 not_found for %s", async (id) => {
     const res = await lookup(encodeURIComponent(id));
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: "not_found" });
+    expect(await res.json()).toMatchObject({ error: { code: "not_found" } });
   });
 });
 
@@ -78,7 +78,7 @@ describe("signet settings", () => {
   it("sets a validated value that the next request sees, and refuses an invalid one", async () => {
     expect((await signet(["settings", "set", "X402_FLAT_PRICE_USDC", "0.003"])).code).toBe(0);
     const res = await stack.chat({ body: { model: "local/echo-1", messages } });
-    expect(((await res.json()) as { challenge: { accepts: { amount: string }[] } }).challenge.accepts[0]!.amount).toBe("3000");
+    expect((await challengeOf(res)).accepts[0]!.amount).toBe("3000");
     const bad = await signet(["settings", "set", "SERVICE_MAINNET_ENABLED", "yes"]);
     expect(bad.code).toBe(2);
     expect(bad.out).toMatch(/SERVICE_MAINNET_ENABLED/);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { parseReceiptText, usdcNumberToUnits, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../../keys/service-keys";
-import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
+import { challengeOf, startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
 beforeAll(async () => {
@@ -15,24 +15,26 @@ const usdcBalance = (owner: string) => stack.devnet.usdcBalance(owner);
 const messages = [{ role: "user", content: "hello from a stock client" }];
 
 describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
-  it("answers 402 with the challenge in the body and both headers when unpaid", async () => {
+  it("answers 402 with the v2 challenge in both headers and the v1 one in the body when unpaid", async () => {
     const res = await stack.chat({ body: { model: "local/echo-1", messages } });
     expect(res.status).toBe(402);
-    const body = (await res.json()) as { error: string; challenge: { accepts: { amount: string; network: string; payTo: string; extra: Record<string, unknown> }[] } };
-    expect(body.error).toBe("payment_required");
+    const body = (await res.json()) as { error: { code: string }; x402Version: number; accepts: { maxAmountRequired: string; network: string; payTo: string }[] };
+    expect(body.error.code).toBe("payment_required");
     expect(res.headers.get("payment-required")).toBeTruthy();
     const { extensions, ...seed } = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
     expect(Object.keys(extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
     expect(decodePaymentRequiredHeader(res.headers.get("x-payment-required")!)).toEqual(seed);
-    const req = body.challenge.accepts[0]!;
+    const req = seed.accepts[0]!;
     expect(req).toMatchObject({ amount: "1000", network: stack.devnet.caip2 });
-    expect(req.extra.feePayer).toBe(req.payTo);
+    expect(req.extra?.feePayer).toBe(req.payTo);
+    expect(body.x402Version).toBe(1);
+    expect(body.accepts).toEqual([expect.objectContaining({ maxAmountRequired: "1000", network: "solana-devnet", payTo: req.payTo })]);
   });
 
   it("serves a stock @x402/fetch client: chain balances move by the price and the receipt passes all five checks", async () => {
     const agent = await stack.newAgent();
-    const payTo = (await (await stack.chat({ body: { model: "local/echo-1", messages } })).json()) as { challenge: { accepts: { payTo: string }[] } };
-    const depositBefore = await usdcBalance(payTo.challenge.accepts[0]!.payTo);
+    const payTo = await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } }));
+    const depositBefore = await usdcBalance(payTo.accepts[0]!.payTo);
     const agentBefore = await usdcBalance(agent.address);
 
     const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages }) });
@@ -41,7 +43,7 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
     expect(body.choices[0]!.message.content).toContain("hello from a stock client");
 
     expect(await usdcBalance(agent.address)).toBe(agentBefore - 1000n);
-    expect(await usdcBalance(payTo.challenge.accepts[0]!.payTo)).toBe(depositBefore + 1000n);
+    expect(await usdcBalance(payTo.accepts[0]!.payTo)).toBe(depositBefore + 1000n);
 
     const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
     expect(res.headers.get("x-payment-response")).toBe(res.headers.get("payment-response"));
