@@ -30,8 +30,8 @@ describe("payment ids on PGlite", () => {
     };
     const send = async (h: string) => {
       const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
-      const json = (await res.json()) as { error?: string; id?: string };
-      return { status: res.status, error: json.error, id: json.id, replayed: res.headers.get("x-answer-replayed") };
+      const json = (await res.json()) as { error?: { code?: string }; id?: string };
+      return { status: res.status, code: json.error?.code, id: json.id, replayed: res.headers.get("x-answer-replayed") };
     };
     // The service's own database (PGlite), not the stack's PostgreSQL one.
     const moved = async () => {
@@ -43,15 +43,15 @@ describe("payment ids on PGlite", () => {
     };
     const first = await header(id);
     const served = await send(first);
-    expect(served).toMatchObject({ status: 200, error: undefined, replayed: null });
+    expect(served).toMatchObject({ status: 200, code: undefined, replayed: null });
     const afterFirst = await moved();
     expect(afterFirst.calls).toBe(1);
     // The same header and body again: the stored answer of the same call, and nothing moves.
-    expect(await send(first)).toEqual({ status: 200, error: undefined, id: served.id, replayed: "true" });
+    expect(await send(first)).toEqual({ status: 200, code: undefined, id: served.id, replayed: "true" });
     expect(await moved()).toEqual(afterFirst);
-    expect(await send(await header(id))).toMatchObject({ status: 409, error: "payment_id_conflict" });
+    expect(await send(await header(id))).toMatchObject({ status: 409, code: "payment_id_conflict" });
     expect(await moved()).toEqual(afterFirst);
-    expect(await send(await header())).toMatchObject({ status: 200, error: undefined, replayed: null });
+    expect(await send(await header())).toMatchObject({ status: 200, code: undefined, replayed: null });
     expect((await moved()).calls).toBe(2);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - 2_000n);
   });

@@ -15,12 +15,12 @@ describe("the paid route with SERVICE_MAINNET_ENABLED=yes in the environment", (
   it("still challenges devnet with 402 payment_required (not a 500)", async () => {
     const res = await stack.chat({ body: body("devnet") });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: "payment_required" });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required" } });
   });
 
   it("keeps mainnet off: 503 mainnet_disabled", async () => {
     const res = await stack.chat({ body: body("mainnet") });
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ error: "mainnet_disabled" });
+    expect(await res.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
   });
 });

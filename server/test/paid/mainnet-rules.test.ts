@@ -38,7 +38,7 @@ describe("mainnet on the paid route", () => {
   it("answers 503 mainnet_disabled while the kill switch is off, and devnet is unaffected", async () => {
     const res = await stack.chat({ body });
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ error: "mainnet_disabled" });
+    expect(await res.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
     expect((await stack.chat({ body: { ...body, network: "devnet" } })).status).toBe(402);
   });
 
@@ -46,7 +46,7 @@ describe("mainnet on the paid route", () => {
     await set("SERVICE_MAINNET_ENABLED", "true");
     const res = await stack.chat({ body });
     expect(res.status).toBe(500);
-    expect(await res.json()).toMatchObject({ error: "server_misconfigured" });
+    expect(await res.json()).toMatchObject({ error: { code: "server_misconfigured" } });
   });
 
   it("serves a real mainnet payment to the separate mainnet deposit address, and the receipt says so", async () => {
@@ -75,7 +75,7 @@ describe("mainnet on the paid route", () => {
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), mainnet.url);
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ error: "agent_not_allowed" });
+    expect(await res.json()).toMatchObject({ error: { code: "agent_not_allowed" } });
     expect(await usdc(mainnet, agent.address)).toBe(1_000_000n);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(0);
 

@@ -44,9 +44,9 @@ describe("provider models per network", () => {
   it("refuses a provider model on devnet with 400 model_not_allowed naming the reason, before any payment", async () => {
     const res = await stack.chat({ body: remote("devnet") });
     expect(res.status).toBe(400);
-    const out = (await res.json()) as { error: string; message: string; reason: string; detail: string };
-    expect(out).toMatchObject({ error: "model_not_allowed", reason: "testnet_provider_models_disabled", detail: "model" });
-    expect(out.message).toMatch(/testnet/);
+    const out = (await res.json()) as { error: { code: string; message: string; reason: string; detail: string; param: string | null } };
+    expect(out).toMatchObject({ error: { code: "model_not_allowed", reason: "testnet_provider_models_disabled", detail: "model", param: "model" } });
+    expect(out.error.message).toMatch(/testnet/);
   });
 
   it("refuses it on devnet with a stock paying client too, calling no provider and moving no money", async () => {

@@ -90,7 +90,7 @@ describe("OpenAI-compatible request bodies on the paid route", () => {
     const image = { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } };
     const res = await stack.chat({ body: { model: "local/echo-1", messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, image] }] } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: "invalid_request", detail: "messages.0.content.1" });
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_request", detail: "messages.0.content.1", param: "messages.0.content.1" } });
   });
 
   it.each([
@@ -100,6 +100,6 @@ describe("OpenAI-compatible request bodies on the paid route", () => {
   ])("refuses %s with 400 naming the field", async (_label, patch, field) => {
     const res = await stack.chat({ body: { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }], ...patch } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: "invalid_request", detail: expect.stringContaining(field) });
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_request", detail: expect.stringContaining(field), param: expect.stringContaining(field) } });
   });
 });

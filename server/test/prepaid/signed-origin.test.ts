@@ -42,10 +42,10 @@ const FORMS = {
 
 async function expectOldFormRefused(res: Response): Promise<void> {
   expect(res.status).toBe(401);
-  const out = (await res.json()) as { error: string; detail: string };
-  expect(out.error).toBe("invalid_signature");
-  expect(out.detail).toMatch(/^the signed message must start with signet-prepaid-v1 and name the origin/);
-  expect(out.detail).toContain(ORIGIN);
+  const out = (await res.json()) as { error: { code: string; detail: string } };
+  expect(out.error.code).toBe("invalid_signature");
+  expect(out.error.detail).toMatch(/^the signed message must start with signet-prepaid-v1 and name the origin/);
+  expect(out.error.detail).toContain(ORIGIN);
 }
 
 describe("POST /api/v1/inference signatures", () => {
@@ -60,7 +60,7 @@ describe("POST /api/v1/inference signatures", () => {
     await stack.credit(kp.publicKeyBase58, 100_000n);
     const res = await infer(kp, FORMS.otherOrigin("POST"));
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ error: "invalid_signature" });
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_signature" } });
   });
 
   it("refuses the old form (no version, no origin) with 401 invalid_signature saying what changed", async () => {
@@ -78,7 +78,7 @@ describe("GET /api/v1/credits/<pubkey> signatures", () => {
   it("refuses a read signed for another deployment's origin", async () => {
     const res = await readCredits(generateKeypair(), FORMS.otherOrigin("GET"));
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ error: "invalid_signature" });
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_signature" } });
   });
 
   it("refuses the old form with a message saying what changed", async () => {

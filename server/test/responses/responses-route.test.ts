@@ -145,13 +145,13 @@ describe("POST /api/v1/responses, paid with x402", () => {
     expect((await post(fetch, "/api/v1/chat/completions", chatBody, { "X-Payment": chatHeader })).status).toBe(200);
     const onResponses = await post(fetch, "/api/v1/responses", responsesBody, { "X-Payment": chatHeader });
     expect(onResponses.status).toBe(409);
-    expect(await onResponses.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await onResponses.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
 
     const responsesHeader = await buildPaymentHeader(agent, await challengeOf(await post(fetch, "/api/v1/responses", responsesBody)), rpc);
     expect((await post(fetch, "/api/v1/responses", responsesBody, { "X-Payment": responsesHeader })).status).toBe(200);
     const onChat = await post(fetch, "/api/v1/chat/completions", chatBody, { "X-Payment": responsesHeader });
     expect(onChat.status).toBe(409);
-    expect(await onChat.json()).toMatchObject({ error: "payment_request_mismatch" });
+    expect(await onChat.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     // The payer's own repeat on its own route is its stored answer, in the Responses shape.
     const again = await post(fetch, "/api/v1/responses", responsesBody, { "X-Payment": responsesHeader });
     expect(again.status).toBe(200);
@@ -171,9 +171,9 @@ describe("POST /api/v1/responses, paid with x402", () => {
   ])("refuses %s with a 400 invalid_request naming it, before any payment", async (field, extra) => {
     const res = await post(fetch, "/api/v1/responses", { model: MODEL, input: "hello", ...extra });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: string; detail: string; message: string };
-    expect(body).toMatchObject({ error: "invalid_request", detail: field });
-    expect(body.message.startsWith(`${field}: `)).toBe(true);
+    const body = (await res.json()) as { error: { code: string; detail: string; param: string | null; message: string } };
+    expect(body).toMatchObject({ error: { code: "invalid_request", type: "invalid_request_error", detail: field, param: field } });
+    expect(body.error.message.startsWith(`${field}: `)).toBe(true);
   });
 
   it("answers other methods 405", async () => {
@@ -317,17 +317,17 @@ describe("POST /api/v1/responses, signed and paid from prepaid credit", () => {
     const text = JSON.stringify({ model: MODEL, input: "signed for another path", nonce: newNonce(), timestamp: Date.now() });
     const wrongPath = await fetch(url("/api/v1/responses"), { method: "POST", headers: signRequestHeaders(kp, "POST", url("/api/v1/inference"), text), body: text });
     expect(wrongPath.status).toBe(401);
-    expect(await wrongPath.json()).toMatchObject({ error: "invalid_signature" });
+    expect(await wrongPath.json()).toMatchObject({ error: { code: "invalid_signature" } });
     const headers = signRequestHeaders(kp, "POST", url("/api/v1/responses"), text);
     expect((await fetch(url("/api/v1/responses"), { method: "POST", headers, body: text })).status).toBe(200);
     const again = await fetch(url("/api/v1/responses"), { method: "POST", headers, body: text });
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ error: "nonce_replay" });
+    expect(await again.json()).toMatchObject({ error: { code: "nonce_replay" } });
     // A JSON format would be dropped by the prepaid call, so it is refused, naming the field, before any hold.
     const json = JSON.stringify({ model: MODEL, input: "hi", text: { format: { type: "json_object" } }, nonce: newNonce(), timestamp: Date.now() });
     const refused = await fetch(url("/api/v1/responses"), { method: "POST", headers: signRequestHeaders(kp, "POST", url("/api/v1/responses"), json), body: json });
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: "invalid_request", detail: "text.format" });
+    expect(await refused.json()).toMatchObject({ error: { code: "invalid_request", detail: "text.format", param: "text.format" } });
   });
 
   it("the openai SDK's responses.create({ stream: true }) from credit: the events in order and a receipt that verifies", async () => {

@@ -104,6 +104,6 @@ describe("the openai SDK against Signet", () => {
     const err = await openai.models.retrieve("acme/no-such-model").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).status).toBe(404);
-    expect((err as NotFoundError).error).toBe("model_not_found");
+    expect(err).toMatchObject({ code: "model_not_found", type: "invalid_request_error" });
   });
 });
