@@ -37,7 +37,7 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   await flipMainnet("OFF");
   const off = await mainnetCall();
   expect(off.status).toBe(503);
-  expect(await off.json()).toMatchObject({ error: "mainnet_disabled" });
+  expect(await off.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
 
   await flipMainnet("ON");
   expect((await mainnetCall()).status).toBe(402);
