@@ -17,7 +17,7 @@ import { operatorKeypair } from "../../keys/service-keys";
 import { ERROR_STATUS } from "../../errors";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
-const RUNS = { chat: 2_700, paidHeaders: 1_500, inference: 1_500, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
+const RUNS = { chat: 2_700, paidHeaders: 1_500, v1Headers: 600, responses: 800, inference: 1_500, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
 const BASE = "http://signet.test";
 const ALLOWED_5XX = new Set(["mainnet_disabled", "network_not_supported"]);
 
@@ -58,6 +58,7 @@ beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000" } });
   const chat = (await import("@/app/api/v1/chat/completions/route")).POST;
   const inference = (await import("@/app/api/v1/inference/route")).POST;
+  const responses = (await import("@/app/api/v1/responses/route")).POST;
   const credits = (await import("@/app/api/v1/credits/route")).POST;
   const creditsOf = (await import("@/app/api/v1/credits/[pubkey]/route")).GET;
   const grantChallenge = (await import("@/app/api/v1/grants/challenge/route")).GET;
@@ -69,6 +70,7 @@ beforeAll(async () => {
   routes = {
     chat: (req) => chat(req, {}),
     inference: (req) => inference(req, {}),
+    responses: (req) => responses(req, {}),
     credits: (req) => credits(req, {}),
     creditsOf: (req) => creditsOf(req, { params: Promise.resolve({ pubkey: lastSegment(req) }) }),
     grantChallenge: (req) => grantChallenge(req, {}),
@@ -212,6 +214,72 @@ describe("fuzzing every route", () => {
       { numRuns: RUNS.paidHeaders },
     );
     expect(sent).toBe(RUNS.paidHeaders);
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`chat: ${RUNS.v1Headers} x402 v1 payloads, the real served transaction among them`, async () => {
+    const before = await moneySnapshot();
+    const real = decodePaymentSignatureHeader(realHeader) as unknown as { payload: { transaction: string } };
+    const body = JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] });
+    const v1Network = fc.oneof(fc.constantFrom("solana-devnet", "solana", "base-sepolia", "base", "solana-testnet", "avalanche", ""), fc.string({ maxLength: 20 }), anyJson);
+    const v1Inner = fc.oneof(
+      fc.constant(real.payload),
+      fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })).map(([at, xor]) => {
+        const tx = Buffer.from(real.payload.transaction, "base64");
+        tx[at % tx.length]! ^= xor;
+        return { transaction: tx.toString("base64") };
+      }),
+      fc.record({ signature: fc.string({ maxLength: 140 }), authorization: anyJson }, { requiredKeys: [] }),
+      anyJson,
+    );
+    const v1Payload = fc.record({ x402Version: fc.oneof(fc.constant(1), anyJson), scheme: fc.oneof(fc.constant("exact"), fc.string({ maxLength: 10 }), anyJson), network: v1Network, payload: v1Inner }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(v1Payload, fc.constantFrom("X-PAYMENT", "PAYMENT-SIGNATURE"), async (p, name) => {
+        const answer = await sendForAnswer("chat", post("/api/v1/chat/completions", body, { [name]: Buffer.from(JSON.stringify(p)).toString("base64") }));
+        // The served transaction in v1's form is the same payment: at most its stored answer, never a new call.
+        if (answer.status === 200) {
+          expect(answer.replayed).toBe("true");
+          expect((JSON.parse(answer.text) as { id: string }).id).toBe((realResponse as { id: string }).id);
+        }
+      }),
+      { numRuns: RUNS.v1Headers },
+    );
+    expect(sent).toBe(RUNS.v1Headers);
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`responses: ${RUNS.responses} malformed Responses API bodies, payment headers and signatures`, async () => {
+    const before = await moneySnapshot();
+    const inputItem = fc.record({ role: fc.oneof(fc.constantFrom("user", "system", "developer", "assistant"), fc.string({ maxLength: 10 })), content: fc.oneof(fc.string({ maxLength: 100 }), anyJson), type: fc.oneof(fc.constant("message"), fc.string({ maxLength: 10 })) }, { requiredKeys: [] });
+    const responsesBody = fc.record(
+      {
+        model: fc.oneof(fc.constantFrom("local/echo-1", ""), fc.string({ maxLength: 40 }), anyJson),
+        input: fc.oneof(fc.string({ maxLength: 200 }), fc.array(inputItem, { maxLength: 4 }), anyJson),
+        instructions: fc.oneof(fc.string({ maxLength: 100 }), anyJson),
+        stream: fc.oneof(fc.boolean(), anyJson),
+        store: fc.oneof(fc.boolean(), anyJson),
+        previous_response_id: fc.oneof(fc.string({ maxLength: 40 }), anyJson),
+        max_output_tokens: fc.oneof(fc.integer(), fc.double(), anyJson),
+        text: anyJson,
+        tools: anyJson,
+        network,
+        nonce: fc.oneof(fc.string({ maxLength: 70 }), anyJson),
+        timestamp: fc.oneof(fc.integer(), anyJson),
+      },
+      { requiredKeys: [] },
+    );
+    const auth = fc.oneof(
+      fc.constant({}),
+      fc.option(base64ish, { nil: undefined }).map((h): Record<string, string> => (h === undefined ? {} : { "PAYMENT-SIGNATURE": h })),
+      fc.tuple(base58ish, base58ish).map(([k, s]) => ({ "X-Agent-Pubkey": k, "X-Agent-Signature": s })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(responsesBody.map((b) => JSON.stringify(b)), junkText), auth, async (body, headers) => {
+        await send("responses", post("/api/v1/responses", body, headers));
+      }),
+      { numRuns: RUNS.responses },
+    );
+    expect(sent).toBe(RUNS.responses);
     expect(await moneySnapshot()).toBe(before);
   });
 
