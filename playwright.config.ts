@@ -10,6 +10,11 @@ if (!process.execArgv.includes("--conditions=react-server")) {
   throw new Error("run the browser suite with `npm run test:e2e` (node --conditions=react-server), not `npx playwright test`");
 }
 
+// The dev-mode specs (e2e/dev-*.spec.ts) start their own `npm run dev` on free ports: a run naming only those builds
+// and starts no production stack.
+const specArgs = process.argv.filter((arg) => /\.spec\.ts$/.test(arg));
+const devModeOnly = specArgs.length > 0 && specArgs.every((arg) => /(^|\/)dev-[^/]*\.spec\.ts$/.test(arg));
+
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
@@ -25,12 +30,14 @@ export default defineConfig({
     },
     screenshot: "only-on-failure",
   },
-  webServer: {
-    command: "npx tsx --conditions=react-server e2e/start-server.ts",
-    url: `http://localhost:${E2E_PORT}/api/v1/operator-key`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: devModeOnly
+    ? undefined
+    : {
+        command: "npx tsx --conditions=react-server e2e/start-server.ts",
+        url: `http://localhost:${E2E_PORT}/api/v1/operator-key`,
+        timeout: 180_000,
+        reuseExistingServer: false,
+        stdout: "pipe",
+        stderr: "pipe",
+      },
 });
