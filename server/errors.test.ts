@@ -61,3 +61,14 @@ describe("toErrorBody() for a database that dropped the connection", () => {
     expect(Number(out.headers["retry-after"])).toBeGreaterThan(0);
   });
 });
+
+describe("param", () => {
+  it("names the request field only on a 400: another status's detail (a facilitator's reason) stays in detail", () => {
+    expect(toErrorBody(new AppError("payment_required", "payment verification failed", { detail: "invalid_exact_svm_payload_transaction_simulation_failed", reason: "payment_invalid" })).body.error).toMatchObject({
+      param: null,
+      detail: "invalid_exact_svm_payload_transaction_simulation_failed",
+    });
+    expect(toErrorBody(new AppError("invalid_signature", "bad", { detail: "the old form" })).body.error.param).toBeNull();
+    expect(toErrorBody(new AppError("model_not_allowed", "no", { detail: "model" })).body.error.param).toBe("model");
+  });
+});

@@ -106,7 +106,7 @@ export function errorType(status: number): string {
 
 /**
  * An expected failure with a stable code. `message` is safe to show to clients; `details` go into the error object
- * beside OpenAI's fields (a `detail` names the request field at fault, and becomes `param`); `topLevel` fields sit
+ * beside OpenAI's fields (on a 400, a `detail` names the request field at fault, and becomes `param`); `topLevel` fields sit
  * beside `error` in the body, for protocols that read them there (x402 v1's `x402Version` and `accepts` on a 402).
  */
 export class AppError extends Error {
@@ -147,7 +147,8 @@ export interface ErrorBody {
 
 /** The body for `code`: `error` first (message first within it), the request id, then any protocol fields. */
 export function errorBody(code: ErrorCode, message: string, details: Record<string, unknown> = {}, requestId?: string, topLevel: Record<string, unknown> = {}): ErrorBody {
-  const param = typeof details.detail === "string" ? details.detail : null;
+  // A 400's `detail` names the request field at fault; elsewhere it says something else (a facilitator's reason).
+  const param = ERRORS[code].status === 400 && typeof details.detail === "string" ? details.detail : null;
   return {
     error: { message, type: errorType(ERROR_STATUS[code]), param, code, ...details },
     ...(requestId ? { request_id: requestId } : {}),

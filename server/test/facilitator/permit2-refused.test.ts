@@ -32,7 +32,7 @@ describe("a Permit2 payment on Base Sepolia", () => {
 
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", detail: "unsupported_payload", param: "unsupported_payload" } });
+    expect(await res.json()).toMatchObject({ error: { code: "payment_required", detail: "unsupported_payload", param: null } });
 
     expect(await stack.tdb.prisma.payment.count()).toBe(0);
     expect(await stack.tdb.prisma.ledgerEntry.count()).toBe(0);

@@ -25,8 +25,8 @@ async function expectPaymentRequired(res: Response, reason: string | undefined):
   const out = (await res.json()) as { error: Record<string, unknown>; request_id?: string; x402Version: number; accepts: unknown[] };
   expect(out.error).toMatchObject({ code: "payment_required", type: "payment_required_error", message: expect.any(String) });
   expect(out.error.reason).toBe(reason);
-  // `param` is the error's `detail` (a refusal's detail from the facilitator), else null.
-  expect(out.error.param).toBe(typeof out.error.detail === "string" ? out.error.detail : null);
+  // `param` names a request field; a 402 names none (a refusal's facilitator detail is `detail`, never `param`).
+  expect(out.error.param).toBeNull();
   expect(out.request_id).toBe(res.headers.get("x-request-id"));
   expect(out).not.toHaveProperty("challenge");
   const challenge = decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!);

@@ -50,7 +50,7 @@ describe("refused payments", () => {
     await expectNothingMoved(agent.address, before);
   });
 
-  it("refuses a payment whose blockhash expired", async () => {
+  it("refuses a payment whose blockhash expired as payment_expired, saying nothing was charged and to pay the new challenge, which is then served", async () => {
     const agent = await stack.newAgent();
     const before = await usdc(agent.address);
     const challenge = await challengeOf(await stack.chat({ body }));
@@ -58,8 +58,13 @@ describe("refused payments", () => {
     stack.devnet.chain.expireBlockhash();
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "payment_invalid" } });
+    const refused = (await res.json()) as { error: { code: string; reason: string; message: string; param: unknown; detail?: unknown } };
+    expect(refused.error).toMatchObject({ code: "payment_required", reason: "payment_expired", param: null });
+    expect(refused.error.message).toMatch(/expired.*nothing was charged.*pay the new challenge/);
+    expect(refused.error.detail).toBeUndefined();
     await expectNothingMoved(agent.address, before);
+    const again = await buildPaymentHeader(agent, await challengeOf(res), stack.devnet.url);
+    expect((await stack.chat({ body, headers: { "X-Payment": again } })).status).toBe(200);
   });
 
   it("refuses an agent that cannot cover the price", async () => {
