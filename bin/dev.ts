@@ -14,6 +14,12 @@ import { NETWORKS } from "../server/chain/networks";
 import { DEMO_AGENT_FILE, DEMO_EVM_AGENT_FILE } from "./commands/chat";
 import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../server/chain/anvil";
 import { evmAddressOf, loadOrCreateDevEvmKey } from "../server/keys/evm-key";
+import { devOperatorSignInKey, signedLoginLink } from "../server/operator-auth/dev-operator";
+import { SIGN_IN_TTL_MS } from "../server/operator-auth/sign-in";
+import { ensureProductionBuild, localProductionEnv, type LocalChainUrls } from "./local-production";
+
+/** The dev mainnet deposit address's key, made in .data/ when mainnet runs in dev and none is configured. */
+const MAINNET_DEPOSIT_DEV_KEY_FILE = "mainnet-deposit-key.json";
 
 /** What a new demo agent gets: enough USDC for many calls, no SOL (the facilitator pays fees). */
 const DEMO_AGENT_USDC_UNITS = 10_000_000n;
@@ -38,9 +44,14 @@ log(`local Solana timing: ${cfg.LOCALNET_TIMING}${cfg.LOCALNET_TIMING === "real"
 log(`local anvil timing: ${cfg.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${cfg.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`);
 const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming })];
 log(`local chain playing Solana devnet (SIMULATED, not the real devnet) at ${chains[0]!.url}`);
+// LOCALNET_MAINNET_RPC_PORT is the one switch for mainnet in dev: the chain playing it, and a deposit address for it
+// (kept in .data/) unless SERVICE_MAINNET_DEPOSIT_ADDRESS names one. The kill switch still starts off.
+let mainnetDeposit: string | null = null;
 if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
   chains.push(await startLocalnet({ profile: "mainnet", host: "127.0.0.1", port: cfg.LOCALNET_MAINNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming }));
   log(`local chain playing Solana mainnet (SIMULATED) at ${chains[1]!.url}`);
+  mainnetDeposit = cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS ?? loadOrCreateDevKey(path.join(cfg.dataDir, MAINNET_DEPOSIT_DEV_KEY_FILE)).publicKeyBase58;
+  log(`mainnet deposit address ${mainnetDeposit}; mainnet is off until an operator turns it on (dashboard, or SERVICE_MAINNET_ENABLED=true)`);
 }
 
 const evmChains: LocalEvmChain[] = [];
@@ -94,15 +105,40 @@ if (evmChains[0]) {
   log(`demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network base-sepolia`);
 }
 
-// SIGNET_NEXT_MODE=start serves a production build (`next build` first) instead of the dev server: the browser
-// suite uses it, since dev-mode Fast Refresh reloads pages while a wallet is connecting.
-const nextMode = process.env.SIGNET_NEXT_MODE === "start" ? "start" : "dev";
-log(`starting Next.js (${nextMode}) on ${cfg.baseUrl}`);
-// Through bin/serve-next.ts, which tells route code each connection's own address (the client IP for per-IP limits).
-const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), nextMode], {
-  stdio: "inherit",
-  env: { ...process.env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" },
-});
+// The operator's first minute: outside production the service lets in a sign-in key it keeps in .data/; here is a
+// one-time link signed with it (`signet operator login-link` signs another).
+const signInKey = devOperatorSignInKey({ isProduction: false, dataDir: cfg.dataDir })!;
+log(`dashboard sign-in (one-time link, valid ${SIGN_IN_TTL_MS / 60_000} minutes; npm run -s signet -- operator login-link for another):`);
+log(`  ${signedLoginLink(cfg.baseUrl, signInKey)}`);
+
+const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" };
+if (mainnetDeposit) childEnv.SERVICE_MAINNET_DEPOSIT_ADDRESS = mainnetDeposit;
+
+// `npm run preview` (--production, or SIGNET_NEXT_MODE=start) serves the production build, built first when any input
+// is newer than it, through `npm start`'s own launcher, against these keys and chains; the browser suite uses it,
+// since dev-mode Fast Refresh reloads pages while a wallet is connecting. Otherwise `next dev`.
+const production = process.argv.includes("--production") || process.env.SIGNET_NEXT_MODE === "start";
+let child;
+if (production) {
+  const chainUrls: LocalChainUrls = {
+    SOLANA_DEVNET_RPC_URL: chains[0]!.url,
+    ...(chains[1] ? { SOLANA_MAINNET_RPC_URL: chains[1].url } : {}),
+    ...Object.fromEntries(evmChains.map((c) => [c.chainId === 84532 ? "BASE_SEPOLIA_RPC_URL" : "BASE_RPC_URL", c.url])),
+  };
+  const env = localProductionEnv(childEnv, cfg, chainUrls, { operatorSignInKey: signInKey.publicKeyBase58, ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}) });
+  if (!ensureProductionBuild(env, log)) {
+    log("next build failed");
+    await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);
+    process.exit(1);
+  }
+  log(`starting the production build (npm start) on ${cfg.baseUrl}, with the dev keys in ${cfg.dataDir}`);
+  // As `npm start` runs it: server modules resolve `server-only` under the react-server condition.
+  child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "start.ts")], { stdio: "inherit", env });
+} else {
+  log(`starting Next.js (dev) on ${cfg.baseUrl}`);
+  // Through bin/serve-next.ts, which tells route code each connection's own address (the client IP for per-IP limits).
+  child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), "dev"], { stdio: "inherit", env: childEnv });
+}
 async function shutdown(code: number): Promise<never> {
   await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);
   process.exit(code);

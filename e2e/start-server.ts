@@ -1,11 +1,10 @@
 // Starts the whole offline stack for the browser suite: a fresh PostgreSQL database, the local chains, the demo agent
-// and a production build of Next (`next build`, then `next start`), through the same launcher as `npm run dev`
-// (bin/dev.ts), on the e2e ports. Production mode because dev-mode Fast Refresh reloads pages mid-connect, and
+// and a production build of Next, through `npm run preview`'s own path (bin/dev.ts --production: `next build` when the
+// build is stale, then `npm start`), on the e2e ports. Production mode because dev-mode Fast Refresh reloads pages mid-connect, and
 // because it is what operators run: production refuses to start without keys, so this passes test-only ones.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
@@ -70,15 +69,6 @@ const env: NodeJS.ProcessEnv = {
   METRICS_TOKEN: "e2e-metrics-token-not-a-secret",
 };
 
-const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-const started = Date.now();
-const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: ["ignore", "ignore", "inherit"], env });
-if (build.status !== 0) {
-  console.error(`e2e: next build failed (${build.status ?? build.signal})`);
-  process.exit(1);
-}
-console.log(`e2e: next build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
-
-const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts"], { stdio: "inherit", env });
+const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts", "--production"], { stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));
