@@ -182,30 +182,52 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
   });
 });
 
+const CHAT_URL = () => `${server.url}/api/v1/chat/completions`;
+const postChat = (body: unknown, headers: Record<string, string> = {}) =>
+  fetch(CHAT_URL(), { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+/**
+ * Has x402-fetch pay `body` on devnet for a new agent, recording the X-PAYMENT header it makes. With `send: false` the
+ * paid retry never reaches the service (the header is only signed); otherwise its answer is returned.
+ */
+async function payV1(body: unknown, send: boolean): Promise<{ agent: Awaited<ReturnType<typeof solanaAgent>>; header: string; answer: Response | null }> {
+  const agent = await solanaAgent();
+  const signer = await createFetchSigner("solana-devnet", agent.secret);
+  let header: string | null = null;
+  const recording: typeof fetch = async (input, init) => {
+    const paid = (init?.headers as Record<string, string> | undefined)?.["X-PAYMENT"];
+    if (paid) {
+      header = paid;
+      if (!send) return new Response(null, { status: 204 });
+    }
+    return fetch(input, init);
+  };
+  const answer = await wrapFetchWithPayment(recording, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(CHAT_URL(), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (header === null) throw new Error("x402-fetch sent no X-PAYMENT header");
+  return { agent, header, answer: send ? answer : null };
+}
+
+/** The v1 header's transaction wrapped as x402 v2 against the service's current challenge for `body`. */
+async function rewrapAsV2(header: string, body: unknown): Promise<string> {
+  const v1 = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { payload: { transaction: string } };
+  const challenge = decodePaymentRequiredHeader((await postChat(body)).headers.get("payment-required")!);
+  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: v1.payload });
+}
+
 describe("a v1 payment is bound to its request, like a v2 one", () => {
   it("its X-PAYMENT re-sent with another prompt is 409 and moves nothing; the same request gets the stored answer", async () => {
-    const agent = await solanaAgent();
-    const signer = await createFetchSigner("solana-devnet", agent.secret);
-    let sent: string | null = null;
-    const recording: typeof fetch = (input, init) => {
-      const header = (init?.headers as Record<string, string> | undefined)?.["X-PAYMENT"];
-      if (header) sent = header;
-      return fetch(input, init);
-    };
     const body = chatBody("devnet", "the first prompt");
-    const first = await wrapFetchWithPayment(recording, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(`${server.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    expect(first.status).toBe(200);
-    const firstAnswer = (await first.json()) as { id: string };
-    expect(sent).not.toBeNull();
-    const post = (b: unknown) => fetch(`${server.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "X-PAYMENT": sent! }, body: JSON.stringify(b) });
-    const stranger = await post(chatBody("devnet", "a stranger's prompt"));
+    const { agent, header, answer } = await payV1(body, true);
+    expect(answer!.status).toBe(200);
+    const firstAnswer = (await answer!.json()) as { id: string };
+    const stranger = await postChat(chatBody("devnet", "a stranger's prompt"), { "X-PAYMENT": header });
     expect(stranger.status).toBe(409);
     expect(((await stranger.json()) as { error: { code: string } }).error.code).toBe("payment_request_mismatch");
-    const again = await post(body);
+    const again = await postChat(body, { "X-PAYMENT": header });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     expect(((await again.json()) as { id: string }).id).toBe(firstAnswer.id);
@@ -214,28 +236,13 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
   });
 
   it("its transaction re-wrapped as x402 v2 is the same payment: another body is 409, and nothing moves twice", async () => {
-    const agent = await solanaAgent();
-    const signer = await createFetchSigner("solana-devnet", agent.secret);
-    let sent: string | null = null;
-    const recording: typeof fetch = (input, init) => {
-      const header = (init?.headers as Record<string, string> | undefined)?.["X-PAYMENT"];
-      if (header) sent = header;
-      return fetch(input, init);
-    };
     const body = chatBody("devnet", "paid in v1");
-    const first = await wrapFetchWithPayment(recording, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(`${server.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    expect(first.status).toBe(200);
-    const v1 = JSON.parse(Buffer.from(sent!, "base64").toString("utf8")) as { payload: { transaction: string } };
-    const challenge = decodePaymentRequiredHeader((await fetch(`${server.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).headers.get("payment-required")!);
-    const v2 = encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: v1.payload });
-    const post = (b: unknown) => fetch(`${server.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": v2 }, body: JSON.stringify(b) });
-    const stranger = await post(chatBody("devnet", "a stranger's prompt, paid with the public transaction"));
+    const { agent, header, answer } = await payV1(body, true);
+    expect(answer!.status).toBe(200);
+    const v2 = await rewrapAsV2(header, body);
+    const stranger = await postChat(chatBody("devnet", "a stranger's prompt, paid with the public transaction"), { "PAYMENT-SIGNATURE": v2 });
     expect(stranger.status).toBe(409);
-    const same = await post(body);
+    const same = await postChat(body, { "PAYMENT-SIGNATURE": v2 });
     expect(same.status).toBe(200);
     expect(same.headers.get("x-answer-replayed")).toBe("true");
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
@@ -243,26 +250,11 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
   });
 
   it("a v1 payment for devnet is refused for a mainnet request: the network is the request's, not the payment's", async () => {
-    const agent = await solanaAgent();
-    const signer = await createFetchSigner("solana-devnet", agent.secret);
-    let sent: string | null = null;
-    const recording: typeof fetch = async (input, init) => {
-      const header = (init?.headers as Record<string, string> | undefined)?.["X-PAYMENT"];
-      if (header) {
-        sent = header;
-        return new Response(null, { status: 204 });
-      }
-      return fetch(input, init);
-    };
-    await wrapFetchWithPayment(recording, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(`${server.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(chatBody("devnet")),
-    });
+    const { agent, header } = await payV1(chatBody("devnet"), false);
     await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
     await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
     try {
-      const res = await fetch(`${server.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "X-PAYMENT": sent! }, body: JSON.stringify(chatBody("mainnet")) });
+      const res = await postChat(chatBody("mainnet"), { "X-PAYMENT": header });
       expect(res.status).toBe(402);
       expect(((await res.json()) as { error: { reason: string } }).error.reason).toBe("requirements_mismatch");
       expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
@@ -272,26 +264,10 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
   });
 
   it("the same v1 payment raced as X-PAYMENT twice and as its v2 re-wrap at once settles once and moves the price once", async () => {
-    const agent = await solanaAgent();
-    const signer = await createFetchSigner("solana-devnet", agent.secret);
-    let sent: string | null = null;
-    const capture: typeof fetch = async (input, init) => {
-      const header = (init?.headers as Record<string, string> | undefined)?.["X-PAYMENT"];
-      if (header) {
-        sent = header;
-        return new Response(null, { status: 204 });
-      }
-      return fetch(input, init);
-    };
     const body = chatBody("devnet", "raced three ways");
-    const url = `${server.url}/api/v1/chat/completions`;
-    const challengeRes = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const challenge = decodePaymentRequiredHeader(challengeRes.headers.get("payment-required")!);
-    await wrapFetchWithPayment(capture, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const v1 = JSON.parse(Buffer.from(sent!, "base64").toString("utf8")) as { payload: { transaction: string } };
-    const v2 = encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: v1.payload });
-    const post = (headers: Record<string, string>) => fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-    const answers = await Promise.all([post({ "X-PAYMENT": sent! }), post({ "X-PAYMENT": sent! }), post({ "PAYMENT-SIGNATURE": v2 })]);
+    const { agent, header } = await payV1(body, false);
+    const v2 = await rewrapAsV2(header, body);
+    const answers = await Promise.all([postChat(body, { "X-PAYMENT": header }), postChat(body, { "X-PAYMENT": header }), postChat(body, { "PAYMENT-SIGNATURE": v2 })]);
     const statuses = answers.map((a) => a.status);
     // One is served first-hand; the others are the stored answer, or told the payment is being processed.
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
