@@ -7,14 +7,10 @@ import type { PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator } fr
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/facilitator";
 import { NETWORKS } from "../chain/networks";
-import { decodeSolanaWire } from "../x402/solana-message";
 import { networkOfV1Name } from "../x402/x402-v1";
 import { feePayerRefusal, type FeePayerRefusal } from "./isolate-fee-payer";
 import { refuseBeforeVerify } from "./refuse-before-verify";
-
-const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
-const SET_COMPUTE_UNIT_LIMIT = 2;
-const SET_COMPUTE_UNIT_PRICE = 3;
+import { computeBudgetOf } from "./settlement-fee";
 
 export type ComputeBudgetRefusal = "compute_unit_limit_too_high" | "compute_unit_price_too_high" | "too_many_signatures";
 
@@ -26,22 +22,16 @@ export interface FeeLimits {
 }
 
 /**
- * Refuses a Solana payment that would cost the fee payer more than `limits` allow: more compute units or a higher
- * unit price than the limits, or more required signatures. An undecodable one is left to the fee-payer check, which
+ * Refuses a Solana payment that would cost the fee payer more than `limits` allow: any compute unit limit or unit
+ * price above the limits, or more required signatures. An undecodable one is left to the fee-payer check, which
  * refuses it.
  */
 export function computeBudgetRefusal(payload: PaymentPayload, limits: FeeLimits): ComputeBudgetRefusal | null {
-  const wire = (payload.payload as { transaction?: unknown } | null)?.transaction;
-  const message = typeof wire === "string" ? decodeSolanaWire(wire)?.message : null;
-  if (!message) return null;
-  if (message.header.numSignerAccounts > limits.maxRequiredSignatures) return "too_many_signatures";
-  for (const ix of message.instructions) {
-    if (message.staticAccounts[ix.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM) continue;
-    const data = ix.data ?? new Uint8Array();
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length >= 5 && view.getUint32(1, true) > limits.maxComputeUnits) return "compute_unit_limit_too_high";
-    if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length >= 9 && view.getBigUint64(1, true) > BigInt(limits.maxPriorityFeeMicroLamports)) return "compute_unit_price_too_high";
-  }
+  const budget = computeBudgetOf(payload);
+  if (!budget) return null;
+  if (budget.signatures > limits.maxRequiredSignatures) return "too_many_signatures";
+  if (budget.limits.some((units) => units > BigInt(limits.maxComputeUnits))) return "compute_unit_limit_too_high";
+  if (budget.prices.some((price) => price > BigInt(limits.maxPriorityFeeMicroLamports))) return "compute_unit_price_too_high";
   return null;
 }
 
