@@ -17,19 +17,7 @@ const COMMANDS = ["chat", "verify", "infer", "topup", "balance", "grant", "keyge
 
 /** Runs the CLI with exactly these endpoint variables (the others unset). */
 function signet(args: string[], env: { SIGNET_ENDPOINT?: string; SERVICE_BASE_URL?: string; PORT?: string } = {}): Promise<CliRun> {
-  const saved = { SIGNET_ENDPOINT: process.env.SIGNET_ENDPOINT, SERVICE_BASE_URL: process.env.SERVICE_BASE_URL, PORT: process.env.PORT };
-  for (const k of Object.keys(saved) as (keyof typeof saved)[]) {
-    if (env[k] === undefined) delete process.env[k];
-    else process.env[k] = env[k];
-  }
-  try {
-    return runSignet(args, dataDir);
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  return runSignet(args, dataDir, undefined, { SIGNET_ENDPOINT: env.SIGNET_ENDPOINT, SERVICE_BASE_URL: env.SERVICE_BASE_URL, PORT: env.PORT });
 }
 
 /** A usage mistake: exit 2, nothing on stdout, the reason on the first line, then the usage. */

@@ -89,15 +89,9 @@ describe("signet topup with the x402 extensions", () => {
   });
 });
 
-/** Runs the CLI with its own environment naming `rpc` as the devnet RPC (the child's environment is copied at spawn). */
+/** Runs the CLI with its own environment naming `rpc` as the devnet RPC. */
 function signetWithDevnetRpc(args: string[], rpc: string) {
-  const previous = process.env.SOLANA_DEVNET_RPC_URL;
-  process.env.SOLANA_DEVNET_RPC_URL = rpc;
-  try {
-    return signet(args);
-  } finally {
-    process.env.SOLANA_DEVNET_RPC_URL = previous;
-  }
+  return runSignet(args, path.join(scratch, "data"), 60_000, { SOLANA_DEVNET_RPC_URL: rpc });
 }
 
 describe("signet chat and verify with no --rpc", () => {

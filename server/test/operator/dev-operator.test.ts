@@ -1,10 +1,8 @@
 // The operator's first minute in dev: outside production the service makes a dashboard sign-in key in its data
 // directory and lets it in, and `signet operator login-link` signs with it when no --key is given. Production never
 // makes or allows it.
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as loginLinkRoute } from "@/app/api/operator/login-link/route";
 import { GET as trpcGet } from "@/app/api/trpc/[trpc]/route";
@@ -12,6 +10,7 @@ import { config } from "../../env";
 import { DEV_OPERATOR_SIGN_IN_KEY_FILE, devOperatorSignInKey, signedLoginLink } from "../../operator-auth/dev-operator";
 import { operatorPubkeys } from "../../operator-auth/session";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import { runSignet } from "../support/signet-cli";
 
 const ORIGIN = "http://localhost:3000";
 let stack: PaidStack;
@@ -44,12 +43,8 @@ describe("the dev operator sign-in key", () => {
   });
 
   it("`signet operator login-link` with no --key signs with it", async () => {
-    const root = path.resolve(__dirname, "../../..");
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), "operator", "login-link", "--endpoint", ORIGIN], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, SIGNET_DATA_DIR: config().dataDir },
-    });
+    const { code, stdout, stderr } = await runSignet(["operator", "login-link", "--endpoint", ORIGIN], config().dataDir);
+    expect(code, stderr).toBe(0);
     const res = await loginLinkRoute(new Request(stdout.trim()), {});
     expect(res.status).toBe(303);
   });

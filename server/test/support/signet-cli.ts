@@ -10,12 +10,20 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `signet args…` with SIGNET_DATA_DIR=`dataDir`; killed after `timeoutMs`. */
-export function runSignet(args: string[], dataDir: string, timeoutMs = 20_000): Promise<CliRun> {
+/**
+ * Runs `signet args…` with SIGNET_DATA_DIR=`dataDir`; killed after `timeoutMs`. `env` changes the child's environment
+ * only (a variable set to undefined is removed from it).
+ */
+export function runSignet(args: string[], dataDir: string, timeoutMs = 20_000, env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, SIGNET_DATA_DIR: dataDir, NODE_ENV: "test" };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete childEnv[name];
+    else childEnv[name] = value;
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, SIGNET_DATA_DIR: dataDir, NODE_ENV: "test" },
+      env: childEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
