@@ -9,42 +9,34 @@ import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool, 
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from "@ai-sdk/openai-compatible";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { x402Client } from "@x402/core/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
 import { readStreamedAnswer, receiptOfEvent, sseData } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
-import { startServedStack, type ServedStack } from "../support/http-service";
+import type { ServedStack } from "../support/http-service";
+import { startCompatStack, stockPayingFetch, type CompatStack } from "./compat-stack";
 import { teeingFetch, type TeeingFetch } from "../support/tee-fetch";
-import { PROVIDER_MODEL, startWeatherModel, WEATHER_ANSWER, WEATHER_PARAMETERS, weatherEnv, type WeatherModel } from "./weather-model";
+import { PROVIDER_MODEL, WEATHER_ANSWER, WEATHER_PARAMETERS } from "./weather-model";
 
 const LOCAL = "local/echo-1";
 const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
 const operatorKey = () => operatorKeypair().publicKeyBase58;
 
-let weather: WeatherModel;
+let compat: CompatStack;
 let served: ServedStack;
 
 beforeAll(async () => {
-  weather = await startWeatherModel();
-  served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", ...weatherEnv(weather) } });
+  compat = await startCompatStack();
+  ({ served } = compat);
 }, 120_000);
-afterAll(async () => {
-  await served?.close();
-  await weather?.provider.close();
-});
+afterAll(async () => compat?.close());
 
-const baseURL = () => `${served.service.url}/api/v1`;
+const baseURL = () => compat.baseURL;
 
 /** The stock @x402/fetch client of a fresh funded agent, teed so a test can read the raw answers. */
 async function paidFetch(): Promise<TeeingFetch> {
-  const agent = await served.stack.newAgent();
-  const client = new x402Client();
-  client.register("solana:*", new ExactSvmScheme(agent, { rpcUrl: served.stack.devnet.url }));
-  return teeingFetch(wrapFetchWithPayment(fetch, client));
+  return teeingFetch((await stockPayingFetch(served)).fetch);
 }
 
 type ModelOf = (tee: TeeingFetch, id: string) => LanguageModel;

@@ -6,18 +6,16 @@
 import OpenAI, { APIError, BadRequestError, NotFoundError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { wrapFetchWithPayment } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
 import { receiptOfEvent } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
-import { startServedStack, type ServedStack } from "../support/http-service";
+import type { ServedStack } from "../support/http-service";
+import { startCompatStack, stockPayingFetch, type CompatStack } from "./compat-stack";
 import { teeingFetch } from "../support/tee-fetch";
-import { PROVIDER_MODEL, startWeatherModel, WEATHER_ANSWER, WEATHER_CALL, WEATHER_PARAMETERS, weatherEnv, type WeatherModel } from "./weather-model";
+import { PROVIDER_MODEL, WEATHER_ANSWER, WEATHER_CALL, WEATHER_PARAMETERS, type WeatherModel } from "./weather-model";
 
 const PRICE = 1_000n;
 const LOCAL = "local/echo-1";
@@ -25,27 +23,22 @@ const tools = [{ type: "function" as const, function: { name: "get_weather", par
 const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
 const operatorKey = () => operatorKeypair().publicKeyBase58;
 
+let compat: CompatStack;
 let weather: WeatherModel;
 let served: ServedStack;
 
 beforeAll(async () => {
-  weather = await startWeatherModel();
-  served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", ...weatherEnv(weather) } });
+  compat = await startCompatStack();
+  ({ weather, served } = compat);
 }, 120_000);
-afterAll(async () => {
-  await served?.close();
-  await weather?.provider.close();
-});
+afterAll(async () => compat?.close());
 
-const baseURL = () => `${served.service.url}/api/v1`;
+const baseURL = () => compat.baseURL;
 
 /** A fresh funded agent's SDK client, exactly as the README sets it up, and the agent's address. */
 async function paidSdk(): Promise<{ openai: OpenAI; address: string; fetch: typeof fetch }> {
-  const agent = await served.stack.newAgent();
-  const client = new x402Client();
-  client.register("solana:*", new ExactSvmScheme(agent, { rpcUrl: served.stack.devnet.url }));
-  const payingFetch = wrapFetchWithPayment(fetch, client);
-  return { openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: payingFetch, maxRetries: 0 }), address: agent.address, fetch: payingFetch };
+  const { fetch: payingFetch, address } = await stockPayingFetch(served);
+  return { openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: payingFetch, maxRetries: 0 }), address, fetch: payingFetch };
 }
 
 /**
