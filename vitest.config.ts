@@ -7,7 +7,7 @@ export default defineConfig({
   // bundles set: tests load them as the server does.
   resolve: { alias: { "@": import.meta.dirname, "server-only": path.join(import.meta.dirname, "node_modules/server-only/empty.js") } },
   test: {
-    include: ["server/**/*.test.ts", "app/**/*.test.ts", "bin/**/*.test.ts", "*.test.ts"],
+    include: ["server/**/*.test.ts", "app/**/*.test.ts", "bin/**/*.test.ts", "devtools/**/*.test.ts", "*.test.ts"],
     exclude: ["server/test/**", "node_modules/**"],
     environment: "node",
     testTimeout: 20_000,

@@ -12,13 +12,13 @@ import path from "node:path";
 import bs58 from "bs58";
 
 process.env.TEST_DATABASE_URL ||= process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
-const { ensureProductionBuild, freePort, REPO_ROOT, SOAK_DIST_DIR } = await import("../server/soak/soak-stack");
+const { ensureProductionBuild, freePort, REPO_ROOT, SOAK_DIST_DIR } = await import("../devtools/soak/soak-stack");
 const { createTestDatabase } = await import("../server/test/support/test-db");
-const { startLocalnet } = await import("../server/chain/localnet");
+const { startLocalnet } = await import("../devtools/localnet");
 const { generateKeypair } = await import("../server/keys/parse-secret-key");
 const { creditAgent } = await import("../server/ledger/credit-agent");
 const { newNonce, signRequestHeaders } = await import("../server/agent/sign-request");
-const { percentile } = await import("../server/bench/percentile");
+const { percentile } = await import("../devtools/bench/percentile");
 
 const CONCURRENCY = 16;
 const CALLS = Number(process.env.BENCH_HTTP_CALLS || 3000);

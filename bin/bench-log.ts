@@ -1,4 +1,4 @@
-// `npm run bench:log`: what the receipt log adds to a served call (server/bench/measure-log-append.ts), on a fresh
+// `npm run bench:log`: what the receipt log adds to a served call (devtools/bench/measure-log-append.ts), on a fresh
 // PostgreSQL database (TEST_DATABASE_URL's server, else the local default), with dev keys in a temporary data dir.
 // Prints the figures; writes nothing else. Sizes: BENCH_LOG_CONCURRENCY (16, the prepaid bench's), BENCH_LOG_ROUNDS
 // (7: the first warms up), BENCH_LOG_CALLS (60 per lane per round).
@@ -10,7 +10,7 @@ import pg from "pg";
 process.env.SIGNET_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "signet-bench-log-"));
 (process.env as Record<string, string>).NODE_ENV = "test";
 const { openPostgres } = await import("../server/db");
-const { measureAppendStatements, measureLogAppend } = await import("../server/bench/measure-log-append");
+const { measureAppendStatements, measureLogAppend } = await import("../devtools/bench/measure-log-append");
 
 const admin = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 /** A size knob: a whole number from 1 (rounds: 2, the first only warms up), or the run stops before anything starts. */

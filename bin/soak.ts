@@ -1,7 +1,7 @@
 // `npm run soak -- --calls 2000 [--agents 50] [--instances 1] [--seed N] [--no-faults] [--adversary]`: the whole service offline
 // under a flaky-chain fault profile and thousands of mixed calls; prints a summary and exits 1 when an invariant fails.
 import { parseArgs } from "node:util";
-import { runSoak } from "../server/soak/run-soak";
+import { runSoak } from "../devtools/soak/run-soak";
 
 const HELP = `usage: npm run soak -- --calls N [--agents N] [--instances N] [--seed N] [--kill-midway] [--no-faults] [--adversary]
 

@@ -5,7 +5,7 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch } from "../server/agent/paying-fetch";
-import { fundEvmAccount } from "../server/chain/anvil";
+import { fundEvmAccount } from "../devtools/anvil";
 import { generateKeypair, type Ed25519Keypair } from "../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../server/streaming/read-sse";
 import { USDC_MINT_BY_SOLANA_CLUSTER } from "../server/verify";

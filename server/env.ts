@@ -5,7 +5,7 @@ import path from "node:path";
 import { z } from "zod";
 import { log } from "./log";
 import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
-import { parseFaultProfile } from "./chain/localnet/fault-profile";
+import { parseFaultProfile } from "../devtools/localnet/fault-profile";
 
 const booleanString = z
   .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
@@ -13,7 +13,7 @@ const booleanString = z
 
 const port = z.coerce.number().int().min(1).max(65_535);
 
-/** A local chain's fault profile: JSON, or the path of a JSON file (see chain/localnet/fault-profile.ts). */
+/** A local chain's fault profile: JSON, or the path of a JSON file (see devtools/localnet/fault-profile.ts). */
 const faultProfile = z
   .string()
   .min(1)

@@ -6,7 +6,7 @@ import { config } from "../../server/env";
 import { isBase58PublicKey, parseUsdcToUnits } from "../../server/verify";
 import { UsageError } from "../cli-support";
 import { LOCALNET_USAGE } from "./usage";
-import { fundEvmAccount } from "../../server/chain/anvil";
+import { fundEvmAccount } from "../../devtools/anvil";
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 

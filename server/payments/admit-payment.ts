@@ -5,7 +5,7 @@ import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ensureDepositReady, type AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import { crashPoint } from "../chaos/crash-point";
+import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";

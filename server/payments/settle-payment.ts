@@ -6,7 +6,7 @@ import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
-import { crashPoint } from "../chaos/crash-point";
+import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { config } from "../env";
 import { AppError } from "../errors";

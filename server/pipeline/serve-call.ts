@@ -11,7 +11,7 @@
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
 import "server-only";
 import type { AppContext } from "../app-context";
-import { crashPoint } from "../chaos/crash-point";
+import { crashPoint } from "../runtime/crash-point";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { attachReceipt, receiptFitsLog } from "../ledger/attach-receipt";

@@ -5,7 +5,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
-import { crashPoint } from "../chaos/crash-point";
+import { crashPoint } from "../runtime/crash-point";
 import { whenDatabaseBack } from "../db/when-database-back";
 import { config } from "../env";
 import { AppError } from "../errors";

@@ -15,14 +15,14 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { loadOrCreateDevKey } from "../../keys/load-signing-key";
 import { FACILITATOR_DEV_KEY_FILE } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { tempDataDir } from "../support/env";
 import { buildPaymentHeader, challengeOf } from "../support/paid-stack";
-import type { CrashStep } from "../../chaos/crash-point";
+import type { CrashStep } from "../../runtime/crash-point";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { creditAgent } from "../../ledger/credit-agent";
 import { readStreamedAnswer } from "../../streaming/read-sse";
@@ -81,7 +81,7 @@ interface Service {
 }
 
 async function startService(extra: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/chaos/chaos-server.ts"], {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "devtools/chaos/chaos-server.ts"], {
     cwd: ROOT,
     env: { ...env, ...extra },
     stdio: ["ignore", "pipe", "pipe"],

@@ -3,8 +3,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createWalletClient, defineChain, http, parseGwei, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { BASE_BLOCK_TIME_SEC, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../chain/anvil";
-import type { FaultProfileInput } from "../../chain/localnet";
+import { BASE_BLOCK_TIME_SEC, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../../devtools/anvil";
+import type { FaultProfileInput } from "../../../devtools/localnet";
 
 const BASE = USDC_BY_EVM_CHAIN[8453];
 const ONE_ETH = 10n ** 18n;

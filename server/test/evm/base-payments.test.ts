@@ -8,7 +8,7 @@ import type { PrivateKeyAccount } from "viem/accounts";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
 import { parseReceiptText, verifyReceipt } from "../../verify";
-import type { LocalEvmChain } from "../../chain/anvil";
+import type { LocalEvmChain } from "../../../devtools/anvil";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { startServer } from "../verify/local-servers";
 import { answerWithRoute } from "../support/route-adapter";

@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../chain/anvil";
-import { startRelayRecorder } from "../../soak/record-relays";
+import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../../devtools/anvil";
+import { startRelayRecorder } from "../../../devtools/soak/record-relays";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 const INSTANCES = 3;

@@ -29,7 +29,7 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
-import { EIP3009_USDC_ABI, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../chain/anvil";
+import { EIP3009_USDC_ABI, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../../devtools/anvil";
 
 const SEPOLIA = USDC_BY_EVM_CHAIN[84532];
 const SEPOLIA_CAIP2 = "eip155:84532";

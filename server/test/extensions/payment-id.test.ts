@@ -15,7 +15,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { generatePaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import { POST as topUpRoute } from "@/app/api/v1/credits/route";
 import { withPaymentId } from "../../agent/paying-fetch";
-import type { Localnet } from "../../chain/localnet";
+import type { Localnet } from "../../../devtools/localnet";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";

@@ -3,7 +3,7 @@
 // verifier, the reconcile's inflows nor the settlement recovery accepts it until it is confirmed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentPayload } from "@x402/core/types";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { createBackoffSolanaRpc } from "../../chain/rpc-backoff";
 import type { Facilitator } from "../../facilitator/create-facilitator";
 import { solanaInflows } from "../../reconcile/chain-inflows";

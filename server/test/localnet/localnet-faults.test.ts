@@ -1,7 +1,7 @@
 // The local Solana chain's seeded fault profile, over JSON-RPC: each fault happens at its rate, can be seen by the
 // client (and in the fault log), and the same seed deals the same faults to the same requests.
 import { afterEach, describe, expect, it } from "vitest";
-import { parseFaultProfile, startLocalnet, type FaultProfileInput, type Localnet } from "../../chain/localnet";
+import { parseFaultProfile, startLocalnet, type FaultProfileInput, type Localnet } from "../../../devtools/localnet";
 import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
 
 const opened: Localnet[] = [];

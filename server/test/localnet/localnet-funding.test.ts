@@ -4,7 +4,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { startLocalnet } from "../../chain/localnet";
+import { startLocalnet } from "../../../devtools/localnet";
 import { generateKeypair, toSolanaCliJson } from "../../keys/parse-secret-key";
 import { tempDataDir } from "../support/env";
 

@@ -18,7 +18,7 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { tempDataDir } from "../support/env";
 

@@ -1,7 +1,7 @@
 // The local Solana chain with real timing, over JSON-RPC: slots on a clock, a blockhash per slot that lives 150 slots,
 // and processed → confirmed → finalized. Short slots keep the suite quick; the rules are the real cluster's.
 import { afterEach, describe, expect, it } from "vitest";
-import { BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS, startLocalnet, type Localnet } from "../../chain/localnet";
+import { BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS, startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
 
 let net: Localnet | null = null;

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent } from "../../ledger/credit-agent";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
@@ -13,7 +13,7 @@ import { readStreamedAnswer } from "../../streaming/read-sse";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
-import { SOAK_BASE_URL, startSoakStack, type SoakStack } from "../../soak/soak-stack";
+import { SOAK_BASE_URL, startSoakStack, type SoakStack } from "../../../devtools/soak/soak-stack";
 import { tempDataDir } from "../support/env";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");

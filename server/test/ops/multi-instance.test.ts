@@ -2,9 +2,9 @@
 // real timing under the soak's fault profile, and the soak's mixed workload over real HTTP: paid calls on Solana and
 // Base, one payment header sent to every instance at once, prepaid calls racing shared balances across instances,
 // streams, unserved retries and top-ups. Midway one instance is SIGKILLed and started again. Afterwards the soak's
-// invariants must all hold (server/soak/check-soak.ts).
+// invariants must all hold (devtools/soak/check-soak.ts).
 import { describe, expect, it } from "vitest";
-import { runSoak } from "../../soak/run-soak";
+import { runSoak } from "../../../devtools/soak/run-soak";
 
 describe("three production instances on one database", () => {
   it("keep every money invariant through the mixed workload and an instance SIGKILLed and restarted midway", async () => {

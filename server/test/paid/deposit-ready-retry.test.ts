@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDepositReady } from "../../app-context";
-import { startLocalnet, type Localnet } from "../../chain/localnet";
+import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { signerFromKeypair } from "../../agent/paying-fetch";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { log } from "../../log";

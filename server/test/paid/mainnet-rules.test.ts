@@ -9,7 +9,7 @@ import { writeSetting } from "../../settings/write-setting";
 import { operatorKeypair } from "../../keys/service-keys";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { buildPaymentHeader, challengeOf, CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
-import type { Localnet } from "../../chain/localnet";
+import type { Localnet } from "../../../devtools/localnet";
 
 let stack: PaidStack;
 let mainnet: Localnet;

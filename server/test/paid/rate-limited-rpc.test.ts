@@ -2,7 +2,7 @@
 // call is served, and the RPC's own request log shows that after each 429 nothing of this process arrived until its
 // Retry-After had passed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RequestLogEntry } from "../../chain/localnet/fault-profile";
+import type { RequestLogEntry } from "../../../devtools/localnet/fault-profile";
 import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
 import { solanaRpc } from "../support/solana-rpc";
 

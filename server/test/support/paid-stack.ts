@@ -2,7 +2,7 @@
 // mainnet, and anvil chains playing Base Sepolia and Base), a fresh PostgreSQL database, a fresh data dir for keys,
 // and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../chain/localnet";
+import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../../devtools/localnet";
 import { closeDb } from "../../db";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
@@ -13,7 +13,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../chain/anvil";
+import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../../devtools/anvil";
 import { createEvmPayingFetch } from "../../agent/paying-fetch";
 
 export interface PaidStack {

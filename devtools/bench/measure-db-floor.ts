@@ -4,7 +4,7 @@
 // autocommit, back to back, so every statement is its own transaction and its own WAL flush (the server's own
 // synchronous_commit and fsync settings apply, as they do to the service). Prepaid calls are measured against it.
 import pg from "pg";
-import { catchClientErrors } from "../db/catch-connection-errors";
+import { catchClientErrors } from "../../server/db/catch-connection-errors";
 import { readDatabaseCpuMs } from "./database-cpu";
 
 export interface DbFloor {

@@ -8,7 +8,7 @@ import { x402HTTPResourceServer, x402ResourceServer, type FacilitatorClient } fr
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from "@x402/svm/exact/facilitator";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
-import type { Ed25519Keypair } from "../keys/parse-secret-key";
+import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 
 export interface StockRouteOptions {
   /** The facilitator's key: fee payer and payee. */

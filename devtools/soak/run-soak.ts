@@ -3,8 +3,8 @@
 // `npm run soak` (bin/soak.ts) and the multi-instance integration test both run exactly this.
 import "server-only";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { generateKeypair } from "../keys/parse-secret-key";
-import { parseUsdcToUnits } from "../verify";
+import { generateKeypair } from "../../server/keys/parse-secret-key";
+import { parseUsdcToUnits } from "../../server/verify";
 import { Adversary, checkAdversary, type AdversaryWorld } from "./adversary";
 import { checkSoak, readBalances, type SoakVerdict } from "./check-soak";
 import { assignPrepaidKeys, prepaidKeyCount, runWorkload, type Agent } from "./run-workload";

@@ -34,7 +34,7 @@ import {
   getMintToInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from "@solana-program/token";
-import { generateKeypair, parseSecretKey, toSolanaCliJson } from "../../keys/parse-secret-key";
+import { generateKeypair, parseSecretKey, toSolanaCliJson } from "../../server/keys/parse-secret-key";
 import { PROFILES, type LocalnetProfile, type ProfileInfo } from "./profiles";
 import type { FaultDice } from "./fault-profile";
 

@@ -4,8 +4,8 @@ import "server-only";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getBase58Decoder } from "@solana/kit";
-import { decodeBase58, isBase58PublicKey } from "../../verify";
-import { readJsonRpcBody } from "../read-json-rpc-body";
+import { decodeBase58, isBase58PublicKey } from "../../server/verify";
+import { readJsonRpcBody } from "../../server/chain/read-json-rpc-body";
 import { readTokenAccount, type Commitment, type LocalChain, type StoredTransaction } from "./local-chain";
 
 /** Largest request body accepted, bytes. */

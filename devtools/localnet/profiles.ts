@@ -1,7 +1,7 @@
 // The identities a local chain can play: each forges the real network's genesis hash and USDC mint address so stock
 // x402 clients and their default spend controls work unchanged. Local chains are always SIMULATED.
 import "server-only";
-import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, USDC_MINT_BY_SOLANA_CLUSTER } from "../../verify";
+import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, USDC_MINT_BY_SOLANA_CLUSTER } from "../../server/verify";
 
 export type LocalnetProfile = "devnet" | "mainnet";
 

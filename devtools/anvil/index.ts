@@ -8,7 +8,7 @@ import multicallArtifact from "./multicall3.artifact.json" with { type: "json" }
 import { spawnAnvil } from "./spawn-anvil";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
 import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput, type RequestLogEntry } from "../localnet/fault-profile";
-import { NETWORKS } from "../networks";
+import { NETWORKS } from "../../server/chain/networks";
 
 /** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
 export const EIP3009_USDC_ABI = usdcArtifact.abi as Abi;

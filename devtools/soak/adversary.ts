@@ -11,14 +11,14 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { eip3009ABI } from "@x402/evm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { decodeFunctionData, serializeSignature, type Hex } from "viem";
-import type { PrismaClient } from "../db";
-import type { Ed25519Keypair } from "../keys/parse-secret-key";
-import { readStreamedAnswer } from "../streaming/read-sse";
-import { promptHashOfMessages } from "../verify";
-import { decodePaymentHeader } from "../x402/payment-headers";
-import { paymentIdempotencyKey } from "../x402/idempotency-key";
+import type { PrismaClient } from "../../server/db";
+import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
+import { readStreamedAnswer } from "../../server/streaming/read-sse";
+import { promptHashOfMessages } from "../../server/verify";
+import { decodePaymentHeader } from "../../server/x402/payment-headers";
+import { paymentIdempotencyKey } from "../../server/x402/idempotency-key";
 import { inferenceIdOfReceiptHeader, prng, type PaidNetwork, type Sighting } from "./run-workload";
-import { STATE } from "../payments/payment-states";
+import { STATE } from "../../server/payments/payment-states";
 
 /** What the adversary tries. Each is a way to be served or credited with a payment he did not make for that request. */
 export const ATTACK_KINDS = [

@@ -9,16 +9,16 @@
 // single counter row bumped in the statement (gap-free, but one lock every append on every instance waits for).
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { Prisma, type PrismaClient } from "../db";
-import { catchPoolErrors } from "../db/catch-connection-errors";
-import { hotExecute } from "../db/hot-query";
-import { attachReceipt } from "../ledger/attach-receipt";
-import { creditAgent } from "../ledger/credit-agent";
-import { captureHold, reserveCredit } from "../ledger/credit-holds";
-import { generateKeypair } from "../keys/parse-secret-key";
-import { buildReceipt } from "../receipts/build-receipt";
-import { signReceipt } from "../receipts/sign-receipt";
-import { publishLog } from "../transparency/publish-log";
+import { Prisma, type PrismaClient } from "../../server/db";
+import { catchPoolErrors } from "../../server/db/catch-connection-errors";
+import { hotExecute } from "../../server/db/hot-query";
+import { attachReceipt } from "../../server/ledger/attach-receipt";
+import { creditAgent } from "../../server/ledger/credit-agent";
+import { captureHold, reserveCredit } from "../../server/ledger/credit-holds";
+import { generateKeypair } from "../../server/keys/parse-secret-key";
+import { buildReceipt } from "../../server/receipts/build-receipt";
+import { signReceipt } from "../../server/receipts/sign-receipt";
+import { publishLog } from "../../server/transparency/publish-log";
 import { percentile } from "./percentile";
 
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";

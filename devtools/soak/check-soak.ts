@@ -5,15 +5,15 @@ import "server-only";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { createPublicClient, http, type Hex } from "viem";
-import type { LocalEvmChain } from "../chain/anvil";
-import type { Localnet } from "../chain/localnet";
+import type { LocalEvmChain } from "../anvil";
+import type { Localnet } from "../localnet";
 import type { Agent, CallRecord } from "./run-workload";
 import { REPO_ROOT, SOAK_BASE_URL, type SoakStack } from "./soak-stack";
-import type { PrismaClient } from "../db";
-import { parseSecretKey } from "../keys/parse-secret-key";
-import { defaultLogOrigin } from "../transparency/log-key";
-import { canonicalJson, decodeReceiptEntry, formatVerifierKey, leafHash, openCheckpoint, rootOfLeaves } from "../verify";
-import { LANDED_STATES } from "../payments/payment-states";
+import type { PrismaClient } from "../../server/db";
+import { parseSecretKey } from "../../server/keys/parse-secret-key";
+import { defaultLogOrigin } from "../../server/transparency/log-key";
+import { canonicalJson, decodeReceiptEntry, formatVerifierKey, leafHash, openCheckpoint, rootOfLeaves } from "../../server/verify";
+import { LANDED_STATES } from "../../server/payments/payment-states";
 
 /** Payment statuses whose money moved. */
 const SETTLED: string[] = [...LANDED_STATES];

@@ -1,13 +1,13 @@
 // The service as a separate process for the chaos suite: the real route handlers (chat, prepaid, operator key) behind
 // a plain node:http server, configured by the environment. With SIGNET_CHAOS_CRASH_AT set it SIGKILLs itself at that
-// step of a call (server/chaos/crash-point.ts). Prints `ready <url>` once it listens.
+// step of a call (server/runtime/crash-point.ts). Prints `ready <url>` once it listens.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { POST as chat } from "@/app/api/v1/chat/completions/route";
 import { POST as inference } from "@/app/api/v1/inference/route";
 import { GET as operatorKey } from "@/app/api/v1/operator-key/route";
-import { appContext } from "../../app-context";
-import { answerWithRoute } from "../support/route-adapter";
+import { appContext } from "../../server/app-context";
+import { answerWithRoute } from "../../server/test/support/route-adapter";
 
 await appContext();
 const server = http.createServer((req, res) => {

@@ -13,13 +13,13 @@ import path from "node:path";
 import bs58 from "bs58";
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startLocalnet, type FaultProfileInput, type Localnet } from "../chain/localnet";
-import { BASE_BLOCK_TIME_SEC, startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../chain/anvil";
-import { openPostgres, type PrismaClient } from "../db";
-import { generateKeypair, type Ed25519Keypair } from "../keys/parse-secret-key";
-import { catchClientErrors } from "../db/catch-connection-errors";
+import { startLocalnet, type FaultProfileInput, type Localnet } from "../localnet";
+import { BASE_BLOCK_TIME_SEC, startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../anvil";
+import { openPostgres, type PrismaClient } from "../../server/db";
+import { generateKeypair, type Ed25519Keypair } from "../../server/keys/parse-secret-key";
+import { catchClientErrors } from "../../server/db/catch-connection-errors";
 import { startRelayRecorder, type RelayRecorder } from "./record-relays";
-import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../test/support/fake-provider";
+import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../../server/test/support/fake-provider";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 /** The soak's own build folder, so it never clobbers `npm run dev`'s `.next` or the browser suite's `.next-e2e`. */

@@ -11,10 +11,10 @@ import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { createEvmPayingFetch, createPayingFetch } from "../agent/paying-fetch";
-import { newNonce, signRequestHeaders } from "../agent/sign-request";
-import type { Ed25519Keypair } from "../keys/parse-secret-key";
-import { readStreamedAnswer } from "../streaming/read-sse";
+import { createEvmPayingFetch, createPayingFetch } from "../../server/agent/paying-fetch";
+import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
+import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
+import { readStreamedAnswer } from "../../server/streaming/read-sse";
 import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL, SOAK_PAYMENT_LEASE_MS, type SoakStack } from "./soak-stack";
 
 export const OP_KINDS = ["paid", "stream", "prepaid", "topup", "replay", "unserved"] as const;

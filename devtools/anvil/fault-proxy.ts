@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { keccak256, type Hex } from "viem";
 import type { FaultDice } from "../localnet/fault-profile";
-import { readJsonRpcBody } from "../read-json-rpc-body";
+import { readJsonRpcBody } from "../../server/chain/read-json-rpc-body";
 
 /** Largest request body forwarded, bytes. */
 /** How often the reorg watcher looks for new blocks, ms (Base makes one every 2 s). */
