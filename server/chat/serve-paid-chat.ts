@@ -4,13 +4,15 @@ import "server-only";
 import type { AppContext } from "../app-context";
 import type { NetworkId } from "../chain/networks";
 import { AppError } from "../errors";
-import { admitPayment, planPayment, readPaidRequestState, replanWithStoredSettings } from "../payments/admit-payment";
-import type { PaidRequestState, Replan } from "../payments/paid-request-types";
+import { admitPayment, planPayment } from "../payments/admit-payment";
+import { answerAgain } from "../payments/answer-again";
+import { paidCallSettlement } from "../payments/paid-call-settlement";
+import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
 import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
-import { answerAgain, serveCall } from "../pipeline/serve-call";
+import { serveCall } from "../pipeline/serve-call";
 import { chatRequestDigest } from "../payments/request-digest";
 import type { CompletionParams } from "../upstream";
 import { PAID_RESOURCE_DESCRIPTIONS, type PaidResource } from "../x402/paid-resources";
@@ -37,26 +39,19 @@ export interface PaidCallBinding {
 }
 
 /** Serves one chat request on the paid route. Throws AppError for every refusal. */
-export async function servePaidChat(ctx: AppContext, input: PaidChatInput, replan?: Replan): Promise<ServedCall> {
-  const state = await readPaidRequestState(ctx, input.headers, replan);
-  let planned: Awaited<ReturnType<typeof planChat>>;
-  try {
-    planned = await planChat(ctx, input, state);
-  } catch (err) {
-    // A refusal worked out from guessed settings stands only once the stored settings say the same.
-    if (err instanceof AppError && state.guessed) return servePaidChat(ctx, input, await replanWithStoredSettings(ctx, state));
-    throw err;
-  }
-  const { settings, model, cap, plan } = planned;
+export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Promise<ServedCall> {
   const { body } = input;
-  const outcome = await admitPayment(ctx, {
-    state,
-    plan,
-    resourceUrl: input.resourceUrl,
-    description: PAID_RESOURCE_DESCRIPTIONS[input.binding?.resource ?? "chat"],
-    purpose: "chat",
-    requestDigest: input.binding ? input.binding.requestDigest(plan.network) : chatRequestDigest(body, plan.network),
+  const { planned, outcome } = await admitPayment(ctx, {
+    headers: input.headers,
+    plan: (state) => planChat(ctx, input, state),
+    admission: ({ plan }) => ({
+      resourceUrl: input.resourceUrl,
+      description: PAID_RESOURCE_DESCRIPTIONS[input.binding?.resource ?? "chat"],
+      purpose: "chat",
+      requestDigest: input.binding ? input.binding.requestDigest(plan.network) : chatRequestDigest(body, plan.network),
+    }),
   });
+  const { settings, model, cap } = planned;
   switch (outcome.kind) {
     case "answered":
       return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true, paidResource: input.binding?.resource });
@@ -65,9 +60,6 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
     case "replay":
     case "pending":
       throw outcome.error;
-    case "stale-settings":
-      // The settings changed under this request before anything was taken: plan it again with the stored ones.
-      return servePaidChat(ctx, input, outcome.replan);
     case "retry-unserved":
     case "settled": {
       const payment = outcome.payment;
@@ -82,7 +74,8 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput, repla
         }
       }
       const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;
-      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, payment, pointsBefore, paidResource: input.binding?.resource };
+      const settlement = paidCallSettlement(payment, input.binding?.resource);
+      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, settlement, pointsBefore };
       return serveCall(ctx, reservation, chatCall(body, model.id, callCap));
     }
   }

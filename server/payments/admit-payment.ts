@@ -1,6 +1,7 @@
 // Admitting a paid request's payment: the header read and planned against the request's network, checked (match,
 // verify, allowlist) and claimed with the digest of the request it pays for, in one statement with the settings check
-// and the payer's lane; then settled (settle-payment.ts), or, when seen before, resumed (resume-payment.ts).
+// and the payer's lane; then settled (settle-payment.ts), or, when seen before, resumed (resume-payment.ts). When the
+// settings change under the request before anything was taken, the route's plan is worked out again here.
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ensureDepositReady, type AppContext } from "../app-context";
@@ -18,7 +19,7 @@ import { depositAddressFor } from "../x402/deposit-address";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { readPaymentId } from "../x402/payment-id";
 import { decodePaymentHeader, readPaymentHeader } from "../x402/payment-headers";
-import type { AdmitPaymentInput, PaidRequestOutcome, PaidRequestState, PaymentPlan, Replan } from "./paid-request-types";
+import type { AdmitPaymentInput, AdmittedOutcome, PaidRequest, PaidRequestOutcome, PaidRequestState, PaymentPlan, Replan } from "./paid-request-types";
 import { chainUnavailable, eventNames, paymentError, paymentIdConflict, recordFailure, refused } from "./payment-answers";
 import { SETTLEMENT_EXPIRED } from "./payment-states";
 import { findOrClaimPayment, readPaymentByKey } from "./payment-store";
@@ -28,7 +29,37 @@ import { laneSource, settleClaimed } from "./settle-payment";
 /** Settings changes a request may meet before it is refused (retry): each costs a verification. */
 const MAX_REPLANS = 3;
 
-export async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: Replan): Promise<PaidRequestState> {
+/**
+ * Plans a paid request with the route's `plan` and takes its payment through the state machine. A refusal planned from
+ * guessed settings, and a claim that met changed settings, are planned again with the stored ones (the claim bounds
+ * how often). Never throws an expected payment outcome; throws what `plan` throws.
+ */
+export async function admitPayment<P extends { plan: PaymentPlan }>(ctx: AppContext, request: PaidRequest<P>): Promise<{ planned: P; outcome: AdmittedOutcome }> {
+  let replan: Replan | undefined;
+  for (;;) {
+    const state = await readPaidRequestState(ctx, request.headers, replan);
+    let planned: P;
+    try {
+      planned = await request.plan(state);
+    } catch (err) {
+      // A refusal worked out from guessed settings stands only once the stored settings say the same.
+      if (err instanceof AppError && state.guessed) {
+        replan = await replanWithStoredSettings(ctx, state);
+        continue;
+      }
+      throw err;
+    }
+    const outcome = await admitPlanned(ctx, { ...request.admission(planned), state, plan: planned.plan });
+    // The settings changed under this request before anything was taken: plan it again with the stored ones.
+    if (outcome.kind === "stale-settings") {
+      replan = outcome.replan;
+      continue;
+    }
+    return { planned, outcome };
+  }
+}
+
+async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: Replan): Promise<PaidRequestState> {
   const header = readPaymentHeader(headers);
   const decoded = header === null ? null : decodePaymentHeader(header);
   const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings() : undefined;
@@ -39,7 +70,7 @@ export async function readPaidRequestState(ctx: AppContext, headers: Headers, re
 }
 
 /** The settings read now, to plan again a request whose guessed settings refused it before its claim's statement. */
-export async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState): Promise<Replan> {
+async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState): Promise<Replan> {
   return { stored: await readStoredSettings(ctx.db), replans: state.replans };
 }
 
@@ -55,8 +86,8 @@ export async function planPayment(ctx: AppContext, settings: Settings, network: 
   return { network, requirements, payTo, amountUnits };
 }
 
-/** Takes the payment in the request's header through the state machine. Never throws an expected outcome. */
-export async function admitPayment(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
+/** Takes the payment in the request's header through the state machine once, as planned. */
+async function admitPlanned(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const outcome = await admitPaymentOnce(ctx, input);
   if (outcome.kind === "refused" || outcome.kind === "replay" || outcome.kind === "pending") {
     metrics().calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: NETWORKS[input.plan.network].caip2, outcome: "refused", code: outcome.error.code });

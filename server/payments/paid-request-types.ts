@@ -34,6 +34,19 @@ export type PaidRequestOutcome =
   /** The settings changed since the request was planned: nothing was taken; plan it again with `replan`. */
   | { kind: "stale-settings"; replan: Replan };
 
+/** What admitPayment answers: every outcome but `stale-settings`, which it plans again itself. */
+export type AdmittedOutcome = Exclude<PaidRequestOutcome, { kind: "stale-settings" }>;
+
+/**
+ * A paid route's request, as admitPayment takes it: its headers, how the route plans it under a request's settings
+ * (throwing the route's refusal), and what its payment is claimed for once planned.
+ */
+export interface PaidRequest<P extends { plan: PaymentPlan }> {
+  headers: Headers;
+  plan(state: PaidRequestState): Promise<P>;
+  admission(planned: P): Omit<AdmitPaymentInput, "state" | "plan">;
+}
+
 export interface PaymentPlan {
   network: NetworkId;
   requirements: PaymentRequirements;

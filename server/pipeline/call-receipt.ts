@@ -15,7 +15,7 @@ export function signCallReceipt(
   completion: Pick<Completion, "model" | "upstream" | "costUnits" | "content">,
   captured: { inferenceId: string; pointsTotal: number },
 ): Receipt {
-  const payment = reservation.payment;
+  const payment = reservation.settlement.receiptPayment;
   const facts: ReceiptFacts = {
     agentPubkey: reservation.agentPubkey,
     upstream: completion.upstream,
@@ -26,7 +26,7 @@ export function signCallReceipt(
     timestampMs: Date.now(),
     inferenceId: captured.inferenceId,
     pointsTotal: captured.pointsTotal,
-    ...(payment ? { payment: { amountUnits: payment.units, txSignature: payment.txSignature, network: payment.network, payTo: payment.payTo } } : {}),
+    ...(payment ? { payment } : {}),
   };
   return signReceipt(buildReceipt(facts), operatorKeypair());
 }

@@ -9,29 +9,23 @@
 //   stream's final event, since a stream's headers leave before the call is served.
 // - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
+// Where the two routes differ, the reservation's settlement strategy (call-types.ts) decides: the route builds it, and
+// this module never knows which route it serves.
 import "server-only";
 import type { AppContext } from "../app-context";
 import { crashPoint } from "../runtime/crash-point";
 import { config } from "../env";
 import { AppError } from "../errors";
 import { attachReceipt, receiptFitsLog } from "../ledger/attach-receipt";
-import { captureHold, releaseHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";
-import { readBalance } from "../ledger/credit-agent";
+import { captureHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";
 import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
 import { metrics, observeStep, timeStep } from "../metrics/registry";
-import { markUnserved } from "../payments/payment-store";
-import { releaseIfDatabaseLost } from "../payments/release-after-database-loss";
-import { whenDatabaseBack } from "../db/when-database-back";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
-import type { Payment } from "../db";
-import { firstEventThenRest, replayedSseStream, SSE_HEADERS, sseInferenceStream, type ReceiptEvent, type StoredCompletionBody } from "../streaming/sse-inference";
+import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
 import type { Completion } from "../upstream";
 import { formatUnitsAsUsdc } from "../verify";
-import { issueSettlementReceipt } from "../x402/offer-receipt";
-import type { PaidResource } from "../x402/paid-resources";
-import { settlementHeaders } from "../x402/payment-headers";
 import { signCallReceipt } from "./call-receipt";
 import type { CallRequest, CallReservation, ServedCall } from "./call-types";
 import { completionBody } from "./completion-body";
@@ -65,7 +59,7 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   const body = completionBody(reservation.holdId, completion);
   const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion, keptAnswer(reservation, body));
   crashPoint("after_debit");
-  const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment, reservation.paidResource) : null;
+  const x402Receipt = await reservation.settlement.afterAnswer();
   const headers = {
     ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions),
     "X-Service-Receipt": encodeReceiptHeader(receipt),
@@ -106,7 +100,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
         releaseCallIfDatabaseLost(ctx, reservation, err);
         throw err;
       });
-      const x402Receipt = reservation.payment ? await issuePaidCallReceipt(reservation.payment, reservation.paidResource) : null;
+      const x402Receipt = await reservation.settlement.afterAnswer();
       return { receipt, x402Receipt: x402Receipt?.receipt ?? null };
     },
     abortRecorded: async (produced) => {
@@ -126,48 +120,18 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
 }
 
 /**
- * A served paid call's stored answer, given again to the payer's repeat of the same request (its answer was lost in
- * transit): the same body and the same receipt, plain or streamed as it was asked. Never a second call.
- */
-export async function answerAgain(
-  ctx: AppContext,
-  payment: Payment & { txSignature: string },
-  asked: { stream: boolean; usageChunk?: boolean; paidResource?: PaidResource },
-): Promise<ServedCall> {
-  const logged = payment.inferenceId ? await ctx.db.inferenceLog.findUnique({ where: { id: payment.inferenceId }, select: { receipt: true } }) : null;
-  const receipt = (logged?.receipt ?? null) as Receipt | null;
-  const body = payment.answer as StoredCompletionBody | null;
-  if (!receipt || !body || !payment.inferenceId) {
-    throw new AppError("payment_replay", "this payment was already used for a call, and its answer is no longer kept", { tx_signature: payment.txSignature });
-  }
-  const x402Receipt = await issuePaidCallReceipt(payment, asked.paidResource);
-  const headers = {
-    ...settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer, extensions: x402Receipt?.extensions }),
-    [ANSWER_REPLAYED_HEADER]: "true",
-  };
-  const proofUrl = receiptProofUrl(payment.inferenceId);
-  if (!asked.stream) return { body: body as unknown as Record<string, unknown>, headers: { ...headers, "X-Service-Receipt": encodeReceiptHeader(receipt), [RECEIPT_PROOF_HEADER]: proofUrl } };
-  const event: ReceiptEvent = { object: "service.receipt", receipt, log_proof_url: proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt.receipt } : {}) };
-  return { stream: replayedSseStream(body, event, { usageChunk: asked.usageChunk === true }), headers: { ...SSE_HEADERS, ...headers } };
-}
-
-/** Marks an answer given again from storage: the call was served once, earlier, and this is its stored answer. */
-export const ANSWER_REPLAYED_HEADER = "X-Answer-Replayed";
-
-/**
  * A call stopped by a lost database (its answer 503 database_unavailable) gives its money back as soon as the database
- * answers again, without waiting out its lease: a paid call's payment goes to its retry (payments), a prepaid hold is
- * released whole (nothing was charged: a capture that did commit left no `held` hold to release).
+ * answers again, without waiting out its lease, as its route keeps it (the settlement's onDatabaseLost).
  */
 function releaseCallIfDatabaseLost(ctx: AppContext, reservation: CallReservation, err: unknown): void {
-  if (reservation.payment) return releaseIfDatabaseLost(ctx.db, reservation.payment.id, err);
-  whenDatabaseBack(err, { event: "call.hold_released_after_database_loss", fields: { inference_id: reservation.holdId } }, () => releaseHold(ctx.db, reservation.holdId));
+  reservation.settlement.onDatabaseLost(ctx.db, reservation, err);
 }
 
 /** Where a receipt's inclusion proof is served (the answer's `X-Service-Receipt-Proof`, the stream's receipt event). */
 export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
 
-function receiptProofUrl(inferenceId: string): string {
+/** The URL of a receipt's inclusion proof. */
+export function receiptProofUrl(inferenceId: string): string {
   return `${config().baseUrl}/api/v1/receipts/${inferenceId}/proof`;
 }
 
@@ -253,25 +217,7 @@ async function retryingBlips<T>(reservation: CallReservation, write: () => Promi
 /** A call whose capture (with its receipt) could not be written: nothing was charged for it; answers the route's 503. */
 async function notRecorded(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
   countCall(reservation, "log_failed");
-  const retry = { "Retry-After": "1" };
-  const payment = reservation.payment;
-  if (payment) {
-    // Each step only moves what is still where this call left it: a capture that did commit after all stays served.
-    await markUnserved(ctx.db, payment.id, "receipt_log_unavailable").catch((err: unknown) => releaseIfDatabaseLost(ctx.db, payment.id, err));
-    return new AppError(
-      "receipt_log_unavailable",
-      "the receipt could not be written to the receipt log, so the answer is not served; the payment stays reserved for this call and the same payment header can be sent again once",
-      { tx_signature: payment.txSignature, reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
-      retry,
-    );
-  }
-  const balance = await releaseHold(ctx.db, reservation.holdId).catch(() => null);
-  return new AppError(
-    "receipt_log_unavailable",
-    "the receipt could not be written to the receipt log, so the answer is not served; the hold was released and nothing was charged",
-    balance === null ? {} : { balance_usdc: formatUnitsAsUsdc(balance) },
-    retry,
-  );
+  return reservation.settlement.onNotRecorded(ctx.db, reservation);
 }
 
 /** The receipt could not be logged: undoes the capture and answers the route's 503, saying where the money is. */
@@ -288,17 +234,7 @@ async function unlogCall(ctx: AppContext, reservation: CallReservation): Promise
     logEvent("receipt.captured_unlogged", { inference_id: reservation.holdId, network: reservation.network }, "error");
     return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the call could not be undone either, and the operator is alerted", {}, retry);
   }
-  const balance = formatUnitsAsUsdc(undone.balanceUnits);
-  const payment = reservation.payment;
-  if (payment) {
-    return new AppError(
-      "receipt_log_unavailable",
-      "the receipt could not be written to the receipt log, so the answer is not served; the payment stays reserved for this call and the same payment header can be sent again once",
-      { tx_signature: payment.txSignature, balance_usdc: balance, reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
-      retry,
-    );
-  }
-  return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the hold was released and nothing was charged", { balance_usdc: balance }, retry);
+  return reservation.settlement.onCaptureUndone(reservation, undone.balanceUnits);
 }
 
 /** Captures the hold; a hold that is no longer held means another server finished this call: nothing is sent twice. */
@@ -327,9 +263,9 @@ function captureFacts(
   return answer === null ? facts : { ...facts, answer };
 }
 
-/** The answer a paid call's payment keeps for the payer's repeat of the request (none on prepaid, or kept 0 hours). */
+/** The answer the route keeps for the payer's repeat of the request, if it keeps one. */
 function keptAnswer(reservation: CallReservation, body: Record<string, unknown>): string | null {
-  return reservation.payment && config().PAID_ANSWER_RETENTION_HOURS > 0 ? JSON.stringify(body) : null;
+  return reservation.settlement.keepsAnswer() ? JSON.stringify(body) : null;
 }
 
 /** The hold was no longer held: another server finished this call, and its answer is not sent twice. */
@@ -338,32 +274,16 @@ function captureLost(reservation: CallReservation): AppError {
   return new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
 }
 
-/**
- * The upstream failed. Prepaid: the hold is released and nothing is charged. Paid: the payment becomes `unserved` and
- * its hold stays reserved, so only a retry with the same payment header can use that money.
- */
+/** The upstream failed: the route puts the hold where it keeps it (the settlement's onUpstreamFailure). */
 async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
   countCall(reservation, "upstream_error");
-  const payment = reservation.payment;
-  if (payment) {
-    await markUnserved(ctx.db, payment.id, err instanceof AppError ? err.code : "upstream_error");
-    const balance = await readBalance(ctx.db, reservation.agentPubkey, reservation.network);
-    return new AppError(
-      "upstream_error",
-      "the model provider failed after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once",
-      { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
-    );
-  }
-  const balance = await releaseHold(ctx.db, reservation.holdId);
-  return new AppError("upstream_error", "the model provider failed; the hold was released and nothing was charged", {
-    balance_usdc: formatUnitsAsUsdc(balance ?? (await readBalance(ctx.db, reservation.agentPubkey, reservation.network))),
-  });
+  return reservation.settlement.onUpstreamFailure(ctx.db, reservation, err);
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
 function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
   const m = metrics();
-  m.calls.inc({ route: reservation.payment ? "paid" : "prepaid", network: reservation.network, outcome, code: "" });
+  m.calls.inc({ route: reservation.settlement.route, network: reservation.network, outcome, code: "" });
   const from = servedFrom.get(reservation);
   if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
 }
@@ -371,19 +291,10 @@ function countCall(reservation: CallReservation, outcome: "served" | "aborted" |
 /** When serveCall began, per reservation: the start of the call's `total` step. */
 const servedFrom = new WeakMap<CallReservation, number>();
 
-/** The x402 signed receipt of a served paid call: the payment's settlement, for the resource it bought (chat unless said). */
-function issuePaidCallReceipt(payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat") {
-  return issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
-}
-
-/**
- * The call's headers: the settlement on the paid route (with the settlement's extensions once served), and the agent's
- * spendable balance once known.
- */
+/** The call's headers: the route's own (with the settlement's extensions once served), and the agent's balance once known. */
 function callHeaders(reservation: CallReservation, balanceUnits: bigint | null, extensions?: Record<string, unknown>): Record<string, string> {
-  const payment = reservation.payment;
   return {
-    ...(payment ? settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer, extensions }) : {}),
+    ...reservation.settlement.headers(extensions),
     ...(balanceUnits !== null ? { "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balanceUnits) } : {}),
   };
 }
@@ -396,7 +307,7 @@ interface Lease {
 function keepLease(ctx: AppContext, reservation: CallReservation): Lease {
   const leaseMs = config().PAYMENT_LEASE_MS;
   const timer = setInterval(() => {
-    renewLease(ctx.db, reservation.holdId, reservation.payment?.id ?? null, leaseMs)
+    renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPaymentId, leaseMs)
       .then((held) => {
         if (!held) logEvent("call.lease_lost", { inference_id: reservation.holdId }, "warn");
       })

@@ -25,6 +25,7 @@ import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitAndHold, type AdmissionRequest, type HoldWithAdmission } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
+import { PREPAID_CALL_SETTLEMENT } from "./prepaid-call-settlement";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
 
@@ -108,7 +109,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   if (!hold.ok) throw insufficientCredits(plan, hold.balanceUnits);
   crashPoint("after_hold");
   const pointsBefore = admission.hold ? admission.points : (hold.points ?? null);
-  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, payment: null, pointsBefore };
+  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, settlement: PREPAID_CALL_SETTLEMENT, pointsBefore };
   return { reservation, request: prepaidCall(body, plan.modelId, plan.messages, plan.cap) };
 }
 

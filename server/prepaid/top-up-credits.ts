@@ -9,8 +9,9 @@ import { config } from "../env";
 import { AppError } from "../errors";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
-import { admitPayment, planPayment, readPaidRequestState, replanWithStoredSettings } from "../payments/admit-payment";
-import type { PaymentPlan, Replan } from "../payments/paid-request-types";
+import { admitPayment, planPayment } from "../payments/admit-payment";
+import { ANSWER_REPLAYED_HEADER } from "../payments/answer-again";
+import type { PaymentPlan } from "../payments/paid-request-types";
 import type { Settings } from "../settings/setting-definitions";
 import { admitNetwork } from "../pipeline/network-gate";
 import { issueSettlementReceipt } from "../x402/offer-receipt";
@@ -19,31 +20,20 @@ import type { TopUpRequest } from "./top-up-request-schema";
 import type { Payment } from "../db";
 import { readBalance } from "../ledger/credit-agent";
 import { topUpRequestDigest } from "../payments/request-digest";
-import { ANSWER_REPLAYED_HEADER } from "../pipeline/serve-call";
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
-export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string, replan?: Replan): Promise<{ body: unknown; headers: Record<string, string> }> {
-  const state = await readPaidRequestState(ctx, headers, replan);
-  let planned: { amountUnits: bigint; plan: PaymentPlan };
-  try {
-    planned = await planTopUp(ctx, body, state.settings);
-  } catch (err) {
-    // A refusal worked out from guessed settings stands only once the stored settings say the same.
-    if (err instanceof AppError && state.guessed) return topUpCredits(ctx, body, headers, resourceUrl, await replanWithStoredSettings(ctx, state));
-    throw err;
-  }
-  const { amountUnits, plan } = planned;
-  const outcome = await admitPayment(ctx, {
-    state,
-    plan,
-    resourceUrl,
-    description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`,
-    purpose: "topup",
-    requestDigest: topUpRequestDigest({ amountUnits, network: plan.network, beneficiary: body.agent_pubkey ?? null }),
-    ...(body.agent_pubkey !== undefined ? { beneficiary: body.agent_pubkey } : {}),
+export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {
+  const { outcome } = await admitPayment(ctx, {
+    headers,
+    plan: (state) => planTopUp(ctx, body, state.settings),
+    admission: ({ amountUnits, plan }) => ({
+      resourceUrl,
+      description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`,
+      purpose: "topup",
+      requestDigest: topUpRequestDigest({ amountUnits, network: plan.network, beneficiary: body.agent_pubkey ?? null }),
+      ...(body.agent_pubkey !== undefined ? { beneficiary: body.agent_pubkey } : {}),
+    }),
   });
-  // The settings changed under this request before anything was taken: plan it again with the stored ones.
-  if (outcome.kind === "stale-settings") return topUpCredits(ctx, body, headers, resourceUrl, outcome.replan);
   if (outcome.kind === "answered") {
     // The same top-up again after it was credited: its answer again (today's balance), never a second credit.
     const p = outcome.payment;
