@@ -1,6 +1,6 @@
-// `npm run bench:readme`: regenerates the README's Performance table from bench/history.jsonl.
+// `npm run bench:readme`: regenerates docs/performance.md's results table from bench/history.jsonl.
 import path from "node:path";
-import { updateReadmeFromHistory } from "../devtools/bench/update-readme";
+import { PERFORMANCE_DOC, updatePerformanceDoc } from "../devtools/bench/update-performance-doc";
 
-const changed = updateReadmeFromHistory(path.resolve("bench/history.jsonl"), path.resolve("README.md"));
-console.log(changed ? "README.md: Performance table regenerated from bench/history.jsonl" : "README.md: Performance table already up to date");
+const changed = updatePerformanceDoc(path.resolve("bench/history.jsonl"), path.resolve(PERFORMANCE_DOC));
+console.log(`${PERFORMANCE_DOC}: results table ${changed ? "regenerated" : "already up to date"} from bench/history.jsonl`);

@@ -4,7 +4,7 @@
 // payments and signed requests are built before the clock starts. Phases are timed through the service's own step
 // observers (server/metrics onStep), never by patching its objects. Any failed call fails the run (exit 1) with the
 // first failure printed; throughput counts successes only. A run writes bench/results.json, appends one line to
-// bench/history.jsonl and regenerates the README's Performance table from that history.
+// bench/history.jsonl and regenerates docs/performance.md's results table from that history.
 import { execFileSync } from "node:child_process";
 import { createPublicKey, verify as verifyNative } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import { readDatabaseCpuMs } from "../devtools/bench/database-cpu";
 import { measureDbFloor } from "../devtools/bench/measure-db-floor";
 import { percentile } from "../devtools/bench/percentile";
 import { BenchFailure, interleave, runJobs, type JobsRun } from "../devtools/bench/run-jobs";
-import { updateReadmeFromHistory } from "../devtools/bench/update-readme";
+import { PERFORMANCE_DOC, updatePerformanceDoc } from "../devtools/bench/update-performance-doc";
 
 const DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
 const PAID_CONCURRENCY = [8, 32] as const;
@@ -35,7 +35,7 @@ const WARMUP_CALLS = 5;
 
 /**
  * The size knobs, validated before anything starts. A run with any size below its default is a trial: it is kept in
- * the history but never shown in the README (p99 of fewer than 1,000 samples is not the p99 the goals ask for).
+ * the history but never shown in docs/performance.md (p99 of fewer than 1,000 samples is not the p99 the goals ask for).
  */
 const KNOBS = {
   BENCH_PAID_CALLS_PER_WORKER: { fallback: 20, help: "paid calls per worker at c=8 and c=32, each stack" },
@@ -161,7 +161,7 @@ function commitOf(): { sha: string; dirty: boolean } {
   try {
     const sha = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" }).trim();
     // What the bench itself writes does not make a run's tree dirty.
-    const status = execFileSync("git", ["status", "--porcelain", "--", ".", ":!bench/history.jsonl", ":!bench/results.json", ":!README.md"], { encoding: "utf8" });
+    const status = execFileSync("git", ["status", "--porcelain", "--", ".", ":!bench/history.jsonl", ":!bench/results.json", `:!${PERFORMANCE_DOC}`], { encoding: "utf8" });
     return { sha, dirty: status.trim() !== "" };
   } catch {
     return { sha: "unknown", dirty: true };
@@ -187,7 +187,7 @@ try {
   const where = new URL(adminUrl);
   database = `PostgreSQL ${version.split(" ")[0]} at ${where.hostname}:${where.port || "5432"}`;
   console.log(`bench: ${database} (a fresh database: ${new URL(stack.tdb.url).pathname.slice(1)}); local chains in process (LiteSVM)`);
-  console.log(`bench: ${machine}; load average ${loadBefore.toFixed(2)}${knobs.trial ? "; TRIAL RUN (sizes below the defaults: kept in the history, not shown in the README)" : ""}`);
+  console.log(`bench: ${machine}; load average ${loadBefore.toFixed(2)}${knobs.trial ? "; TRIAL RUN (sizes below the defaults: kept in the history, not shown in docs/performance.md)" : ""}`);
   console.log(`bench: ${Object.entries(sizes).map(([k, v]) => `${k}=${v}`).join(" ")}`);
 
   // The stock baseline: its own local chain (instant timing), its own facilitator key (fee payer and payee), same price.
@@ -421,8 +421,8 @@ try {
   console.log("\n| figure | measured |\n|---|---|");
   for (const f of FIGURES) console.log(`| ${f.label} | ${figures[f.key] ?? "–"} |`);
   console.log(`\nbench: wrote bench/results.json, appended bench/history.jsonl (commit ${results.commit.sha.slice(0, 12)}${results.commit.dirty ? ", dirty" : ""})`);
-  const changed = updateReadmeFromHistory(path.resolve("bench/history.jsonl"), path.resolve("README.md"));
-  console.log(`bench: README.md's Performance table ${changed ? "regenerated" : "unchanged"}${knobs.trial ? " (a trial run is not shown there)" : ""}`);
+  const changed = updatePerformanceDoc(path.resolve("bench/history.jsonl"), path.resolve(PERFORMANCE_DOC));
+  console.log(`bench: ${PERFORMANCE_DOC}'s results table ${changed ? "regenerated" : "unchanged"}${knobs.trial ? " (a trial run is not shown there)" : ""}`);
 } catch (err) {
   if (!(err instanceof BenchFailure)) throw err;
   console.error(`\nbench failed in ${err.message}`);

@@ -1,5 +1,5 @@
 // The goals of `npm run bench` and the raw figures behind them: one table, read by the bench's printout and
-// by the README's generated Performance table. Every goal is a ratio to a floor or a peer measured in the same run,
+// by docs/performance.md's generated results table. Every goal is a ratio to a floor or a peer measured in the same run,
 // because absolute figures swing by 2× between the shared machines this runs on.
 
 /** The keys bench/results.json carries each goal's ratio under. */

@@ -60,19 +60,19 @@ describe("readRuns()", () => {
 });
 
 describe("replaceBenchBlock()", () => {
-  const readme = `# Signet\n\n## Performance\n\nprose\n\n${BENCH_BLOCK_START}\nold table\n${BENCH_BLOCK_END}\n\nafter\n`;
+  const doc = `# Performance\n\nprose\n\n${BENCH_BLOCK_START}\nold table\n${BENCH_BLOCK_END}\n\nafter\n`;
 
   it("replaces only the text between the markers, and is stable when run twice", () => {
-    const once = replaceBenchBlock(readme, "| new |");
+    const once = replaceBenchBlock(doc, "| new |");
     expect(once).toContain("prose\n\n<!-- bench:start -->\n");
     expect(once).toContain("| new |\n\n<!-- bench:end -->\n\nafter\n");
     expect(once).not.toContain("old table");
     expect(replaceBenchBlock(once, "| new |")).toBe(once);
   });
 
-  it("rejects malformed input: a README without both markers, or with them out of order or twice", () => {
+  it("rejects malformed input: a doc without both markers, or with them out of order or twice", () => {
     expect(() => replaceBenchBlock("# no markers", "x")).toThrow("needs one");
     expect(() => replaceBenchBlock(`${BENCH_BLOCK_END}\n${BENCH_BLOCK_START}`, "x")).toThrow("needs one");
-    expect(() => replaceBenchBlock(`${readme}${BENCH_BLOCK_START}`, "x")).toThrow("needs one");
+    expect(() => replaceBenchBlock(`${doc}${BENCH_BLOCK_START}`, "x")).toThrow("needs one");
   });
 });

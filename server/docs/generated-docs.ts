@@ -1,7 +1,24 @@
-// The files under docs/ that are generated from code, each with its renderer (bin/build-docs.ts writes them).
+// The files under docs/ that are generated from code, each with its renderer (bin/build-docs.ts writes them, and
+// generated-docs.test.ts fails when a committed one differs). A hand-written doc with a generated section is listed
+// too: its renderer rewrites only the text between that section's markers.
 import "server-only";
+import { apiReferenceDocument } from "./api-reference-markdown";
+import { devtoolsEnvTable, serviceEnvTable } from "./env-reference";
 import { errorsDocument } from "./error-table";
+import { withGeneratedBlocks } from "./generated-block";
+import { paymentStateTables } from "./payment-state-table";
 
 export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
   "docs/errors.md": errorsDocument,
+  "docs/api-reference.md": apiReferenceDocument,
+  "docs/configuration.md": withGeneratedBlocks("docs/configuration.md", {
+    "service-env": { source: "server/env.ts (envSchema)", render: serviceEnvTable },
+    "devtools-env": {
+      source: "devtools/devtools-env.ts",
+      render: () => devtoolsEnvTable() ?? "The dev tools read their variables through the service's schema above (no devtools/devtools-env.ts yet).",
+    },
+  }),
+  "docs/architecture.md": withGeneratedBlocks("docs/architecture.md", {
+    "payment-states": { source: "server/payments/payment-states.ts", render: paymentStateTables },
+  }),
 };
