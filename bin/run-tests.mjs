@@ -1,14 +1,21 @@
 #!/usr/bin/env node
-// `npm test`: unit, then integration (PostgreSQL, local chains, HTTP), then a small soak (production instances under the
-// fault profile), then the browser suite (Playwright).
-// Each runner appends its counts to a summary file; this prints ONE closing line `N passed, N failed, N skipped`
-// (the line CI reads) and exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium
-// is installed first, or the run stops before any test with one line saying what to install.
-import { spawnSync } from "node:child_process";
+// `npm test`: lint, the type check, the unit tests and the one production build side by side; then integration
+// (PostgreSQL, local chains, HTTP; its multi-instance test is the run's soak: production instances under the fault
+// profile); then the browser suite (Playwright). The soak and the browser suite serve that one build.
+// Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
+// closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner
+// failed. The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test
+// with one line saying what to install.
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureChromiumHere } from "./ensure-chromium.mjs";
+
+/** How many of the slowest test files the closing summary lists. */
+const SLOWEST_FILES = 15;
+/** The build the soak (the multi-instance test) and the browser suite share: a folder tsconfig already excludes. */
+const SHARED_BUILD_DIR = ".next-e2e";
 
 const chromium = ensureChromiumHere();
 if (!chromium.ok) {
@@ -20,57 +27,90 @@ const summaryFile = path.join(mkdtempSync(path.join(tmpdir(), "signet-tests-")),
 const env = {
   ...process.env,
   SIGNET_SUMMARY_FILE: summaryFile,
+  SIGNET_SHARED_BUILD_DIR: SHARED_BUILD_DIR,
   TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
   NEXT_TELEMETRY_DISABLED: "1",
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
 };
-
-const steps = [
-  // Lint first: it holds the layering (nothing server-only in the browser, nothing Node in server/verify).
-  ["lint", ["eslint", "."]],
-  ["unit", ["vitest", "run", "--config", "vitest.config.ts"]],
-  ["integration", ["vitest", "run", "--config", "vitest.integration.config.ts"]],
-  // The soak at a size that fits CI (about 3 minutes on two cores): it counts as one check, passed or failed.
-  ["soak", ["tsx", "--conditions=react-server", "bin/soak.ts", "--calls", "300", "--agents", "50", "--seed", "1"]],
-  // The specs import server modules, which load under node's react-server condition (the test workers inherit it).
-  ["browser (Playwright, Debian chromium)", ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"], process.execPath],
-];
 const E2E_RESULTS = "test-results/e2e-results.json";
 rmSync(E2E_RESULTS, { force: true });
 
-let runnerFailed = false;
-let lintFailed = null;
-let soakFailed = null;
-for (const [name, args, command = "npx"] of steps) {
-  console.log(`\n=== ${name} tests ===`);
-  const result = spawnSync(command, args, { stdio: "inherit", env });
-  if (name === "lint") lintFailed = result.status !== 0;
-  if (name === "soak") soakFailed = result.status !== 0;
-  if (result.status !== 0) {
-    console.log(`${name} tests exited with ${result.status ?? result.signal}`);
-    runnerFailed = true;
-  }
+/** Each stage's result: exit status and wall time. */
+const stages = [];
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Runs a stage with its output straight to the terminal (one at a time). */
+function runInline(name, command, args) {
+  console.log(`\n=== ${name} ===`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...env, SIGNET_SUMMARY_STAGE: name } });
+  const stage = { name, ok: result.status === 0, status: result.status ?? result.signal, ms: Date.now() - started };
+  stages.push(stage);
+  return stage;
 }
 
+/** Runs a stage beside others: its output is kept and printed in one piece when it ends, so logs stay readable. */
+function runBuffered(name, command, args) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...env, SIGNET_SUMMARY_STAGE: name, FORCE_COLOR: "0" } });
+    const chunks = [];
+    child.stdout.on("data", (c) => chunks.push(c));
+    child.stderr.on("data", (c) => chunks.push(c));
+    child.on("close", (code, signal) => {
+      const stage = { name, ok: code === 0, status: code ?? signal, ms: Date.now() - started };
+      console.log(`\n=== ${name} (${seconds(stage.ms)}) ===\n${Buffer.concat(chunks).toString("utf8").trimEnd()}`);
+      stages.push(stage);
+      resolve(stage);
+    });
+  });
+}
+
+// Two cores: the build and the three checks share them; each is mostly CPU, and the build is the longest.
+await Promise.all([
+  runBuffered("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"]),
+  // Lint holds the layering (nothing server-only in the browser, nothing Node in server/verify).
+  runBuffered("lint", "npx", ["eslint", "."]),
+  runBuffered("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
+  runBuffered("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"]),
+]);
+runInline("integration", "npx", ["vitest", "run", "--config", "vitest.integration.config.ts"]);
+// The specs import server modules, which load under node's react-server condition (the test workers inherit it).
+runInline("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]);
+
 const totals = { passed: 0, failed: 0, skipped: 0 };
+/** [stage, file, ms] of every test file of the run. */
+const files = [];
 if (existsSync(summaryFile)) {
   for (const line of readFileSync(summaryFile, "utf8").split("\n").filter(Boolean)) {
-    const counts = JSON.parse(line);
-    for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0;
+    const record = JSON.parse(line);
+    for (const key of Object.keys(totals)) totals[key] += record[key] ?? 0;
+    for (const [file, ms] of record.files ?? []) files.push([record.stage ?? "?", file, ms]);
   }
 }
-// Playwright's own summary is not read by CI: take its counts from its JSON report.
+// Playwright's own summary is not read by CI: take its counts, and each spec file's time, from its JSON report.
 if (existsSync(E2E_RESULTS)) {
-  const stats = JSON.parse(readFileSync(E2E_RESULTS, "utf8")).stats ?? {};
+  const report = JSON.parse(readFileSync(E2E_RESULTS, "utf8"));
+  const stats = report.stats ?? {};
   totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
   totals.failed += stats.unexpected ?? 0;
   totals.skipped += stats.skipped ?? 0;
+  const specMs = (suite) =>
+    (suite.specs ?? []).reduce((sum, spec) => sum + spec.tests.reduce((t, test) => t + test.results.reduce((r, res) => r + (res.duration ?? 0), 0), 0), 0) +
+    (suite.suites ?? []).reduce((sum, inner) => sum + specMs(inner), 0);
+  for (const suite of report.suites ?? []) files.push(["browser", path.join("e2e", suite.file), specMs(suite)]);
 }
-// Lint reports no test counts: it counts as one check, passed or failed.
-if (lintFailed !== null) totals[lintFailed ? "failed" : "passed"] += 1;
-// Nor does the soak: its invariants are one check.
-if (soakFailed !== null) totals[soakFailed ? "failed" : "passed"] += 1;
+// Lint, the type check and the build report no test counts: each counts as one check, passed or failed.
+for (const stage of stages) if (["lint", "typecheck", "build"].includes(stage.name)) totals[stage.ok ? "passed" : "failed"] += 1;
+const runnerFailed = stages.some((s) => !s.ok);
+for (const stage of stages) if (!stage.ok) console.log(`${stage.name} exited with ${stage.status}`);
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
+
+files.sort((a, b) => b[2] - a[2]);
+console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);
+for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES)) console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
+console.log("stages (wall time; build, lint, typecheck and unit side by side):");
+for (const stage of stages) console.log(`  ${seconds(stage.ms).padStart(8)}  ${stage.name}${stage.ok ? "" : " (failed)"}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);

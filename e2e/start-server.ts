@@ -39,7 +39,8 @@ const env: NodeJS.ProcessEnv = {
   NODE_ENV: "production",
   NEXT_TELEMETRY_DISABLED: "1",
   SIGNET_NEXT_MODE: "start",
-  SIGNET_NEXT_DIST_DIR: ".next-e2e",
+  // `npm test` builds once for the soak, the multi-instance test and this suite; run alone, this builds its own.
+  SIGNET_NEXT_DIST_DIR: process.env.SIGNET_SHARED_BUILD_DIR || ".next-e2e",
   PORT: String(PORT),
   LOCALNET_RPC_PORT: String(DEVNET_RPC_PORT),
   LOCALNET_MAINNET_RPC_PORT: String(MAINNET_RPC_PORT),

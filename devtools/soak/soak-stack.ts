@@ -22,8 +22,12 @@ import { startRelayRecorder, type RelayRecorder } from "./record-relays";
 import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../../server/test/support/fake-provider";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-/** The soak's own build folder, so it never clobbers `npm run dev`'s `.next` or the browser suite's `.next-e2e`. */
-export const SOAK_DIST_DIR = ".next-soak";
+/**
+ * The soak's own build folder, so it never clobbers `npm run dev`'s `.next` or the browser suite's `.next-e2e`; unless
+ * SIGNET_SHARED_BUILD_DIR names the one build `npm test` makes first for the soak, the multi-instance test and the
+ * browser suite together (one `next build` takes minutes on two cores).
+ */
+export const SOAK_DIST_DIR = process.env.SIGNET_SHARED_BUILD_DIR || ".next-soak";
 /** The origin every instance names in signed prepaid requests: one service behind one load balancer. */
 export const SOAK_BASE_URL = "http://signet.soak";
 /** What a paid call costs in the soak (1,000 units): low enough for many calls, above the remote model's worst case. */

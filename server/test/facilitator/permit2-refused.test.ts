@@ -34,8 +34,10 @@ describe("a Permit2 payment on Base Sepolia", () => {
     expect(res.status).toBe(402);
     expect(await res.json()).toMatchObject({ error: { code: "payment_required", detail: "unsupported_payload", param: null } });
 
-    expect(await stack.tdb.prisma.payment.count()).toBe(0);
-    expect(await stack.tdb.prisma.ledgerEntry.count()).toBe(0);
+    // This agent's rows only, so the check holds whatever else the database holds.
+    const mine = { equals: agent.address, mode: "insensitive" } as const;
+    expect(await stack.tdb.prisma.payment.count({ where: { payer: mine } })).toBe(0);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: mine } })).toBe(0);
     expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(blockBefore);
     expect(await client.getTransactionCount({ address: stack.evmDeposit! })).toBe(nonceBefore);
     expect(await chain.usdcBalance(agent.address)).toBe(usdcBefore);

@@ -123,8 +123,15 @@ describe("exactly-once payments", () => {
   it("keeps a settled payment as credit when the upstream fails, then serves one retry without settling again", async () => {
     const agent = await stack.newAgent();
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.url);
+    // The provider fails this call only: the flag goes back even when the call throws, so no later test meets a
+    // provider still failing.
     failing = true;
-    const failed = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    let failed: Response;
+    try {
+      failed = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    } finally {
+      failing = false;
+    }
     expect(failed.status).toBe(502);
     const failure = (await failed.json()) as { error: Record<string, unknown> };
     // The settled payment's credit stays reserved for its retry: none of it is spendable meanwhile.
@@ -135,7 +142,6 @@ describe("exactly-once payments", () => {
     expect(payment.status).toBe("unserved");
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n);
 
-    failing = false;
     const callsBefore = providerCalls;
     const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     expect(retried.status).toBe(200);

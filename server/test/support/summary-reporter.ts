@@ -1,6 +1,8 @@
 // Prints the plain closing line CI reads (`N passed, N failed, N skipped`) and, when SIGNET_SUMMARY_FILE is set,
-// writes the counts there so bin/run-tests.mjs can add up several runners into one line.
+// writes the counts and each file's duration there so bin/run-tests.mjs can add up several runners into one line and
+// list the slowest files of the whole run.
 import { appendFileSync } from "node:fs";
+import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
 export default class SummaryReporter implements Reporter {
@@ -8,20 +10,25 @@ export default class SummaryReporter implements Reporter {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const files: [file: string, ms: number, tests: number][] = [];
     for (const mod of testModules) {
-      for (const test of mod.children.allTests()) {
+      const tests = [...mod.children.allTests()];
+      for (const test of tests) {
         const state = test.result().state;
         if (state === "passed") passed++;
         else if (state === "failed") failed++;
         else skipped++;
       }
       // A file that failed to load has no tests but must still count as a failure.
-      if (mod.state() === "failed" && [...mod.children.allTests()].length === 0) failed++;
+      if (mod.state() === "failed" && tests.length === 0) failed++;
+      // The file's own time: importing it and running its hooks and tests (what the default reporter prints beside it).
+      const d = mod.diagnostic();
+      files.push([path.relative(process.cwd(), mod.moduleId), Math.round(d.collectDuration + d.duration), tests.length]);
     }
     failed += unhandledErrors.length;
     const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
     console.log(`\n${line}`);
     const file = process.env.SIGNET_SUMMARY_FILE;
-    if (file) appendFileSync(file, JSON.stringify({ passed, failed, skipped }) + "\n");
+    if (file) appendFileSync(file, JSON.stringify({ stage: process.env.SIGNET_SUMMARY_STAGE, passed, failed, skipped, files }) + "\n");
   }
 }
