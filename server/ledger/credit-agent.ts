@@ -7,7 +7,7 @@ import { isUniqueViolation } from "../db";
 import { hotQuery } from "../db/hot-query";
 import { pointsExpression } from "./credit-holds";
 import type { CreditMove } from "../payments/payment-states";
-import { creditedPaymentStatement } from "../payments/payment-store";
+import { creditedPaymentStatement } from "../payments/payment-row-statements";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
 

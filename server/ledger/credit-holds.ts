@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { Prisma, type DbClient } from "../db";
 import { logEvent } from "../log";
 import { hotQuery } from "../db/hot-query";
-import { renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-store";
+import { renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-row-statements";
 
 export type HoldStatus = "held" | "captured" | "released";
 

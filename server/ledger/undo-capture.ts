@@ -5,7 +5,7 @@
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { hotQuery } from "../db/hot-query";
-import { unservedPaymentStatement } from "../payments/payment-store";
+import { unservedPaymentStatement } from "../payments/payment-row-statements";
 
 export type UndoCaptureOutcome =
   | { undone: true; balanceUnits: bigint }
