@@ -1,20 +1,52 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files that run alone, after the others: they measure time (leases, backoff, slot and block timing, shutdown grace)
+ * or start production servers, so other files' CPU would make them slow or wrong. Every other file shares nothing
+ * with its neighbours (its own database, its own chains on ephemeral ports, its own data dir, its own process) and runs
+ * beside them.
+ */
+export const SERIAL_FILES = [
+  "server/test/chain/rpc-backoff.test.ts",
+  "server/test/evm/anvil-timing.test.ts",
+  "server/test/localnet/commitment-lookups.test.ts",
+  "server/test/localnet/localnet-faults.test.ts",
+  "server/test/localnet/localnet-timing.test.ts",
+  "server/test/money/adversary.test.ts",
+  "server/test/money/payment-binding.test.ts",
+  "server/test/money/pending-settlement.test.ts",
+  "server/test/money/settlement-takeover.test.ts",
+  "server/test/ops/graceful-shutdown.test.ts",
+  "server/test/ops/multi-instance.test.ts",
+  "server/test/upstream/openai-compatible-client.test.ts",
+  "server/test/verify/hosted-verify-errors.test.ts",
+];
+
+/** Files side by side: two cores, but most integration time is waiting on chains, sockets and PostgreSQL. */
+const PARALLEL_WORKERS = Number(process.env.SIGNET_INTEGRATION_WORKERS ?? 3);
+
 // Integration tests talk to real parts: PostgreSQL (TEST_DATABASE_URL), localnet, local HTTP servers.
 export default defineConfig({
   // Server modules `import "server-only"`, which throws outside the react-server condition that only Next's server
   // bundles set: tests load them as the server does.
   resolve: { alias: { "@": import.meta.dirname, "server-only": path.join(import.meta.dirname, "node_modules/server-only/empty.js") } },
   test: {
-    include: ["server/test/**/*.test.ts"],
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    // One file at a time: suites share PostgreSQL and the 2-core machine.
-    fileParallelism: false,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
     // Tests start their own chains: no default anvil RPC (dev points Base Sepolia at 127.0.0.1:8545).
     env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0" },
+    projects: [
+      {
+        extends: true,
+        test: { name: "parallel", include: ["server/test/**/*.test.ts"], exclude: SERIAL_FILES, maxWorkers: PARALLEL_WORKERS, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: "serial", include: SERIAL_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -70,6 +70,11 @@ export interface StartLocalEvmChainOptions {
    * Default BASE_BLOCK_TIME_SEC (Base's 2 s). 0 asks explicitly for automine: a block per transaction, at once.
    */
   blockTimeSec?: number;
+  /**
+   * Interval mining faster than Base, for tests that do not measure block timing: a block every this many ms (over
+   * `blockTimeSec`). A sent transaction still waits in the mempool for the next block.
+   */
+  blockTimeMs?: number;
   /** A seeded fault profile (see ../localnet/fault-profile.ts) played by a proxy in front of anvil; none by default. */
   faults?: FaultProfileInput | null;
 }
@@ -82,6 +87,7 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
   const usdc = getAddress(opts.usdc);
   const blockTimeSec = opts.blockTimeSec ?? BASE_BLOCK_TIME_SEC;
   if (!(Number.isInteger(blockTimeSec) && blockTimeSec >= 0)) throw new Error(`blockTimeSec must be a whole number of seconds (0 = automine), got ${String(blockTimeSec)}`);
+  if (opts.blockTimeMs !== undefined && !(Number.isInteger(opts.blockTimeMs) && opts.blockTimeMs > 0)) throw new Error(`blockTimeMs must be a positive whole number of ms, got ${String(opts.blockTimeMs)}`);
 
   const host = opts.host ?? "127.0.0.1";
   const dice = opts.faults ? new FaultDice(opts.faults) : null;
@@ -91,7 +97,7 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     port: dice ? 0 : (opts.port ?? 0),
     chainId: opts.chainId,
     ...(opts.stateFile ? { stateFile: opts.stateFile } : {}),
-    ...(blockTimeSec > 0 ? { blockTimeSec } : {}),
+    ...(opts.blockTimeMs !== undefined ? { blockTimeMs: opts.blockTimeMs } : blockTimeSec > 0 ? { blockTimeMs: blockTimeSec * 1000 } : {}),
   });
   let proxy: FaultProxy | null = null;
   try {

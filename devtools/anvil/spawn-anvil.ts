@@ -58,14 +58,15 @@ const STATE_INTERVAL_S = 5;
  * `stateFile`, the chain (accounts, blocks, transactions and their receipts) is loaded from it when it exists, and
  * written to it every few seconds and on stop.
  */
-export async function spawnAnvil(opts: { host: string; port: number; chainId: number; stateFile?: string; blockTimeSec?: number }): Promise<AnvilProcess> {
-  // No --fork-url: nothing is fetched from the internet. Without `blockTimeSec`, automine: each transaction is mined as
+export async function spawnAnvil(opts: { host: string; port: number; chainId: number; stateFile?: string; blockTimeMs?: number }): Promise<AnvilProcess> {
+  // No --fork-url: nothing is fetched from the internet. Without `blockTimeMs`, automine: each transaction is mined as
   // it arrives, so a receipt exists as soon as the send returns. With it, interval mining as on a real chain: a block
-  // every `blockTimeSec` seconds, and a sent transaction waits in the mempool until the next one.
+  // every `blockTimeMs` ms (anvil takes fractions of a second), and a sent transaction waits in the mempool until the
+  // next one.
   const args = ["--host", opts.host, "--port", String(opts.port), "--chain-id", String(opts.chainId)];
-  if (opts.blockTimeSec !== undefined) {
-    if (!(Number.isInteger(opts.blockTimeSec) && opts.blockTimeSec > 0)) throw new Error(`blockTimeSec must be a positive whole number of seconds, got ${String(opts.blockTimeSec)}`);
-    args.push("--block-time", String(opts.blockTimeSec));
+  if (opts.blockTimeMs !== undefined) {
+    if (!(Number.isInteger(opts.blockTimeMs) && opts.blockTimeMs > 0)) throw new Error(`blockTimeMs must be a positive whole number of ms, got ${String(opts.blockTimeMs)}`);
+    args.push("--block-time", String(opts.blockTimeMs / 1000));
   }
   if (opts.stateFile) args.push("--state", opts.stateFile, "--state-interval", String(STATE_INTERVAL_S));
   const child = spawn(anvilBinaryPath(), args, { stdio: ["ignore", "pipe", "pipe"] });

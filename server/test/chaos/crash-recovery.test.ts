@@ -22,7 +22,7 @@ import { FACILITATOR_DEV_KEY_FILE } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { tempDataDir } from "../support/env";
-import { buildPaymentHeader, challengeOf } from "../support/paid-stack";
+import { buildPaymentHeader, challengeOf, FAST_SLOT_MS } from "../support/paid-stack";
 import type { CrashStep } from "../../runtime/crash-point";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { creditAgent } from "../../ledger/credit-agent";
@@ -55,7 +55,8 @@ let server: ChaosServerBundle;
 
 beforeAll(async () => {
   server = await bundleChaosServer();
-  devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
+  // Real timing's rules at the paid stack's fast pace: no test here measures slot time.
+  devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: FAST_SLOT_MS });
   tdb = await createTestDatabase();
   dataDir = tempDataDir("signet-chaos-");
   // The facilitator key lives in the data dir every process of the run shares; fund it before the first starts.

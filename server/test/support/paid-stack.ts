@@ -42,17 +42,25 @@ export interface PaidStack {
 }
 
 const BASE = "http://signet.test";
+/**
+ * The default chains keep real timing's rules (a slot clock, commitment lag, finalization depth, blockhash expiry;
+ * interval-mined blocks and a mempool) at a pace tests that do not measure time need not wait for: 100 ms slots
+ * (blockhashes still live 150 slots, 15 s) and 250 ms blocks. `timing: "real"` keeps Solana's 400 ms and Base's 2 s.
+ */
+export const FAST_SLOT_MS = 100;
+export const FAST_BLOCK_MS = 250;
 
 /**
- * Starts the stack; pass env overrides for settings defaults (price, switch, …). The chains keep real time (400 ms
- * Solana slots, 2 s Base blocks) unless `timing: "instant"` asks for a slot per transaction and automine.
+ * Starts the stack; pass env overrides for settings defaults (price, switch, …). The chains run real timing fast
+ * (FAST_SLOT_MS slots, FAST_BLOCK_MS blocks) unless `timing: "real"` asks for Solana's and Base's own pace, or
+ * `timing: "instant"` for a slot per transaction and automine.
  */
 export async function startPaidStack(
   opts: {
     mainnet?: boolean;
     evm?: boolean;
     baseMainnet?: boolean;
-    timing?: "real" | "instant";
+    timing?: "fast" | "real" | "instant";
     env?: Record<string, string | undefined>;
     /** The devnet chain's own timing and seeded faults, over `timing`. */
     devnet?: Pick<StartLocalnetOptions, "timing" | "slotMs" | "faults">;
@@ -61,11 +69,13 @@ export async function startPaidStack(
   } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
-  const timing = opts.timing ?? "real";
-  const blockTime = timing === "instant" ? { blockTimeSec: 0 } : {};
-  // The service meets devnet's faults; agents build their payments through the fault-free door.
-  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing, ...opts.devnet });
-  const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, timing }) : null;
+  const timing = opts.timing ?? "fast";
+  const blockTime = timing === "instant" ? { blockTimeSec: 0 } : timing === "fast" ? { blockTimeMs: FAST_BLOCK_MS } : {};
+  const solana: Pick<StartLocalnetOptions, "timing" | "slotMs"> = timing === "fast" ? { timing: "real", slotMs: FAST_SLOT_MS } : { timing };
+  // The service meets devnet's faults; agents build their payments through the fault-free door. A test that sets
+  // devnet's timing itself gets exactly that.
+  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana), ...opts.devnet });
+  const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, ...solana }) : null;
   const baseSepolia = opts.evm
     ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], ...blockTime, faults: opts.evmFaults ?? null })
     : null;
