@@ -1,13 +1,162 @@
 // ESLint (flat config): a recommended base the codebase passes, plus the layering rules the tools enforce:
-// server/verify runs unchanged in the browser, and client components import nothing that only a server has.
+// - LAYERS below: every import points down the layer map (or stays in its layer); no import cycle between files;
+// - server/ and app/ never import devtools/;
+// - server/verify runs unchanged in the browser, and client components import nothing that only a server has.
 import { readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import js from "@eslint/js";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import importX from "eslint-plugin-import-x";
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 const ROOT = import.meta.dirname;
+
+/**
+ * The layer map, lowest first. A file belongs to the layer whose path (a folder or a file, extension optional) is the
+ * longest prefix of its own; it may import its own layer and the layers before it, never one after it. The one
+ * exception: `typeImports: true` lets every layer `import type` from that layer (the composition root's context
+ * type is handed down; its values are not reached for). Tests (`*.test.ts`, server/test/, fixtures) are outside the
+ * map. docs/architecture.md describes the same map.
+ */
+export const LAYERS = [
+  // The pure core: receipt and log verification, hashes, USDC units; browser-safe (see verifyImports below).
+  { name: "verify", paths: ["server/verify"] },
+  // What every layer may use: validated config, the database client, the log, the error table, the metrics registry,
+  // operator settings, the network table and the crash-point hook.
+  {
+    name: "base",
+    paths: [
+      "server/env.ts",
+      "server/db.ts",
+      "server/db",
+      "server/generated",
+      "server/log.ts",
+      "server/errors.ts",
+      "server/runtime/crash-point.ts",
+      "server/metrics/registry.ts",
+      "server/settings",
+      "server/chain/networks.ts",
+    ],
+  },
+  // The service's keys: the operator's Ed25519 signing key, the receipt log's key, the EVM and Solana fee payers.
+  { name: "keys", paths: ["server/keys", "server/transparency/log-key.ts"] },
+  // Signed receipts (build, sign, find) and the public receipt log (tiles, checkpoints, witnesses).
+  { name: "receipts", paths: ["server/receipts", "server/transparency"] },
+  // The model providers: the upstream client, the model catalog, server-sent events in and out.
+  { name: "upstream", paths: ["server/upstream", "server/streaming"] },
+  // The HTTP edge: route wrappers, body reading, client addresses, rate limits and the request schemas.
+  {
+    name: "edge",
+    paths: [
+      "server/http",
+      "server/grants/ip-hash-salt.ts",
+      "server/chat/chat-request-schema.ts",
+      "server/responses/responses-request-schema.ts",
+      "server/prepaid/inference-request-schema.ts",
+      "server/prepaid/top-up-request-schema.ts",
+      "server/openapi/response-schemas.ts",
+    ],
+  },
+  // The chains and x402's wire: RPC access, the facilitator, payment headers, requirements and their bazaar
+  // metadata, offer receipts and the did:web document that names their key.
+  { name: "chain", paths: ["server/chain", "server/facilitator", "server/x402", "server/discovery/did-web-document.ts"] },
+  // The credit ledger (credits, holds, captures, receipts attached), the payment state table and the payment-row steps
+  // the ledger's statements carry.
+  { name: "ledger", paths: ["server/ledger", "server/payments/payment-states.ts", "server/payments/payment-row-statements.ts"] },
+  // The shared call pipeline: admit the model and network, serve from a hold, capture or release through the
+  // settlement strategy the route hands it.
+  { name: "pipeline", paths: ["server/pipeline"] },
+  // The x402 payment state machine: claim, settle, resume, pending settlements; the paid route's settlement strategy.
+  { name: "payments", paths: ["server/payments"] },
+  // Prepaid credit: signed requests served from credit, top-ups (bought through payments) and grants.
+  { name: "prepaid", paths: ["server/prepaid", "server/grants", "server/http/purge-expired-rows.ts"] },
+  // The inference routes' services: paid chat and the Responses API on both routes.
+  { name: "inference", paths: ["server/chat", "server/responses"] },
+  // The operator's and the public's other surfaces: dashboard, health, metrics, reconcile, discovery, the site, the
+  // hosted verifier, operator sign-in, tRPC, OpenAPI, generated docs and the agent helpers.
+  {
+    name: "surfaces",
+    paths: [
+      "server/dashboard",
+      "server/health",
+      "server/metrics",
+      "server/reconcile",
+      "server/discovery",
+      "server/site",
+      "server/hosted-verify",
+      "server/operator-auth",
+      "server/trpc",
+      "server/openapi",
+      "server/docs",
+      "server/agent",
+    ],
+  },
+  // The composition root: builds the runtime (config, database, chains, keys, upstream, background jobs) that entry
+  // points hand down.
+  { name: "composition", paths: ["server/app-context.ts", "server/runtime.ts", "server/runtime"], typeImports: true },
+  // Routes and pages: parse, call one service, map the result to a Response.
+  { name: "app", paths: ["app"] },
+  // What only dev, tests and benchmarks use: local chains, soak, bench, chaos. Nothing above imports it.
+  { name: "devtools", paths: ["devtools"] },
+];
+
+const stripExtension = (p) => p.replace(/\.(d\.ts|tsx?|mts|mjs|js)$/, "");
+
+/** The layer a repository-relative path belongs to (its index in LAYERS), or -1 outside the map. */
+export function layerOf(file) {
+  const bare = stripExtension(file);
+  let found = -1;
+  let longest = -1;
+  LAYERS.forEach((layer, index) => {
+    for (const entry of layer.paths.map(stripExtension)) {
+      if ((bare === entry || bare.startsWith(`${entry}/`)) && entry.length > longest) [found, longest] = [index, entry.length];
+    }
+  });
+  return found;
+}
+
+/** The repository-relative path an import specifier names (relative or `@/`), or null for a package. */
+function resolveInRepo(fromFile, specifier) {
+  if (specifier.startsWith("@/")) return specifier.slice(2);
+  if (specifier.startsWith(".")) return path.relative(ROOT, path.resolve(path.dirname(fromFile), specifier));
+  return null;
+}
+
+/** layers/downward: an import whose target sits in a later layer than the importing file. */
+const downwardRule = {
+  meta: {
+    type: "problem",
+    docs: { description: "Imports point down the layer map in eslint.config.mjs (LAYERS)." },
+    schema: [],
+    messages: {
+      upward: "{{from}} (layer {{fromLayer}}) must not import {{to}} (layer {{toLayer}}): imports point down the layer map (LAYERS in eslint.config.mjs).",
+      devtools: "{{from}} must not import {{to}}: server/ and app/ never import devtools/; the entry point passes in what they need.",
+    },
+  },
+  create(context) {
+    const file = path.relative(ROOT, context.filename);
+    // A file outside the map is still held to the one rule that holds everywhere in server/ and app/: no devtools/.
+    const own = layerOf(file) !== -1 ? layerOf(file) : /^(server|app)\//.test(file) ? 0 : -1;
+    if (own === -1) return {};
+    const check = (source, typeOnly) => {
+      if (typeof source?.value !== "string") return;
+      const target = resolveInRepo(context.filename, source.value);
+      if (target === null) return;
+      const layer = layerOf(target);
+      if (layer <= own || (typeOnly && LAYERS[layer].typeImports) || (layerOf(file) === -1 && LAYERS[layer].name !== "devtools")) return;
+      context.report({ node: source, messageId: LAYERS[layer].name === "devtools" ? "devtools" : "upward", data: { from: file, fromLayer: LAYERS[own].name, to: target, toLayer: LAYERS[layer].name } });
+    };
+    const typeOnly = (node) => node.importKind === "type" || node.exportKind === "type" || (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === "type" || s.exportKind === "type"));
+    return {
+      ImportDeclaration: (node) => check(node.source, typeOnly(node)),
+      ExportNamedDeclaration: (node) => node.source && check(node.source, typeOnly(node)),
+      ExportAllDeclaration: (node) => check(node.source, typeOnly(node)),
+      ImportExpression: (node) => check(node.source, false),
+    };
+  },
+};
 
 /** Node's built-in modules, bare (`fs`, `fs/promises`) and prefixed (`node:*`). */
 const nodeBuiltins = (where) => ({
@@ -62,7 +211,8 @@ function clientComponents(dir = path.join(ROOT, "app")) {
   return found;
 }
 
-const PAYMENTS = "payment rows are written only by server/payments/payment-store.ts (its moves follow payment-states.ts)";
+const PAYMENTS =
+  "payment rows are written only by server/payments/payment-store.ts and, inside ledger statements, payment-row-statements.ts (their moves follow payment-states.ts)";
 /** Statements and Prisma calls that write the payments table, and a payment state spelled out as a literal. */
 const paymentWrites = [
   { selector: "TemplateElement[value.raw=/\\b(UPDATE|INSERT\\s+INTO|DELETE\\s+FROM)\\s+payments\\b/i]", message: `${PAYMENTS}.` },
@@ -101,6 +251,23 @@ export default defineConfig(
     files: ["app/**/*.{ts,tsx}"],
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-syntax": ["error", ...paymentWrites.slice(0, 2)] },
+  },
+  {
+    // Tests stand outside the map (an integration test starts devtools' chains); nothing imports them, so they cannot
+    // close a cycle either.
+    files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "devtools/**/*.{ts,tsx}", "bin/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.ts", "server/test/**", "server/verify/fixtures/**"],
+    plugins: { layers: { rules: { downward: downwardRule } }, "import-x": importX },
+    settings: {
+      // The TypeScript sources are parsed for their imports (the default reads only .js), resolved as tsconfig does.
+      "import-x/extensions": [".ts", ".tsx", ".mts", ".js", ".mjs"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx", ".mts"] },
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: path.join(ROOT, "tsconfig.json") })],
+    },
+    rules: {
+      "layers/downward": "error",
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+    },
   },
   {
     files: ["server/verify/**/*.{ts,tsx}"],

@@ -1,7 +1,10 @@
 // The layering rules of eslint.config.mjs, run against code that breaks each one (linted as if it were a file at the
 // given path), so a rule that stops matching (a moved folder, a broken pattern) fails here instead of passing silently.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { ESLint } from "eslint";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sourceFiles } from "./devtools/layers/import-graph";
 
 const eslint = new ESLint({ cwd: import.meta.dirname });
 
@@ -101,5 +104,86 @@ describe("eslint: one writer of payment rows", () => {
     expect(await rules("server/payments/payment-store.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served'`;")).toEqual([]);
     expect(await rules("server/health/probe.ts", "export const probe = (db: any) => db.payment.findMany({ where: {} });")).toEqual([]);
     expect(await rules("server/ledger/probe.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE balances SET units = 0`;")).toEqual([]);
+  });
+});
+
+describe("eslint layering: the layer map", () => {
+  /** The layers/downward messages for `code` as the file `filePath`. */
+  const upward = async (filePath: string, code: string) => {
+    const [result] = await eslint.lintText(`${code}\nexport const probe = 1;\n`, { filePath });
+    expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
+    return result!.messages.filter((m) => m.ruleId === "layers/downward").map((m) => m.message);
+  };
+
+  it.each([
+    ["server/pipeline/probe.ts", 'import { admitPayment } from "../payments/admit-payment";', "layer payments"],
+    ["server/pipeline/probe.ts", 'import { answerAgain } from "@/server/payments/answer-again";', "layer payments"],
+    ["server/ledger/probe.ts", 'import { markUnserved } from "../payments/payment-store";', "layer payments"],
+    ["server/ledger/probe.ts", 'export { serveCall } from "../pipeline/serve-call";', "layer pipeline"],
+    ["server/verify/probe.ts", 'import { signReceipt } from "../receipts/sign-receipt";', "layer receipts"],
+    ["server/x402/probe.ts", 'import { servePaidChat } from "../chat/serve-paid-chat";', "layer inference"],
+    ["server/payments/probe.ts", 'import { appContext } from "../app-context";', "layer composition"],
+    ["server/receipts/probe.ts", 'const later = () => import("../ledger/credit-agent");', "layer ledger"],
+  ])("refuses %s importing upward: %s", async (filePath, code, reason) => {
+    const messages = await upward(filePath, code);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(reason);
+  });
+
+  it("accepts imports down the map, within a layer, and the composition root's types", async () => {
+    expect(await upward("server/payments/probe.ts", 'import { creditAgent } from "../ledger/credit-agent";\nimport { serveCall } from "../pipeline/serve-call";')).toEqual([]);
+    expect(await upward("server/ledger/probe.ts", 'import { STATE } from "../payments/payment-states";\nimport { db } from "@/server/db";')).toEqual([]);
+    expect(await upward("server/prepaid/probe.ts", 'import { admitPayment } from "../payments/admit-payment";\nimport { signReceipt } from "@/server/receipts/sign-receipt";')).toEqual([]);
+    expect(await upward("server/pipeline/probe.ts", 'import type { AppContext } from "../app-context";\nimport { type AppContext as Ctx } from "../app-context";')).toEqual([]);
+    expect(await upward("app/api/probe/route.ts", 'import { servePaidChat } from "@/server/chat/serve-paid-chat";')).toEqual([]);
+  });
+
+  it("refuses devtools/ in server/ and app/, and lets devtools/ and bin/ use it", async () => {
+    for (const [filePath, code] of [
+      ["server/env-probe.ts", 'import { parseFaultProfile } from "../devtools/localnet/fault-profile";'],
+      ["server/chain/probe.ts", 'import { startLocalnet } from "@/devtools/localnet";'],
+      ["app/api/probe/route.ts", 'import { startLocalnet } from "@/devtools/localnet";'],
+    ]) {
+      const messages = await upward(filePath!, code!);
+      expect(messages, filePath).toEqual([expect.stringContaining("never import devtools/")]);
+    }
+    expect(await upward("devtools/soak/probe.ts", 'import { startLocalnet } from "../localnet";\nimport { db } from "@/server/db";')).toEqual([]);
+    expect(await upward("bin/probe.ts", 'import { startLocalnet } from "../devtools/localnet";')).toEqual([]);
+  });
+
+  it("places every production file under server/ in a layer", async () => {
+    const configPath = "./eslint.config.mjs";
+    const { layerOf } = (await import(/* @vite-ignore */ configPath)) as { layerOf: (file: string) => number };
+    const unmapped = sourceFiles("server", false).filter((file) => !file.startsWith("server/test/") && !file.startsWith("server/verify/fixtures/") && layerOf(file) === -1);
+    expect(unmapped).toEqual([]);
+  });
+});
+
+describe("eslint: no import cycles", () => {
+  const dir = path.join(import.meta.dirname, "server/__cycle_probe__");
+  const write = (name: string, text: string) => writeFileSync(path.join(dir, name), `${text}\n`);
+
+  beforeAll(() => {
+    mkdirSync(dir, { recursive: true });
+    write("cycle-a.ts", 'import { b } from "./cycle-b";\nexport const a = () => b;');
+    write("cycle-b.ts", 'import { a } from "./cycle-a";\nexport const b = () => a;');
+    write("line-a.ts", 'import { b } from "./line-b";\nexport const a = () => b;');
+    write("line-b.ts", 'import type { a } from "./line-a";\nexport const b = (_: typeof a | null) => 1;');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cycles = async (name: string) => {
+    const [result] = await eslint.lintFiles([path.join(dir, name)]);
+    expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
+    return result!.messages.filter((m) => m.ruleId === "import-x/no-cycle");
+  };
+
+  it("refuses two files that import each other", async () => {
+    expect(await cycles("cycle-a.ts")).toHaveLength(1);
+  });
+
+  it("accepts a one-way import, and a type-only import back (erased at compile time)", async () => {
+    expect(await cycles("line-a.ts")).toEqual([]);
+    expect(await cycles("line-b.ts")).toEqual([]);
   });
 });
