@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseWith } from "../http/handle-route";
 import { responsesRequestSchema } from "./responses-request-schema";
-import { chatRequestOf } from "./serve-paid-responses";
+import { chatRequestOf } from "./chat-request-of";
 
 const refusal = (body: unknown) => {
   try {

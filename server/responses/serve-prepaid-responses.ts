@@ -12,7 +12,7 @@ import type { InferenceRequest } from "../prepaid/inference-request-schema";
 import { servePrepaidInference } from "../prepaid/serve-prepaid-inference";
 import { asResponsesAnswer } from "./responses-answer";
 import { responsesRequestSchema, type ResponsesRequest } from "./responses-request-schema";
-import { chatRequestOf } from "./serve-paid-responses";
+import { chatRequestOf } from "./chat-request-of";
 
 /** The path a prepaid responses request's signature names. */
 export const RESPONSES_PATH = "/api/v1/responses";
