@@ -10,7 +10,7 @@ import type { Config } from "../env";
 import { loadOrCreateDevKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { signDetached } from "../receipts/sign-receipt";
-import { loginLinkMessage, SIGN_IN_TTL_MS } from "./sign-in";
+import { loginLinkMessage, SIGN_IN_TTL_MS } from "./login-link-message";
 
 /** The dev dashboard key's file in the data directory (Solana CLI JSON, like the other dev keys). */
 export const DEV_OPERATOR_SIGN_IN_KEY_FILE = "operator-signin-key.json";

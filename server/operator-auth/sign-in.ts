@@ -11,10 +11,10 @@ import { AppError } from "../errors";
 import { logEvent } from "../log";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
+import { loginLinkMessage, SIGN_IN_TTL_MS } from "./login-link-message";
 import { createSessionToken, operatorPubkeys } from "./session";
 
-/** How long a sign-in challenge or login link may be used. */
-export const SIGN_IN_TTL_MS = 5 * 60_000;
+export { SIGN_IN_TTL_MS };
 
 export const signInSchema = z
   .object({
@@ -47,11 +47,6 @@ export async function signIn(db: DbClient, input: z.infer<typeof signInSchema>):
   if (used.count !== 1) throw new AppError("challenge_expired", "this challenge expired or was already used; fetch a new one");
   logEvent("operator.signed_in", { pubkey: input.pubkey });
   return createSessionToken(db, input.pubkey);
-}
-
-/** The text an operator key signs for a one-time login link. */
-export function loginLinkMessage(serviceUrl: string, pubkey: string, nonce: string, expiresAt: Date): string {
-  return ["Signet operator login link.", "", `Service: ${serviceUrl}`, `Operator: ${pubkey}`, `Nonce: ${nonce}`, `Expires: ${expiresAt.toISOString()}`].join("\n");
 }
 
 /** Redeems a login link (message + signature, both from the URL) exactly once; returns a session token. */
