@@ -21,7 +21,8 @@ const ROOT = import.meta.dirname;
  * map. docs/architecture.md describes the same map.
  */
 export const LAYERS = [
-  // The pure core: receipt and log verification, hashes, USDC units; browser-safe (see verifyImports below).
+  // The pure core: receipt and log verification, hashes, USDC units; browser-safe (no Node built-ins, Next.js, Prisma
+  // or process environment).
   { name: "verify", paths: ["server/verify"] },
   // What every layer may use: validated config, the database client, the log, the error table, the metrics registry,
   // operator settings, the network table and the crash-point hook.
