@@ -6,6 +6,7 @@ import { apiReferenceDocument } from "./api-reference-markdown";
 import { devtoolsEnvTable, serviceEnvTable } from "./env-reference";
 import { errorsDocument } from "./error-table";
 import { withGeneratedBlocks } from "./generated-block";
+import { layerMapMarkdown } from "./layer-map";
 import { paymentStateTables } from "./payment-state-table";
 
 export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
@@ -19,6 +20,7 @@ export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
     },
   }),
   "docs/architecture.md": withGeneratedBlocks("docs/architecture.md", {
+    "layer-map": { source: "eslint.config.mjs (LAYERS, the lint rule's map)", render: layerMapMarkdown },
     "payment-states": { source: "server/payments/payment-states.ts", render: paymentStateTables },
   }),
 };
