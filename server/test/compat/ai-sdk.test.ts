@@ -68,13 +68,16 @@ async function streamToEnd(args: Parameters<typeof streamText>[0]) {
   }
   // A stream that ended in an error has no output: its text, finish reason and steps reject.
   const settled = <T>(p: PromiseLike<T>) => Promise.resolve(p).then((v): T | null => v, () => null);
-  return { parts, errors, text: await settled(result.text), finishReason: await settled(result.finishReason), steps: (await settled(result.steps)) ?? [] };
+  return { parts, errors, text: await settled(result.text), finishReason: await settled(result.finishReason), usage: await settled(result.usage), steps: (await settled(result.steps)) ?? [] };
 }
 
-/** Each teed chat stream read as a client reads it: what was sent, and the answer with its receipt. */
+/** Each teed chat stream read as a client reads it: what was sent, the raw stream, and the answer with its receipt. */
 async function streamedAnswers(tee: TeeingFetch) {
   return Promise.all(
-    tee.exchanges.map(async (exchange) => ({ sent: JSON.parse(exchange.requestBody!) as { messages: unknown[] }, answer: await readStreamedAnswer(new Response(await exchange.responseText).body!) })),
+    tee.exchanges.map(async (exchange) => {
+      const raw = await exchange.responseText;
+      return { sent: JSON.parse(exchange.requestBody!) as { messages: unknown[]; stream?: boolean }, raw, answer: await readStreamedAnswer(new Response(raw).body!) };
+    }),
   );
 }
 
@@ -100,11 +103,15 @@ describe.each(CHAT_MODELS)("%s on the chat route, paid with @x402/fetch", (_name
     expect(run.parts).not.toContain("error");
     expect(run.finishReason).toBe("stop");
     expect(run.text).toContain(`You said: "${prompt}"`);
+    expect(run.usage?.outputTokens).toBeGreaterThan(0);
     const streams = await streamedAnswers(tee);
     expect(streams).toHaveLength(1);
-    const { sent, answer } = streams[0]!;
+    const { sent, raw, answer } = streams[0]!;
+    expect(sent.stream).toBe(true);
+    expect(raw).toContain('"object":"service.receipt"');
     expect(answer.done).toBe(true);
     expect(answer.text).toBe(run.text);
+    expect(answer.x402Receipt).toMatchObject({ format: "jws" });
     const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: sent.messages, response: answer.chunks, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
     expect(verdict.checks).toEqual(allChecks);
     expect((await verifyReceipt({ receipt: answer.receipt!, prompt: sent.messages, response: run.text!, operatorKey: operatorKey(), rpc: served.stack.devnet.url })).ok).toBe(true);

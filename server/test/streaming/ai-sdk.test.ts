@@ -1,13 +1,11 @@
-// The AI SDK (`ai`, with `@ai-sdk/openai-compatible` and `@ai-sdk/openai`'s chat model), unchanged, against Signet over
-// real HTTP: the paid route through the stock x402 fetch, the prepaid route through a fetch that signs each body.
-// Both providers validate every stream chunk, so the receipt chunk must pass their schemas: `streamText` ends with
-// finish reason "stop" and no error part, with the whole text and usage; `generateText` answers; and the receipt read
-// from the raw stream (teed off the SDK's fetch) verifies over the chunks and over the SDK's own text.
+// The AI SDK (`ai`, with `@ai-sdk/openai-compatible`), unchanged, against Signet's prepaid route over real HTTP, through a
+// fetch that signs each body. The provider validates every stream chunk, so the receipt chunk must pass its schema:
+// `streamText` ends with finish reason "stop" and no error part, with the whole text; `generateText` answers from
+// credit; and the receipt read from the raw stream (teed off the SDK's fetch) verifies over the chunks and over the
+// SDK's own text. The paid route with both providers is server/test/compat/ai-sdk.test.ts.
 import { generateText, streamText, type LanguageModel } from "ai";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from "@ai-sdk/openai-compatible";
+import { OpenAICompatibleChatLanguageModel } from "@ai-sdk/openai-compatible";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../../keys/service-keys";
@@ -26,12 +24,6 @@ afterAll(async () => served?.close());
 const MODEL = "local/echo-1";
 const operatorKey = () => operatorKeypair().publicKeyBase58;
 const expectedText = (prompt: string) => expect.stringContaining(`You said: "${prompt}"`);
-
-/** The paid route's fetch: pays each 402 with a fresh funded agent, and tees what passes. */
-async function paidFetch(): Promise<TeeingFetch> {
-  const agent = await served.stack.newAgent();
-  return teeingFetch(createPayingFetch(agent, { [served.stack.devnet.caip2]: served.stack.devnet.url }));
-}
 
 /** The prepaid route's fetch: signs each body as sent with a credited key, and tees what passes. */
 async function signedFetch(): Promise<{ tee: TeeingFetch; kp: Ed25519Keypair }> {
@@ -56,9 +48,6 @@ const prepaidModel = (tee: TeeingFetch): LanguageModel =>
     transformRequestBody: (body) => ({ ...body, nonce: newNonce(), timestamp: Date.now() }),
   });
 
-const compatModel = (tee: TeeingFetch): LanguageModel => createOpenAICompatible({ name: "signet", baseURL: `${served.service.url}/api/v1`, fetch: tee.fetch, includeUsage: true }).chatModel(MODEL);
-const openaiChatModel = (tee: TeeingFetch): LanguageModel => createOpenAI({ baseURL: `${served.service.url}/api/v1`, apiKey: "unused: x402 pays per call", fetch: tee.fetch }).chat(MODEL);
-
 /** Runs streamText to its end, collecting the part types and any error part. */
 async function streamToEnd(model: LanguageModel, prompt: string) {
   const errors: unknown[] = [];
@@ -80,31 +69,6 @@ async function lastStream(tee: TeeingFetch) {
 }
 
 describe("the AI SDK's streamText against Signet", () => {
-  it.each([
-    ["@ai-sdk/openai-compatible", compatModel],
-    ["@ai-sdk/openai (chat)", openaiChatModel],
-  ])("paid route with %s: finishes with stop and no error part, and the receipt in the raw stream verifies", async (_name, modelOf) => {
-    const tee = await paidFetch();
-    const prompt = `a paid stream through ${_name}`;
-    const run = await streamToEnd(modelOf(tee), prompt);
-    expect(run.errors).toEqual([]);
-    expect(run.parts).not.toContain("error");
-    expect(run.finishReason).toBe("stop");
-    expect(run.text).toEqual(expectedText(prompt));
-    expect(run.usage.outputTokens).toBeGreaterThan(0);
-
-    const { sent, raw, answer } = await lastStream(tee);
-    expect(sent.stream).toBe(true);
-    expect(raw).toContain('"object":"service.receipt"');
-    expect(answer.done).toBe(true);
-    expect(answer.text).toBe(run.text);
-    expect(answer.x402Receipt).toMatchObject({ format: "jws" });
-    const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: sent.messages, response: answer.chunks, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
-    expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
-    const overSdkText = await verifyReceipt({ receipt: answer.receipt!, prompt: sent.messages, response: run.text, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
-    expect(overSdkText.ok).toBe(true);
-  });
-
   it("prepaid route with @ai-sdk/openai-compatible: finishes with stop and no error part, and the receipt in the raw stream verifies", async () => {
     const { tee, kp } = await signedFetch();
     const prompt = "a prepaid stream through the AI SDK";
@@ -123,22 +87,6 @@ describe("the AI SDK's streamText against Signet", () => {
 });
 
 describe("the AI SDK's generateText against Signet", () => {
-  it.each([
-    ["@ai-sdk/openai-compatible", compatModel],
-    ["@ai-sdk/openai (chat)", openaiChatModel],
-  ])("paid route with %s: answers, and the X-Service-Receipt verifies over the SDK's text", async (_name, modelOf) => {
-    const tee = await paidFetch();
-    const prompt = `a paid answer through ${_name}`;
-    const result = await generateText({ model: modelOf(tee), prompt });
-    expect(result.finishReason).toBe("stop");
-    expect(result.text).toEqual(expectedText(prompt));
-    const parsed = parseReceiptText(result.response.headers?.["x-service-receipt"] ?? "");
-    if (!parsed.ok) throw new Error("no receipt header");
-    const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as { messages: unknown[] };
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: sent.messages, response: result.text, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
-    expect(verdict.ok).toBe(true);
-  });
-
   it("prepaid route with @ai-sdk/openai-compatible: answers from credit", async () => {
     const { tee } = await signedFetch();
     const prompt = "a prepaid answer through the AI SDK";
