@@ -61,8 +61,11 @@ export const LAYERS = [
     ],
   },
   // The chains and x402's wire: RPC access, the facilitator, payment headers, requirements and their bazaar
-  // metadata, offer receipts and the did:web document that names their key.
-  { name: "chain", paths: ["server/chain", "server/facilitator", "server/x402", "server/discovery/did-web-document.ts"] },
+  // metadata, offer receipts and the did:web document that names their key; a deposit account made ready on demand.
+  {
+    name: "chain",
+    paths: ["server/chain", "server/facilitator", "server/x402", "server/discovery/did-web-document.ts", "server/runtime/deposit-ready.ts"],
+  },
   // The credit ledger (credits, holds, captures, receipts attached), the payment state table and the payment-row steps
   // the ledger's statements carry.
   { name: "ledger", paths: ["server/ledger", "server/payments/payment-states.ts", "server/payments/payment-row-statements.ts"] },
