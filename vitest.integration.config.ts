@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Files that run alone, after the others: they measure time (leases, backoff, slot and block timing, shutdown grace)
@@ -23,6 +24,34 @@ export const SERIAL_FILES = [
   "server/test/verify/hosted-verify-errors.test.ts",
 ];
 
+/**
+ * The longest files of the parallel group start first, so none of them begins last and runs on alone: vitest orders
+ * by its cache of past durations, which a fresh clone has not got (it then orders by file size).
+ */
+const LONGEST_FIRST = [
+  "server/test/chaos/crash-recovery.test.ts",
+  "server/test/evm/base-payments.test.ts",
+  "server/test/fuzz/fuzz-routes.test.ts",
+  "server/test/compat/x402-v1-clients.test.ts",
+  "server/test/chaos/reconcile.test.ts",
+  "server/test/compat/ai-sdk.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const at = LONGEST_FIRST.indexOf(path.relative(import.meta.dirname, spec.moduleId));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    // Stable: within a group and among the unlisted files, vitest's own order stays.
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => a.spec.project.config.sequence.groupOrder - b.spec.project.config.sequence.groupOrder || rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map(({ spec }) => spec);
+  }
+}
+
 /** Files side by side: two cores, but most integration time is waiting on chains, sockets and PostgreSQL. */
 const PARALLEL_WORKERS = Number(process.env.SIGNET_INTEGRATION_WORKERS ?? 3);
 
@@ -38,6 +67,7 @@ export default defineConfig({
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
     // Tests start their own chains: no default anvil RPC (dev points Base Sepolia at 127.0.0.1:8545).
     env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0" },
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
