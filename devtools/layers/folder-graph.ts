@@ -1,6 +1,11 @@
 // Prints the folder dependency graph of server/ (production files, type imports included): which folder imports
-// which, the pairs that import each other, and the file-level import cycles. Run: npx tsx devtools/layers/folder-graph.ts
+// which, the pairs that import each other (and whether the layer map keeps them in one layer), and the file-level
+// import cycles. Run: npx tsx devtools/layers/folder-graph.ts
 import { importsOf, sourceFiles } from "./import-graph";
+
+const CONFIG = "../../eslint.config.mjs";
+const { LAYERS, layerOf } = (await import(CONFIG)) as { LAYERS: { name: string }[]; layerOf: (file: string) => number };
+const layerName = (file: string) => LAYERS[layerOf(file)]?.name ?? "unmapped";
 
 /** The layer a file belongs to: `server/<folder>`, or `server/<file>` for a top-level module. */
 function folderOf(file: string): string {
@@ -9,7 +14,7 @@ function folderOf(file: string): string {
   return parts.length > 2 ? `server/${parts[1]}` : `server/${parts[1]!.replace(/\.tsx?$/, "")}`;
 }
 
-const files = sourceFiles("server", false).filter((file) => !file.startsWith("server/test/"));
+const files = sourceFiles("server", false).filter((file) => !file.startsWith("server/test/") && !file.startsWith("server/verify/fixtures/"));
 const folderEdges = new Map<string, Map<string, string[]>>();
 const fileEdges = new Map<string, string[]>();
 for (const file of files) {
@@ -30,7 +35,9 @@ console.log("\nTwo-way folder dependencies:");
 for (const [from, row] of folderEdges) {
   for (const [to, why] of row) {
     const back = folderEdges.get(to)?.get(from);
-    if (back && from < to) console.log(`  ${from} <-> ${to}\n    ${why.join("\n    ")}\n    ${back.join("\n    ")}`);
+    if (!back || from >= to) continue;
+    const layers = new Set([...why, ...back].map((edge) => edge.split(" -> ")).flatMap(([a, b]) => [layerName(a!), layerName(b!)]));
+    console.log(`  ${from} <-> ${to} (layers: ${[...layers].join(", ")})\n    ${why.join("\n    ")}\n    ${back.join("\n    ")}`);
   }
 }
 
