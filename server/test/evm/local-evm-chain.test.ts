@@ -222,7 +222,7 @@ describe("startLocalEvmChain()", () => {
   });
 
   it("runs the token built from the committed Solidity source", () => {
-    const dir = path.join(import.meta.dirname, "..", "..", "chain", "anvil");
+    const dir = path.join(import.meta.dirname, "..", "..", "..", "devtools", "anvil");
     for (const [sol, json] of [["Eip3009Usdc.sol", "eip3009-usdc.artifact.json"], ["Multicall3.sol", "multicall3.artifact.json"]] as const) {
       const artifact = JSON.parse(readFileSync(path.join(dir, json), "utf8")) as { sourceSha256: string; compiler: string };
       const sha = createHash("sha256").update(readFileSync(path.join(dir, "contracts", sol))).digest("hex");
