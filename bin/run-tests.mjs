@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: lint, the type check, the unit tests and the one production build side by side; then integration
-// (PostgreSQL, local chains, HTTP; its multi-instance test is the run's soak: production instances under the fault
-// profile); then the browser suite (Playwright). The soak and the browser suite serve that one build.
+// `npm test`: lint, the type check and the unit tests side by side; then the integration files that run side by side
+// (PostgreSQL, local chains, HTTP); then those that run alone (timing, and the multi-instance test, the run's soak:
+// production instances under the fault profile); then the browser suite (Playwright). The one production build the
+// soak and the browser suite serve is made from the start at the lowest CPU priority, in the gaps the tests leave.
 // Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
 // closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner
 // failed. The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test
 // with one line saying what to install.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -39,19 +40,27 @@ rmSync(E2E_RESULTS, { force: true });
 const stages = [];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Runs a stage with its output straight to the terminal (one at a time). */
+/**
+ * Runs a stage with its output straight to the terminal (one at a time). Never spawnSync: the event loop must keep
+ * reading the output of a stage running beside it, or that stage stalls on a full pipe.
+ */
 function runInline(name, command, args) {
   console.log(`\n=== ${name} ===`);
   const started = Date.now();
-  const result = spawnSync(command, args, { stdio: "inherit", env: { ...env, SIGNET_SUMMARY_STAGE: name } });
-  const stage = { name, ok: result.status === 0, status: result.status ?? result.signal, ms: Date.now() - started };
-  stages.push(stage);
-  return stage;
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: "inherit", env: { ...env, SIGNET_SUMMARY_STAGE: name } });
+    child.on("close", (code, signal) => {
+      const stage = { name, ok: code === 0, status: code ?? signal, ms: Date.now() - started };
+      stages.push(stage);
+      resolve(stage);
+    });
+  });
 }
 
 /** Runs a stage beside others: its output is kept and printed in one piece when it ends, so logs stay readable. */
-function runBuffered(name, command, args) {
+function runBuffered(name, command, args, { niceness = 0 } = {}) {
   const started = Date.now();
+  if (niceness > 0) [command, args] = ["nice", ["-n", String(niceness), command, ...args]];
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...env, SIGNET_SUMMARY_STAGE: name, FORCE_COLOR: "0" } });
     const chunks = [];
@@ -66,17 +75,21 @@ function runBuffered(name, command, args) {
   });
 }
 
-// Two cores: the build and the three checks share them; each is mostly CPU, and the build is the longest.
+// Two cores. The build is needed only by the last integration files and the browser suite: at niceness 19 it takes
+// what the checks and the tests leave idle (they mostly wait on chains, sockets and PostgreSQL), and never slows them.
+const build = runBuffered("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"], { niceness: 19 });
 await Promise.all([
-  runBuffered("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"]),
   // Lint holds the layering (nothing server-only in the browser, nothing Node in server/verify).
   runBuffered("lint", "npx", ["eslint", "."]),
   runBuffered("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
   runBuffered("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"]),
 ]);
-runInline("integration", "npx", ["vitest", "run", "--config", "vitest.integration.config.ts"]);
+const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
+await runInline("integration (side by side)", "npx", [...integration, "--project", "parallel"]);
+await build;
+await runInline("integration (one at a time)", "npx", [...integration, "--project", "serial"]);
 // The specs import server modules, which load under node's react-server condition (the test workers inherit it).
-runInline("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]);
+await runInline("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]);
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 /** [stage, file, ms] of every test file of the run. */
@@ -110,7 +123,7 @@ if (runnerFailed && totals.failed === 0) totals.failed = 1;
 files.sort((a, b) => b[2] - a[2]);
 console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);
 for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES)) console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
-console.log("stages (wall time; build, lint, typecheck and unit side by side):");
+console.log("stages (wall time; lint, typecheck and unit side by side, and the build beside them and the first integration files):");
 for (const stage of stages) console.log(`  ${seconds(stage.ms).padStart(8)}  ${stage.name}${stage.ok ? "" : " (failed)"}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);
