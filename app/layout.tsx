@@ -1,8 +1,8 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { config } from "@/server/env";
-import { readPublicKeys } from "@/server/site/read-site-facts";
+import { routeConfig, routeRuntime } from "@/server/runtime/route-edge";
+import { NO_PUBLIC_KEYS, readPublicKeys } from "@/server/site/read-site-facts";
 import { CopyButton } from "./_components/copy-button";
 import { SignetMark } from "./_components/signet-mark";
 import { SiteNav } from "./_components/site-nav";
@@ -13,9 +13,9 @@ export const dynamic = "force-dynamic";
 
 const DESCRIPTION = "Pay-per-call AI inference over x402 USDC payments, with an Ed25519-signed receipt on every answer that anyone can verify.";
 
-export function generateMetadata(): Metadata {
+export async function generateMetadata(): Promise<Metadata> {
   return {
-    metadataBase: new URL(config().baseUrl),
+    metadataBase: new URL((await routeConfig()).baseUrl),
     title: { default: "Signet: signed, pay-per-call inference", template: "%s · Signet" },
     description: DESCRIPTION,
     icons: { icon: [{ url: "/favicon.ico", sizes: "any" }, { url: "/icon.svg", type: "image/svg+xml" }, { url: "/icon-512.png", sizes: "512x512", type: "image/png" }], apple: "/apple-touch-icon.png" },
@@ -51,8 +51,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   );
 }
 
-function SiteFooter() {
-  const { operatorKey, verifierKey } = readPublicKeys();
+async function SiteFooter() {
+  const { operatorKey, verifierKey } = await routeRuntime().then((rt) => readPublicKeys(rt.keys), () => NO_PUBLIC_KEYS);
   return (
     <footer className="mt-12 border-t border-slate-200 bg-white">
       <div className="mx-auto grid max-w-6xl gap-4 px-4 py-6 text-sm text-slate-700 sm:px-6 md:grid-cols-2">

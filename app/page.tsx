@@ -1,10 +1,11 @@
 import Link from "next/link";
 import { readSiteFacts } from "@/server/site/read-site-facts";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { CodeBlock } from "./_components/code-block";
 import { CopyButton } from "./_components/copy-button";
 
 export default async function Home() {
-  const facts = await readSiteFacts();
+  const facts = await readSiteFacts(await routeRuntime());
   const base = facts.baseUrl;
   const firstCalls = [
     {

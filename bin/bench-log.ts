@@ -6,16 +6,20 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { devtoolsKnob, devtoolsSetting, loadDevtoolsEnv } from "../devtools/devtools-env";
 
-process.env.SIGNET_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "signet-bench-log-"));
-(process.env as Record<string, string>).NODE_ENV = "test";
 const { openPostgres } = await import("../server/db");
+const { loadConfig } = await import("../server/env");
+const { createServiceKeys } = await import("../server/keys/service-keys");
 const { measureAppendStatements, measureLogAppend } = await import("../devtools/bench/measure-log-append");
 
-const admin = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+// Dev keys in a temporary data dir (or SIGNET_DATA_DIR's), as a test would have them.
+const config = loadConfig({ NODE_ENV: "test", SIGNET_DATA_DIR: devtoolsSetting("SIGNET_DATA_DIR") ?? mkdtempSync(path.join(tmpdir(), "signet-bench-log-")) });
+const identity = createServiceKeys(config).log();
+const admin = loadDevtoolsEnv().TEST_DATABASE_URL;
 /** A size knob: a whole number from 1 (rounds: 2, the first only warms up), or the run stops before anything starts. */
 function knob(name: string, fallback: number, min = 1): number {
-  const value = Number(process.env[name] ?? fallback);
+  const value = devtoolsKnob(name, fallback);
   if (!Number.isInteger(value) || value < min || value > 10_000) {
     process.stderr.write(`signet: ${name} must be a whole number from ${min} to 10000\n`);
     process.exit(2);
@@ -33,7 +37,7 @@ const url = new URL(admin);
 url.pathname = `/${name}`;
 const open = await openPostgres(url.toString(), concurrency + 4);
 try {
-  const end = await measureLogAppend(open.prisma, concurrency, rounds, calls);
+  const end = await measureLogAppend(open.prisma, identity, concurrency, rounds, calls);
   const fmt = (f: { p50Ms: number; p90Ms: number; calls: number }) => `p50 ${f.p50Ms.toFixed(3)} ms, p90 ${f.p90Ms.toFixed(3)} ms (${f.calls} calls)`;
   console.log(`a call's end at concurrency ${end.concurrency}, interleaved rounds:`);
   console.log(`  unlogged (capture; sign; store receipt):                ${fmt(end.unlogged)}`);

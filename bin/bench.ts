@@ -95,7 +95,7 @@ const { POST: verifyRoute } = await import("../app/api/verify/route");
 const { newNonce, signRequestHeaders } = await import("../server/agent/sign-request");
 const { createStockPaidRoute } = await import("../devtools/bench/stock-x402-route");
 const { startLocalnet } = await import("../devtools/localnet");
-const { operatorKeypair } = await import("../server/keys/service-keys");
+const { operatorKeypair } = await import("../server/test/support/env");
 const { generateKeypair } = await import("../server/keys/parse-secret-key");
 const { serverVerifier } = await import("../server/keys/server-verifier");
 const { onStep } = await import("../server/metrics/registry");
@@ -241,7 +241,7 @@ try {
   let lastReceipt = "";
   let lastResponse: unknown = null;
   const overheadHeaders = await signetHeaders(s, 1, sizes.BENCH_OVERHEAD_CALLS);
-  const off = onStep((step, _network, seconds) => {
+  const off = onStep((await s.runtime()).metrics, (step, _network, seconds) => {
     if (step === "verify" || step === "settle" || step === "upstream") inSteps += seconds * 1000;
   });
   try {

@@ -1,9 +1,19 @@
 // Shared CLI plumbing: usage errors exit 2 with a one-line reason on stderr; results go to stdout. Loaded on every start
 // (help included): it imports nothing but Node's own modules.
 import { readFileSync } from "node:fs";
+import type { Config } from "../server/env";
 
 export class UsageError extends Error {
   override name = "UsageError";
+}
+
+/**
+ * The service's config as this machine's environment states it, for the commands that act on the service's own data
+ * (its data dir, database and local chains). Loaded only by those commands.
+ */
+export async function cliConfig(): Promise<Config> {
+  const { loadConfig } = await import("../server/env");
+  return loadConfig(process.env);
 }
 
 /** Reads a file as UTF-8, as a usage error when it cannot be read. */

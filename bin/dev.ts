@@ -4,8 +4,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { assertReadyToServe, config } from "../server/env";
-import { operatorKeypair, verifierKeypair } from "../server/keys/service-keys";
+import { assertReadyToServe, loadConfig, processEnv } from "../server/env";
+import { createServiceKeys } from "../server/keys/service-keys";
+import { loadDevtoolsEnv } from "../devtools/devtools-env";
+import { frontServerArgs } from "./serve-next-args";
 import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
 import { startLocalnet } from "../devtools/localnet";
 import { createFacilitator } from "../server/facilitator/create-facilitator";
@@ -28,10 +30,13 @@ const FACILITATOR_LAMPORTS = 10_000_000_000n;
 /** The EVM gas payer's ETH on each anvil chain. */
 const FACILITATOR_WEI = 10n ** 18n;
 
-const cfg = config();
+const env = processEnv();
+const cfg = loadConfig(env);
+const dev = loadDevtoolsEnv(env);
 assertReadyToServe(cfg);
-const operator = operatorKeypair();
-const verifier = verifierKeypair();
+const keys = createServiceKeys(cfg);
+const operator = keys.operator();
+const verifier = keys.verifier();
 const log = (line: string) => console.log(`signet dev: ${line}`);
 log(`data dir ${cfg.dataDir}`);
 log(`operator key ${operator.publicKeyBase58} (signs receipts)`);
@@ -39,9 +44,9 @@ log(`verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
 
 // Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS and LOCALNET_FAULTS (real 400 ms slots and none by
 // default).
-const localnetTiming = { timing: cfg.LOCALNET_TIMING, slotMs: cfg.LOCALNET_SLOT_MS, faults: cfg.LOCALNET_FAULTS };
-log(`local Solana timing: ${cfg.LOCALNET_TIMING}${cfg.LOCALNET_TIMING === "real" ? ` (${cfg.LOCALNET_SLOT_MS} ms slots)` : ""}${cfg.LOCALNET_FAULTS ? `, faults seeded ${cfg.LOCALNET_FAULTS.seed}` : ""}`);
-log(`local anvil timing: ${cfg.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${cfg.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`);
+const localnetTiming = { timing: dev.LOCALNET_TIMING, slotMs: dev.LOCALNET_SLOT_MS, faults: dev.LOCALNET_FAULTS };
+log(`local Solana timing: ${dev.LOCALNET_TIMING}${dev.LOCALNET_TIMING === "real" ? ` (${dev.LOCALNET_SLOT_MS} ms slots)` : ""}${dev.LOCALNET_FAULTS ? `, faults seeded ${dev.LOCALNET_FAULTS.seed}` : ""}`);
+log(`local anvil timing: ${dev.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${dev.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`);
 const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming })];
 log(`local chain playing Solana devnet (SIMULATED, not the real devnet) at ${chains[0]!.url}`);
 // LOCALNET_MAINNET_RPC_PORT is the one switch for mainnet in dev: the chain playing it, and a deposit address for it
@@ -74,8 +79,8 @@ for (const [chainId, port, label] of [
       stateFile,
       // ANVIL_BLOCK_TIME_SEC: 2 s blocks (Base's) by default, 0 = automine; ANVIL_FAULTS puts the fault proxy on the
       // chain's port.
-      blockTimeSec: cfg.ANVIL_BLOCK_TIME_SEC,
-      faults: cfg.ANVIL_FAULTS,
+      blockTimeSec: dev.ANVIL_BLOCK_TIME_SEC,
+      faults: dev.ANVIL_FAULTS,
     }),
   );
   log(`local anvil chain playing ${label} (SIMULATED, chain id ${chainId}, test USDC at ${token.address}) at ${evmChains.at(-1)!.url}`);
@@ -111,13 +116,13 @@ const signInKey = devOperatorSignInKey({ isProduction: false, dataDir: cfg.dataD
 log(`dashboard sign-in (one-time link, valid ${SIGN_IN_TTL_MS / 60_000} minutes; npm run -s signet -- operator login-link for another):`);
 log(`  ${signedLoginLink(cfg.baseUrl, signInKey)}`);
 
-const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" };
+const childEnv: NodeJS.ProcessEnv = { ...env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" };
 if (mainnetDeposit) childEnv.SERVICE_MAINNET_DEPOSIT_ADDRESS = mainnetDeposit;
 
 // `npm run preview` (--production, or SIGNET_NEXT_MODE=start) serves the production build, built first when any input
 // is newer than it, through `npm start`'s own launcher, against these keys and chains; the browser suite uses it,
 // since dev-mode Fast Refresh reloads pages while a wallet is connecting. Otherwise `next dev`.
-const production = process.argv.includes("--production") || process.env.SIGNET_NEXT_MODE === "start";
+const production = process.argv.includes("--production") || dev.SIGNET_NEXT_MODE === "start";
 let child;
 if (production) {
   const chainUrls: LocalChainUrls = {
@@ -125,19 +130,19 @@ if (production) {
     ...(chains[1] ? { SOLANA_MAINNET_RPC_URL: chains[1].url } : {}),
     ...Object.fromEntries(evmChains.map((c) => [c.chainId === 84532 ? "BASE_SEPOLIA_RPC_URL" : "BASE_RPC_URL", c.url])),
   };
-  const env = localProductionEnv(childEnv, cfg, chainUrls, { operatorSignInKey: signInKey.publicKeyBase58, ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}) });
-  if (!ensureProductionBuild(env, log)) {
+  const productionEnv = localProductionEnv(childEnv, cfg, chainUrls, { operatorSignInKey: signInKey.publicKeyBase58, ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}) });
+  if (!ensureProductionBuild(productionEnv, log)) {
     log("next build failed");
     await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);
     process.exit(1);
   }
   log(`starting the production build (npm start) on ${cfg.baseUrl}, with the dev keys in ${cfg.dataDir}`);
   // As `npm start` runs it: server modules resolve `server-only` under the react-server condition.
-  child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "start.ts")], { stdio: "inherit", env });
+  child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "start.ts")], { stdio: "inherit", env: productionEnv });
 } else {
   log(`starting Next.js (dev) on ${cfg.baseUrl}`);
   // Through bin/serve-next.ts, which tells route code each connection's own address (the client IP for per-IP limits).
-  child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), "dev"], { stdio: "inherit", env: childEnv });
+  child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), ...frontServerArgs("dev", cfg)], { stdio: "inherit", env: childEnv });
 }
 async function shutdown(code: number): Promise<never> {
   await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);

@@ -1,12 +1,12 @@
 // The database: PostgreSQL through @prisma/adapter-pg when DATABASE_URL is set, else embedded PGlite under the data
-// dir. Opened lazily (never at import time: `next build` evaluates route modules), migrated once, cached on globalThis.
+// dir. Opened and migrated by whoever builds a runtime (never at import time: `next build` evaluates route modules).
 // Only ONE process may open a PGlite folder (two lose writes silently): `npm run dev` leaves it to the Next server.
 import "server-only";
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient, Prisma } from "./generated/prisma/client";
-import { config } from "./env";
+import type { Config } from "./env";
 import { applyMigrations, type SqlRunner } from "./db/apply-migrations";
 import { registerHotPool } from "./db/hot-query";
 import { catchClientErrors, catchPoolErrors, type ConnectionErrorSink } from "./db/catch-connection-errors";
@@ -22,30 +22,14 @@ export type DbTransaction = Prisma.TransactionClient;
 /** Pool size per process for PostgreSQL; the 2-core machine gains nothing from more. */
 export const DEFAULT_POOL_SIZE = 10;
 
-interface OpenDb {
+export interface OpenDb {
   prisma: PrismaClient;
   close(): Promise<void>;
 }
 
-const cache = globalThis as unknown as { signetDb?: Promise<OpenDb> };
-
-/** The process's database client, migrated. */
-export async function db(): Promise<PrismaClient> {
-  if (!cache.signetDb) {
-    const cfg = config();
-    cache.signetDb = cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL) : openPglite(path.join(cfg.dataDir, "pglite"));
-    cache.signetDb.catch(() => {
-      cache.signetDb = undefined;
-    });
-  }
-  return (await cache.signetDb).prisma;
-}
-
-/** Closes the process's database (CLI commands, tests). */
-export async function closeDb(): Promise<void> {
-  const open = cache.signetDb;
-  cache.signetDb = undefined;
-  if (open) await (await open).close();
+/** Opens and migrates the database `cfg` names: PostgreSQL at DATABASE_URL, else PGlite under the data dir. */
+export function openDatabase(cfg: Pick<Config, "DATABASE_URL" | "dataDir">): Promise<OpenDb> {
+  return cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL) : openPglite(path.join(cfg.dataDir, "pglite"));
 }
 
 /** Opens and migrates a PostgreSQL database by URL. */

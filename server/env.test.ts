@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { assertReadyToServe, ConfigError, parseConfig } from "./env";
+import { assertReadyToServe, ConfigError, loadConfig } from "./env";
 
-describe("parseConfig()", () => {
+describe("loadConfig()", () => {
   it("applies development defaults", () => {
-    const cfg = parseConfig({});
+    const cfg = loadConfig({});
     expect(cfg.PORT).toBe(3000);
     expect(cfg.baseUrl).toBe("http://localhost:3000");
     expect(cfg.verifierAllowPrivateNetworks).toBe(true);
@@ -12,17 +12,17 @@ describe("parseConfig()", () => {
 
   it("closes the verifier to private networks by default in production", () => {
     const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
-    expect(parseConfig(production).verifierAllowPrivateNetworks).toBe(false);
-    expect(parseConfig({ ...production, VERIFIER_ALLOW_PRIVATE_NETWORKS: "true" }).verifierAllowPrivateNetworks).toBe(true);
+    expect(loadConfig(production).verifierAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ ...production, VERIFIER_ALLOW_PRIVATE_NETWORKS: "true" }).verifierAllowPrivateNetworks).toBe(true);
   });
 
   it("requires SERVICE_BASE_URL in production (signed prepaid requests name it), naming the variable", () => {
-    expect(() => parseConfig({ NODE_ENV: "production" })).toThrow(/SERVICE_BASE_URL: is required in production/);
-    expect(parseConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example/" }).baseUrl).toBe("https://signet.example");
+    expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(/SERVICE_BASE_URL: is required in production/);
+    expect(loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example/" }).baseUrl).toBe("https://signet.example");
   });
 
   it("treats empty strings as unset", () => {
-    expect(parseConfig({ PORT: "", SERVICE_OPERATOR_SECRET_KEY: "" }).SERVICE_OPERATOR_SECRET_KEY).toBeUndefined();
+    expect(loadConfig({ PORT: "", SERVICE_OPERATOR_SECRET_KEY: "" }).SERVICE_OPERATOR_SECRET_KEY).toBeUndefined();
   });
 
   it.each([
@@ -32,60 +32,60 @@ describe("parseConfig()", () => {
     [{ SERVICE_BASE_URL: "not a url" }, "SERVICE_BASE_URL"],
     [{ NODE_ENV: "staging" }, "NODE_ENV"],
   ])("rejects malformed input %j, naming the variable", (env, name) => {
-    expect(() => parseConfig(env)).toThrow(ConfigError);
-    expect(() => parseConfig(env)).toThrow(name);
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
   });
 });
 
 describe("assertReadyToServe()", () => {
   it("refuses production without TRUSTED_PROXY_HOPS, in one line naming it", () => {
     const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
-    expect(() => assertReadyToServe(parseConfig(production))).toThrow(ConfigError);
-    expect(() => assertReadyToServe(parseConfig(production))).toThrow(/^TRUSTED_PROXY_HOPS[^\n]*$/);
+    expect(() => assertReadyToServe(loadConfig(production))).toThrow(ConfigError);
+    expect(() => assertReadyToServe(loadConfig(production))).toThrow(/^TRUSTED_PROXY_HOPS[^\n]*$/);
   });
 
   it("accepts production with TRUSTED_PROXY_HOPS stated, even 0, and development without it (0)", () => {
     const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
-    expect(() => assertReadyToServe(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32) }))).not.toThrow();
-    expect(parseConfig({ ...production, TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
-    expect(parseConfig({}).trustedProxyHops).toBe(0);
-    expect(() => assertReadyToServe(parseConfig({}))).not.toThrow();
+    expect(() => assertReadyToServe(loadConfig({ ...production, TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32) }))).not.toThrow();
+    expect(loadConfig({ ...production, TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
+    expect(loadConfig({}).trustedProxyHops).toBe(0);
+    expect(() => assertReadyToServe(loadConfig({}))).not.toThrow();
   });
 
   it("refuses production without METRICS_TOKEN, in one line naming it; development may leave /metrics open", () => {
     const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0" };
-    expect(() => assertReadyToServe(parseConfig(production))).toThrow(/^METRICS_TOKEN must be set in production[^\n]*$/);
-    expect(() => assertReadyToServe(parseConfig({ ...production, METRICS_TOKEN: "m".repeat(16) }))).not.toThrow();
-    expect(() => assertReadyToServe(parseConfig({ TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
+    expect(() => assertReadyToServe(loadConfig(production))).toThrow(/^METRICS_TOKEN must be set in production[^\n]*$/);
+    expect(() => assertReadyToServe(loadConfig({ ...production, METRICS_TOKEN: "m".repeat(16) }))).not.toThrow();
+    expect(() => assertReadyToServe(loadConfig({ TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
   });
 
   it("rejects malformed input: a METRICS_TOKEN under 16 characters, a SHUTDOWN_GRACE_MS that is not a whole number of ms", () => {
-    expect(() => parseConfig({ METRICS_TOKEN: "short" })).toThrow("METRICS_TOKEN");
-    for (const value of ["-1", "1.5", "soon", "600001"]) expect(() => parseConfig({ SHUTDOWN_GRACE_MS: value })).toThrow("SHUTDOWN_GRACE_MS");
-    expect(parseConfig({}).SHUTDOWN_GRACE_MS).toBe(20_000);
+    expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow("METRICS_TOKEN");
+    for (const value of ["-1", "1.5", "soon", "600001"]) expect(() => loadConfig({ SHUTDOWN_GRACE_MS: value })).toThrow("SHUTDOWN_GRACE_MS");
+    expect(loadConfig({}).SHUTDOWN_GRACE_MS).toBe(20_000);
   });
 
   it("rejects malformed input: a SETTLEMENT_CONFIRM_WAIT_MS that is not 100 to 60000 ms, or not below PAYMENT_LEASE_MS", () => {
-    for (const value of ["-1", "1.5", "soon", "99", "60001"]) expect(() => parseConfig({ SETTLEMENT_CONFIRM_WAIT_MS: value })).toThrow("SETTLEMENT_CONFIRM_WAIT_MS");
-    expect(() => parseConfig({ SETTLEMENT_CONFIRM_WAIT_MS: "5000", PAYMENT_LEASE_MS: "5000" })).toThrow("SETTLEMENT_CONFIRM_WAIT_MS: must be below PAYMENT_LEASE_MS");
-    expect(parseConfig({}).SETTLEMENT_CONFIRM_WAIT_MS).toBe(10_000);
+    for (const value of ["-1", "1.5", "soon", "99", "60001"]) expect(() => loadConfig({ SETTLEMENT_CONFIRM_WAIT_MS: value })).toThrow("SETTLEMENT_CONFIRM_WAIT_MS");
+    expect(() => loadConfig({ SETTLEMENT_CONFIRM_WAIT_MS: "5000", PAYMENT_LEASE_MS: "5000" })).toThrow("SETTLEMENT_CONFIRM_WAIT_MS: must be below PAYMENT_LEASE_MS");
+    expect(loadConfig({}).SETTLEMENT_CONFIRM_WAIT_MS).toBe(10_000);
   });
 
   it("rejects malformed input: a TRUSTED_PROXY_HOPS that is not a small whole number", () => {
-    for (const value of ["-1", "1.5", "eleven", "11"]) expect(() => parseConfig({ TRUSTED_PROXY_HOPS: value })).toThrow("TRUSTED_PROXY_HOPS");
+    for (const value of ["-1", "1.5", "eleven", "11"]) expect(() => loadConfig({ TRUSTED_PROXY_HOPS: value })).toThrow("TRUSTED_PROXY_HOPS");
   });
 });
 
-describe("parseConfig() on the operator settings' env defaults", () => {
+describe("loadConfig() on the operator settings' env defaults", () => {
   it.each(["yes", "TRUE", "1", "on"])("reads SERVICE_MAINNET_ENABLED=%s as off (only exactly `true` is on) and warns naming the variable", (value) => {
-    const cfg = parseConfig({ SERVICE_MAINNET_ENABLED: value });
+    const cfg = loadConfig({ SERVICE_MAINNET_ENABLED: value });
     expect(cfg.SERVICE_MAINNET_ENABLED).toBe("false");
     expect(cfg.warnings).toEqual([expect.stringMatching(/^SERVICE_MAINNET_ENABLED: .*"true".*"false"/)]);
   });
 
   it("keeps an exact true or false with no warning", () => {
-    expect(parseConfig({ SERVICE_MAINNET_ENABLED: "true" }).SERVICE_MAINNET_ENABLED).toBe("true");
-    expect(parseConfig({ SERVICE_MAINNET_ENABLED: "false" }).warnings).toEqual([]);
+    expect(loadConfig({ SERVICE_MAINNET_ENABLED: "true" }).SERVICE_MAINNET_ENABLED).toBe("true");
+    expect(loadConfig({ SERVICE_MAINNET_ENABLED: "false" }).warnings).toEqual([]);
   });
 
   it.each([
@@ -99,37 +99,12 @@ describe("parseConfig() on the operator settings' env defaults", () => {
     ["SERVICE_GRANT_MAX_PER_IP", "3.5"],
     ["SERVICE_GRANT_BUDGET_DAILY_USDC", "lots"],
   ])("refuses a malformed default %s=%j at load, naming the variable", (name, value) => {
-    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`\\n  ${name}: `));
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\n  ${name}: `));
   });
 
   it("refuses a flat price above the price ceiling at load, naming both variables", () => {
-    expect(() => parseConfig({ X402_FLAT_PRICE_USDC: "0.50", SERVICE_MAX_PRICE_USDC: "0.10" })).toThrow(/X402_FLAT_PRICE_USDC: .*SERVICE_MAX_PRICE_USDC/);
+    expect(() => loadConfig({ X402_FLAT_PRICE_USDC: "0.50", SERVICE_MAX_PRICE_USDC: "0.10" })).toThrow(/X402_FLAT_PRICE_USDC: .*SERVICE_MAX_PRICE_USDC/);
   });
 });
 
-describe("parseConfig() local chain timing and faults", () => {
-  it("runs real timing by default: 400 ms Solana slots, a 2 s anvil block time and no faults", () => {
-    expect(parseConfig({})).toMatchObject({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: 400, LOCALNET_FAULTS: null, ANVIL_BLOCK_TIME_SEC: 2, ANVIL_FAULTS: null });
-  });
-
-  it("reads instant timing and automine when asked for explicitly", () => {
-    expect(parseConfig({ LOCALNET_TIMING: "instant", ANVIL_BLOCK_TIME_SEC: "0" })).toMatchObject({ LOCALNET_TIMING: "instant", ANVIL_BLOCK_TIME_SEC: 0 });
-  });
-
-  it("reads a slot length, a block time and a fault profile given as JSON", () => {
-    const cfg = parseConfig({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: "100", LOCALNET_FAULTS: '{"seed":42,"rate429":0.05}', ANVIL_BLOCK_TIME_SEC: "5" });
-    expect(cfg).toMatchObject({ LOCALNET_TIMING: "real", LOCALNET_SLOT_MS: 100, ANVIL_BLOCK_TIME_SEC: 5 });
-    expect(cfg.LOCALNET_FAULTS).toMatchObject({ seed: 42, rate429: 0.05, dropSendRate: 0 });
-  });
-
-  it.each([
-    ["LOCALNET_TIMING", "slow"],
-    ["LOCALNET_SLOT_MS", "0"],
-    ["LOCALNET_FAULTS", '{"seed":1,"rate503":2}'],
-    ["ANVIL_FAULTS", "{not json"],
-    ["ANVIL_BLOCK_TIME_SEC", "1.5"],
-  ])("rejects malformed input: %s=%s, naming the variable", (name, value) => {
-    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(name));
-  });
-});

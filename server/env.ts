@@ -31,7 +31,8 @@ const faultProfile = z
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   PORT: port.default(3000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** The log's level; default info, silent under NODE_ENV=test. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   /** Where dev keys, the embedded database and the localnet snapshot live. Git-ignored. */
   SIGNET_DATA_DIR: z.string().min(1).default(".data"),
   /**
@@ -64,12 +65,6 @@ export const envSchema = z.object({
   LOCALNET_RPC_PORT: port.default(8899),
   /** Port of the second local chain that plays mainnet (dev and tests only; 0 = not started). */
   LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
-  /** How the local Solana chains keep time: "real" (a clock, the default) or "instant" (a slot per transaction, final at once). */
-  LOCALNET_TIMING: z.enum(["instant", "real"]).default("real"),
-  /** Real timing's slot length, ms (Solana's is ~400). */
-  LOCALNET_SLOT_MS: z.coerce.number().int().min(1).max(10_000).default(400),
-  /** A seeded fault profile for the local Solana chains' RPC (dev and tests only); unset = no faults. */
-  LOCALNET_FAULTS: faultProfile,
   SOLANA_DEVNET_RPC_URL: z.url().optional(),
   SOLANA_MAINNET_RPC_URL: z.url().optional(),
   /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. */
@@ -86,10 +81,6 @@ export const envSchema = z.object({
   LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545),
   /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
   LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
-  /** The local anvil chains' interval mining, whole seconds (default 2, Base's); 0 = automine, a block per transaction. */
-  ANVIL_BLOCK_TIME_SEC: z.coerce.number().int().min(0).max(60).default(2),
-  /** A seeded fault profile for the local anvil chains' RPC (dev and tests only); unset = no faults. */
-  ANVIL_FAULTS: faultProfile,
 
   // Upstream model provider.
   UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1"),
@@ -175,7 +166,11 @@ export const envSchema = z.object({
    * Whether `npm start` serves the hot API routes (paid chat, prepaid inference, hosted verify) straight from their
    * built route handlers, without Next's request pipeline. Read by the front server (bin/serve-next.ts).
    */
-  SIGNET_API_DIRECT: z.enum(["true", "false"]).default("true"),
+  SIGNET_API_DIRECT: booleanString.default(true),
+  /** The host name the front server (bin/serve-next.ts) tells Next it serves. */
+  HOSTNAME: z.string().min(1).default("localhost"),
+  /** Where Next's build lives (next.config.mjs reads the same variable): `npm start` serves the build from here. */
+  SIGNET_NEXT_DIST_DIR: z.string().min(1).default(".next"),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;
@@ -188,6 +183,8 @@ const DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS = 10_000;
 
 export interface Config extends RawEnv {
   isProduction: boolean;
+  /** LOG_LEVEL, or its default (info; silent under NODE_ENV=test). */
+  logLevel: NonNullable<RawEnv["LOG_LEVEL"]>;
   dataDir: string;
   baseUrl: string;
   verifierAllowPrivateNetworks: boolean;
@@ -207,8 +204,16 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/**
+ * The one reader of the service's environment: entry points (the route edge, `npm start`, `npm run dev`, the CLI's
+ * service commands) pass its result to loadConfig, and to the children they spawn.
+ */
+export function processEnv(): NodeJS.ProcessEnv {
+  return { ...process.env };
+}
+
 /** Parses an environment into the typed config; throws a ConfigError naming each bad variable. */
-export function parseConfig(env: Record<string, string | undefined>): Config {
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   // Treat empty strings as unset: `FOO=` in a shell or .env file means "not configured".
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const result = envSchema.safeParse(cleaned);
@@ -234,6 +239,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return {
     ...raw,
     isProduction,
+    logLevel: raw.LOG_LEVEL ?? (raw.NODE_ENV === "test" ? "silent" : "info"),
     dataDir: path.resolve(raw.SIGNET_DATA_DIR),
     baseUrl: (raw.SERVICE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ""),
     verifierAllowPrivateNetworks: raw.VERIFIER_ALLOW_PRIVATE_NETWORKS ?? !isProduction,
@@ -271,21 +277,4 @@ export function assertReadyToServe(cfg: Config): void {
   if (cfg.isProduction && !cfg.METRICS_TOKEN) {
     throw new ConfigError("METRICS_TOKEN must be set in production (at least 16 characters): GET /metrics requires it as a Bearer token");
   }
-}
-
-const globalForConfig = globalThis as unknown as { signetConfig?: Config };
-
-/** The process config, parsed on first use (never at import time: `next build` evaluates route modules). */
-export function config(): Config {
-  if (!globalForConfig.signetConfig) {
-    const cfg = parseConfig(process.env);
-    for (const warning of cfg.warnings) log.warn({ event: "config.read_as_default", detail: warning }, warning);
-    globalForConfig.signetConfig = cfg;
-  }
-  return globalForConfig.signetConfig;
-}
-
-/** Drops the cached config so the next `config()` re-reads process.env. Tests only. */
-export function resetConfigForTests(): void {
-  globalForConfig.signetConfig = undefined;
 }

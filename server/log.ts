@@ -1,16 +1,22 @@
-// Structured JSON logs (pino). Operator-facing events are logged with an `event` field.
+// Structured JSON logs (pino). Operator-facing events are logged with an `event` field. A runtime's logger is made
+// from its config (createLogger); `log` is the default logger for code that runs before or without a runtime, at the
+// level the last runtime was made with.
 import "server-only";
 import pino from "pino";
 
-const globalForLog = globalThis as unknown as { signetLog?: pino.Logger };
-
-function createLogger(): pino.Logger {
-  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "silent" : "info");
+/** A logger at `level`. */
+export function createLogger(level: pino.LevelWithSilent): pino.Logger {
   return pino({ level, base: { service: "signet" }, timestamp: pino.stdTimeFunctions.isoTime });
 }
 
-/** The shared logger. */
-export const log: pino.Logger = (globalForLog.signetLog ??= createLogger());
+/** The default logger: info until a runtime sets its config's level (setDefaultLogLevel). */
+export const log: pino.Logger = createLogger("info");
+
+/** Sets the default logger's level: a runtime does, from its config's LOG_LEVEL. */
+export function setDefaultLogLevel(level: pino.LevelWithSilent): void {
+  // Setting a level rebinds pino's level methods: only a change does it.
+  if (log.level !== level) log.level = level;
+}
 
 /** Logs one operator-facing event (`chat.settle_ok`, `agent.not_allowed`, …) with its fields. */
 export function logEvent(event: string, fields: Record<string, unknown> = {}, level: pino.Level = "info"): void {

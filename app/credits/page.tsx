@@ -1,12 +1,13 @@
 import Link from "next/link";
 import { readSiteFacts } from "@/server/site/read-site-facts";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { WalletProviders } from "../wallet-providers";
 import { CreditsPurchase } from "./credits-purchase";
 
 export const metadata = { title: "Buy prepaid credit" };
 
 export default async function CreditsPage() {
-  const facts = await readSiteFacts();
+  const facts = await readSiteFacts(await routeRuntime());
   const networks = facts.networks
     .filter((n) => n.family === "svm")
     .map((n) => ({ caip2: n.caip2, name: n.name, label: n.label, usdcAsset: n.usdcAsset, rpcUrl: n.browserRpc, enabled: n.enabled }));

@@ -1,9 +1,11 @@
 import { apiReferenceHtml, DOCS_CSP } from "@/server/docs/api-reference";
-import { readPublicKeys } from "@/server/site/read-site-facts";
+import { routeRuntime } from "@/server/runtime/route-edge";
+import { NO_PUBLIC_KEYS, readPublicKeys } from "@/server/site/read-site-facts";
 
 // The footer shows the live keys: rendered per request, never at build time.
 export const dynamic = "force-dynamic";
 
-export function GET(): Response {
-  return new Response(apiReferenceHtml(readPublicKeys()), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } });
+export async function GET(): Promise<Response> {
+  const keys = await routeRuntime().then((rt) => readPublicKeys(rt.keys), () => NO_PUBLIC_KEYS);
+  return new Response(apiReferenceHtml(keys), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } });
 }

@@ -1,12 +1,13 @@
 import Link from "next/link";
 import { readSiteFacts } from "@/server/site/read-site-facts";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { WalletProviders } from "../wallet-providers";
 import { GrantClaim } from "./grant-claim";
 
 export const metadata = { title: "Claim a grant" };
 
 export default async function GrantsPage() {
-  const { grant } = await readSiteFacts();
+  const { grant } = await readSiteFacts(await routeRuntime());
   return (
     <main className="mx-auto max-w-3xl space-y-4 px-4 py-10 sm:px-6">
       <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Claim your first credit</h1>

@@ -5,7 +5,6 @@ import { parseArgs } from "node:util";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
-import { config } from "../../server/env";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Receipt } from "../../server/receipts/receipt-types";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
@@ -15,7 +14,7 @@ import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKey
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
-import { resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
+import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { advertisedRpc } from "./advertised-rpc";
 import { CHAT_USAGE } from "./usage";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
@@ -43,7 +42,7 @@ export async function runChat(argv: string[]): Promise<number> {
   const endpoint = resolveEndpoint(values.endpoint);
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${CHAT_USAGE}`);
-  const cfg = config();
+  const cfg = await cliConfig();
   const networkId = resolveNetwork(values.network);
   if (!networkId) throw new UsageError(`unknown network ${values.network}`);
   const network = NETWORKS[networkId];

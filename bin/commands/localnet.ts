@@ -2,9 +2,8 @@
 // (never production). A base58 key is funded on the local Solana chain (USDC account created, minted, airdropped);
 // a 0x address on the local anvil chain playing Base Sepolia (test USDC minted, ETH added).
 import { parseArgs } from "node:util";
-import { config } from "../../server/env";
 import { isBase58PublicKey, parseUsdcToUnits } from "../../server/verify";
-import { UsageError } from "../cli-support";
+import { cliConfig, UsageError } from "../cli-support";
 import { LOCALNET_USAGE } from "./usage";
 import { fundEvmAccount } from "../../devtools/anvil";
 
@@ -27,7 +26,7 @@ export async function runLocalnet(argv: string[]): Promise<number> {
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
   if (solUnits === null) throw new UsageError("--sol must be a non-negative amount with at most 6 decimals");
   const lamports = (solUnits * LAMPORTS_PER_SOL) / 1_000_000n;
-  const rpc = values.rpc ?? config().solanaRpcUrl.devnet;
+  const rpc = values.rpc ?? (await cliConfig()).solanaRpcUrl.devnet;
   if (!rpc) throw new UsageError("no local chain RPC known; pass --rpc");
   const res = await fetch(rpc, {
     method: "POST",
@@ -47,7 +46,7 @@ async function fundEvm(owner: `0x${string}`, values: { usdc: string; eth: string
   const ethMicro = parseUsdcToUnits(values.eth); // ETH has 18 decimals: parse as a 6-decimal amount, then scale
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
   if (ethMicro === null) throw new UsageError("--eth must be a non-negative amount with at most 6 decimals");
-  const rpc = values.rpc ?? config().evmRpcUrl.baseSepolia;
+  const rpc = values.rpc ?? (await cliConfig()).evmRpcUrl.baseSepolia;
   if (!rpc) throw new UsageError("no local anvil RPC known; pass --rpc");
   try {
     await fundEvmAccount(rpc, owner, { usdcUnits, wei: ethMicro * 1_000_000_000_000n });

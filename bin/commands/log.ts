@@ -7,7 +7,7 @@ import { parseSecretKey } from "../../server/keys/parse-secret-key";
 import { fetchLogKey, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
 import { monitorLog } from "../../server/transparency/monitor-log";
 import { witnessLog, witnessVerifierKey } from "../../server/transparency/witness-log";
-import { logFetchFailure, readTextFile, resolveEndpoint, serviceFetch, UsageError } from "../cli-support";
+import { cliConfig, logFetchFailure, readTextFile, resolveEndpoint, serviceFetch, UsageError } from "../cli-support";
 import { LOG_USAGE } from "./usage";
 
 /** Runs `signet log <sub>`; returns the exit code. */
@@ -70,7 +70,7 @@ async function runMonitor(argv: string[]): Promise<number> {
   try {
     const logKey = await pinnedOrFetchedKey(prefix, values["log-key"]);
     const operatorKey = await operatorKeyOf(endpoint, values["operator-key"]);
-    const stateFile = values.state ?? path.join(process.env.SIGNET_DATA_DIR ?? ".data", "log-monitor.json");
+    const stateFile = values.state ?? path.join((await cliConfig()).dataDir, "log-monitor.json");
     for (;;) {
       const compareWith = await Promise.all((values.compare ?? []).map(readView));
       const report = await monitorLog({ prefix, logKey, operatorKey, stateFile, compareWith });
@@ -121,7 +121,7 @@ async function runWitness(argv: string[]): Promise<number> {
   const prefix = logPrefixOf(endpoint);
   try {
     const logKey = await pinnedOrFetchedKey(prefix, values["log-key"]);
-    const stateFile = values.state ?? path.join(process.env.SIGNET_DATA_DIR ?? ".data", "log-witness.json");
+    const stateFile = values.state ?? path.join((await cliConfig()).dataDir, "log-witness.json");
     const result = await witnessLog({ prefix, logKey, name: values.name, keypair, stateFile, submit: values.submit });
     if (!result.ok) {
       process.stdout.write(`REFUSED: not cosigning (${result.reason}): ${result.detail}\n`);

@@ -4,10 +4,9 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
-import { config } from "../../server/env";
 import { parseSecretKey } from "../../server/keys/parse-secret-key";
 import { DEV_OPERATOR_SIGN_IN_KEY_FILE, signedLoginLink } from "../../server/operator-auth/dev-operator";
-import { resolveEndpoint, UsageError } from "../cli-support";
+import { cliConfig, resolveEndpoint, UsageError } from "../cli-support";
 import { OPERATOR_USAGE } from "./usage";
 
 /** Prints the link. */
@@ -16,7 +15,7 @@ export async function runOperator(argv: string[]): Promise<number> {
   if (action !== "login-link") throw new UsageError(`usage: ${OPERATOR_USAGE}`);
   const { values } = parseArgs({ args: rest, options: { key: { type: "string" }, endpoint: { type: "string" } } });
   const endpoint = resolveEndpoint(values.endpoint);
-  const keyFile = values.key ?? path.join(config().dataDir, DEV_OPERATOR_SIGN_IN_KEY_FILE);
+  const keyFile = values.key ?? path.join((await cliConfig()).dataDir, DEV_OPERATOR_SIGN_IN_KEY_FILE);
   let keypair;
   try {
     keypair = parseSecretKey(readFileSync(keyFile, "utf8"));

@@ -6,12 +6,11 @@ import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { newNonce, signReadHeaders, signRequestHeaders } from "../../server/agent/sign-request";
 import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
-import { config } from "../../server/env";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
-import { resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
+import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
 import { advertisedRpc } from "./advertised-rpc";
@@ -26,9 +25,9 @@ const OPTIONS = {
   "payment-id": { type: "string" },
 } as const;
 
-function keypairFrom(file: string | undefined): Ed25519Keypair {
+async function keypairFrom(file: string | undefined): Promise<Ed25519Keypair> {
   try {
-    return readKeypairFile(file ?? path.join(config().dataDir, DEMO_AGENT_FILE));
+    return readKeypairFile(file ?? path.join((await cliConfig()).dataDir, DEMO_AGENT_FILE));
   } catch {
     throw new UsageError(`cannot read the keypair ${file ?? "(dev demo agent; run npm run dev first)"}`);
   }
@@ -45,7 +44,7 @@ export async function runInfer(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${INFER_USAGE}`);
-  const kp = keypairFrom(values.keypair);
+  const kp = await keypairFrom(values.keypair);
   const endpoint = resolveEndpoint(values.endpoint);
   const body = JSON.stringify({ model: values.model, prompt, nonce: newNonce(), timestamp: Date.now(), ...(values.network ? { network: values.network } : {}) });
   const url = `${endpoint}/api/v1/inference`;
@@ -68,14 +67,14 @@ export async function runTopUp(argv: string[]): Promise<number> {
   if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${TOPUP_USAGE}`);
   const networkId = resolveNetwork(values.network ?? "devnet");
   if (!networkId) throw new UsageError(`unknown network ${values.network}`);
-  const cfg = config();
+  const cfg = await cliConfig();
   const paymentId = paymentIdOption(values["payment-id"]);
   const endpoint = resolveEndpoint(values.endpoint);
   // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, NETWORKS[networkId].caip2, serviceFetch(endpoint)).catch(() => null);
   const rpc = values.rpc ?? advertised?.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
   if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
-  const signer = await signerFromKeypair(keypairFrom(values.keypair));
+  const signer = await signerFromKeypair(await keypairFrom(values.keypair));
   const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, serviceFetch(endpoint), { paymentId });
   process.stderr.write("paying and settling… ");
   const res = await pay(`${endpoint}/api/v1/credits`, {
@@ -95,7 +94,7 @@ export async function runTopUp(argv: string[]): Promise<number> {
 /** `signet balance`: the agent's balance and recent ledger entries (a signed read). */
 export async function runBalance(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
-  const kp = keypairFrom(values.keypair);
+  const kp = await keypairFrom(values.keypair);
   const endpoint = resolveEndpoint(values.endpoint);
   const url = `${endpoint}/api/v1/credits/${kp.publicKeyBase58}`;
   const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
@@ -107,7 +106,7 @@ export async function runBalance(argv: string[]): Promise<number> {
 /** `signet grant`: fetches the challenge, signs it with the key, claims. */
 export async function runGrant(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
-  const kp = keypairFrom(values.keypair);
+  const kp = await keypairFrom(values.keypair);
   const endpoint = resolveEndpoint(values.endpoint);
   const toService = serviceFetch(endpoint);
   const challenge = (await json(await toService(`${endpoint}/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`))) as { challenge: string };

@@ -2,11 +2,10 @@
 // ledger. Prints every mismatch; exits 1 when there is one, 0 when there is zero drift.
 import { parseArgs } from "node:util";
 import { resolveNetwork, type NetworkId } from "../../server/chain/networks";
-import { closeDb, db, DatabaseInUseError } from "../../server/db";
-import { config } from "../../server/env";
+import { DatabaseInUseError, openDatabase, type OpenDb } from "../../server/db";
 import { createFacilitator } from "../../server/facilitator/create-facilitator";
 import { reconcile } from "../../server/reconcile/reconcile";
-import { UsageError } from "../cli-support";
+import { cliConfig, UsageError } from "../cli-support";
 import { RECONCILE_USAGE } from "./usage";
 
 export async function runReconcile(argv: string[]): Promise<number> {
@@ -22,9 +21,13 @@ export async function runReconcile(argv: string[]): Promise<number> {
     since = new Date(values.since);
     if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be a date (ISO 8601), got ${values.since}`);
   }
+  let open: OpenDb | null = null;
   try {
-    const facilitator = await createFacilitator(config());
-    const reports = await reconcile(await db(), facilitator, { ...(networks ? { networks } : {}), ...(since ? { since } : {}) });
+    const config = await cliConfig();
+    open = await openDatabase(config);
+    const db = open.prisma;
+    const facilitator = await createFacilitator(config, { db: async () => db });
+    const reports = await reconcile({ db, config, chains: { facilitator } }, { ...(networks ? { networks } : {}), ...(since ? { since } : {}) });
     const drift = reports.reduce((n, r) => n + r.mismatches.length, 0);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ drift, networks: reports }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`);
@@ -40,6 +43,6 @@ export async function runReconcile(argv: string[]): Promise<number> {
     if (err instanceof DatabaseInUseError) throw new UsageError(err.message);
     throw err;
   } finally {
-    await closeDb();
+    await open?.close();
   }
 }

@@ -19,6 +19,7 @@ import { generateKeypair } from "../../server/keys/parse-secret-key";
 import { buildReceipt } from "../../server/receipts/build-receipt";
 import { signReceipt } from "../../server/receipts/sign-receipt";
 import { publishLog } from "../../server/transparency/publish-log";
+import type { LogIdentity } from "../../server/transparency/log-key";
 import { percentile } from "./percentile";
 
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -84,13 +85,13 @@ export interface LogAppendBench {
 }
 
 /** Times the call's end with and without the log at `concurrency`, `rounds` interleaved rounds of `perRound` calls per lane each. */
-export async function measureLogAppend(db: PrismaClient, concurrency: number, rounds: number, perRound: number): Promise<LogAppendBench> {
+export async function measureLogAppend(db: PrismaClient, identity: LogIdentity, concurrency: number, rounds: number, perRound: number): Promise<LogAppendBench> {
   const samples = { unlogged: [] as number[], logged: [] as number[] };
   let checkpoints = 0;
   let publishing = true;
   const publisher = (async () => {
     while (publishing) {
-      if (await publishLog(db)) checkpoints++;
+      if (await publishLog(db, identity)) checkpoints++;
       await new Promise((r) => setTimeout(r, 1_000));
     }
   })();

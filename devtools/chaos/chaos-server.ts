@@ -6,10 +6,10 @@ import type { AddressInfo } from "node:net";
 import { POST as chat } from "@/app/api/v1/chat/completions/route";
 import { POST as inference } from "@/app/api/v1/inference/route";
 import { GET as operatorKey } from "@/app/api/v1/operator-key/route";
-import { appContext } from "../../server/app-context";
+import { routeRuntime } from "../../server/runtime/route-edge";
 import { answerWithRoute } from "../../server/test/support/route-adapter";
 
-await appContext();
+await routeRuntime();
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));

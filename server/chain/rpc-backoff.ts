@@ -1,13 +1,14 @@
 // Talking to a rate-limited chain RPC politely: every server-side RPC client (Solana through @solana/kit, Base through
 // viem) goes through here. A request is time-limited; 429, 503 and transport failures are retried with full-jitter
 // backoff within a bounded number of attempts and a bounded total time; a 429's Retry-After (capped) closes a per-URL
-// gate that every request of this process to that RPC waits at, so one limited key is not hammered by its neighbours.
+// gate that every request sharing the gates (a runtime's) to that RPC waits at, so one limited key is not hammered by
+// its neighbours.
 // An answer from the chain, including a JSON-RPC error (the chain refusing something), is never retried here.
 import "server-only";
 import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Rpc, type RpcTransport, type SolanaRpcApi } from "@solana/kit";
 import { http, type HttpTransport } from "viem";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
-import { metrics } from "../metrics/registry";
+import type { SignetMetrics } from "../metrics/registry";
 
 /** Per attempt: a real RPC answers in well under a second; 10 s means it is not going to. */
 export const RPC_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -32,7 +33,14 @@ export interface RpcBackoffOptions {
   baseDelayMs?: number;
   capDelayMs?: number;
   retryAfterCapMs?: number;
+  /** The gates this client waits at, shared by every client of a runtime; default: its own. */
+  gates?: RpcGates;
+  /** Where retries are counted (signet_rpc_retries_total); default: nowhere. */
+  metrics?: SignetMetrics;
 }
+
+/** Per RPC URL: the time (ms since epoch) before which no request may be sent to it. */
+export type RpcGates = Map<string, number>;
 
 /** The RPC could not be reached within the bounds. Its message starts with CHAIN_UNAVAILABLE: it is never the payment's fault. */
 export class RpcUnavailableError extends Error {
@@ -61,25 +69,18 @@ export function surfaceRpcUnavailable(err: unknown): never {
 /** One attempt's outcome as the caller classifies it: a value to return, a retryable failure, or a final error. */
 type Attempt<T> = { ok: true; value: T } | { ok: false; reason: RpcRetryReason; retryAfterMs?: number; error: unknown } | { ok: "final"; error: unknown };
 
-const state = globalThis as unknown as { signetRpcGates?: Map<string, number> };
-/** Per RPC URL: the time (ms since epoch) before which no request of this process may be sent to it. */
-function gates(): Map<string, number> {
-  state.signetRpcGates ??= new Map();
-  return state.signetRpcGates;
-}
-
 /** Closes the gate of `url` until `until` (a later time wins; an earlier one never reopens it early). */
-function closeGate(url: string, until: number): void {
-  const current = gates().get(url) ?? 0;
-  if (until > current) gates().set(url, until);
+function closeGate(gates: RpcGates, url: string, until: number): void {
+  const current = gates.get(url) ?? 0;
+  if (until > current) gates.set(url, until);
 }
 
-/** Forgets every gate (tests). */
-export function resetRpcGates(): void {
-  gates().clear();
+/** `opts` with its own gates when it shares none: the gates outlive each request. */
+function withGates(opts: RpcBackoffOptions): RpcBackoffOptions & { gates: RpcGates } {
+  return opts.gates ? (opts as RpcBackoffOptions & { gates: RpcGates }) : { ...opts, gates: new Map() };
 }
 
-async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions, attempt: (signal: AbortSignal) => Promise<Attempt<T>>, outer?: AbortSignal): Promise<T> {
+async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions & { gates: RpcGates }, attempt: (signal: AbortSignal) => Promise<Attempt<T>>, outer?: AbortSignal): Promise<T> {
   const maxAttempts = opts.maxAttempts ?? RPC_MAX_ATTEMPTS;
   const maxTotalMs = opts.maxTotalMs ?? RPC_MAX_TOTAL_MS;
   const timeoutMs = opts.attemptTimeoutMs ?? RPC_ATTEMPT_TIMEOUT_MS;
@@ -96,7 +97,7 @@ async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions, attempt: 
       await sleep(wait, outer);
     }
     // Everyone waits at a closed gate, first attempts included; a gate closing past the deadline is an outage now.
-    const gate = gates().get(url) ?? 0;
+    const gate = opts.gates.get(url) ?? 0;
     if (gate > Date.now()) {
       if (gate >= deadline) {
         last ??= { ok: false, reason: "rate_limited", error: null };
@@ -119,9 +120,9 @@ async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions, attempt: 
       if (result.reason === "rate_limited") {
         const pause = Math.min(retryAfterCap, result.retryAfterMs ?? 0);
         result.retryAfterMs = pause;
-        if (pause > 0) closeGate(url, Date.now() + pause);
+        if (pause > 0) closeGate(opts.gates, url, Date.now() + pause);
       }
-      if (n + 1 < maxAttempts) metrics().rpcRetries.inc({ network: opts.network, reason: result.reason });
+      if (n + 1 < maxAttempts) opts.metrics?.rpcRetries.inc({ network: opts.network, reason: result.reason });
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener("abort", onOuterAbort);
@@ -152,7 +153,8 @@ function statusFailure(status: number, retryAfter: string | null, error: unknown
  * A fetch for viem's `http({ fetchFn })` (set its retryCount to 0): the same gate, timeout and backoff. HTTP answers
  * other than 429/502/503/504 are returned as they are; a request that cannot get through throws RpcUnavailableError.
  */
-export function createBackoffFetch(url: string, opts: RpcBackoffOptions, inner: (input: string, init?: RequestInit) => Promise<Response> = fetch): typeof fetch {
+export function createBackoffFetch(url: string, options: RpcBackoffOptions, inner: (input: string, init?: RequestInit) => Promise<Response> = fetch): typeof fetch {
+  const opts = withGates(options);
   return (input, init) =>
     runWithBackoff(
       url,
@@ -173,7 +175,8 @@ export function createBackoffFetch(url: string, opts: RpcBackoffOptions, inner: 
  * failure as SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR with the status and headers. Sending the same signed transaction
  * again is safe (same bytes, same signature: it lands at most once).
  */
-export function withRpcBackoff(url: string, transport: RpcTransport, opts: RpcBackoffOptions): RpcTransport {
+export function withRpcBackoff(url: string, transport: RpcTransport, options: RpcBackoffOptions): RpcTransport {
+  const opts = withGates(options);
   return (<TResponse>(config: Parameters<RpcTransport>[0]) =>
     runWithBackoff(
       url,

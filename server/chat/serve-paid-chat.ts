@@ -74,7 +74,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
         }
       }
       const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;
-      const settlement = paidCallSettlement(payment, input.binding?.resource);
+      const settlement = paidCallSettlement(ctx, payment, input.binding?.resource);
       const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, settlement, pointsBefore };
       return serveCall(ctx, reservation, chatCall(body, model.id, callCap));
     }

@@ -2,11 +2,11 @@
 // with the operator's say-so in production.
 import "server-only";
 import { NETWORKS } from "../chain/networks";
-import { config } from "../env";
+import type { Config } from "../env";
 
 /** CAIP-2 → RPC URL, for the networks with an RPC configured; empty unless publishing is allowed. */
-export function advertisedRpcUrls(): Record<string, string> {
-  const { solanaRpcUrl, evmRpcUrl, isProduction, EXPLORER_ADVERTISE_RPC } = config();
+export function advertisedRpcUrls(cfg: Pick<Config, "solanaRpcUrl" | "evmRpcUrl" | "isProduction" | "EXPLORER_ADVERTISE_RPC">): Record<string, string> {
+  const { solanaRpcUrl, evmRpcUrl, isProduction, EXPLORER_ADVERTISE_RPC } = cfg;
   const out: Record<string, string> = {};
   // SECURITY: production RPC URLs often embed a provider API key; publishing them takes the operator's say-so.
   if (!(EXPLORER_ADVERTISE_RPC ?? !isProduction)) return out;

@@ -2,8 +2,7 @@
 // /.well-known/did.json that binds the operator key to that domain. JWS offers and receipts name this key by its DID
 // URL (`kid`), so anyone can check them against the domain's own document.
 import "server-only";
-import { config } from "../env";
-import { usableOperatorKeypair } from "../keys/operator-key-resource";
+import type { Ed25519Keypair } from "../keys/parse-secret-key";
 
 /** The fragment of the operator key's verification method: `did:web:<host>#operator-key`. */
 export const OPERATOR_KEY_FRAGMENT = "operator-key";
@@ -23,23 +22,14 @@ export interface DidDocument {
   assertionMethod: string[];
 }
 
-const cache = { key: "", document: null as DidDocument | null };
-
-/** This service's DID document, built once per (base URL, operator key): it never changes while the process runs. */
-export function serviceDidDocument(): DidDocument {
-  const baseUrl = config().baseUrl;
-  const key = usableOperatorKeypair();
-  const cacheKey = `${baseUrl}|${key.publicKeyBase58}`;
-  if (cache.key !== cacheKey || !cache.document) {
-    cache.document = buildDidDocument(didWebOf(baseUrl), key.publicKey);
-    cache.key = cacheKey;
-  }
-  return cache.document;
+/** This service's DID document: the operator key bound to the DID of `baseUrl`. */
+export function serviceDidDocument(baseUrl: string, operatorKey: Ed25519Keypair): DidDocument {
+  return buildDidDocument(didWebOf(baseUrl), operatorKey.publicKey);
 }
 
-/** The DID URL of the operator key, the `kid` of every JWS the service signs. */
-export function operatorKeyId(): string {
-  return serviceDidDocument().assertionMethod[0]!;
+/** The DID URL of the operator key of the service at `baseUrl`, the `kid` of every JWS the service signs. */
+export function operatorKeyIdAt(baseUrl: string): string {
+  return `${didWebOf(baseUrl)}#${OPERATOR_KEY_FRAGMENT}`;
 }
 
 /** A DID document with one Ed25519 verification method, usable to assert (sign) statements on the DID's behalf. */

@@ -14,11 +14,10 @@ import { depositAddressFor } from "../x402/deposit-address";
 import { PAID_RESOURCE_DESCRIPTIONS, paidResourceUrl, type PaidResource } from "../x402/paid-resources";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
 import { didWebOf } from "./did-web-document";
-import { logIdentity } from "../transparency/log-key";
 
 /** The discovery document for a service at `baseUrl` (see `discoverySchema`). */
 export async function buildX402Discovery(ctx: AppContext, settings: Settings, baseUrl: string) {
-  const rpcs = advertisedRpcUrls();
+  const rpcs = advertisedRpcUrls(ctx.config);
   const networks = [];
   const accepts: (PaymentRequirements & { feePayer?: string })[] = [];
   for (const id of Object.keys(NETWORKS) as NetworkId[]) {
@@ -46,7 +45,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   const resource = (paid: PaidResource) => {
     const declared = ctx.gateway.declaredExtensions(paid);
     return {
-      resource: paidResourceUrl(paid),
+      resource: paidResourceUrl(baseUrl, paid),
       method: "POST",
       description: PAID_RESOURCE_DESCRIPTIONS[paid],
       mimeType: "application/json",
@@ -60,7 +59,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
     operator_key_url: `${baseUrl}/api/v1/operator-key`,
     did: { id: didWebOf(baseUrl), document: `${baseUrl}/.well-known/did.json` },
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },
-    receipt_log: { origin: logIdentity().origin, verifier_key: logIdentity().verifierKey, prefix: `${baseUrl}/log`, checkpoint: `${baseUrl}/log/checkpoint`, key_url: `${baseUrl}/log/key` },
+    receipt_log: { origin: ctx.keys.log().origin, verifier_key: ctx.keys.log().verifierKey, prefix: `${baseUrl}/log`, checkpoint: `${baseUrl}/log/checkpoint`, key_url: `${baseUrl}/log/key` },
     resources: [resource("chat"), resource("responses"), resource("topup")],
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,

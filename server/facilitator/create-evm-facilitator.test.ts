@@ -1,6 +1,6 @@
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../env";
+import { ConfigError, loadConfig } from "../env";
 import { generateKeypair } from "../keys/parse-secret-key";
 import { createFacilitator } from "./create-facilitator";
 
@@ -9,7 +9,7 @@ const EVM_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2f
 const EVM_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 
 const production = (env: Record<string, string>) =>
-  parseConfig({
+  loadConfig({
     NODE_ENV: "production",
     SERVICE_BASE_URL: "https://signet.example",
     SIGNET_DATA_DIR: "/nonexistent-signet-data",

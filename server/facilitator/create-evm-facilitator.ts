@@ -8,14 +8,13 @@ import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { db } from "../db";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey } from "../keys/evm-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import { createBackoffHttpTransport, surfaceRpcUnavailable } from "../chain/rpc-backoff";
+import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptions } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
-import { createPgNonceLock, type NonceLock } from "./evm-nonce-lock";
+import type { NonceLock } from "./evm-nonce-lock";
 import { relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
 import { V1_NETWORK_NAME } from "../x402/x402-v1";
@@ -93,7 +92,7 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
 }
 
 /** Registers the EVM scheme on `x402` for every Base network with an RPC; null when none has one. */
-export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock = createPgNonceLock(db)): EvmFacilitator | null {
+export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics"> = {}): EvmFacilitator | null {
   const rpcUrls: Partial<Record<NetworkId, string>> = {};
   if (cfg.evmRpcUrl.baseSepolia) rpcUrls["base-sepolia"] = cfg.evmRpcUrl.baseSepolia;
   if (cfg.evmRpcUrl.base) rpcUrls.base = cfg.evmRpcUrl.base;
@@ -126,7 +125,7 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
       rpcUrls: { default: { http: [url] } },
       blockTime: BASE_BLOCK_TIME_MS,
     });
-    const transport = createBackoffHttpTransport(url, { network: info.caip2 });
+    const transport = createBackoffHttpTransport(url, { network: info.caip2, ...backoff });
     const signer = createEvmRelaySigner({ account, chain, transport, nonceLock, confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS });
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
     x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));

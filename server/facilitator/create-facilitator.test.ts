@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../env";
+import { ConfigError, loadConfig } from "../env";
 import { generateKeypair, toSolanaCliJson } from "../keys/parse-secret-key";
 import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
 import { createFacilitator } from "./create-facilitator";
 
 const production = (env: Record<string, string>) =>
-  parseConfig({
+  loadConfig({
     NODE_ENV: "production",
     SERVICE_BASE_URL: "https://signet.example",
     SIGNET_DATA_DIR: "/nonexistent-signet-data",
@@ -47,7 +47,7 @@ describe("createFacilitator() and the operator's keys", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "signet-keys-"));
     const kp = generateKeypair();
     writeFileSync(path.join(dataDir, OPERATOR_DEV_KEY_FILE), toSolanaCliJson(kp));
-    const cfg = parseConfig({ NODE_ENV: "development", SIGNET_DATA_DIR: dataDir, FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), LOCALNET_EVM_RPC_PORT: "0" });
+    const cfg = loadConfig({ NODE_ENV: "development", SIGNET_DATA_DIR: dataDir, FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), LOCALNET_EVM_RPC_PORT: "0" });
     await expect(createFacilitator(cfg)).rejects.toThrow(/FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY/);
   });
 

@@ -6,18 +6,21 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { toFacilitatorSvmSigner, type FacilitatorSvmSigner } from "@x402/svm";
 import type { SchemeNetworkFacilitator } from "@x402/core/types";
-import { config, ConfigError, type Config } from "../env";
+import { ConfigError, type Config } from "../env";
+import type { DbClient } from "../db";
+import type { SignetMetrics } from "../metrics/registry";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import { createBackoffSolanaRpc } from "../chain/rpc-backoff";
+import { createBackoffSolanaRpc, type RpcGates } from "../chain/rpc-backoff";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { markChainUnavailable } from "./chain-unavailable";
 import { feePayerRefusal } from "./isolate-fee-payer";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import { createEvmFacilitator, type EvmFacilitator } from "./create-evm-facilitator";
+import { createPgNonceLock } from "./evm-nonce-lock";
 import { confirmWithRebroadcast } from "./confirm-with-rebroadcast";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
 import { createSvmSchemeV1, type FeeLimits } from "./svm-v1-scheme";
@@ -91,8 +94,30 @@ export function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypai
   }
 }
 
+/** What a facilitator is built with beyond its config: a runtime's database, RPC gates and metrics. */
+export interface FacilitatorDeps {
+  /** The database the EVM relays take their nonces under; default: none (an EVM relay then refuses to send). */
+  db?: () => Promise<DbClient>;
+  /** The RPC gates every chain client shares; default: the facilitator's own. */
+  rpcGates?: RpcGates;
+  /** Where RPC retries are counted; default: nowhere. */
+  metrics?: SignetMetrics;
+  /**
+   * Whether to log `facilitator.kms.ready`, once per distinct set of keys and networks: a runtime rebuilt in the same
+   * process passes the same memory and does not repeat it. Default: not logged (a check build, such as `npm start`'s
+   * before it spawns the server, which announces its own).
+   */
+  announced?: ReadyAnnouncements;
+}
+
+/** The `facilitator.kms.ready` lines already logged (their fields, as JSON). */
+export type ReadyAnnouncements = Set<string>;
+
+const NO_DATABASE = () => Promise.reject(new Error("this facilitator was built without a database: EVM relays cannot take nonces"));
+
 /** Builds the facilitator for every Solana and Base network that has an RPC configured. */
-export async function createFacilitator(cfg: Config = config()): Promise<Facilitator> {
+export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {}): Promise<Facilitator> {
+  const rpcGates = deps.rpcGates ?? new Map<string, number>();
   const key = loadSigningKey({
     envVar: "FACILITATOR_SECRET_KEY",
     value: cfg.FACILITATOR_SECRET_KEY,
@@ -115,7 +140,7 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   const rpcByCaip2: Record<string, Rpc<SolanaRpcApi>> = {};
   for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
     // Rate limits are honoured for every request, settlement's included (a resent transaction has the same signature).
-    const rpc = createBackoffSolanaRpc(url, { network: NETWORKS[id].caip2 });
+    const rpc = createBackoffSolanaRpc(url, { network: NETWORKS[id].caip2, gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
     rpcs[id] = rpc;
     rpcByCaip2[NETWORKS[id].caip2] = rpc;
   }
@@ -131,8 +156,8 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
     const v1Names = (Object.keys(rpcUrls) as NetworkId[]).map((id) => V1_NETWORK_NAME[id]);
     x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS));
   }
-  const evm = createEvmFacilitator(cfg, x402);
-  announceReady({
+  const evm = createEvmFacilitator(cfg, x402, createPgNonceLock(deps.db ?? NO_DATABASE), { gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  if (deps.announced) announceReady(deps.announced, {
     address: signer.address,
     networks: caip2s,
     ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
@@ -140,18 +165,10 @@ export async function createFacilitator(cfg: Config = config()): Promise<Facilit
   return { x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS };
 }
 
-/**
- * Remembers, in the environment, the last `facilitator.kms.ready` this process announced. The boot script builds the
- * facilitator first (so a bad key stops start-up) and then spawns the Next server, which inherits the environment and
- * builds the same facilitator again on its first request; a rebuilt app context in one process does the same. Neither
- * repeats the announcement. A different key or network set is announced again.
- */
-export const READY_ANNOUNCED_ENV = "SIGNET_FACILITATOR_READY_LOGGED";
-
-/** Logs `facilitator.kms.ready` unless this process (or the one that started it) already logged exactly these fields. */
-function announceReady(fields: Record<string, unknown>): void {
-  const announced = JSON.stringify(fields);
-  if (process.env[READY_ANNOUNCED_ENV] === announced) return;
-  process.env[READY_ANNOUNCED_ENV] = announced;
+/** Logs `facilitator.kms.ready` unless exactly these fields were announced before with the same memory. */
+function announceReady(announced: ReadyAnnouncements, fields: Record<string, unknown>): void {
+  const line = JSON.stringify(fields);
+  if (announced.has(line)) return;
+  announced.add(line);
   logEvent("facilitator.kms.ready", fields);
 }

@@ -3,14 +3,13 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { config } from "../env";
+import type { Config } from "../env";
 import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
 
 /** The salt to hash client IPs with. Production without IP_HASH_SALT is misconfigured for grants. */
-export function ipHashSalt(settings: Settings): string {
+export function ipHashSalt(settings: Settings, cfg: Pick<Config, "isProduction" | "dataDir">): string {
   if (settings.ipHashSalt) return settings.ipHashSalt;
-  const cfg = config();
   if (cfg.isProduction) throw new AppError("server_misconfigured", "grants need IP_HASH_SALT");
   const file = path.join(cfg.dataDir, "ip-hash-salt");
   mkdirSync(cfg.dataDir, { recursive: true });

@@ -5,14 +5,13 @@
 // balances, latencies) goes to the metrics token's holder.
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
-import { createFacilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import { db as openDb, type DbClient } from "../db";
-import { config, type Config } from "../env";
+import type { DbClient } from "../db";
+import type { Config } from "../env";
 import { readFeePayerHealth, type FeePayerHealth } from "../dashboard/fee-payer-health";
 import { metricsAccess } from "./metrics-token";
 import { runProbe, type ProbeFailure } from "./run-probe";
-import { isShuttingDown } from "./shutdown-state";
+import type { ShutdownFlag } from "./shutdown-state";
 
 /** Each probe's time limit: well under a load balancer's usual 5 s check timeout. */
 export const PROBE_TIMEOUT_MS = 2_000;
@@ -149,34 +148,43 @@ export function judgeHealth(probes: HealthProbes, shuttingDown: boolean): Health
   return { ...probes, status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok", ready, reasons, publicReasons, warnings, shuttingDown };
 }
 
-const facilitators = new WeakMap<Config, Promise<Facilitator>>();
+/** The last round of probes, kept for HEALTH_CACHE_MS. */
+export interface HealthCache {
+  entry: { at: number; probes: Promise<HealthProbes> } | null;
+}
 
-/** The probes' parts for this process's config. The facilitator is built apart from the app context, which needs the database. */
-export function defaultHealthDeps(cfg: Config = config()): HealthDeps {
-  let facilitator = facilitators.get(cfg);
-  if (!facilitator) {
-    facilitator = createFacilitator(cfg);
-    facilitators.set(cfg, facilitator);
-  }
-  const built = facilitator;
+/** Where a health read gets its parts, its cached probes, the drain flag and the metrics token from. */
+export interface HealthSource {
+  config: Pick<Config, "METRICS_TOKEN" | "isProduction">;
+  deps: () => HealthDeps;
+  cache: HealthCache;
+  shutdown: ShutdownFlag;
+}
+
+/** The probes' parts of a built runtime. */
+export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chains: { facilitator: Facilitator } }): HealthDeps {
+  const cfg = runtime.config;
   return {
-    db: openDb,
-    facilitator: () => built,
+    db: async () => runtime.db,
+    facilitator: async () => runtime.chains.facilitator,
     upstream: { baseUrl: cfg.UPSTREAM_BASE_URL, apiKey: cfg.UPSTREAM_API_KEY, providerName: cfg.UPSTREAM_PROVIDER_NAME },
   };
 }
 
-const cache = globalThis as unknown as { signetHealthProbes?: { at: number; probes: Promise<HealthProbes> } };
-
-/** The health report: probes at most once per HEALTH_CACHE_MS per process, readiness judged now. */
-export async function readHealth(deps: () => HealthDeps = defaultHealthDeps): Promise<HealthReport> {
+/** The health report: probes at most once per HEALTH_CACHE_MS per cache, readiness judged now. */
+export async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdown">): Promise<HealthReport> {
   const now = Date.now();
-  let entry = cache.signetHealthProbes;
+  let entry = source.cache.entry;
   if (!entry || now - entry.at >= HEALTH_CACHE_MS) {
-    entry = { at: now, probes: probeHealth(deps()) };
-    cache.signetHealthProbes = entry;
+    entry = { at: now, probes: probeHealth(source.deps()) };
+    source.cache.entry = entry;
   }
-  return judgeHealth(await entry.probes, isShuttingDown());
+  return judgeHealth(await entry.probes, source.shutdown.isShuttingDown());
+}
+
+/** The health report of a built runtime, through its own cache and drain flag. */
+export function readRuntimeHealth(runtime: Parameters<typeof runtimeHealthDeps>[0] & { state: { health: HealthCache; shutdown: ShutdownFlag } }): Promise<HealthReport> {
+  return readHealth({ deps: () => runtimeHealthDeps(runtime), cache: runtime.state.health, shutdown: runtime.state.shutdown });
 }
 
 /** What anyone may read of the health: the verdict and why, no address, balance, latency or lag. */
@@ -190,13 +198,8 @@ export interface PublicHealth {
  * when none is configured, as for /metrics), else the public verdict. A missing or wrong token is never an error here:
  * load balancers read this without one.
  */
-export async function readHealthFor(authorization: string | null, deps?: () => HealthDeps): Promise<{ ready: boolean; body: HealthReport | PublicHealth }> {
-  const report = await readHealth(deps);
-  if (metricsAccess(authorization) === "granted") return { ready: report.ready, body: report };
+export async function readHealthFor(authorization: string | null, source: HealthSource): Promise<{ ready: boolean; body: HealthReport | PublicHealth }> {
+  const report = await readHealth(source);
+  if (metricsAccess(authorization, source.config) === "granted") return { ready: report.ready, body: report };
   return { ready: report.ready, body: { status: report.status, reasons: report.publicReasons } };
-}
-
-/** Drops the cached probes. Tests only. */
-export function resetHealthCacheForTests(): void {
-  cache.signetHealthProbes = undefined;
 }

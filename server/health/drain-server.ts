@@ -3,7 +3,7 @@
 // config: bin/serve-next.ts loads this outside Next. Calls cut off when the grace runs out are what crash recovery
 // (payment leases, hold sweeps) already resolves.
 import type http from "node:http";
-import { isShuttingDown, markShuttingDown } from "./shutdown-state";
+import type { ShutdownFlag } from "./shutdown-state";
 
 /** Readiness still answers during the drain (503 "shutting down"), so the load balancer sees why. */
 const PASS_THROUGH_WHILE_DRAINING = new Set(["/api/health"]);
@@ -16,12 +16,12 @@ export interface DrainTracker {
   drain(server: http.Server, graceMs: number): Promise<"drained" | "grace_ran_out">;
 }
 
-/** A tracker for one server. */
-export function createDrainTracker(): DrainTracker {
+/** A tracker for one server; `shutdown` is the flag the drain marks and readiness reads. */
+export function createDrainTracker(shutdown: ShutdownFlag): DrainTracker {
   let inFlight = 0;
   return {
     handle: (next) => (req, res) => {
-      if (isShuttingDown() && !PASS_THROUGH_WHILE_DRAINING.has((req.url ?? "").split("?")[0]!)) {
+      if (shutdown.isShuttingDown() && !PASS_THROUGH_WHILE_DRAINING.has((req.url ?? "").split("?")[0]!)) {
         res.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "1" });
         // The body every error has (server/errors.ts errorBody), written out: errors.ts is server-only.
         res.end('{"error":{"message":"this instance is shutting down; retry the request","type":"server_error","param":null,"code":"shutting_down"}}');
@@ -33,7 +33,7 @@ export function createDrainTracker(): DrainTracker {
     },
     inFlight: () => inFlight,
     drain(server, graceMs) {
-      markShuttingDown();
+      shutdown.markShuttingDown();
       server.close();
       return new Promise((resolve) => {
         const deadline = Date.now() + graceMs;

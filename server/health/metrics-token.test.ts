@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../env";
+import { loadConfig } from "../env";
 import { metricsAccess } from "./metrics-token";
 
 const TOKEN = "metrics-token-for-the-test-0123456789";
-const dev = parseConfig({ NODE_ENV: "development", METRICS_TOKEN: TOKEN });
-const prod = parseConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com", METRICS_TOKEN: TOKEN });
+const dev = loadConfig({ NODE_ENV: "development", METRICS_TOKEN: TOKEN });
+const prod = loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com", METRICS_TOKEN: TOKEN });
 
 describe("metricsAccess()", () => {
   it("grants the Bearer token, in any case of the scheme", () => {
@@ -20,7 +20,7 @@ describe("metricsAccess()", () => {
   });
 
   it("with no token configured, grants anyone outside production and nobody in production", () => {
-    expect(metricsAccess(null, parseConfig({ NODE_ENV: "development" }))).toBe("granted");
-    expect(metricsAccess(`Bearer ${TOKEN}`, parseConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com" }))).toBe("unconfigured");
+    expect(metricsAccess(null, loadConfig({ NODE_ENV: "development" }))).toBe("granted");
+    expect(metricsAccess(`Bearer ${TOKEN}`, loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com" }))).toBe("unconfigured");
   });
 });

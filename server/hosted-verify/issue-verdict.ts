@@ -1,10 +1,11 @@
 // The hosted verifier: runs the pure library on a VerifyRequest and signs the verdict with the verifier key.
 // The verdict binds the receipt's own signature (`receipt_signature`) so it cannot be replayed for another receipt.
 import "server-only";
-import { ConfigError, config } from "../env";
+import { ConfigError, type Config } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
-import { operatorKeypair, verifierKeypair } from "../keys/service-keys";
+import type { ServiceKeys } from "../keys/service-keys";
+import type { Runtime } from "../runtime/runtime";
 import { signDocument } from "../receipts/sign-receipt";
 import { serverVerifier } from "../keys/server-verifier";
 import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, solanaClusterOf, VerifierFetchError, VerifyInputError } from "../verify";
@@ -16,23 +17,28 @@ import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
 export const VERIFY_REQUEST_TIMEOUT_MS = 10_000;
 
 /** The verifier's public key resource (GET /api/verify/operator-key). */
-export function verifierKeyResource(): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {
-  return { pubkey: loadVerifierKey().publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
+export function verifierKeyResource(keys: ServiceKeys): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {
+  return { pubkey: loadVerifierKey(keys).publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
 }
 
 /** Verifies and returns the signed VerifyResponse. Throws AppError upstream_error / server_misconfigured. */
-export async function issueVerdict(request: VerifyRequest, now: () => number = Date.now): Promise<VerifyResponse> {
-  const verifierKey = loadVerifierKey();
+export async function issueVerdict(
+  runtime: Pick<Runtime, "config" | "keys" | "metrics" | "state">,
+  request: VerifyRequest,
+  now: () => number = Date.now,
+): Promise<VerifyResponse> {
+  const cfg = runtime.config;
+  const verifierKey = loadVerifierKey(runtime.keys);
   // With neither a pin nor an endpoint, the default endpoint is this service itself: use its key in-process.
-  const operatorKey = request.operatorKey ?? (request.endpoint ? undefined : operatorKeypair().publicKeyBase58);
-  const guardedFetch = createGuardedFetch({ allowPrivateNetworks: config().verifierAllowPrivateNetworks });
+  const operatorKey = request.operatorKey ?? (request.endpoint ? undefined : runtime.keys.operator().publicKeyBase58);
+  const guardedFetch = createGuardedFetch({ allowPrivateNetworks: cfg.verifierAllowPrivateNetworks });
   // Without a caller's `rpc`, use this service's own RPC for the receipt's network (the verifier lives in the same
   // app), else the library's public default.
   const network = (request.receipt as { payment?: { network?: unknown } }).payment?.network;
-  const rpc = request.rpc ?? ownRpcFor(network);
+  const rpc = request.rpc ?? ownRpcFor(cfg, network);
   // This service's own RPC shares its rate limit with the facilitator: wait at the same gate, and close it on a 429.
   // The library retries on its own, so one attempt per call here.
-  const ownRpcFetch = rpc && !request.rpc ? createBackoffFetch(rpc, { network: String(network), maxAttempts: 1 }, guardedFetch) : null;
+  const ownRpcFetch = rpc && !request.rpc ? createBackoffFetch(rpc, { network: String(network), maxAttempts: 1, gates: runtime.state.rpcGates, metrics: runtime.metrics }, guardedFetch) : null;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), VERIFY_REQUEST_TIMEOUT_MS);
@@ -84,18 +90,17 @@ export async function issueVerdict(request: VerifyRequest, now: () => number = D
   return signDocument(unsigned, "verifier_signature", verifierKey);
 }
 
-function ownRpcFor(network: unknown): string | undefined {
+function ownRpcFor(cfg: Pick<Config, "evmRpcUrl" | "solanaRpcUrl">, network: unknown): string | undefined {
   if (typeof network !== "string") return undefined;
-  const cfg = config();
   if (network === BASE_SEPOLIA_CAIP2) return cfg.evmRpcUrl.baseSepolia ?? undefined;
   if (network === BASE_MAINNET_CAIP2) return cfg.evmRpcUrl.base ?? undefined;
   const cluster = solanaClusterOf(network);
   return cluster ? (cfg.solanaRpcUrl[cluster] ?? undefined) : undefined;
 }
 
-function loadVerifierKey() {
+function loadVerifierKey(keys: ServiceKeys) {
   try {
-    return verifierKeypair();
+    return keys.verifier();
   } catch (err) {
     // The message names the missing variable for the operator's logs; clients see only the stable code.
     if (err instanceof ConfigError) {

@@ -4,7 +4,7 @@
 import "server-only";
 import { createHmac, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
-import { config } from "../env";
+import type { Config } from "../env";
 import { ipHashSalt } from "../grants/ip-hash-salt";
 import type { Settings } from "../settings/setting-definitions";
 import { PEER_ADDRESS_HEADER } from "./peer-address";
@@ -53,8 +53,7 @@ const PROCESS_RATE_LIMIT_KEY = randomBytes(32).toString("hex");
  * The hashed client IP that per-IP rate limits count under: salted like grant IP hashes. In production without
  * IP_HASH_SALT a per-process key stands in, so sign-in still works and each instance counts on its own.
  */
-export function rateLimitIpHash(headers: Headers, settings: Settings): string {
-  const cfg = config();
-  const salt = settings.ipHashSalt ?? (cfg.isProduction ? PROCESS_RATE_LIMIT_KEY : ipHashSalt(settings));
+export function rateLimitIpHash(headers: Headers, settings: Settings, cfg: Pick<Config, "isProduction" | "dataDir" | "trustedProxyHops">): string {
+  const salt = settings.ipHashSalt ?? (cfg.isProduction ? PROCESS_RATE_LIMIT_KEY : ipHashSalt(settings, cfg));
   return hashIp(clientIp(headers, cfg.trustedProxyHops), salt);
 }

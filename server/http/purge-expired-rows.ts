@@ -4,6 +4,7 @@
 // instances from doing it twice.
 import "server-only";
 import type { DbClient } from "../db";
+import type { Runtime } from "../runtime/runtime";
 import { log } from "../log";
 import { RATE_LIMIT_WINDOW_MS } from "../prepaid/admit-signed-request";
 import { SIGNED_REQUEST_WINDOW_MS } from "../prepaid/signed-request";
@@ -53,21 +54,19 @@ export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<
   });
 }
 
-const schedule = globalThis as unknown as { signetLastPurgeAt?: number };
-
-/** Starts a purge in the background when this process has not run one within PURGE_INTERVAL_MS. Never throws. */
-export function schedulePurge(db: DbClient, now = Date.now()): void {
-  if (schedule.signetLastPurgeAt !== undefined && now - schedule.signetLastPurgeAt < PURGE_INTERVAL_MS) return;
-  schedule.signetLastPurgeAt = now;
-  void purgeExpiredRows(db, now).then(
+/**
+ * Starts a purge of `runtime`'s database in the background when the runtime has not run one within PURGE_INTERVAL_MS.
+ * Never throws.
+ */
+export function schedulePurge(runtime: Pick<Runtime, "db" | "clock" | "state">): void {
+  const now = runtime.clock.now();
+  const last = runtime.state.lastPurgeAt;
+  if (last !== null && now - last < PURGE_INTERVAL_MS) return;
+  runtime.state.lastPurgeAt = now;
+  void purgeExpiredRows(runtime.db, now).then(
     (purged) => {
       if (purged) log.debug({ event: "purge.done", ...purged }, "purged expired rows");
     },
     (err: unknown) => log.warn({ event: "purge.failed", err }, "purging expired rows failed"),
   );
-}
-
-/** Lets the next schedulePurge() run at once. Tests only. */
-export function resetPurgeScheduleForTests(): void {
-  schedule.signetLastPurgeAt = undefined;
 }

@@ -4,7 +4,7 @@ import { ConfigError } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
 import type { Ed25519Keypair } from "./parse-secret-key";
-import { operatorKeypair } from "./service-keys";
+import type { ServiceKeys } from "./service-keys";
 
 export interface KeyResource {
   pubkey: string;
@@ -13,9 +13,9 @@ export interface KeyResource {
 }
 
 /** The operator keypair, or server_misconfigured (logged) when none can be loaded: never a 500 with a trace. */
-export function usableOperatorKeypair(): Ed25519Keypair {
+export function usableOperatorKeypair(keys: ServiceKeys): Ed25519Keypair {
   try {
-    return operatorKeypair();
+    return keys.operator();
   } catch (err) {
     if (err instanceof ConfigError) {
       log.error({ event: "operator.key_missing", reason: err.message }, "operator key unavailable");
@@ -26,6 +26,6 @@ export function usableOperatorKeypair(): Ed25519Keypair {
 }
 
 /** The public half of the receipt-signing key. */
-export function operatorKeyResource(): KeyResource {
-  return { pubkey: usableOperatorKeypair().publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
+export function operatorKeyResource(keys: ServiceKeys): KeyResource {
+  return { pubkey: usableOperatorKeypair(keys).publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
 }

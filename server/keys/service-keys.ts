@@ -1,51 +1,57 @@
 // The service's two Ed25519 keys: the operator key signs receipts, the verifier key signs hosted verdicts.
 // They must differ, so a verdict can never be mistaken for a receipt signature.
 import "server-only";
-import { config, ConfigError } from "../env";
+import { ConfigError, type Config } from "../env";
 import { loadSigningKey } from "./load-signing-key";
 import type { Ed25519Keypair } from "./parse-secret-key";
+import { loadLogIdentity, type LogIdentity } from "../transparency/log-key";
 
 export const OPERATOR_DEV_KEY_FILE = "operator-key.json";
 export const VERIFIER_DEV_KEY_FILE = "verifier-key.json";
 
-const cache = globalThis as unknown as { signetOperatorKey?: Ed25519Keypair; signetVerifierKey?: Ed25519Keypair };
-
-/** The receipt-signing key (SERVICE_OPERATOR_SECRET_KEY, or the dev key). */
-export function operatorKeypair(): Ed25519Keypair {
-  if (!cache.signetOperatorKey) {
-    const cfg = config();
-    cache.signetOperatorKey = loadSigningKey({
-      envVar: "SERVICE_OPERATOR_SECRET_KEY",
-      value: cfg.SERVICE_OPERATOR_SECRET_KEY,
-      isProduction: cfg.isProduction,
-      dataDir: cfg.dataDir,
-      devFile: OPERATOR_DEV_KEY_FILE,
-    });
-  }
-  return cache.signetOperatorKey;
+/** A runtime's signing keys, each loaded on first use and kept. */
+export interface ServiceKeys {
+  /** The receipt-signing key (SERVICE_OPERATOR_SECRET_KEY, or the dev key). */
+  operator(): Ed25519Keypair;
+  /** The verdict-signing key (VERIFIER_SECRET_KEY, or the dev key). Refuses to equal the operator key. */
+  verifier(): Ed25519Keypair;
+  /** The receipt log's identity (LOG_SECRET_KEY, its origin and witnesses). */
+  log(): LogIdentity;
 }
 
-/** The verdict-signing key (VERIFIER_SECRET_KEY, or the dev key). Refuses to equal the operator key. */
-export function verifierKeypair(): Ed25519Keypair {
-  if (!cache.signetVerifierKey) {
-    const cfg = config();
-    const key = loadSigningKey({
-      envVar: "VERIFIER_SECRET_KEY",
-      value: cfg.VERIFIER_SECRET_KEY,
-      isProduction: cfg.isProduction,
-      dataDir: cfg.dataDir,
-      devFile: VERIFIER_DEV_KEY_FILE,
-    });
-    if (key.publicKeyBase58 === operatorKeypair().publicKeyBase58) {
-      throw new ConfigError("VERIFIER_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY");
-    }
-    cache.signetVerifierKey = key;
-  }
-  return cache.signetVerifierKey;
+/** The receipt-signing key that `cfg` names (SERVICE_OPERATOR_SECRET_KEY, or the dev key in its data dir). */
+export function loadOperatorKeypair(cfg: Config): Ed25519Keypair {
+  return loadSigningKey({
+    envVar: "SERVICE_OPERATOR_SECRET_KEY",
+    value: cfg.SERVICE_OPERATOR_SECRET_KEY,
+    isProduction: cfg.isProduction,
+    dataDir: cfg.dataDir,
+    devFile: OPERATOR_DEV_KEY_FILE,
+  });
 }
 
-/** Forgets loaded keys (tests that change the environment). */
-export function resetServiceKeysForTests(): void {
-  cache.signetOperatorKey = undefined;
-  cache.signetVerifierKey = undefined;
+/** The verdict-signing key that `cfg` names; refuses one equal to `operator`. */
+export function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keypair {
+  const key = loadSigningKey({
+    envVar: "VERIFIER_SECRET_KEY",
+    value: cfg.VERIFIER_SECRET_KEY,
+    isProduction: cfg.isProduction,
+    dataDir: cfg.dataDir,
+    devFile: VERIFIER_DEV_KEY_FILE,
+  });
+  if (key.publicKeyBase58 === operator.publicKeyBase58) throw new ConfigError("VERIFIER_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY");
+  return key;
+}
+
+/** The keys `cfg` names, loaded lazily: a route that signs nothing never reads a key file. */
+export function createServiceKeys(cfg: Config): ServiceKeys {
+  let operator: Ed25519Keypair | undefined;
+  let verifier: Ed25519Keypair | undefined;
+  let log: LogIdentity | undefined;
+  const keys: ServiceKeys = {
+    operator: () => (operator ??= loadOperatorKeypair(cfg)),
+    verifier: () => (verifier ??= loadVerifierKeypair(cfg, keys.operator())),
+    log: () => (log ??= loadLogIdentity(cfg, keys.operator())),
+  };
+  return keys;
 }

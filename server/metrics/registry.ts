@@ -1,18 +1,20 @@
-// The process's Prometheus metrics: one prom-client registry, built on first use and kept on globalThis (Next's route
-// bundles and the server modules are separate module instances; they must count into the same registry). Metrics are
-// per process: with several instances, Prometheus scrapes each one and sums across them.
+// A runtime's Prometheus metrics: one prom-client registry per runtime (the route edge keeps one runtime per process).
+// Metrics are per process: with several instances, Prometheus scrapes each one and sums across them.
 import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Seconds; from a fast local verify to a slow provider's whole answer. */
 const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-function createMetrics() {
+/** A fresh registry with every metric the service counts, and no step listener. */
+export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const r = [registry];
   return {
     registry,
+    /** Told of every step observation (onStep). */
+    stepListeners: new Set<StepListener>(),
     /** route: paid (chat), prepaid (inference), topup; outcome: served, refused (with its error code), upstream_error, aborted. */
     calls: new Counter({ name: "signet_calls_total", help: "Calls by route, network, outcome and (for refusals) error code", labelNames: ["route", "network", "outcome", "code"] as const, registers: r }),
     /**
@@ -43,45 +45,34 @@ function createMetrics() {
 
 export type SignetMetrics = ReturnType<typeof createMetrics>;
 
-const cache = globalThis as unknown as { signetMetrics?: SignetMetrics };
-
-/** The process's metrics. */
-export function metrics(): SignetMetrics {
-  cache.signetMetrics ??= createMetrics();
-  return cache.signetMetrics;
-}
-
 /** The steps of a call that `signet_step_duration_seconds` observes. */
 export type Step = "verify" | "settle" | "upstream_first_byte" | "upstream" | "total";
 
 /** Told of every step observation, in the caller's async context (the bench sums a call's steps this way). */
 export type StepListener = (step: Step, network: string, seconds: number) => void;
 
-const listenerCache = globalThis as unknown as { signetStepListeners?: Set<StepListener> };
-const stepListeners = (listenerCache.signetStepListeners ??= new Set());
-
-/** Registers `listener` for every step observation; returns its unsubscribe. With none registered, steps cost nothing more. */
-export function onStep(listener: StepListener): () => void {
-  stepListeners.add(listener);
+/** Registers `listener` for every step observation of `m`; returns its unsubscribe. With none registered, steps cost nothing more. */
+export function onStep(m: SignetMetrics, listener: StepListener): () => void {
+  m.stepListeners.add(listener);
   return () => {
-    stepListeners.delete(listener);
+    m.stepListeners.delete(listener);
   };
 }
 
 /** Observes `seconds` under `step` and tells the step listeners. */
-export function observeStep(step: Step, network: string, seconds: number): void {
-  metrics().stepSeconds.observe({ step, network }, seconds);
-  if (stepListeners.size > 0) for (const listener of stepListeners) listener(step, network, seconds);
+export function observeStep(m: SignetMetrics, step: Step, network: string, seconds: number): void {
+  m.stepSeconds.observe({ step, network }, seconds);
+  if (m.stepListeners.size > 0) for (const listener of m.stepListeners) listener(step, network, seconds);
 }
 
 /** Runs `fn`, observing its duration under each of `steps`; the observation is made whether it resolves or throws. */
-export async function timeStep<T>(steps: Step | readonly Step[], network: string, fn: () => Promise<T>): Promise<T> {
+export async function timeStep<T>(m: SignetMetrics, steps: Step | readonly Step[], network: string, fn: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     return await fn();
   } finally {
     const seconds = (performance.now() - started) / 1000;
-    if (typeof steps === "string") observeStep(steps, network, seconds);
-    else for (const step of steps) observeStep(step, network, seconds);
+    if (typeof steps === "string") observeStep(m, steps, network, seconds);
+    else for (const step of steps) observeStep(m, step, network, seconds);
   }
 }

@@ -12,7 +12,7 @@ import { logEvent } from "../log";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
 import { loginLinkMessage, SIGN_IN_TTL_MS } from "./login-link-message";
-import { createSessionToken, operatorPubkeys } from "./session";
+import { createSessionToken, operatorPubkeys, type SessionConfig } from "./session";
 
 export { SIGN_IN_TTL_MS };
 
@@ -34,8 +34,8 @@ export async function issueSignInChallenge(db: DbClient, serviceUrl: string): Pr
 }
 
 /** Checks an operator's signature of an issued challenge and returns a session token. */
-export async function signIn(db: DbClient, input: z.infer<typeof signInSchema>): Promise<string> {
-  if (!operatorPubkeys().has(input.pubkey)) {
+export async function signIn(db: DbClient, cfg: SessionConfig, input: z.infer<typeof signInSchema>): Promise<string> {
+  if (!operatorPubkeys(cfg).has(input.pubkey)) {
     logEvent("operator.sign_in_refused", { pubkey: input.pubkey, reason: "not_an_operator" }, "warn");
     throw new AppError("forbidden", "this key is not an operator of this service");
   }
@@ -46,18 +46,18 @@ export async function signIn(db: DbClient, input: z.infer<typeof signInSchema>):
     : { count: 0 };
   if (used.count !== 1) throw new AppError("challenge_expired", "this challenge expired or was already used; fetch a new one");
   logEvent("operator.signed_in", { pubkey: input.pubkey });
-  return createSessionToken(db, input.pubkey);
+  return createSessionToken(db, cfg, input.pubkey);
 }
 
 /** Redeems a login link (message + signature, both from the URL) exactly once; returns a session token. */
-export async function redeemLoginLink(db: DbClient, message: string, signature: string, serviceUrl: string): Promise<string> {
+export async function redeemLoginLink(db: DbClient, cfg: SessionConfig, message: string, signature: string, serviceUrl: string): Promise<string> {
   const pubkey = /^Operator: (\S+)$/m.exec(message)?.[1];
   const nonce = /^Nonce: ([0-9a-f]{32})$/m.exec(message)?.[1];
   const expires = Date.parse(/^Expires: (\S+)$/m.exec(message)?.[1] ?? "");
   if (!pubkey || !nonce || !Number.isFinite(expires) || message !== loginLinkMessage(serviceUrl, pubkey, nonce, new Date(expires))) {
     throw new AppError("invalid_request", "this is not a login link for this service");
   }
-  if (!operatorPubkeys().has(pubkey)) throw new AppError("forbidden", "this key is not an operator of this service");
+  if (!operatorPubkeys(cfg).has(pubkey)) throw new AppError("forbidden", "this key is not an operator of this service");
   if (!serverVerifier.verifyEd25519(utf8ToBytes(message), signature, pubkey)) throw new AppError("invalid_signature", "the login link's signature is not valid");
   if (expires <= Date.now() || expires > Date.now() + SIGN_IN_TTL_MS + 60_000) throw new AppError("challenge_expired", "this login link expired");
   try {
@@ -67,5 +67,5 @@ export async function redeemLoginLink(db: DbClient, message: string, signature: 
     throw err;
   }
   logEvent("operator.signed_in", { pubkey, via: "login_link" });
-  return createSessionToken(db, pubkey);
+  return createSessionToken(db, cfg, pubkey);
 }

@@ -4,14 +4,14 @@
 // settings change under the request before anything was taken, the route's plan is worked out again here.
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { ensureDepositReady, type AppContext } from "../app-context";
+import type { AppContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import { logEvent } from "../log";
-import { metrics, timeStep } from "../metrics/registry";
+import { timeStep } from "../metrics/registry";
 import { lastStoredSettings, readStoredSettings, rememberStoredSettings, settingsFromStored } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { classifyVerifyFailure } from "../x402/classify-verify-failure";
@@ -64,7 +64,7 @@ async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: 
   const decoded = header === null ? null : decodePaymentHeader(header);
   const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings() : undefined;
   const stored = guess ? guess.value : await readStoredSettings(ctx.db);
-  const settings = settingsFromStored(stored);
+  const settings = settingsFromStored(stored, ctx.config);
   const payment = decoded?.ok ? { ok: true as const, payload: decoded.payload, key: paymentIdempotencyKey(decoded.payload) } : decoded;
   return { settings, stored, replans: replan?.replans ?? 0, guessed: guess !== undefined && replan === undefined, payment };
 }
@@ -78,7 +78,7 @@ async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState
 export async function planPayment(ctx: AppContext, settings: Settings, network: NetworkId, amountUnits: bigint): Promise<PaymentPlan> {
   const payTo = depositAddressFor(ctx, settings, network);
   if (NETWORKS[network].family === "svm") {
-    await ensureDepositReady(ctx.gateway, network, payTo).catch(() => {
+    await ctx.ensureDepositReady(network, payTo).catch(() => {
       throw new AppError("chain_unavailable", `the ${NETWORKS[network].label} RPC could not be reached`);
     });
   }
@@ -90,7 +90,7 @@ export async function planPayment(ctx: AppContext, settings: Settings, network: 
 async function admitPlanned(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const outcome = await admitPaymentOnce(ctx, input);
   if (outcome.kind === "refused" || outcome.kind === "replay" || outcome.kind === "pending") {
-    metrics().calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: NETWORKS[input.plan.network].caip2, outcome: "refused", code: outcome.error.code });
+    ctx.metrics.calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: NETWORKS[input.plan.network].caip2, outcome: "refused", code: outcome.error.code });
   }
   return outcome;
 }
@@ -143,7 +143,7 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
         source: laneSource(caip2, payload, check.payer),
       }
     : null;
-  const found = await findOrClaimPayment(ctx.db, { key, expected: input.state.stored, claim });
+  const found = await findOrClaimPayment(ctx.db, { key, expected: input.state.stored, claim, leaseMs: ctx.config.PAYMENT_LEASE_MS });
   if (found.stale) {
     rememberStoredSettings(found.stored);
     if (input.state.replans >= MAX_REPLANS) {
@@ -153,7 +153,7 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
   }
   if (found.claimed) {
     if (!check.ok) throw new Error("a payment was claimed without passing its checks");
-    crashPoint("after_verify");
+    crashPoint(ctx.config, "after_verify");
     // The database's clock when this request's checks began, at the latest: the claim's statement read its now() before
     // its answer came back, so that clock less everything since the checks began is no later than their start. A send
     // of the payer the lane saw at or after it may not have been seen by this request's verification.
@@ -213,7 +213,7 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
   }
   let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
   try {
-    verdict = await timeStep("verify", caip2, () => ctx.gateway.verify(payload, matched));
+    verdict = await timeStep(ctx.metrics, "verify", caip2, () => ctx.gateway.verify(payload, matched));
   } catch (err) {
     return { ok: false, refuse: async () => refused(chainUnavailable(events.verifyFailed, caip2, err)) };
   }

@@ -28,12 +28,12 @@ export async function answerAgain(
   if (!receipt || !body || !payment.inferenceId) {
     throw new AppError("payment_replay", "this payment was already used for a call, and its answer is no longer kept", { tx_signature: payment.txSignature });
   }
-  const x402Receipt = await issuePaidCallReceipt(payment, asked.paidResource);
+  const x402Receipt = await issuePaidCallReceipt(ctx, payment, asked.paidResource);
   const headers = {
     ...settlementHeaders({ transaction: payment.txSignature, network: payment.network, payer: payment.payer, extensions: x402Receipt?.extensions }),
     [ANSWER_REPLAYED_HEADER]: "true",
   };
-  const proofUrl = receiptProofUrl(payment.inferenceId);
+  const proofUrl = receiptProofUrl(ctx.config.baseUrl, payment.inferenceId);
   if (!asked.stream) return { body: body as unknown as Record<string, unknown>, headers: { ...headers, "X-Service-Receipt": encodeReceiptHeader(receipt), [RECEIPT_PROOF_HEADER]: proofUrl } };
   const event: ReceiptEvent = { object: "service.receipt", receipt, log_proof_url: proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt.receipt } : {}) };
   return { stream: replayedSseStream(body, event, { usageChunk: asked.usageChunk === true }), headers: { ...SSE_HEADERS, ...headers } };

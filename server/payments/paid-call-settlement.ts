@@ -3,12 +3,11 @@
 // the payer's repeat of the request, and a served call carries the x402 settlement headers and signed receipt.
 import "server-only";
 import type { Payment } from "../db";
-import { config } from "../env";
+import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
 import { readBalance } from "../ledger/credit-agent";
 import type { CallSettlement, RouteReceipt } from "../pipeline/call-types";
 import { formatUnitsAsUsdc } from "../verify";
-import { issueSettlementReceipt } from "../x402/offer-receipt";
 import type { PaidResource } from "../x402/paid-resources";
 import { settlementHeaders } from "../x402/payment-headers";
 import type { SettledPayment } from "./paid-request-types";
@@ -21,15 +20,15 @@ const KEPT_FOR_RETRY =
   "the payment stays reserved for this call and the same payment header can be sent again once";
 
 /** The settlement of a call served from `payment`'s hold, for the resource it bought (chat unless said). */
-export function paidCallSettlement(payment: SettledPayment, resource?: PaidResource): CallSettlement {
+export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, payment: SettledPayment, resource?: PaidResource): CallSettlement {
   const settlement = { transaction: payment.txSignature, network: payment.network, payer: payment.payer };
   return {
     route: "paid",
     leasedPaymentId: payment.id,
-    keepsAnswer: () => config().PAID_ANSWER_RETENTION_HOURS > 0,
+    keepsAnswer: () => ctx.config.PAID_ANSWER_RETENTION_HOURS > 0,
     receiptPayment: { amountUnits: payment.units, txSignature: payment.txSignature, network: payment.network, payTo: payment.payTo },
     headers: (extensions) => settlementHeaders({ ...settlement, extensions }),
-    afterAnswer: () => issuePaidCallReceipt(payment, resource),
+    afterAnswer: () => issuePaidCallReceipt(ctx, payment, resource),
     async onUpstreamFailure(db, reservation, err) {
       // The payment becomes `unserved` and its hold stays reserved: only a retry with the same header can use it.
       await markUnserved(db, payment.id, err instanceof AppError ? err.code : "upstream_error");
@@ -65,6 +64,6 @@ export function paidCallSettlement(payment: SettledPayment, resource?: PaidResou
 }
 
 /** The x402 signed receipt of a served paid call: the payment's settlement, for the resource it bought (chat unless said). */
-export function issuePaidCallReceipt(payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat"): Promise<RouteReceipt | null> {
-  return issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
+export function issuePaidCallReceipt(ctx: Pick<AppContext, "gateway">, payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat"): Promise<RouteReceipt | null> {
+  return ctx.gateway.offerReceipts.issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
 }

@@ -7,7 +7,6 @@ import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { logEvent } from "../log";
-import { metrics } from "../metrics/registry";
 import { challengeHeaders } from "../x402/payment-headers";
 import { toV1Requirements } from "../x402/x402-v1";
 import type { PaymentPurpose } from "./payment-states";
@@ -98,7 +97,7 @@ export async function recordFailure(ctx: AppContext, network: string, stage: "ve
  */
 export async function paymentError(ctx: AppContext, input: AdmitPaymentInput, message: string, reason?: string, details: Record<string, unknown> = {}): Promise<AppError> {
   const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
-  metrics().paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
+  ctx.metrics.paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
   const offered = challenge.accepts[0]!;
   const v1 = { x402Version: 1, accepts: [toV1Requirements(offered, { url: challenge.resource.url, description: challenge.resource.description ?? input.description })] };
   return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}) }, challengeHeaders(challenge), v1);

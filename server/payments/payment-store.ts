@@ -6,7 +6,6 @@ import { randomUUID } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import { isUniqueViolation, Prisma, type DbClient, type Payment } from "../db";
 import { hotExecute, hotQuery } from "../db/hot-query";
-import { config } from "../env";
 import { logEvent } from "../log";
 import { STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
 import { settlementExpiry } from "../x402/find-landed-settlement";
@@ -39,7 +38,7 @@ export type FindOrClaimOutcome =
  * of any number of concurrent claims of one key wins; a failed payment may be claimed again, unless it expired (its
  * transfer can never land). Only the winner tries the lane.
  */
-export async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null }): Promise<FindOrClaimOutcome> {
+export async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null; leaseMs: number }): Promise<FindOrClaimOutcome> {
   const p = input.claim?.payment ?? NO_CLAIM;
   const source = input.claim?.source ?? "";
   const id = p.clientPaymentId;
@@ -61,7 +60,7 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
                network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose
           WHERE payments.status = ${"failed" satisfies PaymentStatus}
         RETURNING id, ${PAYMENT_JSON} AS payment
-      ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, config().PAYMENT_LEASE_MS)})
+      ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, input.leaseMs)})
       SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, ${epochMsOf(Prisma.raw("now()"))} AS now_ms,
              (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms,
              ${laneRefusedMsExpression(source)} AS refused_ms,

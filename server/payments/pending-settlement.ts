@@ -7,10 +7,9 @@
 import "server-only";
 import { isV1Payment } from "../x402/x402-v1";
 import type { PaymentPayload } from "@x402/core/types";
-import type { AppContext } from "../app-context";
+import type { Runtime as AppContext } from "../runtime/runtime";
 import { networkByCaip2 } from "../chain/networks";
 import type { DbClient, Payment } from "../db";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { awaitSolanaConfirmation, resendWire } from "../facilitator/confirm-with-rebroadcast";
 import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
@@ -18,7 +17,7 @@ import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED, type Move } from "./payment-states
 import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
 import { log, logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
-import { metrics } from "../metrics/registry";
+import type { SignetMetrics } from "../metrics/registry";
 import { findPendingSettlement, solanaSettlementWire } from "../x402/find-landed-settlement";
 
 /** What a pending answer tells the client to wait before retrying: about one re-broadcast, seconds. */
@@ -32,8 +31,7 @@ export const PENDING_SWEEP_BATCH = 20;
 export type SettlementOutcome = "ok" | "recovered" | "failed" | "pending" | "expired" | "unknown";
 
 /** Counts a settlement's outcome, and the Solana fee it cost when `paidFeeOf` is the payload whose transaction landed. */
-export function countSettlement(purpose: string, caip2: string, outcome: SettlementOutcome, paidFeeOf: PaymentPayload | null): void {
-  const m = metrics();
+export function countSettlement(m: SignetMetrics, purpose: string, caip2: string, outcome: SettlementOutcome, paidFeeOf: PaymentPayload | null): void {
   m.settlements.inc({ network: caip2, purpose, outcome });
   const fee = paidFeeOf ? solanaFeeLamports(paidFeeOf) : null;
   if (fee !== null) m.feeLamports.inc({ network: caip2 }, Number(fee));
@@ -53,7 +51,7 @@ export function settlementPendingError(transaction: string, caip2: string): AppE
  * pending → settled (a chat retry that serves it now), unserved (a chat payment nobody is waiting for: its retry
  * serves it), or served (a top-up: the credit is the purchase). Chat: the credit and its hold, in one statement.
  */
-export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served"): Promise<CreditOutcome> {
+export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served", leaseMs: number): Promise<CreditOutcome> {
   const move: Move<"pending"> = { from: "pending", to: next };
   const chat = payment.purpose === "chat";
   return creditAgent(db, {
@@ -63,7 +61,7 @@ export async function creditLandedPending(db: DbClient, payment: Payment, transa
     network: payment.network,
     units: payment.units,
     payment: { id: payment.id, txSignature: transaction, move },
-    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
+    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs } } : {}),
   });
 }
 
@@ -147,20 +145,20 @@ export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
     const prefix = payment.purpose === "chat" ? "chat" : "credits";
     const found = await resolvePendingOnChain(ctx, payment, payload, 0);
     if (found.state === "landed") {
-      const credited = await creditLandedPending(ctx.db, payment, found.transaction, payment.purpose === "chat" ? "unserved" : "served");
+      const credited = await creditLandedPending(ctx.db, payment, found.transaction, payment.purpose === "chat" ? "unserved" : "served", ctx.config.PAYMENT_LEASE_MS);
       if (credited.ok) {
         logEvent(prefix === "chat" ? "chat.settle_recovered" : "credits.settle_recovered", { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
-        countSettlement(payment.purpose, payment.network, "recovered", payload);
+        countSettlement(ctx.metrics, payment.purpose, payment.network, "recovered", payload);
       }
     } else if (found.state === "failed") {
       if (await failPending(ctx.db, payment.id, FAILED_ON_CHAIN)) {
         logEvent(prefix === "chat" ? "chat.settle_failed" : "credits.settle_failed", { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
-        countSettlement(payment.purpose, payment.network, "failed", payload);
+        countSettlement(ctx.metrics, payment.purpose, payment.network, "failed", payload);
       }
     } else if (found.state === "expired") {
       if (await failPending(ctx.db, payment.id, SETTLEMENT_EXPIRED)) {
         logEvent(prefix === "chat" ? "chat.settle_expired" : "credits.settle_expired", { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
-        countSettlement(payment.purpose, payment.network, "expired", null);
+        countSettlement(ctx.metrics, payment.purpose, payment.network, "expired", null);
       }
     }
   }
@@ -173,9 +171,9 @@ const ANSWER_PURGE_BATCH = 500;
  * Sweeps pending settlements every PENDING_SWEEP_EVERY_MS for as long as the process lives, one sweep at a time, and
  * drops served calls' answers kept past PAID_ANSWER_RETENTION_HOURS.
  */
-export function startPendingSweeper(ctx: AppContext): void {
+export function startPendingSweeper(ctx: AppContext): () => void {
   let running = false;
-  const retentionMs = config().PAID_ANSWER_RETENTION_HOURS * 3_600_000;
+  const retentionMs = ctx.config.PAID_ANSWER_RETENTION_HOURS * 3_600_000;
   const sweep = () => {
     if (running) return;
     running = true;
@@ -187,5 +185,7 @@ export function startPendingSweeper(ctx: AppContext): void {
       });
   };
   sweep();
-  setInterval(sweep, PENDING_SWEEP_EVERY_MS).unref();
+  const timer = setInterval(sweep, PENDING_SWEEP_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

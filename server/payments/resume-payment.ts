@@ -7,7 +7,6 @@ import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
 import { requireNetworkEnabled } from "../pipeline/network-gate";
@@ -36,7 +35,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (NETWORKS[input.plan.network].isMainnet && allowed.size > 0 && !allowed.has(known.payer)) {
     return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
   }
-  const leaseMs = config().PAYMENT_LEASE_MS;
+  const leaseMs = ctx.config.PAYMENT_LEASE_MS;
   if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
   if (known.status === "served" && known.txSignature !== null && (input.purpose === "topup" || known.answer !== null)) {
     // The same request again after it was served (its answer lost in transit): the stored answer, not a second call.
@@ -82,20 +81,20 @@ async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: P
   const events = eventNames(input.purpose);
   // The payload that was broadcast, as stored; the retry's may be another encoding of the same payment.
   const broadcast = (known.pendingPayload as unknown as PaymentPayload | null) ?? payload;
-  const found = await resolvePendingOnChain(ctx, known, broadcast, config().SETTLEMENT_CONFIRM_WAIT_MS);
+  const found = await resolvePendingOnChain(ctx, known, broadcast, ctx.config.SETTLEMENT_CONFIRM_WAIT_MS);
   if (found.state === "landed") {
-    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served");
+    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served", ctx.config.PAYMENT_LEASE_MS);
     if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
     logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
-    countSettlement(input.purpose, known.network, "recovered", broadcast);
-    crashPoint("after_credit");
+    countSettlement(ctx.metrics, input.purpose, known.network, "recovered", broadcast);
+    crashPoint(ctx.config, "after_credit");
     return { kind: "settled", payment: { ...known, status: "settled", txSignature: found.transaction }, balanceUnits: credited.balanceUnits };
   }
   if (found.state === "failed" || found.state === "expired") {
     const reason = found.state === "expired" ? SETTLEMENT_EXPIRED : FAILED_ON_CHAIN;
     if (!(await failPending(ctx.db, known.id, reason))) return resumeMovedOn(ctx, input, known, payload);
     logEvent(found.state === "expired" ? events.settleExpired : events.settleFailed, { reason, network: known.network, payment_id: known.id, ...(found.state === "failed" ? feeField(broadcast) : {}) }, "warn");
-    countSettlement(input.purpose, known.network, found.state, found.state === "failed" ? broadcast : null);
+    countSettlement(ctx.metrics, input.purpose, known.network, found.state, found.state === "failed" ? broadcast : null);
     await recordFailure(ctx, known.network, "settle", reason);
     const message =
       found.state === "expired"
@@ -129,7 +128,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
     return refused(new AppError("chain_unavailable", "this payment is being recovered; retry the same request shortly"));
   }
   logEvent(`${eventNames(input.purpose).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
-  if (landed.state === "landed") countSettlement(input.purpose, known.network, "recovered", null);
+  if (landed.state === "landed") countSettlement(ctx.metrics, input.purpose, known.network, "recovered", null);
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {
     await markFailed(ctx.db, known.id, FAILED_ON_CHAIN);

@@ -8,7 +8,6 @@ import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { creditAgent } from "../ledger/credit-agent";
 import { logEvent } from "../log";
@@ -52,7 +51,7 @@ export async function settleClaimed(
   // SECURITY: a live settlement keeps its claim (and, once taken, its lane): only a dead server's claim is taken over.
   // Otherwise a retry arriving after PAYMENT_LEASE_MS would settle the same payment beside it, and could mark failed a
   // payment whose first transfer then lands.
-  const keeper = keepClaim(ctx.db, payment.id, config().PAYMENT_LEASE_MS);
+  const keeper = keepClaim(ctx.db, payment.id, ctx.config.PAYMENT_LEASE_MS);
   try {
     return await settleInLane(ctx, input, payment, payload, matched, verifiedAtMs, source, keeper, firstLaneAttempt);
   } catch (err) {
@@ -75,7 +74,7 @@ async function settleInLane(
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const caip2 = NETWORKS[input.plan.network].caip2;
-  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, config().PAYMENT_LEASE_MS, firstLaneAttempt);
+  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment.id, taken.reason);
     logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
@@ -140,19 +139,19 @@ async function recheckBeforeSend(
   const landed = verdict ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null) : null;
   if (landed?.state === "landed") {
     logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: "recheck" });
-    countSettlement(input.purpose, caip2, "recovered", null);
+    countSettlement(ctx.metrics, input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
   if (verdict && landed === null) {
     // The chain cannot say whether it moved: keep the claim (its lease makes a later retry resolve it).
     logEvent(events.settleUnknown, { reason: "recheck_unreadable", network: caip2, payment_id: payment.id }, "warn");
-    countSettlement(input.purpose, caip2, "unknown", null);
+    countSettlement(ctx.metrics, input.purpose, caip2, "unknown", null);
     return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
   }
   const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage) : "chain_unavailable";
   await markFailed(ctx.db, payment.id, reason);
   logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
-  countSettlement(input.purpose, caip2, verdict ? "failed" : "unknown", null);
+  countSettlement(ctx.metrics, input.purpose, caip2, verdict ? "failed" : "unknown", null);
   await recordFailure(ctx, caip2, "settle", reason);
   const error = verdict
     ? await paymentError(ctx, input, `the payment can no longer be settled: ${reason}; nothing was charged`, reason)
@@ -170,11 +169,11 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   let sent: string | null = null;
   let pending = false;
   try {
-    const result = await timeStep("settle", caip2, () => ctx.gateway.settle(payload, matched));
+    const result = await timeStep(ctx.metrics, "settle", caip2, () => ctx.gateway.settle(payload, matched));
     if (result.success && result.transaction) {
-      crashPoint("after_settle");
+      crashPoint(ctx.config, "after_settle");
       logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
-      countSettlement(input.purpose, caip2, "ok", payload);
+      countSettlement(ctx.metrics, input.purpose, caip2, "ok", payload);
       return { result: await recordSettled(ctx, input, payment, result.transaction, lane), sent: true, failed: false };
     }
     failure = result.errorReason ?? "settlement_failed";
@@ -188,7 +187,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   const landed = await findPendingSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
   if (landed?.state === "landed") {
     logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
-    countSettlement(input.purpose, caip2, "recovered", null);
+    countSettlement(ctx.metrics, input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
   if (pending && sent && (landed === null || landed.state === "absent")) {
@@ -197,7 +196,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   if (landed === null) {
     // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
     logEvent(events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
-    countSettlement(input.purpose, caip2, "unknown", null);
+    countSettlement(ctx.metrics, input.purpose, caip2, "unknown", null);
     return {
       result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure })),
       sent: true,
@@ -210,7 +209,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   await markFailed(ctx.db, payment.id, failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
   logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
-  countSettlement(input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
+  countSettlement(ctx.metrics, input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
   await recordFailure(ctx, caip2, "settle", failure);
   return {
     result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),
@@ -233,8 +232,8 @@ export async function recordPending(ctx: AppContext, input: AdmitPaymentInput, p
     }
     return replay(payment, "this payment is already being processed");
   }
-  logEvent(events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: config().SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
-  countSettlement(input.purpose, payment.network, "pending", null);
+  logEvent(events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: ctx.config.SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
+  countSettlement(ctx.metrics, input.purpose, payment.network, "pending", null);
   return { kind: "pending", error: settlementPendingError(transaction, payment.network) };
 }
 
@@ -252,7 +251,7 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
     network: payment.network,
     units: payment.units,
     payment: { id: payment.id, txSignature: transaction, move: { from: "claimed", to: chat ? "settled" : "served" } satisfies Move<"claimed"> },
-    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: config().PAYMENT_LEASE_MS } } : {}),
+    ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: ctx.config.PAYMENT_LEASE_MS } } : {}),
     ...(lane ? { alongside: lane.releaseStatement({ sent: true, failed: false }) } : {}),
   });
   // Rolled back on a transaction already used: the caller's release frees the lane then.
@@ -262,7 +261,7 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
     logEvent(`${input.purpose === "chat" ? "chat" : "credits"}.settle_replay`, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
     return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
   }
-  crashPoint("after_credit");
+  crashPoint(ctx.config, "after_credit");
   return { kind: "settled", payment: { ...payment, status: "settled", txSignature: transaction }, balanceUnits: credited.balanceUnits, pointsBefore: credited.points };
 }
 

@@ -14,13 +14,12 @@
 import "server-only";
 import type { AppContext } from "../app-context";
 import { crashPoint } from "../runtime/crash-point";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { attachReceipt, receiptFitsLog } from "../ledger/attach-receipt";
 import { captureHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";
 import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
-import { metrics, observeStep, timeStep } from "../metrics/registry";
+import { observeStep, timeStep } from "../metrics/registry";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
@@ -49,8 +48,8 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   let completion: Completion;
   try {
     // A plain answer's first byte is its last: one request, both steps.
-    const pending = timeStep(["upstream_first_byte", "upstream"], reservation.network, () => ctx.upstream.complete(request.completion));
-    crashPoint("during_inference");
+    const pending = timeStep(ctx.metrics, ["upstream_first_byte", "upstream"], reservation.network, () => ctx.upstream.complete(request.completion));
+    crashPoint(ctx.config, "during_inference");
     completion = await pending;
   } catch (err) {
     throw await failCall(ctx, reservation, err);
@@ -58,14 +57,14 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   // One body: the one sent, and the one kept for the payer's repeat of the request.
   const body = completionBody(reservation.holdId, completion);
   const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion, keptAnswer(reservation, body));
-  crashPoint("after_debit");
+  crashPoint(ctx.config, "after_debit");
   const x402Receipt = await reservation.settlement.afterAnswer();
   const headers = {
     ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions),
     "X-Service-Receipt": encodeReceiptHeader(receipt),
-    [RECEIPT_PROOF_HEADER]: receiptProofUrl(captured.inferenceId),
+    [RECEIPT_PROOF_HEADER]: receiptProofUrl(ctx.config.baseUrl, captured.inferenceId),
   };
-  crashPoint("before_response");
+  crashPoint(ctx.config, "before_response");
   return { body, headers };
 }
 
@@ -78,23 +77,23 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   const abort = new AbortController();
   let events;
   try {
-    events = await timeStep("upstream_first_byte", reservation.network, () => firstEventThenRest(ctx.upstream.stream(request.completion, { signal: abort.signal })));
+    events = await timeStep(ctx.metrics, "upstream_first_byte", reservation.network, () => firstEventThenRest(ctx.upstream.stream(request.completion, { signal: abort.signal })));
   } catch (err) {
     // Before the first byte: the plain rules and a plain error response.
     lease.stop();
     throw await failCall(ctx, reservation, err);
   }
-  crashPoint("during_stream");
+  crashPoint(ctx.config, "during_stream");
   const stream = sseInferenceStream({
     inferenceId: reservation.holdId,
-    proofUrl: receiptProofUrl(reservation.holdId),
+    proofUrl: receiptProofUrl(ctx.config.baseUrl, reservation.holdId),
     model: request.completion.model,
     usageChunk: request.usageChunk === true,
     events,
     abort,
     finish: async (completion) => {
       lease.stop();
-      observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
+      observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
       const answer = keptAnswer(reservation, completionBody(reservation.holdId, completion));
       const { receipt } = await captureAndLog(ctx, reservation, request, completion, answer).catch((err: unknown) => {
         releaseCallIfDatabaseLost(ctx, reservation, err);
@@ -105,7 +104,7 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     },
     abortRecorded: async (produced) => {
       lease.stop();
-      observeStep("upstream", reservation.network, (performance.now() - started) / 1000);
+      observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
       // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
       const cut = { ...ctx.upstream.interrupted(request.completion.model, request.completion.messages, produced), latencyMs: Math.round(performance.now() - started) };
       await capture(ctx, reservation, cut, "aborted");
@@ -131,8 +130,8 @@ function releaseCallIfDatabaseLost(ctx: AppContext, reservation: CallReservation
 export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
 
 /** The URL of a receipt's inclusion proof. */
-export function receiptProofUrl(inferenceId: string): string {
-  return `${config().baseUrl}/api/v1/receipts/${inferenceId}/proof`;
+export function receiptProofUrl(baseUrl: string, inferenceId: string): string {
+  return `${baseUrl}/api/v1/receipts/${inferenceId}/proof`;
 }
 
 /** Attempts at storing and staging a receipt, and the pauses between them: a blip of the database is ridden out. */
@@ -160,21 +159,21 @@ async function captureAndLog(
   // Unknown points (a retried payment, a hold reserved apart from its admission) cost one statement to learn.
   let pointsBefore: number | null = reservation.pointsBefore ?? -1;
   for (let attempt = 0; pointsBefore !== null && attempt < MAX_RECEIPT_CAPTURES; attempt++) {
-    const receipt = signCallReceipt(reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
+    const receipt = signCallReceipt(ctx.keys.operator(), reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
     const json = JSON.stringify(receipt);
     if (!receiptFitsLog(json)) break;
     const captured = await captureWithReceipt(ctx, reservation, completion, answer, { json, pointsBefore });
     if (captured.ok) {
-      countCall(reservation, "served");
+      countCall(ctx, reservation, "served");
       return { captured, receipt };
     }
     if (captured.reason === "hold_not_held") throw captureLost(reservation);
     pointsBefore = captured.pointsNow;
   }
   const captured = await capture(ctx, reservation, completion, "served", answer);
-  const receipt = signCallReceipt(reservation, request.prompt, completion, captured);
+  const receipt = signCallReceipt(ctx.keys.operator(), reservation, request.prompt, completion, captured);
   await retryingBlips(reservation, () => attachReceipt(ctx.db, captured.inferenceId, receipt), () => unlogCall(ctx, reservation));
-  countCall(reservation, "served");
+  countCall(ctx, reservation, "served");
   return { captured, receipt };
 }
 
@@ -216,13 +215,13 @@ async function retryingBlips<T>(reservation: CallReservation, write: () => Promi
 
 /** A call whose capture (with its receipt) could not be written: nothing was charged for it; answers the route's 503. */
 async function notRecorded(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
-  countCall(reservation, "log_failed");
+  countCall(ctx, reservation, "log_failed");
   return reservation.settlement.onNotRecorded(ctx.db, reservation);
 }
 
 /** The receipt could not be logged: undoes the capture and answers the route's 503, saying where the money is. */
 async function unlogCall(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
-  countCall(reservation, "log_failed");
+  countCall(ctx, reservation, "log_failed");
   const retry = { "Retry-After": "1" };
   const undone = await undoCapture(ctx.db, reservation.holdId, "receipt_log_unavailable").catch((err: unknown) => {
     logEvent("receipt.undo_failed", { inference_id: reservation.holdId, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
@@ -248,7 +247,7 @@ async function capture(
   const captured = await captureHold(ctx.db, captureFacts(reservation, completion, outcome, answer));
   if (!captured.ok) throw captureLost(reservation);
   // A served call is counted once its receipt is stored and logged (captureAndLog).
-  if (outcome === "aborted") countCall(reservation, outcome);
+  if (outcome === "aborted") countCall(ctx, reservation, outcome);
   return captured;
 }
 
@@ -276,16 +275,16 @@ function captureLost(reservation: CallReservation): AppError {
 
 /** The upstream failed: the route puts the hold where it keeps it (the settlement's onUpstreamFailure). */
 async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
-  countCall(reservation, "upstream_error");
+  countCall(ctx, reservation, "upstream_error");
   return reservation.settlement.onUpstreamFailure(ctx.db, reservation, err);
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
-function countCall(reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
-  const m = metrics();
+function countCall(ctx: AppContext, reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
+  const m = ctx.metrics;
   m.calls.inc({ route: reservation.settlement.route, network: reservation.network, outcome, code: "" });
   const from = servedFrom.get(reservation);
-  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep("total", reservation.network, (performance.now() - from) / 1000);
+  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep(ctx.metrics, "total", reservation.network, (performance.now() - from) / 1000);
 }
 
 /** When serveCall began, per reservation: the start of the call's `total` step. */
@@ -305,7 +304,7 @@ interface Lease {
 
 /** Renews the call's lease every third of PAYMENT_LEASE_MS until stopped. */
 function keepLease(ctx: AppContext, reservation: CallReservation): Lease {
-  const leaseMs = config().PAYMENT_LEASE_MS;
+  const leaseMs = ctx.config.PAYMENT_LEASE_MS;
   const timer = setInterval(() => {
     renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPaymentId, leaseMs)
       .then((held) => {

@@ -7,7 +7,7 @@ import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
 import { countIpRequest, refuseOverIpLimit } from "../http/ip-rate-limit";
 import type { Settings } from "../settings/setting-definitions";
-import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
+import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type SettingDefaultsSource, type StoredSettings } from "../settings/read-settings";
 import { balanceExpression, pointsExpression, reserveCtes, reserveOutcome, type HoldRequest, type HoldStatus, type ReserveOutcome } from "../ledger/credit-holds";
 import { hotQuery } from "../db/hot-query";
 
@@ -31,8 +31,8 @@ export interface AdmissionRequest {
  * so the same signed request can be retried after the wait; a reused nonce: 409 `nonce_replay`; an agent without
  * credit on the network: 402 `insufficient_credits`, nothing written for it. Returns the settings.
  */
-export async function admitSignedRequest(db: DbClient, request: AdmissionRequest, now = Date.now()): Promise<Settings> {
-  const admitted = await admitAndHold(db, request, null, now);
+export async function admitSignedRequest(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, now = Date.now()): Promise<Settings> {
+  const admitted = await admitAndHold(db, cfg, request, null, now);
   if (!admitted.ok) throw new AppError("insufficient_credits", "this agent has no credit on this network", { balance_usdc: "0" });
   return admitted.settings;
 }
@@ -68,7 +68,7 @@ export type Admitted =
  * and the settings are those the hold was worked out from. A limit or a replay throws as admitSignedRequest does; an
  * agent without credit on the network is `{ ok: false }`.
  */
-export async function admitAndHold(db: DbClient, request: AdmissionRequest, hold: HoldWithAdmission | null, now = Date.now()): Promise<Admitted> {
+export async function admitAndHold(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, hold: HoldWithAdmission | null, now = Date.now()): Promise<Admitted> {
   const { agentPubkey, nonce, limit, network, ip } = request;
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
   const rows = await hotQuery<{
@@ -112,7 +112,7 @@ export async function admitAndHold(db: DbClient, request: AdmissionRequest, hold
            ${pointsExpression(agentPubkey)} AS points`);
   const row = rows[0]!;
   if (ip) refuseOverIpLimit(Number(row.ip_count), ip.limit, now);
-  const settings = settingsFromStored(row.settings);
+  const settings = settingsFromStored(row.settings, cfg);
   if (Number(row.credited) !== 1) return { ok: false, reason: "no_credit", settings, stored: row.settings };
   if (Number(row.count) > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + RATE_LIMIT_WINDOW_MS - now) / 1000));

@@ -7,7 +7,6 @@ import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import { whenDatabaseBack } from "../db/when-database-back";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { rateLimitIpHash } from "../http/client-ip";
 import { schedulePurge } from "../http/purge-expired-rows";
@@ -18,7 +17,6 @@ import type { CallRequest, CallReservation, ServedCall } from "../pipeline/call-
 import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
-import { metrics } from "../metrics/registry";
 import { lastStoredSettings, rememberStoredSettings, settingsFromStored } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { worstCaseCostUnits } from "../upstream";
@@ -52,7 +50,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   try {
     call = await admitAndReserve(ctx, headers, rawBody, admitted, route);
   } catch (err) {
-    if (err instanceof AppError) metrics().calls.inc({ route: "prepaid", network: admitted.network, outcome: "refused", code: err.code });
+    if (err instanceof AppError) ctx.metrics.calls.inc({ route: "prepaid", network: admitted.network, outcome: "refused", code: err.code });
     throw err;
   }
   // From here serveCall counts the outcome (served, upstream_error, aborted).
@@ -64,7 +62,7 @@ type Admitted = { reservation: CallReservation; request: CallRequest };
 /** `admitted.network` is set (CAIP-2) once the request's network is known; a refusal before that has no network label. */
 async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }, route: PrepaidRoute): Promise<Admitted> {
   // SECURITY: the signature is checked over the exact bytes before any parsing.
-  const agent = authenticateSignedRequest(headers, "POST", route.path, rawBody);
+  const agent = authenticateSignedRequest(ctx.config.baseUrl, headers, "POST", route.path, rawBody);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
@@ -73,17 +71,17 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   }
   const body = route.parse(parseJsonText(text));
   checkRequestWindow(body.timestamp);
-  const cfg = config();
+  const cfg = ctx.config;
   const leaseMs = cfg.PAYMENT_LEASE_MS;
   // The hold is worked out from the settings the last request read, and taken in the admission's statement only if
   // they are still the stored ones; otherwise (or when that plan refuses the call) the request's own settings decide.
   const guessed = lastStoredSettings() ?? { value: null };
-  const guessedSettings = settingsFromStored(guessed.value);
+  const guessedSettings = settingsFromStored(guessed.value, cfg);
   const guess = tryPlan(() => planCall(ctx, body, guessedSettings));
   const admit = (network: string, ip: AdmissionRequest["ip"], hold: HoldWithAdmission | null) =>
-    admitAndHold(ctx.db, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold);
+    admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold);
   // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
-  const ip = { hash: rateLimitIpHash(headers, guessedSettings), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
+  const ip = { hash: rateLimitIpHash(headers, guessedSettings, cfg), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
   const guessedNetwork = guess?.network.caip2 ?? tryNetwork(guessedSettings, body);
   const holdId = randomUUID();
   let admission = await admit(
@@ -96,7 +94,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     whenDatabaseBack(err, { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } }, () => releaseHold(ctx.db, holdId));
     throw err;
   });
-  schedulePurge(ctx.db);
+  schedulePurge(ctx);
   rememberStoredSettings(admission.stored);
   const plan = admission.ok && admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
   admitted.network = plan.network.caip2;
@@ -107,7 +105,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   if (!admission.ok) throw insufficientCredits(plan, 0n);
   const hold = admission.hold ?? (await reserveCredit(ctx.db, agent, plan.network.caip2, plan.holdUnits, leaseMs));
   if (!hold.ok) throw insufficientCredits(plan, hold.balanceUnits);
-  crashPoint("after_hold");
+  crashPoint(ctx.config, "after_hold");
   const pointsBefore = admission.hold ? admission.points : (hold.points ?? null);
   const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, settlement: PREPAID_CALL_SETTLEMENT, pointsBefore };
   return { reservation, request: prepaidCall(body, plan.modelId, plan.messages, plan.cap) };

@@ -4,7 +4,6 @@
 // before any parsing.
 import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
@@ -42,12 +41,12 @@ function withPrefix(prefix: string, body: Uint8Array): Uint8Array {
  * Checks X-Agent-Pubkey / X-Agent-Signature over the message for `<METHOD> <path>` on this service's origin; returns the
  * agent key or throws 401. A signature in the old form (no version, no origin) is refused with a detail saying so.
  */
-export function authenticateSignedRequest(headers: Headers, method: string, path: string, body: Uint8Array): string {
+export function authenticateSignedRequest(baseUrl: string, headers: Headers, method: string, path: string, body: Uint8Array): string {
   const pubkey = headers.get("x-agent-pubkey")?.trim();
   const signature = headers.get("x-agent-signature")?.trim();
   if (!pubkey || !signature) throw new AppError("missing_auth_headers", "X-Agent-Pubkey and X-Agent-Signature are required");
   if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_signature", "X-Agent-Pubkey is not a base58 Ed25519 public key");
-  const target = signedTarget(`${config().baseUrl}${path}`);
+  const target = signedTarget(`${baseUrl}${path}`);
   // SECURITY: only the current form, naming this service's origin, is accepted.
   if (serverVerifier.verifyEd25519(signedRequestMessage(method, target, body), signature, pubkey)) return pubkey;
   const detail = `the signed message must start with ${SIGNED_REQUEST_VERSION} and name the origin: "${SIGNED_REQUEST_VERSION}\\n${method} ${target}\\n" followed by the ${method === "GET" ? "X-Agent-Timestamp value" : "exact body bytes"}`;

@@ -5,7 +5,6 @@
 // (the Ed25519 key that will spend the credit) is required.
 import "server-only";
 import type { AppContext } from "../app-context";
-import { config } from "../env";
 import { AppError } from "../errors";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
@@ -14,7 +13,6 @@ import { ANSWER_REPLAYED_HEADER } from "../payments/answer-again";
 import type { PaymentPlan } from "../payments/paid-request-types";
 import type { Settings } from "../settings/setting-definitions";
 import { admitNetwork } from "../pipeline/network-gate";
-import { issueSettlementReceipt } from "../x402/offer-receipt";
 import { settlementHeaders } from "../x402/payment-headers";
 import type { TopUpRequest } from "./top-up-request-schema";
 import type { Payment } from "../db";
@@ -37,21 +35,21 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
   if (outcome.kind === "answered") {
     // The same top-up again after it was credited: its answer again (today's balance), never a second credit.
     const p = outcome.payment;
-    return topUpAnswer(p, await readBalance(ctx.db, p.beneficiary ?? p.payer, p.network), { [ANSWER_REPLAYED_HEADER]: "true" });
+    return topUpAnswer(ctx, p, await readBalance(ctx.db, p.beneficiary ?? p.payer, p.network), { [ANSWER_REPLAYED_HEADER]: "true" });
   }
   if (outcome.kind !== "settled") {
     if (outcome.kind === "retry-unserved") throw new AppError("payment_replay", "this payment was already used");
     throw outcome.error;
   }
-  return topUpAnswer(outcome.payment, outcome.balanceUnits, {});
+  return topUpAnswer(ctx, outcome.payment, outcome.balanceUnits, {});
 }
 
 /** The top-up's answer: whom its payment credited, how much, and the balance now; the x402 receipt of its settlement. */
-async function topUpAnswer(p: Payment & { txSignature: string }, balanceUnits: bigint, extra: Record<string, string>): Promise<{ body: unknown; headers: Record<string, string> }> {
+async function topUpAnswer(ctx: AppContext, p: Payment & { txSignature: string }, balanceUnits: bigint, extra: Record<string, string>): Promise<{ body: unknown; headers: Record<string, string> }> {
   const balance = formatUnitsAsUsdc(balanceUnits);
   // The credit is what the payment bought, and it is given: the x402 receipt goes with the settlement.
   const settlement = { transaction: p.txSignature, network: p.network, payer: p.payer };
-  const x402Receipt = await issueSettlementReceipt("topup", settlement);
+  const x402Receipt = await ctx.gateway.offerReceipts.issueSettlementReceipt("topup", settlement);
   return {
     body: { object: "credit.topup", agent_pubkey: p.beneficiary ?? p.payer, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
     headers: { ...settlementHeaders({ ...settlement, extensions: x402Receipt?.extensions }), "X-Credit-Balance-Usdc": balance, ...extra },
@@ -61,7 +59,7 @@ async function topUpAnswer(p: Payment & { txSignature: string }, balanceUnits: b
 /** The top-up's amount and payment plan under `settings`; throws its refusal. */
 async function planTopUp(ctx: AppContext, body: TopUpRequest, settings: Settings): Promise<{ amountUnits: bigint; plan: PaymentPlan }> {
   const amountUnits = parseUsdcToUnits(String(body.amount_usdc));
-  const maxUnits = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
+  const maxUnits = parseUsdcToUnits(ctx.config.PREPAID_TOPUP_MAX_USDC);
   if (amountUnits === null) throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
   if (maxUnits === null) throw new AppError("server_misconfigured", "PREPAID_TOPUP_MAX_USDC is not a USDC amount");
   if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {

@@ -14,14 +14,14 @@
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
+import type { Config } from "../env";
+import type { SignetMetrics } from "../metrics/registry";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { readSettings } from "../settings/read-settings";
 import { configuredDepositAddress } from "../x402/deposit-address";
 import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
 import { findReorgedPayments } from "./evm-reorgs";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
-import { config } from "../env";
-import { metrics } from "../metrics/registry";
 import { LANDED_STATES, STATE } from "../payments/payment-states";
 
 export const MISMATCH_KINDS = [
@@ -72,11 +72,22 @@ export interface ReconcileOptions {
   since?: Date;
 }
 
+/** What reconcile reads: the database, the chains through the facilitator, the config (lease, setting defaults). */
+export interface ReconcileDeps {
+  db: DbClient;
+  config: Config;
+  chains: { facilitator: Facilitator };
+  /** Where each network's drift is set (signet_reconcile_drift); default: nowhere. */
+  metrics?: SignetMetrics;
+}
+
 /** Reconciles every network the facilitator serves (or those named). */
-export async function reconcile(db: DbClient, facilitator: Facilitator, opts: ReconcileOptions = {}): Promise<NetworkReport[]> {
+export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}): Promise<NetworkReport[]> {
+  const { db, config } = deps;
+  const facilitator = deps.chains.facilitator;
   const served = [...(Object.keys(facilitator.rpcs) as NetworkId[]), ...(Object.keys(facilitator.evm?.rpcUrls ?? {}) as NetworkId[])];
   const networks = opts.networks ? served.filter((n) => opts.networks!.includes(n)) : served;
-  const settings = await readSettings(db);
+  const settings = await readSettings(db, config);
   const reports: NetworkReport[] = [];
   for (const id of networks) {
     const info = NETWORKS[id];
@@ -135,11 +146,11 @@ export async function reconcile(db: DbClient, facilitator: Facilitator, opts: Re
       }
     }
 
-    mismatches.push(...(await checkMoney(db, info.caip2, config().PAYMENT_LEASE_MS, opts.since ?? null)));
+    mismatches.push(...(await checkMoney(db, info.caip2, config.PAYMENT_LEASE_MS, opts.since ?? null)));
 
     const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: STATE.claimed } });
     reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, pendingSettlements: pending.length, pendingLanded, mismatches });
-    metrics().reconcileDrift.set({ network: info.caip2 }, mismatches.length);
+    deps.metrics?.reconcileDrift.set({ network: info.caip2 }, mismatches.length);
   }
   return reports;
 }

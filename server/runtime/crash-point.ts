@@ -2,7 +2,7 @@
 // with SIGKILL the moment the paid flow reaches it, so nothing after that step runs: no catch, no finally, no
 // flush. Never armed in production (server/env.ts refuses the variable there).
 import "server-only";
-import { config } from "../env";
+import type { Config } from "../env";
 
 /**
  * Where a call can be killed: the paid route's settlement steps, the prepaid route's hold, and the shared pipeline's
@@ -11,6 +11,7 @@ import { config } from "../env";
  */
 export type CrashStep = "after_verify" | "after_settle" | "after_credit" | "after_hold" | "during_inference" | "during_stream" | "after_debit" | "before_response";
 
-export function crashPoint(step: CrashStep): void {
-  if (config().SIGNET_CHAOS_CRASH_AT === step) process.kill(process.pid, "SIGKILL");
+/** SIGKILLs this process when `cfg` arms `step` (SIGNET_CHAOS_CRASH_AT). */
+export function crashPoint(cfg: Pick<Config, "SIGNET_CHAOS_CRASH_AT">, step: CrashStep): void {
+  if (cfg.SIGNET_CHAOS_CRASH_AT === step) process.kill(process.pid, "SIGKILL");
 }

@@ -4,20 +4,23 @@ import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { hotQuery } from "../db/hot-query";
-import { config } from "../env";
+import type { Config } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { envDefaults, isSettingKey, parseSettings, SettingsError, type SettingKey, type Settings } from "./setting-definitions";
 
+/** The config whose values are the settings' defaults. */
+export type SettingDefaultsSource = Parameters<typeof envDefaults>[0];
+
 /** The raw effective values: stored ones over env defaults. */
-export async function readRawSettings(db: DbClient): Promise<Partial<Record<SettingKey, string>>> {
+export async function readRawSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Partial<Record<SettingKey, string>>> {
   const rows = await db.setting.findMany();
-  return overEnvDefaults(Object.fromEntries(rows.map((row) => [row.key, row.value])));
+  return overEnvDefaults(Object.fromEntries(rows.map((row) => [row.key, row.value])), cfg);
 }
 
 /** The typed settings for this request; an invalid stored value is a 500 `server_misconfigured`, logged with its key. */
-export async function readSettings(db: DbClient): Promise<Settings> {
-  return parseOrMisconfigured(await readRawSettings(db));
+export async function readSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Settings> {
+  return parseOrMisconfigured(await readRawSettings(db, cfg));
 }
 
 /**
@@ -62,12 +65,12 @@ export async function readStoredSettings(db: DbClient): Promise<StoredSettings> 
  * The typed settings from the stored key → value pairs, read by a caller's own query (STORED_SETTINGS_JSON) so a hot
  * route fetches them in the same round trip as its other work. Same errors as readSettings.
  */
-export function settingsFromStored(stored: Record<string, string> | null): Settings {
-  return parseOrMisconfigured(overEnvDefaults(stored ?? {}));
+export function settingsFromStored(stored: Record<string, string> | null, cfg: SettingDefaultsSource): Settings {
+  return parseOrMisconfigured(overEnvDefaults(stored ?? {}, cfg));
 }
 
-function overEnvDefaults(stored: Record<string, string>): Partial<Record<SettingKey, string>> {
-  const raw = envDefaults(config());
+function overEnvDefaults(stored: Record<string, string>, cfg: SettingDefaultsSource): Partial<Record<SettingKey, string>> {
+  const raw = envDefaults(cfg);
   for (const [key, value] of Object.entries(stored)) if (isSettingKey(key)) raw[key] = value;
   return raw;
 }

@@ -3,7 +3,6 @@
 import "server-only";
 import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { resolveNetwork, type NetworkId } from "../chain/networks";
-import type { RawEnv } from "../env";
 
 export const SETTING_KEYS = [
   "X402_NETWORK",
@@ -94,8 +93,17 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcom
   IP_HASH_SALT: (text) => (text.length >= 16 ? { ok: true, value: text } : { ok: false, message: "must be at least 16 characters" }),
 };
 
+/** The config values that seed the settings: each setting's environment variable, as written. */
+export type SettingEnvValues = {
+  [K in Exclude<SettingKey, "SERVICE_DEPOSIT_ADDRESS" | "SERVICE_MAINNET_DEPOSIT_ADDRESS" | "IP_HASH_SALT">]: string;
+} & {
+  SERVICE_DEPOSIT_ADDRESS?: string | undefined;
+  SERVICE_MAINNET_DEPOSIT_ADDRESS?: string | undefined;
+  IP_HASH_SALT?: string | undefined;
+};
+
 /** The environment's value for each key (the default the settings table overrides). */
-export function envDefaults(cfg: RawEnv): Partial<Record<SettingKey, string>> {
+export function envDefaults(cfg: SettingEnvValues): Partial<Record<SettingKey, string>> {
   const out: Partial<Record<SettingKey, string>> = {
     X402_NETWORK: cfg.X402_NETWORK,
     X402_FLAT_PRICE_USDC: cfg.X402_FLAT_PRICE_USDC,

@@ -2,16 +2,16 @@
 // written to the audit log in the same transaction.
 import "server-only";
 import type { DbClient } from "../db";
-import { readRawSettings } from "./read-settings";
+import { readRawSettings, type SettingDefaultsSource } from "./read-settings";
 import { parseSettings, SETTING_PARSERS, SettingsError, type SettingKey } from "./setting-definitions";
 
 export type WriteSettingOutcome = { ok: true; oldValue: string | null; newValue: string } | { ok: false; key: SettingKey; message: string };
 
 /** Validates and stores `value` for `key`, auditing who changed it. Invalid values change nothing. */
-export async function writeSetting(db: DbClient, key: SettingKey, value: string, actor: string): Promise<WriteSettingOutcome> {
+export async function writeSetting(db: DbClient, cfg: SettingDefaultsSource, key: SettingKey, value: string, actor: string): Promise<WriteSettingOutcome> {
   const parsed = SETTING_PARSERS[key](value);
   if (!parsed.ok) return { ok: false, key, message: parsed.message };
-  const raw = await readRawSettings(db);
+  const raw = await readRawSettings(db, cfg);
   try {
     const next = parseSettings({ ...raw, [key]: value });
     if (next.flatPriceUnits > next.maxPriceUnits) {

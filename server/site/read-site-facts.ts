@@ -2,10 +2,9 @@
 // home and credits pages are built from (price, networks and their state, the mainnet switch, top-up bounds, the RPC
 // a browser may use per network). Public facts only: nothing here is a secret or another agent's data.
 import "server-only";
-import { appContext } from "../app-context";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import { db } from "../db";
-import { config } from "../env";
+import type { ServiceKeys } from "../keys/service-keys";
+import type { Runtime } from "../runtime/runtime";
 import { verifierKeyResource } from "../hosted-verify/issue-verdict";
 import { operatorKeyResource } from "../keys/operator-key-resource";
 import { logEvent } from "../log";
@@ -48,9 +47,12 @@ export interface SiteFacts extends PublicKeys {
 }
 
 /** Both public keys; a key that cannot be loaded reads as null (and is logged by its loader). */
-export function readPublicKeys(): PublicKeys {
-  return { operatorKey: keyOrNull(() => operatorKeyResource().pubkey), verifierKey: keyOrNull(() => verifierKeyResource().pubkey) };
+export function readPublicKeys(keys: ServiceKeys): PublicKeys {
+  return { operatorKey: keyOrNull(() => operatorKeyResource(keys).pubkey), verifierKey: keyOrNull(() => verifierKeyResource(keys).pubkey) };
 }
+
+/** What the pages show when no runtime could be built: no key (the page says so rather than failing). */
+export const NO_PUBLIC_KEYS: PublicKeys = { operatorKey: null, verifierKey: null };
 
 /** Every network this service knows, by CAIP-2 id and name: what the explorer names a pasted receipt's network by. */
 export function readNetworkNames(): { caip2: string; label: string }[] {
@@ -58,10 +60,10 @@ export function readNetworkNames(): { caip2: string; label: string }[] {
 }
 
 /** The live facts: read per request, since operators change the price and the switch at run time. */
-export async function readSiteFacts(): Promise<SiteFacts> {
-  const [ctx, settings] = await Promise.all([appContext(), db().then(readSettings)]);
-  const advertised = advertisedRpcUrls();
-  const max = parseUsdcToUnits(config().PREPAID_TOPUP_MAX_USDC);
+export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
+  const settings = await readSettings(ctx.db, ctx.config);
+  const advertised = advertisedRpcUrls(ctx.config);
+  const max = parseUsdcToUnits(ctx.config.PREPAID_TOPUP_MAX_USDC);
   const networks = (Object.keys(NETWORKS) as NetworkId[]).map((id): NetworkFact => {
     const info = NETWORKS[id];
     const own = advertised[info.caip2];
@@ -78,8 +80,8 @@ export async function readSiteFacts(): Promise<SiteFacts> {
     };
   });
   return {
-    ...readPublicKeys(),
-    baseUrl: config().baseUrl,
+    ...readPublicKeys(ctx.keys),
+    baseUrl: ctx.config.baseUrl,
     priceUsdc: formatUnitsAsUsdc(settings.flatPriceUnits),
     maxTopUpUsdc: max === null ? "0" : formatUnitsAsUsdc(max),
     mainnetEnabled: settings.mainnetEnabled,

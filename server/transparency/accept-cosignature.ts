@@ -7,11 +7,11 @@ import { AppError } from "../errors";
 import { logEvent } from "../log";
 import { checkNoteSignature, formatSignatureLine, parseCheckpointText, parseSignedNote } from "../verify";
 import { verifyEd25519Node } from "../keys/node-ed25519";
-import { logIdentity } from "./log-key";
+import type { LogIdentity } from "./log-key";
 import { readCheckpoint, type StoredCheckpoint } from "./read-log";
 
 /** Stores the known witnesses' cosignatures found in `noteText`; answers the checkpoint with every cosignature it has. */
-export async function acceptCosignature(db: DbClient, noteText: string): Promise<StoredCheckpoint> {
+export async function acceptCosignature(db: DbClient, id: LogIdentity, noteText: string): Promise<StoredCheckpoint> {
   const note = parseSignedNote(noteText);
   const checkpoint = note ? parseCheckpointText(note.text) : null;
   if (!note || !checkpoint) throw new AppError("invalid_request", "the body must be a signed checkpoint note", { detail: "body" });
@@ -19,7 +19,7 @@ export async function acceptCosignature(db: DbClient, noteText: string): Promise
   // SECURITY: a cosignature counts only over the exact text this log signed for that size.
   if (!ours || parseSignedNote(ours.note)?.text !== note.text) throw new AppError("not_found", "this log signed no such checkpoint");
   const accepted: { witness: string; line: string }[] = [];
-  for (const witness of logIdentity().witnesses) {
+  for (const witness of id.witnesses) {
     for (const sig of note.signatures) {
       if (sig.name !== witness.name || sig.keyId !== witness.keyId) continue;
       if (!checkNoteSignature(note.text, sig, witness, verifyEd25519Node).ok) throw new AppError("invalid_signature", `the cosignature of ${witness.name} does not verify`);

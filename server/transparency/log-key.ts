@@ -2,10 +2,9 @@
 // from the operator key that signs receipts, its origin (the checkpoint's first line, also the key's name), and the
 // witness keys whose cosignatures it publishes.
 import "server-only";
-import { config, ConfigError } from "../env";
+import { ConfigError, type Config } from "../env";
 import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
-import { operatorKeypair } from "../keys/service-keys";
 import { formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifierKey } from "../verify";
 
 export const LOG_DEV_KEY_FILE = "log-key.json";
@@ -18,8 +17,6 @@ export interface LogIdentity {
   keyId: number;
   witnesses: NoteVerifierKey[];
 }
-
-const cache = globalThis as unknown as { signetLogIdentity?: LogIdentity };
 
 /** The origin when LOG_ORIGIN is unset: the public base URL without its scheme, plus `/log` (the tiles' prefix). */
 export function defaultLogOrigin(baseUrl: string): string {
@@ -40,21 +37,15 @@ export function parseWitnessKeys(text: string): NoteVerifierKey[] {
     });
 }
 
-/** The log's identity, loaded once. Production without LOG_SECRET_KEY is a start-up error naming it. */
-export function logIdentity(): LogIdentity {
-  if (!cache.signetLogIdentity) {
-    const cfg = config();
-    const keypair = loadSigningKey({ envVar: "LOG_SECRET_KEY", value: cfg.LOG_SECRET_KEY, isProduction: cfg.isProduction, dataDir: cfg.dataDir, devFile: LOG_DEV_KEY_FILE });
-    // SECURITY: a checkpoint signature must never double as a receipt signature, nor the other way round.
-    if (keypair.publicKeyBase58 === operatorKeypair().publicKeyBase58) throw new ConfigError("LOG_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY");
-    const origin = cfg.LOG_ORIGIN ?? defaultLogOrigin(cfg.baseUrl);
-    const verifierKey = formatVerifierKey(origin, keypair.publicKey);
-    cache.signetLogIdentity = { origin, keypair, verifierKey, keyId: parseVerifierKey(verifierKey)!.keyId, witnesses: parseWitnessKeys(cfg.LOG_WITNESS_KEYS) };
-  }
-  return cache.signetLogIdentity;
-}
-
-/** Forgets the loaded identity (tests that change the environment). */
-export function resetLogIdentityForTests(): void {
-  cache.signetLogIdentity = undefined;
+/**
+ * The log's identity that `cfg` names; `operator` is the receipt-signing key it must differ from. Production without
+ * LOG_SECRET_KEY is a start-up error naming it.
+ */
+export function loadLogIdentity(cfg: Config, operator: Ed25519Keypair): LogIdentity {
+  const keypair = loadSigningKey({ envVar: "LOG_SECRET_KEY", value: cfg.LOG_SECRET_KEY, isProduction: cfg.isProduction, dataDir: cfg.dataDir, devFile: LOG_DEV_KEY_FILE });
+  // SECURITY: a checkpoint signature must never double as a receipt signature, nor the other way round.
+  if (keypair.publicKeyBase58 === operator.publicKeyBase58) throw new ConfigError("LOG_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY");
+  const origin = cfg.LOG_ORIGIN ?? defaultLogOrigin(cfg.baseUrl);
+  const verifierKey = formatVerifierKey(origin, keypair.publicKey);
+  return { origin, keypair, verifierKey, keyId: parseVerifierKey(verifierKey)!.keyId, witnesses: parseWitnessKeys(cfg.LOG_WITNESS_KEYS) };
 }

@@ -18,11 +18,11 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { DbClient } from "../db";
-import { config } from "../env";
 import { signEd25519 } from "../keys/node-ed25519";
 import { logEvent } from "../log";
 import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, TILE_HEIGHT, treeHash } from "../verify";
-import { logIdentity } from "./log-key";
+import type { LogIdentity } from "./log-key";
+import type { ServiceKeys } from "../keys/service-keys";
 import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";
 
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one sequencer at a time across instances. */
@@ -42,8 +42,7 @@ export interface PublishedCheckpoint {
 }
 
 /** Signs the checkpoint note for (size, root) with the log key. */
-export function signCheckpoint(size: number, root: Uint8Array): string {
-  const id = logIdentity();
+export function signCheckpoint(id: LogIdentity, size: number, root: Uint8Array): string {
   const text = formatCheckpointText({ origin: id.origin, size, root });
   return `${text}\n${formatSignatureLine(id.origin, id.keyId, signEd25519(new TextEncoder().encode(text), id.keypair.seed))}`;
 }
@@ -52,18 +51,18 @@ export function signCheckpoint(size: number, root: Uint8Array): string {
  * Signs the empty tree's checkpoint (size 0, root SHA-256 of no bytes) when the log has signed none yet, so a client
  * reads a checkpoint from the first moment and starts from an empty log as from any other. Idempotent across instances.
  */
-export async function signEmptyCheckpoint(db: DbClient): Promise<void> {
+export async function signEmptyCheckpoint(db: DbClient, id: LogIdentity): Promise<void> {
   await db.$executeRaw`
     INSERT INTO log_checkpoints (size, root, note)
-    SELECT 0, ${Buffer.from(EMPTY_ROOT)}, ${signCheckpoint(0, EMPTY_ROOT)} WHERE NOT EXISTS (SELECT 1 FROM log_checkpoints)
+    SELECT 0, ${Buffer.from(EMPTY_ROOT)}, ${signCheckpoint(id, 0, EMPTY_ROOT)} WHERE NOT EXISTS (SELECT 1 FROM log_checkpoints)
     ON CONFLICT (size) DO NOTHING`;
 }
 
 /** The latest signed checkpoint with its cosignatures; on a log that never signed one, the empty tree's, signed now. */
-export async function readLatestCheckpoint(db: DbClient): Promise<StoredCheckpoint> {
+export async function readLatestCheckpoint(db: DbClient, id: LogIdentity): Promise<StoredCheckpoint> {
   const latest = await readCheckpoint(db);
   if (latest) return latest;
-  await signEmptyCheckpoint(db);
+  await signEmptyCheckpoint(db, id);
   const signed = await readCheckpoint(db);
   if (!signed) throw new Error("log: the empty checkpoint was not stored");
   return signed;
@@ -73,7 +72,7 @@ export async function readLatestCheckpoint(db: DbClient): Promise<StoredCheckpoi
  * One sequencer round: sequences up to LOG_BATCH staged receipts and signs the checkpoint of the new size. Returns
  * null when another instance holds the sequencer lock, or when nothing was staged (no new checkpoint is needed).
  */
-export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
+export async function publishLog(db: DbClient, id: LogIdentity, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
   // An idle log costs one cheap read per round, not a transaction.
   const [waiting] = await db.$queryRaw<{ staged: boolean }[]>`SELECT EXISTS (SELECT 1 FROM log_staging) AS staged`;
   if (!waiting?.staged) return null;
@@ -131,7 +130,7 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
         SELECT w.level, w.idx, decode(w.hash, 'hex')
         FROM unnest(${hashes.map(([k]) => Number(k.split("/")[0]))}::int[], ${hashes.map(([k]) => k.split("/")[1]!)}::bigint[], ${hashes.map(([, h]) => Buffer.from(h).toString("hex"))}::text[]) AS w(level, idx, hash)`;
       await tx.$executeRaw`DELETE FROM log_staging WHERE inference_id = ANY(${staged.map((s) => s.inference_id)}::uuid[])`;
-      const note = signCheckpoint(newSize, root);
+      const note = signCheckpoint(id, newSize, root);
       await tx.$executeRaw`INSERT INTO log_checkpoints (size, root, note) VALUES (${newSize}, ${Buffer.from(root)}, ${note})`;
       return { size: newSize, appended: staged.length, note };
     },
@@ -139,26 +138,21 @@ export async function publishLog(db: DbClient, batch = LOG_BATCH): Promise<Publi
   );
 }
 
-const running = globalThis as unknown as { signetLogPublisher?: { db: DbClient; timer: NodeJS.Timeout } };
-
 /**
- * Runs the sequencer every LOG_PUBLISH_INTERVAL_MS for as long as the process lives. Every instance runs it; the
- * advisory lock lets one at a time extend the tree, and a crashed one's lock ends with its connection.
+ * Runs the sequencer every `intervalMs` (LOG_PUBLISH_INTERVAL_MS) until the returned stop is called. Every instance
+ * runs it; the advisory lock lets one at a time extend the tree, and a crashed one's lock ends with its connection.
  */
-export function startLogPublisher(db: DbClient): void {
-  if (running.signetLogPublisher?.db === db) return;
-  // A process that reopened its database (tests do) sequences the new one only.
-  if (running.signetLogPublisher) clearInterval(running.signetLogPublisher.timer);
+export function startLogPublisher(db: DbClient, keys: ServiceKeys, intervalMs: number): () => void {
   let busy = false;
   // The empty tree's checkpoint at start-up (a failure is retried on demand, by the checkpoint route).
-  void signEmptyCheckpoint(db).catch((err: unknown) => logEvent("log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
+  void signEmptyCheckpoint(db, keys.log()).catch((err: unknown) => logEvent("log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
   const tick = async () => {
     if (busy) return;
     busy = true;
     try {
       // A full batch means more is waiting: keep going, so a burst is logged within one interval.
       for (let round = 0; round < 64; round++) {
-        const published = await publishLog(db);
+        const published = await publishLog(db, keys.log());
         if (!published) break;
         logEvent("log.checkpoint", { size: published.size, appended: published.appended });
         if (published.appended < LOG_BATCH) break;
@@ -169,7 +163,7 @@ export function startLogPublisher(db: DbClient): void {
       busy = false;
     }
   };
-  const timer = setInterval(() => void tick(), config().LOG_PUBLISH_INTERVAL_MS);
+  const timer = setInterval(() => void tick(), intervalMs);
   timer.unref?.();
-  running.signetLogPublisher = { db, timer };
+  return () => clearInterval(timer);
 }

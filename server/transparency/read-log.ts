@@ -5,7 +5,7 @@ import "server-only";
 import type { DbClient, DbTransaction } from "../db";
 import { AppError } from "../errors";
 import { encodeBase64, encodeEntryBundle, hashesAtTileLevel, proveInclusion, tileHashReader, TILE_HEIGHT, TILE_WIDTH, type HashReader, type ReceiptLogProof } from "../verify";
-import { logIdentity } from "./log-key";
+import type { LogIdentity } from "./log-key";
 
 /** Seconds a client should wait before asking again for a receipt not yet in a checkpoint: about one sequencer round. */
 export const LOG_PENDING_RETRY_AFTER_S = 2;
@@ -91,7 +91,7 @@ export interface ProofRequest {
  * A receipt's inclusion proof against a signed checkpoint. 404 `not_found` for an unknown id; 409 `log_pending` with
  * Retry-After while it waits for the sequencer; 404 `not_found` (with `reason`) for a receipt the log never held.
  */
-export async function proveReceiptInclusion(db: DbClient, inferenceId: string, request: ProofRequest = {}): Promise<ReceiptLogProof> {
+export async function proveReceiptInclusion(db: DbClient, id: LogIdentity, inferenceId: string, request: ProofRequest = {}): Promise<ReceiptLogProof> {
   // One statement, so one snapshot: the sequencer moves an entry from staging to the tree in a transaction of its own.
   const [found] = await db.$queryRaw<{ idx: bigint | null; staged: boolean; receipt: boolean | null }[]>`
     SELECT (SELECT idx FROM log_entries WHERE inference_id = ${inferenceId}::uuid) AS idx,
@@ -116,12 +116,11 @@ export async function proveReceiptInclusion(db: DbClient, inferenceId: string, r
     throw new AppError("log_pending", "the receipt is not yet in a witnessed checkpoint", { retry_after: LOG_PENDING_RETRY_AFTER_S }, { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) });
   }
   const proof = await proveInclusion(index, checkpoint.size, storedHashReader(db, checkpoint.size));
-  return { log_index: index, tree_size: checkpoint.size, inclusion_proof: proof.map(encodeBase64), checkpoint: checkpoint.note, log_key: logIdentity().verifierKey };
+  return { log_index: index, tree_size: checkpoint.size, inclusion_proof: proof.map(encodeBase64), checkpoint: checkpoint.note, log_key: id.verifierKey };
 }
 
 /** The log's public identity: `GET /log/key` and discovery. */
-export function logKeyResource(): { origin: string; verifier_key: string; algorithm: "ed25519"; witnesses: string[]; checkpoint_url: string } {
-  const id = logIdentity();
+export function logKeyResource(id: LogIdentity): { origin: string; verifier_key: string; algorithm: "ed25519"; witnesses: string[]; checkpoint_url: string } {
   return {
     origin: id.origin,
     verifier_key: id.verifierKey,

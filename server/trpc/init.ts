@@ -1,15 +1,16 @@
-// tRPC v11 setup: the context carries the database and the operator session read from the cookie;
+// tRPC v11 setup: the context carries the runtime, its database and the operator session read from the cookie;
 // `operatorProcedure` refuses without a session (401, no data) and checks Origin on mutations. Errors are formatted
 // from the same table as the REST routes (server/errors.ts): a stable code, never an internal message.
 import "server-only";
 import { initTRPC, TRPCError } from "@trpc/server";
-import { db, type DbClient } from "../db";
-import { config } from "../env";
+import type { DbClient } from "../db";
+import type { Runtime } from "../runtime/runtime";
 import { AppError, ERROR_STATUS } from "../errors";
 import { log } from "../log";
 import { readSession, type OperatorSession } from "../operator-auth/session";
 
 export interface TrpcContext {
+  runtime: Runtime;
   db: DbClient;
   session: OperatorSession | null;
   origin: string | null;
@@ -21,10 +22,10 @@ export interface TrpcContext {
  */
 export const MAX_TRPC_BATCH_SIZE = 10;
 
-/** Builds the context for one request. */
-export async function createTrpcContext(req: Request): Promise<TrpcContext> {
-  const prisma = await db();
-  return { db: prisma, session: await readSession(prisma, req.headers.get("cookie")), origin: req.headers.get("origin") };
+/** Builds the context for one request to `runtime`. */
+export async function createTrpcContext(runtime: Runtime, req: Request): Promise<TrpcContext> {
+  const session = await readSession(runtime.db, runtime.config, req.headers.get("cookie"), runtime.clock.now());
+  return { runtime, db: runtime.db, session, origin: req.headers.get("origin") };
 }
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -61,7 +62,7 @@ const appErrors = t.middleware(async ({ next }) => {
 function sameOrigin(ctx: TrpcContext): boolean {
   if (!ctx.origin) return false;
   try {
-    return new URL(ctx.origin).origin === new URL(config().baseUrl).origin;
+    return new URL(ctx.origin).origin === new URL(ctx.runtime.config.baseUrl).origin;
   } catch {
     return false;
   }

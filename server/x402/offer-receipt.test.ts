@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PaymentRequiredContext, PaymentRequirements } from "@x402/core/types";
 import {
   extractJWSHeader,
@@ -10,14 +10,12 @@ import {
   type JWSSignedReceipt,
 } from "@x402/extensions/offer-receipt";
 import { serviceDidDocument } from "../discovery/did-web-document";
-import { setEnv, tempDataDir } from "../test/support/env";
-import { issueSettlementReceipt, offerReceiptDeclaration, offerReceiptExtension } from "./offer-receipt";
+import { generateKeypair } from "../keys/parse-secret-key";
+import { createOfferReceipts, offerReceiptDeclaration } from "./offer-receipt";
 
-let restore: () => void;
-beforeAll(() => {
-  restore = setEnv({ SERVICE_BASE_URL: "https://signet.example.com", SIGNET_DATA_DIR: tempDataDir(), SERVICE_OPERATOR_SECRET_KEY: undefined });
-});
-afterAll(() => restore?.());
+const BASE_URL = "https://signet.example.com";
+const operatorKey = generateKeypair();
+const { extension: offerReceiptExtension, issueSettlementReceipt } = createOfferReceipts({ operatorKey: () => operatorKey, baseUrl: BASE_URL });
 afterEach(() => vi.useRealTimers());
 
 const requirement: PaymentRequirements = {
@@ -37,7 +35,7 @@ async function offersFor(validitySeconds: number): Promise<JWSSignedOffer[]> {
   return data.info.offers;
 }
 
-const operatorJwk = () => serviceDidDocument().verificationMethod[0]!.publicKeyJwk;
+const operatorJwk = () => serviceDidDocument(BASE_URL, operatorKey).verificationMethod[0]!.publicKeyJwk;
 
 describe("offerReceiptExtension", () => {
   it("signs one offer per requirement with the operator key, named by its did:web key id", async () => {

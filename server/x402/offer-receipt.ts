@@ -18,9 +18,9 @@ import {
   type SignedOffer,
   type SignedReceipt,
 } from "@x402/extensions/offer-receipt";
-import { operatorKeyId } from "../discovery/did-web-document";
+import { operatorKeyIdAt } from "../discovery/did-web-document";
 import { signEd25519 } from "../keys/node-ed25519";
-import { operatorKeypair } from "../keys/service-keys";
+import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { logEvent } from "../log";
 import { paidResourceUrl, type PaidResource } from "./paid-resources";
 
@@ -35,86 +35,97 @@ export function offerReceiptDeclaration(validitySeconds: number): OfferReceiptDe
   return declareOfferReceiptExtension({ includeTxHash: true, offerValiditySeconds: validitySeconds })[OFFER_RECEIPT]!;
 }
 
-const issuers = { kid: "", seed: null as Uint8Array | null, issuer: null as OfferReceiptIssuer | null };
-
-/** The package's JWS issuer over the operator key, rebuilt only when the key or the DID changes (tests switch them). */
-function operatorIssuer(): OfferReceiptIssuer {
-  const kid = operatorKeyId();
-  const { seed } = operatorKeypair();
-  if (!issuers.issuer || issuers.kid !== kid || issuers.seed !== seed) {
-    const signer: JWSSigner = {
-      kid,
-      format: "jws",
-      algorithm: "EdDSA",
-      // node:crypto, as every server-side signature: one Ed25519 signature per receipt.
-      sign: async (payload) => Buffer.from(signEd25519(payload, seed)).toString("base64url"),
-    };
-    issuers.issuer = createJWSOfferReceiptIssuer(kid, signer);
-    issuers.kid = kid;
-    issuers.seed = seed;
-  }
-  return issuers.issuer;
+/** What offers and receipts are signed with: the operator key (loaded on first use) and the service's public origin. */
+export interface OfferReceiptSigner {
+  operatorKey(): Ed25519Keypair;
+  baseUrl: string;
 }
 
-const offers = new Map<string, { offer: Promise<SignedOffer>; validUntil: number }>();
+/** The offer-receipt extension over the operator key, and the settlement receipts it signs. */
+export interface OfferReceipts {
+  /** The package's offer-receipt extension, for the x402 resource server to register. */
+  extension: ResourceServerExtension;
+  /**
+   * The signed receipt of a settled payment whose call was served (or whose credit was given), as the extension puts
+   * it in the settlement response. Null (logged) when the key could not sign: the call was served and charged, so its
+   * answer still goes out.
+   */
+  issueSettlementReceipt(resource: PaidResource, settlement: { payer: string; network: string; transaction: string }): Promise<SettlementReceipt | null>;
+}
 
-/** The operator issuer, with each offer signed once and reused while half its validity or more remains. */
-const cachingIssuer: OfferReceiptIssuer = {
-  get kid() {
-    return operatorIssuer().kid;
-  },
-  format: "jws",
-  issueOffer(resourceUrl, input) {
-    const issuer = operatorIssuer();
-    const validity = input.offerValiditySeconds ?? 0;
-    const key = [issuer.kid, resourceUrl, input.acceptIndex, input.scheme, input.network, input.asset, input.payTo, input.amount, validity].join("|");
-    const now = Math.floor(Date.now() / 1000);
-    const cached = offers.get(key);
-    if (cached && cached.validUntil - now >= validity / 2) return cached.offer;
-    if (offers.size >= MAX_CACHED_OFFERS) {
-      for (const [k, v] of offers) if (v.validUntil <= now) offers.delete(k);
-      if (offers.size >= MAX_CACHED_OFFERS) offers.clear();
+/** Offers signed once and reused while half their validity or more remains; receipts signed per settlement. */
+export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
+  let issuer: OfferReceiptIssuer | null = null;
+  /** The package's JWS issuer over the operator key, built on first use (a route that signs nothing loads no key). */
+  const operatorIssuer = (): OfferReceiptIssuer => {
+    if (!issuer) {
+      const key = signer.operatorKey();
+      const kid = operatorKeyIdAt(signer.baseUrl);
+      const jws: JWSSigner = {
+        kid,
+        format: "jws",
+        algorithm: "EdDSA",
+        // node:crypto, as every server-side signature: one Ed25519 signature per receipt.
+        sign: async (payload) => Buffer.from(signEd25519(payload, key.seed)).toString("base64url"),
+      };
+      issuer = createJWSOfferReceiptIssuer(kid, jws);
     }
-    const entry = { offer: issuer.issueOffer(resourceUrl, input), validUntil: now + validity };
-    offers.set(key, entry);
-    entry.offer.then(
-      (offer) => (entry.validUntil = extractOfferPayload(offer).validUntil),
-      () => offers.delete(key),
-    );
-    return entry.offer;
-  },
-  issueReceipt(resourceUrl, payer, network, transaction) {
-    return operatorIssuer().issueReceipt(resourceUrl, payer, network, transaction);
-  },
-};
-
-/** The package's offer-receipt extension over the operator key, for the x402 resource server to register. */
-export const offerReceiptExtension: ResourceServerExtension = createOfferReceiptExtension(cachingIssuer);
+    return issuer;
+  };
+  const offers = new Map<string, { offer: Promise<SignedOffer>; validUntil: number }>();
+  const cachingIssuer: OfferReceiptIssuer = {
+    get kid() {
+      return operatorIssuer().kid;
+    },
+    format: "jws",
+    issueOffer(resourceUrl, input) {
+      const current = operatorIssuer();
+      const validity = input.offerValiditySeconds ?? 0;
+      const key = [current.kid, resourceUrl, input.acceptIndex, input.scheme, input.network, input.asset, input.payTo, input.amount, validity].join("|");
+      const now = Math.floor(Date.now() / 1000);
+      const cached = offers.get(key);
+      if (cached && cached.validUntil - now >= validity / 2) return cached.offer;
+      if (offers.size >= MAX_CACHED_OFFERS) {
+        for (const [k, v] of offers) if (v.validUntil <= now) offers.delete(k);
+        if (offers.size >= MAX_CACHED_OFFERS) offers.clear();
+      }
+      const entry = { offer: current.issueOffer(resourceUrl, input), validUntil: now + validity };
+      offers.set(key, entry);
+      entry.offer.then(
+        (offer) => (entry.validUntil = extractOfferPayload(offer).validUntil),
+        () => offers.delete(key),
+      );
+      return entry.offer;
+    },
+    issueReceipt(resourceUrl, payer, network, transaction) {
+      return operatorIssuer().issueReceipt(resourceUrl, payer, network, transaction);
+    },
+  };
+  const extension = createOfferReceiptExtension(cachingIssuer);
+  return {
+    extension,
+    // Our settlement runs through the payment state machine, not the resource server's settlePayment, so the
+    // extension's own hook is called here with what it reads: the result and the resource URL.
+    async issueSettlementReceipt(resource, settlement) {
+      const url = paidResourceUrl(signer.baseUrl, resource);
+      const context = { result: { success: true, ...settlement }, transportContext: { request: { adapter: { getUrl: () => url } } } } as unknown as SettleResultContext;
+      // The declaration's offer validity plays no part in a receipt.
+      const data = (await extension.enrichSettlementResponse!(offerReceiptDeclaration(0), context).catch(() => undefined)) as
+        | { info?: { receipt?: SignedReceipt } }
+        | undefined;
+      const receipt = data?.info?.receipt;
+      if (!receipt) {
+        logEvent("offer_receipt.receipt_failed", { network: settlement.network, transaction: settlement.transaction }, "error");
+        return null;
+      }
+      return { extensions: { [OFFER_RECEIPT]: data }, receipt };
+    },
+  };
+}
 
 export interface SettlementReceipt {
   /** The settlement response's `extensions`: `{ "offer-receipt": { info: { receipt }, schema } }`. */
   extensions: Record<string, unknown>;
   /** The signed receipt itself (`{ format: "jws", signature }`). */
   receipt: SignedReceipt;
-}
-
-/**
- * The signed receipt of a settled payment whose call was served (or whose credit was given), as the extension puts it
- * in the settlement response. Our settlement runs through the payment state machine, not the resource server's
- * settlePayment, so the extension's own hook is called here with what it reads: the result and the resource URL.
- * Null (logged) when the key could not sign: the call was served and charged, so its answer still goes out.
- */
-export async function issueSettlementReceipt(resource: PaidResource, settlement: { payer: string; network: string; transaction: string }): Promise<SettlementReceipt | null> {
-  const url = paidResourceUrl(resource);
-  const context = { result: { success: true, ...settlement }, transportContext: { request: { adapter: { getUrl: () => url } } } } as unknown as SettleResultContext;
-  // The declaration's offer validity plays no part in a receipt.
-  const data = (await offerReceiptExtension.enrichSettlementResponse!(offerReceiptDeclaration(0), context).catch(() => undefined)) as
-    | { info?: { receipt?: SignedReceipt } }
-    | undefined;
-  const receipt = data?.info?.receipt;
-  if (!receipt) {
-    logEvent("offer_receipt.receipt_failed", { network: settlement.network, transaction: settlement.transaction }, "error");
-    return null;
-  }
-  return { extensions: { [OFFER_RECEIPT]: data }, receipt };
 }

@@ -1,7 +1,6 @@
 // The service's x402-paid resources (the chat route, the responses route and the top-up route): their paths, and the public URL that
 // challenges, signed offers, signed receipts and discovery name them by.
 import "server-only";
-import { config } from "../env";
 
 export type PaidResource = "chat" | "responses" | "topup";
 
@@ -29,6 +28,6 @@ export function paidResourceAt(path: string): PaidResource | null {
  * SECURITY: signed offers and receipts name this URL, never the Host a request claimed, so a client cannot obtain the
  * service's signature over a URL that is not the service's.
  */
-export function paidResourceUrl(resource: PaidResource): string {
-  return `${config().baseUrl}${PAID_RESOURCE_PATHS[resource]}`;
+export function paidResourceUrl(baseUrl: string, resource: PaidResource): string {
+  return `${baseUrl}${PAID_RESOURCE_PATHS[resource]}`;
 }

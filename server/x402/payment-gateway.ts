@@ -12,7 +12,7 @@ import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { bazaarDeclaration } from "./bazaar-metadata";
-import { offerReceiptDeclaration, offerReceiptExtension } from "./offer-receipt";
+import { offerReceiptDeclaration, type OfferReceipts } from "./offer-receipt";
 import { PAID_RESOURCE_PATHS, paidResourceAt, paidResourceUrl, type PaidResource } from "./paid-resources";
 import { PAYMENT_IDENTIFIER_DECLARATION } from "./payment-id";
 import { isV1Payment, toV1Call } from "./x402-v1";
@@ -60,6 +60,8 @@ class InProcessFacilitatorClient implements FacilitatorClient {
 
 export interface PaymentGateway {
   facilitator: Facilitator;
+  /** The signed offers and settlement receipts (the offer-receipt extension) of this gateway's paid resources. */
+  offerReceipts: OfferReceipts;
   /** Networks the gateway can take payment on (an RPC is configured). */
   supports(network: NetworkId): boolean;
   /**
@@ -81,8 +83,8 @@ export interface PaymentGateway {
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
 }
 
-/** Builds the gateway over a facilitator. */
-export async function createPaymentGateway(facilitator: Facilitator): Promise<PaymentGateway> {
+/** Builds the gateway over a facilitator; `baseUrl` is the service's public origin, which the paid resources' URLs name. */
+export async function createPaymentGateway(facilitator: Facilitator, offerReceipts: OfferReceipts, baseUrl: string): Promise<PaymentGateway> {
   const client = new InProcessFacilitatorClient(facilitator);
   const server = new x402ResourceServer(client);
   const supported = new Set<NetworkId>();
@@ -96,7 +98,7 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
     supported.add(id);
   }
   server.registerExtension(bazaarResourceServerExtension);
-  server.registerExtension(offerReceiptExtension);
+  server.registerExtension(offerReceipts.extension);
   server.registerExtension(paymentIdentifierResourceServerExtension);
   await server.initialize();
   // Per resource, once: the package's own enrichment adds the HTTP method to the bazaar declaration.
@@ -151,6 +153,7 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
 
   return {
     facilitator,
+    offerReceipts,
     supports: (network) => supported.has(network),
     requirements(network, amountUnits, payTo) {
       const info = NETWORKS[network];
@@ -189,7 +192,7 @@ export async function createPaymentGateway(facilitator: Facilitator): Promise<Pa
       if (!paid) return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
       // A copy: the resource server writes each response's signed offers into the object it is given.
       const extensions = { ...declaredExtensions(paid) };
-      return server.createPaymentRequiredResponse([offered], { url: paidResourceUrl(paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
+      return server.createPaymentRequiredResponse([offered], { url: paidResourceUrl(baseUrl, paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
     },
     declaredExtensions,
     match(requirements, payload) {

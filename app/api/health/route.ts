@@ -2,6 +2,7 @@ import { z } from "zod";
 import { readHealthFor } from "@/server/health/check-health";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeHealthSource } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +14,7 @@ const NO_STORE = { "cache-control": "no-store" };
 export const GET = handleRoute(async (req) => {
   const { probe } = parseWith(querySchema, Object.fromEntries(new URL(req.url).searchParams));
   if (probe === "live") return Response.json({ status: "live" }, { headers: NO_STORE });
-  const { ready, body } = await readHealthFor(req.headers.get("authorization"));
+  const { ready, body } = await readHealthFor(req.headers.get("authorization"), await routeHealthSource());
   return Response.json(body, { status: ready ? 200 : 503, headers: NO_STORE });
 });
 

@@ -4,6 +4,7 @@ import { readJsonBody } from "@/server/http/read-json-body";
 import { issueVerdict } from "@/server/hosted-verify/issue-verdict";
 import { verifyRequestSchema } from "@/server/hosted-verify/verify-request-schema";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +12,7 @@ export const POST = withCors(
   ["POST"],
   handleRoute(async (req) => {
     const request = parseWith(verifyRequestSchema, await readJsonBody(req));
-    return Response.json(await issueVerdict(request));
+    return Response.json(await issueVerdict(await routeRuntime(), request));
   }),
 );
 

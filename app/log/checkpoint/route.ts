@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { readLatestCheckpoint } from "@/server/transparency/publish-log";
@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
 export const GET = withCors(
   ["GET"],
   handleRoute(async () => {
-    const checkpoint = await readLatestCheckpoint(await db());
+    const checkpoint = await readLatestCheckpoint(...(await routeRuntime().then((rt) => [rt.db, rt.keys.log()] as const)));
     return new Response(checkpoint.note, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=2" } });
   }),
 );

@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { handleRoute } from "@/server/http/handle-route";
 import { readBodyText } from "@/server/http/read-json-body";
 import { acceptCosignature } from "@/server/transparency/accept-cosignature";
@@ -7,6 +7,7 @@ export const dynamic = "force-dynamic";
 
 /** A witness posts a checkpoint it cosigned (text/plain signed note); answers the checkpoint with all its cosignatures. */
 export const POST = handleRoute(async (req) => {
-  const stored = await acceptCosignature(await db(), await readBodyText(req, 64_000));
+  const rt = await routeRuntime();
+  const stored = await acceptCosignature(rt.db, rt.keys.log(), await readBodyText(req, 64_000));
   return new Response(stored.note, { headers: { "content-type": "text/plain; charset=utf-8" } });
 });

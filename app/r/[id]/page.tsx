@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { db } from "@/server/db";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { findReceipt } from "@/server/receipts/find-receipt";
 import { describeReceipt, type PaidCallMoney, type ReceiptField } from "@/server/site/describe-receipt";
 import { readNetworkNames } from "@/server/site/read-site-facts";
@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
 
 export default async function ReceiptPermalink({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const receipt = (await findReceipt(await db(), id).catch(() => null)) as Record<string, unknown> | null;
+  const receipt = (await findReceipt((await routeRuntime()).db, id).catch(() => null)) as Record<string, unknown> | null;
   if (!receipt) notFound();
   const described = describeReceipt(receipt);
   const money = described.money;

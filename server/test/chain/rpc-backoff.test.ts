@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
 import { createPublicClient } from "viem";
 import { toFacilitatorSvmSigner } from "@x402/svm";
-import { createBackoffHttpTransport, createBackoffSolanaRpc, resetRpcGates, RpcUnavailableError, type RpcBackoffOptions } from "../../chain/rpc-backoff";
+import { createBackoffHttpTransport, createBackoffSolanaRpc, RpcUnavailableError, type RpcBackoffOptions } from "../../chain/rpc-backoff";
 import { markChainUnavailable } from "../../facilitator/chain-unavailable";
 import { CHAIN_UNAVAILABLE } from "../../facilitator/chain-unavailable";
-import { metrics } from "../../metrics/registry";
+import { createMetrics } from "../../metrics/registry";
 import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
 import { defineChain } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -54,16 +54,20 @@ async function rpcServer(script: Answer[], fallback?: Answer) {
   servers.push(s);
   return s;
 }
-beforeEach(() => resetRpcGates());
+// Each test's clients share one set of gates and one registry, as a runtime's do.
+const metrics = createMetrics();
+beforeEach(() => {
+  FAST.gates = new Map();
+});
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const FAST: RpcBackoffOptions = { network: "test:backoff", baseDelayMs: 20, capDelayMs: 100, attemptTimeoutMs: 500, maxAttempts: 4, maxTotalMs: 5_000 };
+const FAST: RpcBackoffOptions = { metrics, network: "test:backoff", baseDelayMs: 20, capDelayMs: 100, attemptTimeoutMs: 500, maxAttempts: 4, maxTotalMs: 5_000 };
 const TOO_MANY = { status: 429, headers: { "retry-after": "1" } };
 
 async function retries(reason: string): Promise<number> {
-  const metric = await metrics().rpcRetries.get();
+  const metric = await metrics.rpcRetries.get();
   return metric.values.filter((v) => v.labels.network === FAST.network && v.labels.reason === reason).reduce((a, v) => a + v.value, 0);
 }
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reconcile } from "../../reconcile/reconcile";
 import { startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 
 let stack: PaidStack;
 beforeAll(async () => {
@@ -15,8 +15,8 @@ const call = (fetcher: typeof fetch, network: string) =>
   fetcher(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", network, messages: [{ role: "user", content: "count me" }] }) });
 
 async function report() {
-  const ctx = await appContext();
-  return reconcile(stack.tdb.prisma, ctx.gateway.facilitator);
+  const ctx = await routeRuntime();
+  return reconcile(ctx);
 }
 
 describe("reconcile", () => {
@@ -32,7 +32,7 @@ describe("reconcile", () => {
   });
 
   it("finds USDC that reached a deposit address with no payment recorded", async () => {
-    await stack.devnet.fundAccount((await appContext()).gateway.facilitator.address, { usdcUnits: 5n });
+    await stack.devnet.fundAccount((await routeRuntime()).gateway.facilitator.address, { usdcUnits: 5n });
     await stack.baseSepolia!.fund(stack.evmDeposit!, { usdcUnits: 7n });
     const reports = await report();
     expect(reports[0]!.mismatches).toEqual([expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("5 units") })]);

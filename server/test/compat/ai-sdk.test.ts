@@ -11,7 +11,7 @@ import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from "@ai-s
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { readStreamedAnswer, receiptOfEvent, sseData } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import type { ServedStack } from "../support/http-service";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { receiptOfEvent } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import type { ServedStack } from "../support/http-service";

@@ -146,15 +146,15 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
         body: JSON.stringify(chatBody("mainnet", `mainnet ${Math.random()}`)),
       });
     expect((await pay()).status).toBe(503);
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
     try {
-      await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
       const refused = await pay();
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("agent_not_allowed");
       expect(await stack.mainnet!.usdcBalance(agent.address)).toBe(1_000_000n);
-      await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", agent.address, "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", agent.address, "test");
       const res = await pay();
       expect(res.status).toBe(200);
       expect(decodeXPaymentResponse(res.headers.get("x-payment-response")!)).toMatchObject({ success: true, payer: agent.address });
@@ -171,7 +171,7 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
     const client = withPaymentInterceptor(axios.create({ baseURL: server.url }), signer);
     const off = await client.post("/api/v1/chat/completions", chatBody("base")).catch((err: { response?: { status: number } }) => err.response);
     expect(off?.status).toBe(503);
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
     try {
       const res = await client.post("/api/v1/chat/completions", chatBody("base"));
       expect(res.status).toBe(200);
@@ -251,8 +251,8 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
 
   it("a v1 payment for devnet is refused for a mainnet request: the network is the request's, not the payment's", async () => {
     const { agent, header } = await payV1(chatBody("devnet"), false);
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
     try {
       const res = await postChat(chatBody("mainnet"), { "X-PAYMENT": header });
       expect(res.status).toBe(402);

@@ -11,7 +11,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";

@@ -1,5 +1,6 @@
 // The dashboard's chart series on a real PostgreSQL database: hourly buckets per network with no gaps, calls split by
 // route, money received against the upstream cost of every call served, and nothing from before the window.
+import { testConfig } from "../support/env";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFigureSeries } from "../../dashboard/read-figure-series";
@@ -74,7 +75,7 @@ describe("readFigureSeries()", () => {
 
 describe("readFigures()", () => {
   it("counts prepaid calls' upstream cost against the margin, over all time", async () => {
-    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma));
+    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma, testConfig()));
     const devnet = figures.networks.find((n) => n.network === DEVNET)!;
     expect(devnet).toMatchObject({ paidCalls: 4, prepaidCalls: 1, receivedUsdc: "0.007", upstreamCostUsdc: "0.001999", marginUsdc: "0.005001" });
   });

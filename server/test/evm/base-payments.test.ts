@@ -81,7 +81,7 @@ describe("a paid Base Sepolia call", () => {
     expect(receipt.payment).toMatchObject({ network: "eip155:84532", pay_to: stack.evmDeposit, amount_usdc: 0.001 });
     expect(receipt.payment.tx_signature).toMatch(/^0x[0-9a-f]{64}$/);
 
-    const { operatorKeypair } = await import("../../keys/service-keys");
+    const { operatorKeypair } = await import("../support/env");
     const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response, operatorKey: operatorKeypair().publicKeyBase58, rpc: sepolia.url });
     expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
     expect(verdict.reasons.payment_on_chain_ok).toContain("transfer of 0.001 USDC");
@@ -186,7 +186,7 @@ describe("Base mainnet", () => {
     expect(off.status).toBe(503);
     expect(await off.json()).toMatchObject({ error: { code: "mainnet_disabled" } });
 
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
     try {
       const challenge = await challengeOf(await stack.chat({ body: mainnetBody }));
       expect(challenge.accepts[0]).toMatchObject({ network: "eip155:8453", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", extra: { name: "USD Coin", version: "2" } });
@@ -200,22 +200,22 @@ describe("Base mainnet", () => {
       expect(await stack.base!.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
       const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
       if (!parsed.ok) throw new Error("no receipt");
-      const { operatorKeypair } = await import("../../keys/service-keys");
+      const { operatorKeypair } = await import("../support/env");
       const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: mainnetBody.messages, response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.base!.url });
       expect(verdict.ok).toBe(true);
       // The same receipt checked against Base Sepolia's chain is not found there.
       const wrongChain = await verifyReceipt({ receipt: parsed.receipt, prompt: mainnetBody.messages, response: "x", operatorKey: operatorKeypair().publicKeyBase58, rpc: sepolia.url });
       expect(wrongChain.checks.payment_on_chain_ok).toBe(false);
     } finally {
-      await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "false", "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "false", "test");
     }
   });
 
   it("applies the mainnet allowlist to the verified 0x payer", async () => {
     const listed = await stack.newEvmAgent(1_000_000n, stack.base!);
     const stranger = await stack.newEvmAgent(1_000_000n, stack.base!);
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${listed.address}`, "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${listed.address}`, "test");
     try {
       const call = (agent: PrivateKeyAccount) =>
         stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(mainnetBody) });
@@ -225,8 +225,8 @@ describe("Base mainnet", () => {
       expect(await stack.base!.usdcBalance(stranger.address)).toBe(1_000_000n);
       expect((await call(listed)).status).toBe(200);
     } finally {
-      await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", "", "test");
-      await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "false", "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", "", "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "false", "test");
     }
   });
 });

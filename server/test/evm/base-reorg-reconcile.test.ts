@@ -10,7 +10,7 @@ import { eip3009ABI } from "@x402/evm";
 import { createPublicClient, http as http_, type Hex } from "viem";
 import { reconcile } from "../../reconcile/reconcile";
 import { findReorgedPayments } from "../../reconcile/evm-reorgs";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 import { authorizationHeader } from "../support/eip3009-header";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
@@ -23,7 +23,7 @@ afterAll(async () => stack?.close());
 const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role: "user", content: "pay me, then lose the block" }] };
 
 async function baseReport() {
-  const reports = await reconcile(stack.tdb.prisma, (await appContext()).gateway.facilitator, { networks: ["base-sepolia"] });
+  const reports = await reconcile(await routeRuntime(), { networks: ["base-sepolia"] });
   return reports[0]!;
 }
 

@@ -7,7 +7,6 @@ import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { generatePaymentId } from "@x402/extensions/payment-identifier";
 import { withPaymentId } from "../../agent/paying-fetch";
-import { db } from "../../db";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -35,7 +34,7 @@ describe("payment ids on PGlite", () => {
     };
     // The service's own database (PGlite), not the stack's PostgreSQL one.
     const moved = async () => {
-      const prisma = await db();
+      const prisma = (await stack.runtime()).db;
       return {
         calls: await prisma.inferenceLog.count({ where: { agentPubkey: agent.address } }),
         ledger: await prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } }),

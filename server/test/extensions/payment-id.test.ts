@@ -27,8 +27,8 @@ const PRICE = 1_000n;
 beforeAll(async () => {
   stack = await startPaidStack({ mainnet: true, timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001" } });
   mainnet = stack.mainnet!;
-  await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
-  await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+  await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
+  await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
 });
 afterAll(async () => stack?.close());
 

@@ -1,14 +1,15 @@
 // `facilitator.kms.ready` tells the operator, once, at boot, which keys the facilitator loaded. Serving a request
-// builds the app context (and its facilitator) again; that must not announce the same keys a second time.
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
+// uses the runtime built at boot; a runtime rebuilt in the same process must not announce the same keys a second time,
+// and the check build `npm start` makes before it spawns the server announces nothing (the server does).
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { appContext } from "../../app-context";
-import { log } from "../../log";
+import { createFacilitator } from "../../facilitator/create-facilitator";
+import { log, setDefaultLogLevel } from "../../log";
+import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
+import { testConfig } from "../support/env";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 
+// The level first: setting one later would rebind pino's methods over the spy.
+setDefaultLogLevel("silent");
 const info = vi.spyOn(log, "info");
 const readyEvents = () => info.mock.calls.filter(([fields]) => (fields as { event?: string } | undefined)?.event === "facilitator.kms.ready");
 
@@ -23,24 +24,19 @@ afterAll(async () => {
 });
 
 describe("facilitator.kms.ready", () => {
-  it("is logged once at boot, and not again by the first request or a rebuilt app context", async () => {
+  it("is logged once at boot, and not again by the first request or a rebuilt runtime", async () => {
     expect(readyEvents()).toHaveLength(1);
     const res = await stack.chat({ body: { model: "local/echo-1", messages: [{ role: "user", content: "hi" }] } });
     expect(res.status).toBe(402);
-    (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
-    await appContext();
+    await closeRouteRuntime();
+    await routeRuntime();
     expect(readyEvents()).toHaveLength(1);
-    expect(readyEvents()[0]![0]).toMatchObject({ address: (await appContext()).gateway.facilitator.address });
+    expect(readyEvents()[0]![0]).toMatchObject({ address: (await routeRuntime()).chains.facilitator.address });
   });
 
-  it("is not logged again by a server process started from the booted one's environment (as `npm start` starts Next)", async () => {
-    const module = pathToFileURL(path.join(import.meta.dirname, "../../facilitator/create-facilitator.ts")).href;
-    const script = `const m = await import(${JSON.stringify(module)}); const f = await m.createFacilitator(); console.log("built " + f.address);`;
-    const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=react-server", "--import", "tsx", "--input-type=module", "-e", script], {
-      env: { ...process.env, LOG_LEVEL: "info" },
-      cwd: path.join(import.meta.dirname, "../../.."),
-    });
-    expect(stdout).toContain(`built ${(await appContext()).gateway.facilitator.address}`);
-    expect(stdout).not.toContain("facilitator.kms.ready");
+  it("is not logged by a check build without an announcement memory (what `npm start` makes before it serves)", async () => {
+    const checked = await createFacilitator(testConfig());
+    expect(checked.address).toBe((await routeRuntime()).chains.facilitator.address);
+    expect(readyEvents()).toHaveLength(1);
   });
 });

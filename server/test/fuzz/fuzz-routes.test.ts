@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import bs58 from "bs58";
 import { canonicalJson, parseReceiptText, verifyReceipt } from "../../verify";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { ERROR_STATUS } from "../../errors";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 

@@ -1,12 +1,13 @@
 // Requests that need no login must not grow tables without bound: payment failures are counted per hour, not stored
 // per request; expired challenges, spent rate-limit windows and old failure counts are purged; challenge issuance is
 // rate limited per client IP.
+import { testConfig } from "../support/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as grantChallengeRoute } from "@/app/api/v1/grants/challenge/route";
 import { GET as operatorChallengeRoute } from "@/app/api/operator/challenge/route";
 import { readFigures } from "../../dashboard/read-figures";
 import { PEER_ADDRESS_HEADER } from "../../http/peer-address";
-import { purgeExpiredRows, resetPurgeScheduleForTests } from "../../http/purge-expired-rows";
+import { purgeExpiredRows } from "../../http/purge-expired-rows";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { readSettings } from "../../settings/read-settings";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -30,7 +31,7 @@ describe("payment failure bookkeeping", () => {
     const [counted] = await stack.tdb.prisma.$queryRaw<{ rows: bigint }[]>`SELECT count(*) AS rows FROM payment_failure_counts`;
     // One (network, stage, reason, hour) bucket; two if the run crossed an hour boundary.
     expect(Number(counted!.rows)).toBeLessThanOrEqual(2);
-    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma));
+    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma, testConfig()));
     const failures = figures.networks.flatMap((n) => n.failures).filter((f) => f.reason === "payment_invalid");
     expect(failures.reduce((sum, f) => sum + f.count, 0)).toBe(fakes);
   });
@@ -87,7 +88,7 @@ describe("purgeExpiredRows()", () => {
     const db = stack.tdb.prisma;
     const agent = generateKeypair().publicKeyBase58;
     await db.grantChallenge.create({ data: { nonce: "stale-1", agentPubkey: agent, message: "m", expiresAt: minutesAgo(24 * 60) } });
-    resetPurgeScheduleForTests();
+    (await stack.runtime()).state.lastPurgeAt = null;
     const res = await grantChallengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, { headers: { [PEER_ADDRESS_HEADER]: "192.0.2.200" } }), {});
     expect(res.status).toBe(200);
     await expect.poll(() => db.grantChallenge.count({ where: { nonce: "stale-1" } })).toBe(0);

@@ -1,10 +1,11 @@
 // One process of the sequencer race: appends COUNT receipts the way a served call does (the log row, then the receipt
 // and its staged entry in one transaction), LANES at a time, while it also runs the sequencer in a loop, as every
 // instance does. Prints the inference ids it appended as one JSON line.
+import { logIdentity } from "../support/env";
 import { randomUUID } from "node:crypto";
 import { openPostgres } from "../../db";
 import { attachReceipt } from "../../ledger/attach-receipt";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
 import { publishLog } from "../../transparency/publish-log";
@@ -31,7 +32,7 @@ async function append(): Promise<void> {
 
 const sequencer = (async () => {
   while (appending) {
-    if (await publishLog(prisma, 64)) published++;
+    if (await publishLog(prisma, logIdentity(), 64)) published++;
     await new Promise((r) => setTimeout(r, 5));
   }
 })();

@@ -3,6 +3,7 @@
 // signed checkpoint of size 0 with the empty tree's root (RFC 6962: SHA-256 of no bytes); tiles and entry bundles are
 // gzip-encoded exactly when Accept-Encoding takes gzip, with Vary: Accept-Encoding; partial tiles are cached as
 // immutable like full ones; and no answer carries Next's `Vary: rsc, …`.
+import { logIdentity } from "../support/env";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +11,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attachReceipt } from "../../ledger/attach-receipt";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
 import { DIRECT_LOG_ROUTES, directHandler, type RouteHandler } from "../../http/direct-api-routes";
@@ -81,7 +82,7 @@ async function appendReceipts(n: number): Promise<void> {
     const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: `${id} ${"padding ".repeat(40)}` }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
     await attachReceipt(stack.tdb.prisma, id, receipt);
   }
-  while (await publishLog(stack.tdb.prisma));
+  while (await publishLog(stack.tdb.prisma, logIdentity()));
 }
 
 describe("an empty receipt log", () => {

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, toSolanaCliJson, type Ed25519Keypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
-import { logIdentity } from "../../transparency/log-key";
+import { operatorKeypair } from "../support/env";
+import { logIdentity } from "../support/env";
 import { publishLog, signCheckpoint } from "../../transparency/publish-log";
 import { witnessVerifierKey } from "../../transparency/witness-log";
 import { leafHash, newSubtrees, nodeHash, parseReceiptText, rootOfLeaves } from "../../verify";
@@ -51,7 +51,7 @@ async function call(): Promise<Record<string, unknown>> {
 }
 
 async function publishAll(): Promise<void> {
-  while (await publishLog(stack.tdb.prisma));
+  while (await publishLog(stack.tdb.prisma, logIdentity()));
 }
 
 const signet = (...args: string[]) => runSignet(args, dir, 60_000);
@@ -73,7 +73,7 @@ async function resignHistory(): Promise<void> {
     for (const [key, hash] of hashes) await tx.logHash.create({ data: { level: Number(key.split("/")[0]), idx: BigInt(key.split("/")[1]!), hash: Buffer.from(hash) } });
     await tx.logCosignature.deleteMany({});
     await tx.logCheckpoint.deleteMany({ where: { size: BigInt(leaves.length) } });
-    await tx.logCheckpoint.create({ data: { size: BigInt(leaves.length), root: Buffer.from(rootOfLeaves(leaves)), note: signCheckpoint(leaves.length, rootOfLeaves(leaves)) } });
+    await tx.logCheckpoint.create({ data: { size: BigInt(leaves.length), root: Buffer.from(rootOfLeaves(leaves)), note: signCheckpoint(logIdentity(), leaves.length, rootOfLeaves(leaves)) } });
   });
 }
 
@@ -153,7 +153,7 @@ describe("signet verify --log, log witness and log monitor", () => {
 
   it("catches a forked checkpoint served to a second monitor, by comparing it with the first monitor's view", async () => {
     const forkedSize = (await db().logCheckpoint.findFirstOrThrow({ orderBy: { size: "desc" } })).size;
-    const fork = signCheckpoint(Number(forkedSize), new Uint8Array(32).fill(7));
+    const fork = signCheckpoint(logIdentity(), Number(forkedSize), new Uint8Array(32).fill(7));
     // The second monitor's view of the service: everything as served, but a different checkpoint of the same size.
     const proxy = http.createServer((req, res) => {
       if (req.url === "/log/checkpoint") return void res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(fork);

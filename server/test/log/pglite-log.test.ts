@@ -7,10 +7,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite, type PrismaClient } from "../../db";
 import { attachReceipt } from "../../ledger/attach-receipt";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
-import { logIdentity } from "../../transparency/log-key";
+import { logIdentity } from "../support/env";
 import { publishLog } from "../../transparency/publish-log";
 import { proveReceiptInclusion } from "../../transparency/read-log";
 import { verifyReceiptInclusion } from "../../verify";
@@ -39,14 +39,14 @@ describe("the receipt log on PGlite", () => {
       const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
       await attachReceipt(db, id, receipt);
       receipts.push(receipt);
-      if (i === 2) expect(await publishLog(db)).toMatchObject({ size: 3, appended: 3 });
+      if (i === 2) expect(await publishLog(db, logIdentity())).toMatchObject({ size: 3, appended: 3 });
     }
     // Sent again after a lost answer: staged once.
     await attachReceipt(db, String(receipts[4]!.inference_id), receipts[4]!);
-    expect(await publishLog(db)).toMatchObject({ size: 5, appended: 2 });
-    expect(await publishLog(db)).toBeNull();
+    expect(await publishLog(db, logIdentity())).toMatchObject({ size: 5, appended: 2 });
+    expect(await publishLog(db, logIdentity())).toBeNull();
     for (const receipt of receipts) {
-      const proof = await proveReceiptInclusion(db, String(receipt.inference_id));
+      const proof = await proveReceiptInclusion(db, logIdentity(), String(receipt.inference_id));
       expect(verifyReceiptInclusion(receipt as unknown as Record<string, unknown>, proof, { logKey: logIdentity().verifierKey })).toMatchObject({ ok: true, treeSize: 5 });
     }
   }, 60_000);

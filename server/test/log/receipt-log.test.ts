@@ -5,6 +5,7 @@
 // The failure path: when the receipt cannot be logged, it is not served and the capture is undone: the answer is 503
 // receipt_log_unavailable, a prepaid hold is released whole, and a paid call's payment serves one retry with the same
 // payment header. A call whose receipt was stored is never undone.
+import { logIdentity } from "../support/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as proofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
 import { GET as checkpointRoute } from "@/app/log/checkpoint/route";
@@ -62,7 +63,7 @@ async function paidHeader(): Promise<string> {
 }
 
 async function publishAll(): Promise<void> {
-  while (await publishLog(stack.tdb.prisma));
+  while (await publishLog(stack.tdb.prisma, logIdentity()));
 }
 
 /** Makes every staging insert fail, as a lost or broken log table would, until the returned function is called. */

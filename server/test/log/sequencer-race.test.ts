@@ -4,7 +4,7 @@
 // independent recomputation from the entries.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logIdentity } from "../../transparency/log-key";
+import { logIdentity } from "../support/env";
 import { publishLog } from "../../transparency/publish-log";
 import { storedHashReader } from "../../transparency/read-log";
 import { leafHash, newSubtrees, nodeHash, openCheckpoint, proveConsistency, rootOfLeaves, verifyConsistency } from "../../verify";
@@ -38,7 +38,7 @@ describe("the log's sequencer across processes", () => {
   it("gives every receipt appended by four racing processes exactly one dense index, and one consistent history", async () => {
     const db = stack.tdb.prisma;
     const runs = await Promise.all(Array.from({ length: PROCESSES }, child));
-    while (await publishLog(db));
+    while (await publishLog(db, logIdentity()));
     const appended = runs.flatMap((r) => r.ids);
     expect(appended).toHaveLength(PROCESSES * PER_PROCESS);
     expect(new Set(appended).size).toBe(appended.length);

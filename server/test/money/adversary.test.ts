@@ -4,6 +4,7 @@
 // prepaid calls, top-ups, one header sent three times, unserved calls retried. Every Solana settlement confirms late
 // (seeded), so every devnet payment waits as 502 settlement_pending; Base sends are mined late half the time.
 // A failing run replays its choices with ADVERSARY_SEED=<seed> (printed); ADVERSARY_CALLS sets the honest calls.
+import { testConfig } from "../support/env";
 import bs58 from "bs58";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,7 +142,7 @@ describe("the adversary", () => {
       if (!HONEST_ENDINGS[r.kind].test(r.outcome)) failures.push(`honest ${r.kind} ${r.network} ended "${r.outcome}": ${r.statuses.join(" → ")}`);
       if (r.servedSends > 1) failures.push(`honest ${r.kind} ${r.network}: one header served ${r.servedSends} times`);
     }
-    const reports = await reconcile(tdb.prisma, await createFacilitator());
+    const reports = await reconcile({ db: tdb.prisma, config: testConfig(), chains: { facilitator: await createFacilitator(testConfig()) } });
     const drift = reports.flatMap((n) => n.mismatches.map((m) => `${n.label}: ${m.kind} ${m.transaction}: ${m.detail}`));
     failures.push(...drift.map((d) => `drift ${d}`));
 

@@ -4,7 +4,7 @@
 // - Solana: the fee payer pays at most one failed transaction's fee per round;
 // - Base: the relay sends at most one transaction that reverts per round.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 import { authorizationHeader } from "../support/eip3009-header";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
@@ -28,7 +28,7 @@ const sentBy = async (address: string) => BigInt(await rpc<string>(stack.baseSep
 
 describe("a payer funded for one call, paying for twelve at once", () => {
   it("costs the Solana fee payer at most one failed transaction's fee", async () => {
-    const feePayer = (await appContext()).gateway.facilitator.address;
+    const feePayer = (await routeRuntime()).gateway.facilitator.address;
     const agent = await stack.newAgent(1000n);
     const challenge = await challengeOf(await stack.chat({ body }));
     const headers: string[] = [];

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as chatRoute } from "@/app/api/v1/chat/completions/route";
 import { POST as topUpRoute } from "@/app/api/v1/credits/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
@@ -163,7 +163,7 @@ describe("any interleaving of one key's calls", () => {
         const balance = (await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } } }))?.units ?? 0n;
         expect(balance).toBe(paidOnChain - receiptCosts);
         expect(await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: who, status: "held" } })).toBe(0);
-        const reports = await reconcile(stack.tdb.prisma, (await appContext()).gateway.facilitator);
+        const reports = await reconcile(await routeRuntime());
         expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
       }),
       { numRuns: RUNS },

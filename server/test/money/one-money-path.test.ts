@@ -5,7 +5,7 @@
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
@@ -67,7 +67,7 @@ async function credits(agent: string): Promise<bigint> {
 }
 
 async function expectZeroDrift(): Promise<void> {
-  const reports = await reconcile(stack.tdb.prisma, (await appContext()).gateway.facilitator);
+  const reports = await reconcile(await routeRuntime());
   expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
 }
 
@@ -170,7 +170,7 @@ describe("reconcile checks the money", () => {
     const hold = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id } });
     await stack.tdb.prisma.ledgerEntry.updateMany({ where: { inferenceId: id, kind: "hold_release" }, data: { units: hold.units } });
     await stack.tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } }, data: { units: { increment: hold.chargedUnits! } } });
-    const kinds = (await reconcile(stack.tdb.prisma, (await appContext()).gateway.facilitator)).flatMap((r) => r.mismatches.map((m) => m.kind));
+    const kinds = (await reconcile(await routeRuntime())).flatMap((r) => r.mismatches.map((m) => m.kind));
     // The receipt's cost was not charged (charge_mismatch), so the upstream's cost was not paid either (cost_exceeds_hold).
     expect(kinds.sort()).toEqual(["charge_mismatch", "cost_exceeds_hold"]);
     // Put it back for the suites after this one.
@@ -194,7 +194,7 @@ describe("reconcile checks the money", () => {
     await stack.tdb.prisma.creditHold.update({ where: { id: payment.id }, data: { status: "released" } });
     await stack.tdb.prisma.ledgerEntry.create({ data: { agentPubkey: signer.address, network: DEVNET, kind: "hold_release", units: 1000n, inferenceId: payment.id } });
     await stack.tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } }, data: { units: { increment: 1000n } } });
-    const kinds = (await reconcile(stack.tdb.prisma, (await appContext()).gateway.facilitator)).flatMap((r) => r.mismatches.map((m) => m.kind));
+    const kinds = (await reconcile(await routeRuntime())).flatMap((r) => r.mismatches.map((m) => m.kind));
     expect(kinds).toEqual(["credit_not_reserved"]);
     await stack.tdb.prisma.creditHold.update({ where: { id: payment.id }, data: { status: "held" } });
     await stack.tdb.prisma.ledgerEntry.deleteMany({ where: { inferenceId: payment.id, kind: "hold_release" } });

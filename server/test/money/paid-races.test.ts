@@ -48,7 +48,7 @@ beforeEach(async () => {
   await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "X402_NETWORK"] } } });
 });
 
-const set = (key: Parameters<typeof writeSetting>[1], value: string) => writeSetting(stack.tdb.prisma, key, value, "test");
+const set = (key: Parameters<typeof writeSetting>[2], value: string) => writeSetting(stack.tdb.prisma, stack.config, key, value, "test");
 const local = { model: "local/echo-1", messages: [{ role: "user", content: "once" }] };
 
 describe("one payment, many encodings", () => {

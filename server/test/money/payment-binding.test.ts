@@ -3,6 +3,7 @@
 // stranger who wraps it in a payload of his own, or re-sends the payer's header with another body or another network,
 // is refused 409 payment_request_mismatch and nothing moves; the payer's own retry is served once; a later send of the
 // same header and body gets the stored answer and the same receipt again, never a second service.
+import { testConfig } from "../support/env";
 import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,7 +57,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
   let facilitator: Facilitator;
   beforeAll(async () => {
     stack = await startPaidStack({ mainnet: true, env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
-    facilitator = await createFacilitator();
+    facilitator = await createFacilitator(testConfig());
   });
   afterAll(async () => stack?.close());
 
@@ -112,9 +113,9 @@ describe("a payment waiting for its retry, under a cluster that drops every send
   });
 
   it("refuses the payer's own header re-sent for mainnet and another model: the payment is planned on its own network", async () => {
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
-    await writeSetting(stack.tdb.prisma, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
     try {
       const { victim, header } = await pendingPayment();
       const logged = await callsLogged();

@@ -7,6 +7,8 @@
 //   and the payment is `expired`;
 // - nobody retrying, a fresh app context's sweeper finishes it (chat: unserved, then served once; top-up: credited);
 // - concurrent retries of one pending payment serve it once; Base behaves the same way.
+import { testConfig } from "../support/env";
+import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { createWalletClient, defineChain, http } from "viem";
@@ -17,7 +19,6 @@ import { EIP3009_USDC_ABI } from "../../../devtools/anvil";
 import { FaultDice } from "../../../devtools/localnet/fault-profile";
 import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
 import { solanaFeeLamports } from "../../facilitator/settlement-fee";
-import { metrics } from "../../metrics/registry";
 import { reconcile } from "../../reconcile/reconcile";
 import { parseReceiptText } from "../../verify";
 import { authorizationHeader } from "../support/eip3009-header";
@@ -31,7 +32,7 @@ const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** signet_settlements_total for one network, purpose and outcome. */
 async function settlements(network: string, purpose: string, outcome: string): Promise<number> {
-  const { values } = await metrics().settlements.get();
+  const { values } = await (await routeRuntime()).metrics.settlements.get();
   return values.find((v) => v.labels.network === network && v.labels.purpose === purpose && v.labels.outcome === outcome)?.value ?? 0;
 }
 
@@ -80,7 +81,7 @@ describe("a Solana settlement whose every send is dropped", () => {
   beforeAll(async () => {
     // A blockhash lives 150 slots × 25 ms = 3.75 s; every send over RPC is answered and dropped.
     stack = await startPaidStack({ env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
-    facilitator = await createFacilitator();
+    facilitator = await createFacilitator(testConfig());
   });
   afterAll(async () => stack?.close());
 
@@ -107,7 +108,7 @@ describe("a Solana settlement whose every send is dropped", () => {
 
     expect(await landDirectly(stack, facilitator, header)).toBe(body.error.transaction);
     // Landed but not yet recorded: reconcile lists it as pending, not as drift.
-    const [report] = await reconcile(stack.tdb.prisma, facilitator, { networks: ["solana-devnet"] });
+    const [report] = await reconcile({ db: stack.tdb.prisma, config: stack.config, chains: { facilitator } }, { networks: ["solana-devnet"] });
     expect(report).toMatchObject({ pendingSettlements: 1, pendingLanded: 1, mismatches: [] });
     const retry = await send();
     expect(retry.status).toBe(200);
@@ -167,9 +168,9 @@ describe("a Solana settlement whose every send is dropped", () => {
     const { agent, header, send } = await pay();
     expect((await send()).status).toBe(502);
     await landDirectly(stack, facilitator, header);
-    (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
-    const { appContext } = await import("../../app-context");
-    await appContext();
+    await closeRouteRuntime();
+    const { routeRuntime } = await import("../../runtime/route-edge");
+    await routeRuntime();
     await until("the sweeper", async () => (await paymentOf(stack, agent.address)).status === "unserved");
     const entries = await ledgerOf(stack, agent.address);
     // One statement wrote both: the order of the two rows is not defined.
@@ -194,9 +195,9 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(first.status).toBe(502);
     expect(await first.json()).toMatchObject({ error: { code: "settlement_pending" } });
     await landDirectly(stack, facilitator, header);
-    (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
-    const { appContext } = await import("../../app-context");
-    await appContext();
+    await closeRouteRuntime();
+    const { routeRuntime } = await import("../../runtime/route-edge");
+    await routeRuntime();
     await until("the sweeper", async () => (await paymentOf(stack, agent.address)).status === "served");
     const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } });
     expect(balance.units).toBe(2_000n);

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document: valid under the official OAS 3.1 schema (@seriousme/openapi-schema-validator),
 // and real answers of the running service over HTTP, success and error, JSON and SSE, match the response the document
 // declares for their operation and status (ajv, JSON Schema 2020-12). A status the document does not declare fails.
+import { logIdentity } from "../support/env";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
@@ -276,7 +277,7 @@ describe("real answers match the document", () => {
     // The service's own sequencer may hold the lock for this round: then its round logs the receipt.
     let proof = await call("GET", `/api/v1/receipts/${id}/proof`);
     for (let i = 0; i < 20 && proof.res.status === 409; i++) {
-      while (await publishLog(stack.tdb.prisma));
+      while (await publishLog(stack.tdb.prisma, logIdentity()));
       await new Promise((r) => setTimeout(r, 100));
       proof = await call("GET", `/api/v1/receipts/${id}/proof`);
     }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as loginLinkRoute } from "@/app/api/operator/login-link/route";
 import { GET as trpcGet } from "@/app/api/trpc/[trpc]/route";
-import { config } from "../../env";
+import { testConfig as config } from "../support/env";
 import { DEV_OPERATOR_SIGN_IN_KEY_FILE, devOperatorSignInKey, signedLoginLink } from "../../operator-auth/dev-operator";
 import { operatorPubkeys } from "../../operator-auth/session";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -26,7 +26,7 @@ describe("the dev operator sign-in key", () => {
   it("is made in the data directory and allowed, beside the listed keys, outside production", () => {
     const key = devOperatorSignInKey(config())!;
     expect(existsSync(path.join(config().dataDir, DEV_OPERATOR_SIGN_IN_KEY_FILE))).toBe(true);
-    expect(operatorPubkeys().has(key.publicKeyBase58)).toBe(true);
+    expect(operatorPubkeys(config()).has(key.publicKeyBase58)).toBe(true);
     expect(devOperatorSignInKey(config())!.publicKeyBase58).toBe(key.publicKeyBase58);
   });
 

@@ -8,7 +8,7 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
@@ -214,7 +214,7 @@ describe("the database dropping every connection mid-load", () => {
       expect(await db.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
     }
 
-    const reports = await reconcile(db, (await appContext()).gateway.facilitator);
+    const reports = await reconcile(await routeRuntime());
     expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
     expect(reports.reduce((n, r) => n + r.pendingClaims + r.pendingSettlements, 0)).toBe(0);
     expect(uncaught).toEqual([]);

@@ -4,13 +4,14 @@
 import type { AddressInfo } from "node:net";
 import { POST as inference } from "@/app/api/v1/inference/route";
 import { GET as models } from "@/app/api/v1/models/route";
-import { appContext } from "../../app-context";
+import { edgeShutdown, routeRuntime } from "../../runtime/route-edge";
+import { testKnob } from "../support/env";
 import { createDrainTracker, drainOnSignals } from "../../health/drain-server";
 import { createPeerAddressServer } from "../../http/peer-address";
 import { answerWithRoute } from "../support/route-adapter";
 
-await appContext();
-const tracker = createDrainTracker();
+await routeRuntime();
+const tracker = createDrainTracker(edgeShutdown);
 const server = createPeerAddressServer(
   tracker.handle(
     (req, res) =>
@@ -24,5 +25,5 @@ const server = createPeerAddressServer(
       }),
   ),
 );
-drainOnSignals(server, tracker, Number(process.env.SHUTDOWN_GRACE_MS));
+drainOnSignals(server, tracker, testKnob("SHUTDOWN_GRACE_MS", 20_000));
 server.listen(0, "127.0.0.1", () => process.stdout.write(`ready http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));

@@ -8,14 +8,13 @@ import { GET as healthRoute } from "@/app/api/health/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as metricsRoute } from "@/app/metrics/route";
 import { address } from "@solana/kit";
-import { closeDb } from "../../db";
-import { resetHealthCacheForTests, type HealthReport } from "../../health/check-health";
-import { markShuttingDown, resetShutdownForTests } from "../../health/shutdown-state";
+import type { HealthReport } from "../../health/check-health";
+import { closeRouteRuntime, edgeShutdown, resetHealthCacheForTests, resetShutdownForTests } from "../../runtime/route-edge";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { createFacilitator } from "../../facilitator/create-facilitator";
 import { reconcile } from "../../reconcile/reconcile";
-import { withEnv } from "../support/env";
+import { testConfig, withEnv } from "../support/env";
 import { CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -24,7 +23,7 @@ const TOKEN = "metrics-token-for-the-test-0123456789";
 
 beforeAll(async () => {
   stack = await startPaidStack({ mainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
-  feePayer = (await createFacilitator()).address;
+  feePayer = (await stack.runtime()).chains.facilitator.address;
 });
 afterAll(async () => {
   resetShutdownForTests();
@@ -99,7 +98,7 @@ describe("GET /api/health", () => {
   });
 
   it("answers 503 naming the database when it cannot be reached", async () => {
-    await closeDb();
+    await closeRouteRuntime();
     try {
       await withEnv({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" }, async () => {
         const { status, body } = await health();
@@ -110,13 +109,13 @@ describe("GET /api/health", () => {
         expect((await health("?probe=live")).status).toBe(200);
       });
     } finally {
-      await closeDb();
+      await closeRouteRuntime();
     }
     expect((await health()).status).toBe(200);
   });
 
   it("answers 503 shutting down as soon as the drain starts", async () => {
-    markShuttingDown();
+    edgeShutdown.markShuttingDown();
     try {
       const { status, body } = await health();
       expect(status).toBe(503);
@@ -136,7 +135,7 @@ describe("GET /api/health's detail", () => {
     ["in production", { NODE_ENV: "production", FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }],
   ])("%s with METRICS_TOKEN set, shows anyone status and reasons only, and the token's holder every part", async (_label, env) => {
     await withEnv({ ...env, METRICS_TOKEN: TOKEN }, async () => {
-      const facilitator = (await createFacilitator()).address;
+      const facilitator = (await createFacilitator(testConfig())).address;
       for (const chain of [stack.devnet, stack.mainnet!]) await chain.fundAccount(facilitator, { lamports: 10_000_000_000n });
       const withoutToken: Record<string, string>[] = [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }];
       for (const headers of withoutToken) {
@@ -177,7 +176,7 @@ describe("GET /metrics", () => {
     const text = JSON.stringify({ model: "local/echo-1", prompt: "count me too", nonce: newNonce(), timestamp: Date.now() });
     const prepaid = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
     expect(prepaid.status, await prepaid.clone().text()).toBe(200);
-    await reconcile(stack.tdb.prisma, await createFacilitator());
+    await reconcile(await stack.runtime());
 
     const res = await scrape();
     expect(res.status).toBe(200);

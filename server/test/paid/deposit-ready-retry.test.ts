@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureDepositReady } from "../../app-context";
+import { createDepositReadiness } from "../../runtime/deposit-ready";
 import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { signerFromKeypair } from "../../agent/paying-fetch";
 import { generateKeypair } from "../../keys/parse-secret-key";
@@ -43,16 +43,17 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-describe("ensureDepositReady()", () => {
+describe("createDepositReadiness()", () => {
   it("checks again after an RPC failure, and then creates the deposit account", async () => {
     const key = generateKeypair();
     const signer = await signerFromKeypair(key);
     await devnet.fundAccount(signer.address, { lamports: 1_000_000_000n });
     const gateway = { facilitator: { rpcs: { "solana-devnet": createSolanaRpc(proxyUrl) }, signer } } as unknown as PaymentGateway;
+    const ensureDepositReady = createDepositReadiness(gateway);
     failuresLeft = 1;
-    await expect(ensureDepositReady(gateway, "solana-devnet", signer.address)).rejects.toThrow();
+    await expect(ensureDepositReady("solana-devnet", signer.address)).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 10));
-    const ata = await ensureDepositReady(gateway, "solana-devnet", signer.address);
+    const ata = await ensureDepositReady("solana-devnet", signer.address);
     expect(ata).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(await devnet.usdcBalance(signer.address)).toBe(0n);
   });

@@ -4,7 +4,7 @@
 // body (`x402Version: 1`, `accepts`).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { appContext } from "../../app-context";
+import { routeRuntime } from "../../runtime/route-edge";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
@@ -83,7 +83,7 @@ describe("402 answers on the paid route", () => {
     const agent = await stack.newAgent();
     const challenge = await challengeOf(await stack.chat({ body }));
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
-    const { gateway } = await appContext();
+    const { gateway } = await routeRuntime();
     const settle = gateway.settle;
     gateway.settle = async (_payload, requirements) => ({ success: false, errorReason: "transaction_failed", transaction: "", network: requirements.network });
     try {

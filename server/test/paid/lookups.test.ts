@@ -8,7 +8,7 @@ import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { canonicalJson, verifyEd25519 } from "../../verify";
-import { verifierKeypair } from "../../keys/service-keys";
+import { verifierKeypair } from "../support/env";
 import { CHAT_URL, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { buildPaymentHeader, challengeOf, CHAT_URL, startPaidStack, type PaidStack } from "../support/paid-stack";
 import type { Localnet } from "../../../devtools/localnet";
@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "mainnet please" }], network: "mainnet" };
-const set = (key: Parameters<typeof writeSetting>[1], value: string) => writeSetting(stack.tdb.prisma, key, value, "test");
+const set = (key: Parameters<typeof writeSetting>[2], value: string) => writeSetting(stack.tdb.prisma, stack.config, key, value, "test");
 
 const usdc = (chain: Localnet, owner: string) => chain.usdcBalance(owner);
 const RULE_SETTINGS = ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"];

@@ -69,7 +69,7 @@ describe("provider models per network", () => {
   });
 
   it("serves the provider model on devnet once the operator enables SERVICE_TESTNET_PROVIDER_MODELS", async () => {
-    expect(await writeSetting(stack.tdb.prisma, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test")).toMatchObject({ ok: true });
+    expect(await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test")).toMatchObject({ ok: true });
     const before = providerCalls;
     const res = await pay(remote("devnet"));
     expect(res.status).toBe(200);
@@ -83,7 +83,7 @@ describe("provider models per network", () => {
     const off = await list();
     expect(networksOf(off, "local/echo-1")).toEqual(["devnet", "mainnet", "base", "base-sepolia"]);
     expect(networksOf(off, "openai/gpt-4o-mini")).toEqual(["mainnet", "base"]);
-    await writeSetting(stack.tdb.prisma, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test");
     expect(networksOf(await list(), "openai/gpt-4o-mini")).toEqual(["devnet", "mainnet", "base", "base-sepolia"]);
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x402Client } from "@x402/core/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { verifyReceipt } from "../../verify";
 import { completionAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { startHttpService, type HttpService } from "../support/http-service";

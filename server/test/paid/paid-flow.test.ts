@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { parseReceiptText, usdcNumberToUnits, verifyReceipt } from "../../verify";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { challengeOf, startPaidStack, CHAT_URL, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;

@@ -117,13 +117,13 @@ describe("request validation", () => {
   });
 
   it("refuses a call whose worst-case cost exceeds the flat price", async () => {
-    await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.000001", "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.000001", "test");
     try {
       const res = await stack.chat({ body });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: { code: "model_not_allowed" } });
     } finally {
-      await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.001", "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.001", "test");
     }
   });
 });
@@ -137,16 +137,16 @@ describe("settings read per request", () => {
       expect(await res.json()).toMatchObject({ error: { code: "server_misconfigured" } });
       expect(res.headers.get("payment-required")).toBeNull();
     } finally {
-      await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.001", "test");
+      await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.001", "test");
     }
   });
 
   it("takes a price change on the next request, without a restart, and audits it", async () => {
     expect((await challengeOf(await stack.chat({ body }))).accepts[0]!.amount).toBe("1000");
-    expect(await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.002", "test")).toMatchObject({ ok: true, oldValue: "0.001" });
+    expect(await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.002", "test")).toMatchObject({ ok: true, oldValue: "0.001" });
     expect((await challengeOf(await stack.chat({ body }))).accepts[0]!.amount).toBe("2000");
-    expect(await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.5", "test")).toMatchObject({ ok: false });
-    await writeSetting(stack.tdb.prisma, "X402_FLAT_PRICE_USDC", "0.001", "test");
+    expect(await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.5", "test")).toMatchObject({ ok: false });
+    await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.001", "test");
     const audit = await stack.tdb.prisma.settingAudit.findMany({ where: { key: "X402_FLAT_PRICE_USDC" }, orderBy: { id: "asc" } });
     expect(audit.map((a) => a.newValue)).toContain("0.002");
     expect(audit.map((a) => a.newValue)).not.toContain("0.5");

@@ -23,7 +23,7 @@ beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
   // The prepaid route starts the expired-rows purge in the background at most once per interval: run it now, outside
   // the counted calls, so none of them starts it.
-  schedulePurge(stack.tdb.prisma);
+  schedulePurge(await stack.runtime());
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text?: string };
     if (inCall.getStore()) statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));

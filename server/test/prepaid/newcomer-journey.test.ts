@@ -11,7 +11,7 @@ import { POST as grantRoute } from "@/app/api/v1/grants/route";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { signDetached } from "../../receipts/sign-receipt";
 import { admitSignedRequest } from "../../prepaid/admit-signed-request";
 import { parseReceiptText, verifyReceipt } from "../../verify";
@@ -86,7 +86,7 @@ describe("a newcomer's journey", () => {
 
 describe("admitSignedRequest()", () => {
   const admit = (agent: string, limit: number, now: number, nonce = newNonce()) =>
-    admitSignedRequest(stack.tdb.prisma, { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null }, now);
+    admitSignedRequest(stack.tdb.prisma, stack.config, { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null }, now);
   /** A fresh agent with credit on devnet: only such an agent is counted and has its nonces claimed. */
   const fundedAgent = async () => {
     const agent = generateKeypair().publicKeyBase58;

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { PEER_ADDRESS_HEADER } from "../../http/peer-address";
-import { resetPurgeScheduleForTests } from "../../http/purge-expired-rows";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { parseUsdcToUnits } from "../../verify";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -130,7 +129,7 @@ describe("POST /api/v1/inference purging", () => {
     await db.rateLimitWindow.create({ data: { agentPubkey: "stale-agent", windowStart: longAgo, count: 1 } });
     await db.ipRateLimitWindow.create({ data: { bucket: "prepaid_inference", ipHash: "stale-ip", windowStart: longAgo, count: 1 } });
     await db.requestNonce.create({ data: { agentPubkey: "stale-agent", nonce: "stale-nonce-0123456789", createdAt: longAgo } });
-    resetPurgeScheduleForTests();
+    (await stack.runtime()).state.lastPurgeAt = null;
     expect((await send(generateKeypair(), "203.0.113.50")).status).toBe(402);
     await expect.poll(async () => (await db.rateLimitWindow.count({ where: { agentPubkey: "stale-agent" } })) + (await db.requestNonce.count({ where: { agentPubkey: "stale-agent" } }))).toBe(0);
     expect(await db.ipRateLimitWindow.count({ where: { ipHash: "stale-ip" } })).toBe(0);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { parseReceiptText, verifyReceipt, formatUnitsAsUsdc } from "../../verify";
 import { worstCaseCostUnits, findModel } from "../../upstream";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";

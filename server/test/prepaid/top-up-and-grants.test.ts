@@ -190,7 +190,7 @@ describe("grants", () => {
     const day = new Date().toISOString().slice(0, 10);
     const spent = (await stack.tdb.prisma.grant.aggregate({ where: { day }, _sum: { units: true } }))._sum.units ?? 0n;
     // Leave room for exactly 4 more grants of 0.1 USDC.
-    await writeSetting(stack.tdb.prisma, "SERVICE_GRANT_BUDGET_DAILY_USDC", formatUnitsAsUsdc(spent + 400_000n), "test");
+    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_GRANT_BUDGET_DAILY_USDC", formatUnitsAsUsdc(spent + 400_000n), "test");
     const agents = Array.from({ length: 20 }, () => generateKeypair());
     const challenges = await Promise.all(agents.map((a) => challengeFor(a)));
     const results = await Promise.all(agents.map((a, i) => claim(a, challenges[i]!, `10.9.${i}.1`)));

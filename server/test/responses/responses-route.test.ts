@@ -14,7 +14,7 @@ import { GET } from "@/app/api/v1/responses/route";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { sseData, receiptOfEvent } from "../../streaming/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";

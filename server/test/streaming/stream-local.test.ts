@@ -8,7 +8,7 @@ import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { readStreamedAnswer, sseData } from "../../streaming/read-sse";
 import { answerLocally } from "../../upstream/local-model";
 import { costFromTokens, findModel } from "../../upstream/model-catalog";

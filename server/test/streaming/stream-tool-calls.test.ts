@@ -5,7 +5,7 @@
 // provider answer hash alike); the cost is the provider's, or our own count of the text and tool calls produced; and a
 // streamed answer sent again from storage carries its tool calls whole.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
 import { estimateUsage } from "../../upstream/local-model";

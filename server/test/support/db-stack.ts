@@ -1,6 +1,6 @@
-// A fresh PostgreSQL database behind the process's db(), with a fresh data dir (dev keys) and env overrides: for
+// A fresh PostgreSQL database behind the routes' runtime, with a fresh data dir (dev keys) and env overrides: for
 // route tests that need the database but no chain.
-import { closeDb } from "../../db";
+import { closeRouteRuntime } from "../../runtime/route-edge";
 import { setEnv, tempDataDir } from "./env";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 
@@ -9,16 +9,16 @@ export interface DbStack {
   close(): Promise<void>;
 }
 
-/** Points db() at a new test database; `close()` drops it and restores the env. */
+/** Points the routes at a new test database; `close()` drops it and restores the env. */
 export async function startDbStack(env: Record<string, string | undefined> = {}): Promise<DbStack> {
   const tdb = await createTestDatabase(4);
   const restore = setEnv({ NODE_ENV: "test", SIGNET_DATA_DIR: tempDataDir("signet-db-"), DATABASE_URL: tdb.url, ...env });
   return {
     tdb,
     async close() {
-      await closeDb();
+      await closeRouteRuntime();
       await tdb.drop();
-      restore();
+      await restore();
     },
   };
 }

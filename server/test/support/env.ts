@@ -1,41 +1,94 @@
-// Runs a block with environment overrides and fresh config/keys, restoring everything after.
+// The tests' one reader of the environment: the variables vitest started with, plus the overrides a test applies.
+// Overrides never touch process.env: they make a new config, which the route edge builds its next runtime from.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { resetConfigForTests } from "../../env";
-import { resetServiceKeysForTests } from "../../keys/service-keys";
+import { loadConfig, type Config } from "../../env";
+import { createServiceKeys, type ServiceKeys } from "../../keys/service-keys";
+import { useRouteConfig } from "../../runtime/route-edge";
+import type { Ed25519Keypair } from "../../keys/parse-secret-key";
+import type { LogIdentity } from "../../transparency/log-key";
+
+/** The environment tests run with now: vitest's, then every override still applied. */
+let current: Record<string, string | undefined> = { ...process.env };
+let parsed: { env: typeof current; config: Config; keys: ServiceKeys } | null = null;
 
 /** A fresh data dir for dev keys and the embedded database. */
 export function tempDataDir(prefix = "signet-test-"): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-/** Applies `vars` (undefined deletes) and re-reads config and keys; returns a function that restores the old env. */
-export function setEnv(vars: Record<string, string | undefined>): () => void {
-  const previous: Record<string, string | undefined> = {};
+/** The environment as tests see it now (for a child process: spread it into the child's env). */
+export function testEnv(vars: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env = { ...current } as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(vars)) {
-    previous[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    if (v === undefined) delete env[k];
+    else env[k] = v;
   }
-  resetConfigForTests();
-  resetServiceKeysForTests();
-  return () => {
-    for (const [k, v] of Object.entries(previous)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-    resetConfigForTests();
-    resetServiceKeysForTests();
+  return env;
+}
+
+/** A test-database URL's admin server: TEST_DATABASE_URL, or the local PostgreSQL. */
+export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+/** A tuning knob of a long test (runs, calls, a seed), as a number; `fallback` when unset. */
+export function testKnob(name: string, fallback: number): number {
+  const value = process.env[name];
+  return value === undefined || value === "" ? fallback : Number(value);
+}
+
+/** Whether the suite runs under CI. */
+export const IN_CI = process.env.CI !== undefined && process.env.CI !== "";
+
+function parsedNow(): { config: Config; keys: ServiceKeys } {
+  if (!parsed || parsed.env !== current) {
+    const config = loadConfig(current);
+    parsed = { env: current, config, keys: createServiceKeys(config) };
+  }
+  return parsed;
+}
+
+/** The config of the environment as tests see it now. */
+export function testConfig(): Config {
+  return parsedNow().config;
+}
+
+/** The receipt-signing key of the current test config. */
+export function operatorKeypair(): Ed25519Keypair {
+  return parsedNow().keys.operator();
+}
+
+/** The verdict-signing key of the current test config. */
+export function verifierKeypair(): Ed25519Keypair {
+  return parsedNow().keys.verifier();
+}
+
+/** The receipt log's identity under the current test config. */
+export function logIdentity(): LogIdentity {
+  return parsedNow().keys.log();
+}
+
+/**
+ * Applies `vars` (undefined deletes) over the test environment and points the routes at the config they make (the
+ * route edge builds its next runtime from it); returns a function that restores the previous environment.
+ */
+export function setEnv(vars: Record<string, string | undefined>): () => Promise<void> {
+  const previous = current;
+  current = testEnv(vars);
+  const switched = useRouteConfig(loadConfig(current));
+  return async () => {
+    await switched;
+    current = previous;
+    await useRouteConfig(loadConfig(current));
   };
 }
 
-/** Runs `fn` with more env overrides, restoring the previous env (and reloading config and keys) afterwards. */
+/** Runs `fn` with more env overrides, restoring the previous env (and the routes' config) afterwards. */
 export async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
   const undo = setEnv(vars);
   try {
     return await fn();
   } finally {
-    undo();
+    await undo();
   }
 }

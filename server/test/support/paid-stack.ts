@@ -3,11 +3,13 @@
 // and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../../devtools/localnet";
-import { closeDb } from "../../db";
+import type { Config } from "../../env";
+import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
+import type { Runtime } from "../../runtime/runtime";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
 import { createTestDatabase, type TestDatabase } from "./test-db";
-import { setEnv, tempDataDir } from "./env";
+import { setEnv, tempDataDir, testConfig } from "./env";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
@@ -26,6 +28,10 @@ export interface PaidStack {
   /** The facilitator's EVM address (gas payer and EVM deposit address), when an EVM chain runs. */
   evmDeposit: `0x${string}` | null;
   tdb: TestDatabase;
+  /** The config the stack's routes run with (the env overrides of a later withEnv not included). */
+  config: Config;
+  /** The routes' runtime (built on first use, with its background jobs, as a server's first request builds it). */
+  runtime(): Promise<Runtime>;
   /** Calls the chat route handler in process with a plain Request. */
   chat(init: { body: unknown; headers?: Record<string, string> }): Promise<Response>;
   /** A fresh funded agent (USDC only, no SOL). */
@@ -100,9 +106,9 @@ export async function startPaidStack(
     PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
     ...opts.env,
   });
-  (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
-  const { createFacilitator } = await import("../../facilitator/create-facilitator");
-  const facilitator = await createFacilitator();
+  const config = testConfig();
+  // Boots like `npm run dev`: the routes' runtime (its facilitator announced) is built before anything is served.
+  const facilitator = (await routeRuntime()).chains.facilitator;
   for (const chain of [devnet, mainnet]) if (chain) await chain.fundAccount(facilitator.address, { lamports: 10_000_000_000n });
   const evmDeposit = facilitator.evm?.address ?? null;
   for (const chain of [baseSepolia, base]) if (chain && evmDeposit) await chain.fund(evmDeposit, { wei: 10n ** 18n });
@@ -115,6 +121,8 @@ export async function startPaidStack(
     base,
     evmDeposit,
     tdb,
+    config,
+    runtime: routeRuntime,
     chat: ({ body, headers = {} }) =>
       route(new Request(`${BASE}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })),
     async newAgent(usdcUnits = 1_000_000n, chain = devnet) {
@@ -143,11 +151,10 @@ export async function startPaidStack(
       return createEvmPayingFetch(account, caip2s, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
     },
     async close() {
-      (globalThis as { signetAppContext?: unknown }).signetAppContext = undefined;
-      await closeDb();
+      await closeRouteRuntime();
       await Promise.allSettled([devnet.close(), mainnet?.close(), baseSepolia?.close(), base?.close()]);
       await tdb.drop();
-      restore();
+      await restore();
     },
   };
   return stack;

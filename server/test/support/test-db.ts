@@ -6,7 +6,9 @@ import { openPostgres } from "../../db";
 import { catchClientErrors } from "../../db/catch-connection-errors";
 import type { PrismaClient } from "../../db";
 
-export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+import { TEST_ADMIN_URL } from "./env";
+
+export { TEST_ADMIN_URL };
 
 export interface TestDatabase {
   url: string;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
-import { operatorKeypair } from "../../keys/service-keys";
+import { operatorKeypair } from "../support/env";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { buildReceipt, type ReceiptFacts } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";

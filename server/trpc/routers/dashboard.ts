@@ -1,10 +1,8 @@
 // Dashboard figures over tRPC: live figures per network, fee-payer health, recent calls (keyset pages).
 import "server-only";
 import { z } from "zod";
-import { appContext } from "../../app-context";
 import { readFeePayerHealth } from "../../dashboard/fee-payer-health";
-import { config } from "../../env";
-import { readHealth } from "../../health/check-health";
+import { readRuntimeHealth } from "../../health/check-health";
 import { readPendingSettlements } from "../../health/read-pending-settlements";
 import { readFigures, readRecentCalls } from "../../dashboard/read-figures";
 import { readSettings } from "../../settings/read-settings";
@@ -126,20 +124,20 @@ const healthOutput = z.object({
 });
 
 export const dashboardRouter = router({
-  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db))),
-  feePayer: operatorProcedure.output(feePayerOutput).query(async () => readFeePayerHealth((await appContext()).gateway.facilitator)),
+  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db, ctx.runtime.config))),
+  feePayer: operatorProcedure.output(feePayerOutput).query(({ ctx }) => readFeePayerHealth(ctx.runtime.chains.facilitator)),
   recentCalls: operatorProcedure
     .input(z.object({ cursor: cursor.nullish(), limit: z.number().int().min(1).max(100).default(20) }))
     .output(recentCallsOutput)
     .query(({ ctx, input }) => readRecentCalls(ctx.db, input.cursor ?? null, input.limit)),
   /** Read-only: on-chain deposits against the payments table and the ledger (`signet reconcile`). */
   reconcile: operatorProcedure.output(reconcileOutput).query(async ({ ctx }) => {
-    const reports = await reconcile(ctx.db, (await appContext()).gateway.facilitator);
+    const reports = await reconcile(ctx.runtime);
     return reports.map((r) => ({ ...r, drift: r.mismatches.length }));
   }),
   /** The readiness summary (GET /api/health) and the settlements waiting: broadcast (pending), stale claims and unserved payments. */
   health: operatorProcedure.output(healthOutput).query(async ({ ctx }) => {
-    const [report, pending] = await Promise.all([readHealth(), readPendingSettlements(ctx.db, config().PAYMENT_LEASE_MS)]);
+    const [report, pending] = await Promise.all([readRuntimeHealth(ctx.runtime), readPendingSettlements(ctx.db, ctx.runtime.config.PAYMENT_LEASE_MS)]);
     return { ...report, pending };
   }),
   whoami: operatorProcedure

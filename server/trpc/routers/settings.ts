@@ -18,7 +18,7 @@ const auditOutput = z.array(
 
 export const settingsRouter = router({
   get: operatorProcedure.output(settingsOutput).query(async ({ ctx }) => {
-    const raw = await readRawSettings(ctx.db);
+    const raw = await readRawSettings(ctx.db, ctx.runtime.config);
     return SETTING_KEYS.map((key) => ({ key, value: SECRET_KEYS.has(key) ? (raw[key] ? "(set)" : "") : (raw[key] ?? ""), secret: SECRET_KEYS.has(key) }));
   }),
   set: operatorProcedure
@@ -26,7 +26,7 @@ export const settingsRouter = router({
     .output(setOutput)
     .mutation(async ({ ctx, input }) => {
       if (!isSettingKey(input.key)) return { ok: false as const, key: input.key, message: "unknown setting" };
-      const outcome = await writeSetting(ctx.db, input.key, input.value.trim(), ctx.session.pubkey);
+      const outcome = await writeSetting(ctx.db, ctx.runtime.config, input.key, input.value.trim(), ctx.session.pubkey);
       return outcome.ok ? { ok: true as const } : { ok: false as const, key: outcome.key, message: outcome.message };
     }),
   audit: operatorProcedure

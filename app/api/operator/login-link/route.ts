@@ -1,10 +1,9 @@
-import { db } from "@/server/db";
-import { config } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { handleRoute } from "@/server/http/handle-route";
 import { sessionCookie } from "@/server/operator-auth/session";
 import { redeemLoginLink } from "@/server/operator-auth/sign-in";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
@@ -14,8 +13,9 @@ export const GET = handleRoute(async (req) => {
   const signature = params.get("s");
   if (!message || !signature) throw new AppError("invalid_request", "a login link carries m and s");
   const decoded = Buffer.from(message, "base64url").toString("utf8");
-  const token = await redeemLoginLink(await db(), decoded, signature, config().baseUrl);
-  return new Response(null, { status: 303, headers: { location: "/dashboard", "set-cookie": sessionCookie(token) } });
+  const rt = await routeRuntime();
+  const token = await redeemLoginLink(rt.db, rt.config, decoded, signature, rt.config.baseUrl);
+  return new Response(null, { status: 303, headers: { location: "/dashboard", "set-cookie": sessionCookie(token, rt.config) } });
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -1,22 +1,24 @@
-import { db } from "@/server/db";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { sessionCookie, signOut } from "@/server/operator-auth/session";
 import { signIn, signInSchema } from "@/server/operator-auth/sign-in";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handleRoute(async (req) => {
   const input = parseWith(signInSchema, await readJsonBody(req, 4_096));
-  const token = await signIn(await db(), input);
-  return Response.json({ ok: true, pubkey: input.pubkey }, { headers: { "set-cookie": sessionCookie(token) } });
+  const rt = await routeRuntime();
+  const token = await signIn(rt.db, rt.config, input);
+  return Response.json({ ok: true, pubkey: input.pubkey }, { headers: { "set-cookie": sessionCookie(token, rt.config) } });
 });
 
 /** Sign-out: revokes every session token issued to this operator so far, then clears the cookie. */
 export const DELETE = handleRoute(async (req) => {
-  await signOut(await db(), req.headers.get("cookie"));
-  return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("") } });
+  const rt = await routeRuntime();
+  await signOut(rt.db, rt.config, req.headers.get("cookie"));
+  return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("", rt.config) } });
 });
 
 export const { GET, HEAD, PUT, PATCH } = methodsNotAllowed(["POST", "DELETE"]);

@@ -1,15 +1,15 @@
-import { appContext } from "@/server/app-context";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { topUpCredits } from "@/server/prepaid/top-up-credits";
 import { topUpRequestSchema } from "@/server/prepaid/top-up-request-schema";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handleRoute(async (req) => {
   const body = parseWith(topUpRequestSchema, await readJsonBody(req, 4_096));
-  const result = await topUpCredits(await appContext(), body, req.headers, req.url);
+  const result = await topUpCredits(await routeRuntime(), body, req.headers, req.url);
   return Response.json(result.body, { headers: result.headers });
 });
 

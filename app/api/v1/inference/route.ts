@@ -1,15 +1,15 @@
-import { appContext } from "@/server/app-context";
 import { handleRoute } from "@/server/http/handle-route";
 import { readBodyBytes } from "@/server/http/read-json-body";
 import { MAX_INFERENCE_BODY_BYTES } from "@/server/prepaid/inference-request-schema";
 import { servePrepaidInference } from "@/server/prepaid/serve-prepaid-inference";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handleRoute(async (req) => {
   const rawBody = await readBodyBytes(req, MAX_INFERENCE_BODY_BYTES);
-  const result = await servePrepaidInference(await appContext(), req.headers, rawBody);
+  const result = await servePrepaidInference(await routeRuntime(), req.headers, rawBody);
   if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });

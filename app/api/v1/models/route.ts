@@ -1,14 +1,13 @@
-import { appContext } from "@/server/app-context";
 import { handleRoute } from "@/server/http/handle-route";
-import { readSettings } from "@/server/settings/read-settings";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { listModels } from "@/server/upstream/list-models";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handleRoute(async () => {
-  const ctx = await appContext();
-  const settings = await readSettings(ctx.db);
+  const ctx = await routeRuntime();
+  const settings = await ctx.settings.read();
   return Response.json(listModels(ctx.upstream, settings));
 });
 

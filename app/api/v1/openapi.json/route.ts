@@ -1,14 +1,14 @@
-import { config } from "@/server/env";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { buildOpenApiDocument } from "@/server/openapi/openapi-document";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeConfig } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
 export const GET = withCors(
   ["GET"],
-  handleRoute(async () => Response.json(buildOpenApiDocument(config().baseUrl), { headers: { "cache-control": "public, max-age=300" } })),
+  handleRoute(async () => Response.json(buildOpenApiDocument((await routeConfig()).baseUrl), { headers: { "cache-control": "public, max-age=300" } })),
 );
 
 export const OPTIONS = corsPreflight(["GET"]);

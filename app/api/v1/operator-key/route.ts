@@ -2,12 +2,13 @@ import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { operatorKeyResource } from "@/server/keys/operator-key-resource";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
 export const GET = withCors(
   ["GET"],
-  handleRoute(async () => Response.json(operatorKeyResource(), { headers: { "cache-control": "public, max-age=60" } })),
+  handleRoute(async () => Response.json(operatorKeyResource((await routeRuntime()).keys), { headers: { "cache-control": "public, max-age=60" } })),
 );
 
 export const OPTIONS = corsPreflight(["GET"]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { db } from "@/server/db";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { AppError } from "@/server/errors";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
@@ -14,7 +14,7 @@ export const GET = withCors(
   ["GET"],
   handleRoute<{ params: Promise<{ size: string }> }>(async (_req, { params }) => {
     const size = Number(parseWith(sizeSchema, (await params).size));
-    const checkpoint = await readCheckpoint(await db(), size);
+    const checkpoint = await readCheckpoint((await routeRuntime()).db, size);
     if (!checkpoint) throw new AppError("not_found", "the log signed no checkpoint of that size");
     return new Response(checkpoint.note, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=10" } });
   }),

@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { routeRuntime } from "@/server/runtime/route-edge";
 import { AppError } from "@/server/errors";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { bytesResponse } from "@/server/http/encode-bytes-response";
@@ -16,7 +16,8 @@ export const GET = withCors(
   handleRoute<{ params: Promise<{ path: string[] }> }>(async (req, { params }) => {
     const tile = parseTilePath((await params).path);
     if (!tile) throw new AppError("not_found", "not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>]");
-    const data = tile.level === "entries" ? await readEntryBundle(await db(), tile.index, tile.width) : await readHashTile(await db(), tile.level, tile.index, tile.width);
+    const { db } = await routeRuntime();
+    const data = tile.level === "entries" ? await readEntryBundle(db, tile.index, tile.width) : await readHashTile(db, tile.level, tile.index, tile.width);
     if (!data) throw new AppError("not_found", "no such tile in the published tree");
     // A tile's path names its width, so its bytes never change once served, partial (`.p/<W>`) or full.
     return bytesResponse(req, data, { "content-type": "application/octet-stream", "cache-control": TILE_CACHE_CONTROL });

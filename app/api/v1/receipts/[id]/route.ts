@@ -1,8 +1,8 @@
-import { db } from "@/server/db";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
 import { findReceipt } from "@/server/receipts/find-receipt";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +10,7 @@ export const GET = withCors(
   ["GET"],
   handleRoute<{ params: Promise<{ id: string }> }>(async (_req, { params }) => {
     const { id } = await params;
-    return Response.json(await findReceipt(await db(), id), { headers: { "cache-control": "public, max-age=300" } });
+    return Response.json(await findReceipt((await routeRuntime()).db, id), { headers: { "cache-control": "public, max-age=300" } });
   }),
 );
 

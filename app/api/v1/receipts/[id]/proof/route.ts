@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { db } from "@/server/db";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { proveReceiptInclusion } from "@/server/transparency/read-log";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +19,8 @@ export const GET = withCors(
   handleRoute<{ params: Promise<{ id: string }> }>(async (req, { params }) => {
     const url = new URL(req.url);
     const q = parseWith(querySchema, { id: (await params).id, tree_size: url.searchParams.get("tree_size") ?? undefined, cosigned: url.searchParams.get("cosigned") ?? undefined });
-    const proof = await proveReceiptInclusion(await db(), q.id, { treeSize: q.tree_size, cosigned: q.cosigned === "true" });
+    const rt = await routeRuntime();
+    const proof = await proveReceiptInclusion(rt.db, rt.keys.log(), q.id, { treeSize: q.tree_size, cosigned: q.cosigned === "true" });
     return Response.json(proof, { headers: { "cache-control": "public, max-age=60" } });
   }),
 );

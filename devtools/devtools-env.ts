@@ -1,0 +1,90 @@
+// The dev tools' one validated config: the variables only `npm run dev`, the local chains, the soak, the bench and
+// the tests' helper processes read, parsed here once. The service's own variables are server/env.ts's.
+import { z } from "zod";
+import { parseFaultProfile } from "./localnet/fault-profile";
+
+/** A local chain's fault profile: JSON, or the path of a JSON file (see devtools/localnet/fault-profile.ts). */
+const faultProfile = z
+  .string()
+  .min(1)
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined) return null;
+    try {
+      return parseFaultProfile(text);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : "fault profile: unreadable" });
+      return z.NEVER;
+    }
+  });
+
+/** Exactly "true" or "false", as every boolean variable is written. */
+const booleanString = z
+  .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
+  .transform((v) => v === "true");
+
+export const devtoolsEnvSchema = z.object({
+  /** How the local Solana chains keep time: "real" (a clock, the default) or "instant" (a slot per transaction, final at once). */
+  LOCALNET_TIMING: z.enum(["instant", "real"]).default("real"),
+  /** Real timing's slot length, ms (Solana's is ~400). */
+  LOCALNET_SLOT_MS: z.coerce.number().int().min(1).max(10_000).default(400),
+  /** A seeded fault profile for the local Solana chains' RPC (dev and tests only); unset = no faults. */
+  LOCALNET_FAULTS: faultProfile,
+  /** The local anvil chains' interval mining, whole seconds (default 2, Base's); 0 = automine, a block per transaction. */
+  ANVIL_BLOCK_TIME_SEC: z.coerce.number().int().min(0).max(60).default(2),
+  /** A seeded fault profile for the local anvil chains' RPC (dev and tests only); unset = no faults. */
+  ANVIL_FAULTS: faultProfile,
+  /** `npm run dev` serves the production build (as `npm run preview` does) when "start". */
+  SIGNET_NEXT_MODE: z.enum(["dev", "start"]).default("dev"),
+  /** The PostgreSQL server the soak, the bench and the browser suite make their throwaway databases on. */
+  TEST_DATABASE_URL: z.string().min(1).default("postgresql://postgres@127.0.0.1:5432/postgres"),
+  /** The dev-reload browser spec's long form: every page and every watched folder. */
+  SIGNET_DEV_LOOP_FULL: booleanString.default(false),
+});
+
+export type DevtoolsEnv = z.infer<typeof devtoolsEnvSchema>;
+
+export class DevtoolsEnvError extends Error {
+  override name = "DevtoolsEnvError";
+}
+
+/** Parses the dev tools' variables out of `env`; throws a DevtoolsEnvError naming each bad variable. */
+export function loadDevtoolsEnv(env: Readonly<Record<string, string | undefined>> = process.env): DevtoolsEnv {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = devtoolsEnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new DevtoolsEnvError(`invalid environment:\n  ${lines.join("\n  ")}`);
+  }
+  return result.data;
+}
+
+/** A dev tool's numeric knob (a size, a run count, a seed) as the environment sets it; `fallback` when unset. */
+export function devtoolsKnob(name: string, fallback: number): number {
+  const value = process.env[name];
+  return value === undefined || value === "" ? fallback : Number(value);
+}
+
+/** A dev tool's optional text setting (a profile folder, a log level) as the environment sets it; undefined when unset. */
+export function devtoolsSetting(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * The environment a dev tool hands a child it spawns: this process's own, with `overrides` on top (undefined deletes).
+ * The one place a dev tool copies the environment.
+ */
+export function childEnv(overrides: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Only the shell basics (PATH, HOME) of this process's environment, with `vars` on top: a child that must not inherit the rest. */
+export function minimalChildEnv(vars: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...vars } as unknown as NodeJS.ProcessEnv;
+}

@@ -1,0 +1,136 @@
+// The route edge: the one place that keeps a runtime for the process. Next may load the route modules more than once
+// (and the front server, bin/serve-next.ts, is another module instance), so what they share sits on globalThis under
+// one registered symbol: the runtime, the stop function of its background jobs, the drain flag, the health cache and
+// the facilitator announcements. Route handlers call routeRuntime() and pass the runtime down; nothing else in the
+// service reaches for a global. No "server-only" here and only dynamic imports of the service: the front server loads
+// this module outside Next for the drain flag.
+import type { Config } from "../env";
+import type { HealthCache, HealthSource } from "../health/check-health";
+import type { ShutdownFlag } from "../health/shutdown-state";
+import type { Runtime } from "./runtime";
+
+interface Edge {
+  runtime?: Promise<Runtime>;
+  stopJobs?: () => void;
+  /** The config the next runtime is built from; unset: the process environment. */
+  config?: Config;
+  draining: boolean;
+  health: HealthCache;
+  announced: Set<string>;
+}
+
+const EDGE = Symbol.for("signet.routeEdge");
+
+function edge(): Edge {
+  const holder = globalThis as unknown as Record<symbol, Edge | undefined>;
+  return (holder[EDGE] ??= { draining: false, health: { entry: null }, announced: new Set() });
+}
+
+/** The drain flag the front server marks on SIGTERM and readiness reads. */
+export const edgeShutdown: ShutdownFlag = {
+  markShuttingDown: () => {
+    edge().draining = true;
+  },
+  isShuttingDown: () => edge().draining,
+};
+
+/** The config the routes run with: the one set by useRouteConfig, else the process environment's. */
+export async function routeConfig(): Promise<Config> {
+  const e = edge();
+  if (e.config) return e.config;
+  const { loadConfig, processEnv } = await import("../env");
+  return loadConfig(processEnv());
+}
+
+/**
+ * The routes' runtime, built on first use (never at import time: `next build` evaluates route modules) with its
+ * background jobs started. A failed build is retried on the next call.
+ */
+export function routeRuntime(): Promise<Runtime> {
+  const e = edge();
+  if (!e.runtime) {
+    const building = buildRouteRuntime(e);
+    e.runtime = building;
+    building.catch(() => {
+      if (e.runtime === building) e.runtime = undefined;
+    });
+  }
+  return e.runtime;
+}
+
+async function buildRouteRuntime(e: Edge): Promise<Runtime> {
+  const config = await routeConfig();
+  const [{ createRuntime }, { startBackgroundJobs }, { ConfigError }, { AppError }, { log }] = await Promise.all([
+    import("./create-runtime"),
+    import("./background-jobs"),
+    import("../env"),
+    import("../errors"),
+    import("../log"),
+  ]);
+  const runtime = await createRuntime(config, { shutdown: edgeShutdown, health: e.health, announced: e.announced }).catch((err: unknown) => {
+    // The message names the variable for the operator's logs; clients see only the stable code.
+    if (!(err instanceof ConfigError)) throw err;
+    log.error({ event: "runtime.config_error", reason: err.message }, "the service is misconfigured");
+    throw new AppError("server_misconfigured", "the service is misconfigured");
+  });
+  e.stopJobs = startBackgroundJobs(runtime);
+  return runtime;
+}
+
+/**
+ * Where the health route reads from. When the runtime cannot be built (its database unreachable), the probes still
+ * run: the database's fails with the reason, and the chains are probed through a facilitator built from the config.
+ */
+export async function routeHealthSource(): Promise<HealthSource> {
+  const e = edge();
+  const { runtimeHealthDeps } = await import("../health/check-health");
+  const runtime = await routeRuntime().catch((err: unknown) => err as Error);
+  if (!(runtime instanceof Error)) return { config: runtime.config, deps: () => runtimeHealthDeps(runtime), cache: e.health, shutdown: edgeShutdown };
+  const config = await routeConfig();
+  const { createFacilitator } = await import("../facilitator/create-facilitator");
+  return {
+    config,
+    deps: () => ({
+      db: () => Promise.reject(runtime),
+      facilitator: () => createFacilitator(config),
+      upstream: { baseUrl: config.UPSTREAM_BASE_URL, apiKey: config.UPSTREAM_API_KEY, providerName: config.UPSTREAM_PROVIDER_NAME },
+    }),
+    cache: e.health,
+    shutdown: edgeShutdown,
+  };
+}
+
+/** Stops the routes' runtime's jobs and closes it; the next routeRuntime() builds a new one. */
+export async function closeRouteRuntime(): Promise<void> {
+  const e = edge();
+  const current = e.runtime;
+  e.runtime = undefined;
+  e.stopJobs?.();
+  e.stopJobs = undefined;
+  e.health.entry = null;
+  const runtime = await current?.catch(() => null);
+  await runtime?.close();
+}
+
+/**
+ * Makes the routes run with `config` (null: the process environment again) from the next request on; the runtime
+ * they had is closed (the returned promise settles once it is). For entry points that parsed the config themselves,
+ * and tests.
+ */
+export function useRouteConfig(config: Config | null): Promise<void> {
+  const closing = closeRouteRuntime();
+  const e = edge();
+  if (config) e.config = config;
+  else delete e.config;
+  return closing;
+}
+
+/** Drops the cached health probes. Tests only. */
+export function resetHealthCacheForTests(): void {
+  edge().health.entry = null;
+}
+
+/** Clears the drain flag. Tests only. */
+export function resetShutdownForTests(): void {
+  edge().draining = false;
+}
