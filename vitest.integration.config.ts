@@ -3,10 +3,10 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Files that run alone, after the others: they measure time (leases, backoff, slot and block timing, shutdown grace)
- * or start production servers, so other files' CPU would make them slow or wrong. Every other file shares nothing
- * with its neighbours (its own database, its own chains on ephemeral ports, its own data dir, its own process) and runs
- * beside them.
+ * Files that run alone, after the others: they measure time (leases, backoff, slot and block timing, shutdown grace,
+ * health probes against their 2 s limit), race a hundred requests at once, or start production servers, so other
+ * files' CPU would make them slow or wrong. Every other file shares nothing with its neighbours (its own database, its
+ * own chains on ephemeral ports, its own data dir, its own process) and runs beside them.
  */
 export const SERIAL_FILES = [
   "server/test/chain/rpc-backoff.test.ts",
@@ -18,7 +18,9 @@ export const SERIAL_FILES = [
   "server/test/money/payment-binding.test.ts",
   "server/test/money/pending-settlement.test.ts",
   "server/test/money/settlement-takeover.test.ts",
+  "server/test/prepaid/top-up-and-grants.test.ts",
   "server/test/ops/graceful-shutdown.test.ts",
+  "server/test/ops/health-and-metrics.test.ts",
   "server/test/ops/multi-instance.test.ts",
   "server/test/upstream/openai-compatible-client.test.ts",
   "server/test/verify/hosted-verify-errors.test.ts",
