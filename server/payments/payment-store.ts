@@ -143,13 +143,16 @@ export async function beginServingUnserved(db: DbClient, paymentId: string): Pro
   return taken.count === 1;
 }
 
-/** Takes over a row in `from` whose lease ran out, refreshing the lease; true for exactly one of concurrent takers. */
-export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: Move[]): Promise<boolean> {
+/**
+ * Takes over a row in `from` whose lease ran out by `nowMs` (the runtime clock's time), refreshing the lease; true for
+ * exactly one of concurrent takers.
+ */
+export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: Move[], nowMs: number): Promise<boolean> {
   const to = moves[0]!.to;
   if (moves.some((m) => m.to !== to)) throw new Error("a takeover moves to one state");
   const taken = await db.payment.updateMany({
-    where: { id: paymentId, status: { in: moves.map((m) => m.from) }, updatedAt: { lt: new Date(Date.now() - leaseMs) } },
-    data: { updatedAt: new Date(), status: to },
+    where: { id: paymentId, status: { in: moves.map((m) => m.from) }, updatedAt: { lt: new Date(nowMs - leaseMs) } },
+    data: { updatedAt: new Date(nowMs), status: to },
   });
   return taken.count === 1;
 }
@@ -163,7 +166,7 @@ const PAYMENT_JSON = Prisma.sql`json_build_object(
   'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id, 'requestDigest', request_digest,
   'beneficiary', beneficiary, 'answer', answer)`;
 
-export function paymentFromJson(p: PaymentJson): Payment {
+function paymentFromJson(p: PaymentJson): Payment {
   return {
     ...p,
     units: BigInt(p.units),

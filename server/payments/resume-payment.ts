@@ -45,7 +45,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (known.status === "pending") return resumePending(ctx, input, known, payload);
   if (known.status === "claimed") {
     // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
-    if (Date.now() - known.updatedAt.getTime() >= leaseMs && (await takeOverStale(ctx.db, known.id, leaseMs, [{ from: "claimed", to: "claimed" }]))) {
+    if (ctx.clock.now() - known.updatedAt.getTime() >= leaseMs && (await takeOverStale(ctx.db, known.id, leaseMs, [{ from: "claimed", to: "claimed" }], ctx.clock.now()))) {
       return recoverClaim(ctx, input, known, payload);
     }
     return replay(known, "this payment is already being processed");
@@ -59,7 +59,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
     { from: "settled", to: "serving" },
     { from: "serving", to: "serving" },
   ];
-  if ((known.status === "settled" || known.status === "serving") && (await takeOverStale(ctx.db, known.id, leaseMs, takeover))) {
+  if ((known.status === "settled" || known.status === "serving") && (await takeOverStale(ctx.db, known.id, leaseMs, takeover, ctx.clock.now()))) {
     logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
     return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
   }

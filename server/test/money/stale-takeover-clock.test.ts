@@ -1,0 +1,63 @@
+// A payment's lease is judged by the runtime's clock: a claim is taken over once the clock has passed its lease, not
+// before, and by exactly one of concurrent takers. The test moves the clock instead of sleeping out the lease.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { takeOverStale } from "../../payments/payment-store";
+import type { Clock } from "../../runtime/runtime";
+import { createTestDatabase, type TestDatabase } from "../support/test-db";
+
+const LEASE_MS = 120_000;
+
+/** A clock that stands still until the test moves it. */
+function manualClock(startMs: number): Clock & { advance(ms: number): void } {
+  let nowMs = startMs;
+  return {
+    now: () => nowMs,
+    advance: (ms) => {
+      nowMs += ms;
+    },
+  };
+}
+
+let tdb: TestDatabase;
+beforeAll(async () => {
+  tdb = await createTestDatabase(4);
+});
+afterAll(async () => tdb?.drop());
+
+async function claimedPayment(updatedAt: Date): Promise<string> {
+  const row = await tdb.prisma.payment.create({
+    data: { idempotencyKey: randomUUID(), network: "solana:test", payer: "payer", payTo: "deposit", units: 1_000n, purpose: "chat", status: "claimed", updatedAt },
+  });
+  return row.id;
+}
+
+describe("takeOverStale()", () => {
+  it("leaves a claim whose lease the clock has not passed, and takes it over once the clock moves past it", async () => {
+    const clock = manualClock(Date.parse("2026-11-27T12:00:00Z"));
+    const id = await claimedPayment(new Date(clock.now()));
+    const moves = [{ from: "claimed", to: "claimed" }] as const;
+    clock.advance(LEASE_MS - 1_000);
+    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBe(false);
+    clock.advance(2_000);
+    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBe(true);
+    // The takeover renewed the lease at the clock's time: a second taker right after finds it live.
+    expect((await tdb.prisma.payment.findUniqueOrThrow({ where: { id } })).updatedAt.getTime()).toBe(clock.now());
+    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBe(false);
+  });
+
+  it("gives a stale claim to exactly one of concurrent takers", async () => {
+    const clock = manualClock(Date.parse("2026-11-27T13:00:00Z"));
+    const id = await claimedPayment(new Date(clock.now()));
+    clock.advance(LEASE_MS + 1);
+    const taken = await Promise.all(Array.from({ length: 4 }, () => takeOverStale(tdb.prisma, id, LEASE_MS, [{ from: "claimed", to: "claimed" }], clock.now())));
+    expect(taken.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("rejects malformed input: moves to more than one state", async () => {
+    const id = await claimedPayment(new Date());
+    await expect(
+      takeOverStale(tdb.prisma, id, LEASE_MS, [{ from: "settled", to: "serving" }, { from: "claimed", to: "claimed" }], Date.now()),
+    ).rejects.toThrow("a takeover moves to one state");
+  });
+});
