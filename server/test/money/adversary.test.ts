@@ -64,6 +64,8 @@ describe("the adversary", () => {
       return completionAnswer(body.model, "remote answer", { prompt_tokens: 12, completion_tokens: 6, cost: 0.00002 });
     });
     served = await startServedStack({
+      // Solana's and Base's own pace: the faults' late confirmations are timed against it.
+      timing: "real",
       mainnet: true,
       evm: true,
       baseMainnet: true,

@@ -56,7 +56,7 @@ describe("a payment waiting for its retry, under a cluster that drops every send
   let stack: PaidStack;
   let facilitator: Facilitator;
   beforeAll(async () => {
-    stack = await startPaidStack({ mainnet: true, env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
+    stack = await startPaidStack({ timing: "real", mainnet: true, env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
     facilitator = await createFacilitator(testConfig());
   });
   afterAll(async () => stack?.close());
@@ -169,6 +169,7 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     provider = await startFakeProvider(({ body }) => (failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 })));
     // Every send lands, 1.5–2.5 s late: past the settle wait, so the first answer is 502 settlement_pending.
     stack = await startPaidStack({
+      timing: "real",
       evm: true,
       env: { ...env, UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
       devnet: { timing: "real", slotMs: 25, faults: { seed: 7, confirmDelayMs: [1500, 2500] } },

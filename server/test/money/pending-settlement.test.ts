@@ -80,7 +80,7 @@ describe("a Solana settlement whose every send is dropped", () => {
   let facilitator: Facilitator;
   beforeAll(async () => {
     // A blockhash lives 150 slots × 25 ms = 3.75 s; every send over RPC is answered and dropped.
-    stack = await startPaidStack({ env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
+    stack = await startPaidStack({ timing: "real", env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
     facilitator = await createFacilitator(testConfig());
   });
   afterAll(async () => stack?.close());
@@ -221,7 +221,7 @@ describe("a Solana settlement whose first send is dropped", () => {
       const d = dice(seed);
       if (d.sendFate().kind === "drop" && d.sendFate().kind === "land") break;
     }
-    stack = await startPaidStack({ env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "4000" }, devnet: { timing: "real", slotMs: 25, faults: { seed, dropSendRate: 0.5 } } });
+    stack = await startPaidStack({ timing: "real", env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "4000" }, devnet: { timing: "real", slotMs: 25, faults: { seed, dropSendRate: 0.5 } } });
   });
   afterAll(async () => stack?.close());
 
@@ -239,7 +239,7 @@ describe("a Solana settlement confirmed after the wait", () => {
   let stack: PaidStack;
   beforeAll(async () => {
     // Every send lands 1.5 s late: past the 600 ms wait, well inside the blockhash's 3.75 s.
-    stack = await startPaidStack({ env, devnet: { timing: "real", slotMs: 25, faults: { seed: 11, delaySendRate: 1, confirmDelayMs: [1500, 1500] } } });
+    stack = await startPaidStack({ timing: "real", env, devnet: { timing: "real", slotMs: 25, faults: { seed: 11, delaySendRate: 1, confirmDelayMs: [1500, 1500] } } });
   });
   afterAll(async () => stack?.close());
 
@@ -261,7 +261,8 @@ describe("a Solana settlement confirmed after the wait", () => {
 describe("a Base settlement whose transaction is dropped", () => {
   let stack: PaidStack;
   beforeAll(async () => {
-    stack = await startPaidStack({ env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "1500" }, evm: true, evmFaults: { seed: 5, dropSendRate: 1 } });
+    // Base's own 2 s blocks: the re-broadcast gap and validBefore are measured against them.
+    stack = await startPaidStack({ timing: "real", env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "1500" }, evm: true, evmFaults: { seed: 5, dropSendRate: 1 } });
   });
   afterAll(async () => stack?.close());
 
