@@ -77,10 +77,15 @@ describe("assertReadyToServe()", () => {
 });
 
 describe("loadConfig() on the operator settings' env defaults", () => {
-  it.each(["yes", "TRUE", "1", "on"])("reads SERVICE_MAINNET_ENABLED=%s as off (only exactly `true` is on) and warns naming the variable", (value) => {
-    const cfg = loadConfig({ SERVICE_MAINNET_ENABLED: value });
-    expect(cfg.SERVICE_MAINNET_ENABLED).toBe("false");
-    expect(cfg.warnings).toEqual([expect.stringMatching(/^SERVICE_MAINNET_ENABLED: .*"true".*"false"/)]);
+  it.each([
+    ["SERVICE_MAINNET_ENABLED", "yes"],
+    ["SERVICE_MAINNET_ENABLED", "TRUE"],
+    ["SERVICE_MAINNET_ENABLED", "1"],
+    ["SERVICE_TESTNET_PROVIDER_MODELS", "on"],
+    ["SIGNET_API_DIRECT", "0"],
+    ["EXPLORER_ADVERTISE_RPC", "1"],
+  ])("rejects malformed input: %s=%s, naming the variable (booleans are exactly true or false)", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: must be exactly "true" or "false"`));
   });
 
   it("keeps an exact true or false with no warning", () => {

@@ -3,30 +3,18 @@
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
-import { log } from "./log";
 import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
-import { parseFaultProfile } from "../devtools/localnet/fault-profile";
 
+/** The one boolean form every variable takes: exactly "true" or "false" (the error names the variable). */
 const booleanString = z
   .enum(["true", "false"], { message: 'must be exactly "true" or "false"' })
   .transform((v) => v === "true");
 
-const port = z.coerce.number().int().min(1).max(65_535);
+/** A boolean that seeds an operator setting: exactly "true" or "false", kept as the text the setting stores. */
+const switchString = z.enum(["true", "false"], { message: 'must be exactly "true" or "false"' });
 
-/** A local chain's fault profile: JSON, or the path of a JSON file (see devtools/localnet/fault-profile.ts). */
-const faultProfile = z
-  .string()
-  .min(1)
-  .optional()
-  .transform((text, ctx) => {
-    if (text === undefined) return null;
-    try {
-      return parseFaultProfile(text);
-    } catch (err) {
-      ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : "fault profile: unreadable" });
-      return z.NEVER;
-    }
-  });
+/** A TCP port, 1 to 65535. */
+const port = z.coerce.number().int().min(1).max(65_535);
 
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -95,10 +83,11 @@ export const envSchema = z.object({
   SERVICE_MAX_PRICE_USDC: z.string().min(1).default("0.10"),
   SERVICE_DEPOSIT_ADDRESS: z.string().min(1).optional(),
   SERVICE_MAINNET_DEPOSIT_ADDRESS: z.string().min(1).optional(),
-  SERVICE_MAINNET_ENABLED: z.string().default("false"),
+  /** Whether mainnets take payments (the kill switch's default; the dashboard turns it at run time). */
+  SERVICE_MAINNET_ENABLED: switchString.default("false"),
   SERVICE_ALLOWED_AGENTS: z.string().default(""),
   /** Whether testnets offer the provider's models too (default: the built-in model only; faucet USDC is free). */
-  SERVICE_TESTNET_PROVIDER_MODELS: z.string().default("false"),
+  SERVICE_TESTNET_PROVIDER_MODELS: switchString.default("false"),
   SERVICE_GRANT_AMOUNT_USDC: z.string().min(1).default("0.10"),
   SERVICE_GRANT_MAX_PER_IP: z.string().min(1).default("3"),
   SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00"),
@@ -173,7 +162,7 @@ export const envSchema = z.object({
   SIGNET_NEXT_DIST_DIR: z.string().min(1).default(".next"),
 });
 
-export type RawEnv = z.infer<typeof envSchema>;
+type RawEnv = z.infer<typeof envSchema>;
 
 /**
  * A healthy cluster confirms in 1 to 2 s; 10 s covers a congested one through four re-broadcasts, yet answers well
@@ -235,7 +224,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   // The operator settings' defaults get the same parsers as stored values, here, so no request meets a bad one.
   const defaults = checkEnvDefaults(envDefaults(result.data));
   if (defaults.errors.length > 0) throw new ConfigError(`invalid environment:\n  ${defaults.errors.join("\n  ")}`);
-  const raw: RawEnv = { ...result.data, ...defaults.values };
+  // The switches passed their parsers above: each is exactly "true" or "false".
+  const raw: RawEnv = { ...result.data, ...(defaults.values as Partial<RawEnv>) };
   return {
     ...raw,
     isProduction,
