@@ -12,7 +12,7 @@ import { registerHotPool } from "./db/hot-query";
 import { catchClientErrors, catchPoolErrors, type ConnectionErrorSink } from "./db/catch-connection-errors";
 import { logEvent } from "./log";
 
-export type { Agent, Balance, LedgerEntry, Payment, InferenceLog, Setting, SettingAudit } from "./generated/prisma/client";
+export type { Payment } from "./generated/prisma/client";
 export { Prisma, PrismaClient };
 
 /** The client, or a transaction's client: every ledger function accepts either. */
@@ -20,7 +20,7 @@ export type DbClient = PrismaClient;
 export type DbTransaction = Prisma.TransactionClient;
 
 /** Pool size per process for PostgreSQL; the 2-core machine gains nothing from more. */
-export const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_POOL_SIZE = 10;
 
 export interface OpenDb {
   prisma: PrismaClient;

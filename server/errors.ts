@@ -95,7 +95,7 @@ const DATABASE_RETRY_AFTER_S = 2;
  * OpenAI's error `type` for a status: SDKs written for OpenAI show it beside the message. Signet's own stable code is
  * the error's `code`.
  */
-export function errorType(status: number): string {
+function errorType(status: number): string {
   if (status === 401) return "authentication_error";
   if (status === 402) return "payment_required_error";
   if (status === 403) return "permission_error";
@@ -125,12 +125,12 @@ export class AppError extends Error {
   }
 }
 
-export function isAppError(err: unknown): err is AppError {
+function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
 
 /** OpenAI's error object, with Signet's stable code in `code` and any details of the failure beside it. */
-export interface ErrorObject {
+interface ErrorObject {
   message: string;
   type: string;
   param: string | null;

@@ -4,7 +4,7 @@
 import bs58 from "bs58";
 import { serviceError } from "./error-body";
 
-export interface LedgerEntry {
+interface LedgerEntry {
   id: string;
   kind: string;
   amount_usdc: string;

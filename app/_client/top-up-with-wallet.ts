@@ -19,7 +19,7 @@ export interface PayNetwork {
   enabled: boolean;
 }
 
-export type TopUpFailureCode =
+type TopUpFailureCode =
   | "invalid_amount"
   | "no_usdc"
   | "insufficient_usdc"

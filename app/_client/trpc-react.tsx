@@ -6,7 +6,9 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/trpc/root";
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+const trpcContext = createTRPCContext<AppRouter>();
+const { TRPCProvider } = trpcContext;
+export const { useTRPC } = trpcContext;
 
 /** Wraps client pages with react-query and tRPC. */
 export function TrpcReactProvider({ children }: { children: ReactNode }) {

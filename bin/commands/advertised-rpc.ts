@@ -22,7 +22,7 @@ export async function advertisedRpc(endpoint: string, network: string, fetchImpl
 }
 
 /** Two network ids name the same chain: the same CAIP-2 id, or the same Solana cluster in any of its spellings. */
-export function sameNetwork(a: string, b: string): boolean {
+function sameNetwork(a: string, b: string): boolean {
   if (a === b) return true;
   if (isKnownEvmNetwork(a) || isKnownEvmNetwork(b)) return false;
   const cluster = solanaClusterOf(a);

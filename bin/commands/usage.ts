@@ -17,7 +17,7 @@ export const VERIFY_USAGE =
   "    receipt's network, else the network's public RPC.\n" +
   "  --log: also check that the receipt is in the service's receipt log, under a checkpoint signed by the log key.";
 
-export const KEYGEN_USAGE = "signet keygen [--evm] [--out FILE]";
+const KEYGEN_USAGE = "signet keygen [--evm] [--out FILE]";
 
 export const LOCALNET_USAGE = "signet localnet fund <pubkey|0x-address> [--usdc N] [--sol N] [--eth N] [--rpc URL]";
 
@@ -25,8 +25,8 @@ export const SETTINGS_USAGE = "signet settings set KEY VALUE | signet settings l
 
 export const INFER_USAGE = 'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]';
 export const TOPUP_USAGE = "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]";
-export const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N]";
-export const GRANT_USAGE = "signet grant [--keypair FILE] [--endpoint URL]";
+const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N]";
+const GRANT_USAGE = "signet grant [--keypair FILE] [--endpoint URL]";
 
 export const OPERATOR_USAGE = "signet operator login-link [--key FILE] [--endpoint URL]";
 
@@ -39,7 +39,7 @@ export const LOG_USAGE =
 export const COMMAND_NAMES = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
-export const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
+const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
   chat: { summary: "pay for a chat completion with x402, then verify its receipt", usage: CHAT_USAGE },
   verify: { summary: "verify a saved receipt against its prompt, answer, operator key and payment", usage: VERIFY_USAGE },
   infer: { summary: "a signed prepaid call, paid from the agent's credit", usage: INFER_USAGE },

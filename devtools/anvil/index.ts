@@ -20,7 +20,7 @@ export const USDC_BY_EVM_CHAIN: Record<8453 | 84532, { address: `0x${string}`; n
 };
 
 /** Where every Base chain has Multicall3; @x402/evm's facilitator reads through it to name a failed authorization. */
-export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
+const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
 
 /**
  * The token's minter: an address with no known key (keccak256("signet test USDC minter")), reached only by

@@ -27,7 +27,7 @@ const PLATFORM_PACKAGES: Record<string, string> = {
  * The anvil executable. We spawn it directly rather than through the package's `anvil` bin script: that script is a
  * Node process that forwards only SIGINT and SIGTERM, so a SIGKILL on exit would leave the real node running.
  */
-export function anvilBinaryPath(): string {
+function anvilBinaryPath(): string {
   const require = createRequire(import.meta.url);
   const exe = process.platform === "win32" ? "anvil.exe" : "anvil";
   const platformPackage = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];

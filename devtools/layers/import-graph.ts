@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-export const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = path.resolve(import.meta.dirname, "../..");
 
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".js", ".mjs"];
 const SPECIFIER = /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^"'`;]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -15,7 +15,7 @@ export interface ImportEdge {
 }
 
 /** The repository-relative file a specifier names, or undefined for packages and files that do not exist. */
-export function resolveSpecifier(fromFile: string, specifier: string): string | undefined {
+function resolveSpecifier(fromFile: string, specifier: string): string | undefined {
   let base: string;
   if (specifier.startsWith("@/")) base = path.join(ROOT, specifier.slice(2));
   else if (specifier.startsWith(".")) base = path.resolve(path.dirname(path.join(ROOT, fromFile)), specifier);
@@ -50,17 +50,4 @@ export function sourceFiles(dir: string, withTests = true): string[] {
     }
   }
   return found;
-}
-
-/** The files reachable from `entry` through runtime imports (type-only imports are erased and do not count). */
-export function reachableFrom(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const queue = [entry];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const edge of importsOf(file)) if (!edge.typeOnly) queue.push(edge.to);
-  }
-  return seen;
 }

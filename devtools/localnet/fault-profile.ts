@@ -12,15 +12,15 @@ const msRange = z
   .refine(([lo, hi]) => lo <= hi, "the range's first number must not exceed the second");
 
 /** How long a timed-out request is held before its connection is cut: longer than any client waits. */
-export const DEFAULT_TIMEOUT_HOLD_MS = 60_000;
+const DEFAULT_TIMEOUT_HOLD_MS = 60_000;
 /** How long a 429 tells the client to wait, seconds (the header real providers send). */
-export const DEFAULT_RETRY_AFTER_SEC = 1;
+const DEFAULT_RETRY_AFTER_SEC = 1;
 /** An early-expiring Solana blockhash lives 0 to this many slots instead of 150. */
-export const EARLY_EXPIRY_MAX_SLOTS = 10;
+const EARLY_EXPIRY_MAX_SLOTS = 10;
 /** How many fault events the log keeps; the counters keep counting past it. */
 const FAULT_LOG_CAPACITY = 1_000;
 
-export const faultProfileSchema = z
+const faultProfileSchema = z
   .object({
     /** Any integer; the same seed and the same requests give the same faults. */
     seed: z.number().int(),

@@ -5,10 +5,8 @@ import { serveRpc } from "./rpc-server";
 import { FaultDice, type FaultProfileInput } from "./fault-profile";
 import type { LocalnetProfile } from "./profiles";
 
-export { PROFILES } from "./profiles";
-export type { LocalnetProfile } from "./profiles";
-export { LocalChain, BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS, type ChainTiming, type Commitment } from "./local-chain";
-export { FaultDice, parseFaultProfile, type FaultProfile, type FaultProfileInput, type FaultEvent, type FaultKind } from "./fault-profile";
+export { BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS } from "./local-chain";
+export { parseFaultProfile, type FaultProfileInput } from "./fault-profile";
 
 export interface StartLocalnetOptions {
   profile: LocalnetProfile;

@@ -21,7 +21,6 @@ import {
   signTransactionMessageWithSigners,
   some,
   none,
-  type Address,
   type Blockhash,
   type KeyPairSigner,
   type Transaction,
@@ -42,7 +41,7 @@ const TOKEN_PROGRAM = TOKEN_PROGRAM_ADDRESS as string;
 /** SPL token account data length. */
 const TOKEN_ACCOUNT_LEN = 165;
 /** The base fee per signature, as on mainnet. */
-export const LAMPORTS_PER_SIGNATURE = 5_000;
+const LAMPORTS_PER_SIGNATURE = 5_000;
 /** How long after a state change the snapshot is written. */
 const SNAPSHOT_DEBOUNCE_MS = 1_000;
 /** A Solana blockhash lives 150 blocks (MAX_PROCESSING_AGE in the validator); the local chain keeps the same window. */
@@ -69,7 +68,7 @@ export type ChainTiming = { mode: "instant" } | { mode: "real"; slotMs: number }
 /** A slot lasts ~400 ms on Solana mainnet and devnet. */
 export const DEFAULT_SLOT_MS = 400;
 
-export interface TokenBalanceEntry {
+interface TokenBalanceEntry {
   accountIndex: number;
   mint: string;
   owner: string;
@@ -686,4 +685,3 @@ function writeAtomic(file: string, data: Uint8Array | string): void {
   renameSync(tmp, file);
 }
 
-export type { Address };

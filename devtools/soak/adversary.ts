@@ -21,7 +21,7 @@ import { inferenceIdOfReceiptHeader, prng, type PaidNetwork, type Sighting } fro
 import { STATE } from "../../server/payments/payment-states";
 
 /** What the adversary tries. Each is a way to be served or credited with a payment he did not make for that request. */
-export const ATTACK_KINDS = [
+const ATTACK_KINDS = [
   /** A landed Solana settlement read from the chain, wrapped in his own x402 payload, sent with his own prompt. */
   "wrap-landed-tx",
   /** The same, sent the moment an honest payer's pending transfer lands: racing its retry and the sweeper. */
@@ -49,7 +49,7 @@ export type AttackKind = (typeof ATTACK_KINDS)[number];
  * How an attempt ended: refused (no 200); replayed (the stored answer of the honest call, no new service); own (his own
  * paid request, served: legitimate); SERVED or CREDITED (a service or credit he did not pay for: an invariant broken).
  */
-export type Verdict = "refused" | "replayed" | "own" | "SERVED" | "CREDITED";
+type Verdict = "refused" | "replayed" | "own" | "SERVED" | "CREDITED";
 
 export interface Attempt {
   kind: AttackKind;

@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { keccak256, parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerialized } from "viem";
 
-export interface SentTransaction {
+interface SentTransaction {
   from: string;
   nonce: number;
   hash: string;

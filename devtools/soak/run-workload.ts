@@ -17,8 +17,7 @@ import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../../server/streaming/read-sse";
 import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL, SOAK_PAYMENT_LEASE_MS, type SoakStack } from "./soak-stack";
 
-export const OP_KINDS = ["paid", "stream", "prepaid", "topup", "replay", "unserved"] as const;
-export type OpKind = (typeof OP_KINDS)[number];
+type OpKind = "paid" | "stream" | "prepaid" | "topup" | "replay" | "unserved";
 export type PaidNetwork = "devnet" | "mainnet" | "base-sepolia" | "base";
 
 /** The share of each kind of call in the mix (weights). */

@@ -32,7 +32,6 @@ export const SOAK_DIST_DIR = process.env.SIGNET_SHARED_BUILD_DIR || ".next-soak"
 export const SOAK_BASE_URL = "http://signet.soak";
 /** What a paid call costs in the soak (1,000 units): low enough for many calls, above the remote model's worst case. */
 export const SOAK_PRICE_USDC = "0.001";
-export const SOAK_PRICE_UNITS = 1_000n;
 /** A prompt containing this marker makes the fake provider fail its first request, then answer: an unserved call. */
 export const FAIL_ONCE_MARKER = "soak-fail-once";
 /** The remote model the unserved calls use (the fake provider plays it). */
@@ -50,7 +49,7 @@ const INSTANCE_START_TIMEOUT_MS = 120_000;
  * dropped sends, 1–10 s late confirmations, 429 with Retry-After, 503, timeouts held 15 s, blockhashes expiring early.
  * Base: dropped and late transactions, the same HTTP faults, and reorgs of depth 1–2.
  */
-export function defaultFaultProfiles(seed: number): { solana: FaultProfileInput; base: FaultProfileInput } {
+function defaultFaultProfiles(seed: number): { solana: FaultProfileInput; base: FaultProfileInput } {
   const http = { rate429: 0.02, retryAfterSec: 1, rate503: 0.02, timeoutRate: 0.003, timeoutHoldMs: 15_000 };
   return {
     solana: { seed, dropSendRate: 0.03, confirmDelayMs: [1_000, 10_000], delaySendRate: 0.1, earlyExpiryRate: 0.03, ...http },
@@ -58,14 +57,14 @@ export function defaultFaultProfiles(seed: number): { solana: FaultProfileInput;
   };
 }
 
-export interface SoakAgentKeys {
+interface SoakAgentKeys {
   solana: Ed25519Keypair[];
   evm: `0x${string}`[];
   /** What each agent gets on each of the four chains. */
   usdcUnits: bigint;
 }
 
-export interface Instance {
+interface Instance {
   index: number;
   url: string;
   /** The last lines the instance printed (for a failure's diagnosis). */

@@ -4,10 +4,10 @@ import "server-only";
 import type http from "node:http";
 
 /** Largest JSON-RPC request body accepted; a larger one is cut off without an answer. */
-export const MAX_JSON_RPC_BODY_BYTES = 2_000_000;
+const MAX_JSON_RPC_BODY_BYTES = 2_000_000;
 
 /** The JSON-RPC answer to a body that is not JSON. */
-export const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } } as const;
+const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } } as const;
 
 /**
  * Reads the request's body and calls `handle` with it parsed, or with PARSE_ERROR answered for it when it is not JSON.

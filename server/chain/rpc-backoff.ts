@@ -11,16 +11,16 @@ import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import type { SignetMetrics } from "../metrics/registry";
 
 /** Per attempt: a real RPC answers in well under a second; 10 s means it is not going to. */
-export const RPC_ATTEMPT_TIMEOUT_MS = 10_000;
+const RPC_ATTEMPT_TIMEOUT_MS = 10_000;
 /** Attempts per request, the first included. */
-export const RPC_MAX_ATTEMPTS = 5;
+const RPC_MAX_ATTEMPTS = 5;
 /** Total time one request may spend waiting and retrying before it is the chain being unavailable. */
-export const RPC_MAX_TOTAL_MS = 30_000;
+const RPC_MAX_TOTAL_MS = 30_000;
 /** Full-jitter backoff: the nth retry sleeps a uniform time in [0, min(cap, base · 2ⁿ)]. */
-export const RPC_BACKOFF_BASE_MS = 200;
-export const RPC_BACKOFF_CAP_MS = 5_000;
+const RPC_BACKOFF_BASE_MS = 200;
+const RPC_BACKOFF_CAP_MS = 5_000;
 /** Longest Retry-After honoured: a provider asking for minutes is, for a paid call, an outage. */
-export const RPC_RETRY_AFTER_CAP_MS = 10_000;
+const RPC_RETRY_AFTER_CAP_MS = 10_000;
 
 export type RpcRetryReason = "rate_limited" | "unavailable" | "timeout" | "transport";
 
@@ -175,7 +175,7 @@ export function createBackoffFetch(url: string, options: RpcBackoffOptions, inne
  * failure as SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR with the status and headers. Sending the same signed transaction
  * again is safe (same bytes, same signature: it lands at most once).
  */
-export function withRpcBackoff(url: string, transport: RpcTransport, options: RpcBackoffOptions): RpcTransport {
+function withRpcBackoff(url: string, transport: RpcTransport, options: RpcBackoffOptions): RpcTransport {
   const opts = withGates(options);
   return (<TResponse>(config: Parameters<RpcTransport>[0]) =>
     runWithBackoff(

@@ -31,7 +31,7 @@ export interface PaidChatInput {
 }
 
 /** Another route's binding of the payment to its own request (see PaidChatInput.binding). */
-export interface PaidCallBinding {
+interface PaidCallBinding {
   /** The paid resource the call is (its challenge's description and its x402 signed receipt name it). */
   resource: PaidResource;
   /** The digest of the request as that route received it, under the call's resolved network. */

@@ -6,12 +6,12 @@ import { address } from "@solana/kit";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 
-export const WARN_BELOW_LAMPORTS = 500_000_000n;
-export const ALERT_BELOW_LAMPORTS = 100_000_000n;
-export const WARN_BELOW_WEI = 5_000_000_000_000_000n;
-export const ALERT_BELOW_WEI = 1_000_000_000_000_000n;
+const WARN_BELOW_LAMPORTS = 500_000_000n;
+const ALERT_BELOW_LAMPORTS = 100_000_000n;
+const WARN_BELOW_WEI = 5_000_000_000_000_000n;
+const ALERT_BELOW_WEI = 1_000_000_000_000_000n;
 
-export type FeePayerLevel = "ok" | "warn" | "alert" | "unreachable";
+type FeePayerLevel = "ok" | "warn" | "alert" | "unreachable";
 
 export interface FeePayerHealth {
   network: string;

@@ -7,7 +7,7 @@ import { formatUnitsAsUsdc } from "../verify";
 import { readFigureSeries, RECEIVED_STATUSES } from "./read-figure-series";
 import type { Settings } from "../settings/setting-definitions";
 
-export interface NetworkFigures {
+interface NetworkFigures {
   network: string;
   paidCalls: number;
   settleOk: number;

@@ -18,7 +18,7 @@ const anchor = (name: string) => name.toLowerCase().replace(/[^a-z0-9 -]/g, "").
 const schemaLink = (name: string) => `[${name}](#${anchor(`schema ${name}`)})`;
 
 /** A schema in a few words: `string`, `integer ≥ 1`, `"a" \| "b"`, `array of Receipt`, a link for a named schema. */
-export function typeText(schema: Schema | undefined): string {
+function typeText(schema: Schema | undefined): string {
   if (!schema || Object.keys(schema).length === 0) return "any";
   if (schema.$ref) return schemaLink(refName(schema.$ref));
   if (schema.const !== undefined) return `\`${JSON.stringify(schema.const)}\``;

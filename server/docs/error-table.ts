@@ -14,7 +14,7 @@ export function errorTableMarkdown(opts: { meanings: boolean }): string {
 }
 
 /** The codes kept in the table for old clients but never answered any more. */
-export function retiredCodes(): string[] {
+function retiredCodes(): string[] {
   return (Object.entries(ERRORS) as [string, ErrorRow][]).filter(([, row]) => row.retired).map(([code]) => code);
 }
 

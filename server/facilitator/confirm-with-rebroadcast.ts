@@ -12,11 +12,11 @@ import { TransactionOnchainFailureError, type FacilitatorSvmSigner } from "@x402
 import { decodeSolanaWire } from "../x402/solana-message";
 
 /** How often a transaction still unconfirmed is sent again: a few slots, as RPC nodes' own retry loops do. */
-export const REBROADCAST_EVERY_MS = 2_000;
+const REBROADCAST_EVERY_MS = 2_000;
 /** How often the chain is asked about a transaction in flight. */
 export const POLL_MS = 250;
 /** How long a poll waits for other waits' polls to go out with it. */
-export const COALESCE_MS = 25;
+const COALESCE_MS = 25;
 /** The most signatures one getSignatureStatuses may name (the RPC's own limit). */
 export const MAX_SIGNATURES_PER_CALL = 256;
 

@@ -33,10 +33,10 @@ export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
  * MAX_COMPUTE_UNITS × MAX_PRIORITY_FEE_MICROLAMPORTS / 1e6 = 2,500 lamports of priority fee on top of the
  * 5,000-lamport base fee per signature. Stock clients ask for 20,000 CU at 1 µlamport/CU.
  */
-export const MAX_COMPUTE_UNITS = 50_000;
-export const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
+const MAX_COMPUTE_UNITS = 50_000;
+const MAX_PRIORITY_FEE_MICROLAMPORTS = 50_000;
 /** The agent and the fee payer: nothing else may be asked to sign. */
-export const MAX_REQUIRED_SIGNATURES = 2;
+const MAX_REQUIRED_SIGNATURES = 2;
 /** The limits above, as both exact SVM schemes (x402 v2 and v1) are given them. */
 const FEE_LIMITS: FeeLimits = {
   maxComputeUnits: MAX_COMPUTE_UNITS,
@@ -73,7 +73,7 @@ export interface Facilitator {
  * Refuses a fee-payer key that is also an operator key: the receipt-signing key (SERVICE_OPERATOR_SECRET_KEY, or the
  * dev key) or a key listed in SERVICE_OPERATOR_PUBKEYS. Production without the operator key is left to its own check.
  */
-export function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypair): void {
+function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypair): void {
   // SECURITY: the fee payer is a hot key that co-signs transactions payers build; a receipt signature or a dashboard
   // sign-in must never be made with it, nor a leak of one role's key hand over the other.
   if (cfg.SERVICE_OPERATOR_SECRET_KEY !== undefined || !cfg.isProduction) {

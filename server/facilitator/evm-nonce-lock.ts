@@ -12,12 +12,12 @@ import type { DbClient, DbTransaction } from "../db";
 export type NonceLock = <T>(key: string, fn: (tx: DbTransaction) => Promise<T>) => Promise<T>;
 
 /** How long one holder may keep the lock: the relay ledger reads and writes, and signing. */
-export const NONCE_LOCK_HOLD_MS = 60_000;
+const NONCE_LOCK_HOLD_MS = 60_000;
 /** How long to wait for a pool connection to take the lock on. */
 const NONCE_LOCK_CONNECTION_WAIT_MS = 30_000;
 
 /** The advisory lock's 64-bit key for `key`. */
-export function advisoryKey(key: string): bigint {
+function advisoryKey(key: string): bigint {
   return createHash("sha256").update(`signet:evm-nonce:${key}`).digest().readBigInt64BE(0);
 }
 

@@ -12,7 +12,7 @@ import { isNonceTaken, type NonceLock } from "./evm-nonce-lock";
  * dropped it (or a load-balanced RPC whose node never saw it) would otherwise leave its nonce empty and wedge every
  * later one; sending identical bytes again can never make a second transaction with that nonce.
  */
-export const RELAY_REBROADCAST_AFTER_MS = 4_000;
+const RELAY_REBROADCAST_AFTER_MS = 4_000;
 /** How often each instance sweeps its relays for ones to broadcast again. */
 export const RELAY_SWEEP_EVERY_MS = 2_000;
 /**
@@ -37,7 +37,7 @@ export interface RelayChain {
   knows(hash: Hex): Promise<boolean>;
 }
 
-export interface RecordedRelay {
+interface RecordedRelay {
   nonce: number;
   rawTx: Hex;
   txHash: Hex;

@@ -17,7 +17,7 @@ import {
 } from "@solana/kit";
 
 /** How long the facilitator waits for its own setup transactions to confirm. */
-export const SETUP_CONFIRM_TIMEOUT_MS = 60_000;
+const SETUP_CONFIRM_TIMEOUT_MS = 60_000;
 const POLL_INTERVAL_MS = 250;
 
 /** Signs with `payer`, sends, and waits until the signature is confirmed; throws on failure or timeout. */

@@ -5,7 +5,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import { solanaMessage } from "../x402/solana-message";
 
 /** Lamports per signature, as on mainnet. */
-export const LAMPORTS_PER_SIGNATURE = 5_000n;
+const LAMPORTS_PER_SIGNATURE = 5_000n;
 const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
 /** ComputeBudget instruction tags. */
 const SET_COMPUTE_UNIT_LIMIT = 2;

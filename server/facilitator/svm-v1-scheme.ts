@@ -12,7 +12,7 @@ import { feePayerRefusal, type FeePayerRefusal } from "./isolate-fee-payer";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import { computeBudgetOf } from "./settlement-fee";
 
-export type ComputeBudgetRefusal = "compute_unit_limit_too_high" | "compute_unit_price_too_high" | "too_many_signatures";
+type ComputeBudgetRefusal = "compute_unit_limit_too_high" | "compute_unit_price_too_high" | "too_many_signatures";
 
 /** The fee payer's limits, as the v2 scheme is given them. */
 export interface FeeLimits {
@@ -26,7 +26,7 @@ export interface FeeLimits {
  * price above the limits, or more required signatures. An undecodable one is left to the fee-payer check, which
  * refuses it.
  */
-export function computeBudgetRefusal(payload: PaymentPayload, limits: FeeLimits): ComputeBudgetRefusal | null {
+function computeBudgetRefusal(payload: PaymentPayload, limits: FeeLimits): ComputeBudgetRefusal | null {
   const budget = computeBudgetOf(payload);
   if (!budget) return null;
   if (budget.signatures > limits.maxRequiredSignatures) return "too_many_signatures";

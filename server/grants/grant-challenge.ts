@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
 
 /** How long a challenge may be signed and claimed. */
-export const GRANT_CHALLENGE_TTL_MS = 5 * 60_000;
+const GRANT_CHALLENGE_TTL_MS = 5 * 60_000;
 
 /** Issues and stores a challenge naming the service, the key, the amount, a nonce and the expiry. */
 export async function issueGrantChallenge(db: DbClient, agentPubkey: string, amountUnits: bigint, serviceUrl: string): Promise<{ challenge: string; nonce: string; expires_at: string; amount_usdc: string }> {

@@ -14,9 +14,9 @@ import { runProbe, type ProbeFailure } from "./run-probe";
 import type { ShutdownFlag } from "./shutdown-state";
 
 /** Each probe's time limit: well under a load balancer's usual 5 s check timeout. */
-export const PROBE_TIMEOUT_MS = 2_000;
+const PROBE_TIMEOUT_MS = 2_000;
 /** How long one round of probes answers every health read and metrics scrape. */
-export const HEALTH_CACHE_MS = 1_000;
+const HEALTH_CACHE_MS = 1_000;
 
 export interface HealthDeps {
   db: () => Promise<DbClient>;
@@ -25,7 +25,7 @@ export interface HealthDeps {
   timeoutMs?: number;
 }
 
-export interface ChainHealth {
+interface ChainHealth {
   network: string;
   label: string;
   ok: boolean;
@@ -37,7 +37,7 @@ export interface ChainHealth {
   latestBlockAgeSeconds?: number;
 }
 
-export interface HealthProbes {
+interface HealthProbes {
   checkedAt: string;
   database: { ok: boolean; latencyMs: number; error?: ProbeFailure };
   chains: ChainHealth[];
@@ -59,7 +59,7 @@ export interface HealthReport extends HealthProbes {
 }
 
 /** Runs every probe at once, each bounded by the time limit. */
-export async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
+async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
   const timeoutMs = deps.timeoutMs ?? PROBE_TIMEOUT_MS;
   const facilitator = deps.facilitator();
   const [database, chains, feePayer, upstream] = await Promise.all([
@@ -124,7 +124,7 @@ async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number
  * chain down (no payment can be verified or settled), or a fee payer under its alert level (settlements are about to
  * fail). Every instance shares the fee payer, so that last one takes them all out together: it is an alert, on purpose.
  */
-export function judgeHealth(probes: HealthProbes, shuttingDown: boolean): HealthReport {
+function judgeHealth(probes: HealthProbes, shuttingDown: boolean): HealthReport {
   const reasons: string[] = [];
   const publicReasons: string[] = [];
   const refuse = (reason: string, figures = "") => {
@@ -172,7 +172,7 @@ export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chain
 }
 
 /** The health report: probes at most once per HEALTH_CACHE_MS per cache, readiness judged now. */
-export async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdown">): Promise<HealthReport> {
+async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdown">): Promise<HealthReport> {
   const now = Date.now();
   let entry = source.cache.entry;
   if (!entry || now - entry.at >= HEALTH_CACHE_MS) {

@@ -16,9 +16,9 @@ function labelOf(p: { status: string; txSignature: string | null; failureReason:
 }
 
 /** How many of each kind the dashboard lists; the counts are exact. */
-export const PENDING_LIST_LIMIT = 50;
+const PENDING_LIST_LIMIT = 50;
 
-export interface PendingPayment {
+interface PendingPayment {
   id: string;
   network: string;
   payer: string;

@@ -14,7 +14,7 @@ import { createGuardedFetch } from "./guarded-fetch";
 import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
 
 /** The whole hosted verification is bounded: a verdict comes back within about 10 s or the request fails. */
-export const VERIFY_REQUEST_TIMEOUT_MS = 10_000;
+const VERIFY_REQUEST_TIMEOUT_MS = 10_000;
 
 /** The verifier's public key resource (GET /api/verify/operator-key). */
 export function verifierKeyResource(keys: ServiceKeys): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {

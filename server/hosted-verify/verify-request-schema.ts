@@ -28,7 +28,7 @@ export const verifyRequestSchema = z.object({
 
 export type VerifyRequest = z.infer<typeof verifyRequestSchema>;
 
-export const verifyChecksSchema = z.object({
+const verifyChecksSchema = z.object({
   prompt_hash_ok: z.boolean(),
   response_hash_ok: z.boolean(),
   service_signature_ok: z.boolean(),

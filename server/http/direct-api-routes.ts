@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 /** The paths served directly: the paid chat and responses routes, the prepaid route and the hosted verifier. */
-export const DIRECT_API_PATHS = ["/api/v1/chat/completions", "/api/v1/responses", "/api/v1/inference", "/api/verify"] as const;
+const DIRECT_API_PATHS = ["/api/v1/chat/completions", "/api/v1/responses", "/api/v1/inference", "/api/verify"] as const;
 
 /** The receipt log's read routes served directly, as their route folders spell them (a last `[param]` or `[...param]`). */
 export const DIRECT_LOG_ROUTES = ["/log/checkpoint", "/log/checkpoints/[size]", "/log/key", "/log/tile/[...path]"] as const;

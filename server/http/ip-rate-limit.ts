@@ -21,7 +21,7 @@ export const IP_RATE_LIMITS = {
 export type IpRateLimitBucket = keyof typeof IP_RATE_LIMITS | "prepaid_inference";
 
 /** Start of the window `now` falls in. */
-export function ipWindowStart(now: number): Date {
+function ipWindowStart(now: number): Date {
   return new Date(now - (now % IP_RATE_LIMIT_WINDOW_MS));
 }
 

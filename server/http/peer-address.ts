@@ -7,7 +7,7 @@ import http from "node:http";
 export const PEER_ADDRESS_HEADER = "x-signet-peer-address";
 
 /** Replaces any client-sent peer-address header on `req` with the socket's own remote address. */
-export function stampPeerAddress(req: http.IncomingMessage): void {
+function stampPeerAddress(req: http.IncomingMessage): void {
   // SECURITY: a client may send this header itself (any case, several times); drop every copy, in both views Node
   // keeps of the headers, before writing the address the socket saw.
   delete req.headers[PEER_ADDRESS_HEADER];

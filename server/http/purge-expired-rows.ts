@@ -11,14 +11,14 @@ import { SIGNED_REQUEST_WINDOW_MS } from "../prepaid/signed-request";
 import { IP_RATE_LIMIT_WINDOW_MS } from "./ip-rate-limit";
 
 /** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
-export const PURGE_INTERVAL_MS = 10 * 60_000;
+const PURGE_INTERVAL_MS = 10 * 60_000;
 /**
  * How long an expired challenge is kept. A challenge is refused once expired, and a login link whose expiry passed is
  * refused before its nonce is looked up, so deleting after expiry is safe; the hour covers clock skew between instances.
  */
-export const EXPIRED_CHALLENGE_GRACE_MS = 60 * 60_000;
+const EXPIRED_CHALLENGE_GRACE_MS = 60 * 60_000;
 /** How long the dashboard's hourly failure counts are kept. */
-export const FAILURE_COUNT_RETENTION_MS = 90 * 24 * 60 * 60_000;
+const FAILURE_COUNT_RETENTION_MS = 90 * 24 * 60 * 60_000;
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one purge at a time across instances. */
 const PURGE_LOCK_KEY = 72_910_405;
 

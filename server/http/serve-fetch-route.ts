@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 export type FetchRoute = (req: Request) => Promise<Response>;
 
 /** The fetch Request for a node:http request: its method, headers and URL (on its Host), its body streamed. */
-export function toFetchRequest(req: http.IncomingMessage): Request {
+function toFetchRequest(req: http.IncomingMessage): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";

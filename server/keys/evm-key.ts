@@ -4,7 +4,7 @@
 import "server-only";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ConfigError } from "../env";
 
 export type EvmPrivateKey = `0x${string}`;
@@ -59,8 +59,4 @@ export function loadOrCreateDevEvmKey(file: string): EvmPrivateKey {
 /** The lower-case 0x address of a key: the form receipts and the ledger use. */
 export function evmAddressOf(key: EvmPrivateKey): `0x${string}` {
   return privateKeyToAccount(key).address.toLowerCase() as `0x${string}`;
-}
-
-export function evmAccount(key: EvmPrivateKey): PrivateKeyAccount {
-  return privateKeyToAccount(key);
 }

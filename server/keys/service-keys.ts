@@ -20,7 +20,7 @@ export interface ServiceKeys {
 }
 
 /** The receipt-signing key that `cfg` names (SERVICE_OPERATOR_SECRET_KEY, or the dev key in its data dir). */
-export function loadOperatorKeypair(cfg: Config): Ed25519Keypair {
+function loadOperatorKeypair(cfg: Config): Ed25519Keypair {
   return loadSigningKey({
     envVar: "SERVICE_OPERATOR_SECRET_KEY",
     value: cfg.SERVICE_OPERATOR_SECRET_KEY,
@@ -31,7 +31,7 @@ export function loadOperatorKeypair(cfg: Config): Ed25519Keypair {
 }
 
 /** The verdict-signing key that `cfg` names; refuses one equal to `operator`. */
-export function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keypair {
+function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keypair {
   const key = loadSigningKey({
     envVar: "VERIFIER_SECRET_KEY",
     value: cfg.VERIFIER_SECRET_KEY,

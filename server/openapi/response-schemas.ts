@@ -22,6 +22,7 @@ const errorObjectSchema = z
   })
   .loose();
 
+/** @public Registered as the OpenAPI component `Error`; the document reads it from the registry. */
 export const errorBodySchema = z
   .object({
     error: errorObjectSchema.describe("OpenAI's error object, with Signet's stable code in `code`"),
@@ -42,6 +43,7 @@ const paymentRequirementsSchema = z
   })
   .loose();
 
+/** @public Registered as the OpenAPI component `PaymentRequired`; the document reads it from the registry. */
 export const paymentRequiredSchema = z
   .object({
     x402Version: z.literal(2),
@@ -180,11 +182,11 @@ export const chatCompletionChunkSchema = z
   .register(openApiComponents, { id: "ChatCompletionChunk", description: "One `data:` event of a stream" });
 
 /** The x402 offer-receipt extension's signed receipt: a JWS over `{ version, network, resourceUrl, payer, issuedAt, transaction }`. */
-export const x402ReceiptSchema = z
+const x402ReceiptSchema = z
   .object({ format: z.literal("jws"), signature: z.string().describe("JWS compact serialization (EdDSA), `kid` = this service's did:web key") })
   .register(openApiComponents, { id: "X402SignedReceipt", description: "The x402 offer-receipt extension's signed receipt (also in PAYMENT-RESPONSE's `extensions` of a plain answer)" });
 
-export const receiptEventSchema = z
+const receiptEventSchema = z
   .object({
     object: z.literal("service.receipt"),
     receipt: receiptSchema,

@@ -10,9 +10,9 @@ import { ConfigError, type Config } from "../env";
 import { isBase58PublicKey } from "../verify";
 import { devOperatorSignInKey } from "./dev-operator";
 
-export const SESSION_COOKIE = "signet_session";
+const SESSION_COOKIE = "signet_session";
 /** How long a sign-in lasts. */
-export const SESSION_TTL_MS = 8 * 60 * 60_000;
+const SESSION_TTL_MS = 8 * 60 * 60_000;
 
 /** What sessions are checked and signed with. */
 export type SessionConfig = Pick<Config, "SERVICE_OPERATOR_PUBKEYS" | "SESSION_SECRET" | "isProduction" | "dataDir">;

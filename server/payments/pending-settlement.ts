@@ -21,12 +21,12 @@ import type { SignetMetrics } from "../metrics/registry";
 import { findPendingSettlement, solanaSettlementWire } from "../x402/find-landed-settlement";
 
 /** What a pending answer tells the client to wait before retrying: about one re-broadcast, seconds. */
-export const PENDING_RETRY_AFTER_SEC = 2;
+const PENDING_RETRY_AFTER_SEC = 2;
 /** A pending settlement is broadcast again at most this often, by whoever (a retry or a sweeper, any instance). */
-export const REBROADCAST_GAP_MS = 2_000;
+const REBROADCAST_GAP_MS = 2_000;
 /** How often each instance sweeps pending settlements nobody retries, and how many per sweep. */
-export const PENDING_SWEEP_EVERY_MS = 3_000;
-export const PENDING_SWEEP_BATCH = 20;
+const PENDING_SWEEP_EVERY_MS = 3_000;
+const PENDING_SWEEP_BATCH = 20;
 
 export type SettlementOutcome = "ok" | "recovered" | "failed" | "pending" | "expired" | "unknown";
 
@@ -138,7 +138,7 @@ async function relayedByLedger(db: DbClient, transaction: string): Promise<boole
  * chat payment is credited with its hold reserved and left `unserved` for its retry; a top-up is credited. Failed or
  * expired: failed. Otherwise broadcast again. Safe to run on every instance at once.
  */
-export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
+async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
   for (const payment of await readStalePending(ctx.db, REBROADCAST_GAP_MS, PENDING_SWEEP_BATCH)) {
     if (!payment.pendingPayload) continue;
     const payload = payment.pendingPayload as unknown as PaymentPayload;

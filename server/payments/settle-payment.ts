@@ -222,7 +222,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
  * claimed → pending: the transaction went out and its confirmation was not seen in time. The client gets 502
  * settlement_pending with the transaction and when to retry; the row keeps what any instance needs to finish it.
  */
-export async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
+async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
   const events = eventNames(input.purpose);
   const moved = await markPending(ctx.db, payment.id, { transaction, payload, beneficiary: payment.beneficiary });
   if (!moved.ok) {

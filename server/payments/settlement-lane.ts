@@ -8,11 +8,11 @@ import { Prisma, type DbClient } from "../db";
 import { hotExecute, hotQuery } from "../db/hot-query";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
-export const LANE_WAIT_MS = 15_000;
+const LANE_WAIT_MS = 15_000;
 /** Settlement failures within FAILURE_WINDOW_MS that refuse the payer for REFUSE_FOR_MS. */
 export const MAX_FAILURES = 5;
-export const FAILURE_WINDOW_MS = 10 * 60_000;
-export const REFUSE_FOR_MS = 2 * 60_000;
+const FAILURE_WINDOW_MS = 10 * 60_000;
+const REFUSE_FOR_MS = 2 * 60_000;
 
 export type LaneOutcome =
   | { ok: true; lane: Lane }

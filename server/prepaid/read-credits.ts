@@ -12,7 +12,7 @@ import { authenticateSignedRequest, checkRequestWindow } from "./signed-request"
 import type { Config } from "../env";
 
 /** Most recent ledger entries returned. */
-export const RECENT_ENTRIES = 50;
+const RECENT_ENTRIES = 50;
 
 /** The balance and history of `pubkey`; the caller must have signed as `pubkey`. */
 export async function readCredits(db: DbClient, cfg: Config, pubkey: string, networkName: string | null, headers: Headers): Promise<unknown> {

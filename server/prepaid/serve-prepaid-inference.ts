@@ -27,7 +27,7 @@ import { PREPAID_CALL_SETTLEMENT } from "./prepaid-call-settlement";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
 
-export const INFERENCE_PATH = "/api/v1/inference";
+const INFERENCE_PATH = "/api/v1/inference";
 
 /**
  * A route that serves signed prepaid requests: the path its signatures name, and how its body (parsed JSON, after the

@@ -11,10 +11,10 @@ import { isBase58PublicKey } from "../verify";
 /** How far a request's timestamp may be from now, either way: 60 s. */
 export const SIGNED_REQUEST_WINDOW_MS = 60_000;
 /** The first line of every signed message; a new form gets a new tag, so an old signature never reads as a new one. */
-export const SIGNED_REQUEST_VERSION = "signet-prepaid-v1";
+const SIGNED_REQUEST_VERSION = "signet-prepaid-v1";
 
 /** `<origin><path>` of a URL (no query, no fragment), as both sides write it: `https://host/api/v1/inference`. */
-export function signedTarget(url: string): string {
+function signedTarget(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}`;
 }

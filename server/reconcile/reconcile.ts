@@ -42,9 +42,9 @@ export const MISMATCH_KINDS = [
 const MONEY_KINDS_LISTED: MoneyMismatchKind extends MismatchKind ? true : never = true;
 void MONEY_KINDS_LISTED;
 
-export type MismatchKind = (typeof MISMATCH_KINDS)[number];
+type MismatchKind = (typeof MISMATCH_KINDS)[number];
 
-export interface Mismatch {
+interface Mismatch {
   kind: MismatchKind;
   transaction: string;
   detail: string;

@@ -15,7 +15,7 @@ import { responsesRequestSchema, type ResponsesRequest } from "./responses-reque
 import { chatRequestOf } from "./chat-request-of";
 
 /** The path a prepaid responses request's signature names. */
-export const RESPONSES_PATH = "/api/v1/responses";
+const RESPONSES_PATH = "/api/v1/responses";
 
 /** What a signed request adds to the Responses body: the prepaid route's replay fields and optional cost cap. */
 const signedFieldsSchema = z

@@ -24,13 +24,13 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** The chains a runtime pays and settles on. */
-export interface Chains {
+interface Chains {
   facilitator: Facilitator;
   gateway: PaymentGateway;
 }
 
 /** What a runtime remembers between requests. */
-export interface RuntimeState {
+interface RuntimeState {
   /** Per network and owner: the deposit owner's USDC account, made sure of once. */
   depositReady: Map<string, Promise<string>>;
   /** The last round of health probes. */

@@ -38,7 +38,7 @@ export interface PaidCallMoney {
 }
 
 /** A prepaid call: its cost came out of credit already on the ledger; no on-chain payment. */
-export interface PrepaidCallMoney {
+interface PrepaidCallMoney {
   kind: "prepaid";
   costUsdc: string;
 }

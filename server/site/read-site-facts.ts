@@ -20,7 +20,7 @@ export interface PublicKeys {
   verifierKey: string | null;
 }
 
-export interface NetworkFact {
+interface NetworkFact {
   caip2: string;
   name: string;
   label: string;

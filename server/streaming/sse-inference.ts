@@ -36,7 +36,7 @@ export interface ReceiptEvent {
 }
 
 /** The chunk that carries the receipt: an answer chunk with no choices and the receipt in `service_receipt`. */
-export interface ReceiptChunk {
+interface ReceiptChunk {
   id: string;
   object: "chat.completion.chunk";
   created: number;

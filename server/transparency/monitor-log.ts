@@ -29,16 +29,16 @@ import {
 } from "../verify";
 import { fetchCheckpoint, fetchTile, LogFetchError } from "./log-client";
 
-export type FindingKind = "bad_checkpoint_signature" | "log_shrank" | "split_view" | "inconsistent" | "entry_mismatch" | "unverifiable_entry" | "duplicate_entry";
+type FindingKind = "bad_checkpoint_signature" | "log_shrank" | "split_view" | "inconsistent" | "entry_mismatch" | "unverifiable_entry" | "duplicate_entry";
 
-export interface Finding {
+interface Finding {
   kind: FindingKind;
   /** One sentence a person can act on. */
   detail: string;
   index?: number;
 }
 
-export interface MonitorState {
+interface MonitorState {
   origin: string;
   size: number;
   /** base64 root of `size`. */

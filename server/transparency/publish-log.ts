@@ -26,9 +26,9 @@ import type { ServiceKeys } from "../keys/service-keys";
 import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";
 
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one sequencer at a time across instances. */
-export const LOG_SEQUENCER_LOCK_KEY = 72_910_518;
+const LOG_SEQUENCER_LOCK_KEY = 72_910_518;
 /** Staged receipts sequenced per transaction: bounds the transaction's size; a full batch runs the next at once. */
-export const LOG_BATCH = 4_096;
+const LOG_BATCH = 4_096;
 
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash("sha256").update(data).digest());
 const leafHashNode = (entry: Uint8Array) => sha256(Buffer.concat([Buffer.from([0]), entry]));
@@ -51,7 +51,7 @@ export function signCheckpoint(id: LogIdentity, size: number, root: Uint8Array):
  * Signs the empty tree's checkpoint (size 0, root SHA-256 of no bytes) when the log has signed none yet, so a client
  * reads a checkpoint from the first moment and starts from an empty log as from any other. Idempotent across instances.
  */
-export async function signEmptyCheckpoint(db: DbClient, id: LogIdentity): Promise<void> {
+async function signEmptyCheckpoint(db: DbClient, id: LogIdentity): Promise<void> {
   await db.$executeRaw`
     INSERT INTO log_checkpoints (size, root, note)
     SELECT 0, ${Buffer.from(EMPTY_ROOT)}, ${signCheckpoint(id, 0, EMPTY_ROOT)} WHERE NOT EXISTS (SELECT 1 FROM log_checkpoints)

@@ -8,7 +8,7 @@ import { encodeBase64, encodeEntryBundle, hashesAtTileLevel, proveInclusion, til
 import type { LogIdentity } from "./log-key";
 
 /** Seconds a client should wait before asking again for a receipt not yet in a checkpoint: about one sequencer round. */
-export const LOG_PENDING_RETRY_AFTER_S = 2;
+const LOG_PENDING_RETRY_AFTER_S = 2;
 
 export interface StoredCheckpoint {
   size: number;
@@ -28,7 +28,7 @@ export async function readCheckpoint(db: DbClient, size?: number): Promise<Store
 }
 
 /** The newest checkpoint carrying at least one witness cosignature; null when no witness has cosigned yet. */
-export async function readLatestCosignedCheckpoint(db: DbClient): Promise<StoredCheckpoint | null> {
+async function readLatestCosignedCheckpoint(db: DbClient): Promise<StoredCheckpoint | null> {
   const row = await db.logCosignature.findFirst({ orderBy: { size: "desc" }, select: { size: true } });
   return row ? readCheckpoint(db, Number(row.size)) : null;
 }
@@ -43,7 +43,7 @@ async function publishedSize(db: DbClient): Promise<number> {
  * The stored row of a tile: `width` hashes at tree height 8·level from hash number index·256 (only those heights are
  * stored; the heights between are rehashed from them). Null unless all are stored.
  */
-export async function readTileRows(db: DbClient | DbTransaction, level: number, index: number, width: number): Promise<Uint8Array | null> {
+async function readTileRows(db: DbClient | DbTransaction, level: number, index: number, width: number): Promise<Uint8Array | null> {
   const first = index * TILE_WIDTH;
   const rows = await db.$queryRaw<{ hash: Uint8Array }[]>`
     SELECT hash FROM log_hashes WHERE level = ${level * TILE_HEIGHT} AND idx >= ${first} AND idx < ${first + width} ORDER BY idx`;

@@ -23,7 +23,7 @@ import {
 } from "../verify";
 import { fetchCheckpoint, fetchTile, LogFetchError } from "./log-client";
 
-export interface WitnessState {
+interface WitnessState {
   origin: string;
   size: number;
   root: string;

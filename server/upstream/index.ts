@@ -8,10 +8,9 @@ import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer
 import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
 
 export { UpstreamError } from "./openai-compatible-client";
-export type { UpstreamFailure, ToolCallDelta } from "./openai-compatible-client";
-export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, MODEL_CATALOG, LOCAL_MODEL_ID } from "./model-catalog";
+export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, LOCAL_MODEL_ID } from "./model-catalog";
 export type { CatalogModel } from "./model-catalog";
-export type { CompletionParams, ContentPart, UpstreamMessage } from "./chat-message";
+export type { CompletionParams } from "./chat-message";
 
 export interface UpstreamConfig {
   baseUrl: string;

@@ -30,7 +30,7 @@ export interface BoundedFetchOptions {
   retries?: number;
 }
 
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 2_500;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 2_500;
 const RETRY_PAUSE_MS = 200;
 
 /** Fetches JSON with a per-attempt timeout and a short retry. Throws VerifierFetchError on failure. */

@@ -2,7 +2,7 @@
 // perfect subtree for a given tree size, entry bundles (uint16 length-prefixed), and a hash reader over fetched tiles.
 // A tile at level L holds consecutive hashes at tree height 8L; heights between are rehashed from them. Pure and
 // browser-safe.
-import { foldSubtrees, HASH_SIZE, leafHash, nodeHash, type HashReader, type SubtreeId } from "./merkle-tree";
+import { foldSubtrees, HASH_SIZE, nodeHash, type HashReader, type SubtreeId } from "./merkle-tree";
 
 /** Tile height: 2^8 = 256 hashes per full tile. */
 export const TILE_HEIGHT = 8;
@@ -175,11 +175,6 @@ export function perfectRoot(row: readonly Uint8Array[]): Uint8Array {
     level = next;
   }
   return level[0]!;
-}
-
-/** The leaf hashes of a bundle's entries. */
-export function bundleLeafHashes(entries: readonly Uint8Array[]): Uint8Array[] {
-  return entries.map(leafHash);
 }
 
 /** The tree root from a complete list of leaf hashes (a monitor's independent recomputation). */

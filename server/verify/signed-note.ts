@@ -11,7 +11,7 @@ export const SIG_COSIGNATURE_V1 = 0x04;
 export type NoteSignatureType = typeof SIG_ED25519 | typeof SIG_COSIGNATURE_V1;
 
 /** Verifiers must accept at least 16 signatures; past this many a note is refused outright. */
-export const MAX_NOTE_SIGNATURES = 100;
+const MAX_NOTE_SIGNATURES = 100;
 
 /** A parsed verifier key. */
 export interface NoteVerifierKey {

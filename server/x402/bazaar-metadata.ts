@@ -76,7 +76,7 @@ export const BAZAAR_EXAMPLES = {
 export const chatDiscoverySchema = chatRequestFields.pick({ model: true, messages: true, network: true, max_tokens: true, temperature: true, stream: true }).loose();
 
 /** The Responses body's core fields, as the route validates them (each input item is checked further). */
-export const responsesDiscoverySchema = responsesRequestFields.pick({ model: true, input: true, instructions: true, network: true, max_output_tokens: true, stream: true }).loose();
+const responsesDiscoverySchema = responsesRequestFields.pick({ model: true, input: true, instructions: true, network: true, max_output_tokens: true, stream: true }).loose();
 
 /** The plain answer: the Responses object without `service_receipt`, which only a stream's last event carries. */
 export const responsesAnswerSchema = responsesObjectSchema.omit({ service_receipt: true });

@@ -29,7 +29,7 @@ export async function findLandedSettlement(facilitator: Facilitator, network: Ne
 }
 
 /** The id the facilitator's settlement of this payload has: its own signature over the transaction message. */
-export async function expectedSolanaTransactionId(facilitator: Facilitator, payload: PaymentPayload): Promise<string | null> {
+async function expectedSolanaTransactionId(facilitator: Facilitator, payload: PaymentPayload): Promise<string | null> {
   const signed = await coSign(facilitator, payload);
   return signed ? getBase58Decoder().decode(signed.signature) : null;
 }

@@ -123,7 +123,7 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
   };
 }
 
-export interface SettlementReceipt {
+interface SettlementReceipt {
   /** The settlement response's `extensions`: `{ "offer-receipt": { info: { receipt }, schema } }`. */
   extensions: Record<string, unknown>;
   /** The signed receipt itself (`{ format: "jws", signature }`). */

@@ -21,13 +21,13 @@ import { isV1Payment, toV1Call } from "./x402-v1";
  * How long a payment authorization stays acceptable. A Solana blockhash lives ~60-90 s; the client builds the
  * transaction right after the 402, so two minutes covers a slow client without keeping stale payloads alive.
  */
-export const PAYMENT_MAX_TIMEOUT_SECONDS = 120;
+const PAYMENT_MAX_TIMEOUT_SECONDS = 120;
 
 /**
  * How long a signed offer is good for. Offers are signed once and handed out while half their validity remains, so
  * twice the payment timeout keeps every offer a client receives good for the whole time its payment may take.
  */
-export const OFFER_VALIDITY_SECONDS = 2 * PAYMENT_MAX_TIMEOUT_SECONDS;
+const OFFER_VALIDITY_SECONDS = 2 * PAYMENT_MAX_TIMEOUT_SECONDS;
 
 /** How the discovery catalogues name and file the service (bazaar's service metadata on `resource`). */
 const SERVICE_METADATA = { serviceName: "Signet", tags: ["inference", "llm", "openai-compatible", "signed-receipts"] };
@@ -42,7 +42,7 @@ const DYNAMIC_EXTRA_FIELDS = ["recentBlockhash", "lastValidBlockHeight"] as cons
  * How long a 402 waits for the chain's current blockhash. Past it the challenge goes out without one, and the stock
  * client fetches its own from its RPC (@x402/svm's client falls back to getLatestBlockhash).
  */
-export const CHALLENGE_BLOCKHASH_TIMEOUT_MS = 2_000;
+const CHALLENGE_BLOCKHASH_TIMEOUT_MS = 2_000;
 
 /** The facilitator as @x402/core's FacilitatorClient, called in process. */
 class InProcessFacilitatorClient implements FacilitatorClient {

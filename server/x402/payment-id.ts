@@ -17,7 +17,7 @@ import {
 export const PAYMENT_IDENTIFIER_DECLARATION: PaymentIdentifierExtension = declarePaymentIdentifierExtension(false);
 
 /** Why a payment id was refused: a stable value for the 400's `reason`. */
-export type PaymentIdRefusal = "malformed_extension" | "malformed_id";
+type PaymentIdRefusal = "malformed_extension" | "malformed_id";
 
 export type ReadPaymentId = { ok: true; id: string | null } | { ok: false; reason: PaymentIdRefusal; detail: string };
 
