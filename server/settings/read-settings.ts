@@ -4,7 +4,6 @@ import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { hotQuery } from "../db/hot-query";
-import type { Config } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { envDefaults, isSettingKey, parseSettings, SettingsError, type SettingKey, type Settings } from "./setting-definitions";
