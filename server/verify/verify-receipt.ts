@@ -216,7 +216,7 @@ async function resolveOperatorKey(input: SignatureOnlyInput): Promise<string> {
 }
 
 function fetchOptions(input: SignatureOnlyInput): BoundedFetchOptions {
-  const fetchImpl: FetchLike = input.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const fetchImpl: FetchLike = input.fetch ?? ((url, init) => fetch(url, init));
   return { fetch: fetchImpl, ...(input.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: input.attemptTimeoutMs } : {}) };
 }
 

@@ -1,5 +1,5 @@
 // The chaos suite's crash points: the service runs as its own process and is SIGKILLed at each step of a paid call
-// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (3 by default; SIGNET_CHAOS_FULL=1 runs 20). The
+// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (3 by default; SIGNET_CHAOS_FULL=true runs 20). The
 // process is the chaos server bundled once with esbuild and started with plain node. After each crash another process
 // (no crash armed, a short lease) gets a retry with the same payment header, as a client would send it. For every run:
 // - the agent paid exactly once on chain;
@@ -21,7 +21,7 @@ import { loadOrCreateDevKey } from "../../keys/load-signing-key";
 import { FACILITATOR_DEV_KEY_FILE } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
-import { tempDataDir } from "../support/env";
+import { tempDataDir, testEnv, testKnob } from "../support/env";
 import { buildPaymentHeader, challengeOf, FAST_SLOT_MS } from "../support/paid-stack";
 import type { CrashStep } from "../../runtime/crash-point";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
@@ -30,8 +30,8 @@ import { readStreamedAnswer } from "../../streaming/read-sse";
 import { bundleChaosServer, type ChaosServerBundle } from "../../../devtools/chaos/bundle-chaos-server";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
 
-/** Crashes per step: a few by default; SIGNET_CHAOS_FULL=1 runs the full count, CHAOS_RUNS any other. */
-const RUNS = Number(process.env.CHAOS_RUNS ?? (process.env.SIGNET_CHAOS_FULL === "1" ? 20 : 3));
+/** Crashes per step: a few by default; SIGNET_CHAOS_FULL=true runs the full count, CHAOS_RUNS any other. */
+const RUNS = testKnob("CHAOS_RUNS", testEnv().SIGNET_CHAOS_FULL === "true" ? 20 : 3);
 const ROOT = path.resolve(__dirname, "../../..");
 const STEPS: { step: CrashStep; servedBeforeCrash: boolean; stream?: boolean }[] = [
   { step: "after_verify", servedBeforeCrash: false },
@@ -63,7 +63,7 @@ beforeAll(async () => {
   const facilitator = loadOrCreateDevKey(path.join(dataDir, FACILITATOR_DEV_KEY_FILE));
   await devnet.fundAccount(facilitator.publicKeyBase58, { lamports: 10_000_000_000n });
   env = {
-    ...process.env,
+    ...testEnv(),
     NODE_ENV: "test",
     // The origin signed prepaid requests name (the service is reached at another address: that is fine).
     SERVICE_BASE_URL: "http://signet.test",

@@ -17,7 +17,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { setEnv, tempDataDir } from "../support/env";
+import { setEnv, tempDataDir, testEnv } from "../support/env";
 
 let stack: PaidStack;
 let sepolia: LocalEvmChain;
@@ -257,7 +257,7 @@ describe("credit top-ups on Base Sepolia", () => {
 describe("the CLI on Base Sepolia", () => {
   const root = path.resolve(__dirname, "../../..");
   const signet = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), ...args], { cwd: root, env: process.env, encoding: "utf8" }).then(
+    promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), ...args], { cwd: root, env: testEnv(), encoding: "utf8" }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
     );

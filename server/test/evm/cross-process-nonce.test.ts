@@ -1,6 +1,7 @@
 // Three instances relaying EIP-3009 transfers with one facilitator key to one Base chain at once (separate OS
 // processes, each with its own viem client, sharing PostgreSQL): every transfer lands, and no two of the relayer's
 // transactions share a nonce, also when the RPC drops sends or holds them back (its pending count then lags).
+import { testEnv } from "../support/env";
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, http, type Hex } from "viem";
@@ -49,7 +50,7 @@ async function minedNonces(chain: LocalEvmChain, relayer: string, startBlock: bi
 function runInstance(env: Record<string, string>): Promise<({ hash: Hex } | { error: string })[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/evm/nonce-relay-child.ts"], {
-      env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+      env: testEnv({ ...env, LOG_LEVEL: "silent" }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -75,7 +76,7 @@ describe("the EVM relayer's nonce across instances", () => {
     const client = createPublicClient({ transport: http(evm.faultFreeUrl) });
     const startBlock = await client.getBlockNumber();
 
-    const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(process.env.NONCE_MODE ? { NONCE_MODE: process.env.NONCE_MODE } : {}) };
+    const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(testEnv().NONCE_MODE ? { NONCE_MODE: testEnv().NONCE_MODE } : {}) };
     const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
 
     expect(results.filter((r) => "error" in r)).toEqual([]);

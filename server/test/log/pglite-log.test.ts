@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite, type PrismaClient } from "../../db";
 import { attachReceipt } from "../../ledger/attach-receipt";
-import { operatorKeypair } from "../support/env";
+import { operatorKeypair, testConfig } from "../support/env";
 import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
 import { logIdentity } from "../support/env";
@@ -21,7 +21,7 @@ let close: () => Promise<void>;
 let restore: () => void;
 beforeAll(async () => {
   restore = setEnv({ NODE_ENV: "test", DATABASE_URL: undefined, SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-pglite-log-")), SERVICE_BASE_URL: "http://signet.test" });
-  const open = await openPglite(path.join(process.env.SIGNET_DATA_DIR!, "pglite"));
+  const open = await openPglite(path.join(testConfig().dataDir, "pglite"));
   db = open.prisma;
   close = open.close;
 }, 60_000);

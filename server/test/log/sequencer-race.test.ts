@@ -4,7 +4,7 @@
 // independent recomputation from the entries.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logIdentity } from "../support/env";
+import { logIdentity, testEnv } from "../support/env";
 import { publishLog } from "../../transparency/publish-log";
 import { storedHashReader } from "../../transparency/read-log";
 import { leafHash, newSubtrees, nodeHash, openCheckpoint, proveConsistency, rootOfLeaves, verifyConsistency } from "../../verify";
@@ -23,7 +23,7 @@ function child(): Promise<{ ids: string[]; published: number }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/log/append-child.ts"], {
       cwd: REPO_ROOT,
-      env: { ...process.env, COUNT: String(PER_PROCESS), LANES: "4" },
+      env: testEnv({ COUNT: String(PER_PROCESS), LANES: "4" }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -4,7 +4,7 @@
 // prepaid calls, top-ups, one header sent three times, unserved calls retried. Every Solana settlement confirms late
 // (seeded), so every devnet payment waits as 502 settlement_pending; Base sends are mined late half the time.
 // A failing run replays its choices with ADVERSARY_SEED=<seed> (printed); ADVERSARY_CALLS sets the honest calls.
-import { testConfig } from "../support/env";
+import { IN_CI, testConfig, testKnob } from "../support/env";
 import bs58 from "bs58";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,8 +19,8 @@ import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider }
 import { startServedStack, type ServedStack } from "../support/http-service";
 
 // CI runs one known seed, so a red run is a finding, replayable as printed; elsewhere each run explores a new seed.
-const SEED = process.env.ADVERSARY_SEED !== undefined ? Number(process.env.ADVERSARY_SEED) : process.env.CI ? 1234 : Math.floor(Math.random() * 2 ** 31);
-const CALLS = Number(process.env.ADVERSARY_CALLS ?? 24);
+const SEED = testKnob("ADVERSARY_SEED", IN_CI ? 1234 : Math.floor(Math.random() * 2 ** 31));
+const CALLS = testKnob("ADVERSARY_CALLS", 24);
 const AGENTS = 6;
 const PRICE_UNITS = 1_000n;
 const AGENT_USDC_UNITS = 1_000_000n;

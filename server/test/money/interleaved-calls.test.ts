@@ -2,6 +2,7 @@
 // and top-up calls of one key, sent at once so they interleave, every served receipt's cost is what the ledger charged
 // for it, the agent's balance is what it paid minus what its calls were charged, and `reconcile` finds zero drift
 // against the chain and the ledger.
+import { testKnob } from "../support/env";
 import { randomUUID } from "node:crypto";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import fc from "fast-check";
@@ -21,7 +22,7 @@ import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider }
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
-const RUNS = Number(process.env.MONEY_PROPERTY_RUNS ?? 20);
+const RUNS = testKnob("MONEY_PROPERTY_RUNS", 20);
 /** Provider requests whose prompt names a token in here fail once, then succeed: the unserved-then-retried calls. */
 const failOnce = new Set<string>();
 let provider: FakeProvider;

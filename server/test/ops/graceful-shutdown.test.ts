@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
 import { SOAK_BASE_URL, startSoakStack, type SoakStack } from "../../../devtools/soak/soak-stack";
-import { tempDataDir } from "../support/env";
+import { tempDataDir, testEnv } from "../support/env";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const BASE = "http://signet.test";
@@ -35,7 +35,7 @@ beforeAll(async () => {
   child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/ops/drain-child.ts"], {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...testEnv(),
       NODE_ENV: "test",
       SERVICE_BASE_URL: BASE,
       LOG_LEVEL: "silent",

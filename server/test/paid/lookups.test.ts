@@ -8,7 +8,7 @@ import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
 import { POST as verifyRoute } from "@/app/api/verify/route";
 import { canonicalJson, verifyEd25519 } from "../../verify";
-import { verifierKeypair } from "../support/env";
+import { testEnv, verifierKeypair } from "../support/env";
 import { CHAT_URL, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -70,7 +70,7 @@ describe("GET /api/v1/models", () => {
 
 describe("signet settings", () => {
   const signet = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.resolve(__dirname, "../../../bin/signet.mjs"), ...args], { cwd: path.resolve(__dirname, "../../.."), env: process.env, encoding: "utf8" }).then(
+    promisify(execFile)(process.execPath, [path.resolve(__dirname, "../../../bin/signet.mjs"), ...args], { cwd: path.resolve(__dirname, "../../.."), env: testEnv(), encoding: "utf8" }).then(
       (r) => ({ code: 0, out: r.stdout }),
       (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, out: e.stderr ?? "" }),
     );

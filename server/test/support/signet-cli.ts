@@ -1,5 +1,6 @@
 // Runs the `signet` CLI as users do, `node bin/signet.mjs …` from the repo root, in a child process (async, so
 // servers in the test's process can answer it), with its own data folder.
+import { testEnv } from "./env";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { REPO_ROOT } from "../verify/vectors";
@@ -15,7 +16,7 @@ export interface CliRun {
  * only (a variable set to undefined is removed from it).
  */
 export function runSignet(args: string[], dataDir: string, timeoutMs = 20_000, env: Record<string, string | undefined> = {}): Promise<CliRun> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, SIGNET_DATA_DIR: dataDir, NODE_ENV: "test" };
+  const childEnv: NodeJS.ProcessEnv = testEnv({ SIGNET_DATA_DIR: dataDir, NODE_ENV: "test" });
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
