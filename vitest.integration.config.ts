@@ -22,6 +22,7 @@ export const SERIAL_FILES = [
   "server/test/ops/graceful-shutdown.test.ts",
   "server/test/ops/health-and-metrics.test.ts",
   "server/test/ops/multi-instance.test.ts",
+  "server/test/paid/rate-limited-rpc.test.ts",
   "server/test/upstream/openai-compatible-client.test.ts",
   "server/test/verify/hosted-verify-errors.test.ts",
 ];

@@ -8,7 +8,8 @@ import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-sta
 
 let stack: PaidStack;
 beforeAll(async () => {
-  stack = await startPaidStack({ evm: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  // Automine: no block without a transaction, so an unchanged block number shows nothing was sent.
+  stack = await startPaidStack({ evm: true, timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001" } });
 });
 afterAll(async () => stack?.close());
 

@@ -13,7 +13,8 @@ const IN_FLIGHT_MS = 100;
 let stack: PaidStack;
 beforeAll(async () => {
   const faults = { seed: 11, rate429: 0.15, retryAfterSec: RETRY_AFTER_SEC, rate503: 0.1 };
-  stack = await startPaidStack({ evm: true, env: { X402_FLAT_PRICE_USDC: "0.001" }, devnet: { faults }, evmFaults: faults });
+  // Real pace: it measures which requests come within a second of a 429.
+  stack = await startPaidStack({ evm: true, timing: "real", env: { X402_FLAT_PRICE_USDC: "0.001" }, devnet: { faults }, evmFaults: faults });
 });
 afterAll(async () => stack?.close());
 
