@@ -10,8 +10,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import os from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
+import { devtoolsKnob, minimalChildEnv } from "../devtools/devtools-env";
 
-process.env.TEST_DATABASE_URL ||= process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 const { ensureProductionBuild, freePort, REPO_ROOT, SOAK_DIST_DIR } = await import("../devtools/soak/soak-stack");
 const { createTestDatabase } = await import("../server/test/support/test-db");
 const { startLocalnet } = await import("../devtools/localnet");
@@ -21,7 +21,7 @@ const { newNonce, signRequestHeaders } = await import("../server/agent/sign-requ
 const { percentile } = await import("../devtools/bench/percentile");
 
 const CONCURRENCY = 16;
-const CALLS = Number(process.env.BENCH_HTTP_CALLS || 3000);
+const CALLS = devtoolsKnob("BENCH_HTTP_CALLS", 3000);
 const ROUNDS = 3;
 const ORIGIN = "http://signet.bench";
 
@@ -61,9 +61,7 @@ const tdb = await createTestDatabase(4);
 const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "instant" });
 const agents = Array.from({ length: CONCURRENCY }, () => generateKeypair());
 const testKey = () => bs58.encode(generateKeypair().seed);
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
+const env: NodeJS.ProcessEnv = minimalChildEnv({
   NODE_ENV: "production",
   NEXT_TELEMETRY_DISABLED: "1",
   SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR,
@@ -83,7 +81,7 @@ const env: NodeJS.ProcessEnv = {
   X402_FLAT_PRICE_USDC: "0.001",
   PREPAID_RATE_LIMIT_PER_MINUTE: "1000000",
   PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
-};
+});
 const servers: { child: ChildProcess }[] = [];
 try {
   const start = ["--conditions=react-server", "--import", "tsx", "bin/start.ts"];

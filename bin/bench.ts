@@ -19,8 +19,8 @@ import { measureDbFloor } from "../devtools/bench/measure-db-floor";
 import { percentile } from "../devtools/bench/percentile";
 import { BenchFailure, interleave, runJobs, type JobsRun } from "../devtools/bench/run-jobs";
 import { PERFORMANCE_DOC, updatePerformanceDoc } from "../devtools/bench/update-performance-doc";
+import { devtoolsEnvironment, devtoolsSetting, loadDevtoolsEnv } from "../devtools/devtools-env";
 
-const DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
 const PAID_CONCURRENCY = [8, 32] as const;
 /** The prepaid run and its database floor share this concurrency. */
 const PREPAID_CONCURRENCY = 16;
@@ -50,7 +50,7 @@ const KNOBS = {
 } as const;
 type Knob = keyof typeof KNOBS;
 
-function readKnobs(env: NodeJS.ProcessEnv): { sizes: Record<Knob, number>; trial: boolean; profileDir: string | undefined } {
+function readKnobs(env: Readonly<Record<string, string | undefined>>): { sizes: Record<Knob, number>; trial: boolean; profileDir: string | undefined } {
   const errors: string[] = [];
   for (const name of Object.keys(env)) {
     if (name.startsWith("BENCH_") && !(name in KNOBS) && name !== "BENCH_PROFILE") errors.push(`${name} is not a bench setting`);
@@ -78,7 +78,7 @@ class KnobError extends Error {}
 
 let knobs: ReturnType<typeof readKnobs>;
 try {
-  knobs = readKnobs(process.env);
+  knobs = readKnobs(devtoolsEnvironment());
 } catch (err) {
   if (!(err instanceof KnobError)) throw err;
   console.error(`bench not started:\n${err.message}`);
@@ -86,9 +86,8 @@ try {
 }
 const { sizes } = knobs;
 
-// The integration support reads TEST_DATABASE_URL when it is imported: point it first.
-const adminUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
-process.env.TEST_DATABASE_URL = adminUrl;
+// The throwaway databases are made on TEST_DATABASE_URL's server (the local PostgreSQL by default), as the tests' are.
+const adminUrl = loadDevtoolsEnv().TEST_DATABASE_URL;
 const { startPaidStack, buildPaymentHeader, challengeOf } = await import("../server/test/support/paid-stack");
 const { POST: inferenceRoute } = await import("../app/api/v1/inference/route");
 const { POST: verifyRoute } = await import("../app/api/verify/route");
@@ -104,7 +103,7 @@ type PaidStack = Awaited<ReturnType<typeof startPaidStack>>;
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const STACK_ENV = { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
+const STACK_ENV = { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: devtoolsSetting("LOG_LEVEL") ?? "silent" };
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "bench" }] };
 
 /** `BENCH_PROFILE=DIR` writes one V8 CPU profile per timed phase into DIR (open it in Chrome DevTools). */

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import solc from "solc";
 
-const ANVIL_DIR = path.join(import.meta.dirname, "..", "server", "chain", "anvil");
+const ANVIL_DIR = path.join(import.meta.dirname, "..", "devtools", "anvil");
 /** The committed bytecode must not depend on which solc happens to be installed: package.json pins this one. */
 const SOLC_VERSION = "0.8.37";
 /** Base, Base Sepolia and anvil's default hardfork all run Cancun code, and the contracts need nothing newer. */

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
+import { minimalChildEnv } from "../devtools/devtools-env";
 import { generateKeypair } from "../server/keys/parse-secret-key";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -31,8 +32,7 @@ function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | nu
 describe("bin/start.ts in production", () => {
   /** What production needs, but for the proxy set-up, the metrics token and the log key, which each test adds or not. */
   const productionEnv = (): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? tmpdir(),
+    ...minimalChildEnv(),
     NODE_ENV: "production",
     PORT: "3299",
     SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-start-")),
@@ -74,7 +74,7 @@ function npmStart(env: Record<string, string>): Promise<{ code: number | null; s
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["start", "--silent"], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env } as unknown as NodeJS.ProcessEnv,
+      env: minimalChildEnv(env),
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";

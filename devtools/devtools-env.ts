@@ -59,6 +59,11 @@ export function loadDevtoolsEnv(env: Readonly<Record<string, string | undefined>
   return result.data;
 }
 
+/** The environment as read-only names and values, for a tool that checks its own family of variables (the bench's BENCH_*). */
+export function devtoolsEnvironment(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
+
 /** A dev tool's numeric knob (a size, a run count, a seed) as the environment sets it; `fallback` when unset. */
 export function devtoolsKnob(name: string, fallback: number): number {
   const value = process.env[name];

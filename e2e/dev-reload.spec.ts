@@ -7,14 +7,15 @@
 // a test run or a benchmark write files beside a running `npm run dev`: only the UI's own files (app/) may change the
 // client's output. A change to it while a page loads makes Next reload that page, and a stream of them can leave the
 // dev server reloading every page it serves from then on.
-// Default: 3 pages, 10 s each. SIGNET_DEV_LOOP_FULL=1: every page, a minute each.
+// Default: 3 pages, 10 s each. SIGNET_DEV_LOOP_FULL=true: every page, a minute each.
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { loadDevtoolsEnv, minimalChildEnv } from "../devtools/devtools-env";
 
-const FULL = process.env.SIGNET_DEV_LOOP_FULL === "1";
+const FULL = loadDevtoolsEnv().SIGNET_DEV_LOOP_FULL;
 const PAGES = FULL ? ["/", "/explorer", "/grants", "/credits", "/dashboard", "/docs"] : ["/", "/explorer", "/grants"];
 const WINDOW_MS = FULL ? 60_000 : 10_000;
 /** Cold Turbopack compiles on a 2-core machine: the stack's start and each page's first compile. */
@@ -63,9 +64,7 @@ async function startDevStack(): Promise<DevStack> {
   const dataDir = mkdtempSync(path.join(".data", "dev-loop-"));
   const logFile = path.join(dataDir, "dev.log");
   const out = openSync(logFile, "w");
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+  const env: NodeJS.ProcessEnv = minimalChildEnv({
     NODE_ENV: "development",
     NEXT_TELEMETRY_DISABLED: "1",
     PORT: String(port),
@@ -76,7 +75,7 @@ async function startDevStack(): Promise<DevStack> {
     LOCALNET_EVM_RPC_PORT: String(baseSepolia),
     LOCALNET_BASE_MAINNET_RPC_PORT: String(baseMainnet),
     LOG_LEVEL: "warn",
-  };
+  });;
   // Its own process group: the stop below reaches the front server and both anvils too.
   const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts"], {
     env,

@@ -12,13 +12,14 @@ import pg from "pg";
 import { generatePrivateKey } from "viem/accounts";
 import { E2E_OPERATOR } from "./test-wallet";
 import { generateKeypair } from "../server/keys/parse-secret-key";
+import { childEnv, devtoolsSetting, loadDevtoolsEnv } from "../devtools/devtools-env";
 
 const PORT = 3210;
 const DEVNET_RPC_PORT = 18999;
 const MAINNET_RPC_PORT = 18998;
 const BASE_SEPOLIA_RPC_PORT = 18997;
 
-const ADMIN = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const ADMIN = loadDevtoolsEnv().TEST_DATABASE_URL;
 const name = `signet_e2e_${Date.now().toString(36)}`;
 const admin = new pg.Client({ connectionString: ADMIN });
 await admin.connect();
@@ -34,13 +35,12 @@ url.pathname = `/${name}`;
 const testKey = () => bs58.encode(generateKeypair().seed);
 
 // The chains keep bin/dev.ts's real-timing defaults (400 ms Solana slots, 2 s Base blocks): no spec needs instant.
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
+const env: NodeJS.ProcessEnv = childEnv({
   NODE_ENV: "production",
   NEXT_TELEMETRY_DISABLED: "1",
   SIGNET_NEXT_MODE: "start",
   // `npm test` builds once for the soak, the multi-instance test and this suite; run alone, this builds its own.
-  SIGNET_NEXT_DIST_DIR: process.env.SIGNET_SHARED_BUILD_DIR || ".next-e2e",
+  SIGNET_NEXT_DIST_DIR: devtoolsSetting("SIGNET_SHARED_BUILD_DIR") ?? ".next-e2e",
   PORT: String(PORT),
   LOCALNET_RPC_PORT: String(DEVNET_RPC_PORT),
   LOCALNET_MAINNET_RPC_PORT: String(MAINNET_RPC_PORT),
@@ -68,7 +68,7 @@ const env: NodeJS.ProcessEnv = {
   // The browser connects to the server directly: the client IP is the connection's own address.
   TRUSTED_PROXY_HOPS: "0",
   METRICS_TOKEN: "e2e-metrics-token-not-a-secret",
-};
+});
 
 const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts", "--production"], { stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));

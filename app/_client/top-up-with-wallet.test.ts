@@ -64,7 +64,7 @@ function tokenAccount(amount: bigint) {
 /** The service: a 402 carrying `accepts` in PAYMENT-REQUIRED, or another answer. Any other URL is a test bug. */
 function serviceAnswers(answer: () => Response) {
   const calls: string[] = [];
-  const original = globalThis.fetch;
+  const original = fetch;
   vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => {
     const url = String(input);
     if (!url.startsWith("/api/v1/credits")) return original(input, init);

@@ -20,6 +20,7 @@ import { generateKeypair, type Ed25519Keypair } from "../../server/keys/parse-se
 import { catchClientErrors } from "../../server/db/catch-connection-errors";
 import { startRelayRecorder, type RelayRecorder } from "./record-relays";
 import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../../server/test/support/fake-provider";
+import { devtoolsSetting, loadDevtoolsEnv, minimalChildEnv } from "../devtools-env";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 /**
@@ -27,7 +28,7 @@ export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
  * SIGNET_SHARED_BUILD_DIR names the one build `npm test` makes first for the soak, the multi-instance test and the
  * browser suite together (one `next build` takes minutes on two cores).
  */
-export const SOAK_DIST_DIR = process.env.SIGNET_SHARED_BUILD_DIR || ".next-soak";
+export const SOAK_DIST_DIR = devtoolsSetting("SIGNET_SHARED_BUILD_DIR") ?? ".next-soak";
 /** The origin every instance names in signed prepaid requests: one service behind one load balancer. */
 export const SOAK_BASE_URL = "http://signet.soak";
 /** What a paid call costs in the soak (1,000 units): low enough for many calls, above the remote model's worst case. */
@@ -135,7 +136,7 @@ export function ensureProductionBuild(log: (line: string) => void = () => {}): v
   const build = spawnSync(process.execPath, [nextBin, "build"], {
     cwd: REPO_ROOT,
     encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR },
+    env: minimalChildEnv({ NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR }),
   });
   if (build.status !== 0) throw new Error(`next build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
   log(`next build took ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -154,7 +155,7 @@ export function freePort(): Promise<number> {
 }
 
 async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const adminUrl = loadDevtoolsEnv().TEST_DATABASE_URL;
   const name = `signet_soak_${randomBytes(6).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: adminUrl });
@@ -277,9 +278,7 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     const metricsToken = `soak-metrics-${randomBytes(12).toString("hex")}`;
     const testKey = () => bs58.encode(generateKeypair().seed);
     const allowed = [...opts.agents.solana.map((k) => k.publicKeyBase58), ...opts.agents.evm];
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
+    const env: NodeJS.ProcessEnv = minimalChildEnv({
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR,
@@ -317,7 +316,7 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       LOCAL_MODEL_STREAM_DELAY_MS: "5",
       SHUTDOWN_GRACE_MS: "20000",
       ...opts.env,
-    };
+    });;
     const ports = await Promise.all(Array.from({ length: opts.instances }, () => freePort()));
     const instances: Instance[] = [];
     const startInstance = async (index: number): Promise<Instance> => {

@@ -49,7 +49,7 @@ describe("server/verify browser purity", () => {
     const code = result.outputFiles[0]!.text;
     // Only what browsers have: no process, Buffer, require, module, global.
     const sandbox: Record<string, unknown> = {
-      TextEncoder, TextDecoder, atob, btoa, crypto: globalThis.crypto, console, AbortController, setTimeout, clearTimeout, URL, Response,
+      TextEncoder, TextDecoder, atob, btoa, crypto, console, AbortController, setTimeout, clearTimeout, URL, Response,
     };
     vm.createContext(sandbox);
     vm.runInContext(`${code}\nthis.SignetVerify = SignetVerify;`, sandbox);

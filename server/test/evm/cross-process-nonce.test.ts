@@ -109,7 +109,7 @@ describe("the EVM relayer's nonce across instances", () => {
     // Every raw transaction any instance sends passes the recorder: two different ones with one nonce show there.
     const recorder = await startRelayRecorder(faulty.url);
     try {
-      const common = { RPC_URL: recorder.url, CHAIN_ID: "8453", USDC: faulty.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[8453].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[8453].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, SWEEP_UNTIL_MINED: "1" };
+      const common = { RPC_URL: recorder.url, CHAIN_ID: "8453", USDC: faulty.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[8453].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[8453].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, SWEEP_UNTIL_MINED: "true" };
       const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
 
       expect(results.filter((r) => "error" in r)).toEqual([]);

@@ -1,6 +1,6 @@
 // One relaying instance for the cross-process nonce test: builds its own relayer signer (the facilitator's, or with
 // NONCE_MODE=per-process the old in-process nonce manager) over its own viem client, relays the EIP-3009 transfers it
-// is given all at once, and prints the transaction hashes (or errors) as one JSON line. With SWEEP_UNTIL_MINED=1 it
+// is given all at once, and prints the transaction hashes (or errors) as one JSON line. With SWEEP_UNTIL_MINED=true it
 // first sweeps its relay ledger (as the app's sweeper does) until every hash it got is mined, or for at most a minute.
 import { randomBytes } from "node:crypto";
 import { createPublicClient, createWalletClient, defineChain, http, parseSignature, publicActions, type Hex } from "viem";
@@ -10,9 +10,10 @@ import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
 import { createPgNonceLock } from "../../facilitator/evm-nonce-lock";
 import { createBackoffHttpTransport } from "../../chain/rpc-backoff";
 import { openPostgres } from "../../db";
+import { testSetting } from "../support/env";
 
 const env = (name: string) => {
-  const value = process.env[name];
+  const value = testSetting(name);
   if (!value) throw new Error(`${name} is required`);
   return value;
 };
@@ -21,7 +22,7 @@ const chainId = Number(env("CHAIN_ID"));
 const usdc = env("USDC") as `0x${string}`;
 const payer = privateKeyToAccount(env("PAYER_KEY") as `0x${string}`);
 const count = Number(env("COUNT"));
-const perProcess = process.env.NONCE_MODE === "per-process";
+const perProcess = testSetting("NONCE_MODE") === "per-process";
 
 const chain = defineChain({ id: chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [url] } } });
 const database = perProcess ? null : openPostgres(env("DATABASE_URL"), 2);
@@ -59,7 +60,7 @@ const results = await Promise.all(
     ),
   ),
 );
-if (process.env.SWEEP_UNTIL_MINED === "1") {
+if (testSetting("SWEEP_UNTIL_MINED") === "true") {
   const reader = createPublicClient({ chain, transport: http(url) });
   const unmined = new Set(results.flatMap((r) => ("hash" in r ? [r.hash as Hex] : [])));
   const end = Date.now() + 60_000;

@@ -58,12 +58,17 @@ async function paymentRequiredOf(res: Response): Promise<PaymentRequired> {
 
 /** The DID document URLs the package's did:web resolver fetched while `fn` ran. */
 async function didFetchesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; urls: string[] }> {
-  const spy = vi.spyOn(globalThis, "fetch");
+  const realFetch = fetch;
+  const seen: string[] = [];
+  vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => {
+    seen.push(String(input instanceof Request ? input.url : input));
+    return realFetch(input, init);
+  });
   try {
     const result = await fn();
-    return { result, urls: spy.mock.calls.map(([input]) => String(input instanceof Request ? input.url : input)).filter((u) => u.endsWith("/did.json")) };
+    return { result, urls: seen.filter((u) => u.endsWith("/did.json")) };
   } finally {
-    spy.mockRestore();
+    vi.unstubAllGlobals();
   }
 }
 

@@ -2,27 +2,27 @@
 // settlement of the same payer was sent after that verification began. A payer's calls back to back (the previous
 // one's settlement released its lane a few milliseconds before the next verification) must not read as "sent since",
 // or every call pays for a second simulation.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
-const realFetch = globalThis.fetch;
+const realFetch = fetch;
 /** JSON-RPC methods the service sent to its devnet RPC. */
 const methods: string[] = [];
 
 beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  vi.stubGlobal("fetch", (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     if (url.startsWith(stack.devnet.url) && typeof init?.body === "string") {
       const body = JSON.parse(init.body) as { method?: string } | { method?: string }[];
       for (const call of Array.isArray(body) ? body : [body]) if (call.method) methods.push(call.method);
     }
     return realFetch(input, init);
-  }) as typeof fetch;
+  }) as typeof fetch);
 });
 afterAll(async () => {
-  globalThis.fetch = realFetch;
+  vi.unstubAllGlobals();
   await stack?.close();
 });
 

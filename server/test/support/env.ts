@@ -37,6 +37,12 @@ export function testKnob(name: string, fallback: number): number {
   return value === undefined || value === "" ? fallback : Number(value);
 }
 
+/** A test's optional text setting (a child process's inputs, a mode) as the environment sets it; undefined when unset. */
+export function testSetting(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
 /** Whether the suite runs under CI. */
 export const IN_CI = process.env.CI !== undefined && process.env.CI !== "";
 

@@ -4,6 +4,7 @@
 import { appendFileSync } from "node:fs";
 import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
+import { devtoolsSetting } from "../../../devtools/devtools-env";
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
@@ -28,7 +29,7 @@ export default class SummaryReporter implements Reporter {
     failed += unhandledErrors.length;
     const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
     console.log(`\n${line}`);
-    const file = process.env.SIGNET_SUMMARY_FILE;
-    if (file) appendFileSync(file, JSON.stringify({ stage: process.env.SIGNET_SUMMARY_STAGE, passed, failed, skipped, files }) + "\n");
+    const file = devtoolsSetting("SIGNET_SUMMARY_FILE");
+    if (file) appendFileSync(file, JSON.stringify({ stage: devtoolsSetting("SIGNET_SUMMARY_STAGE"), passed, failed, skipped, files }) + "\n");
   }
 }
