@@ -19,7 +19,6 @@ export const ENV_NOTES: Readonly<Record<string, string>> = {
   SERVICE_MAX_PRICE_USDC: "Setting default: hard ceiling on the price.",
   SERVICE_DEPOSIT_ADDRESS: "Setting default: the devnet deposit address; must equal the facilitator key's address (start-up fails otherwise). Unset: that address.",
   SERVICE_MAINNET_DEPOSIT_ADDRESS: "Setting default: the mainnet deposit address (may differ from the fee payer).",
-  SERVICE_MAINNET_ENABLED: "Setting default: the kill switch. Mainnet serves only when exactly `true`; any other value is off, with a warning at start-up.",
   SERVICE_ALLOWED_AGENTS: "Setting default: comma-separated payers allowed on mainnet (Solana and Base), base58 keys or 0x addresses; empty is open.",
   SERVICE_GRANT_AMOUNT_USDC: "Setting default: the sponsored first balance a grant credits.",
   SERVICE_GRANT_MAX_PER_IP: "Setting default: grants per hashed client IP.",
