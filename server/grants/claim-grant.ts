@@ -28,6 +28,13 @@ export type ClaimGrantRequest = z.infer<typeof claimGrantSchema>;
 /** Serialises grant claims: the per-IP count and the daily budget are read and written under this lock. */
 const GRANT_LOCK_KEY = 72_910_404;
 
+/**
+ * Claims queue on the grant lock, each holding a pooled connection while it waits: a burst of claims (a hundred at once
+ * from a faucet page) waits its turn for longer than Prisma's defaults (2 s to start, 5 s in all), which would answer
+ * the tail of the queue with a 500. Every claim is a few statements, so these bounds still end a stuck one.
+ */
+const GRANT_TRANSACTION_BOUNDS = { maxWait: 30_000, timeout: 30_000 };
+
 /** Claims a grant; returns the credited amount and balance. Throws 401/409/429/503 AppErrors. */
 export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: string, settings: Settings): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
   if (!serverVerifier.verifyEd25519(utf8ToBytes(req.challenge), req.signature, req.agent_pubkey)) {
@@ -62,7 +69,7 @@ export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: s
     const credited = await creditAgent(tx, { kind: "grant_credit", agentPubkey: req.agent_pubkey, network, units: amount });
     if (!credited.ok) throw new Error(`grant credit refused: ${credited.reason}`);
     return credited.balanceUnits;
-  });
+  }, GRANT_TRANSACTION_BOUNDS);
   logEvent("grant.claimed", { agent: req.agent_pubkey, network, amount: amount.toString() });
   return { granted_usdc: formatUnitsAsUsdc(amount), balance_usdc: formatUnitsAsUsdc(balance), network };
 }

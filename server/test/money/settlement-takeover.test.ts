@@ -68,13 +68,17 @@ async function startMineAfterFirstLookProxy(): Promise<{ url: string; upstream: 
       const text = Buffer.concat(chunks).toString();
       const calls = [JSON.parse(text)].flat() as { method: string; params?: { data?: string; input?: string }[] }[];
       const looks = calls.some((c) => c.method === "eth_call" && (c.params?.[0]?.data ?? c.params?.[0]?.input ?? "").startsWith(authorizationState));
-      void rpc(JSON.parse(text)).then(async (answer) => {
-        if (looks && !mined) {
-          mined = true;
-          await rpc({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] });
-        }
-        res.writeHead(200, { "content-type": "application/json" }).end(answer);
-      });
+      // Before the test points it at its chain (a background job may ask first), it answers as an RPC that is down.
+      if (!upstream.url) return void res.writeHead(503).end();
+      void rpc(JSON.parse(text))
+        .then(async (answer) => {
+          if (looks && !mined) {
+            mined = true;
+            await rpc({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] });
+          }
+          res.writeHead(200, { "content-type": "application/json" }).end(answer);
+        })
+        .catch(() => res.writeHead(502).end());
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -158,9 +162,12 @@ async function startLaggingLogsProxy(): Promise<{ url: string; upstream: { url: 
         return;
       }
       if (hideLogs.on && calls.some((c) => c.method === "eth_getLogs")) throw new Error("a batch with eth_getLogs: the proxy answers single requests only");
-      void fetch(upstream.url, { method: "POST", headers: { "content-type": "application/json" }, body: text }).then(async (r) => {
-        res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text());
-      });
+      if (!upstream.url) return void res.writeHead(503).end();
+      void fetch(upstream.url, { method: "POST", headers: { "content-type": "application/json" }, body: text })
+        .then(async (r) => {
+          res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text());
+        })
+        .catch(() => res.writeHead(502).end());
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -243,7 +243,8 @@ describe("GET /api/health with the chains down", () => {
     expect(one.status).toBe(200);
     expect(one.body.status).toBe("degraded");
     expect(one.body.chains.find((c) => c.network === stack.mainnet!.caip2)).toMatchObject({ ok: false });
-    expect(one.body.warnings).toContain(`chain RPC ${stack.mainnet!.caip2} unreachable`);
+    // Named, whatever the failure reads as: refused, or timed out on a loaded machine.
+    expect(one.body.warnings.some((w: string) => w.startsWith(`chain RPC ${stack.mainnet!.caip2} `)), JSON.stringify(one.body.warnings)).toBe(true);
 
     await stack.devnet.close();
     const all = await health();

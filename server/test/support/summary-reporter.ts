@@ -20,8 +20,8 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") failed++;
         else skipped++;
       }
-      // A file that failed to load has no tests but must still count as a failure.
-      if (mod.state() === "failed" && tests.length === 0) failed++;
+      // A file that failed outside its tests (its import, a beforeAll) leaves them skipped: the file itself is a failure.
+      if (mod.state() === "failed" && !tests.some((t) => t.result().state === "failed")) failed++;
       // The file's own time: importing it and running its hooks and tests (what the default reporter prints beside it).
       const d = mod.diagnostic();
       files.push([path.relative(process.cwd(), mod.moduleId), Math.round(d.collectDuration + d.duration), tests.length]);
