@@ -1,5 +1,6 @@
 // `npm run bench`: the performance goals, each a ratio to a floor or a peer measured in the same run on this machine, on
-// PostgreSQL (TEST_DATABASE_URL, else DATABASE_URL, else the local default) and local chains this process starts.
+// PostgreSQL (TEST_DATABASE_URL, else the local default) and local chains, each started in its own process and reached
+// over JSON-RPC like a real cluster, so this process's CPU per call is the service's own (and its clients').
 // Requests go through the real route handlers in process (no HTTP hop) for both Signet and the stock x402 baseline;
 // payments and signed requests are built before the clock starts. Phases are timed through the service's own step
 // observers (server/metrics onStep), never by patching its objects. Any failed call fails the run (exit 1) with the
@@ -20,6 +21,7 @@ import { percentile } from "../devtools/bench/percentile";
 import { BenchFailure, interleave, runJobs, type JobsRun } from "../devtools/bench/run-jobs";
 import { PERFORMANCE_DOC, updatePerformanceDoc } from "../devtools/bench/update-performance-doc";
 import { devtoolsEnvironment, devtoolsSetting, loadDevtoolsEnv } from "../devtools/devtools-env";
+import type { RemoteLocalnet } from "../devtools/localnet/spawn-localnet";
 
 const PAID_CONCURRENCY = [8, 32] as const;
 /** The prepaid run and its database floor share this concurrency. */
@@ -93,7 +95,7 @@ const { POST: inferenceRoute } = await import("../app/api/v1/inference/route");
 const { POST: verifyRoute } = await import("../app/api/verify/route");
 const { newNonce, signRequestHeaders } = await import("../server/agent/sign-request");
 const { createStockPaidRoute } = await import("../devtools/bench/stock-x402-route");
-const { startLocalnet } = await import("../devtools/localnet");
+const { spawnLocalnet } = await import("../devtools/localnet/spawn-localnet");
 const { operatorKeypair } = await import("../server/test/support/env");
 const { generateKeypair } = await import("../server/keys/parse-secret-key");
 const { serverVerifier } = await import("../server/keys/server-verifier");
@@ -171,13 +173,13 @@ const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.
 const loadBefore = os.loadavg()[0]!;
 const figures: Record<string, number> = {};
 let stack: PaidStack | null = null;
-let stockChain: Awaited<ReturnType<typeof startLocalnet>> | null = null;
+let stockChain: RemoteLocalnet | null = null;
 let database: string;
 
 try {
   // Instant chains, asked for explicitly: these figures measure the server, not a 400 ms slot, and pre-signed payments
   // would outlive their blockhash on a real-timing chain.
-  stack = await startPaidStack({ env: STACK_ENV, timing: "instant" });
+  stack = await startPaidStack({ env: STACK_ENV, timing: "instant", chainProcess: "own" });
   const { default: pg } = await import("pg");
   const probe = new pg.Client({ connectionString: stack.tdb.url });
   await probe.connect();
@@ -185,12 +187,12 @@ try {
   await probe.end();
   const where = new URL(adminUrl);
   database = `PostgreSQL ${version.split(" ")[0]} at ${where.hostname}:${where.port || "5432"}`;
-  console.log(`bench: ${database} (a fresh database: ${new URL(stack.tdb.url).pathname.slice(1)}); local chains in process (LiteSVM)`);
+  console.log(`bench: ${database} (a fresh database: ${new URL(stack.tdb.url).pathname.slice(1)}); each local chain in its own process (LiteSVM behind JSON-RPC), so the CPU figures are the service's and its clients'`);
   console.log(`bench: ${machine}; load average ${loadBefore.toFixed(2)}${knobs.trial ? "; TRIAL RUN (sizes below the defaults: kept in the history, not shown in docs/performance.md)" : ""}`);
   console.log(`bench: ${Object.entries(sizes).map(([k, v]) => `${k}=${v}`).join(" ")}`);
 
   // The stock baseline: its own local chain (instant timing), its own facilitator key (fee payer and payee), same price.
-  stockChain = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "instant" });
+  stockChain = await spawnLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "instant" });
   const stock = stockChain;
   const stockKey = generateKeypair();
   await stock.fundAccount(stockKey.publicKeyBase58, { lamports: 10_000_000_000n, usdcUnits: 0n });
@@ -364,7 +366,7 @@ try {
   // unloaded p50 (sequential calls) is the latency waiting alone costs; at c=256 the ideal is 256 ÷ that latency, and
   // anything of ours that queues (a pool, a lock) shows as a ratio below 1. (The p50 under load cannot serve as the
   // denominator: in a closed loop throughput × mean latency = concurrency whatever queues, by Little's law.)
-  stack = await startPaidStack({ env: STACK_ENV, devnet: { timing: "real", slotMs: REAL_SLOT_MS } });
+  stack = await startPaidStack({ env: STACK_ENV, devnet: { timing: "real", slotMs: REAL_SLOT_MS }, chainProcess: "own" });
   const r = stack;
   const realCall = (h: string) => () => r.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
   await run("warm-realistic", (await signetHeaders(r, 1, 3)).map(realCall), 1);
@@ -404,7 +406,7 @@ try {
       database,
       server_ed25519: "node:crypto",
       browser_ed25519: "noble",
-      chain: `LiteSVM in process: instant timing, except the realistic run's real timing (${REAL_SLOT_MS} ms slots)`,
+      chain: `LiteSVM, each chain in its own process behind JSON-RPC: instant timing, except the realistic run's real timing (${REAL_SLOT_MS} ms slots)`,
       db_floor: `single-row UPDATE autocommit, ${PREPAID_CONCURRENCY} pg connections, each its own row, prepared statement`,
     },
     sizes,

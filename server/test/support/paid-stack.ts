@@ -3,6 +3,7 @@
 // and the chat route handler bound to them.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../../devtools/localnet";
+import { spawnLocalnet, type RemoteLocalnet } from "../../../devtools/localnet/spawn-localnet";
 import type { Config } from "../../env";
 import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
 import type { Runtime } from "../../runtime/runtime";
@@ -72,6 +73,11 @@ export async function startPaidStack(
     devnet?: Pick<StartLocalnetOptions, "timing" | "slotMs" | "faults">;
     /** Seeded faults of the Base Sepolia chain's RPC (the fault proxy). */
     evmFaults?: FaultProfileInput;
+    /**
+     * Where the Solana chains run: in this process (the default; a test may reach into `devnet.chain`), or each in its
+     * own process, reached over RPC only, so this process's CPU is the service's and its clients' (the bench).
+     */
+    chainProcess?: "this" | "own";
   } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
@@ -80,8 +86,9 @@ export async function startPaidStack(
   const solana: Pick<StartLocalnetOptions, "timing" | "slotMs"> = timing === "fast" ? { timing: "real", slotMs: FAST_SLOT_MS } : { timing };
   // The service meets devnet's faults; agents build their payments through the fault-free door. A test that sets
   // devnet's timing itself gets exactly that.
-  const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana), ...opts.devnet });
-  const mainnet = opts.mainnet ? await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, ...solana }) : null;
+  const startChain = opts.chainProcess === "own" ? (o: StartLocalnetOptions) => spawnLocalnet(o).then(inAnotherProcess) : startLocalnet;
+  const devnet = await startChain({ profile: "devnet", port: 0, dataDir: null, ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana), ...opts.devnet });
+  const mainnet = opts.mainnet ? await startChain({ profile: "mainnet", port: 0, dataDir: null, ...solana }) : null;
   const baseSepolia = opts.evm
     ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], ...blockTime, faults: opts.evmFaults ?? null })
     : null;
@@ -158,6 +165,15 @@ export async function startPaidStack(
     },
   };
   return stack;
+}
+
+/** A chain in its own process, as a `Localnet` whose in-process chain object throws: a test that needs it starts the chain here. */
+function inAnotherProcess(remote: RemoteLocalnet): Localnet {
+  return Object.defineProperty({ ...remote }, "chain", {
+    get(): never {
+      throw new Error("this stack's chain runs in its own process: reach it over RPC (devnet.url), or start the stack with chainProcess: \"this\"");
+    },
+  }) as Localnet;
 }
 
 export const CHAT_URL = `${BASE}/api/v1/chat/completions`;
