@@ -79,8 +79,8 @@ function runBuffered(name, command, args, { niceness = 0 } = {}) {
 // what the checks and the tests leave idle (they mostly wait on chains, sockets and PostgreSQL), and never slows them.
 const build = runBuffered("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"], { niceness: 19 });
 await Promise.all([
-  // Lint holds the layering (nothing server-only in the browser, nothing Node in server/verify).
-  runBuffered("lint", "npx", ["eslint", "."]),
+  // Lint (eslint, then knip) holds the layer map, the browser/server split and no dead exports.
+  runBuffered("lint", "npm", ["run", "-s", "lint"]),
   runBuffered("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
   runBuffered("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"]),
 ]);
