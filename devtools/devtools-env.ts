@@ -66,8 +66,8 @@ export function devtoolsEnvironment(): Readonly<Record<string, string | undefine
 
 /** A dev tool's numeric knob (a size, a run count, a seed) as the environment sets it; `fallback` when unset. */
 export function devtoolsKnob(name: string, fallback: number): number {
-  const value = process.env[name];
-  return value === undefined || value === "" ? fallback : Number(value);
+  const value = devtoolsSetting(name);
+  return value === undefined ? fallback : Number(value);
 }
 
 /** A dev tool's optional text setting (a profile folder, a log level) as the environment sets it; undefined when unset. */

@@ -31,17 +31,8 @@ export function testEnv(vars: Record<string, string | undefined> = {}): NodeJS.P
 /** A test-database URL's admin server: TEST_DATABASE_URL, or the local PostgreSQL. */
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
-/** A tuning knob of a long test (runs, calls, a seed), as a number; `fallback` when unset. */
-export function testKnob(name: string, fallback: number): number {
-  const value = process.env[name];
-  return value === undefined || value === "" ? fallback : Number(value);
-}
-
-/** A test's optional text setting (a child process's inputs, a mode) as the environment sets it; undefined when unset. */
-export function testSetting(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === "" ? undefined : value;
-}
+/** A long test's tuning knob (runs, calls, a seed) and a test's optional text setting: the dev tools' own readers. */
+export { devtoolsKnob as testKnob, devtoolsSetting as testSetting } from "../../../devtools/devtools-env";
 
 /** Whether the suite runs under CI. */
 export const IN_CI = process.env.CI !== undefined && process.env.CI !== "";
