@@ -40,6 +40,20 @@ export const devtoolsEnvSchema = z.object({
   TEST_DATABASE_URL: z.string().min(1).default("postgresql://postgres@127.0.0.1:5432/postgres"),
   /** The dev-reload browser spec's long form: every page and every watched folder. */
   SIGNET_DEV_LOOP_FULL: booleanString.default(false),
+  /** The crash-recovery suite's full count (20 crashes per step) when "true"; a few by default. */
+  SIGNET_CHAOS_FULL: booleanString.default(false),
+  /** Crashes per step of the crash-recovery suite, over SIGNET_CHAOS_FULL. */
+  CHAOS_RUNS: z.coerce.number().int().min(1).max(1_000).optional(),
+  /** Integration test files run side by side (default 2, the machine's cores). */
+  SIGNET_INTEGRATION_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
+  /** The production build `npm test` makes once and the soak, the multi-instance test and the browser suite share. */
+  SIGNET_SHARED_BUILD_DIR: z.string().min(1).optional(),
+  /** Signed prepaid calls per server and round of `npm run bench:http` (default 3000). */
+  BENCH_HTTP_CALLS: z.coerce.number().int().min(1).max(9_999_999).optional(),
+  /** Set by `npm test` for its runners: the file each appends its counts and file timings to. */
+  SIGNET_SUMMARY_FILE: z.string().min(1).optional(),
+  /** Set by `npm test` for its runners: the stage a runner's counts belong to. */
+  SIGNET_SUMMARY_STAGE: z.string().min(1).optional(),
 });
 
 export type DevtoolsEnv = z.infer<typeof devtoolsEnvSchema>;
