@@ -94,11 +94,14 @@ await runInline("browser (Playwright, Debian chromium)", process.execPath, ["--c
 const totals = { passed: 0, failed: 0, skipped: 0 };
 /** [stage, file, ms] of every test file of the run. */
 const files = [];
+/** [stage, file, test, first line of the error] of every failed test, listed above the closing line. */
+const failures = [];
 if (existsSync(summaryFile)) {
   for (const line of readFileSync(summaryFile, "utf8").split("\n").filter(Boolean)) {
     const record = JSON.parse(line);
     for (const key of Object.keys(totals)) totals[key] += record[key] ?? 0;
     for (const [file, ms] of record.files ?? []) files.push([record.stage ?? "?", file, ms]);
+    for (const [file, name, error] of record.failures ?? []) failures.push([record.stage ?? "?", file, name, error]);
   }
 }
 // Playwright's own summary is not read by CI: take its counts, and each spec file's time, from its JSON report.
@@ -112,6 +115,12 @@ if (existsSync(E2E_RESULTS)) {
     (suite.specs ?? []).reduce((sum, spec) => sum + spec.tests.reduce((t, test) => t + test.results.reduce((r, res) => r + (res.duration ?? 0), 0), 0), 0) +
     (suite.suites ?? []).reduce((sum, inner) => sum + specMs(inner), 0);
   for (const suite of report.suites ?? []) files.push(["browser", path.join("e2e", suite.file), specMs(suite)]);
+  const failedSpecs = (suite, titles) =>
+    (suite.specs ?? [])
+      .filter((spec) => !spec.ok)
+      .map((spec) => ["browser", path.join("e2e", spec.file), [...titles, spec.title].join(" > "), spec.tests.flatMap((t) => t.results.map((r) => r.error?.message ?? "")).find(Boolean) ?? ""])
+      .concat((suite.suites ?? []).flatMap((inner) => failedSpecs(inner, [...titles, inner.title])));
+  for (const suite of report.suites ?? []) failures.push(...failedSpecs(suite, []));
 }
 // Lint, the type check and the build report no test counts: each counts as one check, passed or failed.
 for (const stage of stages) if (["lint", "typecheck", "build"].includes(stage.name)) totals[stage.ok ? "passed" : "failed"] += 1;
@@ -119,6 +128,13 @@ const runnerFailed = stages.some((s) => !s.ok);
 for (const stage of stages) if (!stage.ok) console.log(`${stage.name} exited with ${stage.status}`);
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
+
+if (failures.length > 0) {
+  console.log(`\nfailed tests (${failures.length}):`);
+  // Colour codes and a long message's tail would bury the name: the first line, plain, is enough to find it above.
+  const plain = (text) => String(text).replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "").split("\n")[0].slice(0, 240);
+  for (const [stage, file, name, error] of failures) console.log(`  ${stage}: ${file} > ${plain(name)}\n      ${plain(error)}`);
+}
 
 files.sort((a, b) => b[2] - a[2]);
 console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);

@@ -12,24 +12,37 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     const files: [file: string, ms: number, tests: number][] = [];
+    /** Each failure's file, test name and the first line of its error, for the run's closing list. */
+    const failures: [file: string, name: string, error: string][] = [];
     for (const mod of testModules) {
       const tests = [...mod.children.allTests()];
       for (const test of tests) {
         const state = test.result().state;
         if (state === "passed") passed++;
-        else if (state === "failed") failed++;
+        else if (state === "failed") {
+          failed++;
+          failures.push([path.relative(process.cwd(), mod.moduleId), test.fullName, firstLine(test.result().errors?.[0]?.message)]);
+        }
         else skipped++;
       }
       // A file that failed outside its tests (its import, a beforeAll) leaves them skipped: the file itself is a failure.
-      if (mod.state() === "failed" && !tests.some((t) => t.result().state === "failed")) failed++;
+      if (mod.state() === "failed" && !tests.some((t) => t.result().state === "failed")) {
+        failed++;
+        failures.push([path.relative(process.cwd(), mod.moduleId), "(the file itself)", firstLine(mod.errors()[0]?.message)]);
+      }
       // The file's own time: importing it and running its hooks and tests (what the default reporter prints beside it).
       const d = mod.diagnostic();
       files.push([path.relative(process.cwd(), mod.moduleId), Math.round(d.collectDuration + d.duration), tests.length]);
     }
     failed += unhandledErrors.length;
+    for (const error of unhandledErrors) failures.push(["(unhandled)", "", firstLine((error as { message?: string })?.message)]);
     const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
     console.log(`\n${line}`);
     const file = devtoolsSetting("SIGNET_SUMMARY_FILE");
-    if (file) appendFileSync(file, JSON.stringify({ stage: devtoolsSetting("SIGNET_SUMMARY_STAGE"), passed, failed, skipped, files }) + "\n");
+    if (file) appendFileSync(file, JSON.stringify({ stage: devtoolsSetting("SIGNET_SUMMARY_STAGE"), passed, failed, skipped, files, failures }) + "\n");
   }
+}
+
+function firstLine(message: string | undefined): string {
+  return (message ?? "").split("\n")[0].slice(0, 300);
 }
