@@ -47,11 +47,16 @@ describe("reconcile after a Base reorg", () => {
     const client = createPublicClient({ transport: http_(stack.baseSepolia!.faultFreeUrl) });
     const receipt = await client.getTransactionReceipt({ hash: tx });
     const raw = (await anvil("eth_getRawTransactionByHash", [tx])) as Hex;
+    // The chain holds still while the reorg is made: a block mined between reading the head and the reorg would leave
+    // the settlement's block out of the blocks replaced.
+    await anvil("evm_setIntervalMining", [0]);
     const head = await client.getBlockNumber();
     // Replace every block from the settlement's up with empty ones: the chain is as long, without the transaction.
     await anvil("anvil_reorg", [Number(head - receipt.blockNumber + 1n), []]);
     expect(await client.getBlockNumber()).toBe(head);
     expect((await client.getBlock({ blockNumber: receipt.blockNumber })).hash).not.toBe(receipt.blockHash);
+    // Blocks again (anvil's interval takes whole seconds).
+    await anvil("evm_setIntervalMining", [1]);
 
     const report = await baseReport();
     expect(report.mismatches).toEqual([expect.objectContaining({ kind: "payment_reorged", transaction: tx, detail: expect.stringContaining("the chain no longer knows it") })]);
