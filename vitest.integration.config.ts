@@ -1,14 +1,16 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Files that run alone, after the others: they measure time (leases, backoff, slot and block timing, shutdown grace,
- * health probes against their 2 s limit), race a hundred requests at once, or start production servers, so other
- * files' CPU would make them slow or wrong. Every other file shares nothing with its neighbours (its own database, its
- * own chains on ephemeral ports, its own data dir, its own process) and runs beside them.
+ * Files that run one at a time, in their own lane at full CPU priority (bin/run-tests.mjs runs the rest at a lower
+ * one): they measure time (leases, backoff, slot and block timing, health probes against their 2 s
+ * limit) or race a hundred requests at once, so starving them of CPU would make them slow or wrong. Every other file
+ * shares nothing with its neighbours (its own database, its own chains on ephemeral ports, its own data dir, its own
+ * process) and runs beside them.
  */
-export const SERIAL_FILES = [
+export const TIMING_FILES = [
   "server/test/chain/rpc-backoff.test.ts",
   "server/test/evm/anvil-timing.test.ts",
   "server/test/localnet/commitment-lookups.test.ts",
@@ -19,13 +21,29 @@ export const SERIAL_FILES = [
   "server/test/money/pending-settlement.test.ts",
   "server/test/money/settlement-takeover.test.ts",
   "server/test/prepaid/top-up-and-grants.test.ts",
-  "server/test/ops/graceful-shutdown.test.ts",
   "server/test/ops/health-and-metrics.test.ts",
-  "server/test/ops/multi-instance.test.ts",
   "server/test/paid/rate-limited-rpc.test.ts",
   "server/test/upstream/openai-compatible-client.test.ts",
   "server/test/verify/hosted-verify-errors.test.ts",
 ];
+
+/**
+ * Files that serve the run's one production build (`npm start`): after the timing files, in their lane, once the build
+ * is made. The multi-instance test is the run's soak.
+ */
+export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts"];
+
+/**
+ * Files that replace a module (vi.mock, vi.doMock, vi.resetModules) keep a fresh module graph of their own. The others
+ * share their worker's: a file's imports are loaded once per worker, not once per file (most of the side-by-side
+ * group's CPU went on loading the same graph again). Sharing is safe because a file leaves nothing behind: the runtime
+ * is passed in, and the env a file sets through setEnv is restored when it closes.
+ */
+const REPLACES_MODULES = /\bvi\.(mock|doMock|resetModules)\(/;
+export const ISOLATED_FILES = readdirSync(path.join(import.meta.dirname, "server/test"), { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts"))
+  .map((file) => path.join("server/test", file))
+  .filter((file) => REPLACES_MODULES.test(readFileSync(path.join(import.meta.dirname, file), "utf8")));
 
 /**
  * The longest files of the parallel group start first, so none of them begins last and runs on alone: vitest orders
@@ -77,12 +95,18 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "parallel", include: ["server/test/**/*.test.ts"], exclude: SERIAL_FILES, maxWorkers: PARALLEL_WORKERS, sequence: { groupOrder: 0 } },
+        test: {
+          name: "parallel",
+          include: ["server/test/**/*.test.ts"],
+          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, ...ISOLATED_FILES],
+          isolate: false,
+          maxWorkers: PARALLEL_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
       },
-      {
-        extends: true,
-        test: { name: "serial", include: SERIAL_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
-      },
+      { extends: true, test: { name: "isolated", include: ISOLATED_FILES, exclude: [...TIMING_FILES, ...PRODUCTION_FILES], maxWorkers: PARALLEL_WORKERS, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "timing", include: TIMING_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "production", include: PRODUCTION_FILES, maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },
 });

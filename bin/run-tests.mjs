@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: lint, the type check and the unit tests side by side; then the integration files that run side by side
-// (PostgreSQL, local chains, HTTP); then those that run alone (timing, and the multi-instance test, the run's soak:
-// production instances under the fault profile); then the browser suite (Playwright). The one production build the
-// soak and the browser suite serve is made from the start at the lowest CPU priority, in the gaps the tests leave.
-// Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
+// `npm test`, in three lanes side by side: lint, the type check and the unit tests, then the integration files that
+// share nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) against
+// it; the integration files that measure time, one at a time, then those that serve the same build: the graceful
+// shutdown and the soak (the multi-instance test: production instances under the fault profile). Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
 // closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner
 // failed. The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test
 // with one line saying what to install.
@@ -40,26 +39,16 @@ rmSync(E2E_RESULTS, { force: true });
 const stages = [];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/**
- * Runs a stage with its output straight to the terminal (one at a time). Never spawnSync: the event loop must keep
- * reading the output of a stage running beside it, or that stage stalls on a full pipe.
- */
-function runInline(name, command, args) {
-  console.log(`\n=== ${name} ===`);
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "inherit", env: { ...env, SIGNET_SUMMARY_STAGE: name } });
-    child.on("close", (code, signal) => {
-      const stage = { name, ok: code === 0, status: code ?? signal, ms: Date.now() - started };
-      stages.push(stage);
-      resolve(stage);
-    });
-  });
-}
+const runStarted = Date.now();
 
-/** Runs a stage beside others: its output is kept and printed in one piece when it ends, so logs stay readable. */
-function runBuffered(name, command, args, { niceness = 0 } = {}) {
+/**
+ * Runs a stage beside others: a line when it starts, and its output, kept, printed in one piece when it ends, so
+ * logs stay readable. Never spawnSync: the event loop must keep reading every stage's output, or one stalls on a full
+ * pipe. `niceness` lowers the stage's CPU priority (and its children's): see the lanes below.
+ */
+function runStage(name, command, args, { niceness = 0 } = {}) {
   const started = Date.now();
+  console.log(`--- ${name}: started at +${seconds(started - runStarted)}${niceness ? ` (nice ${niceness})` : ""}`);
   if (niceness > 0) [command, args] = ["nice", ["-n", String(niceness), command, ...args]];
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...env, SIGNET_SUMMARY_STAGE: name, FORCE_COLOR: "0" } });
@@ -67,29 +56,58 @@ function runBuffered(name, command, args, { niceness = 0 } = {}) {
     child.stdout.on("data", (c) => chunks.push(c));
     child.stderr.on("data", (c) => chunks.push(c));
     child.on("close", (code, signal) => {
-      const stage = { name, ok: code === 0, status: code ?? signal, ms: Date.now() - started };
-      console.log(`\n=== ${name} (${seconds(stage.ms)}) ===\n${Buffer.concat(chunks).toString("utf8").trimEnd()}`);
+      const stage = { name, ok: code === 0, status: code ?? signal, startedMs: started - runStarted, ms: Date.now() - started };
+      console.log(`\n=== ${name} (${seconds(stage.ms)}, ended at +${seconds(Date.now() - runStarted)}) ===\n${Buffer.concat(chunks).toString("utf8").trimEnd()}`);
       stages.push(stage);
       resolve(stage);
     });
   });
 }
 
-// Two cores. The build is needed only by the last integration files and the browser suite: at niceness 19 it takes
-// what the checks and the tests leave idle (they mostly wait on chains, sockets and PostgreSQL), and never slows them.
-const build = runBuffered("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"], { niceness: 19 });
-await Promise.all([
-  // Lint (eslint, then knip) holds the layer map, the browser/server split and no dead exports.
-  runBuffered("lint", "npm", ["run", "-s", "lint"]),
-  runBuffered("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
-  runBuffered("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"]),
-]);
+/** A stage that could not run because one it needs failed: a failure of its own, with the reason. */
+function notRun(name, reason) {
+  console.log(`\n=== ${name}: not run, ${reason} ===`);
+  const stage = { name, ok: false, status: `not run (${reason})`, startedMs: Date.now() - runStarted, ms: 0 };
+  stages.push(stage);
+  return stage;
+}
+
+// Two cores, three lanes side by side. Most of the timing files and the soak wait on chains, sockets and PostgreSQL
+// (the CPU is over 80% idle while they run alone), so they run beside the CPU-bound work instead of after it. CPU
+// priority keeps what measures time honest: the timing lane, the build and the browser suite run at niceness 0;
+// the checks and the side-by-side integration files, which only need throughput, at 10, so they get what the others
+// leave (about a tenth of a core when both compete).
+const THROUGHPUT_NICENESS = 10;
 const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
-await runInline("integration (side by side)", "npx", [...integration, "--project", "parallel"]);
-await build;
-await runInline("integration (one at a time)", "npx", [...integration, "--project", "serial"]);
-// The specs import server modules, which load under node's react-server condition (the test workers inherit it).
-await runInline("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]);
+
+// Lane 1, throughput: lint (eslint, then knip: the layer map, the browser/server split and no dead exports), the type
+// check and the unit tests, then the integration files that share nothing, two side by side.
+const throughputLane = (async () => {
+  await Promise.all([
+    runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS }),
+    runStage("typecheck", "npx", ["tsc", "--noEmit", "-p", "."], { niceness: THROUGHPUT_NICENESS }),
+    runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS }),
+  ]);
+  await runStage("integration (side by side)", "npx", [...integration, "--project", "parallel", "--project", "isolated"], { niceness: THROUGHPUT_NICENESS });
+})();
+
+// Lane 2: the one production build, then the browser suite against it. The specs import server modules, which load
+// under node's react-server condition (the test workers inherit it).
+const build = runStage("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"]);
+const browserLane = (async () => {
+  if (!(await build).ok) return notRun("browser (Playwright, Debian chromium)", "the build failed");
+  await runStage("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]);
+})();
+
+// Lane 3, timing: the files that measure time, one at a time, then those that serve the build (`npm start`): the
+// graceful shutdown and the soak (the multi-instance test).
+const timingLane = (async () => {
+  await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
+  if (!(await build).ok) return notRun("integration (production build)", "the build failed");
+  await runStage("integration (production build)", "npx", [...integration, "--project", "production"]);
+})();
+
+await Promise.all([throughputLane, browserLane, timingLane]);
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 /** [stage, file, ms] of every test file of the run. */
@@ -125,7 +143,7 @@ if (existsSync(E2E_RESULTS)) {
 // Lint, the type check and the build report no test counts: each counts as one check, passed or failed.
 for (const stage of stages) if (["lint", "typecheck", "build"].includes(stage.name)) totals[stage.ok ? "passed" : "failed"] += 1;
 const runnerFailed = stages.some((s) => !s.ok);
-for (const stage of stages) if (!stage.ok) console.log(`${stage.name} exited with ${stage.status}`);
+for (const stage of stages) if (!stage.ok) console.log(`${stage.name}: ${typeof stage.status === "string" ? stage.status : `exited with ${stage.status}`}`);
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
 
@@ -139,7 +157,9 @@ if (failures.length > 0) {
 files.sort((a, b) => b[2] - a[2]);
 console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);
 for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES)) console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
-console.log("stages (wall time; lint, typecheck and unit side by side, and the build beside them and the first integration files):");
-for (const stage of stages) console.log(`  ${seconds(stage.ms).padStart(8)}  ${stage.name}${stage.ok ? "" : " (failed)"}`);
+console.log("stages (wall time, and when each started; three lanes side by side):");
+for (const stage of stages.sort((a, b) => a.startedMs - b.startedMs)) {
+  console.log(`  ${seconds(stage.ms).padStart(8)}  from +${seconds(stage.startedMs).padEnd(8)} ${stage.name}${stage.ok ? "" : " (failed)"}`);
+}
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);

@@ -48,6 +48,11 @@ export const devtoolsEnvSchema = z.object({
   SIGNET_INTEGRATION_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
   /** The production build `npm test` makes once and the soak, the multi-instance test and the browser suite share. */
   SIGNET_SHARED_BUILD_DIR: z.string().min(1).optional(),
+  /**
+   * Whether `next build` type-checks (next.config.mjs reads the same variable). The shared build skips it: `npm test`
+   * type-checks the whole repository in its own stage, beside the build.
+   */
+  SIGNET_BUILD_TYPECHECK: booleanString.default(true),
   /** Signed prepaid calls per server and round of `npm run bench:http` (default 3000). */
   BENCH_HTTP_CALLS: z.coerce.number().int().min(1).max(9_999_999).optional(),
   /** Set by `npm test` for its runners: the file each appends its counts and file timings to. */

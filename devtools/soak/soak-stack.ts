@@ -136,7 +136,7 @@ export function ensureProductionBuild(log: (line: string) => void = () => {}): v
   const build = spawnSync(process.execPath, [nextBin, "build"], {
     cwd: REPO_ROOT,
     encoding: "utf8",
-    env: minimalChildEnv({ NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR }),
+    env: minimalChildEnv({ NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR, SIGNET_BUILD_TYPECHECK: "false" }),
   });
   if (build.status !== 0) throw new Error(`next build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
   log(`next build took ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -44,5 +44,5 @@ export default class SummaryReporter implements Reporter {
 }
 
 function firstLine(message: string | undefined): string {
-  return (message ?? "").split("\n")[0].slice(0, 300);
+  return (message ?? "").split("\n")[0]!.slice(0, 300);
 }
