@@ -77,7 +77,7 @@ export const ERRORS = {
   database_unavailable: {
     status: 503,
     meaning:
-      "The database could not be reached, or dropped the connection mid-call: retry the same request after `Retry-After`. A paid call's payment header is settled at most once and served once.",
+      "The database could not be reached, dropped the connection mid-call, or was too busy to start the call's transaction in time: retry the same request after `Retry-After`. A paid call's payment header is settled at most once and served once.",
   },
   shutting_down: { status: 503, meaning: "This instance is draining after a SIGTERM: retry, and another instance answers." },
   internal_error: { status: 500, meaning: "An unexpected failure; the request id finds it in the service's log." },

@@ -33,6 +33,11 @@ describe("isDatabaseUnavailable()", () => {
     expect(isDatabaseUnavailable(Object.assign(new Error("Can't reach database server"), { code: "P1001" }))).toBe(true);
   });
 
+  it("names a database too busy to take the work now: no pooled connection in time, a transaction that could not start or expired", () => {
+    expect(isDatabaseUnavailable(Object.assign(new Error("Timed out fetching a new connection from the connection pool."), { code: "P2024" }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), { code: "P2028" }))).toBe(true);
+  });
+
   it("follows wrapped errors", () => {
     expect(isDatabaseUnavailable(new Error("settling failed", { cause: new Error("Connection terminated unexpectedly") }))).toBe(true);
   });

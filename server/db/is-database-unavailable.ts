@@ -1,5 +1,5 @@
-// Tells a database that could not be reached, or that dropped the connection mid-call (a failover, a restart, an
-// operator's pg_terminate_backend), from every other failure: the first is the service's state, not the request's
+// Tells a database that could not be reached, that dropped the connection mid-call (a failover, a restart, an
+// operator's pg_terminate_backend) or that was too busy to start a transaction in time, from every other failure: the first is the service's state, not the request's
 // fault, and worth a retry. It reads the shapes pg, @prisma/adapter-pg and Prisma give such an error.
 import "server-only";
 
@@ -7,8 +7,12 @@ import "server-only";
 const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 /** @prisma/adapter-pg's kinds for a socket that could not connect or was closed. */
 const UNAVAILABLE_ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
-/** Prisma's codes for a database it cannot reach, that timed out, or that closed the connection. */
-const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1017"]);
+/**
+ * Prisma's codes for a database it cannot reach, that timed out, or that closed the connection; and for one too busy
+ * to take the work now: no pooled connection in time (P2024), or a transaction that could not start within its wait
+ * or ran past its time limit (P2028, after which the database rolled it back). Each is worth the same retry.
+ */
+const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1017", "P2024", "P2028"]);
 /**
  * Node's socket error codes for a peer that is gone or refuses. Only read on an error known to come from the database
  * (see `databaseError`): an upstream's or an RPC's socket error carries the same codes.

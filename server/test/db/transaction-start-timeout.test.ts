@@ -1,0 +1,60 @@
+// A pool so busy that a transaction cannot start within its wait (Prisma's P2028), or one held past its time limit:
+// the database is there but cannot take the work now. The answer is 503 database_unavailable with Retry-After, the
+// same as a lost connection, never a 500; and nothing of the refused transaction was written.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toErrorBody } from "../../errors";
+import { isDatabaseUnavailable } from "../../db/is-database-unavailable";
+import { createTestDatabase, type TestDatabase } from "../support/test-db";
+
+let tdb: TestDatabase;
+
+beforeAll(async () => {
+  // One connection: a transaction that holds it leaves none for another.
+  tdb = await createTestDatabase(1);
+});
+afterAll(async () => tdb?.drop());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("a transaction the database cannot take in time", () => {
+  it("cannot start within its wait: 503 database_unavailable with Retry-After, and it wrote nothing", async () => {
+    const holding = tdb.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT 1`;
+      await sleep(1_000);
+    });
+    await sleep(100);
+    const refused = await tdb.prisma
+      .$transaction(async (tx) => tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES ('never', 'written', now())`, { maxWait: 50 })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    await holding;
+    expect((refused as { code?: string } | null)?.code).toBe("P2028");
+    expect(isDatabaseUnavailable(refused)).toBe(true);
+    const { status, body, headers } = toErrorBody(refused, "req-1");
+    expect(status).toBe(503);
+    expect(body.error.code).toBe("database_unavailable");
+    expect(headers["retry-after"]).toMatch(/^\d+$/);
+    expect(await tdb.prisma.$queryRaw`SELECT count(*)::int AS n FROM settings WHERE key = 'never'`).toEqual([{ n: 0 }]);
+  });
+
+  it("held past its time limit: the same answer, and its writes rolled back", async () => {
+    const expired = await tdb.prisma
+      .$transaction(
+        async (tx) => {
+          await tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES ('expired', 'rolled back', now())`;
+          await sleep(400);
+          await tx.$executeRaw`SELECT 1`;
+        },
+        { timeout: 100 },
+      )
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect((expired as { code?: string } | null)?.code).toBe("P2028");
+    expect(toErrorBody(expired).status).toBe(503);
+    expect(await tdb.prisma.$queryRaw`SELECT count(*)::int AS n FROM settings WHERE key = 'expired'`).toEqual([{ n: 0 }]);
+  });
+});
