@@ -5,10 +5,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Files that run one at a time, in their own lane at full CPU priority (bin/run-tests.mjs runs the rest at a lower
- * one): they measure time (leases, backoff, slot and block timing, health probes against their 2 s
- * limit) or race a hundred requests at once, so starving them of CPU would make them slow or wrong. Every other file
- * shares nothing with its neighbours (its own database, its own chains on ephemeral ports, its own data dir, its own
- * process) and runs beside them.
+ * one): they measure time (leases, backoff, slot and block timing, health probes against their 2 s limit, a
+ * simulation reused within its 2 s) or race a hundred requests at once, so starving them of CPU would make them slow
+ * or wrong. Every other file shares nothing with its neighbours (its own database, its own chains on ephemeral ports,
+ * its own data dir, its own process) and runs beside them.
  */
 export const TIMING_FILES = [
   "server/test/chain/rpc-backoff.test.ts",
@@ -22,6 +22,7 @@ export const TIMING_FILES = [
   "server/test/money/settlement-takeover.test.ts",
   "server/test/prepaid/top-up-and-grants.test.ts",
   "server/test/ops/health-and-metrics.test.ts",
+  "server/test/paid/one-simulation.test.ts",
   "server/test/paid/rate-limited-rpc.test.ts",
   "server/test/upstream/openai-compatible-client.test.ts",
   "server/test/verify/hosted-verify-errors.test.ts",
