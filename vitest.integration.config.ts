@@ -29,8 +29,8 @@ export const TIMING_FILES = [
 ];
 
 /**
- * Files that serve the run's one production build (`npm start`): after the timing files, in their lane, once the build
- * is made. The multi-instance test is the run's soak.
+ * Files that serve the run's one production build (`npm start`): once the build is made, beside the browser suite.
+ * The multi-instance test is the run's soak.
  */
 export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts"];
 

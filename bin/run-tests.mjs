@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`, in three lanes side by side: lint, the type check and the unit tests, then the integration files that
-// share nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) against
-// it; the integration files that measure time, one at a time, then those that serve the same build: the graceful
-// shutdown and the soak (the multi-instance test: production instances under the fault profile). Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
+// share nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) and
+// the integration files that serve the build (the graceful shutdown, and the soak: the multi-instance test's
+// production instances under the fault profile); the integration files that measure time, one at a time. Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
 // closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner
 // failed. The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test
 // with one line saying what to install.
@@ -72,11 +72,11 @@ function notRun(name, reason) {
   return stage;
 }
 
-// Two cores, three lanes side by side. Most of the timing files and the soak wait on chains, sockets and PostgreSQL
+// Two cores, three lanes side by side. The timing files and the soak mostly wait on chains, sockets and PostgreSQL
 // (the CPU is over 80% idle while they run alone), so they run beside the CPU-bound work instead of after it. CPU
-// priority keeps what measures time honest: the timing lane, the build and the browser suite run at niceness 0;
-// the checks and the side-by-side integration files, which only need throughput, at 10, so they get what the others
-// leave (about a tenth of a core when both compete).
+// priority keeps what measures time honest: the timing files, the build, the browser suite and the soak run at
+// niceness 0; the checks and the side-by-side integration files, which only need throughput, at 10, so they get what
+// the others leave (about a tenth of a core when both compete).
 const THROUGHPUT_NICENESS = 10;
 const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
 
@@ -91,23 +91,25 @@ const throughputLane = (async () => {
   await runStage("integration (side by side)", "npx", [...integration, "--project", "parallel", "--project", "isolated"], { niceness: THROUGHPUT_NICENESS });
 })();
 
-// Lane 2: the one production build, then the browser suite against it. The specs import server modules, which load
-// under node's react-server condition (the test workers inherit it).
+// Lane 2: the one production build, then, side by side, the browser suite against it and the integration files that
+// serve it (`npm start`): the graceful shutdown and the soak (the multi-instance test). The specs import server
+// modules, which load under node's react-server condition (the test workers inherit it).
 const build = runStage("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"]);
-const browserLane = (async () => {
-  if (!(await build).ok) return notRun("browser (Playwright, Debian chromium)", "the build failed");
-  await runStage("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]);
+const builtLane = (async () => {
+  if (!(await build).ok) {
+    notRun("browser (Playwright, Debian chromium)", "the build failed");
+    return notRun("integration (production build)", "the build failed");
+  }
+  await Promise.all([
+    runStage("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]),
+    runStage("integration (production build)", "npx", [...integration, "--project", "production"]),
+  ]);
 })();
 
-// Lane 3, timing: the files that measure time, one at a time, then those that serve the build (`npm start`): the
-// graceful shutdown and the soak (the multi-instance test).
-const timingLane = (async () => {
-  await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
-  if (!(await build).ok) return notRun("integration (production build)", "the build failed");
-  await runStage("integration (production build)", "npx", [...integration, "--project", "production"]);
-})();
+// Lane 3, timing: the files that measure time, one at a time.
+const timingLane = runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
 
-await Promise.all([throughputLane, browserLane, timingLane]);
+await Promise.all([throughputLane, builtLane, timingLane]);
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 /** [stage, file, ms] of every test file of the run. */
