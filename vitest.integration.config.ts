@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { filesReplacingModules } from "./server/test/support/replaces-modules";
 
 /**
  * Files that run one at a time, in their own lane at full CPU priority (bin/run-tests.mjs runs the rest at a lower
@@ -35,16 +35,12 @@ export const TIMING_FILES = [
 export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts"];
 
 /**
- * Files that replace a module (vi.mock, vi.doMock, vi.resetModules) keep a fresh module graph of their own. The others
- * share their worker's: a file's imports are loaded once per worker, not once per file (most of the side-by-side
- * group's CPU went on loading the same graph again). Sharing is safe because a file leaves nothing behind: the runtime
- * is passed in, and the env a file sets through setEnv is restored when it closes.
+ * Files that replace a module keep a fresh module graph of their own. The others share their worker's: a file's
+ * imports are loaded once per worker, not once per file (most of the side-by-side group's CPU went on loading the same
+ * graph again). Sharing is safe because a file leaves nothing behind: the runtime is passed in, and the env a file sets
+ * through setEnv is restored when it closes.
  */
-const REPLACES_MODULES = /\bvi\.(mock|doMock|resetModules)\(/;
-export const ISOLATED_FILES = readdirSync(path.join(import.meta.dirname, "server/test"), { recursive: true, encoding: "utf8" })
-  .filter((file) => file.endsWith(".test.ts"))
-  .map((file) => path.join("server/test", file))
-  .filter((file) => REPLACES_MODULES.test(readFileSync(path.join(import.meta.dirname, file), "utf8")));
+export const ISOLATED_FILES = filesReplacingModules(import.meta.dirname, ["server/test"]);
 
 /**
  * The longest files of the parallel group start first, so none of them begins last and runs on alone: vitest orders

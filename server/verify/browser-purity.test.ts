@@ -7,7 +7,7 @@ import path from "node:path";
 import vm from "node:vm";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { VECTORS_DIR } from "./conformance.test";
+import { VECTORS_DIR } from "./fixtures/vectors-dir";
 
 const VERIFY_DIR = __dirname;
 const ALLOWED_PACKAGES = [/^@noble\/(curves|hashes)\//, /^bs58$/];

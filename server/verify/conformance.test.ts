@@ -7,8 +7,7 @@ import { receiptSigningBytes, CHECK_NAMES } from "./verify-receipt";
 import { promptHashCandidates, responseHash } from "./hashes";
 import type { FetchLike } from "./json-rpc";
 import { VERIFIERS } from "./fixtures/verifiers";
-
-export const VECTORS_DIR = path.join(__dirname, "vectors/sir-v2");
+import { VECTORS_DIR } from "./fixtures/vectors-dir";
 
 const mustNotFetch: FetchLike = () => {
   throw new Error("offline conformance must not touch the network");
