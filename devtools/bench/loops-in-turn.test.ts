@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loopsInTurn, SLICE_MS } from "./loops-in-turn";
 
-const busy = (ms: number) => () => {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-};
-
 /** Burns `ms` of this process's CPU, however long a loaded machine makes that take. */
 const burnCpu = (ms: number) => () => {
   const from = process.cpuUsage();
@@ -25,14 +20,17 @@ describe("loopsInTurn()", () => {
 
   it("runs the loops in turns, not one after the other", async () => {
     const order: string[] = [];
-    await loopsInTurn(3 * SLICE_MS, {
+    // Ten slices each, and loops that wait rather than spin: a slice stretched by a loaded machine (its process off the
+    // CPU for a few hundred ms) must not use up a loop's whole time in its first turn.
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    await loopsInTurn(10 * SLICE_MS, {
       a: () => {
         if (order.at(-1) !== "a") order.push("a");
-        busy(5)();
+        return pause();
       },
       b: () => {
         if (order.at(-1) !== "b") order.push("b");
-        busy(5)();
+        return pause();
       },
     });
     expect(order.slice(0, 4)).toEqual(["a", "b", "a", "b"]);

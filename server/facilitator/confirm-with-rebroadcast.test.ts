@@ -56,7 +56,8 @@ describe("awaitSolanaConfirmation()", () => {
     const { rpc } = scriptedRpc({ valid: () => false, status: () => null });
     const started = Date.now();
     expect(await awaitSolanaConfirmation(rpc, tx, 5_000)).toEqual({ state: "expired" });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Well inside the 5 s it would otherwise wait, however loaded the machine.
+    expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it("reports a confirmed transaction with an error as failed, and waits past a processed one", async () => {

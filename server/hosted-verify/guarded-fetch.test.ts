@@ -75,7 +75,7 @@ describe("createGuardedFetch()", () => {
         hits.push({ method: req.method, url: req.url, body });
         if (req.url === "/redirect") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
         if (req.url === "/huge") return res.end(Buffer.alloc(MAX_RESPONSE_BYTES + 10));
-        if (req.url === "/slow") return setTimeout(() => res.end("{}"), 2_000);
+        if (req.url === "/slow") return setTimeout(() => res.end("{}"), 10_000);
         res.writeHead(200, { "content-type": "application/json", "x-served-by": "test" }).end(JSON.stringify({ method: req.method, echo: body }));
       });
     });
@@ -170,6 +170,7 @@ describe("createGuardedFetch()", () => {
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
     await expect(open(`http://127.0.0.1:${port}/slow`, { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // Well before the slow answer, however loaded the machine.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
