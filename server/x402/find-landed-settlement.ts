@@ -75,7 +75,9 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
   const usdc = NETWORKS[network].usdcAsset as `0x${string}`;
   const used = await client.readContract({ address: usdc, abi: eip3009ABI, functionName: "authorizationState", args: [from, nonce] });
   if (!used) return { state: "absent" };
-  const latest = await client.getBlockNumber();
+  // The head as of now: viem would answer from its cache, up to its polling interval old, and the block that spent the
+  // authorization (just read as spent) could lie past a cached head.
+  const latest = await client.getBlockNumber({ cacheTime: 0 });
   const logsOf = (event: typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED) =>
     client.getLogs({ address: usdc, event, args: { authorizer: from, nonce }, fromBlock: latest > EVM_LOG_LOOKBACK_BLOCKS ? latest - EVM_LOG_LOOKBACK_BLOCKS : 0n, toBlock: latest });
   const hash = (await logsOf(AUTHORIZATION_USED))[0]?.transactionHash;

@@ -50,10 +50,10 @@ describe("reconcile after a Base reorg", () => {
     // The chain holds still while the reorg is made: a block mined between reading the head and the reorg would leave
     // the settlement's block out of the blocks replaced.
     await anvil("evm_setIntervalMining", [0]);
-    const head = await client.getBlockNumber();
+    const head = await client.getBlockNumber({ cacheTime: 0 });
     // Replace every block from the settlement's up with empty ones: the chain is as long, without the transaction.
     await anvil("anvil_reorg", [Number(head - receipt.blockNumber + 1n), []]);
-    expect(await client.getBlockNumber()).toBe(head);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(head);
     expect((await client.getBlock({ blockNumber: receipt.blockNumber })).hash).not.toBe(receipt.blockHash);
     // Blocks again (anvil's interval takes whole seconds).
     await anvil("evm_setIntervalMining", [1]);

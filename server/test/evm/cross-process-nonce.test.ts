@@ -35,10 +35,13 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-/** The relayer's transactions mined from `startBlock` on, in block order. */
+/**
+ * The relayer's transactions mined from `startBlock` on, in block order. Every head is read uncached: viem answers
+ * getBlockNumber from a cache up to 4 s old, which ended one scan before the blocks that held most transfers.
+ */
 async function minedNonces(chain: LocalEvmChain, relayer: string, startBlock: bigint): Promise<number[]> {
   const client = createPublicClient({ transport: http(chain.faultFreeUrl) });
-  const end = await client.getBlockNumber();
+  const end = await client.getBlockNumber({ cacheTime: 0 });
   const nonces: number[] = [];
   for (let n = startBlock + 1n; n <= end; n++) {
     const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
@@ -74,7 +77,7 @@ describe("the EVM relayer's nonce across instances", () => {
     const payers = Array.from({ length: INSTANCES }, () => generatePrivateKey());
     for (const key of payers) await evm.fund(privateKeyToAccount(key).address, { usdcUnits: 1_000_000n });
     const client = createPublicClient({ transport: http(evm.faultFreeUrl) });
-    const startBlock = await client.getBlockNumber();
+    const startBlock = await client.getBlockNumber({ cacheTime: 0 });
 
     const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(testEnv().NONCE_MODE ? { NONCE_MODE: testEnv().NONCE_MODE } : {}) };
     const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
@@ -87,7 +90,7 @@ describe("the EVM relayer's nonce across instances", () => {
     expect(await evm.usdcBalance(payTo)).toBe(BigInt(INSTANCES * perTransfer));
 
     // Scan every block since the start: each of the relayer's transactions has a nonce of its own.
-    const end = await client.getBlockNumber();
+    const end = await client.getBlockNumber({ cacheTime: 0 });
     const nonces: number[] = [];
     for (let n = startBlock + 1n; n <= end; n++) {
       const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
@@ -105,7 +108,7 @@ describe("the EVM relayer's nonce across instances", () => {
     const payers = Array.from({ length: INSTANCES }, () => generatePrivateKey());
     for (const key of payers) await faulty.fund(privateKeyToAccount(key).address, { usdcUnits: 1_000_000n });
     const client = createPublicClient({ transport: http(faulty.faultFreeUrl) });
-    const startBlock = await client.getBlockNumber();
+    const startBlock = await client.getBlockNumber({ cacheTime: 0 });
     // Every raw transaction any instance sends passes the recorder: two different ones with one nonce show there.
     const recorder = await startRelayRecorder(faulty.url);
     try {
