@@ -127,6 +127,9 @@ test("credits with a connected wallet, and grants", async ({ page }) => {
 });
 
 test("docs: the API reference under the same navigation and key footer", async ({ page }) => {
+  // axe walks the whole reference (some 20,000 px of nodes) at both widths: 35 s on a quiet machine, past the 90 s
+  // default beside the rest of `npm test`. Three times the default.
+  test.slow();
   await page.goto("/docs");
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Docs" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("footer-key")).toHaveCount(2);
