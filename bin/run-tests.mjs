@@ -67,7 +67,7 @@ function runStage(name, command, args, { niceness = 0 } = {}) {
 /** A stage that could not run because one it needs failed: a failure of its own, with the reason. */
 function notRun(name, reason) {
   console.log(`\n=== ${name}: not run, ${reason} ===`);
-  const stage = { name, ok: false, status: `not run (${reason})`, startedMs: Date.now() - runStarted, ms: 0 };
+  const stage = { name, ok: false, notRun: reason, startedMs: Date.now() - runStarted, ms: 0 };
   stages.push(stage);
   return stage;
 }
@@ -145,7 +145,7 @@ if (existsSync(E2E_RESULTS)) {
 // Lint, the type check and the build report no test counts: each counts as one check, passed or failed.
 for (const stage of stages) if (["lint", "typecheck", "build"].includes(stage.name)) totals[stage.ok ? "passed" : "failed"] += 1;
 const runnerFailed = stages.some((s) => !s.ok);
-for (const stage of stages) if (!stage.ok) console.log(`${stage.name}: ${typeof stage.status === "string" ? stage.status : `exited with ${stage.status}`}`);
+for (const stage of stages) if (!stage.ok) console.log(`${stage.name}: ${stage.notRun ? `not run (${stage.notRun})` : `exited with ${stage.status}`}`);
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
 
