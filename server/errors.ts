@@ -1,7 +1,7 @@
 // The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
 // Codes are part of the public API (clients branch on them): never rename one once shipped.
 import "server-only";
-import { isDatabaseUnavailable } from "./db/is-database-unavailable";
+import { isDatabaseUnavailable } from "./db/classify-database-error";
 import { log, loggableError } from "./log";
 
 /** One row of the error table: the status, what happened and what the client does next; retired codes are never answered. */
@@ -33,6 +33,10 @@ export const ERRORS = {
   payment_invalid: { status: 402, meaning: "Retired: a refused payment is `payment_required` with a `reason`.", retired: true },
   payment_failed: { status: 402, meaning: "Retired: a payment that failed to settle is `payment_required` with a `reason`.", retired: true },
   payment_replay: { status: 409, meaning: "This payment was already used, or is being processed by another request; send a new payment (or retry the same request later)." },
+  payment_refunded: {
+    status: 409,
+    meaning: "This payment's call could not be recorded, so its price was returned to the payer's prepaid credit on its network (`error.tx_signature` names it); it buys no call and no receipt. Spend the credit with signed requests, or pay again.",
+  },
   invalid_payment_id: { status: 400, meaning: "The payment-identifier extension's id is malformed; nothing was charged." },
   payment_id_conflict: { status: 409, meaning: "The payment id belongs to another payment of this payer; this one was neither settled nor charged. Use a new id." },
   payment_request_mismatch: {
@@ -70,7 +74,13 @@ export const ERRORS = {
   upstream_timeout: { status: 504, meaning: "The model provider did not answer in time; as upstream_error for what was charged." },
   receipt_log_unavailable: {
     status: 503,
-    meaning: "The receipt could not be written to the receipt log, so the answer was not served: nothing was charged (prepaid), or the payment stays reserved for a retry with the same header (paid). Retry after `Retry-After`.",
+    meaning:
+      "The call's answer and receipt could not be recorded yet (the database is away). Paid: they are kept, and recorded as soon as it answers: send the same request with the same payment header after `Retry-After` to get the answer with its one receipt (never a second call or charge). Prepaid: an answer not yet sent is not sent and not charged; a streamed one is charged once recorded, its receipt then at `GET /api/v1/receipts/{inference_id}`.",
+  },
+  call_not_recorded: {
+    status: 500,
+    meaning:
+      "The database refused the call's record for good, so the call has no receipt and is not charged: prepaid, the hold was released; paid, the payment's price was returned to the payer's prepaid credit (a retry of the same payment header answers `payment_refunded`). The operator is alerted.",
   },
   log_pending: { status: 409, meaning: "The receipt is staged for the log but not yet in a signed checkpoint: ask again after `Retry-After`." },
   server_misconfigured: { status: 500, meaning: "The deployment is missing a setting this request needs (the message names it); tell the operator." },

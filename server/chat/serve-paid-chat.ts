@@ -54,7 +54,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   const { settings, model, cap } = planned;
   switch (outcome.kind) {
     case "answered":
-      return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true, paidResource: input.binding?.resource });
+      return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true });
     case "challenge":
     case "refused":
     case "replay":
@@ -69,7 +69,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
         try {
           callCap = capWithinFixedHold(model, promptSent(body), cap, payment.units);
         } catch (err) {
-          await markUnserved(ctx.db, payment.id, "model_not_allowed");
+          await markUnserved(ctx.db, payment, "model_not_allowed");
           throw err;
         }
       }

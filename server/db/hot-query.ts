@@ -6,7 +6,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { databaseError } from "./is-database-unavailable";
+import { databaseError } from "./classify-database-error";
 
 const pools = new WeakMap<object, pg.Pool>();
 

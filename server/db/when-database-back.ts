@@ -2,7 +2,7 @@
 // as soon as the database answers again, tried for a bounded time, and never throws.
 import "server-only";
 import { logEvent } from "../log";
-import { isDatabaseUnavailable } from "./is-database-unavailable";
+import { isDatabaseUnavailable } from "./classify-database-error";
 
 /** How often, and for how long, the work is tried while the database stays away. */
 const RETRY_EVERY_MS = 500;

@@ -22,7 +22,7 @@ export interface CreditFacts {
    * of `pending`, a broadcast whose confirmation was late found landed), so a second run (or a race) credits nothing.
    * A chat payment resolved with nobody waiting moves to `unserved`: the retry of the request that paid serves it.
    */
-  payment?: { id: string; txSignature: string; move: CreditMove };
+  payment?: { id: string; txSignature: string; move: CreditMove; /** From `claimed`: the attempt holding it; from `pending`: the attempt taking it (null: nobody). */ attempt: string | null };
   /**
    * Reserve the whole credit at once for the one call it pays for: a hold with this id (the payment's), tied to the
    * payment, so no other call of the same agent can spend that money.

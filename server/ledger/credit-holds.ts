@@ -1,14 +1,15 @@
 // Holds: every call, paid or prepaid, is served from one. Reserve moves the call's worst-case cost out of the spendable
 // balance; capture debits exactly the cost and returns the rest; release returns it all. Each step is one statement
 // with its ledger entries, so the ledger sum equals the balance at every moment, holds included. A paid call's hold is
-// written by the settlement credit (credit-agent.ts), shares its payment's id, and is never released: while its
-// payment is unserved it stays reserved for that payment's retry.
+// written by the settlement credit (credit-agent.ts) and shares its payment's id: while its payment is unserved it
+// stays reserved for that payment's retry, and it is returned (refunded to the payer's credit) only when the database
+// refuses the call's record for good.
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { Prisma, type DbClient } from "../db";
+import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { logEvent } from "../log";
 import { hotQuery } from "../db/hot-query";
-import { renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-row-statements";
+import { refundedPaymentStatement, renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-row-statements";
 
 export type HoldStatus = "held" | "captured" | "released";
 
@@ -91,8 +92,8 @@ export interface CaptureFacts {
    */
   receipt?: { json: string; pointsBefore: number };
   /**
-   * A served paid call's answer (its completion body, JSON), stored on its payment by the capture's statement: the
-   * payer's repeat of the same request gets it again instead of a second service.
+   * A served paid call's kept answer (kept-answer.ts), stored on its payment by the capture's statement: the payer's
+   * repeat of the same request gets it again instead of a second service.
    */
   answer?: string;
 }
@@ -120,10 +121,10 @@ export type CaptureOutcome =
 
 /**
  * Captures the hold: debits exactly the cost (never more than the hold), returns the rest, marks its payment served,
- * counts the point and writes the log row (with the facts' receipt, staged for the public log), in ONE statement.
- * Without a receipt in the facts, the caller signs one with the returned facts and stores it with `attachReceipt`.
+ * counts the point and writes the log row (with the facts' receipt, staged for the public log), in ONE statement. A
+ * served call's facts carry its receipt, so capture and receipt are one commit; an aborted call has none.
  */
-export async function captureHold(db: DbClient, facts: CaptureFacts): Promise<CaptureOutcome> {
+export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFacts): Promise<CaptureOutcome> {
   const served = facts.outcome === "served";
   const gate = facts.receipt ?? null;
   const rows = await hotQuery<{
@@ -218,16 +219,44 @@ export async function releaseHold(db: DbClient, holdId: string): Promise<bigint 
 }
 
 /**
- * Renews the lease of a hold being served (and of its payment, on the paid route), so no other server takes the call
- * over while this one still serves it. False when the hold is no longer held by anyone.
+ * Returns a paid call's hold whole to the payer's spendable credit and ends its payment `refunded`, in ONE statement:
+ * the database refused the call's record for good, so it has no receipt and is not charged. Only a `held` hold of a
+ * payment that is settled or serving moves. Returns the balance after, or null when nothing moved (the hold was
+ * captured or returned already).
  */
-export async function renewLease(db: DbClient, holdId: string, paymentId: string | null, leaseMs: number): Promise<boolean> {
+export async function refundHold(db: DbClient, holdId: string, reason: string): Promise<bigint | null> {
+  const rows = await db.$queryRaw<{ balance: bigint | null }[]>`
+    WITH hold AS (
+      UPDATE credit_holds h SET status = ${"released" satisfies HoldStatus}, settled_at = now()
+      WHERE h.id = ${holdId}::uuid AND h.status = 'held' AND h.payment_id IS NOT NULL
+        AND EXISTS (SELECT 1 FROM payments p WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving'))
+      RETURNING h.id, h.agent_pubkey, h.network, h.units, h.payment_id
+    ), payment AS (${refundedPaymentStatement("hold", reason)}
+    ), logged AS (
+      INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
+      SELECT agent_pubkey, network, 'hold_release', units, id FROM hold
+    ), balance AS (
+      UPDATE balances b SET units = b.units + h.units, updated_at = now() FROM hold h
+      WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
+      RETURNING b.units
+    )
+    SELECT (SELECT units FROM balance) AS balance FROM hold`;
+  const row = rows[0];
+  return row ? BigInt(row.balance ?? 0n) : null;
+}
+
+/**
+ * Renews the lease of a hold being served (and of its payment, on the paid route, while the attempt serving it still
+ * holds it), so no other server takes the call over while this one still serves it. False when the hold is no longer
+ * held by anyone.
+ */
+export async function renewLease(db: DbClient, holdId: string, payment: { id: string; attempt: string | null } | null, leaseMs: number): Promise<boolean> {
   const rows = await hotQuery<{ held: bigint }>(db, Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds SET lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
       WHERE id = ${holdId}::uuid AND status = 'held'
       RETURNING id
-    ), payment AS (${renewedPaymentStatement(paymentId)}
+    ), payment AS (${renewedPaymentStatement(payment)}
     )
     SELECT count(*) AS held FROM hold`);
   return Number(rows[0]?.held ?? 0) === 1;

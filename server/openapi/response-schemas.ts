@@ -327,7 +327,9 @@ export const topUpResultSchema = z
     payer: z.string(),
     network: z.string(),
     amount_usdc: usdcString,
-    balance_usdc: usdcString,
+    balance_usdc: usdcString
+      .optional()
+      .describe("The credited agent's balance when the top-up was first answered; a replay gives the same figure, and has none when that answer is no longer kept"),
     tx_signature: z.string(),
   })
   .register(openApiComponents, { id: "TopUp" });

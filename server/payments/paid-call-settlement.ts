@@ -1,11 +1,13 @@
 // The paid route's settlement strategy for the shared call pipeline: the call's hold belongs to a settled payment, so a
-// call that fails keeps that hold for the payment's one retry (the payment becomes `unserved`), the answer is kept for
-// the payer's repeat of the request, and a served call carries the x402 settlement headers and signed receipt.
+// call whose upstream fails keeps that hold for the payment's one retry (the payment becomes `unserved`), the answer is
+// kept for the payer's repeat of the request (with the x402 receipt first issued for it), and a call whose record the
+// database refuses for good is refunded to the payer's credit (the payment ends `refunded`).
 import "server-only";
 import type { Payment } from "../db";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
 import { readBalance } from "../ledger/credit-agent";
+import { refundHold } from "../ledger/credit-holds";
 import type { CallSettlement, RouteReceipt } from "../pipeline/call-types";
 import { formatUnitsAsUsdc } from "../verify";
 import type { PaidResource } from "../x402/paid-resources";
@@ -16,54 +18,64 @@ import { releaseIfDatabaseLost } from "./release-after-database-loss";
 
 const RETRY_AFTER = { "Retry-After": "1" };
 
-const KEPT_FOR_RETRY =
-  "the payment stays reserved for this call and the same payment header can be sent again once";
+/** Why a refunded payment was refunded: the database refused its call's record. */
+const RECORD_REFUSED = "record_refused";
 
 /** The settlement of a call served from `payment`'s hold, for the resource it bought (chat unless said). */
 export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, payment: SettledPayment, resource?: PaidResource): CallSettlement {
   const settlement = { transaction: payment.txSignature, network: payment.network, payer: payment.payer };
+  const held = { id: payment.id, attempt: payment.attempt };
   return {
     route: "paid",
-    leasedPaymentId: payment.id,
+    leasedPayment: held,
     keepsAnswer: () => ctx.config.PAID_ANSWER_RETENTION_HOURS > 0,
     receiptPayment: { amountUnits: payment.units, txSignature: payment.txSignature, network: payment.network, payTo: payment.payTo },
     headers: (extensions) => settlementHeaders({ ...settlement, extensions }),
-    afterAnswer: () => issuePaidCallReceipt(ctx, payment, resource),
+    routeReceipt: () => issuePaidCallReceipt(ctx, payment, resource),
     async onUpstreamFailure(db, reservation, err) {
       // The payment becomes `unserved` and its hold stays reserved: only a retry with the same header can use it.
-      await markUnserved(db, payment.id, err instanceof AppError ? err.code : "upstream_error");
+      await markUnserved(db, held, err instanceof AppError ? err.code : "upstream_error");
       const balance = await readBalance(db, reservation.agentPubkey, reservation.network);
-      return new AppError("upstream_error", `the model provider failed after your payment settled; ${KEPT_FOR_RETRY}`, {
-        tx_signature: payment.txSignature,
-        balance_usdc: formatUnitsAsUsdc(balance),
-        reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits),
-      });
-    },
-    async onNotRecorded(db, reservation) {
-      // Each step only moves what is still where this call left it: a capture that did commit after all stays served.
-      await markUnserved(db, payment.id, "receipt_log_unavailable").catch((err: unknown) => releaseIfDatabaseLost(db, payment.id, err));
       return new AppError(
-        "receipt_log_unavailable",
-        `the receipt could not be written to the receipt log, so the answer is not served; ${KEPT_FOR_RETRY}`,
-        { tx_signature: payment.txSignature, reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
-        RETRY_AFTER,
-      );
-    },
-    onCaptureUndone(reservation, balanceUnits) {
-      return new AppError(
-        "receipt_log_unavailable",
-        `the receipt could not be written to the receipt log, so the answer is not served; ${KEPT_FOR_RETRY}`,
-        { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balanceUnits), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
-        RETRY_AFTER,
+        "upstream_error",
+        "the model provider failed after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once",
+        { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
       );
     },
     onDatabaseLost(db, _reservation, err) {
-      releaseIfDatabaseLost(db, payment.id, err);
+      releaseIfDatabaseLost(db, held, err);
+    },
+    giveBack: (db, reservation) => refundHold(db, reservation.holdId, RECORD_REFUSED),
+    recordPending(reservation, how) {
+      const details = { tx_signature: payment.txSignature, inference_id: reservation.holdId };
+      if (!how.kept) {
+        const returned = how.balanceUnits !== null ? "was returned" : "is returned as soon as the database answers";
+        return new AppError(
+          "receipt_log_unavailable",
+          `the answer could not be recorded, so it is not sent and has no receipt; the payment's price ${returned} to the payer's prepaid credit on this network, and the same payment header says so`,
+          { ...details, ...(how.balanceUnits !== null ? { balance_usdc: formatUnitsAsUsdc(how.balanceUnits) } : {}) },
+          RETRY_AFTER,
+        );
+      }
+      const answer = how.delivered ? "the answer was sent, but its receipt could not be recorded yet" : "the answer could not be recorded yet, so it is not sent now";
+      return new AppError(
+        "receipt_log_unavailable",
+        `${answer}; it is kept and recorded as soon as the database answers: send the same request with the same payment header again to get the answer with its receipt (never a second call or charge)`,
+        details,
+        RETRY_AFTER,
+      );
+    },
+    recordRefused(reservation, balanceUnits) {
+      return new AppError(
+        "call_not_recorded",
+        "the database refused this call's record, so it has no receipt; the payment's price was returned to the payer's prepaid credit on this network (spend it with signed requests on /api/v1/inference)",
+        { tx_signature: payment.txSignature, inference_id: reservation.holdId, refunded_usdc: formatUnitsAsUsdc(payment.units), ...(balanceUnits !== null ? { balance_usdc: formatUnitsAsUsdc(balanceUnits) } : {}) },
+      );
     },
   };
 }
 
-/** The x402 signed receipt of a served paid call: the payment's settlement, for the resource it bought (chat unless said). */
-export function issuePaidCallReceipt(ctx: Pick<AppContext, "gateway">, payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat"): Promise<RouteReceipt | null> {
+/** The x402 signed receipt of a paid call: the payment's settlement, for the resource it bought (chat unless said). */
+function issuePaidCallReceipt(ctx: Pick<AppContext, "gateway">, payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat"): Promise<RouteReceipt | null> {
   return ctx.gateway.offerReceipts.issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
 }

@@ -14,8 +14,8 @@ import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types
 
 export const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", error });
 
-export function replay(payment: Payment, message: string): PaidRequestOutcome {
-  return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}) };
+export function replay(payment: Payment, message: string, headers: Record<string, string> = {}): PaidRequestOutcome {
+  return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}, headers) };
 }
 
 /** This request is not the one the payment paid for: another body, network, route or beneficiary. Nothing moved. */

@@ -50,14 +50,14 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
       WITH current AS (
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
-        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id, request_digest, beneficiary)
+        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id, request_digest, beneficiary, attempt)
         SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text,
-               ${p.requestDigest}, ${p.beneficiary}::text
+               ${p.requestDigest}, ${p.beneficiary}::text, ${randomUUID()}::uuid
         FROM current WHERE current.yes AND ${input.claim !== null}
           AND (${id}::text IS NULL OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}))
         ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
                client_payment_id = EXCLUDED.client_payment_id, request_digest = EXCLUDED.request_digest, beneficiary = EXCLUDED.beneficiary,
-               network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose
+               network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose, attempt = EXCLUDED.attempt
           WHERE payments.status = ${"failed" satisfies PaymentStatus}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, input.leaseMs)})
@@ -90,11 +90,14 @@ export interface ClaimKeeper {
   stop(): void;
 }
 
-/** Renews the claim of `paymentId` (and its lane) every third of `leaseMs`, one statement a round, until stopped. */
-export function keepClaim(db: DbClient, paymentId: string, leaseMs: number): ClaimKeeper {
+/** A payment as the request that holds it knows it: its id, and the attempt its claim or takeover made it. */
+export type HeldPayment = Pick<Payment, "id" | "attempt">;
+
+/** Renews `payment`'s claim (and its lane) every third of `leaseMs`, one statement a round, until stopped. */
+export function keepClaim(db: DbClient, payment: HeldPayment, leaseMs: number): ClaimKeeper {
   let laneSource: string | null = null;
   const timer = setInterval(() => {
-    renewClaim(db, paymentId, laneSource, leaseMs).catch((err: unknown) => logEvent("payment.claim_renew_failed", { payment_id: paymentId, reason: String(err).slice(0, 200) }, "warn"));
+    renewClaim(db, payment, laneSource, leaseMs).catch((err: unknown) => logEvent("payment.claim_renew_failed", { payment_id: payment.id, reason: String(err).slice(0, 200) }, "warn"));
   }, Math.max(50, Math.floor(leaseMs / 3)));
   timer.unref?.();
   return {
@@ -105,56 +108,63 @@ export function keepClaim(db: DbClient, paymentId: string, leaseMs: number): Cla
   };
 }
 
-/** claimed (still) → its lease renewed; the lane it holds, if any, held for another lease. */
-async function renewClaim(db: DbClient, paymentId: string, laneSource: string | null, leaseMs: number): Promise<void> {
+/** claimed (still, by this attempt) → its lease renewed; the lane it holds, if any, held for another lease. */
+async function renewClaim(db: DbClient, payment: HeldPayment, laneSource: string | null, leaseMs: number): Promise<void> {
   await hotExecute(db, Prisma.sql`
     WITH claim AS (
-      UPDATE payments SET updated_at = now() WHERE id = ${paymentId}::uuid AND status = ${"claimed" satisfies PaymentStatus} RETURNING id
+      UPDATE payments SET updated_at = now()
+      WHERE id = ${payment.id}::uuid AND status = ${"claimed" satisfies PaymentStatus} AND attempt IS NOT DISTINCT FROM ${payment.attempt}::uuid RETURNING id
     )
     UPDATE settlement_lanes SET held_until = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
-    WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${paymentId}::uuid`);
+    WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${payment.id}::uuid`);
 }
 
 /**
  * claimed → failed (settlement was refused, or its transaction belongs to another payment) or → expired (it was sent
- * and can never land). Nothing moved, so the client's payment id is free again for the payer's next payment.
+ * and can never land), by the attempt that holds the claim. Nothing moved, so the client's payment id is free again
+ * for the payer's next payment.
  */
-export async function markFailed(db: DbClient, paymentId: string, reason: string): Promise<void> {
+export async function markFailed(db: DbClient, payment: HeldPayment, reason: string): Promise<void> {
   const move: Move<"claimed"> = { from: "claimed", to: reason === SETTLEMENT_EXPIRED ? "expired" : "failed" };
   await db.payment.updateMany({
-    where: { id: paymentId, status: move.from },
+    where: { id: payment.id, status: move.from, attempt: payment.attempt },
     data: { status: move.to, failureReason: reason.slice(0, 200), clientPaymentId: null },
   });
 }
 
-/** settled | serving → unserved: the upstream failed; the hold stays reserved, and one retry may serve it. */
-export async function markUnserved(db: DbClient, paymentId: string, reason: string): Promise<void> {
+/**
+ * settled | serving → unserved, by the attempt that holds the payment: the upstream failed before it answered; the
+ * hold stays reserved, and one retry may serve it.
+ */
+export async function markUnserved(db: DbClient, payment: HeldPayment, reason: string): Promise<void> {
   const moves: Move<"settled" | "serving">[] = [{ from: "settled", to: "unserved" }, { from: "serving", to: "unserved" }];
   await db.payment.updateMany({
-    where: { id: paymentId, status: { in: moves.map((m) => m.from) } },
+    where: { id: payment.id, status: { in: moves.map((m) => m.from) }, attempt: payment.attempt },
     data: { status: "unserved", failureReason: reason.slice(0, 200) },
   });
 }
 
-/** unserved → serving; true for exactly one of concurrent retries. */
-export async function beginServingUnserved(db: DbClient, paymentId: string): Promise<boolean> {
+/** unserved → serving; the new attempt for exactly one of concurrent retries, null for the others. */
+export async function beginServingUnserved(db: DbClient, paymentId: string): Promise<string | null> {
   const move: Move<"unserved"> = { from: "unserved", to: "serving" };
-  const taken = await db.payment.updateMany({ where: { id: paymentId, status: move.from }, data: { status: move.to } });
-  return taken.count === 1;
+  const attempt = randomUUID();
+  const taken = await db.payment.updateMany({ where: { id: paymentId, status: move.from }, data: { status: move.to, attempt } });
+  return taken.count === 1 ? attempt : null;
 }
 
 /**
- * Takes over a row in `from` whose lease ran out by `nowMs` (the runtime clock's time), refreshing the lease; true for
- * exactly one of concurrent takers.
+ * Takes over a row in `from` whose lease ran out by `nowMs` (the runtime clock's time), refreshing the lease; the new
+ * attempt for exactly one of concurrent takers, null for the others. The attempt it replaces can write nothing more.
  */
-export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: Move[], nowMs: number): Promise<boolean> {
+export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: Move[], nowMs: number): Promise<string | null> {
   const to = moves[0]!.to;
   if (moves.some((m) => m.to !== to)) throw new Error("a takeover moves to one state");
+  const attempt = randomUUID();
   const taken = await db.payment.updateMany({
     where: { id: paymentId, status: { in: moves.map((m) => m.from) }, updatedAt: { lt: new Date(nowMs - leaseMs) } },
-    data: { updatedAt: new Date(nowMs), status: to },
+    data: { updatedAt: new Date(nowMs), status: to, attempt },
   });
-  return taken.count === 1;
+  return taken.count === 1 ? attempt : null;
 }
 
 /** A payments row as one JSON value (its own columns, unqualified), for a raw statement that reads or returns one. */
@@ -164,7 +174,7 @@ const PAYMENT_JSON = Prisma.sql`json_build_object(
   'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
   'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
   'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id, 'requestDigest', request_digest,
-  'beneficiary', beneficiary, 'answer', answer)`;
+  'beneficiary', beneficiary, 'answer', answer, 'attempt', attempt)`;
 
 function paymentFromJson(p: PaymentJson): Payment {
   return {
@@ -184,12 +194,12 @@ type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt" | "pendingV
 };
 
 /**
- * claimed → pending, storing what recovery needs. False when the row was not `claimed` any more, or when the
- * transaction is already another payment's (a replay under another encoding).
+ * claimed → pending, by the attempt that holds the claim, storing what recovery needs. False when the row was not
+ * this attempt's claim any more, or when the transaction is already another payment's (a replay under another encoding).
  */
 export async function markPending(
   db: DbClient,
-  paymentId: string,
+  payment: HeldPayment,
   facts: { transaction: string; payload: PaymentPayload; beneficiary: string | null },
 ): Promise<{ ok: true } | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" }> {
   const { blockhash, validBefore } = settlementExpiry(facts.payload);
@@ -199,7 +209,7 @@ export async function markPending(
       UPDATE payments SET status = ${move.to}, tx_signature = ${facts.transaction}, updated_at = now(),
         pending_payload = ${JSON.stringify(facts.payload)}::jsonb, pending_blockhash = ${blockhash},
         pending_valid_before = ${validBefore}, pending_beneficiary = ${facts.beneficiary}
-      WHERE id = ${paymentId}::uuid AND status = ${move.from}`;
+      WHERE id = ${payment.id}::uuid AND status = ${move.from} AND attempt IS NOT DISTINCT FROM ${payment.attempt}::uuid`;
     return moved === 1 ? { ok: true } : { ok: false, reason: "payment_not_claimed" };
   } catch (err) {
     if (isUniqueViolation(err)) return { ok: false, reason: "transaction_already_used" };
@@ -249,6 +259,11 @@ export async function purgeKeptAnswers(db: DbClient, retentionMs: number, limit:
     WHERE id IN (SELECT id FROM payments WHERE answer IS NOT NULL AND updated_at < now() - make_interval(secs => ${retentionMs}::double precision / 1000) LIMIT ${limit})`;
 }
 
+/** A top-up's first answer, kept on its served payment for the payer's repeat (once: a kept answer never changes). */
+export async function keepTopUpAnswer(db: DbClient, paymentId: string, answer: string): Promise<void> {
+  await db.$executeRaw`UPDATE payments SET answer = ${answer} WHERE id = ${paymentId}::uuid AND status = ${"served" satisfies PaymentStatus} AND answer IS NULL`;
+}
+
 /** The payment under an idempotency key, if any. */
 export async function readPaymentByKey(db: DbClient, key: string): Promise<Payment | null> {
   return db.payment.findUnique({ where: { idempotencyKey: key } });
@@ -260,22 +275,23 @@ export async function readPaymentById(db: DbClient, id: string): Promise<Payment
 }
 
 /**
- * A request that held the payment stopped on a lost database (its answer was 503 database_unavailable): the payment
- * is handed to the retry of the request that paid, without waiting out its lease. A claim's lease is ended at once
- * (claimed → claimed: the retry takes it over and asks the chain what moved); a settled or serving call becomes
- * unserved (its hold stays reserved, and the retry serves it once). A payment that moved on meanwhile is left alone.
+ * A request that held the payment stopped on a lost database before its upstream answered (its answer was 503
+ * database_unavailable): the payment is handed to the retry of the request that paid, without waiting out its lease. A
+ * claim's lease is ended at once (claimed → claimed: the retry takes it over and asks the chain what moved); a settled
+ * or serving call becomes unserved (its hold stays reserved, and the retry serves it once). Only while `payment`'s
+ * attempt still holds it: a payment another request took over since, or that moved on, is left alone.
  */
-export async function releaseAfterDatabaseLoss(db: DbClient, paymentId: string): Promise<void> {
+export async function releaseAfterDatabaseLoss(db: DbClient, payment: HeldPayment): Promise<number> {
   const claim: Move<"claimed"> = { from: "claimed", to: "claimed" };
   const unserved: Move<"settled" | "serving">[] = [
     { from: "settled", to: "unserved" },
     { from: "serving", to: "unserved" },
   ];
   const serving = unserved.map((m) => m.from);
-  await db.$executeRaw`
+  return db.$executeRaw`
     UPDATE payments SET
       status = CASE WHEN status IN (${Prisma.join(serving)}) THEN ${"unserved" satisfies PaymentStatus} ELSE status END,
       failure_reason = CASE WHEN status IN (${Prisma.join(serving)}) THEN 'database_unavailable' ELSE failure_reason END,
       updated_at = CASE WHEN status = ${claim.from} THEN to_timestamp(0) ELSE now() END
-    WHERE id = ${paymentId}::uuid AND status IN (${Prisma.join([claim.from, ...serving])})`;
+    WHERE id = ${payment.id}::uuid AND status IN (${Prisma.join([claim.from, ...serving])}) AND attempt IS NOT DISTINCT FROM ${payment.attempt}::uuid`;
 }

@@ -19,6 +19,7 @@ import { log, logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import type { SignetMetrics } from "../metrics/registry";
 import { findPendingSettlement, solanaSettlementWire } from "../x402/find-landed-settlement";
+import { answerTopUp } from "./top-up-answer";
 
 /** What a pending answer tells the client to wait before retrying: about one re-broadcast, seconds. */
 const PENDING_RETRY_AFTER_SEC = 2;
@@ -48,10 +49,11 @@ export function settlementPendingError(transaction: string, caip2: string): AppE
 }
 
 /**
- * pending → settled (a chat retry that serves it now), unserved (a chat payment nobody is waiting for: its retry
- * serves it), or served (a top-up: the credit is the purchase). Chat: the credit and its hold, in one statement.
+ * pending → settled (a chat retry that serves it now, as `attempt`), unserved (a chat payment nobody is waiting for:
+ * its retry serves it), or served (a top-up: the credit is the purchase). Chat: the credit and its hold, in one
+ * statement.
  */
-export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served", leaseMs: number): Promise<CreditOutcome> {
+export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served", leaseMs: number, attempt: string | null = null): Promise<CreditOutcome> {
   const move: Move<"pending"> = { from: "pending", to: next };
   const chat = payment.purpose === "chat";
   return creditAgent(db, {
@@ -60,7 +62,7 @@ export async function creditLandedPending(db: DbClient, payment: Payment, transa
     agentPubkey: payment.beneficiary ?? payment.pendingBeneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
-    payment: { id: payment.id, txSignature: transaction, move },
+    payment: { id: payment.id, txSignature: transaction, move, attempt },
     ...(chat ? { holdForCall: { holdId: payment.id, leaseMs } } : {}),
   });
 }
@@ -149,6 +151,8 @@ async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
       if (credited.ok) {
         logEvent(prefix === "chat" ? "chat.settle_recovered" : "credits.settle_recovered", { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
         countSettlement(ctx.metrics, payment.purpose, payment.network, "recovered", payload);
+        // Nobody waited for this top-up: its answer is given now, and kept for the payer's retry.
+        if (payment.purpose !== "chat") await answerTopUp(ctx, { ...payment, status: "served", txSignature: found.transaction }, credited.balanceUnits);
       }
     } else if (found.state === "failed") {
       if (await failPending(ctx.db, payment.id, FAILED_ON_CHAIN)) {

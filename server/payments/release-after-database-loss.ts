@@ -6,9 +6,12 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { whenDatabaseBack } from "../db/when-database-back";
-import { releaseAfterDatabaseLoss } from "./payment-store";
+import { releaseAfterDatabaseLoss, type HeldPayment } from "./payment-store";
 
-/** When `err` is a lost database, hands `paymentId` back to its request's retry once the database is back. */
-export function releaseIfDatabaseLost(db: DbClient, paymentId: string, err: unknown): void {
-  whenDatabaseBack(err, { event: "payment.released_after_database_loss", fields: { payment_id: paymentId } }, () => releaseAfterDatabaseLoss(db, paymentId));
+/**
+ * When `err` is a lost database, hands `payment` back to its request's retry once the database is back, if the attempt
+ * that lost it still holds it then.
+ */
+export function releaseIfDatabaseLost(db: DbClient, payment: HeldPayment, err: unknown): void {
+  whenDatabaseBack(err, { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } }, () => releaseAfterDatabaseLoss(db, payment));
 }

@@ -2,6 +2,7 @@
 // network's rules. A pending payment's fate is read from the chain; an unserved one is served once; a claim or a call
 // whose server died is taken over by exactly one retry; a served one gives its stored answer again.
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import { NETWORKS } from "../chain/networks";
@@ -9,6 +10,7 @@ import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
+import { formatUnitsAsUsdc } from "../verify";
 import { requireNetworkEnabled } from "../pipeline/network-gate";
 import { findLandedSettlement } from "../x402/find-landed-settlement";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
@@ -42,33 +44,53 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
     logEvent(`${eventNames(input.purpose).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
     return { kind: "answered", payment: { ...known, txSignature: known.txSignature } };
   }
+  if (known.status === "refunded") return refundedAnswer(known);
   if (known.status === "pending") return resumePending(ctx, input, known, payload);
   if (known.status === "claimed") {
     // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
-    if (ctx.clock.now() - known.updatedAt.getTime() >= leaseMs && (await takeOverStale(ctx.db, known.id, leaseMs, [{ from: "claimed", to: "claimed" }], ctx.clock.now()))) {
-      return recoverClaim(ctx, input, known, payload);
-    }
+    const attempt = ctx.clock.now() - known.updatedAt.getTime() >= leaseMs ? await takeOverStale(ctx.db, known.id, leaseMs, [{ from: "claimed", to: "claimed" }], ctx.clock.now()) : null;
+    if (attempt !== null) return recoverClaim(ctx, input, { ...known, attempt }, payload);
     return replay(known, "this payment is already being processed");
   }
   if (input.purpose === "topup") return replay(known, "this payment is already being processed");
-  if (known.status === "unserved" && (await beginServingUnserved(ctx.db, known.id))) {
-    return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
+  if (known.status === "unserved") {
+    const attempt = await beginServingUnserved(ctx.db, known.id);
+    if (attempt !== null) return { kind: "retry-unserved", payment: { ...known, status: "serving", attempt, txSignature: known.txSignature! } };
+  }
+  if ((known.status === "settled" || known.status === "serving") && ctx.state.records.has(known.id)) {
+    // This process served it and its record waits for the database: write it now, then answer from what it left.
+    if (await ctx.state.records.settle(known.id)) {
+      const now = await readPaymentById(ctx.db, known.id);
+      if (now && now.status !== known.status) return resumeKnown(ctx, input, now, payload);
+    }
+    return replay(known, "this payment's call was answered and its record is being written; send the same request again shortly", { "Retry-After": "1" });
   }
   // Settled or serving, and its lease ran out: the server serving it died; serve it once now.
   const takeover: Move[] = [
     { from: "settled", to: "serving" },
     { from: "serving", to: "serving" },
   ];
-  if ((known.status === "settled" || known.status === "serving") && (await takeOverStale(ctx.db, known.id, leaseMs, takeover, ctx.clock.now()))) {
-    logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
-    return { kind: "retry-unserved", payment: { ...known, status: "serving", txSignature: known.txSignature! } };
+  if (known.status === "settled" || known.status === "serving") {
+    const attempt = await takeOverStale(ctx.db, known.id, leaseMs, takeover, ctx.clock.now());
+    if (attempt !== null) {
+      logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
+      return { kind: "retry-unserved", payment: { ...known, status: "serving", attempt, txSignature: known.txSignature! } };
+    }
   }
-  return replay(
-    known,
-    known.status === "served"
-      ? "this payment was already used for a call, and its answer is no longer kept (or the call's stream was cut); its receipt stays in the log"
-      : "this payment is already being processed",
-  );
+  if (known.status === "served") return replay(known, "this payment was already used for a call, and its answer is no longer kept (its retention passed, or the client left its stream, which then had no receipt)");
+  return replay(known, "this payment is already being processed", { "Retry-After": "1" });
+}
+
+/** A payment refunded because its call could not be recorded: it buys nothing more, and says where its price went. */
+function refundedAnswer(known: Payment): PaidRequestOutcome {
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_refunded",
+      "this payment's call could not be recorded, so it has no receipt; its price was returned to the payer's prepaid credit on this network (spend it with signed requests on /api/v1/inference, or pay again)",
+      { tx_signature: known.txSignature, network: known.network, refunded_usdc: formatUnitsAsUsdc(known.units) },
+    ),
+  };
 }
 
 /**
@@ -83,12 +105,13 @@ async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: P
   const broadcast = (known.pendingPayload as unknown as PaymentPayload | null) ?? payload;
   const found = await resolvePendingOnChain(ctx, known, broadcast, ctx.config.SETTLEMENT_CONFIRM_WAIT_MS);
   if (found.state === "landed") {
-    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served", ctx.config.PAYMENT_LEASE_MS);
+    const attempt = randomUUID();
+    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served", ctx.config.PAYMENT_LEASE_MS, attempt);
     if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
     logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
     countSettlement(ctx.metrics, input.purpose, known.network, "recovered", broadcast);
     crashPoint(ctx.config, "after_credit");
-    return { kind: "settled", payment: { ...known, status: "settled", txSignature: found.transaction }, balanceUnits: credited.balanceUnits };
+    return { kind: "settled", payment: { ...known, status: "settled", txSignature: found.transaction, attempt }, balanceUnits: credited.balanceUnits };
   }
   if (found.state === "failed" || found.state === "expired") {
     const reason = found.state === "expired" ? SETTLEMENT_EXPIRED : FAILED_ON_CHAIN;
@@ -131,7 +154,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
   if (landed.state === "landed") countSettlement(ctx.metrics, input.purpose, known.network, "recovered", null);
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {
-    await markFailed(ctx.db, known.id, FAILED_ON_CHAIN);
+    await markFailed(ctx.db, known, FAILED_ON_CHAIN);
     return refused(await paymentError(ctx, input, "the payment's settlement failed on chain; nothing was charged", FAILED_ON_CHAIN));
   }
   // No verification of ours preceded this settlement: the lane re-checks the chain if anything of the payer was sent.

@@ -51,11 +51,11 @@ export async function settleClaimed(
   // SECURITY: a live settlement keeps its claim (and, once taken, its lane): only a dead server's claim is taken over.
   // Otherwise a retry arriving after PAYMENT_LEASE_MS would settle the same payment beside it, and could mark failed a
   // payment whose first transfer then lands.
-  const keeper = keepClaim(ctx.db, payment.id, ctx.config.PAYMENT_LEASE_MS);
+  const keeper = keepClaim(ctx.db, payment, ctx.config.PAYMENT_LEASE_MS);
   try {
     return await settleInLane(ctx, input, payment, payload, matched, verifiedAtMs, source, keeper, firstLaneAttempt);
   } catch (err) {
-    releaseIfDatabaseLost(ctx.db, payment.id, err);
+    releaseIfDatabaseLost(ctx.db, payment, err);
     throw err;
   } finally {
     keeper.stop();
@@ -76,7 +76,7 @@ async function settleInLane(
   const caip2 = NETWORKS[input.plan.network].caip2;
   const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
-    await markFailed(ctx.db, payment.id, taken.reason);
+    await markFailed(ctx.db, payment, taken.reason);
     logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
     const message =
       taken.reason === "payer_refused"
@@ -149,7 +149,7 @@ async function recheckBeforeSend(
     return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
   }
   const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage) : "chain_unavailable";
-  await markFailed(ctx.db, payment.id, reason);
+  await markFailed(ctx.db, payment, reason);
   logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, verdict ? "failed" : "unknown", null);
   await recordFailure(ctx, caip2, "settle", reason);
@@ -206,7 +206,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   // A transaction sent and never seen whose blockhash (or validBefore) passed can never land: it expired.
   const expired = landed.state === "expired" && sent !== null;
   if (expired) failure = SETTLEMENT_EXPIRED;
-  await markFailed(ctx.db, payment.id, failure);
+  await markFailed(ctx.db, payment, failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
   logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
@@ -224,10 +224,10 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
  */
 async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
   const events = eventNames(input.purpose);
-  const moved = await markPending(ctx.db, payment.id, { transaction, payload, beneficiary: payment.beneficiary });
+  const moved = await markPending(ctx.db, payment, { transaction, payload, beneficiary: payment.beneficiary });
   if (!moved.ok) {
     if (moved.reason === "transaction_already_used") {
-      await markFailed(ctx.db, payment.id, moved.reason);
+      await markFailed(ctx.db, payment, moved.reason);
       return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
     }
     return replay(payment, "this payment is already being processed");
@@ -250,14 +250,14 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
     agentPubkey: payment.beneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
-    payment: { id: payment.id, txSignature: transaction, move: { from: "claimed", to: chat ? "settled" : "served" } satisfies Move<"claimed"> },
+    payment: { id: payment.id, txSignature: transaction, move: { from: "claimed", to: chat ? "settled" : "served" } satisfies Move<"claimed">, attempt: payment.attempt },
     ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: ctx.config.PAYMENT_LEASE_MS } } : {}),
     ...(lane ? { alongside: lane.releaseStatement({ sent: true, failed: false }) } : {}),
   });
   // Rolled back on a transaction already used: the caller's release frees the lane then.
   if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
   if (!credited.ok) {
-    await markFailed(ctx.db, payment.id, credited.reason);
+    await markFailed(ctx.db, payment, credited.reason);
     logEvent(`${input.purpose === "chat" ? "chat" : "credits"}.settle_replay`, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
     return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
   }

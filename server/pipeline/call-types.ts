@@ -32,29 +32,45 @@ export interface RouteReceipt {
 
 /**
  * What the pipeline asks the route at each step that moves money differently on each route. The paid route keeps a
- * failed call's hold for its payment's one retry; the prepaid route releases it whole.
+ * failed call's hold for its payment's one retry and keeps a served call's answer for the payer's repeat; the prepaid
+ * route releases a failed call's hold whole and keeps no answer.
  */
 export interface CallSettlement {
   /** The calls metric's `route` label. */
   route: "paid" | "prepaid";
-  /** The payment row whose lease is renewed with the hold's while the call is served; null when there is none. */
-  leasedPaymentId: string | null;
-  /** Whether the answer body is kept for the payer's repeat of the same request. */
+  /** The payment whose lease is renewed with the hold's while the call is served (by the attempt serving it); null when there is none. */
+  leasedPayment: { id: string; attempt: string | null } | null;
+  /** Whether the answer is kept for the payer's repeat of the same request. */
   keepsAnswer(): boolean;
   /** The payment the receipt names, if any. */
   receiptPayment: ReceiptFacts["payment"] | null;
-  /** The route's response headers; `extensions` are the settlement's, once the call is served. */
+  /** The route's response headers; `extensions` are the route receipt's. */
   headers(extensions?: Record<string, unknown>): Record<string, string>;
-  /** The route's own signed receipt of the served call (paid: x402 offer-receipt), or null. */
-  afterAnswer(): Promise<RouteReceipt | null>;
-  /** The upstream failed: puts the hold where the route keeps it, and answers the route's error. */
+  /**
+   * The route's own signed receipt of the call (paid: x402's offer-receipt), issued before the call is recorded so
+   * that its kept answer keeps it: a repeat gets this one back. Null when the route has none.
+   */
+  routeReceipt(): Promise<RouteReceipt | null>;
+  /** The upstream failed before it answered: puts the hold where the route keeps it, and answers the route's error. */
   onUpstreamFailure(db: DbClient, reservation: CallReservation, err: unknown): Promise<AppError>;
-  /** The capture with its receipt could not be written (nothing was captured): same, with a 503. */
-  onNotRecorded(db: DbClient, reservation: CallReservation): Promise<AppError>;
-  /** The capture was undone because its receipt could not be logged; `balanceUnits` is the agent's balance after. */
-  onCaptureUndone(reservation: CallReservation, balanceUnits: bigint): AppError;
-  /** The call stopped on a lost database: gives its money back once the database answers again (in the background). */
+  /**
+   * The call stopped on a lost database before its upstream answered: gives its money back once the database answers
+   * again (in the background), if the attempt that served it still holds it.
+   */
   onDatabaseLost(db: DbClient, reservation: CallReservation, err: unknown): void;
+  /**
+   * Gives an unrecorded call's money back (prepaid: the hold released, nothing charged; paid: the hold returned to the
+   * payer's credit and the payment refunded). The agent's balance after, or null when the hold was no longer held.
+   */
+  giveBack(db: DbClient, reservation: CallReservation): Promise<bigint | null>;
+  /**
+   * The call's record could not be written: `kept`, its capture (with its receipt and kept answer) waits in the
+   * outbox; otherwise its money was given back (`balanceUnits`: the balance after), or waits in the outbox to be
+   * (`balanceUnits` null). `delivered`: the answer already went out (a stream). The error to answer.
+   */
+  recordPending(reservation: CallReservation, how: { delivered: boolean; kept: boolean; balanceUnits: bigint | null }): AppError;
+  /** The database refused the call's record for good and its money was given back (the balance after, when known). */
+  recordRefused(reservation: CallReservation, balanceUnits: bigint | null): AppError;
 }
 
 /** What the receipt's prompt hash covers: the messages as sent, or a prepaid call's raw prompt string. */

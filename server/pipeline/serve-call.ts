@@ -1,33 +1,42 @@
-// Serve → capture or release: the one way a reserved call is served, on both routes, plain or streamed.
+// Serve → record: the one way a reserved call is served, on both routes, plain or streamed.
 // - Serve: the upstream call. The hold's lease (and its payment's) is renewed while it runs, so no other server takes
 //   the call over while this one still serves it, however long a stream lasts.
-// - Capture: debit exactly the cost from the hold, return the rest, write the log row; then sign the receipt, and store
-//   it with its public-log entry staged in one statement. The receipt leaves only once that statement succeeded; when
-//   it cannot, the capture is undone (prepaid: the hold is released, nothing charged; paid: the payment stays reserved
-//   for one retry with the same payment header) and the call answers 503 receipt_log_unavailable.
-//   A paid call's answer also carries the x402 receipt (JWS, offer-receipt extension): in PAYMENT-RESPONSE, or in a
-//   stream's final event, since a stream's headers leave before the call is served.
-// - On an upstream failure: a prepaid hold is released whole; a paid call's hold is kept for its payment's retry.
+// - Record: once the upstream answered, the call is captured (exactly its cost debited from the hold, the rest
+//   returned, the log row written) with its signed receipt, staged for the public log, and its kept answer (paid), in
+//   ONE commit; only then does a plain answer leave, and a stream's receipt event. A paid call's answer also carries
+//   the x402 signed receipt, issued before the record so that the kept answer keeps it.
+// - An answered call is never handed back for a second upstream call, wherever a fault lands:
+//   - a blip is ridden out in line;
+//   - a database that stays away leaves the record in the process's outbox (record-outbox.ts), written as soon as the
+//     database answers, under the call's lease: the paid retry then gets the kept answer with its one receipt, and a
+//     stream whose text went out is charged once it is recorded. An undelivered answer the route does not keep
+//     (prepaid) waits there as its give-back instead: nothing is charged for it;
+//   - a record the database refuses for good (SQLSTATE 22, 23, 54…) is never retried: the call's money is given back
+//     (prepaid: released; paid: refunded to the payer's credit, the payment ends `refunded`) and it has no receipt.
+// - On an upstream failure before it answered: a prepaid hold is released whole; a paid call's hold is kept for its
+//   payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
 // Where the two routes differ, the reservation's settlement strategy (call-types.ts) decides: the route builds it, and
 // this module never knows which route it serves.
 import "server-only";
 import type { AppContext } from "../app-context";
+import { isPermanentDatabaseError } from "../db/classify-database-error";
 import { crashPoint } from "../runtime/crash-point";
 import { AppError } from "../errors";
-import { attachReceipt, receiptFitsLog } from "../ledger/attach-receipt";
+import { receiptFitsLog } from "../ledger/attach-receipt";
 import { captureHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";
-import { undoCapture } from "../ledger/undo-capture";
 import { logEvent } from "../log";
 import { observeStep, timeStep } from "../metrics/registry";
+import { Prisma, type DbClient, type DbTransaction } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
 import type { Completion } from "../upstream";
 import { formatUnitsAsUsdc } from "../verify";
 import { signCallReceipt } from "./call-receipt";
-import type { CallRequest, CallReservation, ServedCall } from "./call-types";
+import type { CallRequest, CallReservation, RouteReceipt, ServedCall } from "./call-types";
 import { completionBody } from "./completion-body";
+import { keptAnswerText } from "./kept-answer";
 
 /** Serves a reserved call. Throws the route's AppError when the upstream fails before the first byte. */
 export async function serveCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
@@ -35,9 +44,6 @@ export async function serveCall(ctx: AppContext, reservation: CallReservation, r
   const lease = keepLease(ctx, reservation);
   try {
     return request.stream ? await streamCall(ctx, reservation, request, lease) : await completeCall(ctx, reservation, request);
-  } catch (err) {
-    releaseCallIfDatabaseLost(ctx, reservation, err);
-    throw err;
   } finally {
     // A stream keeps its lease until it ends (streamCall hands the stop to the stream's own ending).
     if (!request.stream) lease.stop();
@@ -56,13 +62,13 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
   }
   // One body: the one sent, and the one kept for the payer's repeat of the request.
   const body = completionBody(reservation.holdId, completion);
-  const { captured, receipt } = await captureAndLog(ctx, reservation, request, completion, keptAnswer(reservation, body));
+  const routeReceipt = await reservation.settlement.routeReceipt();
+  const recorded = await recordServed(ctx, reservation, request, completion, { body, routeReceipt }, { delivered: false });
   crashPoint(ctx.config, "after_debit");
-  const x402Receipt = await reservation.settlement.afterAnswer();
   const headers = {
-    ...callHeaders(reservation, captured.balanceUnits, x402Receipt?.extensions),
-    "X-Service-Receipt": encodeReceiptHeader(receipt),
-    [RECEIPT_PROOF_HEADER]: receiptProofUrl(ctx.config.baseUrl, captured.inferenceId),
+    ...callHeaders(reservation, recorded.balanceUnits, routeReceipt?.extensions),
+    "X-Service-Receipt": encodeReceiptHeader(recorded.receipt),
+    [RECEIPT_PROOF_HEADER]: receiptProofUrl(ctx.config.baseUrl, reservation.holdId),
   };
   crashPoint(ctx.config, "before_response");
   return { body, headers };
@@ -94,20 +100,18 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
     finish: async (completion) => {
       lease.stop();
       observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
-      const answer = keptAnswer(reservation, completionBody(reservation.holdId, completion));
-      const { receipt } = await captureAndLog(ctx, reservation, request, completion, answer).catch((err: unknown) => {
-        releaseCallIfDatabaseLost(ctx, reservation, err);
-        throw err;
-      });
-      const x402Receipt = await reservation.settlement.afterAnswer();
-      return { receipt, x402Receipt: x402Receipt?.receipt ?? null };
+      const body = completionBody(reservation.holdId, completion);
+      const routeReceipt = await reservation.settlement.routeReceipt();
+      // SECURITY: the text has left: whatever happens to its record, this call is never served again.
+      const { receipt } = await recordServed(ctx, reservation, request, completion, { body, routeReceipt }, { delivered: true });
+      return { receipt, x402Receipt: routeReceipt?.receipt ?? null };
     },
     abortRecorded: async (produced) => {
       lease.stop();
       observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
       // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
       const cut = { ...ctx.upstream.interrupted(request.completion.model, request.completion.messages, produced), latencyMs: Math.round(performance.now() - started) };
-      await capture(ctx, reservation, cut, "aborted");
+      await recordAborted(ctx, reservation, cut);
       logEvent("call.stream_aborted", { inference_id: reservation.holdId, network: reservation.network, cost: cut.costUnits.toString() });
     },
     fail: (err) => {
@@ -118,14 +122,6 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   return { stream, headers: { ...SSE_HEADERS, ...callHeaders(reservation, null) } };
 }
 
-/**
- * A call stopped by a lost database (its answer 503 database_unavailable) gives its money back as soon as the database
- * answers again, without waiting out its lease, as its route keeps it (the settlement's onDatabaseLost).
- */
-function releaseCallIfDatabaseLost(ctx: AppContext, reservation: CallReservation, err: unknown): void {
-  reservation.settlement.onDatabaseLost(ctx.db, reservation, err);
-}
-
 /** Where a receipt's inclusion proof is served (the answer's `X-Service-Receipt-Proof`, the stream's receipt event). */
 export const RECEIPT_PROOF_HEADER = "X-Service-Receipt-Proof";
 
@@ -134,121 +130,186 @@ export function receiptProofUrl(baseUrl: string, inferenceId: string): string {
   return `${baseUrl}/api/v1/receipts/${inferenceId}/proof`;
 }
 
-/** Attempts at storing and staging a receipt, and the pauses between them: a blip of the database is ridden out. */
-const ATTACH_RETRY_DELAYS_MS = [25, 100];
+/** Pauses before each further try of a record that failed on a blip, in line: a passing fault is ridden out. */
+const RECORD_RETRY_DELAYS_MS = [25, 100];
 
-/** Captures that sign the receipt again after the agent's points moved under it (another call of the same agent). */
+/** Captures that sign the receipt again after the agent's points moved under it, before its points are locked. */
 const MAX_RECEIPT_CAPTURES = 4;
 
+/** A served call as recorded: its receipt (in the log's staging) and the agent's balance after. */
+interface Recorded {
+  receipt: Receipt;
+  balanceUnits: bigint;
+}
+
 /**
- * Captures the hold and logs its receipt. The receipt is signed first, with the agent's next points as the hold's
- * statement read them, and the capture's own statement stores it and stages it for the public log: capture and
- * receipt are one commit. When another call of the agent moved the points first, nothing was written and the receipt
- * is signed again with the points the statement found. Only when that keeps failing (or the points are unknown) does
- * the capture go alone and the receipt follow in its own statement, retried on a blip.
- * SECURITY: a receipt that could not be logged is never returned: the capture is undone instead, so the call is not
- * charged (prepaid) or stays servable by its payment's retry (paid), and the call answers 503 receipt_log_unavailable.
+ * Records an answered call: its capture with its receipt and kept answer, in one commit. Throws the route's error
+ * when that cannot be done now (the record waits in the outbox) or ever (the call's money is given back), and
+ * payment_replay when another server finished the call first.
  */
-async function captureAndLog(
+async function recordServed(
   ctx: AppContext,
   reservation: CallReservation,
   request: CallRequest,
   completion: Completion,
-  answer: string | null,
-): Promise<{ captured: CaptureOutcome & { ok: true }; receipt: Receipt }> {
-  // Unknown points (a retried payment, a hold reserved apart from its admission) cost one statement to learn.
-  let pointsBefore: number | null = reservation.pointsBefore ?? -1;
-  for (let attempt = 0; pointsBefore !== null && attempt < MAX_RECEIPT_CAPTURES; attempt++) {
-    const receipt = signCallReceipt(ctx.keys.operator(), reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
-    const json = JSON.stringify(receipt);
-    if (!receiptFitsLog(json)) break;
-    const captured = await captureWithReceipt(ctx, reservation, completion, answer, { json, pointsBefore });
-    if (captured.ok) {
-      countCall(ctx, reservation, "served");
-      return { captured, receipt };
-    }
-    if (captured.reason === "hold_not_held") throw captureLost(reservation);
-    pointsBefore = captured.pointsNow;
+  kept: { body: Record<string, unknown>; routeReceipt: RouteReceipt | null },
+  how: { delivered: boolean },
+): Promise<Recorded> {
+  const answer = reservation.settlement.keepsAnswer() ? keptAnswerText(kept) : null;
+  const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
+  const facts = captureFacts(reservation, completion, "served", answer);
+  const write = async (): Promise<Recorded | null> => {
+    const recorded = await captureServed(ctx.db, reservation, facts, receiptOf);
+    if (recorded) countCall(ctx, reservation, "served");
+    return recorded;
+  };
+  let recorded: Recorded | null;
+  try {
+    recorded = await inLine(write);
+  } catch (err) {
+    // The outbox writes the capture when the call's answer went out, or is kept for the payer's retry; otherwise
+    // (prepaid, or a paid route that keeps no answers) the money of an answer nobody got is given back instead.
+    const keep = how.delivered || answer !== null;
+    throw await notRecorded(ctx, reservation, err, { delivered: how.delivered, kept: keep, bytes: (answer?.length ?? 0) + 4096, write: keep ? () => write().then(() => undefined) : null });
   }
-  const captured = await capture(ctx, reservation, completion, "served", answer);
-  const receipt = signCallReceipt(ctx.keys.operator(), reservation, request.prompt, completion, captured);
-  await retryingBlips(reservation, () => attachReceipt(ctx.db, captured.inferenceId, receipt), () => unlogCall(ctx, reservation));
-  countCall(ctx, reservation, "served");
-  return { captured, receipt };
+  if (!recorded) throw captureLost(reservation);
+  return recorded;
 }
 
-/**
- * The capture with its receipt, retried on a blip. Its statement is all or nothing: one that keeps failing captured
- * nothing, so the call is left as an upstream failure leaves it (prepaid: the hold released; paid: the payment reserved
- * for its retry) and answers 503 receipt_log_unavailable.
- */
-async function captureWithReceipt(
-  ctx: AppContext,
-  reservation: CallReservation,
-  completion: Completion,
-  answer: string | null,
-  receipt: { json: string; pointsBefore: number },
-): Promise<CaptureOutcome> {
-  return retryingBlips(reservation, () => captureHold(ctx.db, { ...captureFacts(reservation, completion, "served", answer), receipt }), () => notRecorded(ctx, reservation));
+/** Records a stream the client left: charged what was produced, with no receipt; on failure, as recordServed. */
+async function recordAborted(ctx: AppContext, reservation: CallReservation, cut: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">): Promise<void> {
+  const write = async (): Promise<void> => {
+    const captured = await captureHold(ctx.db, captureFacts(reservation, cut, "aborted", null));
+    if (captured.ok) countCall(ctx, reservation, "aborted");
+    else logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "warn");
+  };
+  try {
+    await inLine(write);
+  } catch (err) {
+    await notRecorded(ctx, reservation, err, { delivered: true, kept: true, bytes: 4096, write });
+  }
 }
 
-/**
- * Runs a write of the call's receipt; on a failure, again after each ATTACH_RETRY_DELAYS_MS pause. Once those are spent
- * it logs the failure and throws what `giveUp` answers (it puts the call's money where it belongs).
- */
-async function retryingBlips<T>(reservation: CallReservation, write: () => Promise<T>, giveUp: () => Promise<AppError>): Promise<T> {
+/** Runs `write`, again after each RECORD_RETRY_DELAYS_MS pause on any failure but a permanent refusal. */
+async function inLine<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await write();
     } catch (err) {
-      const reason = err instanceof Error ? err.message.slice(0, 200) : "unknown";
-      if (attempt < ATTACH_RETRY_DELAYS_MS.length) {
-        logEvent("receipt.log_retry", { inference_id: reservation.holdId, attempt: attempt + 1, reason }, "warn");
-        await new Promise((r) => setTimeout(r, ATTACH_RETRY_DELAYS_MS[attempt]));
-        continue;
-      }
-      logEvent("receipt.log_failed", { inference_id: reservation.holdId, network: reservation.network, reason }, "error");
-      throw await giveUp();
+      if (isPermanentDatabaseError(err) || attempt >= RECORD_RETRY_DELAYS_MS.length) throw err;
+      await new Promise((r) => setTimeout(r, RECORD_RETRY_DELAYS_MS[attempt]));
     }
   }
 }
 
-/** A call whose capture (with its receipt) could not be written: nothing was charged for it; answers the route's 503. */
-async function notRecorded(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
-  countCall(ctx, reservation, "log_failed");
-  return reservation.settlement.onNotRecorded(ctx.db, reservation);
-}
-
-/** The receipt could not be logged: undoes the capture and answers the route's 503, saying where the money is. */
-async function unlogCall(ctx: AppContext, reservation: CallReservation): Promise<AppError> {
-  countCall(ctx, reservation, "log_failed");
-  const retry = { "Retry-After": "1" };
-  const undone = await undoCapture(ctx.db, reservation.holdId, "receipt_log_unavailable").catch((err: unknown) => {
-    logEvent("receipt.undo_failed", { inference_id: reservation.holdId, reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
-    return { undone: false as const };
-  });
-  if (!undone.undone) {
-    // Only a database that is down (or the paid call's returned change already spent) gets here: the call stays
-    // captured with no receipt, which reconcile reports as receipt_missing. Still, nothing unlogged is served.
-    logEvent("receipt.captured_unlogged", { inference_id: reservation.holdId, network: reservation.network }, "error");
-    return new AppError("receipt_log_unavailable", "the receipt could not be written to the receipt log, so the answer is not served; the call could not be undone either, and the operator is alerted", {}, retry);
-  }
-  return reservation.settlement.onCaptureUndone(reservation, undone.balanceUnits);
-}
-
-/** Captures the hold; a hold that is no longer held means another server finished this call: nothing is sent twice. */
-async function capture(
+/**
+ * An answered call whose record failed: refused for good, its money is given back now (or, if the database is away,
+ * as soon as it answers); otherwise its record (`write`, or its give-back when there is none) waits in the outbox.
+ * Returns the route's error.
+ */
+async function notRecorded(
   ctx: AppContext,
   reservation: CallReservation,
-  completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
-  outcome: "served" | "aborted",
-  answer: string | null = null,
-): Promise<CaptureOutcome & { ok: true }> {
-  const captured = await captureHold(ctx.db, captureFacts(reservation, completion, outcome, answer));
-  if (!captured.ok) throw captureLost(reservation);
-  // A served call is counted once its receipt is stored and logged (captureAndLog).
-  if (outcome === "aborted") countCall(ctx, reservation, outcome);
-  return captured;
+  err: unknown,
+  how: { delivered: boolean; kept: boolean; bytes: number; write: (() => Promise<void>) | null },
+): Promise<AppError> {
+  countCall(ctx, reservation, "log_failed");
+  const { settlement } = reservation;
+  const fields = { inference_id: reservation.holdId, network: reservation.network, ...(settlement.leasedPayment ? { payment_id: settlement.leasedPayment.id } : {}) };
+  const reason = err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
+  const giveBack = async (): Promise<void> => {
+    await settlement.giveBack(ctx.db, reservation);
+  };
+  const pending = (write: () => Promise<void>) =>
+    ctx.state.records.add({
+      holdId: reservation.holdId,
+      paymentId: settlement.leasedPayment?.id ?? null,
+      network: reservation.network,
+      bytes: how.bytes,
+      write,
+      giveBack,
+      keep: () => renewLease(ctx.db, reservation.holdId, settlement.leasedPayment, ctx.config.PAYMENT_LEASE_MS),
+    });
+  if (isPermanentDatabaseError(err) || err instanceof ReceiptTooLarge) {
+    // SECURITY: a record the database refuses for good is never retried, and the call never served again.
+    logEvent("call.record_refused", { ...fields, reason }, "error");
+    try {
+      return settlement.recordRefused(reservation, await settlement.giveBack(ctx.db, reservation));
+    } catch (failed) {
+      if (!isPermanentDatabaseError(failed)) pending(giveBack);
+      else logEvent("call.record_dropped", { ...fields, reason: "give_back_refused" }, "error");
+      return settlement.recordRefused(reservation, null);
+    }
+  }
+  logEvent("call.record_pending", { ...fields, kept: how.kept, reason }, "warn");
+  if (how.write) {
+    pending(how.write);
+    return settlement.recordPending(reservation, { delivered: how.delivered, kept: true, balanceUnits: null });
+  }
+  // An answer nobody got, and nobody keeps: its money goes back now if anything can be written, else once it can.
+  const balanceUnits = await settlement.giveBack(ctx.db, reservation).catch((failed: unknown) => {
+    pending(giveBack);
+    logEvent("call.give_back_pending", { ...fields, reason: failed instanceof Error ? failed.message.slice(0, 200) : "unknown" }, "warn");
+    return null;
+  });
+  return settlement.recordPending(reservation, { delivered: how.delivered, kept: false, balanceUnits });
+}
+
+/** A receipt too large for one log entry: no statement could ever store it. */
+class ReceiptTooLarge extends Error {
+  override name = "ReceiptTooLarge";
+}
+
+/**
+ * Captures a served call with its receipt in one statement: the receipt is signed with the agent's next points as its
+ * hold's statement read them, and captures only while they still are; when another call of the agent moved them
+ * first, it is signed again with the points the statement found, and after MAX_RECEIPT_CAPTURES such races, with the
+ * agent's points locked for one transaction. Null when the hold was no longer held: another server finished the call
+ * (or, when its receipt is this answer's, this call's own commit whose reply was lost: then that is the record).
+ */
+async function captureServed(db: DbClient, reservation: CallReservation, facts: CaptureFacts, receiptOf: (pointsBefore: number) => Receipt): Promise<Recorded | null> {
+  let pointsBefore: number | null = reservation.pointsBefore ?? -1;
+  for (let attempt = 0; pointsBefore !== null && attempt < MAX_RECEIPT_CAPTURES; attempt++) {
+    const receipt = receiptOf(pointsBefore);
+    const captured = await captureHold(db, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore } });
+    if (captured.ok) return { receipt, balanceUnits: captured.balanceUnits };
+    if (captured.reason === "hold_not_held") return ownRecord(db, reservation, receipt);
+    pointsBefore = captured.pointsNow;
+  }
+  return db.$transaction(async (tx) => {
+    const points = await lockPoints(tx, reservation.agentPubkey);
+    const receipt = receiptOf(points);
+    const captured: CaptureOutcome = await captureHold(tx, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore: points } });
+    if (captured.ok) return { receipt, balanceUnits: captured.balanceUnits };
+    if (captured.reason === "hold_not_held") return ownRecord(tx, reservation, receipt);
+    throw new Error("the agent's points moved while locked");
+  });
+}
+
+function receiptJson(receipt: Receipt): string {
+  const json = JSON.stringify(receipt);
+  if (!receiptFitsLog(json)) throw new ReceiptTooLarge(`the receipt of ${String(receipt.inference_id)} is too large for a log entry`);
+  return json;
+}
+
+/** The agent's points, locked for the transaction (its row made first, for an agent that has none). */
+async function lockPoints(tx: DbTransaction, agentPubkey: string): Promise<number> {
+  await tx.$executeRaw`INSERT INTO agents (pubkey) VALUES (${agentPubkey}) ON CONFLICT (pubkey) DO NOTHING`;
+  const rows = await tx.$queryRaw<{ points_total: number }[]>`SELECT points_total FROM agents WHERE pubkey = ${agentPubkey} FOR UPDATE`;
+  return Number(rows[0]!.points_total);
+}
+
+/**
+ * The record of a hold found captured: this call's own, when its stored receipt covers the same prompt and answer (the
+ * commit landed and only its reply was lost), so the answer goes out with that receipt; else null.
+ */
+async function ownRecord(db: DbClient | DbTransaction, reservation: CallReservation, receipt: Receipt): Promise<Recorded | null> {
+  const rows = await db.$queryRaw<{ receipt: Receipt | null; balance: bigint | null }[]>(Prisma.sql`
+    SELECT l.receipt, (SELECT units FROM balances b WHERE b.agent_pubkey = l.agent_pubkey AND b.network = l.network) AS balance
+    FROM inference_logs l WHERE l.id = ${reservation.holdId}::uuid AND l.status = 'served'`);
+  const stored = rows[0]?.receipt;
+  if (!stored || stored.response_hash !== receipt.response_hash || stored.prompt_hash !== receipt.prompt_hash) return null;
+  return { receipt: stored, balanceUnits: BigInt(rows[0]!.balance ?? 0n) };
 }
 
 /** The capture's facts from the call, with the answer its payment keeps (a served paid call's), if any. */
@@ -262,21 +323,24 @@ function captureFacts(
   return answer === null ? facts : { ...facts, answer };
 }
 
-/** The answer the route keeps for the payer's repeat of the request, if it keeps one. */
-function keptAnswer(reservation: CallReservation, body: Record<string, unknown>): string | null {
-  return reservation.settlement.keepsAnswer() ? JSON.stringify(body) : null;
-}
-
 /** The hold was no longer held: another server finished this call, and its answer is not sent twice. */
 function captureLost(reservation: CallReservation): AppError {
   logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
   return new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
 }
 
-/** The upstream failed: the route puts the hold where it keeps it (the settlement's onUpstreamFailure). */
+/**
+ * The upstream failed before it answered: the route puts the hold where it keeps it (the settlement's
+ * onUpstreamFailure). When the database is lost doing so, the route gives the money back once it answers again.
+ */
 async function failCall(ctx: AppContext, reservation: CallReservation, err: unknown): Promise<AppError> {
   countCall(ctx, reservation, "upstream_error");
-  return reservation.settlement.onUpstreamFailure(ctx.db, reservation, err);
+  try {
+    return await reservation.settlement.onUpstreamFailure(ctx.db, reservation, err);
+  } catch (failed) {
+    reservation.settlement.onDatabaseLost(ctx.db, reservation, failed);
+    throw failed;
+  }
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
@@ -290,7 +354,7 @@ function countCall(ctx: AppContext, reservation: CallReservation, outcome: "serv
 /** When serveCall began, per reservation: the start of the call's `total` step. */
 const servedFrom = new WeakMap<CallReservation, number>();
 
-/** The call's headers: the route's own (with the settlement's extensions once served), and the agent's balance once known. */
+/** The call's headers: the route's own (with the route receipt's extensions once served), and the agent's balance once known. */
 function callHeaders(reservation: CallReservation, balanceUnits: bigint | null, extensions?: Record<string, unknown>): Record<string, string> {
   return {
     ...reservation.settlement.headers(extensions),
@@ -306,7 +370,7 @@ interface Lease {
 function keepLease(ctx: AppContext, reservation: CallReservation): Lease {
   const leaseMs = ctx.config.PAYMENT_LEASE_MS;
   const timer = setInterval(() => {
-    renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPaymentId, leaseMs)
+    renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPayment, leaseMs)
       .then((held) => {
         if (!held) logEvent("call.lease_lost", { inference_id: reservation.holdId }, "warn");
       })

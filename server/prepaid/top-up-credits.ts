@@ -9,14 +9,11 @@ import { AppError } from "../errors";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { NETWORKS } from "../chain/networks";
 import { admitPayment, planPayment } from "../payments/admit-payment";
-import { ANSWER_REPLAYED_HEADER } from "../payments/answer-again";
 import type { PaymentPlan } from "../payments/paid-request-types";
 import type { Settings } from "../settings/setting-definitions";
 import { admitNetwork } from "../pipeline/network-gate";
-import { settlementHeaders } from "../x402/payment-headers";
 import type { TopUpRequest } from "./top-up-request-schema";
-import type { Payment } from "../db";
-import { readBalance } from "../ledger/credit-agent";
+import { answerTopUp, keptTopUpAnswer, topUpHeaders } from "../payments/top-up-answer";
 import { topUpRequestDigest } from "../payments/request-digest";
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
@@ -33,27 +30,16 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
     }),
   });
   if (outcome.kind === "answered") {
-    // The same top-up again after it was credited: its answer again (today's balance), never a second credit.
-    const p = outcome.payment;
-    return topUpAnswer(ctx, p, await readBalance(ctx.db, p.beneficiary ?? p.payer, p.network), { [ANSWER_REPLAYED_HEADER]: "true" });
+    // The same top-up again after it was credited: its first answer again (the balance it reported then, and the x402
+    // receipt issued then), never a second credit, and nothing the first answer did not tell.
+    return keptTopUpAnswer(outcome.payment);
   }
   if (outcome.kind !== "settled") {
     if (outcome.kind === "retry-unserved") throw new AppError("payment_replay", "this payment was already used");
     throw outcome.error;
   }
-  return topUpAnswer(ctx, outcome.payment, outcome.balanceUnits, {});
-}
-
-/** The top-up's answer: whom its payment credited, how much, and the balance now; the x402 receipt of its settlement. */
-async function topUpAnswer(ctx: AppContext, p: Payment & { txSignature: string }, balanceUnits: bigint, extra: Record<string, string>): Promise<{ body: unknown; headers: Record<string, string> }> {
-  const balance = formatUnitsAsUsdc(balanceUnits);
-  // The credit is what the payment bought, and it is given: the x402 receipt goes with the settlement.
-  const settlement = { transaction: p.txSignature, network: p.network, payer: p.payer };
-  const x402Receipt = await ctx.gateway.offerReceipts.issueSettlementReceipt("topup", settlement);
-  return {
-    body: { object: "credit.topup", agent_pubkey: p.beneficiary ?? p.payer, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), balance_usdc: balance, tx_signature: p.txSignature },
-    headers: { ...settlementHeaders({ ...settlement, extensions: x402Receipt?.extensions }), "X-Credit-Balance-Usdc": balance, ...extra },
-  };
+  const answer = await answerTopUp(ctx, outcome.payment, outcome.balanceUnits);
+  return { body: answer.body, headers: topUpHeaders(outcome.payment, answer, {}) };
 }
 
 /** The top-up's amount and payment plan under `settings`; throws its refusal. */

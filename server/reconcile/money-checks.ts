@@ -4,8 +4,9 @@
 // - cost_exceeds_hold: the upstream's cost ran past the call's hold (charged the hold; the rest was never paid);
 // - receipt_missing: a served call whose signed receipt was never stored;
 // - credit_not_reserved: a paid call's credit is spendable (no hold, or its hold was released) while its payment can
-//   still be served, or was: the same money would be both spent and available;
-// - hold_state_mismatch: a paid call's hold and payment disagree (served with an open hold, or captured but not served);
+//   still be served, or was: the same money would be both spent and available (a refunded payment's is, on purpose);
+// - hold_state_mismatch: a paid call's hold and payment disagree (served with an open hold, captured but not served,
+//   or refunded with its hold not released);
 // - hold_lease_expired: an open hold whose server's lease ran out (it died mid-call and nothing finished it);
 // - balance_drift: a balance that is not the sum of its ledger entries.
 import "server-only";
@@ -76,6 +77,11 @@ async function checkPaidCredits(db: DbClient, network: string, since: Date | nul
     const where = p.tx_signature ?? `(payment ${p.id})`;
     // A call served before calls had holds was debited directly; its credit was spent by that debit.
     if (p.hold_status === null && p.status === STATE.served && p.legacy_debit) continue;
+    // A refunded payment's credit was returned on purpose (its call could not be recorded): its hold is released.
+    if (p.status === STATE.refunded) {
+      if (p.hold_status !== "released") found.push({ kind: "hold_state_mismatch", transaction: where, detail: `payment ${p.id} is refunded while its hold is ${p.hold_status ?? "missing"}` });
+      continue;
+    }
     if (p.hold_status === null || p.hold_status === "released") {
       found.push({ kind: "credit_not_reserved", transaction: where, detail: `payment ${p.id} (${p.status}): its credit is spendable (${p.hold_status === null ? "no hold" : "hold released"})` });
     } else if (BigInt(p.hold_units!) !== BigInt(p.units)) {

@@ -1,5 +1,5 @@
-// The jobs a serving process runs beside its requests: the pending-settlement sweeper, the receipt log's sequencer,
-// the EVM relay sweeper and the expired-hold sweeper. Every instance runs them (each job takes its own lock or claims
+// The jobs a serving process runs beside its requests: the outbox of call records waiting for the database, the
+// pending-settlement sweeper, the receipt log's sequencer, the EVM relay sweeper and the expired-hold sweeper. Every instance runs them (each job takes its own lock or claims
 // each row once). Started only by an entry point (the route edge, a test), never by building a runtime.
 import "server-only";
 import { releaseExpiredHolds } from "../ledger/credit-holds";
@@ -12,6 +12,7 @@ import type { Runtime } from "./runtime";
 /** Starts the runtime's background jobs; returns the function that stops them all. */
 export function startBackgroundJobs(runtime: Runtime): () => void {
   const stops = [
+    drainRecordOutbox(runtime),
     sweepExpiredHolds(runtime),
     // Settlements broadcast but not confirmed in time, which nobody retries.
     startPendingSweeper(runtime),
@@ -41,6 +42,29 @@ function startRelaySweeper(runtime: Runtime, evm: EvmFacilitator): () => void {
   };
   sweep();
   const timer = setInterval(sweep, RELAY_SWEEP_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * How often the outbox of call records is tried while it holds any: a record is written within this much of the
+ * database answering again, well before a payer's retry (Retry-After: 1) asks for it.
+ */
+const RECORD_OUTBOX_EVERY_MS = 200;
+
+/** Tries the records waiting in the runtime's outbox every RECORD_OUTBOX_EVERY_MS, one round at a time, until stopped. */
+function drainRecordOutbox(runtime: Runtime): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || runtime.state.records.size === 0) return;
+    running = true;
+    runtime.state.records
+      .drain()
+      .catch((err: unknown) => runtime.log.warn({ err }, "could not drain the record outbox"))
+      .finally(() => {
+        running = false;
+      });
+  }, RECORD_OUTBOX_EVERY_MS);
   timer.unref();
   return () => clearInterval(timer);
 }

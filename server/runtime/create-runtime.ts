@@ -14,6 +14,7 @@ import { createUpstream } from "../upstream";
 import { readSettings } from "../settings/read-settings";
 import { createShutdownFlag, type ShutdownFlag } from "../health/shutdown-state";
 import type { HealthCache } from "../health/check-health";
+import { RecordOutbox } from "../pipeline/record-outbox";
 import { createDepositReadiness } from "./deposit-ready";
 import { systemClock, type Clock, type Runtime } from "./runtime";
 
@@ -54,19 +55,20 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       providerName: config.UPSTREAM_PROVIDER_NAME,
     });
     const depositReady = new Map<string, Promise<string>>();
+    const clock = opts.clock ?? systemClock;
     return {
       config,
       db,
       log,
       metrics,
-      clock: opts.clock ?? systemClock,
+      clock,
       keys,
       chains: { facilitator, gateway },
       gateway,
       upstream,
       settings: { read: () => readSettings(db, config) },
       ensureDepositReady: createDepositReadiness(gateway, depositReady),
-      state: { depositReady, health: opts.health ?? { entry: null }, rpcGates, lastPurgeAt: null, shutdown: opts.shutdown ?? createShutdownFlag() },
+      state: { depositReady, health: opts.health ?? { entry: null }, rpcGates, lastPurgeAt: null, shutdown: opts.shutdown ?? createShutdownFlag(), records: new RecordOutbox(clock) },
       close: () => open.close(),
     };
   } catch (err) {

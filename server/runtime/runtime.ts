@@ -13,6 +13,7 @@ import type { NetworkId } from "../chain/networks";
 import type { Settings } from "../settings/setting-definitions";
 import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
+import type { RecordOutbox } from "../pipeline/record-outbox";
 
 /** Where time comes from: leases, takeovers and expiry read it, so a test moves time instead of sleeping. */
 export interface Clock {
@@ -41,6 +42,8 @@ interface RuntimeState {
   lastPurgeAt: number | null;
   /** Whether this process is draining after a SIGTERM. */
   shutdown: ShutdownFlag;
+  /** Records of answered calls that wait for the database to take them (record-outbox.ts). */
+  records: RecordOutbox;
 }
 
 export interface Runtime {

@@ -4,8 +4,9 @@ import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
-import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ToolCallDelta } from "./openai-compatible-client";
+import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ProviderStreamEvent, type ToolCallDelta } from "./openai-compatible-client";
 import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
+import { wellFormed, wellFormedJson, wellFormedPieces } from "./well-formed-text";
 
 export { UpstreamError } from "./openai-compatible-client";
 export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, LOCAL_MODEL_ID } from "./model-catalog";
@@ -77,6 +78,44 @@ export function producedText(event: Exclude<StreamEvent, { type: "done" }>): str
   return event.toolCalls.map((d) => (d.function?.name ? ` ${d.function.name} ` : "") + (d.function?.arguments ?? "")).join("");
 }
 
+/**
+ * The built-in model's answer, well-formed: it echoes the prompt, which may hold a lone surrogate (see
+ * well-formed-text.ts).
+ */
+function localAnswer(model: CatalogModel, req: CompletionRequest): LocalAnswer {
+  const answer = answerLocally(req.messages, completionCap(model, req.max_tokens));
+  return { ...answer, content: wellFormed(answer.content) };
+}
+
+/** A provider's stream events as they are sent on: well-formed, piece by piece (see well-formed-text.ts). */
+function wellFormedEvents(): { of(event: ProviderStreamEvent): Exclude<StreamEvent, { type: "done" }>[] } {
+  const pieces = wellFormedPieces();
+  const toolRuns = new Set<number>();
+  const fragment = (d: ToolCallDelta): ToolCallDelta => {
+    const { function: fn, ...rest } = d;
+    toolRuns.add(d.index);
+    const out: ToolCallDelta = wellFormedJson(rest);
+    if (fn) {
+      const { arguments: args, ...named } = fn;
+      out.function = { ...wellFormedJson(named), ...(args !== undefined ? { arguments: pieces.push(`tool:${d.index}`, args) } : {}) };
+    }
+    return out;
+  };
+  return {
+    of(event) {
+      if (event.type === "delta") {
+        const piece = pieces.push("content", event.content);
+        return piece !== "" || event.content === "" ? [{ type: "delta", content: piece }] : [];
+      }
+      if (event.type === "tool_calls") return [{ type: "tool_calls", toolCalls: event.toolCalls.map(fragment) }];
+      // The end: what each run still keeps back (a high surrogate no pair followed) goes out as U+FFFD.
+      const tail = pieces.flush("content");
+      const tails = [...toolRuns].map((index) => ({ index, function: { arguments: pieces.flush(`tool:${index}`) } })).filter((d) => d.function.arguments !== "");
+      return [...(tail !== "" ? [{ type: "delta" as const, content: tail }] : []), ...(tails.length > 0 ? [{ type: "tool_calls" as const, toolCalls: tails }] : [])];
+    },
+  };
+}
+
 /** The built-in model's answer as a completion. */
 function localCompletion(model: CatalogModel, answer: LocalAnswer, started: number): Completion {
   return {
@@ -114,15 +153,18 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null)) as CompletionParams;
     return { ...defined, model: model.id, messages: messages.map(providerMessage), max_tokens: completionCap(model, maxTokens) };
   };
-  /** The completion of a provider's answer: priced with its reported cost, else tokens × the catalogue price. */
+  /**
+   * The completion of a provider's answer: priced with its reported cost, else tokens × the catalogue price. Every
+   * string the provider chose is well-formed here (a stream's text was, piece by piece, as it was sent).
+   */
   const providerCompletion = (model: CatalogModel, answer: ProviderAnswer, started: number): Completion => {
     const { cost, ...usage } = answer.usage;
     return {
-      id: answer.id,
+      id: wellFormed(answer.id),
       model: model.id,
-      content: answer.content,
-      ...(answer.toolCalls ? { toolCalls: answer.toolCalls } : {}),
-      finishReason: answer.finishReason,
+      content: wellFormed(answer.content),
+      ...(answer.toolCalls ? { toolCalls: wellFormedJson(answer.toolCalls) } : {}),
+      finishReason: wellFormed(answer.finishReason),
       usage,
       costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),
       upstream: cfg.providerName,
@@ -141,7 +183,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       const model = modelFor(req);
       const started = performance.now();
       if (model.provider === "local") {
-        const answer = answerLocally(req.messages, completionCap(model, req.max_tokens));
+        const answer = localAnswer(model, req);
         for (const token of splitIntoTokens(answer.content)) {
           if (opts.signal?.aborted) throw new UpstreamError("aborted", "the caller aborted the upstream request");
           if (cfg.localStreamDelayMs) {
@@ -156,13 +198,16 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       }
       let content = "";
       let produced = "";
+      // Each piece is sent well-formed, a surrogate pair split across two events joined again: the text a client
+      // concatenates is the completion's content, whatever language it reads it in.
+      const pieces = wellFormedEvents();
       for await (const event of streamCompletion(provider, providerRequest(model, req), opts.signal)) {
-        if (event.type !== "end") {
-          if (event.type === "delta") content += event.content;
-          produced += producedText(event);
-          yield event;
-          continue;
+        for (const sent of pieces.of(event)) {
+          if (sent.type === "delta") content += sent.content;
+          produced += producedText(sent);
+          yield sent;
         }
+        if (event.type !== "end") continue;
         // Without a usage event, the cost comes from our own token count at the catalogue prices: the text and the
         // tool calls produced, as for a stream cut short.
         const usage = event.usage ?? estimateUsage(req.messages, produced);
@@ -173,7 +218,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     async complete(req, opts = {}) {
       const model = modelFor(req);
       const started = performance.now();
-      if (model.provider === "local") return localCompletion(model, answerLocally(req.messages, completionCap(model, req.max_tokens)), started);
+      if (model.provider === "local") return localCompletion(model, localAnswer(model, req), started);
       return providerCompletion(model, await requestCompletion(provider, providerRequest(model, req), opts.signal), started);
     },
   };

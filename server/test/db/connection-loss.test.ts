@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openPostgres } from "../../db";
 import { MIGRATION_LOCK_KEY } from "../../db/apply-migrations";
 import { catchPoolErrors } from "../../db/catch-connection-errors";
-import { isDatabaseUnavailable } from "../../db/is-database-unavailable";
+import { isDatabaseUnavailable } from "../../db/classify-database-error";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 let tdb: TestDatabase;

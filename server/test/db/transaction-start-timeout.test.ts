@@ -3,7 +3,7 @@
 // same as a lost connection, never a 500; and nothing of the refused transaction was written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toErrorBody } from "../../errors";
-import { isDatabaseUnavailable } from "../../db/is-database-unavailable";
+import { isDatabaseUnavailable } from "../../db/classify-database-error";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 let tdb: TestDatabase;

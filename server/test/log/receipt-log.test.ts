@@ -2,9 +2,10 @@
 // carry a link to their inclusion proof; the proof is `log_pending` (409, Retry-After) until a sequencer round, then
 // verifies against the signed checkpoint with the published log key; tiles, entry bundles and checkpoints are served in
 // the C2SP layouts with their cache rules; and the tree head equals an independent recomputation from the entries.
-// The failure path: when the receipt cannot be logged, it is not served and the capture is undone: the answer is 503
-// receipt_log_unavailable, a prepaid hold is released whole, and a paid call's payment serves one retry with the same
-// payment header. A call whose receipt was stored is never undone.
+// The failure path: a receipt that cannot be logged is never served, and an answered call is never served twice. Its
+// record waits in the service's outbox and is written once the log takes it: a prepaid answer not sent is then
+// released (nothing charged), a streamed one charged with its receipt, and a paid call's retry with the same payment
+// header gets the kept answer with its one receipt. A call whose receipt was stored is never given back.
 import { logIdentity } from "../support/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as proofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
@@ -15,7 +16,7 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { publishLog } from "../../transparency/publish-log";
-import { undoCapture } from "../../ledger/undo-capture";
+import { refundHold, releaseHold } from "../../ledger/credit-holds";
 import {
   decodeBase64,
   decodeEntryBundle,
@@ -26,6 +27,7 @@ import {
   parseReceiptText,
   rootOfLeaves,
   splitTile,
+  sha256Hex,
   verifyReceiptInclusion,
   type ReceiptLogProof,
 } from "../../verify";
@@ -142,57 +144,89 @@ describe("the receipt log", () => {
     expect((await tile("tile/entries/x000/001")).status).toBe(404);
   });
 
-  it("does not serve a receipt it could not log: a prepaid hold is released whole, nothing charged", async () => {
+  it("does not serve a receipt it could not log: a prepaid answer not sent is not charged, a streamed one is charged once recorded", async () => {
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 50_000n);
     const repair = await breakLog();
+    let plainId: string;
+    let streamedText: string;
+    let streamId: string;
     try {
       const res = await prepaid(kp, { model: "local/echo-1", messages });
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("1");
       expect(res.headers.get("x-service-receipt")).toBeNull();
-      expect(await res.json()).toMatchObject({ error: { code: "receipt_log_unavailable", balance_usdc: "0.05" } });
+      const failed = (await res.json()) as { error: { code: string; inference_id: string } };
+      expect(failed).toMatchObject({ error: { code: "receipt_log_unavailable", balance_usdc: "0.05" } });
+      plainId = failed.error.inference_id;
       const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
       const events = await readSse(streamed.body!);
       expect(events.some((e) => (e as { service_receipt?: unknown }).service_receipt !== undefined || (e as { object?: string }).object === "service.receipt")).toBe(false);
-      expect(events.at(-1)).toMatchObject({ error: { code: "receipt_log_unavailable" } });
+      const last = events.at(-1) as { error: { code: string; inference_id: string } };
+      expect(last).toMatchObject({ error: { code: "receipt_log_unavailable" } });
+      streamId = last.error.inference_id;
+      streamedText = events.map((e) => (e as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content ?? "").join("");
+      // The answer nobody got is not charged: its hold was released at once (that needs no log). The stream's record
+      // waits, its hold held under its lease, while the log refuses.
+      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: plainId } })).toMatchObject({ status: "released" });
+      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: streamId } })).toMatchObject({ status: "held" });
     } finally {
       await repair();
     }
+    // Once the log takes it, the outbox writes the stream's record: captured, with its receipt.
+    await (await stack.runtime()).state.records.drain();
+    expect((await stack.runtime()).state.records.size).toBe(0);
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: plainId } })).toMatchObject({ status: "released" });
+    const stream = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: streamId } });
+    expect(stream.status).toBe("captured");
+    const logged = await stack.tdb.prisma.inferenceLog.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(logged.map((l) => l.id)).toEqual([streamId]);
+    // The stream's receipt covers the text it sent, and is the one the log proves.
+    const receipt = logged[0]!.receipt as { response_hash: string };
+    expect(receipt.response_hash).toBe(sha256Hex(streamedText));
     const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
-    expect(balance.units).toBe(50_000n);
-    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
+    expect(balance.units).toBe(50_000n - stream.chargedUnits!);
     const ledger = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
-    expect(ledger.reduce((sum, e) => sum + e.units, 0n)).toBe(50_000n);
-    expect((await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } })).map((h) => h.status)).toEqual(["released", "released"]);
+    expect(ledger.reduce((sum, e) => sum + e.units, 0n)).toBe(balance.units);
   });
 
-  it("does not serve a paid receipt it could not log: the payment stays reserved and one retry with the same header serves it", async () => {
+  it("does not serve a paid receipt it could not log: the answer is kept, and the retry with the same header gets it with its one receipt", async () => {
     const header = await paidHeader();
     const repair = await breakLog();
     let first: Response;
+    let paymentId: string;
     try {
       first = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+      expect(first.status).toBe(503);
+      const failed = (await first.clone().json()) as { error: { code: string; tx_signature: string } };
+      expect(failed).toMatchObject({ error: { code: "receipt_log_unavailable" } });
+      const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: failed.error.tx_signature } });
+      paymentId = payment.id;
+      // Never handed back for a second call: the payment stays this call's, its hold held, while its record waits.
+      expect(payment.status).toBe("settled");
+      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held" });
+      expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(0);
+      // Its retry while the log still refuses is told to come back; nothing moves.
+      const early = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+      expect(early.status).toBe(409);
+      expect(early.headers.get("retry-after")).toBe("1");
     } finally {
       await repair();
     }
-    expect(first.status).toBe(503);
-    const failed = (await first.json()) as { error: { code: string; tx_signature: string; reserved_usdc: string } };
-    expect(failed).toMatchObject({ error: { code: "receipt_log_unavailable", reserved_usdc: "0.001" } });
-    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: failed.error.tx_signature } });
-    expect(payment.status).toBe("unserved");
-    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held" });
-    expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(0);
-
+    const failed = (await first.json()) as { error: { tx_signature: string } };
     const retry = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
     expect(retry.status).toBe(200);
+    expect(retry.headers.get("x-answer-replayed")).toBe("true");
     const parsed = parseReceiptText(retry.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
     expect(parsed.receipt.payment).toMatchObject({ tx_signature: failed.error.tx_signature });
+    const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
     // Sent again once served: the stored answer with the same receipt; no second call is logged.
     const again = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
+    expect(again.headers.get("payment-response")).toBe(retry.headers.get("payment-response"));
+    expect(await again.json()).toEqual(await retry.json());
     const replayed = parseReceiptText(again.headers.get("x-service-receipt")!);
     expect(replayed.ok && replayed.receipt).toEqual(parsed.receipt);
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(1);
@@ -205,14 +239,15 @@ describe("the receipt log", () => {
     expect(decodeBase64(body.inclusion_proof[0] ?? "")?.length ?? 32).toBe(32);
   });
 
-  it("never undoes a call whose receipt was stored", async () => {
+  it("never gives back a call whose receipt was stored", async () => {
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 50_000n);
     const res = await prepaid(kp, { model: "local/echo-1", messages });
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
     const before = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
-    expect(await undoCapture(stack.tdb.prisma, String(parsed.receipt.inference_id), "test")).toEqual({ undone: false });
+    expect(await releaseHold(stack.tdb.prisma, String(parsed.receipt.inference_id))).toBeNull();
+    expect(await refundHold(stack.tdb.prisma, String(parsed.receipt.inference_id), "test")).toBeNull();
     expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(before.units);
     expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } })).toMatchObject({ status: "captured" });
   });

@@ -16,7 +16,7 @@ const servedWithAnswer = async (hoursAgo: number): Promise<string> => {
   const id = randomUUID();
   await tdb.prisma.$executeRaw`
     INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, answer, updated_at)
-    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'chat', 'served', '{"id":"chatcmpl-x"}'::jsonb,
+    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'chat', 'served', '{"body":{"id":"chatcmpl-x"},"x402_receipt":null}' ,
             now() - make_interval(secs => ${hoursAgo * 3600}::double precision))`;
   return id;
 };
@@ -33,6 +33,6 @@ describe("kept answers", () => {
       expect(await answerOf(id)).toBeNull();
       expect((await tdb.prisma.payment.findUniqueOrThrow({ where: { id } })).status).toBe("served");
     }
-    expect(await answerOf(fresh)).toEqual({ id: "chatcmpl-x" });
+    expect(await answerOf(fresh)).toBe('{"body":{"id":"chatcmpl-x"},"x402_receipt":null}');
   });
 });

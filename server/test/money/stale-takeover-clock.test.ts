@@ -38,12 +38,16 @@ describe("takeOverStale()", () => {
     const id = await claimedPayment(new Date(clock.now()));
     const moves = [{ from: "claimed", to: "claimed" }] as const;
     clock.advance(LEASE_MS - 1_000);
-    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBe(false);
+    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBeNull();
     clock.advance(2_000);
-    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBe(true);
-    // The takeover renewed the lease at the clock's time: a second taker right after finds it live.
-    expect((await tdb.prisma.payment.findUniqueOrThrow({ where: { id } })).updatedAt.getTime()).toBe(clock.now());
-    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBe(false);
+    const attempt = await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now());
+    expect(attempt).toMatch(/^[0-9a-f-]{36}$/);
+    // The takeover renewed the lease at the clock's time, and holds the payment as its own attempt: a second taker
+    // right after finds it live.
+    const row = await tdb.prisma.payment.findUniqueOrThrow({ where: { id } });
+    expect(row.updatedAt.getTime()).toBe(clock.now());
+    expect(row.attempt).toBe(attempt);
+    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBeNull();
   });
 
   it("gives a stale claim to exactly one of concurrent takers", async () => {
@@ -51,7 +55,7 @@ describe("takeOverStale()", () => {
     const id = await claimedPayment(new Date(clock.now()));
     clock.advance(LEASE_MS + 1);
     const taken = await Promise.all(Array.from({ length: 4 }, () => takeOverStale(tdb.prisma, id, LEASE_MS, [{ from: "claimed", to: "claimed" }], clock.now())));
-    expect(taken.filter(Boolean)).toHaveLength(1);
+    expect(taken.filter((a) => a !== null)).toHaveLength(1);
   });
 
   it("rejects malformed input: moves to more than one state", async () => {

@@ -18,6 +18,8 @@ export interface ProviderAnswer {
 export interface StreamedProviderAnswer {
   status: 200;
   events: unknown[];
+  /** A pause before each event after the first, as a model producing tokens takes (none when absent). */
+  gapMs?: number;
 }
 
 export interface FakeProvider {
@@ -97,7 +99,11 @@ export async function startFakeProvider(
         const answered = await answer({ raw, body: JSON.parse(raw) as ProviderRequest["body"] });
         if ("events" in answered) {
           res.writeHead(200, { "content-type": "text/event-stream" });
-          for (const data of answered.events) res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+          for (const [i, data] of answered.events.entries()) {
+            if (i > 0 && answered.gapMs) await new Promise((r) => setTimeout(r, answered.gapMs));
+            if (res.destroyed) return;
+            res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+          }
           return void res.end();
         }
         res.writeHead(answered.status, { "content-type": "application/json" }).end(JSON.stringify(answered.json));

@@ -10,6 +10,7 @@ import type { Runtime } from "../../runtime/runtime";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
 import { createTestDatabase, type TestDatabase } from "./test-db";
+import { startPgProxy, type PgProxy } from "./pg-proxy";
 import { setEnv, tempDataDir, testConfig } from "./env";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -29,6 +30,8 @@ export interface PaidStack {
   /** The facilitator's EVM address (gas payer and EVM deposit address), when an EVM chain runs. */
   evmDeposit: `0x${string}` | null;
   tdb: TestDatabase;
+  /** The proxy the service reaches its database through (with `dbProxy: true`): cut it, or drop a reply after a commit. */
+  dbProxy: PgProxy | null;
   /** The config the stack's routes run with (the env overrides of a later withEnv not included). */
   config: Config;
   /** The routes' runtime (built on first use, with its background jobs, as a server's first request builds it). */
@@ -78,6 +81,8 @@ export async function startPaidStack(
      * own process, reached over RPC only, so this process's CPU is the service's and its clients' (the bench).
      */
     chainProcess?: "this" | "own";
+    /** The service reaches its database through a proxy a test can cut (the test's own `tdb` stays direct). */
+    dbProxy?: boolean;
   } = {},
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
@@ -94,12 +99,13 @@ export async function startPaidStack(
     : null;
   const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453], ...blockTime }) : null;
   const tdb = await createTestDatabase();
+  const dbProxy = opts.dbProxy ? await startPgProxy(tdb.url) : null;
   const restore = setEnv({
     NODE_ENV: "test",
     // The origin signed prepaid requests name: the one the stack's requests are addressed to.
     SERVICE_BASE_URL: BASE,
     SIGNET_DATA_DIR: dataDir,
-    DATABASE_URL: tdb.url,
+    DATABASE_URL: dbProxy?.url ?? tdb.url,
     SOLANA_DEVNET_RPC_URL: devnet.url,
     SOLANA_MAINNET_RPC_URL: mainnet?.url,
     UPSTREAM_API_KEY: undefined,
@@ -128,6 +134,7 @@ export async function startPaidStack(
     base,
     evmDeposit,
     tdb,
+    dbProxy,
     config,
     runtime: routeRuntime,
     chat: ({ body, headers = {} }) =>
@@ -159,7 +166,7 @@ export async function startPaidStack(
     },
     async close() {
       await closeRouteRuntime();
-      await Promise.allSettled([devnet.close(), mainnet?.close(), baseSepolia?.close(), base?.close()]);
+      await Promise.allSettled([devnet.close(), mainnet?.close(), baseSepolia?.close(), base?.close(), dbProxy?.close()]);
       await tdb.drop();
       await restore();
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { databaseError, DatabaseUnavailableError, isDatabaseUnavailable } from "./is-database-unavailable";
+import { databaseError, DatabaseUnavailableError, isDatabaseUnavailable, isPermanentDatabaseError } from "./classify-database-error";
 
 /** A pg DatabaseError as the driver raises it for a session the server ended (pg_terminate_backend, a shutdown). */
 function pgError(code: string, message: string): Error {
@@ -73,5 +73,36 @@ describe("databaseError()", () => {
   it("passes a query's own failure through unchanged, so its SQLSTATE is still read", () => {
     const unique = pgError("23505", "duplicate key");
     expect(databaseError(unique)).toBe(unique);
+  });
+});
+
+describe("isPermanentDatabaseError()", () => {
+  it("names the database refusing data it cannot hold, as pg and as Prisma report it", () => {
+    expect(isPermanentDatabaseError(pgError("22P05", "unsupported Unicode escape sequence"))).toBe(true);
+    expect(isPermanentDatabaseError(prismaError("P2010", { kind: "postgres", originalCode: "22021", code: "22021" }))).toBe(true);
+    expect(isPermanentDatabaseError(Object.assign(new Error("Raw query failed."), { code: "P2010", meta: { code: "22P02" } }))).toBe(true);
+    expect(isPermanentDatabaseError(pgError("54000", "row is too big"))).toBe(true);
+    expect(isPermanentDatabaseError(pgError("23505", "duplicate key value violates unique constraint"))).toBe(true);
+    expect(isPermanentDatabaseError(pgError("42601", "syntax error at or near"))).toBe(true);
+    expect(isPermanentDatabaseError(Object.assign(new Error("value too long"), { code: "P2000" }))).toBe(true);
+  });
+
+  it("follows wrapped errors", () => {
+    expect(isPermanentDatabaseError(new Error("capture failed", { cause: pgError("22P05", "unsupported Unicode escape sequence") }))).toBe(true);
+  });
+
+  it("leaves a lost connection, a busy database and a passing conflict to a retry", () => {
+    expect(isPermanentDatabaseError(pgError("57P01", "terminating connection due to administrator command"))).toBe(false);
+    expect(isPermanentDatabaseError(pgError("08006", "connection failure"))).toBe(false);
+    expect(isPermanentDatabaseError(pgError("40001", "could not serialize access"))).toBe(false);
+    expect(isPermanentDatabaseError(pgError("40P01", "deadlock detected"))).toBe(false);
+    expect(isPermanentDatabaseError(pgError("55P03", "lock not available"))).toBe(false);
+    expect(isPermanentDatabaseError(Object.assign(new Error("Transaction API error"), { code: "P2028" }))).toBe(false);
+    expect(isPermanentDatabaseError(new Error("Connection terminated unexpectedly"))).toBe(false);
+    expect(isPermanentDatabaseError(new TypeError("x is undefined"))).toBe(false);
+  });
+
+  it("rejects malformed input", () => {
+    for (const value of [undefined, null, "22P05", 22, { code: 22005 }, { code: "2" }, { code: "22P0" }]) expect(isPermanentDatabaseError(value)).toBe(false);
   });
 });
