@@ -98,6 +98,19 @@ async function noDrift(): Promise<void> {
   expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
 }
 
+/**
+ * Sends a payer's retry as a client does: again after a pause while it is answered 409 payment_replay ("being
+ * processed") or 503, for up to 5 s.
+ */
+async function retried(send: () => Promise<Response>): Promise<Response> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const res = await send();
+    if ((res.status !== 409 && res.status !== 503) || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const refuseRecords = (refuse: boolean) => stack.tdb.prisma.$executeRawUnsafe(`UPDATE test_refuse_records SET refuse = ${refuse}`);
 
 describe("the database going away after the upstream answered", () => {
@@ -119,7 +132,7 @@ describe("the database going away after the upstream answered", () => {
     expect(await during.json()).toMatchObject({ error: { code: "database_unavailable" } });
     stack.dbProxy!.restore();
 
-    const retry = await readAnswer(await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }), "chat", true);
+    const retry = await readAnswer(await retried(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })), "chat", true);
     expect(retry.status).toBe(200);
     expect(retry.replayed).toBe(true);
     expect(retry.text).toBe(first.text);
@@ -168,7 +181,7 @@ describe("the database going away after the upstream answered", () => {
     expect(await first.json()).toMatchObject({ error: { code: "receipt_log_unavailable" } });
     stack.dbProxy!.restore();
 
-    const retry = await readAnswer(await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }), "chat", false);
+    const retry = await readAnswer(await retried(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })), "chat", false);
     expect(retry.status).toBe(200);
     expect(retry.replayed).toBe(true);
     expect(retry.text).toBe(WORDS);

@@ -75,7 +75,7 @@ describe("POST /api/v1/credits (x402 top-up) then prepaid calls", () => {
     expect(body.entries.map((e) => e.kind)).toContain("topup_credit");
   });
 
-  it("answers a top-up sent again with its stored answer, crediting nothing more, and refuses amounts out of range", async () => {
+  it("answers a top-up sent again with its first answer (the balance then, the same x402 receipt), crediting nothing more, and refuses amounts out of range", async () => {
     const kp = generateKeypair();
     const signer = await fundedSigner(kp);
     const challenge = await challengeOf(await topUp({ amount_usdc: 0.25 }));
@@ -84,17 +84,22 @@ describe("POST /api/v1/credits (x402 top-up) then prepaid calls", () => {
     const first = await topUp({ amount_usdc: 0.25 }, { "X-Payment": header });
     expect(first.status).toBe(200);
     const credited = (await first.json()) as { tx_signature: string };
+    // The agent's balance moves on after the top-up (a grant, another credit): only its signature may read it now.
+    await stack.credit(kp.publicKeyBase58, 1_000_000n);
     const entries = await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: kp.publicKeyBase58 } });
+    // Anyone holding the payment (it is public on chain) gets back only what the first answer said.
     const again = await topUp({ amount_usdc: 0.25 }, { "X-Payment": header });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     expect(await again.json()).toMatchObject({ agent_pubkey: kp.publicKeyBase58, amount_usdc: "0.25", balance_usdc: "0.25", tx_signature: credited.tx_signature });
+    expect(again.headers.get("x-credit-balance-usdc")).toBe("0.25");
+    expect(again.headers.get("payment-response")).toBe(first.headers.get("payment-response"));
     // Another amount with the same payment is another request: refused, nothing credited.
     const otherAmount = await topUp({ amount_usdc: 0.5 }, { "X-Payment": header });
     expect(otherAmount.status).toBe(409);
     expect(await otherAmount.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(entries);
-    expect(await ledgerSum(kp.publicKeyBase58)).toBe(250_000n);
+    expect(await ledgerSum(kp.publicKeyBase58)).toBe(1_250_000n);
     for (const amount_usdc of [0.0001, 1000, "1.0000001", -1]) {
       expect((await topUp({ amount_usdc })).status).toBe(400);
     }
