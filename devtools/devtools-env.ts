@@ -44,6 +44,10 @@ export const devtoolsEnvSchema = z.object({
   SIGNET_CHAOS_FULL: booleanString.default(false),
   /** Crashes per step of the crash-recovery suite, over SIGNET_CHAOS_FULL. */
   CHAOS_RUNS: z.coerce.number().int().min(1).max(1_000).optional(),
+  /** Runs of the any-content property test (each runs a batch of calls side by side); a few in `npm test`. */
+  SIGNET_CONTENT_RUNS: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  /** The any-content property test's seed, to replay a run it printed; a fresh one when unset. */
+  SIGNET_CONTENT_SEED: z.coerce.number().int().optional(),
   /** Integration test files run side by side (default 2, the machine's cores). */
   SIGNET_INTEGRATION_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
   /** The production build `npm test` makes once and the soak, the multi-instance test and the browser suite share. */

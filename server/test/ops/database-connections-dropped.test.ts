@@ -3,6 +3,11 @@
 // the same payment header serves its call once, as soon as the database is back: a cut-off call hands its payment (or
 // its prepaid hold) back then, never waiting out its lease, which is longer here than the client retries for.
 // Nothing is charged twice or lost, the service recovers on its own, and reconcile finds zero drift.
+// Two more modes fault the call's record itself, under the same load and the same invariants:
+// - the database refuses some records for good (SQLSTATE 22P05): those calls are never served again, their paid
+//   price refunded to the payer's credit (the retry answers payment_refunded) and their prepaid hold released;
+// - the connection drops right after some records committed, before the reply (through a proxy in front of
+//   PostgreSQL): each such call is served with the record that committed, once.
 import { randomUUID } from "node:crypto";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import pg from "pg";
@@ -34,6 +39,10 @@ const RETRY_FOR_MS = 20_000;
  * so a call served by its retry was handed back when the database returned, not by its lease running out.
  */
 const LEASE_MS = 60_000;
+/** How long the load runs with a record fault on, the share of records refused, and the replies dropped after commit. */
+const FAULTED_LOAD_MS = 3_000;
+const REFUSED_SHARE = 0.3;
+const REPLIES_DROPPED = 12;
 /** How soon the money of calls cut off mid-way is back where it belongs once the database is. */
 const HANDED_BACK_WITHIN_MS = 15_000;
 
@@ -47,6 +56,7 @@ beforeAll(async () => {
   process.on("uncaughtException", onUncaught);
   process.on("unhandledRejection", onUncaught);
   stack = await startPaidStack({
+    dbProxy: true,
     env: {
       X402_FLAT_PRICE_USDC: "0.001",
       PREPAID_RATE_LIMIT_PER_MINUTE: "100000",
@@ -94,8 +104,8 @@ async function errorCode(res: Response): Promise<string | undefined> {
 }
 
 /**
- * Sends `attempt` until it is served: a 503 database_unavailable is retried after a pause (a client honouring
- * Retry-After, shortened); any other answer ends the call. Returns the last answer.
+ * Sends `attempt` until it is served: a 503 (the database away, or the call's record waiting for it) is retried after a
+ * pause (a client honouring Retry-After, shortened); any other answer ends the call. Returns the last answer.
  */
 async function untilServed(kind: string, attempt: () => Promise<Response>): Promise<Response> {
   const deadline = Date.now() + RETRY_FOR_MS;
@@ -105,9 +115,9 @@ async function untilServed(kind: string, attempt: () => Promise<Response>): Prom
     const code = await errorCode(res);
     count(kind, res, code);
     if (caught && code === "payment_replay" && replayBodies.length < 3) replayBodies.push(await res.clone().text());
-    // A payment caught mid-way is handed back to its retry once the database answers again (a few hundred ms after):
-    // until then its header may still be refused as being processed.
-    const retry = (res.status === 503 && code === "database_unavailable") || (caught && code === "payment_replay");
+    // A payment caught mid-way is handed back to its retry once the database answers again (a few hundred ms after),
+    // or its kept answer is recorded then: until then its header may still be refused as being processed.
+    const retry = res.status === 503 || (caught && code === "payment_replay");
     if (!retry || Date.now() > deadline) return res;
     if (res.status === 503) expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     caught = true;
@@ -156,6 +166,59 @@ async function load(agent: Agent, stop: () => boolean): Promise<Response[]> {
   return finals;
 }
 
+/** Forgets the answers counted so far: each test counts its own load. */
+function resetCounts(): void {
+  answers.clear();
+  byKind.clear();
+  replayBodies.length = 0;
+}
+
+/**
+ * The money after a load, whatever faulted: every unit paid on chain was credited once, every balance is the sum of
+ * its ledger, no hold is left open, every payment ended served (or, with `refunded`, refunded with its hold released
+ * and no call logged), and reconcile finds no drift.
+ */
+async function moneyHolds(agents: Agent[], opts: { refunded: boolean }): Promise<void> {
+  const db = stack.tdb.prisma;
+  const deadline = Date.now() + HANDED_BACK_WITHIN_MS;
+  while ((await db.creditHold.count({ where: { status: "held" } })) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
+  for (const agent of agents) {
+    const who = agent.kp.publicKeyBase58;
+    const paidOnChain = AGENT_USDC_UNITS - (await stack.devnet.usdcBalance(agent.signer.address));
+    const credited = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET, kind: "payment_credit" }, _sum: { units: true } });
+    expect(credited._sum.units ?? 0n).toBe(paidOnChain);
+    const ledger = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET }, _sum: { units: true } });
+    const balance = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } } });
+    expect(balance?.units).toBe(ledger._sum.units);
+  }
+  const payments = await db.payment.findMany({ where: { network: DEVNET, payer: { in: agents.map((a) => a.signer.address) } } });
+  expect(payments.length).toBeGreaterThan(0);
+  for (const payment of payments) {
+    expect(opts.refunded ? ["served", "refunded"] : ["served"]).toContain(payment.status);
+    expect(await db.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
+    const calls = await db.inferenceLog.count({ where: { paymentId: payment.id } });
+    expect(calls).toBe(payment.status === "served" ? 1 : 0);
+    if (payment.status === "refunded") expect(await db.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "released" });
+  }
+  const reports = await reconcile(await routeRuntime());
+  expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
+  expect(reports.reduce((n, r) => n + r.pendingClaims + r.pendingSettlements, 0)).toBe(0);
+  expect(uncaught).toEqual([]);
+}
+
+/** Runs the load for FAULTED_LOAD_MS with `arm`'s fault on, then without it for LOAD_AFTER_MS; returns the final answers. */
+async function loadWithFault(agents: Agent[], arm: () => Promise<() => Promise<void>>): Promise<Response[]> {
+  let stopped = false;
+  const running = Promise.all(agents.map((a) => load(a, () => stopped)));
+  const disarm = await arm();
+  await new Promise((r) => setTimeout(r, FAULTED_LOAD_MS));
+  await disarm();
+  await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
+  stopped = true;
+  return (await running).flat();
+}
+
 describe("the database dropping every connection mid-load", () => {
   it("answers the calls caught mid-way 503 database_unavailable, charges nothing twice, loses nothing and recovers", async () => {
     const agents = await Promise.all(Array.from({ length: AGENTS }, newAgent));
@@ -179,7 +242,8 @@ describe("the database dropping every connection mid-load", () => {
     // Calls were caught mid-way, and every one of them answered the stable 503; in the end each was served.
     expect(answers.get("503 database_unavailable") ?? 0).toBeGreaterThan(0);
     expect([...answers.keys()].sort()).toEqual(expect.arrayContaining(["200"]));
-    for (const key of byKind.keys()) expect(["prepaid 200", "prepaid 503 database_unavailable", "challenge 402 payment_required", "challenge 503 database_unavailable", "paid 200", "paid 503 database_unavailable", "paid 409 payment_replay"]).toContain(key);
+    const allowed = ["prepaid 200", "prepaid 503 database_unavailable", "prepaid 503 receipt_log_unavailable", "challenge 402 payment_required", "challenge 503 database_unavailable"];
+    for (const key of byKind.keys()) expect([...allowed, "paid 200", "paid 503 database_unavailable", "paid 503 receipt_log_unavailable", "paid 409 payment_replay"]).toContain(key);
     for (const res of finals) expect(res.status, await res.clone().text()).toBe(200);
 
     // Recovered on its own: fresh calls of each kind are served at once.
@@ -191,32 +255,62 @@ describe("the database dropping every connection mid-load", () => {
     }
 
     // The holds of prepaid calls cut off mid-way are released once the database is back, well inside their lease.
-    const db = stack.tdb.prisma;
-    const deadline = Date.now() + HANDED_BACK_WITHIN_MS;
-    while ((await db.creditHold.count({ where: { status: "held" } })) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
-
-    for (const agent of agents) {
-      const who = agent.kp.publicKeyBase58;
-      // Nothing lost: every unit paid on chain was credited, once.
-      const paidOnChain = AGENT_USDC_UNITS - (await stack.devnet.usdcBalance(agent.signer.address));
-      const credited = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET, kind: "payment_credit" }, _sum: { units: true } });
-      expect(credited._sum.units ?? 0n).toBe(paidOnChain);
-      // Nothing charged twice: the balance is the sum of the ledger, and every settled payment has exactly one credit.
-      const ledger = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET }, _sum: { units: true } });
-      const balance = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } } });
-      expect(balance?.units).toBe(ledger._sum.units);
-    }
-    const payments = await db.payment.findMany({ where: { network: DEVNET } });
-    expect(payments.length).toBeGreaterThan(0);
-    for (const payment of payments) {
-      expect(payment.status).toBe("served");
-      expect(await db.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
-    }
-
-    const reports = await reconcile(await routeRuntime());
-    expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
-    expect(reports.reduce((n, r) => n + r.pendingClaims + r.pendingSettlements, 0)).toBe(0);
+    await moneyHolds(agents, { refunded: false });
     expect(uncaught).toEqual([]);
+  });
+});
+
+describe("faults at the call's record, mid-load", () => {
+  it("refuses no call twice when the database refuses some records for good: each is refunded (paid) or released (prepaid), once", async () => {
+    resetCounts();
+    const db = stack.tdb.prisma;
+    await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS test_refuse_records (share double precision NOT NULL)`);
+    await db.$executeRawUnsafe(`INSERT INTO test_refuse_records SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM test_refuse_records)`);
+    await db.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION test_refuse_record() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF random() < (SELECT share FROM test_refuse_records) THEN
+          RAISE EXCEPTION 'unsupported Unicode escape sequence' USING ERRCODE = '22P05';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.$executeRawUnsafe(`CREATE OR REPLACE TRIGGER test_refuse_record BEFORE INSERT ON inference_logs FOR EACH ROW EXECUTE FUNCTION test_refuse_record()`);
+    const agents = await Promise.all(Array.from({ length: AGENTS }, newAgent));
+    const finals = await loadWithFault(agents, async () => {
+      await db.$executeRawUnsafe(`UPDATE test_refuse_records SET share = ${REFUSED_SHARE}`);
+      return async () => void (await db.$executeRawUnsafe(`UPDATE test_refuse_records SET share = 0`));
+    });
+    console.log(`answers (records refused): ${JSON.stringify(Object.fromEntries(byKind))}`);
+    expect(byKind.get("paid 500 call_not_recorded") ?? 0).toBeGreaterThan(0);
+    expect(byKind.get("prepaid 500 call_not_recorded") ?? 0).toBeGreaterThan(0);
+    const allowed = ["prepaid 200", "prepaid 500 call_not_recorded", "challenge 402 payment_required", "paid 200", "paid 500 call_not_recorded"];
+    for (const key of byKind.keys()) expect(allowed).toContain(key);
+    for (const res of finals) expect([200, 500]).toContain(res.status);
+    // Each refunded payment's retry says so, and is never served.
+    const refunded = await db.payment.findMany({ where: { status: "refunded" } });
+    expect(refunded.length).toBe(byKind.get("paid 500 call_not_recorded"));
+    await moneyHolds(agents, { refunded: true });
+  });
+
+  it("serves each call once with the record that committed when the connection drops before its reply", async () => {
+    resetCounts();
+    const agents = await Promise.all(Array.from({ length: AGENTS }, newAgent));
+    let dropped = 0;
+    const finals = await loadWithFault(agents, async () => {
+      const rule = stack.dbProxy!.dropAfterCommit(/INSERT INTO inference_logs/, REPLIES_DROPPED);
+      return async () => {
+        dropped = rule.dropped();
+        rule.stop();
+      };
+    });
+    console.log(`answers (${dropped} replies lost after commit): ${JSON.stringify(Object.fromEntries(byKind))}`);
+    expect(dropped).toBeGreaterThan(0);
+    for (const res of finals) expect(res.status, await res.clone().text()).toBe(200);
+    // A reply lost after its commit is found in line: the call answers 200 with that record, never a second one. The
+    // proxy drops every run of the statement, so a call whose every try lost its reply answers 503 (a paid retry then
+    // gets its kept answer; a prepaid call was charged once, with the receipt its error names).
+    const allowed = ["prepaid 200", "prepaid 503 database_unavailable", "prepaid 503 receipt_log_unavailable", "challenge 402 payment_required", "challenge 503 database_unavailable"];
+    allowed.push("paid 200", "paid 503 database_unavailable", "paid 503 receipt_log_unavailable", "paid 409 payment_replay");
+    for (const key of byKind.keys()) expect(allowed).toContain(key);
+    await moneyHolds(agents, { refunded: false });
   });
 });
