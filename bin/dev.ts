@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { assertReadyToServe, loadConfig, processEnv } from "../server/env";
 import { createServiceKeys } from "../server/keys/service-keys";
+import { checkServiceKeys } from "../server/runtime/check-service-keys";
 import { loadDevtoolsEnv } from "../devtools/devtools-env";
 import { frontServerArgs } from "./serve-next-args";
 import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
@@ -35,6 +36,8 @@ const cfg = loadConfig(env);
 const dev = loadDevtoolsEnv(env);
 assertReadyToServe(cfg);
 const keys = createServiceKeys(cfg);
+// Each role's dev key is its own file in the data dir; a key set in the environment must still differ from the others.
+checkServiceKeys(cfg, keys);
 const operator = keys.operator();
 const verifier = keys.verifier();
 const log = (line: string) => console.log(`signet dev: ${line}`);

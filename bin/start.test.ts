@@ -66,6 +66,18 @@ describe("bin/start.ts in production", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe("signet: refusing to start: LOG_SECRET_KEY is required in production");
   }, 90_000);
+
+  it("exits with one line naming both variables when two roles share a key", async () => {
+    // The log key and the fee payer are loaded by different modules, and neither compares itself with the other.
+    const shared = generateKeypair();
+    const env: NodeJS.ProcessEnv = { ...productionEnv(), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32), LOG_SECRET_KEY: bs58.encode(shared.seed), FACILITATOR_SECRET_KEY: bs58.encode(shared.seed) };
+    const result = await start(env);
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe(`signet: refusing to start: FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: both are the key ${shared.publicKeyBase58}; each service role needs a key of its own`);
+  }, 90_000);
 });
 
 

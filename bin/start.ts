@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { assertReadyToServe, ConfigError, loadConfig, processEnv } from "../server/env";
-import { createServiceKeys } from "../server/keys/service-keys";
+import { checkServiceKeys } from "../server/runtime/check-service-keys";
 import { createFacilitator } from "../server/facilitator/create-facilitator";
 import { frontServerArgs } from "./serve-next-args";
 
@@ -14,11 +14,9 @@ try {
   const env: NodeJS.ProcessEnv = { ...processEnv(), NODE_ENV: "production" };
   const cfg = loadConfig(env);
   assertReadyToServe(cfg);
-  const keys = createServiceKeys(cfg);
-  keys.operator();
-  keys.verifier();
-  // LOG_SECRET_KEY (and LOG_WITNESS_KEYS): the receipt log signs checkpoints with it from the first call on.
-  keys.log();
+  // Loads every role's key (SERVICE_OPERATOR_SECRET_KEY, VERIFIER_SECRET_KEY, LOG_SECRET_KEY with LOG_WITNESS_KEYS,
+  // FACILITATOR_SECRET_KEY, and FACILITATOR_EVM_SECRET_KEY when a Base RPC is set) and refuses two roles sharing a key.
+  checkServiceKeys(cfg);
   // Loads FACILITATOR_SECRET_KEY and checks SERVICE_DEPOSIT_ADDRESS against it (a mismatch fails start-up: payments
   // would go to an address the facilitator does not control), and that it is none of the operator's keys (the
   // receipt-signing key, the dashboard's sign-in keys). The server announces the facilitator when it builds its own.

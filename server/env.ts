@@ -28,13 +28,13 @@ export const envSchema = z.object({
    * prepaid request (a signature is good on this deployment only). Dev: http://localhost:$PORT; production: required.
    */
   SERVICE_BASE_URL: z.url().optional(),
-  /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts. */
+  /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts; must differ from every other service key. */
   SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
-  /** base58 Ed25519 key that signs hosted-verifier verdicts; must differ from the operator key. */
+  /** base58 Ed25519 key that signs hosted-verifier verdicts; must differ from every other service key. */
   VERIFIER_SECRET_KEY: z.string().min(1).optional(),
   /** Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production. */
   VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional(),
-  /** base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ from the operator key. */
+  /** base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ from every other service key. */
   LOG_SECRET_KEY: z.string().min(1).optional(),
   /** The log's origin line and key name; default: SERVICE_BASE_URL's host and path without the scheme, plus `/log`. */
   LOG_ORIGIN: z
@@ -55,11 +55,14 @@ export const envSchema = z.object({
   LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   SOLANA_DEVNET_RPC_URL: z.url().optional(),
   SOLANA_MAINNET_RPC_URL: z.url().optional(),
-  /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. */
+  /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. Must differ from every other service key. */
   FACILITATOR_SECRET_KEY: z.string().min(1).optional(),
 
   // Base. Dev defaults point Base Sepolia at the local anvil chain; production must configure RPCs.
-  /** The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data dir. */
+  /**
+   * The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data dir. Its 32
+   * bytes must differ from every other service key's secret (checked when a Base RPC is set).
+   */
   FACILITATOR_EVM_SECRET_KEY: z.string().min(1).optional(),
   /** Must equal the EVM key's address when set (a typo would send every payment elsewhere). */
   SERVICE_EVM_DEPOSIT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x EVM address").optional(),

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../env";
 import { generateKeypair } from "../keys/parse-secret-key";
 import { createFacilitator } from "./create-facilitator";
+import { loadRelayerKey } from "./create-evm-facilitator";
 
 // anvil's well-known first dev account: a public test vector, never a secret.
 const EVM_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -51,5 +52,19 @@ describe("the EVM facilitator at start-up", () => {
     expect(facilitator.evm).toMatchObject({ address: EVM_ADDRESS.toLowerCase(), rpcUrls: { base: "http://127.0.0.1:1", "base-sepolia": "http://127.0.0.1:2" } });
     const kinds = facilitator.x402.getSupported().kinds.map((k) => k.network);
     expect(kinds).toEqual(expect.arrayContaining(["eip155:8453", "eip155:84532"]));
+  });
+});
+
+describe("loadRelayerKey()", () => {
+  it("is null when no Base network has an RPC, leaving even a malformed key unread", () => {
+    expect(loadRelayerKey(production({ FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).toBeNull();
+  });
+
+  it("is the configured key, in lower-case 0x hex, when a Base network has an RPC", () => {
+    expect(loadRelayerKey(production({ BASE_SEPOLIA_RPC_URL: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY.toUpperCase().replace("0X", "0x") }))).toBe(EVM_KEY);
+  });
+
+  it("rejects malformed input: a key that is not 32 bytes of hex is named", () => {
+    expect(() => loadRelayerKey(production({ BASE_RPC_URL: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).toThrow(new ConfigError("FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key (32 bytes of hex)"));
   });
 });

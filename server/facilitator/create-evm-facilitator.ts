@@ -9,7 +9,7 @@ import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Config } from "../env";
-import { loadEvmKey } from "../keys/evm-key";
+import { loadEvmKey, type EvmPrivateKey } from "../keys/evm-key";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptions } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
@@ -91,20 +91,34 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
   return Object.assign(signer, { sweep: () => sweepRelays(nonceLock, relayChain) });
 }
 
-/** Registers the EVM scheme on `x402` for every Base network with an RPC; null when none has one. */
-export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics"> = {}): EvmFacilitator | null {
+/** The Base networks `cfg` gives an RPC, and their URLs: the networks the EVM side serves. */
+function evmRpcUrlsOf(cfg: Config): Partial<Record<NetworkId, string>> {
   const rpcUrls: Partial<Record<NetworkId, string>> = {};
   if (cfg.evmRpcUrl.baseSepolia) rpcUrls["base-sepolia"] = cfg.evmRpcUrl.baseSepolia;
   if (cfg.evmRpcUrl.base) rpcUrls.base = cfg.evmRpcUrl.base;
-  if (Object.keys(rpcUrls).length === 0) return null;
+  return rpcUrls;
+}
 
-  const key = loadEvmKey({
+/**
+ * The relayer's key that `cfg` names (FACILITATOR_EVM_SECRET_KEY, or the dev key in its data dir); null when no Base
+ * network has an RPC, since the service then never reads it.
+ */
+export function loadRelayerKey(cfg: Config): EvmPrivateKey | null {
+  if (Object.keys(evmRpcUrlsOf(cfg)).length === 0) return null;
+  return loadEvmKey({
     envVar: "FACILITATOR_EVM_SECRET_KEY",
     value: cfg.FACILITATOR_EVM_SECRET_KEY,
     isProduction: cfg.isProduction,
     dataDir: cfg.dataDir,
     devFile: FACILITATOR_EVM_DEV_KEY_FILE,
   });
+}
+
+/** Registers the EVM scheme on `x402` for every Base network with an RPC; null when none has one. */
+export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics"> = {}): EvmFacilitator | null {
+  const rpcUrls = evmRpcUrlsOf(cfg);
+  const key = loadRelayerKey(cfg);
+  if (key === null) return null;
   // No in-process nonce manager: instances sharing this key take nonces under the database lock instead.
   const account = privateKeyToAccount(key);
   const address = account.address.toLowerCase() as `0x${string}`;

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../env";
 import { generateKeypair, toSolanaCliJson } from "../keys/parse-secret-key";
 import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
-import { createFacilitator } from "./create-facilitator";
+import { createFacilitator, FACILITATOR_DEV_KEY_FILE, loadFeePayerKey } from "./create-facilitator";
 
 const production = (env: Record<string, string>) =>
   loadConfig({
@@ -62,5 +62,26 @@ describe("createFacilitator() and the operator's keys", () => {
     const apart = production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), SERVICE_OPERATOR_SECRET_KEY: bs58.encode(generateKeypair().seed), SERVICE_OPERATOR_PUBKEYS: operators });
     expect((await createFacilitator(apart)).address).toBe(kp.publicKeyBase58);
     expect((await createFacilitator(production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed) }))).address).toBe(kp.publicKeyBase58);
+  });
+});
+
+describe("loadFeePayerKey()", () => {
+  it("is the configured key, in either form", () => {
+    const kp = generateKeypair();
+    expect(loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed) })).publicKeyBase58).toBe(kp.publicKeyBase58);
+    expect(loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: toSolanaCliJson(kp) })).publicKeyBase58).toBe(kp.publicKeyBase58);
+  });
+
+  it("in development, generates its own key file into the data dir once and keeps it", () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "signet-keys-"));
+    const cfg = loadConfig({ NODE_ENV: "development", SIGNET_DATA_DIR: dataDir });
+    const first = loadFeePayerKey(cfg);
+    expect(readdirSync(dataDir)).toEqual([FACILITATOR_DEV_KEY_FILE]);
+    expect(loadFeePayerKey(cfg).publicKeyBase58).toBe(first.publicKeyBase58);
+  });
+
+  it("rejects malformed input: an unreadable key is named, and production without one names the variable", () => {
+    expect(() => loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: "not-a-key" }))).toThrow(/^FACILITATOR_SECRET_KEY is not a valid Ed25519 secret key/);
+    expect(() => loadFeePayerKey(production({}))).toThrow(new ConfigError("FACILITATOR_SECRET_KEY is required in production"));
   });
 });

@@ -12,6 +12,7 @@ import type { SignetMetrics } from "../metrics/registry";
 import { logEvent } from "../log";
 import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
+import { ed25519RoleKey, refuseSharedKeys } from "../keys/refuse-shared-keys";
 import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { createBackoffSolanaRpc, type RpcGates } from "../chain/rpc-backoff";
@@ -84,9 +85,7 @@ function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypair): voi
       dataDir: cfg.dataDir,
       devFile: OPERATOR_DEV_KEY_FILE,
     });
-    if (operator.publicKeyBase58 === feePayer.publicKeyBase58) {
-      throw new ConfigError(`FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY: both are the key ${feePayer.publicKeyBase58}, which must not both pay fees and sign receipts`);
-    }
+    refuseSharedKeys([ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("FACILITATOR_SECRET_KEY", feePayer)]);
   }
   const operators = cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim());
   if (operators.includes(feePayer.publicKeyBase58)) {
@@ -115,16 +114,21 @@ export type ReadyAnnouncements = Set<string>;
 
 const NO_DATABASE = () => Promise.reject(new Error("this facilitator was built without a database: EVM relays cannot take nonces"));
 
-/** Builds the facilitator for every Solana and Base network that has an RPC configured. */
-export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {}): Promise<Facilitator> {
-  const rpcGates = deps.rpcGates ?? new Map<string, number>();
-  const key = loadSigningKey({
+/** The fee payer's key that `cfg` names (FACILITATOR_SECRET_KEY, or the dev key in its data dir). */
+export function loadFeePayerKey(cfg: Config): Ed25519Keypair {
+  return loadSigningKey({
     envVar: "FACILITATOR_SECRET_KEY",
     value: cfg.FACILITATOR_SECRET_KEY,
     isProduction: cfg.isProduction,
     dataDir: cfg.dataDir,
     devFile: FACILITATOR_DEV_KEY_FILE,
   });
+}
+
+/** Builds the facilitator for every Solana and Base network that has an RPC configured. */
+export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {}): Promise<Facilitator> {
+  const rpcGates = deps.rpcGates ?? new Map<string, number>();
+  const key = loadFeePayerKey(cfg);
   refuseOperatorKeyAsFeePayer(cfg, key);
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...key.seed, ...key.publicKey]));
   if (cfg.SERVICE_DEPOSIT_ADDRESS && cfg.SERVICE_DEPOSIT_ADDRESS !== signer.address) {

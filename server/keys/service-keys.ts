@@ -1,9 +1,10 @@
-// The service's two Ed25519 keys: the operator key signs receipts, the verifier key signs hosted verdicts.
-// They must differ, so a verdict can never be mistaken for a receipt signature.
+// The service's Ed25519 signing keys, loaded lazily: the operator key signs receipts, the verifier key signs hosted
+// verdicts, the log key signs checkpoints. Each must differ from the others (refuse-shared-keys.ts holds the rule).
 import "server-only";
-import { ConfigError, type Config } from "../env";
+import type { Config } from "../env";
 import { loadSigningKey } from "./load-signing-key";
 import type { Ed25519Keypair } from "./parse-secret-key";
+import { ed25519RoleKey, refuseSharedKeys } from "./refuse-shared-keys";
 import { loadLogIdentity, type LogIdentity } from "../transparency/log-key";
 
 export const OPERATOR_DEV_KEY_FILE = "operator-key.json";
@@ -39,11 +40,15 @@ function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keyp
     dataDir: cfg.dataDir,
     devFile: VERIFIER_DEV_KEY_FILE,
   });
-  if (key.publicKeyBase58 === operator.publicKeyBase58) throw new ConfigError("VERIFIER_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY");
+  // SECURITY: a verdict signature must never be mistaken for a receipt signature.
+  refuseSharedKeys([ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("VERIFIER_SECRET_KEY", key)]);
   return key;
 }
 
-/** The keys `cfg` names, loaded lazily: a route that signs nothing never reads a key file. */
+/**
+ * The keys `cfg` names, loaded lazily: a route that signs nothing never reads a key file. Each refuses the operator
+ * key it is compared with on load; that no two roles share a key at all is checked at start-up (check-service-keys.ts).
+ */
 export function createServiceKeys(cfg: Config): ServiceKeys {
   let operator: Ed25519Keypair | undefined;
   let verifier: Ed25519Keypair | undefined;

@@ -5,6 +5,7 @@ import "server-only";
 import { ConfigError, type Config } from "../env";
 import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
+import { ed25519RoleKey, refuseSharedKeys } from "../keys/refuse-shared-keys";
 import { formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifierKey } from "../verify";
 
 export const LOG_DEV_KEY_FILE = "log-key.json";
@@ -44,7 +45,7 @@ export function parseWitnessKeys(text: string): NoteVerifierKey[] {
 export function loadLogIdentity(cfg: Config, operator: Ed25519Keypair): LogIdentity {
   const keypair = loadSigningKey({ envVar: "LOG_SECRET_KEY", value: cfg.LOG_SECRET_KEY, isProduction: cfg.isProduction, dataDir: cfg.dataDir, devFile: LOG_DEV_KEY_FILE });
   // SECURITY: a checkpoint signature must never double as a receipt signature, nor the other way round.
-  if (keypair.publicKeyBase58 === operator.publicKeyBase58) throw new ConfigError("LOG_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY");
+  refuseSharedKeys([ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("LOG_SECRET_KEY", keypair)]);
   const origin = cfg.LOG_ORIGIN ?? defaultLogOrigin(cfg.baseUrl);
   const verifierKey = formatVerifierKey(origin, keypair.publicKey);
   return { origin, keypair, verifierKey, keyId: parseVerifierKey(verifierKey)!.keyId, witnesses: parseWitnessKeys(cfg.LOG_WITNESS_KEYS) };
