@@ -55,11 +55,3 @@ describe("serviceDidNotAnswer()", () => {
     expect(fetchFailureReason(Object.assign(new TypeError("fetch failed"), { cause: { errors: [{ code: "ECONNREFUSED" }, { code: "ECONNREFUSED" }] } }))).toBe("connection refused");
   });
 });
-
-describe("isLoopbackEndpoint()", () => {
-  it("takes only a service on this machine, whose advertised chain RPC verify may use", async () => {
-    const { isLoopbackEndpoint } = await import("./commands/verify");
-    for (const local of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]:3000", "http://app.localhost"]) expect(isLoopbackEndpoint(local), local).toBe(true);
-    for (const remote of ["https://signet.example", "http://10.0.0.2:3000", "http://localhost.example.com", "http://127.0.0.1.nip.io"]) expect(isLoopbackEndpoint(remote), remote).toBe(false);
-  });
-});

@@ -53,7 +53,8 @@ export async function runChat(argv: string[]): Promise<number> {
     base: cfg.evmRpcUrl.base,
   }[networkId];
   const toService = serviceFetch(endpoint);
-  const rpc = values.rpc ?? (await advertisedRpc(endpoint, network.caip2, toService).catch(() => null))?.rpc ?? configuredRpc;
+  const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, toService).catch(() => null);
+  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? configuredRpc;
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const payer =
     network.family === "evm"

@@ -72,7 +72,7 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const endpoint = resolveEndpoint(values.endpoint);
   // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, NETWORKS[networkId].caip2, serviceFetch(endpoint)).catch(() => null);
-  const rpc = values.rpc ?? advertised?.rpc ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
+  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
   if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
   const signer = await signerFromKeypair(await keypairFrom(values.keypair));
   const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, serviceFetch(endpoint), { paymentId });

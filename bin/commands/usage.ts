@@ -13,8 +13,8 @@ export const VERIFY_USAGE =
   "signet verify --receipt FILE --prompt FILE --response FILE [--operator-key BASE58] [--endpoint URL] [--rpc URL] [--offline] [--signature-only]\n" +
   "    [--log [--log-key VKEY] [--witness VKEY]… [--quorum N] [--log-wait SEC]]\n" +
   "  --response: the chat-completion JSON, a streamed answer's JSON array of chunks, or its concatenated text.\n" +
-  "  --rpc: the chain RPC that checks the payment; default: the one the service's /.well-known/x402 names for the\n" +
-  "    receipt's network, else the network's public RPC.\n" +
+  "  --rpc: the chain RPC that checks the payment; default: the network's public RPC, or, when --endpoint is this\n" +
+  "    machine (127.0.0.0/8, [::1] or localhost), the one its /.well-known/x402 names if that is 127.0.0.0/8 or [::1].\n" +
   "  --log: also check that the receipt is in the service's receipt log, under a checkpoint signed by the log key.";
 
 const KEYGEN_USAGE = "signet keygen [--evm] [--out FILE]";

@@ -1,6 +1,6 @@
 // `signet verify`: runs the verifier library on files and prints its result as JSON. Without --rpc, a paid receipt's
-// payment is checked through the RPC the service's /.well-known/x402 names for its network (outside production, the
-// local chain the service pays on), else through the network's public RPC.
+// payment is checked through the RPC the service's /.well-known/x402 names for its network when both the service and
+// that RPC are on this machine (the local chain a dev service pays on), else through the network's public RPC.
 // Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
 import { parseArgs } from "node:util";
 import { serverVerifier } from "../../server/keys/server-verifier";
@@ -8,7 +8,7 @@ import { parseReceiptText, VerifierFetchError, VerifyInputError, verifyReceiptIn
 import { verifyEd25519Node } from "../../server/keys/node-ed25519";
 import { fetchLogKey, fetchReceiptProof, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
 import { jsonOrText, logFetchFailure, readTextFile, resolveEndpoint, UsageError, watchedServiceFetch } from "../cli-support";
-import { advertisedRpc } from "./advertised-rpc";
+import { advertisedRpc, isLoopbackService, trustAdvertisedRpc } from "./advertised-rpc";
 import { VERIFY_USAGE } from "./usage";
 
 /** Runs the command; returns the exit code. */
@@ -73,17 +73,12 @@ export async function runVerify(argv: string[]): Promise<number> {
   }
 }
 
-/** True when `endpoint` is a service on this machine: localhost, 127.0.0.0/8 or ::1. */
-export function isLoopbackEndpoint(endpoint: string): boolean {
-  const host = new URL(endpoint).hostname;
-  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /**
- * The RPC the service at `endpoint` names in its /.well-known/x402 for the network of the receipt's payment, or
- * undefined (a prepaid receipt, a service not on this machine, no such RPC published, or, with a pinned operator key,
- * a service that did not answer: the verifier then uses the network's public RPC). Says on stderr which RPC it chose: the service named it, and
- * --rpc pins another.
+ * The RPC the service at `endpoint` names in its /.well-known/x402 for the network of the receipt's payment, when
+ * trustAdvertisedRpc() takes it; else undefined (a prepaid receipt, a service not on this machine, no such RPC published,
+ * an RPC not on this machine, a redirect, or, with a pinned operator key, a service that did not answer): the verifier
+ * then uses the network's public RPC. Says on stderr which RPC it chose, or why it did not take the one the service
+ * named; --rpc pins another.
  */
 async function discoveredRpc(
   receipt: Record<string, unknown>,
@@ -94,19 +89,27 @@ async function discoveredRpc(
   const payment = receipt.payment;
   const network = typeof payment === "object" && payment !== null ? (payment as { network?: unknown }).network : undefined;
   if (typeof network !== "string") return undefined;
-  // SECURITY: the chain is the check that does not trust the service; an RPC a remote service names could vouch for a
-  // payment that never landed. Only a service on this machine (its own local chains) is asked which RPC to use.
-  if (!isLoopbackEndpoint(endpoint)) return undefined;
-  let found;
+  // SECURITY: a service not on this machine is not even asked (trustAdvertisedRpc would refuse whatever it named).
+  if (!isLoopbackService(endpoint)) return undefined;
+  let advertised;
   try {
-    found = await advertisedRpc(endpoint, network, serviceFetch);
+    advertised = await advertisedRpc(endpoint, network, serviceFetch);
   } catch {
     if (serviceNeeded) throw new VerifierFetchError("operator_key_unavailable", `${endpoint}/.well-known/x402 could not be reached`);
     return undefined;
   }
-  if (!found) return undefined;
-  process.stderr.write(`signet: checking the payment through ${found.rpc}, the RPC ${found.source} names for ${network} (pass --rpc to use another)\n`);
-  return found.rpc;
+  const trust = trustAdvertisedRpc(endpoint, advertised);
+  const fallback = `checking the payment through the network's public RPC (pass --rpc to use another)`;
+  if (trust.ok) {
+    process.stderr.write(`signet: checking the payment through ${trust.rpc}, the RPC ${trust.source} names for ${network} (pass --rpc to use another)\n`);
+    return trust.rpc;
+  }
+  if (advertised.ok && trust.reason === "rpc_not_loopback") {
+    process.stderr.write(`signet: not using ${advertised.rpc}, the RPC ${advertised.source} names for ${network}: an RPC a service names is taken only at a loopback address (127.0.0.0/8 or [::1]); ${fallback}\n`);
+  } else if (!advertised.ok && advertised.reason === "redirected") {
+    process.stderr.write(`signet: ${advertised.source} answered ${advertised.status}, a redirect to ${advertised.location ?? "nowhere"}: not followed (the RPC must be the service's own answer); ${fallback}\n`);
+  }
+  return undefined;
 }
 
 type LogVerdict = { ok: true; log_index: number; tree_size: number; log_key: string; cosigned_by: string[] } | { ok: false; reason: string };
