@@ -4,6 +4,9 @@
 // new root itself from them, re-verifies each entry's receipt signature under the operator key, and compares its view
 // with other views it is given (another monitor's state, a witness's checkpoint). Any split view, inconsistency or
 // unverifiable entry is a finding; the CLI exits 1 with the report.
+// An inference logged twice is a finding too, across rounds: the state file also keeps a fingerprint of the inference id
+// of each of the last MONITOR_REMEMBERED_ENTRIES (2^20) entries verified, so a repeat is caught however many rounds
+// later it is logged, as long as its original is among those entries; an older original is no longer remembered.
 import "server-only";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -28,6 +31,7 @@ import {
   type CompactRange,
 } from "../verify";
 import { fetchCheckpoint, fetchTile, LogFetchError } from "./log-client";
+import { decodeRemembered, encodeRemembered, findRepeatedInferences, rememberInferences, type RememberedIds } from "./remember-inference-ids";
 
 type FindingKind = "bad_checkpoint_signature" | "log_shrank" | "split_view" | "inconsistent" | "entry_mismatch" | "unverifiable_entry" | "duplicate_entry";
 
@@ -47,6 +51,11 @@ interface MonitorState {
   range: string[];
   /** The checkpoint note last verified (evidence if the log later contradicts it). */
   checkpoint: string;
+  /**
+   * base64 fingerprints of the inference ids of the last entries up to `size`, 16 bytes each, oldest first (see
+   * remember-inference-ids). Absent in a state written before the monitor remembered them: none remembered.
+   */
+  seen?: string;
 }
 
 export interface MonitorOptions {
@@ -88,6 +97,13 @@ const b64 = (s: string) => {
   return bytes;
 };
 
+/** The inference ids the state remembers (none without a state). */
+function rememberedOf(state: MonitorState | null): RememberedIds {
+  const remembered = decodeRemembered(state?.seen, state?.size ?? 0);
+  if (!remembered) throw new Error("monitor state is corrupt: its remembered inference ids are not whole base64 fingerprints");
+  return remembered;
+}
+
 /** Runs one monitoring round. Saves the new state only when the round found nothing wrong. */
 export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
   const findings: Finding[] = [];
@@ -121,6 +137,7 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
 
   // Every new entry, hashed here: the root recomputed from them and the verified compact range must be the signed one.
   const range: CompactRange = state ? { size: state.size, hashes: state.range.map(b64) } : { size: 0, hashes: [] };
+  const remembered = rememberedOf(state);
   const entries: { index: number; entry: Uint8Array }[] = [];
   for (let start = previous.size; start < current.size; start = (Math.floor(start / TILE_WIDTH) + 1) * TILE_WIDTH) {
     const bundle = tileFor(0, start, current.size);
@@ -137,7 +154,7 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
     for (const index of culprits) findings.push({ kind: "entry_mismatch", index, detail: `entry ${index} does not hash to leaf ${index} of the signed tree: the entry was rewritten after it was logged` });
     if (culprits.length === 0) findings.push({ kind: "entry_mismatch", detail: `the entries ${previous.size}..${current.size - 1} do not hash to the signed root` });
   }
-  const seen = new Set<string>();
+  const logged: { index: number; inferenceId: string }[] = [];
   for (const { index, entry } of entries) {
     const decoded = decodeReceiptEntry(entry);
     if (!decoded) {
@@ -147,13 +164,17 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
     if (!checkEd25519(verifyEd25519Node, decoded.signedBytes, decoded.receipt.service_signature, opts.operatorKey)) {
       findings.push({ kind: "unverifiable_entry", index, detail: `entry ${index} (inference ${String(decoded.receipt.inference_id)}): its receipt signature does not verify under the operator key` });
     }
-    const id = String(decoded.receipt.inference_id);
-    if (seen.has(id)) findings.push({ kind: "duplicate_entry", index, detail: `entry ${index}: inference ${id} is logged twice` });
-    seen.add(id);
+    logged.push({ index, inferenceId: String(decoded.receipt.inference_id) });
+  }
+  // Against this round's earlier entries and the ones remembered from earlier rounds alike.
+  for (const repeat of findRepeatedInferences(remembered, logged)) {
+    findings.push({ kind: "duplicate_entry", index: repeat.index, detail: `entry ${repeat.index}: inference ${repeat.inferenceId} is logged twice (first at entry ${repeat.firstIndex})` });
   }
   await compareViews(opts, current, findings);
   if (findings.length === 0) {
-    writeState(opts.stateFile, { origin: current.origin, size: current.size, root: encodeBase64(current.root), range: next.hashes.map(encodeBase64), checkpoint: note });
+    // No finding: every entry decoded, so `logged` is every entry from previous.size on, in order.
+    const seen = encodeRemembered(rememberInferences(remembered, logged.map((e) => e.inferenceId)));
+    writeState(opts.stateFile, { origin: current.origin, size: current.size, root: encodeBase64(current.root), range: next.hashes.map(encodeBase64), checkpoint: note, seen });
   }
   return report(entries.length);
 }

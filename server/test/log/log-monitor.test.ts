@@ -1,8 +1,8 @@
 // The receipt log's outside checkers, run as users run them (`node bin/signet.mjs …` against the routes over real
 // HTTP): `signet verify --log` proves a receipt's inclusion (and a witness quorum); `signet log witness` cosigns only
 // consistent checkpoints and the service publishes its cosignature; `signet log monitor` follows the log and catches
-// an entry rewritten in the database, a history rewritten and re-signed with the log key, and a forked checkpoint
-// served to a second monitor.
+// an entry rewritten in the database, a history rewritten and re-signed with the log key, a forked checkpoint
+// served to a second monitor, and an inference logged again in a later round than its original.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,7 +16,7 @@ import { operatorKeypair } from "../support/env";
 import { logIdentity } from "../support/env";
 import { publishLog, signCheckpoint } from "../../transparency/publish-log";
 import { witnessVerifierKey } from "../../transparency/witness-log";
-import { leafHash, newSubtrees, nodeHash, parseReceiptText, rootOfLeaves } from "../../verify";
+import { encodeEntryBundle, encodeReceiptEntry, leafHash, newSubtrees, nodeHash, parseReceiptText, parseTilePath, rootOfLeaves, TILE_WIDTH } from "../../verify";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 import { runSignet } from "../support/signet-cli";
@@ -178,3 +178,47 @@ describe("signet verify --log, log witness and log monitor", () => {
 });
 
 const db = () => stack.tdb.prisma;
+
+/** A log served from memory (up to one tile, 256 entries): these receipts' entries in order, under checkpoints signed with the log key. */
+async function serveLog(receipts: readonly Record<string, unknown>[]): Promise<{ url: string; append: (...more: Record<string, unknown>[]) => void; close: () => Promise<void> }> {
+  const entries = receipts.map(encodeReceiptEntry);
+  const server = http.createServer((req, res) => {
+    const leaves = entries.map(leafHash);
+    if (req.url === "/log/checkpoint") return void res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(signCheckpoint(logIdentity(), leaves.length, rootOfLeaves(leaves)));
+    const tile = req.url?.startsWith("/log/tile/") ? parseTilePath(req.url.slice("/log/tile/".length).split("/")) : null;
+    const from = (tile?.index ?? 0) * TILE_WIDTH;
+    if (tile?.level === "entries") return void res.writeHead(200).end(encodeEntryBundle(entries.slice(from, from + tile.width)));
+    if (tile?.level === 0) return void res.writeHead(200).end(Buffer.concat(leaves.slice(from, from + tile.width)));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    append: (...more) => entries.push(...more.map(encodeReceiptEntry)),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe("signet log monitor across rounds", () => {
+  it("reports an inference logged again in a later round than its original as duplicate_entry", async () => {
+    const receipts = [await call(), await call(), await call()];
+    const log = await serveLog(receipts);
+    const watch = () => signet("log", "monitor", "--endpoint", log.url, "--log-key", logIdentity().verifierKey, "--operator-key", operatorKeypair().publicKeyBase58, "--state", path.join(dir, "rounds.json"));
+    try {
+      const first = await watch();
+      expect(first.stdout).toContain("at size 3 (was 0); 3 new entries checked");
+      expect(first.code).toBe(0);
+      // The second round reads entries 3 and 4: a new receipt, then entry 1's again.
+      log.append(await call(), receipts[1]!);
+      const second = await watch();
+      expect(second.stdout).toContain(`FAILED: ${log.url}/log: 1 finding(s) at size 5 (last verified size 3)`);
+      expect(second.stdout).toContain(`duplicate_entry [entry 4]: entry 4: inference ${String(receipts[1]!.inference_id)} is logged twice (first at entry 1)`);
+      expect(second.code).toBe(1);
+    } finally {
+      await log.close();
+    }
+  });
+});
