@@ -1,8 +1,9 @@
 // The HTTP server in front of Next for `npm start` and `npm run dev` (spawned by bin/start.ts and bin/dev.ts): plain
-// node:http that stamps each request with the connection's own address (server/http/peer-address.ts), then Next's
-// request handler. Usage: serve-next.ts <dev|start> with the options its launcher (bin/start.ts, bin/dev.ts) read
-// from the config (bin/serve-next-args.ts). Loaded without the react-server condition, so it imports nothing that is
-// server-only.
+// node:http (server/http/front-server.ts) that bounds how long a client may take to send a request, refuses a request
+// target that is not a path, makes every answer refuse framing and stamps each request with the connection's own
+// address, then Next's request handler. Usage: serve-next.ts <dev|start> with the options its launcher (bin/start.ts,
+// bin/dev.ts) read from the config (bin/serve-next-args.ts). Loaded without the react-server condition, so it imports
+// nothing that is server-only.
 // SIGTERM (or SIGINT) drains: readiness turns 503 at once, no new connection or request is taken, the requests in
 // flight get up to SHUTDOWN_GRACE_MS to finish, then the process exits 0.
 // On a production build (`start`) the hot API routes and the receipt log's read routes go straight to their built route
@@ -12,7 +13,7 @@ import path from "node:path";
 import next from "next";
 import { createDrainTracker, drainOnSignals } from "../server/health/drain-server";
 import { directHandler, loadDirectApiRoutes } from "../server/http/direct-api-routes";
-import { createPeerAddressServer } from "../server/http/peer-address";
+import { createFrontServer } from "../server/http/front-server";
 import { serveFetchRoute } from "../server/http/serve-fetch-route";
 import { edgeShutdown } from "../server/runtime/route-edge";
 import { parseFrontServerArgs } from "./serve-next-args";
@@ -23,7 +24,7 @@ const dev = mode === "dev";
 // The drain flag the routes' readiness reads (the route edge's: Next's route bundles are another module instance).
 const tracker = createDrainTracker(edgeShutdown);
 // Requests are only accepted after `listen`, by which time `handle` and `direct` are set.
-const server = createPeerAddressServer(
+const server = createFrontServer(
   tracker.handle((req, res) => {
     const route = directHandler(direct, req.method, req.url);
     return route ? serveFetchRoute(route, req, res) : handle(req, res);

@@ -12,7 +12,11 @@ test("/docs renders the API reference from the service's own OpenAPI document, w
     if (res.url() === `${BASE}/redoc-logo-mini.svg`) logo.push(res.status());
   });
   const res = await page.goto("/docs");
-  expect(res?.headers()["content-security-policy"]).toContain("default-src 'self'");
+  const headers = await res!.allHeaders();
+  expect(headers["content-security-policy"]).toContain("default-src 'self'");
+  // No site may frame it: the front server merges frame-ancestors into the route's own policy (one policy, not two).
+  expect(headers["content-security-policy"]).toMatch(/; frame-ancestors 'none'$/);
+  expect(headers["x-frame-options"]).toBe("DENY");
   await expect(page.getByRole("heading", { name: "Signet API (v1)" })).toBeVisible({ timeout: 20_000 });
   await expect(page.getByRole("heading", { name: "Paid chat completion (x402, one payment per call)" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "x402 discovery: the paid resources, networks, keys and verifier" })).toBeVisible();

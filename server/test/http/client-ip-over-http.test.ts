@@ -1,4 +1,4 @@
-// The per-IP grant cap through the real custom server (server/http/peer-address.ts, what bin/serve-next.ts puts in
+// The per-IP grant cap through the real custom server (server/http/front-server.ts, what bin/serve-next.ts puts in
 // front of Next) over HTTP: what a client writes in X-Forwarded-For, or in the peer-address header itself, never
 // changes the IP a request is counted under; only configured proxy hops are read from X-Forwarded-For.
 import http from "node:http";
@@ -7,7 +7,8 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as challengeRoute } from "@/app/api/v1/grants/challenge/route";
 import { POST as grantRoute } from "@/app/api/v1/grants/route";
-import { createPeerAddressServer, PEER_ADDRESS_HEADER } from "../../http/peer-address";
+import { createFrontServer } from "../../http/front-server";
+import { PEER_ADDRESS_HEADER } from "../../http/peer-address";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { signDetached } from "../../receipts/sign-receipt";
 import { withEnv } from "../support/env";
@@ -23,7 +24,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 beforeAll(async () => {
   stack = await startDbStack({ SERVICE_GRANT_MAX_PER_IP: "3", SERVICE_GRANT_BUDGET_DAILY_USDC: "100" });
   // Stands in for Next's request handler: the same route modules, reached after the custom server stamped the peer.
-  server = createPeerAddressServer((req, res) => {
+  server = createFrontServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {

@@ -1,4 +1,4 @@
-// The front server's drain as its own process, for the SIGTERM test: the same peer-address server, drain tracker and
+// The front server's drain as its own process, for the SIGTERM test: the same front server, drain tracker and
 // signal handling as bin/serve-next.ts, with the real prepaid and models route handlers in place of Next's (Next's
 // dev server cannot run from a git worktree whose node_modules is a symlink). Prints `ready <url>` once it listens.
 import type { AddressInfo } from "node:net";
@@ -7,12 +7,12 @@ import { GET as models } from "@/app/api/v1/models/route";
 import { edgeShutdown, routeRuntime } from "../../runtime/route-edge";
 import { testKnob } from "../support/env";
 import { createDrainTracker, drainOnSignals } from "../../health/drain-server";
-import { createPeerAddressServer } from "../../http/peer-address";
+import { createFrontServer } from "../../http/front-server";
 import { answerWithRoute } from "../support/route-adapter";
 
 await routeRuntime();
 const tracker = createDrainTracker(edgeShutdown);
-const server = createPeerAddressServer(
+const server = createFrontServer(
   tracker.handle(
     (req, res) =>
       new Promise<void>((done) => {
