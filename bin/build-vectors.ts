@@ -298,6 +298,19 @@ function responsesObject(text: string) {
     usage: { input_tokens: 12, output_tokens: 2, total_tokens: 14 },
   };
 }
+/**
+ * A prompt and an answer of odd content. The prompt holds U+0000, a lone surrogate (which a client may send: JSON can
+ * escape it), U+2028 and a BOM; the answer holds U+0000 and U+FFFD, which is what the service sends for a lone
+ * surrogate a model answered (UTF-8 cannot carry one), with U+2028, U+2029, a BOM and text that only looks like escapes.
+ */
+const ODD_MESSAGES = [{ role: "user", content: "nul:\u0000 lone:\ud800 sep:\u2028 bom:\ufeff looks-escaped:\\u0000" }];
+const ODD_ANSWER = "nul:\u0000 sent-for-a-lone-surrogate:\ufffd seps:\u2028\u2029 bom:\ufeff looks-escaped:\\ud800 emoji:\ud83d\ude00";
+/**
+ * ODD_MESSAGES' canonical JSON, written out by hand, not computed: keys sorted, no whitespace, strings as
+ * JSON.stringify writes them (U+0000 and a lone surrogate escaped as \u0000 and \ud800, in lower case; U+2028 and a
+ * BOM raw; a backslash doubled).
+ */
+const ODD_PROMPT_CANONICAL = '[{"content":"nul:\\u0000 lone:\\ud800 sep:\u2028 bom:\ufeff looks-escaped:\\\\u0000","role":"user"}]';
 const baseRequest = { model: "local/echo-1", messages: MESSAGES, stream: true };
 const prepaidRequest = { prompt: "What is the capital of France?" };
 const prepaidResponse = { result: "Paris." };
@@ -307,6 +320,7 @@ function vectorCases(): VectorCase[] {
   const solana = solanaReceipt(1);
   const base = baseReceipt(2);
   const prepaid = prepaidReceipt(3);
+  const odd = signReceipt(buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })), OPERATOR);
   const responses = signReceipt(buildReceipt(facts(36, { payment: solanaPayment, prompt: { messages: RESPONSES_MESSAGES } })), OPERATOR);
   const legacy = resigned(prepaidReceipt(4), (r) => ({ ...r, prompt_hash: legacyPromptHashOfMessages(MESSAGES) }));
   const otherKeyReceipt = signReceipt(buildReceipt(facts(9, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })), OTHER_OPERATOR);
@@ -389,6 +403,20 @@ function vectorCases(): VectorCase[] {
       ),
     },
     prepaidCase("prepaid-001", prepaid, valid("Prepaid receipt (no payment block): checks 4 and 5 are vacuously true and no network is touched. The prompt is a raw string.", prepaid)),
+    {
+      name: "prepaid-odd-content-001",
+      receipt: odd,
+      request: { messages: ODD_MESSAGES },
+      response: chatCompletion(ODD_ANSWER),
+      expected: {
+        ...valid(
+          "Prepaid receipt over odd content. The prompt holds U+0000, a lone surrogate, U+2028 and a BOM; its hash is over canonical JSON with strings as JSON.stringify writes them (U+0000 as \\u0000, a lone surrogate as \\ud800, U+2028 and the BOM raw). The answer holds U+0000 and U+FFFD (the service sends a lone surrogate a model answered as U+FFFD), U+2028, U+2029, a BOM and text that looks like an escape; its hash is over its UTF-8 bytes.",
+          odd,
+        ),
+        prompt_hash_expected: bytesToHex(sha256(utf8ToBytes(ODD_PROMPT_CANONICAL))),
+        response_hash_expected: bytesToHex(sha256(utf8ToBytes(ODD_ANSWER))),
+      },
+    },
     {
       name: "prepaid-legacy-prompt-001",
       receipt: legacy,
