@@ -15,7 +15,7 @@ import { createDrainTracker, drainOnSignals } from "../server/health/drain-serve
 import { directHandler, loadDirectApiRoutes } from "../server/http/direct-api-routes";
 import { createFrontServer } from "../server/http/front-server";
 import { serveFetchRoute } from "../server/http/serve-fetch-route";
-import { edgeShutdown } from "../server/runtime/route-edge";
+import { edgeShutdown, flushRouteRecords } from "../server/runtime/route-edge";
 import { parseFrontServerArgs } from "./serve-next-args";
 
 const { mode, port, hostname, graceMs, distDir: dist, direct: directOn } = parseFrontServerArgs(process.argv.slice(2));
@@ -41,4 +41,14 @@ server.listen(port, () => {
   if (direct.size > 0) console.log(`signet: served straight from their built handlers: ${[...direct.keys()].join(", ")}`);
 });
 
-drainOnSignals(server, tracker, graceMs, () => app.close());
+/**
+ * How long a draining process keeps trying to write the records of calls it answered while the database was away: a
+ * record left behind means that call's takeover asks the model again. Well inside an orchestrator's 30 s SIGKILL.
+ */
+const RECORD_FLUSH_MS = 5_000;
+
+drainOnSignals(server, tracker, graceMs, async () => {
+  const left = await flushRouteRecords(RECORD_FLUSH_MS);
+  if (left > 0) console.error(`signet: ${left} answered call(s) could not be recorded before exit; their payments are left to their lease`);
+  await app.close();
+});

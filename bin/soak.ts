@@ -1,9 +1,9 @@
-// `npm run soak -- --calls 2000 [--agents 50] [--instances 1] [--seed N] [--no-faults] [--adversary]`: the whole service offline
+// `npm run soak -- --calls 2000 [--agents 50] [--instances 1] [--seed N] [--no-faults] [--content-faults] [--adversary]`: the whole service offline
 // under a flaky-chain fault profile and thousands of mixed calls; prints a summary and exits 1 when an invariant fails.
 import { parseArgs } from "node:util";
 import { runSoak } from "../devtools/soak/run-soak";
 
-const HELP = `usage: npm run soak -- --calls N [--agents N] [--instances N] [--seed N] [--kill-midway] [--no-faults] [--adversary]
+const HELP = `usage: npm run soak -- --calls N [--agents N] [--instances N] [--seed N] [--kill-midway] [--no-faults] [--content-faults] [--adversary]
 
 Starts, offline: a fresh PostgreSQL database (on TEST_DATABASE_URL's server, default postgresql://postgres@127.0.0.1:5432/postgres),
 the local chains at real timing (Solana devnet and mainnet: 400 ms slots; anvil as Base Sepolia and Base: 2 s blocks),
@@ -20,7 +20,10 @@ Default fault profile (--no-faults turns it off), seeded from --seed:
   Base:   2% of transactions dropped, 10% mined 1-10 s late, a reorg of depth 1-2 after 3% of blocks,
           the same HTTP faults
 
-Exits 1 when an invariant fails: reconcile drift; a settled payment not credited exactly once; two relayed EVM
+--content-faults makes a seeded 30% of the prompts (which the built-in model echoes) and of the provider's answers carry
+U+0000, a lone surrogate, U+2028/2029, a BOM or a text escape: stored, hashed, streamed and replayed like any other.
+
+Exits 1 when an invariant fails: reconcile drift; the provider answering one paid remote call more than once; a settled payment not credited exactly once; two relayed EVM
 transactions sharing a nonce; a 5xx other than 502 upstream_error/chain_unavailable/settlement_pending and 503; an
 agent whose USDC spent differs from what its settled payments credited; one payment header served twice.
 
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     "kill-midway": { type: "boolean", default: false },
     "no-faults": { type: "boolean", default: false },
+    "content-faults": { type: "boolean", default: false },
     adversary: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
@@ -63,6 +67,7 @@ const opts = {
   instances: int("instances", values.instances, 1),
   seed: int("seed", values.seed, 0),
   faults: !values["no-faults"],
+  contentFaults: values["content-faults"],
   killMidway: values["kill-midway"],
   adversary: values.adversary,
 };

@@ -17,7 +17,8 @@ import { readStreamedAnswer } from "../../server/streaming/read-sse";
 import { promptHashOfMessages } from "../../server/verify";
 import { decodePaymentHeader } from "../../server/x402/payment-headers";
 import { paymentIdempotencyKey } from "../../server/x402/idempotency-key";
-import { inferenceIdOfReceiptHeader, prng, type PaidNetwork, type Sighting } from "./run-workload";
+import { prng } from "./prng";
+import { inferenceIdOfReceiptHeader, type PaidNetwork, type Sighting } from "./run-workload";
 import { STATE } from "../../server/payments/payment-states";
 
 /** What the adversary tries. Each is a way to be served or credited with a payment he did not make for that request. */

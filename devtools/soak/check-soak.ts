@@ -249,7 +249,15 @@ export async function checkSoak(stack: SoakStack, agents: Agent[], records: Call
     if (report.drift !== 0) for (const n of report.networks) for (const m of n.mismatches) failures.push(`drift ${n.network}: ${m.kind} ${m.transaction}: ${m.detail}`);
   }
   lines.push(await checkReceiptLog(prisma, stack.env.LOG_SECRET_KEY!, failures));
-  lines.push(`provider: ${stack.providerCalls.ok} answered, ${stack.providerCalls.failed} failed on purpose`);
+  // One upstream answer per paid remote call, however its answer was retried, recorded or replayed.
+  const answeredTwice = [...stack.providerAnswers].filter(([, n]) => n > 1);
+  for (const [marker, n] of answeredTwice.slice(0, 10)) failures.push(`the provider answered one paid call ${n} times (${marker})`);
+  lines.push(`provider: ${stack.providerCalls.ok} answered, ${stack.providerCalls.failed} failed on purpose; paid remote calls answered more than once: ${answeredTwice.length}`);
+  const nasty = records.filter((r) => r.nasty);
+  if (nasty.length > 0 || stack.providerNasty.answers > 0) {
+    const served = nasty.filter((r) => /^(served|credited)/.test(r.outcome)).length;
+    lines.push(`content faults: ${nasty.length} calls asked with U+0000, a lone surrogate or kin (${served} served, the rest as their kind's other calls ended); ${stack.providerNasty.answers} provider answers carried one`);
+  }
   lines.push(failures.length ? `INVARIANTS FAILED (${failures.length}):` : "invariants: all held");
   for (const f of failures.slice(0, 40)) lines.push(`  - ${f}`);
   if (failures.length > 40) lines.push(`  … and ${failures.length - 40} more`);

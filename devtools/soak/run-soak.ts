@@ -19,6 +19,8 @@ export interface SoakRunOptions {
   instances: number;
   seed: number;
   faults?: boolean;
+  /** The content fault profile (content-faults.ts): prompts and answers carrying NUL, lone surrogates and their kin. */
+  contentFaults?: boolean;
   /** SIGKILL one instance when half the calls are made, and start it again. */
   killMidway?: boolean;
   /** Run the adversary (adversary.ts) beside the honest agents, and check its invariants too. */
@@ -44,6 +46,7 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     instances: opts.instances,
     seed: opts.seed,
     faults: opts.faults ?? true,
+    contentFaults: opts.contentFaults ?? false,
     agents: { solana: agents.map((a) => a.solana), evm: agents.map((a) => a.evmAddress), usdcUnits: AGENT_USDC_UNITS },
     log,
   });
@@ -80,6 +83,7 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     const records = await runWorkload(stack, agents, {
       calls: opts.calls,
       seed: opts.seed,
+      contentFaults: opts.contentFaults ?? false,
       log,
       ...(adversary ? { observe: adversary.it.observe } : {}),
       onMidway: opts.killMidway

@@ -15,6 +15,8 @@ import { createEvmPayingFetch, createPayingFetch } from "../../server/agent/payi
 import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../../server/streaming/read-sse";
+import { withNastyContent } from "./content-faults";
+import { prng } from "./prng";
 import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL, SOAK_PAYMENT_LEASE_MS, type SoakStack } from "./soak-stack";
 
 type OpKind = "paid" | "stream" | "prepaid" | "topup" | "replay" | "unserved";
@@ -57,6 +59,8 @@ export interface CallRecord {
   transactions: string[];
   /** Sends of one header that were each served (more than one for one header is a bug). */
   servedSends: number;
+  /** Its prompt carried a piece of the content fault profile (the built-in model's answer echoes it). */
+  nasty?: boolean;
 }
 
 /**
@@ -85,21 +89,11 @@ export interface WorkloadOptions {
   seed: number;
   /** Told of every send of a payment header and its answer. */
   observe?: (sighting: Sighting) => void;
+  /** The content fault profile (content-faults.ts): a share of the prompts carry NUL, lone surrogates… */
+  contentFaults?: boolean;
   /** Called once when half the calls have been made (the multi-instance test kills an instance then). */
   onMidway?: () => Promise<void>;
   log?: (line: string) => void;
-}
-
-/** Deterministic PRNG (mulberry32) for the mix, so a seed replays the same sequence of choices. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function pick<T>(rand: () => number, weighted: [T, number][]): T {
@@ -286,7 +280,14 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
       return finish(path, body, lastHeader, first, record.instance, stream, record);
     };
 
-    const chatBody = (network: PaidNetwork, content: string, extra: object = {}) => ({ model: "local/echo-1", network, messages: [{ role: "user", content }], ...extra });
+    // The built-in model echoes the prompt: under the content fault profile, its answer carries the prompt's piece.
+    let record: CallRecord | null = null;
+    const content = (text: string) => {
+      const asked = opts.contentFaults ? withNastyContent(text, rand()) : text;
+      if (record && asked !== text) record.nasty = true;
+      return asked;
+    };
+    const chatBody = (network: PaidNetwork, text: string, extra: object = {}) => ({ model: "local/echo-1", network, messages: [{ role: "user", content: content(text) }], ...extra });
 
     const ops: Record<OpKind, (record: CallRecord) => Promise<string>> = {
       async paid(record) {
@@ -308,7 +309,7 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
         return a.status === 200 ? "credited" : label(a);
       },
       async prepaid(record) {
-        const text = JSON.stringify({ model: "local/echo-1", prompt: `prepaid race of agent ${agent.index}`, nonce: newNonce(), timestamp: Date.now(), max_tokens: 32 });
+        const text = JSON.stringify({ model: "local/echo-1", prompt: content(`prepaid race of agent ${agent.index}`), nonce: newNonce(), timestamp: Date.now(), max_tokens: 32 });
         const res = await fetch(`${stack.instances[record.instance]!.url}/api/v1/inference`, {
           method: "POST",
           headers: signRequestHeaders(agent.prepaidKey, "POST", `${SOAK_BASE_URL}/api/v1/inference`, text),
@@ -354,15 +355,16 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
       // Base Sepolia); the mainnets get plain paid calls and replays.
       if (kind === "topup") network = "devnet";
       else if ((kind === "stream" || kind === "unserved") && (network === "mainnet" || network === "base")) network = network === "mainnet" ? "devnet" : "base-sepolia";
-      const record: CallRecord = { kind, network, instance: randomInstance(), outcome: "", statuses: [], ms: 0, transactions: [], servedSends: 0 };
+      const call: CallRecord = { kind, network, instance: randomInstance(), outcome: "", statuses: [], ms: 0, transactions: [], servedSends: 0 };
+      record = call;
       const t0 = performance.now();
       try {
-        record.outcome = await ops[kind](record);
+        call.outcome = await ops[kind](call);
       } catch (err) {
-        record.outcome = `client error: ${(err as Error).message.slice(0, 80)}`;
+        call.outcome = `client error: ${(err as Error).message.slice(0, 80)}`;
       }
-      record.ms = performance.now() - t0;
-      records.push(record);
+      call.ms = performance.now() - t0;
+      records.push(call);
       if (records.length >= nextProgress.at) {
         log(`${records.length}/${opts.calls} calls done`);
         nextProgress.at += Math.max(1, Math.floor(opts.calls / 10));

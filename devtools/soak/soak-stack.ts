@@ -19,6 +19,8 @@ import { openPostgres, type PrismaClient } from "../../server/db";
 import { generateKeypair, type Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { catchClientErrors } from "../../server/db/catch-connection-errors";
 import { startRelayRecorder, type RelayRecorder } from "./record-relays";
+import { isNasty, withNastyContent } from "./content-faults";
+import { prng } from "./prng";
 import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../../server/test/support/fake-provider";
 import { devtoolsSetting, loadDevtoolsEnv, minimalChildEnv } from "../devtools-env";
 
@@ -87,6 +89,10 @@ export interface SoakStack {
   relays: { baseSepolia: RelayRecorder; base: RelayRecorder };
   /** How many requests the fake provider has answered, by whether it failed them. */
   providerCalls: { ok: number; failed: number };
+  /** How often the provider answered each paid remote call (its fail-once marker): more than once is a second service. */
+  providerAnswers: Map<string, number>;
+  /** How many of the provider's answers carried a piece of the content fault profile. */
+  providerNasty: { answers: number };
   facilitator: { solana: string; evm: `0x${string}` };
   metricsToken: string;
   /** The instances' environment (without PORT). */
@@ -103,6 +109,8 @@ export interface SoakStackOptions {
   /** The agents' keys: funded on every chain and allowed on mainnet (SERVICE_ALLOWED_AGENTS). */
   agents: SoakAgentKeys;
   faults?: boolean;
+  /** The content fault profile (content-faults.ts): a share of the provider's answers carry NUL, lone surrogates… */
+  contentFaults?: boolean;
   /** Extra instance environment (e.g. LOCAL_MODEL_STREAM_DELAY_MS). */
   env?: Record<string, string>;
   log?: (line: string) => void;
@@ -260,7 +268,10 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     log(`chains: devnet ${devnet.url}, mainnet ${mainnet.url}, Base Sepolia ${baseSepolia.url}, Base ${base.url}${profiles ? " (faults on)" : ""}`);
 
     const providerCalls = { ok: 0, failed: 0 };
+    const providerAnswers = new Map<string, number>();
+    const providerNasty = { answers: 0 };
     const failedOnce = new Set<string>();
+    const contentRoll = prng(opts.seed ^ 0x5eed);
     const provider = await startFakeProvider(({ raw, body }) => {
       const marker = new RegExp(`${FAIL_ONCE_MARKER} [\\w-]+`).exec(raw)?.[0];
       if (marker && !failedOnce.has(marker)) {
@@ -269,7 +280,10 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
         return failureAnswer;
       }
       providerCalls.ok++;
-      return completionAnswer(body.model, "remote answer from the soak's provider", { prompt_tokens: 12, completion_tokens: 6, cost: 0.00002 });
+      if (marker) providerAnswers.set(marker, (providerAnswers.get(marker) ?? 0) + 1);
+      const text = opts.contentFaults ? withNastyContent("remote answer from the soak's provider", contentRoll()) : "remote answer from the soak's provider";
+      if (isNasty(text)) providerNasty.answers++;
+      return completionAnswer(body.model, text, { prompt_tokens: 12, completion_tokens: 6, cost: 0.00002 });
     });
     closers.push(() => provider.close());
 
@@ -343,6 +357,8 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       provider,
       relays,
       providerCalls,
+      providerAnswers,
+      providerNasty,
       facilitator: { solana: facilitatorKey.publicKeyBase58, evm: evmAddress },
       metricsToken,
       env,

@@ -40,6 +40,7 @@ export function createMetrics() {
     ledgerCharges: new Gauge({ name: "signet_ledger_charges_units", help: "Sum of every captured charge, USDC atomic units", labelNames: ["network"] as const, registers: r }),
     openHolds: new Gauge({ name: "signet_open_holds", help: "Credit holds still held", labelNames: ["network"] as const, registers: r }),
     openHoldUnits: new Gauge({ name: "signet_open_hold_units", help: "USDC atomic units in credit holds still held", labelNames: ["network"] as const, registers: r }),
+    recordsWaiting: new Gauge({ name: "signet_records_waiting", help: "Answered calls of this instance whose record waits for the database (its outbox)", registers: r }),
   };
 }
 

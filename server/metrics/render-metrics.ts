@@ -12,6 +12,7 @@ export async function renderMetrics(runtime: Runtime, authorization: string | nu
   const m = runtime.metrics;
   const health = await readRuntimeHealth(runtime);
   await collectScrapeGauges(m, health, health.database.ok ? runtime.db : null);
+  m.recordsWaiting.set(runtime.state.records.size);
   return { body: await m.registry.metrics(), contentType: m.registry.contentType };
 }
 

@@ -194,6 +194,7 @@ describe("GET /metrics", () => {
     expect(sample(after, "signet_ledger_credits_units", { network: devnet })).toBe(1_000 + 100_000);
     expect(sample(after, "signet_ledger_charges_units", { network: devnet })).toBeGreaterThan(0);
     expect(sample(after, "signet_open_holds", { network: devnet })).toBe(0);
+    expect(sample(after, "signet_records_waiting")).toBe(0);
     expect(sample(after, "signet_fee_payer_balance", { network: devnet, unit: "SOL" })).toBeGreaterThan(9);
     expect(sample(after, "signet_ready")).toBe(1);
     expect(after).toMatch(new RegExp(`^signet_reconcile_drift\\{network="${devnet}"\\} 0$`, "m"));
