@@ -1,6 +1,5 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type LocalServer } from "../../server/test/verify/local-servers";
 import { SOLANA_DEVNET_CAIP2 } from "../../server/verify/networks";
 import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService, trustAdvertisedRpc, type AdvertisedRpc } from "./advertised-rpc";
 
@@ -76,11 +75,11 @@ describe("trustAdvertisedRpc()", () => {
 
 describe("advertisedRpc()", () => {
   const document = JSON.stringify({ networks: [{ network: SOLANA_DEVNET_CAIP2, rpc: "http://127.0.0.1:8899" }] });
-  let elsewhere: Served;
-  let redirecting: Served;
+  let elsewhere: LocalServer;
+  let redirecting: LocalServer;
   beforeAll(async () => {
-    elsewhere = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(document));
-    redirecting = await serve((req, res) => res.writeHead(302, { location: `${elsewhere.url}${req.url}` }).end());
+    elsewhere = await startServer((_req, _body, res) => res.writeHead(200, { "content-type": "application/json" }).end(document));
+    redirecting = await startServer((req, _body, res) => res.writeHead(302, { location: `${elsewhere.url}${req.url}` }).end());
   });
   afterAll(async () => {
     await redirecting?.close();
@@ -103,27 +102,3 @@ describe("advertisedRpc()", () => {
     expect(elsewhere.hits.length).toBe(before);
   });
 });
-
-interface Served {
-  url: string;
-  hits: string[];
-  close(): Promise<void>;
-}
-
-/** A node:http server on 127.0.0.1 that records each request's path. */
-async function serve(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<Served> {
-  const hits: string[] = [];
-  const server = http.createServer((req, res) => {
-    hits.push(req.url ?? "");
-    handler(req, res);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hits,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}

@@ -200,22 +200,7 @@ export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFa
  * was not releasable.
  */
 export async function releaseHold(db: DbClient, holdId: string): Promise<bigint | null> {
-  const rows = await hotQuery<{ balance: bigint | null }>(db, Prisma.sql`
-    WITH hold AS (
-      UPDATE credit_holds SET status = ${"released" satisfies HoldStatus}, settled_at = now()
-      WHERE id = ${holdId}::uuid AND status = 'held' AND payment_id IS NULL
-      RETURNING id, agent_pubkey, network, units
-    ), logged AS (
-      INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
-      SELECT agent_pubkey, network, 'hold_release', units, id FROM hold
-    ), balance AS (
-      UPDATE balances b SET units = b.units + h.units, updated_at = now() FROM hold h
-      WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
-      RETURNING b.units
-    )
-    SELECT (SELECT units FROM balance) AS balance FROM hold`);
-  const row = rows[0];
-  return row ? BigInt(row.balance ?? 0n) : null;
+  return returnHold(db, holdId, null);
 }
 
 /**
@@ -225,14 +210,23 @@ export async function releaseHold(db: DbClient, holdId: string): Promise<bigint 
  * captured or returned already).
  */
 export async function refundHold(db: DbClient, holdId: string, reason: string): Promise<bigint | null> {
-  const rows = await db.$queryRaw<{ balance: bigint | null }[]>`
+  return returnHold(db, holdId, { reason });
+}
+
+/**
+ * A held hold's units back to its agent's spendable balance, with their ledger entry, in one statement: a prepaid
+ * hold (`refund` null), or a paid call's, whose payment the same statement ends `refunded`.
+ */
+async function returnHold(db: DbClient, holdId: string, refund: { reason: string } | null): Promise<bigint | null> {
+  const whose = refund
+    ? Prisma.sql`h.payment_id IS NOT NULL AND EXISTS (SELECT 1 FROM payments p WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving'))`
+    : Prisma.sql`h.payment_id IS NULL`;
+  const rows = await hotQuery<{ balance: bigint | null }>(db, Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds h SET status = ${"released" satisfies HoldStatus}, settled_at = now()
-      WHERE h.id = ${holdId}::uuid AND h.status = 'held' AND h.payment_id IS NOT NULL
-        AND EXISTS (SELECT 1 FROM payments p WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving'))
+      WHERE h.id = ${holdId}::uuid AND h.status = 'held' AND ${whose}
       RETURNING h.id, h.agent_pubkey, h.network, h.units, h.payment_id
-    ), payment AS (${refundedPaymentStatement("hold", reason)}
-    ), logged AS (
+    )${refund ? Prisma.sql`, payment AS (${refundedPaymentStatement("hold", refund.reason)})` : Prisma.empty}, logged AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT agent_pubkey, network, 'hold_release', units, id FROM hold
     ), balance AS (
@@ -240,7 +234,7 @@ export async function refundHold(db: DbClient, holdId: string, reason: string): 
       WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
       RETURNING b.units
     )
-    SELECT (SELECT units FROM balance) AS balance FROM hold`;
+    SELECT (SELECT units FROM balance) AS balance FROM hold`);
   const row = rows[0];
   return row ? BigInt(row.balance ?? 0n) : null;
 }
