@@ -169,8 +169,11 @@ async function recordServed(
   } catch (err) {
     // The outbox writes the capture when the call's answer went out, or is kept for the payer's retry; otherwise
     // (prepaid, or a paid route that keeps no answers) the money of an answer nobody got is given back instead.
-    const keep = how.delivered || answer !== null;
-    throw await notRecorded(ctx, reservation, err, { delivered: how.delivered, kept: keep, bytes: (answer?.length ?? 0) + 4096, write: keep ? () => write().then(() => undefined) : null });
+    const later = async (): Promise<void> => {
+      if (!(await write())) captureLost(reservation);
+    };
+    const bytes = Buffer.byteLength(answer ?? "") + RECORD_OVERHEAD_BYTES;
+    throw await notRecorded(ctx, reservation, err, { delivered: how.delivered, bytes, write: how.delivered || answer !== null ? later : null });
   }
   if (!recorded) throw captureLost(reservation);
   return recorded;
@@ -186,7 +189,7 @@ async function recordAborted(ctx: AppContext, reservation: CallReservation, cut:
   try {
     await inLine(write);
   } catch (err) {
-    await notRecorded(ctx, reservation, err, { delivered: true, kept: true, bytes: 4096, write });
+    await notRecorded(ctx, reservation, err, { delivered: true, bytes: RECORD_OVERHEAD_BYTES, write });
   }
 }
 
@@ -202,6 +205,9 @@ async function inLine<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What an outbox record holds besides its answer: its receipt, its facts and its closures, roughly. */
+const RECORD_OVERHEAD_BYTES = 4096;
+
 /**
  * An answered call whose record failed: refused for good, its money is given back now (or, if the database is away,
  * as soon as it answers); otherwise its record (`write`, or its give-back when there is none) waits in the outbox.
@@ -211,7 +217,7 @@ async function notRecorded(
   ctx: AppContext,
   reservation: CallReservation,
   err: unknown,
-  how: { delivered: boolean; kept: boolean; bytes: number; write: (() => Promise<void>) | null },
+  how: { delivered: boolean; bytes: number; write: (() => Promise<void>) | null },
 ): Promise<AppError> {
   countCall(ctx, reservation, "log_failed");
   const { settlement } = reservation;
@@ -241,7 +247,7 @@ async function notRecorded(
       return settlement.recordRefused(reservation, null);
     }
   }
-  logEvent("call.record_pending", { ...fields, kept: how.kept, reason }, "warn");
+  logEvent("call.record_pending", { ...fields, kept: how.write !== null, reason }, "warn");
   if (how.write) {
     pending(how.write);
     return settlement.recordPending(reservation, { delivered: how.delivered, kept: true, balanceUnits: null });
