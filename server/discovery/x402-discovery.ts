@@ -11,7 +11,7 @@ import { NETWORKS, type NetworkId } from "../chain/networks";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { depositAddressFor } from "../x402/deposit-address";
-import { PAID_RESOURCE_DESCRIPTIONS, paidResourceUrl, type PaidResource } from "../x402/paid-resources";
+import { PAID_RESOURCE_DESCRIPTIONS, paidResourceUrl, SERVICE_TAGS, type PaidResource } from "../x402/paid-resources";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
 import { didWebOf } from "./did-web-document";
 
@@ -55,7 +55,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   };
   return {
     x402Version: 2 as const,
-    service: { name: "Signet", url: baseUrl, openapi: `${baseUrl}/api/v1/openapi.json`, docs: `${baseUrl}/docs` },
+    service: { name: "Signet", tags: [...SERVICE_TAGS], url: baseUrl, openapi: `${baseUrl}/api/v1/openapi.json`, docs: `${baseUrl}/docs` },
     operator_key_url: `${baseUrl}/api/v1/operator-key`,
     did: { id: didWebOf(baseUrl), document: `${baseUrl}/.well-known/did.json` },
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },

@@ -120,7 +120,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
       "Payment required: always `error.code` payment_required. The x402 v2 challenge (PaymentRequired) is in the PAYMENT-REQUIRED header (and X-Payment-Required); the body carries the same requirement in x402 v1's form (`x402Version: 1`, `accepts`). A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `error.reason`; pay the challenge and retry",
     headers: {
       "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON, with its x402 extensions (bazaar, signed offers, payment-identifier)"),
-      "X-Payment-Required": header("The same under its v1 name, without `extensions`"),
+      "X-Payment-Required": header("What paying needs, under the seed's name: base64 JSON of the version, `resource.url` and the requirements (no extensions, no per-challenge blockhash)"),
     },
     content: json(r.paymentErrorSchema),
   };

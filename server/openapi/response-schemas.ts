@@ -60,7 +60,7 @@ export const paymentRequiredSchema = z
   .loose()
   .register(openApiComponents, {
     id: "PaymentRequired",
-    description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED; X-Payment-Required carries it without `extensions`)",
+    description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED; X-Payment-Required carries what paying needs of it)",
   });
 
 const paymentRequirementsV1Schema = z
@@ -96,7 +96,7 @@ export const paymentErrorSchema = z
   .loose()
   .register(openApiComponents, {
     id: "PaymentError",
-    description: "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and in X-Payment-Required without its extensions); the body carries the x402 v1 challenge",
+    description: "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and what paying needs of it in X-Payment-Required); the body carries the x402 v1 challenge",
   });
 
 export const receiptSchema = z
@@ -345,7 +345,7 @@ export const grantResultSchema = z
 export const discoverySchema = z
   .object({
     x402Version: z.literal(2),
-    service: z.object({ name: z.string(), url: z.string(), openapi: z.string(), docs: z.string() }),
+    service: z.object({ name: z.string(), tags: z.array(z.string()).describe("How catalogues file the service"), url: z.string(), openapi: z.string(), docs: z.string() }),
     operator_key_url: z.string(),
     did: z.object({ id: z.string().describe("did:web of SERVICE_BASE_URL's host"), document: z.string().describe("The DID document's URL") }),
     verifier: z.object({ url: z.string(), key_url: z.string() }),

@@ -22,6 +22,7 @@ import { operatorKeyIdAt } from "../discovery/did-web-document";
 import { signEd25519 } from "../keys/node-ed25519";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { logEvent } from "../log";
+import { compactExtensions } from "./compact-extensions";
 import { paidResourceUrl, type PaidResource } from "./paid-resources";
 
 /** Distinct offers kept signed (resource × network × amount × payee); past it the expired go, then all. */
@@ -118,7 +119,8 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
         logEvent("offer_receipt.receipt_failed", { network: settlement.network, transaction: settlement.transaction }, "error");
         return null;
       }
-      return { extensions: { [OFFER_RECEIPT]: data }, receipt };
+      // The settlement response travels in a header a default proxy bounds: the extension goes compact.
+      return { extensions: compactExtensions({ [OFFER_RECEIPT]: data })!, receipt };
     },
   };
 }

@@ -10,12 +10,18 @@ export const PAID_RESOURCE_PATHS = {
   topup: "/api/v1/credits",
 } as const satisfies Record<PaidResource, string>;
 
-/** What each paid resource is, for the challenge's `resource.description` and the discovery catalogues. */
+/**
+ * What each paid resource is, for the challenge's `resource.description` and the discovery catalogues: one line, as it
+ * travels in every 402's head (which a default proxy bounds).
+ */
 export const PAID_RESOURCE_DESCRIPTIONS = {
-  chat: "OpenAI-compatible chat completion, paid per call in USDC; every answer carries an Ed25519-signed receipt (stream: true for SSE)",
-  responses: "OpenAI Responses API (text), paid per call in USDC; every answer carries an Ed25519-signed receipt (stream: true for SSE)",
-  topup: "Prepaid credit bought with USDC, spent later by Ed25519-signed requests on /api/v1/inference",
+  chat: "OpenAI-compatible chat completion per call in USDC, with a signed receipt",
+  responses: "OpenAI Responses API (text) per call in USDC, with a signed receipt",
+  topup: "Prepaid credit in USDC, spent by signed requests on /api/v1/inference",
 } as const satisfies Record<PaidResource, string>;
+
+/** How the discovery catalogues file the service: in /.well-known/x402 (each 402 names the service only). */
+export const SERVICE_TAGS = ["inference", "llm", "openai-compatible", "signed-receipts"] as const;
 
 /** The paid resource served at `path`, or null. */
 export function paidResourceAt(path: string): PaidResource | null {

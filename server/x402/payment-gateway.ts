@@ -12,6 +12,7 @@ import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import { bazaarDeclaration } from "./bazaar-metadata";
+import { compactExtensions } from "./compact-extensions";
 import { offerReceiptDeclaration, type OfferReceipts } from "./offer-receipt";
 import { PAID_RESOURCE_PATHS, paidResourceAt, paidResourceUrl, type PaidResource } from "./paid-resources";
 import { PAYMENT_IDENTIFIER_DECLARATION } from "./payment-id";
@@ -29,8 +30,11 @@ const PAYMENT_MAX_TIMEOUT_SECONDS = 120;
  */
 const OFFER_VALIDITY_SECONDS = 2 * PAYMENT_MAX_TIMEOUT_SECONDS;
 
-/** How the discovery catalogues name and file the service (bazaar's service metadata on `resource`). */
-const SERVICE_METADATA = { serviceName: "Signet", tags: ["inference", "llm", "openai-compatible", "signed-receipts"] };
+/**
+ * How the discovery catalogues name the service (bazaar's service metadata on `resource`). Its tags (SERVICE_TAGS) are
+ * in /.well-known/x402, not in each 402, whose head a default proxy bounds (compact-extensions.ts).
+ */
+const SERVICE_METADATA = { serviceName: "Signet" };
 
 /**
  * Fields @x402/svm's server scheme adds to `extra` from the chain at build time. They go stale within a minute (a
@@ -192,7 +196,9 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
       if (!paid) return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
       // A copy: the resource server writes each response's signed offers into the object it is given.
       const extensions = { ...declaredExtensions(paid) };
-      return server.createPaymentRequiredResponse([offered], { url: paidResourceUrl(baseUrl, paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
+      const challenge = await server.createPaymentRequiredResponse([offered], { url: paidResourceUrl(baseUrl, paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
+      // The challenge travels in a header a default proxy bounds: its extensions go compact (compact-extensions.ts).
+      return { ...challenge, extensions: compactExtensions(challenge.extensions) };
     },
     declaredExtensions,
     match(requirements, payload) {

@@ -66,12 +66,16 @@ describe("challengeHeaders() / settlementHeaders()", () => {
     expect(decodePaymentRequiredHeader(headers["PAYMENT-REQUIRED"]!)).toEqual(required);
   });
 
-  it("leaves the x402 extensions out of the seed's X-Payment-Required only", () => {
-    const required = { x402Version: 2, resource: { url: "http://x/y" }, accepts: [payload.accepted], extensions: { bazaar: { info: {}, schema: {} } } };
+  it("gives the seed's X-Payment-Required what paying needs only: no extensions, no error text, no per-challenge blockhash", () => {
+    const solana = { ...payload.accepted, extra: { feePayer: "F", paymentFlow: "upfront", recentBlockhash: "B", lastValidBlockHeight: "9" } };
+    const required = { x402Version: 2, error: "payment_required", resource: { url: "http://x/y", description: "d", mimeType: "application/json" }, accepts: [solana], extensions: { bazaar: { info: {}, schema: {} } } };
     const headers = challengeHeaders(required);
     expect(decodePaymentRequiredHeader(headers["PAYMENT-REQUIRED"]!)).toEqual(required);
-    const { extensions: _extensions, ...seed } = required;
-    expect(decodePaymentRequiredHeader(headers["X-Payment-Required"]!)).toEqual(seed);
+    expect(decodePaymentRequiredHeader(headers["X-Payment-Required"]!)).toEqual({
+      x402Version: 2,
+      resource: { url: "http://x/y" },
+      accepts: [{ ...payload.accepted, extra: { feePayer: "F", paymentFlow: "upfront" } }],
+    });
   });
 
   it("encodes { success, transaction, network, payer } in both settlement headers", () => {
@@ -81,10 +85,10 @@ describe("challengeHeaders() / settlementHeaders()", () => {
     expect(headers["PAYMENT-RESPONSE"]).toBe(encodePaymentResponseHeader({ success: true, transaction: "sig", network: "solana:x", payer: "p" }));
   });
 
-  it("carries the settlement's extensions (a signed receipt) in both settlement headers", () => {
+  it("carries the settlement's extensions (a signed receipt) in PAYMENT-RESPONSE, and the plain settlement in X-Payment-Response", () => {
     const extensions = { "offer-receipt": { info: { receipt: { format: "jws", signature: "a.b.c" } } } };
     const headers = settlementHeaders({ transaction: "sig", network: "solana:x", payer: "p", extensions });
-    expect(headers["X-Payment-Response"]).toBe(headers["PAYMENT-RESPONSE"]);
+    expect(headers["X-Payment-Response"]).toBe(settlementHeaders({ transaction: "sig", network: "solana:x", payer: "p" })["PAYMENT-RESPONSE"]);
     // Byte for byte what the stock encoder writes.
     expect(headers["PAYMENT-RESPONSE"]).toBe(encodePaymentResponseHeader({ success: true, transaction: "sig", network: "solana:x", payer: "p", extensions }));
     expect(decodePaymentResponseHeader(headers["PAYMENT-RESPONSE"]!)).toEqual({ success: true, transaction: "sig", network: "solana:x", payer: "p", extensions });

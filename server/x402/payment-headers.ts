@@ -3,7 +3,7 @@
 // PAYMENT-RESPONSE, so stock clients of either version work.
 import "server-only";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
-import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { fromV1Payload } from "./x402-v1";
 
 /** Longest payment header accepted; a Solana payload is ~1.5 KB, an EVM one smaller. */
@@ -42,21 +42,29 @@ export function decodePaymentHeader(value: string): DecodedPayment {
 
 /**
  * Both challenge headers: PAYMENT-REQUIRED carries the whole base64 PaymentRequired; X-Payment-Required (the seed's
- * header, read by clients that know no x402 extensions) the same without its `extensions`. Twice the extensions (the
- * bazaar schemas above all) would pass the 16 KB of response headers that Node's fetch accepts.
+ * header, read by clients that know no x402 extensions) what paying needs: the version, the resource's URL and the
+ * requirements, without the chain's current blockhash (a client without one fetches its own). A default reverse proxy
+ * takes an answer's whole head in 4 KB (compact-extensions.ts), and the two headers share it.
  */
 export function challengeHeaders(paymentRequired: PaymentRequired): Record<string, string> {
-  const encoded = encodePaymentRequiredHeader(paymentRequired);
-  const { extensions, ...withoutExtensions } = paymentRequired;
-  const seed = extensions === undefined ? encoded : encodePaymentRequiredHeader(withoutExtensions);
-  return { "PAYMENT-REQUIRED": encoded, "X-Payment-Required": seed, "cache-control": "no-store" };
+  const { x402Version, resource, accepts } = paymentRequired;
+  const seed = { x402Version, resource: { url: resource.url }, accepts: accepts.map(withoutBlockhash) } as PaymentRequired;
+  return { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired), "X-Payment-Required": encodePaymentRequiredHeader(seed), "cache-control": "no-store" };
+}
+
+/** A requirement without the per-challenge blockhash a Solana one carries in `extra`. */
+function withoutBlockhash(requirement: PaymentRequirements): PaymentRequirements {
+  if (!requirement.extra || !("recentBlockhash" in requirement.extra)) return requirement;
+  const { recentBlockhash: _hash, lastValidBlockHeight: _height, ...extra } = requirement.extra;
+  return { ...requirement, extra };
 }
 
 /**
- * Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`, and the `extensions` given (the
- * offer-receipt extension's signed receipt, once the call was served). The same bytes as @x402/core's
- * encodePaymentResponseHeader, through Buffer: its encoder goes byte by byte through btoa, about 40 µs per KB, and a
- * paid answer's header with its receipt is 2 KB.
+ * Both settlement headers: base64 JSON of `{ success, transaction, network, payer }`; PAYMENT-RESPONSE (x402 v2's) with
+ * the `extensions` given too (the offer-receipt extension's signed receipt, once the call was served), X-Payment-Response
+ * (the seed's and x402 v1's) without them, as the head of an answer shares a default proxy's 4 KB. The same bytes as
+ * @x402/core's encodePaymentResponseHeader, through Buffer: its encoder goes byte by byte through btoa, about 40 µs per
+ * KB.
  */
 export function settlementHeaders(settlement: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> | undefined }): Record<string, string> {
   const body: SettleResponse = {
@@ -64,8 +72,8 @@ export function settlementHeaders(settlement: { transaction: string; network: st
     transaction: settlement.transaction,
     network: settlement.network as SettleResponse["network"],
     payer: settlement.payer,
-    ...(settlement.extensions ? { extensions: settlement.extensions } : {}),
   };
-  const encoded = Buffer.from(JSON.stringify(body), "utf8").toString("base64");
-  return { "PAYMENT-RESPONSE": encoded, "X-Payment-Response": encoded };
+  const encode = (value: SettleResponse) => Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+  const plain = encode(body);
+  return { "PAYMENT-RESPONSE": settlement.extensions ? encode({ ...body, extensions: settlement.extensions }) : plain, "X-Payment-Response": plain };
 }
