@@ -32,8 +32,9 @@ async function expectPaymentRequired(res: Response, reason: string | undefined):
   const challenge = decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!);
   expect(challenge.accepts).toHaveLength(1);
   expect(Object.keys(challenge.extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
-  const { extensions: _extensions, ...seed } = challenge;
-  expect(decodePaymentRequiredHeader(res.headers.get("X-Payment-Required")!)).toEqual(seed);
+  // The seed's header: what paying needs (the version, the resource's URL, the requirements without the blockhash).
+  const { recentBlockhash: _hash, lastValidBlockHeight: _height, ...extra } = challenge.accepts[0]!.extra ?? {};
+  expect(decodePaymentRequiredHeader(res.headers.get("X-Payment-Required")!)).toEqual({ x402Version: 2, resource: { url: challenge.resource.url }, accepts: [{ ...challenge.accepts[0], extra }] });
   const offered = challenge.accepts[0]!;
   expect(out.x402Version).toBe(1);
   expect(out.accepts).toEqual([

@@ -23,7 +23,8 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
     expect(res.headers.get("payment-required")).toBeTruthy();
     const { extensions, ...seed } = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
     expect(Object.keys(extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
-    expect(decodePaymentRequiredHeader(res.headers.get("x-payment-required")!)).toEqual(seed);
+    const { recentBlockhash: _hash, lastValidBlockHeight: _height, ...stable } = seed.accepts[0]!.extra ?? {};
+    expect(decodePaymentRequiredHeader(res.headers.get("x-payment-required")!)).toEqual({ x402Version: 2, resource: { url: seed.resource.url }, accepts: [{ ...seed.accepts[0], extra: stable }] });
     const req = seed.accepts[0]!;
     expect(req).toMatchObject({ amount: "1000", network: stack.devnet.caip2 });
     expect(req.extra?.feePayer).toBe(req.payTo);
@@ -46,7 +47,10 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
     expect(await usdcBalance(payTo.accepts[0]!.payTo)).toBe(depositBefore + 1000n);
 
     const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
-    expect(res.headers.get("x-payment-response")).toBe(res.headers.get("payment-response"));
+    // The seed's X-Payment-Response: the same settlement, without the signed receipt PAYMENT-RESPONSE carries.
+    const { extensions, ...plain } = settlement;
+    expect(Object.keys(extensions ?? {})).toEqual(["offer-receipt"]);
+    expect(decodePaymentResponseHeader(res.headers.get("x-payment-response")!)).toEqual(plain);
     expect(settlement).toMatchObject({ success: true, network: stack.devnet.caip2, payer: agent.address });
     // The chain keeps real time: the service answered once its settlement was confirmed, never on a processed one.
     expect(stack.devnet.chain.commitmentOf(stack.devnet.chain.getTransaction(settlement.transaction)!)).not.toBe("processed");
