@@ -22,6 +22,8 @@ const evmAddressOf = (label: string) => `0x${bytesToHex(seedOf(label)).slice(0, 
 const OPERATOR = keypairOf("operator key");
 const OTHER_OPERATOR = keypairOf("some other operator key");
 const VERIFIER = keypairOf("hosted verifier key");
+/** The operator's key before a rotation to OPERATOR: retired at RETIRED_AT_MS, published as such by the endpoint. */
+const RETIRED_OPERATOR = keypairOf("retired operator key");
 
 // The real USDC assets, written out here (not imported from server/verify) so a wrong constant there fails the vectors.
 const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -52,6 +54,15 @@ const EVM_AMOUNT_UNITS = 1_000n;
 
 const OPERATOR_ENDPOINT = "https://signet.example";
 const BASE_TIMESTAMP_MS = 1_763_000_000_000;
+/** RETIRED_OPERATOR's retirement: half a second after receipt 40's timestamp, 2025-11-13T02:14:00.500Z. */
+const RETIRED_AT_MS = BASE_TIMESTAMP_MS + 40_500;
+/** GET /api/v1/operator-key after the rotation: OPERATOR signs now, RETIRED_OPERATOR signed before RETIRED_AT_MS. */
+const ROTATED_KEY_RESOURCE = {
+  pubkey: OPERATOR.publicKeyBase58,
+  algorithm: "ed25519",
+  encoding: "base58",
+  retired: [{ pubkey: RETIRED_OPERATOR.publicKeyBase58, retired_at: RETIRED_AT_MS }],
+};
 
 const MESSAGES = [
   { role: "system", content: "You are a helpful assistant." },
@@ -323,6 +334,13 @@ function vectorCases(): VectorCase[] {
   const odd = signReceipt(buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })), OPERATOR);
   const responses = signReceipt(buildReceipt(facts(36, { payment: solanaPayment, prompt: { messages: RESPONSES_MESSAGES } })), OPERATOR);
   const legacy = resigned(prepaidReceipt(4), (r) => ({ ...r, prompt_hash: legacyPromptHashOfMessages(MESSAGES) }));
+  /** A prepaid receipt signed by the retired key; `edit` changes its fields before signing. */
+  const retiredKeyReceipt = (i: number, edit: (unsigned: Record<string, unknown>) => Record<string, unknown> = (r) => r) => {
+    const unsigned = edit({ ...buildReceipt(facts(i, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })) });
+    return { ...unsigned, service_signature: signDetached(receiptSigningBytes(unsigned), RETIRED_OPERATOR) };
+  };
+  const rotatedKeys: RecordedExchange[] = [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 200, body: ROTATED_KEY_RESOURCE } }];
+  const FROM_ENDPOINT: VectorRun = { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT };
   const otherKeyReceipt = signReceipt(buildReceipt(facts(9, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })), OTHER_OPERATOR);
   const withPayment = (i: number, edit: (payment: Record<string, unknown>) => unknown) =>
     resigned(solanaReceipt(i), (r) => ({ ...r, payment: edit({ ...(r.payment as Record<string, unknown>) }) }));
@@ -448,6 +466,40 @@ function vectorCases(): VectorCase[] {
     // Check 3: the operator signature.
     prepaidCase("signature-other-key-001", otherKeyReceipt, failing("Signed by another key than the operator key given.", { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature is not valid for operator key ${operatorShort(OPERATOR.publicKeyBase58)}` } })),
 
+    // Check 3 across a key rotation: the endpoint publishes the retired key with its retirement (2025-11-13T02:14:00.500Z).
+    prepaidCase(
+      "signature-retired-key-001",
+      retiredKeyReceipt(38),
+      { ...valid("Signed by a retired operator key, timestamped (2025-11-13T02:13:58.000Z) before its retirement: the endpoint lists the key as retired at 2025-11-13T02:14:00.500Z, so the signature counts.", retiredKeyReceipt(38)), run: FROM_ENDPOINT },
+      { http: rotatedKeys },
+    ),
+    prepaidCase(
+      "signature-retired-key-after-retirement-001",
+      retiredKeyReceipt(41),
+      failing(
+        "Signed by a retired operator key, timestamped (2025-11-13T02:14:01.000Z) after its retirement at 2025-11-13T02:14:00.500Z: a retired key vouches for nothing from then on.",
+        { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature made by operator key ${operatorShort(RETIRED_OPERATOR.publicKeyBase58)}, retired at 2025-11-13T02:14:00.500Z: the receipt's timestamp 2025-11-13T02:14:01.000Z is not before its retirement` } },
+        FROM_ENDPOINT,
+      ),
+      { http: rotatedKeys },
+    ),
+    prepaidCase(
+      "signature-retired-key-no-timestamp-001",
+      retiredKeyReceipt(42, ({ timestamp: _omitted, ...rest }) => rest),
+      failing(
+        "Signed by a retired operator key, but without a timestamp: nothing places the signature before the key's retirement.",
+        { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature made by operator key ${operatorShort(RETIRED_OPERATOR.publicKeyBase58)}, retired at 2025-11-13T02:14:00.500Z: the receipt has no timestamp to show it was signed before then` } },
+        FROM_ENDPOINT,
+      ),
+      { http: rotatedKeys },
+    ),
+    prepaidCase(
+      "signature-rotated-other-key-001",
+      otherKeyReceipt,
+      failing("Signed by a key that is neither the operator's current key nor one it retired.", { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature is not valid for operator key ${operatorShort(OPERATOR.publicKeyBase58)} nor for any of its retired keys` } }, FROM_ENDPOINT),
+      { http: rotatedKeys },
+    ),
+
     // Checks 4 and 5, before any chain call.
     solanaCase("payment-offline-001", solanaReceipt(10), undefined, failing("A paid receipt verified offline: both payment checks are false, not skipped.", paymentFails("not checked: offline mode"), { offline: true, operator_key: "pinned" })),
     solanaCase("payment-malformed-001", withPayment(11, () => "x402"), undefined, failing("The payment block is not an object.", paymentFails("payment block is malformed"))),
@@ -544,6 +596,9 @@ expected.json), plus:
 \`expected.json\` says how to run the vector (\`run\`) and what must come out: the five checks, \`ok\`, and the exact
 reason sentence of every failing check; or the error thrown (\`VerifyInputError\` message, \`VerifierFetchError\`
 reason); or the parse result; or the verdict signature result. Operator key: ${OPERATOR.publicKeyBase58}.
+
+The \`signature-retired-key-*\` and \`signature-rotated-*\` vectors fetch the operator key resource after a rotation:
+it lists ${RETIRED_OPERATOR.publicKeyBase58} as retired at ${RETIRED_AT_MS} (Unix ms).
 `;
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

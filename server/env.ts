@@ -31,12 +31,24 @@ export const envSchema = z.object({
   /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts; must differ from every other service key. */
   SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
   /** base58 Ed25519 key that signs hosted-verifier verdicts; must differ from every other service key. */
+  /**
+   * The operator's retired keys, once SERVICE_OPERATOR_SECRET_KEY was rotated: comma-separated `<base58 public
+   * key>@<retired at>`, the time as ISO 8601 with a zone (`2026-05-01T00:00:00Z`) or 13-digit Unix ms. Published with
+   * the current key: a receipt a retired key signed verifies only when its timestamp is before that key's retirement.
+   */
+  SERVICE_OPERATOR_RETIRED_KEYS: z.string().default(""),
   VERIFIER_SECRET_KEY: z.string().min(1).optional(),
   /** Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production. */
   VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional(),
   /** base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ from every other service key. */
   LOG_SECRET_KEY: z.string().min(1).optional(),
   /** The log's origin line and key name; default: SERVICE_BASE_URL's host and path without the scheme, plus `/log`. */
+  /**
+   * During a rotation of LOG_SECRET_KEY, the log's previous key (same forms): it co-signs every checkpoint under the
+   * same origin, so monitors and witnesses that pin it keep verifying while they move to the new key. Unset it to end
+   * the transition. Must differ from LOG_SECRET_KEY and from every other service key.
+   */
+  LOG_PREVIOUS_SECRET_KEY: z.string().min(1).optional(),
   LOG_ORIGIN: z
     .string()
     .regex(/^[^\s+]+$/, "must be non-empty, without spaces or '+' (e.g. signet.example.com/log)")

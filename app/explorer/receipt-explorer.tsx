@@ -8,7 +8,7 @@ import { serviceError } from "@/app/_client/error-body";
 import { useTRPC } from "@/app/_client/trpc-react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { LocalTime } from "@/app/_components/local-time";
-import { addressExplorerUrl, CHECK_NAMES, explorerName, readExplorerInput, readTextOrJson, txExplorerUrl, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
+import { addressExplorerUrl, CHECK_NAMES, explorerName, parseOperatorKeys, readExplorerInput, readTextOrJson, txExplorerUrl, verifyForExplorer, verifyVerdictSignature, type ExplorerVerdict } from "@/server/verify";
 import { CHECK_MEANINGS } from "./check-meanings";
 import { LogInclusion } from "./log-inclusion";
 import { networkLabel, type NetworkName } from "./network-label";
@@ -64,12 +64,13 @@ export function ReceiptExplorer({ initialReceipt = "", networks, verifyOnLoad = 
       const loaded = await loadReceipt();
       if (!loaded) return;
       setReceipt(loaded);
-      const keyRes = await fetch("/api/v1/operator-key");
-      const { pubkey } = (await keyRes.json()) as { pubkey: string };
+      // The current key and the retired ones: a receipt signed before a key rotation verifies under its old key.
+      const operatorKeys = parseOperatorKeys(await (await fetch("/api/v1/operator-key")).json());
+      if (!operatorKeys) return setError("the service did not publish a well-formed operator key");
       // The advertised RPCs may still be loading: wait for them rather than fall back to a public endpoint.
       const rpcByNetwork = await queryClient.fetchQuery(trpc.explorer.rpcs.queryOptions());
       setResult(
-        await verifyForExplorer({ receipt: loaded, prompt: readTextOrJson(promptText), response: readTextOrJson(responseText), operatorKey: pubkey, rpcByNetwork, rpcOverride }),
+        await verifyForExplorer({ receipt: loaded, prompt: readTextOrJson(promptText), response: readTextOrJson(responseText), operatorKeys, rpcByNetwork, rpcOverride }),
       );
     } catch (err) {
       setError(`verification could not finish: ${(err as Error).message}`);

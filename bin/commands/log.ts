@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { parseSecretKey } from "../../server/keys/parse-secret-key";
+import { parseOperatorKeys, type OperatorKeys } from "../../server/verify";
 import { fetchLogKey, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
 import { monitorLog } from "../../server/transparency/monitor-log";
 import { witnessLog, witnessVerifierKey } from "../../server/transparency/witness-log";
@@ -25,12 +26,13 @@ async function pinnedOrFetchedKey(prefix: string, pinned: string | undefined): P
   return key;
 }
 
-async function operatorKeyOf(endpoint: string, pinned: string | undefined): Promise<string> {
-  if (pinned) return pinned;
+/** The operator keys entries must be signed by: the pinned key alone, or the current and retired keys the service publishes. */
+async function operatorKeysOf(endpoint: string, pinned: string | undefined): Promise<OperatorKeys> {
+  if (pinned) return { pubkey: pinned, retired: [] };
   const res = await serviceFetch(endpoint, 10_000)(`${endpoint}/api/v1/operator-key`);
-  const body = (await res.json().catch(() => null)) as { pubkey?: unknown } | null;
-  if (typeof body?.pubkey !== "string") throw new UsageError(`cannot fetch the operator key from ${endpoint}; pass --operator-key`);
-  return body.pubkey;
+  const keys = parseOperatorKeys(await res.json().catch(() => null));
+  if (!keys) throw new UsageError(`cannot fetch the operator key from ${endpoint}; pass --operator-key`);
+  return keys;
 }
 
 /** A view to compare with: a monitor state file (its checkpoint), a checkpoint note file, or a checkpoint URL. */
@@ -55,7 +57,8 @@ async function runMonitor(argv: string[]): Promise<number> {
     args: argv,
     options: {
       endpoint: { type: "string" },
-      "log-key": { type: "string" },
+      // Given twice during a log key rotation: the old key and the new one.
+      "log-key": { type: "string", multiple: true },
       "operator-key": { type: "string" },
       state: { type: "string" },
       compare: { type: "string", multiple: true },
@@ -68,14 +71,15 @@ async function runMonitor(argv: string[]): Promise<number> {
   const interval = values.interval === undefined ? 0 : Number(values.interval);
   if (!Number.isFinite(interval) || interval < 0) throw new UsageError("--interval is a number of seconds");
   try {
-    const logKey = await pinnedOrFetchedKey(prefix, values["log-key"]);
-    const operatorKey = await operatorKeyOf(endpoint, values["operator-key"]);
+    const logKey = values["log-key"]?.length ? values["log-key"] : await pinnedOrFetchedKey(prefix, undefined);
+    const operatorKeys = await operatorKeysOf(endpoint, values["operator-key"]);
+    const signedBy = `${operatorKeys.pubkey}${operatorKeys.retired.length > 0 ? ` (or, before its retirement, by one of ${operatorKeys.retired.length} retired keys)` : ""}`;
     const stateFile = values.state ?? path.join((await cliConfig()).dataDir, "log-monitor.json");
     for (;;) {
       const compareWith = await Promise.all((values.compare ?? []).map(readView));
-      const report = await monitorLog({ prefix, logKey, operatorKey, stateFile, compareWith });
+      const report = await monitorLog({ prefix, logKey, operatorKeys, stateFile, compareWith });
       if (report.ok) {
-        process.stdout.write(`ok: ${prefix} at size ${report.size} (was ${report.previousSize}); ${report.checked} new entries checked, each receipt signed by ${operatorKey}\n`);
+        process.stdout.write(`ok: ${prefix} at size ${report.size} (was ${report.previousSize}); ${report.checked} new entries checked, each receipt signed by ${signedBy}\n`);
       } else {
         process.stdout.write(`FAILED: ${prefix}: ${report.findings.length} finding(s) at size ${report.size} (last verified size ${report.previousSize})\n`);
         for (const f of report.findings) process.stdout.write(`  ${f.kind}${f.index !== undefined ? ` [entry ${f.index}]` : ""}: ${f.detail}\n`);

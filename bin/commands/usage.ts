@@ -33,7 +33,7 @@ export const OPERATOR_USAGE = "signet operator login-link [--key FILE] [--endpoi
 export const RECONCILE_USAGE = "signet reconcile [--network devnet|mainnet|base-sepolia|base] [--since DATE] [--json]";
 
 export const LOG_USAGE =
-  "signet log monitor [--endpoint URL] [--log-key VKEY] [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
+  "signet log monitor [--endpoint URL] [--log-key VKEY]… [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
   "  signet log witness --key FILE --name NAME [--endpoint URL] [--log-key VKEY] [--state FILE] [--submit] [--print-key]";
 
 export const COMMAND_NAMES = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log"] as const;

@@ -29,8 +29,9 @@ export async function issueVerdict(
 ): Promise<VerifyResponse> {
   const cfg = runtime.config;
   const verifierKey = loadVerifierKey(runtime.keys);
-  // With neither a pin nor an endpoint, the default endpoint is this service itself: use its key in-process.
-  const operatorKey = request.operatorKey ?? (request.endpoint ? undefined : runtime.keys.operator().publicKeyBase58);
+  // With neither a pin nor an endpoint, the default endpoint is this service itself: use its keys in-process, the
+  // current one and the retired ones, as GET /api/v1/operator-key publishes them.
+  const keySource = request.operatorKey ? { operatorKey: request.operatorKey } : request.endpoint ? { endpoint: request.endpoint } : { operatorKeys: runtime.keys.operatorKeys() };
   const guardedFetch = createGuardedFetch({ allowPrivateNetworks: cfg.verifierAllowPrivateNetworks });
   // Without a caller's `rpc`, use this service's own RPC for the receipt's network (the verifier lives in the same
   // app), else the library's public default.
@@ -49,8 +50,7 @@ export async function issueVerdict(
         receipt: request.receipt,
         prompt: request.prompt,
         response: request.response,
-        ...(request.endpoint ? { endpoint: request.endpoint } : {}),
-        ...(operatorKey ? { operatorKey } : {}),
+        ...keySource,
         ...(rpc ? { rpc } : {}),
         fetch: (url, init) => (ownRpcFetch && url === rpc ? ownRpcFetch : guardedFetch)(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
       }),

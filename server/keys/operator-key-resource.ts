@@ -3,13 +3,19 @@ import "server-only";
 import { ConfigError } from "../env";
 import { AppError } from "../errors";
 import { log } from "../log";
+import type { OperatorKeys, RetiredOperatorKey } from "../verify";
 import type { Ed25519Keypair } from "./parse-secret-key";
 import type { ServiceKeys } from "./service-keys";
 
-export interface KeyResource {
+interface KeyResource {
   pubkey: string;
   algorithm: "ed25519";
   encoding: "base58";
+}
+
+/** The operator's resource: its current key as before, and the keys it retired, each with its retirement (Unix ms). */
+export interface OperatorKeyResource extends KeyResource {
+  retired: RetiredOperatorKey[];
 }
 
 /** The operator keypair, or server_misconfigured (logged) when none can be loaded: never a 500 with a trace. */
@@ -25,7 +31,14 @@ export function usableOperatorKeypair(keys: ServiceKeys): Ed25519Keypair {
   }
 }
 
-/** The public half of the receipt-signing key. */
-export function operatorKeyResource(keys: ServiceKeys): KeyResource {
-  return { pubkey: usableOperatorKeypair(keys).publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
+/** The operator's public keys (current and retired), or server_misconfigured (logged) when they cannot be loaded. */
+export function usableOperatorKeys(keys: ServiceKeys): OperatorKeys {
+  usableOperatorKeypair(keys);
+  return keys.operatorKeys();
+}
+
+/** The public half of the receipt-signing key, and the keys it replaced with the time each was retired. */
+export function operatorKeyResource(keys: ServiceKeys): OperatorKeyResource {
+  const { pubkey, retired } = usableOperatorKeys(keys);
+  return { pubkey, algorithm: "ed25519", encoding: "base58", retired: retired.map((r) => ({ pubkey: r.pubkey, retired_at: r.retired_at })) };
 }

@@ -12,6 +12,8 @@ export const SERVICE_KEY_VARIABLES = [
   "SERVICE_OPERATOR_SECRET_KEY",
   "VERIFIER_SECRET_KEY",
   "LOG_SECRET_KEY",
+  // Set only during a log key rotation: the previous log key, which co-signs checkpoints until the rotation ends.
+  "LOG_PREVIOUS_SECRET_KEY",
   "FACILITATOR_SECRET_KEY",
   "FACILITATOR_EVM_SECRET_KEY",
 ] as const;

@@ -1,10 +1,13 @@
 // The service's Ed25519 signing keys, loaded lazily: the operator key signs receipts, the verifier key signs hosted
-// verdicts, the log key signs checkpoints. Each must differ from the others (refuse-shared-keys.ts holds the rule).
+// verdicts, the log key signs checkpoints. Each must differ from the others (refuse-shared-keys.ts holds the rule), and
+// from the operator's retired keys (retired-operator-keys.ts).
 import "server-only";
-import type { Config } from "../env";
+import { ConfigError, type Config } from "../env";
+import type { OperatorKeys, RetiredOperatorKey } from "../verify";
 import { loadSigningKey } from "./load-signing-key";
 import type { Ed25519Keypair } from "./parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "./refuse-shared-keys";
+import { parseRetiredOperatorKeys, refuseRetiredOperatorKey, RETIRED_KEYS_VARIABLE } from "./retired-operator-keys";
 import { loadLogIdentity, type LogIdentity } from "../transparency/log-key";
 
 export const OPERATOR_DEV_KEY_FILE = "operator-key.json";
@@ -12,8 +15,10 @@ export const VERIFIER_DEV_KEY_FILE = "verifier-key.json";
 
 /** A runtime's signing keys, each loaded on first use and kept. */
 export interface ServiceKeys {
-  /** The receipt-signing key (SERVICE_OPERATOR_SECRET_KEY, or the dev key). */
+  /** The receipt-signing key (SERVICE_OPERATOR_SECRET_KEY, or the dev key). Loads and checks the retired keys too. */
   operator(): Ed25519Keypair;
+  /** The operator's public keys: the current one and the retired ones (SERVICE_OPERATOR_RETIRED_KEYS). */
+  operatorKeys(): OperatorKeys;
   /** The verdict-signing key (VERIFIER_SECRET_KEY, or the dev key). Refuses to equal the operator key. */
   verifier(): Ed25519Keypair;
   /** The receipt log's identity (LOG_SECRET_KEY, its origin and witnesses). */
@@ -31,8 +36,18 @@ function loadOperatorKeypair(cfg: Config): Ed25519Keypair {
   });
 }
 
-/** The verdict-signing key that `cfg` names; refuses one equal to `operator`. */
-function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keypair {
+/** The operator keys `cfg` names: the signing key, and the retired keys, none of them the signing key itself. */
+function loadOperatorRing(cfg: Config): { keypair: Ed25519Keypair; retired: RetiredOperatorKey[] } {
+  const retired = parseRetiredOperatorKeys(cfg.SERVICE_OPERATOR_RETIRED_KEYS);
+  const keypair = loadOperatorKeypair(cfg);
+  if (retired.some((r) => r.pubkey === keypair.publicKeyBase58)) {
+    throw new ConfigError(`${RETIRED_KEYS_VARIABLE} lists the current operator key ${keypair.publicKeyBase58} (SERVICE_OPERATOR_SECRET_KEY): a key is retired once another key signs in its place`);
+  }
+  return { keypair, retired };
+}
+
+/** The verdict-signing key that `cfg` names; refuses one equal to `operator` or to one of its retired keys. */
+function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair, retired: readonly RetiredOperatorKey[]): Ed25519Keypair {
   const key = loadSigningKey({
     envVar: "VERIFIER_SECRET_KEY",
     value: cfg.VERIFIER_SECRET_KEY,
@@ -42,6 +57,7 @@ function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keyp
   });
   // SECURITY: a verdict signature must never be mistaken for a receipt signature.
   refuseSharedKeys([ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("VERIFIER_SECRET_KEY", key)]);
+  refuseRetiredOperatorKey(retired, "VERIFIER_SECRET_KEY", key.publicKeyBase58);
   return key;
 }
 
@@ -50,13 +66,15 @@ function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair): Ed25519Keyp
  * key it is compared with on load; that no two roles share a key at all is checked at start-up (check-service-keys.ts).
  */
 export function createServiceKeys(cfg: Config): ServiceKeys {
-  let operator: Ed25519Keypair | undefined;
+  let ring: ReturnType<typeof loadOperatorRing> | undefined;
   let verifier: Ed25519Keypair | undefined;
   let log: LogIdentity | undefined;
+  const operatorRing = () => (ring ??= loadOperatorRing(cfg));
   const keys: ServiceKeys = {
-    operator: () => (operator ??= loadOperatorKeypair(cfg)),
-    verifier: () => (verifier ??= loadVerifierKeypair(cfg, keys.operator())),
-    log: () => (log ??= loadLogIdentity(cfg, keys.operator())),
+    operator: () => operatorRing().keypair,
+    operatorKeys: () => ({ pubkey: operatorRing().keypair.publicKeyBase58, retired: operatorRing().retired }),
+    verifier: () => (verifier ??= loadVerifierKeypair(cfg, keys.operator(), operatorRing().retired)),
+    log: () => (log ??= loadLogIdentity(cfg, keys.operator(), operatorRing().retired)),
   };
   return keys;
 }

@@ -342,7 +342,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
       },
     },
     "/api/v1/operator-key": {
-      get: { operationId: "operatorKey", summary: "The key that signs receipts", tags: ["receipts"], responses: { "200": { description: "Ed25519 public key", content: json(r.publicKeySchema) } } },
+      get: { operationId: "operatorKey", summary: "The key that signs receipts, and the keys it retired", tags: ["receipts"], responses: { "200": { description: "Ed25519 public keys", content: json(r.operatorKeySchema) } } },
     },
     "/api/v1/openapi.json": {
       get: { operationId: "openapi", summary: "This document", tags: ["discovery"], responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } } },

@@ -302,6 +302,17 @@ export const publicKeySchema = z
   .object({ pubkey: base58, algorithm: z.literal("ed25519"), encoding: z.literal("base58") })
   .register(openApiComponents, { id: "PublicKey" });
 
+export const operatorKeySchema = z
+  .object({
+    pubkey: base58.describe("The key that signs receipts now"),
+    algorithm: z.literal("ed25519"),
+    encoding: z.literal("base58"),
+    retired: z
+      .array(z.object({ pubkey: base58, retired_at: z.number().int().describe("Unix ms: a receipt this key signed verifies only when its `timestamp` is before it") }))
+      .describe("The keys that signed receipts before a rotation"),
+  })
+  .register(openApiComponents, { id: "OperatorKey" });
+
 export const creditsSchema = z
   .object({
     agent_pubkey: z.string(),
@@ -375,7 +386,7 @@ export const discoverySchema = z
 
 export const didDocumentSchema = z
   .object({
-    "@context": z.array(z.string()),
+    "@context": z.array(z.union([z.string(), z.object({ revoked: z.object({ "@id": z.string(), "@type": z.string() }) })])),
     id: z.string(),
     verificationMethod: z.array(
       z.object({
@@ -383,6 +394,7 @@ export const didDocumentSchema = z
         type: z.literal("JsonWebKey2020"),
         controller: z.string(),
         publicKeyJwk: z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string() }),
+        revoked: z.string().optional().describe("A retired key's retirement (ISO 8601): it proves only what it signed before"),
       }),
     ),
     assertionMethod: z.array(z.string()),
@@ -400,5 +412,12 @@ export const receiptLogProofSchema = z
   .register(openApiComponents, { id: "ReceiptLogProof", description: "A receipt's inclusion proof in the public receipt log" });
 
 export const logKeySchema = z
-  .object({ origin: z.string(), verifier_key: z.string(), algorithm: z.literal("ed25519"), witnesses: z.array(z.string()), checkpoint_url: z.string() })
+  .object({
+    origin: z.string(),
+    verifier_key: z.string(),
+    previous_verifier_key: z.string().nullable().describe("During a log key rotation, the old key: it co-signs every checkpoint until the rotation ends"),
+    algorithm: z.literal("ed25519"),
+    witnesses: z.array(z.string()),
+    checkpoint_url: z.string(),
+  })
   .register(openApiComponents, { id: "LogKey", description: "The receipt log's origin and verifier key (`<name>+<key id>+<base64>`), distinct from the operator key" });

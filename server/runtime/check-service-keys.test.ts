@@ -14,7 +14,10 @@ import { checkServiceKeys } from "./check-service-keys";
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "signet-check-keys-"));
 const seed = (keypair: Ed25519Keypair = generateKeypair()) => bs58.encode(keypair.seed);
 
-/** A production environment with a key of its own for every role, the EVM relayer included (a Base RPC is set). */
+/**
+ * A production environment with a key of its own for every role, the EVM relayer included (a Base RPC is set), and
+ * the previous log key of a log key rotation.
+ */
 function productionEnv(): Record<string, string> {
   return {
     NODE_ENV: "production",
@@ -24,6 +27,8 @@ function productionEnv(): Record<string, string> {
     SERVICE_OPERATOR_SECRET_KEY: seed(),
     VERIFIER_SECRET_KEY: seed(),
     LOG_SECRET_KEY: seed(),
+    // A log key rotation under way: the previous log key co-signs, and is a role of its own.
+    LOG_PREVIOUS_SECRET_KEY: seed(),
     FACILITATOR_SECRET_KEY: seed(),
     FACILITATOR_EVM_SECRET_KEY: generatePrivateKey(),
   };
@@ -86,7 +91,8 @@ describe("checkServiceKeys()", () => {
 
   it("in production, names the first missing key and writes no dev key", () => {
     const env = productionEnv();
-    for (const variable of SERVICE_KEY_VARIABLES) {
+    // The previous log key is set only during a log key rotation.
+    for (const variable of SERVICE_KEY_VARIABLES.filter((v) => v !== "LOG_PREVIOUS_SECRET_KEY")) {
       const without: Record<string, string> = { ...env };
       delete without[variable];
       expect(() => check(without)).toThrow(new ConfigError(`${variable} is required in production`));
@@ -94,8 +100,24 @@ describe("checkServiceKeys()", () => {
     expect(readdirSync(env.SIGNET_DATA_DIR!)).toEqual([]);
   });
 
+  it.each(SERVICE_KEY_VARIABLES.filter((v) => v !== "FACILITATOR_EVM_SECRET_KEY" && v !== "SERVICE_OPERATOR_SECRET_KEY"))("refuses %s holding one of the operator's retired keys", (variable) => {
+    const retired = generateKeypair();
+    const env = { ...productionEnv(), [variable]: seed(retired), SERVICE_OPERATOR_RETIRED_KEYS: `${retired.publicKeyBase58}@2026-05-01T00:00:00Z` };
+    expect(() => check(env)).toThrow(new ConfigError(`${variable} must differ from every key in SERVICE_OPERATOR_RETIRED_KEYS: both hold the key ${retired.publicKeyBase58}`));
+  });
+
+  it("accepts retired operator keys that no role holds, and refuses the current one among them", () => {
+    const base = productionEnv();
+    const env = { ...base, SERVICE_OPERATOR_RETIRED_KEYS: `${generateKeypair().publicKeyBase58}@2026-05-01T00:00:00Z` };
+    expect(() => check(env)).not.toThrow();
+    const current = parseSecretKey(base.SERVICE_OPERATOR_SECRET_KEY!).publicKeyBase58;
+    expect(() => check({ ...env, SERVICE_OPERATOR_RETIRED_KEYS: `${current}@2026-05-01T00:00:00Z` })).toThrow(/^SERVICE_OPERATOR_RETIRED_KEYS lists the current operator key/);
+  });
+
   it("rejects malformed input: an unreadable key is named by its variable", () => {
     expect(() => check({ ...productionEnv(), LOG_SECRET_KEY: "not-a-key" })).toThrow(/^LOG_SECRET_KEY is not a valid Ed25519 secret key/);
+    expect(() => check({ ...productionEnv(), LOG_PREVIOUS_SECRET_KEY: "not-a-key" })).toThrow(/^LOG_PREVIOUS_SECRET_KEY is not a valid Ed25519 secret key/);
+    expect(() => check({ ...productionEnv(), SERVICE_OPERATOR_RETIRED_KEYS: "not-a-key@2026-05-01T00:00:00Z" })).toThrow(/^SERVICE_OPERATOR_RETIRED_KEYS: entry 1/);
     expect(() => check({ ...productionEnv(), FACILITATOR_SECRET_KEY: "[1,2,3]" })).toThrow(/^FACILITATOR_SECRET_KEY is not a valid Ed25519 secret key/);
     expect(() => check({ ...productionEnv(), FACILITATOR_EVM_SECRET_KEY: "0x12" })).toThrow(/^FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key/);
   });

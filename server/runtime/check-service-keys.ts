@@ -1,8 +1,11 @@
 // The start-up check of the service's keys: loads the key of every role the config uses, as the service will, and
-// refuses two roles that share one. `npm start` and `npm run dev` run it before they serve; routes never do.
+// refuses two roles that share one, or a role holding one of the operator's retired keys. `npm start` and
+// `npm run dev` run it before they serve; routes never do.
 import "server-only";
+import bs58 from "bs58";
 import type { Config } from "../env";
 import { ed25519RoleKey, evmRoleKey, refuseSharedKeys, type RoleKey } from "../keys/refuse-shared-keys";
+import { refuseRetiredOperatorKey } from "../keys/retired-operator-keys";
 import { createServiceKeys, type ServiceKeys } from "../keys/service-keys";
 import { loadFeePayerKey } from "../facilitator/create-facilitator";
 import { loadRelayerKey } from "../facilitator/create-evm-facilitator";
@@ -22,7 +25,12 @@ export function checkServiceKeys(cfg: Config, keys: ServiceKeys = createServiceK
     ed25519RoleKey("LOG_SECRET_KEY", keys.log().keypair),
     ed25519RoleKey("FACILITATOR_SECRET_KEY", loadFeePayerKey(cfg)),
   ];
+  const previousLogKey = keys.log().previous;
+  if (previousLogKey) roles.push(ed25519RoleKey("LOG_PREVIOUS_SECRET_KEY", previousLogKey.keypair));
   const relayer = loadRelayerKey(cfg);
   if (relayer !== null) roles.push(evmRoleKey("FACILITATOR_EVM_SECRET_KEY", relayer));
   refuseSharedKeys(roles);
+  // The operator's retired keys (SERVICE_OPERATOR_RETIRED_KEYS) sign nothing again, in any role.
+  const { retired } = keys.operatorKeys();
+  for (const role of roles) if (role.publicKey !== null) refuseRetiredOperatorKey(retired, role.variable, bs58.encode(role.publicKey));
 }

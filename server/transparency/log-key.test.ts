@@ -56,3 +56,27 @@ describe("ServiceKeys.log()", () => {
     expect(() => loadConfig({ LOG_ORIGIN: "has space" })).toThrow(/LOG_ORIGIN/);
   });
 });
+
+describe("ServiceKeys.log() during a log key rotation", () => {
+  const env = () => ({ NODE_ENV: "test", SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-logkey-")), SERVICE_BASE_URL: "https://signet.example", SERVICE_OPERATOR_SECRET_KEY: seed() });
+
+  it("has no previous key unless LOG_PREVIOUS_SECRET_KEY is set; then both sign under the one origin", () => {
+    expect(logIdentityOf({ ...env(), LOG_SECRET_KEY: seed() }).previous).toBeNull();
+    const previous = generateKeypair();
+    const identity = logIdentityOf({ ...env(), LOG_SECRET_KEY: seed(), LOG_PREVIOUS_SECRET_KEY: bs58.encode(previous.seed) });
+    expect(identity.previous?.verifierKey).toBe(formatVerifierKey("signet.example/log", previous.publicKey));
+    expect(identity.previous?.keyId).toBe(parseVerifierKey(identity.previous!.verifierKey)!.keyId);
+    expect(identity.previous?.keyId).not.toBe(identity.keyId);
+  });
+
+  it("refuses the log key itself, or the operator key, as the previous key", () => {
+    const key = seed();
+    expect(() => logIdentityOf({ ...env(), LOG_SECRET_KEY: key, LOG_PREVIOUS_SECRET_KEY: key })).toThrow(/^LOG_PREVIOUS_SECRET_KEY must differ from LOG_SECRET_KEY/);
+    const withOperator = env();
+    expect(() => logIdentityOf({ ...withOperator, LOG_SECRET_KEY: seed(), LOG_PREVIOUS_SECRET_KEY: withOperator.SERVICE_OPERATOR_SECRET_KEY })).toThrow(/^LOG_PREVIOUS_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY/);
+  });
+
+  it("rejects malformed input: an unreadable previous key names its variable", () => {
+    expect(() => logIdentityOf({ ...env(), LOG_SECRET_KEY: seed(), LOG_PREVIOUS_SECRET_KEY: "not-a-key" })).toThrow(/^LOG_PREVIOUS_SECRET_KEY is not a valid Ed25519 secret key/);
+  });
+});

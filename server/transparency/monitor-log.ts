@@ -1,9 +1,12 @@
 // The log monitor (`signet log monitor`): follows a receipt log's checkpoints and trusts nothing it is served. Each
 // round it verifies the new checkpoint's log signature, proves it consistent with the last checkpoint it verified
 // (kept in its state file, with the compact range of the tree at that size), fetches every new entry, recomputes the
-// new root itself from them, re-verifies each entry's receipt signature under the operator key, and compares its view
-// with other views it is given (another monitor's state, a witness's checkpoint). Any split view, inconsistency or
-// unverifiable entry is a finding; the CLI exits 1 with the report.
+// new root itself from them, re-verifies each entry's receipt signature under the operator's keys (the current key, or
+// a retired key for a receipt timestamped before its retirement), and compares its view with other views it is given
+// (another monitor's state, a witness's checkpoint). Any split view, inconsistency or unverifiable entry is a finding;
+// the CLI exits 1 with the report.
+// Across a log key rotation the monitor keeps its state: the log is the same tree under the same origin, so pinning the
+// new key (or both, while the old one co-signs) continues from the last checkpoint verified under the old one.
 // An inference logged twice is a finding too, across rounds: the state file also keeps a fingerprint of the inference id
 // of each of the last MONITOR_REMEMBERED_ENTRIES (2^20) entries verified, so a repeat is caught however many rounds
 // later it is logged, as long as its original is among those entries; an older original is no longer remembered.
@@ -11,14 +14,15 @@ import "server-only";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { verifyEd25519Node } from "../keys/node-ed25519";
-import { checkEd25519 } from "../verify/ed25519";
 import {
+  checkOperatorSignature,
   decodeBase64,
   decodeEntryBundle,
   decodeReceiptEntry,
   encodeBase64,
   extendCompactRange,
   foldSubtrees,
+  formatUnixMs,
   leafHash,
   openCheckpoint,
   proveConsistency,
@@ -29,6 +33,8 @@ import {
   verifyConsistency,
   type Checkpoint,
   type CompactRange,
+  type OperatorKeys,
+  type OperatorSignatureCheck,
 } from "../verify";
 import { fetchCheckpoint, fetchTile, LogFetchError } from "./log-client";
 import { decodeRemembered, encodeRemembered, findRepeatedInferences, rememberInferences, type RememberedIds } from "./remember-inference-ids";
@@ -61,10 +67,10 @@ interface MonitorState {
 export interface MonitorOptions {
   /** The log prefix, e.g. https://signet.example.com/log. */
   prefix: string;
-  /** The log's verifier key (pinned). */
-  logKey: string;
-  /** base58 operator key every entry's receipt must be signed by. */
-  operatorKey: string;
+  /** The log's verifier key (pinned); during a log key rotation, the old and the new one: either's signature counts. */
+  logKey: string | readonly string[];
+  /** The operator keys every entry's receipt must be signed by: the current key, or a retired one before its retirement. */
+  operatorKeys: OperatorKeys;
   /** Where the monitor keeps what it verified last; created on first run. */
   stateFile: string;
   /** Other views of the same log: checkpoint notes (a witness's, another monitor's last one). */
@@ -161,9 +167,8 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
       findings.push({ kind: "unverifiable_entry", index, detail: `entry ${index} is not a receipt entry` });
       continue;
     }
-    if (!checkEd25519(verifyEd25519Node, decoded.signedBytes, decoded.receipt.service_signature, opts.operatorKey)) {
-      findings.push({ kind: "unverifiable_entry", index, detail: `entry ${index} (inference ${String(decoded.receipt.inference_id)}): its receipt signature does not verify under the operator key` });
-    }
+    const signed = checkOperatorSignature(verifyEd25519Node, decoded.signedBytes, decoded.receipt.service_signature, opts.operatorKeys, decoded.receipt.timestamp);
+    if (!signed.ok) findings.push({ kind: "unverifiable_entry", index, detail: `entry ${index} (inference ${String(decoded.receipt.inference_id)}): ${unverifiedBecause(signed)}` });
     logged.push({ index, inferenceId: String(decoded.receipt.inference_id) });
   }
   // Against this round's earlier entries and the ones remembered from earlier rounds alike.
@@ -177,6 +182,19 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
     writeState(opts.stateFile, { origin: current.origin, size: current.size, root: encodeBase64(current.root), range: next.hashes.map(encodeBase64), checkpoint: note, seen });
   }
   return report(entries.length);
+}
+
+/** Why an entry's receipt signature does not stand for the operator, in words. */
+function unverifiedBecause(check: Extract<OperatorSignatureCheck, { ok: false }>): string {
+  const retired = check.retiredAt === null ? "" : formatUnixMs(check.retiredAt);
+  switch (check.reason) {
+    case "signature_invalid":
+      return "its receipt signature does not verify under the operator key (nor under a retired one)";
+    case "signed_after_retirement":
+      return `its receipt is signed by the operator key ${check.pubkey}, retired at ${retired}, and timestamped at or after that`;
+    case "timestamp_missing":
+      return `its receipt is signed by the operator key ${check.pubkey}, retired at ${retired}, and has no timestamp to show it was signed before`;
+  }
 }
 
 /** The indexes whose entry's leaf hash differs from the level-0 tile the log serves for them. */

@@ -11,8 +11,8 @@
 // So one sequencer at a time (pg_try_advisory_xact_lock: whichever instance gets it; a crash releases it with its
 // transaction) runs every LOG_PUBLISH_INTERVAL_MS, and in ONE transaction: reads a batch of staged receipts (in the
 // order their calls were logged), gives them the next dense indices, stores their entries and every perfect subtree
-// they complete, deletes them from staging, and signs one checkpoint for the new size (one signature per checkpoint,
-// not per receipt). The order is
+// they complete, deletes them from staging, and signs one checkpoint for the new size (one signature per checkpoint
+// and log key, not per receipt: two during a log key rotation, see log-key.ts). The order is
 // total because exactly one transaction extends the tree at a time; a rollback leaves no trace; the primary key on
 // the index and the unique inference id make a second sequencer (or a bug) fail rather than fork the tree.
 import "server-only";
@@ -20,8 +20,8 @@ import { createHash } from "node:crypto";
 import type { DbClient } from "../db";
 import { signEd25519 } from "../keys/node-ed25519";
 import { logEvent } from "../log";
-import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, TILE_HEIGHT, treeHash } from "../verify";
-import type { LogIdentity } from "./log-key";
+import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, parseCheckpointText, parseSignedNote, TILE_HEIGHT, treeHash } from "../verify";
+import { logSigners, type LogIdentity, type LogSigner } from "./log-key";
 import type { ServiceKeys } from "../keys/service-keys";
 import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";
 
@@ -41,10 +41,35 @@ export interface PublishedCheckpoint {
   note: string;
 }
 
-/** Signs the checkpoint note for (size, root) with the log key. */
+/** The signature line of `signer` over a checkpoint's note `text`, under the log's origin. */
+function signatureLine(origin: string, signer: LogSigner, text: string): string {
+  return formatSignatureLine(origin, signer.keyId, signEd25519(new TextEncoder().encode(text), signer.keypair.seed));
+}
+
+/** Signs the checkpoint note for (size, root) with the log key, and with the previous key during a key rotation. */
 export function signCheckpoint(id: LogIdentity, size: number, root: Uint8Array): string {
   const text = formatCheckpointText({ origin: id.origin, size, root });
-  return `${text}\n${formatSignatureLine(id.origin, id.keyId, signEd25519(new TextEncoder().encode(text), id.keypair.seed))}`;
+  return `${text}\n${logSigners(id)
+    .map((signer) => signatureLine(id.origin, signer, text))
+    .join("")}`;
+}
+
+/**
+ * Adds to the latest checkpoint the signature of every log key that has not signed it: after a key rotation, the
+ * checkpoint the old key signed alone is signed by the new one too (the same statement: same origin, size and root),
+ * so whoever pins the new key reads a checkpoint it can verify before the next append.
+ */
+async function signLatestWithEveryKey(db: DbClient, id: LogIdentity): Promise<void> {
+  const latest = await db.logCheckpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, note: true } });
+  const note = latest ? parseSignedNote(latest.note) : null;
+  // A checkpoint of another origin is another log's statement: the keys of this one do not sign it.
+  if (!latest || !note || parseCheckpointText(note.text)?.origin !== id.origin) return;
+  const missing = logSigners(id).filter((signer) => !note.signatures.some((sig) => sig.name === id.origin && sig.keyId === signer.keyId));
+  if (missing.length === 0) return;
+  const signed = latest.note + missing.map((signer) => signatureLine(id.origin, signer, note.text)).join("");
+  // Only over the note as read: another instance adding the same line meanwhile wins, and this one adds nothing.
+  const updated = await db.logCheckpoint.updateMany({ where: { size: latest.size, note: latest.note }, data: { note: signed } });
+  if (updated.count > 0) logEvent("log.checkpoint_resigned", { size: Number(latest.size), keys: missing.map((signer) => signer.verifierKey) });
 }
 
 /**
@@ -146,8 +171,10 @@ export function startLogPublisher(db: DbClient, keys: ServiceKeys, intervalMs: n
   let busy = false;
   // The empty tree's checkpoint at start-up (a failure is retried on demand, by the checkpoint route).
   // The key is read inside the promise: a missing one is logged, never thrown at whoever starts the publisher.
+  // After a log key rotation, the latest checkpoint gets the new key's signature at once (signLatestWithEveryKey).
   void Promise.resolve()
     .then(() => signEmptyCheckpoint(db, keys.log()))
+    .then(() => signLatestWithEveryKey(db, keys.log()))
     .catch((err: unknown) => logEvent("log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
   const tick = async () => {
     if (busy) return;

@@ -119,11 +119,15 @@ export async function proveReceiptInclusion(db: DbClient, id: LogIdentity, infer
   return { log_index: index, tree_size: checkpoint.size, inclusion_proof: proof.map(encodeBase64), checkpoint: checkpoint.note, log_key: id.verifierKey };
 }
 
-/** The log's public identity: `GET /log/key` and discovery. */
-export function logKeyResource(id: LogIdentity): { origin: string; verifier_key: string; algorithm: "ed25519"; witnesses: string[]; checkpoint_url: string } {
+/**
+ * The log's public identity: `GET /log/key` and discovery. `previous_verifier_key`: during a key rotation, the old key,
+ * which co-signs every checkpoint until the rotation ends; null otherwise.
+ */
+export function logKeyResource(id: LogIdentity): { origin: string; verifier_key: string; previous_verifier_key: string | null; algorithm: "ed25519"; witnesses: string[]; checkpoint_url: string } {
   return {
     origin: id.origin,
     verifier_key: id.verifierKey,
+    previous_verifier_key: id.previous?.verifierKey ?? null,
     algorithm: "ed25519",
     witnesses: id.witnesses.map((w) => `${w.name}+${w.keyId.toString(16).padStart(8, "0")}`),
     checkpoint_url: "/log/checkpoint",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateKeypair } from "../keys/parse-secret-key";
-import { signDocument } from "../receipts/sign-receipt";
+import { signDocument, signReceipt } from "../receipts/sign-receipt";
 import { readExplorerInput, readTextOrJson } from "./explorer";
 import { VERIFIERS } from "./fixtures/verifiers";
 
@@ -40,5 +40,21 @@ describe.each(VERIFIERS)("verifyVerdictSignature() with %s", (_backend, { verify
     expect(verifyVerdictSignature({ ...verdict, ok: false }, key.publicKeyBase58)).toBe(false);
     expect(verifyVerdictSignature(verdict, generateKeypair().publicKeyBase58)).toBe(false);
     expect(verifyVerdictSignature({ v: 1 }, key.publicKeyBase58)).toBe(false);
+  });
+});
+
+describe.each(VERIFIERS)("verifyForExplorer() with %s", (_backend, { verifyForExplorer }) => {
+  const current = generateKeypair();
+  const retired = generateKeypair();
+  const RETIRED_AT = 1_763_000_000_000;
+  const operatorKeys = { pubkey: current.publicKeyBase58, retired: [{ pubkey: retired.publicKeyBase58, retired_at: RETIRED_AT }] };
+  const receipt = (timestamp: number) => signReceipt({ v: 2, prompt_hash: "p", response_hash: "r", timestamp } as never, retired) as unknown as Record<string, unknown>;
+  const check = (r: Record<string, unknown>) => verifyForExplorer({ receipt: r, prompt: undefined, response: undefined, operatorKeys, rpcByNetwork: {} });
+
+  it("takes the published keys: a receipt of a retired key verifies before its retirement, not after", async () => {
+    expect(await check(receipt(RETIRED_AT - 1))).toMatchObject({ mode: "signature-only", ok: true, operatorKey: retired.publicKeyBase58 });
+    const late = await check(receipt(RETIRED_AT));
+    expect(late).toMatchObject({ ok: false, checks: { service_signature_ok: false } });
+    expect(late.reasons.service_signature_ok).toMatch(/retired at 2025-11-13T02:13:20\.000Z: the receipt's timestamp .* is not before its retirement$/);
   });
 });

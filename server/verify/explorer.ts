@@ -5,6 +5,7 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
 import { checkEd25519, type Ed25519Backend } from "./ed25519";
 import type { FetchLike } from "./json-rpc";
+import type { OperatorKeys } from "./operator-keys";
 import { parseReceiptText } from "./parse-receipt";
 import { verifyReceiptWith, verifySignatureOnlyWith, type CheckName } from "./verify-receipt";
 
@@ -46,7 +47,10 @@ export interface ExplorerVerifyInput {
   /** Undefined (an empty box) means signature-only. */
   prompt: unknown;
   response: unknown;
-  operatorKey: string;
+  /** The operator key to pin alone; or `operatorKeys`. */
+  operatorKey?: string;
+  /** The operator's keys as `GET /api/v1/operator-key` publishes them: a retired key counts before its retirement. */
+  operatorKeys?: OperatorKeys;
   /** The service's advertised RPC per CAIP-2 network. */
   rpcByNetwork: Record<string, string>;
   rpcOverride?: string;
@@ -56,7 +60,7 @@ export interface ExplorerVerifyInput {
 /** Full verification when both texts are given, else signature-only (which proves who minted it, nothing more). */
 export async function verifyForExplorerWith(ed25519: Ed25519Backend, input: ExplorerVerifyInput): Promise<ExplorerVerdict> {
   if (input.prompt === undefined || input.response === undefined) {
-    const r = await verifySignatureOnlyWith(ed25519, { receipt: input.receipt, operatorKey: input.operatorKey, ...(input.fetch ? { fetch: input.fetch } : {}) });
+    const r = await verifySignatureOnlyWith(ed25519, { receipt: input.receipt, ...pinnedKeys(input), ...(input.fetch ? { fetch: input.fetch } : {}) });
     return { mode: "signature-only", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
   }
   const network = (input.receipt.payment as { network?: unknown } | undefined)?.network;
@@ -71,11 +75,16 @@ export async function verifyForExplorerWith(ed25519: Ed25519Backend, input: Expl
     receipt: input.receipt,
     prompt: input.prompt,
     response: input.response,
-    operatorKey: input.operatorKey,
+    ...pinnedKeys(input),
     ...(rpc ? { rpc } : {}),
     ...(input.fetch ? { fetch: input.fetch } : {}),
   });
   return { mode: "full", ok: r.ok, checks: r.checks, reasons: r.reasons, operatorKey: r.operatorKey };
+}
+
+/** The key source the explorer was given, as the verifier takes it (both given: the verifier refuses the mix-up). */
+function pinnedKeys(input: ExplorerVerifyInput): { operatorKey?: string; operatorKeys?: OperatorKeys } {
+  return { ...(input.operatorKey !== undefined ? { operatorKey: input.operatorKey } : {}), ...(input.operatorKeys !== undefined ? { operatorKeys: input.operatorKeys } : {}) };
 }
 
 /** True when a hosted verdict's `verifier_signature` is valid under `verifierKey` (checked with `ed25519`). */

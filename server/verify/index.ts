@@ -15,6 +15,8 @@ export type { ParseReceiptResult } from "./parse-receipt";
 export type { FetchLike, VerifierFetchReason } from "./json-rpc";
 export * from "./networks";
 export { receiptSigningBytes, VerifyInputError, CHECK_NAMES } from "./verify-receipt";
+export { parseOperatorKeys, checkOperatorSignature, formatUnixMs } from "./operator-keys";
+export type { OperatorKeys, RetiredOperatorKey, OperatorSignatureCheck, OperatorSignatureFailure } from "./operator-keys";
 export type { VerifyResult, SignatureOnlyResult, VerifyReceiptInput, SignatureOnlyInput, CheckName, Checks } from "./verify-receipt";
 export { readExplorerInput, readTextOrJson } from "./explorer";
 export type { ExplorerInput, ExplorerVerdict, ExplorerVerifyInput } from "./explorer";

@@ -68,8 +68,11 @@ export function decodeReceiptEntry(entry: Uint8Array): { receipt: Record<string,
 export type CheckpointFailure = "malformed_checkpoint" | "bad_log_key" | "log_signature_missing" | "log_signature_invalid" | "origin_mismatch" | "witness_signature_invalid" | "witness_quorum_not_met";
 
 export interface OpenCheckpointOptions {
-  /** The log's verifier key (`<name>+<id>+<base64>`). */
-  logKey: string;
+  /**
+   * The log's verifier key (`<name>+<id>+<base64>`); or, while the log rotates its key, both keys (one name: the
+   * origin): a checkpoint either signed verifies, and a signature by any of them that fails rejects it.
+   */
+  logKey: string | readonly string[];
   /** The expected origin; by default the log key's name (the log signs under its origin). */
   origin?: string;
   /** Witness cosigner keys (type 0x04) this verifier knows. */
@@ -86,14 +89,16 @@ export type OpenedCheckpoint =
 /** Verifies a signed checkpoint: its log signature, its origin, and the witness quorum asked for. */
 export function openCheckpoint(noteText: string, opts: OpenCheckpointOptions): OpenedCheckpoint {
   const backend = opts.ed25519 ?? verifyEd25519Noble;
-  const key = parseVerifierKey(opts.logKey);
-  if (!key || key.type !== SIG_ED25519) return { ok: false, reason: "bad_log_key" };
+  const keys = (typeof opts.logKey === "string" ? [opts.logKey] : [...opts.logKey]).map(parseVerifierKey);
+  // One log, one name: keys of two names would be two logs.
+  if (keys.length === 0 || keys.some((k) => !k || k.type !== SIG_ED25519 || k.name !== keys[0]!.name)) return { ok: false, reason: "bad_log_key" };
+  const key = keys[0]!;
   const note = parseSignedNote(noteText);
   const checkpoint = note ? parseCheckpointText(note.text) : null;
   if (!note || !checkpoint) return { ok: false, reason: "malformed_checkpoint" };
-  const signed = findKeySignature(note, key, backend);
-  if (signed === "absent") return { ok: false, reason: "log_signature_missing" };
-  if (signed === "invalid") return { ok: false, reason: "log_signature_invalid" };
+  const signed = keys.map((k) => findKeySignature(note, k!, backend));
+  if (signed.includes("invalid")) return { ok: false, reason: "log_signature_invalid" };
+  if (signed.every((s) => s === "absent")) return { ok: false, reason: "log_signature_missing" };
   if (checkpoint.origin !== (opts.origin ?? key.name)) return { ok: false, reason: "origin_mismatch" };
   const cosignedBy: { name: string; timestamp: number }[] = [];
   for (const vkey of opts.witnesses ?? []) {

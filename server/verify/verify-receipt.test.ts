@@ -207,6 +207,58 @@ describe.each(VERIFIERS)("verifyReceipt() with %s", (_backend, { verifyReceipt, 
     await expect(verifyReceipt({ receipt, prompt: messages, response, ...pinned, fetch: mustNotFetch })).rejects.toBeInstanceOf(VerifyInputError);
   });
 
+  describe("across an operator key rotation", () => {
+    const retiredKey = generateKeypair();
+    /** paidReceipt() signed by `key` at `timestamp`. */
+    const signedBy = (key: typeof operator, timestamp: number) => {
+      const { service_signature: _s, ...unsigned } = paidReceipt();
+      return signReceipt({ ...unsigned, timestamp }, key);
+    };
+    const RETIRED_AT = 1_763_000_000_000;
+    const rotated = { pubkey: operator.publicKeyBase58, retired: [{ pubkey: retiredKey.publicKeyBase58, retired_at: RETIRED_AT }] };
+    const resource = { algorithm: "ed25519", encoding: "base58", ...rotated };
+    const serving = (body: unknown): FetchLike => async (url) => {
+      if (url === "https://signet.example/api/v1/operator-key") return Response.json(body);
+      throw new Error(`unexpected fetch ${url}`);
+    };
+
+    it("accepts a receipt a retired key signed before its retirement, from the pinned keys or the endpoint's", async () => {
+      const receipt = signedBy(retiredKey, RETIRED_AT - 1);
+      const pinnedSet = await verifySignatureOnly({ receipt, operatorKeys: rotated });
+      expect(pinnedSet).toMatchObject({ ok: true, operatorKey: retiredKey.publicKeyBase58 });
+      expect(pinnedSet.reasons.service_signature_ok).toBe(`signature made by retired operator key ${retiredKey.publicKeyBase58.slice(0, 4)}… before its retirement at 2025-11-13T02:13:20.000Z`);
+      const fetched = await verifyReceipt({ receipt, prompt: messages, response, endpoint: "https://signet.example", offline: true, fetch: serving(resource) });
+      expect(fetched.checks.service_signature_ok).toBe(true);
+      expect(fetched.operatorKey).toBe(retiredKey.publicKeyBase58);
+    });
+
+    it("refuses a receipt a retired key signed at or after its retirement, saying why", async () => {
+      const result = await verifySignatureOnly({ receipt: signedBy(retiredKey, RETIRED_AT), endpoint: "https://signet.example", fetch: serving(resource) });
+      expect(result.ok).toBe(false);
+      expect(result.reasons.service_signature_ok).toBe(
+        `signature made by operator key ${retiredKey.publicKeyBase58.slice(0, 4)}…, retired at 2025-11-13T02:13:20.000Z: the receipt's timestamp 2025-11-13T02:13:20.000Z is not before its retirement`,
+      );
+    });
+
+    it("accepts the current key's receipts whenever they were signed, and a pinned key alone keeps refusing the retired one", async () => {
+      expect((await verifySignatureOnly({ receipt: signedBy(operator, RETIRED_AT - 10), operatorKeys: rotated })).operatorKey).toBe(operator.publicKeyBase58);
+      const pinnedAlone = await verifySignatureOnly({ receipt: signedBy(retiredKey, RETIRED_AT - 1), operatorKey: operator.publicKeyBase58 });
+      expect(pinnedAlone.ok).toBe(false);
+      expect(pinnedAlone.reasons.service_signature_ok).toBe(`signature is not valid for operator key ${operator.publicKeyBase58.slice(0, 4)}…`);
+      const neither = await verifySignatureOnly({ receipt: signedBy(generateKeypair(), RETIRED_AT - 1), operatorKeys: rotated });
+      expect(neither.reasons.service_signature_ok).toBe(`signature is not valid for operator key ${operator.publicKeyBase58.slice(0, 4)}… nor for any of its retired keys`);
+    });
+
+    it("rejects malformed input: both a pinned key and pinned keys, malformed pinned keys, a malformed retired list served", async () => {
+      const receipt = signedBy(operator, RETIRED_AT);
+      await expect(verifySignatureOnly({ receipt, operatorKey: operator.publicKeyBase58, operatorKeys: rotated })).rejects.toBeInstanceOf(VerifyInputError);
+      await expect(verifySignatureOnly({ receipt, operatorKeys: { pubkey: operator.publicKeyBase58, retired: [{ pubkey: "abc", retired_at: 1 }] } })).rejects.toBeInstanceOf(VerifyInputError);
+      await expect(verifySignatureOnly({ receipt, endpoint: "https://signet.example", fetch: serving({ ...resource, retired: [{ pubkey: retiredKey.publicKeyBase58 }] }) })).rejects.toMatchObject({
+        reason: "operator_key_unavailable",
+      });
+    });
+  });
+
   it("rejects a malformed pinned key and a missing key source", async () => {
     await expect(verifySignatureOnly({ receipt: paidReceipt(), operatorKey: "abc" })).rejects.toBeInstanceOf(VerifyInputError);
     await expect(verifySignatureOnly({ receipt: paidReceipt() })).rejects.toBeInstanceOf(VerifyInputError);

@@ -5,7 +5,8 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
 import { matchPromptHash, promptHashCandidates, responseHash, sha256Hex, type Sha256Hex } from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
-import { checkEd25519, decodeBase58, type Ed25519Backend } from "./ed25519";
+import { decodeBase58, type Ed25519Backend } from "./ed25519";
+import { checkOperatorSignature, formatUnixMs, parseOperatorKeys, type OperatorKeys, type OperatorSignatureCheck } from "./operator-keys";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
 import {
   DEFAULT_EVM_RPC_BY_NETWORK,
@@ -34,7 +35,10 @@ export interface VerifyResult {
   checks: Checks;
   /** One plain sentence per check, for people (the explorer shows them). */
   reasons: Record<CheckName, string>;
-  /** The operator key the signature was checked against (pinned or fetched). */
+  /**
+   * The operator key that made the signature: the current key, or a retired one (valid only before its retirement);
+   * the current key (pinned or fetched) when none did.
+   */
   operatorKey: string;
 }
 
@@ -51,10 +55,18 @@ export interface VerifyReceiptInput {
   prompt: unknown;
   /** A chat-completion body, `{ result }`, a plain string, or an array of stream chunks. */
   response: unknown;
-  /** Service origin; the operator key is fetched from `{endpoint}/api/v1/operator-key` unless pinned. */
+  /**
+   * Service origin; the operator keys (the current one and the retired ones) are fetched from
+   * `{endpoint}/api/v1/operator-key` unless pinned.
+   */
   endpoint?: string;
-  /** Pinned base58 operator key: skips the fetch. */
+  /** Pinned base58 operator key: skips the fetch, and only this key is accepted. */
   operatorKey?: string;
+  /**
+   * Pinned operator keys, as `GET /api/v1/operator-key` answers them: the current key, and the retired ones, each
+   * accepted for receipts timestamped before its retirement. Skips the fetch; not with `operatorKey`.
+   */
+  operatorKeys?: OperatorKeys;
   /** Chain RPC override; default chosen by `payment.network`. */
   rpc?: string;
   /** Fetch implementation (defaults to the global fetch). */
@@ -65,7 +77,7 @@ export interface VerifyReceiptInput {
   attemptTimeoutMs?: number;
 }
 
-export type SignatureOnlyInput = Pick<VerifyReceiptInput, "receipt" | "endpoint" | "operatorKey" | "fetch" | "attemptTimeoutMs">;
+export type SignatureOnlyInput = Pick<VerifyReceiptInput, "receipt" | "endpoint" | "operatorKey" | "operatorKeys" | "fetch" | "attemptTimeoutMs">;
 
 /** Thrown for misuse: a receipt that is not an object, no way to get the operator key, a malformed pinned key. */
 export class VerifyInputError extends TypeError {
@@ -79,20 +91,20 @@ export class VerifyInputError extends TypeError {
  */
 export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyReceiptInput, hash: Sha256Hex = sha256Hex): Promise<VerifyResult> {
   const receipt = assertReceiptObject(input.receipt);
-  const operatorKey = await resolveOperatorKey(input);
+  const operatorKeys = await resolveOperatorKeys(input);
   const fetchOpts = fetchOptions(input);
 
   const expectedPrompt = receipt.prompt_hash;
   const promptMatch = matchPromptHash(input.prompt, expectedPrompt, hash);
   const computedResponse = responseHash(input.response, hash);
   const responseOk = computedResponse !== null && computedResponse === receipt.response_hash;
-  const signatureOk = checkSignature(ed25519, receipt, operatorKey);
+  const signature = checkSignature(ed25519, receipt, operatorKeys);
   const payment = await checkPayment(receipt, input, fetchOpts);
 
   const checks: Checks = {
     prompt_hash_ok: promptMatch !== undefined,
     response_hash_ok: responseOk,
-    service_signature_ok: signatureOk,
+    service_signature_ok: signature.ok,
     payment_on_chain_ok: payment.payment_on_chain_ok,
     payer_matches: payment.payer_matches,
   };
@@ -110,19 +122,24 @@ export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyRe
         : computedResponse === null
           ? "no response text found (chat completion, {result}, text, or stream chunks)"
           : "response hash differs from the receipt's response_hash",
-      service_signature_ok: signatureReason(signatureOk, operatorKey),
+      service_signature_ok: signatureReason(signature, operatorKeys, receipt.timestamp),
       ...payment.reasons,
     },
-    operatorKey,
+    operatorKey: signature.pubkey,
   };
 }
 
 /** Checks only the operator signature (with `ed25519`): proves the operator minted the receipt, not that any text matches it. */
 export async function verifySignatureOnlyWith(ed25519: Ed25519Backend, input: SignatureOnlyInput): Promise<SignatureOnlyResult> {
   const receipt = assertReceiptObject(input.receipt);
-  const operatorKey = await resolveOperatorKey(input);
-  const ok = checkSignature(ed25519, receipt, operatorKey);
-  return { ok, checks: { service_signature_ok: ok }, reasons: { service_signature_ok: signatureReason(ok, operatorKey) }, operatorKey };
+  const operatorKeys = await resolveOperatorKeys(input);
+  const signature = checkSignature(ed25519, receipt, operatorKeys);
+  return {
+    ok: signature.ok,
+    checks: { service_signature_ok: signature.ok },
+    reasons: { service_signature_ok: signatureReason(signature, operatorKeys, receipt.timestamp) },
+    operatorKey: signature.pubkey,
+  };
 }
 
 /** The exact bytes a receipt's `service_signature` covers: canonical JSON of every other field, whatever they are. */
@@ -131,19 +148,29 @@ export function receiptSigningBytes(receipt: Record<string, unknown>): Uint8Arra
   return utf8ToBytes(canonicalJson(unsigned));
 }
 
-function checkSignature(ed25519: Ed25519Backend, receipt: Record<string, unknown>, operatorKey: string): boolean {
+function checkSignature(ed25519: Ed25519Backend, receipt: Record<string, unknown>, keys: OperatorKeys): OperatorSignatureCheck {
   let message: Uint8Array;
   try {
     message = receiptSigningBytes(receipt);
   } catch {
-    return false;
+    return { ok: false, reason: "signature_invalid", pubkey: keys.pubkey, retiredAt: null };
   }
-  return checkEd25519(ed25519, message, receipt.service_signature, operatorKey);
+  return checkOperatorSignature(ed25519, message, receipt.service_signature, keys, receipt.timestamp);
 }
 
-function signatureReason(ok: boolean, operatorKey: string): string {
-  const key = `${operatorKey.slice(0, 4)}…`;
-  return ok ? `signature made by operator key ${key}` : `signature is not valid for operator key ${key}`;
+/** The sentence for the signature check: which key signed, and for a retired key, how the receipt's time compares. */
+function signatureReason(check: OperatorSignatureCheck, keys: OperatorKeys, timestamp: unknown): string {
+  const key = `${check.pubkey.slice(0, 4)}…`;
+  const retired = check.retiredAt === null ? "" : formatUnixMs(check.retiredAt);
+  if (check.ok) return check.retiredAt === null ? `signature made by operator key ${key}` : `signature made by retired operator key ${key} before its retirement at ${retired}`;
+  switch (check.reason) {
+    case "signature_invalid":
+      return keys.retired.length === 0 ? `signature is not valid for operator key ${key}` : `signature is not valid for operator key ${key} nor for any of its retired keys`;
+    case "signed_after_retirement":
+      return `signature made by operator key ${key}, retired at ${retired}: the receipt's timestamp ${formatUnixMs(timestamp as number)} is not before its retirement`;
+    case "timestamp_missing":
+      return `signature made by operator key ${key}, retired at ${retired}: the receipt has no timestamp to show it was signed before then`;
+  }
 }
 
 async function checkPayment(
@@ -200,19 +227,26 @@ async function checkPayment(
   );
 }
 
-async function resolveOperatorKey(input: SignatureOnlyInput): Promise<string> {
+/** The keys a signature is checked against: the pinned key alone, the pinned set, or the set the endpoint publishes. */
+async function resolveOperatorKeys(input: SignatureOnlyInput): Promise<OperatorKeys> {
+  if (input.operatorKey !== undefined && input.operatorKeys !== undefined) throw new VerifyInputError("give operatorKey or operatorKeys, not both");
   if (input.operatorKey !== undefined) {
     if (!decodeBase58(input.operatorKey, 32)) throw new VerifyInputError("operatorKey is not a base58 32-byte public key");
-    return input.operatorKey;
+    return { pubkey: input.operatorKey, retired: [] };
+  }
+  if (input.operatorKeys !== undefined) {
+    const keys = parseOperatorKeys(input.operatorKeys);
+    if (!keys) throw new VerifyInputError("operatorKeys is not { pubkey, retired: [{ pubkey, retired_at }] } with distinct base58 32-byte keys and Unix ms times");
+    return keys;
   }
   if (!input.endpoint) throw new VerifyInputError("either operatorKey or endpoint is required");
   const url = `${input.endpoint.replace(/\/+$/, "")}/api/v1/operator-key`;
   const body = await fetchJsonBounded(url, { method: "GET", headers: { accept: "application/json" } }, fetchOptions(input), "operator_key_unavailable");
-  const pubkey = typeof body === "object" && body !== null ? (body as { pubkey?: unknown }).pubkey : undefined;
-  if (!decodeBase58(pubkey, 32)) {
-    throw new VerifierFetchError("operator_key_unavailable", `${url} did not return a base58 Ed25519 public key`);
+  const keys = parseOperatorKeys(body);
+  if (!keys) {
+    throw new VerifierFetchError("operator_key_unavailable", `${url} did not return a base58 Ed25519 public key with well-formed retired keys`);
   }
-  return pubkey as string;
+  return keys;
 }
 
 function fetchOptions(input: SignatureOnlyInput): BoundedFetchOptions {

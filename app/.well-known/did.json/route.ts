@@ -1,7 +1,7 @@
 import { serviceDidDocument } from "@/server/discovery/did-web-document";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/http/handle-route";
-import { usableOperatorKeypair } from "@/server/keys/operator-key-resource";
+import { usableOperatorKeypair, usableOperatorKeys } from "@/server/keys/operator-key-resource";
 import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +10,7 @@ export const GET = withCors(
   ["GET"],
   handleRoute(async () => {
     const rt = await routeRuntime();
-    return Response.json(serviceDidDocument(rt.config.baseUrl, usableOperatorKeypair(rt.keys)), { headers: { "content-type": "application/did+json", "cache-control": "public, max-age=300" } });
+    return Response.json(serviceDidDocument(rt.config.baseUrl, usableOperatorKeypair(rt.keys), usableOperatorKeys(rt.keys).retired), { headers: { "content-type": "application/did+json", "cache-control": "public, max-age=300" } });
   }),
 );
 

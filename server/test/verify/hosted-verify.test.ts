@@ -241,10 +241,10 @@ describe("POST /api/verify with a receipt this service just signed", () => {
 });
 
 describe("GET /api/v1/operator-key and GET /api/verify/operator-key", () => {
-  it("publish the operator key and a different verifier key, both as base58 Ed25519 key resources", async () => {
+  it("publish the operator key (with the keys it retired: none here) and a different verifier key, both as base58 Ed25519 key resources", async () => {
     const operator = await keyResource(operatorKeyRoute, "http://localhost/api/v1/operator-key");
     const verifier = await keyResource(verifierKeyRoute, "http://localhost/api/verify/operator-key");
-    expect(operator).toEqual({ pubkey: operatorKeypair().publicKeyBase58, algorithm: "ed25519", encoding: "base58" });
+    expect(operator).toEqual({ pubkey: operatorKeypair().publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired: [] });
     expect(verifier).toEqual({ pubkey: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/), algorithm: "ed25519", encoding: "base58" });
     expect(verifier.pubkey).not.toBe(operator.pubkey);
   });
