@@ -10,16 +10,16 @@ import { checkServiceKeys } from "../server/runtime/check-service-keys";
 import { loadDevtoolsEnv } from "../devtools/devtools-env";
 import { frontServerArgs } from "./serve-next-args";
 import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
-import { startLocalnet } from "../devtools/localnet";
 import { createFacilitator } from "../server/facilitator/create-facilitator";
 import { ensureDepositTokenAccount } from "../server/facilitator/ensure-deposit-token-account";
 import { NETWORKS } from "../server/chain/networks";
 import { DEMO_AGENT_FILE, DEMO_EVM_AGENT_FILE } from "./commands/chat";
-import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../devtools/anvil";
+import { startLocalChains } from "../devtools/start-local-chains";
 import { evmAddressOf, loadOrCreateDevEvmKey } from "../server/keys/evm-key";
 import { devOperatorSignInKey, signedLoginLink } from "../server/operator-auth/dev-operator";
 import { SIGN_IN_TTL_MS } from "../server/operator-auth/sign-in";
-import { ensureProductionBuild, localProductionEnv, type LocalChainUrls } from "./local-production";
+import { ensureProductionBuild, localProductionEnv } from "./local-production";
+import { printDeploymentReport } from "../server/runtime/read-deployment-report";
 
 /** The dev mainnet deposit address's key, made in .data/ when mainnet runs in dev and none is configured. */
 const MAINNET_DEPOSIT_DEV_KEY_FILE = "mainnet-deposit-key.json";
@@ -45,48 +45,22 @@ log(`data dir ${cfg.dataDir}`);
 log(`operator key ${operator.publicKeyBase58} (signs receipts)`);
 log(`verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
 
-// Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS and LOCALNET_FAULTS (real 400 ms slots and none by
-// default).
-const localnetTiming = { timing: dev.LOCALNET_TIMING, slotMs: dev.LOCALNET_SLOT_MS, faults: dev.LOCALNET_FAULTS };
-log(`local Solana timing: ${dev.LOCALNET_TIMING}${dev.LOCALNET_TIMING === "real" ? ` (${dev.LOCALNET_SLOT_MS} ms slots)` : ""}${dev.LOCALNET_FAULTS ? `, faults seeded ${dev.LOCALNET_FAULTS.seed}` : ""}`);
-log(`local anvil timing: ${dev.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${dev.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`);
-const chains = [await startLocalnet({ profile: "devnet", host: "127.0.0.1", port: cfg.LOCALNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming })];
-log(`local chain playing Solana devnet (SIMULATED, not the real devnet) at ${chains[0]!.url}`);
+// Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS, LOCALNET_FAULTS, ANVIL_BLOCK_TIME_SEC and ANVIL_FAULTS
+// (real 400 ms slots, 2 s blocks and none by default); `signet localnet start` starts the same chains on their own.
+const localChains = await startLocalChains({
+  ports: { solanaDevnet: cfg.LOCALNET_RPC_PORT, solanaMainnet: cfg.LOCALNET_MAINNET_RPC_PORT, baseSepolia: cfg.LOCALNET_EVM_RPC_PORT, base: cfg.LOCALNET_BASE_MAINNET_RPC_PORT },
+  dataDir: cfg.dataDir,
+  timing: dev,
+  log,
+});
+const chains = localChains.solana;
+const evmChains = localChains.evm;
 // LOCALNET_MAINNET_RPC_PORT is the one switch for mainnet in dev: the chain playing it, and a deposit address for it
 // (kept in .data/) unless SERVICE_MAINNET_DEPOSIT_ADDRESS names one. The kill switch still starts off.
 let mainnetDeposit: string | null = null;
 if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
-  chains.push(await startLocalnet({ profile: "mainnet", host: "127.0.0.1", port: cfg.LOCALNET_MAINNET_RPC_PORT, dataDir: cfg.dataDir, ...localnetTiming }));
-  log(`local chain playing Solana mainnet (SIMULATED) at ${chains[1]!.url}`);
   mainnetDeposit = cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS ?? loadOrCreateDevKey(path.join(cfg.dataDir, MAINNET_DEPOSIT_DEV_KEY_FILE)).publicKeyBase58;
   log(`mainnet deposit address ${mainnetDeposit}; mainnet is off until an operator turns it on (dashboard, or SERVICE_MAINNET_ENABLED=true)`);
-}
-
-const evmChains: LocalEvmChain[] = [];
-for (const [chainId, port, label] of [
-  [84532, cfg.LOCALNET_EVM_RPC_PORT, "Base Sepolia"],
-  [8453, cfg.LOCALNET_BASE_MAINNET_RPC_PORT, "Base mainnet"],
-] as const) {
-  if (port === 0) continue;
-  const token = USDC_BY_EVM_CHAIN[chainId];
-  // The chain is kept in .data/ across restarts, like the Solana localnet, so yesterday's Base receipts still verify.
-  const stateFile = path.join(cfg.dataDir, `anvil-${chainId}.json`);
-  evmChains.push(
-    await startLocalEvmChain({
-      chainId,
-      port,
-      host: "127.0.0.1",
-      usdc: token.address,
-      name: token.name,
-      version: token.version,
-      stateFile,
-      // ANVIL_BLOCK_TIME_SEC: 2 s blocks (Base's) by default, 0 = automine; ANVIL_FAULTS puts the fault proxy on the
-      // chain's port.
-      blockTimeSec: dev.ANVIL_BLOCK_TIME_SEC,
-      faults: dev.ANVIL_FAULTS,
-    }),
-  );
-  log(`local anvil chain playing ${label} (SIMULATED, chain id ${chainId}, test USDC at ${token.address}) at ${evmChains.at(-1)!.url}`);
 }
 
 const facilitator = await createFacilitator(cfg);
@@ -128,27 +102,28 @@ if (mainnetDeposit) childEnv.SERVICE_MAINNET_DEPOSIT_ADDRESS = mainnetDeposit;
 const production = process.argv.includes("--production") || dev.SIGNET_NEXT_MODE === "start";
 let child;
 if (production) {
-  const chainUrls: LocalChainUrls = {
-    SOLANA_DEVNET_RPC_URL: chains[0]!.url,
-    ...(chains[1] ? { SOLANA_MAINNET_RPC_URL: chains[1].url } : {}),
-    ...Object.fromEntries(evmChains.map((c) => [c.chainId === 84532 ? "BASE_SEPOLIA_RPC_URL" : "BASE_RPC_URL", c.url])),
-  };
-  const productionEnv = localProductionEnv(childEnv, cfg, chainUrls, { operatorSignInKey: signInKey.publicKeyBase58, ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}) });
+  const productionEnv = localProductionEnv(childEnv, cfg, localChains.urls, { operatorSignInKey: signInKey.publicKeyBase58, ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}) });
+  // A local rehearsal of production: beside the dev keys in the data dir, and on the embedded database unless the
+  // environment names one. Production refuses both unless told, and logs each at every start.
+  productionEnv.SIGNET_DEV_KEYS_IN_PRODUCTION ??= "true";
+  productionEnv.SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION ??= "true";
   if (!ensureProductionBuild(productionEnv, log)) {
     log("next build failed");
-    await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);
+    await localChains.close();
     process.exit(1);
   }
   log(`starting the production build (npm start) on ${cfg.baseUrl}, with the dev keys in ${cfg.dataDir}`);
   // As `npm start` runs it: server modules resolve `server-only` under the react-server condition.
   child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "start.ts")], { stdio: "inherit", env: productionEnv });
 } else {
+  // The start-up report, before Next opens the database (the embedded one takes one process at a time).
+  await printDeploymentReport(loadConfig(childEnv), { facilitator }, (line) => console.log(line));
   log(`starting Next.js (dev) on ${cfg.baseUrl}`);
   // Through bin/serve-next.ts, which tells route code each connection's own address (the client IP for per-IP limits).
   child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), ...frontServerArgs("dev", cfg)], { stdio: "inherit", env: childEnv });
 }
 async function shutdown(code: number): Promise<never> {
-  await Promise.allSettled([...chains.map((c) => c.close()), ...evmChains.map((c) => c.close())]);
+  await localChains.close();
   process.exit(code);
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

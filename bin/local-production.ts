@@ -15,9 +15,7 @@ import { loadOrCreateDevEvmKey } from "../server/keys/evm-key";
 import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
 import { OPERATOR_DEV_KEY_FILE, VERIFIER_DEV_KEY_FILE } from "../server/keys/service-keys";
 import { LOG_DEV_KEY_FILE } from "../server/transparency/log-key";
-
-/** The RPC URL of each local chain running, by the environment variable production reads it from. */
-export type LocalChainUrls = Partial<Record<"SOLANA_DEVNET_RPC_URL" | "SOLANA_MAINNET_RPC_URL" | "BASE_SEPOLIA_RPC_URL" | "BASE_RPC_URL", string>>;
+import { localChainServerEnv, type LocalChainUrls } from "../devtools/start-local-chains";
 
 /** A secret kept in the data directory: read if there, else made (hex of `bytes` random bytes) and kept. */
 function keptSecret(dataDir: string, file: string, bytes: number): string {
@@ -55,11 +53,9 @@ export function localProductionEnv(base: NodeJS.ProcessEnv, cfg: Config, chains:
     METRICS_TOKEN: keptSecret(dir, "metrics-token", 16),
     // The browser and the CLI connect to this machine directly.
     TRUSTED_PROXY_HOPS: "0",
-    // The local chains listen on loopback and carry no provider keys.
-    VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
-    EXPLORER_ADVERTISE_RPC: "true",
     SERVICE_MAINNET_DEPOSIT_ADDRESS: extra.mainnetDepositAddress,
-    ...chains,
+    // The chains' RPCs, and the verifier and explorer let onto them (they listen on loopback, with no provider keys).
+    ...localChainServerEnv(chains),
   };
   const env: NodeJS.ProcessEnv = { ...base, NODE_ENV: "production" };
   for (const [name, value] of Object.entries(filled)) if (value !== undefined && !env[name]) env[name] = value;

@@ -37,7 +37,7 @@ const distDir = path.resolve(dist);
 const direct = dev || !directOn ? new Map() : await loadDirectApiRoutes(distDir, (line) => console.warn(line));
 // Like `next start`: every interface, IPv4 and IPv6.
 server.listen(port, () => {
-  console.log(`signet: serving on http://${hostname}:${port} (next ${dev ? "dev" : "start"})`);
+  console.log(`signet: serving on http://${hostname}:${port} (${dev ? "npm run dev: development, reloads on change" : "npm start: the production build"})`);
   if (direct.size > 0) console.log(`signet: served straight from their built handlers: ${[...direct.keys()].join(", ")}`);
 });
 

@@ -19,6 +19,7 @@ const LOAD: Record<CommandName, () => Promise<Run>> = {
   settings: async () => (await import("./commands/settings")).runSettings,
   reconcile: async () => (await import("./commands/reconcile")).runReconcile,
   log: async () => (await import("./commands/log")).runLog,
+  doctor: async () => (await import("./commands/doctor")).runDoctor,
 };
 
 const isCommand = (name: string): name is CommandName => (COMMAND_NAMES as readonly string[]).includes(name);

@@ -1,6 +1,7 @@
-// `npm start` is production, always, and refuses to serve until its keys and the proxy set-up are stated.
+// `npm start` is production, always, and refuses to serve until its keys, its database, its operators and the proxy
+// set-up are stated, its data directory holds no dev key and its production build exists: one line each.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
@@ -12,11 +13,13 @@ const root = path.resolve(import.meta.dirname, "..");
 const key = () => bs58.encode(generateKeypair().seed);
 
 /** Runs bin/start.ts as `npm start` does; kills it if it is still running after `ms` (it started serving). */
-function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | null; stderr: string; killed: boolean }> {
+function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/start.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
     let stderr = "";
     let killed = false;
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {
       killed = true;
@@ -24,10 +27,22 @@ function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | nu
     }, ms);
     child.on("exit", (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr, killed });
+      resolve({ code, stdout, stderr, killed });
     });
   });
 }
+
+/** The one line a refusal writes: exit 1, nothing else on stderr. */
+function refusal(result: Awaited<ReturnType<typeof start>>): string {
+  expect(result.killed).toBe(false);
+  expect(result.code).toBe(1);
+  const lines = result.stderr.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return lines[0]!;
+}
+
+/** An empty folder: no production build in it. */
+const noBuild = () => mkdtempSync(path.join(tmpdir(), "signet-no-build-"));
 
 describe("bin/start.ts in production", () => {
   /** What production needs, but for the proxy set-up, the metrics token and the log key, which each test adds or not. */
@@ -44,8 +59,11 @@ describe("bin/start.ts in production", () => {
     SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
     SESSION_SECRET: "s".repeat(64),
     IP_HASH_SALT: "salt".repeat(8),
+    SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
     LOG_LEVEL: "silent",
   });
+  /** Everything production needs, the production build aside. */
+  const completeEnv = (): NodeJS.ProcessEnv => ({ ...productionEnv(), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32), LOG_SECRET_KEY: key() });
 
   it("exits with one line naming TRUSTED_PROXY_HOPS when it is not set", async () => {
     // Everything else production needs is here, so the missing proxy set-up is the only reason to refuse.
@@ -78,6 +96,54 @@ describe("bin/start.ts in production", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe(`signet: refusing to start: FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: both are the key ${shared.publicKeyBase58}; each service role needs a key of its own`);
   }, 90_000);
+
+  it("exits with one line naming DATABASE_URL when none is set, rather than serving from the embedded database", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "signet-start-"));
+    const line = refusal(await start({ ...completeEnv(), DATABASE_URL: undefined, SIGNET_DATA_DIR: dataDir }));
+    expect(line).toBe(
+      "signet: refusing to start: DATABASE_URL must be set in production (a PostgreSQL URL); the embedded PGlite database under SIGNET_DATA_DIR serves one process only, and production uses it only with SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true",
+    );
+    // Refused before anything opened the embedded database.
+    expect(readdirSync(dataDir)).toEqual([]);
+  }, 90_000);
+
+  it("takes the embedded database when SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true, logging a warning at start", async () => {
+    // The missing build stops it right after the warning: the embedded database itself was accepted.
+    const env: NodeJS.ProcessEnv = { ...completeEnv(), DATABASE_URL: undefined, SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "true", SIGNET_NEXT_DIST_DIR: noBuild(), LOG_LEVEL: "warn" };
+    const result = await start(env);
+    expect(refusal(result)).toMatch(/^signet: refusing to start: no production build in /);
+    const warnings = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; event?: string; detail?: string });
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 40,
+        event: "config.production_opt_in",
+        detail: `production runs on the embedded PGlite database under ${env.SIGNET_DATA_DIR} (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance`,
+      }),
+    ]);
+  }, 90_000);
+
+  it("exits with one line naming SERVICE_OPERATOR_PUBKEYS when no operator could sign in to the dashboard", async () => {
+    const line = refusal(await start({ ...completeEnv(), SERVICE_OPERATOR_PUBKEYS: undefined }));
+    expect(line).toBe(
+      "signet: refusing to start: SERVICE_OPERATOR_PUBKEYS must be set in production: the comma-separated base58 Solana keys allowed to sign in to the operator dashboard (without one, nobody can sign in)",
+    );
+  }, 90_000);
+
+  it("exits with one line naming SIGNET_DATA_DIR when it holds dev keys", async () => {
+    const env = completeEnv();
+    // What `npm run dev` leaves behind: the operator's and the fee payer's dev keys.
+    for (const file of ["operator-key.json", "facilitator-key.json"]) writeFileSync(path.join(env.SIGNET_DATA_DIR!, file), "[]");
+    const line = refusal(await start(env));
+    expect(line).toBe(
+      `signet: refusing to start: SIGNET_DATA_DIR (${env.SIGNET_DATA_DIR}) holds dev keys (operator-key.json, facilitator-key.json): production must not run beside them; give production a data directory of its own`,
+    );
+  }, 90_000);
+
+  it("exits with one line saying to run `npm run build` when there is no production build, not Next's stack trace", async () => {
+    const dist = noBuild();
+    const line = refusal(await start({ ...completeEnv(), SIGNET_NEXT_DIST_DIR: dist }));
+    expect(line).toBe(`signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`);
+  }, 90_000);
 });
 
 
@@ -104,7 +170,16 @@ function npmStart(env: Record<string, string>): Promise<{ code: number | null; s
 describe("npm start", () => {
   it("is production even without NODE_ENV: with no keys configured it refuses to start and writes no dev keys", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "signet-start-"));
-    const { code, stderr } = await npmStart({ SIGNET_DATA_DIR: dataDir, PORT: "39517", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32), LOG_LEVEL: "silent" });
+    const { code, stderr } = await npmStart({
+      SIGNET_DATA_DIR: dataDir,
+      PORT: "39517",
+      SERVICE_BASE_URL: "https://signet.example",
+      TRUSTED_PROXY_HOPS: "0",
+      METRICS_TOKEN: "m".repeat(32),
+      DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none",
+      SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
+      LOG_LEVEL: "silent",
+    });
     expect(stderr).toContain("signet: refusing to start: SERVICE_OPERATOR_SECRET_KEY is required in production");
     expect(code).toBe(1);
     expect(readdirSync(dataDir)).toEqual([]);

@@ -63,7 +63,7 @@ test("home: what Signet is, the live facts and the first calls", async ({ page }
 
   // The navigation reaches every page, and marks the current one.
   const nav = page.getByRole("navigation", { name: "Main" });
-  for (const [label, href] of [["Explorer", "/explorer"], ["Credits", "/credits"], ["Grants", "/grants"], ["Docs", "/docs"], ["Dashboard", "/dashboard"]] as const) {
+  for (const [label, href] of [["Explorer", "/explorer"], ["Log", "/log"], ["Credits", "/credits"], ["Grants", "/grants"], ["Docs", "/docs"], ["Dashboard", "/dashboard"]] as const) {
     await expect(nav.getByRole("link", { name: label })).toHaveAttribute("href", href);
   }
   await expect(nav.getByRole("link", { name: "Home" })).toHaveAttribute("aria-current", "page");
@@ -103,6 +103,38 @@ test("explorer with a verified receipt, and the receipt's permalink", async ({ p
     await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-status", "included", { timeout: 20_000 });
     await expect(page.getByTestId("receipt-money")).toBeVisible();
   });
+});
+
+test("log: its size, the latest checkpoint checked in the browser, recent entries linking to their receipts", async ({ page }) => {
+  const call = await makePaidCall("pages: a call for the log");
+  const key = (await (await page.request.get("/log/key")).json()) as { origin: string; verifier_key: string };
+  // The call's receipt is in a signed checkpoint within a second or so: the proof route says when.
+  await expect.poll(async () => (await page.request.get(`/api/v1/receipts/${call.receipt.inference_id}/proof`)).status(), { timeout: 20_000 }).toBe(200);
+  await page.goto("/log");
+  await expect(page).toHaveTitle("Receipt log · Signet");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Log" })).toHaveAttribute("aria-current", "page");
+  const size = Number(await page.getByTestId("log-size").getAttribute("data-size"));
+  expect(size).toBeGreaterThan(0);
+  await expect(page.getByTestId("checkpoint-size")).toHaveText(String(size));
+  await expect(page.getByTestId("checkpoint-origin")).toHaveText(key.origin);
+  await expect(page.getByTestId("checkpoint-root")).toHaveText(/^[A-Za-z0-9+/]{43}=$/);
+  await expect(page.getByTestId("checkpoint-signature")).toHaveAttribute("data-status", "valid", { timeout: 20_000 });
+  await expect(page.getByTestId("checkpoint-signature")).toContainText(key.verifier_key);
+  await expect(page.getByTestId("log-verifier-key")).toHaveText(key.verifier_key);
+  // The newest entry first, at the highest index; the call's receipt is among them and links to its page.
+  await expect(page.getByTestId("log-entry").first().locator("td").first()).toHaveText(String(size - 1));
+  const entry = page.getByTestId("log-entries").getByRole("link", { name: call.receipt.inference_id });
+  await expect(entry).toHaveAttribute("href", `/r/${call.receipt.inference_id}`);
+  await checkEveryWidth(page, "log", async () => {
+    await expect(page.getByTestId("checkpoint-signature")).toHaveAttribute("data-status", "valid");
+    await expect(page.getByTestId("log-entries")).toBeVisible();
+  });
+
+  // The receipt's page names the receipt in its title.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await entry.click();
+  await expect(page).toHaveURL(new RegExp(`/r/${call.receipt.inference_id}$`));
+  await expect(page).toHaveTitle(`Receipt ${call.receipt.inference_id.slice(0, 8)} · Signet`);
 });
 
 test("credits with a connected wallet, and grants", async ({ page }) => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { assertReadyToServe, ConfigError, loadConfig } from "./env";
+import { assertReadyToServe, ConfigError, loadConfig, productionOptIns } from "./env";
+import { generateKeypair } from "./keys/parse-secret-key";
+
+/** What assertReadyToServe needs beyond the proxy set-up and the metrics token, each test removing what it checks. */
+const OPERATOR = generateKeypair().publicKeyBase58;
+const STATED = { DATABASE_URL: "postgresql://signet@db.internal/signet", SERVICE_OPERATOR_PUBKEYS: OPERATOR };
 
 describe("loadConfig()", () => {
   it("applies development defaults", () => {
@@ -45,7 +50,7 @@ describe("assertReadyToServe()", () => {
   });
 
   it("accepts production with TRUSTED_PROXY_HOPS stated, even 0, and development without it (0)", () => {
-    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", ...STATED };
     expect(() => assertReadyToServe(loadConfig({ ...production, TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32) }))).not.toThrow();
     expect(loadConfig({ ...production, TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops).toBe(2);
     expect(loadConfig({}).trustedProxyHops).toBe(0);
@@ -53,7 +58,7 @@ describe("assertReadyToServe()", () => {
   });
 
   it("refuses production without METRICS_TOKEN, in one line naming it; development may leave /metrics open", () => {
-    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0" };
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0", ...STATED };
     expect(() => assertReadyToServe(loadConfig(production))).toThrow(/^METRICS_TOKEN must be set in production[^\n]*$/);
     expect(() => assertReadyToServe(loadConfig({ ...production, METRICS_TOKEN: "m".repeat(16) }))).not.toThrow();
     expect(() => assertReadyToServe(loadConfig({ TRUSTED_PROXY_HOPS: "0" }))).not.toThrow();
@@ -71,8 +76,74 @@ describe("assertReadyToServe()", () => {
     expect(loadConfig({}).SETTLEMENT_CONFIRM_WAIT_MS).toBe(10_000);
   });
 
+  describe("in production, the database", () => {
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(16), SERVICE_OPERATOR_PUBKEYS: OPERATOR };
+
+    it("refuses no DATABASE_URL, in one line naming it and the embedded database's opt-in", () => {
+      expect(() => assertReadyToServe(loadConfig(production))).toThrow(
+        /^DATABASE_URL must be set in production \(a PostgreSQL URL\);[^\n]*SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true$/,
+      );
+      expect(() => assertReadyToServe(loadConfig({ ...production, SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "false" }))).toThrow(/^DATABASE_URL must be set/);
+    });
+
+    it("takes the embedded database when SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION is true, and PostgreSQL without it", () => {
+      expect(() => assertReadyToServe(loadConfig({ ...production, SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "true" }))).not.toThrow();
+      expect(() => assertReadyToServe(loadConfig({ ...production, DATABASE_URL: STATED.DATABASE_URL }))).not.toThrow();
+      expect(() => assertReadyToServe(loadConfig({ SIGNET_DATA_DIR: ".data" }))).not.toThrow();
+    });
+
+    it("rejects malformed input: an opt-in that is not exactly true or false, naming the variable", () => {
+      for (const name of ["SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION", "SIGNET_DEV_KEYS_IN_PRODUCTION"]) {
+        for (const value of ["yes", "TRUE", "1"]) expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: must be exactly "true" or "false"`));
+      }
+    });
+  });
+
+  describe("in production, the dashboard's operators", () => {
+    const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(16), DATABASE_URL: STATED.DATABASE_URL };
+
+    it("refuses no SERVICE_OPERATOR_PUBKEYS (nobody could sign in), in one line naming it", () => {
+      for (const listed of [undefined, " , "]) {
+        expect(() => assertReadyToServe(loadConfig({ ...production, SERVICE_OPERATOR_PUBKEYS: listed }))).toThrow(/^SERVICE_OPERATOR_PUBKEYS must be set in production: [^\n]*nobody can sign in\)$/);
+      }
+    });
+
+    it("rejects malformed input: an entry that is not a base58 Solana public key, quoting it", () => {
+      for (const bad of ["not-a-key", "0x" + "ab".repeat(20), OPERATOR.slice(0, -4)]) {
+        expect(() => assertReadyToServe(loadConfig({ ...production, SERVICE_OPERATOR_PUBKEYS: `${OPERATOR},${bad}` }))).toThrow(`SERVICE_OPERATOR_PUBKEYS: "${bad}" is not a base58 Solana public key`);
+      }
+    });
+
+    it("accepts one or more listed keys, and development without any (its dev sign-in key is let in)", () => {
+      expect(() => assertReadyToServe(loadConfig({ ...production, SERVICE_OPERATOR_PUBKEYS: ` ${OPERATOR} , ${generateKeypair().publicKeyBase58}` }))).not.toThrow();
+      expect(() => assertReadyToServe(loadConfig({}))).not.toThrow();
+    });
+  });
+
   it("rejects malformed input: a TRUSTED_PROXY_HOPS that is not a small whole number", () => {
     for (const value of ["-1", "1.5", "eleven", "11"]) expect(() => loadConfig({ TRUSTED_PROXY_HOPS: value })).toThrow("TRUSTED_PROXY_HOPS");
+  });
+});
+
+describe("productionOptIns()", () => {
+  const production = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", SIGNET_DATA_DIR: "/srv/signet" };
+
+  it("names each opt-in production runs with, one line each, and nothing when it uses none", () => {
+    expect(productionOptIns(loadConfig({ ...production, DATABASE_URL: STATED.DATABASE_URL }))).toEqual([]);
+    expect(productionOptIns(loadConfig({ ...production, SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "true" }))).toEqual([
+      "production runs on the embedded PGlite database under /srv/signet (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance",
+    ]);
+    expect(productionOptIns(loadConfig({ ...production, DATABASE_URL: STATED.DATABASE_URL, SIGNET_DEV_KEYS_IN_PRODUCTION: "true" }))).toEqual([
+      "production may run beside dev keys in /srv/signet (SIGNET_DEV_KEYS_IN_PRODUCTION=true): a local rehearsal, not a deployment",
+    ]);
+  });
+
+  it("names none outside production, where both are the default way of working", () => {
+    expect(productionOptIns(loadConfig({ SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "true", SIGNET_DEV_KEYS_IN_PRODUCTION: "true" }))).toEqual([]);
+  });
+
+  it("rejects malformed input: an opt-in that is not exactly true or false never reaches it", () => {
+    expect(() => productionOptIns(loadConfig({ ...production, SIGNET_DEV_KEYS_IN_PRODUCTION: "on" }))).toThrow(ConfigError);
   });
 });
 

@@ -4,6 +4,7 @@ import "server-only";
 import path from "node:path";
 import { z } from "zod";
 import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
+import { isBase58PublicKey } from "./verify";
 
 /** The one boolean form every variable takes: exactly "true" or "false" (the error names the variable). */
 const booleanString = z
@@ -30,25 +31,25 @@ export const envSchema = z.object({
   SERVICE_BASE_URL: z.url().optional(),
   /** base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts; must differ from every other service key. */
   SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
-  /** base58 Ed25519 key that signs hosted-verifier verdicts; must differ from every other service key. */
   /**
    * The operator's retired keys, once SERVICE_OPERATOR_SECRET_KEY was rotated: comma-separated `<base58 public
    * key>@<retired at>`, the time as ISO 8601 with a zone (`2026-05-01T00:00:00Z`) or 13-digit Unix ms. Published with
    * the current key: a receipt a retired key signed verifies only when its timestamp is before that key's retirement.
    */
   SERVICE_OPERATOR_RETIRED_KEYS: z.string().default(""),
+  /** base58 Ed25519 key that signs hosted-verifier verdicts; must differ from every other service key. */
   VERIFIER_SECRET_KEY: z.string().min(1).optional(),
   /** Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production. */
   VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional(),
   /** base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ from every other service key. */
   LOG_SECRET_KEY: z.string().min(1).optional(),
-  /** The log's origin line and key name; default: SERVICE_BASE_URL's host and path without the scheme, plus `/log`. */
   /**
    * During a rotation of LOG_SECRET_KEY, the log's previous key (same forms): it co-signs every checkpoint under the
    * same origin, so monitors and witnesses that pin it keep verifying while they move to the new key. Unset it to end
    * the transition. Must differ from LOG_SECRET_KEY and from every other service key.
    */
   LOG_PREVIOUS_SECRET_KEY: z.string().min(1).optional(),
+  /** The log's origin line and key name; default: SERVICE_BASE_URL's host and path without the scheme, plus `/log`. */
   LOG_ORIGIN: z
     .string()
     .regex(/^[^\s+]+$/, "must be non-empty, without spaces or '+' (e.g. signet.example.com/log)")
@@ -57,8 +58,21 @@ export const envSchema = z.object({
   LOG_WITNESS_KEYS: z.string().default(""),
   /** How often the log's sequencer runs: entries staged by then get their indices and a signed checkpoint. */
   LOG_PUBLISH_INTERVAL_MS: z.coerce.number().int().min(50).max(10_000).default(1_000),
-  /** PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR. */
+  /**
+   * PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR, which production refuses unless
+   * SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION is true.
+   */
   DATABASE_URL: z.string().min(1).optional(),
+  /**
+   * Lets production run without DATABASE_URL, on the embedded PGlite under SIGNET_DATA_DIR: one process only, no second
+   * instance, no managed backups. `npm start` then logs a warning at every start.
+   */
+  SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: booleanString.default(false),
+  /**
+   * Lets production start although SIGNET_DATA_DIR holds dev keys (the files `npm run dev` generates): only for a local
+   * rehearsal of production on the dev keys (`npm run preview` sets it), never a deployment. Logged at every start.
+   */
+  SIGNET_DEV_KEYS_IN_PRODUCTION: booleanString.default(false),
 
   // Chains. Dev defaults point devnet at the local chain; production has no placeholder RPCs for money.
   /** Port of the local Solana chain that `npm run dev` starts (plays devnet). */
@@ -153,7 +167,7 @@ export const envSchema = z.object({
   EXPLORER_ADVERTISE_RPC: booleanString.optional(),
 
   // Operator dashboard.
-  /** Comma-separated base58 Solana keys allowed to sign in to the dashboard. */
+  /** Comma-separated base58 Solana keys allowed to sign in to the dashboard; production refuses to start without one. */
   SERVICE_OPERATOR_PUBKEYS: z.string().default(""),
   /** HMAC key for operator session cookies (≥ 32 chars); dev: generated into the data dir; production: required. */
   SESSION_SECRET: z.string().min(32).optional(),
@@ -282,4 +296,39 @@ export function assertReadyToServe(cfg: Config): void {
   if (cfg.isProduction && !cfg.METRICS_TOKEN) {
     throw new ConfigError("METRICS_TOKEN must be set in production (at least 16 characters): GET /metrics requires it as a Bearer token");
   }
+  // The embedded database is one process's folder: a second instance, or a host that loses its disk, loses payments.
+  // Production states its database, or says in so many words that it means the embedded one.
+  if (cfg.isProduction && !cfg.DATABASE_URL && !cfg.SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION) {
+    throw new ConfigError(
+      `DATABASE_URL must be set in production (a PostgreSQL URL); the embedded PGlite database under SIGNET_DATA_DIR serves one process only, and production uses it only with SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true`,
+    );
+  }
+  // Production never lets the dev sign-in key in: without a listed key nobody can open the dashboard or its kill switch.
+  if (cfg.isProduction) {
+    const listed = cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim()).filter((k) => k !== "");
+    if (listed.length === 0) {
+      throw new ConfigError("SERVICE_OPERATOR_PUBKEYS must be set in production: the comma-separated base58 Solana keys allowed to sign in to the operator dashboard (without one, nobody can sign in)");
+    }
+    const isKey = (k: string): boolean => isBase58PublicKey(k);
+    const malformed = listed.find((k) => !isKey(k));
+    if (malformed !== undefined) {
+      throw new ConfigError(`SERVICE_OPERATOR_PUBKEYS: "${malformed.slice(0, 60)}" is not a base58 Solana public key (32 bytes); no one could sign in with it`);
+    }
+  }
+}
+
+/**
+ * What production runs with that a deployment normally would not, each allowed by its own variable: one line each,
+ * for `npm start` to log as a warning at every start. Empty outside production.
+ */
+export function productionOptIns(cfg: Config): string[] {
+  if (!cfg.isProduction) return [];
+  const lines: string[] = [];
+  if (!cfg.DATABASE_URL && cfg.SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION) {
+    lines.push(`production runs on the embedded PGlite database under ${cfg.dataDir} (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance`);
+  }
+  if (cfg.SIGNET_DEV_KEYS_IN_PRODUCTION) {
+    lines.push(`production may run beside dev keys in ${cfg.dataDir} (SIGNET_DEV_KEYS_IN_PRODUCTION=true): a local rehearsal, not a deployment`);
+  }
+  return lines;
 }

@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 const LINKS = [
   { href: "/", label: "Home" },
   { href: "/explorer", label: "Explorer" },
+  { href: "/log", label: "Log" },
   { href: "/credits", label: "Credits" },
   { href: "/grants", label: "Grants" },
   { href: "/docs", label: "Docs" },

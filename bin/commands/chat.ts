@@ -1,10 +1,11 @@
 // `signet chat "prompt"`: a paid call with the stock @x402/fetch client, then the receipt verified with the library.
 // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
+// A refused payment (402) is said plainly, with how to fund the payer (payment-refusal.ts); exit 2, nothing charged.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { decodePaymentResponseHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
-import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
+import { NETWORKS, networkByCaip2 } from "../../server/chain/networks";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Receipt } from "../../server/receipts/receipt-types";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
@@ -15,7 +16,9 @@ import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
-import { advertisedRpc } from "./advertised-rpc";
+import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService } from "./advertised-rpc";
+import { payingNetwork } from "./paying-network";
+import { paymentRefusalLines, type PaymentRefusal } from "./payment-refusal";
 import { CHAT_USAGE } from "./usage";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 
@@ -43,8 +46,7 @@ export async function runChat(argv: string[]): Promise<number> {
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${CHAT_USAGE}`);
   const cfg = await cliConfig();
-  const networkId = resolveNetwork(values.network);
-  if (!networkId) throw new UsageError(`unknown network ${values.network}`);
+  const networkId = payingNetwork(values.network);
   const network = NETWORKS[networkId];
   const configuredRpc = {
     "solana-devnet": cfg.solanaRpcUrl.devnet,
@@ -79,7 +81,16 @@ export async function runChat(argv: string[]): Promise<number> {
   }
   if (values.stream && res.ok) return printStream(res, { started, messages, endpoint, rpc, save: values.save });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  process.stderr.write(`done in ${Date.now() - started} ms (HTTP ${res.status})\n`);
+  const tookMs = Date.now() - started;
+  if (res.status === 402) {
+    process.stderr.write(`refused after ${tookMs} ms (HTTP 402)\n`);
+    // `localnet fund` funds on the devnet chain (a 0x address: Base Sepolia's) unless told which.
+    const fundDefault = network.family === "evm" ? cfg.evmRpcUrl.baseSepolia : cfg.solanaRpcUrl.devnet;
+    const refusal = { ...refusalOf(body), payer: payer.address, asks: challengeAsks(res, network.caip2), endpoint, local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc), fundRpc: rpc === fundDefault ? null : rpc };
+    for (const line of paymentRefusalLines(refusal)) process.stderr.write(`${line}\n`);
+    return 2;
+  }
+  process.stderr.write(res.ok ? `done in ${tookMs} ms (HTTP ${res.status})\n` : `answered HTTP ${res.status} after ${tookMs} ms\n`);
   if (!res.ok) throw serviceRefusal(res.status, body);
 
   const settlement = res.headers.get("payment-response");
@@ -94,6 +105,27 @@ export async function runChat(argv: string[]): Promise<number> {
   const parsed = receiptHeader ? parseReceiptText(receiptHeader) : null;
   if (!parsed?.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
   return verifyAndReport(parsed.receipt, messages, body, extractReceiptFromResponse(res), { endpoint, rpc, save: values.save });
+}
+
+/** A 402 body's `error.reason` and `error.message` (OpenAI's error shape). */
+function refusalOf(body: Record<string, unknown> | null): Pick<PaymentRefusal, "reason" | "message"> {
+  const error = body?.error;
+  const fields = typeof error === "object" && error !== null ? (error as { reason?: unknown; message?: unknown }) : {};
+  return { reason: typeof fields.reason === "string" ? fields.reason : null, message: typeof fields.message === "string" ? fields.message : "" };
+}
+
+/** What the 402's x402 v2 challenge (PAYMENT-REQUIRED) asks for on `caip2`; null when it carries none readable. */
+function challengeAsks(res: Response, caip2: string): PaymentRefusal["asks"] {
+  const header = res.headers.get("payment-required");
+  if (!header) return null;
+  try {
+    const accepts = decodePaymentRequiredHeader(header).accepts;
+    const offer = accepts.find((a) => a.network === caip2) ?? accepts[0];
+    if (!offer || !/^\d{1,30}$/.test(offer.amount)) return null;
+    return { units: BigInt(offer.amount), networkLabel: networkByCaip2(offer.network)?.label ?? offer.network, asset: offer.asset };
+  } catch {
+    return null;
+  }
 }
 
 interface ReportOptions {

@@ -5,7 +5,7 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { newNonce, signReadHeaders, signRequestHeaders } from "../../server/agent/sign-request";
-import { NETWORKS, resolveNetwork } from "../../server/chain/networks";
+import { NETWORKS, networkByCaip2 } from "../../server/chain/networks";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
@@ -14,6 +14,8 @@ import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } 
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
 import { advertisedRpc } from "./advertised-rpc";
+import { formatBalanceReport, type CreditsAnswer } from "./format-reports";
+import { payingNetwork } from "./paying-network";
 import { INFER_USAGE, TOPUP_USAGE } from "./usage";
 
 const OPTIONS = {
@@ -65,8 +67,7 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const amount = positionals[0];
   if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${TOPUP_USAGE}`);
-  const networkId = resolveNetwork(values.network ?? "devnet");
-  if (!networkId) throw new UsageError(`unknown network ${values.network}`);
+  const networkId = payingNetwork(values.network ?? "devnet");
   const cfg = await cliConfig();
   const paymentId = paymentIdOption(values["payment-id"]);
   const endpoint = resolveEndpoint(values.endpoint);
@@ -91,15 +92,19 @@ export async function runTopUp(argv: string[]): Promise<number> {
   return (await reportX402Receipt(extractReceiptFromResponse(res), endpoint)) ? 0 : 1;
 }
 
-/** `signet balance`: the agent's balance and recent ledger entries (a signed read). */
+/**
+ * `signet balance`: the agent's balance and recent ledger entries (a signed read), as a readable report; with --json,
+ * the service's answer as JSON.
+ */
 export async function runBalance(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: OPTIONS });
+  const { values } = parseArgs({ args: argv, options: { ...OPTIONS, json: { type: "boolean", default: false } } });
   const kp = await keypairFrom(values.keypair);
   const endpoint = resolveEndpoint(values.endpoint);
   const url = `${endpoint}/api/v1/credits/${kp.publicKeyBase58}`;
   const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
   const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url) });
-  process.stdout.write(`${JSON.stringify(await json(res), null, 2)}\n`);
+  const answer = await json(res);
+  process.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : formatBalanceReport(answer as unknown as CreditsAnswer, (caip2) => networkByCaip2(caip2)?.label ?? null));
   return 0;
 }
 

@@ -11,32 +11,44 @@ export const CHAT_USAGE =
 
 export const VERIFY_USAGE =
   "signet verify --receipt FILE --prompt FILE --response FILE [--operator-key BASE58] [--endpoint URL] [--rpc URL] [--offline] [--signature-only]\n" +
-  "    [--log [--log-key VKEY] [--witness VKEY]… [--quorum N] [--log-wait SEC]]\n" +
+  "    [--log [--log-key VKEY] [--witness VKEY]… [--quorum N] [--log-wait SEC]] [--json]\n" +
   "  --response: the chat-completion JSON, a streamed answer's JSON array of chunks, or its concatenated text.\n" +
   "  --rpc: the chain RPC that checks the payment; default: the network's public RPC, or, when --endpoint is this\n" +
   "    machine (127.0.0.0/8, [::1] or localhost), the one its /.well-known/x402 names if that is 127.0.0.0/8 or [::1].\n" +
-  "  --log: also check that the receipt is in the service's receipt log, under a checkpoint signed by the log key.";
+  "  --log: also check that the receipt is in the service's receipt log, under a checkpoint signed by the log key.\n" +
+  "  --json: the result as JSON (for scripts); by default each check with ✓ or ✗ and its reason.";
 
 const KEYGEN_USAGE = "signet keygen [--evm] [--out FILE]";
 
-export const LOCALNET_USAGE = "signet localnet fund <pubkey|0x-address> [--usdc N] [--sol N] [--eth N] [--rpc URL]";
+export const LOCALNET_USAGE =
+  "signet localnet start [--solana-port N] [--solana-mainnet-port N] [--evm-port N] [--base-port N]\n" +
+  "  signet localnet fund <pubkey|0x-address> [--usdc N] [--sol N] [--eth N] [--rpc URL]\n" +
+  "  start: the dev chains alone (a port of 0 leaves that chain out), printing what a production-mode server needs to\n" +
+  "    use them, until Ctrl-C. fund: only the amounts given (a Solana key: --sol, --usdc; a 0x address: --eth, --usdc).";
 
 export const SETTINGS_USAGE = "signet settings set KEY VALUE | signet settings list";
 
 export const INFER_USAGE = 'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]';
 export const TOPUP_USAGE = "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]";
-const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N]";
+const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N] [--json]";
 const GRANT_USAGE = "signet grant [--keypair FILE] [--endpoint URL]";
 
 export const OPERATOR_USAGE = "signet operator login-link [--key FILE] [--endpoint URL]";
 
 export const RECONCILE_USAGE = "signet reconcile [--network devnet|mainnet|base-sepolia|base] [--since DATE] [--json]";
 
+export const DOCTOR_USAGE =
+  "signet doctor [--endpoint URL | --local] [--metrics-token TOKEN] [--json]\n" +
+  "  The deployment report npm start prints: version, database, networks and their RPC hosts, keys, fee payers against\n" +
+  "    their alert levels, the mainnet switch, what is degraded. Exits 1 when something would stop payments.\n" +
+  "  --endpoint: a running deployment, over HTTP (--metrics-token: its METRICS_TOKEN, for the health's detail).\n" +
+  "  --local: the deployment this environment configures, checked as npm start checks it (no server needed).";
+
 export const LOG_USAGE =
   "signet log monitor [--endpoint URL] [--log-key VKEY]… [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
   "  signet log witness --key FILE --name NAME [--endpoint URL] [--log-key VKEY] [--state FILE] [--submit] [--print-key]";
 
-export const COMMAND_NAMES = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log"] as const;
+export const COMMAND_NAMES = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log", "doctor"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
@@ -47,11 +59,12 @@ const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
   balance: { summary: "the agent's prepaid balance and recent ledger entries", usage: BALANCE_USAGE },
   grant: { summary: "claim the free grant: sign the service's challenge", usage: GRANT_USAGE },
   keygen: { summary: "make a Solana keypair, or an EVM key with --evm", usage: KEYGEN_USAGE },
-  localnet: { summary: "fund an account on the local dev chains (never production)", usage: LOCALNET_USAGE },
+  localnet: { summary: "run the local dev chains alone, or fund an account on them (never production)", usage: LOCALNET_USAGE },
   operator: { summary: "print a one-time dashboard sign-in link", usage: OPERATOR_USAGE },
   settings: { summary: "list or set the operator settings (in the database)", usage: SETTINGS_USAGE },
   reconcile: { summary: "compare on-chain deposits with the payments and the ledger", usage: RECONCILE_USAGE },
   log: { summary: "monitor the receipt log, or witness (cosign) its checkpoints", usage: LOG_USAGE },
+  doctor: { summary: "the deployment report; exits 1 when something would stop payments", usage: DOCTOR_USAGE },
 };
 
 /** `signet --help`: one line per command. */

@@ -1,7 +1,8 @@
-// `signet verify`: runs the verifier library on files and prints its result as JSON. Without --rpc, a paid receipt's
-// payment is checked through the RPC the service's /.well-known/x402 names for its network when both the service and
-// that RPC are on this machine (the local chain a dev service pays on), else through the network's public RPC.
-// Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
+// `signet verify`: runs the verifier library on files and prints its result: each check with ✓ or ✗ and its reason
+// (format-reports.ts), or with --json the library's result as JSON, byte for byte what scripts read. Without --rpc, a
+// paid receipt's payment is checked through the RPC the service's /.well-known/x402 names for its network when both
+// the service and that RPC are on this machine (the local chain a dev service pays on), else through the network's
+// public RPC. Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
 import { parseArgs } from "node:util";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { parseReceiptText, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../server/verify";
@@ -9,6 +10,7 @@ import { verifyEd25519Node } from "../../server/keys/node-ed25519";
 import { fetchLogKey, fetchReceiptProof, logPrefixOf, LogFetchError } from "../../server/transparency/log-client";
 import { jsonOrText, logFetchFailure, readTextFile, resolveEndpoint, UsageError, watchedServiceFetch } from "../cli-support";
 import { advertisedRpc, isLoopbackService, trustAdvertisedRpc } from "./advertised-rpc";
+import { formatVerifyReport, type LogVerdict } from "./format-reports";
 import { VERIFY_USAGE } from "./usage";
 
 /** Runs the command; returns the exit code. */
@@ -29,6 +31,7 @@ export async function runVerify(argv: string[]): Promise<number> {
       witness: { type: "string", multiple: true },
       quorum: { type: "string" },
       "log-wait": { type: "string" },
+      json: { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -39,12 +42,14 @@ export async function runVerify(argv: string[]): Promise<number> {
   const endpoint = resolveEndpoint(values.endpoint);
   const service = watchedServiceFetch(endpoint);
   const keySource = values["operator-key"] ? { operatorKey: values["operator-key"] } : { endpoint };
+  const report = (result: Parameters<typeof formatVerifyReport>[0]["result"], log: LogVerdict | undefined) =>
+    values.json ? `${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n` : formatVerifyReport({ inferenceId: String(parsed.receipt.inference_id ?? ""), result, log });
   try {
     const logCheck = values.log ? () => checkReceiptLog(parsed.receipt, endpoint, values) : async () => undefined;
     if (values["signature-only"]) {
       const result = await serverVerifier.verifySignatureOnly({ receipt: parsed.receipt, ...keySource, fetch: service.fetch });
       const log = await logCheck();
-      process.stdout.write(`${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n`);
+      process.stdout.write(report(result, log));
       return result.ok && (log?.ok ?? true) ? 0 : 1;
     }
     if (!values.prompt || !values.response) {
@@ -63,7 +68,7 @@ export async function runVerify(argv: string[]): Promise<number> {
       fetch: service.fetch,
     });
     const log = await logCheck();
-    process.stdout.write(`${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n`);
+    process.stdout.write(report(result, log));
     return result.ok && (log?.ok ?? true) ? 0 : 1;
   } catch (err) {
     if (err instanceof LogFetchError) throw await logFetchFailure(err.message, endpoint);
@@ -111,8 +116,6 @@ async function discoveredRpc(
   }
   return undefined;
 }
-
-type LogVerdict = { ok: true; log_index: number; tree_size: number; log_key: string; cosigned_by: string[] } | { ok: false; reason: string };
 
 /** Fetches the receipt's inclusion proof (waiting out `log_pending` up to --log-wait seconds) and verifies it. */
 async function checkReceiptLog(

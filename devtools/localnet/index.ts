@@ -49,8 +49,19 @@ export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localne
   if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant") throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
   const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS };
   const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
-  const server = await serveRpc(chain, opts.host ?? "127.0.0.1", opts.port);
-  const spared = chain.faults ? await serveRpc(chain, opts.host ?? "127.0.0.1", 0, { faults: false }) : null;
+  const host = opts.host ?? "127.0.0.1";
+  const server = await serveRpc(chain, host, opts.port).catch((err: unknown) => {
+    // A port already taken: nothing of this chain may keep running behind the error.
+    chain.dispose();
+    throw err;
+  });
+  const spared = chain.faults
+    ? await serveRpc(chain, host, 0, { faults: false }).catch(async (err: unknown) => {
+        await server.close();
+        chain.dispose();
+        throw err;
+      })
+    : null;
   return {
     url: server.url,
     faultFreeUrl: spared?.url ?? server.url,

@@ -309,6 +309,8 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       FACILITATOR_EVM_SECRET_KEY: evmKey,
       SESSION_SECRET: randomBytes(32).toString("hex"),
       IP_HASH_SALT: randomBytes(16).toString("hex"),
+      // Production starts only with an operator listed; nobody signs in during a soak.
+      SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
       SOLANA_DEVNET_RPC_URL: devnet.url,
       SOLANA_MAINNET_RPC_URL: mainnet.url,
       BASE_SEPOLIA_RPC_URL: relays.baseSepolia.url,
@@ -330,7 +332,7 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       LOCAL_MODEL_STREAM_DELAY_MS: "5",
       SHUTDOWN_GRACE_MS: "20000",
       ...opts.env,
-    });;
+    });
     const ports = await Promise.all(Array.from({ length: opts.instances }, () => freePort()));
     const instances: Instance[] = [];
     const startInstance = async (index: number): Promise<Instance> => {

@@ -20,6 +20,7 @@ export const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self'
 const NAV = [
   ["/", "Home"],
   ["/explorer", "Explorer"],
+  ["/log", "Log"],
   ["/credits", "Credits"],
   ["/grants", "Grants"],
   ["/docs", "Docs"],

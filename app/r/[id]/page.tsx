@@ -1,5 +1,6 @@
+import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import type { ReactNode } from "react";
+import { cache, type ReactNode } from "react";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { findReceipt } from "@/server/receipts/find-receipt";
 import { describeReceipt, type PaidCallMoney, type ReceiptField } from "@/server/site/describe-receipt";
@@ -11,9 +12,18 @@ import { ReceiptExplorer } from "../../explorer/receipt-explorer";
 
 export const dynamic = "force-dynamic";
 
+/** The stored receipt by inference id or transaction, read once per request (the title and the page share it). */
+const loadReceipt = cache(async (id: string) => (await findReceipt((await routeRuntime()).db, id).catch(() => null)) as Record<string, unknown> | null);
+
+/** The tab names the receipt: "Receipt <the first 8 characters of its inference id> · Signet". */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const receipt = await loadReceipt((await params).id);
+  return { title: receipt ? `Receipt ${describeReceipt(receipt).inferenceId.slice(0, 8)}` : "Receipt not found" };
+}
+
 export default async function ReceiptPermalink({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const receipt = (await findReceipt((await routeRuntime()).db, id).catch(() => null)) as Record<string, unknown> | null;
+  const receipt = await loadReceipt(id);
   if (!receipt) notFound();
   const described = describeReceipt(receipt);
   const money = described.money;

@@ -105,7 +105,7 @@ describe("signet chat and verify with no --rpc", () => {
     expect(chat.stderr).toContain("payment_on_chain_ok: transfer of");
     const files = ["--receipt", path.join(saved, "receipt.json"), "--prompt", path.join(saved, "prompt.json"), "--response", path.join(saved, "response.json")];
 
-    const found = await signet(["verify", ...files, "--endpoint", service.url]);
+    const found = await signet(["verify", ...files, "--endpoint", service.url, "--json"]);
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ ok: true, checks: { payment_on_chain_ok: true, payer_matches: true } });
     expect(found.stderr.trim()).toBe(`signet: checking the payment through ${stack.devnet.url}, the RPC ${service.url}/.well-known/x402 names for ${JSON.parse(readFileSync(path.join(saved, "receipt.json"), "utf8")).payment.network} (pass --rpc to use another)`);

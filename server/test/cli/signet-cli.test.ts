@@ -55,6 +55,7 @@ function verifyArgs(name: string, receiptFile?: string): string[] {
     "--response", path.join(v.dir, "response.json"),
     "--operator-key", v.operatorKey,
     "--offline",
+    "--json",
   ];
 }
 
@@ -86,9 +87,25 @@ describe("signet verify", () => {
     expectOfflineResult(name, await signet(verifyArgs(name, base64Receipt(name))));
   });
 
+  it.each(vectorNames())("prints vector %s as a readable report by default (each check with ✓ or ✗ and its reason), with --json's exit code", async (name) => {
+    const asJson = await signet(verifyArgs(name));
+    const result = JSON.parse(asJson.stdout) as { ok: boolean; checks: Record<string, boolean>; reasons: Record<string, string>; operatorKey: string };
+    const r = await signet(verifyArgs(name).filter((a) => a !== "--json"));
+    expect(r.code, r.stderr).toBe(asJson.code);
+    const receipt = JSON.parse(readFileSync(path.join(readVector(name).dir, "receipt.json"), "utf8")) as { inference_id?: string };
+    expect(r.stdout).toBe(
+      [
+        `receipt ${receipt.inference_id ?? "(no inference id)"}: ${result.ok ? "ok" : "NOT OK"}`,
+        ...Object.entries(result.checks).map(([check, passed]) => `  ${passed ? "✓" : "✗"} ${check}: ${result.reasons[check]}`),
+        `  operator key: ${result.operatorKey}`,
+        "",
+      ].join("\n"),
+    );
+  });
+
   it.each(vectorNames())("checks only the signature of vector %s with --signature-only and just a receipt", async (name) => {
     const v = readVector(name);
-    const r = await signet(["verify", "--receipt", path.join(v.dir, "receipt.json"), "--operator-key", v.operatorKey, "--signature-only"]);
+    const r = await signet(["verify", "--receipt", path.join(v.dir, "receipt.json"), "--operator-key", v.operatorKey, "--signature-only", "--json"]);
     const want = v.expected.checks.service_signature_ok === true;
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: want, checks: { service_signature_ok: want }, operatorKey: v.operatorKey });
     expect(Object.keys((JSON.parse(r.stdout) as { checks: object }).checks)).toEqual(["service_signature_ok"]);
@@ -109,7 +126,7 @@ describe("signet verify", () => {
     afterAll(() => service.close());
 
     it("uses the key the endpoint serves", async () => {
-      const r = await signet(["verify", "--receipt", path.join(v().dir, "receipt.json"), "--endpoint", service.url, "--signature-only"]);
+      const r = await signet(["verify", "--receipt", path.join(v().dir, "receipt.json"), "--endpoint", service.url, "--signature-only", "--json"]);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, operatorKey: v().operatorKey });
       expect(service.hits.at(-1)?.url).toBe("/api/v1/operator-key");

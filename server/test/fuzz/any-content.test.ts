@@ -206,7 +206,7 @@ describe("the paid path over any content", () => {
         writeFileSync(files.receipt, JSON.stringify(answer.receipt));
         writeFileSync(files.response, JSON.stringify(answer.response));
         writeFileSync(files.prompt, JSON.stringify(prompt));
-        const run = await runSignet(["verify", "--receipt", files.receipt, "--prompt", files.prompt, "--response", files.response, "--operator-key", operatorKeypair().publicKeyBase58, "--rpc", stack.devnet.url], dir);
+        const run = await runSignet(["verify", "--receipt", files.receipt, "--prompt", files.prompt, "--response", files.response, "--operator-key", operatorKeypair().publicKeyBase58, "--rpc", stack.devnet.url, "--json"], dir);
         expect(run.code, run.stderr || run.stdout).toBe(0);
         expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, checks: allChecks });
       }

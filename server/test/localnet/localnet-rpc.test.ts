@@ -169,8 +169,8 @@ describe("signet localnet fund", () => {
   const signet = (args: string[]) => {
     const root = path.resolve(__dirname, "../../..");
     return promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), ...args], { cwd: root, encoding: "utf8" }).then(
-      (r) => ({ code: 0, stdout: r.stdout }),
-      (e: { code?: number; stdout?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "" }),
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
     );
   };
 
@@ -180,6 +180,27 @@ describe("signet localnet fund", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ usdcUnits: "1500000", lamports: "250000000" });
     expect((await signet(["localnet", "fund", "nope", "--rpc", net.url])).code).toBe(2);
+  });
+
+  it("funds only SOL when only --sol is given: no USDC reaches the address (a deposit address funded for fees gets no payment-less USDC)", async () => {
+    const owner = generateKeypair().publicKeyBase58;
+    const r = await signet(["localnet", "fund", owner, "--sol", "0.5", "--rpc", net.url]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ usdcUnits: "0", lamports: "500000000" });
+    expect(await net.usdcBalance(owner)).toBe(0n);
+    expect((await rpc("getBalance", [owner])).result.value).toBe(500_000_000);
+  });
+
+  it("rejects malformed input: nothing to fund, --eth for a Solana key, and a bad amount are usage errors that fund nothing", async () => {
+    const owner = generateKeypair().publicKeyBase58;
+    const nothing = await signet(["localnet", "fund", owner, "--rpc", net.url]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr.trim()).toBe("signet: nothing to fund: give --usdc N and/or --sol N");
+    const eth = await signet(["localnet", "fund", owner, "--eth", "1", "--rpc", net.url]);
+    expect(eth.code).toBe(2);
+    expect(eth.stderr.trim()).toBe("signet: --eth funds a 0x address on the local Base chain; a Solana key takes --sol");
+    expect((await signet(["localnet", "fund", owner, "--sol", "-1", "--rpc", net.url])).code).toBe(2);
+    expect((await rpc("getBalance", [owner])).result.value).toBe(0);
   });
 });
 

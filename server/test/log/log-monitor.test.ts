@@ -87,7 +87,7 @@ describe("signet verify --log, log witness and log monitor", () => {
     expect(first.code).toBe(0);
 
     writeFileSync(path.join(dir, "receipt.json"), JSON.stringify(receipts[1]));
-    const verified = await signet("verify", "--receipt", path.join(dir, "receipt.json"), "--signature-only", "--operator-key", operatorKeypair().publicKeyBase58, "--log", "--endpoint", service.url, "--log-key", logIdentity().verifierKey);
+    const verified = await signet("verify", "--receipt", path.join(dir, "receipt.json"), "--signature-only", "--operator-key", operatorKeypair().publicKeyBase58, "--log", "--endpoint", service.url, "--log-key", logIdentity().verifierKey, "--json");
     expect(verified.code).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, log: { ok: true, log_index: 1, tree_size: 3 } });
 
@@ -98,12 +98,12 @@ describe("signet verify --log, log witness and log monitor", () => {
     const cosigned = await witnessRun();
     expect(cosigned.stderr).toContain("cosigned size 3, published");
     expect(cosigned.code).toBe(0);
-    const witnessed = await signet("verify", "--receipt", path.join(dir, "receipt.json"), "--signature-only", "--operator-key", operatorKeypair().publicKeyBase58, "--log", "--endpoint", service.url, "--log-key", logIdentity().verifierKey, "--witness", witnessKey, "--quorum", "1");
+    const witnessed = await signet("verify", "--receipt", path.join(dir, "receipt.json"), "--signature-only", "--operator-key", operatorKeypair().publicKeyBase58, "--log", "--endpoint", service.url, "--log-key", logIdentity().verifierKey, "--witness", witnessKey, "--quorum", "1", "--json");
     expect(JSON.parse(witnessed.stdout)).toMatchObject({ log: { ok: true, cosigned_by: [WITNESS_NAME] } });
 
     // A receipt whose fields were changed is not the logged one.
     writeFileSync(path.join(dir, "forged.json"), JSON.stringify({ ...receipts[1], cost_usdc: 0 }));
-    const forged = await signet("verify", "--receipt", path.join(dir, "forged.json"), "--signature-only", "--operator-key", operatorKeypair().publicKeyBase58, "--log", "--endpoint", service.url, "--log-key", logIdentity().verifierKey);
+    const forged = await signet("verify", "--receipt", path.join(dir, "forged.json"), "--signature-only", "--operator-key", operatorKeypair().publicKeyBase58, "--log", "--endpoint", service.url, "--log-key", logIdentity().verifierKey, "--json");
     expect(forged.code).toBe(1);
     expect(JSON.parse(forged.stdout)).toMatchObject({ ok: false, log: { ok: false, reason: "not_included" } });
 
