@@ -21,10 +21,14 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   await expect(devnetRow.getByTestId("paid-calls")).not.toHaveText("0");
   await expect(page.getByTestId("recent-call").locator(`a[href$="/r/${call.receipt.inference_id}"]`)).toHaveCount(1);
 
-  page.on("dialog", (dialog) => void dialog.accept());
   const mainnetState = page.getByTestId("mainnet-state");
   const flipMainnet = async (to: "ON" | "OFF") => {
     await page.getByTestId("kill-switch").click();
+    // Turning a serving mainnet off refuses its calls: the page shows that and asks first.
+    if (to === "OFF") {
+      await expect(page.getByTestId("consequences-SERVICE_MAINNET_ENABLED")).toContainText("Solana mainnet calls answer 503 mainnet_disabled");
+      await page.getByTestId("confirm-SERVICE_MAINNET_ENABLED").click();
+    }
     await expect(mainnetState).toHaveText(to);
   };
   // Start from mainnet off whatever ran before, then turn it on, off and on, reading what a mainnet call answers.
@@ -48,7 +52,8 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   await expect(rows.nth(1)).toContainText("true → false");
   await expect(rows.nth(2)).toContainText(/(\(default\)|false) → true/);
   await expect(rows.first()).toContainText(E2E_OPERATOR.publicKeyBase58.slice(0, 8));
-  await expect(page.getByTestId("setting-SERVICE_MAINNET_ENABLED")).toHaveValue("true");
+  // One switch for mainnet: the settings list has no second control for it.
+  await expect(page.getByTestId("setting-row-SERVICE_MAINNET_ENABLED")).toHaveCount(0);
 
   // An invalid value is refused next to its field, and changes nothing.
   const priceInput = page.getByTestId("setting-X402_FLAT_PRICE_USDC");
@@ -101,7 +106,7 @@ test("a wallet that is not an operator is refused, and a tRPC mutation without a
 
   const res = await request.post(`${BASE}/api/trpc/settings.set`, {
     headers: { "content-type": "application/json", origin: BASE },
-    data: { key: "SERVICE_MAINNET_ENABLED", value: "true" },
+    data: { key: "SERVICE_MAINNET_ENABLED", value: true },
   });
   expect(res.status()).toBe(401);
   expect(JSON.stringify(await res.json())).not.toContain("SERVICE_MAINNET_ENABLED");

@@ -1,17 +1,20 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useWallet } from "@solana/wallet-adapter-react";
 import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import { useState } from "react";
 import { signInWithWallet } from "@/app/_client/sign-in-client";
 import { useTRPC } from "@/app/_client/trpc-react";
+import { Section, TableScroll } from "./dashboard-section";
 import { CallsChart, FailuresChart, MoneyCharts, networkLabel } from "./figure-charts";
+import { AuditLog, KillSwitch, SettingsEditor } from "./operator-settings";
 
-export function OperatorDashboard() {
+/** `devHints`: the server runs in development, so the page may say what only `npm run dev` does. */
+export function OperatorDashboard({ devHints }: { devHints: boolean }) {
   const trpc = useTRPC();
   const whoami = useQuery(trpc.dashboard.whoami.queryOptions());
   if (whoami.isLoading) return <p>Loading…</p>;
-  if (!whoami.data) return <SignIn onSignedIn={() => void whoami.refetch()} />;
+  if (!whoami.data) return <SignIn devHints={devHints} onSignedIn={() => void whoami.refetch()} />;
   return (
     <div className="space-y-6">
       <p className="text-sm text-slate-600">
@@ -31,7 +34,7 @@ export function OperatorDashboard() {
   );
 }
 
-function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+function SignIn({ devHints, onSignedIn }: { devHints: boolean; onSignedIn: () => void }) {
   const { publicKey, signMessage } = useWallet();
   const [error, setError] = useState<string | null>(null);
   async function signIn() {
@@ -44,9 +47,13 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <div className="space-y-3 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
       <p>Operators sign in by signing a one-time challenge with their wallet (a message, not a transaction). Only the keys in SERVICE_OPERATOR_PUBKEYS are let in.</p>
       <p data-testid="sign-in-command">
-        Without a wallet, open a one-time link: <code className="rounded bg-slate-100 px-1">npm run -s signet -- operator login-link --key FILE</code>. Under{" "}
-        <code className="rounded bg-slate-100 px-1">npm run dev</code> no key is needed: dev makes one in <code className="rounded bg-slate-100 px-1">.data/</code>, lets it in, and prints the link at start.
+        Without a wallet, open a one-time link: <code className="rounded bg-slate-100 px-1">npm run -s signet -- operator login-link --key FILE</code>.
       </p>
+      {devHints && (
+        <p data-testid="sign-in-dev-hint">
+          Under <code className="rounded bg-slate-100 px-1">npm run dev</code> no key is needed: dev makes one in <code className="rounded bg-slate-100 px-1">.data/</code>, lets it in, and prints the link at start.
+        </p>
+      )}
       <WalletMultiButton />
       {publicKey && (
         <button data-testid="sign-in-button" className="block rounded-lg bg-slate-900 px-4 py-2 font-semibold text-white" onClick={() => void signIn()}>
@@ -55,106 +62,6 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       )}
       {error && <p role="alert" data-testid="sign-in-error" className="text-red-800">{error}</p>}
     </div>
-  );
-}
-
-function useSettings() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const settings = useQuery(trpc.settings.get.queryOptions());
-  const set = useMutation(
-    trpc.settings.set.mutationOptions({
-      onSuccess: () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.settings.audit.queryKey() });
-      },
-    }),
-  );
-  return { settings, set };
-}
-
-function KillSwitch() {
-  const { settings, set } = useSettings();
-  const enabled = settings.data?.find((s) => s.key === "SERVICE_MAINNET_ENABLED")?.value === "true";
-  function toggle() {
-    const next = enabled ? "false" : "true";
-    if (!window.confirm(enabled ? "Turn mainnet OFF? Mainnet calls will answer 503 from the next request." : "Turn mainnet ON? Real money will move.")) return;
-    set.mutate({ key: "SERVICE_MAINNET_ENABLED", value: next });
-  }
-  return (
-    <Section title="Mainnet kill switch" headingId="mainnet-kill-switch-heading">
-      <p className="my-2">
-        Mainnet is <strong data-testid="mainnet-state">{enabled ? "ON" : "OFF"}</strong>.
-      </p>
-      <button data-testid="kill-switch" className={`rounded-lg px-4 py-2 font-semibold text-white ${enabled ? "bg-red-700" : "bg-green-700"}`} onClick={toggle}>
-        {enabled ? "Turn mainnet off" : "Turn mainnet on"}
-      </button>
-    </Section>
-  );
-}
-
-function SettingsEditor() {
-  const { settings, set } = useSettings();
-  // What the operator typed and has not saved yet; a field without a draft shows the stored value.
-  const [drafts, setDrafts] = useState<Record<string, string>>({});
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  async function save(key: string, secret: boolean) {
-    const draft = drafts[key];
-    // A secret is never sent back to the page, so saving needs a new value typed in.
-    if (secret && !draft) return setErrors((e) => ({ ...e, [key]: "type a new value to replace the stored one" }));
-    const value = draft ?? settings.data?.find((s) => s.key === key)?.value ?? "";
-    const outcome = await set.mutateAsync({ key, value });
-    setErrors((e) => ({ ...e, [key]: outcome.ok ? "" : outcome.message }));
-    if (outcome.ok) setDrafts(({ [key]: _saved, ...rest }) => rest);
-  }
-  return (
-    <Section title="Settings" headingId="settings-heading">
-      <div className="mt-2 space-y-2">
-        {settings.data?.map((s) => (
-          <div key={s.key} className="grid grid-cols-[1fr_auto] items-start gap-x-2 gap-y-1 text-sm sm:grid-cols-[18rem_1fr_auto]">
-            <label htmlFor={`setting-${s.key}`} className="col-span-2 break-all pt-1 font-mono sm:col-span-1">{s.key}</label>
-            <div className="min-w-0">
-              <input
-                id={`setting-${s.key}`}
-                data-testid={`setting-${s.key}`}
-                className="w-full rounded border border-slate-300 p-1 font-mono"
-                type={s.secret ? "password" : "text"}
-                autoComplete="off"
-                placeholder={s.secret ? (s.value ? "set (hidden); type a new value to replace it" : "not set") : ""}
-                value={drafts[s.key] ?? (s.secret ? "" : s.value)}
-                onChange={(e) => setDrafts((d) => ({ ...d, [s.key]: e.target.value }))}
-              />
-              {errors[s.key] && <p data-testid={`setting-error-${s.key}`} className="text-red-800">{errors[s.key]}</p>}
-            </div>
-            <button data-testid={`save-${s.key}`} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100" onClick={() => void save(s.key, s.secret)}>
-              Save
-            </button>
-          </div>
-        ))}
-      </div>
-    </Section>
-  );
-}
-
-function AuditLog() {
-  const trpc = useTRPC();
-  const audit = useQuery(trpc.settings.audit.queryOptions({ limit: 50 }));
-  return (
-    <Section title="Audit log" headingId="audit-log-heading">
-      <TableScroll label="Audit log">
-      <table data-testid="audit-log" className="w-full min-w-[36rem] text-left text-xs">
-        <caption className="sr-only">Settings changes, newest first</caption>
-        <thead className="uppercase text-slate-600"><tr><th scope="col">when</th><th scope="col">who</th><th scope="col">setting</th><th scope="col">old → new</th></tr></thead>
-        <tbody>
-          {audit.data?.map((a) => (
-            <tr key={a.id} data-testid="audit-row">
-              <td>{a.at}</td><td className="font-mono">{a.actor.slice(0, 8)}…</td><td className="font-mono">{a.key}</td><td className="font-mono">{a.oldValue ?? "(default)"} → {a.newValue}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      </TableScroll>
-    </Section>
   );
 }
 
@@ -191,27 +98,6 @@ function Figures() {
         <p className="mt-2 text-sm">Grants today: {figures.data.grantsToday.count} ({figures.data.grantsToday.usdc} of {figures.data.grantsToday.budgetUsdc} USDC budget)</p>
       )}
     </Section>
-  );
-}
-
-/** A dashboard card with its heading. */
-function Section({ title, headingId, children, extra }: { title: string; headingId: string; children: React.ReactNode; extra?: React.ReactNode }) {
-  return (
-    <section aria-labelledby={headingId} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
-      <h2 id={headingId} className="text-lg font-semibold">
-        {title} {extra}
-      </h2>
-      {children}
-    </section>
-  );
-}
-
-/** A wide table scrolls sideways inside its card on a narrow screen (the page never does); focusable for keyboards. */
-function TableScroll({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div role="region" aria-label={`${label} (table)`} tabIndex={0} className="mt-3 overflow-x-auto focus-visible:outline-2 focus-visible:outline-violet-600">
-      {children}
-    </div>
   );
 }
 

@@ -17,6 +17,34 @@ export async function readRawSettings(db: DbClient, cfg: SettingDefaultsSource):
   return overEnvDefaults(Object.fromEntries(rows.map((row) => [row.key, row.value])), cfg);
 }
 
+/** One stored setting: its text and who wrote it when. */
+interface StoredSetting {
+  value: string;
+  updatedBy: string | null;
+  updatedAt: Date;
+}
+
+/** Where each setting's value comes from: the settings table, else the environment's default. */
+export interface SettingSources {
+  stored: Partial<Record<SettingKey, StoredSetting>>;
+  defaults: Partial<Record<SettingKey, string>>;
+}
+
+/** The stored settings (with who wrote them) and the environment's defaults, apart: the dashboard shows both. */
+export async function readSettingSources(db: DbClient, cfg: SettingDefaultsSource): Promise<SettingSources> {
+  const rows = await db.setting.findMany();
+  const stored: SettingSources["stored"] = {};
+  for (const row of rows) if (isSettingKey(row.key)) stored[row.key] = { value: row.value, updatedBy: row.updatedBy, updatedAt: row.updatedAt };
+  return { stored, defaults: envDefaults(cfg) };
+}
+
+/** The text in effect per setting: the stored value over the environment's default. */
+export function effectiveSettingText(sources: SettingSources): Partial<Record<SettingKey, string>> {
+  const raw = { ...sources.defaults };
+  for (const [key, row] of Object.entries(sources.stored)) if (isSettingKey(key) && row) raw[key] = row.value;
+  return raw;
+}
+
 /** The typed settings for this request; an invalid stored value is a 500 `server_misconfigured`, logged with its key. */
 export async function readSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Settings> {
   return parseOrMisconfigured(await readRawSettings(db, cfg));

@@ -1,5 +1,6 @@
-// The operator settings, changed at run time without a restart: each key's parser and validator. Values are stored
-// as text in the settings table (read on every request) and fall back to the environment's defaults.
+// The operator settings, changed at run time without a restart: each key's kind, label and help (the dashboard's
+// controls are generated from them), its parser and validator. Values are stored as text in the settings table (read
+// on every request) and fall back to the environment's defaults.
 import "server-only";
 import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
 import { resolveNetwork, type NetworkId } from "../chain/networks";
@@ -20,6 +21,120 @@ export const SETTING_KEYS = [
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];
+
+/**
+ * What kind of value a setting holds, which decides its control on the dashboard and the typed value the dashboard
+ * sends: boolean (a toggle), usdc (a decimal amount of USDC), integer, network (one of the network table's rows),
+ * keys (a list of payer keys), address (one base58 public key, or none) and secret (write-only, never shown).
+ */
+export type SettingKind = "boolean" | "usdc" | "integer" | "network" | "keys" | "address" | "secret";
+
+/** Where the dashboard shows a setting, in the order it shows them. */
+export const SETTING_GROUPS = ["mainnet", "payments", "models", "grants"] as const;
+
+export type SettingGroup = (typeof SETTING_GROUPS)[number];
+
+interface DefinitionText {
+  /** What the operator reads instead of the environment name. */
+  label: string;
+  /** One or two sentences: what it does, and what a wrong value does to calls. */
+  help: string;
+  group: SettingGroup;
+}
+
+/** How each setting is shown and edited; the kind-specific fields bound what the dashboard offers. */
+export type SettingDefinition = DefinitionText &
+  (
+    | { kind: Exclude<SettingKind, "usdc" | "integer" | "secret"> }
+    /** `generatedInDevelopment`: unset outside production, the service generates one into the data dir at first use. */
+    | { kind: "secret"; generatedInDevelopment: boolean }
+    /** `positive`: above zero; `zero`: zero or more. */
+    | { kind: "usdc"; min: "positive" | "zero" }
+    | { kind: "integer"; min: number; max: number }
+  );
+
+/** Every setting's kind, label and help: the dashboard's controls are generated from this table. */
+export const SETTING_DEFINITIONS: { readonly [K in SettingKey]: SettingDefinition } = {
+  SERVICE_MAINNET_ENABLED: {
+    kind: "boolean",
+    group: "mainnet",
+    label: "Mainnet",
+    help: "The kill switch: Solana mainnet and Base take payments only while it is on. Off, their calls answer 503 mainnet_disabled from the next request, on every instance.",
+  },
+  SERVICE_MAINNET_DEPOSIT_ADDRESS: {
+    kind: "address",
+    group: "mainnet",
+    label: "Solana mainnet deposit address",
+    help: "The base58 public key Solana mainnet payments go to (Base pays the facilitator's EVM key). Without one, a Solana mainnet call answers 500 server_misconfigured.",
+  },
+  SERVICE_ALLOWED_AGENTS: {
+    kind: "keys",
+    group: "mainnet",
+    label: "Agents allowed on mainnet",
+    help: "The payers that may pay on a mainnet: Solana public keys or Base 0x addresses. Empty: any agent may pay. Others are refused with 403 agent_not_allowed.",
+  },
+  X402_NETWORK: {
+    kind: "network",
+    group: "payments",
+    label: "Default network",
+    help: "Where a call that names no network pays, and where grants credit. A mainnet serves only while mainnet is on.",
+  },
+  X402_FLAT_PRICE_USDC: {
+    kind: "usdc",
+    min: "positive",
+    group: "payments",
+    label: "Price per paid call",
+    help: "What one paid chat call costs. At most the price ceiling; a model whose worst-case cost is above it is refused.",
+  },
+  SERVICE_MAX_PRICE_USDC: {
+    kind: "usdc",
+    min: "positive",
+    group: "payments",
+    label: "Price ceiling",
+    help: "The most the service asks for one call: the price per paid call must stay at or below it.",
+  },
+  SERVICE_DEPOSIT_ADDRESS: {
+    kind: "address",
+    group: "payments",
+    label: "Devnet deposit address",
+    help: "Where Solana devnet payments go: only the facilitator's own address (it pays the fees). Empty means that address.",
+  },
+  SERVICE_TESTNET_PROVIDER_MODELS: {
+    kind: "boolean",
+    group: "models",
+    label: "Provider models on testnets",
+    help: "Whether devnet and Base Sepolia offer the provider's models. Off, testnets serve the built-in model only: faucet USDC is free and must not buy inference you pay for.",
+  },
+  SERVICE_GRANT_AMOUNT_USDC: {
+    kind: "usdc",
+    min: "positive",
+    group: "grants",
+    label: "Grant per new key",
+    help: "The sponsored credit a new key may claim once, on the default network.",
+  },
+  SERVICE_GRANT_MAX_PER_IP: {
+    kind: "integer",
+    min: 0,
+    max: 999_999,
+    group: "grants",
+    label: "Grants per client address",
+    help: "How many grants one client address may ever claim (counted by a salted hash of the address). 0 stops grants.",
+  },
+  SERVICE_GRANT_BUDGET_DAILY_USDC: {
+    kind: "usdc",
+    min: "zero",
+    group: "grants",
+    label: "Daily grant budget",
+    help: "The most all grants together may credit per UTC day; once it is spent, claims answer 503 grant_budget_exhausted.",
+  },
+  IP_HASH_SALT: {
+    kind: "secret",
+    generatedInDevelopment: true,
+    group: "grants",
+    label: "IP-hash salt",
+    help: "The secret that salts the hashes of client addresses, which grants and per-address rate limits count by. Write-only: replace it with a new value of at least 16 characters.",
+  },
+};
 
 /** The typed, validated settings a request runs with. */
 export interface Settings {

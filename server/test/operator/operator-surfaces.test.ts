@@ -86,15 +86,15 @@ describe("tRPC operator procedures", () => {
       expect(res.status).toBe(401);
       expect(JSON.stringify(await res.json())).not.toContain("X402_FLAT_PRICE_USDC");
     }
-    const direct = await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: "true" }, { origin: ORIGIN });
+    const direct = await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: true }, { origin: ORIGIN });
     expect(direct.status).toBe(401);
   });
 
   it("refuse a cross-origin mutation even with a session", async () => {
     const cookie = cookieOf(await signInAs(operator));
-    const res = await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: "true" }, { cookie, origin: "http://evil.example" });
+    const res = await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: true }, { cookie, origin: "http://evil.example" });
     expect(res.status).toBe(403);
-    const noOrigin = await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: "true" }, { cookie });
+    const noOrigin = await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: true }, { cookie });
     expect(noOrigin.status).toBe(403);
   });
 
@@ -102,10 +102,14 @@ describe("tRPC operator procedures", () => {
     const cookie = cookieOf(await signInAs(operator));
     const headers = { cookie, origin: ORIGIN };
     await mutate("settings.set", { key: "SERVICE_MAINNET_DEPOSIT_ADDRESS", value: generateKeypair().publicKeyBase58 }, headers);
-    expect(((await (await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: "true" }, headers)).json()) as { result: { data: unknown } }).result.data).toEqual({ ok: true });
+    expect(((await (await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: true }, headers)).json()) as { result: { data: unknown } }).result.data).toEqual({ ok: true });
     const body = { model: "local/echo-1", messages: [{ role: "user", content: "hi" }], network: "mainnet" };
     expect((await stack.chat({ body })).status).toBe(402);
-    await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: "false" }, headers);
+    // Turning a serving mainnet off refuses its calls: the server holds the change until that is confirmed.
+    const held = ((await (await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: false }, headers)).json()) as { result: { data: { reason: string; consequences: { id: string }[] } } }).result.data;
+    expect(held.reason).toBe("confirmation_required");
+    expect((await stack.chat({ body })).status).toBe(402);
+    await mutate("settings.set", { key: "SERVICE_MAINNET_ENABLED", value: false, acknowledged: held.consequences.map((c) => c.id) }, headers);
     expect((await stack.chat({ body })).status).toBe(503);
 
     for (const [key, value] of [["X402_FLAT_PRICE_USDC", "0.5"], ["X402_FLAT_PRICE_USDC", "-1"], ["SERVICE_DEPOSIT_ADDRESS", "nope"], ["SERVICE_ALLOWED_AGENTS", "a,b"]] as const) {

@@ -1,46 +1,76 @@
-// Operator settings over tRPC: read the effective values, change one (validated, audited), read the
-// audit log. Thin: input schema → one service call.
+// Operator settings over tRPC: read every setting with its typed value (a secret only as set or not), change one
+// (validated by its kind, refused or held for confirmation when it breaks calls, audited), read the audit log.
+// Thin: input schema → one service call → output schema.
 import "server-only";
 import { z } from "zod";
-import { readRawSettings } from "../../settings/read-settings";
-import { isSettingKey, SETTING_KEYS } from "../../settings/setting-definitions";
-import { writeSetting } from "../../settings/write-setting";
+import { NETWORKS, type NetworkId } from "../../chain/networks";
+import { changeOperatorSetting, readOperatorSettings } from "../../dashboard/operator-settings";
+import { readSettingAudit } from "../../settings/read-setting-audit";
+import { SETTING_GROUPS, SETTING_KEYS } from "../../settings/setting-definitions";
 import { operatorProcedure, router } from "../init";
 
-/** Secrets are shown as set/unset, never echoed. */
-const SECRET_KEYS = new Set(["IP_HASH_SALT"]);
+const networkId = z.enum(Object.keys(NETWORKS) as [NetworkId, ...NetworkId[]]);
 
-const settingsOutput = z.array(z.object({ key: z.enum(SETTING_KEYS), value: z.string(), secret: z.boolean() }));
-const setOutput = z.discriminatedUnion("ok", [z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), key: z.string(), message: z.string() })]);
+const common = {
+  key: z.enum(SETTING_KEYS),
+  label: z.string(),
+  help: z.string(),
+  group: z.enum(SETTING_GROUPS),
+  source: z.enum(["stored", "environment", "unset"]),
+  updatedBy: z.string().nullable(),
+  updatedAt: z.iso.datetime().nullable(),
+  problem: z.string().nullable(),
+};
+
+const settingView = z.discriminatedUnion("kind", [
+  z.object({ ...common, kind: z.literal("boolean"), value: z.boolean().nullable() }),
+  z.object({ ...common, kind: z.literal("usdc"), value: z.string(), min: z.enum(["positive", "zero"]) }),
+  z.object({ ...common, kind: z.literal("integer"), value: z.number().int().nullable(), min: z.number().int(), max: z.number().int() }),
+  z.object({
+    ...common,
+    kind: z.literal("network"),
+    value: networkId.nullable(),
+    options: z.array(z.object({ id: networkId, label: z.string(), mainnet: z.boolean(), offered: z.boolean() })),
+  }),
+  z.object({ ...common, kind: z.literal("keys"), value: z.array(z.string()) }),
+  z.object({ ...common, kind: z.literal("address"), value: z.string().nullable() }),
+  // SECURITY: strict, so a value added to a secret's view by mistake fails the output check instead of reaching a page.
+  z.strictObject({ ...common, kind: z.literal("secret"), set: z.boolean(), origin: z.enum(["stored", "environment", "data_dir"]).nullable(), status: z.string() }),
+]);
+
+const effect = {
+  id: z.string(),
+  code: z.string(),
+  answers: z.string().nullable(),
+  keys: z.array(z.enum(SETTING_KEYS)),
+  message: z.string(),
+};
+const consequence = z.object({ ...effect, severity: z.enum(["refuse", "confirm"]) });
+
+const settingsOutput = z.object({ settings: z.array(settingView), problems: z.array(z.object(effect)) });
+
+/** A setting's typed value: a toggle's boolean, an integer, an amount, a network id, an address or a secret as text, a list of keys. */
+const settingValue = z.union([z.boolean(), z.number(), z.string().max(4_000), z.array(z.string().max(128)).max(1_000)]);
+
+const setInput = z.object({ key: z.enum(SETTING_KEYS), value: settingValue, acknowledged: z.array(z.string().max(200)).max(50).default([]) });
+const setOutput = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), reason: z.enum(["invalid_value", "refused", "confirmation_required"]), key: z.enum(SETTING_KEYS), message: z.string(), consequences: z.array(consequence) }),
+]);
+
 const auditOutput = z.array(
   z.object({ id: z.string(), key: z.string(), oldValue: z.string().nullable(), newValue: z.string(), actor: z.string(), at: z.iso.datetime() }),
 );
 
 export const settingsRouter = router({
-  get: operatorProcedure.output(settingsOutput).query(async ({ ctx }) => {
-    const raw = await readRawSettings(ctx.db, ctx.runtime.config);
-    return SETTING_KEYS.map((key) => ({ key, value: SECRET_KEYS.has(key) ? (raw[key] ? "(set)" : "") : (raw[key] ?? ""), secret: SECRET_KEYS.has(key) }));
-  }),
+  get: operatorProcedure.output(settingsOutput).query(({ ctx }) => readOperatorSettings(ctx.runtime)),
+  /** Refused without a write when invalid, when it breaks a rule, or until each consequence's id is acknowledged. */
   set: operatorProcedure
-    .input(z.object({ key: z.string().refine(isSettingKey, { message: "unknown setting" }), value: z.string().max(4_000) }))
+    .input(setInput)
     .output(setOutput)
-    .mutation(async ({ ctx, input }) => {
-      if (!isSettingKey(input.key)) return { ok: false as const, key: input.key, message: "unknown setting" };
-      const outcome = await writeSetting(ctx.db, ctx.runtime.config, input.key, input.value.trim(), ctx.session.pubkey);
-      return outcome.ok ? { ok: true as const } : { ok: false as const, key: outcome.key, message: outcome.message };
-    }),
+    .mutation(({ ctx, input }) => changeOperatorSetting(ctx.runtime, input, ctx.session.pubkey)),
   audit: operatorProcedure
     .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }).optional())
     .output(auditOutput)
-    .query(async ({ ctx, input }) => {
-      const rows = await ctx.db.settingAudit.findMany({ orderBy: { id: "desc" }, take: input?.limit ?? 50 });
-      return rows.map((r) => ({
-        id: r.id.toString(),
-        key: r.key,
-        oldValue: SECRET_KEYS.has(r.key) ? "(secret)" : r.oldValue,
-        newValue: SECRET_KEYS.has(r.key) ? "(secret)" : r.newValue,
-        actor: r.actor,
-        at: r.createdAt.toISOString(),
-      }));
-    }),
+    .query(({ ctx, input }) => readSettingAudit(ctx.db, input?.limit ?? 50)),
 });
