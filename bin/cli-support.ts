@@ -12,8 +12,8 @@ export class UsageError extends Error {
  * (its data dir, database and local chains). Loaded only by those commands.
  */
 export async function cliConfig(): Promise<Config> {
-  const { loadConfig } = await import("../server/env");
-  return loadConfig(process.env);
+  const { loadConfig, processEnv } = await import("../server/env");
+  return loadConfig(processEnv());
 }
 
 /** Reads a file as UTF-8, as a usage error when it cannot be read. */

@@ -7,7 +7,7 @@ import path from "node:path";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { minimalChildEnv } from "../devtools/devtools-env";
-import { generateKeypair } from "../server/keys/parse-secret-key";
+import { generateKeypair, toSolanaCliJson } from "../server/keys/parse-secret-key";
 
 const root = path.resolve(import.meta.dirname, "..");
 const key = () => bs58.encode(generateKeypair().seed);
@@ -95,6 +95,17 @@ describe("bin/start.ts in production", () => {
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe(`signet: refusing to start: FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: both are the key ${shared.publicKeyBase58}; each service role needs a key of its own`);
+  }, 90_000);
+
+  it("reads a key from the file its _FILE variable names, and exits with one line naming the variable when it cannot", async () => {
+    // A key file as `signet keygen` writes it stands in for LOG_SECRET_KEY: every check passes, the build's aside.
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-key-file-"));
+    writeFileSync(path.join(dir, "log-key.json"), `${toSolanaCliJson(generateKeypair())}\n`);
+    const dist = noBuild();
+    const read = await start({ ...completeEnv(), LOG_SECRET_KEY: undefined, LOG_SECRET_KEY_FILE: path.join(dir, "log-key.json"), SIGNET_NEXT_DIST_DIR: dist });
+    expect(refusal(read)).toBe(`signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`);
+    const missing = await start({ ...completeEnv(), LOG_SECRET_KEY: undefined, LOG_SECRET_KEY_FILE: path.join(dir, "absent.json") });
+    expect(refusal(missing)).toBe(`signet: refusing to start: LOG_SECRET_KEY_FILE: cannot read ${path.join(dir, "absent.json")} (ENOENT)`);
   }, 90_000);
 
   it("exits with one line naming DATABASE_URL when none is set, rather than serving from the embedded database", async () => {

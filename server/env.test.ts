@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertReadyToServe, ConfigError, loadConfig, productionOptIns } from "./env";
+import { assertReadyToServe, ConfigError, envSchema, loadConfig, productionOptIns, readSecretFiles, SECRET_FILE_VARIABLES } from "./env";
 import { generateKeypair } from "./keys/parse-secret-key";
 
 /** What assertReadyToServe needs beyond the proxy set-up and the metrics token, each test removing what it checks. */
@@ -184,3 +184,31 @@ describe("loadConfig() on the operator settings' env defaults", () => {
   });
 });
 
+
+describe("readSecretFiles()", () => {
+  const files: Record<string, string> = { "/keys/operator.json": "[1,2,3]\n", "/keys/empty": "\n", "/keys/token": "metrics-token-0123456789\r\n" };
+  const read = (file: string) => {
+    if (file in files) return files[file]!;
+    throw Object.assign(new Error(`ENOENT: ${file}`), { code: "ENOENT" });
+  };
+
+  it("puts each file's content, without its final newline, in its variable, and drops the _FILE variable", () => {
+    const env = readSecretFiles({ SERVICE_OPERATOR_SECRET_KEY_FILE: "/keys/operator.json", METRICS_TOKEN_FILE: "/keys/token", PORT: "3000" }, read);
+    expect(env).toEqual({ SERVICE_OPERATOR_SECRET_KEY: "[1,2,3]", METRICS_TOKEN: "metrics-token-0123456789", PORT: "3000" });
+  });
+
+  it("leaves an environment without _FILE variables as it is, and reads no file", () => {
+    const env = { SERVICE_OPERATOR_SECRET_KEY: "abc", SIGNET_SUMMARY_FILE: "/tmp/summary" };
+    expect(readSecretFiles(env, () => expect.unreachable("no file is read"))).toEqual(env);
+  });
+
+  it("refuses a variable set both ways, an unreadable file and an empty one, naming the variable and never the content", () => {
+    expect(() => readSecretFiles({ LOG_SECRET_KEY: "x", LOG_SECRET_KEY_FILE: "/keys/operator.json" }, read)).toThrow(new ConfigError("LOG_SECRET_KEY and LOG_SECRET_KEY_FILE are both set: keep one"));
+    expect(() => readSecretFiles({ SESSION_SECRET_FILE: "/keys/missing" }, read)).toThrow(new ConfigError("SESSION_SECRET_FILE: cannot read /keys/missing (ENOENT)"));
+    expect(() => readSecretFiles({ DATABASE_URL_FILE: "/keys/empty" }, read)).toThrow(new ConfigError("DATABASE_URL_FILE: /keys/empty is empty"));
+  });
+
+  it("covers every secret the schema reads", () => {
+    for (const name of SECRET_FILE_VARIABLES) expect(Object.keys(envSchema.shape)).toContain(name);
+  });
+});

@@ -1,6 +1,7 @@
 // The one validated config: every environment variable the service reads is parsed here, once.
 // Operator-tunable values live in the settings table (changed at run time); env only seeds their defaults.
 import "server-only";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
@@ -227,7 +228,52 @@ export class ConfigError extends Error {
  * service commands) pass its result to loadConfig, and to the children they spawn.
  */
 export function processEnv(): NodeJS.ProcessEnv {
-  return { ...process.env };
+  return readSecretFiles(process.env);
+}
+
+/**
+ * The secrets that may come from a file instead of the environment: `<NAME>_FILE` names a file holding the value (a
+ * key file `signet keygen` wrote, a systemd credential, a container secret). Its content is the value, without the
+ * final newline.
+ */
+export const SECRET_FILE_VARIABLES = [
+  "SERVICE_OPERATOR_SECRET_KEY",
+  "VERIFIER_SECRET_KEY",
+  "LOG_SECRET_KEY",
+  "LOG_PREVIOUS_SECRET_KEY",
+  "FACILITATOR_SECRET_KEY",
+  "FACILITATOR_EVM_SECRET_KEY",
+  "UPSTREAM_API_KEY",
+  "SESSION_SECRET",
+  "IP_HASH_SALT",
+  "METRICS_TOKEN",
+  "DATABASE_URL",
+] as const;
+
+/**
+ * `env` with each `<NAME>_FILE` of SECRET_FILE_VARIABLES replaced by `<NAME>` holding the file's content, so the
+ * processes it is passed to see the value alone. Throws a ConfigError naming the variable when both are set, or the
+ * file cannot be read or is empty; the error never holds the content.
+ */
+export function readSecretFiles(env: Readonly<Record<string, string | undefined>>, readFile: (file: string) => string = (file) => readFileSync(file, "utf8")): NodeJS.ProcessEnv {
+  const out = { ...env } as NodeJS.ProcessEnv;
+  for (const name of SECRET_FILE_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === "") continue;
+    if (env[name] !== undefined && env[name] !== "") throw new ConfigError(`${name} and ${name}_FILE are both set: keep one`);
+    let content: string;
+    try {
+      content = readFile(file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
+      throw new ConfigError(`${name}_FILE: cannot read ${file} (${code})`);
+    }
+    const value = content.replace(/\r?\n$/, "");
+    if (value.trim() === "") throw new ConfigError(`${name}_FILE: ${file} is empty`);
+    out[name] = value;
+    delete out[`${name}_FILE`];
+  }
+  return out;
 }
 
 /** Parses an environment into the typed config; throws a ConfigError naming each bad variable. */
