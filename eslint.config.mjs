@@ -75,7 +75,7 @@ export const LAYERS = [
   // The x402 payment state machine: claim, settle, resume, pending settlements; the paid route's settlement strategy.
   { name: "payments", paths: ["server/payments"] },
   // Prepaid credit: signed requests served from credit, top-ups (bought through payments) and grants.
-  { name: "prepaid", paths: ["server/prepaid", "server/grants", "server/http/purge-expired-rows.ts"] },
+  { name: "prepaid", paths: ["server/prepaid", "server/grants", "server/http/purge-expired-rows.ts", "server/http/table-retention.ts"] },
   // The inference routes' services: paid chat and the Responses API on both routes.
   { name: "inference", paths: ["server/chat", "server/responses"] },
   // The operator's and the public's other surfaces: dashboard, health, metrics, reconcile, discovery, the site, the

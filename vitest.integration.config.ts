@@ -32,7 +32,7 @@ export const TIMING_FILES = [
  * Files that serve the run's one production build (`npm start`): once the build is made, beside the browser suite.
  * The multi-instance test is the run's soak.
  */
-export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts"];
+export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts", "server/test/ops/reverse-proxy.test.ts"];
 
 /**
  * Files that replace a module keep a fresh module graph of their own. The others share their worker's: a file's

@@ -44,6 +44,8 @@ export const devtoolsEnvSchema = z.object({
   SIGNET_CHAOS_FULL: booleanString.default(false),
   /** Crashes per step of the crash-recovery suite, over SIGNET_CHAOS_FULL. */
   CHAOS_RUNS: z.coerce.number().int().min(1).max(1_000).optional(),
+  /** The reverse-proxy test on every network for both x402 clients when "true"; devnet only by default. */
+  SIGNET_PROXY_FULL: booleanString.default(false),
   /** Runs of the any-content property test (each runs a batch of calls side by side); a few in `npm test`. */
   SIGNET_CONTENT_RUNS: z.coerce.number().int().min(1).max(1_000_000).optional(),
   /** The any-content property test's seed, to replay a run it printed; a fresh one when unset. */

@@ -8,6 +8,7 @@ import { errorsDocument } from "./error-table";
 import { withGeneratedBlocks } from "./generated-block";
 import { layerMapMarkdown } from "./layer-map";
 import { paymentStateTables } from "./payment-state-table";
+import { retentionTable } from "../http/table-retention";
 
 export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
   "docs/errors.md": errorsDocument,
@@ -18,6 +19,9 @@ export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
       source: "devtools/devtools-env.ts",
       render: () => devtoolsEnvTable() ?? "The dev tools read their variables through the service's schema above (no devtools/devtools-env.ts yet).",
     },
+  }),
+  "docs/deploy.md": withGeneratedBlocks("docs/deploy.md", {
+    retention: { source: "server/http/table-retention.ts (TABLE_RETENTION)", render: retentionTable },
   }),
   "docs/architecture.md": withGeneratedBlocks("docs/architecture.md", {
     "layer-map": { source: "eslint.config.mjs (LAYERS, the lint rule's map)", render: layerMapMarkdown },

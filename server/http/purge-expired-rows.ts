@@ -6,19 +6,10 @@ import "server-only";
 import type { DbClient } from "../db";
 import type { Runtime } from "../runtime/runtime";
 import { log } from "../log";
-import { RATE_LIMIT_WINDOW_MS } from "../prepaid/admit-signed-request";
-import { SIGNED_REQUEST_WINDOW_MS } from "../prepaid/signed-request";
-import { IP_RATE_LIMIT_WINDOW_MS } from "./ip-rate-limit";
+import { AGENT_WINDOW_RETENTION_MS, EXPIRED_CHALLENGE_GRACE_MS, FAILURE_COUNT_RETENTION_MS, IP_WINDOW_RETENTION_MS, NONCE_RETENTION_MS } from "./table-retention";
 
 /** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
-/**
- * How long an expired challenge is kept. A challenge is refused once expired, and a login link whose expiry passed is
- * refused before its nonce is looked up, so deleting after expiry is safe; the hour covers clock skew between instances.
- */
-const EXPIRED_CHALLENGE_GRACE_MS = 60 * 60_000;
-/** How long the dashboard's hourly failure counts are kept. */
-const FAILURE_COUNT_RETENTION_MS = 90 * 24 * 60 * 60_000;
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one purge at a time across instances. */
 const PURGE_LOCK_KEY = 72_910_405;
 
@@ -33,12 +24,11 @@ export interface PurgedRows {
 
 /** Deletes what has expired; returns the counts, or null when another instance is purging right now. */
 export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<PurgedRows | null> {
+  // How long each kind of row is kept, and why: server/db/table-retention.ts.
   const challengeCutoff = new Date(now - EXPIRED_CHALLENGE_GRACE_MS);
-  // A window that started two windows ago has ended: its next request starts a new count anyway.
-  const agentWindowCutoff = new Date(now - 2 * RATE_LIMIT_WINDOW_MS);
-  const ipWindowCutoff = new Date(now - 2 * IP_RATE_LIMIT_WINDOW_MS);
-  // A signed request is refused outside its timestamp's window, so a nonce older than twice it can never be replayed.
-  const nonceCutoff = new Date(now - 2 * SIGNED_REQUEST_WINDOW_MS);
+  const agentWindowCutoff = new Date(now - AGENT_WINDOW_RETENTION_MS);
+  const ipWindowCutoff = new Date(now - IP_WINDOW_RETENTION_MS);
+  const nonceCutoff = new Date(now - NONCE_RETENTION_MS);
   const failureCutoff = new Date(now - FAILURE_COUNT_RETENTION_MS);
   return db.$transaction(async (tx) => {
     const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
