@@ -1,9 +1,11 @@
 // Prints a paid answer's x402 signed receipt (offer-receipt extension) for the CLI, after checking it: the JWS
 // signature against the key its did:web `kid` names (the DID document fetched from the service's domain), that key
-// being the service's own, and the receipt being for the service's resource. Shared by `signet chat` and `signet topup`.
+// being the service's own (a retired one only for a receipt issued before its retirement), and the receipt being for
+// the service's resource. Shared by `signet chat` and `signet topup`.
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import { isValidPaymentId } from "@x402/extensions/payment-identifier";
 import { checkX402Receipt } from "../server/agent/check-x402-receipt";
+import { formatUnixMs } from "../server/verify";
 import { UsageError } from "./cli-support";
 
 /** Prints the check on stderr; true when the receipt verified. */
@@ -18,7 +20,8 @@ export async function reportX402Receipt(receipt: SignedReceipt | undefined | nul
     return false;
   }
   const p = check.payload;
-  process.stderr.write(`x402 receipt: ok, JWS by ${check.kid}, verified against its did:web document\n`);
+  const retired = check.retiredAt === null ? "" : ` (a retired key, before its retirement at ${formatUnixMs(check.retiredAt)})`;
+  process.stderr.write(`x402 receipt: ok, JWS by ${check.kid}${retired}, verified against its did:web document\n`);
   process.stderr.write(`  payer ${p.payer}, network ${p.network}, resource ${p.resourceUrl}, issued ${new Date(p.issuedAt * 1000).toISOString()}${p.transaction ? `, tx ${p.transaction}` : ""}\n`);
   return true;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateKeypair } from "../keys/parse-secret-key";
-import { buildDidDocument, didWebOf, OPERATOR_KEY_FRAGMENT } from "./did-web-document";
+import { OPERATOR_KEY_FRAGMENT } from "../verify/operator-jws";
+import { buildDidDocument, didWebOf, operatorKeyIdAt } from "./did-web-document";
 
 describe("didWebOf()", () => {
   it("names the host, percent-encoding a port's colon as did:web requires", () => {
@@ -19,15 +20,23 @@ describe("didWebOf()", () => {
   });
 });
 
+describe("operatorKeyIdAt()", () => {
+  it("names a key by its first 8 base58 characters under the service's DID", () => {
+    const key = generateKeypair();
+    expect(operatorKeyIdAt("http://localhost:3000", key.publicKeyBase58)).toBe(`did:web:localhost%3A3000#operator-key-${key.publicKeyBase58.slice(0, 8)}`);
+  });
+});
+
 describe("buildDidDocument()", () => {
-  it("publishes the key as an Ed25519 JWK under the DID's operator-key fragment, for assertions", () => {
+  it("publishes the key as an Ed25519 JWK for assertions, as `#operator-key` and under its per-key id", () => {
     const key = generateKeypair();
     const doc = buildDidDocument("did:web:signet.example.com", key.publicKey);
     const kid = `did:web:signet.example.com#${OPERATOR_KEY_FRAGMENT}`;
+    const own = `did:web:signet.example.com#${OPERATOR_KEY_FRAGMENT}-${key.publicKeyBase58.slice(0, 8)}`;
+    const method = (id: string) => ({ id, type: "JsonWebKey2020", controller: doc.id, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: Buffer.from(key.publicKey).toString("base64url") } });
     expect(doc.id).toBe("did:web:signet.example.com");
-    expect(doc.assertionMethod).toEqual([kid]);
-    expect(doc.verificationMethod).toEqual([{ id: kid, type: "JsonWebKey2020", controller: doc.id, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: expect.any(String) } }]);
-    expect(new Uint8Array(Buffer.from(doc.verificationMethod[0]!.publicKeyJwk.x, "base64url"))).toEqual(key.publicKey);
+    expect(doc.assertionMethod).toEqual([kid, own]);
+    expect(doc.verificationMethod).toEqual([method(kid), method(own)]);
   });
 });
 
@@ -37,15 +46,21 @@ describe("buildDidDocument() after key rotations", () => {
   const old = generateKeypair();
   const RETIRED_AT = 1_777_593_600_000;
   const doc = buildDidDocument(did, current.publicKey, [{ pubkey: old.publicKeyBase58, retired_at: RETIRED_AT }]);
+  const jwk = (key: Uint8Array) => ({ kty: "OKP", crv: "Ed25519", x: Buffer.from(key).toString("base64url") });
 
-  it("keeps the current key the one assertion method, under the name JWS carry", () => {
-    expect(doc.assertionMethod).toEqual([`${did}#${OPERATOR_KEY_FRAGMENT}`]);
-    expect(doc.verificationMethod[0]).toEqual({ id: `${did}#${OPERATOR_KEY_FRAGMENT}`, type: "JsonWebKey2020", controller: did, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: Buffer.from(current.publicKey).toString("base64url") } });
+  it("keeps the current key the assertion method, as `#operator-key` and under its per-key id", () => {
+    const own = `${did}#${OPERATOR_KEY_FRAGMENT}-${current.publicKeyBase58.slice(0, 8)}`;
+    expect(doc.assertionMethod).toEqual([`${did}#${OPERATOR_KEY_FRAGMENT}`, own]);
+    expect(doc.verificationMethod.slice(0, 2)).toEqual([
+      { id: `${did}#${OPERATOR_KEY_FRAGMENT}`, type: "JsonWebKey2020", controller: did, publicKeyJwk: jwk(current.publicKey) },
+      { id: own, type: "JsonWebKey2020", controller: did, publicKeyJwk: jwk(current.publicKey) },
+    ]);
   });
 
-  it("lists a retired key under its own name, marked revoked at its retirement, in no verification relationship", () => {
-    const id = `${did}#${OPERATOR_KEY_FRAGMENT}-${old.publicKeyBase58}`;
-    expect(doc.verificationMethod[1]).toEqual({ id, type: "JsonWebKey2020", controller: did, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: Buffer.from(old.publicKey).toString("base64url") }, revoked: "2026-05-01T00:00:00.000Z" });
+  it("lists a retired key under the per-key id its JWS carry, marked revoked at its retirement, in no verification relationship", () => {
+    const id = `${did}#${OPERATOR_KEY_FRAGMENT}-${old.publicKeyBase58.slice(0, 8)}`;
+    expect(doc.verificationMethod[2]).toEqual({ id, type: "JsonWebKey2020", controller: did, publicKeyJwk: jwk(old.publicKey), revoked: "2026-05-01T00:00:00.000Z" });
+    expect(doc.verificationMethod).toHaveLength(3);
     expect(doc.assertionMethod).not.toContain(id);
   });
 
@@ -60,5 +75,12 @@ describe("buildDidDocument() after key rotations", () => {
 
   it("rejects malformed input: a retired key that is not base58 of 32 bytes", () => {
     expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: "abc", retired_at: RETIRED_AT }])).toThrow(TypeError);
+  });
+
+  it("refuses two keys with one per-key id, rather than publish an id that names either", () => {
+    // Another 32-byte key whose base58 form starts with the same 8 characters as the current key's.
+    const twin = current.publicKeyBase58.slice(0, -1) + (current.publicKeyBase58.endsWith("2") ? "3" : "2");
+    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: twin, retired_at: RETIRED_AT }])).toThrow(/per-key id/);
+    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: old.publicKeyBase58, retired_at: 1 }, { pubkey: `${old.publicKeyBase58.slice(0, -1)}${old.publicKeyBase58.endsWith("2") ? "3" : "2"}`, retired_at: 2 }])).toThrow(/per-key id/);
   });
 });

@@ -1,6 +1,7 @@
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../env";
+import { decodeBase58 } from "../verify";
 import { tempDataDir } from "../test/support/env";
 import { operatorKeyResource } from "./operator-key-resource";
 import { generateKeypair, type Ed25519Keypair } from "./parse-secret-key";
@@ -34,6 +35,16 @@ describe("ServiceKeys.operatorKeys()", () => {
     const keys = keysOf({ SERVICE_OPERATOR_RETIRED_KEYS: `${current.publicKeyBase58}@2026-05-01T00:00:00Z` });
     expect(() => keys.operator()).toThrow(ConfigError);
     expect(() => keys.operator()).toThrow(/^SERVICE_OPERATOR_RETIRED_KEYS lists the current operator key .* \(SERVICE_OPERATOR_SECRET_KEY\)/);
+  });
+
+  it("refuses a retired key whose per-key id (its first 8 characters) is the current key's", () => {
+    const twin = decodeBase58(current.publicKeyBase58, 32)!;
+    twin[31] = twin[31]! ^ 1;
+    const lookalike = bs58.encode(twin);
+    expect(lookalike.slice(0, 8)).toBe(current.publicKeyBase58.slice(0, 8));
+    expect(() => keysOf({ SERVICE_OPERATOR_RETIRED_KEYS: `${lookalike}@2026-05-01T00:00:00Z` }).operator()).toThrow(
+      `SERVICE_OPERATOR_RETIRED_KEYS: ${lookalike} and ${current.publicKeyBase58} share the key id #operator-key-${current.publicKeyBase58.slice(0, 8)}: make the new operator key again`,
+    );
   });
 
   it("rejects malformed input: a malformed list stops the operator key's load, naming the variable", () => {

@@ -4,6 +4,7 @@
 import "server-only";
 import { ConfigError, type Config } from "../env";
 import type { OperatorKeys, RetiredOperatorKey } from "../verify";
+import { operatorKeyFragment } from "../verify/operator-jws";
 import { loadSigningKey } from "./load-signing-key";
 import type { Ed25519Keypair } from "./parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "./refuse-shared-keys";
@@ -42,6 +43,14 @@ function loadOperatorRing(cfg: Config): { keypair: Ed25519Keypair; retired: Reti
   const keypair = loadOperatorKeypair(cfg);
   if (retired.some((r) => r.pubkey === keypair.publicKeyBase58)) {
     throw new ConfigError(`${RETIRED_KEYS_VARIABLE} lists the current operator key ${keypair.publicKeyBase58} (SERVICE_OPERATOR_SECRET_KEY): a key is retired once another key signs in its place`);
+  }
+  // Each key's JWS name it by a per-key id made of the key's first characters: two keys with one id could not be told
+  // apart by a verifier, so the did:web document would refuse to list them.
+  const seen = new Map([[operatorKeyFragment(keypair.publicKeyBase58), keypair.publicKeyBase58]]);
+  for (const { pubkey } of retired) {
+    const other = seen.get(operatorKeyFragment(pubkey));
+    if (other !== undefined) throw new ConfigError(`${RETIRED_KEYS_VARIABLE}: ${pubkey} and ${other} share the key id #${operatorKeyFragment(pubkey)}: make the new operator key again`);
+    seen.set(operatorKeyFragment(pubkey), pubkey);
   }
   return { keypair, retired };
 }

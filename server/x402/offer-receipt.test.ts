@@ -38,9 +38,9 @@ async function offersFor(validitySeconds: number): Promise<JWSSignedOffer[]> {
 const operatorJwk = () => serviceDidDocument(BASE_URL, operatorKey).verificationMethod[0]!.publicKeyJwk;
 
 describe("offerReceiptExtension", () => {
-  it("signs one offer per requirement with the operator key, named by its did:web key id", async () => {
+  it("signs one offer per requirement with the operator key, named by its per-key did:web key id", async () => {
     const [offer] = await offersFor(240);
-    expect(extractJWSHeader(offer!.signature)).toEqual({ alg: "EdDSA", kid: "did:web:signet.example.com#operator-key" });
+    expect(extractJWSHeader(offer!.signature)).toEqual({ alg: "EdDSA", kid: `did:web:signet.example.com#operator-key-${operatorKey.publicKeyBase58.slice(0, 8)}` });
     const payload = await verifyOfferSignatureJWS(offer!, operatorJwk());
     expect(payload).toMatchObject({ version: 1, resourceUrl: url, scheme: "exact", network: requirement.network, asset: requirement.asset, payTo: requirement.payTo, amount: "10000" });
     expect(payload.validUntil - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(239);

@@ -1,5 +1,6 @@
 // Signed offers and receipts: the x402 `offer-receipt` extension (@x402/extensions), as JWS (EdDSA) signed by the
-// operator key and named by its did:web DID URL (`kid`), which /.well-known/did.json binds to the service's domain.
+// operator key and named by its per-key did:web DID URL (`kid` = `did:web:<host>#operator-key-<first 8 base58
+// characters>`), which /.well-known/did.json binds to the service's domain and keeps listing after the key is retired.
 // - Offers: every 402 carries one per accepted requirement. An offer is signed once and reused while at least half its
 //   validity remains, so a 402 costs no signature; the validity covers the payment's whole timeout either way.
 // - Receipts: one per settled payment, in the settlement response's `extensions` (the PAYMENT-RESPONSE header) once the
@@ -61,7 +62,9 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
   const operatorIssuer = (): OfferReceiptIssuer => {
     if (!issuer) {
       const key = signer.operatorKey();
-      const kid = operatorKeyIdAt(signer.baseUrl);
+      // The key's own id, not `#operator-key`: that one follows the current key, so after a rotation it would name
+      // another key than the one that signed.
+      const kid = operatorKeyIdAt(signer.baseUrl, key.publicKeyBase58);
       const jws: JWSSigner = {
         kid,
         format: "jws",

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePaymentId } from "@x402/extensions/payment-identifier";
 import { generateKeypair } from "../../keys/parse-secret-key";
+import { operatorKeypair } from "../support/env";
 import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
 import { closedPort } from "../verify/local-servers";
 import { runSignet } from "../support/signet-cli";
@@ -26,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => served?.close());
 
 const signet = (args: string[]) => runSignet(args, path.join(scratch, "data"), 60_000);
-const receiptLine = () => `x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key, verified against its did:web document`;
+const receiptLine = () => `x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key-${operatorKeypair().publicKeyBase58.slice(0, 8)}, verified against its did:web document`;
 
 /** A funded agent's key file. */
 async function agentFile(name: string): Promise<{ file: string; pubkey: string }> {

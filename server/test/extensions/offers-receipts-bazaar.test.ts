@@ -79,8 +79,9 @@ describe("offer-receipt over HTTP, with the package's client utilities", () => {
       const paymentRequired = await paymentRequiredOf(await post(path, body));
       const offers = decodeSignedOffers(extractOffersFromPaymentRequired(paymentRequired));
       expect(offers).toHaveLength(paymentRequired.accepts.length);
+      const operator = (await (await fetch(`${service.url}/api/v1/operator-key`)).json()) as { pubkey: string };
       for (const offer of offers) {
-        expect(extractJWSHeader((offer.signedOffer as JWSSignedOffer).signature).kid).toBe(`did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key`);
+        expect(extractJWSHeader((offer.signedOffer as JWSSignedOffer).signature).kid).toBe(`did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key-${operator.pubkey.slice(0, 8)}`);
         const { result: verified, urls } = await didFetchesDuring(() => verifyOfferSignatureJWS(offer.signedOffer as JWSSignedOffer));
         expect(urls).toEqual([`${service.url}/.well-known/did.json`]);
         expect(verified).toEqual({ version: 1, resourceUrl: `${service.url}${path}`, scheme: offer.scheme, network: offer.network, asset: offer.asset, payTo: offer.payTo, amount: offer.amount, validUntil: offer.validUntil });
@@ -131,8 +132,8 @@ describe("offer-receipt over HTTP, with the package's client utilities", () => {
     const did = (await (await fetch(`${service.url}/.well-known/did.json`)).json()) as { id: string; verificationMethod: { id: string; publicKeyJwk: { x: string } }[]; assertionMethod: string[] };
     const operator = (await (await fetch(`${service.url}/api/v1/operator-key`)).json()) as { pubkey: string };
     expect(did.id).toBe(`did:web:${encodeURIComponent(new URL(service.url).host)}`);
-    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`]);
-    expect(bs58.encode(Buffer.from(did.verificationMethod[0]!.publicKeyJwk.x, "base64url"))).toBe(operator.pubkey);
+    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`, `${did.id}#operator-key-${operator.pubkey.slice(0, 8)}`]);
+    for (const method of did.verificationMethod) expect(bs58.encode(Buffer.from(method.publicKeyJwk.x, "base64url"))).toBe(operator.pubkey);
   });
 
   it("rejects malformed input: a receipt re-signed by another key under the service's kid does not verify", async () => {

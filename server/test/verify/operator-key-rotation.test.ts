@@ -109,10 +109,11 @@ describe("rotating the operator key", () => {
     expect(serverVerifier.verifyEd25519(receiptSigningBytes(after.receipt), after.receipt.service_signature, B.publicKeyBase58)).toBe(true);
     expect(await getJson("/api/v1/operator-key")).toEqual({ pubkey: B.publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired: [{ pubkey: A.publicKeyBase58, retired_at: retiredAt }] });
     const did = (await getJson("/.well-known/did.json")) as { id: string; verificationMethod: { id: string; publicKeyJwk: { x: string }; revoked?: string }[]; assertionMethod: string[] };
-    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`]);
+    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`, `${did.id}#operator-key-${B.publicKeyBase58.slice(0, 8)}`]);
     expect(did.verificationMethod.map((m) => [m.id, bs58.encode(Buffer.from(m.publicKeyJwk.x, "base64url")), m.revoked])).toEqual([
       [`${did.id}#operator-key`, B.publicKeyBase58, undefined],
-      [`${did.id}#operator-key-${A.publicKeyBase58}`, A.publicKeyBase58, new Date(retiredAt).toISOString()],
+      [`${did.id}#operator-key-${B.publicKeyBase58.slice(0, 8)}`, B.publicKeyBase58, undefined],
+      [`${did.id}#operator-key-${A.publicKeyBase58.slice(0, 8)}`, A.publicKeyBase58, new Date(retiredAt).toISOString()],
     ]);
   });
 
