@@ -1,5 +1,6 @@
 // `npm start` is production, always, and refuses to serve until its keys, its database, its operators and the proxy
-// set-up are stated, its data directory holds no dev key and its production build exists: one line each.
+// set-up are stated, its data directory holds no dev key and its production build exists, and refuses a database a
+// newer release migrated or whose receipt log another log key signed: one line each.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,7 +8,12 @@ import path from "node:path";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { minimalChildEnv } from "../devtools/devtools-env";
-import { generateKeypair, toSolanaCliJson } from "../server/keys/parse-secret-key";
+import { MigrationsFromNewerReleaseError } from "../server/db/apply-migrations";
+import { signEd25519 } from "../server/keys/node-ed25519";
+import { generateKeypair, toSolanaCliJson, type Ed25519Keypair } from "../server/keys/parse-secret-key";
+import { createTestDatabase, type TestDatabase } from "../server/test/support/test-db";
+import { checkLogKeyContinuity } from "../server/transparency/log-key-continuity";
+import { EMPTY_ROOT, formatCheckpointText, formatSignatureLine, formatVerifierKey, parseVerifierKey } from "../server/verify";
 
 const root = path.resolve(import.meta.dirname, "..");
 const key = () => bs58.encode(generateKeypair().seed);
@@ -43,6 +49,31 @@ function refusal(result: Awaited<ReturnType<typeof start>>): string {
 
 /** An empty folder: no production build in it. */
 const noBuild = () => mkdtempSync(path.join(tmpdir(), "signet-no-build-"));
+
+/** A folder a production build's marker is in: start-up's check of the build passes, so the checks after it run. */
+function fakeBuild(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "signet-fake-build-"));
+  writeFileSync(path.join(dir, "BUILD_ID"), "fake");
+  return dir;
+}
+
+/** A fresh migrated PostgreSQL database, filled by `fill`, for the run of `use`; dropped afterwards. */
+async function withDatabase<T>(fill: (db: TestDatabase) => Promise<void>, use: (url: string) => Promise<T>): Promise<T> {
+  const db = await createTestDatabase(1);
+  try {
+    await fill(db);
+    return await use(db.url);
+  } finally {
+    await db.drop();
+  }
+}
+
+/** The empty tree's checkpoint under `origin`, signed by `key` as the log's publisher signs it. */
+function emptyCheckpointSignedBy(origin: string, key: Ed25519Keypair): { size: number; note: string } {
+  const text = formatCheckpointText({ origin, size: 0, root: EMPTY_ROOT });
+  const keyId = parseVerifierKey(formatVerifierKey(origin, key.publicKey))!.keyId;
+  return { size: 0, note: `${text}\n${formatSignatureLine(origin, keyId, signEd25519(new TextEncoder().encode(text), key.seed))}` };
+}
 
 describe("bin/start.ts in production", () => {
   /** What production needs, but for the proxy set-up, the metrics token and the log key, which each test adds or not. */
@@ -148,6 +179,41 @@ describe("bin/start.ts in production", () => {
     expect(line).toBe(
       `signet: refusing to start: SIGNET_DATA_DIR (${env.SIGNET_DATA_DIR}) holds dev keys (operator-key.json, facilitator-key.json): production must not run beside them; give production a data directory of its own`,
     );
+  }, 90_000);
+
+  it("exits with one line naming the key that signed the receipt log when LOG_SECRET_KEY did not and no LOG_PREVIOUS_SECRET_KEY is set", async () => {
+    // The database of a log another key signed (a replaced key, a backup restored beside another deployment's key).
+    const signer = generateKeypair();
+    const logKey = generateKeypair();
+    const origin = "localhost:3299/log";
+    const checkpoint = emptyCheckpointSignedBy(origin, signer);
+    const line = await withDatabase(
+      (db) => db.prisma.logCheckpoint.create({ data: { size: 0n, root: Buffer.from(EMPTY_ROOT), note: checkpoint.note } }).then(() => undefined),
+      async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, LOG_SECRET_KEY: bs58.encode(logKey.seed), SIGNET_NEXT_DIST_DIR: fakeBuild() })),
+    );
+    const decided = checkLogKeyContinuity(checkpoint, { origin, verifierKey: formatVerifierKey(origin, logKey.publicKey), previous: null });
+    if (decided.ok) throw new Error("the rule lets this key sign the log");
+    expect(line).toBe(`signet: refusing to start: ${decided.detail}`);
+    const id = (key: Ed25519Keypair) => parseVerifierKey(formatVerifierKey(origin, key.publicKey))!.keyId.toString(16).padStart(8, "0");
+    expect(line).toContain(`is signed by key ${id(signer)}, not by LOG_SECRET_KEY (key ${id(logKey)}), and LOG_PREVIOUS_SECRET_KEY is unset`);
+    expect(line).toContain(`set LOG_PREVIOUS_SECRET_KEY to the key that signed the log (key ${id(signer)})`);
+  }, 90_000);
+
+  it("exits with one line naming the migrations when a newer release migrated the database", async () => {
+    const newer = "29991231000000_from_a_newer_release";
+    const line = await withDatabase(
+      (db) => db.prisma.$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), ${newer}, 1)`.then(() => undefined),
+      async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, SIGNET_NEXT_DIST_DIR: fakeBuild() })),
+    );
+    expect(line).toBe(`signet: refusing to start: ${new MigrationsFromNewerReleaseError([newer]).message}`);
+  }, 90_000);
+
+  it("exits with one line naming the migration when an applied one differs from this release's file", async () => {
+    const line = await withDatabase(
+      (db) => db.prisma.$executeRaw`UPDATE "_prisma_migrations" SET checksum = 'edited' WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations")`.then(() => undefined),
+      async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, SIGNET_NEXT_DIST_DIR: fakeBuild() })),
+    );
+    expect(line).toMatch(/^signet: refusing to start: .*20\d{12}_\w+/);
   }, 90_000);
 
   it("exits with one line saying to run `npm run build` when there is no production build, not Next's stack trace", async () => {

@@ -1,5 +1,6 @@
 // `npm start`: production start. Validates the config and loads the signing keys BEFORE serving, so a missing key is
-// a start-up error naming its variable, never a first-request 500; so is a missing production build. Prints the
+// a start-up error naming its variable, never a first-request 500; so is a missing production build, a database a
+// newer release migrated, and a log key that did not sign the receipt log's latest checkpoint. Prints the
 // start-up report (one readable block, one JSON log line), then serves Next through bin/serve-next.ts, which tells
 // route code each connection's own address.
 import { spawn } from "node:child_process";
@@ -7,6 +8,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, loadConfig, processEnv, productionOptIns } from "../server/env";
 import { createLogger } from "../server/log";
+import { checkDatabaseAtStart } from "../server/runtime/check-database-at-start";
 import { checkReadyToStart } from "../server/runtime/check-ready-to-start";
 import { printDeploymentReport } from "../server/runtime/read-deployment-report";
 import { frontServerArgs } from "./serve-next-args";
@@ -29,6 +31,8 @@ try {
   if (!existsSync(path.join(distDir, BUILD_MARKER))) {
     throw new ConfigError(`no production build in ${distDir} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`);
   }
+  // The database it will serve, opened briefly: no newer release migrated it, and the log key continues its log.
+  await checkDatabaseAtStart(cfg);
   // Before the server opens the database: the embedded one takes one process at a time.
   await printDeploymentReport(cfg, { facilitator }, (line) => console.log(line));
   // A larger young generation: under load most of a call's garbage dies young, and V8's default 16 MiB semi-space

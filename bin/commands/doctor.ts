@@ -37,10 +37,13 @@ async function localReport(): Promise<{ report: DeploymentReport } | { refused: 
   const { ConfigError } = await import("../../server/env");
   const { DatabaseInUseError } = await import("../../server/db");
   const { checkReadyToStart } = await import("../../server/runtime/check-ready-to-start");
+  const { checkDatabaseAtStart } = await import("../../server/runtime/check-database-at-start");
   const { readDeploymentReport } = await import("../../server/runtime/read-deployment-report");
   try {
     const cfg = await cliConfig();
     const facilitator = await checkReadyToStart(cfg);
+    // A database a newer release migrated, a log key that did not sign its log: start-up's refusals too.
+    await checkDatabaseAtStart(cfg);
     return { report: await readDeploymentReport(cfg, { facilitator }) };
   } catch (err) {
     if (err instanceof ConfigError) return { refused: err.message.replace(/\s*\n\s*/g, " ") };

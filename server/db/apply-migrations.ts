@@ -1,10 +1,13 @@
 // Applies prisma/migrations/*/migration.sql at start-up (Prisma 7's migrate engine cannot run offline here, STACK.md).
 // Each migration runs in its own transaction and is recorded in Prisma's own `_prisma_migrations` table with
-// checksum = sha256 of the file, so a machine that has the engine sees the database as up to date.
+// checksum = sha256 of the file, so a machine that has the engine sees the database as up to date. A database that
+// records a migration this release does not have, or one whose file changed, is refused before anything is applied
+// (plan-migrations.ts).
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { planMigrations } from "./plan-migrations";
 
 /** The few SQL operations the applier needs, over `pg` or PGlite. */
 export interface SqlRunner {
@@ -41,7 +44,22 @@ export class MigrationChecksumError extends Error {
   override name = "MigrationChecksumError";
 }
 
-/** Applies pending migrations; returns the names applied. `lock` serialises concurrent appliers (PostgreSQL). */
+/** The database records applied migrations this release does not have: a newer release migrated it. */
+export class MigrationsFromNewerReleaseError extends Error {
+  override name = "MigrationsFromNewerReleaseError";
+  constructor(readonly migrations: readonly string[]) {
+    const [one, them] = migrations.length === 1 ? ["a migration", "it"] : ["migrations", "them"];
+    super(
+      `the database records ${one} this release does not have (${migrations.join(", ")}): a newer release applied ${them}, and this one ` +
+        `would serve a schema it was not written for; run the release that applied ${them}, or restore the backup taken before the upgrade`,
+    );
+  }
+}
+
+/**
+ * Applies pending migrations; returns the names applied. `lock` serialises concurrent appliers (PostgreSQL). Throws
+ * MigrationsFromNewerReleaseError or MigrationChecksumError, having applied nothing, for a database it must not serve.
+ */
 export async function applyMigrations(runner: SqlRunner, opts: { lock: boolean; dir?: string }): Promise<string[]> {
   const migrations = readMigrations(opts.dir);
   if (opts.lock) await runner.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
@@ -59,16 +77,17 @@ export async function applyMigrations(runner: SqlRunner, opts: { lock: boolean; 
     const applied = await runner.query<{ migration_name: string; checksum: string }>(
       `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE rolled_back_at IS NULL AND finished_at IS NOT NULL`,
     );
-    const done = new Map(applied.map((r) => [r.migration_name, r.checksum]));
+    const plan = planMigrations(
+      applied.map((r) => ({ name: r.migration_name, checksum: r.checksum })),
+      migrations,
+    );
+    if (!plan.ok && plan.reason === "unknown_migrations") throw new MigrationsFromNewerReleaseError(plan.names);
+    if (!plan.ok) {
+      const one = plan.names.length === 1;
+      throw new MigrationChecksumError(`${one ? "migration" : "migrations"} ${plan.names.join(", ")} ${one ? "was" : "were"} changed after ${one ? "it was" : "they were"} applied (checksum mismatch)`);
+    }
     const newlyApplied: string[] = [];
-    for (const m of migrations) {
-      const recorded = done.get(m.name);
-      if (recorded !== undefined) {
-        if (recorded !== m.checksum) {
-          throw new MigrationChecksumError(`migration ${m.name} was changed after it was applied (checksum mismatch)`);
-        }
-        continue;
-      }
+    for (const m of plan.pending) {
       await runner.exec("BEGIN");
       try {
         await runner.exec(m.sql);

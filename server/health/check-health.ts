@@ -1,13 +1,16 @@
-// Readiness and its parts: the database, each configured chain's RPC, the fee payer's gas money and the upstream model
-// provider. Every probe has a time limit and all run at once; their results are cached for HEALTH_CACHE_MS so a storm
-// of load-balancer checks costs the RPCs one round of probes a second. Whether to take traffic is judged afresh on every
-// read, so a SIGTERM turns readiness off at once. The public answer is the verdict only; the parts' detail (addresses,
-// balances, latencies) goes to the metrics token's holder.
+// Readiness and its parts: the database, each configured chain's RPC, the fee payer's gas money, the upstream model
+// provider, and whether the receipt log's key may sign the stored log. Every probe has a time limit and all run at
+// once; their results are cached for HEALTH_CACHE_MS so a storm of load-balancer checks costs the RPCs one round of
+// probes a second. Whether to take traffic is judged afresh on every read, so a SIGTERM turns readiness off at once.
+// The public answer is the verdict only; the parts' detail (addresses, balances, latencies) goes to the metrics token's
+// holder.
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 import type { DbClient } from "../db";
 import type { Config } from "../env";
+import type { ServiceKeys } from "../keys/service-keys";
+import { readLogKeyContinuity } from "../transparency/publish-log";
 import { readFeePayerHealth, type FeePayerHealth } from "../dashboard/fee-payer-health";
 import { metricsAccess } from "./metrics-token";
 import { runProbe, type ProbeFailure } from "./run-probe";
@@ -22,8 +25,13 @@ export interface HealthDeps {
   db: () => Promise<DbClient>;
   facilitator: () => Promise<Facilitator>;
   upstream: { baseUrl: string; apiKey: string | undefined; providerName: string };
+  /** Whether the log key may sign the stored log (readLogKeyContinuity); unset: not probed (no runtime). */
+  receiptLog?: () => Promise<ReceiptLogHealth>;
   timeoutMs?: number;
 }
+
+/** The receipt log's sequencer: signing, or stalled because its key did not sign the latest checkpoint. */
+type ReceiptLogHealth = { ok: true } | { ok: false; stalled: string };
 
 interface ChainHealth {
   network: string;
@@ -43,6 +51,8 @@ interface HealthProbes {
   chains: ChainHealth[];
   feePayer: { ok: boolean; error?: ProbeFailure; accounts: FeePayerHealth[] };
   upstream: { kind: "provider" | "built-in"; name: string; ok: boolean; latencyMs?: number; status?: number; error?: ProbeFailure };
+  /** Absent when not probed, or when the probe could not read the log (the database's own probe says why). */
+  receiptLog?: ReceiptLogHealth;
 }
 
 export interface HealthReport extends HealthProbes {
@@ -62,12 +72,13 @@ export interface HealthReport extends HealthProbes {
 async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
   const timeoutMs = deps.timeoutMs ?? PROBE_TIMEOUT_MS;
   const facilitator = deps.facilitator();
-  const [database, chains, feePayer, upstream] = await Promise.all([
+  const [database, chains, feePayer, upstream, receiptLog] = await Promise.all([
     runProbe(async () => (await deps.db()).$queryRaw`SELECT 1`, timeoutMs),
     // A facilitator that cannot be built (its key missing) is a start-up error `npm start` reports; here it is no chains.
     facilitator.then((f) => probeChains(f, timeoutMs)).catch((): ChainHealth[] => []),
     runProbe(async () => readFeePayerHealth(await facilitator), timeoutMs),
     probeUpstream(deps.upstream, timeoutMs),
+    deps.receiptLog ? runProbe(deps.receiptLog, timeoutMs) : null,
   ]);
   return {
     checkedAt: new Date().toISOString(),
@@ -75,6 +86,7 @@ async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
     chains,
     feePayer: feePayer.ok ? { ok: true, accounts: feePayer.value } : { ok: false, error: feePayer.error, accounts: [] },
     upstream,
+    ...(receiptLog?.ok ? { receiptLog: receiptLog.value } : {}),
   };
 }
 
@@ -144,6 +156,8 @@ function judgeHealth(probes: HealthProbes, shuttingDown: boolean): HealthReport 
   }
   if (!probes.feePayer.ok) warnings.push(`fee payer balances ${probes.feePayer.error}`);
   if (!probes.upstream.ok) warnings.push(`upstream ${probes.upstream.name} ${probes.upstream.error ?? `answered ${probes.upstream.status}`}`);
+  // Calls are still served and their receipts wait in staging, signed by the operator key: the log is late, not lost.
+  if (probes.receiptLog && !probes.receiptLog.ok) warnings.push(`receipt log stalled (log.key_mismatch): ${probes.receiptLog.stalled}`);
   const ready = reasons.length === 0;
   return { ...probes, status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok", ready, reasons, publicReasons, warnings, shuttingDown };
 }
@@ -162,12 +176,16 @@ export interface HealthSource {
 }
 
 /** The probes' parts of a built runtime. */
-export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chains: { facilitator: Facilitator } }): HealthDeps {
+export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chains: { facilitator: Facilitator }; keys: Pick<ServiceKeys, "log"> }): HealthDeps {
   const cfg = runtime.config;
   return {
     db: async () => runtime.db,
     facilitator: async () => runtime.chains.facilitator,
     upstream: { baseUrl: cfg.UPSTREAM_BASE_URL, apiKey: cfg.UPSTREAM_API_KEY, providerName: cfg.UPSTREAM_PROVIDER_NAME },
+    receiptLog: async () => {
+      const continuity = await readLogKeyContinuity(runtime.db, runtime.keys.log());
+      return continuity.ok ? { ok: true } : { ok: false, stalled: continuity.detail };
+    },
   };
 }
 

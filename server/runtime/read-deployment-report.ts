@@ -28,8 +28,11 @@ const SERVICE_VERSION: string = packageJson.version;
  */
 const DATABASE_OPEN_TIMEOUT_MS = 10_000;
 
-/** The database `cfg` names, opened within DATABASE_OPEN_TIMEOUT_MS, or why not. One in use by another process throws. */
-async function openForReport(cfg: Config): Promise<{ ok: true; open: OpenDb } | { ok: false; error: Error }> {
+/**
+ * The database `cfg` names, opened (and so migrated) within DATABASE_OPEN_TIMEOUT_MS, or why not. One in use by another
+ * process throws. Also how `npm start` opens it for its checks (check-database-at-start.ts).
+ */
+export async function openForReport(cfg: Config): Promise<{ ok: true; open: OpenDb } | { ok: false; error: Error }> {
   const opening = openDatabase(cfg);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {

@@ -12,16 +12,18 @@
 // transaction) runs every LOG_PUBLISH_INTERVAL_MS, and in ONE transaction: reads a batch of staged receipts (in the
 // order their calls were logged), gives them the next dense indices, stores their entries and every perfect subtree
 // they complete, deletes them from staging, and signs one checkpoint for the new size (one signature per checkpoint
-// and log key, not per receipt: two during a log key rotation, see log-key.ts). The order is
+// and log key, not per receipt: two during a log key rotation, see log-key.ts; and only when the log key or the
+// previous one signed the latest checkpoint, see log-key-continuity.ts). The order is
 // total because exactly one transaction extends the tree at a time; a rollback leaves no trace; the primary key on
 // the index and the unique inference id make a second sequencer (or a bug) fail rather than fork the tree.
 import "server-only";
 import { createHash } from "node:crypto";
-import type { DbClient } from "../db";
-import { signEd25519 } from "../keys/node-ed25519";
+import type { DbClient, DbTransaction } from "../db";
+import { signEd25519, verifyEd25519Node } from "../keys/node-ed25519";
 import { logEvent } from "../log";
 import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, parseCheckpointText, parseSignedNote, TILE_HEIGHT, treeHash } from "../verify";
 import { logSigners, type LogIdentity, type LogSigner } from "./log-key";
+import { checkLogKeyContinuity, type LogKeyContinuity } from "./log-key-continuity";
 import type { ServiceKeys } from "../keys/service-keys";
 import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";
 
@@ -55,15 +57,42 @@ export function signCheckpoint(id: LogIdentity, size: number, root: Uint8Array):
 }
 
 /**
+ * Whether `id`'s keys may sign and extend the stored log: its latest checkpoint carries a verifying signature by the log
+ * key or the previous one (log-key-continuity.ts). Read inside the sequencer's transaction, or on its own.
+ */
+export async function readLogKeyContinuity(db: DbClient | DbTransaction, id: LogIdentity): Promise<LogKeyContinuity> {
+  const latest = await db.logCheckpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, note: true } });
+  return checkLogKeyContinuity(latest ? { size: Number(latest.size), note: latest.note } : null, id, verifyEd25519Node);
+}
+
+/**
+ * SECURITY: a log key that did not sign the latest checkpoint (nor did the previous key) signs nothing: the log stalls,
+ * its receipts wait in staging, rather than switching keys under whoever pinned the one that signed it. Logged as an
+ * error on every round it stalls; setting LOG_PREVIOUS_SECRET_KEY to the key that signed the log resumes it.
+ */
+function refusesToSign(continuity: LogKeyContinuity, id: LogIdentity): boolean {
+  if (continuity.ok) return false;
+  logEvent(
+    "log.key_mismatch",
+    { reason: continuity.reason, size: continuity.size, origin: id.origin, found: continuity.found, expected: continuity.expected, detail: continuity.detail },
+    "error",
+  );
+  return true;
+}
+
+/**
  * Adds to the latest checkpoint the signature of every log key that has not signed it: after a key rotation, the
  * checkpoint the old key signed alone is signed by the new one too (the same statement: same origin, size and root),
- * so whoever pins the new key reads a checkpoint it can verify before the next append.
+ * so whoever pins the new key reads a checkpoint it can verify before the next append. Only when the log key or the
+ * previous one signed it already: a key that did not continues nothing.
  */
 async function signLatestWithEveryKey(db: DbClient, id: LogIdentity): Promise<void> {
   const latest = await db.logCheckpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, note: true } });
-  const note = latest ? parseSignedNote(latest.note) : null;
+  if (!latest) return;
+  if (refusesToSign(checkLogKeyContinuity({ size: Number(latest.size), note: latest.note }, id, verifyEd25519Node), id)) return;
+  const note = parseSignedNote(latest.note);
   // A checkpoint of another origin is another log's statement: the keys of this one do not sign it.
-  if (!latest || !note || parseCheckpointText(note.text)?.origin !== id.origin) return;
+  if (!note || parseCheckpointText(note.text)?.origin !== id.origin) return;
   const missing = logSigners(id).filter((signer) => !note.signatures.some((sig) => sig.name === id.origin && sig.keyId === signer.keyId));
   if (missing.length === 0) return;
   const signed = latest.note + missing.map((signer) => signatureLine(id.origin, signer, note.text)).join("");
@@ -95,7 +124,8 @@ export async function readLatestCheckpoint(db: DbClient, id: LogIdentity): Promi
 
 /**
  * One sequencer round: sequences up to LOG_BATCH staged receipts and signs the checkpoint of the new size. Returns
- * null when another instance holds the sequencer lock, or when nothing was staged (no new checkpoint is needed).
+ * null when another instance holds the sequencer lock, when nothing was staged (no new checkpoint is needed), or when
+ * the latest checkpoint was signed by neither the log key nor the previous one (`log.key_mismatch`: nothing moves).
  */
 export async function publishLog(db: DbClient, id: LogIdentity, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
   // An idle log costs one cheap read per round, not a transaction.
@@ -105,6 +135,8 @@ export async function publishLog(db: DbClient, id: LogIdentity, batch = LOG_BATC
     async (tx) => {
       const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOG_SEQUENCER_LOCK_KEY}) AS locked`;
       if (!lock?.locked) return null;
+      // Under the lock: no other sequencer adds a checkpoint between this read and this round's.
+      if (refusesToSign(await readLogKeyContinuity(tx, id), id)) return null;
       // A receipt stored again after a lost answer is staged twice: it is logged once.
       await tx.$executeRaw`DELETE FROM log_staging s USING log_entries e WHERE s.inference_id = e.inference_id`;
       const staged = await tx.$queryRaw<{ inference_id: string; receipt: Record<string, unknown> }[]>`

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATIONS_DIR, MigrationChecksumError, readMigrations } from "../../db/apply-migrations";
-import { isUniqueViolation, openPglite } from "../../db";
+import { applyMigrations, MIGRATION_LOCK_KEY, MIGRATIONS_DIR, MigrationChecksumError, MigrationsFromNewerReleaseError, readMigrations } from "../../db/apply-migrations";
+import { isUniqueViolation, openPglite, openPostgres } from "../../db";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 describe("applyMigrations() on PostgreSQL", () => {
@@ -44,11 +44,58 @@ describe("applyMigrations() on PostgreSQL", () => {
   });
 
   it("refuses a migration whose file changed after it was applied", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
-    cpSync(MIGRATIONS_DIR, dir, { recursive: true });
-    const first = readMigrations(dir)[0]!;
-    writeFileSync(path.join(dir, first.name, "migration.sql"), `${first.sql}\n-- edited`);
-    await expect(withClient((c) => applyMigrations(runner(c), { lock: true, dir }))).rejects.toBeInstanceOf(MigrationChecksumError);
+    // A database of its own: the one above records the probe migration, which this folder does not have.
+    const own = await createTestDatabase(1);
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
+      cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+      const first = readMigrations(dir)[0]!;
+      writeFileSync(path.join(dir, first.name, "migration.sql"), `${first.sql}\n-- edited`);
+      const c = new pg.Client({ connectionString: own.url });
+      await c.connect();
+      try {
+        await expect(applyMigrations(runner(c), { lock: true, dir })).rejects.toThrow(new MigrationChecksumError(`migration ${first.name} was changed after it was applied (checksum mismatch)`));
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it("refuses a database a newer release migrated, naming the migrations it does not have, and applies nothing", async () => {
+    const own = await createTestDatabase(1);
+    try {
+      const c = new pg.Client({ connectionString: own.url });
+      await c.connect();
+      try {
+        // What a newer release's migrator left: two migrations this release does not have.
+        for (const name of ["29991231000000_newer", "29991230000000_newer_still"]) {
+          await c.query(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), $1, 1)`, [name]);
+        }
+        // A migration this release has and the database has not: it must not be applied either.
+        const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
+        cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+        mkdirSync(path.join(dir, "29990101000000_pending"));
+        writeFileSync(path.join(dir, "29990101000000_pending", "migration.sql"), 'CREATE TABLE "pending_probe" ("id" INTEGER PRIMARY KEY);');
+        const refused = await applyMigrations(runner(c), { lock: true, dir }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(MigrationsFromNewerReleaseError);
+        expect((refused as Error).message).toBe(
+          "the database records migrations this release does not have (29991230000000_newer_still, 29991231000000_newer): a newer release applied them, and this one would serve a schema it was not written for; run the release that applied them, or restore the backup taken before the upgrade",
+        );
+        expect((await c.query(`SELECT to_regclass('pending_probe') AS t`)).rows).toEqual([{ t: null }]);
+        expect((await c.query(`SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '29990101000000_pending'`)).rows).toEqual([]);
+        // The lock was released: another applier is not held up behind the refusal.
+        const held = await c.query(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = current_database() AND l.objid = $1`, [MIGRATION_LOCK_KEY]);
+        expect(held.rows).toEqual([{ n: 0 }]);
+      } finally {
+        await c.end();
+      }
+      // The server's own open refuses it the same way: it serves nothing from that database.
+      await expect(openPostgres(own.url, 1)).rejects.toBeInstanceOf(MigrationsFromNewerReleaseError);
+    } finally {
+      await own.drop();
+    }
   });
 
   it("reports a duplicate key as a unique violation", async () => {
@@ -75,6 +122,16 @@ describe("openPglite()", () => {
     const again = await openPglite(dir);
     expect((await again.prisma.setting.findUnique({ where: { key: "X402_FLAT_PRICE_USDC" } }))?.value).toBe("0.001");
     await again.close();
+  });
+});
+
+describe("openPglite() on a database a newer release migrated", () => {
+  it("refuses to open it, naming the migration", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-newer-"));
+    const first = await openPglite(dir);
+    await first.prisma.$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), '29991231000000_newer', 1)`;
+    await first.close();
+    await expect(openPglite(dir)).rejects.toThrow(new MigrationsFromNewerReleaseError(["29991231000000_newer"]));
   });
 });
 

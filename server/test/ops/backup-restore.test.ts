@@ -5,7 +5,7 @@
 // its inclusion proof included, against the restored log; the log's checkpoint is consistent with the one before;
 // balances and the ledger are as they were; reconcile finds nothing wrong; a new paid call is served and logged without
 // forking the log; a payment header served before buys nothing more. What a backup does not hold: the keys (a start on
-// it with another log key is not refused, and every verifier pinning the log key sees it at the next checkpoint), and
+// it with another log key is refused, and a server on it stalls its log until the old key is the previous one), and
 // anything committed after its snapshot (a checkpoint signed after it is contradicted by the restored log).
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -26,11 +26,11 @@ import { GET as tileRoute } from "@/app/log/tile/[...path]/route";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
 import type { Receipt } from "../../receipts/receipt-types";
-import { routeRuntime } from "../../runtime/route-edge";
+import { checkDatabaseAtStart } from "../../runtime/check-database-at-start";
+import { routeConfig, routeRuntime } from "../../runtime/route-edge";
 import { publishLog } from "../../transparency/publish-log";
 import {
   openCheckpoint,
-  parseSignedNote,
   proveConsistency,
   tileHashReader,
   tilePath,
@@ -42,7 +42,6 @@ import {
 } from "../../verify";
 import { logIdentity, operatorKeypair, setEnv, TEST_ADMIN_URL, tempDataDir } from "../support/env";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
-import { until } from "../support/land-directly";
 import { readAnswer, signedCall } from "../support/route-calls";
 
 /**
@@ -307,7 +306,7 @@ describe("a backup of a serving service", () => {
     expect(Buffer.from(restoredAtSize.checkpoint.root).equals(Buffer.from(signedAfter.root))).toBe(false);
   });
 
-  it("does not hold the keys: they are restored beside it, and a start with another log key is seen at the next checkpoint", async () => {
+  it("does not hold the keys: they are restored beside it, and a start with another log key is refused", async () => {
     // The custom format is compressed: read it as the SQL it restores.
     const { stdout: dump } = await run("pg_restore", ["--file=-", backup], { maxBuffer: 64 * 1024 * 1024 });
     expect(dump).toContain(String(paid[0]!.receipt.service_signature));
@@ -315,26 +314,30 @@ describe("a backup of a serving service", () => {
       for (const spelling of [bs58.encode(seed), Buffer.from(seed).toString("hex"), Buffer.from(seed).toString("base64")]) expect(dump).not.toContain(spelling);
     }
 
-    // The same backup, started with a log key of its own: start-up does not refuse it (nothing in the database names
-    // the key). It signs the latest checkpoint with the new key too, announces the new key, and signs every new
-    // checkpoint with it alone: a verifier that pinned the log key refuses them.
+    // The same backup, started with a log key of its own: start-up refuses it (the log's latest checkpoint names the
+    // key that signed it), and a server on it anyway stalls its log rather than sign the old log with another key.
+    // With the old key as LOG_PREVIOUS_SECRET_KEY it is a rotation: both keys sign, and the pinned key keeps verifying.
     const pinned = logKey();
+    const oldSeed = logIdentity().keypair.seed;
     const other = generateKeypair();
     const again = await emptyDatabase(databases);
     expect((await runCommand(RESTORE_COMMAND, { NEW_URL: again, file: backup })).code).toBe(0);
     undo.push(setEnv({ DATABASE_URL: again, LOG_SECRET_KEY: bs58.encode(other.seed) }));
-    const announced = ((await (await logKeyRoute(new Request(`${ORIGIN}/log/key`), {})).json()) as { verifier_key: string }).verifier_key;
-    expect(announced).not.toBe(pinned);
-    expect(logIdentity().verifierKey).toBe(announced);
+    await expect(checkDatabaseAtStart(await routeConfig())).rejects.toThrow(/LOG_PREVIOUS_SECRET_KEY/);
+    const stalled = await prepaidCall(loadAgent, "served with another log key");
+    expect(await publishLog(await db(), logIdentity())).toBeNull();
     const latestNote = async () => (await checkpointRoute(new Request(`${ORIGIN}/log/checkpoint`), {})).text();
-    const signatures = async () => parseSignedNote(await latestNote())!.signatures.filter((s) => s.name === logIdentity().origin).length;
-    await until("the new key to sign the latest checkpoint", async () => (await signatures()) === 2);
     expect(openCheckpoint(await latestNote(), { logKey: pinned }).ok).toBe(true);
-    const served = await prepaidCall(loadAgent, "served with another log key");
+    expect(openCheckpoint(await latestNote(), { logKey: logIdentity().verifierKey })).toEqual({ ok: false, reason: "log_signature_missing" });
+
+    undo.push(setEnv({ DATABASE_URL: again, LOG_SECRET_KEY: bs58.encode(other.seed), LOG_PREVIOUS_SECRET_KEY: bs58.encode(oldSeed) }));
+    await expect(checkDatabaseAtStart(await routeConfig())).resolves.toBeUndefined();
+    const announced = (await (await logKeyRoute(new Request(`${ORIGIN}/log/key`), {})).json()) as { verifier_key: string; previous_verifier_key: string | null };
+    expect(announced).toMatchObject({ verifier_key: logIdentity().verifierKey, previous_verifier_key: pinned });
     while (await publishLog(await db(), logIdentity()));
-    expect(openCheckpoint(await latestNote(), { logKey: pinned })).toEqual({ ok: false, reason: "log_signature_missing" });
-    expect(await verifiesWithProof(served, pinned)).toEqual({ receipt: true, logged: "log_signature_missing" });
-    expect(await verifiesWithProof(paid[0]!, pinned)).toEqual({ receipt: true, logged: "log_signature_missing" });
+    for (const key of [pinned, logIdentity().verifierKey]) expect(openCheckpoint(await latestNote(), { logKey: key }).ok).toBe(true);
+    expect(await verifiesWithProof(stalled, pinned)).toEqual({ receipt: true, logged: true });
+    expect(await verifiesWithProof(paid[0]!, pinned)).toEqual({ receipt: true, logged: true });
   });
 
   it("restores nothing when a restore fails, so no service can start on half of a backup", async () => {
