@@ -51,12 +51,20 @@ function useSettingChange(key: SettingKey): SettingChange {
   const set = useMutation(trpc.settings.set.mutationOptions());
   const [pending, setPending] = useState<SettingChange["pending"]>(null);
   const [error, setError] = useState<string | null>(null);
+  // Saving lasts until the saved value is read back: the row is then drawn again from it, and an edit made before that
+  // would be drawn over.
+  const [refreshing, setRefreshing] = useState(false);
   async function send(value: SettingValue, acknowledged: string[]): Promise<boolean> {
     setError(null);
     const outcome = await set.mutateAsync({ key, value, acknowledged }).catch((err: unknown) => ({ ok: false as const, reason: "failed" as const, message: err instanceof Error ? err.message : "the change could not be sent" }));
     if (outcome.ok) {
       setPending(null);
-      await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.settings.get.queryKey() }), queryClient.invalidateQueries({ queryKey: trpc.settings.audit.queryKey() })]);
+      setRefreshing(true);
+      try {
+        await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.settings.get.queryKey() }), queryClient.invalidateQueries({ queryKey: trpc.settings.audit.queryKey() })]);
+      } finally {
+        setRefreshing(false);
+      }
       return true;
     }
     if (outcome.reason === "confirmation_required") {
@@ -73,7 +81,7 @@ function useSettingChange(key: SettingKey): SettingChange {
     cancel: () => setPending(null),
     pending,
     error,
-    saving: set.isPending,
+    saving: set.isPending || refreshing,
   };
 }
 
@@ -300,6 +308,8 @@ function NetworkControl({ setting, change, id }: { setting: ViewOf<"network">; c
 function KeysControl({ setting, change, id }: { setting: ViewOf<"keys">; change: SettingChange; id: string }) {
   const [keys, setKeys] = useState<string[]>(setting.value);
   const [next, setNext] = useState("");
+  // While a change is sent or waits for its confirmation, the list is what is being saved: not edited.
+  const busy = change.saving || change.pending !== null;
   const add = () => {
     const key = next.trim();
     if (key && !keys.includes(key)) setKeys([...keys, key]);
@@ -312,7 +322,7 @@ function KeysControl({ setting, change, id }: { setting: ViewOf<"keys">; change:
         {keys.map((k) => (
           <li key={k} data-testid={`${id}-entry`} className="flex items-center gap-2">
             <code className="min-w-0 flex-1 break-all text-xs">{k}</code>
-            <button type="button" aria-label={`Remove ${k}`} className="rounded border border-slate-300 px-2 text-xs hover:bg-slate-100" onClick={() => setKeys(keys.filter((x) => x !== k))}>
+            <button type="button" aria-label={`Remove ${k}`} disabled={busy} className="rounded border border-slate-300 px-2 text-xs hover:bg-slate-100 disabled:opacity-50" onClick={() => setKeys(keys.filter((x) => x !== k))}>
               Remove
             </button>
           </li>
@@ -328,6 +338,7 @@ function KeysControl({ setting, change, id }: { setting: ViewOf<"keys">; change:
           spellCheck={false}
           placeholder="a base58 public key or a 0x address"
           value={next}
+          disabled={busy}
           onChange={(e) => setNext(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Enter") {
@@ -336,10 +347,10 @@ function KeysControl({ setting, change, id }: { setting: ViewOf<"keys">; change:
             }
           }}
         />
-        <button type="button" data-testid={`${id}-add`} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100" onClick={add}>
+        <button type="button" data-testid={`${id}-add`} disabled={busy} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50" onClick={add}>
           Add
         </button>
-        <button type="button" data-testid={`save-${setting.key}`} disabled={change.saving || change.pending !== null} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50" onClick={() => void change.save(next.trim() ? [...keys, next.trim()] : keys)}>
+        <button type="button" data-testid={`save-${setting.key}`} disabled={busy} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50" onClick={() => void change.save(next.trim() ? [...keys, next.trim()] : keys)}>
           Save list
         </button>
       </div>
