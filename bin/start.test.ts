@@ -75,7 +75,8 @@ function emptyCheckpointSignedBy(origin: string, key: Ed25519Keypair): { size: n
   return { size: 0, note: `${text}\n${formatSignatureLine(origin, keyId, signEd25519(new TextEncoder().encode(text), key.seed))}` };
 }
 
-describe("bin/start.ts in production", () => {
+// Each case is its own child process and its own data dir or database: they run side by side.
+describe.concurrent("bin/start.ts in production", () => {
   /** What production needs, but for the proxy set-up, the metrics token and the log key, which each test adds or not. */
   const productionEnv = (): NodeJS.ProcessEnv => ({
     ...minimalChildEnv(),
