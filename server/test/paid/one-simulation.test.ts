@@ -3,6 +3,7 @@
 // one's settlement released its lane a few milliseconds before the next verification) must not read as "sent since",
 // or every call pays for a second simulation.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FRESH_MS } from "../../facilitator/one-simulation-per-payment";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -36,12 +37,19 @@ describe("simulations per paid call", () => {
     for (let i = 0; i < 4; i++) headers.push(await buildPaymentHeader(agent, challenge, stack.devnet.faultFreeUrl));
     expect(new Set(headers).size).toBe(headers.length);
     methods.length = 0;
+    // A call's verification's simulation stands for its settlement for FRESH_MS; a call that took longer (a loaded
+    // machine) may rightly simulate again, one that took less must not.
+    let slow = 0;
     for (const header of headers) {
+      const started = performance.now();
       const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
       expect(res.status, await res.clone().text()).toBe(200);
       await res.arrayBuffer();
+      if (performance.now() - started > FRESH_MS) slow++;
     }
-    expect(methods.filter((m) => m === "simulateTransaction")).toHaveLength(headers.length);
+    const simulations = methods.filter((m) => m === "simulateTransaction").length;
+    expect(simulations).toBeGreaterThanOrEqual(headers.length);
+    expect(simulations).toBeLessThanOrEqual(headers.length + slow);
     expect(methods.filter((m) => m === "sendTransaction")).toHaveLength(headers.length);
   });
 });
