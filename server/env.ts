@@ -231,18 +231,24 @@ export function processEnv(): NodeJS.ProcessEnv {
   return readSecretFiles(process.env);
 }
 
+/** The variable that names each service role's key, in the order roles are compared and named (refuse-shared-keys.ts). */
+export const SERVICE_KEY_VARIABLES = [
+  "SERVICE_OPERATOR_SECRET_KEY",
+  "VERIFIER_SECRET_KEY",
+  "LOG_SECRET_KEY",
+  // Set only during a log key rotation: the previous log key, which co-signs checkpoints until the rotation ends.
+  "LOG_PREVIOUS_SECRET_KEY",
+  "FACILITATOR_SECRET_KEY",
+  "FACILITATOR_EVM_SECRET_KEY",
+] as const;
+
 /**
  * The secrets that may come from a file instead of the environment: `<NAME>_FILE` names a file holding the value (a
  * key file `signet keygen` wrote, a systemd credential, a container secret). Its content is the value, without the
  * final newline.
  */
 export const SECRET_FILE_VARIABLES = [
-  "SERVICE_OPERATOR_SECRET_KEY",
-  "VERIFIER_SECRET_KEY",
-  "LOG_SECRET_KEY",
-  "LOG_PREVIOUS_SECRET_KEY",
-  "FACILITATOR_SECRET_KEY",
-  "FACILITATOR_EVM_SECRET_KEY",
+  ...SERVICE_KEY_VARIABLES,
   "UPSTREAM_API_KEY",
   "SESSION_SECRET",
   "IP_HASH_SALT",

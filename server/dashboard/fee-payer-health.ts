@@ -3,6 +3,7 @@
 // under 0.005 ETH, alert under 0.001 ETH.
 import "server-only";
 import { address } from "@solana/kit";
+import { z } from "zod";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { NETWORKS, type NetworkId } from "../chain/networks";
 
@@ -24,6 +25,18 @@ export interface FeePayerHealth {
   alertBelow: number;
   level: FeePayerLevel;
 }
+
+/** FeePayerHealth as its readers check it: the dashboard's procedure's output and `signet doctor`'s health body. */
+export const feePayerHealthSchema = z.object({
+  network: z.string(),
+  label: z.string(),
+  address: z.string(),
+  balance: z.number().nullable(),
+  unit: z.enum(["SOL", "ETH"]),
+  warnBelow: z.number(),
+  alertBelow: z.number(),
+  level: z.enum(["ok", "warn", "alert", "unreachable"]),
+}) satisfies z.ZodType<FeePayerHealth>;
 
 const levelOf = (amount: bigint, warn: bigint, alert: bigint): FeePayerLevel => (amount < alert ? "alert" : amount < warn ? "warn" : "ok");
 

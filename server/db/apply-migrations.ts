@@ -22,6 +22,18 @@ export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
 /** Arbitrary constant key for pg_advisory_lock, so concurrent starters apply each migration once. */
 export const MIGRATION_LOCK_KEY = 72_910_402;
 
+/** Prisma's own record of applied migrations, as Prisma Migrate creates it (the CLI engine is offline here). */
+export const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
 export interface Migration {
   name: string;
   sql: string;
@@ -64,16 +76,7 @@ export async function applyMigrations(runner: SqlRunner, opts: { lock: boolean; 
   const migrations = readMigrations(opts.dir);
   if (opts.lock) await runner.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
   try {
-    await runner.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
-      "checksum" VARCHAR(64) NOT NULL,
-      "finished_at" TIMESTAMPTZ,
-      "migration_name" VARCHAR(255) NOT NULL,
-      "logs" TEXT,
-      "rolled_back_at" TIMESTAMPTZ,
-      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
-      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
-    )`);
+    await runner.exec(CREATE_MIGRATIONS_TABLE);
     const applied = await runner.query<{ migration_name: string; checksum: string }>(
       `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE rolled_back_at IS NULL AND finished_at IS NOT NULL`,
     );

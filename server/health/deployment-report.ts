@@ -5,7 +5,7 @@ import "server-only";
 import path from "node:path";
 import { z } from "zod";
 import { NETWORKS, type NetworkId } from "../chain/networks";
-import type { FeePayerHealth } from "../dashboard/fee-payer-health";
+import { feePayerHealthSchema, type FeePayerHealth } from "../dashboard/fee-payer-health";
 import type { Config } from "../env";
 import type { HealthReport, PublicHealth } from "./check-health";
 
@@ -161,22 +161,12 @@ export interface HttpAnswers {
 
 const healthStatus = z.enum(["ok", "degraded", "unavailable"]);
 const publicHealthSchema = z.object({ status: healthStatus, reasons: z.array(z.string()) });
-const feePayerSchema = z.object({
-  network: z.string(),
-  label: z.string(),
-  address: z.string(),
-  balance: z.number().nullable(),
-  unit: z.enum(["SOL", "ETH"]),
-  warnBelow: z.number(),
-  alertBelow: z.number(),
-  level: z.enum(["ok", "warn", "alert", "unreachable"]),
-});
 const fullHealthSchema = publicHealthSchema.extend({
   ready: z.boolean(),
   warnings: z.array(z.string()),
   database: z.object({ ok: z.boolean(), error: z.string().optional() }),
   chains: z.array(z.object({ network: z.string(), ok: z.boolean(), error: z.string().optional() })),
-  feePayer: z.object({ accounts: z.array(feePayerSchema) }),
+  feePayer: z.object({ accounts: z.array(feePayerHealthSchema) }),
 });
 const discoverySchema = z.object({
   networks: z.array(z.object({ network: z.string(), rpc: z.string().nullable().optional(), enabled: z.boolean() })),

@@ -3,20 +3,11 @@
 import "server-only";
 import bs58 from "bs58";
 import { hexToBytes } from "viem";
-import { ConfigError } from "../env";
+import { ConfigError, SERVICE_KEY_VARIABLES } from "../env";
 import type { EvmPrivateKey } from "./evm-key";
 import type { Ed25519Keypair } from "./parse-secret-key";
 
-/** The variable that names each service role's key, in the order roles are compared and named. */
-export const SERVICE_KEY_VARIABLES = [
-  "SERVICE_OPERATOR_SECRET_KEY",
-  "VERIFIER_SECRET_KEY",
-  "LOG_SECRET_KEY",
-  // Set only during a log key rotation: the previous log key, which co-signs checkpoints until the rotation ends.
-  "LOG_PREVIOUS_SECRET_KEY",
-  "FACILITATOR_SECRET_KEY",
-  "FACILITATOR_EVM_SECRET_KEY",
-] as const;
+export { SERVICE_KEY_VARIABLES } from "../env";
 
 export type ServiceKeyVariable = (typeof SERVICE_KEY_VARIABLES)[number];
 

@@ -33,7 +33,7 @@ import {
   parseVerifierKey,
   rootOfLeaves,
 } from "../../verify";
-import { readMigrations } from "../../db/apply-migrations";
+import { CREATE_MIGRATIONS_TABLE, readMigrations } from "../../db/apply-migrations";
 import { settlementExpiry, solanaSettlementWire } from "../../x402/find-landed-settlement";
 import { paymentIdempotencyKey } from "../../x402/idempotency-key";
 import { landDirectly } from "../support/land-directly";
@@ -129,16 +129,7 @@ export async function createDatabaseMigratedTo(lastMigration: string): Promise<{
   await withClient(url.toString(), async (c) => {
     // What apply-migrations.ts does: Prisma's own table, then each migration in its own transaction, recorded with the
     // sha256 of its file, so any later migrator sees it as applied.
-    await c.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-      "id" VARCHAR(36) PRIMARY KEY NOT NULL,
-      "checksum" VARCHAR(64) NOT NULL,
-      "finished_at" TIMESTAMPTZ,
-      "migration_name" VARCHAR(255) NOT NULL,
-      "logs" TEXT,
-      "rolled_back_at" TIMESTAMPTZ,
-      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
-      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
-    )`);
+    await c.query(CREATE_MIGRATIONS_TABLE);
     for (const m of migrations.slice(0, upTo + 1)) {
       await c.query("BEGIN");
       await c.query(m.sql);

@@ -1,7 +1,7 @@
 // Dashboard figures over tRPC: live figures per network, fee-payer health, recent calls (keyset pages).
 import "server-only";
 import { z } from "zod";
-import { readFeePayerHealth } from "../../dashboard/fee-payer-health";
+import { feePayerHealthSchema, readFeePayerHealth } from "../../dashboard/fee-payer-health";
 import { readRuntimeHealth } from "../../health/check-health";
 import { readPendingSettlements } from "../../health/read-pending-settlements";
 import { readFigures, readRecentCalls } from "../../dashboard/read-figures";
@@ -33,18 +33,7 @@ const figuresOutput = z.object({
   ),
 });
 
-const feePayerOutput = z.array(
-  z.object({
-    network: z.string(),
-    label: z.string(),
-    address: z.string(),
-    balance: z.number().nullable(),
-    unit: z.enum(["SOL", "ETH"]),
-    warnBelow: z.number(),
-    alertBelow: z.number(),
-    level: z.enum(["ok", "warn", "alert", "unreachable"]),
-  }),
-);
+const feePayerOutput = z.array(feePayerHealthSchema);
 
 const cursor = z.object({ createdAt: z.iso.datetime(), id: z.uuid() });
 
