@@ -7,9 +7,9 @@ export const SLICE_MS = 100;
 
 /**
  * Calls each loop back to back in turns of SLICE_MS until each has run `ms`; returns each one's calls per second over
- * its own running time. A loop throws to fail the run.
+ * its own running time. A loop throws to fail the run. `now` reads the clock in milliseconds.
  */
-export async function loopsInTurn<K extends string>(ms: number, loops: Record<K, () => unknown>): Promise<Record<K, number>> {
+export async function loopsInTurn<K extends string>(ms: number, loops: Record<K, () => unknown>, now: () => number = () => performance.now()): Promise<Record<K, number>> {
   const names = Object.keys(loops) as K[];
   const calls = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
   const spent = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
@@ -17,14 +17,14 @@ export async function loopsInTurn<K extends string>(ms: number, loops: Record<K,
     for (const name of names) {
       if (spent[name] >= ms) continue;
       const fn = loops[name];
-      const started = performance.now();
+      const started = now();
       const until = started + Math.min(SLICE_MS, ms - spent[name]);
       let n = 0;
       do {
         await fn();
         n++;
-      } while (performance.now() < until);
-      spent[name] += performance.now() - started;
+      } while (now() < until);
+      spent[name] += now() - started;
       calls[name] += n;
     }
   }
