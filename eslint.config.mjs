@@ -25,7 +25,7 @@ export const LAYERS = [
   // or process environment).
   { name: "verify", paths: ["server/verify"] },
   // What every layer may use: validated config, the database client, the log, the error table, the metrics registry,
-  // operator settings, the network table and the crash-point hook.
+  // operator settings and the crash-point hook.
   {
     name: "base",
     paths: [
@@ -38,7 +38,6 @@ export const LAYERS = [
       "server/runtime/crash-point.ts",
       "server/metrics/registry.ts",
       "server/settings",
-      "server/chain/networks.ts",
     ],
   },
   // The service's keys: the operator's Ed25519 signing key, the receipt log's key, the EVM and Solana fee payers.
@@ -55,6 +54,8 @@ export const LAYERS = [
       "server/grants/ip-hash-salt.ts",
       "server/chat/chat-request-schema.ts",
       "server/responses/responses-request-schema.ts",
+      "server/embeddings/embeddings-request-schema.ts",
+      "server/embeddings/embeddings-response-body.ts",
       "server/prepaid/inference-request-schema.ts",
       "server/prepaid/top-up-request-schema.ts",
       "server/openapi/response-schemas.ts",

@@ -79,7 +79,7 @@ const env: NodeJS.ProcessEnv = minimalChildEnv({
   IP_HASH_SALT: randomBytes(16).toString("hex"),
   // Production starts only with an operator listed; nobody signs in during the bench.
   SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
-  SOLANA_DEVNET_RPC_URL: devnet.url,
+  RPC_URL_SOLANA_DEVNET: devnet.url,
   X402_FLAT_PRICE_USDC: "0.001",
   PREPAID_RATE_LIMIT_PER_MINUTE: "1000000",
   PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",

@@ -326,6 +326,52 @@ const baseRequest = { model: "local/echo-1", messages: MESSAGES, stream: true };
 const prepaidRequest = { prompt: "What is the capital of France?" };
 const prepaidResponse = { result: "Paris." };
 
+/**
+ * An embeddings call (POST /api/v1/embeddings, OpenAI's shape). The prompt hash covers `input` as a list of inputs; the
+ * response hash covers the vectors as float32 values, whichever encoding wrote them. The answer's JSON numbers are not
+ * all float32 values (0.1, 1e-7 and 0.123456789 round to the nearest float32), one is -0 (JSON writes it 0; base64
+ * keeps its sign bit), and one is the largest float32; the base64 answer holds the same float32 values.
+ */
+const EMBEDDING_MODEL = "openai/text-embedding-3-small";
+const EMBEDDING_TEXT = "The food was delicious and the waiter was kind.";
+const EMBEDDING_TEXTS = ["The food was delicious.", "naïve café \\ \"q\" 😀"];
+const EMBEDDING_TOKENS = [791, 3691, 574, 18406, 13];
+const EMBEDDING_VECTORS = [
+  [0.1, -0.5, 1e-7, -0],
+  [0.123456789, 0.25, -1, 3.4028234663852886e38],
+];
+/** One float32 step above 0.25: the tampered answer moves this one value. */
+const NEXT_FLOAT32_AFTER_QUARTER = 0.2500000298023224;
+/**
+ * The canonical texts the hashes cover, written out by hand, not computed: inputs as a list (a text as a list of that
+ * one text, a token list as a list of that one list); each vector value as the float32 it rounds to, written as
+ * JSON.stringify writes that number (-0 as 0, 1e-7's float32 in exponent form).
+ */
+const EMBEDDING_TEXT_CANONICAL = '["The food was delicious and the waiter was kind."]';
+const EMBEDDING_TEXTS_CANONICAL = '["The food was delicious.","naïve café \\\\ \\"q\\" 😀"]';
+const EMBEDDING_TOKENS_CANONICAL = "[[791,3691,574,18406,13]]";
+const EMBEDDING_ONE_VECTOR_CANONICAL = "[[0.10000000149011612,-0.5,1.0000000116860974e-7,0]]";
+const EMBEDDING_VECTORS_CANONICAL = "[[0.10000000149011612,-0.5,1.0000000116860974e-7,0],[0.12345679104328156,0.25,-1,3.4028234663852886e+38]]";
+const embeddingsRequest = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: EMBEDDING_MODEL, input, dimensions: 4, ...extra });
+
+/** A vector as OpenAI's base64: four little-endian bytes per float32 (written here, not imported from server/verify). */
+function float32Base64(values: readonly number[]): string {
+  const bytes = new Uint8Array(values.length * 4);
+  const view = new DataView(bytes.buffer);
+  values.forEach((value, i) => view.setFloat32(i * 4, value, true));
+  return Buffer.from(bytes).toString("base64");
+}
+
+/** An embeddings response body: each vector as the JSON numbers given, or as base64 of their float32 values. */
+function embeddingsResponse(vectors: readonly (readonly number[])[], encoding: "float" | "base64", promptTokens: number) {
+  return {
+    object: "list",
+    data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: encoding === "base64" ? float32Base64(vector) : vector })),
+    model: EMBEDDING_MODEL,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
 /** Every vector, in folder-name order of intent: valid ones first, then one per check, reason and error code. */
 function vectorCases(): VectorCase[] {
   const solana = solanaReceipt(1);
@@ -334,6 +380,16 @@ function vectorCases(): VectorCase[] {
   const odd = signReceipt(buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })), OPERATOR);
   const responses = signReceipt(buildReceipt(facts(36, { payment: solanaPayment, prompt: { messages: RESPONSES_MESSAGES } })), OPERATOR);
   const legacy = resigned(prepaidReceipt(4), (r) => ({ ...r, prompt_hash: legacyPromptHashOfMessages(MESSAGES) }));
+  /** A prepaid embeddings receipt whose hashes are SHA-256 of the hand-written canonical texts. */
+  const embeddingsReceipt = (i: number, promptCanonical: string, vectorsCanonical: string) =>
+    resigned(signReceipt(buildReceipt(facts(i, { upstream: "openrouter", model: EMBEDDING_MODEL, costUnits: 1n })), OPERATOR), (r) => ({
+      ...r,
+      prompt_hash: bytesToHex(sha256(utf8ToBytes(promptCanonical))),
+      response_hash: bytesToHex(sha256(utf8ToBytes(vectorsCanonical))),
+    }));
+  const embeddingsText = embeddingsReceipt(43, EMBEDDING_TEXT_CANONICAL, EMBEDDING_ONE_VECTOR_CANONICAL);
+  const embeddingsTexts = embeddingsReceipt(44, EMBEDDING_TEXTS_CANONICAL, EMBEDDING_VECTORS_CANONICAL);
+  const embeddingsTokens = embeddingsReceipt(45, EMBEDDING_TOKENS_CANONICAL, EMBEDDING_ONE_VECTOR_CANONICAL);
   /** A prepaid receipt signed by the retired key; `edit` changes its fields before signing. */
   const retiredKeyReceipt = (i: number, edit: (unsigned: Record<string, unknown>) => Record<string, unknown> = (r) => r) => {
     const unsigned = edit({ ...buildReceipt(facts(i, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })) });
@@ -441,6 +497,51 @@ function vectorCases(): VectorCase[] {
       request: { messages: MESSAGES },
       response: prepaidResponse,
       expected: { ...valid("Prepaid receipt whose prompt_hash is the legacy form: SHA-256 of the `role:content` lines joined by a newline.", legacy), prompt_hash_expected: legacyPromptHashOfMessages(MESSAGES)! },
+    },
+    {
+      name: "embeddings-string-input-001",
+      receipt: embeddingsText,
+      request: embeddingsRequest(EMBEDDING_TEXT),
+      response: embeddingsResponse(EMBEDDING_VECTORS.slice(0, 1), "float", 10),
+      expected: valid(
+        "Prepaid receipt of an embeddings call with one text as input. Its prompt hash covers the input as a list of that one text; its response hash covers the vector as float32 values (0.1 and 1e-7 as the float32 they round to), whatever decimals the answer wrote.",
+        embeddingsText,
+      ),
+    },
+    {
+      name: "embeddings-array-input-001",
+      receipt: embeddingsTexts,
+      request: embeddingsRequest(EMBEDDING_TEXTS),
+      response: embeddingsResponse(EMBEDDING_VECTORS, "float", 12),
+      expected: valid("Prepaid receipt of an embeddings call with two texts as input, answered as float arrays (encoding_format float, the default). The prompt hash covers the texts as sent, in order; the response hash the two vectors in index order.", embeddingsTexts),
+    },
+    {
+      name: "embeddings-array-input-base64-001",
+      receipt: embeddingsTexts,
+      request: embeddingsRequest(EMBEDDING_TEXTS, { encoding_format: "base64" }),
+      response: embeddingsResponse(EMBEDDING_VECTORS, "base64", 12),
+      expected: valid(
+        "The receipt of embeddings-array-input-001, with the same answer written as base64 (encoding_format base64: four little-endian bytes per float32; the first vector's last value is -0, which the hash writes as 0, as JSON does). The encoding is not covered by either hash, so one receipt verifies both answers.",
+        embeddingsTexts,
+      ),
+    },
+    {
+      name: "embeddings-token-input-001",
+      receipt: embeddingsTokens,
+      request: embeddingsRequest(EMBEDDING_TOKENS, { encoding_format: "base64" }),
+      response: embeddingsResponse(EMBEDDING_VECTORS.slice(0, 1), "base64", 5),
+      expected: valid("Prepaid receipt of an embeddings call with one list of token ids as input: its prompt hash covers it as a list of that one list (numbers, never texts).", embeddingsTokens),
+    },
+    {
+      name: "embeddings-tampered-001",
+      receipt: embeddingsTexts,
+      request: embeddingsRequest(EMBEDDING_TEXTS),
+      response: embeddingsResponse([EMBEDDING_VECTORS[0]!, [0.123456789, NEXT_FLOAT32_AFTER_QUARTER, -1, 3.4028234663852886e38]], "float", 12),
+      expected: failing("The receipt of embeddings-array-input-001 with its answer tampered: one value moved by one float32 step (0.25 to the next float32 above it).", {
+        checks: { ...ALL_TRUE, response_hash_ok: false },
+        ok: false,
+        reasons: { response_hash_ok: "response hash differs from the receipt's response_hash" },
+      }),
     },
     prepaidCase("operator-key-from-endpoint-001", prepaidReceipt(5), { ...valid("The operator key is fetched from {endpoint}/api/v1/operator-key instead of being pinned.", prepaidReceipt(5)), run: { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT } }, {
       http: [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 200, body: { pubkey: OPERATOR.publicKeyBase58, algorithm: "ed25519", encoding: "base58" } } }],

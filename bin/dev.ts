@@ -12,7 +12,6 @@ import { frontServerArgs } from "./serve-next-args";
 import { loadOrCreateDevKey } from "../server/keys/load-signing-key";
 import { createFacilitator } from "../server/facilitator/create-facilitator";
 import { ensureDepositTokenAccount } from "../server/facilitator/ensure-deposit-token-account";
-import { NETWORKS } from "../server/chain/networks";
 import { DEMO_AGENT_FILE, DEMO_EVM_AGENT_FILE } from "./commands/chat";
 import { startLocalChains } from "../devtools/start-local-chains";
 import { evmAddressOf, loadOrCreateDevEvmKey } from "../server/keys/evm-key";
@@ -66,7 +65,8 @@ if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
 const facilitator = await createFacilitator(cfg);
 for (const chain of chains) await chain.fundAccount(facilitator.address, { lamports: FACILITATOR_LAMPORTS });
 const devnetRpc = facilitator.rpcs["solana-devnet"];
-if (devnetRpc) await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, NETWORKS["solana-devnet"].usdcAsset, NETWORKS["solana-devnet"].caip2);
+const devnet = cfg.networks.byId("solana-devnet");
+if (devnetRpc && devnet) await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, devnet.usdcAsset, devnet.caip2);
 log(`facilitator (fee payer, devnet deposit address) ${facilitator.address}`);
 
 const demoFile = path.join(cfg.dataDir, DEMO_AGENT_FILE);

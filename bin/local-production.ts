@@ -47,7 +47,7 @@ export function localProductionEnv(base: NodeJS.ProcessEnv, cfg: Config, chains:
     VERIFIER_SECRET_KEY: devSecretKey(dir, VERIFIER_DEV_KEY_FILE),
     LOG_SECRET_KEY: devSecretKey(dir, LOG_DEV_KEY_FILE),
     FACILITATOR_SECRET_KEY: devSecretKey(dir, FACILITATOR_DEV_KEY_FILE),
-    FACILITATOR_EVM_SECRET_KEY: chains.BASE_SEPOLIA_RPC_URL || chains.BASE_RPC_URL ? loadOrCreateDevEvmKey(path.join(dir, FACILITATOR_EVM_DEV_KEY_FILE)) : undefined,
+    FACILITATOR_EVM_SECRET_KEY: cfg.networks.ofFamily("evm").some((n) => chains[n.id] !== undefined) ? loadOrCreateDevEvmKey(path.join(dir, FACILITATOR_EVM_DEV_KEY_FILE)) : undefined,
     SESSION_SECRET: keptSecret(dir, "session-secret", 32),
     IP_HASH_SALT: keptSecret(dir, "ip-hash-salt", 16),
     METRICS_TOKEN: keptSecret(dir, "metrics-token", 16),

@@ -88,7 +88,7 @@ describe.concurrent("bin/start.ts in production", () => {
     SERVICE_OPERATOR_SECRET_KEY: key(),
     VERIFIER_SECRET_KEY: key(),
     FACILITATOR_SECRET_KEY: key(),
-    SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
+    RPC_URL_SOLANA_DEVNET: "http://127.0.0.1:1",
     SESSION_SECRET: "s".repeat(64),
     IP_HASH_SALT: "salt".repeat(8),
     SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
@@ -163,6 +163,31 @@ describe.concurrent("bin/start.ts in production", () => {
         detail: `production runs on the embedded PGlite database under ${env.SIGNET_DATA_DIR} (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance`,
       }),
     ]);
+  }, 90_000);
+
+  it("reads an RPC's old name, logging a deprecation warning at start", async () => {
+    // The missing build stops it right after the warnings: the old name itself was accepted.
+    const env: NodeJS.ProcessEnv = { ...completeEnv(), RPC_URL_SOLANA_DEVNET: undefined, SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1", SIGNET_NEXT_DIST_DIR: noBuild(), LOG_LEVEL: "warn" };
+    const result = await start(env);
+    expect(refusal(result)).toMatch(/^signet: refusing to start: no production build in /);
+    const warnings = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; event?: string; detail?: string });
+    expect(warnings).toEqual([
+      expect.objectContaining({ level: 40, event: "config.deprecated", detail: "SOLANA_DEVNET_RPC_URL is deprecated and will be removed in the next release: rename it RPC_URL_SOLANA_DEVNET" }),
+    ]);
+  }, 90_000);
+
+  it("exits with one line naming both when an RPC's old and new names hold different URLs", async () => {
+    const line = refusal(await start({ ...completeEnv(), SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:2" }));
+    expect(line).toBe(
+      "signet: refusing to start: SOLANA_DEVNET_RPC_URL and RPC_URL_SOLANA_DEVNET are both set, to different URLs: SOLANA_DEVNET_RPC_URL is the old name of RPC_URL_SOLANA_DEVNET; keep only RPC_URL_SOLANA_DEVNET",
+    );
+  }, 90_000);
+
+  it("exits with one line naming an RPC_URL_ variable that names no network, and the known ids", async () => {
+    const line = refusal(await start({ ...completeEnv(), RPC_URL_POLYGON: "https://polygon-rpc.com" }));
+    expect(line).toBe(
+      "signet: refusing to start: RPC_URL_POLYGON names no network this service knows; the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA)",
+    );
   }, 90_000);
 
   it("exits with one line naming SERVICE_OPERATOR_PUBKEYS when no operator could sign in to the dashboard", async () => {

@@ -26,6 +26,8 @@ try {
   // What production was allowed to run with that a deployment normally would not: logged at every start.
   const logger = createLogger(cfg.logLevel);
   for (const line of productionOptIns(cfg)) logger.warn({ event: "config.production_opt_in", detail: line }, line);
+  // Variables this release still reads under their old names: logged at every start until they are renamed.
+  for (const line of cfg.deprecations) logger.warn({ event: "config.deprecated", detail: line }, line);
   // Next would die on its first line with a stack trace; the operator needs the command that makes the build.
   const distDir = path.resolve(cfg.SIGNET_NEXT_DIST_DIR);
   if (!existsSync(path.join(distDir, BUILD_MARKER))) {

@@ -3,7 +3,9 @@
 // (devtools/anvil). Each keeps its state in the data dir across restarts. Both entry points start them here, so a
 // staging server meets the same chains a dev server does.
 import path from "node:path";
-import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "./anvil";
+import { rpcUrlVariable } from "../server/env";
+import { SHIPPED_NETWORKS, type NetworkId } from "../server/verify";
+import { startLocalEvmChain, type LocalEvmChain } from "./anvil";
 import type { DevtoolsEnv } from "./devtools-env";
 import { startLocalnet, type Localnet } from "./localnet";
 
@@ -15,8 +17,8 @@ export interface LocalChainPorts {
   base: number;
 }
 
-/** The RPC URL of each local chain running, by the environment variable a production-mode server reads it from. */
-export type LocalChainUrls = Partial<Record<"SOLANA_DEVNET_RPC_URL" | "SOLANA_MAINNET_RPC_URL" | "BASE_SEPOLIA_RPC_URL" | "BASE_RPC_URL", string>>;
+/** The RPC URL of each local chain running, by the id of the network it plays. */
+export type LocalChainUrls = Partial<Record<NetworkId, string>>;
 
 export interface LocalChains {
   /** The Solana chains started: devnet's first. */
@@ -41,14 +43,14 @@ export interface StartLocalChainsOptions {
 /** The chains only ever listen on loopback: each mints USDC to whoever asks it over RPC. */
 const HOST = "127.0.0.1";
 
-/** Each chain: the port option that starts it, what it plays, and the variable a server reads its RPC URL from. */
+/** Each chain: the port option that starts it and the network it plays (its chain id and USDC come from the network's row). */
 const SOLANA_CHAINS = [
-  { port: "solanaDevnet", profile: "devnet", variable: "SOLANA_DEVNET_RPC_URL", name: "Solana devnet", label: "Solana devnet (SIMULATED, not the real devnet)" },
-  { port: "solanaMainnet", profile: "mainnet", variable: "SOLANA_MAINNET_RPC_URL", name: "Solana mainnet", label: "Solana mainnet (SIMULATED)" },
+  { port: "solanaDevnet", network: "solana-devnet", profile: "devnet", name: "Solana devnet", label: "Solana devnet (SIMULATED, not the real devnet)" },
+  { port: "solanaMainnet", network: "solana-mainnet", profile: "mainnet", name: "Solana mainnet", label: "Solana mainnet (SIMULATED)" },
 ] as const;
 const EVM_CHAINS = [
-  { port: "baseSepolia", chainId: 84532, variable: "BASE_SEPOLIA_RPC_URL", label: "Base Sepolia" },
-  { port: "base", chainId: 8453, variable: "BASE_RPC_URL", label: "Base mainnet" },
+  { port: "baseSepolia", network: "base-sepolia", label: "Base Sepolia" },
+  { port: "base", network: "base", label: "Base mainnet" },
 ] as const;
 
 /**
@@ -76,22 +78,23 @@ export async function startLocalChains(opts: StartLocalChainsOptions): Promise<L
         throw startFailure(`the local chain playing ${want.name}`, port, err);
       });
       solana.push(chain);
-      urls[want.variable] = chain.url;
+      urls[want.network] = chain.url;
       log(`local chain playing ${want.label} at ${chain.url}`);
     }
     for (const want of EVM_CHAINS) {
       const port = opts.ports[want.port];
       if (port === 0) continue;
-      const token = USDC_BY_EVM_CHAIN[want.chainId];
+      const row = SHIPPED_NETWORKS.get(want.network);
+      if (row.family !== "evm") throw new Error(`${want.network} is not an EVM network`);
       const chain = await startLocalEvmChain({
-        chainId: want.chainId,
+        chainId: row.chainId,
         port,
         host: HOST,
-        usdc: token.address,
-        name: token.name,
-        version: token.version,
+        usdc: row.usdcAsset as `0x${string}`,
+        name: row.eip712.name,
+        version: row.eip712.version,
         // Kept across restarts, like the Solana chains, so yesterday's Base receipts still verify.
-        stateFile: path.join(opts.dataDir, `anvil-${want.chainId}.json`),
+        stateFile: path.join(opts.dataDir, `anvil-${row.chainId}.json`),
         // 2 s blocks (Base's) by default, 0 = automine; with faults, the fault proxy takes the chain's port.
         blockTimeSec: timing.ANVIL_BLOCK_TIME_SEC,
         faults: timing.ANVIL_FAULTS,
@@ -99,8 +102,8 @@ export async function startLocalChains(opts: StartLocalChainsOptions): Promise<L
         throw startFailure(`the local anvil chain playing ${want.label}`, port, err);
       });
       evm.push(chain);
-      urls[want.variable] = chain.url;
-      log(`local anvil chain playing ${want.label} (SIMULATED, chain id ${want.chainId}, test USDC at ${token.address}) at ${chain.url}`);
+      urls[want.network] = chain.url;
+      log(`local anvil chain playing ${want.label} (SIMULATED, chain id ${row.chainId}, test USDC at ${row.usdcAsset}) at ${chain.url}`);
     }
   } catch (err) {
     await close();
@@ -115,7 +118,8 @@ export async function startLocalChains(opts: StartLocalChainsOptions): Promise<L
  * and the CLI (production advertises none by default). The local chains carry no provider keys, so neither exposes one.
  */
 export function localChainServerEnv(urls: LocalChainUrls): Record<string, string> {
-  return { ...stripUndefined(urls), VERIFIER_ALLOW_PRIVATE_NETWORKS: "true", EXPLORER_ADVERTISE_RPC: "true" };
+  const rpcs = Object.fromEntries(Object.entries(stripUndefined(urls)).map(([id, url]) => [rpcUrlVariable(id), url]));
+  return { ...rpcs, VERIFIER_ALLOW_PRIVATE_NETWORKS: "true", EXPLORER_ADVERTISE_RPC: "true" };
 }
 
 function stripUndefined(urls: LocalChainUrls): Record<string, string> {

@@ -44,10 +44,10 @@ const env: NodeJS.ProcessEnv = childEnv({
   PORT: String(PORT),
   LOCALNET_RPC_PORT: String(DEVNET_RPC_PORT),
   LOCALNET_MAINNET_RPC_PORT: String(MAINNET_RPC_PORT),
-  SOLANA_DEVNET_RPC_URL: `http://127.0.0.1:${DEVNET_RPC_PORT}`,
-  SOLANA_MAINNET_RPC_URL: `http://127.0.0.1:${MAINNET_RPC_PORT}`,
+  RPC_URL_SOLANA_DEVNET: `http://127.0.0.1:${DEVNET_RPC_PORT}`,
+  RPC_URL_SOLANA_MAINNET: `http://127.0.0.1:${MAINNET_RPC_PORT}`,
   LOCALNET_EVM_RPC_PORT: String(BASE_SEPOLIA_RPC_PORT),
-  BASE_SEPOLIA_RPC_URL: `http://127.0.0.1:${BASE_SEPOLIA_RPC_PORT}`,
+  RPC_URL_BASE_SEPOLIA: `http://127.0.0.1:${BASE_SEPOLIA_RPC_PORT}`,
   FACILITATOR_EVM_SECRET_KEY: generatePrivateKey(),
   VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
   // The local chains carry no provider keys: let the explorer tell the browser about them.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { assertReadyToServe, ConfigError, envSchema, loadConfig, productionOptIns, readSecretFiles, SECRET_FILE_VARIABLES } from "./env";
+import { assertReadyToServe, ConfigError, envSchema, LEGACY_RPC_URL_VARIABLES, loadConfig, productionOptIns, readSecretFiles, rpcUrlVariable, SECRET_FILE_VARIABLES } from "./env";
 import { generateKeypair } from "./keys/parse-secret-key";
+import { createNetworkRegistry, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS, type EvmNetworkRow } from "./verify";
 
 /** What assertReadyToServe needs beyond the proxy set-up and the metrics token, each test removing what it checks. */
 const OPERATOR = generateKeypair().publicKeyBase58;
@@ -210,5 +211,85 @@ describe("readSecretFiles()", () => {
 
   it("covers every secret the schema reads", () => {
     for (const name of SECRET_FILE_VARIABLES) expect(Object.keys(envSchema.shape)).toContain(name);
+  });
+});
+
+describe("loadConfig() and the chains' RPCs", () => {
+  const PRODUCTION = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
+  const KNOWN = "the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA)";
+
+  it("names each network's RPC variable by its id: upper-cased, dashes as underscores", () => {
+    expect(SHIPPED_NETWORKS.ids.map(rpcUrlVariable)).toEqual(["RPC_URL_SOLANA_DEVNET", "RPC_URL_SOLANA_MAINNET", "RPC_URL_BASE", "RPC_URL_BASE_SEPOLIA"]);
+  });
+
+  it("reads RPC_URL_<ID> into cfg.rpcUrls by network id, and nothing else in production", () => {
+    const cfg = loadConfig({ ...PRODUCTION, RPC_URL_SOLANA_DEVNET: "https://devnet.example", RPC_URL_BASE_SEPOLIA: "https://sepolia.example/v2/key" });
+    expect(cfg.rpcUrls).toEqual({ "solana-devnet": "https://devnet.example", "base-sepolia": "https://sepolia.example/v2/key" });
+    expect(cfg.deprecations).toEqual([]);
+    expect(cfg.networks).toBe(SHIPPED_NETWORKS);
+    expect(loadConfig(PRODUCTION).rpcUrls).toEqual({});
+  });
+
+  it("keeps the dev defaults: the local chains' ports, each network's when its chain runs", () => {
+    expect(loadConfig({}).rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:8899", "base-sepolia": "http://127.0.0.1:8545" });
+    const all = loadConfig({ LOCALNET_RPC_PORT: "18899", LOCALNET_MAINNET_RPC_PORT: "18900", LOCALNET_EVM_RPC_PORT: "18545", LOCALNET_BASE_MAINNET_RPC_PORT: "18546" });
+    expect(all.rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:18899", "solana-mainnet": "http://127.0.0.1:18900", base: "http://127.0.0.1:18546", "base-sepolia": "http://127.0.0.1:18545" });
+    expect(loadConfig({ LOCALNET_EVM_RPC_PORT: "0", RPC_URL_BASE: "http://rpc.example" }).rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:8899", base: "http://rpc.example" });
+    // A configured RPC wins over the local chain.
+    expect(loadConfig({ RPC_URL_SOLANA_DEVNET: "http://127.0.0.1:9999" }).rpcUrls["solana-devnet"]).toBe("http://127.0.0.1:9999");
+  });
+
+  it("still reads the RPCs' old names for this release, each with a deprecation line naming its new name", () => {
+    const cfg = loadConfig({ ...PRODUCTION, SOLANA_DEVNET_RPC_URL: "https://devnet.example", BASE_RPC_URL: "https://base.example" });
+    expect(cfg.rpcUrls).toEqual({ "solana-devnet": "https://devnet.example", base: "https://base.example" });
+    expect(cfg.deprecations).toEqual([
+      "SOLANA_DEVNET_RPC_URL is deprecated and will be removed in the next release: rename it RPC_URL_SOLANA_DEVNET",
+      "BASE_RPC_URL is deprecated and will be removed in the next release: rename it RPC_URL_BASE",
+    ]);
+    expect(Object.keys(LEGACY_RPC_URL_VARIABLES)).toEqual(["SOLANA_DEVNET_RPC_URL", "SOLANA_MAINNET_RPC_URL", "BASE_RPC_URL", "BASE_SEPOLIA_RPC_URL"]);
+    for (const [legacy, id] of Object.entries(LEGACY_RPC_URL_VARIABLES)) expect(loadConfig({ ...PRODUCTION, [legacy]: "https://rpc.example" }).rpcUrls).toEqual({ [id]: "https://rpc.example" });
+  });
+
+  it("takes an old and a new name set to the same URL (with the deprecation line), and refuses two different URLs in one line", () => {
+    const same = loadConfig({ ...PRODUCTION, BASE_SEPOLIA_RPC_URL: "https://sepolia.example", RPC_URL_BASE_SEPOLIA: "https://sepolia.example" });
+    expect(same.rpcUrls).toEqual({ "base-sepolia": "https://sepolia.example" });
+    expect(same.deprecations).toHaveLength(1);
+    expect(() => loadConfig({ ...PRODUCTION, BASE_SEPOLIA_RPC_URL: "https://old.example", RPC_URL_BASE_SEPOLIA: "https://new.example" })).toThrow(
+      new ConfigError("BASE_SEPOLIA_RPC_URL and RPC_URL_BASE_SEPOLIA are both set, to different URLs: BASE_SEPOLIA_RPC_URL is the old name of RPC_URL_BASE_SEPOLIA; keep only RPC_URL_BASE_SEPOLIA"),
+    );
+  });
+
+  it("rejects malformed input: an RPC_URL_ name that names no network, in one line naming it and the known ids", () => {
+    expect(() => loadConfig({ RPC_URL_POLYGON: "https://polygon.example" })).toThrow(new ConfigError(`RPC_URL_POLYGON names no network this service knows; ${KNOWN}`));
+    // The id's own spelling is not the variable's.
+    expect(() => loadConfig({ "RPC_URL_BASE-SEPOLIA": "https://sepolia.example" })).toThrow(/^RPC_URL_BASE-SEPOLIA names no network/);
+    expect(() => loadConfig({ RPC_URL_: "https://x.example" })).toThrow(/^RPC_URL_ names no network/);
+  });
+
+  it("rejects malformed input: an RPC that is not a URL, under either name, naming the variable", () => {
+    expect(() => loadConfig({ RPC_URL_BASE: "mainnet.base.org" })).toThrow(new ConfigError("invalid environment:\n  RPC_URL_BASE: must be a URL"));
+    expect(() => loadConfig({ SOLANA_MAINNET_RPC_URL: "not a url" })).toThrow(new ConfigError("invalid environment:\n  SOLANA_MAINNET_RPC_URL: must be a URL"));
+  });
+
+  it("reads the networks of the registry it is given: a fifth network's RPC by its own variable", () => {
+    const fifth: EvmNetworkRow = {
+      ...(SHIPPED_NETWORKS.get("base-sepolia") as EvmNetworkRow),
+      id: "test-chain",
+      caip2: "eip155:31337",
+      chainId: 31337,
+      x402V1Name: "test-chain",
+      aliases: ["test-chain"],
+      label: "Test chain",
+    };
+    const networks = createNetworkRegistry([...SHIPPED_NETWORK_ROWS, fifth]);
+    const cfg = loadConfig({ RPC_URL_TEST_CHAIN: "http://127.0.0.1:8600", X402_NETWORK: "test-chain" }, { networks });
+    expect(cfg.networks).toBe(networks);
+    expect(cfg.rpcUrls["test-chain"]).toBe("http://127.0.0.1:8600");
+    // The shipped registry knows no such network, nor may the settings name it there.
+    expect(() => loadConfig({ RPC_URL_TEST_CHAIN: "http://127.0.0.1:8600" })).toThrow(/^RPC_URL_TEST_CHAIN names no network/);
+    expect(() => loadConfig({ X402_NETWORK: "test-chain" })).toThrow(/X402_NETWORK: must be devnet, mainnet, base, base-sepolia or a CAIP-2 id/);
+    // An old name of a network the registry does not hold is refused, not dropped.
+    const solanaOnly = createNetworkRegistry(SHIPPED_NETWORK_ROWS.filter((r) => r.family === "svm"));
+    expect(() => loadConfig({ BASE_RPC_URL: "https://base.example" }, { networks: solanaOnly })).toThrow(/^BASE_RPC_URL names the RPC of network base, which this service does not take payment on/);
   });
 });

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
-import { isBase58PublicKey } from "./verify";
+import { isBase58PublicKey, SHIPPED_NETWORKS, type NetworkId, type NetworkRegistry } from "./verify";
 
 /** The one boolean form every variable takes: exactly "true" or "false" (the error names the variable). */
 const booleanString = z
@@ -75,13 +75,12 @@ export const envSchema = z.object({
    */
   SIGNET_DEV_KEYS_IN_PRODUCTION: booleanString.default(false),
 
-  // Chains. Dev defaults point devnet at the local chain; production has no placeholder RPCs for money.
+  // Chains. Each network's RPC is RPC_URL_<ID> (read by readRpcUrls, below the schema). Dev defaults point the
+  // networks the local chains play at them; production has no placeholder RPCs for money.
   /** Port of the local Solana chain that `npm run dev` starts (plays devnet). */
   LOCALNET_RPC_PORT: port.default(8899),
   /** Port of the second local chain that plays mainnet (dev and tests only; 0 = not started). */
   LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
-  SOLANA_DEVNET_RPC_URL: z.url().optional(),
-  SOLANA_MAINNET_RPC_URL: z.url().optional(),
   /** The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. Must differ from every other service key. */
   FACILITATOR_SECRET_KEY: z.string().min(1).optional(),
 
@@ -93,8 +92,6 @@ export const envSchema = z.object({
   FACILITATOR_EVM_SECRET_KEY: z.string().min(1).optional(),
   /** Must equal the EVM key's address when set (a typo would send every payment elsewhere). */
   SERVICE_EVM_DEPOSIT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x EVM address").optional(),
-  BASE_RPC_URL: z.url().optional(),
-  BASE_SEPOLIA_RPC_URL: z.url().optional(),
   /** Port of the local anvil chain that `npm run dev` starts (plays Base Sepolia, chain id 84532; 0 = not started). */
   LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545),
   /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
@@ -211,12 +208,98 @@ export interface Config extends RawEnv {
   SETTLEMENT_CONFIRM_WAIT_MS: number;
   /** TRUSTED_PROXY_HOPS, 0 when unset outside production. */
   trustedProxyHops: number;
-  /** RPC per Solana cluster; null when not configured (production without the variable). */
-  solanaRpcUrl: { devnet: string | null; mainnet: string | null };
-  /** RPC per Base network; null when not configured. */
-  evmRpcUrl: { base: string | null; baseSepolia: string | null };
+  /** The networks the service takes payment on: the registry it was configured with. */
+  networks: NetworkRegistry;
+  /**
+   * The RPC of each network that has one, by network id: RPC_URL_<ID>, or in dev the local chain that plays it. A
+   * network without one (production without the variable) is absent, and not offered.
+   */
+  rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
   /** Values read by their spec meaning rather than as written (a switch set to `yes` is off), one line each. */
   warnings: readonly string[];
+  /** Deprecated variables the environment still uses, one line each, logged as warnings at start. */
+  deprecations: readonly string[];
+}
+
+export interface ConfigOptions {
+  /** The networks the service takes payment on; default: this release's (SHIPPED_NETWORKS). */
+  networks?: NetworkRegistry;
+}
+
+/** The variable that names a network's RPC: RPC_URL_ and its id upper-cased, dashes as underscores (RPC_URL_BASE_SEPOLIA). */
+export function rpcUrlVariable(id: NetworkId): string {
+  return `RPC_URL_${id.toUpperCase().replaceAll("-", "_")}`;
+}
+
+const RPC_URL_PREFIX = "RPC_URL_";
+
+/**
+ * The names the RPCs had before RPC_URL_<ID>. Still read for this release, with a warning at every start; removed in
+ * the next. Set beside its new name, it must hold the same URL.
+ */
+export const LEGACY_RPC_URL_VARIABLES: Readonly<Record<string, NetworkId>> = {
+  SOLANA_DEVNET_RPC_URL: "solana-devnet",
+  SOLANA_MAINNET_RPC_URL: "solana-mainnet",
+  BASE_RPC_URL: "base",
+  BASE_SEPOLIA_RPC_URL: "base-sepolia",
+};
+
+/**
+ * The local chains `npm run dev` and the tests start, by the network each plays: outside production a network without
+ * an RPC variable uses the one listening on its port variable (0 = not started).
+ */
+export const LOCAL_CHAIN_PORT_VARIABLES: Readonly<Record<NetworkId, "LOCALNET_RPC_PORT" | "LOCALNET_MAINNET_RPC_PORT" | "LOCALNET_EVM_RPC_PORT" | "LOCALNET_BASE_MAINNET_RPC_PORT">> = {
+  "solana-devnet": "LOCALNET_RPC_PORT",
+  "solana-mainnet": "LOCALNET_MAINNET_RPC_PORT",
+  "base-sepolia": "LOCALNET_EVM_RPC_PORT",
+  base: "LOCALNET_BASE_MAINNET_RPC_PORT",
+};
+
+const rpcUrlSchema = z.url();
+
+/**
+ * Each network's RPC from `env` (empty values already dropped): RPC_URL_<ID>, else its name before this release (with
+ * a deprecation line), else in dev its local chain. Throws a ConfigError naming the variable for an RPC_URL_ name that
+ * names no network of `networks`, a value that is not a URL, or an old and a new name set to different URLs.
+ */
+function readRpcUrls(env: Readonly<Record<string, string>>, raw: RawEnv, networks: NetworkRegistry): { rpcUrls: Partial<Record<NetworkId, string>>; deprecations: string[] } {
+  const known = () => networks.ids.map((id) => `${id} (${rpcUrlVariable(id)})`).join(", ");
+  const byVariable = new Map(networks.ids.map((id) => [rpcUrlVariable(id), id]));
+  for (const name of Object.keys(env)) {
+    if (name.startsWith(RPC_URL_PREFIX) && !byVariable.has(name)) throw new ConfigError(`${name} names no network this service knows; the known ids: ${known()}`);
+  }
+  const rpcUrls: Partial<Record<NetworkId, string>> = {};
+  const deprecations: string[] = [];
+  const invalid: string[] = [];
+  const checked = (variable: string, value: string): string | null => {
+    if (rpcUrlSchema.safeParse(value).success) return value;
+    invalid.push(`${variable}: must be a URL`);
+    return null;
+  };
+  for (const [legacy, id] of Object.entries(LEGACY_RPC_URL_VARIABLES)) {
+    const value = env[legacy];
+    if (value === undefined) continue;
+    if (!networks.byId(id)) throw new ConfigError(`${legacy} names the RPC of network ${id}, which this service does not take payment on; the known ids: ${known()}`);
+    const current = env[rpcUrlVariable(id)];
+    if (current !== undefined && current !== value) {
+      throw new ConfigError(`${legacy} and ${rpcUrlVariable(id)} are both set, to different URLs: ${legacy} is the old name of ${rpcUrlVariable(id)}; keep only ${rpcUrlVariable(id)}`);
+    }
+    deprecations.push(`${legacy} is deprecated and will be removed in the next release: rename it ${rpcUrlVariable(id)}`);
+  }
+  const legacyOf = new Map(Object.entries(LEGACY_RPC_URL_VARIABLES).map(([legacy, id]) => [id, legacy]));
+  for (const id of networks.ids) {
+    const variable = rpcUrlVariable(id);
+    const legacy = legacyOf.get(id);
+    const given = env[variable] !== undefined ? checked(variable, env[variable]) : legacy !== undefined && env[legacy] !== undefined ? checked(legacy, env[legacy]) : undefined;
+    if (given) rpcUrls[id] = given;
+    if (given !== undefined || raw.NODE_ENV === "production") continue;
+    // In dev the local chains play these networks (see README); production must configure every RPC it uses.
+    const portVariable = Object.hasOwn(LOCAL_CHAIN_PORT_VARIABLES, id) ? LOCAL_CHAIN_PORT_VARIABLES[id] : undefined;
+    const localPort = portVariable === undefined ? 0 : raw[portVariable];
+    if (localPort > 0) rpcUrls[id] = `http://127.0.0.1:${localPort}`;
+  }
+  if (invalid.length > 0) throw new ConfigError(`invalid environment:\n  ${invalid.join("\n  ")}`);
+  return { rpcUrls, deprecations };
 }
 
 export class ConfigError extends Error {
@@ -282,10 +365,14 @@ export function readSecretFiles(env: Readonly<Record<string, string | undefined>
   return out;
 }
 
-/** Parses an environment into the typed config; throws a ConfigError naming each bad variable. */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+/**
+ * Parses an environment into the typed config, for the networks `options.networks` holds (default: this release's);
+ * throws a ConfigError naming each bad variable.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, options: ConfigOptions = {}): Config {
+  const networks = options.networks ?? SHIPPED_NETWORKS;
   // Treat empty strings as unset: `FOO=` in a shell or .env file means "not configured".
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const cleaned = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
   const result = envSchema.safeParse(cleaned);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
@@ -302,8 +389,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (isProduction && !result.data.SERVICE_BASE_URL) {
     throw new ConfigError("invalid environment:\n  SERVICE_BASE_URL: is required in production (the public origin, e.g. https://signet.example.com)");
   }
+  const rpc = readRpcUrls(cleaned, result.data, networks);
   // The operator settings' defaults get the same parsers as stored values, here, so no request meets a bad one.
-  const defaults = checkEnvDefaults(envDefaults(result.data));
+  const defaults = checkEnvDefaults(envDefaults(result.data), networks);
   if (defaults.errors.length > 0) throw new ConfigError(`invalid environment:\n  ${defaults.errors.join("\n  ")}`);
   // The switches passed their parsers above: each is exactly "true" or "false".
   const raw: RawEnv = { ...result.data, ...(defaults.values as Partial<RawEnv>) };
@@ -316,22 +404,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     verifierAllowPrivateNetworks: raw.VERIFIER_ALLOW_PRIVATE_NETWORKS ?? !isProduction,
     trustedProxyHops: raw.TRUSTED_PROXY_HOPS ?? 0,
     SETTLEMENT_CONFIRM_WAIT_MS: raw.SETTLEMENT_CONFIRM_WAIT_MS ?? DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS,
-    solanaRpcUrl: {
-      // In dev the devnet RPC is the local chain (it plays devnet, see README); production must configure it.
-      devnet: raw.SOLANA_DEVNET_RPC_URL ?? (isProduction ? null : `http://127.0.0.1:${raw.LOCALNET_RPC_PORT}`),
-      mainnet:
-        raw.SOLANA_MAINNET_RPC_URL ??
-        (!isProduction && raw.LOCALNET_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_MAINNET_RPC_PORT}` : null),
-    },
-    evmRpcUrl: {
-      // In dev Base Sepolia is the local anvil chain (simulated, see README); production must configure it.
-      baseSepolia:
-        raw.BASE_SEPOLIA_RPC_URL ?? (!isProduction && raw.LOCALNET_EVM_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_EVM_RPC_PORT}` : null),
-      base:
-        raw.BASE_RPC_URL ??
-        (!isProduction && raw.LOCALNET_BASE_MAINNET_RPC_PORT > 0 ? `http://127.0.0.1:${raw.LOCALNET_BASE_MAINNET_RPC_PORT}` : null),
-    },
+    networks,
+    rpcUrls: rpc.rpcUrls,
     warnings: defaults.warnings,
+    deprecations: rpc.deprecations,
   };
 }
 

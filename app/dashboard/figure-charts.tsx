@@ -3,26 +3,16 @@
 // time; payment failures by reason. Each has labelled axes and a caption; the tables below stay the exact figures.
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { SeriesPoint } from "@/server/dashboard/read-figure-series";
-import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2 } from "@/server/verify";
+import { SHIPPED_NETWORKS } from "@/server/verify";
 
 export interface NetworkFailures {
   network: string;
   failures: { stage: string; reason: string; count: number }[];
 }
 
-const NETWORK_LABELS: Record<string, string> = {
-  [SOLANA_DEVNET_CAIP2]: "Solana devnet",
-  [SOLANA_MAINNET_CAIP2]: "Solana mainnet",
-  [BASE_SEPOLIA_CAIP2]: "Base Sepolia",
-  [BASE_MAINNET_CAIP2]: "Base",
-};
-// Colour-blind-safe (Okabe–Ito) hues, dark enough to read against white.
-const NETWORK_COLORS: Record<string, string> = {
-  [SOLANA_DEVNET_CAIP2]: "#6d28d9",
-  [SOLANA_MAINNET_CAIP2]: "#0f766e",
-  [BASE_SEPOLIA_CAIP2]: "#2563eb",
-  [BASE_MAINNET_CAIP2]: "#c2410c",
-};
+// Each network's name and chart colour by CAIP-2 id, from its row (colour-blind-safe hues, dark enough to read against white).
+const NETWORK_LABELS: Record<string, string> = Object.fromEntries(SHIPPED_NETWORKS.rows.map((n) => [n.caip2, n.label]));
+const NETWORK_COLORS: Record<string, string> = Object.fromEntries(SHIPPED_NETWORKS.rows.map((n) => [n.caip2, n.chartColor]));
 const MONEY_COLORS = { received: "#2563eb", cost: "#c2410c", margin: "#15803d" };
 const AXIS = { fontSize: 12, fill: "#334155" };
 

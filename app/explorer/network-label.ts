@@ -1,7 +1,7 @@
-// A receipt's `payment.network` by name, from the networks the page was given by the server (server/chain labels).
-// Solana receipts may carry the full genesis hash or the `solana:devnet` alias: they match by cluster; EVM ids match
-// exactly ("eip155:84532" starts with "eip155:8453").
-import { solanaClusterOf } from "@/server/verify";
+// A receipt's `payment.network` by name, from the networks the page was given by the server. The network is read as
+// the verifier reads it (server/verify/network-registry.ts): a CAIP-2 id exactly, a Solana one also by its
+// `solana:devnet` alias or its whole genesis hash; a network the registry does not hold matches its CAIP-2 id only.
+import { SHIPPED_NETWORKS } from "@/server/verify";
 
 export interface NetworkName {
   caip2: string;
@@ -10,7 +10,6 @@ export interface NetworkName {
 
 /** The network's name, or null for one this deployment does not know. */
 export function networkLabel(networks: readonly NetworkName[], network: string): string | null {
-  const cluster = solanaClusterOf(network);
-  const found = networks.find((n) => n.caip2 === network || (cluster !== null && solanaClusterOf(n.caip2) === cluster));
-  return found?.label ?? null;
+  const caip2 = SHIPPED_NETWORKS.ofReceiptNetwork(network)?.caip2 ?? network;
+  return networks.find((n) => n.caip2 === caip2)?.label ?? null;
 }

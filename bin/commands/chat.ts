@@ -5,7 +5,6 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
-import { NETWORKS, networkByCaip2 } from "../../server/chain/networks";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Receipt } from "../../server/receipts/receipt-types";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
@@ -14,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
-import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
+import { CHECK_NAMES, parseReceiptText, SHIPPED_NETWORKS } from "../../server/verify";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService } from "./advertised-rpc";
 import { payingNetwork } from "./paying-network";
@@ -47,13 +46,8 @@ export async function runChat(argv: string[]): Promise<number> {
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${CHAT_USAGE}`);
   const cfg = await cliConfig();
   const networkId = payingNetwork(values.network);
-  const network = NETWORKS[networkId];
-  const configuredRpc = {
-    "solana-devnet": cfg.solanaRpcUrl.devnet,
-    "solana-mainnet": cfg.solanaRpcUrl.mainnet,
-    "base-sepolia": cfg.evmRpcUrl.baseSepolia,
-    base: cfg.evmRpcUrl.base,
-  }[networkId];
+  const network = SHIPPED_NETWORKS.get(networkId);
+  const configuredRpc = cfg.rpcUrls[networkId];
   const toService = serviceFetch(endpoint);
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, toService).catch(() => null);
   const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? configuredRpc;
@@ -85,7 +79,7 @@ export async function runChat(argv: string[]): Promise<number> {
   if (res.status === 402) {
     process.stderr.write(`refused after ${tookMs} ms (HTTP 402)\n`);
     // `localnet fund` funds on the devnet chain (a 0x address: Base Sepolia's) unless told which.
-    const fundDefault = network.family === "evm" ? cfg.evmRpcUrl.baseSepolia : cfg.solanaRpcUrl.devnet;
+    const fundDefault = cfg.rpcUrls[network.family === "evm" ? "base-sepolia" : "solana-devnet"];
     const refusal = { ...refusalOf(body), payer: payer.address, asks: challengeAsks(res, network.caip2), endpoint, local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc), fundRpc: rpc === fundDefault ? null : rpc };
     for (const line of paymentRefusalLines(refusal)) process.stderr.write(`${line}\n`);
     return 2;
@@ -122,7 +116,7 @@ function challengeAsks(res: Response, caip2: string): PaymentRefusal["asks"] {
     const accepts = decodePaymentRequiredHeader(header).accepts;
     const offer = accepts.find((a) => a.network === caip2) ?? accepts[0];
     if (!offer || !/^\d{1,30}$/.test(offer.amount)) return null;
-    return { units: BigInt(offer.amount), networkLabel: networkByCaip2(offer.network)?.label ?? offer.network, asset: offer.asset };
+    return { units: BigInt(offer.amount), networkLabel: SHIPPED_NETWORKS.byCaip2(offer.network)?.label ?? offer.network, asset: offer.asset };
   } catch {
     return null;
   }

@@ -36,7 +36,7 @@ export async function runLocalnet(argv: string[]): Promise<number> {
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
   if (solUnits === null) throw new UsageError("--sol must be a non-negative amount with at most 6 decimals");
   const lamports = (solUnits * LAMPORTS_PER_SOL) / 1_000_000n;
-  const rpc = values.rpc ?? (await cliConfig()).solanaRpcUrl.devnet;
+  const rpc = values.rpc ?? (await cliConfig()).rpcUrls["solana-devnet"];
   if (!rpc) throw new UsageError("no local chain RPC known; pass --rpc");
   const res = await fetch(rpc, {
     method: "POST",
@@ -56,7 +56,7 @@ async function fundEvm(owner: `0x${string}`, values: { usdc: string; eth: string
   const ethMicro = parseUsdcToUnits(values.eth); // ETH has 18 decimals: parse as a 6-decimal amount, then scale
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
   if (ethMicro === null) throw new UsageError("--eth must be a non-negative amount with at most 6 decimals");
-  const rpc = values.rpc ?? (await cliConfig()).evmRpcUrl.baseSepolia;
+  const rpc = values.rpc ?? (await cliConfig()).rpcUrls["base-sepolia"];
   if (!rpc) throw new UsageError("no local anvil RPC known; pass --rpc");
   try {
     await fundEvmAccount(rpc, owner, { usdcUnits, wei: ethMicro * 1_000_000_000_000n });

@@ -20,7 +20,7 @@ describe("payingNetwork()", () => {
   });
 
   it("rejects malformed input: a name the service does not know, listing the names it takes", () => {
-    expect(() => payingNetwork("testnet")).toThrow("unknown network testnet: name devnet, mainnet, base-sepolia or base");
+    expect(() => payingNetwork("testnet")).toThrow("unknown network testnet: name devnet, mainnet, base or base-sepolia");
     expect(() => payingNetwork("")).toThrow(UsageError);
   });
 });

@@ -5,11 +5,10 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { newNonce, signReadHeaders, signRequestHeaders } from "../../server/agent/sign-request";
-import { NETWORKS, networkByCaip2 } from "../../server/chain/networks";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
-import { CHECK_NAMES, parseReceiptText } from "../../server/verify";
+import { CHECK_NAMES, parseReceiptText, SHIPPED_NETWORKS } from "../../server/verify";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
@@ -72,11 +71,13 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const paymentId = paymentIdOption(values["payment-id"]);
   const endpoint = resolveEndpoint(values.endpoint);
   // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
-  const advertised = values.rpc ? null : await advertisedRpc(endpoint, NETWORKS[networkId].caip2, serviceFetch(endpoint)).catch(() => null);
-  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? (networkId === "solana-devnet" ? cfg.solanaRpcUrl.devnet : networkId === "solana-mainnet" ? cfg.solanaRpcUrl.mainnet : null);
-  if (!rpc) throw new UsageError(`no RPC known for ${NETWORKS[networkId].label}; pass --rpc`);
+  const network = SHIPPED_NETWORKS.get(networkId);
+  const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, serviceFetch(endpoint)).catch(() => null);
+  // This environment's RPC serves a Solana payment only: the paying client here is Solana's.
+  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? (network.family === "svm" ? cfg.rpcUrls[networkId] : undefined);
+  if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const signer = await signerFromKeypair(await keypairFrom(values.keypair));
-  const pay = createPayingFetch(signer, { [NETWORKS[networkId].caip2]: rpc }, serviceFetch(endpoint), { paymentId });
+  const pay = createPayingFetch(signer, { [network.caip2]: rpc }, serviceFetch(endpoint), { paymentId });
   process.stderr.write("paying and settling… ");
   const res = await pay(`${endpoint}/api/v1/credits`, {
     method: "POST",
@@ -104,7 +105,7 @@ export async function runBalance(argv: string[]): Promise<number> {
   const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
   const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url) });
   const answer = await json(res);
-  process.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : formatBalanceReport(answer as unknown as CreditsAnswer, (caip2) => networkByCaip2(caip2)?.label ?? null));
+  process.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : formatBalanceReport(answer as unknown as CreditsAnswer, (caip2) => SHIPPED_NETWORKS.byCaip2(caip2)?.label ?? null));
   return 0;
 }
 

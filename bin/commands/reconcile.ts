@@ -1,7 +1,7 @@
 // `signet reconcile [--network N] [--since DATE] [--json]`: on-chain deposits against the payments table and the
 // ledger. Prints every mismatch; exits 1 when there is one, 0 when there is zero drift.
 import { parseArgs } from "node:util";
-import { resolveNetwork, type NetworkId } from "../../server/chain/networks";
+import type { NetworkId } from "../../server/verify";
 import { DatabaseInUseError, openDatabase, type OpenDb } from "../../server/db";
 import { createFacilitator } from "../../server/facilitator/create-facilitator";
 import { reconcile } from "../../server/reconcile/reconcile";
@@ -10,9 +10,10 @@ import { RECONCILE_USAGE } from "./usage";
 
 export async function runReconcile(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { network: { type: "string" }, since: { type: "string" }, json: { type: "boolean", default: false } }, strict: true });
+  const config = await cliConfig();
   let networks: NetworkId[] | undefined;
   if (values.network) {
-    const id = resolveNetwork(values.network);
+    const id = config.networks.resolve(values.network);
     if (!id) throw new UsageError(`unknown network ${values.network}\nusage: ${RECONCILE_USAGE}`);
     networks = [id];
   }
@@ -23,7 +24,6 @@ export async function runReconcile(argv: string[]): Promise<number> {
   }
   let open: OpenDb | null = null;
   try {
-    const config = await cliConfig();
     open = await openDatabase(config);
     const db = open.prisma;
     const facilitator = await createFacilitator(config, { db: async () => db });

@@ -1,4 +1,4 @@
-// A local EVM chain for tests and development: anvil playing Base Sepolia (84532) or Base (8453), with a test USDC
+// A local EVM chain for tests and development: anvil playing an EVM network (Base Sepolia, Base) at its chain id, with a test USDC
 // (ERC-20 + EIP-3009, FiatToken's revert reasons) planted at the real USDC address and Multicall3 at its canonical one,
 // so the stock x402 EVM client and facilitator pay and settle on it unchanged.
 import "server-only";
@@ -8,16 +8,22 @@ import multicallArtifact from "./multicall3.artifact.json" with { type: "json" }
 import { spawnAnvil } from "./spawn-anvil";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
 import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput, type RequestLogEntry } from "../localnet/fault-profile";
-import { NETWORKS } from "../../server/chain/networks";
+import { SHIPPED_NETWORKS } from "../../server/verify";
 
 /** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
 export const EIP3009_USDC_ABI = usdcArtifact.abi as Abi;
 
-/** USDC on the chains the harness plays, with the EIP-712 domain each one's FiatToken signs under (from NETWORKS). */
-export const USDC_BY_EVM_CHAIN: Record<8453 | 84532, { address: `0x${string}`; name: string; version: string }> = {
-  8453: { address: NETWORKS.base.usdcAsset as `0x${string}`, ...NETWORKS.base.eip712! },
-  84532: { address: NETWORKS["base-sepolia"].usdcAsset as `0x${string}`, ...NETWORKS["base-sepolia"].eip712! },
-};
+/** A chain's USDC: where it is and the EIP-712 domain its FiatToken signs under. */
+export interface EvmUsdc {
+  address: `0x${string}`;
+  name: string;
+  version: string;
+}
+
+/** USDC on the EVM chains the harness can play, by chain id: every EVM network's row. */
+export const USDC_BY_EVM_CHAIN: Readonly<Record<number, EvmUsdc>> = Object.fromEntries(
+  SHIPPED_NETWORKS.rows.flatMap((n) => (n.family === "evm" ? [[n.chainId, { address: n.usdcAsset as `0x${string}`, ...n.eip712 }]] : [])),
+);
 
 /** Where every Base chain has Multicall3; @x402/evm's facilitator reads through it to name a failed authorization. */
 const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
@@ -54,7 +60,8 @@ export interface LocalEvmChain {
 }
 
 export interface StartLocalEvmChainOptions {
-  chainId: 84532 | 8453;
+  /** The chain id of the network played (its row's). */
+  chainId: number;
   /** 0 (the default) lets anvil pick a free port. */
   port?: number;
   host?: string;
@@ -81,7 +88,7 @@ export interface StartLocalEvmChainOptions {
 
 /** Starts anvil, plants and initializes the test USDC at `opts.usdc`, and resolves once it can be paid with. */
 export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promise<LocalEvmChain> {
-  if (opts.chainId !== 84532 && opts.chainId !== 8453) throw new Error(`chainId must be 84532 or 8453, got ${String(opts.chainId)}`);
+  if (!(Number.isSafeInteger(opts.chainId) && opts.chainId > 0)) throw new Error(`chainId must be a positive whole number, got ${String(opts.chainId)}`);
   if (!isAddress(opts.usdc, { strict: false })) throw new Error(`usdc is not an address: ${String(opts.usdc)}`);
   if (!opts.name || !opts.version) throw new Error("the token's EIP-712 name and version must not be empty");
   const usdc = getAddress(opts.usdc);
@@ -161,8 +168,8 @@ export async function fundEvmAccount(url: string, to: `0x${string}`, { usdcUnits
   if ((usdcUnits ?? 0n) < 0n || (wei ?? 0n) < 0n) throw new Error("fund: amounts must not be negative");
   const probe = createTestClient({ mode: "anvil", transport: http(url) }).extend(publicActions);
   const chainId = await probe.getChainId();
-  const token = USDC_BY_EVM_CHAIN[chainId as keyof typeof USDC_BY_EVM_CHAIN];
-  if (!token) throw new Error(`chain ${chainId} at ${url} is not a local Base chain (84532 or 8453)`);
+  const token = USDC_BY_EVM_CHAIN[chainId];
+  if (!token) throw new Error(`chain ${chainId} at ${url} plays no EVM network this release knows (${Object.keys(USDC_BY_EVM_CHAIN).join(", ")})`);
   const chain = defineChain({
     id: chainId,
     name: `local anvil (${chainId})`,

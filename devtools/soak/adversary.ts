@@ -14,7 +14,7 @@ import { decodeFunctionData, serializeSignature, type Hex } from "viem";
 import type { PrismaClient } from "../../server/db";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../../server/streaming/read-sse";
-import { promptHashOfMessages } from "../../server/verify";
+import { promptHashOfMessages, SHIPPED_NETWORKS } from "../../server/verify";
 import { decodePaymentHeader } from "../../server/x402/payment-headers";
 import { paymentIdempotencyKey } from "../../server/x402/idempotency-key";
 import { prng } from "./prng";
@@ -125,7 +125,7 @@ async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T
 
 const encodeHeader = (payload: object) => Buffer.from(JSON.stringify(payload), "utf8").toString("base64");
 const keyOf = (header: string): string | null => {
-  const decoded = decodePaymentHeader(header);
+  const decoded = decodePaymentHeader(header, SHIPPED_NETWORKS);
   return decoded.ok ? paymentIdempotencyKey(decoded.payload) : null;
 };
 

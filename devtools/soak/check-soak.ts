@@ -62,10 +62,10 @@ const addressOf = (agent: Agent) => agent.evmAddress;
 export async function runReconcile(stack: SoakStack): Promise<{ drift: number; networks: { network: string; onChainTransfers: number; recordedPayments: number; pendingClaims: number; mismatches: { kind: string; transaction: string; detail: string }[] }[] } | { error: string }> {
   const env = {
     ...stack.env,
-    SOLANA_DEVNET_RPC_URL: stack.devnet.faultFreeUrl,
-    SOLANA_MAINNET_RPC_URL: stack.mainnet.faultFreeUrl,
-    BASE_SEPOLIA_RPC_URL: stack.baseSepolia.faultFreeUrl,
-    BASE_RPC_URL: stack.base.faultFreeUrl,
+    RPC_URL_SOLANA_DEVNET: stack.devnet.faultFreeUrl,
+    RPC_URL_SOLANA_MAINNET: stack.mainnet.faultFreeUrl,
+    RPC_URL_BASE_SEPOLIA: stack.baseSepolia.faultFreeUrl,
+    RPC_URL_BASE: stack.base.faultFreeUrl,
     LOG_LEVEL: "silent",
   };
   return new Promise((resolve) => {

@@ -249,7 +249,8 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     const evmAddress = privateKeyToAccount(evmKey).address;
     const chainDir = mkdtempSync(path.join(tmpdir(), "signet-soak-chains-"));
     const evm = async (chainId: 84532 | 8453, seedOffset: number) => {
-      const token = { chainId, usdc: USDC_BY_EVM_CHAIN[chainId].address, name: USDC_BY_EVM_CHAIN[chainId].name, version: USDC_BY_EVM_CHAIN[chainId].version };
+      const usdc = USDC_BY_EVM_CHAIN[chainId]!;
+      const token = { chainId, usdc: usdc.address, name: usdc.name, version: usdc.version };
       const stateFile = path.join(chainDir, `anvil-${chainId}.json`);
       const setup = await startLocalEvmChain({ ...token, stateFile });
       await setup.fund(evmAddress, { wei: FACILITATOR_WEI });
@@ -311,10 +312,10 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       IP_HASH_SALT: randomBytes(16).toString("hex"),
       // Production starts only with an operator listed; nobody signs in during a soak.
       SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
-      SOLANA_DEVNET_RPC_URL: devnet.url,
-      SOLANA_MAINNET_RPC_URL: mainnet.url,
-      BASE_SEPOLIA_RPC_URL: relays.baseSepolia.url,
-      BASE_RPC_URL: relays.base.url,
+      RPC_URL_SOLANA_DEVNET: devnet.url,
+      RPC_URL_SOLANA_MAINNET: mainnet.url,
+      RPC_URL_BASE_SEPOLIA: relays.baseSepolia.url,
+      RPC_URL_BASE: relays.base.url,
       SERVICE_MAINNET_ENABLED: "true",
       SERVICE_MAINNET_DEPOSIT_ADDRESS: facilitatorKey.publicKeyBase58,
       SERVICE_ALLOWED_AGENTS: allowed.join(","),

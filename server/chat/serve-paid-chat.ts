@@ -2,7 +2,7 @@
 // shared pipeline serves the call from that hold and captures exactly its cost. Every exit is a stable error code.
 import "server-only";
 import type { AppContext } from "../app-context";
-import type { NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import { AppError } from "../errors";
 import { admitPayment, planPayment } from "../payments/admit-payment";
 import { answerAgain } from "../payments/answer-again";
@@ -88,8 +88,8 @@ async function planChat(ctx: AppContext, input: PaidChatInput, state: PaidReques
   if (settings.flatPriceUnits > settings.maxPriceUnits) {
     throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
   }
-  const network = admitNetwork(settings, body.network, "chat");
-  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
+  const network = admitNetwork(ctx.config.networks, settings, body.network, "chat");
+  const model = requireOfferedModel(ctx.upstream, body.model, ctx.config.networks.get(network), settings);
   // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
   const cap = capWithinFixedHold(model, promptSent(body), body.max_tokens ?? body.max_completion_tokens ?? undefined, settings.flatPriceUnits);
   const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);

@@ -3,7 +3,6 @@
 import "server-only";
 import { access } from "node:fs/promises";
 import path from "node:path";
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import type { Runtime } from "../runtime/runtime";
 import type { DeploymentFacts } from "../settings/setting-consequences";
 import type { SettingKey } from "../settings/setting-definitions";
@@ -22,7 +21,8 @@ export async function readDeploymentFacts(runtime: Pick<Runtime, "config" | "gat
   if (!config.isProduction && (await exists(path.join(config.dataDir, DEV_IP_HASH_SALT_FILE)))) generatedSecrets.push("IP_HASH_SALT");
   return {
     production: config.isProduction,
-    offeredNetworks: (Object.keys(NETWORKS) as NetworkId[]).filter((id) => runtime.gateway.supports(id)),
+    networks: config.networks,
+    offeredNetworks: config.networks.ids.filter((id) => runtime.gateway.supports(id)),
     facilitatorAddress: runtime.chains.facilitator.address,
     generatedSecrets,
   };

@@ -1,16 +1,10 @@
-// The facilitator's gas money on each network. Solana: warn under 0.5 SOL (the recommended funding), alert under
-// 0.1 SOL. Base: set from what one EIP-3009 settlement costs (~80k gas, well under 0.0001 ETH at Base's fees): warn
-// under 0.005 ETH, alert under 0.001 ETH.
+// The facilitator's gas money on each network, in the network's native currency, with the warn and alert levels its
+// row sets (network-registry.ts).
 import "server-only";
 import { address } from "@solana/kit";
 import { z } from "zod";
 import type { Facilitator } from "../facilitator/create-facilitator";
-import { NETWORKS, type NetworkId } from "../chain/networks";
-
-const WARN_BELOW_LAMPORTS = 500_000_000n;
-const ALERT_BELOW_LAMPORTS = 100_000_000n;
-const WARN_BELOW_WEI = 5_000_000_000_000_000n;
-const ALERT_BELOW_WEI = 1_000_000_000_000_000n;
+import { nativeAmountUnits, type NetworkRow } from "../verify";
 
 type FeePayerLevel = "ok" | "warn" | "alert" | "unreachable";
 
@@ -20,7 +14,8 @@ export interface FeePayerHealth {
   address: string;
   /** In `unit`; null when the RPC could not be read. */
   balance: number | null;
-  unit: "SOL" | "ETH";
+  /** The native currency's symbol (SOL, ETH). */
+  unit: string;
   warnBelow: number;
   alertBelow: number;
   level: FeePayerLevel;
@@ -32,7 +27,7 @@ export const feePayerHealthSchema = z.object({
   label: z.string(),
   address: z.string(),
   balance: z.number().nullable(),
-  unit: z.enum(["SOL", "ETH"]),
+  unit: z.string(),
   warnBelow: z.number(),
   alertBelow: z.number(),
   level: z.enum(["ok", "warn", "alert", "unreachable"]),
@@ -40,24 +35,38 @@ export const feePayerHealthSchema = z.object({
 
 const levelOf = (amount: bigint, warn: bigint, alert: bigint): FeePayerLevel => (amount < alert ? "alert" : amount < warn ? "warn" : "ok");
 
+/** The row's fee payer levels and its balance (atomic units) as the report shows them, in the native currency. */
+function levels(row: NetworkRow) {
+  const { decimals, feePayerWarnBelow, feePayerAlertBelow, symbol } = row.nativeCurrency;
+  // The registry checked both levels when it was built.
+  const warn = nativeAmountUnits(feePayerWarnBelow, decimals)!;
+  const alert = nativeAmountUnits(feePayerAlertBelow, decimals)!;
+  return {
+    fields: { network: row.caip2, label: row.label, unit: symbol, warnBelow: Number(feePayerWarnBelow), alertBelow: Number(feePayerAlertBelow) },
+    // For people: a float is fine here, no money moves by it.
+    read: (units: bigint) => ({ balance: Number(units) / 10 ** decimals, level: levelOf(units, warn, alert) }),
+  };
+}
+
 /** The fee payer's balance and level per configured network. */
 export async function readFeePayerHealth(facilitator: Facilitator): Promise<FeePayerHealth[]> {
-  const solana = (Object.keys(facilitator.rpcs) as NetworkId[]).map(async (id): Promise<FeePayerHealth> => {
-    const base = { network: NETWORKS[id].caip2, label: NETWORKS[id].label, address: facilitator.address, unit: "SOL" as const, warnBelow: 0.5, alertBelow: 0.1 };
+  const networks = facilitator.networks;
+  const solana = (Object.keys(facilitator.rpcs) as string[]).map(async (id): Promise<FeePayerHealth> => {
+    const { fields, read } = levels(networks.get(id));
+    const base = { ...fields, address: facilitator.address };
     try {
       const { value } = await facilitator.rpcs[id]!.getBalance(address(facilitator.address), { commitment: "confirmed" }).send();
-      const lamports = BigInt(value);
-      return { ...base, balance: Number(lamports) / 1e9, level: levelOf(lamports, WARN_BELOW_LAMPORTS, ALERT_BELOW_LAMPORTS) };
+      return { ...base, ...read(BigInt(value)) };
     } catch {
       return { ...base, balance: null, level: "unreachable" };
     }
   });
   const evm = facilitator.evm;
-  const base = (Object.keys(evm?.clients ?? {}) as NetworkId[]).map(async (id): Promise<FeePayerHealth> => {
-    const info = { network: NETWORKS[id].caip2, label: NETWORKS[id].label, address: evm!.address, unit: "ETH" as const, warnBelow: 0.005, alertBelow: 0.001 };
+  const base = Object.keys(evm?.clients ?? {}).map(async (id): Promise<FeePayerHealth> => {
+    const { fields, read } = levels(networks.get(id));
+    const info = { ...fields, address: evm!.address };
     try {
-      const wei = await evm!.clients[id]!.getBalance({ address: evm!.address });
-      return { ...info, balance: Number(wei) / 1e18, level: levelOf(wei, WARN_BELOW_WEI, ALERT_BELOW_WEI) };
+      return { ...info, ...read(await evm!.clients[id]!.getBalance({ address: evm!.address })) };
     } catch {
       return { ...info, balance: null, level: "unreachable" };
     }

@@ -5,7 +5,7 @@ import "server-only";
 import type { Runtime } from "../runtime/runtime";
 import { encodeSettingValue, type SettingInput } from "../settings/encode-setting-value";
 import { effectiveSettingText, readRawSettings, readSettingSources } from "../settings/read-settings";
-import { settingConsequences, standingProblems, unconfirmed, type SettingConsequence, type SettingEffect } from "../settings/setting-consequences";
+import { settingConsequences, standingProblems, unconfirmed, type DeploymentFacts, type SettingConsequence, type SettingEffect } from "../settings/setting-consequences";
 import { parseSettings, SettingsError, type SettingKey, type Settings } from "../settings/setting-definitions";
 import { settingViews, type SettingView } from "../settings/setting-views";
 import { writeSetting } from "../settings/write-setting";
@@ -20,7 +20,7 @@ export interface OperatorSettings {
 /** Every setting as the dashboard shows it, and the problems they cause now. */
 export async function readOperatorSettings(runtime: Runtime): Promise<OperatorSettings> {
   const [sources, facts] = await Promise.all([readSettingSources(runtime.db, runtime.config), readDeploymentFacts(runtime)]);
-  const current = parseOrNull(effectiveSettingText(sources));
+  const current = parseOrNull(effectiveSettingText(sources), facts);
   return { settings: settingViews(sources, facts), problems: current ? standingProblems(current, facts) : [] };
 }
 
@@ -42,18 +42,18 @@ export type ChangeSettingOutcome = { ok: true } | { ok: false; reason: ChangeRef
 /** Validates the change, works out its consequences, and writes it (audited as `actor`) only when nothing is left to confirm. */
 export async function changeOperatorSetting(runtime: Runtime, input: SettingChangeInput, actor: string): Promise<ChangeSettingOutcome> {
   const { key } = input;
-  const encoded = encodeSettingValue(key, input.value);
+  const encoded = encodeSettingValue(key, input.value, runtime.config.networks);
   if (!encoded.ok) return { ok: false, reason: "invalid_value", key, message: encoded.message, consequences: [] };
   const [raw, facts] = await Promise.all([readRawSettings(runtime.db, runtime.config), readDeploymentFacts(runtime)]);
   let proposed: Settings;
   try {
-    proposed = parseSettings({ ...raw, [key]: encoded.value });
+    proposed = parseSettings({ ...raw, [key]: encoded.value }, facts.networks);
   } catch (err) {
     // Another stored value does not parse: the message names it, and this change cannot be weighed against it.
     if (err instanceof SettingsError) return { ok: false, reason: "invalid_value", key: err.key, message: err.message, consequences: [] };
     throw err;
   }
-  const consequences = settingConsequences({ key, current: parseOrNull(raw), proposed }, facts);
+  const consequences = settingConsequences({ key, current: parseOrNull(raw, facts), proposed }, facts);
   const refused = consequences.filter((c) => c.severity === "refuse");
   if (refused.length > 0) return { ok: false, reason: "refused", key, message: refused.map((c) => c.message).join(" "), consequences };
   if (unconfirmed(consequences, input.acknowledged).length > 0) {
@@ -63,9 +63,9 @@ export async function changeOperatorSetting(runtime: Runtime, input: SettingChan
   return written.ok ? { ok: true } : { ok: false, reason: "invalid_value", key: written.key, message: written.message, consequences: [] };
 }
 
-function parseOrNull(raw: Partial<Record<SettingKey, string>>): Settings | null {
+function parseOrNull(raw: Partial<Record<SettingKey, string>>, facts: DeploymentFacts): Settings | null {
   try {
-    return parseSettings(raw);
+    return parseSettings(raw, facts.networks);
   } catch (err) {
     if (err instanceof SettingsError) return null;
     throw err;

@@ -7,7 +7,6 @@ import { BAZAAR } from "@x402/extensions/bazaar";
 import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { depositAddressFor } from "../x402/deposit-address";
@@ -20,8 +19,8 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   const rpcs = advertisedRpcUrls(ctx.config);
   const networks = [];
   const accepts: (PaymentRequirements & { feePayer?: string })[] = [];
-  for (const id of Object.keys(NETWORKS) as NetworkId[]) {
-    const info = NETWORKS[id];
+  for (const info of ctx.config.networks.rows) {
+    const id = info.id;
     const enabled = ctx.gateway.supports(id) && (!info.isMainnet || settings.mainnetEnabled);
     networks.push({ network: info.caip2, name: info.label, asset: info.usdcAsset, rpc: rpcs[info.caip2] ?? null, enabled });
     if (!enabled) continue;

@@ -5,10 +5,6 @@ import "server-only";
 export const ENV_NOTES: Readonly<Record<string, string>> = {
   NODE_ENV: "`production` refuses to start without configured keys and closes the hosted verifier to private networks; `npm start` always runs as `production`.",
   PORT: "HTTP port of `npm run dev` / `npm start`.",
-  SOLANA_DEVNET_RPC_URL: "The devnet RPC the facilitator and clients use. Dev: the local chain on LOCALNET_RPC_PORT; production: none unless set.",
-  SOLANA_MAINNET_RPC_URL: "The mainnet RPC. Dev: the mainnet local chain if started; production: none unless set.",
-  BASE_RPC_URL: "The Base RPC. Dev: the Base mainnet anvil if started; production: none unless set.",
-  BASE_SEPOLIA_RPC_URL: "The Base Sepolia RPC. Dev: the local anvil on LOCALNET_EVM_RPC_PORT; production: none unless set.",
   UPSTREAM_BASE_URL: "The OpenAI-compatible model provider.",
   UPSTREAM_API_KEY: "The provider's key; unset, only the built-in `local/echo-1` is offered.",
   UPSTREAM_PROVIDER_NAME: "The receipt's `upstream` for provider calls.",

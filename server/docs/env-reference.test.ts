@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { envSchema } from "../env";
+import { envSchema, rpcUrlVariable } from "../env";
+import { SHIPPED_NETWORKS } from "../verify";
 import { ENV_NOTES } from "./env-notes";
 import { fieldComments, serviceEnvTable } from "./env-reference";
 
@@ -22,6 +23,14 @@ describe("the configuration reference", () => {
   it("reads the comments off the fields, and the type and default off the schema", () => {
     expect(comments.get("SIGNET_DATA_DIR")).toMatch(/dev keys/);
     expect(serviceEnvTable()).toMatch(/\| `PORT` \| integer 1–65535 \| `3000` \|/);
+  });
+
+  it("lists each network's RPC variable from its row, with its old name while it is still read", () => {
+    const table = serviceEnvTable();
+    for (const id of SHIPPED_NETWORKS.ids) expect(table).toContain(`| \`${rpcUrlVariable(id)}\` | URL | — |`);
+    expect(table).toMatch(/\| `RPC_URL_BASE_SEPOLIA` \| URL \| — \| The Base Sepolia RPC \(eip155:84532\).*https:\/\/sepolia\.base\.org.*LOCALNET_EVM_RPC_PORT.*BASE_SEPOLIA_RPC_URL is still read/);
+    // The old names are aliases, not variables of their own.
+    expect(table).not.toContain("| `BASE_SEPOLIA_RPC_URL` |");
   });
 
   it("rejects malformed input: a source file that does not exist", () => {

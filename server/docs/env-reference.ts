@@ -1,11 +1,13 @@
 // docs/configuration.md's tables, from the env schemas: names, types and defaults from the zod schema at run time, the
-// descriptions from the `/** … */` comments on its fields, read from the source with the TypeScript compiler.
+// descriptions from the `/** … */` comments on its fields, read from the source with the TypeScript compiler; and one
+// row per network's RPC variable, from the network registry's rows.
 import "server-only";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
-import { envSchema } from "../env";
+import { envSchema, LEGACY_RPC_URL_VARIABLES, LOCAL_CHAIN_PORT_VARIABLES, rpcUrlVariable } from "../env";
+import { SHIPPED_NETWORKS, type NetworkRow } from "../verify";
 import { cell, fromRoot } from "./generated-block";
 import { ENV_NOTES } from "./env-notes";
 
@@ -105,15 +107,37 @@ function table(rows: Row[]): string {
   return ["| variable | type | default | description |", "|---|---|---|---|", ...rows.map((r) => `| \`${r.name}\` | ${r.type} | ${r.fallback} | ${cell(r.description)} |`)].join("\n");
 }
 
-/** The service's variables: every field of `envSchema`. */
+/** The schema's field the RPC variables' rows follow (the chains' part of the table). */
+const RPC_ROWS_AFTER = "LOCALNET_MAINNET_RPC_PORT";
+
+/** A network's RPC variable (RPC_URL_<ID>), described from its row. */
+function rpcRow(network: NetworkRow): Row {
+  const port = Object.hasOwn(LOCAL_CHAIN_PORT_VARIABLES, network.id) ? LOCAL_CHAIN_PORT_VARIABLES[network.id] : undefined;
+  const legacy = Object.entries(LEGACY_RPC_URL_VARIABLES).find(([, id]) => id === network.id)?.[0];
+  const dev = port ? `Dev: the local chain on ${port}, when it runs` : "Dev: none unless set";
+  return {
+    name: rpcUrlVariable(network.id),
+    type: "URL",
+    fallback: "—",
+    description: [
+      `The ${network.label} RPC (${network.caip2}) the facilitator, reconcile and the hosted verifier use; its public one is ${network.publicRpcUrl}.`,
+      `${dev}; production: none unless set, and without one the network takes no payments.`,
+      ...(legacy ? [`Its old name ${legacy} is still read this release (deprecated).`] : []),
+    ].join(" "),
+  };
+}
+
+/** The service's variables: every field of `envSchema`, and each shipped network's RPC variable after the chains' ports. */
 export function serviceEnvTable(): string {
   const comments = fieldComments(SERVICE_ENV_FILE);
-  const rows = Object.entries(envSchema.shape as Record<string, z.ZodType>).map(([name, schema]) => ({
+  const rows: Row[] = Object.entries(envSchema.shape as Record<string, z.ZodType>).map(([name, schema]) => ({
     name,
     type: typeOf(schema),
     fallback: fallbackOf(schema),
     description: comments.get(name) ?? ENV_NOTES[name] ?? "",
   }));
+  const at = rows.findIndex((r) => r.name === RPC_ROWS_AFTER);
+  rows.splice(at < 0 ? rows.length : at + 1, 0, ...SHIPPED_NETWORKS.rows.map(rpcRow));
   return table(rows);
 }
 

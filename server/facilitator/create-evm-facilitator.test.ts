@@ -15,7 +15,7 @@ const production = (env: Record<string, string>) =>
     SERVICE_BASE_URL: "https://signet.example",
     SIGNET_DATA_DIR: "/nonexistent-signet-data",
     FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed),
-    SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
+    RPC_URL_SOLANA_DEVNET: "http://127.0.0.1:1",
     ...env,
   });
 
@@ -25,26 +25,26 @@ describe("the EVM facilitator at start-up", () => {
   });
 
   it("refuses to start in production with a Base RPC but no FACILITATOR_EVM_SECRET_KEY", async () => {
-    await expect(createFacilitator(production({ BASE_SEPOLIA_RPC_URL: "http://127.0.0.1:1" }))).rejects.toThrow(
+    await expect(createFacilitator(production({ RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1" }))).rejects.toThrow(
       new ConfigError("FACILITATOR_EVM_SECRET_KEY is required in production"),
     );
   });
 
   it("refuses a malformed key, naming the variable", async () => {
-    await expect(createFacilitator(production({ BASE_RPC_URL: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).rejects.toThrow(
+    await expect(createFacilitator(production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).rejects.toThrow(
       /FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key/,
     );
   });
 
   it("refuses a SERVICE_EVM_DEPOSIT_ADDRESS that is not the key's address", async () => {
-    const cfg = production({ BASE_RPC_URL: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY, SERVICE_EVM_DEPOSIT_ADDRESS: "0x000000000000000000000000000000000000dEaD" });
+    const cfg = production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY, SERVICE_EVM_DEPOSIT_ADDRESS: "0x000000000000000000000000000000000000dEaD" });
     await expect(createFacilitator(cfg)).rejects.toThrow(/SERVICE_EVM_DEPOSIT_ADDRESS .* must equal the EVM facilitator key's address/);
   });
 
   it("accepts the key's own address in any case, and serves both Base networks with it, lower-cased", async () => {
     const cfg = production({
-      BASE_RPC_URL: "http://127.0.0.1:1",
-      BASE_SEPOLIA_RPC_URL: "http://127.0.0.1:2",
+      RPC_URL_BASE: "http://127.0.0.1:1",
+      RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:2",
       FACILITATOR_EVM_SECRET_KEY: EVM_KEY,
       SERVICE_EVM_DEPOSIT_ADDRESS: EVM_ADDRESS.toUpperCase().replace("0X", "0x"),
     });
@@ -61,10 +61,10 @@ describe("loadRelayerKey()", () => {
   });
 
   it("is the configured key, in lower-case 0x hex, when a Base network has an RPC", () => {
-    expect(loadRelayerKey(production({ BASE_SEPOLIA_RPC_URL: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY.toUpperCase().replace("0X", "0x") }))).toBe(EVM_KEY);
+    expect(loadRelayerKey(production({ RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY.toUpperCase().replace("0X", "0x") }))).toBe(EVM_KEY);
   });
 
   it("rejects malformed input: a key that is not 32 bytes of hex is named", () => {
-    expect(() => loadRelayerKey(production({ BASE_RPC_URL: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).toThrow(new ConfigError("FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key (32 bytes of hex)"));
+    expect(() => loadRelayerKey(production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).toThrow(new ConfigError("FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key (32 bytes of hex)"));
   });
 });

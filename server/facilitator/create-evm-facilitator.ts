@@ -1,6 +1,6 @@
 // The EVM half of the in-process facilitator: @x402/evm's exact scheme (EIP-3009
-// transferWithAuthorization), one instance per Base network with an RPC configured, all signing with one key. That
-// key's address pays the gas and is the EVM deposit address; the agent signs an authorization and needs no ETH.
+// transferWithAuthorization), one instance per EVM network with an RPC configured, all signing with one key. That
+// key's address pays the gas and is the EVM deposit address; the agent signs an authorization and needs no gas money.
 import "server-only";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
@@ -10,22 +10,15 @@ import { concatHex, createPublicClient, createWalletClient, defineChain, encodeF
 import { privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey, type EvmPrivateKey } from "../keys/evm-key";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { EvmNetworkRow, NetworkId } from "../verify";
 import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptions } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import type { NonceLock } from "./evm-nonce-lock";
 import { relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
-import { V1_NETWORK_NAME } from "../x402/x402-v1";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
-
-/**
- * Base and Base Sepolia make a block every 2 s. viem polls for a receipt (and caches the block number) every half block
- * time of the chain it is given, and every 4 s when the chain names none: two blocks' wait on every settlement.
- */
-const BASE_BLOCK_TIME_MS = 2_000;
 
 export interface EvmFacilitator {
   /** Lower-case 0x address: gas payer and deposit address on every EVM network. */
@@ -91,20 +84,20 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
   return Object.assign(signer, { sweep: () => sweepRelays(nonceLock, relayChain) });
 }
 
-/** The Base networks `cfg` gives an RPC, and their URLs: the networks the EVM side serves. */
-function evmRpcUrlsOf(cfg: Config): Partial<Record<NetworkId, string>> {
-  const rpcUrls: Partial<Record<NetworkId, string>> = {};
-  if (cfg.evmRpcUrl.baseSepolia) rpcUrls["base-sepolia"] = cfg.evmRpcUrl.baseSepolia;
-  if (cfg.evmRpcUrl.base) rpcUrls.base = cfg.evmRpcUrl.base;
-  return rpcUrls;
+/** The EVM networks `cfg` gives an RPC, with their URLs: the networks the EVM side serves. */
+function evmNetworksOf(cfg: Config): { network: EvmNetworkRow; url: string }[] {
+  return cfg.networks.rows.flatMap((network) => {
+    const url = cfg.rpcUrls[network.id];
+    return network.family === "evm" && url !== undefined ? [{ network, url }] : [];
+  });
 }
 
 /**
- * The relayer's key that `cfg` names (FACILITATOR_EVM_SECRET_KEY, or the dev key in its data dir); null when no Base
+ * The relayer's key that `cfg` names (FACILITATOR_EVM_SECRET_KEY, or the dev key in its data dir); null when no EVM
  * network has an RPC, since the service then never reads it.
  */
 export function loadRelayerKey(cfg: Config): EvmPrivateKey | null {
-  if (Object.keys(evmRpcUrlsOf(cfg)).length === 0) return null;
+  if (evmNetworksOf(cfg).length === 0) return null;
   return loadEvmKey({
     envVar: "FACILITATOR_EVM_SECRET_KEY",
     value: cfg.FACILITATOR_EVM_SECRET_KEY,
@@ -114,9 +107,8 @@ export function loadRelayerKey(cfg: Config): EvmPrivateKey | null {
   });
 }
 
-/** Registers the EVM scheme on `x402` for every Base network with an RPC; null when none has one. */
+/** Registers the EVM scheme on `x402` for every EVM network with an RPC; null when none has one. */
 export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics"> = {}): EvmFacilitator | null {
-  const rpcUrls = evmRpcUrlsOf(cfg);
   const key = loadRelayerKey(cfg);
   if (key === null) return null;
   // No in-process nonce manager: instances sharing this key take nonces under the database lock instead.
@@ -128,23 +120,28 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
     throw new ConfigError(`SERVICE_EVM_DEPOSIT_ADDRESS (${cfg.SERVICE_EVM_DEPOSIT_ADDRESS}) must equal the EVM facilitator key's address ${account.address}`);
   }
 
+  const rpcUrls: Partial<Record<NetworkId, string>> = {};
   const clients: Partial<Record<NetworkId, PublicClient>> = {};
   const sweeps: (() => Promise<number>)[] = [];
-  for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
-    const info = NETWORKS[id];
+  for (const { network: info, url } of evmNetworksOf(cfg)) {
+    const id = info.id;
+    const { name, symbol, decimals } = info.nativeCurrency;
+    // viem polls for a receipt (and caches the block number) every half block time of the chain it is given, and
+    // every 4 s when the chain names none: on a 2 s chain, two blocks' wait on every settlement.
     const chain = defineChain({
-      id: Number(info.caip2.split(":")[1]),
+      id: info.chainId,
       name: info.label,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      nativeCurrency: { name, symbol, decimals },
       rpcUrls: { default: { http: [url] } },
-      blockTime: BASE_BLOCK_TIME_MS,
+      blockTime: info.blockTimeMs,
     });
+    rpcUrls[id] = url;
     const transport = createBackoffHttpTransport(url, { network: info.caip2, ...backoff });
     const signer = createEvmRelaySigner({ account, chain, transport, nonceLock, confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS });
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
     x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));
     // x402 v1 clients pay the same chain under its v1 name, through @x402/evm's stock v1 scheme.
-    x402.registerV1([V1_NETWORK_NAME[id]] as never, refuseBeforeVerify(new ExactEvmSchemeV1(signer), evmPayloadRefusal));
+    x402.registerV1([info.x402V1Name] as never, refuseBeforeVerify(new ExactEvmSchemeV1(signer), evmPayloadRefusal));
     clients[id] = createPublicClient({ chain, transport });
     sweeps.push(signer.sweep);
   }

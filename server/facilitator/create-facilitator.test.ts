@@ -13,7 +13,7 @@ const production = (env: Record<string, string>) =>
     NODE_ENV: "production",
     SERVICE_BASE_URL: "https://signet.example",
     SIGNET_DATA_DIR: "/nonexistent-signet-data",
-    SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
+    RPC_URL_SOLANA_DEVNET: "http://127.0.0.1:1",
     ...env,
   });
 

@@ -14,7 +14,7 @@ import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "../keys/refuse-shared-keys";
 import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkId, NetworkRegistry } from "../verify";
 import { createBackoffSolanaRpc, type RpcGates } from "../chain/rpc-backoff";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { markChainUnavailable } from "./chain-unavailable";
@@ -25,7 +25,6 @@ import { createPgNonceLock } from "./evm-nonce-lock";
 import { confirmWithRebroadcast } from "./confirm-with-rebroadcast";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
 import { createSvmSchemeV1, type FeeLimits } from "./svm-v1-scheme";
-import { V1_NETWORK_NAME } from "../x402/x402-v1";
 
 export const FACILITATOR_DEV_KEY_FILE = "facilitator-key.json";
 
@@ -56,13 +55,15 @@ export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFaci
 }
 
 export interface Facilitator {
+  /** The networks the service is configured with (cfg.networks): every network fact the chain code reads. */
+  networks: NetworkRegistry;
   x402: x402Facilitator;
   signer: KeyPairSigner;
   address: string;
   /** Solana networks with an RPC configured, and their RPC clients. */
   rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>>;
   rpcUrls: Partial<Record<NetworkId, string>>;
-  /** The EVM side, when a Base network has an RPC configured. */
+  /** The EVM side, when an EVM network has an RPC configured. */
   evm: EvmFacilitator | null;
   /** Makes settle simulate this Solana transaction again instead of reusing its verify-time simulation. */
   forgetSimulation(transaction: string, network: string): void;
@@ -125,7 +126,7 @@ export function loadFeePayerKey(cfg: Config): Ed25519Keypair {
   });
 }
 
-/** Builds the facilitator for every Solana and Base network that has an RPC configured. */
+/** Builds the facilitator for every network of `cfg.networks` that has an RPC configured. */
 export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {}): Promise<Facilitator> {
   const rpcGates = deps.rpcGates ?? new Map<string, number>();
   const key = loadFeePayerKey(cfg);
@@ -137,16 +138,20 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     throw new ConfigError(`SERVICE_DEPOSIT_ADDRESS (${cfg.SERVICE_DEPOSIT_ADDRESS}) must equal the facilitator key's address ${signer.address}`);
   }
 
+  const { networks } = cfg;
   const rpcUrls: Partial<Record<NetworkId, string>> = {};
-  if (cfg.solanaRpcUrl.devnet) rpcUrls["solana-devnet"] = cfg.solanaRpcUrl.devnet;
-  if (cfg.solanaRpcUrl.mainnet) rpcUrls["solana-mainnet"] = cfg.solanaRpcUrl.mainnet;
   const rpcs: Partial<Record<NetworkId, Rpc<SolanaRpcApi>>> = {};
   const rpcByCaip2: Record<string, Rpc<SolanaRpcApi>> = {};
-  for (const [id, url] of Object.entries(rpcUrls) as [NetworkId, string][]) {
+  const v1Names: string[] = [];
+  for (const network of networks.ofFamily("svm")) {
+    const url = cfg.rpcUrls[network.id];
+    if (url === undefined) continue;
     // Rate limits are honoured for every request, settlement's included (a resent transaction has the same signature).
-    const rpc = createBackoffSolanaRpc(url, { network: NETWORKS[id].caip2, gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
-    rpcs[id] = rpc;
-    rpcByCaip2[NETWORKS[id].caip2] = rpc;
+    const rpc = createBackoffSolanaRpc(url, { network: network.caip2, gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+    rpcUrls[network.id] = url;
+    rpcs[network.id] = rpc;
+    rpcByCaip2[network.caip2] = rpc;
+    v1Names.push(network.x402V1Name);
   }
 
   const svmSigner = oneSimulationPerPayment(
@@ -157,16 +162,15 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
   if (caip2s.length > 0) {
     x402.register(caip2s as never, createSvmScheme(svmSigner));
     // x402 v1 clients pay the same networks under their v1 names.
-    const v1Names = (Object.keys(rpcUrls) as NetworkId[]).map((id) => V1_NETWORK_NAME[id]);
-    x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS));
+    x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS, networks));
   }
   const evm = createEvmFacilitator(cfg, x402, createPgNonceLock(deps.db ?? NO_DATABASE), { gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
   if (deps.announced) announceReady(deps.announced, {
     address: signer.address,
     networks: caip2s,
-    ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => NETWORKS[id as NetworkId].caip2) } : {}),
+    ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => networks.get(id).caip2) } : {}),
   });
-  return { x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS };
+  return { networks, x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS };
 }
 
 /** Logs `facilitator.kms.ready` unless exactly these fields were announced before with the same memory. */

@@ -20,6 +20,7 @@ import type { FacilitatorSvmSigner } from "@x402/svm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createSvmScheme } from "./create-facilitator";
 import { createSvmSchemeV1 } from "./svm-v1-scheme";
+import { SHIPPED_NETWORKS } from "../verify";
 
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const USDC = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
@@ -194,7 +195,7 @@ describe("the exact SVM scheme for x402 v1 as Signet registers it", () => {
     const networks: string[] = [];
     const { signer } = signerThatSimulates();
     const { payload, requirements } = await paymentV1([...budget(), await transfer()]);
-    const verdict = await createSvmSchemeV1({ ...signer, simulateTransaction: async (_tx: string, network: string) => void networks.push(network) } as FacilitatorSvmSigner, limits).verify(payload, requirements);
+    const verdict = await createSvmSchemeV1({ ...signer, simulateTransaction: async (_tx: string, network: string) => void networks.push(network) } as FacilitatorSvmSigner, limits, SHIPPED_NETWORKS).verify(payload, requirements);
     expect(verdict).toMatchObject({ isValid: true, payer: agent.address });
     expect(networks).toEqual([NETWORK]);
   });
@@ -204,13 +205,13 @@ describe("the exact SVM scheme for x402 v1 as Signet registers it", () => {
     ["a unit price the stock v1 scheme allows but the fee payer does not", [computeLimit(20_000), computePrice(5_000_000n)], "compute_unit_price_too_high"],
   ])("refuses %s, before any simulation", async (_label, budgetIxs, reason) => {
     const { payload, requirements } = await paymentV1([...budgetIxs, await transfer()]);
-    const scheme = createSvmSchemeV1(signerThatMustNotSimulate(), limits);
+    const scheme = createSvmSchemeV1(signerThatMustNotSimulate(), limits, SHIPPED_NETWORKS);
     expect(await scheme.verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: reason });
     expect(await scheme.settle(payload, requirements)).toMatchObject({ success: false, errorReason: reason, transaction: "" });
   });
 
   it("refuses a v1 payment that names the fee payer in an instruction, before any simulation", async () => {
     const { payload, requirements } = await paymentV1([...budget(), await transfer(), lighthouseMemoryWrite(feePayer.address)]);
-    expect(await createSvmSchemeV1(signerThatMustNotSimulate(), limits).verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: "fee_payer_in_instruction" });
+    expect(await createSvmSchemeV1(signerThatMustNotSimulate(), limits, SHIPPED_NETWORKS).verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: "fee_payer_in_instruction" });
   });
 });

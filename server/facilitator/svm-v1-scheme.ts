@@ -6,8 +6,7 @@ import "server-only";
 import type { PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator } from "@x402/core/types";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmSchemeV1 } from "@x402/svm/exact/v1/facilitator";
-import { NETWORKS } from "../chain/networks";
-import { networkOfV1Name } from "../x402/x402-v1";
+import type { NetworkRegistry } from "../verify";
 import { feePayerRefusal, type FeePayerRefusal } from "./isolate-fee-payer";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import { computeBudgetOf } from "./settlement-fee";
@@ -35,12 +34,9 @@ function computeBudgetRefusal(payload: PaymentPayload, limits: FeeLimits): Compu
   return null;
 }
 
-/** `signer` for the v1 scheme: a v1 network name in any call is read as that network's CAIP-2 id. */
-function withCaip2Networks(signer: FacilitatorSvmSigner): FacilitatorSvmSigner {
-  const caip2 = (network: string) => {
-    const id = networkOfV1Name(network);
-    return id ? NETWORKS[id].caip2 : network;
-  };
+/** `signer` for the v1 scheme: a v1 network name (of `networks`) in any call is read as that network's CAIP-2 id. */
+function withCaip2Networks(signer: FacilitatorSvmSigner, networks: NetworkRegistry): FacilitatorSvmSigner {
+  const caip2 = (network: string) => networks.byV1Name(network)?.caip2 ?? network;
   return {
     getAddresses: () => signer.getAddresses(),
     signTransaction: (transaction, feePayer, network) => signer.signTransaction(transaction, feePayer, caip2(network)),
@@ -51,8 +47,8 @@ function withCaip2Networks(signer: FacilitatorSvmSigner): FacilitatorSvmSigner {
 }
 
 /** The v1 exact SVM scheme over `signer`, refusing what the v2 scheme's limits would refuse before it simulates. */
-export function createSvmSchemeV1(signer: FacilitatorSvmSigner, limits: FeeLimits): SchemeNetworkFacilitator {
-  const stock = new ExactSvmSchemeV1(withCaip2Networks(signer));
+export function createSvmSchemeV1(signer: FacilitatorSvmSigner, limits: FeeLimits, networks: NetworkRegistry): SchemeNetworkFacilitator {
+  const stock = new ExactSvmSchemeV1(withCaip2Networks(signer, networks));
   // SECURITY: the fee payer pays the priority fee of whatever compute budget the payer's transaction asks for.
   return refuseBeforeVerify<FeePayerRefusal | ComputeBudgetRefusal>(stock, (payload: PaymentPayload, requirements: PaymentRequirements, signers) => feePayerRefusal(payload, requirements, signers) ?? computeBudgetRefusal(payload, limits));
 }

@@ -5,14 +5,13 @@ import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { z } from "zod";
 import type { DbClient } from "../db";
-import { NETWORKS } from "../chain/networks";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
 import { creditAgent } from "../ledger/credit-agent";
 import { requireNetworkEnabled } from "../pipeline/network-gate";
 import type { Settings } from "../settings/setting-definitions";
 import { serverVerifier } from "../keys/server-verifier";
-import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
+import { formatUnitsAsUsdc, isBase58PublicKey, type NetworkRegistry } from "../verify";
 import { challengeNonce } from "./grant-challenge";
 
 export const claimGrantSchema = z
@@ -36,15 +35,15 @@ const GRANT_LOCK_KEY = 72_910_404;
 const GRANT_TRANSACTION_BOUNDS = { maxWait: 30_000, timeout: 30_000 };
 
 /** Claims a grant; returns the credited amount and balance. Throws 401/409/429/503 AppErrors. */
-export async function claimGrant(db: DbClient, req: ClaimGrantRequest, ipHash: string, settings: Settings): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
+export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: ClaimGrantRequest, ipHash: string, settings: Settings): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
   if (!serverVerifier.verifyEd25519(utf8ToBytes(req.challenge), req.signature, req.agent_pubkey)) {
     throw new AppError("invalid_signature", "the signature is not the wallet's signature of this challenge");
   }
   const nonce = challengeNonce(req.challenge);
   if (!nonce) throw new AppError("challenge_expired", "this is not a challenge issued by this service; fetch a new one");
   // SECURITY: a grant never credits a network whose kill switch is off.
-  requireNetworkEnabled(settings, settings.defaultNetwork, "grants");
-  const network = NETWORKS[settings.defaultNetwork].caip2;
+  requireNetworkEnabled(networks, settings, settings.defaultNetwork, "grants");
+  const network = networks.get(settings.defaultNetwork).caip2;
   const amount = settings.grantAmountUnits;
   const day = new Date().toISOString().slice(0, 10);
 

@@ -6,7 +6,7 @@
 // holder.
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkRow } from "../verify";
 import type { DbClient } from "../db";
 import type { Config } from "../env";
 import type { ServiceKeys } from "../keys/service-keys";
@@ -91,27 +91,27 @@ async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
 }
 
 function probeChains(facilitator: Facilitator, timeoutMs: number): Promise<ChainHealth[]> {
-  const solana = (Object.keys(facilitator.rpcs) as NetworkId[]).map(async (id): Promise<ChainHealth> => {
+  const solana = Object.keys(facilitator.rpcs).map(async (id): Promise<ChainHealth> => {
     const rpc = facilitator.rpcs[id]!;
     const probe = await runProbe(async () => {
       const [processed, confirmed] = await Promise.all([rpc.getSlot({ commitment: "processed" }).send(), rpc.getSlot({ commitment: "confirmed" }).send()]);
       return Number(processed - confirmed);
     }, timeoutMs);
-    return chainResult(id, probe, (lag) => ({ slotLag: Math.max(0, lag) }));
+    return chainResult(facilitator.networks.get(id), probe, (lag) => ({ slotLag: Math.max(0, lag) }));
   });
   const evm = facilitator.evm;
-  const base = (Object.keys(evm?.clients ?? {}) as NetworkId[]).map(async (id): Promise<ChainHealth> => {
+  const base = Object.keys(evm?.clients ?? {}).map(async (id): Promise<ChainHealth> => {
     const probe = await runProbe(async () => {
       const block = await evm!.clients[id]!.getBlock({ blockTag: "latest" });
       return Math.max(0, Math.round(Date.now() / 1000 - Number(block.timestamp)));
     }, timeoutMs);
-    return chainResult(id, probe, (age) => ({ latestBlockAgeSeconds: age }));
+    return chainResult(facilitator.networks.get(id), probe, (age) => ({ latestBlockAgeSeconds: age }));
   });
   return Promise.all([...solana, ...base]);
 }
 
-function chainResult(id: NetworkId, probe: Awaited<ReturnType<typeof runProbe<number>>>, extra: (v: number) => Partial<ChainHealth>): ChainHealth {
-  const { caip2: network, label } = NETWORKS[id];
+function chainResult(row: NetworkRow, probe: Awaited<ReturnType<typeof runProbe<number>>>, extra: (v: number) => Partial<ChainHealth>): ChainHealth {
+  const { caip2: network, label } = row;
   if (!probe.ok) return { network, label, ok: false, latencyMs: probe.latencyMs, error: probe.error };
   return { network, label, ok: true, latencyMs: probe.latencyMs, ...extra(probe.value) };
 }

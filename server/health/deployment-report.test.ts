@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2 } from "../verify";
+import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, SHIPPED_NETWORKS, SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2 } from "../verify";
 import type { HealthReport } from "./check-health";
 import { configDeploymentReport, describeDatabase, httpDeploymentReport, keyFact, rpcHost, type ConfigFacts, type HttpAnswers } from "./deployment-report";
 import { formatDeploymentReport } from "./format-deployment-report";
@@ -39,7 +39,7 @@ function health(over: Partial<HealthReport> = {}): HealthReport {
 function facts(over: Partial<ConfigFacts> = {}): ConfigFacts {
   return {
     version: "0.1.0",
-    config: { baseUrl: "https://signet.example", DATABASE_URL: "postgresql://signet:hunter2-secret@db.internal:6543/signet_prod?sslmode=require", dataDir: "/srv/signet" },
+    config: { baseUrl: "https://signet.example", DATABASE_URL: "postgresql://signet:hunter2-secret@db.internal:6543/signet_prod?sslmode=require", dataDir: "/srv/signet", networks: SHIPPED_NETWORKS },
     optIns: [],
     rpcUrls: { "solana-devnet": "https://devnet.helius-rpc.com/?api-key=rpc-secret-1", "base-sepolia": "https://user:rpc-secret-2@base-sepolia.g.alchemy.com/v2/rpc-secret-3" },
     keys: { operator: { ok: true, id: OPERATOR }, verifier: { ok: true, id: "Verifier11111111111111111111111111111111111" }, log: { ok: true, id: "signet.example/log+01020304+AQID" } },
@@ -140,11 +140,11 @@ describe("configDeploymentReport()", () => {
 
   it("stops payments without any chain RPC", () => {
     const report = configDeploymentReport(facts({ rpcUrls: {}, health: health({ chains: [], feePayer: { ok: true, accounts: [] } }) }));
-    expect(report.stops).toEqual(["no chain RPC is configured (SOLANA_DEVNET_RPC_URL, SOLANA_MAINNET_RPC_URL, BASE_RPC_URL, BASE_SEPOLIA_RPC_URL)"]);
+    expect(report.stops).toEqual(["no chain RPC is configured (RPC_URL_SOLANA_DEVNET, RPC_URL_SOLANA_MAINNET, RPC_URL_BASE, RPC_URL_BASE_SEPOLIA)"]);
   });
 
   it("stops payments when the mainnet switch is on without a mainnet RPC, or without the mainnet deposit address", () => {
-    expect(configDeploymentReport(facts({ mainnetEnabled: true })).stops).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (SOLANA_MAINNET_RPC_URL or BASE_RPC_URL)"]);
+    expect(configDeploymentReport(facts({ mainnetEnabled: true })).stops).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE)"]);
     const mainnet = facts({ mainnetEnabled: true, rpcUrls: { ...facts().rpcUrls, "solana-mainnet": "https://mainnet.helius-rpc.com/?api-key=x" } });
     expect(configDeploymentReport(mainnet).stops).toEqual(["the mainnet switch is on, but Solana mainnet has no deposit address (SERVICE_MAINNET_DEPOSIT_ADDRESS)"]);
     const ready = configDeploymentReport({ ...mainnet, deposits: { ...mainnet.deposits, "solana-mainnet": "Deposit11111111111111111111111111111111111" } });
@@ -268,7 +268,7 @@ describe("formatDeploymentReport()", () => {
   it("names what would stop payments in its verdict and on a line each", () => {
     const lines = formatDeploymentReport(configDeploymentReport(facts({ mainnetEnabled: true })));
     expect(lines[0]).toBe("Signet 0.1.0 at https://signet.example: payments would stop");
-    expect(lines.at(-1)).toBe("  stops payments  the mainnet switch is on, but no mainnet RPC is configured (SOLANA_MAINNET_RPC_URL or BASE_RPC_URL)");
+    expect(lines.at(-1)).toBe("  stops payments  the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE)");
   });
 
   it("rejects malformed input: anything but a report", () => {

@@ -4,9 +4,9 @@
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import { feePayerHealthSchema, type FeePayerHealth } from "../dashboard/fee-payer-health";
-import type { Config } from "../env";
+import { rpcUrlVariable, type Config } from "../env";
+import { SHIPPED_NETWORKS, type NetworkId, type NetworkRegistry } from "../verify";
 import type { HealthReport, PublicHealth } from "./check-health";
 
 /** A public key the deployment signs with, or why it has none. */
@@ -77,18 +77,11 @@ export function keyFact(load: () => string): KeyFact {
   }
 }
 
-const NETWORK_IDS = Object.keys(NETWORKS) as NetworkId[];
-const VARIABLE_BY_NETWORK: Record<NetworkId, string> = {
-  "solana-devnet": "SOLANA_DEVNET_RPC_URL",
-  "solana-mainnet": "SOLANA_MAINNET_RPC_URL",
-  "base-sepolia": "BASE_SEPOLIA_RPC_URL",
-  base: "BASE_RPC_URL",
-};
 
 /** What a report is built from in this process: its config and the parts it built from it. */
 export interface ConfigFacts {
   version: string;
-  config: Pick<Config, "baseUrl" | "DATABASE_URL" | "dataDir">;
+  config: Pick<Config, "baseUrl" | "DATABASE_URL" | "dataDir" | "networks">;
   /** The lines production logs at every start for what it was allowed to run with (env.ts's productionOptIns). */
   optIns: readonly string[];
   /** Each network's configured RPC URL (the facilitator's, Solana's and Base's). */
@@ -106,8 +99,9 @@ export interface ConfigFacts {
 export function configDeploymentReport(facts: ConfigFacts): DeploymentReport {
   if (typeof facts !== "object" || facts === null || typeof facts.health !== "object" || facts.health === null) throw new TypeError("configDeploymentReport: facts with a health report are required");
   const chainOf = (caip2: string) => facts.health.chains.find((c) => c.network === caip2);
-  const networks = NETWORK_IDS.map((id): NetworkFact => {
-    const info = NETWORKS[id];
+  const registry = facts.config.networks;
+  const networks = registry.rows.map((info): NetworkFact => {
+    const id = info.id;
     const url = facts.rpcUrls[id];
     const chain = chainOf(info.caip2);
     const deposit = facts.deposits[id];
@@ -139,7 +133,7 @@ export function configDeploymentReport(facts: ConfigFacts): DeploymentReport {
     mainnet: { enabled: facts.mainnetEnabled },
     status: health.status,
   };
-  return { ...report, ...judge(report, { reasons: health.reasons, warnings: [...facts.optIns, ...health.warnings] }) };
+  return { ...report, ...judge(report, registry, { reasons: health.reasons, warnings: [...facts.optIns, ...health.warnings] }) };
 }
 
 /** One answer of the deployment to a GET: its status and JSON body, or why there was none. */
@@ -199,8 +193,7 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
   const health: PublicHealth | null = open.ok ? open.value : null;
   const discovery = parsed(answers.discovery, discoverySchema, "GET /.well-known/x402");
   const listed = discovery.ok ? discovery.value : null;
-  const networks = NETWORK_IDS.map((id): NetworkFact => {
-    const info = NETWORKS[id];
+  const networks = SHIPPED_NETWORKS.rows.map((info): NetworkFact => {
     const entry = listed?.networks.find((n) => n.network === info.caip2);
     const chain = detail?.chains.find((c) => c.network === info.caip2);
     const payTo = listed?.resources[0]?.accepts.find((a) => a.network === info.caip2)?.payTo ?? null;
@@ -248,7 +241,7 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
   const unread: string[] = [];
   if (!open.ok) unread.push(`health unreadable: ${open.reason}`);
   if (!discovery.ok) unread.push(`payment offers unreadable: ${discovery.reason}`);
-  return { ...report, ...judge(report, { reasons: [...unread, ...(health?.reasons ?? [])], warnings }) };
+  return { ...report, ...judge(report, SHIPPED_NETWORKS, { reasons: [...unread, ...(health?.reasons ?? [])], warnings }) };
 }
 
 /**
@@ -256,15 +249,15 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
  * every chain down, a fee payer under its alert level), no chain RPC at all, the mainnet switch on without a mainnet
  * RPC or with a mainnet that cannot take payments, a key the service cannot load.
  */
-function judge(report: Omit<DeploymentReport, "stops" | "degraded">, health: { reasons: readonly string[]; warnings: readonly string[] }): Pick<DeploymentReport, "stops" | "degraded"> {
+function judge(report: Omit<DeploymentReport, "stops" | "degraded">, networks: NetworkRegistry, health: { reasons: readonly string[]; warnings: readonly string[] }): Pick<DeploymentReport, "stops" | "degraded"> {
   const stops = [...health.reasons];
   if (report.networks.every((n) => n.rpc === false)) {
-    stops.push(`no chain RPC is configured (${NETWORK_IDS.map((id) => VARIABLE_BY_NETWORK[id]).join(", ")})`);
+    stops.push(`no chain RPC is configured (${networks.ids.map(rpcUrlVariable).join(", ")})`);
   }
   if (report.mainnet.enabled === true) {
     const mainnets = report.networks.filter((n) => n.isMainnet);
     if (mainnets.every((n) => n.rpc === false)) {
-      stops.push(`the mainnet switch is on, but no mainnet RPC is configured (${NETWORK_IDS.filter((id) => NETWORKS[id].isMainnet).map((id) => VARIABLE_BY_NETWORK[id]).join(" or ")})`);
+      stops.push(`the mainnet switch is on, but no mainnet RPC is configured (${networks.mainnets.map((n) => rpcUrlVariable(n.id)).join(" or ")})`);
     }
     // A mainnet with an RPC takes payments once the switch is on: it needs somewhere to take them to.
     for (const n of mainnets) {

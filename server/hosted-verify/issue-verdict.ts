@@ -8,7 +8,7 @@ import type { ServiceKeys } from "../keys/service-keys";
 import type { Runtime } from "../runtime/runtime";
 import { signDocument } from "../receipts/sign-receipt";
 import { serverVerifier } from "../keys/server-verifier";
-import { BASE_MAINNET_CAIP2, BASE_SEPOLIA_CAIP2, solanaClusterOf, VerifierFetchError, VerifyInputError } from "../verify";
+import { VerifierFetchError, VerifyInputError } from "../verify";
 import { createBackoffFetch } from "../chain/rpc-backoff";
 import { createGuardedFetch } from "./guarded-fetch";
 import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
@@ -52,6 +52,8 @@ export async function issueVerdict(
         response: request.response,
         ...keySource,
         ...(rpc ? { rpc } : {}),
+        // The networks this service takes payment on: the ones its receipts can name.
+        networks: cfg.networks,
         fetch: (url, init) => (ownRpcFetch && url === rpc ? ownRpcFetch : guardedFetch)(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
       }),
       new Promise<never>((_, reject) =>
@@ -90,12 +92,11 @@ export async function issueVerdict(
   return signDocument(unsigned, "verifier_signature", verifierKey);
 }
 
-function ownRpcFor(cfg: Pick<Config, "evmRpcUrl" | "solanaRpcUrl">, network: unknown): string | undefined {
+/** This service's own RPC for the network a receipt names (as the verifier reads it), when one is configured. */
+function ownRpcFor(cfg: Pick<Config, "networks" | "rpcUrls">, network: unknown): string | undefined {
   if (typeof network !== "string") return undefined;
-  if (network === BASE_SEPOLIA_CAIP2) return cfg.evmRpcUrl.baseSepolia ?? undefined;
-  if (network === BASE_MAINNET_CAIP2) return cfg.evmRpcUrl.base ?? undefined;
-  const cluster = solanaClusterOf(network);
-  return cluster ? (cfg.solanaRpcUrl[cluster] ?? undefined) : undefined;
+  const row = cfg.networks.ofReceiptNetwork(network);
+  return row ? cfg.rpcUrls[row.id] : undefined;
 }
 
 function loadVerifierKey(keys: ServiceKeys) {

@@ -3,6 +3,7 @@
 import "server-only";
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
+import { SHIPPED_NETWORKS } from "../verify";
 
 /** The document's components: every schema registered here becomes `#/components/schemas/<id>`. */
 export const openApiComponents = z.registry<{ id: string; description?: string }>();
@@ -66,7 +67,7 @@ export const paymentRequiredSchema = z
 const paymentRequirementsV1Schema = z
   .object({
     scheme: z.literal("exact"),
-    network: z.string().describe("x402 v1 network name: solana-devnet, solana, base-sepolia or base"),
+    network: z.enum(SHIPPED_NETWORKS.rows.map((n) => n.x402V1Name) as [string, ...string[]]).describe("x402 v1 network name"),
     maxAmountRequired: z.string().regex(/^\d+$/).describe("Atomic USDC units"),
     resource: z.string(),
     description: z.string(),

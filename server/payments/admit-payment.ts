@@ -5,7 +5,7 @@
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
@@ -61,7 +61,7 @@ export async function admitPayment<P extends { plan: PaymentPlan }>(ctx: AppCont
 
 async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: Replan): Promise<PaidRequestState> {
   const header = readPaymentHeader(headers);
-  const decoded = header === null ? null : decodePaymentHeader(header);
+  const decoded = header === null ? null : decodePaymentHeader(header, ctx.config.networks);
   const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings() : undefined;
   const stored = guess ? guess.value : await readStoredSettings(ctx.db);
   const settings = settingsFromStored(stored, ctx.config);
@@ -77,9 +77,9 @@ async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState
 /** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
 export async function planPayment(ctx: AppContext, settings: Settings, network: NetworkId, amountUnits: bigint): Promise<PaymentPlan> {
   const payTo = depositAddressFor(ctx, settings, network);
-  if (NETWORKS[network].family === "svm") {
+  if (ctx.config.networks.get(network).family === "svm") {
     await ctx.ensureDepositReady(network, payTo).catch(() => {
-      throw new AppError("chain_unavailable", `the ${NETWORKS[network].label} RPC could not be reached`);
+      throw new AppError("chain_unavailable", `the ${ctx.config.networks.get(network).label} RPC could not be reached`);
     });
   }
   const requirements = await ctx.gateway.requirements(network, amountUnits, payTo);
@@ -90,7 +90,7 @@ export async function planPayment(ctx: AppContext, settings: Settings, network: 
 async function admitPlanned(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const outcome = await admitPaymentOnce(ctx, input);
   if (outcome.kind === "refused" || outcome.kind === "replay" || outcome.kind === "pending") {
-    ctx.metrics.calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: NETWORKS[input.plan.network].caip2, outcome: "refused", code: outcome.error.code });
+    ctx.metrics.calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: ctx.config.networks.get(input.plan.network).caip2, outcome: "refused", code: outcome.error.code });
   }
   return outcome;
 }
@@ -98,7 +98,7 @@ async function admitPlanned(ctx: AppContext, input: AdmitPaymentInput): Promise<
 async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const { plan } = input;
   const events = eventNames(input.purpose);
-  const caip2 = NETWORKS[plan.network].caip2;
+  const caip2 = ctx.config.networks.get(plan.network).caip2;
   const decoded = input.state.payment;
   if (decoded === null) {
     return { kind: "challenge", error: await paymentError(ctx, input, "this route is paid; pay the challenge and retry with a payment header") };
@@ -124,7 +124,7 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
  */
 async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload: PaymentPayload, key: string, clientPaymentId: string | null): Promise<PaidRequestOutcome> {
   const { plan } = input;
-  const caip2 = NETWORKS[plan.network].caip2;
+  const caip2 = ctx.config.networks.get(plan.network).caip2;
   const checkedFrom = performance.now();
   const check = await checkPayment(ctx, input, payload);
   const claim = check.ok
@@ -199,7 +199,7 @@ type PaymentCheck = { ok: true; payer: string; matched: PaymentRequirements } | 
 async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: PaymentPayload): Promise<PaymentCheck> {
   const { plan } = input;
   const events = eventNames(input.purpose);
-  const caip2 = NETWORKS[plan.network].caip2;
+  const caip2 = ctx.config.networks.get(plan.network).caip2;
   const matched = ctx.gateway.match(plan.requirements, payload);
   if (!matched) {
     return {
@@ -236,9 +236,9 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
     };
   }
   // EVM addresses are case-insensitive: receipts, the ledger and the allowlist use the lower-case form.
-  const payer = NETWORKS[plan.network].family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
+  const payer = ctx.config.networks.get(plan.network).family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
   // The mainnet allowlist applies to the verified payer.
-  if (NETWORKS[plan.network].isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
+  if (ctx.config.networks.get(plan.network).isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
     return {
       ok: false,
       async refuse() {

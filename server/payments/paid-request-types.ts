@@ -2,7 +2,7 @@
 // outcome out (expected outcomes are values, never thrown).
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import type { Payment } from "../db";
 import type { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";

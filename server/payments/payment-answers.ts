@@ -99,7 +99,7 @@ export async function paymentError(ctx: AppContext, input: AdmitPaymentInput, me
   const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
   ctx.metrics.paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
   const offered = challenge.accepts[0]!;
-  const v1 = { x402Version: 1, accepts: [toV1Requirements(offered, { url: challenge.resource.url, description: challenge.resource.description ?? input.description })] };
+  const v1 = { x402Version: 1, accepts: [toV1Requirements(ctx.config.networks, offered, { url: challenge.resource.url, description: challenge.resource.description ?? input.description })] };
   return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}) }, challengeHeaders(challenge), v1);
 }
 

@@ -8,7 +8,6 @@ import "server-only";
 import { isV1Payment } from "../x402/x402-v1";
 import type { PaymentPayload } from "@x402/core/types";
 import type { Runtime as AppContext } from "../runtime/runtime";
-import { networkByCaip2 } from "../chain/networks";
 import type { DbClient, Payment } from "../db";
 import { AppError } from "../errors";
 import { awaitSolanaConfirmation, resendWire } from "../facilitator/confirm-with-rebroadcast";
@@ -84,7 +83,7 @@ export type PendingResolution =
  */
 export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, payload: PaymentPayload, waitMs: number): Promise<PendingResolution> {
   const transaction = payment.txSignature ?? "";
-  const network = networkByCaip2(payment.network);
+  const network = ctx.config.networks.byCaip2(payment.network);
   if (!network) return { state: "unknown", transaction };
   const found = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
   if (!found) return { state: "unknown", transaction };

@@ -4,7 +4,7 @@
 // payment alone names no request: the digest is what binds it to the request that paid.
 import "server-only";
 import { canonicalJson, sha256Hex } from "../verify";
-import type { NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 
 /**
  * A chat call's digest: the whole request body as validated (messages, model, limits, stream, every parameter), with

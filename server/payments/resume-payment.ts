@@ -5,7 +5,6 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import type { AppContext } from "../app-context";
-import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
@@ -24,17 +23,17 @@ import { recordSettled, settleClaimed } from "./settle-payment";
 export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
   // SECURITY: a payment's transaction is public once it lands; only the request that paid (the same route, body,
   // network and beneficiary) may use it, whatever state it waits in. Nothing moves for any other.
-  if (known.requestDigest === null || known.requestDigest !== input.requestDigest || known.network !== NETWORKS[input.plan.network].caip2) {
+  if (known.requestDigest === null || known.requestDigest !== input.requestDigest || known.network !== ctx.config.networks.get(input.plan.network).caip2) {
     return requestMismatch(input, known);
   }
   // SECURITY: the kill switch and the allowlist apply to the payment's own network, as they did when it was claimed.
   try {
-    requireNetworkEnabled(input.state.settings, known.network, input.purpose === "chat" ? "chat" : "credits");
+    requireNetworkEnabled(ctx.config.networks, input.state.settings, known.network, input.purpose === "chat" ? "chat" : "credits");
   } catch (err) {
     return refused(err as AppError);
   }
   const allowed = input.state.settings.allowedAgents;
-  if (NETWORKS[input.plan.network].isMainnet && allowed.size > 0 && !allowed.has(known.payer)) {
+  if (ctx.config.networks.get(input.plan.network).isMainnet && allowed.size > 0 && !allowed.has(known.payer)) {
     return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
   }
   const leaseMs = ctx.config.PAYMENT_LEASE_MS;

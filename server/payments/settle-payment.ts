@@ -5,7 +5,6 @@
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
-import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
@@ -46,7 +45,7 @@ export async function settleClaimed(
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const { plan } = input;
-  const caip2 = NETWORKS[plan.network].caip2;
+  const caip2 = ctx.config.networks.get(plan.network).caip2;
   const source = laneSource(caip2, payload, payment.payer);
   // SECURITY: a live settlement keeps its claim (and, once taken, its lane): only a dead server's claim is taken over.
   // Otherwise a retry arriving after PAYMENT_LEASE_MS would settle the same payment beside it, and could mark failed a
@@ -73,7 +72,7 @@ async function settleInLane(
   keeper: ClaimKeeper,
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
-  const caip2 = NETWORKS[input.plan.network].caip2;
+  const caip2 = ctx.config.networks.get(input.plan.network).caip2;
   const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment, taken.reason);
@@ -125,9 +124,9 @@ async function recheckBeforeSend(
 ): Promise<SendResult | null> {
   const { plan } = input;
   const events = eventNames(input.purpose);
-  const caip2 = NETWORKS[plan.network].caip2;
+  const caip2 = ctx.config.networks.get(plan.network).caip2;
   const transaction = (payload.payload as { transaction?: unknown }).transaction;
-  if (NETWORKS[plan.network].family === "svm") {
+  if (ctx.config.networks.get(plan.network).family === "svm") {
     // Settle verifies again before it sends; make that verification ask the chain instead of reusing verify's.
     if (typeof transaction === "string") ctx.gateway.facilitator.forgetSimulation(transaction, caip2);
     return null;
@@ -163,7 +162,7 @@ async function recheckBeforeSend(
 async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements, lane: Lane): Promise<SendResult> {
   const { plan } = input;
   const events = eventNames(input.purpose);
-  const caip2 = NETWORKS[plan.network].caip2;
+  const caip2 = ctx.config.networks.get(plan.network).caip2;
   let failure: string;
   // The transaction settle broadcast, if any; `pending` when its confirmation was not seen within the wait.
   let sent: string | null = null;

@@ -1,22 +1,22 @@
 // Which model a call may use, and the most it may cost: a call is only served when its worst-case cost fits under its
 // hold (the flat price on the paid route, the agent's budget on the prepaid one), so a capture never exceeds its hold.
 import "server-only";
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
+import type { NetworkRow } from "../verify";
 import { completionCap, LOCAL_MODEL_ID, offeredOnNetwork, worstCaseCostUnits, type CatalogModel, type CompletionRequest, type Upstream } from "../upstream";
 
 type Messages = CompletionRequest["messages"];
 
 /** The model if it is offered on `network`, or 400 `model_not_allowed` (with `reason` when only the network rules it out). */
-export function requireOfferedModel(upstream: Upstream, id: string, network: NetworkId, settings: Pick<Settings, "testnetProviderModels">): CatalogModel {
+export function requireOfferedModel(upstream: Upstream, id: string, network: NetworkRow, settings: Pick<Settings, "testnetProviderModels">): CatalogModel {
   const model = upstream.offered(id);
   if (!model) throw new AppError("model_not_allowed", `model ${id} is not offered; see GET /api/v1/models`, { detail: "model" });
   // SECURITY: testnet USDC is free; unless the operator says so, it buys the built-in model only, never provider calls.
-  if (!offeredOnNetwork(model, NETWORKS[network], settings.testnetProviderModels)) {
+  if (!offeredOnNetwork(model, network, settings.testnetProviderModels)) {
     throw new AppError(
       "model_not_allowed",
-      `model ${id} is not offered on ${NETWORKS[network].label}: testnets serve only ${LOCAL_MODEL_ID} (their USDC is free), unless the operator enables provider models there; use a mainnet, or see GET /api/v1/models`,
+      `model ${id} is not offered on ${network.label}: testnets serve only ${LOCAL_MODEL_ID} (their USDC is free), unless the operator enables provider models there; use a mainnet, or see GET /api/v1/models`,
       { detail: "model", reason: "testnet_provider_models_disabled" },
     );
   }

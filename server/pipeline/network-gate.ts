@@ -1,24 +1,27 @@
 // Which network a call runs on, and the mainnet kill switch, for every route that moves money: mainnet serves only
 // while the operator's switch is on, and a request never learns more than that it is off.
 import "server-only";
-import { NETWORKS, networkByCaip2, resolveNetwork, type NetworkId } from "../chain/networks";
 import { AppError } from "../errors";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
+import type { NetworkId, NetworkRegistry } from "../verify";
 
 export type MoneyRoute = "chat" | "inference" | "credits" | "grants";
 
-/** The network a request names (or the default), refused when unknown or when it is mainnet and the switch is off. */
-export function admitNetwork(settings: Settings, name: string | undefined, route: MoneyRoute): NetworkId {
-  const network = name === undefined ? settings.defaultNetwork : resolveNetwork(name, settings.defaultNetwork);
-  if (network === null) throw new AppError("invalid_network", "network must be one of mainnet, devnet, base, base-sepolia (or a CAIP-2 id)", { detail: "network" });
-  requireNetworkEnabled(settings, network, route);
+/**
+ * The network of `networks` a request names (or the default), refused when unknown or when it is mainnet and the
+ * switch is off.
+ */
+export function admitNetwork(networks: NetworkRegistry, settings: Settings, name: string | undefined, route: MoneyRoute): NetworkId {
+  const network = name === undefined ? settings.defaultNetwork : networks.resolve(name, settings.defaultNetwork);
+  if (network === null) throw new AppError("invalid_network", `network must be one of ${networks.requestNames.join(", ")} (or a CAIP-2 id)`, { detail: "network" });
+  requireNetworkEnabled(networks, settings, network, route);
   return network;
 }
 
 /** Refuses a mainnet network while the kill switch is off. Takes a network id or its CAIP-2 id. */
-export function requireNetworkEnabled(settings: Settings, network: NetworkId | string, route: MoneyRoute): void {
-  const info = network in NETWORKS ? NETWORKS[network as NetworkId] : networkByCaip2(network);
+export function requireNetworkEnabled(networks: NetworkRegistry, settings: Settings, network: NetworkId | string, route: MoneyRoute): void {
+  const info = networks.byId(network) ?? networks.byCaip2(network);
   // SECURITY: an unknown stored network is treated as mainnet: the switch fails closed.
   if ((info?.isMainnet ?? true) && !settings.mainnetEnabled) {
     logEvent("mainnet.disabled", { network: info?.caip2 ?? network, route });

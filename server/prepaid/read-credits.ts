@@ -4,7 +4,6 @@
 import "server-only";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { DbClient } from "../db";
-import { NETWORKS, resolveNetwork } from "../chain/networks";
 import { AppError } from "../errors";
 import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
@@ -24,9 +23,9 @@ export async function readCredits(db: DbClient, cfg: Config, pubkey: string, net
   if (signer !== pubkey) throw new AppError("invalid_signature", "requests for an agent's credits must be signed by that agent");
   checkRequestWindow(Number(timestamp));
   const settings = await readSettings(db, cfg);
-  const networkId = networkName === null ? settings.defaultNetwork : resolveNetwork(networkName, settings.defaultNetwork);
+  const networkId = networkName === null ? settings.defaultNetwork : cfg.networks.resolve(networkName, settings.defaultNetwork);
   if (!networkId) throw new AppError("invalid_network", "unknown network", { detail: "network" });
-  const network = NETWORKS[networkId].caip2;
+  const network = cfg.networks.get(networkId).caip2;
   const [balance, entries] = await Promise.all([
     db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: pubkey, network } } }),
     db.ledgerEntry.findMany({ where: { agentPubkey: pubkey, network }, orderBy: { id: "desc" }, take: RECENT_ENTRIES }),

@@ -4,7 +4,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../app-context";
-import { NETWORKS } from "../chain/networks";
 import { crashPoint } from "../runtime/crash-point";
 import { whenDatabaseBack } from "../db/when-database-back";
 import { AppError } from "../errors";
@@ -20,7 +19,7 @@ import { serveCall } from "../pipeline/serve-call";
 import { lastStoredSettings, rememberStoredSettings, settingsFromStored } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { worstCaseCostUnits } from "../upstream";
-import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
+import { formatUnitsAsUsdc, parseUsdcToUnits, type NetworkRow } from "../verify";
 import { admitAndHold, type AdmissionRequest, type HoldWithAdmission } from "./admit-signed-request";
 import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
 import { PREPAID_CALL_SETTLEMENT } from "./prepaid-call-settlement";
@@ -82,7 +81,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold);
   // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
   const ip = { hash: rateLimitIpHash(headers, guessedSettings, cfg), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
-  const guessedNetwork = guess?.network.caip2 ?? tryNetwork(guessedSettings, body);
+  const guessedNetwork = guess?.network.caip2 ?? tryNetwork(ctx, guessedSettings, body);
   const holdId = randomUUID();
   let admission = await admit(
     guessedNetwork,
@@ -112,7 +111,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
 }
 
 interface CallPlan {
-  network: (typeof NETWORKS)[keyof typeof NETWORKS];
+  network: NetworkRow;
   modelId: string;
   messages: NonNullable<InferenceRequest["messages"]>;
   cap: number;
@@ -121,9 +120,9 @@ interface CallPlan {
 
 /** The call's network, model, cap and worst-case cost under `settings`; throws the request's refusal. */
 function planCall(ctx: AppContext, body: InferenceRequest, settings: Settings, admitted?: { network: string }): CallPlan {
-  const network = NETWORKS[admitNetwork(settings, body.network, "inference")];
+  const network = ctx.config.networks.get(admitNetwork(ctx.config.networks, settings, body.network, "inference"));
   if (admitted) admitted.network = network.caip2;
-  const model = requireOfferedModel(ctx.upstream, body.model, network.id, settings);
+  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
   const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
   const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
   return { network, modelId: model.id, messages, cap, holdUnits: worstCaseCostUnits(model, messages, cap) };
@@ -137,9 +136,9 @@ function insufficientCredits(plan: CallPlan, balanceUnits: bigint): AppError {
 }
 
 /** The request's network under `settings` (CAIP-2), or "" (no agent's credit) when they refuse it. */
-function tryNetwork(settings: Settings, body: InferenceRequest): string {
+function tryNetwork(ctx: AppContext, settings: Settings, body: InferenceRequest): string {
   try {
-    return NETWORKS[admitNetwork(settings, body.network, "inference")].caip2;
+    return ctx.config.networks.get(admitNetwork(ctx.config.networks, settings, body.network, "inference")).caip2;
   } catch {
     return "";
   }

@@ -7,7 +7,6 @@ import "server-only";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
-import { NETWORKS } from "../chain/networks";
 import { admitPayment, planPayment } from "../payments/admit-payment";
 import type { PaymentPlan } from "../payments/paid-request-types";
 import type { Settings } from "../settings/setting-definitions";
@@ -51,9 +50,9 @@ async function planTopUp(ctx: AppContext, body: TopUpRequest, settings: Settings
   if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
     throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
   }
-  const network = admitNetwork(settings, body.network, "credits");
-  if (NETWORKS[network].family === "evm" && body.agent_pubkey === undefined) {
-    throw new AppError("invalid_request", "agent_pubkey: required on Base, the Ed25519 key that will spend the credit", { detail: "agent_pubkey" });
+  const network = admitNetwork(ctx.config.networks, settings, body.network, "credits");
+  if (ctx.config.networks.get(network).family === "evm" && body.agent_pubkey === undefined) {
+    throw new AppError("invalid_request", `agent_pubkey: required on ${ctx.config.networks.get(network).label}, the Ed25519 key that will spend the credit`, { detail: "agent_pubkey" });
   }
   return { amountUnits, plan: await planPayment(ctx, settings, network, amountUnits) };
 }

@@ -16,7 +16,7 @@ import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
 import type { Config } from "../env";
 import type { SignetMetrics } from "../metrics/registry";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import { readSettings } from "../settings/read-settings";
 import { configuredDepositAddress } from "../x402/deposit-address";
 import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
@@ -85,12 +85,12 @@ export interface ReconcileDeps {
 export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}): Promise<NetworkReport[]> {
   const { db, config } = deps;
   const facilitator = deps.chains.facilitator;
-  const served = [...(Object.keys(facilitator.rpcs) as NetworkId[]), ...(Object.keys(facilitator.evm?.rpcUrls ?? {}) as NetworkId[])];
+  const served = [...Object.keys(facilitator.rpcs), ...Object.keys(facilitator.evm?.rpcUrls ?? {})];
   const networks = opts.networks ? served.filter((n) => opts.networks!.includes(n)) : served;
   const settings = await readSettings(db, config);
   const reports: NetworkReport[] = [];
   for (const id of networks) {
-    const info = NETWORKS[id];
+    const info = facilitator.networks.get(id);
     const sinceSeconds = opts.since ? Math.floor(opts.since.getTime() / 1000) : null;
     const recorded = await db.payment.findMany({
       where: { network: info.caip2, status: { in: [...LANDED_STATES] }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },

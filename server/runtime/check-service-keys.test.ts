@@ -23,7 +23,7 @@ function productionEnv(): Record<string, string> {
     NODE_ENV: "production",
     SERVICE_BASE_URL: "https://signet.example",
     SIGNET_DATA_DIR: dataDir(),
-    BASE_SEPOLIA_RPC_URL: "http://127.0.0.1:1",
+    RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1",
     SERVICE_OPERATOR_SECRET_KEY: seed(),
     VERIFIER_SECRET_KEY: seed(),
     LOG_SECRET_KEY: seed(),

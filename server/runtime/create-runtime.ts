@@ -39,6 +39,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   setDefaultLogLevel(config.logLevel);
   const log = createLogger(config.logLevel);
   for (const warning of config.warnings) log.warn({ event: "config.read_as_default", detail: warning }, warning);
+  for (const line of config.deprecations) log.warn({ event: "config.deprecated", detail: line }, line);
   const metrics = createMetrics();
   const rpcGates = new Map<string, number>();
   const open = opts.database ?? (await openDatabase(config));

@@ -1,6 +1,6 @@
 // The deposit owner's USDC token account, made sure of once per network and owner before a payment to it is asked for.
 import "server-only";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import { ensureDepositTokenAccount } from "../facilitator/ensure-deposit-token-account";
 import { log } from "../log";
 import type { PaymentGateway } from "../x402/payment-gateway";
@@ -13,7 +13,8 @@ export function createDepositReadiness(gateway: PaymentGateway, ready: Map<strin
     if (!account) {
       const rpc = gateway.facilitator.rpcs[network];
       if (!rpc) return Promise.reject(new Error(`no RPC configured for ${network}`));
-      account = ensureDepositTokenAccount(rpc, gateway.facilitator.signer, owner, NETWORKS[network].usdcAsset, NETWORKS[network].caip2);
+      const { usdcAsset, caip2 } = gateway.facilitator.networks.get(network);
+      account = ensureDepositTokenAccount(rpc, gateway.facilitator.signer, owner, usdcAsset, caip2);
       account.catch((err: unknown) => {
         // Forget the failure first: a cached rejection would refuse every payment on this network until a restart.
         // The log gets the message only (kit's RPC errors are frozen, which pino's `err` serializer cannot tag).

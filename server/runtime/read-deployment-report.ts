@@ -5,7 +5,6 @@
 import "server-only";
 import type pino from "pino";
 import packageJson from "../../package.json" with { type: "json" };
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import { DatabaseInUseError, openDatabase, type DbClient, type OpenDb } from "../db";
 import { productionOptIns, type Config } from "../env";
 import { createLogger } from "../log";
@@ -70,11 +69,11 @@ async function readOwnHealth(cfg: Config, db: DbClient | null, dbError: Error | 
 }
 
 /** Each network's deposit address: from the settings, or, without them, only what needs none (the EVM key's). */
-function depositsOf(facilitator: Facilitator, settings: Settings | null): Partial<Record<NetworkId, string | null>> {
-  const deposits: Partial<Record<NetworkId, string | null>> = {};
-  for (const id of Object.keys(NETWORKS) as NetworkId[]) {
+function depositsOf(facilitator: Facilitator, settings: Settings | null): Partial<Record<string, string | null>> {
+  const deposits: Partial<Record<string, string | null>> = {};
+  for (const { id, family } of facilitator.networks.rows) {
     if (settings) deposits[id] = configuredDepositAddress(facilitator, settings, id);
-    else if (NETWORKS[id].family === "evm") deposits[id] = facilitator.evm?.address ?? null;
+    else if (family === "evm") deposits[id] = facilitator.evm?.address ?? null;
   }
   return deposits;
 }

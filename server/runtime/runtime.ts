@@ -9,7 +9,7 @@ import type { ServiceKeys } from "../keys/service-keys";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import type { PaymentGateway } from "../x402/payment-gateway";
 import type { Upstream } from "../upstream";
-import type { NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import type { Settings } from "../settings/setting-definitions";
 import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SHIPPED_NETWORKS } from "../verify";
 import { encodeSettingValue, type SettingInput } from "./encode-setting-value";
 import { SETTING_DEFINITIONS, SETTING_KEYS, SETTING_PARSERS, type SettingKey, type SettingKind } from "./setting-definitions";
 
@@ -18,33 +19,33 @@ const SAMPLE: Record<SettingKind, SettingInput> = {
 
 describe("encodeSettingValue()", () => {
   it.each(SETTING_KEYS)("stores a value of %s's kind as text its own parser accepts", (key) => {
-    const encoded = encodeSettingValue(key, SAMPLE[SETTING_DEFINITIONS[key].kind]);
+    const encoded = encodeSettingValue(key, SAMPLE[SETTING_DEFINITIONS[key].kind], SHIPPED_NETWORKS);
     expect(encoded.ok).toBe(true);
-    if (encoded.ok) expect(SETTING_PARSERS[key](encoded.value).ok).toBe(true);
+    if (encoded.ok) expect(SETTING_PARSERS[key](encoded.value, SHIPPED_NETWORKS).ok).toBe(true);
   });
 
   it("writes a toggle as exactly true or false", () => {
-    expect(encodeSettingValue("SERVICE_MAINNET_ENABLED", true)).toEqual({ ok: true, value: "true" });
-    expect(encodeSettingValue("SERVICE_TESTNET_PROVIDER_MODELS", false)).toEqual({ ok: true, value: "false" });
+    expect(encodeSettingValue("SERVICE_MAINNET_ENABLED", true, SHIPPED_NETWORKS)).toEqual({ ok: true, value: "true" });
+    expect(encodeSettingValue("SERVICE_TESTNET_PROVIDER_MODELS", false, SHIPPED_NETWORKS)).toEqual({ ok: true, value: "false" });
   });
 
   it("writes an amount in its one spelling, without trailing zeros", () => {
-    expect(encodeSettingValue("X402_FLAT_PRICE_USDC", " 0.010 ")).toEqual({ ok: true, value: "0.01" });
-    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "5.000000")).toEqual({ ok: true, value: "5" });
-    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "0")).toEqual({ ok: true, value: "0" });
+    expect(encodeSettingValue("X402_FLAT_PRICE_USDC", " 0.010 ", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "0.01" });
+    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "5.000000", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "5" });
+    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "0", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "0" });
   });
 
   it("writes a network as its CAIP-2 id, which the parser reads back", () => {
-    expect(encodeSettingValue("X402_NETWORK", "solana-devnet")).toEqual({ ok: true, value: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
+    expect(encodeSettingValue("X402_NETWORK", "solana-devnet", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
   });
 
   it("writes a key list comma-separated, trimmed, blanks and repeats dropped; an empty list opens it", () => {
-    expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [` ${KEY_A} `, "", EVM, KEY_A])).toEqual({ ok: true, value: `${KEY_A},${EVM}` });
-    expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [])).toEqual({ ok: true, value: "" });
+    expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [` ${KEY_A} `, "", EVM, KEY_A], SHIPPED_NETWORKS)).toEqual({ ok: true, value: `${KEY_A},${EVM}` });
+    expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [], SHIPPED_NETWORKS)).toEqual({ ok: true, value: "" });
   });
 
   it("writes an empty address as unset", () => {
-    expect(encodeSettingValue("SERVICE_MAINNET_DEPOSIT_ADDRESS", "  ")).toEqual({ ok: true, value: "" });
+    expect(encodeSettingValue("SERVICE_MAINNET_DEPOSIT_ADDRESS", "  ", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "" });
   });
 
   it.each<[SettingKey, SettingInput, RegExp]>([
@@ -75,7 +76,7 @@ describe("encodeSettingValue()", () => {
     ["IP_HASH_SALT", "short", /at least 16 characters/],
     ["IP_HASH_SALT", false, /type the new value/],
   ])("rejects malformed input %s=%j with a message", (key, value, message) => {
-    const encoded = encodeSettingValue(key, value);
+    const encoded = encodeSettingValue(key, value, SHIPPED_NETWORKS);
     expect(encoded.ok).toBe(false);
     if (!encoded.ok) expect(encoded.message).toMatch(message);
   });

@@ -2,8 +2,7 @@
 // settings table stores, checked against the setting's kind and then its key's own parser: the one validation a
 // stored value gets, whoever writes it.
 import "server-only";
-import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import { formatUnitsAsUsdc, parseUsdcToUnits, type NetworkRegistry } from "../verify";
 import { SETTING_DEFINITIONS, SETTING_PARSERS, type ParseOutcome, type SettingKey } from "./setting-definitions";
 
 /** A setting's value as the dashboard sends it: its shape is the setting's kind's. */
@@ -15,15 +14,15 @@ export type SettingInput = boolean | number | string | readonly string[];
  */
 const USDC_AMOUNT = /^\d{1,12}(\.\d{1,6})?$/;
 
-/** The stored text for `value`, or a message naming what is wrong with it. Nothing is written here. */
-export function encodeSettingValue(key: SettingKey, value: SettingInput): ParseOutcome<string> {
-  const encoded = encodeByKind(key, value);
+/** The stored text for `value` (a network: one of `networks`), or a message naming what is wrong with it. Nothing is written here. */
+export function encodeSettingValue(key: SettingKey, value: SettingInput, networks: NetworkRegistry): ParseOutcome<string> {
+  const encoded = encodeByKind(key, value, networks);
   if (!encoded.ok) return encoded;
-  const parsed = SETTING_PARSERS[key](encoded.value);
+  const parsed = SETTING_PARSERS[key](encoded.value, networks);
   return parsed.ok ? encoded : { ok: false, message: parsed.message };
 }
 
-function encodeByKind(key: SettingKey, value: SettingInput): ParseOutcome<string> {
+function encodeByKind(key: SettingKey, value: SettingInput, networks: NetworkRegistry): ParseOutcome<string> {
   const definition = SETTING_DEFINITIONS[key];
   switch (definition.kind) {
     case "boolean":
@@ -40,10 +39,10 @@ function encodeByKind(key: SettingKey, value: SettingInput): ParseOutcome<string
       return typeof value === "number" && Number.isSafeInteger(value) && value >= definition.min && value <= definition.max
         ? { ok: true, value: String(value) }
         : { ok: false, message: `must be a whole number from ${definition.min} to ${definition.max}` };
-    case "network":
-      return typeof value === "string" && Object.hasOwn(NETWORKS, value)
-        ? { ok: true, value: NETWORKS[value as NetworkId].caip2 }
-        : { ok: false, message: `must be one of ${Object.keys(NETWORKS).join(", ")}` };
+    case "network": {
+      const row = typeof value === "string" ? networks.byId(value) : null;
+      return row ? { ok: true, value: row.caip2 } : { ok: false, message: `must be one of ${networks.ids.join(", ")}` };
+    }
     case "keys": {
       if (!Array.isArray(value) || !value.every((k): k is string => typeof k === "string")) return { ok: false, message: "must be a list of keys" };
       const keys = value.map((k) => k.trim()).filter(Boolean);

@@ -6,10 +6,11 @@ import { Prisma } from "../generated/prisma/client";
 import { hotQuery } from "../db/hot-query";
 import { AppError } from "../errors";
 import { log } from "../log";
+import type { NetworkRegistry } from "../verify";
 import { envDefaults, isSettingKey, parseSettings, SettingsError, type SettingKey, type Settings } from "./setting-definitions";
 
-/** The config whose values are the settings' defaults. */
-export type SettingDefaultsSource = Parameters<typeof envDefaults>[0];
+/** The config whose values are the settings' defaults, and whose networks a network setting names. */
+export type SettingDefaultsSource = Parameters<typeof envDefaults>[0] & { networks: NetworkRegistry };
 
 /** The raw effective values: stored ones over env defaults. */
 export async function readRawSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Partial<Record<SettingKey, string>>> {
@@ -47,7 +48,7 @@ export function effectiveSettingText(sources: SettingSources): Partial<Record<Se
 
 /** The typed settings for this request; an invalid stored value is a 500 `server_misconfigured`, logged with its key. */
 export async function readSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Settings> {
-  return parseOrMisconfigured(await readRawSettings(db, cfg));
+  return parseOrMisconfigured(await readRawSettings(db, cfg), cfg.networks);
 }
 
 /**
@@ -93,7 +94,7 @@ export async function readStoredSettings(db: DbClient): Promise<StoredSettings> 
  * route fetches them in the same round trip as its other work. Same errors as readSettings.
  */
 export function settingsFromStored(stored: Record<string, string> | null, cfg: SettingDefaultsSource): Settings {
-  return parseOrMisconfigured(overEnvDefaults(stored ?? {}, cfg));
+  return parseOrMisconfigured(overEnvDefaults(stored ?? {}, cfg), cfg.networks);
 }
 
 function overEnvDefaults(stored: Record<string, string>, cfg: SettingDefaultsSource): Partial<Record<SettingKey, string>> {
@@ -102,9 +103,9 @@ function overEnvDefaults(stored: Record<string, string>, cfg: SettingDefaultsSou
   return raw;
 }
 
-function parseOrMisconfigured(raw: Partial<Record<SettingKey, string>>): Settings {
+function parseOrMisconfigured(raw: Partial<Record<SettingKey, string>>, networks: NetworkRegistry): Settings {
   try {
-    return parseSettings(raw);
+    return parseSettings(raw, networks);
   } catch (err) {
     if (err instanceof SettingsError) {
       log.error({ event: "settings.invalid", key: err.key, reason: err.message }, "invalid setting");

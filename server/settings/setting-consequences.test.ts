@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NetworkId } from "../chain/networks";
+import { SHIPPED_NETWORKS, type NetworkId } from "../verify";
 import { callOutcome, settingConsequences, standingProblems, unconfirmed, type DeploymentFacts } from "./setting-consequences";
 import { parseSettings, type SettingKey, type Settings } from "./setting-definitions";
 
@@ -11,6 +11,7 @@ const ALL_NETWORKS: NetworkId[] = ["solana-devnet", "solana-mainnet", "base-sepo
 
 const facts = (over: Partial<DeploymentFacts> = {}): DeploymentFacts => ({
   production: false,
+  networks: SHIPPED_NETWORKS,
   offeredNetworks: ALL_NETWORKS,
   facilitatorAddress: FACILITATOR,
   generatedSecrets: [],
@@ -18,7 +19,7 @@ const facts = (over: Partial<DeploymentFacts> = {}): DeploymentFacts => ({
 });
 
 /** The settings from raw text over the defaults (mainnet's deposit address set unless a test says otherwise). */
-const settings = (raw: Partial<Record<SettingKey, string>> = {}): Settings => parseSettings({ SERVICE_MAINNET_DEPOSIT_ADDRESS: MAINNET_DEPOSIT, ...raw });
+const settings = (raw: Partial<Record<SettingKey, string>> = {}): Settings => parseSettings({ SERVICE_MAINNET_DEPOSIT_ADDRESS: MAINNET_DEPOSIT, ...raw }, SHIPPED_NETWORKS);
 
 /** The consequences of changing `key` to `value` over `before`. */
 function change(before: Partial<Record<SettingKey, string>>, key: SettingKey, value: string, f: DeploymentFacts = facts()) {

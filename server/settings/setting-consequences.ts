@@ -2,14 +2,15 @@
 // against its ceiling and the grants' limits; and what one change does that the settings before it did not. Pure: the
 // caller passes the settings and the deployment's facts (which networks have an RPC, the facilitator's address).
 import "server-only";
-import { formatUnitsAsUsdc } from "../verify";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import { formatUnitsAsUsdc, type NetworkId, type NetworkRegistry } from "../verify";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import type { SettingKey, Settings } from "./setting-definitions";
 
 /** What the deployment is, beyond its settings: read once per request from the runtime. */
 export interface DeploymentFacts {
   production: boolean;
+  /** The networks the service is configured with (its registry). */
+  networks: NetworkRegistry;
   /** Networks the service can take payment on (an RPC is configured for each). */
   offeredNetworks: readonly NetworkId[];
   /** The facilitator's Solana address: devnet's deposit address, and the only one the service accepts there. */
@@ -73,7 +74,7 @@ export interface SettingChange {
  * (pipeline/network-gate.ts), then whether the network is offered and where its payments go (x402/deposit-address.ts).
  */
 export function callOutcome(settings: Settings, network: NetworkId, facts: DeploymentFacts): CallOutcome {
-  const info = NETWORKS[network];
+  const info = facts.networks.get(network);
   if (info.isMainnet && !settings.mainnetEnabled) return { kind: "refused", answers: "mainnet_disabled" };
   const offered = facts.offeredNetworks.includes(network);
   // Base is optional for a deployment: without its RPC the network is simply not offered. EVM payments go to the
@@ -129,23 +130,23 @@ interface StateEffect {
 
 function stateEffects(settings: Settings, facts: DeploymentFacts): StateEffect[] {
   const out: StateEffect[] = [];
-  for (const network of Object.keys(NETWORKS) as NetworkId[]) {
+  for (const network of facts.networks.ids) {
     const outcome = callOutcome(settings, network, facts);
     if (outcome.kind === "serves") continue;
-    const label = NETWORKS[network].label;
+    const label = facts.networks.get(network).label;
     out.push({
       subject: `network:${network}`,
       broken: outcome.kind === "broken",
       effect:
         outcome.kind === "broken"
-          ? effect(`network_broken:${network}:${outcome.reason}`, "network_broken", outcome.answers, brokenKeys(outcome.reason, network), `${label} calls answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, network, facts)}.`)
+          ? effect(`network_broken:${network}:${outcome.reason}`, "network_broken", outcome.answers, brokenKeys(outcome.reason, network, facts), `${label} calls answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, network, facts)}.`)
           : effect(`network_refused:${network}:${outcome.answers}`, "network_refused", outcome.answers, refusedKeys(outcome.answers), `${label} calls answer ${answer(outcome.answers)}.`),
     });
   }
   const fallback = settings.defaultNetwork;
   const outcome = callOutcome(settings, fallback, facts);
   if (outcome.kind !== "serves") {
-    const label = NETWORKS[fallback].label;
+    const label = facts.networks.get(fallback).label;
     // Grants credit on the default network, and are refused while it is a mainnet switched off.
     const grants = outcome.answers === "mainnet_disabled" ? "; grant claims are refused too" : "";
     out.push({
@@ -153,7 +154,7 @@ function stateEffects(settings: Settings, facts: DeploymentFacts): StateEffect[]
       broken: outcome.kind === "broken",
       effect:
         outcome.kind === "broken"
-          ? effect(`default_network_broken:${fallback}:${outcome.reason}`, "default_network_broken", outcome.answers, ["X402_NETWORK", ...brokenKeys(outcome.reason, fallback)], `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, fallback, facts)}.`)
+          ? effect(`default_network_broken:${fallback}:${outcome.reason}`, "default_network_broken", outcome.answers, ["X402_NETWORK", ...brokenKeys(outcome.reason, fallback, facts)], `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, fallback, facts)}.`)
           : effect(`default_network_refused:${fallback}:${outcome.answers}`, "default_network_refused", outcome.answers, ["X402_NETWORK", ...refusedKeys(outcome.answers)], `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}${grants}.`),
     });
   }
@@ -264,8 +265,8 @@ function priceAboveCeiling(settings: Settings): SettingEffect {
 }
 
 /** The settings that can clear a broken network (an RPC is configuration: it needs a restart, not a setting). */
-function brokenKeys(reason: BrokenReason, network: NetworkId): SettingKey[] {
-  const mainnet: SettingKey[] = NETWORKS[network].isMainnet ? ["SERVICE_MAINNET_ENABLED"] : [];
+function brokenKeys(reason: BrokenReason, network: NetworkId, facts: DeploymentFacts): SettingKey[] {
+  const mainnet: SettingKey[] = facts.networks.get(network).isMainnet ? ["SERVICE_MAINNET_ENABLED"] : [];
   if (reason === "no_deposit_address") return ["SERVICE_MAINNET_DEPOSIT_ADDRESS", ...mainnet];
   if (reason === "deposit_address_not_facilitator") return ["SERVICE_DEPOSIT_ADDRESS"];
   return mainnet;
@@ -276,7 +277,7 @@ function refusedKeys(answers: "mainnet_disabled" | "network_not_supported"): Set
 }
 
 function brokenReason(reason: BrokenReason, network: NetworkId, facts: DeploymentFacts): string {
-  const label = NETWORKS[network].label;
+  const label = facts.networks.get(network).label;
   if (reason === "no_rpc") return `no RPC is configured for ${label}`;
   if (reason === "no_deposit_address") return `no ${label} deposit address is set`;
   return `its deposit address is not the facilitator's own (${facts.facilitatorAddress})`;

@@ -2,8 +2,7 @@
 // controls are generated from them), its parser and validator. Values are stored as text in the settings table (read
 // on every request) and fall back to the environment's defaults.
 import "server-only";
-import { isBase58PublicKey, parseUsdcToUnits } from "../verify";
-import { resolveNetwork, type NetworkId } from "../chain/networks";
+import { isBase58PublicKey, parseUsdcToUnits, type NetworkId, type NetworkRegistry } from "../verify";
 
 export const SETTING_KEYS = [
   "X402_NETWORK",
@@ -179,11 +178,11 @@ const optionalAddress = (text: string): ParseOutcome<string | null> => {
   return isBase58PublicKey(trimmed) ? { ok: true, value: trimmed } : { ok: false, message: "must be a base58 public key" };
 };
 
-/** One parser per key: text → typed value, or a message an operator can act on. */
-export const SETTING_PARSERS: { [K in SettingKey]: (text: string) => ParseOutcome<unknown> } = {
-  X402_NETWORK: (text) => {
-    const id = resolveNetwork(text);
-    return id ? { ok: true, value: id } : { ok: false, message: "must be devnet, mainnet, base, base-sepolia or a CAIP-2 id" };
+/** One parser per key: text → typed value, or a message an operator can act on. A network is one of `networks`. */
+export const SETTING_PARSERS: { [K in SettingKey]: (text: string, networks: NetworkRegistry) => ParseOutcome<unknown> } = {
+  X402_NETWORK: (text, networks) => {
+    const id = networks.resolve(text);
+    return id ? { ok: true, value: id } : { ok: false, message: `must be ${networks.requestNames.join(", ")} or a CAIP-2 id` };
   },
   X402_FLAT_PRICE_USDC: positiveUsdc,
   SERVICE_MAX_PRICE_USDC: positiveUsdc,
@@ -255,14 +254,14 @@ export interface EnvDefaultsCheck {
  * Checks every setting's env default with the same parser a stored value gets, at load: a bad default must stop
  * start-up (or, for a switch, be read as off), never be found by the first request as a 500.
  */
-export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>): EnvDefaultsCheck {
+export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>, networks: NetworkRegistry): EnvDefaultsCheck {
   const values = { ...defaults };
   const warnings: string[] = [];
   const errors: string[] = [];
   for (const key of SETTING_KEYS) {
     const text = values[key];
     if (text === undefined) continue;
-    const outcome = SETTING_PARSERS[key](text);
+    const outcome = SETTING_PARSERS[key](text, networks);
     if (outcome.ok) continue;
     if (SWITCH_KEYS.has(key)) {
       warnings.push(`${key}: ${JSON.stringify(text.slice(0, 32))} is not exactly "true" or "false"; read as "false" (off)`);
@@ -272,7 +271,7 @@ export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>):
     }
   }
   if (errors.length === 0) {
-    const settings = parseSettings(values);
+    const settings = parseSettings(values, networks);
     if (settings.flatPriceUnits > settings.maxPriceUnits) errors.push("X402_FLAT_PRICE_USDC: must be at or below SERVICE_MAX_PRICE_USDC");
   }
   return { values, warnings, errors };
@@ -288,10 +287,10 @@ export class SettingsError extends Error {
   }
 }
 
-/** Builds the typed settings from raw text values; throws SettingsError naming the first invalid key. */
-export function parseSettings(raw: Partial<Record<SettingKey, string>>): Settings {
+/** Builds the typed settings from raw text values, for `networks`; throws SettingsError naming the first invalid key. */
+export function parseSettings(raw: Partial<Record<SettingKey, string>>, networks: NetworkRegistry): Settings {
   const get = <T>(key: SettingKey, fallback: string): T => {
-    const outcome = SETTING_PARSERS[key](raw[key] ?? fallback);
+    const outcome = SETTING_PARSERS[key](raw[key] ?? fallback, networks);
     if (!outcome.ok) throw new SettingsError(key, outcome.message);
     return outcome.value as T;
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SHIPPED_NETWORKS } from "../verify";
 import type { SettingSources } from "./read-settings";
 import type { DeploymentFacts } from "./setting-consequences";
 import { SETTING_KEYS } from "./setting-definitions";
@@ -10,6 +11,7 @@ const AT = new Date("2026-01-02T03:04:05.000Z");
 
 const facts = (over: Partial<DeploymentFacts> = {}): DeploymentFacts => ({
   production: false,
+  networks: SHIPPED_NETWORKS,
   offeredNetworks: ["solana-devnet", "base-sepolia"],
   facilitatorAddress: FACILITATOR,
   generatedSecrets: [],

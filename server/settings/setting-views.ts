@@ -2,8 +2,7 @@
 // value comes from (the settings table or the environment's default) and, for a secret, only whether it is set and
 // by what. Pure: built from the stored rows, the environment's defaults and the deployment's facts.
 import "server-only";
-import { formatUnitsAsUsdc } from "../verify";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import { formatUnitsAsUsdc, type NetworkId } from "../verify";
 import type { SettingSources } from "./read-settings";
 import type { DeploymentFacts } from "./setting-consequences";
 import { SETTING_DEFINITIONS, SETTING_KEYS, SETTING_PARSERS, type SettingGroup, type SettingKey } from "./setting-definitions";
@@ -58,7 +57,7 @@ function settingView(key: SettingKey, sources: SettingSources, facts: Deployment
   const stored = sources.stored[key];
   const text = stored?.value ?? sources.defaults[key];
   const source = stored ? "stored" : text !== undefined ? "environment" : "unset";
-  const parsed = text === undefined ? null : SETTING_PARSERS[key](text);
+  const parsed = text === undefined ? null : SETTING_PARSERS[key](text, facts.networks);
   const common = {
     key,
     label: definition.label,
@@ -81,8 +80,8 @@ function settingView(key: SettingKey, sources: SettingSources, facts: Deployment
       return {
         ...common,
         kind: "network",
-        value: typeof value === "string" ? (value as NetworkId) : null,
-        options: (Object.keys(NETWORKS) as NetworkId[]).map((id) => ({ id, label: NETWORKS[id].label, mainnet: NETWORKS[id].isMainnet, offered: facts.offeredNetworks.includes(id) })),
+        value: typeof value === "string" ? value : null,
+        options: facts.networks.rows.map((n) => ({ id: n.id, label: n.label, mainnet: n.isMainnet, offered: facts.offeredNetworks.includes(n.id) })),
       };
     case "keys":
       return { ...common, kind: "keys", value: (text ?? "").split(",").map((k) => k.trim()).filter(Boolean) };

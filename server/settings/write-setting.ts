@@ -13,11 +13,11 @@ export type WriteSettingOutcome = { ok: true; oldValue: string | null; newValue:
 
 /** Validates and stores `value` for `key`, auditing who changed it. Invalid values change nothing. */
 export async function writeSetting(db: DbClient, cfg: SettingDefaultsSource, key: SettingKey, value: string, actor: string): Promise<WriteSettingOutcome> {
-  const parsed = SETTING_PARSERS[key](value);
+  const parsed = SETTING_PARSERS[key](value, cfg.networks);
   if (!parsed.ok) return { ok: false, key, message: parsed.message };
   const raw = await readRawSettings(db, cfg);
   try {
-    const next = parseSettings({ ...raw, [key]: value });
+    const next = parseSettings({ ...raw, [key]: value }, cfg.networks);
     if (next.flatPriceUnits > next.maxPriceUnits) {
       return { ok: false, key, message: "the flat price must be at or below SERVICE_MAX_PRICE_USDC" };
     }

@@ -5,8 +5,7 @@
 // and returns the rest to the spendable balance (ledger/credit-holds.ts). The receipt's fields are the signed ones;
 // nothing here is read from anywhere else.
 import "server-only";
-import { NETWORKS, resolveNetwork, type NetworkId } from "../chain/networks";
-import { formatUnitsAsUsdc, solanaClusterOf, usdcNumberToUnits } from "../verify";
+import { formatUnitsAsUsdc, SHIPPED_NETWORKS, usdcNumberToUnits } from "../verify";
 
 export interface ReceiptNetwork {
   /** The network as the receipt names it (a CAIP-2 id). */
@@ -67,16 +66,17 @@ export interface ReceiptDescription {
   paymentFields: ReceiptField[];
 }
 
-/** What a request's `network` field calls each network. */
-export const REQUEST_NAME: Record<NetworkId, string> = { "solana-devnet": "devnet", "solana-mainnet": "mainnet", base: "base", "base-sepolia": "base-sepolia" };
-
-/** The network a receipt names: exact CAIP-2 ids and aliases, and Solana's full genesis-hash form. */
+/**
+ * The network a receipt names, among this release's networks (the page shows receipts of any deployment): exact
+ * CAIP-2 ids and aliases, and Solana's full genesis-hash form; a family name (`solana`) names no one network.
+ */
 export function describeNetwork(network: string): ReceiptNetwork {
-  const cluster = solanaClusterOf(network);
-  const id: NetworkId | null = resolveNetwork(network) ?? (cluster === "devnet" ? "solana-devnet" : cluster === "mainnet" ? "solana-mainnet" : null);
-  if (!id || network === "solana") return { id: network, label: null, requestName: null, family: null };
-  const info = NETWORKS[id];
-  return { id: network, label: info.label, requestName: REQUEST_NAME[id], family: info.family };
+  const id = SHIPPED_NETWORKS.resolve(network);
+  const byName = id === null ? null : SHIPPED_NETWORKS.get(id);
+  // A family name resolves to a default network, which a receipt's network cannot mean.
+  const info = byName && byName.familyName !== network.trim() ? byName : SHIPPED_NETWORKS.ofReceiptNetwork(network);
+  if (!info) return { id: network, label: null, requestName: null, family: null };
+  return { id: network, label: info.label, requestName: info.aliases[0], family: info.family };
 }
 
 export function describeReceipt(receipt: Record<string, unknown>): ReceiptDescription {

@@ -2,16 +2,14 @@
 // home and credits pages are built from (price, networks and their state, the mainnet switch, top-up bounds, the RPC
 // a browser may use per network). Public facts only: nothing here is a secret or another agent's data.
 import "server-only";
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import type { ServiceKeys } from "../keys/service-keys";
 import type { Runtime } from "../runtime/runtime";
 import { verifierKeyResource } from "../hosted-verify/issue-verdict";
 import { operatorKeyResource } from "../keys/operator-key-resource";
 import { logEvent } from "../log";
 import { readSettings } from "../settings/read-settings";
-import { DEFAULT_EVM_RPC_BY_NETWORK, DEFAULT_SOLANA_RPC_BY_CLUSTER, formatUnitsAsUsdc, parseUsdcToUnits, solanaClusterOf } from "../verify";
+import { formatUnitsAsUsdc, parseUsdcToUnits, SHIPPED_NETWORKS } from "../verify";
 import { advertisedRpcUrls } from "../discovery/advertised-rpc-urls";
-import { REQUEST_NAME } from "./describe-receipt";
 
 export interface PublicKeys {
   /** Signs receipts; null when this deployment has no usable key (the page says so rather than failing). */
@@ -56,7 +54,7 @@ export const NO_PUBLIC_KEYS: PublicKeys = { operatorKey: null, verifierKey: null
 
 /** Every network this service knows, by CAIP-2 id and name: what the explorer names a pasted receipt's network by. */
 export function readNetworkNames(): { caip2: string; label: string }[] {
-  return Object.values(NETWORKS).map((n) => ({ caip2: n.caip2, label: n.label }));
+  return SHIPPED_NETWORKS.rows.map((n) => ({ caip2: n.caip2, label: n.label }));
 }
 
 /** The live facts: read per request, since operators change the price and the switch at run time. */
@@ -64,18 +62,18 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
   const settings = await readSettings(ctx.db, ctx.config);
   const advertised = advertisedRpcUrls(ctx.config);
   const max = parseUsdcToUnits(ctx.config.PREPAID_TOPUP_MAX_USDC);
-  const networks = (Object.keys(NETWORKS) as NetworkId[]).map((id): NetworkFact => {
-    const info = NETWORKS[id];
+  const defaultNetwork = ctx.config.networks.get(settings.defaultNetwork);
+  const networks = ctx.config.networks.rows.map((info): NetworkFact => {
     const own = advertised[info.caip2];
     return {
       caip2: info.caip2,
-      name: REQUEST_NAME[id],
+      name: info.aliases[0],
       label: info.label,
       family: info.family,
       isMainnet: info.isMainnet,
-      enabled: ctx.gateway.supports(id) && (!info.isMainnet || settings.mainnetEnabled),
+      enabled: ctx.gateway.supports(info.id) && (!info.isMainnet || settings.mainnetEnabled),
       usdcAsset: info.usdcAsset,
-      browserRpc: own ?? publicRpc(info.caip2),
+      browserRpc: own ?? info.publicRpcUrl,
       rpcIsService: own !== undefined,
     };
   });
@@ -85,15 +83,10 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
     priceUsdc: formatUnitsAsUsdc(settings.flatPriceUnits),
     maxTopUpUsdc: max === null ? "0" : formatUnitsAsUsdc(max),
     mainnetEnabled: settings.mainnetEnabled,
-    defaultNetwork: NETWORKS[settings.defaultNetwork].caip2,
+    defaultNetwork: defaultNetwork.caip2,
     networks,
-    grant: { amountUsdc: formatUnitsAsUsdc(settings.grantAmountUnits), network: NETWORKS[settings.defaultNetwork].caip2, networkLabel: NETWORKS[settings.defaultNetwork].label },
+    grant: { amountUsdc: formatUnitsAsUsdc(settings.grantAmountUnits), network: defaultNetwork.caip2, networkLabel: defaultNetwork.label },
   };
-}
-
-function publicRpc(caip2: string): string {
-  const cluster = solanaClusterOf(caip2);
-  return cluster ? DEFAULT_SOLANA_RPC_BY_CLUSTER[cluster] : (DEFAULT_EVM_RPC_BY_NETWORK[caip2] ?? "");
 }
 
 function keyOrNull(read: () => string): string | null {

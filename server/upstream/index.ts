@@ -1,7 +1,9 @@
-// The upstream facade: runs a completion on the built-in model or the configured OpenAI-compatible provider and
-// prices it in USDC units (provider-reported cost when given, else tokens × the catalogue price).
+// The upstream facade: runs a completion (or an embeddings request: embed-inputs.ts) on the built-in model or the
+// configured OpenAI-compatible provider and prices it in USDC units (provider-reported cost when given, else tokens ×
+// the catalogue price).
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createEmbedder, type Embedder } from "./embed-inputs";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
 import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
 import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ProviderStreamEvent, type ToolCallDelta } from "./openai-compatible-client";
@@ -12,6 +14,9 @@ export { UpstreamError } from "./openai-compatible-client";
 export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, LOCAL_MODEL_ID } from "./model-catalog";
 export type { CatalogModel } from "./model-catalog";
 export type { CompletionParams } from "./chat-message";
+export { findEmbeddingModel, worstCaseEmbeddingCostUnits, LOCAL_EMBEDDING_MODEL_ID } from "./model-catalog";
+export type { EmbeddingCatalogModel } from "./model-catalog";
+export type { EmbeddingRequest, Embeddings } from "./embed-inputs";
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -47,7 +52,7 @@ export interface Completion {
   latencyMs: number;
 }
 
-export interface Upstream {
+export interface Upstream extends Embedder {
   /** Models this deployment can serve (remote ones only with an API key). */
   models(): CatalogModel[];
   /** The model if it is offered here, else null. */
@@ -172,6 +177,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     };
   };
   return {
+    ...createEmbedder(cfg),
     models: () => MODEL_CATALOG.filter((m) => offered(m.id) !== null),
     offered,
     interrupted(modelId, messages, produced) {

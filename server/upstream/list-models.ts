@@ -2,25 +2,19 @@
 // with the flat per-call price and the networks each model is offered on (testnets serve the built-in model only unless
 // the operator enables more).
 import "server-only";
-import { NETWORKS, type NetworkId } from "../chain/networks";
 import { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
-import { formatUnitsAsUsdc } from "../verify";
+import { formatUnitsAsUsdc, type NetworkRegistry } from "../verify";
 import type { Upstream } from "./index";
 import { offeredOnNetwork, type CatalogModel } from "./model-catalog";
 
-/** Each network under the name a request's `network` field takes. */
-const NETWORK_NAMES: readonly (readonly [NetworkId, string])[] = [
-  ["solana-devnet", "devnet"],
-  ["solana-mainnet", "mainnet"],
-  ["base", "base"],
-  ["base-sepolia", "base-sepolia"],
-];
-
 type ModelSettings = Pick<Settings, "flatPriceUnits" | "testnetProviderModels">;
 
-/** One model as OpenAI's `models.retrieve` shapes it (`id`, `object`, `created`, `owned_by`), with its price and networks. */
-function describeModel(m: CatalogModel, settings: ModelSettings) {
+/**
+ * One model as OpenAI's `models.retrieve` shapes it (`id`, `object`, `created`, `owned_by`), with its price and the
+ * networks of `networks` it is offered on, each under the name a request's `network` field takes (its first alias).
+ */
+function describeModel(m: CatalogModel, settings: ModelSettings, networks: NetworkRegistry) {
   return {
     id: m.id,
     object: "model" as const,
@@ -28,7 +22,7 @@ function describeModel(m: CatalogModel, settings: ModelSettings) {
     owned_by: m.provider === "local" ? "signet" : m.id.split("/")[0],
     description: m.label,
     max_tokens: m.maxTokens,
-    networks: NETWORK_NAMES.filter(([id]) => offeredOnNetwork(m, NETWORKS[id], settings.testnetProviderModels)).map(([, name]) => name),
+    networks: networks.rows.filter((n) => offeredOnNetwork(m, n, settings.testnetProviderModels)).map((n) => n.aliases[0]),
     pricing: {
       per_call_usdc: formatUnitsAsUsdc(settings.flatPriceUnits),
       upstream_input_usdc_per_mtok: formatUnitsAsUsdc(m.inputUnitsPerMTok),
@@ -38,13 +32,13 @@ function describeModel(m: CatalogModel, settings: ModelSettings) {
 }
 
 /** The model list body. */
-export function listModels(upstream: Upstream, settings: ModelSettings): { object: "list"; data: unknown[] } {
-  return { object: "list", data: upstream.models().map((m) => describeModel(m, settings)) };
+export function listModels(upstream: Upstream, settings: ModelSettings, networks: NetworkRegistry): { object: "list"; data: unknown[] } {
+  return { object: "list", data: upstream.models().map((m) => describeModel(m, settings, networks)) };
 }
 
 /** One model of the list by its id (`<vendor>/<model>`); 404 model_not_found when this deployment does not offer it. */
-export function retrieveModel(upstream: Upstream, settings: ModelSettings, id: string): ReturnType<typeof describeModel> {
+export function retrieveModel(upstream: Upstream, settings: ModelSettings, networks: NetworkRegistry, id: string): ReturnType<typeof describeModel> {
   const model = upstream.models().find((m) => m.id === id);
   if (!model) throw new AppError("model_not_found", "this deployment offers no model with that id; GET /api/v1/models lists them");
-  return describeModel(model, settings);
+  return describeModel(model, settings, networks);
 }

@@ -1,6 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { answerLocally, countTokens } from "./local-model";
-import { completionCap, costFromTokens, findModel, LOCAL_MODEL_ID, usdCostToUnits, worstCaseCostUnits } from "./model-catalog";
+import { embedLocally } from "./local-embedding-model";
+import {
+  completionCap,
+  costFromTokens,
+  embeddingCostFromTokens,
+  findEmbeddingModel,
+  findModel,
+  LOCAL_EMBEDDING_MODEL_ID,
+  LOCAL_MODEL_ID,
+  usdCostToUnits,
+  worstCaseCostUnits,
+  worstCaseEmbeddingCostUnits,
+} from "./model-catalog";
 
 const local = findModel(LOCAL_MODEL_ID)!;
 
@@ -51,5 +63,29 @@ describe("answerLocally()", () => {
     expect(answer.usage.completion_tokens).toBeLessThanOrEqual(5);
     expect(answer.usage.completion_tokens).toBe(countTokens(answer.content));
     expect(answer.usage.total_tokens).toBe(answer.usage.prompt_tokens + answer.usage.completion_tokens);
+  });
+});
+
+describe("the embedding models", () => {
+  const hashEmbed = findEmbeddingModel(LOCAL_EMBEDDING_MODEL_ID)!;
+
+  it("are apart from the chat models: neither catalogue finds the other's", () => {
+    expect(findModel(LOCAL_EMBEDDING_MODEL_ID)).toBeNull();
+    expect(findEmbeddingModel(LOCAL_MODEL_ID)).toBeNull();
+    expect(findEmbeddingModel("acme/none")).toBeNull();
+  });
+
+  it("label the built-in one plainly as not semantic", () => {
+    expect(hashEmbed).toMatchObject({ provider: "local", defaultDimensions: 256 });
+    expect(hashEmbed.label).toMatch(/NOT semantic/);
+  });
+
+  it("price input tokens only, rounded up, and bound a call's cost from above before it runs", () => {
+    expect(embeddingCostFromTokens(hashEmbed, { prompt_tokens: 1 })).toBe(1n);
+    expect(embeddingCostFromTokens(hashEmbed, { prompt_tokens: 20 })).toBe(2n);
+    const inputs = ["an ordinary sentence about ledgers and 😀", " ", [1, 2, 3]];
+    expect(worstCaseEmbeddingCostUnits(hashEmbed, inputs)).toBeGreaterThanOrEqual(embeddingCostFromTokens(hashEmbed, embedLocally(inputs, 4).usage));
+    // 1,000,000 bytes of text: at least a million tokens at 100,000 units per million.
+    expect(worstCaseEmbeddingCostUnits(hashEmbed, ["x".repeat(1_000_000)])).toBe(100_000n);
   });
 });

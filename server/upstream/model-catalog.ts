@@ -1,7 +1,7 @@
 // The one price table: which models are offered, their completion caps, and their per-token prices in USDC units.
 // A flat-price call is only offered for a model whose worst-case cost fits under the price (never sold at a loss).
 import "server-only";
-import { parseUsdcToUnits } from "../verify";
+import { parseUsdcToUnits, type EmbeddingInput } from "../verify";
 
 export interface CatalogModel {
   id: string;
@@ -37,7 +37,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
  * Whether `model` is offered on a network. Testnets serve the built-in model only unless the operator enables provider
  * models there: their USDC is free from a faucet, and must not buy real provider inference.
  */
-export function offeredOnNetwork(model: CatalogModel, network: { isMainnet: boolean }, testnetProviderModels: boolean): boolean {
+export function offeredOnNetwork(model: Pick<CatalogModel, "provider">, network: { isMainnet: boolean }, testnetProviderModels: boolean): boolean {
   return model.provider === "local" || network.isMainnet || testnetProviderModels;
 }
 
@@ -83,4 +83,59 @@ export function usdCostToUnits(cost: unknown): bigint | null {
   const digits = BigInt((m[1] ?? "0") + (m[2] ?? ""));
   const shift = Number(m[3] ?? "0") - (m[2] ?? "").length + 6;
   return shift >= 0 ? digits * 10n ** BigInt(shift) : ceilDiv(digits, 10n ** BigInt(-shift));
+}
+
+/**
+ * A model that embeds text (`POST /api/v1/embeddings`), kept apart from the chat models above so that neither route
+ * serves the other's: the length of its vectors and its price per input token.
+ */
+export interface EmbeddingCatalogModel {
+  id: string;
+  /** `local` is the built-in hash embedding; anything else is the configured OpenAI-compatible provider. */
+  provider: "local" | "remote";
+  label: string;
+  /** The length of a vector when the request sets no `dimensions`. */
+  defaultDimensions: number;
+  /** The largest `dimensions` a request may ask for (a shorter vector is the model's own, shortened). */
+  maxDimensions: number;
+  /** USDC atomic units per 1,000,000 input tokens (an embedding has no output tokens). */
+  inputUnitsPerMTok: bigint;
+}
+
+/** The built-in embedding model: deterministic, offline, no weights, and NOT semantic (local-embedding-model.ts). */
+export const LOCAL_EMBEDDING_MODEL_ID = "local/hash-embed-1";
+
+export const EMBEDDING_MODEL_CATALOG: readonly EmbeddingCatalogModel[] = [
+  {
+    id: LOCAL_EMBEDDING_MODEL_ID,
+    provider: "local",
+    label: "Built-in hash embedding test model: NOT semantic (similar texts are not close; no weights)",
+    defaultDimensions: 256,
+    maxDimensions: 3072,
+    // A nominal price, as for local/echo-1, so the ledger sees a real, non-zero cost per call.
+    inputUnitsPerMTok: 100_000n,
+  },
+  { id: "openai/text-embedding-3-small", provider: "remote", label: "OpenAI text-embedding-3-small", defaultDimensions: 1536, maxDimensions: 1536, inputUnitsPerMTok: 20_000n },
+  { id: "openai/text-embedding-3-large", provider: "remote", label: "OpenAI text-embedding-3-large", defaultDimensions: 3072, maxDimensions: 3072, inputUnitsPerMTok: 130_000n },
+];
+
+/** The embedding catalogue entry for `id`, or null (a chat model is not one). */
+export function findEmbeddingModel(id: string): EmbeddingCatalogModel | null {
+  return EMBEDDING_MODEL_CATALOG.find((m) => m.id === id) ?? null;
+}
+
+/** The cost of an embeddings call from its input token usage, rounded up to the unit. */
+export function embeddingCostFromTokens(model: EmbeddingCatalogModel, usage: { prompt_tokens: number }): bigint {
+  return ceilDiv(BigInt(usage.prompt_tokens) * model.inputUnitsPerMTok, PER_MTOK);
+}
+
+/**
+ * An upper bound on an embeddings call's cost before it runs: a text is at most its UTF-8 bytes in tokens (a BPE token
+ * covers at least one byte; at least one token each), a token list its length. Rounded up to the unit.
+ */
+export function worstCaseEmbeddingCostUnits(model: EmbeddingCatalogModel, inputs: readonly EmbeddingInput[]): bigint {
+  const encoder = new TextEncoder();
+  let tokens = 0n;
+  for (const input of inputs) tokens += BigInt(Math.max(1, typeof input === "string" ? encoder.encode(input).byteLength : input.length));
+  return ceilDiv(tokens * model.inputUnitsPerMTok, PER_MTOK);
 }

@@ -80,7 +80,8 @@ function parseUsage(u: { prompt_tokens?: unknown; completion_tokens?: unknown; c
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cost: u?.cost };
 }
 
-function classifyAbort(signal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): UpstreamError {
+/** Why an upstream request that threw or was cut off failed: the caller's abort, our time limit, or the network. */
+export function classifyAbort(signal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): UpstreamError {
   if (signal?.aborted) return new UpstreamError("aborted", "the caller aborted the upstream request");
   if (timeout.aborted) return new UpstreamError("timeout", `provider did not answer within ${timeoutMs} ms`);
   return new UpstreamError("network", "provider could not be reached");

@@ -65,7 +65,7 @@ export async function verifyForExplorerWith(ed25519: Ed25519Backend, input: Expl
   }
   const network = (input.receipt.payment as { network?: unknown } | undefined)?.network;
   // Solana receipts may carry the full genesis hash, of which the CAIP-2 id is a prefix; EVM ids must match exactly
-  // ("eip155:84532" starts with "eip155:8453").
+  // (one chain id can be a prefix of another's).
   const advertised =
     typeof network === "string"
       ? Object.entries(input.rpcByNetwork).find(([caip2]) => network === caip2 || (caip2.startsWith("solana:") && network.startsWith(caip2)))?.[1]

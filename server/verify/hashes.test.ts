@@ -31,8 +31,26 @@ describe("promptHashCandidates()", () => {
     expect(promptHashCandidates({ prompt: "What?" })).toEqual([{ form: "raw", hash: sha256Hex("What?") }]);
   });
 
-  it("hashes a plain string raw", () => {
-    expect(promptHashCandidates("hello")).toEqual([{ form: "raw", hash: sha256Hex("hello") }]);
+  it("hashes a plain string raw, and as the one text of an embeddings input", () => {
+    expect(promptHashCandidates("hello")).toEqual([
+      { form: "raw", hash: sha256Hex("hello") },
+      { form: "embeddings", hash: sha256Hex('["hello"]') },
+    ]);
+  });
+
+  it("reads an embeddings request body, or its input, as the list of its inputs", () => {
+    const texts = { form: "embeddings", hash: sha256Hex('["a","b"]') };
+    expect(promptHashCandidates({ model: "local/hash-embed-1", input: ["a", "b"], encoding_format: "base64" })).toEqual([texts]);
+    expect(promptHashCandidates(["a", "b"])).toEqual([texts]);
+    expect(promptHashCandidates([3, 4])).toEqual([{ form: "embeddings", hash: sha256Hex("[[3,4]]") }]);
+    expect(promptHashCandidates({ input: [[3, 4]] })).toEqual([{ form: "embeddings", hash: sha256Hex("[[3,4]]") }]);
+    // `{"input":"hi"}` reads as a Responses request and as an embeddings one: each form is a candidate.
+    expect(promptHashCandidates({ input: "hi" })).toEqual([
+      { form: "canonical", hash: promptHashOfMessages([{ role: "user", content: "hi" }]) },
+      { form: "legacy", hash: sha256Hex("user:hi") },
+      { form: "embeddings", hash: sha256Hex('["hi"]') },
+    ]);
+    expect(matchPromptHash({ model: "m", input: "hi" }, sha256Hex('["hi"]'))).toEqual({ form: "embeddings", hash: sha256Hex('["hi"]') });
   });
 
   it("hashes unicode and escapes through canonical JSON", () => {
@@ -99,6 +117,14 @@ describe("responseText()", () => {
     expect(responseText({ object: "response", output: [] })).toBe("");
   });
 
+  it("hashes an embeddings answer over its vectors, not a text (it has none)", () => {
+    const body = { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.5, -1] }], model: "m", usage: { prompt_tokens: 1, total_tokens: 1 } };
+    expect(responseText(body)).toBeNull();
+    expect(responseHash(body)).toBe(sha256Hex("[[0.5,-1]]"));
+    expect(responseHash([[0.5, -1]])).toBe(sha256Hex("[[0.5,-1]]"));
+    expect(responseHash([0.5, -1])).toBe(sha256Hex("[[0.5,-1]]"));
+  });
+
   it.each([[{ object: "response" }], [{ object: "response", output: [{ type: "message", content: "x" }] }], [{ object: "response", output: [{ type: "message", content: [{ type: "output_text", text: 1 }] }] }], [{ object: "response", output: [7] }]])(
     "rejects a malformed Responses object %j",
     (input) => {
@@ -118,7 +144,7 @@ describe("responseText()", () => {
 describe("matchPromptHash()", () => {
   it("answers as searching every candidate does, for each form and for no match", () => {
     const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }];
-    const inputs: unknown[] = [messages, { messages }, { prompt: "What?" }, "plain", { messages, prompt: "both" }, 42, null, [1, 2]];
+    const inputs: unknown[] = [messages, { messages }, { prompt: "What?" }, "plain", { messages, prompt: "both" }, 42, null, [1, 2], ["a", "b"], { input: "hi" }, { input: [[1], [2]] }];
     for (const prompt of inputs) {
       const candidates = promptHashCandidates(prompt);
       for (const expected of [...candidates.map((c) => c.hash), "0".repeat(64), undefined]) {

@@ -1,8 +1,10 @@
-// Prompt and response hashing (docs/receipts.md): SHA-256 hex over canonical JSON, the legacy line form, or raw text.
-// Also extracts the response text from every input form the verifier accepts. Pure and browser-safe.
+// Prompt and response hashing (docs/receipts.md): SHA-256 hex over canonical JSON, the legacy line form, or raw text;
+// an embeddings call's over its inputs and its vectors (embedding-hashes.ts). Also extracts the response text from
+// every input form the verifier accepts. Pure and browser-safe.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
+import { embeddingInputsOf, embeddingsPromptHash, embeddingsResponseHash, embeddingVectorsOf } from "./embedding-hashes";
 import { responsesPromptMessages } from "./responses-prompt";
 
 /** SHA-256 of the UTF-8 bytes of `text`, lower-case hex. */
@@ -13,7 +15,8 @@ export function sha256Hex(text: string): string {
 /** A SHA-256 of UTF-8 text as lower-case hex: noble's here (the browser's); a server may pass its own, faster one. */
 export type Sha256Hex = (text: string) => string;
 
-export type PromptHashForm = "canonical" | "legacy" | "raw";
+/** `embeddings`: an embeddings call's inputs as a list (embeddingsPromptHash). */
+export type PromptHashForm = "canonical" | "legacy" | "raw" | "embeddings";
 
 export interface PromptHashCandidate {
   form: PromptHashForm;
@@ -48,21 +51,30 @@ export function legacyPromptHashOfMessages(messages: readonly unknown[]): string
 
 /**
  * Every hash a prompt input may have been signed under. Accepted inputs: a messages array; a request body with
- * `messages` or with `prompt` (string); a Responses request body with `input` (hashed as the messages it maps to); a
- * plain string (hashed raw). Returns [] for anything else.
+ * `messages` or with `prompt` (string); a Responses request body with `input` (hashed as the messages it maps to); an
+ * embeddings request body, or its `input` (a list of texts or token ids: hashed as an embeddings input); a plain
+ * string (hashed raw, and as a one-text embeddings input). Returns [] for anything else.
  */
 export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
-  if (typeof prompt === "string") return [{ form: "raw", hash: sha256Hex(prompt) }];
-  if (Array.isArray(prompt)) return messageCandidates(prompt);
+  if (typeof prompt === "string") return [{ form: "raw", hash: sha256Hex(prompt) }, ...embeddingsCandidates(prompt)];
+  if (Array.isArray(prompt)) return embeddingInputsOf(prompt) !== null ? embeddingsCandidates(prompt) : messageCandidates(prompt);
   if (isRecord(prompt)) {
     const out: PromptHashCandidate[] = [];
     if (Array.isArray(prompt.messages)) out.push(...messageCandidates(prompt.messages));
     const mapped = promptMessagesOf(prompt);
     if (mapped && !Array.isArray(prompt.messages)) out.push(...messageCandidates(mapped));
     if (typeof prompt.prompt === "string") out.push({ form: "raw", hash: sha256Hex(prompt.prompt) });
+    // A body with `input` may be a Responses request or an embeddings one (`{"input":"hi"}` reads as either).
+    if ("input" in prompt) out.push(...embeddingsCandidates(prompt.input));
     return out;
   }
   return [];
+}
+
+/** The embeddings candidate of an `input`, when it is one (a list of texts never holds a chat message). */
+function embeddingsCandidates(input: unknown): PromptHashCandidate[] {
+  const hash = embeddingsPromptHash(input);
+  return hash === null ? [] : [{ form: "embeddings", hash }];
 }
 
 /**
@@ -70,7 +82,7 @@ export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
  * computing each candidate only until one matches (a current receipt matches the first, canonical, one).
  */
 export function matchPromptHash(prompt: unknown, expected: unknown, hash: Sha256Hex = sha256Hex): PromptHashCandidate | undefined {
-  const messages = Array.isArray(prompt) ? prompt : isRecord(prompt) ? promptMessagesOf(prompt) : null;
+  const messages = Array.isArray(prompt) ? (embeddingInputsOf(prompt) === null ? prompt : null) : isRecord(prompt) ? promptMessagesOf(prompt) : null;
   if (messages !== null) {
     let canonical: string | null;
     try {
@@ -157,8 +169,13 @@ function concatenateChunks(chunks: readonly unknown[]): string | null {
   return text;
 }
 
-/** The response hash: SHA-256 hex of the response text, or null when the input holds no text. */
+/**
+ * The response hash: SHA-256 hex of the response text; for an embeddings answer (a response body, its vectors, or one
+ * vector: embeddingVectorsOf), the hash of its vectors (embeddingsResponseHash). Null when the input holds neither.
+ */
 export function responseHash(response: unknown, hash: Sha256Hex = sha256Hex): string | null {
   const text = responseText(response);
-  return text === null ? null : hash(text);
+  if (text !== null) return hash(text);
+  const vectors = embeddingVectorsOf(response);
+  return vectors === null ? null : embeddingsResponseHash(vectors);
 }

@@ -2,6 +2,8 @@
 export { canonicalJson, CanonicalJsonError } from "./canonical-json";
 export { sha256Hex, promptHashCandidates, promptHashOfMessages, legacyPromptHashOfMessages, responseText, responseHash } from "./hashes";
 export type { PromptHashCandidate, PromptHashForm, Sha256Hex } from "./hashes";
+export { embeddingInputsOf, embeddingsPromptHash, embeddingsResponseHash, embeddingVectorsOf, float32VectorOf, float32VectorFromBase64, float32VectorToBase64 } from "./embedding-hashes";
+export type { EmbeddingInput, Sha256Incremental } from "./embedding-hashes";
 export { responsesPromptMessages } from "./responses-prompt";
 export type { ResponsesPromptMessage } from "./responses-prompt";
 export { parseUsdcToUnits, usdcNumberToUnits, formatUnitsAsUsdc, unitsToUsdcNumber, USDC_DECIMALS } from "./amounts";
@@ -14,6 +16,8 @@ export { parseReceiptText, decodeBase64Utf8 } from "./parse-receipt";
 export type { ParseReceiptResult } from "./parse-receipt";
 export type { FetchLike, VerifierFetchReason } from "./json-rpc";
 export * from "./networks";
+export { createNetworkRegistry, nativeAmountUnits, NetworkRegistryError, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS } from "./network-registry";
+export type { EvmNetworkRow, NetworkFamily, NetworkId, NetworkRegistry, NetworkRow, SvmNetworkRow } from "./network-registry";
 export { receiptSigningBytes, VerifyInputError, CHECK_NAMES } from "./verify-receipt";
 export { parseOperatorKeys, checkOperatorSignature, formatUnixMs } from "./operator-keys";
 export type { OperatorKeys, RetiredOperatorKey, OperatorSignatureCheck, OperatorSignatureFailure } from "./operator-keys";

@@ -8,14 +8,7 @@ import { usdcNumberToUnits } from "./amounts";
 import { decodeBase58, type Ed25519Backend } from "./ed25519";
 import { checkOperatorSignature, formatUnixMs, parseOperatorKeys, type OperatorKeys, type OperatorSignatureCheck } from "./operator-keys";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
-import {
-  DEFAULT_EVM_RPC_BY_NETWORK,
-  DEFAULT_SOLANA_RPC_BY_CLUSTER,
-  USDC_CONTRACT_BY_EVM_NETWORK,
-  USDC_MINT_BY_SOLANA_CLUSTER,
-  isKnownEvmNetwork,
-  solanaClusterOf,
-} from "./networks";
+import { SHIPPED_NETWORKS, type NetworkRegistry } from "./network-registry";
 import { checkSolanaPayment, type PaymentCheckOutcome } from "./check-solana-payment";
 import { checkEvmPayment } from "./check-evm-payment";
 
@@ -75,6 +68,8 @@ export interface VerifyReceiptInput {
   offline?: boolean;
   /** Per-attempt timeout for each network call, ms. */
   attemptTimeoutMs?: number;
+  /** The networks a receipt may have been paid on (default: this release's, SHIPPED_NETWORKS). */
+  networks?: NetworkRegistry;
 }
 
 export type SignatureOnlyInput = Pick<VerifyReceiptInput, "receipt" | "endpoint" | "operatorKey" | "operatorKeys" | "fetch" | "attemptTimeoutMs">;
@@ -199,32 +194,14 @@ async function checkPayment(
   }
   if (amountUnits === null || amountUnits === 0n) return fail("payment.amount_usdc is not a positive USDC amount");
 
-  if (isKnownEvmNetwork(network)) {
-    return checkEvmPayment(
-      {
-        txHash: txSignature,
-        payTo,
-        agentAddress: agent,
-        usdcContract: USDC_CONTRACT_BY_EVM_NETWORK[network]!,
-        amountUnits,
-        rpcUrl: input.rpc ?? DEFAULT_EVM_RPC_BY_NETWORK[network]!,
-      },
-      fetchOpts,
-    );
+  // EVM ids match exactly; Solana ones also by alias (`solana:devnet`) and by the whole genesis hash.
+  const row = (input.networks ?? SHIPPED_NETWORKS).ofReceiptNetwork(network);
+  if (row === null) return fail(`unsupported payment network ${network}`);
+  const rpcUrl = input.rpc ?? row.publicRpcUrl;
+  if (row.family === "evm") {
+    return checkEvmPayment({ txHash: txSignature, payTo, agentAddress: agent, usdcContract: row.usdcAsset, amountUnits, rpcUrl }, fetchOpts);
   }
-  const cluster = solanaClusterOf(network);
-  if (cluster === null) return fail(`unsupported payment network ${network}`);
-  return checkSolanaPayment(
-    {
-      txSignature,
-      payTo,
-      agentPubkey: agent,
-      usdcMint: USDC_MINT_BY_SOLANA_CLUSTER[cluster],
-      amountUnits,
-      rpcUrl: input.rpc ?? DEFAULT_SOLANA_RPC_BY_CLUSTER[cluster],
-    },
-    fetchOpts,
-  );
+  return checkSolanaPayment({ txSignature, payTo, agentPubkey: agent, usdcMint: row.usdcAsset, amountUnits, rpcUrl }, fetchOpts);
 }
 
 /** The keys a signature is checked against: the pinned key alone, the pinned set, or the set the endpoint publishes. */

@@ -12,6 +12,7 @@ import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
 import { responsesRequestFields } from "../responses/responses-request-schema";
 import type { PaidResource } from "./paid-resources";
+import { SHIPPED_NETWORKS } from "../verify";
 
 /** A zod schema as the OpenAPI document converts it, inline and without the dialect (it becomes a subschema). */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -64,7 +65,7 @@ export const BAZAAR_EXAMPLES = {
       object: "credit.topup",
       agent_pubkey: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
       payer: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
-      network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      network: SHIPPED_NETWORKS.get("solana-devnet").caip2,
       amount_usdc: "1.00",
       balance_usdc: "1.00",
       tx_signature: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",

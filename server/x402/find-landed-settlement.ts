@@ -10,7 +10,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import { eip3009ABI } from "@x402/evm";
 import { parseAbiItem } from "viem";
 import type { Facilitator } from "../facilitator/create-facilitator";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import { blockhashOfWire } from "../facilitator/confirm-with-rebroadcast";
 
 export type LandedSettlement = { state: "landed"; transaction: string } | { state: "failed" } | { state: "absent" };
@@ -25,7 +25,7 @@ const EVM_LOG_LOOKBACK_BLOCKS = 10_000n;
 
 /** Whether the settlement of `payload` is on chain. Throws when the chain cannot be read (try again later). */
 export async function findLandedSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement> {
-  return NETWORKS[network].family === "evm" ? findEvmSettlement(facilitator, network, payload) : findSolanaSettlement(facilitator, network, payload);
+  return facilitator.networks.get(network).family === "evm" ? findEvmSettlement(facilitator, network, payload) : findSolanaSettlement(facilitator, network, payload);
 }
 
 /** The id the facilitator's settlement of this payload has: its own signature over the transaction message. */
@@ -72,7 +72,7 @@ async function findEvmSettlement(facilitator: Facilitator, network: NetworkId, p
   if (typeof auth?.from !== "string" || typeof auth.nonce !== "string") return { state: "absent" };
   const from = auth.from as `0x${string}`;
   const nonce = auth.nonce as `0x${string}`;
-  const usdc = NETWORKS[network].usdcAsset as `0x${string}`;
+  const usdc = facilitator.networks.get(network).usdcAsset as `0x${string}`;
   const used = await client.readContract({ address: usdc, abi: eip3009ABI, functionName: "authorizationState", args: [from, nonce] });
   if (!used) return { state: "absent" };
   // The head as of now: viem would answer from its cache, up to its polling interval old, and the block that spent the
@@ -107,7 +107,7 @@ export function settlementExpiry(payload: PaymentPayload): { blockhash: string |
 export async function findPendingSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<PendingSettlementState> {
   const { blockhash, validBefore } = settlementExpiry(payload);
   let expired = false;
-  if (NETWORKS[network].family === "svm") {
+  if (facilitator.networks.get(network).family === "svm") {
     const rpc = facilitator.rpcs[network];
     if (!rpc) throw new Error(`no RPC for ${network}`);
     if (blockhash) expired = !(await rpc.isBlockhashValid(blockhash as never, { commitment: "confirmed" }).send()).value;

@@ -10,7 +10,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleRespon
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import type { Facilitator } from "../facilitator/create-facilitator";
-import { NETWORKS, type NetworkId } from "../chain/networks";
+import type { NetworkId } from "../verify";
 import { bazaarDeclaration } from "./bazaar-metadata";
 import { compactExtensions } from "./compact-extensions";
 import { offerReceiptDeclaration, type OfferReceipts } from "./offer-receipt";
@@ -91,14 +91,15 @@ export interface PaymentGateway {
 export async function createPaymentGateway(facilitator: Facilitator, offerReceipts: OfferReceipts, baseUrl: string): Promise<PaymentGateway> {
   const client = new InProcessFacilitatorClient(facilitator);
   const server = new x402ResourceServer(client);
+  const { networks } = facilitator;
   const supported = new Set<NetworkId>();
-  for (const id of Object.keys(facilitator.rpcUrls) as NetworkId[]) {
+  for (const id of Object.keys(facilitator.rpcUrls)) {
     // No rpcUrl: the scheme would read a blockhash into the requirement we cache; paymentRequired() adds a current one.
-    server.register(NETWORKS[id].caip2 as never, new ExactSvmServerScheme());
+    server.register(networks.get(id).caip2 as never, new ExactSvmServerScheme());
     supported.add(id);
   }
-  for (const id of Object.keys(facilitator.evm?.rpcUrls ?? {}) as NetworkId[]) {
-    server.register(NETWORKS[id].caip2 as never, new ExactEvmServerScheme());
+  for (const id of Object.keys(facilitator.evm?.rpcUrls ?? {})) {
+    server.register(networks.get(id).caip2 as never, new ExactEvmServerScheme());
     supported.add(id);
   }
   server.registerExtension(bazaarResourceServerExtension);
@@ -125,9 +126,7 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
     return extensions;
   };
   const cache = new Map<string, Promise<PaymentRequirements>>();
-  const svmNetworkByCaip2 = new Map<string, NetworkId>(
-    (Object.keys(facilitator.rpcs) as NetworkId[]).map((id) => [NETWORKS[id].caip2, id]),
-  );
+  const svmNetworkByCaip2 = new Map<string, NetworkId>(Object.keys(facilitator.rpcs).map((id) => [networks.get(id).caip2, id]));
   // Concurrent 402s on one network share one RPC call; nothing is kept once it answers.
   const blockhashInFlight = new Map<NetworkId, Promise<{ recentBlockhash: string; lastValidBlockHeight: string } | null>>();
 
@@ -160,7 +159,7 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
     offerReceipts,
     supports: (network) => supported.has(network),
     requirements(network, amountUnits, payTo) {
-      const info = NETWORKS[network];
+      const info = networks.get(network);
       const key = `${info.caip2}|${amountUnits}|${payTo}`;
       let cached = cache.get(key);
       if (!cached) {
@@ -208,12 +207,12 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
     },
     async verify(payload, requirements) {
       if (!isV1Payment(payload)) return facilitator.x402.verify(payload, requirements);
-      const v1 = toV1Call(payload, requirements);
+      const v1 = toV1Call(networks, payload, requirements);
       return facilitator.x402.verify(v1.payload, v1.requirements);
     },
     async settle(payload, requirements) {
       if (!isV1Payment(payload)) return facilitator.x402.settle(payload, requirements);
-      const v1 = toV1Call(payload, requirements);
+      const v1 = toV1Call(networks, payload, requirements);
       // The service speaks of networks by CAIP-2 id, whichever version paid: v1's answer names its v1 name.
       return { ...(await facilitator.x402.settle(v1.payload, v1.requirements)), network: requirements.network };
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
+import { SHIPPED_NETWORKS } from "../verify";
 import { challengeHeaders, decodePaymentHeader, MAX_PAYMENT_HEADER_BYTES, readPaymentHeader, settlementHeaders } from "./payment-headers";
 
 const payload: PaymentPayload = {
@@ -20,7 +21,7 @@ describe("readPaymentHeader()", () => {
 
 describe("decodePaymentHeader()", () => {
   it("round-trips the stock encoding", () => {
-    expect(decodePaymentHeader(encodePaymentSignatureHeader(payload))).toEqual({ ok: true, payload });
+    expect(decodePaymentHeader(encodePaymentSignatureHeader(payload), SHIPPED_NETWORKS)).toEqual({ ok: true, payload });
   });
 
   it.each([
@@ -30,17 +31,17 @@ describe("decodePaymentHeader()", () => {
     ["no accepted", Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString("base64")],
     ["array payload", Buffer.from(JSON.stringify({ ...payload, payload: [] })).toString("base64")],
   ])("rejects malformed input: %s", (_label, value) => {
-    expect(decodePaymentHeader(value)).toMatchObject({ ok: false });
+    expect(decodePaymentHeader(value, SHIPPED_NETWORKS)).toMatchObject({ ok: false });
   });
 
   it("rejects other protocol versions and oversized headers", () => {
-    expect(decodePaymentHeader(Buffer.from(JSON.stringify({ ...payload, x402Version: 3 })).toString("base64"))).toEqual({ ok: false, reason: "unsupported_version" });
-    expect(decodePaymentHeader("A".repeat(MAX_PAYMENT_HEADER_BYTES + 1))).toEqual({ ok: false, reason: "too_large" });
+    expect(decodePaymentHeader(Buffer.from(JSON.stringify({ ...payload, x402Version: 3 })).toString("base64"), SHIPPED_NETWORKS)).toEqual({ ok: false, reason: "unsupported_version" });
+    expect(decodePaymentHeader("A".repeat(MAX_PAYMENT_HEADER_BYTES + 1), SHIPPED_NETWORKS)).toEqual({ ok: false, reason: "too_large" });
   });
 
   it("reads an x402 v1 payment into the service's form: its scheme, the CAIP-2 network and that network's USDC", () => {
     const v1 = { x402Version: 1, scheme: "exact", network: "solana-devnet", payload: payload.payload };
-    const decoded = decodePaymentHeader(Buffer.from(JSON.stringify(v1)).toString("base64"));
+    const decoded = decodePaymentHeader(Buffer.from(JSON.stringify(v1)).toString("base64"), SHIPPED_NETWORKS);
     expect(decoded).toEqual({
       ok: true,
       payload: { x402Version: 1, accepted: { scheme: "exact", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" }, payload: payload.payload },
@@ -54,7 +55,7 @@ describe("decodePaymentHeader()", () => {
     ["a payload that is not an object", { payload: "tx" }],
   ])("refuses a v1 payment with %s as malformed", (_label, change) => {
     const v1 = { x402Version: 1, scheme: "exact", network: "solana-devnet", payload: payload.payload, ...change };
-    expect(decodePaymentHeader(Buffer.from(JSON.stringify(v1)).toString("base64"))).toEqual({ ok: false, reason: "malformed" });
+    expect(decodePaymentHeader(Buffer.from(JSON.stringify(v1)).toString("base64"), SHIPPED_NETWORKS)).toEqual({ ok: false, reason: "malformed" });
   });
 });
 

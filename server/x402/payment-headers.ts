@@ -4,6 +4,7 @@
 import "server-only";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { NetworkRegistry } from "../verify";
 import { fromV1Payload } from "./x402-v1";
 
 /** Longest payment header accepted; a Solana payload is ~1.5 KB, an EVM one smaller. */
@@ -17,8 +18,11 @@ export function readPaymentHeader(headers: Headers): string | null {
 
 export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; reason: "too_large" | "malformed" | "unsupported_version" };
 
-/** Decodes a payment header, x402 v2's or v1's (a v1 payment in the service's form: see x402-v1.ts); never throws. */
-export function decodePaymentHeader(value: string): DecodedPayment {
+/**
+ * Decodes a payment header, x402 v2's or v1's (a v1 payment in the service's form, named by its network among
+ * `networks`: see x402-v1.ts); never throws.
+ */
+export function decodePaymentHeader(value: string, networks: NetworkRegistry): DecodedPayment {
   if (value.length > MAX_PAYMENT_HEADER_BYTES) return { ok: false, reason: "too_large" };
   let payload: PaymentPayload;
   try {
@@ -28,7 +32,7 @@ export function decodePaymentHeader(value: string): DecodedPayment {
   }
   if (typeof payload !== "object" || payload === null) return { ok: false, reason: "malformed" };
   if (payload.x402Version === 1) {
-    const v1 = fromV1Payload(payload as unknown as Record<string, unknown>);
+    const v1 = fromV1Payload(networks, payload as unknown as Record<string, unknown>);
     return v1 ? { ok: true, payload: v1 } : { ok: false, reason: "malformed" };
   }
   if (payload.x402Version !== 2) return { ok: false, reason: "unsupported_version" };

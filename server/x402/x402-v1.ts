@@ -5,29 +5,18 @@
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { PaymentPayloadV1, PaymentRequirementsV1 } from "@x402/core/types/v1";
-import { NETWORKS, networkByCaip2, type NetworkId } from "../chain/networks";
+import type { NetworkRegistry } from "../verify";
 
-/** Each network's x402 v1 name, as v1 clients and @x402/svm's and @x402/evm's v1 schemes spell it. */
-export const V1_NETWORK_NAME: Readonly<Record<NetworkId, string>> = {
-  "solana-devnet": "solana-devnet",
-  "solana-mainnet": "solana",
-  "base-sepolia": "base-sepolia",
-  base: "base",
-};
-
-/** The network a v1 name names, or null for a name the service does not take. */
-export function networkOfV1Name(name: unknown): NetworkId | null {
-  const found = (Object.entries(V1_NETWORK_NAME) as [NetworkId, string][]).find(([, v1]) => v1 === name);
-  return found ? found[0] : null;
-}
-
-/** The v1 form of one of our requirements: `maxAmountRequired`, the v1 network name, and the resource inline. */
-export function toV1Requirements(requirements: PaymentRequirements, resource: { url: string; description: string; mimeType?: string }): PaymentRequirementsV1 {
-  const network = networkByCaip2(requirements.network);
+/**
+ * The v1 form of one of our requirements: `maxAmountRequired`, the network's v1 name (its row's, as v1 clients and
+ * @x402/svm's and @x402/evm's v1 schemes spell it), and the resource inline.
+ */
+export function toV1Requirements(networks: NetworkRegistry, requirements: PaymentRequirements, resource: { url: string; description: string; mimeType?: string }): PaymentRequirementsV1 {
+  const network = networks.byCaip2(requirements.network);
   if (!network) throw new Error(`no x402 v1 name for ${requirements.network}`);
   return {
     scheme: requirements.scheme,
-    network: V1_NETWORK_NAME[network.id] as PaymentRequirementsV1["network"],
+    network: network.x402V1Name as PaymentRequirementsV1["network"],
     maxAmountRequired: requirements.amount,
     resource: resource.url,
     description: resource.description,
@@ -45,12 +34,11 @@ export function toV1Requirements(requirements: PaymentRequirements, resource: { 
  * authorization, where the stock v1 scheme checks them). Null when the payload is not v1's shape or names a network
  * the service does not take.
  */
-export function fromV1Payload(raw: Record<string, unknown>): PaymentPayload | null {
-  const id = networkOfV1Name(raw.network);
-  if (!id || typeof raw.scheme !== "string") return null;
+export function fromV1Payload(networks: NetworkRegistry, raw: Record<string, unknown>): PaymentPayload | null {
+  const info = networks.byV1Name(raw.network);
+  if (!info || typeof raw.scheme !== "string") return null;
   const inner = raw.payload;
   if (typeof inner !== "object" || inner === null || Array.isArray(inner)) return null;
-  const info = NETWORKS[id];
   return {
     x402Version: 1,
     accepted: { scheme: raw.scheme, network: info.caip2, asset: info.usdcAsset } as PaymentRequirements,
@@ -64,8 +52,8 @@ export function isV1Payment(payload: PaymentPayload): boolean {
 }
 
 /** The v1 payload and requirements the stock v1 scheme verifies and settles, for a v1 payment matched to `requirements`. */
-export function toV1Call(payload: PaymentPayload, requirements: PaymentRequirements): { payload: PaymentPayload; requirements: PaymentRequirements } {
-  const v1Requirements = toV1Requirements(requirements, { url: "", description: "" });
+export function toV1Call(networks: NetworkRegistry, payload: PaymentPayload, requirements: PaymentRequirements): { payload: PaymentPayload; requirements: PaymentRequirements } {
+  const v1Requirements = toV1Requirements(networks, requirements, { url: "", description: "" });
   const v1Payload: PaymentPayloadV1 = { x402Version: 1, scheme: requirements.scheme, network: v1Requirements.network, payload: payload.payload };
   // @x402/core's facilitator takes both versions through one signature, typed as v2's.
   return { payload: v1Payload as unknown as PaymentPayload, requirements: v1Requirements as unknown as PaymentRequirements };

@@ -70,7 +70,7 @@ beforeAll(async () => {
     LOG_LEVEL: "silent",
     SIGNET_DATA_DIR: dataDir,
     DATABASE_URL: tdb.url,
-    SOLANA_DEVNET_RPC_URL: devnet.url,
+    RPC_URL_SOLANA_DEVNET: devnet.url,
     X402_FLAT_PRICE_USDC: "0.001",
     LOCALNET_EVM_RPC_PORT: "0",
   };

@@ -43,7 +43,7 @@ describe("signet chat with a payer that holds no USDC", () => {
     expect(refused.stderr).toMatch(/^paying and settling… refused after \d+ ms \(HTTP 402\)$/m);
     expect(refused.stderr).toMatch(/^signet: the service refused the payment \(HTTP 402 payment_required\): .*insufficient_balance.*; nothing was charged$/m);
     expect(refused.stderr).toContain(`  the payer ${agent.pubkey} holds less than 0.001 USDC on Solana devnet, the price of this call.\n`);
-    // The CLI's environment names the chain paid on as its devnet RPC (the stack sets SOLANA_DEVNET_RPC_URL), so the
+    // The CLI's environment names the chain paid on as its devnet RPC (the stack sets RPC_URL_SOLANA_DEVNET), so the
     // command needs no --rpc.
     const fund = `npm run -s signet -- localnet fund ${agent.pubkey} --usdc 1`;
     expect(refused.stderr.trimEnd().split("\n").at(-1)).toBe(`  fund it on the local chain: ${fund}`);

@@ -136,7 +136,7 @@ describe("signet doctor --endpoint", () => {
 
   it("exits 1 when no chain RPC answers", async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
-    await withEnv({ SOLANA_DEVNET_RPC_URL: dead, SOLANA_MAINNET_RPC_URL: dead }, async () => {
+    await withEnv({ RPC_URL_SOLANA_DEVNET: dead, RPC_URL_SOLANA_MAINNET: dead }, async () => {
       const r = await doctor(["--endpoint", url]);
       expect(r.code, r.stdout).toBe(1);
       expect(rows(r, "stops payments")).toContain(`every chain RPC is down: ${stack.devnet.caip2}, ${stack.mainnet!.caip2}`);
@@ -191,7 +191,7 @@ describe("signet doctor --local", () => {
     const rpc = new URL(stack.devnet.url);
     rpc.pathname = "/v2/doctor-rpc-key";
     rpc.search = "?api-key=doctor-rpc-key";
-    const r = await doctor(["--local"], { DATABASE_URL: db.toString(), SOLANA_DEVNET_RPC_URL: rpc.toString() });
+    const r = await doctor(["--local"], { DATABASE_URL: db.toString(), RPC_URL_SOLANA_DEVNET: rpc.toString() });
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout.split("\n")[0]).toMatch(/^Signet \d+\.\d+\.\d+ at http:\/\/signet\.test: ok$/);
     expect(rows(r, "database")).toEqual([`PostgreSQL ${db.host}${db.pathname}: up`]);
@@ -201,9 +201,9 @@ describe("signet doctor --local", () => {
   });
 
   it("exits 1 when the mainnet switch is on without a mainnet RPC", async () => {
-    const r = await doctor(["--local"], { SERVICE_MAINNET_ENABLED: "true", SOLANA_MAINNET_RPC_URL: undefined });
+    const r = await doctor(["--local"], { SERVICE_MAINNET_ENABLED: "true", RPC_URL_SOLANA_MAINNET: undefined });
     expect(r.code, r.stdout).toBe(1);
-    expect(rows(r, "stops payments")).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (SOLANA_MAINNET_RPC_URL or BASE_RPC_URL)"]);
+    expect(rows(r, "stops payments")).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE)"]);
   });
 
   it("exits 1 when the database is down", async () => {

@@ -92,7 +92,7 @@ describe("signet topup with the x402 extensions", () => {
 
 /** Runs the CLI with its own environment naming `rpc` as the devnet RPC. */
 function signetWithDevnetRpc(args: string[], rpc: string) {
-  return runSignet(args, path.join(scratch, "data"), 60_000, { SOLANA_DEVNET_RPC_URL: rpc });
+  return runSignet(args, path.join(scratch, "data"), 60_000, { RPC_URL_SOLANA_DEVNET: rpc });
 }
 
 describe("signet chat and verify with no --rpc", () => {

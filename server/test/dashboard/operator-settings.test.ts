@@ -24,7 +24,7 @@ let cookie: string;
 
 beforeAll(async () => {
   // No Solana mainnet RPC (the test config starts no chain playing it): turning mainnet on breaks its calls.
-  stack = await startDbStack({ SERVICE_OPERATOR_PUBKEYS: operator.publicKeyBase58, SERVICE_BASE_URL: ORIGIN, IP_HASH_SALT: undefined, LOCALNET_MAINNET_RPC_PORT: "0", SOLANA_MAINNET_RPC_URL: undefined });
+  stack = await startDbStack({ SERVICE_OPERATOR_PUBKEYS: operator.publicKeyBase58, SERVICE_BASE_URL: ORIGIN, IP_HASH_SALT: undefined, LOCALNET_MAINNET_RPC_PORT: "0", RPC_URL_SOLANA_MAINNET: undefined });
   const { message } = (await (await challengeRoute(new Request(`${ORIGIN}/api/operator/challenge`), {})).json()) as { message: string };
   const res = await signInRoute(
     new Request(`${ORIGIN}/api/operator/session`, {

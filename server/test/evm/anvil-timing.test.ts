@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BASE_BLOCK_TIME_SEC, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../../devtools/anvil";
 import type { FaultProfileInput } from "../../../devtools/localnet";
 
-const BASE = USDC_BY_EVM_CHAIN[8453];
+const BASE = USDC_BY_EVM_CHAIN[8453]!;
 const ONE_ETH = 10n ** 18n;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -18,12 +18,12 @@ let faulty: LocalEvmChain;
 let tdb: TestDatabase;
 beforeAll(async () => {
   // Interval mining: transactions wait in the mempool, where two with one nonce collide.
-  evm = await startLocalEvmChain({ chainId: 84532, ...USDC_BY_EVM_CHAIN[84532], usdc: USDC_BY_EVM_CHAIN[84532].address, blockTimeSec: 1 });
+  evm = await startLocalEvmChain({ chainId: 84532, ...USDC_BY_EVM_CHAIN[84532]!, usdc: USDC_BY_EVM_CHAIN[84532]!.address, blockTimeSec: 1 });
   // The soak's Base faults: a quarter of raw transactions answered with their hash and dropped, half held back 1-6 s.
   faulty = await startLocalEvmChain({
     chainId: 8453,
-    ...USDC_BY_EVM_CHAIN[8453],
-    usdc: USDC_BY_EVM_CHAIN[8453].address,
+    ...USDC_BY_EVM_CHAIN[8453]!,
+    usdc: USDC_BY_EVM_CHAIN[8453]!.address,
     blockTimeSec: 1,
     faults: { seed: 11, dropSendRate: 0.25, delaySendRate: 0.5, confirmDelayMs: [1_000, 6_000] },
   });
@@ -79,7 +79,7 @@ describe("the EVM relayer's nonce across instances", () => {
     const client = createPublicClient({ transport: http(evm.faultFreeUrl) });
     const startBlock = await client.getBlockNumber({ cacheTime: 0 });
 
-    const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(testEnv().NONCE_MODE ? { NONCE_MODE: testEnv().NONCE_MODE } : {}) };
+    const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532]!.name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532]!.version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(testEnv().NONCE_MODE ? { NONCE_MODE: testEnv().NONCE_MODE } : {}) };
     const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
 
     expect(results.filter((r) => "error" in r)).toEqual([]);
@@ -112,7 +112,7 @@ describe("the EVM relayer's nonce across instances", () => {
     // Every raw transaction any instance sends passes the recorder: two different ones with one nonce show there.
     const recorder = await startRelayRecorder(faulty.url);
     try {
-      const common = { RPC_URL: recorder.url, CHAIN_ID: "8453", USDC: faulty.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[8453].name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[8453].version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, SWEEP_UNTIL_MINED: "true" };
+      const common = { RPC_URL: recorder.url, CHAIN_ID: "8453", USDC: faulty.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[8453]!.name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[8453]!.version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, SWEEP_UNTIL_MINED: "true" };
       const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
 
       expect(results.filter((r) => "error" in r)).toEqual([]);

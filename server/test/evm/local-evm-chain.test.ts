@@ -31,7 +31,7 @@ import { ExactEvmScheme as ExactEvmFacilitatorScheme } from "@x402/evm/exact/fac
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { EIP3009_USDC_ABI, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../../devtools/anvil";
 
-const SEPOLIA = USDC_BY_EVM_CHAIN[84532];
+const SEPOLIA = USDC_BY_EVM_CHAIN[84532]!;
 const SEPOLIA_CAIP2 = "eip155:84532";
 /** secp256k1's group order: n - s is the high-s twin of a signature (EIP-2). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -155,7 +155,7 @@ describe("startLocalEvmChain()", () => {
   });
 
   it("plays Base with the USD Coin domain on a second chain", async () => {
-    const base = USDC_BY_EVM_CHAIN[8453];
+    const base = USDC_BY_EVM_CHAIN[8453]!;
     const mainnet = await startLocalEvmChain({ chainId: 8453, usdc: base.address, name: base.name, version: base.version, blockTimeSec: 0 });
     try {
       const c = clientsFor(mainnet);

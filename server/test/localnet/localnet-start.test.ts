@@ -67,10 +67,10 @@ describe("signet localnet start", () => {
     const run = await start(["--solana-port", String(devnet), "--solana-mainnet-port", String(mainnet), "--evm-port", String(sepolia), "--base-port", String(base)]);
     expect(run.stdout(), run.stderr()).toBe(
       [
-        `SOLANA_DEVNET_RPC_URL=http://127.0.0.1:${devnet}`,
-        `SOLANA_MAINNET_RPC_URL=http://127.0.0.1:${mainnet}`,
-        `BASE_SEPOLIA_RPC_URL=http://127.0.0.1:${sepolia}`,
-        `BASE_RPC_URL=http://127.0.0.1:${base}`,
+        `RPC_URL_SOLANA_DEVNET=http://127.0.0.1:${devnet}`,
+        `RPC_URL_SOLANA_MAINNET=http://127.0.0.1:${mainnet}`,
+        `RPC_URL_BASE_SEPOLIA=http://127.0.0.1:${sepolia}`,
+        `RPC_URL_BASE=http://127.0.0.1:${base}`,
         "VERIFIER_ALLOW_PRIVATE_NETWORKS=true",
         "EXPLORER_ADVERTISE_RPC=true",
         "",
@@ -91,7 +91,7 @@ describe("signet localnet start", () => {
     expect(JSON.parse(funded.stdout)).toEqual({ owner: payer, usdcUnits: "0", wei: String(10n ** 18n) });
     const client = createPublicClient({ transport: http(`http://127.0.0.1:${sepolia}`) });
     expect(await client.getBalance({ address: payer })).toBe(10n ** 18n);
-    expect(await client.readContract({ address: USDC_BY_EVM_CHAIN[84532].address, abi: EIP3009_USDC_ABI as Abi, functionName: "balanceOf", args: [payer] })).toBe(0n);
+    expect(await client.readContract({ address: USDC_BY_EVM_CHAIN[84532]!.address, abi: EIP3009_USDC_ABI as Abi, functionName: "balanceOf", args: [payer] })).toBe(0n);
 
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(0);

@@ -10,6 +10,7 @@ import { eip3009ABI } from "@x402/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatRequestDigest } from "../../payments/request-digest";
 import { decodePaymentHeader } from "../../x402/payment-headers";
+import { SHIPPED_NETWORKS } from "../../verify";
 import { paymentIdempotencyKey } from "../../x402/idempotency-key";
 import { payingAccount } from "../../x402/paying-account";
 import { authorizationHeader } from "../support/eip3009-header";
@@ -28,7 +29,7 @@ describe("a live settlement waiting past its lease for its payer's lane", () => 
     const body = { model: "local/echo-1", messages: [{ role: "user", content: "slow lane" }] };
     const agent = await stack.newAgent(1_000_000n);
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url);
-    const decoded = decodePaymentHeader(header);
+    const decoded = decodePaymentHeader(header, SHIPPED_NETWORKS);
     if (!decoded.ok) throw new Error("the stock client's header did not decode");
     // Another settlement of this payer holds the lane for twice the lease.
     const source = payingAccount(stack.devnet.caip2, decoded.payload)!;
@@ -95,7 +96,7 @@ describe("a Base payment whose server died after relaying it", () => {
     stack = await startPaidStack({
       evm: true,
       timing: "instant",
-      env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000", FACILITATOR_EVM_SECRET_KEY: facilitatorKey, BASE_SEPOLIA_RPC_URL: proxy.url },
+      env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000", FACILITATOR_EVM_SECRET_KEY: facilitatorKey, RPC_URL_BASE_SEPOLIA: proxy.url },
     });
     proxy.upstream.url = stack.baseSepolia!.faultFreeUrl;
   });
@@ -108,7 +109,7 @@ describe("a Base payment whose server died after relaying it", () => {
     const body = { model: "local/echo-1", messages: [{ role: "user", content: "taken over" }], network: "base-sepolia" };
     const agent = await stack.newEvmAgent(1_000_000n);
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
-    const decoded = decodePaymentHeader(header);
+    const decoded = decodePaymentHeader(header, SHIPPED_NETWORKS);
     if (!decoded.ok) throw new Error("the hand-signed header did not decode");
     const { authorization, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
 
@@ -184,7 +185,7 @@ describe("a pending Base payment whose authorization is spent while the RPC does
     stack = await startPaidStack({
       evm: true,
       evmFaults: { seed: 5, dropSendRate: 1 },
-      env: { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "1500", BASE_SEPOLIA_RPC_URL: proxy.url },
+      env: { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "1500", RPC_URL_BASE_SEPOLIA: proxy.url },
     });
     proxy.upstream.url = stack.baseSepolia!.url;
   });
@@ -201,7 +202,7 @@ describe("a pending Base payment whose authorization is spent while the RPC does
     expect((await send()).status).toBe(502);
 
     // A third party lands the authorization, past the RPC that drops the service's sends.
-    const decoded = decodePaymentHeader(header);
+    const decoded = decodePaymentHeader(header, SHIPPED_NETWORKS);
     if (!decoded.ok) throw new Error("the hand-signed header did not decode");
     const { authorization: a, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
     const relay = privateKeyToAccount(generatePrivateKey());

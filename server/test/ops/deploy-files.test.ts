@@ -9,7 +9,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../devtools/soak/soak-stack";
 import { generatePrivateKey } from "viem/accounts";
-import { assertReadyToServe, envSchema, loadConfig, readSecretFiles, SECRET_FILE_VARIABLES } from "../../env";
+import { assertReadyToServe, envSchema, loadConfig, readSecretFiles, rpcUrlVariable, SECRET_FILE_VARIABLES } from "../../env";
+import { SHIPPED_NETWORKS } from "../../verify";
 import { generateKeypair, toSolanaCliJson } from "../../keys/parse-secret-key";
 
 const UNIT = readFileSync(path.join(REPO_ROOT, "deploy/signet.service"), "utf8");
@@ -81,7 +82,8 @@ describe(".env.production.example", () => {
     const names = lines.map((m) => m[1]!);
     expect(new Set(names).size).toBe(names.length);
     const fileNames = SECRET_FILE_VARIABLES.map((name) => `${name}_FILE`);
-    for (const name of names) expect(Object.keys(envSchema.shape).includes(name) || fileNames.includes(name), name).toBe(true);
+    const rpcNames = SHIPPED_NETWORKS.ids.map(rpcUrlVariable);
+    for (const name of names) expect(Object.keys(envSchema.shape).includes(name) || fileNames.includes(name) || rpcNames.includes(name), name).toBe(true);
   });
 
   it("is a whole production configuration once its files exist and its placeholders are replaced", () => {
@@ -100,6 +102,8 @@ describe(".env.production.example", () => {
     }
     const cfg = loadConfig(readSecretFiles(env));
     expect(() => assertReadyToServe(cfg)).not.toThrow();
-    expect(cfg).toMatchObject({ isProduction: true, trustedProxyHops: 1, baseUrl: "https://signet.example.com" });
+    expect(cfg).toMatchObject({ isProduction: true, trustedProxyHops: 1, baseUrl: "https://signet.example.com", deprecations: [] });
+    // Every network of this release has its RPC.
+    expect(Object.keys(cfg.rpcUrls).sort()).toEqual([...SHIPPED_NETWORKS.ids].sort());
   });
 });

@@ -41,7 +41,7 @@ beforeAll(async () => {
       LOG_LEVEL: "silent",
       SIGNET_DATA_DIR: tempDataDir("signet-shutdown-"),
       DATABASE_URL: tdb.url,
-      SOLANA_DEVNET_RPC_URL: devnet.url,
+      RPC_URL_SOLANA_DEVNET: devnet.url,
       LOCALNET_EVM_RPC_PORT: "0",
       LOCAL_MODEL_STREAM_DELAY_MS: String(STREAM_DELAY_MS),
       SHUTDOWN_GRACE_MS: String(GRACE_MS),

@@ -4,6 +4,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ProviderRequest {
+  /** The path asked for, under the base URL's host: `/api/v1/chat/completions` or `/api/v1/embeddings`. */
+  path: string;
+  /** The Authorization header as sent. */
+  authorization?: string;
   /** The request body as sent. */
   raw: string;
   body: { model: string; max_tokens?: number; [key: string]: unknown };
@@ -82,6 +86,28 @@ export function streamOf(answer: ProviderAnswer, argumentPiece = 5): StreamedPro
   return { status: 200, events };
 }
 
+/**
+ * An embeddings answer as OpenAI and OpenRouter send it: one `embedding` item per vector, in order, each as JSON numbers
+ * or (`base64`) as base64 of little-endian float32, with the input token count and, if given, its own `cost` in USD.
+ */
+export function embeddingsAnswer(model: string, vectors: readonly (readonly number[])[], usage: { prompt_tokens: number; cost?: number }, encoding: "float" | "base64" = "float"): ProviderAnswer {
+  const base64 = (vector: readonly number[]) => {
+    const bytes = new Uint8Array(vector.length * 4);
+    const view = new DataView(bytes.buffer);
+    vector.forEach((value, i) => view.setFloat32(i * 4, value, true));
+    return Buffer.from(bytes).toString("base64");
+  };
+  return {
+    status: 200,
+    json: {
+      object: "list",
+      data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: encoding === "base64" ? base64(vector) : vector })),
+      model,
+      usage: { ...usage, total_tokens: usage.prompt_tokens },
+    },
+  };
+}
+
 /** A provider failure: 500 with an OpenAI-shaped error body. */
 export const failureAnswer: ProviderAnswer = { status: 500, json: { error: { message: "boom" } } };
 
@@ -96,7 +122,7 @@ export async function startFakeProvider(
       // The service's health check lists the provider's models (GET /models): a body-less request is that probe.
       if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [] }));
       void (async () => {
-        const answered = await answer({ raw, body: JSON.parse(raw) as ProviderRequest["body"] });
+        const answered = await answer({ path: req.url ?? "", ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), raw, body: JSON.parse(raw) as ProviderRequest["body"] });
         if ("events" in answered) {
           res.writeHead(200, { "content-type": "text/event-stream" });
           for (const [i, data] of answered.events.entries()) {

@@ -95,9 +95,9 @@ export async function startPaidStack(
   const devnet = await startChain({ profile: "devnet", port: 0, dataDir: null, ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana), ...opts.devnet });
   const mainnet = opts.mainnet ? await startChain({ profile: "mainnet", port: 0, dataDir: null, ...solana }) : null;
   const baseSepolia = opts.evm
-    ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532].address, ...USDC_BY_EVM_CHAIN[84532], ...blockTime, faults: opts.evmFaults ?? null })
+    ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532]!.address, ...USDC_BY_EVM_CHAIN[84532]!, ...blockTime, faults: opts.evmFaults ?? null })
     : null;
-  const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453].address, ...USDC_BY_EVM_CHAIN[8453], ...blockTime }) : null;
+  const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453]!.address, ...USDC_BY_EVM_CHAIN[8453]!, ...blockTime }) : null;
   const tdb = await createTestDatabase();
   const dbProxy = opts.dbProxy ? await startPgProxy(tdb.url) : null;
   const restore = setEnv({
@@ -106,13 +106,13 @@ export async function startPaidStack(
     SERVICE_BASE_URL: BASE,
     SIGNET_DATA_DIR: dataDir,
     DATABASE_URL: dbProxy?.url ?? tdb.url,
-    SOLANA_DEVNET_RPC_URL: devnet.url,
-    SOLANA_MAINNET_RPC_URL: mainnet?.url,
+    RPC_URL_SOLANA_DEVNET: devnet.url,
+    RPC_URL_SOLANA_MAINNET: mainnet?.url,
     UPSTREAM_API_KEY: undefined,
     SERVICE_DEPOSIT_ADDRESS: undefined,
     FACILITATOR_SECRET_KEY: undefined,
-    BASE_SEPOLIA_RPC_URL: baseSepolia?.url,
-    BASE_RPC_URL: base?.url,
+    RPC_URL_BASE_SEPOLIA: baseSepolia?.url,
+    RPC_URL_BASE: base?.url,
     FACILITATOR_EVM_SECRET_KEY: undefined,
     SERVICE_EVM_DEPOSIT_ADDRESS: undefined,
     // Requests handed straight to route handlers carry no peer address: all of them count as one client IP.

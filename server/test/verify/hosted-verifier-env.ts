@@ -25,8 +25,8 @@ export function useHostedVerifierEnv(prefix: string, deadRpcUrl: () => string): 
       SERVICE_OPERATOR_SECRET_KEY: undefined,
       VERIFIER_SECRET_KEY: undefined,
       VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
-      SOLANA_DEVNET_RPC_URL: deadRpcUrl(),
-      SOLANA_MAINNET_RPC_URL: deadRpcUrl(),
+      RPC_URL_SOLANA_DEVNET: deadRpcUrl(),
+      RPC_URL_SOLANA_MAINNET: deadRpcUrl(),
     });
   });
   afterEach(() => restore());

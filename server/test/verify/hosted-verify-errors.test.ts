@@ -153,7 +153,7 @@ describe("POST /api/verify when what it must fetch fails", () => {
 
   it("never shows the service's own RPC URL (it may hold an API key) when that RPC fails", async () => {
     const v = firstVector(true);
-    const res = await withEnv({ SOLANA_DEVNET_RPC_URL: `${deadUrl}/?api-key=PROVIDER-SECRET-123` }, () => verify(requestFor(v, { operatorKey: v.operatorKey })));
+    const res = await withEnv({ RPC_URL_SOLANA_DEVNET: `${deadUrl}/?api-key=PROVIDER-SECRET-123` }, () => verify(requestFor(v, { operatorKey: v.operatorKey })));
     const text = JSON.stringify(await errorBody(res, 502, "upstream_error"));
     expect(text).not.toContain("PROVIDER-SECRET-123");
     expect(text).not.toContain(deadUrl);

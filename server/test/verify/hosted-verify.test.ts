@@ -176,7 +176,7 @@ describe("POST /api/verify with a receipt this service just signed", () => {
   it("checks an x402 receipt against this service's own chain RPC when the caller gives no rpc", async () => {
     const receipt = freshReceipt({ payment: freshPayment() });
     rpc.record(receipt);
-    const verdict = await withEnv({ SOLANA_DEVNET_RPC_URL: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
+    const verdict = await withEnv({ RPC_URL_SOLANA_DEVNET: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
     expect(verdict.ok).toBe(true);
     expect(rpc.getTransactionCalls().at(-1)?.[0]).toBe((receipt.payment as { tx_signature: string }).tx_signature);
   });
@@ -193,7 +193,7 @@ describe("POST /api/verify with a receipt this service just signed", () => {
     expect(verdictSignatureValid({ ...viaCaller, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" }, key)).toBe(false);
     expect(verdictSignatureValid({ ...viaCaller, rpc: "service" }, key)).toBe(false);
 
-    const viaService = await withEnv({ SOLANA_DEVNET_RPC_URL: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
+    const viaService = await withEnv({ RPC_URL_SOLANA_DEVNET: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
     expect(viaService).toMatchObject({ ok: true, network: SOLANA_DEVNET_CAIP2, rpc: "service" });
     expect(verdictSignatureValid(viaService, key)).toBe(true);
 

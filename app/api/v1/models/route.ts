@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 export const GET = handleRoute(async () => {
   const ctx = await routeRuntime();
   const settings = await ctx.settings.read();
-  return Response.json(listModels(ctx.upstream, settings));
+  return Response.json(listModels(ctx.upstream, settings, ctx.config.networks));
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

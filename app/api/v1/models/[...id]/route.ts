@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export const GET = handleRoute<{ params: Promise<{ id: string[] }> }>(async (_req, { params }) => {
   const id = (await params).id.join("/");
   const ctx = await routeRuntime();
-  return Response.json(retrieveModel(ctx.upstream, await ctx.settings.read(), id));
+  return Response.json(retrieveModel(ctx.upstream, await ctx.settings.read(), ctx.config.networks, id));
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);
