@@ -157,6 +157,16 @@ describe("eslint layering: the layer map", () => {
     const unmapped = sourceFiles("server", false).filter((file) => !file.startsWith("server/test/") && !file.startsWith("server/verify/fixtures/") && layerOf(file) === -1);
     expect(unmapped).toEqual([]);
   });
+
+  it("keeps every route's request and response schema module in the edge layer, where the paid-route registry reads it", async () => {
+    const configPath = "./eslint.config.mjs";
+    const { layerOf, LAYERS } = (await import(/* @vite-ignore */ configPath)) as { layerOf: (file: string) => number; LAYERS: { name: string }[] };
+    const edge = LAYERS.findIndex((l) => l.name === "edge");
+    // The hosted verifier's schemas describe no route the registry sells: they stay with their surface.
+    const schemas = sourceFiles("server", false).filter((file) => /-(request-schema|response-body)\.ts$/.test(file) && !file.startsWith("server/hosted-verify/"));
+    expect(schemas.length).toBeGreaterThan(4);
+    expect(schemas.filter((file) => layerOf(file) !== edge)).toEqual([]);
+  });
 });
 
 describe("eslint: no import cycles", () => {

@@ -13,9 +13,9 @@ import type { CallRequest, ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
-import { chatRequestDigest } from "../payments/request-digest";
+import { chatRequestDigest } from "../x402/request-digest";
 import type { CompletionParams } from "../upstream";
-import { PAID_RESOURCE_DESCRIPTIONS, type PaidResource } from "../x402/paid-resources";
+import { paidRoute, type PaidRoute } from "../x402/paid-routes";
 import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
 
 export interface PaidChatInput {
@@ -33,7 +33,7 @@ export interface PaidChatInput {
 /** Another route's binding of the payment to its own request (see PaidChatInput.binding). */
 interface PaidCallBinding {
   /** The paid resource the call is (its challenge's description and its x402 signed receipt name it). */
-  resource: PaidResource;
+  resource: PaidRoute;
   /** The digest of the request as that route received it, under the call's resolved network. */
   requestDigest: (network: NetworkId) => string;
 }
@@ -46,7 +46,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
     plan: (state) => planChat(ctx, input, state),
     admission: ({ plan }) => ({
       resourceUrl: input.resourceUrl,
-      description: PAID_RESOURCE_DESCRIPTIONS[input.binding?.resource ?? "chat"],
+      description: paidRoute(input.binding?.resource ?? "chat").description,
       purpose: "chat",
       requestDigest: input.binding ? input.binding.requestDigest(plan.network) : chatRequestDigest(body, plan.network),
     }),

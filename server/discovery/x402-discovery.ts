@@ -1,5 +1,5 @@
 // GET /.well-known/x402: what an x402 client or crawler needs to find and pay this service: the paid
-// resources (chat, responses and top-up) with their requirements per network (asset, price, payTo, fee payer) and the x402
+// resources (every row of the paid-route registry) with their requirements per network (asset, price, payTo, fee payer) and the x402
 // extensions their 402s declare (bazaar discovery metadata, payment ids), the prepaid routes, the keys, the DID
 // document and the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
 import "server-only";
@@ -10,7 +10,7 @@ import type { AppContext } from "../app-context";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { depositAddressFor } from "../x402/deposit-address";
-import { PAID_RESOURCE_DESCRIPTIONS, paidResourceUrl, SERVICE_TAGS, type PaidResource } from "../x402/paid-resources";
+import { PAID_ROUTE_REGISTRY, PAID_ROUTES, paidRouteUrl, SERVICE_TAGS, type PaidRoute } from "../x402/paid-routes";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
 import { didWebOf } from "./did-web-document";
 
@@ -41,12 +41,13 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   }
   // The declarations of the resource's own 402s. A top-up's 402 asks for the amount its body names: its accepts here
   // show the smallest, the flat price.
-  const resource = (paid: PaidResource) => {
+  const resource = (paid: PaidRoute) => {
     const declared = ctx.gateway.declaredExtensions(paid);
+    const row = PAID_ROUTE_REGISTRY[paid];
     return {
-      resource: paidResourceUrl(baseUrl, paid),
-      method: "POST",
-      description: PAID_RESOURCE_DESCRIPTIONS[paid],
+      resource: paidRouteUrl(baseUrl, paid),
+      method: row.method,
+      description: row.description,
       mimeType: "application/json",
       accepts,
       extensions: { [BAZAAR.key]: declared[BAZAAR.key], [PAYMENT_IDENTIFIER]: declared[PAYMENT_IDENTIFIER] },
@@ -59,11 +60,12 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
     did: { id: didWebOf(baseUrl), document: `${baseUrl}/.well-known/did.json` },
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },
     receipt_log: { origin: ctx.keys.log().origin, verifier_key: ctx.keys.log().verifierKey, prefix: `${baseUrl}/log`, checkpoint: `${baseUrl}/log/checkpoint`, key_url: `${baseUrl}/log/key` },
-    resources: [resource("chat"), resource("responses"), resource("topup")],
+    resources: PAID_ROUTES.map(resource),
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,
       inference: `${baseUrl}/api/v1/inference`,
-      responses: `${baseUrl}/api/v1/responses`,
+      // The paid routes that also serve a request signed for their path from prepaid credit.
+      ...Object.fromEntries(PAID_ROUTES.filter((r) => PAID_ROUTE_REGISTRY[r].prepaidSigning).map((r) => [r, paidRouteUrl(baseUrl, r)])),
       grant_challenge: `${baseUrl}/api/v1/grants/challenge`,
       grants: `${baseUrl}/api/v1/grants`,
     },

@@ -8,9 +8,10 @@
 // condition: imports nothing server-only.
 import { createRequire } from "node:module";
 import path from "node:path";
+import { PAID_ROUTE_PATHS, PAID_ROUTES } from "./paid-route-paths";
 
-/** The paths served directly: the paid chat and responses routes, the prepaid route and the hosted verifier. */
-const DIRECT_API_PATHS = ["/api/v1/chat/completions", "/api/v1/responses", "/api/v1/inference", "/api/verify"] as const;
+/** The paths served directly: the paid routes the registry marks direct, the prepaid route and the hosted verifier. */
+const DIRECT_API_PATHS = [...PAID_ROUTES.filter((r) => PAID_ROUTE_PATHS[r].direct).map((r) => PAID_ROUTE_PATHS[r].path), "/api/v1/inference", "/api/verify"];
 
 /** The receipt log's read routes served directly, as their route folders spell them (a last `[param]` or `[...param]`). */
 export const DIRECT_LOG_ROUTES = ["/log/checkpoint", "/log/checkpoints/[size]", "/log/key", "/log/tile/[...path]"] as const;

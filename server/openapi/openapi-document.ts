@@ -3,24 +3,21 @@
 // the one error table. Served at GET /api/v1/openapi.json and rendered at /docs.
 import "server-only";
 import { z } from "zod";
-import { chatRequestSchema } from "../chat/chat-request-schema";
 import { errorTableMarkdown } from "../docs/error-table";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import { claimGrantSchema } from "../grants/claim-grant";
 import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";
 import { signInSchema } from "../operator-auth/sign-in";
 import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
-import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
-import { responsesRequestSchema } from "../responses/responses-request-schema";
+import { PAID_ROUTE_REGISTRY, PAID_ROUTES, type PaidRouteRow } from "../x402/paid-routes";
 import * as r from "./response-schemas";
 
 type Json = Record<string, unknown>;
 
-// The routes' own request schemas (the same instances they validate with) join the components.
-chatRequestSchema.register(r.openApiComponents, { id: "ChatRequest" });
-responsesRequestSchema.register(r.openApiComponents, { id: "ResponsesRequest" });
+// The routes' own request schemas (the same instances they validate with) join the components: the paid routes' from
+// the paid-route registry.
+for (const route of PAID_ROUTES) PAID_ROUTE_REGISTRY[route].requestSchema.register(r.openApiComponents, { id: PAID_ROUTE_REGISTRY[route].openapi.requestSchemaId });
 inferenceRequestSchema.register(r.openApiComponents, { id: "InferenceRequest" });
-topUpRequestSchema.register(r.openApiComponents, { id: "TopUpRequest" });
 claimGrantSchema.register(r.openApiComponents, { id: "GrantClaim" });
 verifyRequestSchema.register(r.openApiComponents, { id: "VerifyRequest" });
 verifyResponseSchema.register(r.openApiComponents, { id: "Verdict", description: "The hosted verifier's signed verdict" });
@@ -55,14 +52,14 @@ const SIGNED_REQUEST_HEADERS = [
   { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58", schema: { type: "string" } },
 ];
 
-/** The responses route's prepaid way: the prepaid route's signature headers, naming this route's path. */
-const RESPONSES_SIGNED_HEADERS = [
+/** A paid route's prepaid way: the prepaid route's signature headers, naming the route's own path. */
+const signedHeadersFor = (path: string) => [
   { name: "X-Agent-Pubkey", in: "header", required: false, description: "Prepaid requests: the agent's Ed25519 public key, base58", schema: { type: "string" } },
   {
     name: "X-Agent-Signature",
     in: "header",
     required: false,
-    description: "Prepaid requests: Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/responses\\n` (origin: this service's public base URL) followed by the exact body bytes, base58",
+    description: `Prepaid requests: Ed25519 over \`signet-prepaid-v1\\nPOST <origin>${path}\\n\` (origin: this service's public base URL) followed by the exact body bytes, base58`,
     schema: { type: "string" },
   },
 ];
@@ -143,70 +140,37 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     },
   };
 
+  const streams = { chat: stream, responses: responsesStream };
+  /** A paid route's operation, from its registry row: paid with x402 and, where the row says so, from prepaid credit too. */
+  const paidOperation = (row: PaidRouteRow): Json => {
+    const op = row.openapi;
+    const signed = row.prepaidSigning;
+    const paidOnly = (headers: Record<string, { description: string }>) =>
+      signed ? Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, { ...h, description: `${h.description}. Paid requests only`, required: false }])) : headers;
+    const answerHeaders = op.answer.receipt ? { ...receiptHeaders, ...paidOnly(settlementHeaders) } : { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders };
+    const signedPaymentRequired = {
+      ...paymentRequired,
+      description: `${paymentRequired.description}. A signed (prepaid) request without enough free credit: \`insufficient_credits\` (an Error, without the challenge headers)`,
+      headers: Object.fromEntries(Object.entries(paymentRequired.headers).map(([name, h]) => [name, { ...h, required: false }])),
+      content: { "application/json": { schema: { anyOf: [ref(r.paymentErrorSchema), { $ref: "#/components/schemas/Error" }] } } },
+    };
+    return {
+      operationId: op.operationId,
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: [...op.tags],
+      parameters: [...PAID_REQUEST_HEADERS, ...(signed ? signedHeadersFor(row.path) : [])],
+      requestBody: body(row.requestSchema),
+      responses: {
+        "200": { description: op.answer.description, headers: answerHeaders, content: op.answer.stream ? { ...json(op.answer.schema), ...streams[op.answer.stream] } : json(op.answer.schema) },
+        "402": signed ? signedPaymentRequired : paymentRequired,
+        ...errors([...COMMON, ...op.errors]),
+      },
+    };
+  };
+
   const paths: Json = {
-    "/api/v1/chat/completions": {
-      post: {
-        operationId: "createChatCompletion",
-        summary: "Paid chat completion (x402, one payment per call)",
-        description:
-          "OpenAI-shaped. Without a payment header: 402 with the x402 challenge (v2 in PAYMENT-REQUIRED, v1 in the body). With one: verify, settle, credit, inference, debit, log, and a signed receipt. A payment settled but not served (upstream failure) stays as credit and the same header can be sent again once.",
-        tags: ["inference"],
-        parameters: PAID_REQUEST_HEADERS,
-        requestBody: body(chatRequestSchema),
-        responses: {
-          "200": { description: "The completion, with its receipt", headers: { ...receiptHeaders, ...settlementHeaders }, content: { ...json(r.chatCompletionSchema), ...stream } },
-          "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
-        },
-      },
-    },
-    "/api/v1/responses": {
-      post: {
-        operationId: "createResponse",
-        summary: "Paid Responses API call (x402, one payment per call)",
-        description:
-          "OpenAI's Responses API for one stateless text answer. A request signed like a prepaid one (X-Agent-Pubkey, X-Agent-Signature naming this path; `nonce`, `timestamp` and optionally `max_cost_usdc` in the body) is served from the agent's prepaid credit; any other is paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` and `instructions` map onto chat messages, which the receipt's prompt hash covers. `store: true`, `previous_response_id`, `conversation`, `background: true`, `tools`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
-        tags: ["inference"],
-        parameters: [...PAID_REQUEST_HEADERS, ...RESPONSES_SIGNED_HEADERS],
-        requestBody: body(responsesRequestSchema),
-        responses: {
-          "200": {
-            description: "The response, with its receipt",
-            headers: { ...receiptHeaders, ...Object.fromEntries(Object.entries(settlementHeaders).map(([name, h]) => [name, { ...h, description: `${h.description}. Paid requests only`, required: false }])) },
-            content: { ...json(r.responsesObjectSchema), ...responsesStream },
-          },
-          "402": {
-            ...paymentRequired,
-            description: `${paymentRequired.description}. A signed (prepaid) request without enough free credit: \`insufficient_credits\` (an Error, without the challenge headers)`,
-            headers: Object.fromEntries(Object.entries(paymentRequired.headers).map(([name, h]) => [name, { ...h, required: false }])),
-            content: { "application/json": { schema: { anyOf: [ref(r.paymentErrorSchema), { $ref: "#/components/schemas/Error" }] } } },
-          },
-          ...errors([
-            ...COMMON,
-            "agent_not_allowed",
-            "payment_replay",
-            "payment_request_mismatch",
-            "invalid_payment_id",
-            "payment_id_conflict",
-            "missing_auth_headers",
-            "invalid_signature",
-            "request_expired",
-            "nonce_replay",
-            "rate_limited",
-            "invalid_network",
-            "model_not_allowed",
-            "network_not_supported",
-            "mainnet_disabled",
-            "upstream_error",
-            "chain_unavailable",
-            "settlement_pending",
-            "upstream_timeout",
-            "receipt_log_unavailable",
-            "server_misconfigured",
-          ]),
-        },
-      },
-    },
+    ...Object.fromEntries(PAID_ROUTES.map((route) => [PAID_ROUTE_REGISTRY[route].path, { post: paidOperation(PAID_ROUTE_REGISTRY[route]) }])),
     "/api/v1/inference": {
       post: {
         operationId: "createPrepaidInference",
@@ -218,20 +182,6 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         responses: {
           "200": { description: "The completion, with its receipt", headers: receiptHeaders, content: { ...json(r.chatCompletionSchema), ...stream } },
           ...errors([...COMMON, "missing_auth_headers", "invalid_signature", "request_expired", "nonce_replay", "insufficient_credits", "rate_limited", "invalid_network", "model_not_allowed", "mainnet_disabled", "upstream_error", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
-        },
-      },
-    },
-    "/api/v1/credits": {
-      post: {
-        operationId: "topUpCredits",
-        summary: "Buy prepaid credit with an x402 payment",
-        tags: ["credits"],
-        parameters: PAID_REQUEST_HEADERS,
-        requestBody: body(topUpRequestSchema),
-        responses: {
-          "200": { description: "Credited", headers: { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders }, content: json(r.topUpResultSchema) },
-          "402": paymentRequired,
-          ...errors([...COMMON, "agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict", "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"]),
         },
       },
     },

@@ -10,7 +10,7 @@ import { readBalance } from "../ledger/credit-agent";
 import { refundHold } from "../ledger/credit-holds";
 import type { CallSettlement, RouteReceipt } from "../pipeline/call-types";
 import { formatUnitsAsUsdc } from "../verify";
-import type { PaidResource } from "../x402/paid-resources";
+import type { PaidRoute } from "../x402/paid-routes";
 import { settlementHeaders } from "../x402/payment-headers";
 import type { SettledPayment } from "./paid-request-types";
 import { markUnserved } from "./payment-store";
@@ -22,7 +22,7 @@ const RETRY_AFTER = { "Retry-After": "1" };
 const RECORD_REFUSED = "record_refused";
 
 /** The settlement of a call served from `payment`'s hold, for the resource it bought (chat unless said). */
-export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, payment: SettledPayment, resource?: PaidResource): CallSettlement {
+export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, payment: SettledPayment, resource?: PaidRoute): CallSettlement {
   const settlement = { transaction: payment.txSignature, network: payment.network, payer: payment.payer };
   const held = { id: payment.id, attempt: payment.attempt };
   return {
@@ -76,6 +76,6 @@ export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, 
 }
 
 /** The x402 signed receipt of a paid call: the payment's settlement, for the resource it bought (chat unless said). */
-function issuePaidCallReceipt(ctx: Pick<AppContext, "gateway">, payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidResource = "chat"): Promise<RouteReceipt | null> {
+function issuePaidCallReceipt(ctx: Pick<AppContext, "gateway">, payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidRoute = "chat"): Promise<RouteReceipt | null> {
   return ctx.gateway.offerReceipts.issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
 }

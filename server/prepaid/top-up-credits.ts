@@ -13,7 +13,7 @@ import type { Settings } from "../settings/setting-definitions";
 import { admitNetwork } from "../pipeline/network-gate";
 import type { TopUpRequest } from "./top-up-request-schema";
 import { answerTopUp, keptTopUpAnswer, topUpHeaders } from "../payments/top-up-answer";
-import { topUpRequestDigest } from "../payments/request-digest";
+import { topUpRequestDigest } from "../x402/request-digest";
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
 export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {

@@ -4,7 +4,7 @@
 import "server-only";
 import type { AppContext } from "../app-context";
 import { servePaidChat } from "../chat/serve-paid-chat";
-import { responsesRequestDigest } from "../payments/request-digest";
+import { responsesRequestDigest } from "../x402/request-digest";
 import type { ServedCall } from "../pipeline/call-types";
 import { asResponsesAnswer } from "./responses-answer";
 import { chatRequestOf } from "./chat-request-of";

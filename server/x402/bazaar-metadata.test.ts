@@ -5,14 +5,15 @@ import { buildOpenApiDocument } from "../openapi/openapi-document";
 import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
 import { responsesRequestSchema } from "../responses/responses-request-schema";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
-import { BAZAAR_EXAMPLES, bazaarDeclaration, chatDiscoverySchema, jsonSchemaOf, responsesAnswerSchema } from "./bazaar-metadata";
-import { PAID_RESOURCE_PATHS, type PaidResource } from "./paid-resources";
+import { bazaarDeclaration, jsonSchemaOf } from "./bazaar-metadata";
+import { PAID_ROUTE_EXAMPLES as BAZAAR_EXAMPLES } from "./paid-route-examples";
+import { chatDiscoverySchema, PAID_ROUTES, paidRoute, responsesAnswerSchema, type PaidRoute } from "./paid-routes";
 
-const RESOURCES: PaidResource[] = ["chat", "responses", "topup"];
+const RESOURCES: PaidRoute[] = PAID_ROUTES;
 
 /** As the resource server's enrichment leaves it for a POST route (the 402's form). */
-function enriched(resource: PaidResource): DiscoveryExtension {
-  const path = PAID_RESOURCE_PATHS[resource];
+function enriched(resource: PaidRoute): DiscoveryExtension {
+  const { path } = paidRoute(resource);
   return bazaarResourceServerExtension.enrichDeclaration!(bazaarDeclaration(resource), { method: "POST", routePattern: path, adapter: { getPath: () => path } }) as DiscoveryExtension;
 }
 
@@ -28,8 +29,8 @@ describe("bazaarDeclaration()", () => {
 
   it("takes the input and output schemas from the zod schemas the OpenAPI document publishes", () => {
     const components = (buildOpenApiDocument("http://x").components as { schemas: Record<string, unknown> }).schemas;
-    const body = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties.input as { properties: { body: unknown } }).properties.body;
-    const output = (resource: PaidResource) => (bazaarDeclaration(resource).schema.properties as unknown as { output: { properties: { example: Record<string, unknown> } } }).output.properties.example;
+    const body = (resource: PaidRoute) => (bazaarDeclaration(resource).schema.properties.input as { properties: { body: unknown } }).properties.body;
+    const output = (resource: PaidRoute) => (bazaarDeclaration(resource).schema.properties as unknown as { output: { properties: { example: Record<string, unknown> } } }).output.properties.example;
     expect(body("chat")).toEqual({ type: "object", ...jsonSchemaOf(chatDiscoverySchema) });
     // The chat body's core fields are the route's own, as the OpenAPI document publishes them.
     const published = (components.ChatRequest as { properties: Record<string, unknown> }).properties;

@@ -24,7 +24,7 @@ import { signEd25519 } from "../keys/node-ed25519";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { logEvent } from "../log";
 import { compactExtensions } from "./compact-extensions";
-import { paidResourceUrl, type PaidResource } from "./paid-resources";
+import { paidRouteUrl, type PaidRoute } from "./paid-routes";
 
 /** Distinct offers kept signed (resource × network × amount × payee); past it the expired go, then all. */
 const MAX_CACHED_OFFERS = 1_024;
@@ -52,7 +52,7 @@ export interface OfferReceipts {
    * it in the settlement response. Null (logged) when the key could not sign: the call was served and charged, so its
    * answer still goes out.
    */
-  issueSettlementReceipt(resource: PaidResource, settlement: { payer: string; network: string; transaction: string }): Promise<SettlementReceipt | null>;
+  issueSettlementReceipt(resource: PaidRoute, settlement: { payer: string; network: string; transaction: string }): Promise<SettlementReceipt | null>;
 }
 
 /** Offers signed once and reused while half their validity or more remains; receipts signed per settlement. */
@@ -111,7 +111,7 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
     // Our settlement runs through the payment state machine, not the resource server's settlePayment, so the
     // extension's own hook is called here with what it reads: the result and the resource URL.
     async issueSettlementReceipt(resource, settlement) {
-      const url = paidResourceUrl(signer.baseUrl, resource);
+      const url = paidRouteUrl(signer.baseUrl, resource);
       const context = { result: { success: true, ...settlement }, transportContext: { request: { adapter: { getUrl: () => url } } } } as unknown as SettleResultContext;
       // The declaration's offer validity plays no part in a receipt.
       const data = (await extension.enrichSettlementResponse!(offerReceiptDeclaration(0), context).catch(() => undefined)) as

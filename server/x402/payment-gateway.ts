@@ -14,7 +14,7 @@ import type { NetworkId } from "../verify";
 import { bazaarDeclaration } from "./bazaar-metadata";
 import { compactExtensions } from "./compact-extensions";
 import { offerReceiptDeclaration, type OfferReceipts } from "./offer-receipt";
-import { PAID_RESOURCE_PATHS, paidResourceAt, paidResourceUrl, type PaidResource } from "./paid-resources";
+import { paidRoute, paidRouteAt, paidRouteUrl, type PaidRoute } from "./paid-routes";
 import { PAYMENT_IDENTIFIER_DECLARATION } from "./payment-id";
 import { isV1Payment, toV1Call } from "./x402-v1";
 
@@ -80,7 +80,7 @@ export interface PaymentGateway {
    */
   paymentRequired(requirements: PaymentRequirements, resource: { url: string; description: string }, error?: string): Promise<PaymentRequired>;
   /** The extensions a paid resource's 402 declares (bazaar, offer-receipt, payment-identifier), offers aside. */
-  declaredExtensions(resource: PaidResource): Readonly<Record<string, unknown>>;
+  declaredExtensions(resource: PaidRoute): Readonly<Record<string, unknown>>;
   /** The requirement among ours that the payload accepted, or null (wrong amount, asset, payee or network). */
   match(requirements: PaymentRequirements, payload: PaymentPayload): PaymentRequirements | null;
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
@@ -107,12 +107,12 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
   server.registerExtension(paymentIdentifierResourceServerExtension);
   await server.initialize();
   // Per resource, once: the package's own enrichment adds the HTTP method to the bazaar declaration.
-  const declared = new Map<PaidResource, Readonly<Record<string, unknown>>>();
-  const declaredExtensions = (resource: PaidResource) => {
+  const declared = new Map<PaidRoute, Readonly<Record<string, unknown>>>();
+  const declaredExtensions = (resource: PaidRoute) => {
     let extensions = declared.get(resource);
     if (!extensions) {
-      const path = PAID_RESOURCE_PATHS[resource];
-      const http = { method: "POST", routePattern: path, adapter: { getPath: () => path } };
+      const { path, method } = paidRoute(resource);
+      const http = { method, routePattern: path, adapter: { getPath: () => path } };
       extensions = server.enrichExtensions(
         {
           [BAZAAR.key]: bazaarDeclaration(resource),
@@ -191,11 +191,11 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
       const fresh = svmNetwork ? await currentBlockhash(svmNetwork) : null;
       const base = withoutDynamicFields(requirements);
       const offered = fresh ? { ...base, extra: { ...base.extra, ...fresh } } : base;
-      const paid = paidResourceAt(new URL(resource.url).pathname);
+      const paid = paidRouteAt(new URL(resource.url).pathname);
       if (!paid) return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
       // A copy: the resource server writes each response's signed offers into the object it is given.
       const extensions = { ...declaredExtensions(paid) };
-      const challenge = await server.createPaymentRequiredResponse([offered], { url: paidResourceUrl(baseUrl, paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
+      const challenge = await server.createPaymentRequiredResponse([offered], { url: paidRouteUrl(baseUrl, paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
       // The challenge travels in a header a default proxy bounds: its extensions go compact (compact-extensions.ts).
       return { ...challenge, extensions: compactExtensions(challenge.extensions) };
     },

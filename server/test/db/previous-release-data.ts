@@ -15,7 +15,7 @@ import type { Facilitator } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { signEd25519 } from "../../keys/node-ed25519";
 import { laneSource } from "../../payments/settle-payment";
-import { chatRequestDigest, topUpRequestDigest } from "../../payments/request-digest";
+import { chatRequestDigest, topUpRequestDigest } from "../../x402/request-digest";
 import { buildReceipt } from "../../receipts/build-receipt";
 import type { Receipt } from "../../receipts/receipt-types";
 import { signReceipt } from "../../receipts/sign-receipt";

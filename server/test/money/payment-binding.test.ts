@@ -15,7 +15,7 @@ import { parseReceiptText } from "../../verify";
 import { randomUUID } from "node:crypto";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { purgeKeptAnswers } from "../../payments/payment-store";
-import { chatRequestDigest } from "../../payments/request-digest";
+import { chatRequestDigest } from "../../x402/request-digest";
 import { paymentIdempotencyKey } from "../../x402/idempotency-key";
 import { authorizationHeader } from "../support/eip3009-header";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";

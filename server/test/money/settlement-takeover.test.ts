@@ -8,7 +8,7 @@ import { encodeFunctionData, createWalletClient, http as viemHttp, parseSignatur
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eip3009ABI } from "@x402/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chatRequestDigest } from "../../payments/request-digest";
+import { chatRequestDigest } from "../../x402/request-digest";
 import { decodePaymentHeader } from "../../x402/payment-headers";
 import { SHIPPED_NETWORKS } from "../../verify";
 import { paymentIdempotencyKey } from "../../x402/idempotency-key";

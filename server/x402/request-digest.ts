@@ -7,19 +7,22 @@ import { canonicalJson, sha256Hex } from "../verify";
 import type { NetworkId } from "../verify";
 
 /**
- * A chat call's digest: the whole request body as validated (messages, model, limits, stream, every parameter), with
- * its network resolved, so "devnet" and an absent network are the same request and any other change is another.
+ * A paid call's digest: the whole request body as validated, with its network resolved, under its route's name (the
+ * paid-route registry's key), so "devnet" and an absent network are the same request, any other change is another, and
+ * a payment made on one route is never served on another even for a body both routes take.
  */
-export function chatRequestDigest(body: object, network: NetworkId): string {
-  return digestOf({ route: "chat", network, body: { ...plainJson(body), network: undefined } });
+export function callRequestDigest(route: string, body: object, network: NetworkId): string {
+  return digestOf({ route, network, body: { ...plainJson(body), network: undefined } });
 }
 
-/**
- * A responses call's digest: the whole Responses request body as validated, with its network resolved, under its own
- * route name, so a payment made for a chat call is never served as a responses call, nor the other way round.
- */
+/** A chat call's digest (callRequestDigest under `chat`). */
+export function chatRequestDigest(body: object, network: NetworkId): string {
+  return callRequestDigest("chat", body, network);
+}
+
+/** A responses call's digest (callRequestDigest under `responses`). */
 export function responsesRequestDigest(body: object, network: NetworkId): string {
-  return digestOf({ route: "responses", network, body: { ...plainJson(body), network: undefined } });
+  return callRequestDigest("responses", body, network);
 }
 
 /** A top-up's digest: its amount, network and beneficiary (null: the verified payer). */
