@@ -9,7 +9,7 @@ export const metadata = { title: "Buy prepaid credit" };
 export default async function CreditsPage() {
   const facts = await readSiteFacts(await routeRuntime());
   const networks = facts.networks
-    .filter((n) => n.family === "svm")
+    .filter((n) => n.walletBuysCredit)
     .map((n) => ({ caip2: n.caip2, name: n.name, label: n.label, usdcAsset: n.usdcAsset, rpcUrl: n.browserRpc, enabled: n.enabled }));
   return (
     <main className="mx-auto max-w-3xl space-y-6 px-4 py-10 sm:px-6">

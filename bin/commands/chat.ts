@@ -13,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
-import { CHECK_NAMES, parseReceiptText, SHIPPED_NETWORKS } from "../../server/verify";
+import { CHECK_NAMES, parseReceiptText, SHIPPED_NETWORKS, type NetworkFamily, type NetworkId } from "../../server/verify";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService } from "./advertised-rpc";
 import { payingNetwork } from "./paying-network";
@@ -52,10 +52,8 @@ export async function runChat(argv: string[]): Promise<number> {
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, toService).catch(() => null);
   const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? configuredRpc;
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
-  const payer =
-    network.family === "evm"
-      ? evmPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE), network.caip2, paymentId, toService)
-      : await solanaPayer(values.keypair ?? path.join(cfg.dataDir, DEMO_AGENT_FILE), network.caip2, rpc, paymentId, toService);
+  const family = CHAT_FAMILIES[network.family];
+  const payer = await family.payer(values.keypair ?? path.join(cfg.dataDir, family.demoKeyFile), network.caip2, rpc, paymentId, toService);
   const messages = [{ role: "user", content: prompt }];
 
   process.stderr.write(`agent ${payer.address} on ${network.label}\npaying and settling… `);
@@ -78,8 +76,8 @@ export async function runChat(argv: string[]): Promise<number> {
   const tookMs = Date.now() - started;
   if (res.status === 402) {
     process.stderr.write(`refused after ${tookMs} ms (HTTP 402)\n`);
-    // `localnet fund` funds on the devnet chain (a 0x address: Base Sepolia's) unless told which.
-    const fundDefault = cfg.rpcUrls[network.family === "evm" ? "base-sepolia" : "solana-devnet"];
+    // `localnet fund` funds on its family's devnet chain unless told which.
+    const fundDefault = cfg.rpcUrls[family.fundNetwork];
     const refusal = { ...refusalOf(body), payer: payer.address, asks: challengeAsks(res, network.caip2), endpoint, local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc), fundRpc: rpc === fundDefault ? null : rpc };
     for (const line of paymentRefusalLines(refusal)) process.stderr.write(`${line}\n`);
     return 2;
@@ -186,6 +184,19 @@ interface Payer {
   address: string;
   fetch: typeof fetch;
 }
+
+/** How `chat` pays on each chain family: the dev demo agent's key file, its paying client, and the chain `localnet fund` funds. */
+interface ChatFamily {
+  demoKeyFile: string;
+  payer(file: string, caip2: string, rpc: string, paymentId: string | undefined, toService: typeof fetch): Promise<Payer>;
+  /** The network `signet localnet fund` funds without --rpc for an owner of this family (a 0x address or a Solana key). */
+  fundNetwork: NetworkId;
+}
+
+const CHAT_FAMILIES: { readonly [F in NetworkFamily]: ChatFamily } = {
+  svm: { demoKeyFile: DEMO_AGENT_FILE, payer: solanaPayer, fundNetwork: "solana-devnet" },
+  evm: { demoKeyFile: DEMO_EVM_AGENT_FILE, payer: async (file, caip2, _rpc, paymentId, toService) => evmPayer(file, caip2, paymentId, toService), fundNetwork: "base-sepolia" },
+};
 
 async function solanaPayer(file: string, caip2: string, rpc: string, paymentId: string | undefined, toService: typeof fetch): Promise<Payer> {
   let keypair;

@@ -9,6 +9,7 @@ import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { signDetached } from "../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../server/keys/server-verifier";
 import { CHECK_NAMES, parseReceiptText, SHIPPED_NETWORKS } from "../../server/verify";
+import { familyFacts } from "../../server/verify/chain-family-facts";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { paymentIdOption, reportX402Receipt } from "../report-x402-receipt";
 import { DEMO_AGENT_FILE } from "./chat";
@@ -73,8 +74,9 @@ export async function runTopUp(argv: string[]): Promise<number> {
   // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
   const network = SHIPPED_NETWORKS.get(networkId);
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, serviceFetch(endpoint)).catch(() => null);
-  // This environment's RPC serves a Solana payment only: the paying client here is Solana's.
-  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? (network.family === "svm" ? cfg.rpcUrls[networkId] : undefined);
+  // This environment's RPC serves only a payment the agent's own key can make: the paying client here signs with the
+  // Ed25519 agent key, the payer on a family whose paying key signs prepaid calls (Solana).
+  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? (familyFacts(network).payerSignsPrepaid ? cfg.rpcUrls[networkId] : undefined);
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const signer = await signerFromKeypair(await keypairFrom(values.keypair));
   const pay = createPayingFetch(signer, { [network.caip2]: rpc }, serviceFetch(endpoint), { paymentId });

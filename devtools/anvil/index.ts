@@ -9,6 +9,7 @@ import { spawnAnvil } from "./spawn-anvil";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
 import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput, type RequestLogEntry } from "../localnet/fault-profile";
 import { SHIPPED_NETWORKS } from "../../server/verify";
+import { isEvmRow } from "../../server/verify/chain-family-facts";
 
 /** The test token's ABI: ERC-20, EIP-3009 (both signature forms), EIP-5267, and the dev-only initialize and mint. */
 export const EIP3009_USDC_ABI = usdcArtifact.abi as Abi;
@@ -22,7 +23,7 @@ export interface EvmUsdc {
 
 /** USDC on the EVM chains the harness can play, by chain id: every EVM network's row. */
 export const USDC_BY_EVM_CHAIN: Readonly<Record<number, EvmUsdc>> = Object.fromEntries(
-  SHIPPED_NETWORKS.rows.flatMap((n) => (n.family === "evm" ? [[n.chainId, { address: n.usdcAsset as `0x${string}`, ...n.eip712 }]] : [])),
+  SHIPPED_NETWORKS.rows.filter(isEvmRow).map((n) => [n.chainId, { address: n.usdcAsset as `0x${string}`, ...n.eip712 }]),
 );
 
 /** Where every Base chain has Multicall3; @x402/evm's facilitator reads through it to name a failed authorization. */

@@ -11,6 +11,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey, type EvmPrivateKey } from "../keys/evm-key";
 import type { EvmNetworkRow, NetworkId } from "../verify";
+import { isEvmRow } from "../verify/chain-family-facts";
 import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptions } from "../chain/rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
@@ -88,7 +89,7 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
 function evmNetworksOf(cfg: Config): { network: EvmNetworkRow; url: string }[] {
   return cfg.networks.rows.flatMap((network) => {
     const url = cfg.rpcUrls[network.id];
-    return network.family === "evm" && url !== undefined ? [{ network, url }] : [];
+    return isEvmRow(network) && url !== undefined ? [{ network, url }] : [];
   });
 }
 

@@ -19,8 +19,8 @@ import type { SignetMetrics } from "../metrics/registry";
 import type { NetworkId } from "../verify";
 import { readSettings } from "../settings/read-settings";
 import { configuredDepositAddress } from "../x402/deposit-address";
-import { evmInflows, solanaInflows, type Inflow } from "./chain-inflows";
-import { findReorgedPayments } from "./evm-reorgs";
+import type { Inflow } from "../chain/chain-inflows";
+import { familyAdapter } from "../chain/family-adapter";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
 import { LANDED_STATES, STATE } from "../payments/payment-states";
 
@@ -91,6 +91,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
   const reports: NetworkReport[] = [];
   for (const id of networks) {
     const info = facilitator.networks.get(id);
+    const adapter = familyAdapter(info);
     const sinceSeconds = opts.since ? Math.floor(opts.since.getTime() / 1000) : null;
     const recorded = await db.payment.findMany({
       where: { network: info.caip2, status: { in: [...LANDED_STATES] }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
@@ -102,10 +103,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo), ...pending.map((p) => p.payTo)])];
 
     const inflows: Inflow[] = [];
-    for (const deposit of deposits) {
-      if (info.family === "evm") inflows.push(...(await evmInflows(facilitator.evm!.clients[id]!, deposit as `0x${string}`, info.usdcAsset as `0x${string}`, sinceSeconds)));
-      else inflows.push(...(await solanaInflows(facilitator.rpcs[id]!, deposit, info.usdcAsset, sinceSeconds)));
-    }
+    for (const deposit of deposits) inflows.push(...(await adapter.readInflows(facilitator, id, deposit, sinceSeconds)));
 
     const mismatches: Mismatch[] = [];
     const byTx = new Map(recorded.map((p) => [normalize(p.txSignature ?? ""), p]));
@@ -120,7 +118,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
       else if (payment.units !== units) mismatches.push({ kind: "wrong_amount", transaction: tx, detail: `on chain ${units} units, recorded ${payment.units}` });
     }
     // A reorged payment is named as such, not also as missing from the chain.
-    const reorged = info.family === "evm" ? await findReorgedPayments(facilitator.evm!.clients[id]!, recorded) : [];
+    const reorged = await adapter.findReorgedPayments(facilitator, id, recorded);
     const reorgedTx = new Set(reorged.map((r) => r.transaction));
     for (const r of reorged) mismatches.push({ kind: "payment_reorged", transaction: r.transaction, detail: r.detail });
     for (const payment of recorded) {

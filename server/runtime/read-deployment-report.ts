@@ -16,7 +16,8 @@ import { createShutdownFlag } from "../health/shutdown-state";
 import { createServiceKeys, type ServiceKeys } from "../keys/service-keys";
 import { readSettings } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
-import { configuredDepositAddress } from "../x402/deposit-address";
+import { familyFacts } from "../verify/chain-family-facts";
+import { depositFactsOf } from "../x402/deposit-address";
 
 /** The service's version, as package.json states it. */
 const SERVICE_VERSION: string = packageJson.version;
@@ -71,9 +72,10 @@ async function readOwnHealth(cfg: Config, db: DbClient | null, dbError: Error | 
 /** Each network's deposit address: from the settings, or, without them, only what needs none (the EVM key's). */
 function depositsOf(facilitator: Facilitator, settings: Settings | null): Partial<Record<string, string | null>> {
   const deposits: Partial<Record<string, string | null>> = {};
-  for (const { id, family } of facilitator.networks.rows) {
-    if (settings) deposits[id] = configuredDepositAddress(facilitator, settings, id);
-    else if (family === "evm") deposits[id] = facilitator.evm?.address ?? null;
+  const facts = depositFactsOf(facilitator, settings);
+  for (const row of facilitator.networks.rows) {
+    const deposit = familyFacts(row).configuredDeposit(row, facts);
+    if (deposit !== undefined) deposits[row.id] = deposit;
   }
   return deposits;
 }

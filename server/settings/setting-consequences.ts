@@ -3,6 +3,7 @@
 // caller passes the settings and the deployment's facts (which networks have an RPC, the facilitator's address).
 import "server-only";
 import { formatUnitsAsUsdc, type NetworkId, type NetworkRegistry } from "../verify";
+import { familyFacts } from "../verify/chain-family-facts";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import type { SettingKey, Settings } from "./setting-definitions";
 
@@ -77,14 +78,13 @@ export function callOutcome(settings: Settings, network: NetworkId, facts: Deplo
   const info = facts.networks.get(network);
   if (info.isMainnet && !settings.mainnetEnabled) return { kind: "refused", answers: "mainnet_disabled" };
   const offered = facts.offeredNetworks.includes(network);
-  // Base is optional for a deployment: without its RPC the network is simply not offered. EVM payments go to the
-  // facilitator's EVM key, which no setting names.
-  if (info.family === "evm") return offered ? { kind: "serves" } : { kind: "refused", answers: "network_not_supported" };
-  if (!offered) return { kind: "broken", answers: "server_misconfigured", reason: "no_rpc" };
-  const payTo = info.isMainnet ? settings.mainnetDepositAddress : (settings.depositAddress ?? facts.facilitatorAddress);
-  if (!payTo) return { kind: "broken", answers: "server_misconfigured", reason: "no_deposit_address" };
-  if (!info.isMainnet && payTo !== facts.facilitatorAddress) return { kind: "broken", answers: "server_misconfigured", reason: "deposit_address_not_facilitator" };
-  return { kind: "serves" };
+  // The family decides, as x402/deposit-address.ts does: an EVM network is optional (without its RPC it is simply not
+  // offered) and pays the facilitator's EVM key, which no setting names; a Solana one pays its deposit setting.
+  const deposit = { settings, facilitatorAddress: facts.facilitatorAddress, evmAddress: null };
+  const problem = familyFacts(info).depositProblem(info, deposit, offered);
+  if (problem === null) return { kind: "serves" };
+  if (problem === "not_offered") return { kind: "refused", answers: "network_not_supported" };
+  return { kind: "broken", answers: "server_misconfigured", reason: problem };
 }
 
 /** What is wrong with calls under `settings` now: broken networks, the default network, the price and the grants. */

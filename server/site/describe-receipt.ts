@@ -6,6 +6,7 @@
 // nothing here is read from anywhere else.
 import "server-only";
 import { formatUnitsAsUsdc, SHIPPED_NETWORKS, usdcNumberToUnits } from "../verify";
+import { familyFacts } from "../verify/chain-family-facts";
 
 export interface ReceiptNetwork {
   /** The network as the receipt names it (a CAIP-2 id). */
@@ -15,6 +16,10 @@ export interface ReceiptNetwork {
   /** What a request's `network` field calls it ("devnet", "base-sepolia"), or null when unknown. */
   requestName: string | null;
   family: "svm" | "evm" | null;
+  /** What the page calls its payer ("key" on Solana, "address" on an EVM network); "key" when unknown. */
+  payerNoun: "key" | "address";
+  /** Its payer's key signs prepaid calls, so what a payment kept as credit is spendable by it (false when unknown). */
+  payerSignsPrepaid: boolean;
 }
 
 /** A paid call's money: paid − min(paid, cost) stays as credit for the payer on the payment's network. */
@@ -75,8 +80,9 @@ export function describeNetwork(network: string): ReceiptNetwork {
   const byName = id === null ? null : SHIPPED_NETWORKS.get(id);
   // A family name resolves to a default network, which a receipt's network cannot mean.
   const info = byName && byName.familyName !== network.trim() ? byName : SHIPPED_NETWORKS.ofReceiptNetwork(network);
-  if (!info) return { id: network, label: null, requestName: null, family: null };
-  return { id: network, label: info.label, requestName: info.aliases[0], family: info.family };
+  if (!info) return { id: network, label: null, requestName: null, family: null, payerNoun: "key", payerSignsPrepaid: false };
+  const facts = familyFacts(info);
+  return { id: network, label: info.label, requestName: info.aliases[0], family: info.family, payerNoun: facts.payerNoun, payerSignsPrepaid: facts.payerSignsPrepaid };
 }
 
 export function describeReceipt(receipt: Record<string, unknown>): ReceiptDescription {
@@ -119,8 +125,8 @@ function moneyOf(receipt: Record<string, unknown>, payment: Record<string, unkno
     network,
     payer: rawText(receipt.agent_pubkey),
     // The prepaid route authenticates an Ed25519 signature by a base58 key (prepaid/signed-request.ts): a Solana
-    // payer's key can sign; a Base payer is a 0x address, which cannot.
-    spending: network.family === "svm" ? "prepaid" : "not_spendable",
+    // payer's key can sign; an EVM payer is a 0x address, which cannot.
+    spending: network.payerSignsPrepaid ? "prepaid" : "not_spendable",
   };
 }
 

@@ -9,6 +9,7 @@ import { operatorKeyResource } from "../keys/operator-key-resource";
 import { logEvent } from "../log";
 import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, parseUsdcToUnits, SHIPPED_NETWORKS } from "../verify";
+import { familyFacts } from "../verify/chain-family-facts";
 import { advertisedRpcUrls } from "../discovery/advertised-rpc-urls";
 
 export interface PublicKeys {
@@ -23,6 +24,8 @@ interface NetworkFact {
   name: string;
   label: string;
   family: "svm" | "evm";
+  /** A wallet paying here buys credit for its own key (the key that pays signs prepaid calls): the credits page offers it. */
+  walletBuysCredit: boolean;
   isMainnet: boolean;
   /** Served by this deployment right now: an RPC is configured and, for a mainnet, the switch is on. */
   enabled: boolean;
@@ -70,6 +73,7 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
       name: info.aliases[0],
       label: info.label,
       family: info.family,
+      walletBuysCredit: familyFacts(info).payerSignsPrepaid,
       isMainnet: info.isMainnet,
       enabled: ctx.gateway.supports(info.id) && (!info.isMainnet || settings.mainnetEnabled),
       usdcAsset: info.usdcAsset,

@@ -1,6 +1,7 @@
 // The verifier's names for the shipped networks, derived from their rows (network-registry.ts): how a receipt's
 // `payment.network` maps to a chain, its USDC asset and a default RPC. Kept for the library's callers; new code reads
 // the registry.
+import { isSvmRow } from "./chain-family-facts";
 import { SHIPPED_NETWORKS, type NetworkRow } from "./network-registry";
 
 const row = (id: string): NetworkRow => SHIPPED_NETWORKS.get(id);
@@ -27,7 +28,7 @@ export const DEFAULT_SOLANA_RPC_BY_CLUSTER: Record<SolanaCluster, string> = {
  */
 export function solanaClusterOf(network: string): SolanaCluster | null {
   const found = SHIPPED_NETWORKS.ofReceiptNetwork(network);
-  if (found?.family !== "svm") return null;
+  if (!found || !isSvmRow(found)) return null;
   return found.isMainnet ? "mainnet" : "devnet";
 }
 

@@ -9,8 +9,8 @@ import { decodeBase58, type Ed25519Backend } from "./ed25519";
 import { checkOperatorSignature, formatUnixMs, parseOperatorKeys, type OperatorKeys, type OperatorSignatureCheck } from "./operator-keys";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
 import { SHIPPED_NETWORKS, type NetworkRegistry } from "./network-registry";
-import { checkSolanaPayment, type PaymentCheckOutcome } from "./check-solana-payment";
-import { checkEvmPayment } from "./check-evm-payment";
+import type { PaymentCheckOutcome } from "./check-solana-payment";
+import { checkPaymentByFamily } from "./check-payment-by-family";
 
 export const CHECK_NAMES = [
   "prompt_hash_ok",
@@ -198,10 +198,7 @@ async function checkPayment(
   const row = (input.networks ?? SHIPPED_NETWORKS).ofReceiptNetwork(network);
   if (row === null) return fail(`unsupported payment network ${network}`);
   const rpcUrl = input.rpc ?? row.publicRpcUrl;
-  if (row.family === "evm") {
-    return checkEvmPayment({ txHash: txSignature, payTo, agentAddress: agent, usdcContract: row.usdcAsset, amountUnits, rpcUrl }, fetchOpts);
-  }
-  return checkSolanaPayment({ txSignature, payTo, agentPubkey: agent, usdcMint: row.usdcAsset, amountUnits, rpcUrl }, fetchOpts);
+  return checkPaymentByFamily(row, { transaction: txSignature, payTo, agent, amountUnits, rpcUrl }, fetchOpts);
 }
 
 /** The keys a signature is checked against: the pinned key alone, the pinned set, or the set the endpoint publishes. */

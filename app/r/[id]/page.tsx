@@ -107,7 +107,7 @@ function TxLink({ receipt }: { receipt: Record<string, unknown> }) {
 function PaidMoney({ money }: { money: PaidCallMoney }) {
   const where = money.network.label ?? money.network.id;
   const net = money.network.requestName;
-  const payerNoun = money.network.family === "evm" ? "address" : "key";
+  const payerNoun = money.network.payerNoun;
   return (
     <section aria-labelledby="money-heading" data-testid="receipt-money" data-kind="paid" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm sm:p-5">
       <h2 id="money-heading" className="text-base font-semibold">What was paid, and what stayed as credit</h2>

@@ -9,7 +9,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import { eip3009ABI } from "@x402/evm";
 import { createPublicClient, http as http_, type Hex } from "viem";
 import { reconcile } from "../../reconcile/reconcile";
-import { findReorgedPayments } from "../../reconcile/evm-reorgs";
+import { findReorgedPayments } from "../../chain/evm-reorgs";
 import { routeRuntime } from "../../runtime/route-edge";
 import { authorizationHeader } from "../support/eip3009-header";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";

@@ -6,7 +6,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { createBackoffSolanaRpc } from "../../chain/rpc-backoff";
 import type { Facilitator } from "../../facilitator/create-facilitator";
-import { solanaInflows } from "../../reconcile/chain-inflows";
+import { solanaInflows } from "../../chain/chain-inflows";
 import { checkSolanaPayment } from "../../verify/check-solana-payment";
 import { findLandedSettlement } from "../../x402/find-landed-settlement";
 import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
