@@ -164,7 +164,9 @@ const chatBody = fc.record(
 // is none here, and a hanging address would only measure timeouts.
 const closedOrMalformedUrl = fc.oneof(fc.constantFrom("http://127.0.0.1:9", "ftp://x", "file:///etc/passwd", "http://user:pw@127.0.0.1:9/"), fc.string({ maxLength: 50 }));
 
-describe("fuzzing every route", () => {
+// Each test sends its runs one after another; on a loaded 2-core machine the longest takes over two minutes, and a
+// timed-out test's runs would go on into the next test's count. The timeout is a guard against a hang, not a goal.
+describe("fuzzing every route", { timeout: 360_000 }, () => {
   it(`chat: ${RUNS.chat} malformed bodies and payment headers`, async () => {
     const before = await moneySnapshot();
     await fc.assert(
