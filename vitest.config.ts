@@ -21,8 +21,8 @@ export default defineConfig({
     // property test takes three or four times as long as alone.
     testTimeout: 60_000,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
-    // Tests start their own chains: no default anvil RPC (dev points Base Sepolia at 127.0.0.1:8545).
-    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0" },
+    // Tests start their own chains: no default anvil RPC (dev points Base Sepolia, Amoy and Fuji at 127.0.0.1:8545–8547).
+    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0", LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" },
     projects: [
       { extends: true, test: { name: "unit", include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED_FILES], isolate: false } },
       // Only when there is one: a project with no include would fall back to vitest's default pattern.

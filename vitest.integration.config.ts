@@ -86,8 +86,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
-    // Tests start their own chains: no default anvil RPC (dev points Base Sepolia at 127.0.0.1:8545).
-    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0" },
+    // Tests start their own chains: no default anvil RPC (dev points Base Sepolia, Amoy and Fuji at 127.0.0.1:8545–8547).
+    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0", LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" },
     sequence: { sequencer: LongestFirst },
     projects: [
       {

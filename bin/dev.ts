@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { assertReadyToServe, loadConfig, processEnv } from "../server/env";
+import { assertReadyToServe, loadConfig, localChainPorts, processEnv } from "../server/env";
 import { createServiceKeys } from "../server/keys/service-keys";
 import { checkServiceKeys } from "../server/runtime/check-service-keys";
 import { loadDevtoolsEnv } from "../devtools/devtools-env";
@@ -47,7 +47,10 @@ log(`verifier key ${verifier.publicKeyBase58} (signs hosted verdicts)`);
 // Timing and faults come from LOCALNET_TIMING, LOCALNET_SLOT_MS, LOCALNET_FAULTS, ANVIL_BLOCK_TIME_SEC and ANVIL_FAULTS
 // (real 400 ms slots, 2 s blocks and none by default); `signet localnet start` starts the same chains on their own.
 const localChains = await startLocalChains({
-  ports: { solanaDevnet: cfg.LOCALNET_RPC_PORT, solanaMainnet: cfg.LOCALNET_MAINNET_RPC_PORT, baseSepolia: cfg.LOCALNET_EVM_RPC_PORT, base: cfg.LOCALNET_BASE_MAINNET_RPC_PORT },
+  // Each network's chain on its LOCALNET_*_RPC_PORT: Solana devnet, Base Sepolia, Polygon Amoy and Avalanche Fuji by
+  // default, the mainnets when their port is set.
+  ports: localChainPorts(cfg),
+  networks: cfg.networks,
   dataDir: cfg.dataDir,
   timing: dev,
   log,
@@ -76,15 +79,22 @@ if (isNewDemo) await chains[0]!.fundAccount(demo.publicKeyBase58, { usdcUnits: D
 log(`demo agent ${demo.publicKeyBase58} (${demoFile}); try: npm run -s signet -- chat "hello"`);
 if (facilitator.evm) {
   for (const chain of evmChains) await chain.fund(facilitator.evm.address, { wei: FACILITATOR_WEI });
-  log(`EVM facilitator (gas payer, Base deposit address) ${facilitator.evm.address}`);
+  log(`EVM facilitator (gas payer, deposit address on every EVM network) ${facilitator.evm.address}`);
 }
-if (evmChains[0]) {
+// The demo EVM agent holds USDC on every EVM testnet's chain (Base Sepolia, Polygon Amoy, Avalanche Fuji by default).
+const evmTestnets = evmChains.flatMap((chain) => {
+  const row = cfg.networks.byCaip2(`eip155:${chain.chainId}`);
+  return row && !row.isMainnet ? [{ chain, row }] : [];
+});
+if (evmTestnets.length > 0) {
   const evmDemoFile = path.join(cfg.dataDir, DEMO_EVM_AGENT_FILE);
   const evmDemo = evmAddressOf(loadOrCreateDevEvmKey(evmDemoFile));
-  // Top the demo EVM agent up to its starting balance (a restored chain keeps what it had).
-  const held = await evmChains[0].usdcBalance(evmDemo);
-  if (held < DEMO_AGENT_USDC_UNITS) await evmChains[0].fund(evmDemo, { usdcUnits: DEMO_AGENT_USDC_UNITS - held });
-  log(`demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network base-sepolia`);
+  for (const { chain } of evmTestnets) {
+    // Top the demo EVM agent up to its starting balance (a restored chain keeps what it had).
+    const held = await chain.usdcBalance(evmDemo);
+    if (held < DEMO_AGENT_USDC_UNITS) await chain.fund(evmDemo, { usdcUnits: DEMO_AGENT_USDC_UNITS - held });
+  }
+  log(`demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network ${evmTestnets.map((t) => t.row.aliases[0]).join("|")}`);
 }
 
 // The operator's first minute: outside production the service lets in a sign-in key it keeps in .data/; here is a

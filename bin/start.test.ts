@@ -184,9 +184,9 @@ describe.concurrent("bin/start.ts in production", () => {
   }, 90_000);
 
   it("exits with one line naming an RPC_URL_ variable that names no network, and the known ids", async () => {
-    const line = refusal(await start({ ...completeEnv(), RPC_URL_POLYGON: "https://polygon-rpc.com" }));
+    const line = refusal(await start({ ...completeEnv(), RPC_URL_ETHEREUM: "https://eth.example" }));
     expect(line).toBe(
-      "signet: refusing to start: RPC_URL_POLYGON names no network this service knows; the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA)",
+      "signet: refusing to start: RPC_URL_ETHEREUM names no network this service knows; the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA), polygon (RPC_URL_POLYGON), polygon-amoy (RPC_URL_POLYGON_AMOY), avalanche (RPC_URL_AVALANCHE), avalanche-fuji (RPC_URL_AVALANCHE_FUJI)",
     );
   }, 90_000);
 

@@ -74,6 +74,9 @@ async function startDevStack(): Promise<DevStack> {
     LOCALNET_MAINNET_RPC_PORT: String(mainnet),
     LOCALNET_EVM_RPC_PORT: String(baseSepolia),
     LOCALNET_BASE_MAINNET_RPC_PORT: String(baseMainnet),
+    // Base's two chains stand for the EVM side: no anvils for Amoy and Fuji.
+    LOCALNET_POLYGON_AMOY_RPC_PORT: "0",
+    LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0",
     LOG_LEVEL: "warn",
   });;
   // Its own process group: the stop below reaches the front server and both anvils too.

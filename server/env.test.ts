@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertReadyToServe, ConfigError, envSchema, LEGACY_RPC_URL_VARIABLES, loadConfig, productionOptIns, readSecretFiles, rpcUrlVariable, SECRET_FILE_VARIABLES } from "./env";
+import { assertReadyToServe, ConfigError, envSchema, LEGACY_RPC_URL_VARIABLES, loadConfig, localChainPorts, productionOptIns, readSecretFiles, rpcUrlVariable, SECRET_FILE_VARIABLES } from "./env";
 import { generateKeypair } from "./keys/parse-secret-key";
 import { createNetworkRegistry, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS, type EvmNetworkRow } from "./verify";
 
@@ -216,10 +216,20 @@ describe("readSecretFiles()", () => {
 
 describe("loadConfig() and the chains' RPCs", () => {
   const PRODUCTION = { NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example" };
-  const KNOWN = "the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA)";
+  const KNOWN =
+    "the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA), polygon (RPC_URL_POLYGON), polygon-amoy (RPC_URL_POLYGON_AMOY), avalanche (RPC_URL_AVALANCHE), avalanche-fuji (RPC_URL_AVALANCHE_FUJI)";
 
   it("names each network's RPC variable by its id: upper-cased, dashes as underscores", () => {
-    expect(SHIPPED_NETWORKS.ids.map(rpcUrlVariable)).toEqual(["RPC_URL_SOLANA_DEVNET", "RPC_URL_SOLANA_MAINNET", "RPC_URL_BASE", "RPC_URL_BASE_SEPOLIA"]);
+    expect(SHIPPED_NETWORKS.ids.map(rpcUrlVariable)).toEqual([
+      "RPC_URL_SOLANA_DEVNET",
+      "RPC_URL_SOLANA_MAINNET",
+      "RPC_URL_BASE",
+      "RPC_URL_BASE_SEPOLIA",
+      "RPC_URL_POLYGON",
+      "RPC_URL_POLYGON_AMOY",
+      "RPC_URL_AVALANCHE",
+      "RPC_URL_AVALANCHE_FUJI",
+    ]);
   });
 
   it("reads RPC_URL_<ID> into cfg.rpcUrls by network id, and nothing else in production", () => {
@@ -231,10 +241,32 @@ describe("loadConfig() and the chains' RPCs", () => {
   });
 
   it("keeps the dev defaults: the local chains' ports, each network's when its chain runs", () => {
-    expect(loadConfig({}).rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:8899", "base-sepolia": "http://127.0.0.1:8545" });
-    const all = loadConfig({ LOCALNET_RPC_PORT: "18899", LOCALNET_MAINNET_RPC_PORT: "18900", LOCALNET_EVM_RPC_PORT: "18545", LOCALNET_BASE_MAINNET_RPC_PORT: "18546" });
-    expect(all.rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:18899", "solana-mainnet": "http://127.0.0.1:18900", base: "http://127.0.0.1:18546", "base-sepolia": "http://127.0.0.1:18545" });
-    expect(loadConfig({ LOCALNET_EVM_RPC_PORT: "0", RPC_URL_BASE: "http://rpc.example" }).rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:8899", base: "http://rpc.example" });
+    // Every testnet has its local chain by default; a mainnet only when its port is set (Polygon and Avalanche have none).
+    expect(loadConfig({}).rpcUrls).toEqual({
+      "solana-devnet": "http://127.0.0.1:8899",
+      "base-sepolia": "http://127.0.0.1:8545",
+      "polygon-amoy": "http://127.0.0.1:8546",
+      "avalanche-fuji": "http://127.0.0.1:8547",
+    });
+    const all = loadConfig({
+      LOCALNET_RPC_PORT: "18899",
+      LOCALNET_MAINNET_RPC_PORT: "18900",
+      LOCALNET_EVM_RPC_PORT: "18545",
+      LOCALNET_BASE_MAINNET_RPC_PORT: "18546",
+      LOCALNET_POLYGON_AMOY_RPC_PORT: "18547",
+      LOCALNET_AVALANCHE_FUJI_RPC_PORT: "18548",
+    });
+    expect(all.rpcUrls).toEqual({
+      "solana-devnet": "http://127.0.0.1:18899",
+      "solana-mainnet": "http://127.0.0.1:18900",
+      base: "http://127.0.0.1:18546",
+      "base-sepolia": "http://127.0.0.1:18545",
+      "polygon-amoy": "http://127.0.0.1:18547",
+      "avalanche-fuji": "http://127.0.0.1:18548",
+    });
+    expect(localChainPorts(all)).toEqual({ "solana-devnet": 18899, "solana-mainnet": 18900, "base-sepolia": 18545, base: 18546, "polygon-amoy": 18547, "avalanche-fuji": 18548 });
+    const noAnvils = { LOCALNET_EVM_RPC_PORT: "0", LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" };
+    expect(loadConfig({ ...noAnvils, RPC_URL_BASE: "http://rpc.example" }).rpcUrls).toEqual({ "solana-devnet": "http://127.0.0.1:8899", base: "http://rpc.example" });
     // A configured RPC wins over the local chain.
     expect(loadConfig({ RPC_URL_SOLANA_DEVNET: "http://127.0.0.1:9999" }).rpcUrls["solana-devnet"]).toBe("http://127.0.0.1:9999");
   });
@@ -260,7 +292,7 @@ describe("loadConfig() and the chains' RPCs", () => {
   });
 
   it("rejects malformed input: an RPC_URL_ name that names no network, in one line naming it and the known ids", () => {
-    expect(() => loadConfig({ RPC_URL_POLYGON: "https://polygon.example" })).toThrow(new ConfigError(`RPC_URL_POLYGON names no network this service knows; ${KNOWN}`));
+    expect(() => loadConfig({ RPC_URL_ETHEREUM: "https://ethereum.example" })).toThrow(new ConfigError(`RPC_URL_ETHEREUM names no network this service knows; ${KNOWN}`));
     // The id's own spelling is not the variable's.
     expect(() => loadConfig({ "RPC_URL_BASE-SEPOLIA": "https://sepolia.example" })).toThrow(/^RPC_URL_BASE-SEPOLIA names no network/);
     expect(() => loadConfig({ RPC_URL_: "https://x.example" })).toThrow(/^RPC_URL_ names no network/);
@@ -287,7 +319,7 @@ describe("loadConfig() and the chains' RPCs", () => {
     expect(cfg.rpcUrls["test-chain"]).toBe("http://127.0.0.1:8600");
     // The shipped registry knows no such network, nor may the settings name it there.
     expect(() => loadConfig({ RPC_URL_TEST_CHAIN: "http://127.0.0.1:8600" })).toThrow(/^RPC_URL_TEST_CHAIN names no network/);
-    expect(() => loadConfig({ X402_NETWORK: "test-chain" })).toThrow(/X402_NETWORK: must be devnet, mainnet, base, base-sepolia or a CAIP-2 id/);
+    expect(() => loadConfig({ X402_NETWORK: "test-chain" })).toThrow(/X402_NETWORK: must be devnet, mainnet, base, base-sepolia, polygon, polygon-amoy, avalanche, avalanche-fuji or a CAIP-2 id/);
     // An old name of a network the registry does not hold is refused, not dropped.
     const solanaOnly = createNetworkRegistry(SHIPPED_NETWORK_ROWS.filter((r) => r.family === "svm"));
     expect(() => loadConfig({ BASE_RPC_URL: "https://base.example" }, { networks: solanaOnly })).toThrow(/^BASE_RPC_URL names the RPC of network base, which this service does not take payment on/);

@@ -87,7 +87,7 @@ export const envSchema = z.object({
   // Base. Dev defaults point Base Sepolia at the local anvil chain; production must configure RPCs.
   /**
    * The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data dir. Its 32
-   * bytes must differ from every other service key's secret (checked when a Base RPC is set).
+   * bytes must differ from every other service key's secret (checked when an EVM network has an RPC).
    */
   FACILITATOR_EVM_SECRET_KEY: z.string().min(1).optional(),
   /** Must equal the EVM key's address when set (a typo would send every payment elsewhere). */
@@ -96,6 +96,10 @@ export const envSchema = z.object({
   LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545),
   /** Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started). */
   LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  /** Port of the local anvil chain that `npm run dev` starts to play Polygon Amoy (chain id 80002; 0 = not started). */
+  LOCALNET_POLYGON_AMOY_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8546),
+  /** Port of the local anvil chain that `npm run dev` starts to play Avalanche Fuji (chain id 43113; 0 = not started). */
+  LOCALNET_AVALANCHE_FUJI_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8547),
 
   // Upstream model provider.
   UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1"),
@@ -244,16 +248,33 @@ export const LEGACY_RPC_URL_VARIABLES: Readonly<Record<string, NetworkId>> = {
   BASE_SEPOLIA_RPC_URL: "base-sepolia",
 };
 
+/** The variables that give a local chain's port (0 = not started). */
+export type LocalChainPortVariable =
+  | "LOCALNET_RPC_PORT"
+  | "LOCALNET_MAINNET_RPC_PORT"
+  | "LOCALNET_EVM_RPC_PORT"
+  | "LOCALNET_BASE_MAINNET_RPC_PORT"
+  | "LOCALNET_POLYGON_AMOY_RPC_PORT"
+  | "LOCALNET_AVALANCHE_FUJI_RPC_PORT";
+
 /**
  * The local chains `npm run dev` and the tests start, by the network each plays: outside production a network without
- * an RPC variable uses the one listening on its port variable (0 = not started).
+ * an RPC variable uses the one listening on its port variable (0 = not started). The testnets have a chain by default;
+ * the mainnets (Polygon's and Avalanche's have none) only when their port is set.
  */
-export const LOCAL_CHAIN_PORT_VARIABLES: Readonly<Record<NetworkId, "LOCALNET_RPC_PORT" | "LOCALNET_MAINNET_RPC_PORT" | "LOCALNET_EVM_RPC_PORT" | "LOCALNET_BASE_MAINNET_RPC_PORT">> = {
+export const LOCAL_CHAIN_PORT_VARIABLES: Readonly<Record<NetworkId, LocalChainPortVariable>> = {
   "solana-devnet": "LOCALNET_RPC_PORT",
   "solana-mainnet": "LOCALNET_MAINNET_RPC_PORT",
   "base-sepolia": "LOCALNET_EVM_RPC_PORT",
   base: "LOCALNET_BASE_MAINNET_RPC_PORT",
+  "polygon-amoy": "LOCALNET_POLYGON_AMOY_RPC_PORT",
+  "avalanche-fuji": "LOCALNET_AVALANCHE_FUJI_RPC_PORT",
 };
+
+/** The port of each local chain `cfg` names, by the network it plays (0 = not started); only networks of `cfg.networks`. */
+export function localChainPorts(cfg: Pick<Config, LocalChainPortVariable | "networks">): Partial<Record<NetworkId, number>> {
+  return Object.fromEntries(Object.entries(LOCAL_CHAIN_PORT_VARIABLES).flatMap(([id, variable]) => (cfg.networks.byId(id) ? [[id, cfg[variable]]] : [])));
+}
 
 const rpcUrlSchema = z.url();
 

@@ -10,6 +10,7 @@ import { cliConfig, UsageError } from "../cli-support";
 import { LOCALNET_USAGE } from "./usage";
 import { fundEvmAccount } from "../../devtools/anvil";
 import type { LocalChainPorts } from "../../devtools/start-local-chains";
+import type { NetworkId } from "../../server/verify";
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 
@@ -67,13 +68,15 @@ async function fundEvm(owner: `0x${string}`, values: { usdc: string; eth: string
   return 0;
 }
 
-/** The port options of `localnet start`, each with the chain it starts. */
+/** The port options of `localnet start`, each with the network whose chain it starts. */
 const PORT_OPTIONS = {
-  "solana-port": "solanaDevnet",
-  "solana-mainnet-port": "solanaMainnet",
-  "evm-port": "baseSepolia",
+  "solana-port": "solana-devnet",
+  "solana-mainnet-port": "solana-mainnet",
+  "evm-port": "base-sepolia",
   "base-port": "base",
-} as const satisfies Record<string, keyof LocalChainPorts>;
+  "polygon-amoy-port": "polygon-amoy",
+  "avalanche-fuji-port": "avalanche-fuji",
+} as const satisfies Record<string, NetworkId>;
 
 /** A port option's value: a whole number 0–65535 (0 leaves that chain out), or `fallback` when not given. */
 function portOption(value: string | undefined, option: string, fallback: number): number {
@@ -92,11 +95,12 @@ async function runStart(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]} for signet localnet start`);
   const cfg = await cliConfig();
   // Without an option, each chain's port is the one `npm run dev` gives it (its LOCALNET_* variable).
-  const defaults: LocalChainPorts = { solanaDevnet: cfg.LOCALNET_RPC_PORT, solanaMainnet: cfg.LOCALNET_MAINNET_RPC_PORT, baseSepolia: cfg.LOCALNET_EVM_RPC_PORT, base: cfg.LOCALNET_BASE_MAINNET_RPC_PORT };
+  const { localChainPorts } = await import("../../server/env");
+  const defaults: LocalChainPorts = localChainPorts(cfg);
   const ports = { ...defaults };
-  for (const [option, chain] of Object.entries(PORT_OPTIONS) as [keyof typeof PORT_OPTIONS, keyof LocalChainPorts][]) ports[chain] = portOption(values[option], option, defaults[chain]);
-  const used = Object.values(ports).filter((p) => p > 0);
-  if (used.length === 0) throw new UsageError("every chain's port is 0: give at least one chain a port (--solana-port, --solana-mainnet-port, --evm-port, --base-port)");
+  for (const [option, network] of Object.entries(PORT_OPTIONS) as [keyof typeof PORT_OPTIONS, NetworkId][]) ports[network] = portOption(values[option], option, defaults[network] ?? 0);
+  const used = Object.values(ports).filter((p): p is number => p !== undefined && p > 0);
+  if (used.length === 0) throw new UsageError(`every chain's port is 0: give at least one chain a port (${Object.keys(PORT_OPTIONS).map((o) => `--${o}`).join(", ")})`);
   const shared = used.find((p, i) => used.indexOf(p) !== i);
   if (shared !== undefined) throw new UsageError(`two chains cannot share port ${shared}: give each its own`);
 
@@ -113,7 +117,7 @@ async function runStart(argv: string[]): Promise<number> {
   }
   let chains;
   try {
-    chains = await startLocalChains({ ports, dataDir: cfg.dataDir, timing, log: say });
+    chains = await startLocalChains({ ports, networks: cfg.networks, dataDir: cfg.dataDir, timing, log: say });
   } catch (err) {
     if (!(err instanceof LocalChainStartError)) throw err;
     throw new UsageError(`${err.message}${err.portTaken ? " (is npm run dev running? choose another with the chain's --*-port option)" : ""}`);
@@ -121,7 +125,7 @@ async function runStart(argv: string[]): Promise<number> {
   // stdout is the environment, one KEY=value a line, for a production-mode server (`npm start`) to use these chains.
   for (const [name, value] of Object.entries(localChainServerEnv(chains.urls))) process.stdout.write(`${name}=${value}\n`);
   say(`ready; state kept in ${cfg.dataDir}. A server in production mode uses these chains with the variables above (stdout).`);
-  say("its fee payer (FACILITATOR_SECRET_KEY's address) needs SOL on each Solana chain, and its EVM gas payer ETH on each Base chain:");
+  say("its fee payer (FACILITATOR_SECRET_KEY's address) needs SOL on each Solana chain, and its EVM gas payer ETH on each anvil chain:");
   for (const chain of chains.solana) say(`  npm run -s signet -- localnet fund <fee payer address> --sol 10 --rpc ${chain.url}`);
   for (const chain of chains.evm) say(`  npm run -s signet -- localnet fund <EVM gas payer 0x address> --eth 1 --rpc ${chain.url}`);
   say("an agent pays with USDC it is given the same way (--usdc N). Ctrl-C stops the chains.");

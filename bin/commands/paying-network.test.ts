@@ -20,7 +20,7 @@ describe("payingNetwork()", () => {
   });
 
   it("rejects malformed input: a name the service does not know, listing the names it takes", () => {
-    expect(() => payingNetwork("testnet")).toThrow("unknown network testnet: name devnet, mainnet, base or base-sepolia");
+    expect(() => payingNetwork("testnet")).toThrow("unknown network testnet: name devnet, mainnet, base, base-sepolia, polygon, polygon-amoy, avalanche or avalanche-fuji");
     expect(() => payingNetwork("")).toThrow(UsageError);
   });
 });

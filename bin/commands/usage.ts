@@ -21,7 +21,8 @@ export const VERIFY_USAGE =
 const KEYGEN_USAGE = "signet keygen [--evm] [--out FILE]";
 
 export const LOCALNET_USAGE =
-  "signet localnet start [--solana-port N] [--solana-mainnet-port N] [--evm-port N] [--base-port N]\n" +
+  "signet localnet start [--solana-port N] [--solana-mainnet-port N] [--evm-port N] [--base-port N] [--polygon-amoy-port N]\n" +
+  "    [--avalanche-fuji-port N]\n" +
   "  signet localnet fund <pubkey|0x-address> [--usdc N] [--sol N] [--eth N] [--rpc URL]\n" +
   "  start: the dev chains alone (a port of 0 leaves that chain out), printing what a production-mode server needs to\n" +
   "    use them, until Ctrl-C. fund: only the amounts given (a Solana key: --sol, --usdc; a 0x address: --eth, --usdc).";

@@ -47,7 +47,7 @@ describe("createFacilitator() and the operator's keys", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "signet-keys-"));
     const kp = generateKeypair();
     writeFileSync(path.join(dataDir, OPERATOR_DEV_KEY_FILE), toSolanaCliJson(kp));
-    const cfg = loadConfig({ NODE_ENV: "development", SIGNET_DATA_DIR: dataDir, FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), LOCALNET_EVM_RPC_PORT: "0" });
+    const cfg = loadConfig({ NODE_ENV: "development", SIGNET_DATA_DIR: dataDir, FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), LOCALNET_EVM_RPC_PORT: "0", LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" });
     await expect(createFacilitator(cfg)).rejects.toThrow(/FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY/);
   });
 

@@ -110,6 +110,10 @@ describe("configDeploymentReport()", () => {
       ["Solana mainnet", null, null, false, null],
       ["Base", null, null, false, null],
       ["Base Sepolia", "base-sepolia.g.alchemy.com", true, true, EVM],
+      ["Polygon", null, null, false, null],
+      ["Polygon Amoy", null, null, false, null],
+      ["Avalanche", null, null, false, null],
+      ["Avalanche Fuji", null, null, false, null],
     ]);
     expect(report.mainnet).toEqual({ enabled: false });
   });
@@ -140,11 +144,11 @@ describe("configDeploymentReport()", () => {
 
   it("stops payments without any chain RPC", () => {
     const report = configDeploymentReport(facts({ rpcUrls: {}, health: health({ chains: [], feePayer: { ok: true, accounts: [] } }) }));
-    expect(report.stops).toEqual(["no chain RPC is configured (RPC_URL_SOLANA_DEVNET, RPC_URL_SOLANA_MAINNET, RPC_URL_BASE, RPC_URL_BASE_SEPOLIA)"]);
+    expect(report.stops).toEqual(["no chain RPC is configured (RPC_URL_SOLANA_DEVNET, RPC_URL_SOLANA_MAINNET, RPC_URL_BASE, RPC_URL_BASE_SEPOLIA, RPC_URL_POLYGON, RPC_URL_POLYGON_AMOY, RPC_URL_AVALANCHE, RPC_URL_AVALANCHE_FUJI)"]);
   });
 
   it("stops payments when the mainnet switch is on without a mainnet RPC, or without the mainnet deposit address", () => {
-    expect(configDeploymentReport(facts({ mainnetEnabled: true })).stops).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE)"]);
+    expect(configDeploymentReport(facts({ mainnetEnabled: true })).stops).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE or RPC_URL_POLYGON or RPC_URL_AVALANCHE)"]);
     const mainnet = facts({ mainnetEnabled: true, rpcUrls: { ...facts().rpcUrls, "solana-mainnet": "https://mainnet.helius-rpc.com/?api-key=x" } });
     expect(configDeploymentReport(mainnet).stops).toEqual(["the mainnet switch is on, but Solana mainnet has no deposit address (SERVICE_MAINNET_DEPOSIT_ADDRESS)"]);
     const ready = configDeploymentReport({ ...mainnet, deposits: { ...mainnet.deposits, "solana-mainnet": "Deposit11111111111111111111111111111111111" } });
@@ -194,6 +198,11 @@ describe("httpDeploymentReport()", () => {
       ["Solana mainnet", false, null, null, false, null],
       ["Base", false, null, null, false, null],
       ["Base Sepolia", true, "127.0.0.1:8545", true, true, EVM],
+      // Networks the offers do not list (this fixture's are the first four's): whether they take payments is unknown.
+      ["Polygon", false, null, null, null, null],
+      ["Polygon Amoy", false, null, null, null, null],
+      ["Avalanche", false, null, null, null, null],
+      ["Avalanche Fuji", false, null, null, null, null],
     ]);
     expect(report.feePayers).toHaveLength(2);
     expect(report.keys.operator).toEqual({ ok: true, id: OPERATOR });
@@ -254,6 +263,10 @@ describe("formatDeploymentReport()", () => {
       "  Solana mainnet  no RPC configured",
       "  Base            no RPC configured",
       `  Base Sepolia    rpc base-sepolia.g.alchemy.com, up; takes payments to ${EVM}`,
+      "  Polygon         no RPC configured",
+      "  Polygon Amoy    no RPC configured",
+      "  Avalanche       no RPC configured",
+      "  Avalanche Fuji  no RPC configured",
       `  operator key    ${OPERATOR}`,
       "  verifier key    Verifier11111111111111111111111111111111111",
       "  log key         signet.example/log+01020304+AQID",
@@ -268,7 +281,7 @@ describe("formatDeploymentReport()", () => {
   it("names what would stop payments in its verdict and on a line each", () => {
     const lines = formatDeploymentReport(configDeploymentReport(facts({ mainnetEnabled: true })));
     expect(lines[0]).toBe("Signet 0.1.0 at https://signet.example: payments would stop");
-    expect(lines.at(-1)).toBe("  stops payments  the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE)");
+    expect(lines.at(-1)).toBe("  stops payments  the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE or RPC_URL_POLYGON or RPC_URL_AVALANCHE)");
   });
 
   it("rejects malformed input: anything but a report", () => {

@@ -41,6 +41,9 @@ const check = (env: Record<string, string>) => checkServiceKeys(loadConfig(env))
 
 const PAIRS = SERVICE_KEY_VARIABLES.flatMap((earlier, i) => SERVICE_KEY_VARIABLES.slice(i + 1).map((later) => [earlier, later] as const));
 
+/** Dev starts anvils playing Amoy and Fuji too: these tests name Base Sepolia's alone. */
+const NO_OTHER_ANVILS = { LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" };
+
 describe("checkServiceKeys()", () => {
   it("accepts a configuration where every role has a key of its own", () => {
     expect(() => check(productionEnv())).not.toThrow();
@@ -74,16 +77,16 @@ describe("checkServiceKeys()", () => {
 
   it("in development, refuses a configured key that is another role's generated dev key", () => {
     const dir = dataDir();
-    const env = { NODE_ENV: "development", SIGNET_DATA_DIR: dir, LOCALNET_EVM_RPC_PORT: "0" };
+    const env = { NODE_ENV: "development", SIGNET_DATA_DIR: dir, LOCALNET_EVM_RPC_PORT: "0", ...NO_OTHER_ANVILS };
     check(env);
     const logKey = readFileSync(path.join(dir, LOG_DEV_KEY_FILE), "utf8");
     expect(() => check({ ...env, FACILITATOR_SECRET_KEY: logKey })).toThrow(/^FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: /);
   });
 
-  it("leaves the EVM key unread, and so uncompared, when no Base network has an RPC", () => {
+  it("leaves the EVM key unread, and so uncompared, when no EVM network has an RPC", () => {
     const dir = dataDir();
     const shared = generateKeypair();
-    const env = { NODE_ENV: "development", SIGNET_DATA_DIR: dir, LOCALNET_EVM_RPC_PORT: "0", VERIFIER_SECRET_KEY: seed(shared), FACILITATOR_EVM_SECRET_KEY: bytesToHex(shared.seed) };
+    const env = { NODE_ENV: "development", SIGNET_DATA_DIR: dir, LOCALNET_EVM_RPC_PORT: "0", ...NO_OTHER_ANVILS, VERIFIER_SECRET_KEY: seed(shared), FACILITATOR_EVM_SECRET_KEY: bytesToHex(shared.seed) };
     expect(() => check(env)).not.toThrow();
     expect(readdirSync(dir)).not.toContain("facilitator-evm-key.txt");
     expect(() => check({ ...env, LOCALNET_EVM_RPC_PORT: "8545" })).toThrow(/^FACILITATOR_EVM_SECRET_KEY must differ from VERIFIER_SECRET_KEY: /);

@@ -229,7 +229,15 @@ describe("settingConsequences(): secrets", () => {
 describe("settingConsequences() with stored settings that do not parse", () => {
   it("weighs the change against nothing: every problem of the settings after it is one to confirm", () => {
     const out = settingConsequences({ key: "SERVICE_GRANT_MAX_PER_IP", current: null, proposed: settings({ SERVICE_GRANT_MAX_PER_IP: "0" }) }, facts());
-    expect(ids(out)).toEqual(["network_refused:solana-mainnet:mainnet_disabled", "network_refused:base:mainnet_disabled", "grants_stopped"]);
+    expect(ids(out)).toEqual([
+      "network_refused:solana-mainnet:mainnet_disabled",
+      "network_refused:base:mainnet_disabled",
+      "network_refused:polygon:mainnet_disabled",
+      "network_refused:polygon-amoy:network_not_supported",
+      "network_refused:avalanche:mainnet_disabled",
+      "network_refused:avalanche-fuji:network_not_supported",
+      "grants_stopped",
+    ]);
   });
 });
 

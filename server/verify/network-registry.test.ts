@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { addressExplorerUrl, explorerName, txExplorerUrl } from "./explorer-urls";
 import { createNetworkRegistry, nativeAmountUnits, NetworkRegistryError, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS, type EvmNetworkRow, type NetworkRow } from "./network-registry";
 import * as networks from "./networks";
+import { DEFAULT_ASSETS } from "@x402/evm";
+import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 
 const DEVNET_CAIP2 = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const MAINNET_CAIP2 = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
@@ -31,15 +33,15 @@ const refused = (rows: readonly NetworkRow[]) => () => createNetworkRegistry(row
 describe("createNetworkRegistry()", () => {
   it("builds a registry with a fifth network from its row alone, every lookup finding it", () => {
     const registry = createNetworkRegistry([...SHIPPED_NETWORK_ROWS, FIFTH]);
-    expect(registry.ids).toEqual(["solana-devnet", "solana-mainnet", "base", "base-sepolia", "test-chain"]);
+    expect(registry.ids).toEqual(["solana-devnet", "solana-mainnet", "base", "base-sepolia", "polygon", "polygon-amoy", "avalanche", "avalanche-fuji", "test-chain"]);
     expect(registry.get("test-chain")).toBe(FIFTH);
     expect(registry.byCaip2("eip155:31337")).toBe(FIFTH);
     expect(registry.byV1Name("test-chain")).toBe(FIFTH);
     expect(registry.resolve("testchain")).toBe("test-chain");
     expect(registry.ofReceiptNetwork("eip155:31337")).toBe(FIFTH);
-    expect(registry.ofFamily("evm").map((r) => r.id)).toEqual(["base", "base-sepolia", "test-chain"]);
-    expect(registry.mainnets.map((r) => r.id)).toEqual(["solana-mainnet", "base"]);
-    expect(registry.requestNames).toEqual(["devnet", "mainnet", "base", "base-sepolia", "test-chain"]);
+    expect(registry.ofFamily("evm").map((r) => r.id)).toEqual(["base", "base-sepolia", "polygon", "polygon-amoy", "avalanche", "avalanche-fuji", "test-chain"]);
+    expect(registry.mainnets.map((r) => r.id)).toEqual(["solana-mainnet", "base", "polygon", "avalanche"]);
+    expect(registry.requestNames).toEqual(["devnet", "mainnet", "base", "base-sepolia", "polygon", "polygon-amoy", "avalanche", "avalanche-fuji", "test-chain"]);
     expect(txExplorerUrl("eip155:31337", `0x${"ab".repeat(32)}`, registry)).toBe(`https://testscan.example/tx/0x${"ab".repeat(32)}`);
     // The shipped registry does not know it.
     expect(SHIPPED_NETWORKS.byId("test-chain")).toBeNull();
@@ -94,33 +96,62 @@ describe("SHIPPED_NETWORKS", () => {
     }
   });
 
-  it("holds today's four networks with today's facts", () => {
+  it("holds the eight shipped networks with their facts", () => {
     expect(SHIPPED_NETWORK_ROWS.map((r) => [r.id, r.caip2, r.family, r.isMainnet, r.usdcAsset, r.label])).toEqual([
       ["solana-devnet", DEVNET_CAIP2, "svm", false, "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", "Solana devnet"],
       ["solana-mainnet", MAINNET_CAIP2, "svm", true, "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "Solana mainnet"],
       ["base", "eip155:8453", "evm", true, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "Base"],
       ["base-sepolia", "eip155:84532", "evm", false, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "Base Sepolia"],
+      ["polygon", "eip155:137", "evm", true, "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", "Polygon"],
+      ["polygon-amoy", "eip155:80002", "evm", false, "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582", "Polygon Amoy"],
+      ["avalanche", "eip155:43114", "evm", true, "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E", "Avalanche"],
+      ["avalanche-fuji", "eip155:43113", "evm", false, "0x5425890298aed601595a70AB815c96711a31Bc65", "Avalanche Fuji"],
     ]);
     expect(SHIPPED_NETWORKS.get("base").eip712).toEqual({ name: "USD Coin", version: "2" });
     expect(SHIPPED_NETWORKS.get("base-sepolia").eip712).toEqual({ name: "USDC", version: "2" });
+    // Each USDC's own domain: Amoy's FiatToken calls itself "USDC", Fuji's "USD Coin".
+    expect(SHIPPED_NETWORKS.get("polygon").eip712).toEqual({ name: "USD Coin", version: "2" });
+    expect(SHIPPED_NETWORKS.get("polygon-amoy").eip712).toEqual({ name: "USDC", version: "2" });
+    expect(SHIPPED_NETWORKS.get("avalanche").eip712).toEqual({ name: "USD Coin", version: "2" });
+    expect(SHIPPED_NETWORKS.get("avalanche-fuji").eip712).toEqual({ name: "USD Coin", version: "2" });
     expect(SHIPPED_NETWORKS.ofFamily("evm").map((r) => [r.chainId, r.blockTimeMs, r.nativeCurrency.symbol])).toEqual([
       [8453, 2_000, "ETH"],
       [84532, 2_000, "ETH"],
+      [137, 2_000, "POL"],
+      [80002, 2_000, "POL"],
+      [43114, 2_000, "AVAX"],
+      [43113, 2_000, "AVAX"],
     ]);
+    const colours = SHIPPED_NETWORK_ROWS.map((r) => r.chartColor);
+    expect(new Set(colours).size).toBe(colours.length);
   });
 
-  it("derives today's x402 v1 names", () => {
+  it("derives the x402 v1 names @x402/evm's and @x402/svm's v1 schemes take", () => {
     expect(Object.fromEntries(SHIPPED_NETWORK_ROWS.map((r) => [r.id, r.x402V1Name]))).toEqual({
       "solana-devnet": "solana-devnet",
       "solana-mainnet": "solana",
       "base-sepolia": "base-sepolia",
       base: "base",
+      polygon: "polygon",
+      "polygon-amoy": "polygon-amoy",
+      avalanche: "avalanche",
+      "avalanche-fuji": "avalanche-fuji",
     });
     expect(SHIPPED_NETWORKS.byV1Name("solana-mainnet")).toBeNull();
     expect(SHIPPED_NETWORKS.byV1Name(8453)).toBeNull();
   });
 
-  it("derives today's explorer links and names for every shipped network", () => {
+  it("agrees with @x402/evm: each EVM row's v1 name is the one its v1 scheme maps to its chain id, its USDC the stock default asset where there is one", () => {
+    for (const row of SHIPPED_NETWORKS.ofFamily("evm") as readonly EvmNetworkRow[]) {
+      expect((EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[row.x402V1Name], row.id).toBe(row.chainId);
+      const stock = (DEFAULT_ASSETS as Record<string, readonly { asset: string; name: string; version: string }[] | undefined>)[row.caip2]?.[0];
+      if (stock) expect({ asset: stock.asset.toLowerCase(), name: stock.name, version: stock.version }, row.id).toEqual({ asset: row.usdcAsset.toLowerCase(), ...row.eip712 });
+    }
+    // The stock map covers Base, Base Sepolia, Polygon and Avalanche; Amoy's and Fuji's come from x402 1.2's v1 config.
+    expect(SHIPPED_NETWORKS.ofFamily("evm").filter((r) => Object.hasOwn(DEFAULT_ASSETS, r.caip2)).map((r) => r.id)).toEqual(["base", "base-sepolia", "polygon", "avalanche"]);
+  });
+
+  it("derives the explorer links and names of every shipped network", () => {
     const sig = "5gMv".padEnd(88, "A");
     const hash = `0x${"ab".repeat(32)}`;
     const account = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
@@ -130,6 +161,10 @@ describe("SHIPPED_NETWORKS", () => {
       ["solana-mainnet", "Solana Explorer (mainnet)", `https://explorer.solana.com/tx/${sig}`, `https://explorer.solana.com/address/${account}`],
       ["base", "Basescan", `https://basescan.org/tx/${hash}`, `https://basescan.org/address/${evmAccount}`],
       ["base-sepolia", "Basescan (Sepolia)", `https://sepolia.basescan.org/tx/${hash}`, `https://sepolia.basescan.org/address/${evmAccount}`],
+      ["polygon", "Polygonscan", `https://polygonscan.com/tx/${hash}`, `https://polygonscan.com/address/${evmAccount}`],
+      ["polygon-amoy", "Polygonscan (Amoy)", `https://amoy.polygonscan.com/tx/${hash}`, `https://amoy.polygonscan.com/address/${evmAccount}`],
+      ["avalanche", "Snowtrace", `https://snowtrace.io/tx/${hash}`, `https://snowtrace.io/address/${evmAccount}`],
+      ["avalanche-fuji", "Snowtrace (Fuji)", `https://testnet.snowtrace.io/tx/${hash}`, `https://testnet.snowtrace.io/address/${evmAccount}`],
     ]);
   });
 
@@ -140,14 +175,28 @@ describe("SHIPPED_NETWORKS", () => {
     expect(networks.BASE_SEPOLIA_CAIP2).toBe("eip155:84532");
     expect(networks.USDC_MINT_BY_SOLANA_CLUSTER).toEqual({ devnet: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", mainnet: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" });
     expect(networks.DEFAULT_SOLANA_RPC_BY_CLUSTER).toEqual({ devnet: "https://api.devnet.solana.com", mainnet: "https://api.mainnet-beta.solana.com" });
-    expect(networks.USDC_CONTRACT_BY_EVM_NETWORK).toEqual({ "eip155:8453": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "eip155:84532": "0x036CbD53842c5426634e7929541eC2318f3dCF7e" });
-    expect(networks.DEFAULT_EVM_RPC_BY_NETWORK).toEqual({ "eip155:8453": "https://mainnet.base.org", "eip155:84532": "https://sepolia.base.org" });
+    expect(networks.USDC_CONTRACT_BY_EVM_NETWORK).toEqual({
+      "eip155:8453": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      "eip155:84532": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      "eip155:137": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+      "eip155:80002": "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582",
+      "eip155:43114": "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E",
+      "eip155:43113": "0x5425890298aed601595a70AB815c96711a31Bc65",
+    });
+    expect(networks.DEFAULT_EVM_RPC_BY_NETWORK).toEqual({
+      "eip155:8453": "https://mainnet.base.org",
+      "eip155:84532": "https://sepolia.base.org",
+      "eip155:137": "https://polygon-rpc.com",
+      "eip155:80002": "https://rpc-amoy.polygon.technology",
+      "eip155:43114": "https://api.avax.network/ext/bc/C/rpc",
+      "eip155:43113": "https://api.avax-test.network/ext/bc/C/rpc",
+    });
     expect(networks.isKnownEvmNetwork("eip155:84532")).toBe(true);
     expect(networks.isKnownEvmNetwork("eip155:1")).toBe(false);
   });
 
   it("get() throws for an id the registry does not hold", () => {
-    expect(() => SHIPPED_NETWORKS.get("polygon")).toThrow(RangeError);
+    expect(() => SHIPPED_NETWORKS.get("ethereum")).toThrow(RangeError);
   });
 });
 

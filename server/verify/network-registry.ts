@@ -61,9 +61,10 @@ export interface EvmNetworkRow extends NetworkRowFacts {
 export type NetworkRow = SvmNetworkRow | EvmNetworkRow;
 
 /**
- * The networks this release takes payment on. Okabe–Ito chart hues (colour-blind-safe), dark enough to read against
- * white. Solana's fee payer warns under 0.5 SOL (the recommended funding) and alerts under 0.1; Base's levels are set
- * from what one EIP-3009 settlement costs (~80k gas, well under 0.0001 ETH at Base's fees).
+ * The networks this release takes payment on. Chart colours are colour-blind-safe hues (Okabe–Ito's, and violet), one
+ * per network, each dark enough to read against white. Solana's fee payer warns under 0.5 SOL (the recommended funding)
+ * and alerts under 0.1; each EVM network's levels are set from what one EIP-3009 settlement costs there (~80k gas, well
+ * under 0.0001 ETH at Base's fees).
  */
 export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
   {
@@ -134,6 +135,85 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     label: "Base Sepolia",
     chartColor: "#2563eb",
     publicRpcUrl: "https://sepolia.base.org",
+  },
+  // Polygon and Avalanche: Circle's native USDC (FiatToken v2.2), not the bridged USDC.e. Addresses and EIP-712 domains
+  // as @x402/evm 2.27's DEFAULT_ASSETS gives Polygon's and Avalanche's, and x402 1.2's v1 EVM config gives Amoy's and
+  // Fuji's (name only; every FiatToken v2 signs under version "2"), each equal to Circle's published USDC contracts.
+  // A settlement is one EIP-3009 transferWithAuthorization, ~80k gas.
+  {
+    id: "polygon",
+    caip2: "eip155:137",
+    x402V1Name: "polygon",
+    aliases: ["polygon"],
+    family: "evm",
+    chainId: 137,
+    isMainnet: true,
+    usdcAsset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+    eip712: { name: "USD Coin", version: "2" },
+    explorer: { name: "Polygonscan", txUrl: "https://polygonscan.com/tx/{tx}", addressUrl: "https://polygonscan.com/address/{address}" },
+    blockTimeMs: 2_000,
+    // ~80k gas at Polygon's usual 30–100 gwei is 0.0024–0.008 POL, and gas spikes past 1,000 gwei: 1 POL still pays
+    // ~12 settlements at such a spike, 5 POL hundreds at usual prices.
+    nativeCurrency: { name: "POL", symbol: "POL", decimals: 18, feePayerWarnBelow: "5", feePayerAlertBelow: "1" },
+    label: "Polygon",
+    chartColor: "#a3347b",
+    publicRpcUrl: "https://polygon-rpc.com",
+  },
+  {
+    id: "polygon-amoy",
+    caip2: "eip155:80002",
+    x402V1Name: "polygon-amoy",
+    aliases: ["polygon-amoy"],
+    family: "evm",
+    chainId: 80002,
+    isMainnet: false,
+    usdcAsset: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582",
+    eip712: { name: "USDC", version: "2" },
+    explorer: { name: "Polygonscan (Amoy)", txUrl: "https://amoy.polygonscan.com/tx/{tx}", addressUrl: "https://amoy.polygonscan.com/address/{address}" },
+    blockTimeMs: 2_000,
+    // Amoy's gas sits near its 25–30 gwei floor (~0.0024 POL a settlement) and its faucets hand out fractions of a POL:
+    // 0.1 POL is ~40 settlements.
+    nativeCurrency: { name: "POL", symbol: "POL", decimals: 18, feePayerWarnBelow: "0.5", feePayerAlertBelow: "0.1" },
+    label: "Polygon Amoy",
+    chartColor: "#0284c7",
+    publicRpcUrl: "https://rpc-amoy.polygon.technology",
+  },
+  {
+    id: "avalanche",
+    caip2: "eip155:43114",
+    x402V1Name: "avalanche",
+    aliases: ["avalanche"],
+    family: "evm",
+    chainId: 43114,
+    isMainnet: true,
+    usdcAsset: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E",
+    eip712: { name: "USD Coin", version: "2" },
+    explorer: { name: "Snowtrace", txUrl: "https://snowtrace.io/tx/{tx}", addressUrl: "https://snowtrace.io/address/{address}" },
+    blockTimeMs: 2_000,
+    // ~80k gas is at most 0.002 AVAX at 25 gwei (the C-Chain's old floor; its base fee is usually far below now): 0.1
+    // AVAX is 50 settlements at that price, 0.5 AVAX 250.
+    nativeCurrency: { name: "Avalanche", symbol: "AVAX", decimals: 18, feePayerWarnBelow: "0.5", feePayerAlertBelow: "0.1" },
+    label: "Avalanche",
+    chartColor: "#262626",
+    publicRpcUrl: "https://api.avax.network/ext/bc/C/rpc",
+  },
+  {
+    id: "avalanche-fuji",
+    caip2: "eip155:43113",
+    x402V1Name: "avalanche-fuji",
+    aliases: ["avalanche-fuji"],
+    family: "evm",
+    chainId: 43113,
+    isMainnet: false,
+    usdcAsset: "0x5425890298aed601595a70AB815c96711a31Bc65",
+    eip712: { name: "USD Coin", version: "2" },
+    explorer: { name: "Snowtrace (Fuji)", txUrl: "https://testnet.snowtrace.io/tx/{tx}", addressUrl: "https://testnet.snowtrace.io/address/{address}" },
+    blockTimeMs: 2_000,
+    // Fuji's fees are the C-Chain's; its faucet gives a few tenths of an AVAX a day, so the levels are lower.
+    nativeCurrency: { name: "Avalanche", symbol: "AVAX", decimals: 18, feePayerWarnBelow: "0.2", feePayerAlertBelow: "0.05" },
+    label: "Avalanche Fuji",
+    chartColor: "#a16207",
+    publicRpcUrl: "https://api.avax-test.network/ext/bc/C/rpc",
   },
 ];
 

@@ -49,7 +49,7 @@ describe("decodePaymentHeader()", () => {
   });
 
   it.each([
-    ["a network the service does not take", { network: "avalanche" }],
+    ["a network the service does not take", { network: "ethereum" }],
     ["a v2 network name", { network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" }],
     ["no scheme", { scheme: undefined }],
     ["a payload that is not an object", { payload: "tx" }],

@@ -69,8 +69,8 @@ describe("signet localnet start", () => {
       [
         `RPC_URL_SOLANA_DEVNET=http://127.0.0.1:${devnet}`,
         `RPC_URL_SOLANA_MAINNET=http://127.0.0.1:${mainnet}`,
-        `RPC_URL_BASE_SEPOLIA=http://127.0.0.1:${sepolia}`,
         `RPC_URL_BASE=http://127.0.0.1:${base}`,
+        `RPC_URL_BASE_SEPOLIA=http://127.0.0.1:${sepolia}`,
         "VERIFIER_ALLOW_PRIVATE_NETWORKS=true",
         "EXPLORER_ADVERTISE_RPC=true",
         "",
@@ -117,7 +117,10 @@ describe("signet localnet start", () => {
   it.each([
     [["--solana-port", "88a"], "signet: --solana-port must be a port number (1-65535), or 0 to leave that chain out; got 88a"],
     [["--evm-port", "70000"], "signet: --evm-port must be a port number (1-65535), or 0 to leave that chain out; got 70000"],
-    [["--solana-port", "0", "--solana-mainnet-port", "0", "--evm-port", "0", "--base-port", "0"], "signet: every chain's port is 0: give at least one chain a port (--solana-port, --solana-mainnet-port, --evm-port, --base-port)"],
+    [
+      ["--solana-port", "0", "--solana-mainnet-port", "0", "--evm-port", "0", "--base-port", "0", "--polygon-amoy-port", "0", "--avalanche-fuji-port", "0"],
+      "signet: every chain's port is 0: give at least one chain a port (--solana-port, --solana-mainnet-port, --evm-port, --base-port, --polygon-amoy-port, --avalanche-fuji-port)",
+    ],
     [["--solana-port", "18001", "--evm-port", "18001"], "signet: two chains cannot share port 18001: give each its own"],
     [["extra"], "signet: unexpected argument extra for signet localnet start"],
   ])("rejects malformed input %j with one line and exit 2, starting nothing", async (args, line) => {

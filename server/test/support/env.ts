@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig, type Config } from "../../env";
+import type { NetworkRegistry } from "../../verify";
 import { createServiceKeys, type ServiceKeys } from "../../keys/service-keys";
 import { useRouteConfig } from "../../runtime/route-edge";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
@@ -11,7 +12,14 @@ import type { LogIdentity } from "../../transparency/log-key";
 
 /** The environment tests run with now: vitest's, then every override still applied. */
 let current: Record<string, string | undefined> = { ...process.env };
-let parsed: { env: typeof current; config: Config; keys: ServiceKeys } | null = null;
+/** The networks the config is loaded for: a test's own registry (setEnv's `networks`), else this release's. */
+let currentNetworks: NetworkRegistry | undefined;
+let parsed: { env: typeof current; networks: NetworkRegistry | undefined; config: Config; keys: ServiceKeys } | null = null;
+
+/** The config of `env` for the current networks. */
+function load(env: Record<string, string | undefined>): Config {
+  return loadConfig(env, currentNetworks ? { networks: currentNetworks } : {});
+}
 
 /** A fresh data dir for dev keys and the embedded database. */
 export function tempDataDir(prefix = "signet-test-"): string {
@@ -38,9 +46,9 @@ export { devtoolsKnob as testKnob, devtoolsSetting as testSetting } from "../../
 export const IN_CI = process.env.CI !== undefined && process.env.CI !== "";
 
 function parsedNow(): { config: Config; keys: ServiceKeys } {
-  if (!parsed || parsed.env !== current) {
-    const config = loadConfig(current);
-    parsed = { env: current, config, keys: createServiceKeys(config) };
+  if (!parsed || parsed.env !== current || parsed.networks !== currentNetworks) {
+    const config = load(current);
+    parsed = { env: current, networks: currentNetworks, config, keys: createServiceKeys(config) };
   }
   return parsed;
 }
@@ -67,16 +75,20 @@ export function logIdentity(): LogIdentity {
 
 /**
  * Applies `vars` (undefined deletes) over the test environment and points the routes at the config they make (the
- * route edge builds its next runtime from it); returns a function that restores the previous environment.
+ * route edge builds its next runtime from it), for `options.networks` when given (else the networks set before);
+ * returns a function that restores the previous environment and networks.
  */
-export function setEnv(vars: Record<string, string | undefined>): () => Promise<void> {
+export function setEnv(vars: Record<string, string | undefined>, options: { networks?: NetworkRegistry } = {}): () => Promise<void> {
   const previous = current;
+  const previousNetworks = currentNetworks;
   current = testEnv(vars);
-  const switched = useRouteConfig(loadConfig(current));
+  if (options.networks) currentNetworks = options.networks;
+  const switched = useRouteConfig(load(current));
   return async () => {
     await switched;
     current = previous;
-    await useRouteConfig(loadConfig(current));
+    currentNetworks = previousNetworks;
+    await useRouteConfig(load(current));
   };
 }
 

@@ -1,10 +1,12 @@
 // A whole offline paid stack for integration tests: a local chain playing devnet (and optionally one playing
-// mainnet, and anvil chains playing Base Sepolia and Base), a fresh PostgreSQL database, a fresh data dir for keys,
-// and the chat route handler bound to them.
+// mainnet, and an anvil chain for each EVM network asked for: Base Sepolia, Base, or any other row of the stack's
+// registry), a fresh PostgreSQL database, a fresh data dir for keys, and the chat route handler bound to them. A test
+// starts only the chains it pays on: each anvil costs start-up time.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../../devtools/localnet";
 import { spawnLocalnet, type RemoteLocalnet } from "../../../devtools/localnet/spawn-localnet";
-import type { Config } from "../../env";
+import { rpcUrlVariable, type Config } from "../../env";
+import { SHIPPED_NETWORKS, type EvmNetworkRow, type NetworkId, type NetworkRegistry } from "../../verify";
 import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
 import type { Runtime } from "../../runtime/runtime";
 import { generateKeypair } from "../../keys/parse-secret-key";
@@ -17,7 +19,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../../devtools/anvil";
+import { startLocalEvmChain, type LocalEvmChain } from "../../../devtools/anvil";
 import { createEvmPayingFetch } from "../../agent/paying-fetch";
 
 export interface PaidStack {
@@ -27,6 +29,8 @@ export interface PaidStack {
   baseSepolia: LocalEvmChain | null;
   /** anvil playing Base mainnet (with `baseMainnet: true`). */
   base: LocalEvmChain | null;
+  /** Every anvil chain of the stack, by the id of the network it plays (Base Sepolia's and Base's included). */
+  evmChains: Partial<Record<NetworkId, LocalEvmChain>>;
   /** The facilitator's EVM address (gas payer and EVM deposit address), when an EVM chain runs. */
   evmDeposit: `0x${string}` | null;
   tdb: TestDatabase;
@@ -44,9 +48,9 @@ export interface PaidStack {
   payingFetch(signer: KeyPairSigner): typeof fetch;
   /** Credits `units` of prepaid credit on devnet to `agentPubkey`: a ledger entry of `kind` and the balance, together. */
   credit(agentPubkey: string, units: bigint, kind?: CreditKind): Promise<void>;
-  /** A fresh EVM agent holding `usdcUnits` of test USDC and no ETH. */
+  /** A fresh EVM agent holding `usdcUnits` of test USDC and no ETH (on Base Sepolia's chain unless `chain` is given). */
   newEvmAgent(usdcUnits?: bigint, chain?: LocalEvmChain): Promise<PrivateKeyAccount>;
-  /** A stock @x402/fetch client with the exact EVM scheme for `account`, whose requests go to the route handler. */
+  /** A stock @x402/fetch client with the exact EVM scheme on every anvil chain's network for `account`, whose requests go to the route handler. */
   evmPayingFetch(account: PrivateKeyAccount): typeof fetch;
   close(): Promise<void>;
 }
@@ -68,8 +72,14 @@ export const FAST_BLOCK_MS = 250;
 export async function startPaidStack(
   opts: {
     mainnet?: boolean;
+    /** anvil playing Base Sepolia. */
     evm?: boolean;
+    /** anvil playing Base. */
     baseMainnet?: boolean;
+    /** An anvil chain for each of these EVM networks of the stack's registry, at its chain id with its USDC and domain. */
+    evmNetworks?: NetworkId[];
+    /** The networks the service takes payment on (default: this release's): a test's own registry, rows and all. */
+    networks?: NetworkRegistry;
     timing?: "fast" | "real" | "instant";
     env?: Record<string, string | undefined>;
     /** The devnet chain's own timing and seeded faults, over `timing`. */
@@ -94,10 +104,34 @@ export async function startPaidStack(
   const startChain = opts.chainProcess === "own" ? (o: StartLocalnetOptions) => spawnLocalnet(o).then(inAnotherProcess) : startLocalnet;
   const devnet = await startChain({ profile: "devnet", port: 0, dataDir: null, ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana), ...opts.devnet });
   const mainnet = opts.mainnet ? await startChain({ profile: "mainnet", port: 0, dataDir: null, ...solana }) : null;
-  const baseSepolia = opts.evm
-    ? await startLocalEvmChain({ chainId: 84532, usdc: USDC_BY_EVM_CHAIN[84532]!.address, ...USDC_BY_EVM_CHAIN[84532]!, ...blockTime, faults: opts.evmFaults ?? null })
-    : null;
-  const base = opts.baseMainnet ? await startLocalEvmChain({ chainId: 8453, usdc: USDC_BY_EVM_CHAIN[8453]!.address, ...USDC_BY_EVM_CHAIN[8453]!, ...blockTime }) : null;
+  const networks = opts.networks ?? SHIPPED_NETWORKS;
+  const evmIds = [...new Set([...(opts.evm ? ["base-sepolia"] : []), ...(opts.baseMainnet ? ["base"] : []), ...(opts.evmNetworks ?? [])])];
+  const evmRows = evmIds.map((id) => {
+    const row = (networks.ofFamily("evm") as readonly EvmNetworkRow[]).find((r) => r.id === id);
+    if (!row) throw new Error(`no EVM network ${id} in the stack's registry (${networks.ofFamily("evm").map((r) => r.id).join(", ")})`);
+    return row;
+  });
+  // Side by side: each anvil takes about a second to start and plant its token.
+  const startedEvm = await Promise.allSettled(
+    evmRows.map((row) =>
+      startLocalEvmChain({
+        chainId: row.chainId,
+        usdc: row.usdcAsset as `0x${string}`,
+        ...row.eip712,
+        ...blockTime,
+        faults: row.id === "base-sepolia" ? (opts.evmFaults ?? null) : null,
+      }),
+    ),
+  );
+  const evmChains: Partial<Record<NetworkId, LocalEvmChain>> = {};
+  for (const [i, result] of startedEvm.entries()) if (result.status === "fulfilled") evmChains[evmRows[i]!.id] = result.value;
+  const evmFailed = startedEvm.find((r) => r.status === "rejected");
+  if (evmFailed) {
+    await Promise.allSettled([devnet.close(), mainnet?.close(), ...Object.values(evmChains).map((c) => c?.close())]);
+    throw evmFailed.reason;
+  }
+  const baseSepolia = evmChains["base-sepolia"] ?? null;
+  const base = evmChains.base ?? null;
   const tdb = await createTestDatabase();
   const dbProxy = opts.dbProxy ? await startPgProxy(tdb.url) : null;
   const restore = setEnv({
@@ -111,20 +145,20 @@ export async function startPaidStack(
     UPSTREAM_API_KEY: undefined,
     SERVICE_DEPOSIT_ADDRESS: undefined,
     FACILITATOR_SECRET_KEY: undefined,
-    RPC_URL_BASE_SEPOLIA: baseSepolia?.url,
-    RPC_URL_BASE: base?.url,
+    // Every EVM network of the registry: its anvil chain's RPC, or none.
+    ...Object.fromEntries(networks.ofFamily("evm").map((row) => [rpcUrlVariable(row.id), evmChains[row.id]?.url])),
     FACILITATOR_EVM_SECRET_KEY: undefined,
     SERVICE_EVM_DEPOSIT_ADDRESS: undefined,
     // Requests handed straight to route handlers carry no peer address: all of them count as one client IP.
     PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
     ...opts.env,
-  });
+  }, opts.networks ? { networks: opts.networks } : {});
   const config = testConfig();
   // Boots like `npm run dev`: the routes' runtime (its facilitator announced) is built before anything is served.
   const facilitator = (await routeRuntime()).chains.facilitator;
   for (const chain of [devnet, mainnet]) if (chain) await chain.fundAccount(facilitator.address, { lamports: 10_000_000_000n });
   const evmDeposit = facilitator.evm?.address ?? null;
-  for (const chain of [baseSepolia, base]) if (chain && evmDeposit) await chain.fund(evmDeposit, { wei: 10n ** 18n });
+  for (const chain of Object.values(evmChains)) if (chain && evmDeposit) await chain.fund(evmDeposit, { wei: 10n ** 18n });
   const { POST } = await import("@/app/api/v1/chat/completions/route");
   const route = (req: Request) => POST(req, {});
   const stack: PaidStack = {
@@ -132,6 +166,7 @@ export async function startPaidStack(
     mainnet,
     baseSepolia,
     base,
+    evmChains,
     evmDeposit,
     tdb,
     dbProxy,
@@ -155,18 +190,18 @@ export async function startPaidStack(
       if (!credited.ok) throw new Error(`credit refused: ${credited.reason}`);
     },
     async newEvmAgent(usdcUnits = 1_000_000n, chain = baseSepolia ?? undefined) {
-      if (!chain) throw new Error("start the stack with evm: true");
+      if (!chain) throw new Error("start the stack with evm: true, or name the chain");
       const account = privateKeyToAccount(generatePrivateKey());
       await chain.fund(account.address, { usdcUnits });
       return account;
     },
     evmPayingFetch(account) {
-      const caip2s = [baseSepolia ? "eip155:84532" : null, base ? "eip155:8453" : null].filter((c): c is string => c !== null);
-      return createEvmPayingFetch(account, caip2s, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
+      const caip2s = Object.values(evmChains).map((chain) => `eip155:${chain!.chainId}`);
+      return createEvmPayingFetch(account, caip2s, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch, { networks });
     },
     async close() {
       await closeRouteRuntime();
-      await Promise.allSettled([devnet.close(), mainnet?.close(), baseSepolia?.close(), base?.close(), dbProxy?.close()]);
+      await Promise.allSettled([devnet.close(), mainnet?.close(), ...Object.values(evmChains).map((c) => c?.close()), dbProxy?.close()]);
       await tdb.drop();
       await restore();
     },
