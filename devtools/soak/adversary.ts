@@ -555,7 +555,7 @@ export async function checkAdversary(prisma: PrismaClient, adversary: Adversary,
     }
   }
   for (const p of payments) {
-    if (p.purpose === "chat" && p.status === STATE.served && servedByPayment.get(p.id) !== 1) failures.push(`payment ${p.id} is served with ${servedByPayment.get(p.id) ?? 0} served calls`);
+    if (p.purpose === "call" && p.status === STATE.served && servedByPayment.get(p.id) !== 1) failures.push(`payment ${p.id} is served with ${servedByPayment.get(p.id) ?? 0} served calls`);
   }
 
   // Credits: none to his beneficiary key; to his wallet only his own payments; every top-up to the key its payer named.

@@ -15,7 +15,7 @@ import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
 import { chatRequestDigest } from "../x402/request-digest";
 import type { CompletionParams } from "../upstream";
-import { paidRoute, type PaidRoute } from "../x402/paid-routes";
+import { paidRouteAdmission, type PaidRoute } from "../x402/paid-routes";
 import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
 
 export interface PaidChatInput {
@@ -46,8 +46,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
     plan: (state) => planChat(ctx, input, state),
     admission: ({ plan }) => ({
       resourceUrl: input.resourceUrl,
-      description: paidRoute(input.binding?.resource ?? "chat").description,
-      purpose: "chat",
+      ...paidRouteAdmission(input.binding?.resource ?? "chat"),
       requestDigest: input.binding ? input.binding.requestDigest(plan.network) : chatRequestDigest(body, plan.network),
     }),
   });

@@ -20,6 +20,7 @@ import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { readPaymentId } from "../x402/payment-id";
 import { decodePaymentHeader, readPaymentHeader } from "../x402/payment-headers";
 import type { AdmitPaymentInput, AdmittedOutcome, PaidRequest, PaidRequestOutcome, PaidRequestState, PaymentPlan, Replan } from "./paid-request-types";
+import { paidRoute } from "../x402/paid-routes";
 import { chainUnavailable, eventNames, paymentError, paymentIdConflict, recordFailure, refused } from "./payment-answers";
 import { SETTLEMENT_EXPIRED } from "./payment-states";
 import { findOrClaimPayment, readPaymentByKey } from "./payment-store";
@@ -90,14 +91,14 @@ export async function planPayment(ctx: AppContext, settings: Settings, network: 
 async function admitPlanned(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const outcome = await admitPaymentOnce(ctx, input);
   if (outcome.kind === "refused" || outcome.kind === "replay" || outcome.kind === "pending") {
-    ctx.metrics.calls.inc({ route: input.purpose === "chat" ? "paid" : "topup", network: ctx.config.networks.get(input.plan.network).caip2, outcome: "refused", code: outcome.error.code });
+    ctx.metrics.calls.inc({ route: paidRoute(input.route).callsLabel, network: ctx.config.networks.get(input.plan.network).caip2, outcome: "refused", code: outcome.error.code });
   }
   return outcome;
 }
 
 async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const { plan } = input;
-  const events = eventNames(input.purpose);
+  const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
   const decoded = input.state.payment;
   if (decoded === null) {
@@ -136,6 +137,7 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
           payTo: plan.payTo,
           units: plan.amountUnits,
           purpose: input.purpose,
+          route: input.route,
           clientPaymentId,
           requestDigest: input.requestDigest,
           beneficiary: input.beneficiary ?? null,
@@ -198,7 +200,7 @@ type PaymentCheck = { ok: true; payer: string; matched: PaymentRequirements } | 
  */
 async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: PaymentPayload): Promise<PaymentCheck> {
   const { plan } = input;
-  const events = eventNames(input.purpose);
+  const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
   const matched = ctx.gateway.match(plan.requirements, payload);
   if (!matched) {

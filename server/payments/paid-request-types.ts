@@ -8,6 +8,7 @@ import type { AppError } from "../errors";
 import type { Settings } from "../settings/setting-definitions";
 import type { StoredSettings } from "../settings/read-settings";
 import type { DecodedPayment } from "../x402/payment-headers";
+import type { PaidRoute } from "../x402/paid-routes";
 import type { PaymentPurpose } from "./payment-states";
 
 /** A payment whose transfer landed and whose hold is reserved for the call it pays for. */
@@ -25,11 +26,11 @@ export type PaidRequestOutcome =
   /** A settled payment whose call was not served (the upstream failed, or its server died): serve it now, once. */
   | { kind: "retry-unserved"; payment: SettledPayment }
   /**
-   * The same request with the same payment, already served: its stored answer is given again (a chat call's completion
-   * body, when still kept), never a second service.
+   * The same request with the same payment, already served: its stored answer is given again (a call's answer body,
+   * when still kept), never a second service.
    */
   | { kind: "answered"; payment: Payment & { txSignature: string } }
-  /** Settled just now; for a chat payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
+  /** Settled just now; for a call payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
   | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint; /** The agent's points as the credit read them, when it did. */ pointsBefore?: number }
   /** The settings changed since the request was planned: nothing was taken; plan it again with `replan`. */
   | { kind: "stale-settings"; replan: Replan };
@@ -89,6 +90,8 @@ export interface AdmitPaymentInput {
   resourceUrl: string;
   description: string;
   purpose: PaymentPurpose;
+  /** The paid route the request came in on (its row in the paid-route registry): the payment's events and metrics. */
+  route: PaidRoute;
   /** What this request buys (request-digest.ts): a payment claimed by another request serves only that one. */
   requestDigest: string;
   /** Who the credit goes to; the verified payer when absent. */

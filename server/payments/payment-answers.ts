@@ -9,7 +9,7 @@ import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { logEvent } from "../log";
 import { challengeHeaders } from "../x402/payment-headers";
 import { toV1Requirements } from "../x402/x402-v1";
-import type { PaymentPurpose } from "./payment-states";
+import { paidRoute, paidRouteNamed } from "../x402/paid-routes";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
 
 export const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", error });
@@ -20,7 +20,7 @@ export function replay(payment: Payment, message: string, headers: Record<string
 
 /** This request is not the one the payment paid for: another body, network, route or beneficiary. Nothing moved. */
 export function requestMismatch(input: AdmitPaymentInput, known: Payment): PaidRequestOutcome {
-  logEvent(`${eventNames(input.purpose).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
+  logEvent(`${eventNames(input.route).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
   return {
     kind: "replay",
     error: new AppError(
@@ -35,7 +35,7 @@ export function requestMismatch(input: AdmitPaymentInput, known: Payment): PaidR
  * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
  */
 export function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
-  logEvent(`${eventNames(input.purpose).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
+  logEvent(`${eventNames(input.route).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
   return {
     kind: "replay",
     error: new AppError(
@@ -46,29 +46,24 @@ export function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: P
   };
 }
 
-/** The log events of each purpose, written out so a search for the name finds them. */
-export function eventNames(purpose: PaymentPurpose) {
-  return purpose === "chat"
-    ? {
-        prefix: "chat",
-        verifyFailed: "chat.verify_failed",
-        settleOk: "chat.settle_ok",
-        settleFailed: "chat.settle_failed",
-        settleUnknown: "chat.settle_unknown",
-        settlePending: "chat.settle_pending",
-        settleExpired: "chat.settle_expired",
-        settleRecovered: "chat.settle_recovered",
-      }
-    : {
-        prefix: "credits",
-        verifyFailed: "credits.verify_failed",
-        settleOk: "credits.settle_ok",
-        settleFailed: "credits.settle_failed",
-        settleUnknown: "credits.settle_unknown",
-        settlePending: "credits.settle_pending",
-        settleExpired: "credits.settle_expired",
-        settleRecovered: "credits.settle_recovered",
-      };
+/**
+ * The payment events of a paid route (`chat.settle_ok`, `responses.settle_ok`, `credits.settle_ok`, …): its registry
+ * row's prefix; a stored route no row has any more (a removed route's payment) logs under its own name.
+ */
+export function eventNames(route: string) {
+  const named = paidRouteNamed(route);
+  const prefix = named ? paidRoute(named).events : route;
+  return {
+    prefix,
+    verifyFailed: `${prefix}.verify_failed`,
+    settleOk: `${prefix}.settle_ok`,
+    settleFailed: `${prefix}.settle_failed`,
+    settleUnknown: `${prefix}.settle_unknown`,
+    settlePending: `${prefix}.settle_pending`,
+    settleExpired: `${prefix}.settle_expired`,
+    settleRecovered: `${prefix}.settle_recovered`,
+    settleReplay: `${prefix}.settle_replay`,
+  };
 }
 
 /** The chain (or its RPC) could not be asked: the client's payment is not at fault. */

@@ -12,7 +12,7 @@ export const STATE_MEANINGS: Record<PaymentStatus, string> = {
   claimed:
     "the idempotency key is ours, with the digest of the request it pays for, before anything moves money. A claim whose lease ran out belongs to a dead server: one retry takes it over (claimed → claimed).",
   pending: "broadcast, its confirmation not seen within the wait; any instance finishes it from the chain.",
-  settled: "landed and credited; a chat payment's whole credit is the call's hold, which only the request that paid may spend.",
+  settled: "landed and credited; a call payment's whole credit is the call's hold, which only the request that paid may spend.",
   serving: "a retry (or a takeover of a dead server's call) is serving it from its hold, under that request's lease.",
   served: "the call was captured with its receipt in one commit (a top-up: credited); its answer is kept for the payer's repeat.",
   unserved: "the upstream failed before it answered (or nobody waited for a late settlement): the hold stays reserved, and one retry of the request that paid serves it.",
@@ -26,7 +26,7 @@ export const PAYMENT_MOVES = {
   claimed: {
     claimed: "a retry takes over a claim whose lease ran out (its server died, or lost the database)",
     pending: "sent, its confirmation not seen within the settle wait",
-    settled: "landed; a chat payment's credit and the call's hold, in one statement",
+    settled: "landed; a call payment's credit and the call's hold, in one statement",
     served: "a top-up landed and was credited (the credit is what it bought)",
     failed: "refused before it moved, or its transaction belongs to another payment",
     expired: "sent, and it can never land (blockhash or validBefore passed unseen)",
@@ -90,7 +90,7 @@ export function statesBefore(to: PaymentStatus): PaymentStatus[] {
     .map(([from]) => from);
 }
 
-export type PaymentPurpose = "chat" | "topup";
+export type { PaymentPurpose } from "../x402/paid-routes";
 
 /** Why a failed payment failed, where the chain said so. */
 export const FAILED_ON_CHAIN = "settlement_failed_on_chain";

@@ -19,6 +19,8 @@ export interface NewPayment {
   payTo: string;
   units: bigint;
   purpose: PaymentPurpose;
+  /** The paid route it is made on (a row of server/x402/paid-routes.ts). */
+  route: string;
   /** The client's payment id (x402 payment-identifier), if it sent one. */
   clientPaymentId: string | null;
   requestDigest: string;
@@ -50,14 +52,14 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
       WITH current AS (
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
-        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id, request_digest, beneficiary, attempt)
-        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text,
+        INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, updated_at, client_payment_id, request_digest, beneficiary, attempt)
+        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${p.route}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text,
                ${p.requestDigest}, ${p.beneficiary}::text, ${randomUUID()}::uuid
         FROM current WHERE current.yes AND ${input.claim !== null}
           AND (${id}::text IS NULL OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}))
         ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
                client_payment_id = EXCLUDED.client_payment_id, request_digest = EXCLUDED.request_digest, beneficiary = EXCLUDED.beneficiary,
-               network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose, attempt = EXCLUDED.attempt
+               network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose, route = EXCLUDED.route, attempt = EXCLUDED.attempt
           WHERE payments.status = ${"failed" satisfies PaymentStatus}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, input.leaseMs)})
@@ -82,7 +84,7 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
 }
 
 /** The claim's parameters when none is asked for: the INSERT never runs. */
-const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "chat", clientPaymentId: null, requestDigest: "", beneficiary: null };
+const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "call", route: "chat", clientPaymentId: null, requestDigest: "", beneficiary: null };
 
 /** Keeps a settling claim's lease, and its lane's hold once taken, until stopped. */
 export interface ClaimKeeper {
@@ -170,7 +172,7 @@ export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: nu
 /** A payments row as one JSON value (its own columns, unqualified), for a raw statement that reads or returns one. */
 const PAYMENT_JSON = Prisma.sql`json_build_object(
   'id', id, 'idempotencyKey', payload_hash, 'txSignature', tx_signature, 'network', network, 'payer', payer,
-  'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'status', status, 'failureReason', failure_reason,
+  'payTo', pay_to, 'units', units::text, 'purpose', purpose, 'route', route, 'status', status, 'failureReason', failure_reason,
   'inferenceId', inference_id, 'createdAt', created_at, 'updatedAt', updated_at,
   'pendingPayload', pending_payload, 'pendingBlockhash', pending_blockhash, 'pendingValidBefore', pending_valid_before,
   'pendingBeneficiary', pending_beneficiary, 'clientPaymentId', client_payment_id, 'requestDigest', request_digest,

@@ -18,6 +18,7 @@ import { log, logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import type { SignetMetrics } from "../metrics/registry";
 import { findPendingSettlement, solanaSettlementWire } from "../x402/find-landed-settlement";
+import { eventNames } from "./payment-answers";
 import { answerTopUp } from "./top-up-answer";
 
 /** What a pending answer tells the client to wait before retrying: about one re-broadcast, seconds. */
@@ -48,13 +49,13 @@ export function settlementPendingError(transaction: string, caip2: string): AppE
 }
 
 /**
- * pending → settled (a chat retry that serves it now, as `attempt`), unserved (a chat payment nobody is waiting for:
- * its retry serves it), or served (a top-up: the credit is the purchase). Chat: the credit and its hold, in one
+ * pending → settled (a call's retry that serves it now, as `attempt`), unserved (a call payment nobody is waiting for:
+ * its retry serves it), or served (a top-up: the credit is the purchase). A call: the credit and its hold, in one
  * statement.
  */
 export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served", leaseMs: number, attempt: string | null = null): Promise<CreditOutcome> {
   const move: Move<"pending"> = { from: "pending", to: next };
-  const chat = payment.purpose === "chat";
+  const chat = payment.purpose === "call";
   return creditAgent(db, {
     kind: chat ? "payment_credit" : "topup_credit",
     // SECURITY: the beneficiary the claiming request named; never a later request's.
@@ -143,24 +144,24 @@ async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
   for (const payment of await readStalePending(ctx.db, REBROADCAST_GAP_MS, PENDING_SWEEP_BATCH)) {
     if (!payment.pendingPayload) continue;
     const payload = payment.pendingPayload as unknown as PaymentPayload;
-    const prefix = payment.purpose === "chat" ? "chat" : "credits";
+    const events = eventNames(payment.route);
     const found = await resolvePendingOnChain(ctx, payment, payload, 0);
     if (found.state === "landed") {
-      const credited = await creditLandedPending(ctx.db, payment, found.transaction, payment.purpose === "chat" ? "unserved" : "served", ctx.config.PAYMENT_LEASE_MS);
+      const credited = await creditLandedPending(ctx.db, payment, found.transaction, payment.purpose === "call" ? "unserved" : "served", ctx.config.PAYMENT_LEASE_MS);
       if (credited.ok) {
-        logEvent(prefix === "chat" ? "chat.settle_recovered" : "credits.settle_recovered", { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
+        logEvent(events.settleRecovered, { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
         countSettlement(ctx.metrics, payment.purpose, payment.network, "recovered", payload);
         // Nobody waited for this top-up: its answer is given now, and kept for the payer's retry.
-        if (payment.purpose !== "chat") await answerTopUp(ctx, { ...payment, status: "served", txSignature: found.transaction }, credited.balanceUnits);
+        if (payment.purpose === "topup") await answerTopUp(ctx, { ...payment, status: "served", txSignature: found.transaction }, credited.balanceUnits);
       }
     } else if (found.state === "failed") {
       if (await failPending(ctx.db, payment.id, FAILED_ON_CHAIN)) {
-        logEvent(prefix === "chat" ? "chat.settle_failed" : "credits.settle_failed", { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
+        logEvent(events.settleFailed, { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
         countSettlement(ctx.metrics, payment.purpose, payment.network, "failed", payload);
       }
     } else if (found.state === "expired") {
       if (await failPending(ctx.db, payment.id, SETTLEMENT_EXPIRED)) {
-        logEvent(prefix === "chat" ? "chat.settle_expired" : "credits.settle_expired", { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
+        logEvent(events.settleExpired, { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
         countSettlement(ctx.metrics, payment.purpose, payment.network, "expired", null);
       }
     }

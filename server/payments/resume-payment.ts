@@ -28,7 +28,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   }
   // SECURITY: the kill switch and the allowlist apply to the payment's own network, as they did when it was claimed.
   try {
-    requireNetworkEnabled(ctx.config.networks, input.state.settings, known.network, input.purpose === "chat" ? "chat" : "credits");
+    requireNetworkEnabled(ctx.config.networks, input.state.settings, known.network, input.purpose === "call" ? "chat" : "credits");
   } catch (err) {
     return refused(err as AppError);
   }
@@ -40,7 +40,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
   if (known.status === "served" && known.txSignature !== null && (input.purpose === "topup" || known.answer !== null)) {
     // The same request again after it was served (its answer lost in transit): the stored answer, not a second call.
-    logEvent(`${eventNames(input.purpose).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
+    logEvent(`${eventNames(input.route).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
     return { kind: "answered", payment: { ...known, txSignature: known.txSignature } };
   }
   if (known.status === "refunded") return refundedAnswer(known);
@@ -99,13 +99,13 @@ function refundedAnswer(known: Payment): PaidRequestOutcome {
  * takes whatever the winner left.
  */
 async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: Payment, payload: PaymentPayload): Promise<PaidRequestOutcome> {
-  const events = eventNames(input.purpose);
+  const events = eventNames(input.route);
   // The payload that was broadcast, as stored; the retry's may be another encoding of the same payment.
   const broadcast = (known.pendingPayload as unknown as PaymentPayload | null) ?? payload;
   const found = await resolvePendingOnChain(ctx, known, broadcast, ctx.config.SETTLEMENT_CONFIRM_WAIT_MS);
   if (found.state === "landed") {
     const attempt = randomUUID();
-    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "chat" ? "settled" : "served", ctx.config.PAYMENT_LEASE_MS, attempt);
+    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "call" ? "settled" : "served", ctx.config.PAYMENT_LEASE_MS, attempt);
     if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
     logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
     countSettlement(ctx.metrics, input.purpose, known.network, "recovered", broadcast);
@@ -149,7 +149,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
     // The chain could not be read (or the request names another plan): leave the claim for a later retry.
     return refused(new AppError("chain_unavailable", "this payment is being recovered; retry the same request shortly"));
   }
-  logEvent(`${eventNames(input.purpose).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
+  logEvent(`${eventNames(input.route).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
   if (landed.state === "landed") countSettlement(ctx.metrics, input.purpose, known.network, "recovered", null);
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {

@@ -76,7 +76,7 @@ async function settleInLane(
   const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment, taken.reason);
-    logEvent(eventNames(input.purpose).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
+    logEvent(eventNames(input.route).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
     const message =
       taken.reason === "payer_refused"
         ? "this payer's recent settlements kept failing; it is refused for a while, and nothing was charged"
@@ -123,7 +123,7 @@ async function recheckBeforeSend(
   lane: Lane,
 ): Promise<SendResult | null> {
   const { plan } = input;
-  const events = eventNames(input.purpose);
+  const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
   const transaction = (payload.payload as { transaction?: unknown }).transaction;
   if (ctx.config.networks.get(plan.network).family === "svm") {
@@ -161,7 +161,7 @@ async function recheckBeforeSend(
 /** Settles (the facilitator sends and waits for its confirmation) and records what the chain says happened. */
 async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements, lane: Lane): Promise<SendResult> {
   const { plan } = input;
-  const events = eventNames(input.purpose);
+  const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
   let failure: string;
   // The transaction settle broadcast, if any; `pending` when its confirmation was not seen within the wait.
@@ -222,7 +222,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
  * settlement_pending with the transaction and when to retry; the row keeps what any instance needs to finish it.
  */
 async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
-  const events = eventNames(input.purpose);
+  const events = eventNames(input.route);
   const moved = await markPending(ctx.db, payment, { transaction, payload, beneficiary: payment.beneficiary });
   if (!moved.ok) {
     if (moved.reason === "transaction_already_used") {
@@ -237,12 +237,12 @@ async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment:
 }
 
 /**
- * claimed → settled (chat: credit and hold in one statement) or → served (top-up: the credit is the purchase); the same
+ * claimed → settled (a call: credit and hold in one statement) or → served (top-up: the credit is the purchase); the same
  * statement frees the payer's lane when the settlement ran in it. The same transaction can arrive under another payment
  * row (an encoding the key did not fold): that row is a replay.
  */
 export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, transaction: string, lane?: Lane): Promise<PaidRequestOutcome> {
-  const chat = input.purpose === "chat";
+  const chat = input.purpose === "call";
   const credited = await creditAgent(ctx.db, {
     kind: chat ? "payment_credit" : "topup_credit",
     // SECURITY: the beneficiary the claiming request named, stored with the claim; never a later request's.
@@ -257,7 +257,7 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
   if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
   if (!credited.ok) {
     await markFailed(ctx.db, payment, credited.reason);
-    logEvent(`${input.purpose === "chat" ? "chat" : "credits"}.settle_replay`, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
+    logEvent(eventNames(input.route).settleReplay, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
     return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
   }
   crashPoint(ctx.config, "after_credit");

@@ -24,6 +24,7 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
       resourceUrl,
       description: `Signet prepaid credit (${formatUnitsAsUsdc(amountUnits)} USDC)`,
       purpose: "topup",
+      route: "topup",
       requestDigest: topUpRequestDigest({ amountUnits, network: plan.network, beneficiary: body.agent_pubkey ?? null }),
       ...(body.agent_pubkey !== undefined ? { beneficiary: body.agent_pubkey } : {}),
     }),

@@ -70,7 +70,7 @@ async function checkPaidCredits(db: DbClient, network: string, since: Date | nul
     SELECT p.id::text, p.status, p.tx_signature, p.units, h.status AS hold_status, h.units AS hold_units,
            EXISTS (SELECT 1 FROM ledger_entries e WHERE p.inference_id IS NOT NULL AND e.inference_id = p.inference_id AND e.kind = 'inference_debit') AS legacy_debit
     FROM payments p LEFT JOIN credit_holds h ON h.payment_id = p.id
-    WHERE p.network = ${network} AND p.purpose = 'chat' AND p.status IN (${Prisma.join([...LANDED_STATES])})
+    WHERE p.network = ${network} AND p.purpose = 'call' AND p.status IN (${Prisma.join([...LANDED_STATES])})
       AND (${since}::timestamptz IS NULL OR p.created_at >= ${since}::timestamptz)`;
   const found: MoneyMismatch[] = [];
   for (const p of rows) {

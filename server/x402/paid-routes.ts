@@ -18,7 +18,7 @@ import { callRequestDigest } from "./request-digest";
 export { PAID_ROUTES, type PaidRoute } from "../http/paid-route-paths";
 
 /** What a payment buys: one call of its route, served from its hold; or prepaid credit (a top-up). */
-export type PaymentPurpose = "chat" | "topup";
+export type PaymentPurpose = "call" | "topup";
 
 /** The OpenAPI operation of a paid route, which the OpenAPI document writes out (server/openapi/openapi-document.ts). */
 export interface PaidRouteOperation {
@@ -74,7 +74,7 @@ const CALL_TAIL = ["rate_limited", "invalid_network", "model_not_allowed", "netw
 
 const ROWS = {
   chat: {
-    purpose: "chat",
+    purpose: "call",
     description: "OpenAI-compatible chat completion per call in USDC, with a signed receipt",
     requestSchema: chatRequestSchema,
     requestDigest: (body, network) => callRequestDigest("chat", body, network),
@@ -94,7 +94,7 @@ const ROWS = {
     events: "chat",
   },
   responses: {
-    purpose: "chat",
+    purpose: "call",
     description: "OpenAI Responses API (text) per call in USDC, with a signed receipt",
     requestSchema: responsesRequestSchema,
     requestDigest: (body, network) => callRequestDigest("responses", body, network),
@@ -111,7 +111,7 @@ const ROWS = {
     },
     prepaidSigning: true,
     callsLabel: "paid",
-    events: "chat",
+    events: "responses",
   },
   topup: {
     purpose: "topup",
@@ -141,6 +141,17 @@ export const PAID_ROUTE_REGISTRY = Object.fromEntries(
 /** A paid route's row. */
 export function paidRoute(route: PaidRoute): PaidRouteRow {
   return PAID_ROUTE_REGISTRY[route];
+}
+
+/** A route name as stored (a payment's `route` column), or null for a name no row has. */
+export function paidRouteNamed(name: string): PaidRoute | null {
+  return (PAID_ROUTES as readonly string[]).includes(name) ? (name as PaidRoute) : null;
+}
+
+/** What admitPayment takes from a route's row: its name, what its payment buys, and its challenge's description. */
+export function paidRouteAdmission(route: PaidRoute): { route: PaidRoute; purpose: PaymentPurpose; description: string } {
+  const row = PAID_ROUTE_REGISTRY[route];
+  return { route, purpose: row.purpose, description: row.description };
 }
 
 /** How the discovery catalogues file the service: in /.well-known/x402 (each 402 names the service only). */

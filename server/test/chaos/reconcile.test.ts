@@ -44,7 +44,7 @@ describe("reconcile", () => {
     await stack.tdb.prisma.payment.update({ where: { id: payments[0]!.id }, data: { units: 999n } });
     await stack.tdb.prisma.ledgerEntry.deleteMany({ where: { paymentId: payments[1]!.id, kind: "payment_credit" } });
     await stack.tdb.prisma.payment.create({
-      data: { idempotencyKey: "planted", txSignature: "5".repeat(88), network: stack.devnet.caip2, payer: payments[0]!.payer, payTo: payments[0]!.payTo, units: 1000n, purpose: "chat", status: "served" },
+      data: { idempotencyKey: "planted", txSignature: "5".repeat(88), network: stack.devnet.caip2, payer: payments[0]!.payer, payTo: payments[0]!.payTo, units: 1000n, purpose: "call", route: "chat", status: "served" },
     });
     const kinds = (await report())[0]!.mismatches.map((m) => m.kind).sort();
     // The chain checks find the amount, the missing credit and the planted row; the money checks find what each does

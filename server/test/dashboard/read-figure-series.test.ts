@@ -22,7 +22,7 @@ beforeAll(async () => {
       data: { id: randomUUID(), agentPubkey: "agent", network, route, model: "local/echo-1", upstream: "local", costUnits, latencyMs: 5, status: "served", createdAt },
     });
   const payment = (network: string, units: bigint, status: string, createdAt: Date) =>
-    db.payment.create({ data: { idempotencyKey: randomUUID(), network, payer: "agent", payTo: "deposit", units, purpose: "chat", status, createdAt } });
+    db.payment.create({ data: { idempotencyKey: randomUUID(), network, payer: "agent", payTo: "deposit", units, purpose: "call", route: "chat", status, createdAt } });
   await call(DEVNET, "chat", 300n, at(0));
   await call(DEVNET, "chat", 200n, at(0, 50));
   await call(DEVNET, "inference", 100n, at(0));

@@ -48,8 +48,10 @@ const PREVIOUS_RELEASE_LAST_MIGRATION = "20261126130000_payment_states";
 
 /** What one of this release's migrations does to the last release's rows. */
 interface MigrationEffect {
-  /** New columns (`table.column`), and the value each old row gets. */
+  /** New columns (`table.column`), and the value each old row gets (a function: of the old row). */
   newColumns: Record<string, unknown>;
+  /** Old columns whose values are rewritten in place: what an old value becomes. */
+  rewritten?: Record<string, (old: unknown) => unknown>;
   /** Columns of a new type: the type, how a value of it reads, and what an old value becomes. */
   retyped: Record<string, { type: string; read(value: unknown): unknown; from(old: unknown): unknown }>;
   /** Payment moves (payment_transitions) dropped and added. */
@@ -78,10 +80,25 @@ const THIS_RELEASE: Record<string, MigrationEffect> = {
       ],
     },
   },
+  "20261128140000_payment_route": {
+    // The route a payment was made on gets its own column: the last release's top-ups were made on the top-up route,
+    // and its paid calls are filed under chat (their request digests still name their own route).
+    newColumns: { "payments.route": (old: Record<string, unknown>) => (old.purpose === "topup" ? "topup" : "chat") },
+    // The purpose becomes what the payment buys: a paid call's `chat` is `call`.
+    rewritten: { "payments.purpose": (old) => (old === "topup" ? "topup" : "call") },
+    retyped: {},
+    transitions: { removed: [], added: [] },
+  },
 };
 const EFFECTS = Object.values(THIS_RELEASE);
 const NEW_COLUMNS: MigrationEffect["newColumns"] = Object.assign({}, ...EFFECTS.map((m) => m.newColumns));
 const RETYPED: MigrationEffect["retyped"] = Object.assign({}, ...EFFECTS.map((m) => m.retyped));
+const REWRITTEN: NonNullable<MigrationEffect["rewritten"]> = Object.assign({}, ...EFFECTS.map((m) => m.rewritten ?? {}));
+/** The value an old row gets in a new column. */
+const newValueOf = (name: string, old: Record<string, unknown>): unknown => {
+  const value = NEW_COLUMNS[name];
+  return typeof value === "function" ? (value as (old: Record<string, unknown>) => unknown)(old) : value;
+};
 
 /** Where each old payment ends under today's rules, and what its client's retry with the same header gets. */
 const RESUMED: Record<OldCase, { answer: "served" | "replayed" | "expired"; status: "served" | "expired" }> = {
@@ -163,11 +180,12 @@ function unexplainedChanges(before: Snapshot, after: Snapshot): string[] {
       }
       for (const col of Object.keys(was)) {
         const retyped = RETYPED[`${table}.${col}`];
-        const [expected, actual] = retyped ? [retyped.from(old[col]), retyped.read(now[col])] : [old[col], now[col]];
+        const rewritten = REWRITTEN[`${table}.${col}`];
+        const [expected, actual] = retyped ? [retyped.from(old[col]), retyped.read(now[col])] : [rewritten ? rewritten(old[col]) : old[col], now[col]];
         if (!isDeepStrictEqual(expected, actual)) found.push(`${table} ${key} ${col}: ${JSON.stringify(expected)} → ${JSON.stringify(actual)}`);
       }
       for (const col of Object.keys(is).filter((col) => !(col in was))) {
-        if (!isDeepStrictEqual(now[col], NEW_COLUMNS[`${table}.${col}`])) found.push(`${table} ${key} new ${col}: ${JSON.stringify(now[col])}`);
+        if (!isDeepStrictEqual(now[col], newValueOf(`${table}.${col}`, old))) found.push(`${table} ${key} new ${col}: ${JSON.stringify(now[col])}`);
       }
     }
     for (const key of after.rows[table]!.keys()) if (!before.rows[table]!.has(key)) found.push(`${table} ${key} added`);
@@ -236,7 +254,7 @@ describe("an upgrade of the last release's database", () => {
     expect(await snapshot(previous.url)).toEqual(after);
   });
 
-  it("cannot serve beside the last release's instances: their capture of an unserved retry is refused, and the answer they keep is unreadable", async () => {
+  it("cannot serve beside the last release's instances: their claim and their capture of an unserved retry are refused, and the answer they keep is unreadable", async () => {
     await withClient(previous.url, async (c) => {
       // The last release's capture step of a paid call (payment-row-statements.ts at that release), as one of its
       // instances would run it on the upgraded database; rolled back.
@@ -251,6 +269,16 @@ describe("an upgrade of the last release's database", () => {
         await expect(capture(release.payments.unserved.id)).rejects.toMatchObject({ code: "23514" });
         await c.query("ROLLBACK TO SAVEPOINT before_capture");
         await capture(release.payments.settled.id);
+        // Their claim names no route, and a purpose this release's rows no longer have: refused.
+        await c.query("SAVEPOINT before_claim");
+        await expect(
+          c.query(`INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status) VALUES (gen_random_uuid(), 'old-claim', 'n', 'p', 't', 1, 'chat', 'claimed')`),
+        ).rejects.toMatchObject({ code: "23502" });
+        await c.query("ROLLBACK TO SAVEPOINT before_claim");
+        await expect(
+          c.query(`INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status) VALUES (gen_random_uuid(), 'old-claim', 'n', 'p', 't', 1, 'chat', 'chat', 'claimed')`),
+        ).rejects.toMatchObject({ code: "23514" });
+        await c.query("ROLLBACK TO SAVEPOINT before_claim");
         const { rows } = await c.query<{ answer: string }>(`SELECT answer FROM payments WHERE id = $1`, [release.payments.settled.id]);
         expect(readKeptAnswer(rows[0]!.answer)).toBeNull();
       } finally {

@@ -159,8 +159,8 @@ describe("the same id with another payment", () => {
     try {
       await blocker.query("BEGIN");
       await blocker.query(
-        `INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, client_payment_id)
-         VALUES ($1::uuid, $2, $3, $4, $5, 1000, 'chat', 'claimed', now(), $6)`,
+        `INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, updated_at, client_payment_id)
+         VALUES ($1::uuid, $2, $3, $4, $5, 1000, 'call', 'chat', 'claimed', now(), $6)`,
         [randomUUID(), `test:${randomUUID()}`, stack.devnet.caip2, agent.address, "elsewhere", id],
       );
       const pending = pay(chat(), header);

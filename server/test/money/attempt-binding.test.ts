@@ -22,8 +22,8 @@ async function heldPayment(status: "claimed" | "settled" | "serving"): Promise<{
   const id = randomUUID();
   const attempt = randomUUID();
   await tdb.prisma.$executeRaw`
-    INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, attempt, updated_at)
-    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'chat', ${status}, ${attempt}::uuid, now() - interval '1 hour')`;
+    INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, attempt, updated_at)
+    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'call', 'chat', ${status}, ${attempt}::uuid, now() - interval '1 hour')`;
   return { id, attempt };
 }
 const row = (id: string) => tdb.prisma.payment.findUniqueOrThrow({ where: { id } });

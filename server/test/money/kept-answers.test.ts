@@ -15,8 +15,8 @@ const HOUR = 3_600_000;
 const servedWithAnswer = async (hoursAgo: number): Promise<string> => {
   const id = randomUUID();
   await tdb.prisma.$executeRaw`
-    INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, answer, updated_at)
-    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'chat', 'served', '{"body":{"id":"chatcmpl-x"},"x402_receipt":null}' ,
+    INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, answer, updated_at)
+    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'call', 'chat', 'served', '{"body":{"id":"chatcmpl-x"},"x402_receipt":null}' ,
             now() - make_interval(secs => ${hoursAgo * 3600}::double precision))`;
   return id;
 };

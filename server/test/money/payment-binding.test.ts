@@ -255,8 +255,8 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const key = paymentIdempotencyKey(decoded);
     // The dead server's claim, past its lease, bound to the payer's request.
     await stack.tdb.prisma.$executeRaw`
-      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, request_digest)
-      VALUES (${randomUUID()}::uuid, ${key}, ${stack.devnet.caip2}, ${agent.address}, ${decoded.accepted.payTo}, 1000, 'chat', 'claimed',
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, updated_at, request_digest)
+      VALUES (${randomUUID()}::uuid, ${key}, ${stack.devnet.caip2}, ${agent.address}, ${decoded.accepted.payTo}, 1000, 'call', 'chat', 'claimed',
               now() - interval '1 hour', ${chatRequestDigest(victimBody, "solana-devnet")})`;
     const stranger = await stack.chat({ body: attackerBody, headers: { "X-Payment": header } });
     expect(stranger.status).toBe(409);

@@ -15,8 +15,8 @@ afterAll(async () => tdb?.drop());
 const paymentIn = async (status: PaymentStatus): Promise<string> => {
   const id = randomUUID();
   await tdb.prisma.$executeRaw`
-    INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status)
-    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'chat', ${status})`;
+    INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status)
+    VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'call', 'chat', ${status})`;
   return id;
 };
 const move = (id: string, to: string) => tdb.prisma.$executeRaw`UPDATE payments SET status = ${to} WHERE id = ${id}::uuid`;

@@ -94,7 +94,7 @@ describe("a Solana settlement whose every send is dropped", () => {
   it("answers 502 settlement_pending, then serves the retry once after the transfer landed, charging once and paying one fee", async () => {
     const { agent, header, send } = await pay();
     const feePayerBefore = stack.devnet.chain.getAccount(facilitator.address)!.lamports;
-    const counted = { pending: await settlements(stack.devnet.caip2, "chat", "pending"), recovered: await settlements(stack.devnet.caip2, "chat", "recovered") };
+    const counted = { pending: await settlements(stack.devnet.caip2, "call", "pending"), recovered: await settlements(stack.devnet.caip2, "call", "recovered") };
     const first = await send();
     expect(first.status).toBe(502);
     expect(first.headers.get("retry-after")).toBe("2");
@@ -118,15 +118,15 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(done).toMatchObject({ status: "served", txSignature: body.error.transaction, pendingPayload: null, pendingBlockhash: null });
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
-    expect(await settlements(stack.devnet.caip2, "chat", "pending")).toBe(counted.pending + 1);
-    expect(await settlements(stack.devnet.caip2, "chat", "recovered")).toBe(counted.recovered + 1);
+    expect(await settlements(stack.devnet.caip2, "call", "pending")).toBe(counted.pending + 1);
+    expect(await settlements(stack.devnet.caip2, "call", "recovered")).toBe(counted.recovered + 1);
     const fee = solanaFeeLamports(decodePaymentSignatureHeader(header))!;
     expect(feePayerBefore - stack.devnet.chain.getAccount(facilitator.address)!.lamports).toBe(fee);
   });
 
   it("refuses the retry with a clean 402 settlement_expired once the blockhash expired unseen: nothing charged, the payment expired", async () => {
     const { agent, send } = await pay();
-    const expiredBefore = await settlements(stack.devnet.caip2, "chat", "expired");
+    const expiredBefore = await settlements(stack.devnet.caip2, "call", "expired");
     expect((await send()).status).toBe(502);
     const pending = await paymentOf(stack, agent.address);
     await until("the blockhash to expire", () => !stack.devnet.chain.isBlockhashValid(pending.pendingBlockhash!));
@@ -136,7 +136,7 @@ describe("a Solana settlement whose every send is dropped", () => {
       expect(await retry.json()).toMatchObject({ error: { code: "payment_required", reason: "settlement_expired" } });
     }
     expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "expired", failureReason: "settlement_expired", pendingPayload: null, clientPaymentId: null });
-    expect(await settlements(stack.devnet.caip2, "chat", "expired")).toBe(expiredBefore + 1);
+    expect(await settlements(stack.devnet.caip2, "call", "expired")).toBe(expiredBefore + 1);
     expect(await ledgerOf(stack, agent.address)).toHaveLength(0);
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: agent.address } })).toBeNull();
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);

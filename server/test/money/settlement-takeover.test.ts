@@ -130,8 +130,8 @@ describe("a Base payment whose server died after relaying it", () => {
     const key = paymentIdempotencyKey(decoded.payload);
     const payer = agent.address.toLowerCase();
     await stack.tdb.prisma.$executeRaw`
-      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status, updated_at, request_digest)
-      VALUES (${randomUUID()}::uuid, ${key}, 'eip155:84532', ${payer}, ${stack.evmDeposit!.toLowerCase()}, 1000, 'chat', 'claimed', now() - interval '1 minute',
+      INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, updated_at, request_digest)
+      VALUES (${randomUUID()}::uuid, ${key}, 'eip155:84532', ${payer}, ${stack.evmDeposit!.toLowerCase()}, 1000, 'call', 'chat', 'claimed', now() - interval '1 minute',
               ${chatRequestDigest(body, "base-sepolia")})`;
     await stack.tdb.prisma.$executeRaw`
       INSERT INTO settlement_lanes (source, last_sent_at) VALUES (${payingAccount("eip155:84532", decoded.payload)!}, now())`;

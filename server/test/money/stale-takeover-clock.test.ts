@@ -27,7 +27,7 @@ afterAll(async () => tdb?.drop());
 
 async function claimedPayment(updatedAt: Date): Promise<string> {
   const row = await tdb.prisma.payment.create({
-    data: { idempotencyKey: randomUUID(), network: "solana:test", payer: "payer", payTo: "deposit", units: 1_000n, purpose: "chat", status: "claimed", updatedAt },
+    data: { idempotencyKey: randomUUID(), network: "solana:test", payer: "payer", payTo: "deposit", units: 1_000n, purpose: "call", route: "chat", status: "claimed", updatedAt },
   });
   return row.id;
 }

@@ -151,7 +151,7 @@ describe("tRPC operator procedures", () => {
   it("dashboard.health shows the readiness summary and the settlements pending: broadcast, claims past their lease and unserved payments", async () => {
     const cookie = cookieOf(await signInAs(operator));
     const payment = (id: string, status: string, minutesAgo: number) => ({
-      idempotencyKey: `health-${id}`, network: stack.devnet.caip2, payer: "payer", payTo: "deposit", units: 1_000n, purpose: "chat", status,
+      idempotencyKey: `health-${id}`, network: stack.devnet.caip2, payer: "payer", payTo: "deposit", units: 1_000n, purpose: "call", route: "chat", status,
       updatedAt: new Date(Date.now() - minutesAgo * 60_000),
     });
     // A claim whose lease (120 s) ran out, one still settling, an unserved payment and a broadcast one.

@@ -186,7 +186,7 @@ describe("GET /metrics", () => {
 
     expect(moved("signet_calls_total", { route: "paid", network: devnet, outcome: "served" })).toBe(1);
     expect(moved("signet_calls_total", { route: "prepaid", network: devnet, outcome: "served" })).toBe(1);
-    expect(moved("signet_settlements_total", { network: devnet, purpose: "chat", outcome: "ok" })).toBe(1);
+    expect(moved("signet_settlements_total", { network: devnet, purpose: "call", outcome: "ok" })).toBe(1);
     expect(moved("signet_payment_required_total", { network: devnet, reason: "payment_required" })).toBe(1);
     expect(moved("signet_solana_fee_lamports_total", { network: devnet })).toBeGreaterThanOrEqual(5_000);
     for (const step of ["verify", "settle"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(1);

@@ -9,8 +9,10 @@
 import { generateText, streamText } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/v1/responses/route";
+import { log } from "../../log";
+import { routeRuntime } from "../../runtime/route-edge";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
@@ -86,10 +88,18 @@ describe("POST /api/v1/responses, paid with x402", () => {
   it("serves a plain answer as the Responses object, with a receipt that verifies over the request and the object", async () => {
     const tee = await paidFetch();
     const body = { model: MODEL, instructions: "Answer briefly.", input: [{ role: "user", content: [{ type: "input_text", text: "a plain Responses call" }] }], metadata: { k: "v" } };
+    const logged = vi.spyOn(log, "info");
     const res = await post(tee.fetch, "/api/v1/responses", body);
     expect(res.status).toBe(200);
     const answer = (await res.json()) as Record<string, unknown> & { output: { content: { text: string }[] }[] };
     const receipt = receiptOfHeader(res);
+    // The payment buys a call, on the responses route, and logs its events under that route's name.
+    const events = logged.mock.calls.map(([fields]) => (fields as { event?: string }).event);
+    logged.mockRestore();
+    expect(events).toContain("responses.settle_ok");
+    expect(events).not.toContain("chat.settle_ok");
+    const stored = await (await routeRuntime()).db.payment.findUniqueOrThrow({ where: { txSignature: String((receipt.payment as { tx_signature: string }).tx_signature) } });
+    expect([stored.purpose, stored.route]).toEqual(["call", "responses"]);
     expect(answer).toMatchObject({
       id: `resp_${receipt.inference_id}`,
       object: "response",
