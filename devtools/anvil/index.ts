@@ -144,7 +144,8 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
       requestLog: () => dice?.requestLog() ?? null,
       chainId: opts.chainId,
       usdc,
-      fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts),
+      // The token this chain planted, whatever network it plays (a test's own row included).
+      fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts, usdc),
       async usdcBalance(owner) {
         return (await client.readContract({ address: usdc, abi: EIP3009_USDC_ABI, functionName: "balanceOf", args: [owner] })) as bigint;
       },
@@ -162,14 +163,15 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
 
 /**
  * Funds `to` on a running local anvil chain (this harness's, or `npm run dev`'s), through its URL: mints test USDC as
- * the minter and adds ETH. Used by `signet localnet fund 0x…`. The chain id picks the token's address.
+ * the minter and adds ETH. Used by `signet localnet fund 0x…`. The token is `usdc` when given, else the one the
+ * shipped network of the chain's id plants.
  */
-export async function fundEvmAccount(url: string, to: `0x${string}`, { usdcUnits, wei }: { usdcUnits?: bigint; wei?: bigint }): Promise<void> {
+export async function fundEvmAccount(url: string, to: `0x${string}`, { usdcUnits, wei }: { usdcUnits?: bigint; wei?: bigint }, usdc?: `0x${string}`): Promise<void> {
   if (!isAddress(to, { strict: false })) throw new Error(`fund: not an address: ${String(to)}`);
   if ((usdcUnits ?? 0n) < 0n || (wei ?? 0n) < 0n) throw new Error("fund: amounts must not be negative");
   const probe = createTestClient({ mode: "anvil", transport: http(url) }).extend(publicActions);
   const chainId = await probe.getChainId();
-  const token = USDC_BY_EVM_CHAIN[chainId];
+  const token = usdc ? { address: getAddress(usdc) } : USDC_BY_EVM_CHAIN[chainId];
   if (!token) throw new Error(`chain ${chainId} at ${url} plays no EVM network this release knows (${Object.keys(USDC_BY_EVM_CHAIN).join(", ")})`);
   const chain = defineChain({
     id: chainId,
