@@ -9,6 +9,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
+import { familyFacts } from "../verify/chain-family-facts";
 import { depositAddressFor } from "../x402/deposit-address";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, paidRouteUrl, SERVICE_TAGS, type PaidRoute } from "../x402/paid-routes";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
@@ -30,9 +31,9 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       const extra = (requirements.extra ?? {}) as Record<string, unknown>;
       // A blockhash in a cached requirement is stale by the time anyone reads this; the 402 carries a fresh one.
       const { recentBlockhash: _b, lastValidBlockHeight: _h, ...stable } = extra;
-      // Solana: the facilitator co-signs as fee payer; Base: the facilitator's key relays the authorization and pays
+      // Solana: the facilitator co-signs as fee payer; EVM: the facilitator's key relays the authorization and pays
       // the gas, and is the payee.
-      const feePayer = typeof extra.feePayer === "string" ? extra.feePayer : info.family === "evm" ? payTo : undefined;
+      const feePayer = typeof extra.feePayer === "string" ? extra.feePayer : familyFacts(info).payeePaysGas ? payTo : undefined;
       accepts.push({ ...requirements, extra: stable, ...(feePayer ? { feePayer } : {}) });
     } catch (err) {
       // A misconfigured or unreachable network is left out rather than failing the whole document.

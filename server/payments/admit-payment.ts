@@ -6,6 +6,7 @@ import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { AppContext } from "../app-context";
 import type { NetworkId } from "../verify";
+import { familyFacts } from "../verify/chain-family-facts";
 import { crashPoint } from "../runtime/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
@@ -78,7 +79,7 @@ async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState
 /** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
 export async function planPayment(ctx: AppContext, settings: Settings, network: NetworkId, amountUnits: bigint): Promise<PaymentPlan> {
   const payTo = depositAddressFor(ctx, settings, network);
-  if (ctx.config.networks.get(network).family === "svm") {
+  if (familyFacts(ctx.config.networks.get(network)).depositNeedsTokenAccount) {
     await ctx.ensureDepositReady(network, payTo).catch(() => {
       throw new AppError("chain_unavailable", `the ${ctx.config.networks.get(network).label} RPC could not be reached`);
     });
@@ -237,8 +238,8 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
       },
     };
   }
-  // EVM addresses are case-insensitive: receipts, the ledger and the allowlist use the lower-case form.
-  const payer = ctx.config.networks.get(plan.network).family === "evm" ? verdict.payer.toLowerCase() : verdict.payer;
+  // Receipts, the ledger and the allowlist use one form of an address (EVM's is case-insensitive: lower case).
+  const payer = familyFacts(ctx.config.networks.get(plan.network)).normalizeAddress(verdict.payer);
   // The mainnet allowlist applies to the verified payer.
   if (ctx.config.networks.get(plan.network).isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
     return {

@@ -10,14 +10,14 @@ import type { PaymentPayload } from "@x402/core/types";
 import type { Runtime as AppContext } from "../runtime/runtime";
 import type { DbClient, Payment } from "../db";
 import { AppError } from "../errors";
-import { awaitSolanaConfirmation, resendWire } from "../facilitator/confirm-with-rebroadcast";
+import { familyAdapter } from "../chain/family-adapter";
 import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
 import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED, type Move } from "./payment-states";
 import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
 import { log, logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import type { SignetMetrics } from "../metrics/registry";
-import { findPendingSettlement, solanaSettlementWire } from "../x402/find-landed-settlement";
+import { findPendingSettlement } from "../x402/find-landed-settlement";
 import { eventNames } from "./payment-answers";
 import { answerTopUp } from "./top-up-answer";
 
@@ -89,40 +89,25 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   const found = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
   if (!found) return { state: "unknown", transaction };
   if (found.state !== "absent") return found;
-  if (network.family === "evm" && (await relayedByLedger(ctx.db, transaction))) {
-    // SECURITY: the relayer broadcasts its recorded transaction again itself (evm-relay-ledger.ts) until its nonce is
-    // mined; a new transaction for the same authorization would take a second nonce, to revert at best.
-    const client = ctx.gateway.facilitator.evm?.clients[network.id];
-    if (client && waitMs > 0) await client.waitForTransactionReceipt({ hash: transaction as `0x${string}`, timeout: waitMs }).catch(() => undefined);
+  const adapter = familyAdapter(network);
+  if (adapter.awaitOwnRelay && (await relayedByLedger(ctx.db, transaction))) {
+    await adapter.awaitOwnRelay(ctx.gateway.facilitator, network.id, transaction, waitMs);
     const after = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
     if (!after) return { state: "unknown", transaction };
     return after.state === "absent" ? { state: "pending", transaction } : after;
   }
-  // Base: settle waits up to the confirm wait for its receipt; nobody else sends the authorization meanwhile (a second
-  // transaction for it could only revert, at the relay's expense).
-  const gapMs = network.family === "svm" ? REBROADCAST_GAP_MS : REBROADCAST_GAP_MS + ctx.gateway.facilitator.confirmWaitMs;
+  const gapMs = adapter.rebroadcastGapMs(REBROADCAST_GAP_MS, ctx.gateway.facilitator.confirmWaitMs);
   if (!(await takeRebroadcast(ctx.db, payment.id, gapMs))) return { state: "pending", transaction };
-  let current = transaction;
-  if (network.family === "svm") {
-    const rpc = ctx.gateway.facilitator.rpcs[network.id];
-    const wire = await solanaSettlementWire(ctx.gateway.facilitator, payload);
-    if (rpc && wire && payment.pendingBlockhash) {
-      await resendWire(rpc, wire).catch(() => undefined);
-      if (waitMs > 0) await awaitSolanaConfirmation(rpc, { signature: transaction, wire, blockhash: payment.pendingBlockhash }, waitMs);
-    }
-  } else {
-    // Settle verifies the authorization again (unused, still valid) before it sends; a second transaction for it
-    // can only revert.
-    // A v2 payload carries the requirement it accepted; a v1 one only its network, so its requirement is built again
-    // from what its claim recorded (the same amount and payee it was matched to).
+  // EVM sends the same authorization again through settle: a v2 payload carries the requirement it accepted; a v1 one
+  // only its network, so its requirement is built again from what its claim recorded (the same amount and payee).
+  const settleAgain = async () => {
     const requirements = isV1Payment(payload) ? await ctx.gateway.requirements(network.id, payment.units, payment.payTo) : payload.accepted;
-    const result = await ctx.gateway.settle(payload, requirements).catch(() => null);
-    if (result?.success && result.transaction) return { state: "landed", transaction: result.transaction };
-    if (result?.transaction && result.transaction !== transaction) {
-      current = result.transaction;
-      await renamePendingTransaction(ctx.db, payment.id, current).catch(() => undefined);
-    }
-  }
+    return ctx.gateway.settle(payload, requirements).catch(() => null);
+  };
+  const sent = await adapter.rebroadcast(ctx.gateway.facilitator, network.id, { payload, transaction, blockhash: payment.pendingBlockhash }, waitMs, settleAgain);
+  if (sent.landed) return { state: "landed", transaction: sent.transaction };
+  const current = sent.transaction;
+  if (current !== transaction) await renamePendingTransaction(ctx.db, payment.id, current).catch(() => undefined);
   const after = await findPendingSettlement(ctx.gateway.facilitator, network.id, payload).catch(() => null);
   if (!after) return { state: "unknown", transaction: current };
   return after.state === "absent" ? { state: "pending", transaction: current } : after;

@@ -12,6 +12,7 @@ import { creditAgent } from "../ledger/credit-agent";
 import { logEvent } from "../log";
 import { timeStep } from "../metrics/registry";
 import { classifyVerifyFailure } from "../x402/classify-verify-failure";
+import { familyAdapter } from "../chain/family-adapter";
 import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed-settlement";
 import { payingAccount } from "../x402/paying-account";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
@@ -125,14 +126,11 @@ async function recheckBeforeSend(
   const { plan } = input;
   const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
-  const transaction = (payload.payload as { transaction?: unknown }).transaction;
-  if (ctx.config.networks.get(plan.network).family === "svm") {
-    // Settle verifies again before it sends; make that verification ask the chain instead of reusing verify's.
-    if (typeof transaction === "string") ctx.gateway.facilitator.forgetSimulation(transaction, caip2);
-    return null;
-  }
-  const verdict = await ctx.gateway.verify(payload, matched).catch(() => null);
-  if (verdict?.isValid) return null;
+  const recheck = await familyAdapter(ctx.config.networks.get(plan.network)).recheckBeforeSend(ctx.gateway.facilitator, payload, caip2, () =>
+    ctx.gateway.verify(payload, matched).catch(() => null),
+  );
+  if (recheck.proceed) return null;
+  const { verdict } = recheck;
   // A refused verification is no proof that nothing moved: this authorization may be spent by this payment's own
   // earlier relay (a server that died after sending it). Ask the chain before saying nothing was charged.
   const landed = verdict ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null) : null;

@@ -10,6 +10,7 @@ import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitPayment, planPayment } from "../payments/admit-payment";
 import type { PaymentPlan } from "../payments/paid-request-types";
 import type { Settings } from "../settings/setting-definitions";
+import { familyFacts } from "../verify/chain-family-facts";
 import { admitNetwork } from "../pipeline/network-gate";
 import type { TopUpRequest } from "./top-up-request-schema";
 import { answerTopUp, keptTopUpAnswer, topUpHeaders } from "../payments/top-up-answer";
@@ -52,7 +53,8 @@ async function planTopUp(ctx: AppContext, body: TopUpRequest, settings: Settings
     throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
   }
   const network = admitNetwork(ctx.config.networks, settings, body.network, "credits");
-  if (ctx.config.networks.get(network).family === "evm" && body.agent_pubkey === undefined) {
+  // A payer whose key cannot sign prepaid calls (an EVM address) names the Ed25519 key that will spend the credit.
+  if (!familyFacts(ctx.config.networks.get(network)).payerSignsPrepaid && body.agent_pubkey === undefined) {
     throw new AppError("invalid_request", `agent_pubkey: required on ${ctx.config.networks.get(network).label}, the Ed25519 key that will spend the credit`, { detail: "agent_pubkey" });
   }
   return { amountUnits, plan: await planPayment(ctx, settings, network, amountUnits) };

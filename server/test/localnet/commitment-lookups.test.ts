@@ -8,6 +8,7 @@ import { createBackoffSolanaRpc } from "../../chain/rpc-backoff";
 import type { Facilitator } from "../../facilitator/create-facilitator";
 import { solanaInflows } from "../../chain/chain-inflows";
 import { checkSolanaPayment } from "../../verify/check-solana-payment";
+import { SHIPPED_NETWORKS } from "../../verify/network-registry";
 import { findLandedSettlement } from "../../x402/find-landed-settlement";
 import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
 
@@ -36,7 +37,7 @@ describe("on-chain lookups at real timing", () => {
     const blockhash = (await solanaRpc(net.url, "getLatestBlockhash", [{ commitment: "confirmed" }])).result.value;
     const tx = await signedTransfer(net.usdcMint, feePayer, payTo.address, 4_000n, blockhash);
     const rpc = createBackoffSolanaRpc(net.url, { network: net.caip2 });
-    const facilitator = { signer: feePayer, address: feePayer.address, rpcs: { "solana-devnet": rpc } } as unknown as Facilitator;
+    const facilitator = { networks: SHIPPED_NETWORKS, signer: feePayer, address: feePayer.address, rpcs: { "solana-devnet": rpc } } as unknown as Facilitator;
     const payload = { x402Version: 2, payload: { transaction: tx.wire } } as unknown as PaymentPayload;
     const check = () =>
       checkSolanaPayment({ txSignature: tx.signature, payTo: payTo.address, agentPubkey: feePayer.address, usdcMint: net.usdcMint, amountUnits: 4_000n, rpcUrl: net.url }, { fetch });
