@@ -9,7 +9,8 @@ import { answerAgain } from "../payments/answer-again";
 import { paidCallSettlement } from "../payments/paid-call-settlement";
 import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
-import type { CallRequest, ServedCall } from "../pipeline/call-types";
+import type { ServedCall, UpstreamJob } from "../pipeline/call-types";
+import { chatJob } from "../pipeline/chat-job";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
@@ -103,13 +104,13 @@ function promptSent(body: ChatRequest): readonly unknown[] {
   return [...body.messages, ...(body.tools ?? []), ...(body.functions ?? [])];
 }
 
-/** The upstream request and receipt prompt for a chat body: the messages and the optional parameters as sent. */
-function chatCall(body: ChatRequest, modelId: string, cap: number): CallRequest {
+/** The upstream job of a chat body: the messages and the optional parameters as sent, the receipt over the messages. */
+function chatCall(body: ChatRequest, modelId: string, cap: number): UpstreamJob {
   const params = Object.fromEntries(PASSED_PARAMS.filter((key) => body[key] !== undefined && body[key] !== null).map((key) => [key, body[key]])) as CompletionParams;
-  return {
+  return chatJob({
     completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
     stream: body.stream === true,
     usageChunk: body.stream_options?.include_usage === true,
     prompt: { messages: body.messages },
-  };
+  });
 }

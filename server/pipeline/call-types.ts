@@ -5,7 +5,7 @@ import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import type { DbClient } from "../db";
 import type { AppError } from "../errors";
 import type { ReceiptFacts } from "../receipts/build-receipt";
-import type { CompletionRequest } from "../upstream";
+import type { Completion, StreamEvent, Upstream } from "../upstream";
 
 /** A reserved call: the hold it is served from, and the route's rules for the money behind that hold. */
 export interface CallReservation {
@@ -73,16 +73,46 @@ export interface CallSettlement {
   recordRefused(reservation: CallReservation, balanceUnits: bigint | null): AppError;
 }
 
-/** What the receipt's prompt hash covers: the messages as sent, or a prepaid call's raw prompt string. */
+/** What a chat call's receipt prompt hash covers: the messages as sent, or a prepaid call's raw prompt string. */
 export type ReceiptPrompt = { messages: readonly unknown[] } | { text: string };
 
-export interface CallRequest {
-  /** The upstream request, with `max_tokens` set to the cap that keeps the worst case within the hold. */
-  completion: CompletionRequest;
-  stream: boolean;
+/**
+ * A served call's answer as the pipeline records and sends it: who served it and what it cost, its receipt's hashes
+ * (over exactly what was asked and answered) and the body sent, and kept for the payer's repeat.
+ */
+export interface UpstreamAnswer {
+  model: string;
+  /** Provider name for the receipt's `upstream` field. */
+  upstream: string;
+  costUnits: bigint;
+  latencyMs: number;
+  hashes: { prompt: string; response: string };
+  /** The answer body; its id, if it has one, carries the inference id. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * A route's upstream call, opaque to the pipeline: the route runs it, prices it, hashes what was asked and answered,
+ * and builds the answer's body (chat-job.ts for a chat completion, the embeddings route's own job for embeddings).
+ */
+export interface UpstreamJob {
+  /** Runs the call and answers it in one piece, its body carrying `inferenceId`. */
+  run(upstream: Upstream, inferenceId: string): Promise<UpstreamAnswer>;
+  /** The streamed form, when the request asked for a stream (only a chat completion streams); null: one piece. */
+  stream: StreamingJob | null;
+}
+
+/** A streamed chat completion: its events for the SSE driver, the answer they make, and a cut-short stream's cost. */
+export interface StreamingJob {
+  /** The model the stream's chunks name. */
+  model: string;
   /** A stream ends with OpenAI's usage chunk (`choices: []`) after the finish chunk (`stream_options.include_usage`). */
-  usageChunk?: boolean;
-  prompt: ReceiptPrompt;
+  usageChunk: boolean;
+  events(upstream: Upstream, signal: AbortSignal): AsyncGenerator<StreamEvent>;
+  /** The answer of a stream that finished with `completion`. */
+  answerOf(completion: Completion, inferenceId: string): UpstreamAnswer;
+  /** A stream the client left: who served it and what it cost, from the text produced so far. */
+  interrupted(upstream: Upstream, produced: string): Pick<Completion, "model" | "upstream" | "costUnits">;
 }
 
 /** The answer to send: a JSON body, or an SSE stream, with the call's headers. */

@@ -16,8 +16,9 @@
 // - On an upstream failure before it answered: a prepaid hold is released whole; a paid call's hold is kept for its
 //   payment's retry.
 // - A client that leaves a stream is charged what was produced, with no receipt and no point.
-// Where the two routes differ, the reservation's settlement strategy (call-types.ts) decides: the route builds it, and
-// this module never knows which route it serves.
+// Where the routes differ, the reservation's settlement strategy (call-types.ts) decides, and what the call is (a chat
+// completion, embeddings) is the route's upstream job: the route builds both, and this module never knows which route
+// it serves or what it calls.
 import "server-only";
 import type { AppContext } from "../app-context";
 import { isPermanentDatabaseError } from "../db/classify-database-error";
@@ -31,39 +32,37 @@ import { Prisma, type DbClient, type DbTransaction } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
 import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
-import type { Completion } from "../upstream";
 import { formatUnitsAsUsdc } from "../verify";
 import { signCallReceipt } from "./call-receipt";
-import type { CallRequest, CallReservation, RouteReceipt, ServedCall } from "./call-types";
-import { completionBody } from "./completion-body";
+import type { CallReservation, RouteReceipt, ServedCall, StreamingJob, UpstreamAnswer, UpstreamJob } from "./call-types";
 import { keptAnswerText } from "./kept-answer";
 
 /** Serves a reserved call. Throws the route's AppError when the upstream fails before the first byte. */
-export async function serveCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
+export async function serveCall(ctx: AppContext, reservation: CallReservation, job: UpstreamJob): Promise<ServedCall> {
   servedFrom.set(reservation, performance.now());
   const lease = keepLease(ctx, reservation);
   try {
-    return request.stream ? await streamCall(ctx, reservation, request, lease) : await completeCall(ctx, reservation, request);
+    return job.stream ? await streamCall(ctx, reservation, job.stream, lease) : await completeCall(ctx, reservation, job);
   } finally {
     // A stream keeps its lease until it ends (streamCall hands the stop to the stream's own ending).
-    if (!request.stream) lease.stop();
+    if (!job.stream) lease.stop();
   }
 }
 
-async function completeCall(ctx: AppContext, reservation: CallReservation, request: CallRequest): Promise<ServedCall> {
-  let completion: Completion;
+async function completeCall(ctx: AppContext, reservation: CallReservation, job: UpstreamJob): Promise<ServedCall> {
+  let answer: UpstreamAnswer;
   try {
     // A plain answer's first byte is its last: one request, both steps.
-    const pending = timeStep(ctx.metrics, ["upstream_first_byte", "upstream"], reservation.network, () => ctx.upstream.complete(request.completion));
+    const pending = timeStep(ctx.metrics, ["upstream_first_byte", "upstream"], reservation.network, () => job.run(ctx.upstream, reservation.holdId));
     crashPoint(ctx.config, "during_inference");
-    completion = await pending;
+    answer = await pending;
   } catch (err) {
     throw await failCall(ctx, reservation, err);
   }
   // One body: the one sent, and the one kept for the payer's repeat of the request.
-  const body = completionBody(reservation.holdId, completion);
+  const { body } = answer;
   const routeReceipt = await reservation.settlement.routeReceipt();
-  const recorded = await recordServed(ctx, reservation, request, completion, { body, routeReceipt }, { delivered: false });
+  const recorded = await recordServed(ctx, reservation, answer, { body, routeReceipt }, { delivered: false });
   crashPoint(ctx.config, "after_debit");
   const headers = {
     ...callHeaders(reservation, recorded.balanceUnits, routeReceipt?.extensions),
@@ -78,12 +77,12 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, reque
  * The streamed answer: the payment (if any) is settled and the hold reserved before the first byte; the receipt is the
  * last event before [DONE].
  */
-async function streamCall(ctx: AppContext, reservation: CallReservation, request: CallRequest, lease: Lease): Promise<ServedCall> {
+async function streamCall(ctx: AppContext, reservation: CallReservation, job: StreamingJob, lease: Lease): Promise<ServedCall> {
   const started = performance.now();
   const abort = new AbortController();
   let events;
   try {
-    events = await timeStep(ctx.metrics, "upstream_first_byte", reservation.network, () => firstEventThenRest(ctx.upstream.stream(request.completion, { signal: abort.signal })));
+    events = await timeStep(ctx.metrics, "upstream_first_byte", reservation.network, () => firstEventThenRest(job.events(ctx.upstream, abort.signal)));
   } catch (err) {
     // Before the first byte: the plain rules and a plain error response.
     lease.stop();
@@ -93,24 +92,24 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, request
   const stream = sseInferenceStream({
     inferenceId: reservation.holdId,
     proofUrl: receiptProofUrl(ctx.config.baseUrl, reservation.holdId),
-    model: request.completion.model,
-    usageChunk: request.usageChunk === true,
+    model: job.model,
+    usageChunk: job.usageChunk,
     events,
     abort,
     finish: async (completion) => {
       lease.stop();
       observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
-      const body = completionBody(reservation.holdId, completion);
+      const answer = job.answerOf(completion, reservation.holdId);
       const routeReceipt = await reservation.settlement.routeReceipt();
       // SECURITY: the text has left: whatever happens to its record, this call is never served again.
-      const { receipt } = await recordServed(ctx, reservation, request, completion, { body, routeReceipt }, { delivered: true });
+      const { receipt } = await recordServed(ctx, reservation, answer, { body: answer.body, routeReceipt }, { delivered: true });
       return { receipt, x402Receipt: routeReceipt?.receipt ?? null };
     },
     abortRecorded: async (produced) => {
       lease.stop();
       observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
       // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
-      const cut = { ...ctx.upstream.interrupted(request.completion.model, request.completion.messages, produced), latencyMs: Math.round(performance.now() - started) };
+      const cut = { ...job.interrupted(ctx.upstream, produced), latencyMs: Math.round(performance.now() - started) };
       await recordAborted(ctx, reservation, cut);
       logEvent("call.stream_aborted", { inference_id: reservation.holdId, network: reservation.network, cost: cut.costUnits.toString() });
     },
@@ -150,14 +149,13 @@ interface Recorded {
 async function recordServed(
   ctx: AppContext,
   reservation: CallReservation,
-  request: CallRequest,
-  completion: Completion,
+  answered: UpstreamAnswer,
   kept: { body: Record<string, unknown>; routeReceipt: RouteReceipt | null },
   how: { delivered: boolean },
 ): Promise<Recorded> {
   const answer = reservation.settlement.keepsAnswer() ? keptAnswerText(kept) : null;
-  const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, request.prompt, completion, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
-  const facts = captureFacts(reservation, completion, "served", answer);
+  const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, answered, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
+  const facts = captureFacts(reservation, answered, "served", answer);
   const write = async (): Promise<Recorded | null> => {
     const recorded = await captureServed(ctx.db, reservation, facts, receiptOf);
     if (recorded) countCall(ctx, reservation, "served");
@@ -180,7 +178,7 @@ async function recordServed(
 }
 
 /** Records a stream the client left: charged what was produced, with no receipt; on failure, as recordServed. */
-async function recordAborted(ctx: AppContext, reservation: CallReservation, cut: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">): Promise<void> {
+async function recordAborted(ctx: AppContext, reservation: CallReservation, cut: Pick<UpstreamAnswer, "model" | "upstream" | "costUnits" | "latencyMs">): Promise<void> {
   const write = async (): Promise<void> => {
     const captured = await captureHold(ctx.db, captureFacts(reservation, cut, "aborted", null));
     if (captured.ok) countCall(ctx, reservation, "aborted");
@@ -321,7 +319,7 @@ async function ownRecord(db: DbClient | DbTransaction, reservation: CallReservat
 /** The capture's facts from the call, with the answer its payment keeps (a served paid call's), if any. */
 function captureFacts(
   reservation: CallReservation,
-  completion: Pick<Completion, "model" | "upstream" | "costUnits" | "latencyMs">,
+  completion: Pick<UpstreamAnswer, "model" | "upstream" | "costUnits" | "latencyMs">,
   outcome: "served" | "aborted",
   answer: string | null,
 ): CaptureFacts {

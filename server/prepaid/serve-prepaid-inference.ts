@@ -12,7 +12,8 @@ import { schedulePurge } from "../http/purge-expired-rows";
 import { parseJsonText } from "../http/read-json-body";
 import { parseWith } from "../http/handle-route";
 import { releaseHold, reserveCredit } from "../ledger/credit-holds";
-import type { CallRequest, CallReservation, ServedCall } from "../pipeline/call-types";
+import type { CallReservation, ServedCall, UpstreamJob } from "../pipeline/call-types";
+import { chatJob } from "../pipeline/chat-job";
 import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
@@ -56,7 +57,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
   return serveCall(ctx, call.reservation, call.request);
 }
 
-type Admitted = { reservation: CallReservation; request: CallRequest };
+type Admitted = { reservation: CallReservation; request: UpstreamJob };
 
 /** `admitted.network` is set (CAIP-2) once the request's network is known; a refusal before that has no network label. */
 async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }, route: PrepaidRoute): Promise<Admitted> {
@@ -161,8 +162,8 @@ function budgetUnits(body: InferenceRequest): bigint | null {
   return budget;
 }
 
-function prepaidCall(body: InferenceRequest, modelId: string, messages: NonNullable<InferenceRequest["messages"]>, cap: number): CallRequest {
-  return {
+function prepaidCall(body: InferenceRequest, modelId: string, messages: NonNullable<InferenceRequest["messages"]>, cap: number): UpstreamJob {
+  return chatJob({
     completion: {
       model: modelId,
       messages,
@@ -176,5 +177,5 @@ function prepaidCall(body: InferenceRequest, modelId: string, messages: NonNulla
     stream: body.stream === true,
     usageChunk: body.stream_options?.include_usage === true,
     prompt: body.messages ? { messages: body.messages } : { text: body.prompt! },
-  };
+  });
 }
