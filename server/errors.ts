@@ -21,6 +21,7 @@ export const ERRORS = {
   invalid_json: { status: 400, meaning: "Retired: a body that is not JSON is `invalid_request` with `param: body`.", retired: true },
   not_found: { status: 404, meaning: "No such route or record." },
   method_not_allowed: { status: 405, meaning: "The path does not serve this method; the `Allow` header lists those it does." },
+  streaming_not_supported: { status: 400, meaning: "This route answers in one piece and does not stream (embeddings): send the request without `stream`; nothing was charged." },
   payload_too_large: { status: 413, meaning: "The body is larger than the route accepts; send less." },
   unsupported_media_type: { status: 415, meaning: "Retired: the body is read as JSON whatever its content type.", retired: true },
   rate_limited: { status: 429, meaning: "Too many requests from this client; retry after `Retry-After` seconds." },

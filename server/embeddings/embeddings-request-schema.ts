@@ -32,7 +32,7 @@ export const MAX_EMBEDDING_DIMENSIONS = 16_384;
 const unset = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 /** The request's fields, before the checks of `input` and of `dimensions` against the model. */
-const embeddingsRequestFields = z
+export const embeddingsRequestFields = z
   .object({
     model: z.string().min(1).max(128),
     /** Checked by checkEmbeddingInput below, so a bad input is named by its path and the limit it passes. */

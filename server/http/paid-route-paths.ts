@@ -6,6 +6,7 @@
 export const PAID_ROUTE_PATHS = {
   chat: { path: "/api/v1/chat/completions", method: "POST", direct: true },
   responses: { path: "/api/v1/responses", method: "POST", direct: true },
+  embeddings: { path: "/api/v1/embeddings", method: "POST", direct: true },
   topup: { path: "/api/v1/credits", method: "POST", direct: false },
 } as const satisfies Record<string, { path: `/${string}`; method: "POST"; direct: boolean }>;
 

@@ -9,6 +9,7 @@ import { claimGrantSchema } from "../grants/claim-grant";
 import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";
 import { signInSchema } from "../operator-auth/sign-in";
 import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
+import { embeddingsResponseSchema } from "../embeddings/embeddings-response-body";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, type PaidRouteRow } from "../x402/paid-routes";
 import * as r from "./response-schemas";
 
@@ -17,6 +18,7 @@ type Json = Record<string, unknown>;
 // The routes' own request schemas (the same instances they validate with) join the components: the paid routes' from
 // the paid-route registry.
 for (const route of PAID_ROUTES) PAID_ROUTE_REGISTRY[route].requestSchema.register(r.openApiComponents, { id: PAID_ROUTE_REGISTRY[route].openapi.requestSchemaId });
+embeddingsResponseSchema.register(r.openApiComponents, { id: "EmbeddingsResponse", description: "OpenAI's embeddings response: one embedding per input, in input order" });
 inferenceRequestSchema.register(r.openApiComponents, { id: "InferenceRequest" });
 claimGrantSchema.register(r.openApiComponents, { id: "GrantClaim" });
 verifyRequestSchema.register(r.openApiComponents, { id: "VerifyRequest" });

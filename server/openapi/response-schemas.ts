@@ -372,7 +372,7 @@ export const discoverySchema = z
         extensions: z.record(z.string(), z.unknown()).describe("The resource's x402 extensions as its 402 declares them: `bazaar`, `payment-identifier`"),
       }),
     ),
-    prepaid: z.object({ topup: z.string(), inference: z.string(), responses: z.string().describe("Also takes signed requests, served from credit"), grant_challenge: z.string(), grants: z.string() }),
+    prepaid: z.object({ topup: z.string(), inference: z.string(), responses: z.string().describe("Also takes signed requests, served from credit"), embeddings: z.string().describe("Also takes signed requests, served from credit"), grant_challenge: z.string(), grants: z.string() }),
     networks: z.array(
       z.object({
         network: z.string(),

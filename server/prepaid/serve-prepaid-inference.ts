@@ -29,16 +29,40 @@ import { authenticateSignedRequest, checkRequestWindow } from "./signed-request"
 
 const INFERENCE_PATH = "/api/v1/inference";
 
+/** A signed request's call, as its route parsed it: its replay fields, its network, and how it is planned. */
+export interface PrepaidCall {
+  nonce: string;
+  timestamp: number;
+  network?: string;
+  /** The call under `settings` on `network`: its worst-case cost (the hold) and its upstream job; throws its refusal. */
+  plan(ctx: AppContext, network: NetworkRow, settings: Settings): { holdUnits: bigint; job: UpstreamJob };
+}
+
 /**
  * A route that serves signed prepaid requests: the path its signatures name, and how its body (parsed JSON, after the
- * signature was checked over its bytes) becomes the prepaid call's request. Absent: this route's own.
+ * signature was checked over its bytes) becomes the prepaid call. Absent: this route's own.
  */
 export interface PrepaidRoute {
   path: string;
-  parse: (json: unknown) => InferenceRequest;
+  parse: (json: unknown) => PrepaidCall;
 }
 
-const INFERENCE_ROUTE: PrepaidRoute = { path: INFERENCE_PATH, parse: (json) => parseWith(inferenceRequestSchema, json) };
+const INFERENCE_ROUTE: PrepaidRoute = { path: INFERENCE_PATH, parse: (json) => chatPrepaidCall(parseWith(inferenceRequestSchema, json)) };
+
+/** A prepaid chat completion: the model, its cap under the budget, and the hold its worst case needs. */
+export function chatPrepaidCall(body: InferenceRequest): PrepaidCall {
+  return {
+    nonce: body.nonce,
+    timestamp: body.timestamp,
+    network: body.network,
+    plan(ctx, network, settings) {
+      const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
+      const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
+      const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnitsOf(body.max_cost_usdc));
+      return { holdUnits: worstCaseCostUnits(model, messages, cap), job: prepaidCall(body, model.id, messages, cap) };
+    },
+  };
+}
 
 /**
  * Serves one signed prepaid request. Throws AppError for every refusal, counted in `signet_calls_total` with its code;
@@ -58,6 +82,7 @@ export async function servePrepaidInference(ctx: AppContext, headers: Headers, r
 }
 
 type Admitted = { reservation: CallReservation; request: UpstreamJob };
+type Body = PrepaidCall;
 
 /** `admitted.network` is set (CAIP-2) once the request's network is known; a refusal before that has no network label. */
 async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }, route: PrepaidRoute): Promise<Admitted> {
@@ -108,25 +133,20 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   crashPoint(ctx.config, "after_hold");
   const pointsBefore = admission.hold ? admission.points : (hold.points ?? null);
   const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, settlement: PREPAID_CALL_SETTLEMENT, pointsBefore };
-  return { reservation, request: prepaidCall(body, plan.modelId, plan.messages, plan.cap) };
+  return { reservation, request: plan.job };
 }
 
 interface CallPlan {
   network: NetworkRow;
-  modelId: string;
-  messages: NonNullable<InferenceRequest["messages"]>;
-  cap: number;
   holdUnits: bigint;
+  job: UpstreamJob;
 }
 
 /** The call's network, model, cap and worst-case cost under `settings`; throws the request's refusal. */
-function planCall(ctx: AppContext, body: InferenceRequest, settings: Settings, admitted?: { network: string }): CallPlan {
+function planCall(ctx: AppContext, body: Body, settings: Settings, admitted?: { network: string }): CallPlan {
   const network = ctx.config.networks.get(admitNetwork(ctx.config.networks, settings, body.network, "inference"));
   if (admitted) admitted.network = network.caip2;
-  const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
-  const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
-  const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnits(body));
-  return { network, modelId: model.id, messages, cap, holdUnits: worstCaseCostUnits(model, messages, cap) };
+  return { network, ...body.plan(ctx, network, settings) };
 }
 
 function insufficientCredits(plan: CallPlan, balanceUnits: bigint): AppError {
@@ -137,7 +157,7 @@ function insufficientCredits(plan: CallPlan, balanceUnits: bigint): AppError {
 }
 
 /** The request's network under `settings` (CAIP-2), or "" (no agent's credit) when they refuse it. */
-function tryNetwork(ctx: AppContext, settings: Settings, body: InferenceRequest): string {
+function tryNetwork(ctx: AppContext, settings: Settings, body: Body): string {
   try {
     return ctx.config.networks.get(admitNetwork(ctx.config.networks, settings, body.network, "inference")).caip2;
   } catch {
@@ -155,9 +175,9 @@ function tryPlan(plan: () => CallPlan): CallPlan | null {
 }
 
 /** `max_cost_usdc`, a hard cap on the call's cost, in units; null when absent. */
-function budgetUnits(body: InferenceRequest): bigint | null {
-  if (body.max_cost_usdc === undefined) return null;
-  const budget = parseUsdcToUnits(String(body.max_cost_usdc));
+export function budgetUnitsOf(maxCostUsdc: number | undefined): bigint | null {
+  if (maxCostUsdc === undefined) return null;
+  const budget = parseUsdcToUnits(String(maxCostUsdc));
   if (budget === null) throw new AppError("invalid_request", "max_cost_usdc: must have at most 6 decimals", { detail: "max_cost_usdc" });
   return budget;
 }

@@ -9,7 +9,7 @@ import { AppError } from "../errors";
 import { parseWith } from "../http/handle-route";
 import type { ServedCall } from "../pipeline/call-types";
 import type { InferenceRequest } from "../prepaid/inference-request-schema";
-import { servePrepaidInference } from "../prepaid/serve-prepaid-inference";
+import { chatPrepaidCall, servePrepaidInference } from "../prepaid/serve-prepaid-inference";
 import { asResponsesAnswer } from "./responses-answer";
 import { responsesRequestSchema, type ResponsesRequest } from "./responses-request-schema";
 import { chatRequestOf } from "./chat-request-of";
@@ -39,7 +39,7 @@ export async function servePrepaidResponses(ctx: AppContext, headers: Headers, r
         throw new AppError("invalid_request", "text.format: must be text on a signed (prepaid) request: the prepaid route passes no response format", { detail: "text.format" });
       }
       request = body;
-      return prepaidRequestOf(body, signed);
+      return chatPrepaidCall(prepaidRequestOf(body, signed));
     },
   });
   // The parse ran before anything was served: a served call always has its request.

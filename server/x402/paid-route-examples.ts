@@ -42,6 +42,10 @@ export const PAID_ROUTE_EXAMPLES = {
       tools: [],
     },
   },
+  embeddings: {
+    input: { model: "local/hash-embed-1", input: ["Say hello"], dimensions: 4, network: "devnet" },
+    output: { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.5, -0.5, 0.5, -0.5] }], model: "local/hash-embed-1", usage: { prompt_tokens: 3, total_tokens: 3 } },
+  },
   topup: {
     input: { amount_usdc: "1.00", network: "devnet" },
     output: {

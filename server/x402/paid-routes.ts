@@ -10,6 +10,8 @@ import type { ErrorCode } from "../errors";
 import { PAID_ROUTE_PATHS, PAID_ROUTES, type PaidRoute } from "../http/paid-route-paths";
 import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
+import { embeddingsRequestFields, embeddingsRequestSchema } from "../embeddings/embeddings-request-schema";
+import { embeddingsResponseSchema } from "../embeddings/embeddings-response-body";
 import { responsesRequestFields, responsesRequestSchema } from "../responses/responses-request-schema";
 import type { NetworkId } from "../verify";
 import { PAID_ROUTE_EXAMPLES } from "./paid-route-examples";
@@ -112,6 +114,26 @@ const ROWS = {
     prepaidSigning: true,
     callsLabel: "paid",
     events: "responses",
+  },
+  embeddings: {
+    purpose: "call",
+    description: "OpenAI-compatible embeddings per call in USDC, with a signed receipt over the inputs and the vectors",
+    requestSchema: embeddingsRequestSchema,
+    requestDigest: (body, network) => callRequestDigest("embeddings", body, network),
+    bazaar: { input: embeddingsRequestFields.pick({ model: true, input: true, encoding_format: true, dimensions: true, network: true }).loose(), output: embeddingsResponseSchema, example: PAID_ROUTE_EXAMPLES.embeddings },
+    openapi: {
+      operationId: "createEmbeddings",
+      summary: "Paid embeddings (x402, one payment per call)",
+      description:
+        "OpenAI's embeddings request (`input`: a text, texts, token ids or lists of token ids; `encoding_format` float or base64; `dimensions`), paid exactly as the chat route, or from prepaid credit by a request signed for this path (`nonce`, `timestamp`, optionally `max_cost_usdc` in the body). The receipt's prompt hash covers the canonical inputs and its response hash the vectors as float32 values, whichever encoding carried them. Embeddings are never streamed: a `stream` field is 400 `streaming_not_supported`. `local/hash-embed-1` is a deterministic test model, not a semantic one.",
+      tags: ["inference"],
+      requestSchemaId: "EmbeddingsRequest",
+      answer: { schema: embeddingsResponseSchema, description: "The embeddings, with their receipt", receipt: true, stream: null },
+      errors: [...PAID_CALL_ERRORS, ...SIGNED_ERRORS, "streaming_not_supported", "insufficient_credits", ...CALL_TAIL],
+    },
+    prepaidSigning: true,
+    callsLabel: "paid",
+    events: "embeddings",
   },
   topup: {
     purpose: "topup",

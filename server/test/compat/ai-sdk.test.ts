@@ -5,7 +5,7 @@
 // `stopWhen` runs the tool and ends with the model's answer, plain and streamed (the fake provider as the upstream, so
 // the model really calls the tool), paid per step and from prepaid credit; an error reaches the SDK as an APICallError
 // with the body's message and code. The Responses route serves text only: `tools` there is a 400 naming the field.
-import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from "ai";
+import { APICallError, embed, embedMany, generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from "@ai-sdk/openai-compatible";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -224,5 +224,34 @@ describe("@ai-sdk/openai-compatible on the prepaid route, signed", () => {
     expect(run.text).toBe(WEATHER_ANSWER);
     const streams = await streamedAnswers(tee);
     expect(streams.map(({ answer }) => answer.receipt?.agent_pubkey)).toEqual([kp.publicKeyBase58, kp.publicKeyBase58]);
+  });
+});
+
+describe("the AI SDK's embed and embedMany on the embeddings route, paid with @x402/fetch", () => {
+  const EMBED = "local/hash-embed-1";
+  const receiptIn = (headers: Record<string, string> | undefined) => {
+    const parsed = parseReceiptText(headers?.["x-service-receipt"] ?? "");
+    if (!parsed.ok) throw new Error("no receipt header");
+    return parsed.receipt;
+  };
+
+  it("embedMany with @ai-sdk/openai's embedding model: one vector per value in order, and the receipt verifies over them", async () => {
+    const tee = await paidFetch();
+    const model = createOpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: tee.fetch }).embedding(EMBED);
+    const values = ["alpha", "beta", "gamma"];
+    const { embeddings, responses } = await embedMany({ model, values, maxRetries: 0 });
+    expect(embeddings.map((e) => e.length)).toEqual([256, 256, 256]);
+    const receipt = receiptIn(responses?.[0]?.headers);
+    const verdict = await verifyReceipt({ receipt, prompt: { model: EMBED, input: values }, response: embeddings, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+  });
+
+  it("embed with @ai-sdk/openai-compatible's embedding model: the one vector, and the receipt verifies over the value and it", async () => {
+    const tee = await paidFetch();
+    const model = createOpenAICompatible({ name: "signet", baseURL: baseURL(), fetch: tee.fetch }).embeddingModel(EMBED);
+    const { embedding, response } = await embed({ model, value: "one value", maxRetries: 0 });
+    expect(embedding).toHaveLength(256);
+    const verdict = await verifyReceipt({ receipt: receiptIn(response?.headers), prompt: "one value", response: embedding, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
   });
 });

@@ -269,3 +269,46 @@ describe("openai SDK, signed and paid from prepaid credit", () => {
     expect(parsed.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
   });
 });
+
+describe("openai SDK embeddings.create()", () => {
+  const EMBED = "local/hash-embed-1";
+  const receiptOf = (response: Response) => {
+    const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
+    if (!parsed.ok) throw new Error("no receipt header");
+    return parsed.receipt;
+  };
+
+  it("paid: the vectors the SDK decodes (it asks for base64) in input order, and the receipt verifies over the request and them", async () => {
+    const { openai, address } = await paidSdk();
+    const input = ["the first text", "the second text"];
+    const { data, response } = await openai.embeddings.create({ model: EMBED, input }).withResponse();
+    expect(data.data.map((d) => [d.object, d.index, d.embedding.length])).toEqual([
+      ["embedding", 0, 256],
+      ["embedding", 1, 256],
+    ]);
+    expect(data.model).toBe(EMBED);
+    const receipt = receiptOf(response);
+    expect(decodePaymentResponseHeader(response.headers.get("payment-response")!).payer).toBe(address);
+    const verdict = await verifyReceipt({ receipt, prompt: { model: EMBED, input }, response: data.data.map((d) => d.embedding), operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    expect(verdict.checks).toEqual(allChecks);
+    // The receipt covers these vectors: another answer's fail.
+    const tampered = data.data.map((d) => d.embedding.map((v, i) => (i === 0 ? v + 1 : v)));
+    expect((await verifyReceipt({ receipt, prompt: { model: EMBED, input }, response: tampered, operatorKey: operatorKey(), rpc: served.stack.devnet.url })).checks.response_hash_ok).toBe(false);
+  });
+
+  it("signed: answered from credit with the dimensions asked, and the receipt names the key", async () => {
+    const { openai, kp } = await prepaidSdk();
+    const { data, response } = await openai.embeddings.create({ model: EMBED, input: "a prepaid embedding", dimensions: 64, encoding_format: "float" }).withResponse();
+    expect(data.data[0]!.embedding).toHaveLength(64);
+    const receipt = receiptOf(response);
+    expect(receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58, model: EMBED });
+    expect((await verifyReceipt({ receipt, prompt: "a prepaid embedding", response: data, operatorKey: operatorKey() })).checks).toMatchObject({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true });
+  });
+
+  it("stream is refused before any payment: the SDK's BadRequestError carries code streaming_not_supported and param stream", async () => {
+    const { openai } = await paidSdk();
+    const err = await openai.embeddings.create({ model: EMBED, input: "x", stream: true } as never).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, code: "streaming_not_supported", param: "stream" });
+  });
+});

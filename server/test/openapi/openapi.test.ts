@@ -81,6 +81,7 @@ describe("the OpenAPI document", () => {
         "/api/v1/chat/completions",
         "/api/v1/credits",
         "/api/v1/credits/{pubkey}",
+        "/api/v1/embeddings",
         "/api/v1/grants",
         "/api/v1/grants/challenge",
         "/api/v1/inference",
@@ -149,6 +150,26 @@ describe("real answers match the document", () => {
     const bad = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [] }));
     expect(bad.res.status).toBe(400);
     conforms("/api/v1/chat/completions", "post", bad.res, bad.body);
+  });
+
+  it("the paid embeddings route: 402, 200 (float and base64), 400 for a stream, with no payment taken", async () => {
+    const request = { model: "local/hash-embed-1", input: ["openapi conformance", "two"] };
+    const unpaid = await call("POST", "/api/v1/embeddings", jsonInit(request));
+    expect(unpaid.res.status).toBe(402);
+    conforms("/api/v1/embeddings", "post", unpaid.res, unpaid.body);
+    const agent = await stack.newAgent();
+    const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
+    for (const encoding_format of ["float", "base64"]) {
+      const paid = await pay(`${service.url}/api/v1/embeddings`, { method: "POST", ...jsonInit({ ...request, encoding_format }) });
+      expect(paid.status).toBe(200);
+      expect(paid.headers.get("x-service-receipt")).toBeTruthy();
+      conforms("/api/v1/embeddings", "post", paid, await paid.json());
+    }
+    for (const stream of [true, false]) {
+      const refused = await call("POST", "/api/v1/embeddings", jsonInit({ ...request, stream }));
+      expect([refused.res.status, (refused.body as { error: { code: string; param: string } }).error]).toMatchObject([400, { code: "streaming_not_supported", param: "stream" }]);
+      conforms("/api/v1/embeddings", "post", refused.res, refused.body);
+    }
   });
 
   it("the paid responses route: 402, 200 JSON, 200 SSE, 409, 400", async () => {

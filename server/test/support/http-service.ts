@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { POST as chatRoute } from "@/app/api/v1/chat/completions/route";
 import { POST as responsesRoute } from "@/app/api/v1/responses/route";
+import { POST as embeddingsRoute } from "@/app/api/v1/embeddings/route";
 import { GET as creditsRoute } from "@/app/api/v1/credits/[pubkey]/route";
 import { POST as topUpRoute } from "@/app/api/v1/credits/route";
 import { GET as grantChallengeRoute } from "@/app/api/v1/grants/challenge/route";
@@ -35,6 +36,7 @@ function routeFor(method: string, path: string): FetchRoute | null {
   const exact: Record<string, FetchRoute> = {
     "POST /api/v1/chat/completions": (r) => chatRoute(r, {}),
     "POST /api/v1/responses": (r) => responsesRoute(r, {}),
+    "POST /api/v1/embeddings": (r) => embeddingsRoute(r, {}),
     "POST /api/v1/inference": (r) => inferenceRoute(r, {}),
     "POST /api/v1/credits": (r) => topUpRoute(r, {}),
     "GET /api/v1/models": (r) => modelsRoute(r, {}),

@@ -1,0 +1,30 @@
+// The embeddings route's two ways to pay: a request signed by an agent's key (X-Agent-Pubkey / X-Agent-Signature) is
+// served from that agent's prepaid credit; any other is paid per call with x402. The signed way checks its signature
+// over the exact bytes before parsing, so this takes the body as bytes.
+import "server-only";
+import type { AppContext } from "../app-context";
+import { AppError } from "../errors";
+import { parseJsonText } from "../http/read-json-body";
+import type { ServedCall } from "../pipeline/call-types";
+import { parseEmbeddingsRequest } from "./embeddings-call";
+import { servePaidEmbeddings } from "./serve-paid-embeddings";
+import { servePrepaidEmbeddings } from "./serve-prepaid-embeddings";
+
+export interface EmbeddingsInput {
+  headers: Headers;
+  rawBody: Uint8Array;
+  /** The public URL of the resource, for the x402 challenge. */
+  resourceUrl: string;
+}
+
+/** Serves one embeddings request, prepaid when it is signed, else paid with x402. Throws AppError for every refusal. */
+export async function serveEmbeddings(ctx: AppContext, input: EmbeddingsInput): Promise<ServedCall> {
+  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey")) return servePrepaidEmbeddings(ctx, input.headers, input.rawBody);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(input.rawBody);
+  } catch {
+    throw new AppError("invalid_request", "request body is not valid UTF-8", { detail: "body" });
+  }
+  return servePaidEmbeddings(ctx, { body: parseEmbeddingsRequest(parseJsonText(text)), headers: input.headers, resourceUrl: input.resourceUrl });
+}
