@@ -9,6 +9,7 @@ import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { signerFromKeypair } from "../../agent/paying-fetch";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { log } from "../../log";
+import { SHIPPED_NETWORKS } from "../../verify/network-registry";
 import type { PaymentGateway } from "../../x402/payment-gateway";
 
 let devnet: Localnet;
@@ -48,7 +49,7 @@ describe("createDepositReadiness()", () => {
     const key = generateKeypair();
     const signer = await signerFromKeypair(key);
     await devnet.fundAccount(signer.address, { lamports: 1_000_000_000n });
-    const gateway = { facilitator: { rpcs: { "solana-devnet": createSolanaRpc(proxyUrl) }, signer } } as unknown as PaymentGateway;
+    const gateway = { facilitator: { networks: SHIPPED_NETWORKS, rpcs: { "solana-devnet": createSolanaRpc(proxyUrl) }, signer } } as unknown as PaymentGateway;
     const ensureDepositReady = createDepositReadiness(gateway);
     failuresLeft = 1;
     await expect(ensureDepositReady("solana-devnet", signer.address)).rejects.toThrow();
