@@ -20,13 +20,13 @@ export interface SettlementExpiry {
 }
 
 /** Whether a settlement may be sent now, after another of its payer's was sent since it verified. */
-export type RecheckVerdict = { proceed: true } | { proceed: false; verdict: VerifyResponse | null };
+type RecheckVerdict = { proceed: true } | { proceed: false; verdict: VerifyResponse | null };
 
 /** A pending settlement sent again: it landed (as `transaction`), or it is still to be looked for as `transaction`. */
-export type RebroadcastResult = { landed: boolean; transaction: string };
+type RebroadcastResult = { landed: boolean; transaction: string };
 
 /** A pending settlement as its row holds it. */
-export interface PendingTransfer {
+interface PendingTransfer {
   payload: PaymentPayload;
   /** The transaction broadcast for it. */
   transaction: string;
