@@ -231,6 +231,25 @@ const paymentWrites = [
   },
 ];
 
+/**
+ * Chain-family behaviour sits behind one adapter per family (server/chain: chain-family.ts, svm-family.ts,
+ * evm-family.ts, picked by family-adapter.ts) and the families' pure facts (server/verify/chain-family-facts.ts).
+ * Nowhere else may code branch on a family: no `===`/`!==` (or `==`/`!=`) with a `.family` operand or the literal
+ * "svm" or "evm", and no `switch` on a `.family` or with such a case. The allowlist: server/chain/, the facts, the
+ * registry's own row validation (network-registry.ts) and the verifier's payment check (check-payment-by-family.ts).
+ * Tests are not held to it (they state what each family's rows are). no-family-comparisons.test.ts proves it fires.
+ */
+export const FAMILY_BRANCH_ALLOWED = ["server/chain/**", "server/verify/chain-family-facts.ts", "server/verify/network-registry.ts", "server/verify/check-payment-by-family.ts"];
+const FAMILY = "branch on a chain family only in its adapter (server/chain/*-family.ts) or its facts (server/verify/chain-family-facts.ts): read a fact or call a method there";
+/** `x.family`, `x?.family` or the literal "svm"/"evm" as `side` (one selector per node, so a comparison reports once). */
+const familyOperand = (side) => `[${side}.property.name='family'], [${side}.expression.property.name='family'], [${side}.value=/^(svm|evm)$/]`;
+const familyBranches = [
+  { selector: `BinaryExpression[operator=/^[!=]==?$/]:matches(${familyOperand("left")}, ${familyOperand("right")})`, message: `${FAMILY}.` },
+  { selector: "SwitchStatement:matches([discriminant.property.name='family'], [discriminant.expression.property.name='family'])", message: `${FAMILY}.` },
+  { selector: "SwitchCase[test.value=/^(svm|evm)$/]", message: `${FAMILY}.` },
+];
+const TESTS = ["**/*.test.ts", "**/*.test.tsx", "server/test/**", "server/verify/fixtures/**"];
+
 export default defineConfig(
   // server/__cycle_probe__/ holds the files eslint.config.test.ts writes to prove the cycle rule fires; it lints them
   // itself, and a lint run at the same moment does not see them.
@@ -250,8 +269,20 @@ export default defineConfig(
     },
   },
   {
+    // The family rule first: the blocks below that restrict syntax too repeat it (a later block's rule replaces it).
+    files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "bin/**/*.{ts,tsx}", "devtools/**/*.{ts,tsx}"],
+    ignores: [...TESTS, "server/generated/**", ...FAMILY_BRANCH_ALLOWED],
+    rules: { "no-restricted-syntax": ["error", ...familyBranches] },
+  },
+  {
     files: ["server/**/*.ts", "bin/**/*.ts"],
     ignores: ["server/payments/**", "server/test/**", "**/*.test.ts", "server/generated/**"],
+    rules: { "no-restricted-syntax": ["error", ...paymentWrites, ...familyBranches] },
+  },
+  {
+    // The family's own files keep the payment-write rule without the family one.
+    files: FAMILY_BRANCH_ALLOWED,
+    ignores: TESTS,
     rules: { "no-restricted-syntax": ["error", ...paymentWrites] },
   },
   {
@@ -259,7 +290,7 @@ export default defineConfig(
     // other things').
     files: ["app/**/*.{ts,tsx}"],
     ignores: ["**/*.test.ts"],
-    rules: { "no-restricted-syntax": ["error", ...paymentWrites.slice(0, 2)] },
+    rules: { "no-restricted-syntax": ["error", ...paymentWrites.slice(0, 2), ...familyBranches] },
   },
   {
     // Tests stand outside the map (an integration test starts devtools' chains); nothing imports them, so they cannot
