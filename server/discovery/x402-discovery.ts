@@ -11,6 +11,7 @@ import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { familyFacts } from "../verify/chain-family-facts";
 import { depositAddressFor } from "../x402/deposit-address";
+import { takesPaymentOn } from "../x402/payable-networks";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, paidRouteUrl, SERVICE_TAGS, type PaidRoute } from "../x402/paid-routes";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
 import { didWebOf } from "./did-web-document";
@@ -22,7 +23,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   const accepts: (PaymentRequirements & { feePayer?: string })[] = [];
   for (const info of ctx.config.networks.rows) {
     const id = info.id;
-    const enabled = ctx.gateway.supports(id) && (!info.isMainnet || settings.mainnetEnabled);
+    const enabled = takesPaymentOn(info, ctx.gateway, settings);
     networks.push({ network: info.caip2, name: info.label, asset: info.usdcAsset, rpc: rpcs[info.caip2] ?? null, enabled });
     if (!enabled) continue;
     try {

@@ -11,6 +11,7 @@ import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, parseUsdcToUnits, SHIPPED_NETWORKS } from "../verify";
 import { familyFacts } from "../verify/chain-family-facts";
 import { advertisedRpcUrls } from "../discovery/advertised-rpc-urls";
+import { takesPaymentOn } from "../x402/payable-networks";
 
 export interface PublicKeys {
   /** Signs receipts; null when this deployment has no usable key (the page says so rather than failing). */
@@ -75,7 +76,7 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
       family: info.family,
       walletBuysCredit: familyFacts(info).payerSignsPrepaid,
       isMainnet: info.isMainnet,
-      enabled: ctx.gateway.supports(info.id) && (!info.isMainnet || settings.mainnetEnabled),
+      enabled: takesPaymentOn(info, ctx.gateway, settings),
       usdcAsset: info.usdcAsset,
       browserRpc: own ?? info.publicRpcUrl,
       rpcIsService: own !== undefined,

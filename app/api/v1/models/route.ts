@@ -1,6 +1,7 @@
 import { handleRoute } from "@/server/http/handle-route";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { listModels } from "@/server/upstream/list-models";
+import { payableNetworks } from "@/server/x402/payable-networks";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
@@ -8,7 +9,7 @@ export const dynamic = "force-dynamic";
 export const GET = handleRoute(async () => {
   const ctx = await routeRuntime();
   const settings = await ctx.settings.read();
-  return Response.json(listModels(ctx.upstream, settings, ctx.config.networks));
+  return Response.json(listModels(ctx.upstream, settings, payableNetworks(ctx.config.networks, ctx.gateway, settings)));
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

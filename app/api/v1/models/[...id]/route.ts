@@ -2,6 +2,7 @@ import { handleRoute } from "@/server/http/handle-route";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { retrieveModel } from "@/server/upstream/list-models";
+import { payableNetworks } from "@/server/x402/payable-networks";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +10,8 @@ export const dynamic = "force-dynamic";
 export const GET = handleRoute<{ params: Promise<{ id: string[] }> }>(async (_req, { params }) => {
   const id = (await params).id.join("/");
   const ctx = await routeRuntime();
-  return Response.json(retrieveModel(ctx.upstream, await ctx.settings.read(), ctx.config.networks, id));
+  const settings = await ctx.settings.read();
+  return Response.json(retrieveModel(ctx.upstream, settings, payableNetworks(ctx.config.networks, ctx.gateway, settings), id));
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);
