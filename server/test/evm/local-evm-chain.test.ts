@@ -182,7 +182,10 @@ describe("startLocalEvmChain()", () => {
   });
 
   it("rejects malformed input", async () => {
-    await expect(startLocalEvmChain({ chainId: 1 as never, usdc: SEPOLIA.address, name: "USDC", version: "2" })).rejects.toThrow("chainId");
+    // Any positive chain id is a network a row may describe (the caller names the token to plant); nothing else is.
+    for (const chainId of [0, -84532, 84532.5, Number.NaN, 2 ** 53]) {
+      await expect(startLocalEvmChain({ chainId, usdc: SEPOLIA.address, name: "USDC", version: "2" })).rejects.toThrow("chainId must be a positive whole number");
+    }
     await expect(startLocalEvmChain({ chainId: 84532, usdc: "0x1234" as `0x${string}`, name: "USDC", version: "2" })).rejects.toThrow("not an address");
     await expect(startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: "", version: "2" })).rejects.toThrow("name and version");
     await expect(chain.fund(newAccount().address, { usdcUnits: -1n })).rejects.toThrow("negative");
