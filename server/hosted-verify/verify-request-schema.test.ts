@@ -14,7 +14,18 @@ describe("verifyRequestSchema", () => {
     }
   });
 
+  it("accepts an embeddings request body and its `input` alone in each of its forms, as long as the route takes them", () => {
+    const longest = Array.from({ length: 8_192 }, (_, i) => i);
+    const inputs: unknown[] = [["a", "b"], [791, 3691], [[791, 3691], [574]], longest, Array.from({ length: 2_048 }, () => "x")];
+    for (const input of inputs) {
+      expect(verifyRequestSchema.safeParse({ ...base, prompt: input }).success, JSON.stringify(input).slice(0, 40)).toBe(true);
+      expect(verifyRequestSchema.safeParse({ ...base, prompt: { model: "local/hash-embed-1", input } }).success).toBe(true);
+    }
+  });
+
   it.each([
+    [{ ...base, prompt: ["a", 1] }, "prompt"],
+    [{ ...base, prompt: Array.from({ length: 8_193 }, () => 1) }, "prompt"],
     [{ ...base, receipt: undefined }, "receipt"],
     [{ ...base, receipt: [] }, "receipt"],
     [{ ...base, receipt: { v: 0 } }, "receipt.v"],

@@ -2,11 +2,19 @@
 // single source for validation (and, later, the OpenAPI document).
 import "server-only";
 import { z } from "zod";
+import { MAX_EMBEDDING_INPUT_TOKENS, MAX_EMBEDDING_INPUTS } from "../embeddings/embeddings-request-schema";
 import { isBase58PublicKey } from "../verify";
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048);
 
 const chatMessage = z.object({ role: z.string().max(64), content: z.unknown() }).loose();
+
+/** An embeddings call's `input` on its own, as the route takes it: texts, one list of token ids, or lists of them. */
+const embeddingsInput = z.union([
+  z.array(z.string()).min(1).max(MAX_EMBEDDING_INPUTS),
+  z.array(z.number()).min(1).max(MAX_EMBEDDING_INPUT_TOKENS),
+  z.array(z.array(z.number()).min(1).max(MAX_EMBEDDING_INPUT_TOKENS)).min(1).max(MAX_EMBEDDING_INPUTS),
+]);
 
 export const verifyRequestSchema = z.object({
   receipt: z
@@ -14,10 +22,14 @@ export const verifyRequestSchema = z.object({
     .loose(),
   prompt: z.union([
     z.array(chatMessage).max(1000),
+    embeddingsInput,
     z.object({ messages: z.array(chatMessage).max(1000) }).loose(),
     z.object({ prompt: z.string() }).loose(),
-    /** A Responses API request body: hashed as the messages its instructions and input map to. */
-    z.object({ input: z.union([z.string(), z.array(z.unknown()).max(1000)]) }).loose(),
+    /**
+     * A Responses API request body (hashed as the messages its instructions and input map to), or an embeddings one
+     * (hashed as its inputs): a list as long as the embeddings route's longest `input`, a token-id list.
+     */
+    z.object({ input: z.union([z.string(), z.array(z.unknown()).max(MAX_EMBEDDING_INPUT_TOKENS)]) }).loose(),
     z.string(),
   ]),
   response: z.union([z.object({}).loose(), z.array(z.unknown()).max(100_000), z.string()]),
