@@ -23,7 +23,7 @@ export { PAID_ROUTES, type PaidRoute } from "../http/paid-route-paths";
 export type PaymentPurpose = "call" | "topup";
 
 /** The OpenAPI operation of a paid route, which the OpenAPI document writes out (server/openapi/openapi-document.ts). */
-export interface PaidRouteOperation {
+interface PaidRouteOperation {
   operationId: string;
   summary: string;
   description?: string;
