@@ -134,7 +134,8 @@ describe("paid embeddings refusals, before any payment", () => {
   ])("refuses %s with 400 invalid_request naming it, with or without a payment header, taking nothing", async (_label, fields, param) => {
     const before = await moneySnapshot();
     const body = JSON.stringify({ model: MODEL, ...fields });
-    for (const headers of [{}, { "PAYMENT-SIGNATURE": paymentHeader }, { "X-PAYMENT": paymentHeader }]) {
+    const headerSets: Record<string, string>[] = [{}, { "PAYMENT-SIGNATURE": paymentHeader }, { "X-PAYMENT": paymentHeader }];
+    for (const headers of headerSets) {
       const error = await expectRefusal(await post(body, headers), 400, "invalid_request");
       expect(error).toMatchObject({ param });
     }
