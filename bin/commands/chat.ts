@@ -13,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../server/keys/evm-key";
 import { serverVerifier } from "../../server/keys/server-verifier";
-import { CHECK_NAMES, parseReceiptText, SHIPPED_NETWORKS, type NetworkFamily, type NetworkId } from "../../server/verify";
+import { CHECK_NAMES, parseReceiptText, type NetworkFamily, type NetworkId, type NetworkRegistry } from "../../server/verify";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService } from "./advertised-rpc";
 import { payingNetwork } from "./paying-network";
@@ -45,8 +45,8 @@ export async function runChat(argv: string[]): Promise<number> {
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${CHAT_USAGE}`);
   const cfg = await cliConfig();
-  const networkId = payingNetwork(values.network);
-  const network = SHIPPED_NETWORKS.get(networkId);
+  const networkId = payingNetwork(values.network, cfg.networks);
+  const network = cfg.networks.get(networkId);
   const configuredRpc = cfg.rpcUrls[networkId];
   const toService = serviceFetch(endpoint);
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, toService).catch(() => null);
@@ -78,7 +78,7 @@ export async function runChat(argv: string[]): Promise<number> {
     process.stderr.write(`refused after ${tookMs} ms (HTTP 402)\n`);
     // `localnet fund` funds on its family's devnet chain unless told which.
     const fundDefault = cfg.rpcUrls[family.fundNetwork];
-    const refusal = { ...refusalOf(body), payer: payer.address, asks: challengeAsks(res, network.caip2), endpoint, local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc), fundRpc: rpc === fundDefault ? null : rpc };
+    const refusal = { ...refusalOf(body), payer: payer.address, asks: challengeAsks(res, network.caip2, cfg.networks), endpoint, local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc), fundRpc: rpc === fundDefault ? null : rpc };
     for (const line of paymentRefusalLines(refusal)) process.stderr.write(`${line}\n`);
     return 2;
   }
@@ -106,15 +106,15 @@ function refusalOf(body: Record<string, unknown> | null): Pick<PaymentRefusal, "
   return { reason: typeof fields.reason === "string" ? fields.reason : null, message: typeof fields.message === "string" ? fields.message : "" };
 }
 
-/** What the 402's x402 v2 challenge (PAYMENT-REQUIRED) asks for on `caip2`; null when it carries none readable. */
-function challengeAsks(res: Response, caip2: string): PaymentRefusal["asks"] {
+/** What the 402's x402 v2 challenge (PAYMENT-REQUIRED) asks for on `caip2`, named from `networks`; null when it carries none readable. */
+function challengeAsks(res: Response, caip2: string, networks: NetworkRegistry): PaymentRefusal["asks"] {
   const header = res.headers.get("payment-required");
   if (!header) return null;
   try {
     const accepts = decodePaymentRequiredHeader(header).accepts;
     const offer = accepts.find((a) => a.network === caip2) ?? accepts[0];
     if (!offer || !/^\d{1,30}$/.test(offer.amount)) return null;
-    return { units: BigInt(offer.amount), networkLabel: SHIPPED_NETWORKS.byCaip2(offer.network)?.label ?? offer.network, asset: offer.asset };
+    return { units: BigInt(offer.amount), networkLabel: networks.byCaip2(offer.network)?.label ?? offer.network, asset: offer.asset };
   } catch {
     return null;
   }

@@ -2,9 +2,12 @@
 // - start: runs the chains `npm run dev` runs, alone (devtools/start-local-chains.ts), on the ports given, and prints
 //   the variables a production-mode server needs to use them, until interrupted: a staging server pays on them.
 // - fund <pubkey|0x…> [--usdc N] [--sol N] [--eth N]: a base58 key is funded on the local Solana chain (airdropped
-//   SOL, its USDC account created and minted); a 0x address on the local anvil chain playing Base Sepolia (ETH added,
-//   test USDC minted). Only what is asked for moves: USDC minted to a deposit address would reach it with no payment.
+//   SOL, its USDC account created and minted); a 0x address on the local anvil chain playing Base Sepolia, or the one
+//   --rpc names (ETH added, the USDC of the configured network of its chain id minted). Only what is asked for moves:
+//   USDC minted to a deposit address would reach it with no payment.
 import { parseArgs } from "node:util";
+import { createPublicClient, http } from "viem";
+import { isEvmRow } from "../../server/verify/chain-family-facts";
 import { isBase58PublicKey, parseUsdcToUnits } from "../../server/verify";
 import { cliConfig, UsageError } from "../cli-support";
 import { LOCALNET_USAGE } from "./usage";
@@ -57,10 +60,15 @@ async function fundEvm(owner: `0x${string}`, values: { usdc: string; eth: string
   const ethMicro = parseUsdcToUnits(values.eth); // ETH has 18 decimals: parse as a 6-decimal amount, then scale
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
   if (ethMicro === null) throw new UsageError("--eth must be a non-negative amount with at most 6 decimals");
-  const rpc = values.rpc ?? (await cliConfig()).rpcUrls["base-sepolia"];
+  const cfg = await cliConfig();
+  const rpc = values.rpc ?? cfg.rpcUrls["base-sepolia"];
   if (!rpc) throw new UsageError("no local anvil RPC known; pass --rpc");
   try {
-    await fundEvmAccount(rpc, owner, { usdcUnits, wei: ethMicro * 1_000_000_000_000n });
+    // The token is the USDC of the configured network the chain plays (by its chain id), a network added by a row too.
+    const chainId = await createPublicClient({ transport: http(rpc) }).getChainId();
+    const row = cfg.networks.rows.filter(isEvmRow).find((r) => r.chainId === chainId);
+    if (!row) throw new Error(`chain ${chainId} plays no EVM network this service is configured with`);
+    await fundEvmAccount(rpc, owner, { usdcUnits, wei: ethMicro * 1_000_000_000_000n }, row.usdcAsset as `0x${string}`);
   } catch (err) {
     throw new UsageError(`funding ${owner} at ${rpc} failed (is npm run dev or signet localnet start running? only a local anvil chain can fund): ${(err as Error).message.split("\n")[0]}`);
   }

@@ -67,12 +67,12 @@ export async function runTopUp(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const amount = positionals[0];
   if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${TOPUP_USAGE}`);
-  const networkId = payingNetwork(values.network ?? "devnet");
   const cfg = await cliConfig();
+  const networkId = payingNetwork(values.network ?? "devnet", cfg.networks);
   const paymentId = paymentIdOption(values["payment-id"]);
   const endpoint = resolveEndpoint(values.endpoint);
   // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
-  const network = SHIPPED_NETWORKS.get(networkId);
+  const network = cfg.networks.get(networkId);
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, serviceFetch(endpoint)).catch(() => null);
   // This environment's RPC serves only a payment the agent's own key can make: the paying client here signs with the
   // Ed25519 agent key, the payer on a family whose paying key signs prepaid calls (Solana).
@@ -107,6 +107,7 @@ export async function runBalance(argv: string[]): Promise<number> {
   const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
   const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url) });
   const answer = await json(res);
+  // Reads no config (a signed read of any deployment): a network this release does not ship shows by its CAIP-2 id.
   process.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : formatBalanceReport(answer as unknown as CreditsAnswer, (caip2) => SHIPPED_NETWORKS.byCaip2(caip2)?.label ?? null));
   return 0;
 }

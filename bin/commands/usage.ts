@@ -2,8 +2,10 @@
 // options a mistyped one is matched against. Text only, no imports: help never loads a command's modules.
 
 export const CHAT_USAGE =
-  'signet chat "prompt" [--keypair FILE] [--network devnet|mainnet|base-sepolia|base] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR] [--payment-id ID]\n' +
-  "  Solana: FILE is a Solana CLI keypair; Base: FILE holds a hex EVM private key (default: the dev demo agents).\n" +
+  'signet chat "prompt" [--keypair FILE] [--network N] [--endpoint URL] [--model M] [--rpc URL] [--stream] [--save DIR] [--payment-id ID]\n' +
+  "  --network: devnet (the default), mainnet, base-sepolia, base, or any network the service is configured with, by the\n" +
+  "    name its models list gives (GET /api/v1/models) or its CAIP-2 id.\n" +
+  "  Solana: FILE is a Solana CLI keypair; EVM: FILE holds a hex EVM private key (default: the dev demo agents).\n" +
   "  --stream: Server-Sent Events, printed as they arrive, with the timeline (first byte, last byte, receipt event).\n" +
   "  --save DIR: writes receipt.json, prompt.json and response.json (the chunks when streamed) for signet verify,\n" +
   "    and x402-receipt.json (the x402 signed receipt).\n" +
