@@ -11,6 +11,7 @@ export interface NetworkFailures {
 }
 
 // Each network's name and chart colour by CAIP-2 id, from its row (colour-blind-safe hues, dark enough to read against white).
+// A client component has no config: it knows this release's networks, and names another by its CAIP-2 id.
 const NETWORK_LABELS: Record<string, string> = Object.fromEntries(SHIPPED_NETWORKS.rows.map((n) => [n.caip2, n.label]));
 const NETWORK_COLORS: Record<string, string> = Object.fromEntries(SHIPPED_NETWORKS.rows.map((n) => [n.caip2, n.chartColor]));
 const MONEY_COLORS = { received: "#2563eb", cost: "#c2410c", margin: "#15803d" };

@@ -1,5 +1,6 @@
 import { TrpcReactProvider } from "@/app/_client/trpc-react";
 import { readNetworkNames } from "@/server/site/read-site-facts";
+import { SHIPPED_NETWORKS } from "@/server/verify";
 import { ReceiptExplorer } from "./receipt-explorer";
 
 export const metadata = { title: "Receipt explorer" };
@@ -13,7 +14,8 @@ export default function ExplorerPage() {
         chain RPC directly.
       </p>
       <TrpcReactProvider>
-        <ReceiptExplorer networks={readNetworkNames()} />
+        {/* A static page, built before any deployment's config is read: it names this release's networks. */}
+        <ReceiptExplorer networks={readNetworkNames(SHIPPED_NETWORKS)} />
       </TrpcReactProvider>
     </main>
   );

@@ -74,5 +74,7 @@ async function httpReport(endpoint: string, token: string | undefined): Promise<
   ]);
   const answers: HttpAnswers = { health, discovery, operatorKey, verifierKey, logKey };
   const { httpDeploymentReport } = await import("../../server/health/deployment-report");
-  return httpDeploymentReport(endpoint, answers);
+  const { SHIPPED_NETWORKS } = await import("../../server/verify");
+  // A deployment read over HTTP, whose config is not this machine's: its answers are read for this release's networks.
+  return httpDeploymentReport(endpoint, answers, SHIPPED_NETWORKS);
 }

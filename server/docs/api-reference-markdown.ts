@@ -2,6 +2,7 @@
 // parameters, body and answers, and every schema's fields. Nothing here is typed by hand.
 import "server-only";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
+import { SHIPPED_NETWORKS } from "../verify";
 import { cell } from "./generated-block";
 
 type Json = Record<string, unknown>;
@@ -9,7 +10,10 @@ type Schema = Json & { $ref?: string; type?: string | string[]; enum?: unknown[]
 type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: Schema };
 type Operation = { operationId: string; summary?: string; description?: string; tags?: string[]; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { description: string; headers?: Record<string, { description?: string }>; content?: Record<string, { schema: Schema }> }> };
 
-/** The example origin the document is built for (its URLs are the only part that depends on the deployment). */
+/**
+ * The example origin the document is built for. Its URLs and its networks depend on the deployment: the manual names
+ * this release's networks.
+ */
 const EXAMPLE_ORIGIN = "https://signet.example.com";
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -71,7 +75,7 @@ function operationSection(method: string, route: string, op: Operation): string[
 
 /** docs/api-reference.md, whole. */
 export function apiReferenceDocument(): string {
-  const doc = buildOpenApiDocument(EXAMPLE_ORIGIN) as { info: { title: string; version: string }; tags?: { name: string }[]; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+  const doc = buildOpenApiDocument(EXAMPLE_ORIGIN, SHIPPED_NETWORKS) as { info: { title: string; version: string }; tags?: { name: string }[]; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
   const operations = Object.entries(doc.paths).flatMap(([route, item]) => METHODS.filter((m) => item[m]).map((m) => ({ route, method: m, op: item[m]! })));
   const tags = [...new Set([...(doc.tags ?? []).map((t) => t.name), ...operations.flatMap((o) => o.op.tags ?? ["other"])])];
   const out = [

@@ -189,9 +189,12 @@ function answers(over: Partial<HttpAnswers> = {}): HttpAnswers {
   };
 }
 
+/** The report of `answers` for this release's networks. */
+const httpReport = (baseUrl: string, given: HttpAnswers) => httpDeploymentReport(baseUrl, given, SHIPPED_NETWORKS);
+
 describe("httpDeploymentReport()", () => {
   it("reads a healthy deployment from its health detail, offers and keys", () => {
-    const report = httpDeploymentReport("https://signet.example", answers());
+    const report = httpReport("https://signet.example", answers());
     expect(report).toMatchObject({ source: "http", version: null, status: "ok", stops: [], degraded: [], mainnet: { enabled: null }, database: { where: null, up: true } });
     expect(report.networks.map((n) => [n.label, n.rpc, n.rpcHost, n.up, n.takesPayments, n.depositAddress])).toEqual([
       ["Solana devnet", true, null, true, true, FEE_PAYER],
@@ -209,12 +212,12 @@ describe("httpDeploymentReport()", () => {
   });
 
   it("without the metrics token, judges by the public verdict and leaves the detail unknown", () => {
-    const open = httpDeploymentReport("https://signet.example", answers({ health: { status: 503, body: { status: "unavailable", reasons: ["fee payer below the alert level on solana:x"] } } }));
+    const open = httpReport("https://signet.example", answers({ health: { status: 503, body: { status: "unavailable", reasons: ["fee payer below the alert level on solana:x"] } } }));
     expect(open.stops).toEqual(["fee payer below the alert level on solana:x"]);
     expect(open.feePayers).toBeNull();
     expect(open.database).toEqual({ where: null, up: null });
     expect(open.networks.find((n) => n.label === "Solana mainnet")).toMatchObject({ rpc: null, takesPayments: false });
-    const degraded = httpDeploymentReport("https://signet.example", answers({ health: { status: 200, body: { status: "degraded", reasons: [] } } }));
+    const degraded = httpReport("https://signet.example", answers({ health: { status: 200, body: { status: "degraded", reasons: [] } } }));
     expect(degraded.stops).toEqual([]);
     expect(degraded.degraded).toEqual(["a part is down or low (its detail needs the metrics token)"]);
   });
@@ -222,7 +225,7 @@ describe("httpDeploymentReport()", () => {
   it("stops payments when a mainnet is on without payment offers, and reads the switch from what is offered", () => {
     const body = answers().discovery as { status: number; body: { networks: { network: string; enabled: boolean }[]; resources: unknown[] } };
     const networks = body.body.networks.map((n) => (n.network === SOLANA_MAINNET_CAIP2 ? { ...n, enabled: true } : n));
-    const report = httpDeploymentReport("https://signet.example", answers({ discovery: { status: 200, body: { ...body.body, networks } } }));
+    const report = httpReport("https://signet.example", answers({ discovery: { status: 200, body: { ...body.body, networks } } }));
     expect(report.mainnet.enabled).toBe(true);
     expect(report.stops).toEqual([
       "the mainnet switch is on, but Solana mainnet takes no payments: the service offers none for it (its deposit address, SERVICE_MAINNET_DEPOSIT_ADDRESS, or its RPC)",
@@ -230,8 +233,7 @@ describe("httpDeploymentReport()", () => {
   });
 
   it("stops payments for a key the service will not serve, and for a health or offers it cannot read", () => {
-    const report = httpDeploymentReport(
-      "https://signet.example",
+    const report = httpReport("https://signet.example",
       answers({
         operatorKey: { status: 500, body: { error: { code: "server_misconfigured", message: "the service has no usable operator key" } } },
         health: { status: 404, body: null },
@@ -247,8 +249,8 @@ describe("httpDeploymentReport()", () => {
   });
 
   it("rejects malformed input: a base URL that is not a URL, and bodies that are not the service's", () => {
-    expect(() => httpDeploymentReport("signet.example", answers())).toThrow(TypeError);
-    const report = httpDeploymentReport("https://signet.example", answers({ health: { status: 200, body: { status: "fine" } }, logKey: { status: 200, body: { key: 1 } } }));
+    expect(() => httpReport("signet.example", answers())).toThrow(TypeError);
+    const report = httpReport("https://signet.example", answers({ health: { status: 200, body: { status: "fine" } }, logKey: { status: 200, body: { key: 1 } } }));
     expect(report.stops).toEqual(["health unreadable: GET /api/health answered 200 with a body that is not the service's", "the log key is unavailable: GET /log/key answered 200"]);
   });
 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { z } from "zod";
 import { feePayerHealthSchema, type FeePayerHealth } from "../dashboard/fee-payer-health";
 import { rpcUrlVariable, type Config } from "../env";
-import { SHIPPED_NETWORKS, type NetworkId, type NetworkRegistry } from "../verify";
+import type { NetworkId, NetworkRegistry } from "../verify";
 import type { HealthReport, PublicHealth } from "./check-health";
 
 /** A public key the deployment signs with, or why it has none. */
@@ -183,8 +183,8 @@ function parsed<T>(answer: HttpAnswer, schema: z.ZodType<T>, what: string, statu
   return result.success ? { ok: true, value: result.data } : { ok: false, reason: `${what} answered ${answer.status} with a body that is not the service's` };
 }
 
-/** The report of the deployment at `baseUrl`, from its answers over HTTP. */
-export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): DeploymentReport {
+/** The report of the deployment at `baseUrl`, from its answers over HTTP, for each network of `networks`. */
+export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers, networks: NetworkRegistry): DeploymentReport {
   if (typeof baseUrl !== "string" || !URL.canParse(baseUrl)) throw new TypeError("httpDeploymentReport: baseUrl must be a URL");
   // Readiness answers 503 with its reasons: both are the health.
   const full = parsed(answers.health, fullHealthSchema, "GET /api/health", [200, 503]);
@@ -193,7 +193,7 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
   const health: PublicHealth | null = open.ok ? open.value : null;
   const discovery = parsed(answers.discovery, discoverySchema, "GET /.well-known/x402");
   const listed = discovery.ok ? discovery.value : null;
-  const networks = SHIPPED_NETWORKS.rows.map((info): NetworkFact => {
+  const facts = networks.rows.map((info): NetworkFact => {
     const entry = listed?.networks.find((n) => n.network === info.caip2);
     const chain = detail?.chains.find((c) => c.network === info.caip2);
     const payTo = listed?.resources[0]?.accepts.find((a) => a.network === info.caip2)?.payTo ?? null;
@@ -213,7 +213,7 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
       depositAddress: payTo,
     };
   });
-  const mainnets = networks.filter((n) => n.isMainnet);
+  const mainnets = facts.filter((n) => n.isMainnet);
   const enabledMainnet = listed ? listed.networks.some((n) => n.enabled && mainnets.some((m) => m.network === n.network)) : false;
   // On: a mainnet takes payments. Off: a mainnet has an RPC and takes none. Otherwise the answers do not say.
   const mainnetEnabled = enabledMainnet ? true : mainnets.some((m) => m.rpc === true) ? false : null;
@@ -227,7 +227,7 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
     version: null,
     baseUrl,
     database: detail ? { where: null, up: detail.database.ok, ...(detail.database.error ? { error: detail.database.error } : {}) } : { where: null, up: null },
-    networks,
+    networks: facts,
     keys: {
       operator: key(answers.operatorKey, "GET /api/v1/operator-key", (b) => keyResourceSchema.safeParse(b).data?.pubkey ?? null),
       verifier: key(answers.verifierKey, "GET /api/verify/operator-key", (b) => keyResourceSchema.safeParse(b).data?.pubkey ?? null),
@@ -241,7 +241,7 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers): Dep
   const unread: string[] = [];
   if (!open.ok) unread.push(`health unreadable: ${open.reason}`);
   if (!discovery.ok) unread.push(`payment offers unreadable: ${discovery.reason}`);
-  return { ...report, ...judge(report, SHIPPED_NETWORKS, { reasons: [...unread, ...(health?.reasons ?? [])], warnings }) };
+  return { ...report, ...judge(report, networks, { reasons: [...unread, ...(health?.reasons ?? [])], warnings }) };
 }
 
 /**

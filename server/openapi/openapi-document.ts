@@ -10,6 +10,7 @@ import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/veri
 import { signInSchema } from "../operator-auth/sign-in";
 import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
 import { embeddingsResponseSchema } from "../embeddings/embeddings-response-body";
+import type { NetworkRegistry } from "../verify";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, type PaidRouteRow } from "../x402/paid-routes";
 import * as r from "./response-schemas";
 
@@ -88,8 +89,19 @@ function errors(codes: ErrorCode[]): Json {
 const COMMON: ErrorCode[] = ["invalid_request", "payload_too_large", "database_unavailable", "internal_error"];
 
 
-/** Builds the document for a service at `baseUrl`. */
-export function buildOpenApiDocument(baseUrl: string): Json {
+/**
+ * Sets the enum of a 402 body's `accepts[].network` (x402 v1 names) in the PaymentError component to the v1 names of
+ * `networks`; throws when the component no longer has that field, so a schema change cannot drop the enum unseen.
+ */
+function setV1NetworkEnum(components: Json, networks: NetworkRegistry): void {
+  type Node = { properties?: Record<string, Node>; items?: Node; enum?: string[] };
+  const network = (components.PaymentError as Node | undefined)?.properties?.accepts?.items?.properties?.network;
+  if (!network) throw new Error("the PaymentError component has no accepts[].network to name the networks in");
+  network.enum = networks.rows.map((n) => n.x402V1Name);
+}
+
+/** Builds the document for a service at `baseUrl` that takes payment on `networks` (its configured registry). */
+export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry): Json {
   const { schemas } = z.toJSONSchema(r.openApiComponents, { target: "draft-2020-12", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
   const components: Json = {};
   // Each component is a schema of the document, not a standalone JSON Schema document.
@@ -97,6 +109,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
     const { $schema: _dialect, $id: _id, ...rest } = schema as Json;
     components[id] = rest;
   }
+  setV1NetworkEnum(components, networks);
   const json = (schema: z.ZodType) => ({ "application/json": { schema: ref(schema) } });
   const body = (schema: z.ZodType) => ({ required: true, content: json(schema) });
 

@@ -3,7 +3,6 @@
 import "server-only";
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
-import { SHIPPED_NETWORKS } from "../verify";
 
 /** The document's components: every schema registered here becomes `#/components/schemas/<id>`. */
 export const openApiComponents = z.registry<{ id: string; description?: string }>();
@@ -67,7 +66,8 @@ export const paymentRequiredSchema = z
 const paymentRequirementsV1Schema = z
   .object({
     scheme: z.literal("exact"),
-    network: z.enum(SHIPPED_NETWORKS.rows.map((n) => n.x402V1Name) as [string, ...string[]]).describe("x402 v1 network name"),
+    // The names are the configured registry's: the document fills in their enum (buildOpenApiDocument).
+    network: z.string().describe("x402 v1 network name"),
     maxAmountRequired: z.string().regex(/^\d+$/).describe("Atomic USDC units"),
     resource: z.string(),
     description: z.string(),
@@ -291,7 +291,7 @@ export const modelListSchema = z
           owned_by: z.string(),
           description: z.string(),
           max_tokens: z.number().int(),
-          networks: z.array(z.string()).describe("The networks (as the request's `network` names them) this model is offered on"),
+          networks: z.array(z.string()).describe("The networks (as the request's `network` names them) this model is offered on, of those the service takes payment on now: an RPC configured, a mainnet while the operator's switch is on"),
           pricing: z.object({ per_call_usdc: usdcString, upstream_input_usdc_per_mtok: usdcString, upstream_output_usdc_per_mtok: usdcString }),
         })
         .loose(),

@@ -5,7 +5,7 @@
 // and returns the rest to the spendable balance (ledger/credit-holds.ts). The receipt's fields are the signed ones;
 // nothing here is read from anywhere else.
 import "server-only";
-import { formatUnitsAsUsdc, SHIPPED_NETWORKS, usdcNumberToUnits } from "../verify";
+import { formatUnitsAsUsdc, usdcNumberToUnits, type NetworkRegistry } from "../verify";
 import { familyFacts } from "../verify/chain-family-facts";
 
 export interface ReceiptNetwork {
@@ -72,20 +72,21 @@ export interface ReceiptDescription {
 }
 
 /**
- * The network a receipt names, among this release's networks (the page shows receipts of any deployment): exact
- * CAIP-2 ids and aliases, and Solana's full genesis-hash form; a family name (`solana`) names no one network.
+ * The network a receipt names, among `networks` (the service's configured registry): exact CAIP-2 ids and aliases,
+ * and Solana's full genesis-hash form; a family name (`solana`) names no one network.
  */
-export function describeNetwork(network: string): ReceiptNetwork {
-  const id = SHIPPED_NETWORKS.resolve(network);
-  const byName = id === null ? null : SHIPPED_NETWORKS.get(id);
+export function describeNetwork(network: string, networks: NetworkRegistry): ReceiptNetwork {
+  const id = networks.resolve(network);
+  const byName = id === null ? null : networks.get(id);
   // A family name resolves to a default network, which a receipt's network cannot mean.
-  const info = byName && byName.familyName !== network.trim() ? byName : SHIPPED_NETWORKS.ofReceiptNetwork(network);
+  const info = byName && byName.familyName !== network.trim() ? byName : networks.ofReceiptNetwork(network);
   if (!info) return { id: network, label: null, requestName: null, family: null, payerNoun: "key", payerSignsPrepaid: false };
   const facts = familyFacts(info);
   return { id: network, label: info.label, requestName: info.aliases[0], family: info.family, payerNoun: facts.payerNoun, payerSignsPrepaid: facts.payerSignsPrepaid };
 }
 
-export function describeReceipt(receipt: Record<string, unknown>): ReceiptDescription {
+/** What the receipt page shows of `receipt`, its network named from `networks` (the service's configured registry). */
+export function describeReceipt(receipt: Record<string, unknown>, networks: NetworkRegistry): ReceiptDescription {
   const issuedAtMs = timeOf(receipt.timestamp);
   const payment = isObject(receipt.payment) ? receipt.payment : null;
   const fields = Object.entries(receipt)
@@ -100,22 +101,22 @@ export function describeReceipt(receipt: Record<string, unknown>): ReceiptDescri
   const paymentFields = payment
     ? Object.entries(payment).map(([key, value]): ReceiptField => {
         const field: ReceiptField = { key, raw: rawText(value) };
-        if (key === "network" && typeof value === "string") field.networkLabel = describeNetwork(value).label;
+        if (key === "network" && typeof value === "string") field.networkLabel = describeNetwork(value, networks).label;
         if (key === "amount_usdc") field.usdc = usdcText(value) ?? undefined;
         return field;
       })
     : [];
-  return { inferenceId: rawText(receipt.inference_id), issuedAtMs, money: moneyOf(receipt, payment), fields, paymentFields };
+  return { inferenceId: rawText(receipt.inference_id), issuedAtMs, money: moneyOf(receipt, payment, networks), fields, paymentFields };
 }
 
-function moneyOf(receipt: Record<string, unknown>, payment: Record<string, unknown> | null): PaidCallMoney | PrepaidCallMoney | null {
+function moneyOf(receipt: Record<string, unknown>, payment: Record<string, unknown> | null, networks: NetworkRegistry): PaidCallMoney | PrepaidCallMoney | null {
   const cost = usdcNumberToUnits(receipt.cost_usdc);
   if (cost === null) return null;
   if (!payment) return { kind: "prepaid", costUsdc: formatUnitsAsUsdc(cost) };
   const paid = usdcNumberToUnits(payment.amount_usdc);
   if (paid === null || typeof payment.network !== "string") return null;
   const charged = cost < paid ? cost : paid;
-  const network = describeNetwork(payment.network);
+  const network = describeNetwork(payment.network, networks);
   return {
     kind: "paid",
     paidUsdc: formatUnitsAsUsdc(paid),

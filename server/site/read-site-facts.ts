@@ -8,7 +8,7 @@ import { verifierKeyResource } from "../hosted-verify/issue-verdict";
 import { operatorKeyResource } from "../keys/operator-key-resource";
 import { logEvent } from "../log";
 import { readSettings } from "../settings/read-settings";
-import { formatUnitsAsUsdc, parseUsdcToUnits, SHIPPED_NETWORKS } from "../verify";
+import { formatUnitsAsUsdc, parseUsdcToUnits, type NetworkRegistry } from "../verify";
 import { familyFacts } from "../verify/chain-family-facts";
 import { advertisedRpcUrls } from "../discovery/advertised-rpc-urls";
 import { takesPaymentOn } from "../x402/payable-networks";
@@ -56,9 +56,9 @@ export function readPublicKeys(keys: ServiceKeys): PublicKeys {
 /** What the pages show when no runtime could be built: no key (the page says so rather than failing). */
 export const NO_PUBLIC_KEYS: PublicKeys = { operatorKey: null, verifierKey: null };
 
-/** Every network this service knows, by CAIP-2 id and name: what the explorer names a pasted receipt's network by. */
-export function readNetworkNames(): { caip2: string; label: string }[] {
-  return SHIPPED_NETWORKS.rows.map((n) => ({ caip2: n.caip2, label: n.label }));
+/** Every network of `networks`, by CAIP-2 id and name: what the explorer names a pasted receipt's network by. */
+export function readNetworkNames(networks: NetworkRegistry): { caip2: string; label: string }[] {
+  return networks.rows.map((n) => ({ caip2: n.caip2, label: n.label }));
 }
 
 /** The live facts: read per request, since operators change the price and the switch at run time. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bazaarResourceServerExtension, validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
 import { chatRequestSchema } from "../chat/chat-request-schema";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
+import { SHIPPED_NETWORKS } from "../verify";
 import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
 import { responsesRequestSchema } from "../responses/responses-request-schema";
 import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
@@ -28,7 +29,7 @@ describe("bazaarDeclaration()", () => {
   });
 
   it("takes the input and output schemas from the zod schemas the OpenAPI document publishes", () => {
-    const components = (buildOpenApiDocument("http://x").components as { schemas: Record<string, unknown> }).schemas;
+    const components = (buildOpenApiDocument("http://x", SHIPPED_NETWORKS).components as { schemas: Record<string, unknown> }).schemas;
     const body = (resource: PaidRoute) => (bazaarDeclaration(resource).schema.properties.input as { properties: { body: unknown } }).properties.body;
     const output = (resource: PaidRoute) => (bazaarDeclaration(resource).schema.properties as unknown as { output: { properties: { example: Record<string, unknown> } } }).output.properties.example;
     expect(body("chat")).toEqual({ type: "object", ...jsonSchemaOf(chatDiscoverySchema) });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DIRECT_ROUTES } from "../http/direct-api-routes";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
+import { SHIPPED_NETWORKS } from "../verify";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, paidRouteAt, paidRouteUrl } from "./paid-routes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -22,7 +23,7 @@ describe("the paid-route registry", () => {
   });
 
   it("publishes each row's operation in the OpenAPI document, with its request schema", () => {
-    const doc = buildOpenApiDocument("http://x") as { paths: Record<string, Record<string, { operationId: string; requestBody: { content: Record<string, { schema: unknown }> } }>> };
+    const doc = buildOpenApiDocument("http://x", SHIPPED_NETWORKS) as { paths: Record<string, Record<string, { operationId: string; requestBody: { content: Record<string, { schema: unknown }> } }>> };
     for (const route of PAID_ROUTES) {
       const row = PAID_ROUTE_REGISTRY[route];
       const op = doc.paths[row.path]![row.method.toLowerCase()]!;

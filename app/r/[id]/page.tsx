@@ -5,27 +5,35 @@ import { routeRuntime } from "@/server/runtime/route-edge";
 import { findReceipt } from "@/server/receipts/find-receipt";
 import { describeReceipt, type PaidCallMoney, type ReceiptField } from "@/server/site/describe-receipt";
 import { readNetworkNames } from "@/server/site/read-site-facts";
-import { txExplorerUrl } from "@/server/verify";
+import { txExplorerUrl, type NetworkRegistry } from "@/server/verify";
 import { TrpcReactProvider } from "@/app/_client/trpc-react";
 import { LocalTime } from "@/app/_components/local-time";
 import { ReceiptExplorer } from "../../explorer/receipt-explorer";
 
 export const dynamic = "force-dynamic";
 
-/** The stored receipt by inference id or transaction, read once per request (the title and the page share it). */
-const loadReceipt = cache(async (id: string) => (await findReceipt((await routeRuntime()).db, id).catch(() => null)) as Record<string, unknown> | null);
+/**
+ * The stored receipt by inference id or transaction, and the networks the service is configured with (which name its
+ * network and link its transaction), read once per request (the title and the page share it).
+ */
+const loadReceipt = cache(async (id: string): Promise<{ receipt: Record<string, unknown>; networks: NetworkRegistry } | null> => {
+  const ctx = await routeRuntime();
+  const receipt = (await findReceipt(ctx.db, id).catch(() => null)) as Record<string, unknown> | null;
+  return receipt ? { receipt, networks: ctx.config.networks } : null;
+});
 
 /** The tab names the receipt: "Receipt <the first 8 characters of its inference id> · Signet". */
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
-  const receipt = await loadReceipt((await params).id);
-  return { title: receipt ? `Receipt ${describeReceipt(receipt).inferenceId.slice(0, 8)}` : "Receipt not found" };
+  const loaded = await loadReceipt((await params).id);
+  return { title: loaded ? `Receipt ${describeReceipt(loaded.receipt, loaded.networks).inferenceId.slice(0, 8)}` : "Receipt not found" };
 }
 
 export default async function ReceiptPermalink({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const receipt = await loadReceipt(id);
-  if (!receipt) notFound();
-  const described = describeReceipt(receipt);
+  const loaded = await loadReceipt(id);
+  if (!loaded) notFound();
+  const { receipt, networks } = loaded;
+  const described = describeReceipt(receipt, networks);
   const money = described.money;
   return (
     <main className="mx-auto max-w-5xl space-y-4 px-4 py-10 sm:px-6">
@@ -39,7 +47,7 @@ export default async function ReceiptPermalink({ params }: { params: Promise<{ i
         <p className="text-sm text-slate-700">Checked in your browser as this page opened: the operator&apos;s signature, and the receipt&apos;s place in the public receipt log.</p>
       </div>
       <TrpcReactProvider>
-        <ReceiptExplorer initialReceipt={JSON.stringify(receipt)} networks={readNetworkNames()} verifyOnLoad>
+        <ReceiptExplorer initialReceipt={JSON.stringify(receipt)} networks={readNetworkNames(networks)} verifyOnLoad>
           {money?.kind === "paid" && <PaidMoney money={money} />}
           {money?.kind === "prepaid" && (
             <section aria-labelledby="money-heading" data-testid="receipt-money" data-kind="prepaid" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm sm:p-5">
@@ -57,7 +65,7 @@ export default async function ReceiptPermalink({ params }: { params: Promise<{ i
                 <Field key={f.key} name={f.key} field={f} />
               ))}
               {described.paymentFields.map((f) => (
-                <Field key={`payment.${f.key}`} name={`payment.${f.key}`} field={f} value={f.key === "tx_signature" ? <TxLink receipt={receipt} /> : undefined} />
+                <Field key={`payment.${f.key}`} name={`payment.${f.key}`} field={f} value={f.key === "tx_signature" ? <TxLink receipt={receipt} networks={networks} /> : undefined} />
               ))}
             </dl>
           </section>
@@ -86,9 +94,9 @@ function Field({ name, field, value }: { name: string; field: ReceiptField; valu
   );
 }
 
-function TxLink({ receipt }: { receipt: Record<string, unknown> }) {
+function TxLink({ receipt, networks }: { receipt: Record<string, unknown>; networks: NetworkRegistry }) {
   const payment = receipt.payment as { tx_signature?: string; network?: string };
-  const url = payment.tx_signature && payment.network ? txExplorerUrl(payment.network, payment.tx_signature) : null;
+  const url = payment.tx_signature && payment.network ? txExplorerUrl(payment.network, payment.tx_signature, networks) : null;
   return (
     <span className="font-mono">
       {url ? (

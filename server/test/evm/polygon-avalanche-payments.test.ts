@@ -111,7 +111,7 @@ describe.each(TESTNETS)("$label", (net) => {
     expect(receipt.payment).toMatchObject({ network: net.caip2, pay_to: stack.evmDeposit });
 
     // What the receipt page and the explorer show: the network's name, and links to its own explorer.
-    expect(describeNetwork(receipt.payment.network)).toMatchObject({ label: net.label, requestName: net.id, payerNoun: "address" });
+    expect(describeNetwork(receipt.payment.network, stack.config.networks)).toMatchObject({ label: net.label, requestName: net.id, payerNoun: "address" });
     expect(txExplorerUrl(receipt.payment.network, receipt.payment.tx_signature)).toBe(`${net.explorer}/tx/${receipt.payment.tx_signature}`);
     expect(addressExplorerUrl(receipt.payment.network, receipt.agent_pubkey)).toBe(`${net.explorer}/address/${receipt.agent_pubkey}`);
 

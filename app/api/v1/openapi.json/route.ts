@@ -8,7 +8,10 @@ export const dynamic = "force-dynamic";
 
 export const GET = withCors(
   ["GET"],
-  handleRoute(async () => Response.json(buildOpenApiDocument((await routeConfig()).baseUrl), { headers: { "cache-control": "public, max-age=300" } })),
+  handleRoute(async () => {
+    const config = await routeConfig();
+    return Response.json(buildOpenApiDocument(config.baseUrl, config.networks), { headers: { "cache-control": "public, max-age=300" } });
+  }),
 );
 
 export const OPTIONS = corsPreflight(["GET"]);
