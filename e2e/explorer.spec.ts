@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { signReadHeaders } from "../server/agent/sign-request";
 import { formatUnitsAsUsdc, usdcNumberToUnits } from "../server/verify";
-import { BASE, CHECKS, makeEvmPaidCall, makePaidCall, makeStreamedPaidCall, pasteAndExpectFivePasses, payForChat } from "./support";
+import { BASE, CHECKS, makeEvmPaidCall, makePaidCall, makePaidEmbeddingsCall, makeStreamedPaidCall, pasteAndExpectFivePasses, payForChat } from "./support";
 
 test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
   const call = await makePaidCall("explore me");
@@ -21,6 +21,21 @@ test("one changed character in the response fails response_hash_ok with its reas
   await page.getByTestId("receipt-input").fill(JSON.stringify(call.receipt));
   await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
   await page.getByTestId("response-input").fill(JSON.stringify(tampered));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("Verification failed");
+  await expect(page.getByTestId("check-response_hash_ok")).toHaveAttribute("data-pass", "false");
+  await expect(page.getByTestId("check-response_hash_ok")).toContainText("differs");
+  await expect(page.getByTestId("check-prompt_hash_ok")).toHaveAttribute("data-pass", "true");
+});
+
+test("a real paid embeddings receipt pasted with its request and response shows five passes; a moved vector value fails response_hash_ok", async ({ page }) => {
+  const call = await makePaidEmbeddingsCall({ model: "local/hash-embed-1", input: ["embed me", "and me"], dimensions: 8 });
+  await pasteAndExpectFivePasses(page, call);
+  await expect(page.getByTestId("check-prompt_hash_ok")).toContainText("embeddings form");
+
+  const moved = structuredClone(call.response);
+  (moved.data[1]!.embedding as number[])[0]! += 0.25;
+  await page.getByTestId("response-input").fill(JSON.stringify(moved));
   await page.getByTestId("verify-button").click();
   await expect(page.getByTestId("overall")).toHaveText("Verification failed");
   await expect(page.getByTestId("check-response_hash_ok")).toHaveAttribute("data-pass", "false");

@@ -44,6 +44,21 @@ export async function makePaidCall(prompt: string) {
   return { messages, response, receiptHeader, receipt };
 }
 
+/** A fresh agent funded on the e2e local chain pays for one embeddings call; returns the request, answer and receipt, as pasted. */
+export async function makePaidEmbeddingsCall(request: Record<string, unknown>) {
+  const kp = generateKeypair();
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+  await fundDevnetUsdc(signer.address, 1_000_000n);
+  const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/embeddings`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(request),
+  });
+  if (res.status !== 200) throw new Error(`paid embeddings call answered ${res.status}: ${await res.text()}`);
+  const response = (await res.json()) as { data: { index: number; embedding: number[] | string }[] };
+  return { messages: request, response, receiptHeader: res.headers.get("x-service-receipt")! };
+}
+
 /** Makes one real streamed paid call on the local chain; returns the receipt event and the chunks, as pasted. */
 export async function makeStreamedPaidCall(prompt: string) {
   const messages = [{ role: "user", content: prompt }];
