@@ -16,8 +16,10 @@ import { canonicalJson, parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../support/env";
 import { ERROR_STATUS } from "../../errors";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { generateKeypair } from "../../keys/parse-secret-key";
 
-const RUNS = { chat: 2_700, paidHeaders: 1_500, v1Headers: 600, responses: 800, inference: 1_500, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
+const RUNS = { chat: 2_300, paidHeaders: 1_500, v1Headers: 600, responses: 800, inference: 1_100, embeddings: 800, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
 const BASE = "http://signet.test";
 const ALLOWED_5XX = new Set(["mainnet_disabled", "network_not_supported"]);
 
@@ -59,6 +61,7 @@ beforeAll(async () => {
   const chat = (await import("@/app/api/v1/chat/completions/route")).POST;
   const inference = (await import("@/app/api/v1/inference/route")).POST;
   const responses = (await import("@/app/api/v1/responses/route")).POST;
+  const embeddings = (await import("@/app/api/v1/embeddings/route")).POST;
   const credits = (await import("@/app/api/v1/credits/route")).POST;
   const creditsOf = (await import("@/app/api/v1/credits/[pubkey]/route")).GET;
   const grantChallenge = (await import("@/app/api/v1/grants/challenge/route")).GET;
@@ -71,6 +74,7 @@ beforeAll(async () => {
     chat: (req) => chat(req, {}),
     inference: (req) => inference(req, {}),
     responses: (req) => responses(req, {}),
+    embeddings: (req) => embeddings(req, {}),
     credits: (req) => credits(req, {}),
     creditsOf: (req) => creditsOf(req, { params: Promise.resolve({ pubkey: lastSegment(req) }) }),
     grantChallenge: (req) => grantChallenge(req, {}),
@@ -294,6 +298,63 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
       { numRuns: RUNS.inference },
     );
     expect(sent).toBe(RUNS.inference);
+    expect(await moneySnapshot()).toBe(before);
+  });
+
+  it(`embeddings: ${RUNS.embeddings} malformed bodies, payment headers and signed requests`, async () => {
+    const before = await moneySnapshot();
+    const tokenIds = fc.array(fc.oneof(fc.nat(), fc.integer(), fc.double()), { maxLength: 8 });
+    const embeddingsBody = fc.record(
+      {
+        model: fc.oneof(fc.constantFrom("local/hash-embed-1", "openai/text-embedding-3-small", "local/echo-1", ""), fc.string({ maxLength: 40 }), anyJson),
+        input: fc.oneof(fc.string({ unit: "binary", maxLength: 200 }), fc.array(fc.string({ unit: "binary", maxLength: 40 }), { maxLength: 5 }), tokenIds, fc.array(tokenIds, { maxLength: 4 }), anyJson),
+        encoding_format: fc.oneof(fc.constantFrom("float", "base64", "int8", ""), anyJson),
+        dimensions: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.double(), anyJson),
+        user: fc.oneof(fc.string({ maxLength: 300 }), anyJson),
+        network,
+        stream: fc.oneof(fc.boolean(), anyJson),
+        nonce: fc.oneof(fc.string({ maxLength: 70 }), anyJson),
+        timestamp: fc.oneof(fc.integer(), anyJson),
+        max_cost_usdc: fc.oneof(fc.double(), fc.string({ maxLength: 12 }), anyJson),
+      },
+      { requiredKeys: [] },
+    );
+    // Valid requests, alone or with some fields fuzzed, so that the payment and the credit check are reached too.
+    const validBody = fc.record(
+      {
+        model: fc.constant("local/hash-embed-1"),
+        input: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 200 }), fc.array(fc.string({ unit: "binary", minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat({ max: 100_000 }), { minLength: 1, maxLength: 8 })),
+        encoding_format: fc.constantFrom("float", "base64"),
+        dimensions: fc.integer({ min: 1, max: 3_072 }),
+      },
+      { requiredKeys: ["model", "input"] },
+    );
+    const anyBody = fc.oneof(embeddingsBody, validBody, fc.tuple(validBody, embeddingsBody).map(([valid, fuzzed]) => ({ ...valid, ...fuzzed })));
+    // A key with no credit: its correctly signed requests reach parsing and admission, and can only be refused.
+    const uncredited = generateKeypair();
+    const url = `${BASE}/api/v1/embeddings`;
+    const codes = new Set<string>();
+    const auth = fc.oneof(
+      fc.constant({ kind: "none" as const }),
+      fc.tuple(base64ish, fc.constantFrom("X-Payment", "PAYMENT-SIGNATURE")).map(([header, name]) => ({ kind: "paid" as const, header, name })),
+      fc.tuple(base58ish, base58ish).map(([pubkey, signature]) => ({ kind: "forged" as const, pubkey, signature })),
+      fc.boolean().map((fresh) => ({ kind: "signed" as const, fresh })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(anyBody, junkText), auth, async (generated, a) => {
+        // A signed request with fresh replay fields gets past the window and the nonce to the credit check.
+        const body = typeof generated === "string" ? generated : JSON.stringify(a.kind === "signed" && a.fresh ? { ...generated, nonce: newNonce(), timestamp: Date.now() } : generated);
+        const headers: Record<string, string> =
+          a.kind === "paid" ? { [a.name]: a.header } : a.kind === "forged" ? { "X-Agent-Pubkey": a.pubkey, "X-Agent-Signature": a.signature } : a.kind === "signed" ? signRequestHeaders(uncredited, "POST", url, body) : {};
+        const answer = await sendForAnswer("embeddings", post("/api/v1/embeddings", body, headers));
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        codes.add((JSON.parse(answer.text) as { error: { code: string } }).error.code);
+      }),
+      { numRuns: RUNS.embeddings },
+    );
+    expect(sent).toBe(RUNS.embeddings);
+    // The fuzzed requests reached each gate: the body's parse, the payment, the signature and the credit check.
+    expect([...codes]).toEqual(expect.arrayContaining(["invalid_request", "payment_required", "invalid_signature", "insufficient_credits"]));
     expect(await moneySnapshot()).toBe(before);
   });
 
