@@ -7,17 +7,21 @@
 // same answer and receipts, moving nothing; at the end, no payment is left with its upstream called and its call
 // unrecorded, the ledger matches the receipts, and reconcile finds no drift. `npm test` runs a few batches; set
 // SIGNET_CONTENT_RUNS for more, and SIGNET_CONTENT_SEED to replay a run (each run prints its seed). `signet verify`
-// itself checks a handful of the worst contents.
+// itself checks a handful of the worst contents. Embeddings inputs of the same contents (texts, alone or listed, on the
+// built-in model, answered in float or base64, paid on Solana or from credit) are embedded once, charged once, and
+// their receipt's hashes verify against the request and the answer.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as embeddingsRoute } from "@/app/api/v1/embeddings/route";
+import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
 import { routeRuntime } from "../../runtime/route-edge";
-import { verifyReceipt } from "../../verify";
+import { parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair, testKnob } from "../support/env";
 import { authorizationHeader } from "../support/eip3009-header";
 import { startFakeProvider, type FakeProvider, type ProviderAnswer, type StreamedProviderAnswer } from "../support/fake-provider";
@@ -183,6 +187,68 @@ async function runCase(c: Case): Promise<{ answer: ReadAnswer; prompt: unknown }
   return { answer: first, prompt };
 }
 
+/** Embeddings runs in `npm test` (each a batch of BATCH calls); SIGNET_EMBEDDINGS_CONTENT_RUNS asks for more. */
+const EMBEDDINGS_RUNS = testKnob("SIGNET_EMBEDDINGS_CONTENT_RUNS", 6);
+/**
+ * The longest text an embeddings case sends: a NUL or a lone surrogate is 6 bytes of JSON, so three of these stay under
+ * the route's body cap (256,000 bytes), which a longer input would meet first as a 413.
+ */
+const EMBEDDINGS_INPUT_CHARS = 8_000;
+const embeddingsCaseArb = fc.record({ pay: fc.constantFrom("solana" as const, "prepaid" as const), contents: fc.array(contentArb, { minLength: 1, maxLength: 3 }), listed: fc.boolean(), base64: fc.boolean() });
+type EmbeddingsCase = typeof embeddingsCaseArb extends fc.Arbitrary<infer T> ? T : never;
+const EMBEDDINGS_URL = `${SERVICE_ORIGIN}/api/v1/embeddings`;
+const postEmbeddings = (text: string, headers: Record<string, string> = {}) =>
+  embeddingsRoute(new Request(EMBEDDINGS_URL, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text }), {});
+let embeddingsChecked = 0;
+
+/** One embeddings call of the case (and its repeat when paid): one charge, one receipt, which verifies. */
+async function runEmbeddingsCase(c: EmbeddingsCase): Promise<void> {
+  // An input is a non-empty text; cut anywhere, a surrogate pair may become a lone surrogate, which is content too.
+  const texts = c.contents.map((t) => (t === "" ? "\u0000" : t).slice(0, EMBEDDINGS_INPUT_CHARS));
+  const input = texts.length === 1 && !c.listed ? texts[0]! : texts;
+  let request: Record<string, unknown> = { model: "local/hash-embed-1", input, ...(c.base64 ? { encoding_format: "base64" } : {}) };
+  let res: Response;
+  if (c.pay === "prepaid") {
+    const kp = generateKeypair();
+    await stack.credit(kp.publicKeyBase58, 1_000_000n);
+    request = { ...request, nonce: newNonce(), timestamp: Date.now() };
+    const text = JSON.stringify(request);
+    res = await postEmbeddings(text, signRequestHeaders(kp, "POST", EMBEDDINGS_URL, text));
+    const holds = await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
+    expect(holds.map((h) => h.status)).toEqual(["captured"]);
+  } else {
+    const text = JSON.stringify(request);
+    const header = await buildPaymentHeader(await stack.newAgent(1_000_000n), await challengeOf(await postEmbeddings(text)), stack.devnet.faultFreeUrl);
+    res = await postEmbeddings(text, { "PAYMENT-SIGNATURE": header });
+    // As for chat: a settlement outlasting the wait is 502 settlement_pending, and the same request is served later.
+    for (let retries = 0; res.status === 502 && retries < 5; retries++) {
+      const pending = (await res.clone().json()) as { error: { code: string; retry_after?: number } };
+      if (pending.error.code !== "settlement_pending") break;
+      await new Promise((r) => setTimeout(r, Number(pending.error.retry_after ?? 1) * 1_000));
+      res = await postEmbeddings(text, { "PAYMENT-SIGNATURE": header });
+    }
+    const repeat = await postEmbeddings(text, { "PAYMENT-SIGNATURE": header });
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers.get("x-answer-replayed")).toBe("true");
+    expect(parseReceiptText(repeat.headers.get("x-service-receipt") ?? "")).toEqual(parseReceiptText(res.headers.get("x-service-receipt") ?? ""));
+    expect(await repeat.text()).toBe(await res.clone().text());
+  }
+  const answerText = await res.text();
+  expect(res.status, answerText.slice(0, 300)).toBe(200);
+  const answer = JSON.parse(answerText) as { data: { index: number; embedding: unknown }[] };
+  expect(answer.data.map((d) => d.index)).toEqual(texts.map((_, i) => i));
+  const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+  if (!parsed.ok) throw new Error("the answer carries no receipt");
+  const logged = await stack.tdb.prisma.inferenceLog.findMany({ where: { id: String(parsed.receipt.inference_id) } });
+  expect(logged.map((l) => l.receipt !== null)).toEqual([true]);
+  const rpc = stack.devnet.url;
+  const operatorKey = operatorKeypair().publicKeyBase58;
+  expect((await verifyReceipt({ receipt: parsed.receipt, prompt: request, response: answer, operatorKey, rpc })).checks).toEqual(allChecks);
+  // The input alone is the same prompt; the vectors alone (decoded from base64 too) the same response.
+  expect((await verifyReceipt({ receipt: parsed.receipt, prompt: input, response: answer, operatorKey, rpc })).checks.prompt_hash_ok).toBe(true);
+  embeddingsChecked++;
+}
+
 describe("the paid path over any content", () => {
   it("serves every answer once, with one receipt that verifies against what the client read", async () => {
     console.log(`any-content property: seed ${SEED}, ${RUNS} runs of ${BATCH} calls (replay: SIGNET_CONTENT_SEED=${SEED} SIGNET_CONTENT_RUNS=${RUNS})`);
@@ -201,6 +267,25 @@ describe("the paid path over any content", () => {
     console.log(`any-content property: ${checked} calls checked (${[...seen].map(([k, n]) => `${k}: ${n}`).join(", ")}); reconcile: no drift`);
     expect(checked).toBe(RUNS * BATCH);
   }, Math.max(300_000, RUNS * BATCH * 3_000));
+
+  it("embeds inputs of any content once per call, with one receipt that verifies against the request and the answer", async () => {
+    console.log(`any-content embeddings: seed ${SEED}, ${EMBEDDINGS_RUNS} runs of ${BATCH} calls (replay: SIGNET_CONTENT_SEED=${SEED} SIGNET_EMBEDDINGS_CONTENT_RUNS=${EMBEDDINGS_RUNS})`);
+    const db = stack.tdb.prisma;
+    const callsBefore = await db.inferenceLog.count();
+    await fc.assert(
+      fc.asyncProperty(fc.array(embeddingsCaseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+        await Promise.all(batch.map(runEmbeddingsCase));
+      }),
+      { numRuns: EMBEDDINGS_RUNS, seed: SEED, endOnFailure: true },
+    );
+    expect(embeddingsChecked).toBe(EMBEDDINGS_RUNS * BATCH);
+    // One logged call per call (a paid repeat is its stored answer), no payment left half-served, no hold left open.
+    expect(await db.inferenceLog.count()).toBe(callsBefore + EMBEDDINGS_RUNS * BATCH);
+    expect(await db.payment.count({ where: { status: { in: ["settled", "serving", "unserved", "claimed", "pending"] } } })).toBe(0);
+    expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
+    const reports = await reconcile(await routeRuntime());
+    expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
+  }, Math.max(300_000, EMBEDDINGS_RUNS * BATCH * 3_000));
 
   it("`signet verify` passes each receipt of the worst contents against what the client read", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-any-content-"));
