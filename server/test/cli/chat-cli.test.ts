@@ -69,7 +69,7 @@ describe("signet chat --network", () => {
     );
     const unknown = await signet([...base, "--network", "testnet"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe("signet: unknown network testnet: name devnet, mainnet, base-sepolia or base");
+    expect(unknown.stderr.trim()).toBe("signet: unknown network testnet: name devnet, mainnet, base, base-sepolia, polygon, polygon-amoy, avalanche or avalanche-fuji");
     expect(await stack.devnet.usdcBalance(agent.pubkey)).toBe(1_000_000n);
   });
 });

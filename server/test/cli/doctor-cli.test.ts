@@ -203,7 +203,7 @@ describe("signet doctor --local", () => {
   it("exits 1 when the mainnet switch is on without a mainnet RPC", async () => {
     const r = await doctor(["--local"], { SERVICE_MAINNET_ENABLED: "true", RPC_URL_SOLANA_MAINNET: undefined });
     expect(r.code, r.stdout).toBe(1);
-    expect(rows(r, "stops payments")).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE)"]);
+    expect(rows(r, "stops payments")).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE or RPC_URL_POLYGON or RPC_URL_AVALANCHE)"]);
   });
 
   it("exits 1 when the database is down", async () => {
