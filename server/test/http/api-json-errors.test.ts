@@ -106,7 +106,7 @@ const concretePath = (template: string) =>
 
 describe("a path under /api that no route matches", () => {
   it.each([
-    ["POST", "/api/v1/embeddings"],
+    ["POST", "/api/v1/images/generations"],
     ["GET", "/api/v1/nope"],
     ["DELETE", "/api/v1/nope"],
     ["PUT", "/api/v2/chat/completions"],
