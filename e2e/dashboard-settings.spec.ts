@@ -3,6 +3,7 @@
 // only once confirmed, and a production server's sign-in page shows no development hint. Each test starts from what
 // it finds and puts it back, except the IP-hash salt: it is write-only, and no spec depends on its value.
 import { expect, test, type Page } from "@playwright/test";
+import { SHIPPED_NETWORKS } from "../server/verify";
 import { BASE } from "./support";
 import { connectWallet, E2E_OPERATOR, installTestWallet } from "./test-wallet";
 
@@ -61,11 +62,12 @@ test("each setting has the control of its kind, with its label, help and the var
   await page.getByTestId("save-SERVICE_GRANT_MAX_PER_IP").click();
   await expect(page.getByTestId("setting-error-SERVICE_GRANT_MAX_PER_IP")).toContainText("whole number");
 
-  // Networks as choices, each mainnet and each network without an RPC said so.
+  // Networks as choices, one per network of the registry, each mainnet and each network without an RPC said so.
   const network = page.getByTestId("setting-X402_NETWORK");
-  await expect(network.locator("option")).toHaveCount(4);
+  await expect(network.locator("option")).toHaveCount(SHIPPED_NETWORKS.ids.length);
   await expect(network.locator("option", { hasText: "Solana mainnet (mainnet)" })).toHaveCount(1);
   await expect(network.locator("option", { hasText: "Base (mainnet) (no RPC configured)" })).toHaveCount(1);
+  await expect(network.locator("option", { hasText: "Polygon Amoy (no RPC configured)" })).toHaveCount(1);
 
   // Keys as a list: an entry added, saved (closing an open mainnet is confirmed first), shown, then removed again.
   const agents = page.getByTestId("setting-SERVICE_ALLOWED_AGENTS-entry");

@@ -48,6 +48,9 @@ const env: NodeJS.ProcessEnv = childEnv({
   RPC_URL_SOLANA_MAINNET: `http://127.0.0.1:${MAINNET_RPC_PORT}`,
   LOCALNET_EVM_RPC_PORT: String(BASE_SEPOLIA_RPC_PORT),
   RPC_URL_BASE_SEPOLIA: `http://127.0.0.1:${BASE_SEPOLIA_RPC_PORT}`,
+  // No spec pays on Polygon Amoy or Avalanche Fuji: their chains are not started, and they show as having no RPC.
+  LOCALNET_POLYGON_AMOY_RPC_PORT: "0",
+  LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0",
   FACILITATOR_EVM_SECRET_KEY: generatePrivateKey(),
   VERIFIER_ALLOW_PRIVATE_NETWORKS: "true",
   // The local chains carry no provider keys: let the explorer tell the browser about them.
