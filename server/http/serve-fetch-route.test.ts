@@ -1,7 +1,7 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { serveFetchRoute, type FetchRoute } from "./serve-fetch-route";
+import { serveFetchRoute, UNREAD_BODY_DRAIN, type FetchRoute } from "./serve-fetch-route";
 
 let server: http.Server | null = null;
 afterEach(() => new Promise<void>((r) => (server ? (server.closeAllConnections(), server.close(() => r())) : r())));
@@ -53,6 +53,48 @@ describe("serveFetchRoute()", () => {
     // Either the 413 arrives or the connection is cut mid-upload; the route never buffered the whole body.
     if (res) expect(res.status).toBe(413);
     expect(read).toBeLessThan(big.length);
+  });
+
+  /**
+   * A raw HTTP/1.1 connection that sends a request's head announcing `bodyBytes`, waits for the answer's head (the route
+   * answers without reading the body, as a reverse proxy sees it), then sends the body, then a second request on the same
+   * connection. Resolves with everything the server sent, and whether the connection was reset.
+   */
+  async function refusedThenNext(url: string, bodyBytes: number): Promise<{ received: string; reset: boolean }> {
+    const { port } = new URL(url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    let received = "";
+    let reset = false;
+    socket.on("data", (d) => (received += d.toString("latin1")));
+    socket.on("error", () => (reset = true));
+    const closed = new Promise<void>((r) => socket.once("close", () => r()));
+    socket.write(`POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: ${bodyBytes}\r\n\r\n`);
+    while (!received.includes("\r\n\r\n") && !socket.destroyed) await new Promise((r) => socket.once("data", r));
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    for (let sent = 0; sent < bodyBytes && !socket.destroyed; sent += chunk.length) {
+      if (!socket.write(chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent)))) await new Promise((r) => (socket.once("drain", r), socket.once("close", r)));
+    }
+    if (!socket.destroyed) socket.write("GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    await closed;
+    return { received, reset };
+  }
+
+  const refuseUnread: FetchRoute = async (req) => (new URL(req.url).pathname === "/next" ? new Response("next") : new Response("too large", { status: 413 }));
+
+  it("reads and drops a body the route refused unread, so the answer is never lost to a reset and the connection serves on", async () => {
+    const url = await serve(refuseUnread);
+    const { received, reset } = await refusedThenNext(url, 1_000_001);
+    expect(reset).toBe(false);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toContain("too large");
+    expect(received).toMatch(/HTTP\/1\.1 200 [^]*\r\nnext\r\n/);
+  });
+
+  it("cuts off a client that sends more unread body than it drops", async () => {
+    const url = await serve(refuseUnread);
+    const { received } = await refusedThenNext(url, UNREAD_BODY_DRAIN.maxBytes + 1024 * 1024);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).not.toContain("next");
   });
 
   it("streams the answer as it is produced, and cancels it when the client goes away", async () => {

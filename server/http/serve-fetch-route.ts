@@ -19,13 +19,41 @@ function toFetchRequest(req: http.IncomingMessage): Request {
   } as RequestInit);
 }
 
+/**
+ * How much of a body the route did not read (one refused past its size cap) is still read and dropped once the answer
+ * is out, and for how long, before the connection is closed. Closing a socket with unread bytes resets it, and a
+ * reverse proxy still sending the body then loses the answer too (nginx answers 502 for the service's 413); past these
+ * bounds a client sending on and on is cut off.
+ */
+export const UNREAD_BODY_DRAIN = { maxBytes: 4 * 1024 * 1024, maxMs: 5_000 };
+
 /** Answers `req` with `route`'s Response, streamed. */
 export async function serveFetchRoute(route: FetchRoute, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  // A body the route stopped reading (one past its size cap) is not drained: its connection goes once the answer is out.
   res.once("finish", () => {
-    if (!req.complete) req.destroy();
+    if (!req.complete) drainUnreadBody(req);
   });
   await writeFetchResponse(await route(toFetchRequest(req)), res);
+}
+
+/** Reads and drops the rest of `req`'s body within UNREAD_BODY_DRAIN, then closes its connection if it is not done. */
+function drainUnreadBody(req: http.IncomingMessage): void {
+  if (req.destroyed) return;
+  let read = 0;
+  const cutOff = () => {
+    clearTimeout(timer);
+    if (!req.complete) req.destroy();
+  };
+  const timer = setTimeout(cutOff, UNREAD_BODY_DRAIN.maxMs);
+  timer.unref();
+  // The fetch Request's body stream is done with: its listener would queue the rest and pause the socket again.
+  req.removeAllListeners("data");
+  req.on("data", (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > UNREAD_BODY_DRAIN.maxBytes) cutOff();
+  });
+  req.once("end", () => clearTimeout(timer));
+  req.once("error", () => clearTimeout(timer));
+  req.resume();
 }
 
 /** Writes a fetch Response to a node:http response: its status and headers, then its body as it is produced. */
