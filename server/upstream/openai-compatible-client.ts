@@ -43,31 +43,41 @@ export interface ProviderConfig {
 
 /** POSTs one non-streaming completion. */
 export async function requestCompletion(cfg: ProviderConfig, req: ProviderRequest, signal?: AbortSignal): Promise<ProviderAnswer> {
+  // `usage: { include: true }` asks OpenRouter for `usage.cost` (harmless elsewhere), here and on the streamed call.
+  return parseAnswer(await postProviderJson(cfg, "/chat/completions", { ...req, stream: false, usage: { include: true } }, signal), req.model);
+}
+
+/**
+ * POSTs `body` to the provider's `path` with our key, within our time limit and the caller's `signal`, and returns the
+ * answer's JSON: a request that fails or is cut off is UpstreamError `aborted`, `timeout` or `network`; an answer that is
+ * not JSON `bad_response`, and one that is not 2xx `http_error` (never the provider's raw body, nor our key).
+ */
+export async function postProviderJson(cfg: ProviderConfig, path: `/${string}`, body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
   const timeout = AbortSignal.timeout(cfg.timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let res: Response;
   try {
-    res = await postChatCompletions(cfg, { ...req, stream: false }, "application/json", combined);
+    res = await postToProvider(cfg, path, body, "application/json", combined);
   } catch {
     throw classifyAbort(signal, timeout, cfg.timeoutMs);
   }
-  let body: unknown;
+  let answer: unknown;
   try {
-    body = await res.json();
+    answer = await res.json();
   } catch {
     if (signal?.aborted || timeout.aborted) throw classifyAbort(signal, timeout, cfg.timeoutMs);
     throw new UpstreamError("bad_response", `provider answered HTTP ${res.status} without JSON`, res.status);
   }
   if (!res.ok) throw new UpstreamError("http_error", `provider answered HTTP ${res.status}`, res.status);
-  return parseAnswer(body, req.model);
+  return answer;
 }
 
-/** POSTs to the provider's /chat/completions with our key; asks OpenRouter for `usage.cost` (harmless elsewhere). */
-function postChatCompletions(cfg: ProviderConfig, body: Record<string, unknown>, accept: string, signal: AbortSignal): Promise<Response> {
-  return fetch(`${cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+/** POSTs `body` to the provider's `path` with our key. */
+function postToProvider(cfg: ProviderConfig, path: `/${string}`, body: Record<string, unknown>, accept: string, signal: AbortSignal): Promise<Response> {
+  return fetch(`${cfg.baseUrl.replace(/\/+$/, "")}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept },
-    body: JSON.stringify({ ...body, usage: { include: true } }),
+    body: JSON.stringify(body),
     signal,
   });
 }
@@ -81,7 +91,7 @@ function parseUsage(u: { prompt_tokens?: unknown; completion_tokens?: unknown; c
 }
 
 /** Why an upstream request that threw or was cut off failed: the caller's abort, our time limit, or the network. */
-export function classifyAbort(signal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): UpstreamError {
+function classifyAbort(signal: AbortSignal | undefined, timeout: AbortSignal, timeoutMs: number): UpstreamError {
   if (signal?.aborted) return new UpstreamError("aborted", "the caller aborted the upstream request");
   if (timeout.aborted) return new UpstreamError("timeout", `provider did not answer within ${timeoutMs} ms`);
   return new UpstreamError("network", "provider could not be reached");
@@ -150,7 +160,7 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
   try {
     let res: Response;
     try {
-      res = await postChatCompletions(cfg, { ...req, stream: true, stream_options: { include_usage: true } }, "text/event-stream", combined);
+      res = await postToProvider(cfg, "/chat/completions", { ...req, stream: true, stream_options: { include_usage: true }, usage: { include: true } }, "text/event-stream", combined);
     } catch {
       throw failure();
     }

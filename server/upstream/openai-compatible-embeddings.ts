@@ -3,7 +3,7 @@
 // answer is read with the verifier's own reader (embeddingVectorsOf), so what the service hashes is what a verifier reads.
 import "server-only";
 import { embeddingVectorsOf } from "../verify";
-import { classifyAbort, UpstreamError, type ProviderConfig } from "./openai-compatible-client";
+import { postProviderJson, UpstreamError, type ProviderConfig } from "./openai-compatible-client";
 
 export interface ProviderEmbeddingRequest {
   model: string;
@@ -26,27 +26,7 @@ export interface ProviderEmbeddings {
  * request set it): a malformed answer is UpstreamError `bad_response`, a failed one `http_error`, as for a completion.
  */
 export async function requestEmbeddings(cfg: ProviderConfig, req: ProviderEmbeddingRequest, inputCount: number, signal?: AbortSignal): Promise<ProviderEmbeddings> {
-  const timeout = AbortSignal.timeout(cfg.timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  let res: Response;
-  try {
-    res = await fetch(`${cfg.baseUrl.replace(/\/+$/, "")}/embeddings`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(req),
-      signal: combined,
-    });
-  } catch {
-    throw classifyAbort(signal, timeout, cfg.timeoutMs);
-  }
-  let body: unknown;
-  try {
-    body = await res.json();
-  } catch {
-    if (signal?.aborted || timeout.aborted) throw classifyAbort(signal, timeout, cfg.timeoutMs);
-    throw new UpstreamError("bad_response", `provider answered HTTP ${res.status} without JSON`, res.status);
-  }
-  if (!res.ok) throw new UpstreamError("http_error", `provider answered HTTP ${res.status}`, res.status);
+  const body = await postProviderJson(cfg, "/embeddings", { ...req }, signal);
   return parseEmbeddings(body, inputCount, req.dimensions);
 }
 
