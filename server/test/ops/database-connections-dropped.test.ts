@@ -219,13 +219,17 @@ async function moneyHolds(agents: Agent[], opts: { refunded: boolean }): Promise
 async function loadWithFault(agents: Agent[], arm: () => Promise<() => Promise<void>>, met: () => boolean = () => true): Promise<Response[]> {
   let stopped = false;
   const running = Promise.all(agents.map((a) => load(a, () => stopped)));
-  const disarm = await arm();
-  const armedAt = Date.now();
-  await new Promise((r) => setTimeout(r, FAULTED_LOAD_MS));
-  while (!met() && Date.now() - armedAt < FAULTED_LOAD_MAX_MS) await new Promise((r) => setTimeout(r, 250));
-  await disarm();
-  await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
-  stopped = true;
+  // A failed step stops the load too: left running, it would go on into the next test's money checks.
+  try {
+    const disarm = await arm();
+    const armedAt = Date.now();
+    await new Promise((r) => setTimeout(r, FAULTED_LOAD_MS));
+    while (!met() && Date.now() - armedAt < FAULTED_LOAD_MAX_MS) await new Promise((r) => setTimeout(r, 250));
+    await disarm();
+    await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
+  } finally {
+    stopped = true;
+  }
   return (await running).flat();
 }
 
@@ -237,14 +241,18 @@ describe("the database dropping every connection mid-load", () => {
 
     let stopped = false;
     const running = Promise.all(agents.map((a) => load(a, () => stopped)));
-    await new Promise((r) => setTimeout(r, LOAD_BEFORE_MS));
-    // A drop catches a call mid-way only if one had a query in flight then: drop again until one was caught.
-    for (let drops = 0; drops < MIN_DROPS || (!answers.has("503 database_unavailable") && drops < MAX_DROPS); drops++) {
-      if (drops > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
-      expect(await dropServiceConnections()).toBeGreaterThan(0);
+    // A failed check stops the load too: left running, it would go on into the next test's money checks.
+    try {
+      await new Promise((r) => setTimeout(r, LOAD_BEFORE_MS));
+      // A drop catches a call mid-way only if one had a query in flight then: drop again until one was caught.
+      for (let drops = 0; drops < MIN_DROPS || (!answers.has("503 database_unavailable") && drops < MAX_DROPS); drops++) {
+        if (drops > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
+        expect(await dropServiceConnections()).toBeGreaterThan(0);
+      }
+      await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
+    } finally {
+      stopped = true;
     }
-    await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
-    stopped = true;
     const finals = (await running).flat();
     console.log(`answers: ${JSON.stringify(Object.fromEntries(byKind))}${replayBodies.length ? `; replays after a 503: ${replayBodies.join(" | ")}` : ""}`);
 
