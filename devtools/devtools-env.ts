@@ -48,6 +48,8 @@ export const devtoolsEnvSchema = z.object({
   SIGNET_PROXY_FULL: booleanString.default(false),
   /** Runs of the any-content property test (each runs a batch of calls side by side); a few in `npm test`. */
   SIGNET_CONTENT_RUNS: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  /** Runs of the any-content property test's embeddings part (each a batch of calls side by side); a few in `npm test`. */
+  SIGNET_EMBEDDINGS_CONTENT_RUNS: z.coerce.number().int().min(1).max(1_000_000).optional(),
   /** The any-content property test's seed, to replay a run it printed; a fresh one when unset. */
   SIGNET_CONTENT_SEED: z.coerce.number().int().optional(),
   /** Integration test files run side by side (default 2, the machine's cores). */
