@@ -13,7 +13,7 @@ import { createSigner, decodeXPaymentResponse, wrapFetchWithPayment as wrapFetch
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { CHECK_NAMES, parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../support/env";
-import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const EMBEDDINGS_URL = "http://signet.test/api/v1/embeddings";
 const MODEL = "local/hash-embed-1";
@@ -190,5 +190,30 @@ describe("embeddings on Solana devnet", () => {
     });
     expect(sent[0]!.header).toBe("X-PAYMENT");
     expect(decodeXPaymentResponse(settlement!)).toMatchObject({ success: true, payer: kp.publicKeyBase58, transaction: receipt.payment.tx_signature });
+  });
+});
+
+describe("a payment made for another route", () => {
+  it("is refused on each (409 payment_request_mismatch): a chat payment buys no embeddings, an embeddings payment no chat, and nothing moves", async () => {
+    const agent = await stack.newAgent(FUNDS);
+    const rpc = stack.devnet.faultFreeUrl;
+    const chatBody = { model: "local/echo-1", messages: [{ role: "user", content: "hello" }] };
+    const embeddingsBody = { model: MODEL, input: "hello" };
+    const chatHeader = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: chatBody })), rpc);
+    expect((await stack.chat({ body: chatBody, headers: { "PAYMENT-SIGNATURE": chatHeader } })).status).toBe(200);
+    const embeddingsHeader = await buildPaymentHeader(agent, await challengeOf(await post(routeFetch, embeddingsBody)), rpc);
+    expect((await post(routeFetch, embeddingsBody, { "PAYMENT-SIGNATURE": embeddingsHeader })).status).toBe(200);
+    const before = await recordedFor(agent.address);
+    const balance = await stack.devnet.usdcBalance(agent.address);
+
+    const chatOnEmbeddings = await post(routeFetch, embeddingsBody, { "PAYMENT-SIGNATURE": chatHeader });
+    expect(chatOnEmbeddings.status).toBe(409);
+    expect(await chatOnEmbeddings.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
+    const embeddingsOnChat = await stack.chat({ body: chatBody, headers: { "PAYMENT-SIGNATURE": embeddingsHeader } });
+    expect(embeddingsOnChat.status).toBe(409);
+    expect(await embeddingsOnChat.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
+
+    expect(await recordedFor(agent.address)).toEqual(before);
+    expect(await stack.devnet.usdcBalance(agent.address)).toBe(balance);
   });
 });
