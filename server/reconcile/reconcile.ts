@@ -10,7 +10,9 @@
 //   against their leases, balances against their ledger entries.
 // Read-only: it never changes a row. Claims still settling (or abandoned by a crash) are listed as pending, and so are
 // pending settlements (broadcast, confirmation not seen in time): one whose transfer landed is counted as landed and
-// pending, never as paid_not_recorded, until a retry or the sweeper records it.
+// pending, never as paid_not_recorded, until a retry or the sweeper records it. A claim learns its transaction only
+// when it is recorded, so a transfer nobody recorded, of a claim's amount to its address, is that claim's, landed and
+// pending, while the claim lasts.
 import "server-only";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import type { DbClient } from "../db";
@@ -93,17 +95,23 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     const info = facilitator.networks.get(id);
     const adapter = familyAdapter(info);
     const sinceSeconds = opts.since ? Math.floor(opts.since.getTime() / 1000) : null;
+    // The chain is read before the payments: a transfer it shows landed after its payment was claimed, so the rows read
+    // next hold that payment (claimed, pending or landed), and a payment in flight is never taken for money nobody
+    // recorded.
+    const payees = await db.payment.findMany({ where: { network: info.caip2 }, distinct: ["payTo"], select: { payTo: true } });
+    // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
+    const current = configuredDepositAddress(facilitator, settings, id);
+    const deposits = [...new Set([...(current ? [current] : []), ...payees.map((p) => p.payTo)])];
+    const inflows: Inflow[] = [];
+    for (const deposit of deposits) inflows.push(...(await adapter.readInflows(facilitator, id, deposit, sinceSeconds)));
+
     const recorded = await db.payment.findMany({
       where: { network: info.caip2, status: { in: [...LANDED_STATES] }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
       select: { id: true, txSignature: true, units: true, payTo: true },
     });
     const pending = await db.payment.findMany({ where: { network: info.caip2, status: STATE.pending }, select: { txSignature: true, payTo: true } });
-    // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
-    const current = configuredDepositAddress(facilitator, settings, id);
-    const deposits = [...new Set([...(current ? [current] : []), ...recorded.map((p) => p.payTo), ...pending.map((p) => p.payTo)])];
-
-    const inflows: Inflow[] = [];
-    for (const deposit of deposits) inflows.push(...(await adapter.readInflows(facilitator, id, deposit, sinceSeconds)));
+    const claims = await db.payment.findMany({ where: { network: info.caip2, status: STATE.claimed }, select: { units: true, payTo: true } });
+    const pendingClaims = claims.length;
 
     const mismatches: Mismatch[] = [];
     const byTx = new Map(recorded.map((p) => [normalize(p.txSignature ?? ""), p]));
@@ -113,7 +121,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     for (const inflow of inflows) onChain.set(normalize(inflow.transaction), (onChain.get(normalize(inflow.transaction)) ?? 0n) + inflow.units);
     for (const [tx, units] of onChain) {
       const payment = byTx.get(tx);
-      if (!payment && pendingTx.has(tx)) pendingLanded++;
+      if (!payment && (pendingTx.has(tx) || takeClaimFor(claims, tx, units, inflows))) pendingLanded++;
       else if (!payment) mismatches.push({ kind: "paid_not_recorded", transaction: tx, detail: `${units} units arrived with no recorded payment` });
       else if (payment.units !== units) mismatches.push({ kind: "wrong_amount", transaction: tx, detail: `on chain ${units} units, recorded ${payment.units}` });
     }
@@ -146,11 +154,23 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
 
     mismatches.push(...(await checkMoney(db, info.caip2, config.PAYMENT_LEASE_MS, opts.since ?? null)));
 
-    const pendingClaims = await db.payment.count({ where: { network: info.caip2, status: STATE.claimed } });
     reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, pendingSettlements: pending.length, pendingLanded, mismatches });
     deps.metrics?.reconcileDrift.set({ network: info.caip2 }, mismatches.length);
   }
   return reports;
+}
+
+/**
+ * A transfer no recorded payment names, explained by a claim still settling: one to the same address for the same
+ * amount (a claim learns its transaction only when it is recorded). Each claim explains one transfer; it is taken from
+ * the list.
+ */
+function takeClaimFor(claims: { units: bigint; payTo: string }[], tx: string, units: bigint, inflows: Inflow[]): boolean {
+  const payTo = inflows.find((i) => normalize(i.transaction) === tx)?.payTo;
+  const index = claims.findIndex((c) => c.units === units && payTo !== undefined && normalize(c.payTo) === normalize(payTo));
+  if (index === -1) return false;
+  claims.splice(index, 1);
+  return true;
 }
 
 /** EVM hashes compare case-insensitively; Solana signatures are case-sensitive base58. */

@@ -62,4 +62,20 @@ describe("reconcile", () => {
       "wrong_amount",
     ]);
   });
+
+  it("counts a transfer of a claim still settling as landed and pending, and as paid_not_recorded once the claim failed", async () => {
+    const deposit = (await routeRuntime()).gateway.facilitator.address;
+    const [first] = await stack.tdb.prisma.payment.findMany({ where: { network: stack.devnet.caip2 }, orderBy: { createdAt: "asc" }, take: 1 });
+    const claim = await stack.tdb.prisma.payment.create({
+      data: { idempotencyKey: "in-flight", network: stack.devnet.caip2, payer: first!.payer, payTo: first!.payTo, units: 3n, purpose: "call", route: "chat", status: "claimed" },
+    });
+    await stack.devnet.fundAccount(deposit, { usdcUnits: 3n });
+    const before = (await report())[0]!;
+    expect(before.mismatches.filter((m) => m.detail.startsWith("3 units"))).toEqual([]);
+    expect([before.pendingClaims, before.pendingLanded]).toEqual([1, 1]);
+    await stack.tdb.prisma.payment.update({ where: { id: claim.id }, data: { status: "failed" } });
+    const after = (await report())[0]!;
+    expect(after.mismatches.filter((m) => m.detail.startsWith("3 units"))).toEqual([expect.objectContaining({ kind: "paid_not_recorded" })]);
+    expect([after.pendingClaims, after.pendingLanded]).toEqual([0, 0]);
+  });
 });
