@@ -80,7 +80,7 @@ export const LAYERS = [
   // The inference routes' services: paid chat, and the Responses and embeddings APIs on both routes.
   { name: "inference", paths: ["server/chat", "server/responses", "server/embeddings"] },
   // The operator's and the public's other surfaces: dashboard, health, metrics, reconcile, discovery, the site, the
-  // hosted verifier, operator sign-in, tRPC, OpenAPI, generated docs and the agent helpers.
+  // hosted verifier, operator sign-in, tRPC, the OpenAPI document and its /docs page, and the agent helpers.
   {
     name: "surfaces",
     paths: [
@@ -94,7 +94,6 @@ export const LAYERS = [
       "server/operator-auth",
       "server/trpc",
       "server/openapi",
-      "server/docs",
       "server/agent",
     ],
   },
@@ -103,7 +102,8 @@ export const LAYERS = [
   { name: "composition", paths: ["server/app-context.ts", "server/runtime.ts", "server/runtime"], typeImports: true },
   // Routes and pages: parse, call one service, map the result to a Response.
   { name: "app", paths: ["app"] },
-  // What only dev, tests and benchmarks use: local chains, soak, bench, chaos. Nothing above imports it.
+  // What only dev, tests and benchmarks use: local chains, soak, bench, chaos, the docs generators. Nothing above
+  // imports it.
   { name: "devtools", paths: ["devtools"] },
 ];
 

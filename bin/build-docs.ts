@@ -1,9 +1,9 @@
 // `npm run docs`: writes the generated parts of docs/ from the code that is their truth (the error table, the
-// OpenAPI document, the env schema, the payment states). server/docs/generated-docs.test.ts fails when a committed
+// OpenAPI document, the env schema, the payment states). devtools/docs/generated-docs.test.ts fails when a committed
 // file differs from what this writes.
 import { writeFileSync } from "node:fs";
-import { GENERATED_DOCS } from "../server/docs/generated-docs";
-import { fromRoot } from "../server/docs/generated-block";
+import { GENERATED_DOCS } from "../devtools/docs/generated-docs";
+import { fromRoot } from "../devtools/docs/generated-block";
 
 for (const [file, render] of Object.entries(GENERATED_DOCS)) {
   writeFileSync(fromRoot(file), render());

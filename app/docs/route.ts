@@ -1,4 +1,4 @@
-import { apiReferenceHtml, DOCS_CSP } from "@/server/docs/api-reference";
+import { apiReferenceHtml, DOCS_CSP } from "@/server/openapi/api-reference";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { NO_PUBLIC_KEYS, readPublicKeys } from "@/server/site/read-site-facts";
 

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DOCS_CSP } from "../docs/api-reference";
+import { DOCS_CSP } from "../openapi/api-reference";
 import { guardFraming, withFrameAncestorsNone } from "./frame-guard";
 
 describe("withFrameAncestorsNone()", () => {

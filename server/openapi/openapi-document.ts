@@ -3,7 +3,7 @@
 // the one error table. Served at GET /api/v1/openapi.json and rendered at /docs.
 import "server-only";
 import { z } from "zod";
-import { errorTableMarkdown } from "../docs/error-table";
+import { errorTableMarkdown } from "./error-table";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import { claimGrantSchema } from "../grants/claim-grant";
 import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";

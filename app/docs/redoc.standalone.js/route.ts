@@ -1,4 +1,4 @@
-import { redocBundle } from "@/server/docs/api-reference";
+import { redocBundle } from "@/server/openapi/api-reference";
 import { AppError } from "@/server/errors";
 import { handleRoute } from "@/server/http/handle-route";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PAYMENT_STATES, transitionPairs } from "../payments/payment-states";
+import { PAYMENT_STATES, transitionPairs } from "../../server/payments/payment-states";
 import { paymentStateTables } from "./payment-state-table";
 
 describe("paymentStateTables()", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { envSchema, rpcUrlVariable } from "../env";
-import { SHIPPED_NETWORKS } from "../verify";
+import { envSchema, rpcUrlVariable } from "../../server/env";
+import { SHIPPED_NETWORKS } from "../../server/verify";
 import { ENV_NOTES } from "./env-notes";
 import { fieldComments, serviceEnvTable } from "./env-reference";
 

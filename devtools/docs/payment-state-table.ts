@@ -1,7 +1,7 @@
 // docs/architecture.md's payment state table, from server/payments/payment-states.ts: each state with what it means,
 // and each move of the table with what makes it.
 import "server-only";
-import { PAYMENT_MOVES, PAYMENT_STATES, PAYMENT_TRANSITIONS, STATE_MEANINGS, transitionPairs, type PaymentStatus } from "../payments/payment-states";
+import { PAYMENT_MOVES, PAYMENT_STATES, PAYMENT_TRANSITIONS, STATE_MEANINGS, transitionPairs, type PaymentStatus } from "../../server/payments/payment-states";
 import { cell } from "./generated-block";
 
 /** The states and the moves between them, as two Markdown tables. */

@@ -8,7 +8,7 @@ import { errorsDocument } from "./error-table";
 import { withGeneratedBlocks } from "./generated-block";
 import { layerMapMarkdown } from "./layer-map";
 import { paymentStateTables } from "./payment-state-table";
-import { retentionTable } from "../http/table-retention";
+import { retentionTable } from "../../server/http/table-retention";
 
 export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
   "docs/errors.md": errorsDocument,

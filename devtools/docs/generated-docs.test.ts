@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERRORS } from "../errors";
+import { ERRORS } from "../../server/errors";
 import { GENERATED_DOCS } from "./generated-docs";
 
 describe("the generated docs", () => {

@@ -1,17 +1,8 @@
-// The error table as Markdown, from server/errors.ts: the one source for docs/errors.md and the OpenAPI document's
-// description, so neither can name a code the service does not answer.
+// docs/errors.md, whole: the error table of server/errors.ts (rendered as the OpenAPI document's description renders
+// it) between the page's fixed prose.
 import "server-only";
-import { ERRORS, type ErrorRow } from "../errors";
-
-/**
- * The answered codes as a Markdown table: code and status, and with `meanings` what each means and what to do next
- * (docs/errors.md; the API reference keeps the narrow table, which fits a phone's width without scrolling).
- */
-export function errorTableMarkdown(opts: { meanings: boolean }): string {
-  const rows = (Object.entries(ERRORS) as [string, ErrorRow][]).filter(([, row]) => !row.retired);
-  if (!opts.meanings) return ["| code | status |", "|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} |`)].join("\n");
-  return ["| code | status | meaning |", "|---|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} | ${row.meaning.replaceAll("|", "\\|")} |`)].join("\n");
-}
+import { ERRORS, type ErrorRow } from "../../server/errors";
+import { errorTableMarkdown } from "../../server/openapi/error-table";
 
 /** The codes kept in the table for old clients but never answered any more. */
 function retiredCodes(): string[] {

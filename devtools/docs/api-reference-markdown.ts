@@ -1,8 +1,8 @@
 // docs/api-reference.md, whole, from the OpenAPI document GET /api/v1/openapi.json serves: every route with its
 // parameters, body and answers, and every schema's fields. Nothing here is typed by hand.
 import "server-only";
-import { buildOpenApiDocument } from "../openapi/openapi-document";
-import { SHIPPED_NETWORKS } from "../verify";
+import { buildOpenApiDocument } from "../../server/openapi/openapi-document";
+import { SHIPPED_NETWORKS } from "../../server/verify";
 import { cell } from "./generated-block";
 
 type Json = Record<string, unknown>;

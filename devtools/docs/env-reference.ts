@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
-import { envSchema, LEGACY_RPC_URL_VARIABLES, LOCAL_CHAIN_PORT_VARIABLES, rpcUrlVariable } from "../env";
-import { SHIPPED_NETWORKS, type NetworkRow } from "../verify";
+import { envSchema, LEGACY_RPC_URL_VARIABLES, LOCAL_CHAIN_PORT_VARIABLES, rpcUrlVariable } from "../../server/env";
+import { SHIPPED_NETWORKS, type NetworkRow } from "../../server/verify";
 import { cell, fromRoot } from "./generated-block";
 import { ENV_NOTES } from "./env-notes";
 
