@@ -15,10 +15,7 @@ export const GENERATED_DOCS: Readonly<Record<string, () => string>> = {
   "docs/api-reference.md": apiReferenceDocument,
   "docs/configuration.md": withGeneratedBlocks("docs/configuration.md", {
     "service-env": { source: "server/env.ts (envSchema)", render: serviceEnvTable },
-    "devtools-env": {
-      source: "devtools/devtools-env.ts",
-      render: () => devtoolsEnvTable() ?? "The dev tools read their variables through the service's schema above (no devtools/devtools-env.ts yet).",
-    },
+    "devtools-env": { source: "devtools/devtools-env.ts (devtoolsEnvSchema)", render: devtoolsEnvTable },
   }),
   "docs/deploy.md": withGeneratedBlocks("docs/deploy.md", {
     retention: { source: "server/http/table-retention.ts (TABLE_RETENTION)", render: retentionTable },
