@@ -11,7 +11,6 @@ import { filesReplacingModules } from "./server/test/support/replaces-modules";
  * its own data dir, its own process) and runs beside them.
  */
 export const TIMING_FILES = [
-  "server/test/chain/rpc-backoff.test.ts",
   "server/test/evm/anvil-timing.test.ts",
   "server/test/localnet/commitment-lookups.test.ts",
   "server/test/localnet/localnet-faults.test.ts",
