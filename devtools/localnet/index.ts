@@ -1,6 +1,6 @@
 // The local Solana chain `npm run dev` and the tests run: a LocalChain behind its JSON-RPC server.
 import "server-only";
-import { DEFAULT_SLOT_MS, LocalChain } from "./local-chain";
+import { DEFAULT_SLOT_MS, LocalChain, type ChainClock } from "./local-chain";
 import { serveRpc } from "./rpc-server";
 import { FaultDice, type FaultProfileInput } from "./fault-profile";
 import type { LocalnetProfile } from "./profiles";
@@ -22,6 +22,8 @@ export interface StartLocalnetOptions {
   timing?: "instant" | "real";
   /** Real timing's slot length, ms (default DEFAULT_SLOT_MS, Solana's 400). */
   slotMs?: number;
+  /** Real timing's clock (default: the wall clock): a test that moves it decides when each slot passes. */
+  clock?: ChainClock;
   /** A seeded fault profile for what arrives over RPC (see fault-profile.ts); none by default. */
   faults?: FaultProfileInput | null;
 }
@@ -47,7 +49,7 @@ export interface Localnet {
 /** Opens (or restores) the chain and serves it over JSON-RPC. */
 export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localnet> {
   if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant") throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
-  const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS };
+  const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS, ...(opts.clock ? { clock: opts.clock } : {}) };
   const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
   const host = opts.host ?? "127.0.0.1";
   const server = await serveRpc(chain, host, opts.port).catch((err: unknown) => {

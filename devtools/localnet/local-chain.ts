@@ -63,7 +63,15 @@ export type Commitment = "processed" | "confirmed" | "finalized";
  * finalized 32 slots later, as on a real cluster. "instant": the slot moves one per transaction and a transaction is
  * finalized at once.
  */
-export type ChainTiming = { mode: "instant" } | { mode: "real"; slotMs: number };
+export type ChainTiming = { mode: "instant" } | { mode: "real"; slotMs: number; clock?: ChainClock };
+
+/**
+ * What real timing reads the time from (epoch ms): the wall clock unless a test passes one it moves. The chain keeps
+ * every rule either way; a moved clock only decides when a slot has passed.
+ */
+export interface ChainClock {
+  now(): number;
+}
 
 /** A slot lasts ~400 ms on Solana mainnet and devnet. */
 export const DEFAULT_SLOT_MS = 400;
@@ -125,9 +133,11 @@ export class LocalChain {
   private readonly validBlockhashes = new Map<string, { slot: number; lastValidBlockHeight: number }>();
   /** Real timing: the blockhash of each recent slot, for answers at a lagging commitment. */
   private readonly slotHashes = new Map<number, string>();
+  /** Who waits for a transaction to land, by signature (see `landed`). */
+  private readonly landWaiters = new Map<string, (() => void)[]>();
   /** Sends that a fault holds back: they land when their timer fires. */
   private readonly delayed = new Map<string, NodeJS.Timeout>();
-  private readonly clockStart = { ms: Date.now(), slot: 0 };
+  private readonly clockStart = { ms: 0, slot: 0 };
 
   private constructor(
     readonly profile: LocalnetProfile,
@@ -142,6 +152,7 @@ export class LocalChain {
     this.slotCounter = history?.slot ?? 1;
     for (const tx of history?.transactions ?? []) this.remember(tx);
     this.clockStart.slot = this.slotCounter;
+    this.clockStart.ms = this.now();
     if (timing.mode === "real") this.admitBlockhash(this.slotCounter);
     this.tickClock();
   }
@@ -335,7 +346,7 @@ export class LocalChain {
     const stored: StoredTransaction = {
       signature: signature!,
       slot: this.slotCounter,
-      blockTime: Math.floor(Date.now() / 1000),
+      blockTime: Math.floor(this.now() / 1000),
       wire: wireBase64,
       version: message.version === "legacy" ? "legacy" : 0,
       accountKeys: keys.map((pubkey, i) => ({ pubkey, signer: i < numSigners, writable: isWritable(i, message.header, keys.length) })),
@@ -499,7 +510,7 @@ export class LocalChain {
     this.remember({
       signature,
       slot: this.slotCounter,
-      blockTime: Math.floor(Date.now() / 1000),
+      blockTime: Math.floor(this.now() / 1000),
       wire: "",
       version: "legacy",
       accountKeys: [{ pubkey: owner, signer: false, writable: true }],
@@ -528,7 +539,7 @@ export class LocalChain {
   /** Real timing: moves the slot to where the clock says it is, with a new blockhash for every slot passed. */
   private syncSlots(): void {
     if (this.timing.mode !== "real") return;
-    const target = this.clockStart.slot + Math.floor((Date.now() - this.clockStart.ms) / this.timing.slotMs);
+    const target = this.clockStart.slot + Math.floor((this.now() - this.clockStart.ms) / this.timing.slotMs);
     if (target <= this.slotCounter) return;
     // After a long idle, only the last window's blockhashes can still be valid: skip straight past the rest.
     if (target - this.slotCounter > BLOCKHASH_VALIDITY_BLOCKS + 1) this.slotCounter = target - BLOCKHASH_VALIDITY_BLOCKS - 1;
@@ -564,8 +575,16 @@ export class LocalChain {
     this.snapshotTimer.unref();
   }
 
+  /** Resolves when the transaction `signature` lands (at once if it has): a test waits for it, not for a guess. */
+  landed(signature: string): Promise<void> {
+    if (this.history.has(signature)) return Promise.resolve();
+    return new Promise((resolve) => this.landWaiters.set(signature, [...(this.landWaiters.get(signature) ?? []), resolve]));
+  }
+
   private remember(tx: StoredTransaction): void {
     this.history.set(tx.signature, tx);
+    for (const resolve of this.landWaiters.get(tx.signature) ?? []) resolve();
+    this.landWaiters.delete(tx.signature);
     for (const key of tx.accountKeys) {
       const list = this.byAddress.get(key.pubkey) ?? [];
       list.push(tx.signature);
@@ -580,8 +599,13 @@ export class LocalChain {
     }
   }
 
+  /** Epoch ms by the chain's clock. */
+  private now(): number {
+    return this.timing.mode === "real" && this.timing.clock ? this.timing.clock.now() : Date.now();
+  }
+
   private tickClock(): void {
-    const now = BigInt(Math.floor(Date.now() / 1000));
+    const now = BigInt(Math.floor(this.now() / 1000));
     const clock = this.svm.getClock();
     this.svm.setClock(new Clock(BigInt(this.slotCounter), clock.epochStartTimestamp, clock.epoch, clock.leaderScheduleEpoch, now));
   }
