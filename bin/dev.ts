@@ -19,6 +19,8 @@ import { devOperatorSignInKey, signedLoginLink } from "../server/operator-auth/d
 import { SIGN_IN_TTL_MS } from "../server/operator-auth/sign-in";
 import { ensureProductionBuild, localProductionEnv } from "./local-production";
 import { printDeploymentReport } from "../server/runtime/read-deployment-report";
+import { systemClock } from "../server/runtime/runtime";
+import { createLogger } from "../server/log";
 
 /** The dev mainnet deposit address's key, made in .data/ when mainnet runs in dev and none is configured. */
 const MAINNET_DEPOSIT_DEV_KEY_FILE = "mainnet-deposit-key.json";
@@ -69,7 +71,7 @@ const facilitator = await createFacilitator(cfg);
 for (const chain of chains) await chain.fundAccount(facilitator.address, { lamports: FACILITATOR_LAMPORTS });
 const devnetRpc = facilitator.rpcs["solana-devnet"];
 const devnet = cfg.networks.byId("solana-devnet");
-if (devnetRpc && devnet) await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, devnet.usdcAsset, devnet.caip2);
+if (devnetRpc && devnet) await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, devnet.usdcAsset, devnet.caip2, { clock: systemClock, log: createLogger("info") });
 log(`facilitator (fee payer, devnet deposit address) ${facilitator.address}`);
 
 const demoFile = path.join(cfg.dataDir, DEMO_AGENT_FILE);
@@ -101,7 +103,7 @@ if (evmTestnets.length > 0) {
 // one-time link signed with it (`signet operator login-link` signs another).
 const signInKey = devOperatorSignInKey({ isProduction: false, dataDir: cfg.dataDir })!;
 log(`dashboard sign-in (one-time link, valid ${SIGN_IN_TTL_MS / 60_000} minutes; npm run -s signet -- operator login-link for another):`);
-log(`  ${signedLoginLink(cfg.baseUrl, signInKey)}`);
+log(`  ${signedLoginLink(cfg.baseUrl, signInKey, Date.now())}`);
 
 const childEnv: NodeJS.ProcessEnv = { ...env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" };
 if (mainnetDeposit) childEnv.SERVICE_MAINNET_DEPOSIT_ADDRESS = mainnetDeposit;

@@ -12,6 +12,7 @@
 import path from "node:path";
 import next from "next";
 import { createDrainTracker, drainOnSignals } from "../server/health/drain-server";
+import { systemClock } from "../server/runtime/runtime";
 import { directHandler, loadDirectApiRoutes } from "../server/http/direct-api-routes";
 import { createFrontServer } from "../server/http/front-server";
 import { serveFetchRoute } from "../server/http/serve-fetch-route";
@@ -22,7 +23,7 @@ const { mode, port, hostname, graceMs, distDir: dist, direct: directOn } = parse
 const dev = mode === "dev";
 
 // The drain flag the routes' readiness reads (the route edge's: Next's route bundles are another module instance).
-const tracker = createDrainTracker(edgeShutdown);
+const tracker = createDrainTracker(edgeShutdown, systemClock);
 // Requests are only accepted after `listen`, by which time `handle` and `direct` are set.
 const server = createFrontServer(
   tracker.handle((req, res) => {

@@ -97,7 +97,7 @@ test("a receipt's permalink shows its verdict on load, readable dates and networ
   await expect(page.getByTestId("credit-kept-note")).toContainText(receipt.agent_pubkey);
   await expect(page.getByTestId("credit-kept-note")).toContainText("--network devnet");
   const url = `${BASE}/api/v1/credits/${agent.publicKeyBase58}?network=devnet`;
-  const credits = (await (await fetch(url, { headers: signReadHeaders(agent, url.split("?")[0]!) })).json()) as { balance_usdc: string };
+  const credits = (await (await fetch(url, { headers: signReadHeaders(agent, url.split("?")[0]!, String(Date.now())) })).json()) as { balance_usdc: string };
   expect(credits.balance_usdc).toBe(formatUnitsAsUsdc(kept));
   await page.screenshot({ path: "test-results/screenshots/permalink.png", fullPage: true });
 });

@@ -18,9 +18,16 @@ export function setDefaultLogLevel(level: pino.LevelWithSilent): void {
   if (log.level !== level) log.level = level;
 }
 
-/** Logs one operator-facing event (`chat.settle_ok`, `agent.not_allowed`, …) with its fields. */
-export function logEvent(event: string, fields: Record<string, unknown> = {}, level: pino.Level = "info"): void {
-  log[level]({ event, ...fields }, event);
+/** A logger: the runtime's (ctx.log), or a child of it carrying a request's id. */
+export type Logger = pino.Logger;
+
+/** Logs one operator-facing event (`chat.settle_ok`, `agent.not_allowed`, …) with its fields on `logger`. */
+export function logEvent(logger: Logger, event: string, fields?: Record<string, unknown>, level?: pino.Level): void;
+/** @deprecated the default logger's: pass the runtime's logger instead. */
+export function logEvent(event: string, fields?: Record<string, unknown>, level?: pino.Level): void;
+export function logEvent(...args: [Logger, string, Record<string, unknown>?, pino.Level?] | [string, Record<string, unknown>?, pino.Level?]): void {
+  const [logger, event, fields = {}, level = "info"] = typeof args[0] === "string" ? [log, ...(args as [string, Record<string, unknown>?, pino.Level?])] : (args as [Logger, string, Record<string, unknown>?, pino.Level?]);
+  logger[level]({ event, ...fields }, event);
 }
 
 /**

@@ -26,7 +26,7 @@ describe("signCreditsRead()", () => {
   });
 
   it("rejects malformed input: a wallet that refuses to sign", async () => {
-    await expect(signCreditsRead(ORIGIN, pubkey, async () => Promise.reject(new Error("User rejected the request.")))).rejects.toThrow("rejected");
+    await expect(signCreditsRead(ORIGIN, pubkey, async () => Promise.reject(new Error("User rejected the request.")), 1_000_000)).rejects.toThrow("rejected");
   });
 });
 
@@ -35,6 +35,6 @@ describe("isFresh()", () => {
     const read = await signCreditsRead(ORIGIN, pubkey, async (m) => ed25519.sign(m, seed), 1_000_000);
     expect(isFresh(read, 1_000_000 + 44_999)).toBe(true);
     expect(isFresh(read, 1_000_000 + 45_000)).toBe(false);
-    expect(isFresh(null)).toBe(false);
+    expect(isFresh(null, 1_000_000)).toBe(false);
   });
 });

@@ -29,15 +29,15 @@ export function creditsReadMessage(origin: string, pubkey: string, timestamp: st
   return new TextEncoder().encode(`signet-prepaid-v1\nGET ${origin}/api/v1/credits/${pubkey}\n${timestamp}`);
 }
 
-/** Has the wallet sign a read of its own credits (one `signMessage`: no transaction, no fee). */
-export async function signCreditsRead(origin: string, pubkey: string, signMessage: (message: Uint8Array) => Promise<Uint8Array>, now = Date.now()): Promise<SignedRead> {
+/** Has the wallet sign a read of its own credits at `now` (one `signMessage`: no transaction, no fee). */
+export async function signCreditsRead(origin: string, pubkey: string, signMessage: (message: Uint8Array) => Promise<Uint8Array>, now: number): Promise<SignedRead> {
   const timestamp = String(now);
   const signature = await signMessage(creditsReadMessage(origin, pubkey, timestamp));
   return { headers: { "X-Agent-Pubkey": pubkey, "X-Agent-Timestamp": timestamp, "X-Agent-Signature": bs58.encode(signature) }, signedAt: now };
 }
 
-/** Whether a held signed read can still be sent. */
-export function isFresh(read: SignedRead | null, now = Date.now()): read is SignedRead {
+/** Whether a held signed read can still be sent at `now`. */
+export function isFresh(read: SignedRead | null, now: number): read is SignedRead {
   return read !== null && now - read.signedAt < REUSE_SIGNED_READ_MS;
 }
 

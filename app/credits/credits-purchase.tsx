@@ -5,6 +5,7 @@ import { useWallet } from "@solana/wallet-adapter-react";
 import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import type { VersionedTransaction } from "@solana/web3.js";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { browserNow } from "@/app/_client/browser-clock";
 import { isFresh, readCredits, signCreditsRead, type CreditsOutcome, type SignedRead } from "@/app/_client/read-credits-with-wallet";
 import { readUsdcAccount, type UsdcAccount } from "@/app/_client/read-usdc-account";
 import { topUpWithWallet, type PayNetwork, type TopUpOutcome } from "@/app/_client/top-up-with-wallet";
@@ -56,7 +57,7 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
     if (!pubkey || !signMessage || !network) return;
     setReadingCredits(true);
     try {
-      if (!isFresh(signedRead.current)) signedRead.current = await signCreditsRead(origin, pubkey, signMessage);
+      if (!isFresh(signedRead.current, browserNow())) signedRead.current = await signCreditsRead(origin, pubkey, signMessage, browserNow());
       setCredits(await readCredits(pubkey, network.name, signedRead.current));
     } catch {
       setCredits({ ok: false, sentence: "You declined the read-only signature, so your credit was not read. Nothing was paid or changed." });
@@ -82,7 +83,7 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
     if (result.ok) {
       void refreshUsdc();
       // A read signed moments ago is reused; otherwise the person asks for it (no second wallet prompt unasked).
-      if (isFresh(signedRead.current)) void showCredits();
+      if (isFresh(signedRead.current, browserNow())) void showCredits();
     }
   }
 

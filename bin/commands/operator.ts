@@ -33,7 +33,7 @@ export async function runOperator(argv: string[]): Promise<number> {
         : `no --key given, and no dev sign-in key at ${keyFile}: start the service with npm run dev (it makes one), or pass --key FILE\nusage: ${OPERATOR_USAGE}`,
     );
   }
-  process.stdout.write(`${signedLoginLink(endpoint, keypair)}\n`);
+  process.stdout.write(`${signedLoginLink(endpoint, keypair, Date.now())}\n`);
   // What the service answers a link whose key it does not let in (server/operator-auth/sign-in.ts redeemLoginLink).
   process.stderr.write(
     `signet: the link signs in as ${keypair.publicKeyBase58}: the service must list it in SERVICE_OPERATOR_PUBKEYS${values.key === undefined ? " (a service outside production also lets in its own dev sign-in key)" : ""}; otherwise opening it answers 403 forbidden: this key is not an operator of this service\n`,

@@ -105,7 +105,7 @@ export async function runBalance(argv: string[]): Promise<number> {
   const endpoint = resolveEndpoint(values.endpoint);
   const url = `${endpoint}/api/v1/credits/${kp.publicKeyBase58}`;
   const query = values.network ? `?network=${encodeURIComponent(values.network)}` : "";
-  const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url) });
+  const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url, String(Date.now())) });
   const answer = await json(res);
   // Reads no config (a signed read of any deployment): a network this release does not ship shows by its CAIP-2 id.
   process.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : formatBalanceReport(answer as unknown as CreditsAnswer, (caip2) => SHIPPED_NETWORKS.byCaip2(caip2)?.label ?? null));

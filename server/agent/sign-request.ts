@@ -16,8 +16,11 @@ export function signRequestHeaders(keypair: Ed25519Keypair, method: string, url:
   };
 }
 
-/** The X-Agent-* headers for a signed read of `url` (`https://host/api/v1/credits/<pubkey>`; a query is not signed). */
-export function signReadHeaders(keypair: Ed25519Keypair, url: string, timestamp = String(Date.now())): Record<string, string> {
+/**
+ * The X-Agent-* headers for a signed read of `url` (`https://host/api/v1/credits/<pubkey>`; a query is not signed) at
+ * `timestamp` (epoch ms, as a string: the sender's clock).
+ */
+export function signReadHeaders(keypair: Ed25519Keypair, url: string, timestamp: string): Record<string, string> {
   return {
     "X-Agent-Pubkey": keypair.publicKeyBase58,
     "X-Agent-Timestamp": timestamp,

@@ -9,6 +9,7 @@ import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError,
 import { http, type HttpTransport } from "viem";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import type { SignetMetrics } from "../metrics/registry";
+import { systemClock, type Clock } from "../runtime/runtime";
 
 /** Per attempt: a real RPC answers in well under a second; 10 s means it is not going to. */
 const RPC_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -37,6 +38,8 @@ export interface RpcBackoffOptions {
   gates?: RpcGates;
   /** Where retries are counted (signet_rpc_retries_total); default: nowhere. */
   metrics?: SignetMetrics;
+  /** Where deadlines and gates read time (the gates hold epoch ms); default: the wall clock. */
+  clock?: Clock;
 }
 
 /** Per RPC URL: the time (ms since epoch) before which no request may be sent to it. */
@@ -87,26 +90,27 @@ async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions & { gates:
   const base = opts.baseDelayMs ?? RPC_BACKOFF_BASE_MS;
   const cap = opts.capDelayMs ?? RPC_BACKOFF_CAP_MS;
   const retryAfterCap = opts.retryAfterCapMs ?? RPC_RETRY_AFTER_CAP_MS;
-  const deadline = Date.now() + maxTotalMs;
+  const clock = opts.clock ?? systemClock;
+  const deadline = clock.now() + maxTotalMs;
   let last: Extract<Attempt<T>, { ok: false }> | null = null;
   for (let n = 0; n < maxAttempts; n++) {
     if (n > 0) {
       const backoff = Math.random() * Math.min(cap, base * 2 ** (n - 1));
       const wait = Math.max(backoff, last?.retryAfterMs ?? 0);
-      if (Date.now() + wait >= deadline) break;
+      if (clock.now() + wait >= deadline) break;
       await sleep(wait, outer);
     }
     // Everyone waits at a closed gate, first attempts included; a gate closing past the deadline is an outage now.
     const gate = opts.gates.get(url) ?? 0;
-    if (gate > Date.now()) {
+    if (gate > clock.now()) {
       if (gate >= deadline) {
         last ??= { ok: false, reason: "rate_limited", error: null };
         break;
       }
-      await sleep(gate - Date.now(), outer);
+      await sleep(gate - clock.now(), outer);
     }
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), Math.min(timeoutMs, Math.max(1, deadline - Date.now())));
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), Math.min(timeoutMs, Math.max(1, deadline - clock.now())));
     const onOuterAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     try {
@@ -120,7 +124,7 @@ async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions & { gates:
       if (result.reason === "rate_limited") {
         const pause = Math.min(retryAfterCap, result.retryAfterMs ?? 0);
         result.retryAfterMs = pause;
-        if (pause > 0) closeGate(opts.gates, url, Date.now() + pause);
+        if (pause > 0) closeGate(opts.gates, url, clock.now() + pause);
       }
       if (n + 1 < maxAttempts) opts.metrics?.rpcRetries.inc({ network: opts.network, reason: result.reason });
     } finally {
@@ -131,8 +135,8 @@ async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions & { gates:
   throw new RpcUnavailableError(url, last?.reason ?? "timeout", maxAttempts, { cause: last?.error });
 }
 
-/** Retry-After as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | null {
+/** Retry-After as milliseconds from `now` (epoch ms): delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | null {
   if (!value) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
@@ -142,8 +146,8 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-function statusFailure(status: number, retryAfter: string | null, error: unknown): Attempt<never> | null {
-  if (status === 429) return { ok: false, reason: "rate_limited", retryAfterMs: parseRetryAfter(retryAfter) ?? undefined, error };
+function statusFailure(status: number, retryAfter: string | null, error: unknown, now: number): Attempt<never> | null {
+  if (status === 429) return { ok: false, reason: "rate_limited", retryAfterMs: parseRetryAfter(retryAfter, now) ?? undefined, error };
   // 502 and 504 are a gateway in front of the node saying the same as 503.
   if (status === 503 || status === 502 || status === 504) return { ok: false, reason: "unavailable", error };
   return null;
@@ -161,7 +165,7 @@ export function createBackoffFetch(url: string, options: RpcBackoffOptions, inne
       opts,
       async (signal) => {
         const res = await inner(input instanceof Request ? input.url : String(input), { ...init, signal });
-        const failure = statusFailure(res.status, res.headers.get("retry-after"), new Error(`HTTP ${res.status}`));
+        const failure = statusFailure(res.status, res.headers.get("retry-after"), new Error(`HTTP ${res.status}`), (opts.clock ?? systemClock).now());
         if (!failure) return { ok: true, value: res };
         await res.body?.cancel().catch(() => undefined);
         return failure;
@@ -186,7 +190,7 @@ function withRpcBackoff(url: string, transport: RpcTransport, options: RpcBackof
           return { ok: true, value: await transport<TResponse>({ ...config, signal }) };
         } catch (error) {
           if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
-            const failure = statusFailure(error.context.statusCode, error.context.headers?.get("retry-after") ?? null, error);
+            const failure = statusFailure(error.context.statusCode, error.context.headers?.get("retry-after") ?? null, error, (opts.clock ?? systemClock).now());
             if (failure) return failure;
           }
           // Another HTTP status, or any other error kit raised, is an answer the caller must see; a thrown fetch

@@ -75,7 +75,7 @@ export const SVM_FAMILY: ChainFamilyAdapter & { readonly family: "svm" } = {
     const wire = await solanaSettlementWire(facilitator, payload);
     if (rpc && wire && blockhash) {
       await resendWire(rpc, wire).catch(() => undefined);
-      if (waitMs > 0) await awaitSolanaConfirmation(rpc, { signature: transaction, wire, blockhash }, waitMs);
+      if (waitMs > 0) await awaitSolanaConfirmation(rpc, { signature: transaction, wire, blockhash }, waitMs, facilitator.clock);
     }
     return { landed: false, transaction };
   },

@@ -23,8 +23,8 @@ export interface SeriesPoint {
   marginUsdc: number;
 }
 
-/** The last `hours` whole hours up to the current one, oldest first. */
-export async function readFigureSeries(db: DbClient, hours = 24, now = new Date()): Promise<SeriesPoint[]> {
+/** The last `hours` whole hours up to the one holding `now`, oldest first. */
+export async function readFigureSeries(db: DbClient, hours: number, now: Date): Promise<SeriesPoint[]> {
   const end = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   const start = new Date(end - (hours - 1) * HOUR_MS);
   const [calls, received] = await Promise.all([

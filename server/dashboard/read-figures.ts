@@ -18,15 +18,16 @@ interface NetworkFigures {
   failures: { stage: string; reason: string; count: number }[];
 }
 
-/** All figures; `sinceHours` bounds the charts. */
-export async function readFigures(db: DbClient, settings: Settings, sinceHours = 24) {
-  const day = new Date().toISOString().slice(0, 10);
+/** All figures as of `nowMs` (epoch ms: today's grants are its UTC day's); `sinceHours` bounds the charts. */
+export async function readFigures(db: DbClient, settings: Settings, nowMs: number, sinceHours = 24) {
+  const now = new Date(nowMs);
+  const day = now.toISOString().slice(0, 10);
   const [calls, payments, failures, grantsToday, series] = await Promise.all([
     db.inferenceLog.groupBy({ by: ["network", "route"], _count: { _all: true }, _sum: { costUnits: true } }),
     db.payment.groupBy({ by: ["network"], where: { status: { in: [...RECEIVED_STATUSES] } }, _count: { _all: true }, _sum: { units: true } }),
     db.paymentFailureCount.groupBy({ by: ["network", "stage", "reason"], _sum: { count: true } }),
     db.grant.aggregate({ where: { day }, _sum: { units: true }, _count: true }),
-    readFigureSeries(db, sinceHours),
+    readFigureSeries(db, sinceHours, now),
   ]);
   const networks = new Set<string>([...calls.map((c) => c.network), ...payments.map((p) => p.network), ...failures.map((f) => f.network)]);
   const perNetwork: NetworkFigures[] = [...networks].sort().map((network) => {

@@ -1,5 +1,6 @@
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import type { FacilitatorSvmSigner } from "@x402/svm";
+import { systemClock } from "../runtime/runtime";
 import { describe, expect, it, vi } from "vitest";
 import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast, MAX_SIGNATURES_PER_CALL, POLL_MS } from "./confirm-with-rebroadcast";
 
@@ -37,7 +38,7 @@ describe("awaitSolanaConfirmation()", () => {
       },
       status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null),
     });
-    expect(await awaitSolanaConfirmation(rpc, tx, 1_000)).toEqual({ state: "confirmed" });
+    expect(await awaitSolanaConfirmation(rpc, tx, 1_000, systemClock)).toEqual({ state: "confirmed" });
     expect(calls).toEqual(["getSignatureStatuses", "isBlockhashValid", "getSignatureStatuses"]);
   });
 
@@ -48,28 +49,28 @@ describe("awaitSolanaConfirmation()", () => {
       },
       status: () => ({ confirmationStatus: "confirmed", err: null }),
     });
-    expect(await awaitSolanaConfirmation(rpc, tx, 1_000)).toEqual({ state: "confirmed" });
+    expect(await awaitSolanaConfirmation(rpc, tx, 1_000, systemClock)).toEqual({ state: "confirmed" });
     expect(calls).toEqual(["getSignatureStatuses"]);
   });
 
   it("ends the wait at once when the blockhash expired and the signature is absent", async () => {
     const { rpc } = scriptedRpc({ valid: () => false, status: () => null });
     const started = Date.now();
-    expect(await awaitSolanaConfirmation(rpc, tx, 5_000)).toEqual({ state: "expired" });
+    expect(await awaitSolanaConfirmation(rpc, tx, 5_000, systemClock)).toEqual({ state: "expired" });
     // Well inside the 5 s it would otherwise wait, however loaded the machine.
     expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it("reports a confirmed transaction with an error as failed, and waits past a processed one", async () => {
     const failed = scriptedRpc({ valid: () => true, status: () => ({ confirmationStatus: "confirmed", err: { InstructionError: [0, 1n] } }) });
-    expect(await awaitSolanaConfirmation(failed.rpc, tx, 1_000)).toMatchObject({ state: "failed" });
+    expect(await awaitSolanaConfirmation(failed.rpc, tx, 1_000, systemClock)).toMatchObject({ state: "failed" });
     const processed = scriptedRpc({ valid: () => false, status: () => ({ confirmationStatus: "processed", err: null }) });
-    expect(await awaitSolanaConfirmation(processed.rpc, tx, 300)).toEqual({ state: "pending" });
+    expect(await awaitSolanaConfirmation(processed.rpc, tx, 300, systemClock)).toEqual({ state: "pending" });
   });
 
   it("sends the same wire again every 2 s while it waits, and is pending when the wait runs out", async () => {
     const { rpc, calls } = scriptedRpc({ valid: () => true, status: () => null });
-    expect(await awaitSolanaConfirmation(rpc, tx, 2_500)).toEqual({ state: "pending" });
+    expect(await awaitSolanaConfirmation(rpc, tx, 2_500, systemClock)).toEqual({ state: "pending" });
     expect(calls.filter((c) => c === "sendTransaction")).toHaveLength(1);
   });
 
@@ -80,7 +81,7 @@ describe("awaitSolanaConfirmation()", () => {
       },
       status: () => ({ confirmationStatus: "confirmed", err: null }),
     });
-    const waits = Array.from({ length: 300 }, (_, i) => awaitSolanaConfirmation(rpc, { ...tx, signature: `sig-${i}` }, 1_000));
+    const waits = Array.from({ length: 300 }, (_, i) => awaitSolanaConfirmation(rpc, { ...tx, signature: `sig-${i}` }, 1_000, systemClock));
     expect(await Promise.all(waits)).toEqual(Array.from({ length: 300 }, () => ({ state: "confirmed" })));
     expect(calls).toEqual(["getSignatureStatuses", "getSignatureStatuses"]);
     expect(statusReads.map((r) => r.length)).toEqual([MAX_SIGNATURES_PER_CALL, 300 - MAX_SIGNATURES_PER_CALL]);
@@ -94,7 +95,7 @@ describe("awaitSolanaConfirmation()", () => {
       const { rpc, statusReads } = scriptedRpc({ valid: () => true, status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null) });
       const waits: Promise<{ state: string }>[] = [];
       for (let i = 0; i < 10; i++) {
-        waits.push(awaitSolanaConfirmation(rpc, { ...tx, signature: `late-${i}` }, 5_000));
+        waits.push(awaitSolanaConfirmation(rpc, { ...tx, signature: `late-${i}` }, 5_000, systemClock));
         await vi.advanceTimersByTimeAsync(2);
       }
       await vi.advanceTimersByTimeAsync(3 * POLL_MS);
@@ -117,10 +118,10 @@ describe("awaitSolanaConfirmation()", () => {
       status: (signature) => (signature.startsWith("landed") ? { confirmationStatus: "confirmed", err: null } : null),
     });
     const outcomes = await Promise.all([
-      awaitSolanaConfirmation(rpc, { ...tx, signature: "landed-1", blockhash: "old" }, 1_000),
-      awaitSolanaConfirmation(rpc, { ...tx, signature: "gone-1", blockhash: "old" }, 1_000),
-      awaitSolanaConfirmation(rpc, { ...tx, signature: "gone-2", blockhash: "old" }, 1_000),
-      awaitSolanaConfirmation(rpc, { ...tx, signature: "waiting", blockhash: "new" }, 100),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "landed-1", blockhash: "old" }, 1_000, systemClock),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "gone-1", blockhash: "old" }, 1_000, systemClock),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "gone-2", blockhash: "old" }, 1_000, systemClock),
+      awaitSolanaConfirmation(rpc, { ...tx, signature: "waiting", blockhash: "new" }, 100, systemClock),
     ]);
     expect(outcomes.map((o) => o.state)).toEqual(["confirmed", "expired", "expired", "pending"]);
     expect(asked.filter((b) => b === "old")).toHaveLength(1);
@@ -135,7 +136,7 @@ describe("awaitSolanaConfirmation()", () => {
       },
       status: () => ({ confirmationStatus: "finalized", err: null }),
     });
-    expect(await awaitSolanaConfirmation(rpc, tx, 2_000)).toEqual({ state: "confirmed" });
+    expect(await awaitSolanaConfirmation(rpc, tx, 2_000, systemClock)).toEqual({ state: "confirmed" });
   });
 });
 
@@ -158,7 +159,7 @@ describe("confirmWithRebroadcast()", () => {
       confirmTransaction: async (signature: string) => void seen.push(signature),
       simulateTransaction: refuse,
     } as unknown as FacilitatorSvmSigner;
-    const wrapped = confirmWithRebroadcast(signer, {}, 100);
+    const wrapped = confirmWithRebroadcast(signer, {}, 100, systemClock);
     await wrapped.confirmTransaction("unknown", "solana:x");
     await wrapped.sendTransaction("bm90IGEgdHg=", "solana:x");
     await wrapped.confirmTransaction("sent-sig", "solana:x");

@@ -10,6 +10,7 @@ import "server-only";
 import type { Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { TransactionOnchainFailureError, type FacilitatorSvmSigner } from "@x402/svm";
 import { decodeSolanaWire } from "../x402/solana-message";
+import type { Clock } from "../runtime/runtime";
 
 /** How often a transaction still unconfirmed is sent again: a few slots, as RPC nodes' own retry loops do. */
 const REBROADCAST_EVERY_MS = 2_000;
@@ -37,21 +38,21 @@ export function blockhashOfWire(wireBase64: string): string | null {
 
 /**
  * Waits up to `waitMs` for `signature` to confirm, re-sending `wire` (the fully signed transaction) every
- * REBROADCAST_EVERY_MS. RPC errors are retried until the wait ends. Never throws.
+ * REBROADCAST_EVERY_MS, both measured by `clock`. RPC errors are retried until the wait ends. Never throws.
  */
-export async function awaitSolanaConfirmation(rpc: Rpc<SolanaRpcApi>, tx: { signature: string; wire: string; blockhash: string }, waitMs: number): Promise<ConfirmOutcome> {
-  const deadline = Date.now() + waitMs;
+export async function awaitSolanaConfirmation(rpc: Rpc<SolanaRpcApi>, tx: { signature: string; wire: string; blockhash: string }, waitMs: number, clock: Clock): Promise<ConfirmOutcome> {
+  const deadline = clock.monotonic() + waitMs;
   const batcher = batcherOf(rpc);
-  let sentAt = Date.now();
+  let sentAt = clock.monotonic();
   for (let poll = 0; ; poll++) {
     const outcome = await batcher.check(tx.signature, tx.blockhash, poll === 0 ? "now" : "gathered");
     if (outcome && outcome.state !== "pending") return outcome;
-    if (Date.now() >= deadline) return { state: "pending" };
-    if (Date.now() - sentAt >= REBROADCAST_EVERY_MS) {
-      sentAt = Date.now();
+    if (clock.monotonic() >= deadline) return { state: "pending" };
+    if (clock.monotonic() - sentAt >= REBROADCAST_EVERY_MS) {
+      sentAt = clock.monotonic();
       await resendWire(rpc, tx.wire).catch(() => undefined);
     }
-    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - clock.monotonic()))));
   }
 }
 
@@ -162,11 +163,12 @@ export async function resendWire(rpc: Rpc<SolanaRpcApi>, wire: string): Promise<
 }
 
 /**
- * Wraps `signer` so settle's confirmation wait is bounded by `waitMs` and re-sends the transaction while it waits.
+ * Wraps `signer` so settle's confirmation wait is bounded by `waitMs` (by `clock`) and re-sends the transaction while it
+ * waits.
  * Failed and expired are thrown as on-chain failures (the stock scheme's terminal answer: nothing to retry); a wait
  * that runs out is thrown as a plain error, which the stock scheme answers as `settlement_pending`.
  */
-export function confirmWithRebroadcast(signer: FacilitatorSvmSigner, rpcByCaip2: Record<string, Rpc<SolanaRpcApi>>, waitMs: number): FacilitatorSvmSigner {
+export function confirmWithRebroadcast(signer: FacilitatorSvmSigner, rpcByCaip2: Record<string, Rpc<SolanaRpcApi>>, waitMs: number, clock: Clock): FacilitatorSvmSigner {
   // The wire settle sent, by signature, until its confirmation wait ends (the two calls follow each other).
   const sent = new Map<string, string>();
   const send = signer.sendTransaction.bind(signer);
@@ -183,7 +185,7 @@ export function confirmWithRebroadcast(signer: FacilitatorSvmSigner, rpcByCaip2:
       const rpc = rpcByCaip2[network];
       const blockhash = wire ? blockhashOfWire(wire) : null;
       if (!rpc || !wire || !blockhash) return signer.confirmTransaction(signature, network);
-      const outcome = await awaitSolanaConfirmation(rpc, { signature, wire, blockhash }, waitMs);
+      const outcome = await awaitSolanaConfirmation(rpc, { signature, wire, blockhash }, waitMs, clock);
       if (outcome.state === "confirmed") return;
       if (outcome.state === "failed") throw new TransactionOnchainFailureError(`Transaction failed onchain: ${outcome.error}`);
       if (outcome.state === "expired") throw new TransactionOnchainFailureError("the transaction's blockhash expired before it landed");

@@ -18,6 +18,7 @@ import { refuseBeforeVerify } from "./refuse-before-verify";
 import type { NonceLock } from "./evm-nonce-lock";
 import { relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
+import type { Logger } from "../log";
 
 export const FACILITATOR_EVM_DEV_KEY_FILE = "facilitator-evm-key.txt";
 
@@ -40,7 +41,7 @@ const DEFAULT_CONFIRMATION_TIMEOUT_MS = 30_000;
  * however far the node's pending count lags, so instances sharing the key and the database never collide. `sweep`
  * broadcasts again what the node has not mined yet.
  */
-export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain; transport: Transport; nonceLock: NonceLock; confirmationTimeoutMs?: number }) {
+export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain; transport: Transport; nonceLock: NonceLock; confirmationTimeoutMs?: number; log?: Logger }) {
   const { account, chain, nonceLock } = opts;
   const wallet = createWalletClient({ account, chain, transport: opts.transport }).extend(publicActions);
   const relayChain: RelayChain = {
@@ -50,6 +51,7 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
     pendingCount: () => wallet.getTransactionCount({ address: account.address, blockTag: "pending" }),
     sendRaw: (serializedTransaction) => wallet.sendRawTransaction({ serializedTransaction }),
     knows: async (hash) => (await wallet.getTransaction({ hash }).catch(() => null)) !== null,
+    ...(opts.log ? { log: opts.log } : {}),
   };
   /** Gas and fees are read before the lock is taken; only the nonce is chosen (and the bytes signed) under it. */
   const send = async (request: { to: Hex; data: Hex; gas?: bigint }): Promise<Hex> => {
@@ -109,7 +111,7 @@ export function loadRelayerKey(cfg: Config): EvmPrivateKey | null {
 }
 
 /** Registers the EVM scheme on `x402` for every EVM network with an RPC; null when none has one. */
-export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics"> = {}): EvmFacilitator | null {
+export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics" | "clock"> & { log?: Logger } = {}): EvmFacilitator | null {
   const key = loadRelayerKey(cfg);
   if (key === null) return null;
   // No in-process nonce manager: instances sharing this key take nonces under the database lock instead.
@@ -137,8 +139,9 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
       blockTime: info.blockTimeMs,
     });
     rpcUrls[id] = url;
-    const transport = createBackoffHttpTransport(url, { network: info.caip2, ...backoff });
-    const signer = createEvmRelaySigner({ account, chain, transport, nonceLock, confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS });
+    const { log, ...rpcBackoff } = backoff;
+    const transport = createBackoffHttpTransport(url, { network: info.caip2, ...rpcBackoff });
+    const signer = createEvmRelaySigner({ account, chain, transport, nonceLock, confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS, ...(log ? { log } : {}) });
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
     x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));
     // x402 v1 clients pay the same chain under its v1 name, through @x402/evm's stock v1 scheme.

@@ -9,7 +9,8 @@ import type { SchemeNetworkFacilitator } from "@x402/core/types";
 import { ConfigError, type Config } from "../env";
 import type { DbClient } from "../db";
 import type { SignetMetrics } from "../metrics/registry";
-import { logEvent } from "../log";
+import { createLogger, logEvent, type Logger } from "../log";
+import { systemClock, type Clock } from "../runtime/runtime";
 import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "../keys/refuse-shared-keys";
@@ -69,6 +70,8 @@ export interface Facilitator {
   forgetSimulation(transaction: string, network: string): void;
   /** How long a settlement waits for its confirmation before it is pending (SETTLEMENT_CONFIRM_WAIT_MS). */
   confirmWaitMs: number;
+  /** Where the chain code's waits and deadlines read time: the runtime's clock. */
+  clock: Clock;
 }
 
 /**
@@ -94,7 +97,7 @@ function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypair): voi
   }
 }
 
-/** What a facilitator is built with beyond its config: a runtime's database, RPC gates and metrics. */
+/** What a facilitator is built with beyond its config: a runtime's database, RPC gates, metrics, clock and logger. */
 export interface FacilitatorDeps {
   /** The database the EVM relays take their nonces under; default: none (an EVM relay then refuses to send). */
   db?: () => Promise<DbClient>;
@@ -102,6 +105,10 @@ export interface FacilitatorDeps {
   rpcGates?: RpcGates;
   /** Where RPC retries are counted; default: nowhere. */
   metrics?: SignetMetrics;
+  /** Where waits, deadlines and RPC gates read time; default: the wall clock. */
+  clock?: Clock;
+  /** Where the facilitator logs (its ready line, a relay's failed send); default: a logger at info of its own. */
+  log?: Logger;
   /**
    * Whether to log `facilitator.kms.ready`, once per distinct set of keys and networks: a runtime rebuilt in the same
    * process passes the same memory and does not repeat it. Default: not logged (a check build, such as `npm start`'s
@@ -129,6 +136,8 @@ export function loadFeePayerKey(cfg: Config): Ed25519Keypair {
 /** Builds the facilitator for every network of `cfg.networks` that has an RPC configured. */
 export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {}): Promise<Facilitator> {
   const rpcGates = deps.rpcGates ?? new Map<string, number>();
+  const clock = deps.clock ?? systemClock;
+  const log = deps.log ?? createLogger("info");
   const key = loadFeePayerKey(cfg);
   refuseOperatorKeyAsFeePayer(cfg, key);
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...key.seed, ...key.publicKey]));
@@ -147,7 +156,7 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     const url = cfg.rpcUrls[network.id];
     if (url === undefined) continue;
     // Rate limits are honoured for every request, settlement's included (a resent transaction has the same signature).
-    const rpc = createBackoffSolanaRpc(url, { network: network.caip2, gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+    const rpc = createBackoffSolanaRpc(url, { network: network.caip2, gates: rpcGates, clock, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
     rpcUrls[network.id] = url;
     rpcs[network.id] = rpc;
     rpcByCaip2[network.caip2] = rpc;
@@ -155,7 +164,7 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
   }
 
   const svmSigner = oneSimulationPerPayment(
-    markChainUnavailable(confirmWithRebroadcast(toFacilitatorSvmSigner(signer, rpcByCaip2 as never), rpcByCaip2, cfg.SETTLEMENT_CONFIRM_WAIT_MS)),
+    markChainUnavailable(confirmWithRebroadcast(toFacilitatorSvmSigner(signer, rpcByCaip2 as never), rpcByCaip2, cfg.SETTLEMENT_CONFIRM_WAIT_MS, clock)),
   );
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
@@ -164,19 +173,19 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     // x402 v1 clients pay the same networks under their v1 names.
     x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS, networks));
   }
-  const evm = createEvmFacilitator(cfg, x402, createPgNonceLock(deps.db ?? NO_DATABASE), { gates: rpcGates, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
-  if (deps.announced) announceReady(deps.announced, {
+  const evm = createEvmFacilitator(cfg, x402, createPgNonceLock(deps.db ?? NO_DATABASE), { gates: rpcGates, clock, log, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  if (deps.announced) announceReady(log, deps.announced, {
     address: signer.address,
     networks: caip2s,
     ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => networks.get(id).caip2) } : {}),
   });
-  return { networks, x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS };
+  return { networks, x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS, clock };
 }
 
 /** Logs `facilitator.kms.ready` unless exactly these fields were announced before with the same memory. */
-function announceReady(announced: ReadyAnnouncements, fields: Record<string, unknown>): void {
+function announceReady(log: Logger, announced: ReadyAnnouncements, fields: Record<string, unknown>): void {
   const line = JSON.stringify(fields);
   if (announced.has(line)) return;
   announced.add(line);
-  logEvent("facilitator.kms.ready", fields);
+  logEvent(log, "facilitator.kms.ready", fields);
 }

@@ -3,7 +3,8 @@
 import "server-only";
 import { address, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import { sendAndConfirm } from "./send-transaction";
 
 /** Returns the deposit owner's USDC associated token account, creating it when missing. */
@@ -13,6 +14,7 @@ export async function ensureDepositTokenAccount(
   owner: string,
   mint: string,
   network: string,
+  deps: { clock: Clock; log: Logger },
 ): Promise<string> {
   const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const { value } = await rpc.getAccountInfo(ata, { encoding: "base64", commitment: "confirmed" }).send();
@@ -22,7 +24,7 @@ export async function ensureDepositTokenAccount(
     owner: address(owner),
     mint: address(mint),
   });
-  const signature = await sendAndConfirm(rpc, payer, [instruction]);
-  logEvent("facilitator.deposit_account_created", { network, owner, ata, signature });
+  const signature = await sendAndConfirm(rpc, payer, [instruction], deps.clock);
+  logEvent(deps.log, "facilitator.deposit_account_created", { network, owner, ata, signature });
   return ata;
 }

@@ -4,7 +4,7 @@
 import "server-only";
 import { keccak256, type Hex } from "viem";
 import type { DbTransaction } from "../db";
-import { log } from "../log";
+import type { Logger } from "../log";
 import { isNonceTaken, type NonceLock } from "./evm-nonce-lock";
 
 /**
@@ -35,6 +35,8 @@ export interface RelayChain {
   sendRaw(raw: Hex): Promise<unknown>;
   /** True when the node knows the transaction (pending or mined). */
   knows(hash: Hex): Promise<boolean>;
+  /** Where a failed send is logged (the relay is broadcast again either way); none: not logged. */
+  log?: Logger;
 }
 
 interface RecordedRelay {
@@ -69,7 +71,7 @@ async function claimStale(tx: DbTransaction, chain: RelayChain, mined: number): 
 async function rebroadcast(chain: RelayChain, rows: RecordedRelay[]): Promise<void> {
   for (const row of rows) {
     await chain.sendRaw(row.rawTx).catch((err: unknown) => {
-      if (!isNonceTaken(err)) log.warn({ chain_id: chain.chainId, nonce: row.nonce, transaction: row.txHash, detail: String((err as Error)?.message ?? err).slice(0, 200) }, "could not broadcast a relay again");
+      if (!isNonceTaken(err)) chain.log?.warn({ chain_id: chain.chainId, nonce: row.nonce, transaction: row.txHash, detail: String((err as Error)?.message ?? err).slice(0, 200) }, "could not broadcast a relay again");
     });
   }
 }
@@ -103,7 +105,7 @@ export async function relayTransaction(lock: NonceLock, chain: RelayChain, sign:
       return relay.txHash;
     } catch (err) {
       if (!isNonceTaken(err) || (await chain.knows(relay.txHash).catch(() => true))) {
-        if (!isNonceTaken(err)) log.warn({ chain_id: chain.chainId, nonce: relay.nonce, transaction: relay.txHash, detail: String((err as Error)?.message ?? err).slice(0, 200) }, "a relay's first send failed; it is broadcast again until mined");
+        if (!isNonceTaken(err)) chain.log?.warn({ chain_id: chain.chainId, nonce: relay.nonce, transaction: relay.txHash, detail: String((err as Error)?.message ?? err).slice(0, 200) }, "a relay's first send failed; it is broadcast again until mined");
         return relay.txHash;
       }
       // The nonce was used outside this ledger: the row is below the mined count (done), and the next try takes a

@@ -15,13 +15,14 @@ import {
   type Rpc,
   type SolanaRpcApi,
 } from "@solana/kit";
+import type { Clock } from "../runtime/runtime";
 
 /** How long the facilitator waits for its own setup transactions to confirm. */
 const SETUP_CONFIRM_TIMEOUT_MS = 60_000;
 const POLL_INTERVAL_MS = 250;
 
-/** Signs with `payer`, sends, and waits until the signature is confirmed; throws on failure or timeout. */
-export async function sendAndConfirm(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
+/** Signs with `payer`, sends, and waits until the signature is confirmed (by `clock`); throws on failure or timeout. */
+export async function sendAndConfirm(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSigner, instructions: Instruction[], clock: Clock): Promise<string> {
   const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -32,8 +33,8 @@ export async function sendAndConfirm(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSigne
   const signed = await signTransactionMessageWithSigners(message);
   const signature = getSignatureFromTransaction(signed);
   await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: "base64" }).send();
-  const deadline = Date.now() + SETUP_CONFIRM_TIMEOUT_MS;
-  while (Date.now() < deadline) {
+  const deadline = clock.monotonic() + SETUP_CONFIRM_TIMEOUT_MS;
+  while (clock.monotonic() < deadline) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
     if (status?.err) throw new Error(`transaction ${signature} failed on chain`);

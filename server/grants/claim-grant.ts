@@ -6,7 +6,8 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { z } from "zod";
 import type { DbClient } from "../db";
 import { AppError } from "../errors";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import { creditAgent } from "../ledger/credit-agent";
 import { requireNetworkEnabled } from "../pipeline/network-gate";
 import type { Settings } from "../settings/setting-definitions";
@@ -34,8 +35,8 @@ const GRANT_LOCK_KEY = 72_910_404;
  */
 const GRANT_TRANSACTION_BOUNDS = { maxWait: 30_000, timeout: 30_000 };
 
-/** Claims a grant; returns the credited amount and balance. Throws 401/409/429/503 AppErrors. */
-export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: ClaimGrantRequest, ipHash: string, settings: Settings): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
+/** Claims a grant (its day is the clock's, UTC); returns the credited amount and balance. Throws 401/409/429/503 AppErrors. */
+export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: ClaimGrantRequest, ipHash: string, settings: Settings, deps: { clock: Clock; log: Logger }): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
   if (!serverVerifier.verifyEd25519(utf8ToBytes(req.challenge), req.signature, req.agent_pubkey)) {
     throw new AppError("invalid_signature", "the signature is not the wallet's signature of this challenge");
   }
@@ -45,7 +46,7 @@ export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: C
   requireNetworkEnabled(networks, settings, settings.defaultNetwork, "grants");
   const network = networks.get(settings.defaultNetwork).caip2;
   const amount = settings.grantAmountUnits;
-  const day = new Date().toISOString().slice(0, 10);
+  const day = new Date(deps.clock.now()).toISOString().slice(0, 10);
 
   const balance = await db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GRANT_LOCK_KEY})`;
@@ -69,6 +70,6 @@ export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: C
     if (!credited.ok) throw new Error(`grant credit refused: ${credited.reason}`);
     return credited.balanceUnits;
   }, GRANT_TRANSACTION_BOUNDS);
-  logEvent("grant.claimed", { agent: req.agent_pubkey, network, amount: amount.toString() });
+  logEvent(deps.log, "grant.claimed", { agent: req.agent_pubkey, network, amount: amount.toString() });
   return { granted_usdc: formatUnitsAsUsdc(amount), balance_usdc: formatUnitsAsUsdc(balance), network };
 }

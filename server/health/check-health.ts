@@ -15,6 +15,7 @@ import { readFeePayerHealth, type FeePayerHealth } from "../dashboard/fee-payer-
 import { metricsAccess } from "./metrics-token";
 import { runProbe, type ProbeFailure } from "./run-probe";
 import type { ShutdownFlag } from "./shutdown-state";
+import type { Clock } from "../runtime/runtime";
 
 /** Each probe's time limit: well under a load balancer's usual 5 s check timeout. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -28,6 +29,8 @@ export interface HealthDeps {
   /** Whether the log key may sign the stored log (readLogKeyContinuity); unset: not probed (no runtime). */
   receiptLog?: () => Promise<ReceiptLogHealth>;
   timeoutMs?: number;
+  /** Where the probes read time: their latencies, the report's time, a block's age. */
+  clock: Clock;
 }
 
 /** The receipt log's sequencer: signing, or stalled because its key did not sign the latest checkpoint. */
@@ -73,15 +76,15 @@ async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
   const timeoutMs = deps.timeoutMs ?? PROBE_TIMEOUT_MS;
   const facilitator = deps.facilitator();
   const [database, chains, feePayer, upstream, receiptLog] = await Promise.all([
-    runProbe(async () => (await deps.db()).$queryRaw`SELECT 1`, timeoutMs),
+    runProbe(async () => (await deps.db()).$queryRaw`SELECT 1`, timeoutMs, deps.clock),
     // A facilitator that cannot be built (its key missing) is a start-up error `npm start` reports; here it is no chains.
-    facilitator.then((f) => probeChains(f, timeoutMs)).catch((): ChainHealth[] => []),
-    runProbe(async () => readFeePayerHealth(await facilitator), timeoutMs),
-    probeUpstream(deps.upstream, timeoutMs),
-    deps.receiptLog ? runProbe(deps.receiptLog, timeoutMs) : null,
+    facilitator.then((f) => probeChains(f, timeoutMs, deps.clock)).catch((): ChainHealth[] => []),
+    runProbe(async () => readFeePayerHealth(await facilitator), timeoutMs, deps.clock),
+    probeUpstream(deps.upstream, timeoutMs, deps.clock),
+    deps.receiptLog ? runProbe(deps.receiptLog, timeoutMs, deps.clock) : null,
   ]);
   return {
-    checkedAt: new Date().toISOString(),
+    checkedAt: new Date(deps.clock.now()).toISOString(),
     database: database.ok ? { ok: true, latencyMs: database.latencyMs } : { ok: false, latencyMs: database.latencyMs, error: database.error },
     chains,
     feePayer: feePayer.ok ? { ok: true, accounts: feePayer.value } : { ok: false, error: feePayer.error, accounts: [] },
@@ -90,21 +93,21 @@ async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
   };
 }
 
-function probeChains(facilitator: Facilitator, timeoutMs: number): Promise<ChainHealth[]> {
+function probeChains(facilitator: Facilitator, timeoutMs: number, clock: Clock): Promise<ChainHealth[]> {
   const solana = Object.keys(facilitator.rpcs).map(async (id): Promise<ChainHealth> => {
     const rpc = facilitator.rpcs[id]!;
     const probe = await runProbe(async () => {
       const [processed, confirmed] = await Promise.all([rpc.getSlot({ commitment: "processed" }).send(), rpc.getSlot({ commitment: "confirmed" }).send()]);
       return Number(processed - confirmed);
-    }, timeoutMs);
+    }, timeoutMs, clock);
     return chainResult(facilitator.networks.get(id), probe, (lag) => ({ slotLag: Math.max(0, lag) }));
   });
   const evm = facilitator.evm;
   const base = Object.keys(evm?.clients ?? {}).map(async (id): Promise<ChainHealth> => {
     const probe = await runProbe(async () => {
       const block = await evm!.clients[id]!.getBlock({ blockTag: "latest" });
-      return Math.max(0, Math.round(Date.now() / 1000 - Number(block.timestamp)));
-    }, timeoutMs);
+      return Math.max(0, Math.round(clock.now() / 1000 - Number(block.timestamp)));
+    }, timeoutMs, clock);
     return chainResult(facilitator.networks.get(id), probe, (age) => ({ latestBlockAgeSeconds: age }));
   });
   return Promise.all([...solana, ...base]);
@@ -116,7 +119,7 @@ function chainResult(row: NetworkRow, probe: Awaited<ReturnType<typeof runProbe<
   return { network, label, ok: true, latencyMs: probe.latencyMs, ...extra(probe.value) };
 }
 
-async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number): Promise<HealthProbes["upstream"]> {
+async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number, clock: Clock): Promise<HealthProbes["upstream"]> {
   // Without a provider key only the built-in model is offered: it runs in this process.
   if (!upstream.apiKey) return { kind: "built-in", name: "local", ok: true };
   const probe = await runProbe(async () => {
@@ -126,7 +129,7 @@ async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number
     });
     await res.body?.cancel();
     return res.status;
-  }, timeoutMs);
+  }, timeoutMs, clock);
   if (!probe.ok) return { kind: "provider", name: upstream.providerName, ok: false, latencyMs: probe.latencyMs, error: probe.error };
   return { kind: "provider", name: upstream.providerName, ok: probe.value >= 200 && probe.value < 300, latencyMs: probe.latencyMs, status: probe.value };
 }
@@ -173,10 +176,12 @@ export interface HealthSource {
   deps: () => HealthDeps;
   cache: HealthCache;
   shutdown: ShutdownFlag;
+  /** Where the cache's age is judged. */
+  clock: Clock;
 }
 
 /** The probes' parts of a built runtime. */
-export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chains: { facilitator: Facilitator }; keys: Pick<ServiceKeys, "log"> }): HealthDeps {
+export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chains: { facilitator: Facilitator }; keys: Pick<ServiceKeys, "log">; clock: Clock }): HealthDeps {
   const cfg = runtime.config;
   return {
     db: async () => runtime.db,
@@ -186,12 +191,13 @@ export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chain
       const continuity = await readLogKeyContinuity(runtime.db, runtime.keys.log());
       return continuity.ok ? { ok: true } : { ok: false, stalled: continuity.detail };
     },
+    clock: runtime.clock,
   };
 }
 
 /** The health report: probes at most once per HEALTH_CACHE_MS per cache, readiness judged now. */
-async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdown">): Promise<HealthReport> {
-  const now = Date.now();
+async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdown" | "clock">): Promise<HealthReport> {
+  const now = source.clock.monotonic();
   let entry = source.cache.entry;
   if (!entry || now - entry.at >= HEALTH_CACHE_MS) {
     entry = { at: now, probes: probeHealth(source.deps()) };
@@ -202,7 +208,7 @@ async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdow
 
 /** The health report of a built runtime, through its own cache and drain flag. */
 export function readRuntimeHealth(runtime: Parameters<typeof runtimeHealthDeps>[0] & { state: { health: HealthCache; shutdown: ShutdownFlag } }): Promise<HealthReport> {
-  return readHealth({ deps: () => runtimeHealthDeps(runtime), cache: runtime.state.health, shutdown: runtime.state.shutdown });
+  return readHealth({ deps: () => runtimeHealthDeps(runtime), cache: runtime.state.health, shutdown: runtime.state.shutdown, clock: runtime.clock });
 }
 
 /** What anyone may read of the health: the verdict and why, no address, balance, latency or lag. */

@@ -4,6 +4,7 @@
 // (payment leases, hold sweeps) already resolves.
 import type http from "node:http";
 import type { ShutdownFlag } from "./shutdown-state";
+import type { Clock } from "../runtime/runtime";
 
 /** Readiness still answers during the drain (503 "shutting down"), so the load balancer sees why. */
 const PASS_THROUGH_WHILE_DRAINING = new Set(["/api/health"]);
@@ -16,8 +17,8 @@ export interface DrainTracker {
   drain(server: http.Server, graceMs: number): Promise<"drained" | "grace_ran_out">;
 }
 
-/** A tracker for one server; `shutdown` is the flag the drain marks and readiness reads. */
-export function createDrainTracker(shutdown: ShutdownFlag): DrainTracker {
+/** A tracker for one server; `shutdown` is the flag the drain marks and readiness reads, `clock` times the grace. */
+export function createDrainTracker(shutdown: ShutdownFlag, clock: Clock): DrainTracker {
   let inFlight = 0;
   return {
     handle: (next) => (req, res) => {
@@ -36,12 +37,12 @@ export function createDrainTracker(shutdown: ShutdownFlag): DrainTracker {
       shutdown.markShuttingDown();
       server.close();
       return new Promise((resolve) => {
-        const deadline = Date.now() + graceMs;
+        const deadline = clock.monotonic() + graceMs;
         const tick = () => {
           // Kept-alive connections with no request in flight would hold the process open: close them as they go idle.
           server.closeIdleConnections();
           if (inFlight === 0) return resolve("drained");
-          if (Date.now() >= deadline) {
+          if (clock.monotonic() >= deadline) {
             server.closeAllConnections();
             return resolve("grace_ran_out");
           }

@@ -38,8 +38,8 @@ export interface PendingSettlements {
   unserved: { count: number; items: PendingPayment[] };
 }
 
-/** Broadcast (pending) payments, stale claims (no update for `leaseMs`) and unserved payments, oldest first. */
-export async function readPendingSettlements(db: DbClient, leaseMs: number, now = Date.now()): Promise<PendingSettlements> {
+/** Broadcast (pending) payments, stale claims (no update for `leaseMs` before `now`) and unserved payments, oldest first. */
+export async function readPendingSettlements(db: DbClient, leaseMs: number, now: number): Promise<PendingSettlements> {
   const stale = { status: STATE.claimed, updatedAt: { lt: new Date(now - leaseMs) } };
   const unserved = { status: STATE.unserved };
   const broadcast = { status: STATE.pending };

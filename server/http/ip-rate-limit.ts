@@ -45,7 +45,7 @@ export function refuseOverIpLimit(count: number, limit: number, now: number): vo
 }
 
 /** Counts one request of `ipHash` in `bucket`; past the limit throws 429 `rate_limited` with Retry-After. */
-export async function limitByIp(db: DbClient, bucket: keyof typeof IP_RATE_LIMITS, ipHash: string, now = Date.now()): Promise<void> {
+export async function limitByIp(db: DbClient, bucket: keyof typeof IP_RATE_LIMITS, ipHash: string, now: number): Promise<void> {
   const rows = await db.$queryRaw<{ count: number }[]>(countIpRequest(bucket, ipHash, now));
   refuseOverIpLimit(Number(rows[0]!.count), IP_RATE_LIMITS[bucket], now);
 }

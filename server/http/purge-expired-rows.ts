@@ -5,7 +5,6 @@
 import "server-only";
 import type { DbClient } from "../db";
 import type { Runtime } from "../runtime/runtime";
-import { log } from "../log";
 import { AGENT_WINDOW_RETENTION_MS, EXPIRED_CHALLENGE_GRACE_MS, FAILURE_COUNT_RETENTION_MS, IP_WINDOW_RETENTION_MS, NONCE_RETENTION_MS } from "./table-retention";
 
 /** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
@@ -23,7 +22,7 @@ export interface PurgedRows {
 }
 
 /** Deletes what has expired; returns the counts, or null when another instance is purging right now. */
-export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<PurgedRows | null> {
+export async function purgeExpiredRows(db: DbClient, now: number): Promise<PurgedRows | null> {
   // How long each kind of row is kept, and why: server/db/table-retention.ts.
   const challengeCutoff = new Date(now - EXPIRED_CHALLENGE_GRACE_MS);
   const agentWindowCutoff = new Date(now - AGENT_WINDOW_RETENTION_MS);
@@ -48,15 +47,15 @@ export async function purgeExpiredRows(db: DbClient, now = Date.now()): Promise<
  * Starts a purge of `runtime`'s database in the background when the runtime has not run one within PURGE_INTERVAL_MS.
  * Never throws.
  */
-export function schedulePurge(runtime: Pick<Runtime, "db" | "clock" | "state">): void {
+export function schedulePurge(runtime: Pick<Runtime, "db" | "clock" | "state" | "log">): void {
   const now = runtime.clock.now();
   const last = runtime.state.lastPurgeAt;
   if (last !== null && now - last < PURGE_INTERVAL_MS) return;
   runtime.state.lastPurgeAt = now;
   void purgeExpiredRows(runtime.db, now).then(
     (purged) => {
-      if (purged) log.debug({ event: "purge.done", ...purged }, "purged expired rows");
+      if (purged) runtime.log.debug({ event: "purge.done", ...purged }, "purged expired rows");
     },
-    (err: unknown) => log.warn({ event: "purge.failed", err }, "purging expired rows failed"),
+    (err: unknown) => runtime.log.warn({ event: "purge.failed", err }, "purging expired rows failed"),
   );
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createMetrics, onStep, timeStep, type Step } from "./registry";
+import { systemClock } from "../runtime/runtime";
 
-const m = createMetrics();
+const m = createMetrics(systemClock);
 
 describe("onStep()", () => {
   it("tells a listener of each step observation, in the caller's async context, until it unsubscribes", async () => {

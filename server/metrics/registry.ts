@@ -2,17 +2,20 @@
 // Metrics are per process: with several instances, Prometheus scrapes each one and sums across them.
 import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Clock } from "../runtime/runtime";
 
 /** Seconds; from a fast local verify to a slow provider's whole answer. */
 const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** A fresh registry with every metric the service counts, and no step listener. */
-export function createMetrics() {
+/** A fresh registry with every metric the service counts, and no step listener; steps are timed by `clock`. */
+export function createMetrics(clock: Clock) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const r = [registry];
   return {
     registry,
+    /** Where timeStep measures a step's duration. */
+    clock,
     /** Told of every step observation (onStep). */
     stepListeners: new Set<StepListener>(),
     /** route: paid (chat), prepaid (inference), topup; outcome: served, refused (with its error code), upstream_error, aborted. */
@@ -68,11 +71,11 @@ export function observeStep(m: SignetMetrics, step: Step, network: string, secon
 
 /** Runs `fn`, observing its duration under each of `steps`; the observation is made whether it resolves or throws. */
 export async function timeStep<T>(m: SignetMetrics, steps: Step | readonly Step[], network: string, fn: () => Promise<T>): Promise<T> {
-  const started = performance.now();
+  const started = m.clock.monotonic();
   try {
     return await fn();
   } finally {
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (m.clock.monotonic() - started) / 1000;
     if (typeof steps === "string") observeStep(m, steps, network, seconds);
     else for (const step of steps) observeStep(m, step, network, seconds);
   }

@@ -29,8 +29,8 @@ export function devOperatorSignInKey(cfg: Pick<Config, "isProduction" | "dataDir
   return key;
 }
 
-/** A one-time login link to `serviceUrl`'s dashboard signed by `keypair`, valid for SIGN_IN_TTL_MS. */
-export function signedLoginLink(serviceUrl: string, keypair: Ed25519Keypair, now = Date.now()): string {
+/** A one-time login link to `serviceUrl`'s dashboard signed by `keypair`, valid for SIGN_IN_TTL_MS from `now` (epoch ms). */
+export function signedLoginLink(serviceUrl: string, keypair: Ed25519Keypair, now: number): string {
   const endpoint = serviceUrl.replace(/\/+$/, "");
   const message = loginLinkMessage(endpoint, keypair.publicKeyBase58, randomBytes(16).toString("hex"), new Date(now + SIGN_IN_TTL_MS));
   const signature = signDetached(utf8ToBytes(message), keypair);

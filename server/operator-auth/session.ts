@@ -52,8 +52,8 @@ async function sessionGeneration(db: DbClient, pubkey: string): Promise<number> 
   return (await db.operatorSessionGeneration.findUnique({ where: { pubkey } }))?.generation ?? 0;
 }
 
-/** A signed session token for `pubkey`, bound to the operator's current generation. */
-export async function createSessionToken(db: DbClient, cfg: SessionConfig, pubkey: string, now = Date.now()): Promise<string> {
+/** A signed session token for `pubkey`, bound to the operator's current generation, valid SESSION_TTL_MS from `now`. */
+export async function createSessionToken(db: DbClient, cfg: SessionConfig, pubkey: string, now: number): Promise<string> {
   const gen = await sessionGeneration(db, pubkey);
   const payload = Buffer.from(JSON.stringify({ sub: pubkey, exp: now + SESSION_TTL_MS, gen })).toString("base64url");
   return `${payload}.${mac(cfg, payload)}`;
@@ -63,8 +63,8 @@ export async function createSessionToken(db: DbClient, cfg: SessionConfig, pubke
  * Signs out: bumps the session generation of the operator whose valid session the cookie holds, so that token and
  * every other token issued to that operator before now are refused. Without a valid session there is nothing to do.
  */
-export async function signOut(db: DbClient, cfg: SessionConfig, cookieHeader: string | null): Promise<void> {
-  const session = await readSession(db, cfg, cookieHeader);
+export async function signOut(db: DbClient, cfg: SessionConfig, cookieHeader: string | null, now: number): Promise<void> {
+  const session = await readSession(db, cfg, cookieHeader, now);
   if (!session) return;
   await db.$executeRaw`
     INSERT INTO operator_session_generations (pubkey, generation) VALUES (${session.pubkey}, 1)
@@ -78,8 +78,11 @@ export function sessionCookie(token: string, cfg: Pick<Config, "isProduction">):
   return parts.join("; ");
 }
 
-/** The operator session in a Cookie header, or null (missing, forged, expired, signed out, or no longer an operator). */
-export async function readSession(db: DbClient, cfg: SessionConfig, cookieHeader: string | null, now = Date.now()): Promise<OperatorSession | null> {
+/**
+ * The operator session in a Cookie header at `now`, or null (missing, forged, expired, signed out, or no longer an
+ * operator).
+ */
+export async function readSession(db: DbClient, cfg: SessionConfig, cookieHeader: string | null, now: number): Promise<OperatorSession | null> {
   const token = cookieHeader
     ?.split(";")
     .map((c) => c.trim())

@@ -8,13 +8,20 @@ import { z } from "zod";
 import type { DbClient } from "../db";
 import { isUniqueViolation } from "../db";
 import { AppError } from "../errors";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
 import { loginLinkMessage, SIGN_IN_TTL_MS } from "./login-link-message";
 import { createSessionToken, operatorPubkeys, type SessionConfig } from "./session";
 
 export { SIGN_IN_TTL_MS };
+
+/** What signing in reads time from and logs to: the runtime's clock and logger. */
+export interface SignInDeps {
+  clock: Clock;
+  log: Logger;
+}
 
 export const signInSchema = z
   .object({
@@ -25,32 +32,33 @@ export const signInSchema = z
   .strict();
 
 /** Issues a sign-in challenge to be signed by an operator wallet. */
-export async function issueSignInChallenge(db: DbClient, serviceUrl: string): Promise<{ message: string; expires_at: string }> {
+export async function issueSignInChallenge(db: DbClient, serviceUrl: string, clock: Clock): Promise<{ message: string; expires_at: string }> {
   const nonce = randomBytes(16).toString("hex");
-  const expiresAt = new Date(Date.now() + SIGN_IN_TTL_MS);
+  const expiresAt = new Date(clock.now() + SIGN_IN_TTL_MS);
   const message = ["Sign in to the Signet operator dashboard.", "", `Service: ${serviceUrl}`, `Nonce: ${nonce}`, `Expires: ${expiresAt.toISOString()}`].join("\n");
   await db.operatorChallenge.create({ data: { nonce, message, expiresAt } });
   return { message, expires_at: expiresAt.toISOString() };
 }
 
 /** Checks an operator's signature of an issued challenge and returns a session token. */
-export async function signIn(db: DbClient, cfg: SessionConfig, input: z.infer<typeof signInSchema>): Promise<string> {
+export async function signIn(db: DbClient, cfg: SessionConfig, input: z.infer<typeof signInSchema>, deps: SignInDeps): Promise<string> {
   if (!operatorPubkeys(cfg).has(input.pubkey)) {
-    logEvent("operator.sign_in_refused", { pubkey: input.pubkey, reason: "not_an_operator" }, "warn");
+    logEvent(deps.log, "operator.sign_in_refused", { pubkey: input.pubkey, reason: "not_an_operator" }, "warn");
     throw new AppError("forbidden", "this key is not an operator of this service");
   }
   if (!serverVerifier.verifyEd25519(utf8ToBytes(input.message), input.signature, input.pubkey)) throw new AppError("invalid_signature", "the signature does not match the challenge");
   const nonce = /^Nonce: ([0-9a-f]{32})$/m.exec(input.message)?.[1];
+  const now = new Date(deps.clock.now());
   const used = nonce
-    ? await db.operatorChallenge.updateMany({ where: { nonce, message: input.message, usedAt: null, expiresAt: { gt: new Date() } }, data: { usedAt: new Date() } })
+    ? await db.operatorChallenge.updateMany({ where: { nonce, message: input.message, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } })
     : { count: 0 };
   if (used.count !== 1) throw new AppError("challenge_expired", "this challenge expired or was already used; fetch a new one");
-  logEvent("operator.signed_in", { pubkey: input.pubkey });
-  return createSessionToken(db, cfg, input.pubkey);
+  logEvent(deps.log, "operator.signed_in", { pubkey: input.pubkey });
+  return createSessionToken(db, cfg, input.pubkey, deps.clock.now());
 }
 
 /** Redeems a login link (message + signature, both from the URL) exactly once; returns a session token. */
-export async function redeemLoginLink(db: DbClient, cfg: SessionConfig, message: string, signature: string, serviceUrl: string): Promise<string> {
+export async function redeemLoginLink(db: DbClient, cfg: SessionConfig, message: string, signature: string, serviceUrl: string, deps: SignInDeps): Promise<string> {
   const pubkey = /^Operator: (\S+)$/m.exec(message)?.[1];
   const nonce = /^Nonce: ([0-9a-f]{32})$/m.exec(message)?.[1];
   const expires = Date.parse(/^Expires: (\S+)$/m.exec(message)?.[1] ?? "");
@@ -59,13 +67,14 @@ export async function redeemLoginLink(db: DbClient, cfg: SessionConfig, message:
   }
   if (!operatorPubkeys(cfg).has(pubkey)) throw new AppError("forbidden", "this key is not an operator of this service");
   if (!serverVerifier.verifyEd25519(utf8ToBytes(message), signature, pubkey)) throw new AppError("invalid_signature", "the login link's signature is not valid");
-  if (expires <= Date.now() || expires > Date.now() + SIGN_IN_TTL_MS + 60_000) throw new AppError("challenge_expired", "this login link expired");
+  const now = deps.clock.now();
+  if (expires <= now || expires > now + SIGN_IN_TTL_MS + 60_000) throw new AppError("challenge_expired", "this login link expired");
   try {
-    await db.operatorChallenge.create({ data: { nonce, message, expiresAt: new Date(expires), usedAt: new Date() } });
+    await db.operatorChallenge.create({ data: { nonce, message, expiresAt: new Date(expires), usedAt: new Date(now) } });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("challenge_expired", "this login link was already used");
     throw err;
   }
-  logEvent("operator.signed_in", { pubkey, via: "login_link" });
-  return createSessionToken(db, cfg, pubkey);
+  logEvent(deps.log, "operator.signed_in", { pubkey, via: "login_link" });
+  return createSessionToken(db, cfg, pubkey, now);
 }

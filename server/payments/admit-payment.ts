@@ -106,13 +106,13 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
     return { kind: "challenge", error: await paymentError(ctx, input, "this route is paid; pay the challenge and retry with a payment header") };
   }
   if (!decoded.ok) {
-    logEvent(events.verifyFailed, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
+    logEvent(ctx.log, events.verifyFailed, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
     await recordFailure(ctx, caip2, "verify", "payment_invalid");
     return refused(await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason));
   }
   const paymentId = readPaymentId(decoded.payload);
   if (!paymentId.ok) {
-    logEvent(events.verifyFailed, { reason: "invalid_payment_id", detail: paymentId.reason, network: caip2 });
+    logEvent(ctx.log, events.verifyFailed, { reason: "invalid_payment_id", detail: paymentId.reason, network: caip2 });
     return refused(new AppError("invalid_payment_id", `the payment-identifier extension is malformed: ${paymentId.detail}`, { reason: paymentId.reason }));
   }
   return checkAndClaim(ctx, input, decoded.payload, decoded.key, paymentId.id);
@@ -127,7 +127,7 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
 async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload: PaymentPayload, key: string, clientPaymentId: string | null): Promise<PaidRequestOutcome> {
   const { plan } = input;
   const caip2 = ctx.config.networks.get(plan.network).caip2;
-  const checkedFrom = performance.now();
+  const checkedFrom = ctx.clock.monotonic();
   const check = await checkPayment(ctx, input, payload);
   const claim = check.ok
     ? {
@@ -146,7 +146,7 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
         source: laneSource(caip2, payload, check.payer),
       }
     : null;
-  const found = await findOrClaimPayment(ctx.db, { key, expected: input.state.stored, claim, leaseMs: ctx.config.PAYMENT_LEASE_MS });
+  const found = await findOrClaimPayment(ctx.db, { key, expected: input.state.stored, claim, leaseMs: ctx.config.PAYMENT_LEASE_MS, clock: ctx.clock });
   if (found.stale) {
     rememberStoredSettings(found.stored);
     if (input.state.replans >= MAX_REPLANS) {
@@ -185,7 +185,7 @@ async function answerUnclaimed(
   }
   // The same payment sent again is the same payment, whatever id it carries now: the id bound at its claim stays.
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
-  if (found.conflict) return paymentIdConflict(input, found.clientPaymentId!, found.conflict);
+  if (found.conflict) return paymentIdConflict(ctx.log, input, found.clientPaymentId!, found.conflict);
   if (!found.check.ok) return found.check.refuse();
   // Claimed and failed again by a concurrent request in between: nothing of this request's was taken.
   return { kind: "replay", error: new AppError("payment_replay", "this payment is already being processed") };
@@ -208,7 +208,7 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
     return {
       ok: false,
       async refuse() {
-        logEvent(events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
+        logEvent(ctx.log, events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
         await recordFailure(ctx, caip2, "verify", "payment_invalid");
         return refused(await paymentError(ctx, input, "the payment does not match the challenge (amount, asset, payee or network)", "requirements_mismatch"));
       },
@@ -218,17 +218,17 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
   try {
     verdict = await timeStep(ctx.metrics, "verify", caip2, () => ctx.gateway.verify(payload, matched));
   } catch (err) {
-    return { ok: false, refuse: async () => refused(chainUnavailable(events.verifyFailed, caip2, err)) };
+    return { ok: false, refuse: async () => refused(chainUnavailable(ctx.log, events.verifyFailed, caip2, err)) };
   }
   const invalidMessage = verdict.invalidMessage;
-  if (invalidMessage?.startsWith(CHAIN_UNAVAILABLE)) return { ok: false, refuse: async () => refused(chainUnavailable(events.verifyFailed, caip2, invalidMessage)) };
+  if (invalidMessage?.startsWith(CHAIN_UNAVAILABLE)) return { ok: false, refuse: async () => refused(chainUnavailable(ctx.log, events.verifyFailed, caip2, invalidMessage)) };
   if (!verdict.isValid || !verdict.payer) {
     const invalidReason = verdict.invalidReason;
     return {
       ok: false,
       async refuse() {
         const reason = await classifyVerifyFailure(payload, invalidReason, ctx.gateway.facilitator.rpcs[plan.network], invalidMessage);
-        logEvent(events.verifyFailed, { reason, detail: invalidReason, network: caip2 });
+        logEvent(ctx.log, events.verifyFailed, { reason, detail: invalidReason, network: caip2 });
         await recordFailure(ctx, caip2, "verify", reason);
         if (reason === "payment_expired") {
           // What the facilitator said is for the log; the client only needs to know it can pay again, safely.
@@ -245,7 +245,7 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
     return {
       ok: false,
       async refuse() {
-        logEvent("agent.not_allowed", { agent: payer, network: caip2 });
+        logEvent(ctx.log, "agent.not_allowed", { agent: payer, network: caip2 });
         return refused(new AppError("agent_not_allowed", "this agent is not allowed to pay on mainnet"));
       },
     };

@@ -6,7 +6,7 @@ import type { AppContext } from "../app-context";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { challengeHeaders } from "../x402/payment-headers";
 import { toV1Requirements } from "../x402/x402-v1";
 import { paidRoute, paidRouteNamed } from "../x402/paid-routes";
@@ -19,8 +19,8 @@ export function replay(payment: Payment, message: string, headers: Record<string
 }
 
 /** This request is not the one the payment paid for: another body, network, route or beneficiary. Nothing moved. */
-export function requestMismatch(input: AdmitPaymentInput, known: Payment): PaidRequestOutcome {
-  logEvent(`${eventNames(input.route).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
+export function requestMismatch(log: Logger, input: AdmitPaymentInput, known: Payment): PaidRequestOutcome {
+  logEvent(log, `${eventNames(input.route).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
   return {
     kind: "replay",
     error: new AppError(
@@ -34,8 +34,8 @@ export function requestMismatch(input: AdmitPaymentInput, known: Payment): PaidR
  * Another payment of this payer already holds the client's payment id: this one is refused before it settles. The
  * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
  */
-export function paymentIdConflict(input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
-  logEvent(`${eventNames(input.route).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
+export function paymentIdConflict(log: Logger, input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
+  logEvent(log, `${eventNames(input.route).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
   return {
     kind: "replay",
     error: new AppError(
@@ -67,8 +67,8 @@ export function eventNames(route: string) {
 }
 
 /** The chain (or its RPC) could not be asked: the client's payment is not at fault. */
-export function chainUnavailable(event: string, caip2: string, err: unknown): AppError {
-  logEvent(event, { reason: "chain_unavailable", network: caip2, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "warn");
+export function chainUnavailable(log: Logger, event: string, caip2: string, err: unknown): AppError {
+  logEvent(log, event, { reason: "chain_unavailable", network: caip2, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "warn");
   return new AppError("chain_unavailable", "the chain could not be reached to verify the payment; nothing was charged, retry later");
 }
 
@@ -77,7 +77,7 @@ export function chainUnavailable(event: string, caip2: string, err: unknown): Ap
  * make a bounded number of rows. Never lets bookkeeping turn a 402 into a 500.
  */
 export async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
-  const now = Date.now();
+  const now = ctx.clock.now();
   const hour = new Date(now - (now % 3_600_000));
   await ctx.db.$executeRaw`
     INSERT INTO payment_failure_counts (network, stage, reason, hour, count) VALUES (${network}, ${stage}, ${reason.slice(0, 100)}, ${hour}, 1)

@@ -6,6 +6,7 @@
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { hotExecute, hotQuery } from "../db/hot-query";
+import type { Clock } from "../runtime/runtime";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
 const LANE_WAIT_MS = 15_000;
@@ -75,17 +76,17 @@ export function laneRefusedMsExpression(source: string): Prisma.Sql {
  * Takes the payer's lane for `holder` (the payment id), waiting up to LANE_WAIT_MS while another holds it.
  * `verifiedAtMs` is the database's clock (epoch ms) from before the payment was verified, so it compares with `last_sent_at`
  * (also the database's) whatever the clocks of the instances. `first` is an attempt already made by the caller's own
- * statement (the claim's).
+ * statement (the claim's). The wait is timed by `clock`.
  */
-export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAtMs: number, leaseMs: number, first?: LaneAttempt): Promise<LaneOutcome> {
-  const deadline = Date.now() + LANE_WAIT_MS;
+export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAtMs: number, leaseMs: number, clock: Clock, first?: LaneAttempt): Promise<LaneOutcome> {
+  const deadline = clock.monotonic() + LANE_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const tried = attempt === 0 && first ? first : await tryLane(db, source, holder, leaseMs);
     if (tried.taken) {
       return { ok: true, lane: openLane(db, source, holder, tried.lastSentMs !== null && tried.lastSentMs >= verifiedAtMs) };
     }
     if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
-    if (Date.now() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
+    if (clock.monotonic() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
     // Settlements take a few hundred milliseconds on a real cluster: poll gently, with jitter.
     await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) + Math.random() * 10));
   }

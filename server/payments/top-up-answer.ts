@@ -15,12 +15,12 @@ import { keepTopUpAnswer } from "./payment-store";
 type CreditedTopUp = Payment & { txSignature: string };
 
 /** The top-up's first answer, as credited with `balanceUnits` after; kept on its payment for the payer's repeat. */
-export async function answerTopUp(ctx: Pick<AppContext, "db" | "gateway">, p: CreditedTopUp, balanceUnits: bigint): Promise<KeptAnswer> {
+export async function answerTopUp(ctx: Pick<AppContext, "db" | "gateway" | "log">, p: CreditedTopUp, balanceUnits: bigint): Promise<KeptAnswer> {
   // The credit is what the payment bought, and it is given: the x402 receipt goes with the settlement.
   const routeReceipt = await ctx.gateway.offerReceipts.issueSettlementReceipt("topup", { transaction: p.txSignature, network: p.network, payer: p.payer });
   const answer = { body: { ...topUpBody(p), balance_usdc: formatUnitsAsUsdc(balanceUnits) }, routeReceipt };
   await keepTopUpAnswer(ctx.db, p.id, keptAnswerText(answer)).catch((err: unknown) =>
-    logEvent("credits.answer_not_kept", { payment_id: p.id, reason: String(err).slice(0, 200) }, "warn"),
+    logEvent(ctx.log, "credits.answer_not_kept", { payment_id: p.id, reason: String(err).slice(0, 200) }, "warn"),
   );
   return answer;
 }

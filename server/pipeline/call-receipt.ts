@@ -8,12 +8,12 @@ import type { Receipt } from "../receipts/receipt-types";
 import { signReceipt } from "../receipts/sign-receipt";
 import type { CallReservation, UpstreamAnswer } from "./call-types";
 
-/** Signs the receipt of a captured call with `operator`, the receipt-signing key. */
+/** Signs the receipt of a captured call with `operator`, the receipt-signing key, dated `captured.atMs` (epoch ms). */
 export function signCallReceipt(
   operator: Ed25519Keypair,
   reservation: CallReservation,
   answer: Pick<UpstreamAnswer, "model" | "upstream" | "costUnits" | "hashes">,
-  captured: { inferenceId: string; pointsTotal: number },
+  captured: { inferenceId: string; pointsTotal: number; atMs: number },
 ): Receipt {
   const payment = reservation.settlement.receiptPayment;
   const facts: ReceiptFacts = {
@@ -22,7 +22,7 @@ export function signCallReceipt(
     model: answer.model,
     costUnits: answer.costUnits,
     hashes: answer.hashes,
-    timestampMs: Date.now(),
+    timestampMs: captured.atMs,
     inferenceId: captured.inferenceId,
     pointsTotal: captured.pointsTotal,
     ...(payment ? { payment } : {}),

@@ -3,6 +3,8 @@
 import "server-only";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import type { DbClient } from "../db";
+import type { Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import type { AppError } from "../errors";
 import type { ReceiptFacts } from "../receipts/build-receipt";
 import type { Completion, StreamEvent, Upstream } from "../upstream";
@@ -22,6 +24,8 @@ export interface CallReservation {
    * next value and stored by the capture's own statement while the points still are these.
    */
   pointsBefore?: number | null;
+  /** When serveCall began serving it (ctx.clock.monotonic()): the start of the call's `total` step. Set by serveCall. */
+  servedFrom?: number;
 }
 
 /** The x402 signed receipt of a served paid call: its response extensions, and the receipt itself for a stream's event. */
@@ -55,9 +59,9 @@ export interface CallSettlement {
   onUpstreamFailure(db: DbClient, reservation: CallReservation, err: unknown): Promise<AppError>;
   /**
    * The call stopped on a lost database before its upstream answered: gives its money back once the database answers
-   * again (in the background), if the attempt that served it still holds it.
+   * again (in the background, retried by `ctx.clock`, logged to `ctx.log`), if the attempt that served it still holds it.
    */
-  onDatabaseLost(db: DbClient, reservation: CallReservation, err: unknown): void;
+  onDatabaseLost(ctx: { db: DbClient; clock: Clock; log: Logger }, reservation: CallReservation, err: unknown): void;
   /**
    * Gives an unrecorded call's money back (prepaid: the hold released, nothing charged; paid: the hold returned to the
    * payer's credit and the payment refunded). The agent's balance after, or null when the hold was no longer held.

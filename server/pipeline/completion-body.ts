@@ -10,7 +10,7 @@ export function completionBody(inferenceId: string, completion: Completion): Rec
   return {
     id: `chatcmpl-${inferenceId}`,
     object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
+    created: completion.created,
     model: completion.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: completion.finishReason }],
     usage: completion.usage,

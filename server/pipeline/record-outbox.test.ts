@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Clock } from "../runtime/runtime";
+import { manualClock } from "../test/support/manual-clock";
 import { RecordOutbox, type OutboxLimits, type PendingRecord } from "./record-outbox";
-
-function manualClock(): Clock & { advance(ms: number): void } {
-  let now = Date.parse("2026-11-28T12:00:00Z");
-  return { now: () => now, advance: (ms) => void (now += ms) };
-}
 
 const LIMITS: OutboxLimits = { maxRecords: 3, maxBytes: 1_000, maxWaitMs: 60_000 };
 const permanent = () => Object.assign(new Error("unsupported Unicode escape sequence"), { code: "22P05" });

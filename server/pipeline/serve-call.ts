@@ -26,7 +26,7 @@ import { crashPoint } from "../runtime/crash-point";
 import { AppError } from "../errors";
 import { receiptFitsLog } from "../ledger/attach-receipt";
 import { captureHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { observeStep, timeStep } from "../metrics/registry";
 import { Prisma, type DbClient, type DbTransaction } from "../db";
 import type { Receipt } from "../receipts/receipt-types";
@@ -39,7 +39,7 @@ import { keptAnswerText } from "./kept-answer";
 
 /** Serves a reserved call. Throws the route's AppError when the upstream fails before the first byte. */
 export async function serveCall(ctx: AppContext, reservation: CallReservation, job: UpstreamJob): Promise<ServedCall> {
-  servedFrom.set(reservation, performance.now());
+  reservation.servedFrom = ctx.clock.monotonic();
   const lease = keepLease(ctx, reservation);
   try {
     return job.stream ? await streamCall(ctx, reservation, job.stream, lease) : await completeCall(ctx, reservation, job);
@@ -78,7 +78,7 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, job: 
  * last event before [DONE].
  */
 async function streamCall(ctx: AppContext, reservation: CallReservation, job: StreamingJob, lease: Lease): Promise<ServedCall> {
-  const started = performance.now();
+  const started = ctx.clock.monotonic();
   const abort = new AbortController();
   let events;
   try {
@@ -93,12 +93,14 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, job: St
     inferenceId: reservation.holdId,
     proofUrl: receiptProofUrl(ctx.config.baseUrl, reservation.holdId),
     model: job.model,
+    created: Math.floor(ctx.clock.now() / 1000),
+    log: ctx.log,
     usageChunk: job.usageChunk,
     events,
     abort,
     finish: async (completion) => {
       lease.stop();
-      observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
+      observeStep(ctx.metrics, "upstream", reservation.network, (ctx.clock.monotonic() - started) / 1000);
       const answer = job.answerOf(completion, reservation.holdId);
       const routeReceipt = await reservation.settlement.routeReceipt();
       // SECURITY: the text has left: whatever happens to its record, this call is never served again.
@@ -107,11 +109,11 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, job: St
     },
     abortRecorded: async (produced) => {
       lease.stop();
-      observeStep(ctx.metrics, "upstream", reservation.network, (performance.now() - started) / 1000);
+      observeStep(ctx.metrics, "upstream", reservation.network, (ctx.clock.monotonic() - started) / 1000);
       // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
-      const cut = { ...job.interrupted(ctx.upstream, produced), latencyMs: Math.round(performance.now() - started) };
+      const cut = { ...job.interrupted(ctx.upstream, produced), latencyMs: Math.round(ctx.clock.monotonic() - started) };
       await recordAborted(ctx, reservation, cut);
-      logEvent("call.stream_aborted", { inference_id: reservation.holdId, network: reservation.network, cost: cut.costUnits.toString() });
+      logEvent(ctx.log, "call.stream_aborted", { inference_id: reservation.holdId, network: reservation.network, cost: cut.costUnits.toString() });
     },
     fail: (err) => {
       lease.stop();
@@ -154,7 +156,7 @@ async function recordServed(
   how: { delivered: boolean },
 ): Promise<Recorded> {
   const answer = reservation.settlement.keepsAnswer() ? keptAnswerText(kept) : null;
-  const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, answered, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1 });
+  const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, answered, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1, atMs: ctx.clock.now() });
   const facts = captureFacts(reservation, answered, "served", answer);
   const write = async (): Promise<Recorded | null> => {
     const recorded = await captureServed(ctx.db, reservation, facts, receiptOf);
@@ -168,12 +170,12 @@ async function recordServed(
     // The outbox writes the capture when the call's answer went out, or is kept for the payer's retry; otherwise
     // (prepaid, or a paid route that keeps no answers) the money of an answer nobody got is given back instead.
     const later = async (): Promise<void> => {
-      if (!(await write())) captureLost(reservation);
+      if (!(await write())) captureLost(ctx.log, reservation);
     };
     const bytes = Buffer.byteLength(answer ?? "") + RECORD_OVERHEAD_BYTES;
     throw await notRecorded(ctx, reservation, err, { delivered: how.delivered, bytes, write: how.delivered || answer !== null ? later : null });
   }
-  if (!recorded) throw captureLost(reservation);
+  if (!recorded) throw captureLost(ctx.log, reservation);
   return recorded;
 }
 
@@ -182,7 +184,7 @@ async function recordAborted(ctx: AppContext, reservation: CallReservation, cut:
   const write = async (): Promise<void> => {
     const captured = await captureHold(ctx.db, captureFacts(reservation, cut, "aborted", null));
     if (captured.ok) countCall(ctx, reservation, "aborted");
-    else logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "warn");
+    else logEvent(ctx.log, "call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "warn");
   };
   try {
     await inLine(write);
@@ -236,16 +238,16 @@ async function notRecorded(
     });
   if (isPermanentDatabaseError(err) || err instanceof ReceiptTooLarge) {
     // SECURITY: a record the database refuses for good is never retried, and the call never served again.
-    logEvent("call.record_refused", { ...fields, reason }, "error");
+    logEvent(ctx.log, "call.record_refused", { ...fields, reason }, "error");
     try {
       return settlement.recordRefused(reservation, await settlement.giveBack(ctx.db, reservation));
     } catch (failed) {
       if (!isPermanentDatabaseError(failed)) pending(giveBack);
-      else logEvent("call.record_dropped", { ...fields, reason: "give_back_refused" }, "error");
+      else logEvent(ctx.log, "call.record_dropped", { ...fields, reason: "give_back_refused" }, "error");
       return settlement.recordRefused(reservation, null);
     }
   }
-  logEvent("call.record_pending", { ...fields, kept: how.write !== null, reason }, "warn");
+  logEvent(ctx.log, "call.record_pending", { ...fields, kept: how.write !== null, reason }, "warn");
   if (how.write) {
     pending(how.write);
     return settlement.recordPending(reservation, { delivered: how.delivered, kept: true, balanceUnits: null });
@@ -253,7 +255,7 @@ async function notRecorded(
   // An answer nobody got, and nobody keeps: its money goes back now if anything can be written, else once it can.
   const balanceUnits = await settlement.giveBack(ctx.db, reservation).catch((failed: unknown) => {
     pending(giveBack);
-    logEvent("call.give_back_pending", { ...fields, reason: failed instanceof Error ? failed.message.slice(0, 200) : "unknown" }, "warn");
+    logEvent(ctx.log, "call.give_back_pending", { ...fields, reason: failed instanceof Error ? failed.message.slice(0, 200) : "unknown" }, "warn");
     return null;
   });
   return settlement.recordPending(reservation, { delivered: how.delivered, kept: false, balanceUnits });
@@ -328,8 +330,8 @@ function captureFacts(
 }
 
 /** The hold was no longer held: another server finished this call, and its answer is not sent twice. */
-function captureLost(reservation: CallReservation): AppError {
-  logEvent("call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
+function captureLost(log: Logger, reservation: CallReservation): AppError {
+  logEvent(log, "call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
   return new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
 }
 
@@ -342,7 +344,7 @@ async function failCall(ctx: AppContext, reservation: CallReservation, err: unkn
   try {
     return await reservation.settlement.onUpstreamFailure(ctx.db, reservation, err);
   } catch (failed) {
-    reservation.settlement.onDatabaseLost(ctx.db, reservation, failed);
+    reservation.settlement.onDatabaseLost(ctx, reservation, failed);
     throw failed;
   }
 }
@@ -351,12 +353,9 @@ async function failCall(ctx: AppContext, reservation: CallReservation, err: unkn
 function countCall(ctx: AppContext, reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
   const m = ctx.metrics;
   m.calls.inc({ route: reservation.settlement.route, network: reservation.network, outcome, code: "" });
-  const from = servedFrom.get(reservation);
-  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep(ctx.metrics, "total", reservation.network, (performance.now() - from) / 1000);
+  const from = reservation.servedFrom;
+  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep(ctx.metrics, "total", reservation.network, (ctx.clock.monotonic() - from) / 1000);
 }
-
-/** When serveCall began, per reservation: the start of the call's `total` step. */
-const servedFrom = new WeakMap<CallReservation, number>();
 
 /** The call's headers: the route's own (with the route receipt's extensions once served), and the agent's balance once known. */
 function callHeaders(reservation: CallReservation, balanceUnits: bigint | null, extensions?: Record<string, unknown>): Record<string, string> {
@@ -376,9 +375,9 @@ function keepLease(ctx: AppContext, reservation: CallReservation): Lease {
   const timer = setInterval(() => {
     renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPayment, leaseMs)
       .then((held) => {
-        if (!held) logEvent("call.lease_lost", { inference_id: reservation.holdId }, "warn");
+        if (!held) logEvent(ctx.log, "call.lease_lost", { inference_id: reservation.holdId }, "warn");
       })
-      .catch((err: unknown) => logEvent("call.lease_renew_failed", { inference_id: reservation.holdId, reason: String(err).slice(0, 200) }, "warn"));
+      .catch((err: unknown) => logEvent(ctx.log, "call.lease_renew_failed", { inference_id: reservation.holdId, reason: String(err).slice(0, 200) }, "warn"));
   }, Math.max(50, Math.floor(leaseMs / 3)));
   timer.unref?.();
   return { stop: () => clearInterval(timer) };

@@ -31,7 +31,7 @@ export interface AdmissionRequest {
  * so the same signed request can be retried after the wait; a reused nonce: 409 `nonce_replay`; an agent without
  * credit on the network: 402 `insufficient_credits`, nothing written for it. Returns the settings.
  */
-export async function admitSignedRequest(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, now = Date.now()): Promise<Settings> {
+export async function admitSignedRequest(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, now: number): Promise<Settings> {
   const admitted = await admitAndHold(db, cfg, request, null, now);
   if (!admitted.ok) throw new AppError("insufficient_credits", "this agent has no credit on this network", { balance_usdc: "0" });
   return admitted.settings;
@@ -68,7 +68,7 @@ export type Admitted =
  * and the settings are those the hold was worked out from. A limit or a replay throws as admitSignedRequest does; an
  * agent without credit on the network is `{ ok: false }`.
  */
-export async function admitAndHold(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, hold: HoldWithAdmission | null, now = Date.now()): Promise<Admitted> {
+export async function admitAndHold(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, hold: HoldWithAdmission | null, now: number): Promise<Admitted> {
   const { agentPubkey, nonce, limit, network, ip } = request;
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
   const rows = await hotQuery<{

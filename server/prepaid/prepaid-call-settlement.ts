@@ -25,9 +25,9 @@ export const PREPAID_CALL_SETTLEMENT: CallSettlement = {
       balance_usdc: formatUnitsAsUsdc(balance ?? (await readBalance(db, reservation.agentPubkey, reservation.network))),
     });
   },
-  onDatabaseLost(db, reservation, err) {
+  onDatabaseLost(ctx, reservation, err) {
     // Nothing was charged: a capture that did commit left no `held` hold to release.
-    whenDatabaseBack(err, { event: "call.hold_released_after_database_loss", fields: { inference_id: reservation.holdId } }, () => releaseHold(db, reservation.holdId));
+    whenDatabaseBack(ctx, err, { event: "call.hold_released_after_database_loss", fields: { inference_id: reservation.holdId } }, () => releaseHold(ctx.db, reservation.holdId));
   },
   giveBack: (db, reservation) => releaseHold(db, reservation.holdId),
   recordPending(reservation, how) {

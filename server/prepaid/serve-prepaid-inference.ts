@@ -95,7 +95,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     throw new AppError("invalid_request", "request body is not valid UTF-8");
   }
   const body = route.parse(parseJsonText(text));
-  checkRequestWindow(body.timestamp);
+  checkRequestWindow(body.timestamp, ctx.clock.now());
   const cfg = ctx.config;
   const leaseMs = cfg.PAYMENT_LEASE_MS;
   // The hold is worked out from the settings the last request read, and taken in the admission's statement only if
@@ -104,7 +104,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   const guessedSettings = settingsFromStored(guessed.value, cfg);
   const guess = tryPlan(() => planCall(ctx, body, guessedSettings));
   const admit = (network: string, ip: AdmissionRequest["ip"], hold: HoldWithAdmission | null) =>
-    admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold);
+    admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold, ctx.clock.now());
   // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
   const ip = { hash: rateLimitIpHash(headers, guessedSettings, cfg), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
   const guessedNetwork = guess?.network.caip2 ?? tryNetwork(ctx, guessedSettings, body);
@@ -116,7 +116,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   ).catch((err: unknown) => {
     // The statement may have taken the hold before the database went away: it is released once the database is back
     // (nothing was charged; the client's retry is a new signed request), not when its lease runs out.
-    whenDatabaseBack(err, { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } }, () => releaseHold(ctx.db, holdId));
+    whenDatabaseBack(ctx, err, { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } }, () => releaseHold(ctx.db, holdId));
     throw err;
   });
   schedulePurge(ctx);

@@ -56,8 +56,8 @@ export function authenticateSignedRequest(baseUrl: string, headers: Headers, met
   throw new AppError("invalid_signature", "the signature does not match this request, this service and this key", { detail });
 }
 
-/** Refuses a timestamp outside the window with 401 `request_expired`. */
-export function checkRequestWindow(timestampMs: number, now = Date.now()): void {
+/** Refuses a timestamp outside the window around `now` (the server's clock) with 401 `request_expired`. */
+export function checkRequestWindow(timestampMs: number, now: number): void {
   if (!Number.isFinite(timestampMs) || Math.abs(now - timestampMs) > SIGNED_REQUEST_WINDOW_MS) {
     throw new AppError("request_expired", `timestamp must be within ${SIGNED_REQUEST_WINDOW_MS / 1000} s of the server's clock`, { server_time: now });
   }

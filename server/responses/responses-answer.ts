@@ -137,7 +137,8 @@ export function responsesEventStream(request: ResponsesRequest, chatStream: Read
     }
     const out: Uint8Array[] = [];
     if (!started) {
-      started = { inferenceId: inferenceIdOf(frame.id ?? ""), created: frame.created ?? Math.floor(Date.now() / 1000), model: frame.model ?? request.model };
+      // Every chunk of the chat stream carries its `created` (when the call was served): the response's time is its.
+      started = { inferenceId: inferenceIdOf(frame.id ?? ""), created: frame.created ?? 0, model: frame.model ?? request.model };
       out.push(event("response.created", { response: snapshot("in_progress", []) }));
       out.push(event("response.in_progress", { response: snapshot("in_progress", []) }));
       out.push(event("response.output_item.added", { output_index: 0, item: messageItem(started.inferenceId, "in_progress", []) }));

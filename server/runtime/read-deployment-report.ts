@@ -61,9 +61,11 @@ async function readOwnHealth(cfg: Config, db: DbClient | null, dbError: Error | 
       db: () => (db ? Promise.resolve(db) : Promise.reject(dbError ?? new Error("no database"))),
       facilitator: async () => facilitator,
       upstream: { baseUrl: cfg.UPSTREAM_BASE_URL, apiKey: cfg.UPSTREAM_API_KEY, providerName: cfg.UPSTREAM_PROVIDER_NAME },
+      clock: facilitator.clock,
     }),
     cache: { entry: null },
     shutdown: createShutdownFlag(),
+    clock: facilitator.clock,
   });
   if (!("ready" in body)) throw new Error("the health report withheld its detail from this process's own token");
   return body;

@@ -85,18 +85,20 @@ export async function routeHealthSource(): Promise<HealthSource> {
   const e = edge();
   const { runtimeHealthDeps } = await import("../health/check-health");
   const runtime = await routeRuntime().catch((err: unknown) => err as Error);
-  if (!(runtime instanceof Error)) return { config: runtime.config, deps: () => runtimeHealthDeps(runtime), cache: e.health, shutdown: edgeShutdown };
+  if (!(runtime instanceof Error)) return { config: runtime.config, deps: () => runtimeHealthDeps(runtime), cache: e.health, shutdown: edgeShutdown, clock: runtime.clock };
   const config = await routeConfig();
-  const { createFacilitator } = await import("../facilitator/create-facilitator");
+  const [{ createFacilitator }, { systemClock }] = await Promise.all([import("../facilitator/create-facilitator"), import("./runtime")]);
   return {
     config,
     deps: () => ({
       db: () => Promise.reject(runtime),
       facilitator: () => createFacilitator(config),
       upstream: { baseUrl: config.UPSTREAM_BASE_URL, apiKey: config.UPSTREAM_API_KEY, providerName: config.UPSTREAM_PROVIDER_NAME },
+      clock: systemClock,
     }),
     cache: e.health,
     shutdown: edgeShutdown,
+    clock: systemClock,
   };
 }
 

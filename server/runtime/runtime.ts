@@ -15,14 +15,23 @@ import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
 import type { RecordOutbox } from "../pipeline/record-outbox";
 
-/** Where time comes from: leases, takeovers and expiry read it, so a test moves time instead of sleeping. */
+/**
+ * Where time comes from. Production code reads time only here (ctx.clock, or a clock passed to a function that has no
+ * ctx): leases, takeovers, expiry, deadlines, timestamps written or answered, and durations alike, so a test moves time
+ * instead of sleeping. Two readings: `now()` is the wall clock, for a moment that is stored, compared with a stored
+ * one or shown; `monotonic()` never goes back, for a duration measured within this process (a latency, a metric, a
+ * wait's deadline). A fake clock advances both by the same amount. `Date.now()`, `new Date()` with no argument and
+ * `performance.now()` appear only in systemClock (lint refuses them elsewhere, but at the route edge).
+ */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
+  /** Milliseconds from an arbitrary origin that never goes back: only differences between two readings mean anything. */
+  monotonic(): number;
 }
 
-/** The wall clock. */
-export const systemClock: Clock = { now: () => Date.now() };
+/** The wall clock, and the process's monotonic clock. */
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
 /** The chains a runtime pays and settles on. */
 interface Chains {

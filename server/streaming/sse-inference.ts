@@ -20,7 +20,7 @@ import "server-only";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import { producedText, type Completion, type StreamEvent } from "../upstream";
 import type { Receipt } from "../receipts/receipt-types";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { AppError, errorBody } from "../errors";
 
 export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
@@ -51,6 +51,10 @@ export interface SseInference {
   /** The receipt's inclusion-proof URL, sent with the receipt. */
   proofUrl: string;
   model: string;
+  /** The chunks' `created`: when the call was served, in seconds since the epoch. */
+  created: number;
+  /** Where a stream that could not be finished or recorded is logged. */
+  log: Logger;
   /** The usage goes in its own last chunk with `choices: []` (`stream_options.include_usage`), not on the finish chunk. */
   usageChunk?: boolean;
   /** The upstream stream, started with `abort.signal`. */
@@ -116,7 +120,7 @@ function answerChunks(base: ChunkBase, usageChunk: boolean) {
 
 /** The SSE body. Cancelling it (the client disconnected) aborts the upstream and records the partial call. */
 export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Array> {
-  const chunks = answerChunks({ id: `chatcmpl-${plan.inferenceId}`, created: Math.floor(Date.now() / 1000), model: plan.model }, plan.usageChunk === true);
+  const chunks = answerChunks({ id: `chatcmpl-${plan.inferenceId}`, created: plan.created, model: plan.model }, plan.usageChunk === true);
   let cancelled = false;
 
   return new ReadableStream<Uint8Array>({
@@ -154,7 +158,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         }
       }
       if (cancelled || !completion) {
-        await plan.abortRecorded(produced).catch((err: unknown) => logEvent("stream.abort_record_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error"));
+        await plan.abortRecorded(produced).catch((err: unknown) => logEvent(plan.log, "stream.abort_record_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error"));
         return;
       }
       for (const closing of chunks.closing(completion.finishReason, completion.usage)) send(closing);
@@ -162,7 +166,7 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
       try {
         receipts = await plan.finish(completion);
       } catch (err) {
-        logEvent("stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
+        logEvent(plan.log, "stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
         // A route's own refusal (e.g. the receipt log was unavailable: nothing charged) says so; anything else is generic.
         const failure = err instanceof AppError ? errorBody(err.code, err.message, err.details) : errorBody("internal_error", "the call could not be recorded; no receipt was issued");
         send({ error: failure.error });

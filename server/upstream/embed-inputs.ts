@@ -7,6 +7,7 @@ import { embedLocally } from "./local-embedding-model";
 import { EMBEDDING_MODEL_CATALOG, embeddingCostFromTokens, findEmbeddingModel, usdCostToUnits, type EmbeddingCatalogModel } from "./model-catalog";
 import { UpstreamError } from "./openai-compatible-client";
 import { requestEmbeddings, type ProviderEmbeddingRequest } from "./openai-compatible-embeddings";
+import type { Clock } from "../runtime/runtime";
 
 /** What the embeddings part of the facade needs of the upstream config. */
 export interface EmbedderConfig {
@@ -14,6 +15,8 @@ export interface EmbedderConfig {
   apiKey?: string;
   timeoutMs: number;
   providerName: string;
+  /** Where the answers' latencies read time. */
+  clock: Clock;
 }
 
 export interface EmbeddingRequest {
@@ -73,10 +76,10 @@ export function createEmbedder(cfg: EmbedderConfig): Embedder {
       if (req.dimensions !== undefined && (!Number.isSafeInteger(req.dimensions) || req.dimensions < 1 || req.dimensions > model.maxDimensions)) {
         throw new TypeError(`dimensions must be an integer from 1 to ${model.maxDimensions} for ${model.id}`);
       }
-      const started = performance.now();
+      const started = cfg.clock.monotonic();
       if (model.provider === "local") {
         const answer = embedLocally(inputs, req.dimensions ?? model.defaultDimensions);
-        return { model: model.id, ...answer, costUnits: embeddingCostFromTokens(model, answer.usage), upstream: "local", latencyMs: Math.round(performance.now() - started) };
+        return { model: model.id, ...answer, costUnits: embeddingCostFromTokens(model, answer.usage), upstream: "local", latencyMs: Math.round(cfg.clock.monotonic() - started) };
       }
       const sent: ProviderEmbeddingRequest = {
         model: model.id,
@@ -93,7 +96,7 @@ export function createEmbedder(cfg: EmbedderConfig): Embedder {
         usage,
         costUnits: usdCostToUnits(cost) ?? embeddingCostFromTokens(model, usage),
         upstream: cfg.providerName,
-        latencyMs: Math.round(performance.now() - started),
+        latencyMs: Math.round(cfg.clock.monotonic() - started),
       };
     },
   };

@@ -9,6 +9,7 @@ import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits
 import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ProviderStreamEvent, type ToolCallDelta } from "./openai-compatible-client";
 import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
 import { wellFormed, wellFormedJson, wellFormedPieces } from "./well-formed-text";
+import type { Clock } from "../runtime/runtime";
 
 export { UpstreamError } from "./openai-compatible-client";
 export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, LOCAL_MODEL_ID } from "./model-catalog";
@@ -25,6 +26,8 @@ export interface UpstreamConfig {
   providerName: string;
   /** Pause between the built-in model's streamed tokens, so a stream looks and behaves like one (0 = none). */
   localStreamDelayMs?: number;
+  /** Where the answers' ids and latencies read time. */
+  clock: Clock;
 }
 
 export interface CompletionRequest extends CompletionParams {
@@ -36,6 +39,8 @@ export interface CompletionRequest extends CompletionParams {
 
 export interface Completion {
   id: string;
+  /** When the answer was made, in seconds since the epoch (the body's `created`). */
+  created: number;
   model: string;
   /** The answer's text (what the receipt's response hash covers); "" when it only calls tools. */
   content: string;
@@ -122,16 +127,17 @@ function wellFormedEvents(): { of(event: ProviderStreamEvent): Exclude<StreamEve
 }
 
 /** The built-in model's answer as a completion. */
-function localCompletion(model: CatalogModel, answer: LocalAnswer, started: number): Completion {
+function localCompletion(model: CatalogModel, answer: LocalAnswer, started: number, clock: Clock): Completion {
   return {
-    id: `local-${Date.now().toString(36)}`,
+    id: `local-${clock.now().toString(36)}`,
+    created: Math.floor(clock.now() / 1000),
     model: model.id,
     content: answer.content,
     finishReason: "stop",
     usage: answer.usage,
     costUnits: costFromTokens(model, answer.usage),
     upstream: "local",
-    latencyMs: Math.round(performance.now() - started),
+    latencyMs: Math.round(clock.monotonic() - started),
   };
 }
 
@@ -166,6 +172,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     const { cost, ...usage } = answer.usage;
     return {
       id: wellFormed(answer.id),
+      created: Math.floor(cfg.clock.now() / 1000),
       model: model.id,
       content: wellFormed(answer.content),
       ...(answer.toolCalls ? { toolCalls: wellFormedJson(answer.toolCalls) } : {}),
@@ -173,7 +180,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       usage,
       costUnits: usdCostToUnits(cost) ?? costFromTokens(model, usage),
       upstream: cfg.providerName,
-      latencyMs: Math.round(performance.now() - started),
+      latencyMs: Math.round(cfg.clock.monotonic() - started),
     };
   };
   return {
@@ -187,7 +194,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     },
     async *stream(req, opts = {}) {
       const model = modelFor(req);
-      const started = performance.now();
+      const started = cfg.clock.monotonic();
       if (model.provider === "local") {
         const answer = localAnswer(model, req);
         for (const token of splitIntoTokens(answer.content)) {
@@ -199,7 +206,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
           }
           yield { type: "delta", content: token };
         }
-        yield { type: "done", completion: localCompletion(model, answer, started) };
+        yield { type: "done", completion: localCompletion(model, answer, started, cfg.clock) };
         return;
       }
       let content = "";
@@ -223,8 +230,8 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     },
     async complete(req, opts = {}) {
       const model = modelFor(req);
-      const started = performance.now();
-      if (model.provider === "local") return localCompletion(model, localAnswer(model, req), started);
+      const started = cfg.clock.monotonic();
+      if (model.provider === "local") return localCompletion(model, localAnswer(model, req), started, cfg.clock);
       return providerCompletion(model, await requestCompletion(provider, providerRequest(model, req), opts.signal), started);
     },
   };

@@ -11,11 +11,13 @@ import {
 } from "@x402/extensions/offer-receipt";
 import { serviceDidDocument } from "../discovery/did-web-document";
 import { generateKeypair } from "../keys/parse-secret-key";
+import { createLogger } from "../log";
+import { systemClock } from "../runtime/runtime";
 import { createOfferReceipts, offerReceiptDeclaration } from "./offer-receipt";
 
 const BASE_URL = "https://signet.example.com";
 const operatorKey = generateKeypair();
-const { extension: offerReceiptExtension, issueSettlementReceipt } = createOfferReceipts({ operatorKey: () => operatorKey, baseUrl: BASE_URL });
+const { extension: offerReceiptExtension, issueSettlementReceipt } = createOfferReceipts({ operatorKey: () => operatorKey, baseUrl: BASE_URL, clock: systemClock, log: createLogger("silent") });
 afterEach(() => vi.useRealTimers());
 
 const requirement: PaymentRequirements = {

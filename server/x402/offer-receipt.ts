@@ -22,7 +22,8 @@ import {
 import { operatorKeyIdAt } from "../discovery/did-web-document";
 import { signEd25519 } from "../keys/node-ed25519";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import { compactExtensions } from "./compact-extensions";
 import { paidRouteUrl, type PaidRoute } from "./paid-routes";
 
@@ -41,6 +42,10 @@ export function offerReceiptDeclaration(validitySeconds: number): OfferReceiptDe
 export interface OfferReceiptSigner {
   operatorKey(): Ed25519Keypair;
   baseUrl: string;
+  /** Where a cached offer's validity is judged. */
+  clock: Clock;
+  /** Where a receipt that could not be made is logged. */
+  log: Logger;
 }
 
 /** The offer-receipt extension over the operator key, and the settlement receipts it signs. */
@@ -86,7 +91,7 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
       const current = operatorIssuer();
       const validity = input.offerValiditySeconds ?? 0;
       const key = [current.kid, resourceUrl, input.acceptIndex, input.scheme, input.network, input.asset, input.payTo, input.amount, validity].join("|");
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(signer.clock.now() / 1000);
       const cached = offers.get(key);
       if (cached && cached.validUntil - now >= validity / 2) return cached.offer;
       if (offers.size >= MAX_CACHED_OFFERS) {
@@ -119,7 +124,7 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
         | undefined;
       const receipt = data?.info?.receipt;
       if (!receipt) {
-        logEvent("offer_receipt.receipt_failed", { network: settlement.network, transaction: settlement.transaction }, "error");
+        logEvent(signer.log, "offer_receipt.receipt_failed", { network: settlement.network, transaction: settlement.transaction }, "error");
         return null;
       }
       // The settlement response travels in a header a default proxy bounds: the extension goes compact.

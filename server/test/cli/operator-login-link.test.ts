@@ -10,7 +10,9 @@ import { loadConfig } from "../../env";
 import { AppError, toErrorBody } from "../../errors";
 import { generateKeypair, parseSecretKey } from "../../keys/parse-secret-key";
 import { devOperatorSignInKey } from "../../operator-auth/dev-operator";
+import { createLogger } from "../../log";
 import { redeemLoginLink } from "../../operator-auth/sign-in";
+import { systemClock } from "../../runtime/runtime";
 import { runSignet, type CliRun } from "../support/signet-cli";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "signet-login-link-"));
@@ -68,7 +70,7 @@ describe("signet operator login-link --key", () => {
         throw new Error("the database must not be reached");
       },
     }) as DbClient;
-    const refused = await redeemLoginLink(db, cfg, message, link.searchParams.get("s")!, "https://signet.example").catch((err: unknown) => err);
+    const refused = await redeemLoginLink(db, cfg, message, link.searchParams.get("s")!, "https://signet.example", { clock: systemClock, log: createLogger("silent") }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: "forbidden", message: "this key is not an operator of this service" });
     expect(toErrorBody(refused).status).toBe(403);

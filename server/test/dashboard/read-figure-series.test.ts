@@ -75,7 +75,7 @@ describe("readFigureSeries()", () => {
 
 describe("readFigures()", () => {
   it("counts prepaid calls' upstream cost against the margin, over all time", async () => {
-    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma, testConfig()));
+    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma, testConfig()), Date.now());
     const devnet = figures.networks.find((n) => n.network === DEVNET)!;
     expect(devnet).toMatchObject({ paidCalls: 4, prepaidCalls: 1, receivedUsdc: "0.007", upstreamCostUsdc: "0.001999", marginUsdc: "0.005001" });
   });

@@ -31,7 +31,7 @@ describe("payment failure bookkeeping", () => {
     const [counted] = await stack.tdb.prisma.$queryRaw<{ rows: bigint }[]>`SELECT count(*) AS rows FROM payment_failure_counts`;
     // One (network, stage, reason, hour) bucket; two if the run crossed an hour boundary.
     expect(Number(counted!.rows)).toBeLessThanOrEqual(2);
-    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma, testConfig()));
+    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma, testConfig()), Date.now());
     const failures = figures.networks.flatMap((n) => n.failures).filter((f) => f.reason === "payment_invalid");
     expect(failures.reduce((sum, f) => sum + f.count, 0)).toBe(fakes);
   });
@@ -74,7 +74,7 @@ describe("purgeExpiredRows()", () => {
     });
 
     // Two instances purging at once: one does the work, neither fails.
-    const results = await Promise.all([purgeExpiredRows(db), purgeExpiredRows(db)]);
+    const results = await Promise.all([purgeExpiredRows(db, Date.now()), purgeExpiredRows(db, Date.now())]);
     expect(results.filter((r) => r !== null).length).toBeGreaterThanOrEqual(1);
 
     expect((await db.grantChallenge.findMany({ where: { agentPubkey: agent }, orderBy: { nonce: "asc" } })).map((c) => c.nonce)).toEqual(["g-just-expired", "g-live"]);

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_FAILURES, takeSettlementLane } from "../../payments/settlement-lane";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { systemClock } from "../../runtime/runtime";
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ describe("takeSettlementLane()", () => {
     const seen: boolean[] = [];
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), verifiedAt, 60_000);
+        const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), verifiedAt, 60_000, systemClock);
         if (!taken.ok) throw new Error(taken.reason);
         holding++;
         most = Math.max(most, holding);
@@ -41,12 +42,12 @@ describe("takeSettlementLane()", () => {
   it("does not count a send released before the verification as sent since, however close", async () => {
     const lane = source();
     for (let i = 0; i < 20; i++) {
-      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), 0, 60_000);
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), 0, 60_000, systemClock);
       if (!taken.ok) throw new Error(taken.reason);
       await taken.lane.release({ sent: true, failed: false });
       // The database's clock right after the release, as a back-to-back call's verification would start.
       const [{ ms }] = await tdb.prisma.$queryRaw<[{ ms: number }]>`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`;
-      const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Number(ms), 60_000);
+      const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Number(ms), 60_000, systemClock);
       if (!next.ok) throw new Error(next.reason);
       expect(next.lane.sentSinceVerify).toBe(false);
       await next.lane.release({ sent: false, failed: false });
@@ -55,21 +56,21 @@ describe("takeSettlementLane()", () => {
 
   it("takes over a lane whose holder died once its lease ran out", async () => {
     const lane = source();
-    const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 100);
+    const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 100, systemClock);
     expect(dead.ok).toBe(true);
     await new Promise((r) => setTimeout(r, 150));
-    const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
+    const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock);
     expect(next.ok).toBe(true);
   });
 
   it(`refuses a payer after ${MAX_FAILURES} failed settlements, with how long to wait`, async () => {
     const lane = source();
     for (let i = 0; i < MAX_FAILURES; i++) {
-      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock);
       if (!taken.ok) throw new Error(`refused after ${i} failures`);
       await taken.lane.release({ sent: true, failed: true });
     }
-    const refused = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
+    const refused = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock);
     expect(refused).toMatchObject({ ok: false, reason: "payer_refused" });
     expect(refused.ok ? 0 : refused.retryAfterMs).toBeGreaterThan(60_000);
   });
@@ -77,7 +78,7 @@ describe("takeSettlementLane()", () => {
   it("forgets a payer's failures once one of its settlements succeeds", async () => {
     const lane = source();
     for (let i = 0; i < MAX_FAILURES - 1; i++) {
-      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000);
+      const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock);
       if (!taken.ok) throw new Error(taken.reason);
       await taken.lane.release({ sent: true, failed: i < MAX_FAILURES - 2 });
     }

@@ -3,21 +3,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeOverStale } from "../../payments/payment-store";
-import type { Clock } from "../../runtime/runtime";
+import { moveOf } from "../../payments/payment-transition";
+import { manualClock } from "../support/manual-clock";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 const LEASE_MS = 120_000;
-
-/** A clock that stands still until the test moves it. */
-function manualClock(startMs: number): Clock & { advance(ms: number): void } {
-  let nowMs = startMs;
-  return {
-    now: () => nowMs,
-    advance: (ms) => {
-      nowMs += ms;
-    },
-  };
-}
 
 let tdb: TestDatabase;
 beforeAll(async () => {
@@ -36,7 +26,7 @@ describe("takeOverStale()", () => {
   it("leaves a claim whose lease the clock has not passed, and takes it over once the clock moves past it", async () => {
     const clock = manualClock(Date.parse("2026-11-27T12:00:00Z"));
     const id = await claimedPayment(new Date(clock.now()));
-    const moves = [{ from: "claimed", to: "claimed" }] as const;
+    const moves = [moveOf("claimed", { type: "lease-taken-over" })];
     clock.advance(LEASE_MS - 1_000);
     expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBeNull();
     clock.advance(2_000);
@@ -54,14 +44,14 @@ describe("takeOverStale()", () => {
     const clock = manualClock(Date.parse("2026-11-27T13:00:00Z"));
     const id = await claimedPayment(new Date(clock.now()));
     clock.advance(LEASE_MS + 1);
-    const taken = await Promise.all(Array.from({ length: 4 }, () => takeOverStale(tdb.prisma, id, LEASE_MS, [{ from: "claimed", to: "claimed" }], clock.now())));
+    const taken = await Promise.all(Array.from({ length: 4 }, () => takeOverStale(tdb.prisma, id, LEASE_MS, [moveOf("claimed", { type: "lease-taken-over" })], clock.now())));
     expect(taken.filter((a) => a !== null)).toHaveLength(1);
   });
 
   it("rejects malformed input: moves to more than one state", async () => {
     const id = await claimedPayment(new Date());
     await expect(
-      takeOverStale(tdb.prisma, id, LEASE_MS, [{ from: "settled", to: "serving" }, { from: "claimed", to: "claimed" }], Date.now()),
-    ).rejects.toThrow("a takeover moves to one state");
+      takeOverStale(tdb.prisma, id, LEASE_MS, [moveOf("settled", { type: "lease-taken-over" }), moveOf("claimed", { type: "lease-taken-over" })], Date.now()),
+    ).rejects.toThrow("a statement's moves go to one state");
   });
 });

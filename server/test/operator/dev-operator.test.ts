@@ -35,7 +35,7 @@ describe("the dev operator sign-in key", () => {
   });
 
   it("signs a one-time link that opens the dashboard once", async () => {
-    const link = signedLoginLink(ORIGIN, devOperatorSignInKey(config())!);
+    const link = signedLoginLink(ORIGIN, devOperatorSignInKey(config())!, Date.now());
     const first = await loginLinkRoute(new Request(link), {});
     expect(first.status).toBe(303);
     expect((await whoami(first.headers.get("set-cookie")!.split(";")[0]!)).status).toBe(200);

@@ -7,11 +7,12 @@ import { GET as models } from "@/app/api/v1/models/route";
 import { edgeShutdown, routeRuntime } from "../../runtime/route-edge";
 import { testKnob } from "../support/env";
 import { createDrainTracker, drainOnSignals } from "../../health/drain-server";
+import { systemClock } from "../../runtime/runtime";
 import { createFrontServer } from "../../http/front-server";
 import { answerWithRoute } from "../support/route-adapter";
 
 await routeRuntime();
-const tracker = createDrainTracker(edgeShutdown);
+const tracker = createDrainTracker(edgeShutdown, systemClock);
 const server = createFrontServer(
   tracker.handle(
     (req, res) =>

@@ -8,7 +8,8 @@ import { createDepositReadiness } from "../../runtime/deposit-ready";
 import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { signerFromKeypair } from "../../agent/paying-fetch";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { log } from "../../log";
+import { createLogger } from "../../log";
+import { systemClock } from "../../runtime/runtime";
 import { SHIPPED_NETWORKS } from "../../verify/network-registry";
 import type { PaymentGateway } from "../../x402/payment-gateway";
 
@@ -17,11 +18,10 @@ let proxy: http.Server;
 let proxyUrl: string;
 /** How many requests the flaky RPC in front of the chain answers 503 before it forwards. */
 let failuresLeft = 0;
-const quietLevel = log.level;
+// As in production, where the failure is logged: logging it must not keep the failure cached.
+const log = createLogger("error");
 
 beforeAll(async () => {
-  // As in production, where the failure is logged: logging it must not keep the failure cached.
-  log.level = "error";
   devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null });
   proxy = http.createServer((req, res) => {
     let body = "";
@@ -38,7 +38,6 @@ beforeAll(async () => {
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  log.level = quietLevel;
   proxy?.closeAllConnections();
   await new Promise((r) => proxy?.close(r));
   await devnet?.close();
@@ -50,7 +49,7 @@ describe("createDepositReadiness()", () => {
     const signer = await signerFromKeypair(key);
     await devnet.fundAccount(signer.address, { lamports: 1_000_000_000n });
     const gateway = { facilitator: { networks: SHIPPED_NETWORKS, rpcs: { "solana-devnet": createSolanaRpc(proxyUrl) }, signer } } as unknown as PaymentGateway;
-    const ensureDepositReady = createDepositReadiness(gateway);
+    const ensureDepositReady = createDepositReadiness(gateway, new Map(), { clock: systemClock, log });
     failuresLeft = 1;
     await expect(ensureDepositReady("solana-devnet", signer.address)).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 10));

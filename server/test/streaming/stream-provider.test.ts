@@ -5,6 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../runtime/runtime";
 import { operatorKeypair } from "../support/env";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
@@ -78,7 +79,7 @@ async function collect(events: AsyncGenerator<StreamEvent>): Promise<{ deltas: s
 const usdc = (owner: string) => stack.devnet.usdcBalance(owner);
 
 describe("createUpstream().stream() against an OpenAI-compatible provider", () => {
-  const upstream = () => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 1_000, providerName: "openrouter" });
+  const upstream = () => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 1_000, providerName: "openrouter", clock: systemClock });
 
   it("asks for a stream with usage, yields the deltas, and prices with the reported cost", async () => {
     behaviour = "ok";

@@ -5,6 +5,7 @@
 // provider answer hash alike); the cost is the provider's, or our own count of the text and tool calls produced; and a
 // streamed answer sent again from storage carries its tool calls whole.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../runtime/runtime";
 import { operatorKeypair } from "../support/env";
 import { readStreamedAnswer } from "../../streaming/read-sse";
 import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
@@ -69,7 +70,7 @@ async function paidHeader(): Promise<string> {
 describe("createUpstream().stream() with a provider that streams tool calls", () => {
   it("yields the fragments as they come and a completion with the whole calls, no text, the provider's finish reason and cost", async () => {
     withUsage = true;
-    const upstream = createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs: 2_000, providerName: "openrouter" });
+    const upstream = createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs: 2_000, providerName: "openrouter", clock: systemClock });
     const events: StreamEvent[] = [];
     for await (const event of upstream.stream({ model: MODEL, messages })) events.push(event);
     const fragments = events.flatMap((e) => (e.type === "tool_calls" ? e.toolCalls : []));
@@ -84,7 +85,7 @@ describe("createUpstream().stream() with a provider that streams tool calls", ()
   it("refuses a tool call whose first fragment has no id, as a plain answer's tool call without one is refused", async () => {
     withoutId = true;
     try {
-      const upstream = createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs: 2_000, providerName: "openrouter" });
+      const upstream = createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs: 2_000, providerName: "openrouter", clock: systemClock });
       const events: StreamEvent[] = [];
       const error = await (async () => {
         for await (const event of upstream.stream({ model: MODEL, messages })) events.push(event);

@@ -3,6 +3,7 @@
 // them: parse the request, embed, write the body, hash.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../runtime/runtime";
 import { embeddingsRequestSchema, type EmbeddingsRequest } from "../../embeddings/embeddings-request-schema";
 import { embeddingsResponseBody, embeddingsResponseSchema } from "../../embeddings/embeddings-response-body";
 import { parseWith } from "../../http/handle-route";
@@ -40,8 +41,8 @@ beforeAll(async () => {
 });
 afterAll(() => provider.close());
 
-const upstream = (timeoutMs = 1_000) => createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs, providerName: "openrouter" });
-const keyless = () => createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter" });
+const upstream = (timeoutMs = 1_000) => createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs, providerName: "openrouter", clock: systemClock });
+const keyless = () => createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter", clock: systemClock });
 const req: EmbeddingRequest = { model: MODEL, input: ["first text", "second text"], dimensions: 3 };
 const failure = async (promise: Promise<unknown>) => (await promise.then(() => null, (e: unknown) => e)) as UpstreamError;
 

@@ -113,7 +113,7 @@ const healthOutput = z.object({
 });
 
 export const dashboardRouter = router({
-  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db, ctx.runtime.config))),
+  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db, ctx.runtime.config), ctx.runtime.clock.now())),
   feePayer: operatorProcedure.output(feePayerOutput).query(({ ctx }) => readFeePayerHealth(ctx.runtime.chains.facilitator)),
   recentCalls: operatorProcedure
     .input(z.object({ cursor: cursor.nullish(), limit: z.number().int().min(1).max(100).default(20) }))
@@ -126,7 +126,7 @@ export const dashboardRouter = router({
   }),
   /** The readiness summary (GET /api/health) and the settlements waiting: broadcast (pending), stale claims and unserved payments. */
   health: operatorProcedure.output(healthOutput).query(async ({ ctx }) => {
-    const [report, pending] = await Promise.all([readRuntimeHealth(ctx.runtime), readPendingSettlements(ctx.db, ctx.runtime.config.PAYMENT_LEASE_MS)]);
+    const [report, pending] = await Promise.all([readRuntimeHealth(ctx.runtime), readPendingSettlements(ctx.db, ctx.runtime.config.PAYMENT_LEASE_MS, ctx.runtime.clock.now())]);
     return { ...report, pending };
   }),
   whoami: operatorProcedure

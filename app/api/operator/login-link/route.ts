@@ -14,7 +14,7 @@ export const GET = handleRoute(async (req) => {
   if (!message || !signature) throw new AppError("invalid_request", "a login link carries m and s");
   const decoded = Buffer.from(message, "base64url").toString("utf8");
   const rt = await routeRuntime();
-  const token = await redeemLoginLink(rt.db, rt.config, decoded, signature, rt.config.baseUrl);
+  const token = await redeemLoginLink(rt.db, rt.config, decoded, signature, rt.config.baseUrl, rt);
   return new Response(null, { status: 303, headers: { location: "/dashboard", "set-cookie": sessionCookie(token, rt.config) } });
 });
 

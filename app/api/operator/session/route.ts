@@ -10,14 +10,14 @@ export const dynamic = "force-dynamic";
 export const POST = handleRoute(async (req) => {
   const input = parseWith(signInSchema, await readJsonBody(req, 4_096));
   const rt = await routeRuntime();
-  const token = await signIn(rt.db, rt.config, input);
+  const token = await signIn(rt.db, rt.config, input, rt);
   return Response.json({ ok: true, pubkey: input.pubkey }, { headers: { "set-cookie": sessionCookie(token, rt.config) } });
 });
 
 /** Sign-out: revokes every session token issued to this operator so far, then clears the cookie. */
 export const DELETE = handleRoute(async (req) => {
   const rt = await routeRuntime();
-  await signOut(rt.db, rt.config, req.headers.get("cookie"));
+  await signOut(rt.db, rt.config, req.headers.get("cookie"), rt.clock.now());
   return Response.json({ ok: true }, { headers: { "set-cookie": sessionCookie("", rt.config) } });
 });
 

@@ -13,7 +13,7 @@ export const POST = handleRoute(async (req) => {
   const rt = await routeRuntime();
   const settings = await rt.settings.read();
   const ipHash = hashIp(clientIp(req.headers, rt.config.trustedProxyHops), ipHashSalt(settings, rt.config));
-  return Response.json(await claimGrant(rt.db, rt.config.networks, body, ipHash, settings));
+  return Response.json(await claimGrant(rt.db, rt.config.networks, body, ipHash, settings, rt));
 });
 
 export const { GET, HEAD, PUT, PATCH, DELETE } = methodsNotAllowed(["POST"]);

@@ -14,9 +14,9 @@ export const GET = handleRoute(async (req) => {
   if (!agent) throw new AppError("invalid_request", "agent_pubkey is required", { detail: "agent_pubkey" });
   const rt = await routeRuntime();
   const settings = await rt.settings.read();
-  await limitByIp(rt.db, "grant_challenge", rateLimitIpHash(req.headers, settings, rt.config));
+  await limitByIp(rt.db, "grant_challenge", rateLimitIpHash(req.headers, settings, rt.config), rt.clock.now());
   schedulePurge(rt);
-  return Response.json(await issueGrantChallenge(rt.db, agent, settings.grantAmountUnits, rt.config.baseUrl), { headers: { "cache-control": "no-store" } });
+  return Response.json(await issueGrantChallenge(rt.db, agent, settings.grantAmountUnits, rt.config.baseUrl, rt.clock.now()), { headers: { "cache-control": "no-store" } });
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);
