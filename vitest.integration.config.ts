@@ -24,7 +24,6 @@ export const TIMING_FILES = [
   "server/test/paid/one-simulation.test.ts",
   "server/test/paid/rate-limited-rpc.test.ts",
   "server/test/upstream/openai-compatible-client.test.ts",
-  "server/test/verify/hosted-verify-errors.test.ts",
 ];
 
 /**
