@@ -12,9 +12,6 @@ import { filesReplacingModules } from "./server/test/support/replaces-modules";
  */
 export const TIMING_FILES = [
   "server/test/evm/anvil-timing.test.ts",
-  "server/test/localnet/commitment-lookups.test.ts",
-  "server/test/localnet/localnet-faults.test.ts",
-  "server/test/localnet/localnet-timing.test.ts",
   "server/test/money/adversary.test.ts",
   "server/test/money/payment-binding.test.ts",
   "server/test/money/pending-settlement.test.ts",
@@ -23,7 +20,6 @@ export const TIMING_FILES = [
   "server/test/ops/health-and-metrics.test.ts",
   "server/test/paid/one-simulation.test.ts",
   "server/test/paid/rate-limited-rpc.test.ts",
-  "server/test/upstream/openai-compatible-client.test.ts",
 ];
 
 /**

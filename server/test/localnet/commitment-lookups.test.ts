@@ -1,6 +1,7 @@
 // Every lookup that decides whether a Solana payment happened asks for `confirmed` or stronger: against the local chain
 // at real timing, a transaction that is only `processed` is not found at `confirmed`, and neither the receipt
-// verifier, the reconcile's inflows nor the settlement recovery accepts it until it is confirmed.
+// verifier, the reconcile's inflows nor the settlement recovery accepts it until it is confirmed. The chain's clock is
+// the test's: the slot passes when the test moves it, so every look happens in the slot it is meant for.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentPayload } from "@x402/core/types";
 import { startLocalnet, type Localnet } from "../../../devtools/localnet";
@@ -10,22 +11,17 @@ import { solanaInflows } from "../../chain/chain-inflows";
 import { checkSolanaPayment } from "../../verify/check-solana-payment";
 import { SHIPPED_NETWORKS } from "../../verify/network-registry";
 import { findLandedSettlement } from "../../x402/find-landed-settlement";
-import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
+import { manualClock } from "../support/manual-clock";
+import { newSigner, signedTransfer, solanaRpc } from "../support/solana-rpc";
 
-/** Long slots: the transaction stays `processed` for most of a second while the test looks it up. */
-const SLOT_MS = 1_500;
+const SLOT_MS = 400;
+const clock = manualClock();
 
 let net: Localnet;
 beforeAll(async () => {
-  net = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: SLOT_MS });
+  net = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: SLOT_MS, clock });
 });
 afterAll(async () => net?.close());
-
-/** Waits for the start of a fresh slot, so what follows has most of a slot before the next one. */
-async function atSlotStart(): Promise<void> {
-  const start = (await solanaRpc(net.url, "getSlot", [{ commitment: "processed" }])).result as number;
-  while (((await solanaRpc(net.url, "getSlot", [{ commitment: "processed" }])).result as number) === start) await sleep(5);
-}
 
 describe("on-chain lookups at real timing", () => {
   it("do not accept a transaction that is only processed, and accept it once confirmed", async () => {
@@ -42,7 +38,6 @@ describe("on-chain lookups at real timing", () => {
     const check = () =>
       checkSolanaPayment({ txSignature: tx.signature, payTo: payTo.address, agentPubkey: feePayer.address, usdcMint: net.usdcMint, amountUnits: 4_000n, rpcUrl: net.url }, { fetch });
 
-    await atSlotStart();
     expect((await solanaRpc(net.url, "sendTransaction", [tx.wire, { encoding: "base64" }])).result).toBe(tx.signature);
     const status = (await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0];
     expect(status).toMatchObject({ confirmationStatus: "processed", err: null });
@@ -54,7 +49,8 @@ describe("on-chain lookups at real timing", () => {
     // Still within the slot: what was seen above was the processed state, not a race with confirmation.
     expect((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus).toBe("processed");
 
-    while ((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus === "processed") await sleep(50);
+    clock.advance(SLOT_MS);
+    expect((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus).toBe("confirmed");
     expect(await check()).toMatchObject({ payment_on_chain_ok: true, payer_matches: true });
     expect((await solanaInflows(rpc, payTo.address, net.usdcMint, null)).map((i) => [i.transaction, i.units])).toEqual([[tx.signature, 4_000n]]);
     expect(await findLandedSettlement(facilitator, "solana-devnet", payload)).toEqual({ state: "landed", transaction: tx.signature });

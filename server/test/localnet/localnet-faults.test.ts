@@ -2,15 +2,16 @@
 // client (and in the fault log), and the same seed deals the same faults to the same requests.
 import { afterEach, describe, expect, it } from "vitest";
 import { parseFaultProfile, startLocalnet, type FaultProfileInput, type Localnet } from "../../../devtools/localnet";
-import { newSigner, signedTransfer, sleep, solanaRpc } from "../support/solana-rpc";
+import { manualClock } from "../support/manual-clock";
+import { newSigner, signedTransfer, solanaRpc } from "../support/solana-rpc";
 
 const opened: Localnet[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((n) => n.close()));
 });
 
-async function chainWith(faults: FaultProfileInput, timing: "instant" | "real" = "instant", slotMs?: number): Promise<Localnet> {
-  const n = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, faults, timing, ...(slotMs ? { slotMs } : {}) });
+async function chainWith(faults: FaultProfileInput, real?: { slotMs: number; clock: { now(): number } }): Promise<Localnet> {
+  const n = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, faults, ...(real ? { timing: "real", ...real } : { timing: "instant" }) });
   opened.push(n);
   return n;
 }
@@ -119,23 +120,26 @@ describe("the localnet fault profile", () => {
     expect(delays).toHaveLength(3);
     for (const d of delays) expect(d).toBeGreaterThanOrEqual(300);
     for (const d of delays) expect(d).toBeLessThanOrEqual(600);
-    await sleep(700);
+    // Each lands when its delay has run: the chain says when.
+    await Promise.all(signatures.map((s) => n.chain.landed(s)));
     const statuses = (await solanaRpc(n.url, "getSignatureStatuses", [signatures])).result.value;
     expect(statuses.every((s: { err: unknown } | null) => s?.err === null)).toBe(true);
     expect(await n.usdcBalance(payTo)).toBe(6n);
   });
 
   it("expires some blockhashes early though it promised 150 slots: sends on them meet Blockhash not found", async () => {
-    // 20 ms slots: the promised 150 slots are 3 s, so every check below falls well inside them.
-    const n = await chainWith({ seed: 11, earlyExpiryRate: 0.2 }, "real", 20);
+    // The test moves the chain's clock: one blockhash read in each of 50 slots, then 12 slots on, past the longest
+    // early lifetime (10) and far inside the promised 150.
+    const SLOT_MS = 400;
+    const clock = manualClock();
+    const n = await chainWith({ seed: 11, earlyExpiryRate: 0.2 }, { slotMs: SLOT_MS, clock });
     const issued = new Map<number, { blockhash: string; lastValidBlockHeight: number }>();
-    const deadline = Date.now() + 1_000;
-    while (Date.now() < deadline) {
+    for (let i = 0; i < 50; i++) {
       const a = (await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }])).result;
       issued.set(a.context.slot as number, a.value);
-      await sleep(5);
+      clock.advance(SLOT_MS);
     }
-    await sleep(250); // 12 slots: past the longest early lifetime (10), far inside the promised 150.
+    clock.advance(11 * SLOT_MS);
     const early = new Map((await faultLog(n)).events.filter((e) => e.kind === "earlyExpiry").map((e) => [e.n, e.detail as number]));
     let refused = 0;
     for (const [slot, value] of issued) {
@@ -144,7 +148,7 @@ describe("the localnet fault profile", () => {
       expect(valid).toBe(!early.has(slot));
       if (!valid) refused++;
     }
-    expect(issued.size).toBeGreaterThanOrEqual(30);
+    expect(issued.size).toBe(50);
     expect(refused / issued.size).toBeGreaterThan(0.05);
     expect(refused / issued.size).toBeLessThan(0.4);
     const [, value] = [...issued].find(([s]) => early.has(s))!;

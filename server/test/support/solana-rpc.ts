@@ -63,5 +63,3 @@ export async function signedTransfer(
   const signed = await signTransactionMessageWithSigners(message);
   return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

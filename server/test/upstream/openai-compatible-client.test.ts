@@ -2,12 +2,20 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../runtime/runtime";
 import { createUpstream, UpstreamError } from "../../upstream";
 
 type Behaviour = "ok" | "no_cost" | "401" | "429" | "500" | "malformed" | "hang" | "not_json";
 let behaviour: Behaviour = "ok";
 let lastRequest: { auth?: string; body: Record<string, unknown> } | null = null;
-let closedSockets = 0;
+/** A promise and its resolve. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+/** The next request the server reads, once armed: resolved when it arrives and when its connection closes. */
+let watched: { arrived: ReturnType<typeof deferred>; closed: ReturnType<typeof deferred> } | null = null;
 let server: http.Server;
 let baseUrl: string;
 
@@ -15,8 +23,11 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
-    req.on("close", () => closedSockets++);
+    const watch = watched;
+    watched = null;
+    if (watch) req.on("close", () => watch.closed.resolve());
     req.on("end", () => {
+      watch?.arrived.resolve();
       lastRequest = { auth: req.headers.authorization, body: JSON.parse(raw) as Record<string, unknown> };
       const json = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
       const usage = { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 };
@@ -41,7 +52,8 @@ afterAll(() => {
   return new Promise<void>((r) => server.close(() => r()));
 });
 
-const upstream = () => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 500, providerName: "openrouter" });
+/** A provider that answers is never timed out here: its time limit is far past any answer's. */
+const upstream = (timeoutMs = 60_000) => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs, providerName: "openrouter", clock: systemClock });
 const req = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hello" }], max_tokens: 50_000 };
 
 describe("createUpstream().complete() against an OpenAI-compatible provider", () => {
@@ -79,31 +91,33 @@ describe("createUpstream().complete() against an OpenAI-compatible provider", ()
   it("times out a provider that hangs", async () => {
     behaviour = "hang";
     const started = Date.now();
-    const err = (await upstream().complete(req).catch((e: unknown) => e)) as UpstreamError;
+    const err = (await upstream(500).complete(req).catch((e: unknown) => e)) as UpstreamError;
     expect(err.reason).toBe("timeout");
+    expect(err.message).toContain("within 500 ms");
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("aborts the upstream request when the caller aborts", async () => {
     behaviour = "hang";
-    const before = closedSockets;
+    const watch = (watched = { arrived: deferred(), closed: deferred() });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // The caller aborts once the provider holds the request: the abort must reach the provider's connection.
+    void watch.arrived.promise.then(() => controller.abort());
     const err = (await upstream().complete(req, { signal: controller.signal }).catch((e: unknown) => e)) as UpstreamError;
     expect(err.reason).toBe("aborted");
-    await new Promise((r) => setTimeout(r, 100));
-    expect(closedSockets).toBeGreaterThan(before);
+    // The provider sees its request's connection closed (the test's own time limit fails it if it never is).
+    await watch.closed.promise;
   });
 
   it("refuses remote models without a key, and unknown models, without calling anyone", async () => {
-    const keyless = createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter" });
+    const keyless = createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter", clock: systemClock });
     await expect(keyless.complete(req)).rejects.toMatchObject({ reason: "model_unavailable" });
     await expect(upstream().complete({ ...req, model: "acme/none" })).rejects.toMatchObject({ reason: "model_unavailable" });
     expect(keyless.models().map((m) => m.id)).toEqual(["local/echo-1"]);
   });
 
   it("serves local/echo-1 offline with a nominal cost", async () => {
-    const keyless = createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter" });
+    const keyless = createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter", clock: systemClock });
     const c = await keyless.complete({ model: "local/echo-1", messages: [{ role: "user", content: "ping" }] });
     expect(c.upstream).toBe("local");
     expect(c.costUnits).toBeGreaterThan(0n);
