@@ -94,8 +94,10 @@ describe("purgeExpiredRows()", () => {
     await expect.poll(() => db.grantChallenge.count({ where: { nonce: "stale-1" } })).toBe(0);
     // Within the interval a second stale row waits for the next purge.
     await db.grantChallenge.create({ data: { nonce: "stale-2", agentPubkey: agent, message: "m", expiresAt: minutesAgo(24 * 60) } });
+    const purgedAt = (await stack.runtime()).state.lastPurgeAt;
     await grantChallengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, { headers: { [PEER_ADDRESS_HEADER]: "192.0.2.201" } }), {});
-    await new Promise((r) => setTimeout(r, 200));
+    // A purge is started (and its time noted) before the route answers, or not at all: none was.
+    expect((await stack.runtime()).state.lastPurgeAt).toBe(purgedAt);
     expect(await db.grantChallenge.count({ where: { nonce: "stale-2" } })).toBe(1);
   });
 });

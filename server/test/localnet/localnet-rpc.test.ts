@@ -18,9 +18,10 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { startLocalnet, type Localnet } from "../../../devtools/localnet";
+import { DEFAULT_SLOT_MS, startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { tempDataDir } from "../support/env";
+import { manualClock } from "../support/manual-clock";
 
 async function newSigner(): Promise<KeyPairSigner> {
   const kp = generateKeypair();
@@ -29,6 +30,8 @@ async function newSigner(): Promise<KeyPairSigner> {
 
 let net: Localnet;
 let dataDir: string;
+/** The chain's clock: a slot passes when the test moves it. */
+const clock = manualClock();
 const rpc = async (method: string, params: unknown[] = []) => {
   const res = await fetch(net.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- results of many RPC methods, asserted field by field
@@ -37,7 +40,7 @@ const rpc = async (method: string, params: unknown[] = []) => {
 
 beforeAll(async () => {
   dataDir = tempDataDir("signet-localnet-");
-  net = await startLocalnet({ profile: "devnet", port: 0, dataDir });
+  net = await startLocalnet({ profile: "devnet", port: 0, dataDir, clock });
 });
 afterAll(async () => net?.close());
 
@@ -58,13 +61,10 @@ async function transfer(agent: KeyPairSigner, feePayer: KeyPairSigner, payTo: st
   return getBase64EncodedWireTransaction(tx);
 }
 
-/** Waits until `signature` is confirmed: the chain keeps real time, so a slot passes after the one it landed in. */
-async function untilConfirmed(signature: string): Promise<void> {
-  for (;;) {
-    const status = (await rpc("getSignatureStatuses", [[signature]])).result.value[0];
-    if (status && status.confirmationStatus !== "processed") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Moves the chain a slot on: real timing confirms `signature` a slot after the one it landed in. */
+async function nextSlotConfirms(signature: string): Promise<void> {
+  clock.advance(DEFAULT_SLOT_MS);
+  expect((await rpc("getSignatureStatuses", [[signature]])).result.value[0]).toMatchObject({ confirmationStatus: "confirmed" });
 }
 
 describe("local chain JSON-RPC", () => {
@@ -108,8 +108,8 @@ describe("local chain JSON-RPC", () => {
 
     const status = await rpc("getSignatureStatuses", [[sent.result]]);
     expect(status.result.value[0]).toMatchObject({ err: null });
-    expect(["processed", "confirmed"]).toContain(status.result.value[0].confirmationStatus);
-    await untilConfirmed(sent.result);
+    expect(status.result.value[0].confirmationStatus).toBe("processed");
+    await nextSlotConfirms(sent.result);
     const tx = (await rpc("getTransaction", [sent.result, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }])).result;
     expect(tx.meta.err).toBeNull();
     expect(tx.transaction.message.accountKeys[0]).toMatchObject({ pubkey: feePayer.address, signer: true });
@@ -148,9 +148,9 @@ describe("local chain JSON-RPC", () => {
     const funded = await net.fundAccount(owner.address, { usdcUnits: 777n });
     const sigs = net.chain.signaturesFor(owner.address).map((t) => t.signature);
     await net.close();
-    net = await startLocalnet({ profile: "devnet", port: 0, dataDir });
+    net = await startLocalnet({ profile: "devnet", port: 0, dataDir, clock });
     expect((await rpc("getTokenAccountBalance", [funded.ata])).result.value.amount).toBe("777");
-    await untilConfirmed(sigs[0]!);
+    await nextSlotConfirms(sigs[0]!);
     expect((await rpc("getTransaction", [sigs[0], { encoding: "jsonParsed", commitment: "confirmed" }])).result).not.toBeNull();
   });
 
@@ -158,7 +158,7 @@ describe("local chain JSON-RPC", () => {
     const owner = await newSigner();
     await net.fundAccount(owner.address, { lamports: 1_000_000_000n });
     await net.close();
-    net = await startLocalnet({ profile: "devnet", port: 0, dataDir });
+    net = await startLocalnet({ profile: "devnet", port: 0, dataDir, clock });
     await net.fundAccount(owner.address, { lamports: 1_000_000_000n });
     expect((await rpc("getBalance", [owner.address])).result.value).toBe(2_000_000_000);
   });

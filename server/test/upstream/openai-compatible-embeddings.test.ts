@@ -120,8 +120,12 @@ describe("createUpstream().embed() against an OpenAI-compatible provider", () =>
   it("times out a provider that hangs, and aborts when the caller aborts", async () => {
     answer = () => new Promise<ProviderAnswer>(() => undefined);
     expect(await failure(upstream(300).embed(req))).toMatchObject({ reason: "timeout" });
+    // The caller aborts once the provider holds its request.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    answer = () => {
+      controller.abort();
+      return new Promise<ProviderAnswer>(() => undefined);
+    };
     expect(await failure(upstream(10_000).embed(req, { signal: controller.signal }))).toMatchObject({ reason: "aborted" });
   });
 
