@@ -581,6 +581,20 @@ export class LocalChain {
     return new Promise((resolve) => this.landWaiters.set(signature, [...(this.landWaiters.get(signature) ?? []), resolve]));
   }
 
+  /**
+   * Resolves once the transaction `signature` has landed and is confirmed: the chain's own notification, as a
+   * signature subscription at `confirmed` gives it. Real timing confirms it when the slot after its own begins, by the
+   * chain's clock (a moved clock: when the test moves it there).
+   */
+  async confirmed(signature: string): Promise<void> {
+    await this.landed(signature);
+    const tx = this.history.get(signature)!;
+    while (this.commitmentOf(tx) === "processed" && this.timing.mode === "real") {
+      const nextSlotAt = this.clockStart.ms + (tx.slot + 1 - this.clockStart.slot) * this.timing.slotMs;
+      await new Promise((r) => setTimeout(r, Math.max(1, nextSlotAt - this.now())));
+    }
+  }
+
   private remember(tx: StoredTransaction): void {
     this.history.set(tx.signature, tx);
     for (const resolve of this.landWaiters.get(tx.signature) ?? []) resolve();

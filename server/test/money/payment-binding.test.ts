@@ -26,7 +26,6 @@ const victimBody = { model: "local/echo-1", messages: [{ role: "user", content: 
 const attackerBody = { model: "local/echo-1", messages: [{ role: "user", content: "the attacker's question" }] };
 const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What anyone can read from the cluster: a landed transaction's wire bytes, over the public RPC. */
 async function publicWire(rpcUrl: string, signature: string): Promise<string> {
@@ -221,12 +220,14 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.faultFreeUrl);
     failing = true;
     try {
-      let first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
-      // The transfer lands late: the payment waits pending, then the retry settles it and the upstream fails.
-      for (let i = 0; first.status === 502 && ((await first.clone().json()) as { error: { code: string } }).error.code === "settlement_pending" && i < 20; i++) {
-        await sleep(500);
-        first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
-      }
+      // The transfer lands late: the payment waits pending; once the chain confirms it, the retry settles it and the
+      // upstream fails.
+      const pending = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+      expect(pending.status).toBe(502);
+      const { error } = (await pending.json()) as { error: { code: string; transaction: string } };
+      expect(error.code).toBe("settlement_pending");
+      await stack.devnet.chain.confirmed(error.transaction);
+      const first = await stack.chat({ body: remote, headers: { "X-Payment": header } });
       expect(first.status).toBe(502);
       expect(await first.json()).toMatchObject({ error: { code: "upstream_error" } });
     } finally {
@@ -273,9 +274,11 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const header = await authorizationHeader(account, await challengeOf(await stack.chat({ body })));
     const send = () => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     let served = await send();
-    // Base blocks come every 2 s: the first answers may be 502 settlement_pending; the same request is retried.
-    for (let i = 0; served.status === 502 && i < 20; i++) {
-      await sleep(500);
+    // Base blocks come every 2 s: the first answer may be 502 settlement_pending. anvil mines that block on demand,
+    // and the same request is retried.
+    if (served.status === 502) {
+      expect(await served.json()).toMatchObject({ error: { code: "settlement_pending" } });
+      await fetch(stack.baseSepolia!.faultFreeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
       served = await send();
     }
     expect(served.status).toBe(200);

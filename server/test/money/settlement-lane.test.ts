@@ -58,7 +58,11 @@ describe("takeSettlementLane()", () => {
     const lane = source();
     const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 100, systemClock);
     expect(dead.ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 150));
+    // The lease is held in the database's time: its 100 ms pass by moving the hold back, not by sleeping them out.
+    const [held] = await tdb.prisma.$queryRaw<[{ left_ms: number }]>`SELECT (extract(epoch from held_until - clock_timestamp()) * 1000)::float8 AS left_ms FROM settlement_lanes WHERE source = ${lane}`;
+    expect(held.left_ms).toBeGreaterThan(0);
+    expect(held.left_ms).toBeLessThanOrEqual(100);
+    await tdb.prisma.$executeRaw`UPDATE settlement_lanes SET held_until = held_until - interval '100 milliseconds' WHERE source = ${lane}`;
     const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock);
     expect(next.ok).toBe(true);
   });

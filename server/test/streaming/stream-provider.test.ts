@@ -12,10 +12,12 @@ import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream"
 import { verifyReceipt } from "../../verify";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
-type Behaviour = "ok" | "fail_mid" | "drop_mid" | "500" | "slow";
+type Behaviour = "ok" | "fail_mid" | "drop_mid" | "500" | "stalled";
 let behaviour: Behaviour = "ok";
 let lastBody: Record<string, unknown> | null = null;
-let requestClosedEarly = 0;
+/** The bodies of the requests whose provider stream closed before its end, and who waits for the next one. */
+const closedEarly: Record<string, unknown>[] = [];
+let onClosedEarly: () => void = () => undefined;
 let provider: http.Server;
 let baseUrl: string;
 let stack: PaidStack;
@@ -29,25 +31,28 @@ beforeAll(async () => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
     req.on("end", () => {
-      lastBody = JSON.parse(raw) as Record<string, unknown>;
+      const body = (lastBody = JSON.parse(raw) as Record<string, unknown>);
       if (behaviour === "500") return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"internal"}}');
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.on("close", () => {
-        if (!res.writableFinished) requestClosedEarly++;
+        if (res.writableFinished) return;
+        closedEarly.push(body);
+        onClosedEarly();
       });
       res.write(": OPENROUTER PROCESSING\n\n");
       res.write(chunk("Hel"));
-      res.write(chunk("lo"));
+      // A dropping provider closes its connection after its last chunk, without ending the stream.
+      res.write(chunk("lo"), () => (behaviour === "drop_mid" ? res.socket?.end() : undefined));
       if (behaviour === "fail_mid") return res.end(`data: ${JSON.stringify({ error: { code: 502, message: "overloaded" } })}\n\n`);
-      if (behaviour === "drop_mid") return void setTimeout(() => res.destroy(), 50);
+      if (behaviour === "drop_mid") return;
       const rest = () => {
         res.write(chunk(" there"));
         res.write(chunk(null, "stop"));
         res.write(`data: ${JSON.stringify({ id: "gen-s", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, cost: 0.000021 } })}\n\n`);
         res.end("data: [DONE]\n\n");
       };
-      if (behaviour === "slow") setTimeout(() => !res.destroyed && rest(), 2_000);
-      else rest();
+      // A stalled provider sends nothing more: its stream ends only when the client leaves or times out.
+      if (behaviour !== "stalled") rest();
     });
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
@@ -101,7 +106,7 @@ describe("createUpstream().stream() against an OpenAI-compatible provider", () =
   });
 
   it("times out a provider that stops sending", async () => {
-    behaviour = "slow";
+    behaviour = "stalled";
     const { error } = await collect(upstream().stream({ model: MODEL, messages }));
     expect(error).toMatchObject({ reason: "timeout" });
   });
@@ -180,16 +185,19 @@ describe("paid route, stream: true, remote provider", () => {
   });
 
   it("a client that leaves aborts the provider's request", async () => {
-    behaviour = "slow";
-    const closedBefore = requestClosedEarly;
+    behaviour = "stalled";
+    const leaving = [{ role: "user", content: "a client that leaves" }];
+    // This request's own provider stream, closed before its end.
+    const leavers = () => closedEarly.filter((body) => JSON.stringify(body.messages) === JSON.stringify(leaving)).length;
+    const closed = new Promise<void>((resolve) => (onClosedEarly = () => (leavers() > 0 ? resolve() : undefined)));
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
-    const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages: leaving } })), stack.devnet.url);
+    const res = await stack.chat({ body: { model: MODEL, messages: leaving, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
     const reader = res.body!.getReader();
     await reader.read();
     await reader.cancel();
-    for (let i = 0; i < 100 && requestClosedEarly === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(requestClosedEarly).toBe(closedBefore + 1);
+    await closed;
+    expect(leavers()).toBe(1);
     for (let i = 0; i < 100 && (await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })) === 0; i++) await new Promise((r) => setTimeout(r, 10));
     const log = await stack.tdb.prisma.inferenceLog.findFirstOrThrow({ where: { agentPubkey: agent.address } });
     expect(log).toMatchObject({ status: "aborted", receipt: null, upstream: "openrouter" });
