@@ -13,7 +13,7 @@ import { startPaidStack, type PaidStack } from "../support/paid-stack";
 let stack: PaidStack;
 let service: HttpService;
 let scratch: string;
-let restore: () => void;
+let restore: () => Promise<void>;
 
 beforeAll(async () => {
   stack = await startPaidStack();
@@ -23,7 +23,7 @@ beforeAll(async () => {
   scratch = mkdtempSync(path.join(os.tmpdir(), "signet-cli-prepaid-"));
 });
 afterAll(async () => {
-  restore?.();
+  await restore?.();
   await service?.close();
   await stack?.close();
 });

@@ -288,7 +288,7 @@ describe("the CLI on Base Sepolia", () => {
       expect(r.stderr).toContain(`x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(server.url).host)}#operator-key`);
       expect(await sepolia.usdcBalance(agent.address)).toBe(2_000_000n - PRICE);
     } finally {
-      restore();
+      await restore();
       await server.close();
     }
   });

@@ -18,7 +18,7 @@ import { setEnv } from "../support/env";
 
 let db: PrismaClient;
 let close: () => Promise<void>;
-let restore: () => void;
+let restore: () => Promise<void>;
 beforeAll(async () => {
   restore = setEnv({ NODE_ENV: "test", DATABASE_URL: undefined, SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-pglite-log-")), SERVICE_BASE_URL: "http://signet.test" });
   const open = await openPglite(path.join(testConfig().dataDir, "pglite"));
@@ -27,7 +27,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await close?.();
-  restore?.();
+  await restore?.();
 });
 
 describe("the receipt log on PGlite", () => {

@@ -42,7 +42,7 @@ const HONEST_ENDINGS: Record<CallRecord["kind"], RegExp> = {
 describe("the adversary", () => {
   let served: ServedStack;
   let provider: FakeProvider;
-  let restoreOrigin: () => void;
+  let restoreOrigin: () => Promise<void>;
   const facilitatorKey = generateKeypair();
   const prepaidKeys = Array.from({ length: prepaidKeyCount(AGENTS) }, () => generateKeypair());
   const prepaidKeyOf = assignPrepaidKeys(prepaidKeys);
@@ -101,7 +101,7 @@ describe("the adversary", () => {
     await devnet.fundAccount(wallet.publicKeyBase58, { usdcUnits: AGENT_USDC_UNITS });
   });
   afterAll(async () => {
-    restoreOrigin?.();
+    await restoreOrigin?.();
     await served?.close();
     await provider?.close();
   });

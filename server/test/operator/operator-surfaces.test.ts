@@ -186,7 +186,7 @@ describe("tRPC operator procedures", () => {
     try {
       expect(await rpcs()).toEqual({});
     } finally {
-      restore();
+      await restore();
     }
   });
 });

@@ -113,7 +113,7 @@ export async function startServedStack(opts: Parameters<typeof startPaidStack>[0
     stack,
     service,
     async close() {
-      restore();
+      await restore();
       await service.close();
       await stack.close();
     },
