@@ -37,8 +37,11 @@ function write(value: unknown, trail: Trail, ancestors: Set<object>): string {
     case "object":
       if (value === null) return "null";
       return writeObject(value, trail, ancestors);
-    default:
-      // undefined, function, symbol, bigint: JSON.stringify would drop, null or throw; we refuse all of them.
+    case "undefined":
+    case "function":
+    case "symbol":
+    case "bigint":
+      // JSON.stringify would drop, null or throw on these; canonical JSON refuses all of them.
       throw new CanonicalJsonError(`unsupported ${typeof value}`, pathOf(trail));
   }
 }
