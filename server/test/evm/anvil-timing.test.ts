@@ -102,8 +102,8 @@ describe("startLocalEvmChain({ faults })", () => {
   it("drops raw transactions at its rate: the hash comes back, the transaction never reaches the chain", async () => {
     const c = await base({ faults: { seed: 9, dropSendRate: 0.4 } });
     const hashes: Hex[] = [];
+    // A send the proxy lets through is in anvil's mempool before its hash is answered: nothing to wait for.
     for (let i = 0; i < 15; i++) hashes.push(await sendRaw(c));
-    await sleep(200);
     const known = await Promise.all(hashes.map((h) => call(c.faultFreeUrl, "eth_getTransactionByHash", [h])));
     const dropped = hashes.filter((_h, i) => known[i] === null);
     expect(dropped.length).toBeGreaterThanOrEqual(1);

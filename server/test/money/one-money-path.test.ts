@@ -17,13 +17,17 @@ import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from 
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 let failing = false;
+/** Slow answers wait here until the test lets them go (holdSlowAnswers, then releaseSlowAnswers). */
+let slowAnswers: Promise<void> = Promise.resolve();
+let releaseSlowAnswers: () => void = () => undefined;
+const holdSlowAnswers = () => (slowAnswers = new Promise((resolve) => (releaseSlowAnswers = resolve)));
 let provider: FakeProvider;
 let stack: PaidStack;
 
 beforeAll(async () => {
   provider = await startFakeProvider(async ({ raw, body }) => {
-    // A slow answer keeps a prepaid call's hold open while the paid call it races finishes.
-    if (raw.includes("slow")) await new Promise((r) => setTimeout(r, 1500));
+    // A slow answer keeps a prepaid call's hold open until the paid call it races has finished.
+    if (raw.includes("slow")) await slowAnswers;
     return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
   stack = await startPaidStack({
@@ -31,6 +35,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  releaseSlowAnswers();
   await stack?.close();
   await provider?.close();
 });
@@ -83,8 +88,10 @@ describe("a paid call's credit is its own", () => {
     expect(paid.status).toBe(200);
     // The paid call streams now; its settlement credited 1000 units and reserved them all for it.
     // A slow prepaid call whose worst case is the whole credit tries to hold it until after the paid call captures.
+    holdSlowAnswers();
     const grabbing = prepaid(kp, { model: "openai/gpt-4o-mini", prompt: "slow: take it all", max_cost_usdc: 0.001 });
     const answer = await readStreamedAnswer(paid.body!);
+    releaseSlowAnswers();
     const grab = await grabbing;
     expect(grab.status).toBe(402);
     expect(await grab.json()).toMatchObject({ error: { code: "insufficient_credits", balance_usdc: "0" } });
@@ -115,8 +122,10 @@ describe("a paid call's credit is its own", () => {
     await expectZeroDrift();
 
     // A slow prepaid call whose worst case is the whole credit tries to hold it while the retry is served.
+    holdSlowAnswers();
     const spending = prepaid(kp, { model: "openai/gpt-4o-mini", prompt: "slow: spend the unserved credit", max_cost_usdc: 0.001 });
     const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
+    releaseSlowAnswers();
     const spend = await spending;
     expect(spend.status).toBe(402);
     expect(await spend.json()).toMatchObject({ error: { code: "insufficient_credits" } });
