@@ -6,7 +6,13 @@
 // adapter makes and throws on any other; every other facilitator part a test should never reach throws too.
 import { randomBytes } from "node:crypto";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
+import type {
+  PaymentPayload,
+  PaymentRequired,
+  PaymentRequirements,
+  SettleResponse,
+  VerifyResponse,
+} from "@x402/core/types";
 import type { PublicClient } from "viem";
 import type { Facilitator } from "../../../facilitator/create-facilitator";
 import type { EvmFacilitator } from "../../../facilitator/create-evm-facilitator";
@@ -70,7 +76,10 @@ export interface FakeChain {
   facilitator: Facilitator;
   gateway: PaymentGateway;
   /** A payment of `requirements` by `payer` (a fresh one each call unless given). */
-  pay(requirements: PaymentRequirements, options?: { payer?: string; nonce?: string; validBefore?: bigint; paymentId?: string; value?: bigint }): FakePayment;
+  pay(
+    requirements: PaymentRequirements,
+    options?: { payer?: string; nonce?: string; validBefore?: bigint; paymentId?: string; value?: bigint },
+  ): FakePayment;
   /** Gives `payer` `units` of USDC (a payer holds none until funded). */
   fund(payer: string, units: bigint): void;
   /** What the next settles do, in order; after them, each settle lands. */
@@ -105,13 +114,24 @@ export interface FakeChain {
 }
 
 /** What awaiting, printing or matching a value looks up without using it. */
-const INSPECTED = new Set(["then", "toJSON", "constructor", "asymmetricMatch", "$$typeof", "nodeType", "tagName", "@@__IMMUTABLE_ITERABLE__@@", "@@__IMMUTABLE_RECORD__@@"]);
+const INSPECTED = new Set([
+  "then",
+  "toJSON",
+  "constructor",
+  "asymmetricMatch",
+  "$$typeof",
+  "nodeType",
+  "tagName",
+  "@@__IMMUTABLE_ITERABLE__@@",
+  "@@__IMMUTABLE_RECORD__@@",
+]);
 
 /** Throws on any property no caller should reach: a fake that should not be called says so. */
 function unreachable<T extends object>(name: string, present: Partial<T>): T {
   return new Proxy(present, {
     get(target, prop, receiver) {
-      if (prop in target || typeof prop === "symbol" || INSPECTED.has(prop)) return Reflect.get(target, prop, receiver) as unknown;
+      if (prop in target || typeof prop === "symbol" || INSPECTED.has(prop))
+        return Reflect.get(target, prop, receiver) as unknown;
       throw new Error(`fake ${name}: unexpected use of ${String(prop)}`);
     },
   }) as T;
@@ -139,7 +159,13 @@ async function pass(held: Held): Promise<void> {
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString("hex")}`;
 
 /** An EVM chain for `networkId` of `networks`; its head starts at `headSeconds` (unix seconds). */
-export function createFakeChain(opts: { networks: NetworkRegistry; networkId: NetworkId; headSeconds: number; confirmWaitMs?: number; offerReceipts: OfferReceipts }): FakeChain {
+export function createFakeChain(opts: {
+  networks: NetworkRegistry;
+  networkId: NetworkId;
+  headSeconds: number;
+  confirmWaitMs?: number;
+  offerReceipts: OfferReceipts;
+}): FakeChain {
   const { networks } = opts;
   const network = networks.get(opts.networkId);
   if (!network.eip712) throw new Error(`fake chain: ${network.id} is not an EVM network`);
@@ -164,17 +190,31 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
   const authorizationOf = (payload: PaymentPayload): Authorization => {
     const auth = (payload.payload as { authorization?: Record<string, string> }).authorization;
     if (!auth) throw new Error("fake chain: not an EIP-3009 payload");
-    return { from: auth.from!, to: auth.to!, value: BigInt(auth.value!), validBefore: BigInt(auth.validBefore!), nonce: auth.nonce! };
+    return {
+      from: auth.from!,
+      to: auth.to!,
+      value: BigInt(auth.value!),
+      validBefore: BigInt(auth.validBefore!),
+      nonce: auth.nonce!,
+    };
   };
   const balanceOf = (payer: string) => balances.get(payer.toLowerCase()) ?? 0n;
 
   /** The chain's own verdict on an authorization, as the stock EVM scheme's verify simulates it. */
   const chainVerdict = (auth: Authorization, requirements: PaymentRequirements): VerifyResponse => {
     const spend = spendOf(auth.from, auth.nonce);
-    if (spend.state !== "unused") return { isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_nonce_used", payer: auth.from };
-    if (headSeconds >= auth.validBefore) return { isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_before", payer: auth.from };
-    if (auth.to.toLowerCase() !== requirements.payTo.toLowerCase()) return { isValid: false, invalidReason: "invalid_exact_evm_payload_recipient_mismatch", payer: auth.from };
-    if (balanceOf(auth.from) < auth.value) return { isValid: false, invalidReason: "insufficient_funds", payer: auth.from };
+    if (spend.state !== "unused")
+      return { isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_nonce_used", payer: auth.from };
+    if (headSeconds >= auth.validBefore)
+      return {
+        isValid: false,
+        invalidReason: "invalid_exact_evm_payload_authorization_valid_before",
+        payer: auth.from,
+      };
+    if (auth.to.toLowerCase() !== requirements.payTo.toLowerCase())
+      return { isValid: false, invalidReason: "invalid_exact_evm_payload_recipient_mismatch", payer: auth.from };
+    if (balanceOf(auth.from) < auth.value)
+      return { isValid: false, invalidReason: "insufficient_funds", payer: auth.from };
     return { isValid: true, payer: auth.from };
   };
 
@@ -192,7 +232,9 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
     const refusal = refusals.shift();
     const auth = authorizationOf(payload);
     // The verdict is the chain's as the verification found it; a held one answers only when released.
-    const verdict: VerifyResponse = refusal ? { isValid: false, ...refusal, payer: auth.from } : chainVerdict(auth, requirements);
+    const verdict: VerifyResponse = refusal
+      ? { isValid: false, ...refusal, payer: auth.from }
+      : chainVerdict(auth, requirements);
     const held = heldVerify;
     heldVerify = null;
     if (held) await pass(held);
@@ -215,7 +257,13 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
       throw new Error("fake chain: the RPC failed while the settlement was confirmed");
     }
     if (step === "refuse" || !verdict.isValid) {
-      return { success: false, errorReason: verdict.invalidReason ?? "invalid_exact_evm_payload_signature", transaction: "", network: caip2, payer: auth.from };
+      return {
+        success: false,
+        errorReason: verdict.invalidReason ?? "invalid_exact_evm_payload_signature",
+        transaction: "",
+        network: caip2,
+        payer: auth.from,
+      };
     }
     const transaction = hex(32);
     if (step === "land") {
@@ -238,7 +286,8 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
   const client = unreachable<PublicClient>("EVM read client", {
     readContract: (async (args: { functionName: string; args: readonly [string, string] }) => {
       calls.push("readContract");
-      if (args.functionName !== "authorizationState") throw new Error(`fake EVM read client: unexpected readContract ${args.functionName}`);
+      if (args.functionName !== "authorizationState")
+        throw new Error(`fake EVM read client: unexpected readContract ${args.functionName}`);
       const [from, nonce] = args.args;
       const state = spendOf(from, nonce).state;
       return state === "used" || state === "cancelled";
@@ -250,7 +299,12 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
     getLogs: (async (args: { event: { name: string }; args: { authorizer: string; nonce: string } }) => {
       calls.push(`getLogs:${args.event.name}`);
       const s = spendOf(args.args.authorizer, args.args.nonce);
-      const wanted = args.event.name === "AuthorizationUsed" ? "used" : args.event.name === "AuthorizationCanceled" ? "cancelled" : null;
+      const wanted =
+        args.event.name === "AuthorizationUsed"
+          ? "used"
+          : args.event.name === "AuthorizationCanceled"
+            ? "cancelled"
+            : null;
       if (wanted === null) throw new Error(`fake EVM read client: unexpected log ${args.event.name}`);
       return s.state === wanted ? [{ transactionHash: s.transaction }] : [];
     }) as never,
@@ -266,7 +320,11 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
     address: "FakeFeePayer1111111111111111111111111111111",
     rpcs: {},
     rpcUrls: {},
-    evm: unreachable<EvmFacilitator>("EVM facilitator", { address: relayer, rpcUrls: { [network.id]: "http://fake-chain.invalid" }, clients: { [network.id]: client } }),
+    evm: unreachable<EvmFacilitator>("EVM facilitator", {
+      address: relayer,
+      rpcUrls: { [network.id]: "http://fake-chain.invalid" },
+      clients: { [network.id]: client },
+    }),
     forgetSimulation: () => {
       throw new Error("fake facilitator: forgetSimulation is Solana's, and this chain is EVM");
     },
@@ -303,7 +361,12 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
     declaredExtensions: () => ({}),
     match(requirements, payload) {
       const a = payload.accepted;
-      const same = a.scheme === requirements.scheme && a.network === requirements.network && a.amount === requirements.amount && a.asset.toLowerCase() === requirements.asset.toLowerCase() && a.payTo.toLowerCase() === requirements.payTo.toLowerCase();
+      const same =
+        a.scheme === requirements.scheme &&
+        a.network === requirements.network &&
+        a.amount === requirements.amount &&
+        a.asset.toLowerCase() === requirements.asset.toLowerCase() &&
+        a.payTo.toLowerCase() === requirements.payTo.toLowerCase();
       return same ? requirements : null;
     },
     verify,
@@ -330,10 +393,16 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
       };
       const payload = {
         x402Version: 2,
-        resource: { url: "https://signet.test/api/v1/chat/completions", description: "chat", mimeType: "application/json" },
+        resource: {
+          url: "https://signet.test/api/v1/chat/completions",
+          description: "chat",
+          mimeType: "application/json",
+        },
         accepted: requirements,
         payload: { signature: hex(65), authorization },
-        ...(options.paymentId ? { extensions: { "payment-identifier": { info: { required: false, id: options.paymentId } } } } : {}),
+        ...(options.paymentId
+          ? { extensions: { "payment-identifier": { info: { required: false, id: options.paymentId } } } }
+          : {}),
       } as PaymentPayload;
       return { header: encodePaymentSignatureHeader(payload), payload, payer, nonce };
     },
@@ -355,7 +424,8 @@ export function createFakeChain(opts: { networks: NetworkRegistry; networkId: Ne
     },
     land(payment) {
       const s = find(payment);
-      if (s.state !== "sent" || !s.transaction) throw new Error(`fake chain: no transaction of this payment is out (${s.state})`);
+      if (s.state !== "sent" || !s.transaction)
+        throw new Error(`fake chain: no transaction of this payment is out (${s.state})`);
       const auth = authorizationOf(payment.payload);
       spend(auth, s.transaction);
       return s.transaction;

@@ -34,7 +34,12 @@ export interface FakeSolanaPayment {
 }
 
 /** A payment of `amount` USDC units to `destination`, fee payer `feePayer`, on `blockhash`, for `accepted`. */
-export async function solanaPayment(opts: { accepted: PaymentRequirements; feePayer: string; amount: bigint; blockhash?: string }): Promise<FakeSolanaPayment> {
+export async function solanaPayment(opts: {
+  accepted: PaymentRequirements;
+  feePayer: string;
+  amount: bigint;
+  blockhash?: string;
+}): Promise<FakeSolanaPayment> {
   const owner = await generateKeyPairSigner();
   const [source, destination] = [(await generateKeyPairSigner()).address, (await generateKeyPairSigner()).address];
   const blockhash = (opts.blockhash ?? (await generateKeyPairSigner()).address) as string as Blockhash;
@@ -63,7 +68,12 @@ export async function solanaPayment(opts: { accepted: PaymentRequirements; feePa
   );
   const signed = await partiallySignTransaction([owner.keyPair], compileTransaction(message));
   const transaction = getBase64EncodedWireTransaction(signed);
-  const payload = { x402Version: 2, resource: { url: "https://signet.test/api/v1/chat/completions" }, accepted: opts.accepted, payload: { transaction } } as PaymentPayload;
+  const payload = {
+    x402Version: 2,
+    resource: { url: "https://signet.test/api/v1/chat/completions" },
+    accepted: opts.accepted,
+    payload: { transaction },
+  } as PaymentPayload;
   return { payload, source, owner: owner.address, blockhash };
 }
 
@@ -82,7 +92,10 @@ export function fakeSolanaRpc(ledger: FakeSolanaLedger): Rpc<SolanaRpcApi> {
         ledger.calls.push("getTokenAccountBalance");
         const units = ledger.balances.get(String(account));
         if (units === undefined) throw new Error(`fake Solana RPC: could not find account ${String(account)}`);
-        return { context: { slot: 1n }, value: { amount: units.toString(), decimals: 6, uiAmount: null, uiAmountString: "" } };
+        return {
+          context: { slot: 1n },
+          value: { amount: units.toString(), decimals: 6, uiAmount: null, uiAmountString: "" },
+        };
       },
     }),
   };

@@ -1,7 +1,16 @@
 // A model provider held in memory: it offers the built-in model's catalogue row and answers each call as the test
 // scripted it: a plain answer, a stream of pieces, or a failure before the first byte. A call nobody scripted answers
 // with the default text; embeddings are never asked of it (they throw).
-import { findModel, LOCAL_MODEL_ID, UpstreamError, type CatalogModel, type Completion, type CompletionRequest, type StreamEvent, type Upstream } from "../../../upstream";
+import {
+  findModel,
+  LOCAL_MODEL_ID,
+  UpstreamError,
+  type CatalogModel,
+  type Completion,
+  type CompletionRequest,
+  type StreamEvent,
+  type Upstream,
+} from "../../../upstream";
 
 /** What the next call does. */
 export type UpstreamScript = { answer: string } | { stream: string[] } | { fail: UpstreamError };

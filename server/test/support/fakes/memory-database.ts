@@ -16,7 +16,11 @@ import { PrismaClient, type OpenDb } from "../../../db";
 /** The migrated data directory's file: one per set of migrations. */
 function snapshotFile(): string {
   const checksum = createHash("sha256")
-    .update(readMigrations().map((m) => `${m.name}:${m.checksum}`).join("\n"))
+    .update(
+      readMigrations()
+        .map((m) => `${m.name}:${m.checksum}`)
+        .join("\n"),
+    )
     .digest("hex")
     .slice(0, 16);
   return path.join(tmpdir(), `signet-migrated-pglite-${checksum}.tar`);
@@ -52,7 +56,9 @@ let shared: Promise<OpenDb> | undefined;
 export function openMemoryDatabase(): Promise<OpenDb> {
   shared ??= (async () => {
     const file = snapshotFile();
-    const pglite = existsSync(file) ? await PGlite.create({ loadDataDir: new Blob([readFileSync(file)]) }) : await migrateFresh(file);
+    const pglite = existsSync(file)
+      ? await PGlite.create({ loadDataDir: new Blob([readFileSync(file)]) })
+      : await migrateFresh(file);
     return { prisma: new PrismaClient({ adapter: new PrismaPGlite(pglite) }), close: async () => undefined };
   })();
   shared.catch(() => (shared = undefined));
