@@ -4,7 +4,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { filesReplacingModules } from "./server/test/support/replaces-modules";
 
 /**
- * Files that run one at a time, in their own lane at full CPU priority (bin/run-tests.mjs runs the rest at a lower
+ * Files that run one at a time, in their own lane at full CPU priority (bin/test/run-tests.mjs runs the rest at a lower
  * one): they measure time (leases, backoff, slot and block timing, health probes against their 2 s limit, a
  * simulation reused within its 2 s) or race a hundred requests at once, so starving them of CPU would make them slow
  * or wrong. Every other file shares nothing with its neighbours (its own database, its own chains on ephemeral ports,
@@ -19,14 +19,13 @@ export const TIMING_FILES = [
   "server/test/prepaid/top-up-and-grants.test.ts",
   "server/test/ops/health-and-metrics.test.ts",
   "server/test/paid/one-simulation.test.ts",
-  "server/test/paid/rate-limited-rpc.test.ts",
 ];
 
 /**
  * Files that serve the run's one production build (`npm start`): once the build is made, beside the browser suite.
  * The multi-instance test is the run's soak.
  */
-export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts", "server/test/ops/reverse-proxy.test.ts"];
+export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts", "server/test/ops/reverse-proxy.test.ts", "server/test/ops/production-install.test.ts"];
 
 /**
  * Files that replace a module keep a fresh module graph of their own. The others share their worker's: a file's

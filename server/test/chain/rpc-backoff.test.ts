@@ -13,6 +13,7 @@ import { createMetrics } from "../../metrics/registry";
 import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
 import { defineChain } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { systemClock } from "../../runtime/runtime";
 
 type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | "hang";
 interface Hit {
@@ -69,7 +70,7 @@ class ObservedGates extends Map<string, number> {
 }
 
 // Each test's clients share one set of gates and one registry, as a runtime's do.
-const metrics = createMetrics();
+const metrics = createMetrics(systemClock);
 let gates: ObservedGates;
 beforeEach(() => {
   gates = new ObservedGates();
@@ -79,7 +80,17 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const FAST: RpcBackoffOptions = { metrics, network: "test:backoff", baseDelayMs: 20, capDelayMs: 100, attemptTimeoutMs: 500, maxAttempts: 4, maxTotalMs: 5_000 };
+// Short backoff; an attempt's and a request's time limits far past what a local answer takes on a busy machine (a test
+// of a limit sets its own).
+const FAST: RpcBackoffOptions = {
+  metrics,
+  network: "test:backoff",
+  baseDelayMs: 20,
+  capDelayMs: 100,
+  attemptTimeoutMs: 10_000,
+  maxAttempts: 4,
+  maxTotalMs: 30_000,
+};
 const TOO_MANY = { status: 429, headers: { "retry-after": "1" } };
 
 async function retries(reason: string): Promise<number> {
@@ -126,7 +137,7 @@ describe("createBackoffSolanaRpc()", () => {
   it("retries a request that times out", async () => {
     const server = await rpcServer(["hang"]);
     // The cut's timing is the unit test's (rpc-backoff-timing.test.ts); here, that kit's transport is cut and retried.
-    expect(await createBackoffSolanaRpc(server.url, { ...FAST, attemptTimeoutMs: 1_000 }).getSlot().send()).toBe(42n);
+    expect(await createBackoffSolanaRpc(server.url, { ...FAST, attemptTimeoutMs: 2_000 }).getSlot().send()).toBe(42n);
     expect(server.hits).toHaveLength(2);
   });
 
