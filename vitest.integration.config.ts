@@ -15,7 +15,6 @@ export const TIMING_FILES = [
   "server/test/money/adversary.test.ts",
   "server/test/money/payment-binding.test.ts",
   "server/test/money/pending-settlement.test.ts",
-  "server/test/money/settlement-takeover.test.ts",
   "server/test/prepaid/top-up-and-grants.test.ts",
   "server/test/ops/health-and-metrics.test.ts",
   "server/test/paid/one-simulation.test.ts",
