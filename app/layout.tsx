@@ -52,7 +52,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
 }
 
 async function SiteFooter() {
-  const { operatorKey, verifierKey } = await routeRuntime().then((rt) => readPublicKeys(rt.keys), () => NO_PUBLIC_KEYS);
+  const { operatorKey, verifierKey } = await routeRuntime().then((rt) => readPublicKeys(rt), () => NO_PUBLIC_KEYS);
   return (
     <footer className="mt-12 border-t border-slate-200 bg-white">
       <div className="mx-auto grid max-w-6xl gap-4 px-4 py-6 text-sm text-slate-700 sm:px-6 md:grid-cols-2">

@@ -10,7 +10,7 @@ import type { Config } from "./env";
 import { applyMigrations, type SqlRunner } from "./db/apply-migrations";
 import { registerHotPool } from "./db/hot-query";
 import { catchClientErrors, catchPoolErrors, type ConnectionErrorSink } from "./db/catch-connection-errors";
-import { logEvent } from "./log";
+import { logEvent, type Logger } from "./log";
 
 export type { Payment } from "./generated/prisma/client";
 export { Prisma, PrismaClient };
@@ -27,13 +27,22 @@ export interface OpenDb {
   close(): Promise<void>;
 }
 
-/** Opens and migrates the database `cfg` names: PostgreSQL at DATABASE_URL, else PGlite under the data dir. */
-export function openDatabase(cfg: Pick<Config, "DATABASE_URL" | "dataDir">): Promise<OpenDb> {
-  return cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL) : openPglite(path.join(cfg.dataDir, "pglite"));
+/**
+ * Opens and migrates the database `cfg` names: PostgreSQL at DATABASE_URL, else PGlite under the data dir. A dropped
+ * connection is logged to `log`.
+ */
+export function openDatabase(cfg: Pick<Config, "DATABASE_URL" | "dataDir">, log: Logger): Promise<OpenDb> {
+  return cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL, DEFAULT_POOL_SIZE, log) : openPglite(path.join(cfg.dataDir, "pglite"));
 }
 
-/** Opens and migrates a PostgreSQL database by URL. */
-export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): Promise<OpenDb> {
+/**
+ * Opens and migrates a PostgreSQL database by URL. A connection the server drops is logged to `log` (`db.connection_error`);
+ * with none (a test's or a tool's database) it is only discarded.
+ */
+export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE, log: Logger | null = null): Promise<OpenDb> {
+  const logConnectionError: ConnectionErrorSink = (err) => {
+    if (log) logEvent(log, "db.connection_error", { reason: err.message.slice(0, 200) }, "warn");
+  };
   const pg = await import("pg");
   const admin = new pg.default.Client({ connectionString: url });
   // Dropped while migrating (holding the migration lock): its query rejects and the open fails; never an uncaught error.
@@ -58,7 +67,6 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
   };
 }
 
-const logConnectionError: ConnectionErrorSink = (err) => logEvent("db.connection_error", { reason: err.message.slice(0, 200) }, "warn");
 
 /** Opens and migrates an embedded PGlite database stored in `dir`. */
 export async function openPglite(dir: string): Promise<OpenDb> {

@@ -2,7 +2,7 @@
 // Codes are part of the public API (clients branch on them): never rename one once shipped.
 import "server-only";
 import { isDatabaseUnavailable } from "./db/classify-database-error";
-import { log, loggableError } from "./log";
+import { loggableError, type Logger } from "./log";
 
 /** One row of the error table: the status, what happened and what the client does next; retired codes are never answered. */
 export interface ErrorRow {
@@ -167,25 +167,28 @@ export function errorBody(code: ErrorCode, message: string, details: Record<stri
   };
 }
 
-/** The JSON body for an error. Unknown errors become a generic 500: `err.message` never reaches a client. */
-export function toErrorBody(err: unknown, requestId?: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
+/**
+ * The JSON body for an error. Unknown errors become a generic 500: `err.message` never reaches a client; they are logged
+ * to `log` (the request's logger, which carries its id).
+ */
+export function toErrorBody(err: unknown, log: Logger, requestId?: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (isAppError(err)) {
     return { status: err.status, body: errorBody(err.code, err.message, err.details, requestId, err.topLevel), headers: err.headers };
   }
   if (isDatabaseUnavailable(err)) {
-    log.warn({ err: loggableError(err), request_id: requestId }, "database unavailable");
+    log.warn({ err: loggableError(err) }, "database unavailable");
     return {
       status: ERROR_STATUS.database_unavailable,
       body: errorBody("database_unavailable", "the database is unavailable; retry the same request", {}, requestId),
       headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) },
     };
   }
-  log.error({ err: loggableError(err), request_id: requestId }, "unhandled error");
+  log.error({ err: loggableError(err) }, "unhandled error");
   return { status: 500, body: errorBody("internal_error", "internal error", {}, requestId), headers: {} };
 }
 
 /** Maps any thrown value to a JSON Response. */
-export function toResponse(err: unknown, requestId?: string): Response {
-  const { status, body, headers } = toErrorBody(err, requestId);
+export function toResponse(err: unknown, log: Logger, requestId?: string): Response {
+  const { status, body, headers } = toErrorBody(err, log, requestId);
   return Response.json(body, { status, headers: { ...headers, ...(requestId ? { "x-request-id": requestId } : {}) } });
 }

@@ -6,6 +6,6 @@ import { NO_PUBLIC_KEYS, readPublicKeys } from "@/server/site/read-site-facts";
 export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
-  const keys = await routeRuntime().then((rt) => readPublicKeys(rt.keys), () => NO_PUBLIC_KEYS);
+  const keys = await routeRuntime().then((rt) => readPublicKeys(rt), () => NO_PUBLIC_KEYS);
   return new Response(apiReferenceHtml(keys), { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": DOCS_CSP } });
 }

@@ -18,6 +18,7 @@ import { captureHold, reserveCredit } from "../../server/ledger/credit-holds";
 import { generateKeypair } from "../../server/keys/parse-secret-key";
 import { buildReceipt } from "../../server/receipts/build-receipt";
 import { signReceipt } from "../../server/receipts/sign-receipt";
+import { createLogger } from "../../server/log";
 import { publishLog } from "../../server/transparency/publish-log";
 import type { LogIdentity } from "../../server/transparency/log-key";
 import { percentile } from "./percentile";
@@ -63,14 +64,14 @@ async function reserveHolds(db: PrismaClient, lanes: number, perLane: number): P
 const captureFacts = (agentPubkey: string, holdId: string) => ({ holdId, agentPubkey, costUnits: 100n, model: "local/echo-1", upstream: "local", latencyMs: 1, outcome: "served" as const });
 
 async function unlogged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
-  const captured = await captureHold(db, captureFacts(agent, holdId));
+  const captured = await captureHold(db, captureFacts(agent, holdId), createLogger("warn"));
   if (!captured.ok) throw new Error("bench: capture refused");
   const receipt = receiptFor(agent, holdId, captured.pointsTotal);
   await hotExecute(db, Prisma.sql`UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${holdId}::uuid`);
 }
 
 async function logged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
-  const captured = await captureHold(db, captureFacts(agent, holdId));
+  const captured = await captureHold(db, captureFacts(agent, holdId), createLogger("warn"));
   if (!captured.ok) throw new Error("bench: capture refused");
   await attachReceipt(db, holdId, receiptFor(agent, holdId, captured.pointsTotal));
 }
@@ -91,7 +92,7 @@ export async function measureLogAppend(db: PrismaClient, identity: LogIdentity, 
   let publishing = true;
   const publisher = (async () => {
     while (publishing) {
-      if (await publishLog(db, identity)) checkpoints++;
+      if (await publishLog(db, identity, createLogger("warn"))) checkpoints++;
       await new Promise((r) => setTimeout(r, 1_000));
     }
   })();

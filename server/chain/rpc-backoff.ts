@@ -9,7 +9,7 @@ import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError,
 import { http, type HttpTransport } from "viem";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import type { SignetMetrics } from "../metrics/registry";
-import { systemClock, type Clock } from "../runtime/runtime";
+import { systemClock, type Clock } from "../runtime/clock";
 
 /** Per attempt: a real RPC answers in well under a second; 10 s means it is not going to. */
 const RPC_ATTEMPT_TIMEOUT_MS = 10_000;

@@ -38,7 +38,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       accepts.push({ ...requirements, extra: stable, ...(feePayer ? { feePayer } : {}) });
     } catch (err) {
       // A misconfigured or unreachable network is left out rather than failing the whole document.
-      logEvent("discovery.network_skipped", { network: info.caip2, reason: err instanceof Error ? err.message.slice(0, 100) : "unknown" }, "warn");
+      logEvent(ctx.log, "discovery.network_skipped", { network: info.caip2, reason: err instanceof Error ? err.message.slice(0, 100) : "unknown" }, "warn");
     }
   }
   // The declarations of the resource's own 402s. A top-up's 402 asks for the amount its body names: its accepts here

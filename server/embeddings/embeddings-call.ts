@@ -3,7 +3,7 @@
 // worst-case cost, which must fit under the hold (the flat price, a prepaid budget).
 import "server-only";
 import { AppError } from "../errors";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import type { Settings } from "../settings/setting-definitions";
 import { LOCAL_EMBEDDING_MODEL_ID, offeredOnNetwork, worstCaseEmbeddingCostUnits, type EmbeddingCatalogModel, type Upstream } from "../upstream";
 import { embeddingInputsOf, formatUnitsAsUsdc, type NetworkRow } from "../verify";

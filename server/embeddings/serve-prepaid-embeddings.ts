@@ -6,7 +6,7 @@ import "server-only";
 import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import type { ServedCall } from "../pipeline/call-types";
 import { budgetUnitsOf, servePrepaidInference, type PrepaidCall } from "../prepaid/serve-prepaid-inference";
 import { formatUnitsAsUsdc } from "../verify";

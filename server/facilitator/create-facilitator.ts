@@ -10,7 +10,7 @@ import { ConfigError, type Config } from "../env";
 import type { DbClient } from "../db";
 import type { SignetMetrics } from "../metrics/registry";
 import { createLogger, logEvent, type Logger } from "../log";
-import { systemClock, type Clock } from "../runtime/runtime";
+import { systemClock, type Clock } from "../runtime/clock";
 import { loadSigningKey } from "../keys/load-signing-key";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "../keys/refuse-shared-keys";
@@ -165,6 +165,7 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
 
   const svmSigner = oneSimulationPerPayment(
     markChainUnavailable(confirmWithRebroadcast(toFacilitatorSvmSigner(signer, rpcByCaip2 as never), rpcByCaip2, cfg.SETTLEMENT_CONFIRM_WAIT_MS, clock)),
+    clock,
   );
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);

@@ -1,5 +1,6 @@
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { describe, expect, it } from "vitest";
+import { manualClock } from "../test/support/manual-clock";
 import { FRESH_MS, oneSimulationPerPayment } from "./one-simulation-per-payment";
 
 const NET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -26,7 +27,7 @@ function countingSigner(fail: () => boolean = () => false) {
 describe("oneSimulationPerPayment", () => {
   it("answers settle's simulation of the bytes verify just simulated, once", async () => {
     const { signer, calls } = countingSigner();
-    const wrapped = oneSimulationPerPayment(signer);
+    const wrapped = oneSimulationPerPayment(signer, manualClock());
     await wrapped.simulateTransaction("tx-a", NET); // verify
     await wrapped.simulateTransaction("tx-a", NET); // settle's re-verify: reused
     expect(calls).toEqual(["tx-a"]);
@@ -36,7 +37,7 @@ describe("oneSimulationPerPayment", () => {
 
   it("never reuses across transactions or networks", async () => {
     const { signer, calls } = countingSigner();
-    const wrapped = oneSimulationPerPayment(signer);
+    const wrapped = oneSimulationPerPayment(signer, manualClock());
     await wrapped.simulateTransaction("tx-a", NET);
     await wrapped.simulateTransaction("tx-b", NET);
     await wrapped.simulateTransaction("tx-a", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
@@ -45,10 +46,10 @@ describe("oneSimulationPerPayment", () => {
 
   it("simulates again once the verify-time answer is older than FRESH_MS", async () => {
     const { signer, calls } = countingSigner();
-    let t = 1_000_000;
-    const wrapped = oneSimulationPerPayment(signer, () => t);
+    const clock = manualClock();
+    const wrapped = oneSimulationPerPayment(signer, clock);
     await wrapped.simulateTransaction("tx-a", NET);
-    t += FRESH_MS + 1;
+    clock.advance(FRESH_MS + 1);
     await wrapped.simulateTransaction("tx-a", NET);
     expect(calls).toHaveLength(2);
   });
@@ -56,7 +57,7 @@ describe("oneSimulationPerPayment", () => {
   it("never remembers a failed simulation", async () => {
     let failing = true;
     const { signer, calls } = countingSigner(() => failing);
-    const wrapped = oneSimulationPerPayment(signer);
+    const wrapped = oneSimulationPerPayment(signer, manualClock());
     await expect(wrapped.simulateTransaction("tx-a", NET)).rejects.toThrow(/InsufficientFunds/);
     await expect(wrapped.simulateTransaction("tx-a", NET)).rejects.toThrow(/InsufficientFunds/);
     failing = false;
@@ -66,7 +67,7 @@ describe("oneSimulationPerPayment", () => {
 
   it("passes simulations with options straight through and never remembers them", async () => {
     const { signer, calls } = countingSigner();
-    const wrapped = oneSimulationPerPayment(signer);
+    const wrapped = oneSimulationPerPayment(signer, manualClock());
     await wrapped.simulateTransaction("tx-a", NET, { sigVerify: true });
     await wrapped.simulateTransaction("tx-a", NET);
     await wrapped.simulateTransaction("tx-a", NET, { sigVerify: true });

@@ -10,6 +10,7 @@
 // this one verified, it calls `forgetSimulation` first, so settle asks the chain again right before it sends.
 import "server-only";
 import type { FacilitatorSvmSigner } from "@x402/svm";
+import type { Clock } from "../runtime/runtime";
 
 /** How long a successful simulation stands in for the next one of the same bytes. */
 export const FRESH_MS = 2_000;
@@ -21,8 +22,8 @@ export type ReusingSvmSigner = FacilitatorSvmSigner & {
   forgetSimulation(transaction: string, network: string): void;
 };
 
-/** Wraps `signer` so a successful simulation of the same bytes is reused once within FRESH_MS. */
-export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, now: () => number = Date.now): ReusingSvmSigner {
+/** Wraps `signer` so a successful simulation of the same bytes is reused once within FRESH_MS (by `clock`). */
+export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, clock: Clock): ReusingSvmSigner {
   const fresh = new Map<string, number>();
   const simulate = signer.simulateTransaction.bind(signer);
   return {
@@ -35,12 +36,12 @@ export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, now: () =>
       const at = fresh.get(key);
       if (at !== undefined) {
         fresh.delete(key);
-        if (now() - at <= FRESH_MS && options === undefined) return;
+        if (clock.monotonic() - at <= FRESH_MS && options === undefined) return;
       }
       await simulate(transaction, network, options);
       // Only the plain simulation x402 uses at verify is remembered; a failure throws above and is never cached.
       if (options !== undefined) return;
-      const t = now();
+      const t = clock.monotonic();
       // Insertion order is time order: drop the stale head, and the oldest past MAX_ENTRIES.
       for (const [k, at0] of fresh) {
         if (t - at0 <= FRESH_MS && fresh.size < MAX_ENTRIES) break;

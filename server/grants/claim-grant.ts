@@ -43,7 +43,7 @@ export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: C
   const nonce = challengeNonce(req.challenge);
   if (!nonce) throw new AppError("challenge_expired", "this is not a challenge issued by this service; fetch a new one");
   // SECURITY: a grant never credits a network whose kill switch is off.
-  requireNetworkEnabled(networks, settings, settings.defaultNetwork, "grants");
+  requireNetworkEnabled(deps.log, networks, settings, settings.defaultNetwork, "grants");
   const network = networks.get(settings.defaultNetwork).caip2;
   const amount = settings.grantAmountUnits;
   const day = new Date(deps.clock.now()).toISOString().slice(0, 10);

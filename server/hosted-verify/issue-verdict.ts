@@ -3,7 +3,7 @@
 import "server-only";
 import { ConfigError, type Config } from "../env";
 import { AppError } from "../errors";
-import { log } from "../log";
+import type { Logger } from "../log";
 import type { ServiceKeys } from "../keys/service-keys";
 import type { Runtime } from "../runtime/runtime";
 import { signDocument } from "../receipts/sign-receipt";
@@ -17,18 +17,17 @@ import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
 const VERIFY_REQUEST_TIMEOUT_MS = 10_000;
 
 /** The verifier's public key resource (GET /api/verify/operator-key). */
-export function verifierKeyResource(keys: ServiceKeys): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {
-  return { pubkey: loadVerifierKey(keys).publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
+export function verifierKeyResource(rt: { keys: ServiceKeys; log: Logger }): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {
+  return { pubkey: loadVerifierKey(rt).publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
 }
 
 /** Verifies and returns the signed VerifyResponse. Throws AppError upstream_error / server_misconfigured. */
 export async function issueVerdict(
-  runtime: Pick<Runtime, "config" | "keys" | "metrics" | "state">,
+  runtime: Pick<Runtime, "config" | "keys" | "metrics" | "state" | "clock" | "log">,
   request: VerifyRequest,
-  now: () => number = Date.now,
 ): Promise<VerifyResponse> {
   const cfg = runtime.config;
-  const verifierKey = loadVerifierKey(runtime.keys);
+  const verifierKey = loadVerifierKey(runtime);
   // With neither a pin nor an endpoint, the default endpoint is this service itself: use its keys in-process, the
   // current one and the retired ones, as GET /api/v1/operator-key publishes them.
   const keySource = request.operatorKey ? { operatorKey: request.operatorKey } : request.endpoint ? { endpoint: request.endpoint } : { operatorKeys: runtime.keys.operatorKeys() };
@@ -81,7 +80,7 @@ export async function issueVerdict(
     ok: result.ok,
     checks: result.checks,
     receipt_signature: receiptSignature,
-    verified_at: now(),
+    verified_at: runtime.clock.now(),
     verifier_pubkey: verifierKey.publicKeyBase58,
     operator_pubkey: result.operatorKey,
     // Signed with the rest, so a relying party knows which chain was asked and whether the caller chose the RPC
@@ -99,13 +98,13 @@ function ownRpcFor(cfg: Pick<Config, "networks" | "rpcUrls">, network: unknown):
   return row ? cfg.rpcUrls[row.id] : undefined;
 }
 
-function loadVerifierKey(keys: ServiceKeys) {
+function loadVerifierKey(rt: { keys: ServiceKeys; log: Logger }) {
   try {
-    return keys.verifier();
+    return rt.keys.verifier();
   } catch (err) {
     // The message names the missing variable for the operator's logs; clients see only the stable code.
     if (err instanceof ConfigError) {
-      log.error({ event: "verifier.key_missing", reason: err.message }, "verifier key unavailable");
+      rt.log.error({ event: "verifier.key_missing", reason: err.message }, "verifier key unavailable");
       throw new AppError("server_misconfigured", "the verifier has no usable signing key");
     }
     throw err;

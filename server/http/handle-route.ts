@@ -1,12 +1,19 @@
-// Wraps route handlers so every failure becomes a stable error code: no stack trace or err.message reaches a client.
+// Wraps route handlers so every failure becomes a stable error code: no stack trace or err.message reaches a client,
+// and an unexpected one is logged to the routes' runtime's logger with the request's id (route-edge.ts): the wrapper
+// sits with the route edge in the layer map.
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { z } from "zod";
-import { AppError, toResponse } from "../errors";
+import { toResponse } from "../errors";
+import { routeLog } from "../runtime/route-edge";
+
+export { parseWith } from "./parse-with";
 
 export type RouteHandler<C = unknown> = (req: Request, ctx: C) => Promise<Response>;
 
-/** Runs `handler`, mapping thrown errors through the error table, and tags every answer with a request id. */
+/**
+ * Runs `handler`, mapping thrown errors through the error table (an unexpected one logged with the request id), and
+ * tags every answer with a request id: the handler gets it for requestRuntime.
+ */
 export function handleRoute<C = unknown>(handler: (req: Request, ctx: C, requestId: string) => Promise<Response>): RouteHandler<C> {
   return async (req, ctx) => {
     const requestId = req.headers.get("x-request-id")?.slice(0, 64).replace(/[^\w.-]/g, "") || randomUUID();
@@ -15,16 +22,7 @@ export function handleRoute<C = unknown>(handler: (req: Request, ctx: C, request
       res.headers.set("x-request-id", requestId);
       return res;
     } catch (err) {
-      return toResponse(err, requestId);
+      return toResponse(err, await routeLog(requestId), requestId);
     }
   };
-}
-
-/** Validates `value` with a zod schema; the 400 names the first offending field in `detail`. */
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
-  throw new AppError("invalid_request", `${field}: ${issue?.message ?? "invalid"}`, { detail: field });
 }

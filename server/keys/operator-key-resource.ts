@@ -2,7 +2,7 @@
 import "server-only";
 import { ConfigError } from "../env";
 import { AppError } from "../errors";
-import { log } from "../log";
+import type { Logger } from "../log";
 import type { OperatorKeys, RetiredOperatorKey } from "../verify";
 import type { Ed25519Keypair } from "./parse-secret-key";
 import type { ServiceKeys } from "./service-keys";
@@ -19,12 +19,12 @@ export interface OperatorKeyResource extends KeyResource {
 }
 
 /** The operator keypair, or server_misconfigured (logged) when none can be loaded: never a 500 with a trace. */
-export function usableOperatorKeypair(keys: ServiceKeys): Ed25519Keypair {
+export function usableOperatorKeypair(rt: { keys: ServiceKeys; log: Logger }): Ed25519Keypair {
   try {
-    return keys.operator();
+    return rt.keys.operator();
   } catch (err) {
     if (err instanceof ConfigError) {
-      log.error({ event: "operator.key_missing", reason: err.message }, "operator key unavailable");
+      rt.log.error({ event: "operator.key_missing", reason: err.message }, "operator key unavailable");
       throw new AppError("server_misconfigured", "the service has no usable operator key");
     }
     throw err;
@@ -32,13 +32,13 @@ export function usableOperatorKeypair(keys: ServiceKeys): Ed25519Keypair {
 }
 
 /** The operator's public keys (current and retired), or server_misconfigured (logged) when they cannot be loaded. */
-export function usableOperatorKeys(keys: ServiceKeys): OperatorKeys {
-  usableOperatorKeypair(keys);
-  return keys.operatorKeys();
+export function usableOperatorKeys(rt: { keys: ServiceKeys; log: Logger }): OperatorKeys {
+  usableOperatorKeypair(rt);
+  return rt.keys.operatorKeys();
 }
 
 /** The public half of the receipt-signing key, and the keys it replaced with the time each was retired. */
-export function operatorKeyResource(keys: ServiceKeys): OperatorKeyResource {
-  const { pubkey, retired } = usableOperatorKeys(keys);
+export function operatorKeyResource(rt: { keys: ServiceKeys; log: Logger }): OperatorKeyResource {
+  const { pubkey, retired } = usableOperatorKeys(rt);
   return { pubkey, algorithm: "ed25519", encoding: "base58", retired: retired.map((r) => ({ pubkey: r.pubkey, retired_at: r.retired_at })) };
 }

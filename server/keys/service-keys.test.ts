@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../env";
 import { decodeBase58 } from "../verify";
 import { tempDataDir } from "../test/support/env";
+import { createLogger } from "../log";
 import { operatorKeyResource } from "./operator-key-resource";
 import { generateKeypair, type Ed25519Keypair } from "./parse-secret-key";
 import { createServiceKeys } from "./service-keys";
@@ -24,11 +25,11 @@ describe("ServiceKeys.operatorKeys()", () => {
       { pubkey: older.publicKeyBase58, retired_at: 1_767_225_600_000 },
     ];
     expect(keys.operatorKeys()).toEqual({ pubkey: current.publicKeyBase58, retired });
-    expect(operatorKeyResource(keys)).toEqual({ pubkey: current.publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired });
+    expect(operatorKeyResource({ keys, log: createLogger("silent") })).toEqual({ pubkey: current.publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired });
   });
 
   it("is the current key alone when none was retired, and the resource keeps its old fields", () => {
-    expect(operatorKeyResource(keysOf({}))).toEqual({ pubkey: current.publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired: [] });
+    expect(operatorKeyResource({ keys: keysOf({}), log: createLogger("silent") })).toEqual({ pubkey: current.publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired: [] });
   });
 
   it("refuses the current key listed as retired, at the operator key's load", () => {

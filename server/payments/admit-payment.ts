@@ -64,16 +64,16 @@ export async function admitPayment<P extends { plan: PaymentPlan }>(ctx: AppCont
 async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: Replan): Promise<PaidRequestState> {
   const header = readPaymentHeader(headers);
   const decoded = header === null ? null : decodePaymentHeader(header, ctx.config.networks);
-  const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings() : undefined;
-  const stored = guess ? guess.value : await readStoredSettings(ctx.db);
-  const settings = settingsFromStored(stored, ctx.config);
+  const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings(ctx.state) : undefined;
+  const stored = guess ? guess.value : await readStoredSettings(ctx.db, ctx.state);
+  const settings = settingsFromStored(stored, ctx.config, ctx.log);
   const payment = decoded?.ok ? { ok: true as const, payload: decoded.payload, key: paymentIdempotencyKey(decoded.payload) } : decoded;
   return { settings, stored, replans: replan?.replans ?? 0, guessed: guess !== undefined && replan === undefined, payment };
 }
 
 /** The settings read now, to plan again a request whose guessed settings refused it before its claim's statement. */
 async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState): Promise<Replan> {
-  return { stored: await readStoredSettings(ctx.db), replans: state.replans };
+  return { stored: await readStoredSettings(ctx.db, ctx.state), replans: state.replans };
 }
 
 /** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
@@ -148,7 +148,7 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
     : null;
   const found = await findOrClaimPayment(ctx.db, { key, expected: input.state.stored, claim, leaseMs: ctx.config.PAYMENT_LEASE_MS, clock: ctx.clock });
   if (found.stale) {
-    rememberStoredSettings(found.stored);
+    rememberStoredSettings(ctx.state, found.stored);
     if (input.state.replans >= MAX_REPLANS) {
       return refused(new AppError("rate_limited", "the service's settings kept changing during this request; nothing was charged, retry", { reason: "settings_changed" }, { "Retry-After": "1" }));
     }

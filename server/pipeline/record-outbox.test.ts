@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { createLogger } from "../log";
 import { manualClock } from "../test/support/manual-clock";
 import { RecordOutbox, type OutboxLimits, type PendingRecord } from "./record-outbox";
 
+/** Where the outboxes log: nowhere. */
+const QUIET = createLogger("silent");
 const LIMITS: OutboxLimits = { maxRecords: 3, maxBytes: 1_000, maxWaitMs: 60_000 };
 const permanent = () => Object.assign(new Error("unsupported Unicode escape sequence"), { code: "22P05" });
 const lost = () => new Error("Connection terminated unexpectedly");
@@ -28,7 +31,7 @@ function record(holdId: string, script: { write?: (() => Error | null)[]; giveBa
 
 describe("RecordOutbox", () => {
   it("writes a record once the database takes it, renewing its lease each round until then", async () => {
-    const outbox = new RecordOutbox(manualClock(), LIMITS);
+    const outbox = new RecordOutbox(manualClock(), QUIET, LIMITS);
     const r = record("a", { write: [lost, lost, () => null] });
     expect(outbox.add(r.pending)).toBe(true);
     await outbox.drain();
@@ -43,7 +46,7 @@ describe("RecordOutbox", () => {
   });
 
   it("gives back, once, a record the database refuses for good, and never tries to write it again", async () => {
-    const outbox = new RecordOutbox(manualClock(), LIMITS);
+    const outbox = new RecordOutbox(manualClock(), QUIET, LIMITS);
     const r = record("a", { write: [permanent], giveBack: [lost, () => null] });
     outbox.add(r.pending);
     await outbox.drain();
@@ -55,7 +58,7 @@ describe("RecordOutbox", () => {
 
   it("gives up a record whose give-back is refused for good, or that waited past its bound", async () => {
     const clock = manualClock();
-    const outbox = new RecordOutbox(clock, LIMITS);
+    const outbox = new RecordOutbox(clock, QUIET, LIMITS);
     const refused = record("a", { write: [permanent], giveBack: [permanent] });
     const waiting = record("b", { write: [lost] });
     outbox.add(refused.pending);
@@ -72,7 +75,7 @@ describe("RecordOutbox", () => {
   });
 
   it("refuses a record past its count or bytes bound, and takes records again once others left", async () => {
-    const outbox = new RecordOutbox(manualClock(), LIMITS);
+    const outbox = new RecordOutbox(manualClock(), QUIET, LIMITS);
     for (const id of ["a", "b", "c"]) expect(outbox.add(record(id, { write: [lost, () => null] }).pending)).toBe(true);
     expect(outbox.add(record("d").pending)).toBe(false);
     await outbox.drain();
@@ -84,7 +87,7 @@ describe("RecordOutbox", () => {
   });
 
   it("runs one try of a record at a time, however often it is asked", async () => {
-    const outbox = new RecordOutbox(manualClock(), LIMITS);
+    const outbox = new RecordOutbox(manualClock(), QUIET, LIMITS);
     let release!: () => void;
     let writes = 0;
     outbox.add({ ...record("a").pending, write: () => (writes++, new Promise<void>((r) => (release = r))) });

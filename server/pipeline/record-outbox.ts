@@ -8,7 +8,7 @@
 // MAX_WAIT_MS, is given up and logged as an error, and its payment is left to its lease.
 import "server-only";
 import { isPermanentDatabaseError } from "../db/classify-database-error";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import type { Clock } from "../runtime/runtime";
 
 /** A call's record that waits for the database. */
@@ -63,13 +63,14 @@ export class RecordOutbox {
 
   constructor(
     private readonly clock: Clock,
+    private readonly log: Logger,
     private readonly limits: OutboxLimits = DEFAULT_OUTBOX_LIMITS,
   ) {}
 
   /** Keeps `record` until it is written; false (and logged) when the outbox is full. */
   add(record: PendingRecord): boolean {
     if (this.entries.size >= this.limits.maxRecords || this.heldBytes + record.bytes > this.limits.maxBytes) {
-      logEvent("call.record_dropped", { ...fieldsOf(record), reason: "outbox_full", records: this.entries.size, bytes: this.heldBytes }, "error");
+      logEvent(this.log, "call.record_dropped", { ...fieldsOf(record), reason: "outbox_full", records: this.entries.size, bytes: this.heldBytes }, "error");
       return false;
     }
     this.entries.set(record.holdId, { record, since: this.clock.now(), refused: false, running: null });
@@ -112,22 +113,22 @@ export class RecordOutbox {
     const { record } = entry;
     try {
       await (entry.refused ? record.giveBack() : record.write());
-      logEvent(entry.refused ? "call.record_given_back" : "call.record_written", { ...fieldsOf(record), waited_ms: this.clock.now() - entry.since }, "warn");
+      logEvent(this.log, entry.refused ? "call.record_given_back" : "call.record_written", { ...fieldsOf(record), waited_ms: this.clock.now() - entry.since }, "warn");
       return this.remove(entry);
     } catch (err) {
       const reason = err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
       if (isPermanentDatabaseError(err)) {
         if (entry.refused) {
-          logEvent("call.record_dropped", { ...fieldsOf(record), reason: "give_back_refused", detail: reason }, "error");
+          logEvent(this.log, "call.record_dropped", { ...fieldsOf(record), reason: "give_back_refused", detail: reason }, "error");
           return this.remove(entry);
         }
         // SECURITY: a record refused for good is not retried; its call's money is given back, once, instead.
-        logEvent("call.record_refused", { ...fieldsOf(record), reason }, "error");
+        logEvent(this.log, "call.record_refused", { ...fieldsOf(record), reason }, "error");
         entry.refused = true;
         return this.attempt(entry);
       }
       if (this.clock.now() - entry.since > this.limits.maxWaitMs) {
-        logEvent("call.record_dropped", { ...fieldsOf(record), reason: "waited_too_long", detail: reason }, "error");
+        logEvent(this.log, "call.record_dropped", { ...fieldsOf(record), reason: "waited_too_long", detail: reason }, "error");
         return this.remove(entry);
       }
       await record.keep().catch(() => undefined);

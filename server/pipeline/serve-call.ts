@@ -159,7 +159,7 @@ async function recordServed(
   const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, answered, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1, atMs: ctx.clock.now() });
   const facts = captureFacts(reservation, answered, "served", answer);
   const write = async (): Promise<Recorded | null> => {
-    const recorded = await captureServed(ctx.db, reservation, facts, receiptOf);
+    const recorded = await captureServed(ctx.db, ctx.log, reservation, facts, receiptOf);
     if (recorded) countCall(ctx, reservation, "served");
     return recorded;
   };
@@ -182,7 +182,7 @@ async function recordServed(
 /** Records a stream the client left: charged what was produced, with no receipt; on failure, as recordServed. */
 async function recordAborted(ctx: AppContext, reservation: CallReservation, cut: Pick<UpstreamAnswer, "model" | "upstream" | "costUnits" | "latencyMs">): Promise<void> {
   const write = async (): Promise<void> => {
-    const captured = await captureHold(ctx.db, captureFacts(reservation, cut, "aborted", null));
+    const captured = await captureHold(ctx.db, captureFacts(reservation, cut, "aborted", null), ctx.log);
     if (captured.ok) countCall(ctx, reservation, "aborted");
     else logEvent(ctx.log, "call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "warn");
   };
@@ -273,11 +273,11 @@ class ReceiptTooLarge extends Error {
  * agent's points locked for one transaction. Null when the hold was no longer held: another server finished the call
  * (or, when its receipt is this answer's, this call's own commit whose reply was lost: then that is the record).
  */
-async function captureServed(db: DbClient, reservation: CallReservation, facts: CaptureFacts, receiptOf: (pointsBefore: number) => Receipt): Promise<Recorded | null> {
+async function captureServed(db: DbClient, log: Logger, reservation: CallReservation, facts: CaptureFacts, receiptOf: (pointsBefore: number) => Receipt): Promise<Recorded | null> {
   let pointsBefore: number | null = reservation.pointsBefore ?? -1;
   for (let attempt = 0; pointsBefore !== null && attempt < MAX_RECEIPT_CAPTURES; attempt++) {
     const receipt = receiptOf(pointsBefore);
-    const captured = await captureHold(db, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore } });
+    const captured = await captureHold(db, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore } }, log);
     if (captured.ok) return { receipt, balanceUnits: captured.balanceUnits };
     if (captured.reason === "hold_not_held") return ownRecord(db, reservation, receipt);
     pointsBefore = captured.pointsNow;
@@ -285,7 +285,7 @@ async function captureServed(db: DbClient, reservation: CallReservation, facts: 
   return db.$transaction(async (tx) => {
     const points = await lockPoints(tx, reservation.agentPubkey);
     const receipt = receiptOf(points);
-    const captured: CaptureOutcome = await captureHold(tx, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore: points } });
+    const captured: CaptureOutcome = await captureHold(tx, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore: points } }, log);
     if (captured.ok) return { receipt, balanceUnits: captured.balanceUnits };
     if (captured.reason === "hold_not_held") return ownRecord(tx, reservation, receipt);
     throw new Error("the agent's points moved while locked");

@@ -10,6 +10,8 @@ import type { Settings } from "../settings/setting-definitions";
 import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type SettingDefaultsSource, type StoredSettings } from "../settings/read-settings";
 import { balanceExpression, pointsExpression, reserveCtes, reserveOutcome, type HoldRequest, type HoldStatus, type ReserveOutcome } from "../ledger/credit-holds";
 import { hotQuery } from "../db/hot-query";
+import type { Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -29,10 +31,11 @@ export interface AdmissionRequest {
  * Counts the request against its IP's limit, then (for an agent with credit on the network) against the agent's
  * limit, then claims the nonce. Past either limit: 429 `rate_limited` with Retry-After, and the nonce stays unclaimed,
  * so the same signed request can be retried after the wait; a reused nonce: 409 `nonce_replay`; an agent without
- * credit on the network: 402 `insufficient_credits`, nothing written for it. Returns the settings.
+ * credit on the network: 402 `insufficient_credits`, nothing written for it. Returns the settings. The windows are
+ * the runtime's clock's; an invalid stored setting is logged to its logger.
  */
-export async function admitSignedRequest(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, now: number): Promise<Settings> {
-  const admitted = await admitAndHold(db, cfg, request, null, now);
+export async function admitSignedRequest(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, rt: { clock: Clock; log: Logger }): Promise<Settings> {
+  const admitted = await admitAndHold(db, cfg, request, null, rt);
   if (!admitted.ok) throw new AppError("insufficient_credits", "this agent has no credit on this network", { balance_usdc: "0" });
   return admitted.settings;
 }
@@ -68,8 +71,15 @@ export type Admitted =
  * and the settings are those the hold was worked out from. A limit or a replay throws as admitSignedRequest does; an
  * agent without credit on the network is `{ ok: false }`.
  */
-export async function admitAndHold(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, hold: HoldWithAdmission | null, now: number): Promise<Admitted> {
+export async function admitAndHold(
+  db: DbClient,
+  cfg: SettingDefaultsSource,
+  request: AdmissionRequest,
+  hold: HoldWithAdmission | null,
+  rt: { clock: Clock; log: Logger },
+): Promise<Admitted> {
   const { agentPubkey, nonce, limit, network, ip } = request;
+  const now = rt.clock.now();
   const windowStart = new Date(now - (now % RATE_LIMIT_WINDOW_MS));
   const rows = await hotQuery<{
     ip_count: number;
@@ -112,7 +122,7 @@ export async function admitAndHold(db: DbClient, cfg: SettingDefaultsSource, req
            ${pointsExpression(agentPubkey)} AS points`);
   const row = rows[0]!;
   if (ip) refuseOverIpLimit(Number(row.ip_count), ip.limit, now);
-  const settings = settingsFromStored(row.settings, cfg);
+  const settings = settingsFromStored(row.settings, cfg, rt.log);
   if (Number(row.credited) !== 1) return { ok: false, reason: "no_credit", settings, stored: row.settings };
   if (Number(row.count) > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + RATE_LIMIT_WINDOW_MS - now) / 1000));

@@ -9,20 +9,22 @@ import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 import type { Config } from "../env";
+import type { Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 
 /** Most recent ledger entries returned. */
 const RECENT_ENTRIES = 50;
 
 /** The balance and history of `pubkey`; the caller must have signed as `pubkey`. */
-export async function readCredits(db: DbClient, cfg: Config, pubkey: string, networkName: string | null, headers: Headers, now: number): Promise<unknown> {
+export async function readCredits(db: DbClient, cfg: Config, pubkey: string, networkName: string | null, headers: Headers, rt: { clock: Clock; log: Logger }): Promise<unknown> {
   if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_request", "the path must hold a base58 public key", { detail: "pubkey" });
   const timestamp = headers.get("x-agent-timestamp")?.trim() ?? "";
   if (!/^\d{1,16}$/.test(timestamp)) throw new AppError("missing_auth_headers", "X-Agent-Pubkey, X-Agent-Signature and X-Agent-Timestamp are required");
   const signer = authenticateSignedRequest(cfg.baseUrl, headers, "GET", `/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp));
   // SECURITY: a valid signature by another key must not read this agent's history.
   if (signer !== pubkey) throw new AppError("invalid_signature", "requests for an agent's credits must be signed by that agent");
-  checkRequestWindow(Number(timestamp), now);
-  const settings = await readSettings(db, cfg);
+  checkRequestWindow(Number(timestamp), rt.clock.now());
+  const settings = await readSettings(db, cfg, rt.log);
   const networkId = networkName === null ? settings.defaultNetwork : cfg.networks.resolve(networkName, settings.defaultNetwork);
   if (!networkId) throw new AppError("invalid_network", "unknown network", { detail: "network" });
   const network = cfg.networks.get(networkId).caip2;

@@ -10,7 +10,7 @@ import { AppError } from "../errors";
 import { rateLimitIpHash } from "../http/client-ip";
 import { schedulePurge } from "../http/purge-expired-rows";
 import { parseJsonText } from "../http/read-json-body";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import { releaseHold, reserveCredit } from "../ledger/credit-holds";
 import type { CallReservation, ServedCall, UpstreamJob } from "../pipeline/call-types";
 import { chatJob } from "../pipeline/chat-job";
@@ -100,11 +100,11 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   const leaseMs = cfg.PAYMENT_LEASE_MS;
   // The hold is worked out from the settings the last request read, and taken in the admission's statement only if
   // they are still the stored ones; otherwise (or when that plan refuses the call) the request's own settings decide.
-  const guessed = lastStoredSettings() ?? { value: null };
-  const guessedSettings = settingsFromStored(guessed.value, cfg);
+  const guessed = lastStoredSettings(ctx.state) ?? { value: null };
+  const guessedSettings = settingsFromStored(guessed.value, cfg, ctx.log);
   const guess = tryPlan(() => planCall(ctx, body, guessedSettings));
   const admit = (network: string, ip: AdmissionRequest["ip"], hold: HoldWithAdmission | null) =>
-    admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold, ctx.clock.now());
+    admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold, ctx);
   // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
   const ip = { hash: rateLimitIpHash(headers, guessedSettings, cfg), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
   const guessedNetwork = guess?.network.caip2 ?? tryNetwork(ctx, guessedSettings, body);
@@ -120,7 +120,7 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     throw err;
   });
   schedulePurge(ctx);
-  rememberStoredSettings(admission.stored);
+  rememberStoredSettings(ctx.state, admission.stored);
   const plan = admission.ok && admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
   admitted.network = plan.network.caip2;
   // Credit was looked for on the guessed network; when the stored settings put the call on another, look there (the
@@ -144,7 +144,7 @@ interface CallPlan {
 
 /** The call's network, model, cap and worst-case cost under `settings`; throws the request's refusal. */
 function planCall(ctx: AppContext, body: Body, settings: Settings, admitted?: { network: string }): CallPlan {
-  const network = ctx.config.networks.get(admitNetwork(ctx.config.networks, settings, body.network, "inference"));
+  const network = ctx.config.networks.get(admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "inference"));
   if (admitted) admitted.network = network.caip2;
   return { network, ...body.plan(ctx, network, settings) };
 }
@@ -159,7 +159,7 @@ function insufficientCredits(plan: CallPlan, balanceUnits: bigint): AppError {
 /** The request's network under `settings` (CAIP-2), or "" (no agent's credit) when they refuse it. */
 function tryNetwork(ctx: AppContext, settings: Settings, body: Body): string {
   try {
-    return ctx.config.networks.get(admitNetwork(ctx.config.networks, settings, body.network, "inference")).caip2;
+    return ctx.config.networks.get(admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "inference")).caip2;
   } catch {
     return "";
   }

@@ -52,7 +52,7 @@ async function planTopUp(ctx: AppContext, body: TopUpRequest, settings: Settings
   if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
     throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
   }
-  const network = admitNetwork(ctx.config.networks, settings, body.network, "credits");
+  const network = admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "credits");
   // A payer whose key cannot sign prepaid calls (an EVM address) names the Ed25519 key that will spend the credit.
   if (!familyFacts(ctx.config.networks.get(network)).payerSignsPrepaid && body.agent_pubkey === undefined) {
     throw new AppError("invalid_request", `agent_pubkey: required on ${ctx.config.networks.get(network).label}, the Ed25519 key that will spend the credit`, { detail: "agent_pubkey" });

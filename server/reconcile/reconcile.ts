@@ -25,6 +25,7 @@ import type { Inflow } from "../chain/chain-inflows";
 import { familyAdapter } from "../chain/family-adapter";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
 import { LANDED_STATES, STATE } from "../payments/payment-states";
+import type { Logger } from "../log";
 
 export const MISMATCH_KINDS = [
   "paid_not_recorded",
@@ -78,6 +79,8 @@ export interface ReconcileOptions {
 export interface ReconcileDeps {
   db: DbClient;
   config: Config;
+  /** Where an invalid stored setting is logged. */
+  log: Logger;
   chains: { facilitator: Facilitator };
   /** Where each network's drift is set (signet_reconcile_drift); default: nowhere. */
   metrics?: SignetMetrics;
@@ -89,7 +92,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
   const facilitator = deps.chains.facilitator;
   const served = [...Object.keys(facilitator.rpcs), ...Object.keys(facilitator.evm?.rpcUrls ?? {})];
   const networks = opts.networks ? served.filter((n) => opts.networks!.includes(n)) : served;
-  const settings = await readSettings(db, config);
+  const settings = await readSettings(db, config, deps.log);
   const reports: NetworkReport[] = [];
   for (const id of networks) {
     const info = facilitator.networks.get(id);

@@ -6,7 +6,7 @@ import "server-only";
 import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import type { ServedCall } from "../pipeline/call-types";
 import type { InferenceRequest } from "../prepaid/inference-request-schema";
 import { chatPrepaidCall, servePrepaidInference } from "../prepaid/serve-prepaid-inference";

@@ -4,7 +4,7 @@
 import "server-only";
 import type { AppContext } from "../app-context";
 import { AppError } from "../errors";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import { parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
 import { responsesRequestSchema } from "./responses-request-schema";

@@ -17,7 +17,7 @@ export function startBackgroundJobs(runtime: Runtime): () => void {
     // Settlements broadcast but not confirmed in time, which nobody retries.
     startPendingSweeper(runtime),
     // The receipt log's sequencer and checkpoint signer: one instance at a time holds its lock.
-    startLogPublisher(runtime.db, runtime.keys, runtime.config.LOG_PUBLISH_INTERVAL_MS),
+    startLogPublisher(runtime.db, runtime.keys, runtime.config.LOG_PUBLISH_INTERVAL_MS, runtime.log),
   ];
   // Relays a node dropped or never saw: broadcast again (each one claimed by one sweeper a round).
   const evm = runtime.chains.facilitator.evm;
@@ -72,7 +72,7 @@ function drainRecordOutbox(runtime: Runtime): () => void {
 /** Releases prepaid holds whose server died mid-call, every half lease, until stopped; each by exactly one statement. */
 function sweepExpiredHolds(runtime: Runtime): () => void {
   const sweep = () => {
-    releaseExpiredHolds(runtime.db).catch((err: unknown) => runtime.log.warn({ err }, "could not release expired holds"));
+    releaseExpiredHolds(runtime.db, runtime.log).catch((err: unknown) => runtime.log.warn({ err }, "could not release expired holds"));
   };
   sweep();
   const timer = setInterval(sweep, Math.max(1_000, Math.floor(runtime.config.PAYMENT_LEASE_MS / 2)));

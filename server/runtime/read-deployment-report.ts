@@ -33,7 +33,7 @@ const DATABASE_OPEN_TIMEOUT_MS = 10_000;
  * process throws. Also how `npm start` opens it for its checks (check-database-at-start.ts).
  */
 export async function openForReport(cfg: Config): Promise<{ ok: true; open: OpenDb } | { ok: false; error: Error }> {
-  const opening = openDatabase(cfg);
+  const opening = openDatabase(cfg, createLogger(cfg.logLevel));
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), DATABASE_OPEN_TIMEOUT_MS);
@@ -92,7 +92,7 @@ export async function readDeploymentReport(cfg: Config, parts: { facilitator: Fa
   const db = opened.ok ? opened.open.prisma : null;
   try {
     const [settings, health] = await Promise.all([
-      db ? readSettings(db, cfg).catch(() => null) : Promise.resolve(null),
+      db ? readSettings(db, cfg, createLogger(cfg.logLevel)).catch(() => null) : Promise.resolve(null),
       readOwnHealth(cfg, db, opened.ok ? null : opened.error, parts.facilitator),
     ]);
     const { facilitator } = parts;

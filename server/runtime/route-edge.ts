@@ -1,9 +1,11 @@
 // The route edge: the one place that keeps a runtime for the process. Next may load the route modules more than once
-// (and the front server, bin/serve-next.ts, is another module instance), so what they share sits on globalThis under
+// (and the front server, bin/start/serve-next.ts, is another module instance), so what they share sits on globalThis under
 // one registered symbol: the runtime, the stop function of its background jobs, the drain flag, the health cache and
-// the facilitator announcements. Route handlers call routeRuntime() and pass the runtime down; nothing else in the
-// service reaches for a global. No "server-only" here and only dynamic imports of the service: the front server loads
+// the facilitator announcements. Route handlers call routeRuntime() (or requestRuntime(), whose logger carries the
+// request's id) and pass the runtime down; nothing else in the service reaches for a global. Being the edge, this is
+// also where a logger is made before a runtime exists (routeLog), and where the health fallback reads the wall clock. No "server-only" here and only dynamic imports of the service: the front server loads
 // this module outside Next for the drain flag.
+import type pino from "pino";
 import type { Config } from "../env";
 import type { HealthCache, HealthSource } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
@@ -17,6 +19,8 @@ interface Edge {
   draining: boolean;
   health: HealthCache;
   announced: Set<string>;
+  /** The logger the next runtime logs to; unset: one of its own at its config's level. */
+  log?: pino.Logger;
 }
 
 const EDGE = Symbol.for("signet.routeEdge");
@@ -60,21 +64,40 @@ export function routeRuntime(): Promise<Runtime> {
 
 async function buildRouteRuntime(e: Edge): Promise<Runtime> {
   const config = await routeConfig();
-  const [{ createRuntime }, { startBackgroundJobs }, { ConfigError }, { AppError }, { log }] = await Promise.all([
+  const [{ createRuntime }, { startBackgroundJobs }, { ConfigError }, { AppError }, { createLogger }] = await Promise.all([
     import("./create-runtime"),
     import("./background-jobs"),
     import("../env"),
     import("../errors"),
     import("../log"),
   ]);
-  const runtime = await createRuntime(config, { shutdown: edgeShutdown, health: e.health, announced: e.announced }).catch((err: unknown) => {
+  const runtime = await createRuntime(config, { shutdown: edgeShutdown, health: e.health, announced: e.announced, ...(e.log ? { log: e.log } : {}) }).catch((err: unknown) => {
     // The message names the variable for the operator's logs; clients see only the stable code.
     if (!(err instanceof ConfigError)) throw err;
-    log.error({ event: "runtime.config_error", reason: err.message }, "the service is misconfigured");
+    createLogger(config.logLevel).error({ event: "runtime.config_error", reason: err.message }, "the service is misconfigured");
     throw new AppError("server_misconfigured", "the service is misconfigured");
   });
   e.stopJobs = startBackgroundJobs(runtime);
   return runtime;
+}
+
+/** The routes' runtime for one request: its logger is a child of the runtime's carrying `request_id`. */
+export async function requestRuntime(requestId: string): Promise<Runtime> {
+  const runtime = await routeRuntime();
+  return { ...runtime, log: runtime.log.child({ request_id: requestId }) };
+}
+
+/**
+ * Where a request's failure is logged: the routes' runtime's logger with `request_id`, or, when no runtime can be
+ * built (its config or database is what failed), a logger at the route config's level (info when that cannot be read).
+ */
+export async function routeLog(requestId: string): Promise<pino.Logger> {
+  const { createLogger } = await import("../log");
+  // The runtime there is, if any: a failed build is not tried again just to log its failure.
+  const runtime = (await edge().runtime?.catch(() => null)) ?? null;
+  if (runtime) return runtime.log.child({ request_id: requestId });
+  const level = await routeConfig().then((config) => config.logLevel, () => "info" as const);
+  return createLogger(level).child({ request_id: requestId });
 }
 
 /**
@@ -145,6 +168,16 @@ export function useRouteConfig(config: Config | null): Promise<void> {
   if (config) e.config = config;
   else delete e.config;
   return closing;
+}
+
+/**
+ * Makes the runtimes the routes build from now on log to `log` (null: each to a logger of its own, at its config's
+ * level). For entry points that made their logger, and tests that read what was logged.
+ */
+export function useRouteLogger(log: pino.Logger | null): void {
+  const e = edge();
+  if (log) e.log = log;
+  else delete e.log;
 }
 
 /** Drops the cached health probes. Tests only. */

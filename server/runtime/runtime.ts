@@ -11,27 +11,14 @@ import type { PaymentGateway } from "../x402/payment-gateway";
 import type { Upstream } from "../upstream";
 import type { NetworkId } from "../verify";
 import type { Settings } from "../settings/setting-definitions";
+import type { SettingsMemory } from "../settings/read-settings";
 import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
 import type { RecordOutbox } from "../pipeline/record-outbox";
 
-/**
- * Where time comes from. Production code reads time only here (ctx.clock, or a clock passed to a function that has no
- * ctx): leases, takeovers, expiry, deadlines, timestamps written or answered, and durations alike, so a test moves time
- * instead of sleeping. Two readings: `now()` is the wall clock, for a moment that is stored, compared with a stored
- * one or shown; `monotonic()` never goes back, for a duration measured within this process (a latency, a metric, a
- * wait's deadline). A fake clock advances both by the same amount. `Date.now()`, `new Date()` with no argument and
- * `performance.now()` appear only in systemClock (lint refuses them elsewhere, but at the route edge).
- */
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Milliseconds from an arbitrary origin that never goes back: only differences between two readings mean anything. */
-  monotonic(): number;
-}
+import type { Clock } from "./clock";
 
-/** The wall clock, and the process's monotonic clock. */
-export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+export { systemClock, type Clock } from "./clock";
 
 /** The chains a runtime pays and settles on. */
 interface Chains {
@@ -40,7 +27,7 @@ interface Chains {
 }
 
 /** What a runtime remembers between requests. */
-interface RuntimeState {
+interface RuntimeState extends SettingsMemory {
   /** Per network and owner: the deposit owner's USDC account, made sure of once. */
   depositReady: Map<string, Promise<string>>;
   /** The last round of health probes. */

@@ -5,7 +5,7 @@ import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { hotQuery } from "../db/hot-query";
 import { AppError } from "../errors";
-import { log } from "../log";
+import type { Logger } from "../log";
 import type { NetworkRegistry } from "../verify";
 import { envDefaults, isSettingKey, parseSettings, SettingsError, type SettingKey, type Settings } from "./setting-definitions";
 
@@ -46,9 +46,12 @@ export function effectiveSettingText(sources: SettingSources): Partial<Record<Se
   return raw;
 }
 
-/** The typed settings for this request; an invalid stored value is a 500 `server_misconfigured`, logged with its key. */
-export async function readSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Settings> {
-  return parseOrMisconfigured(await readRawSettings(db, cfg), cfg.networks);
+/**
+ * The typed settings for this request; an invalid stored value is a 500 `server_misconfigured`, logged to `log` with
+ * its key.
+ */
+export async function readSettings(db: DbClient, cfg: SettingDefaultsSource, log: Logger): Promise<Settings> {
+  return parseOrMisconfigured(await readRawSettings(db, cfg), cfg.networks, log);
 }
 
 /**
@@ -65,27 +68,30 @@ export function storedSettingsAre(expected: StoredSettings): Prisma.Sql {
   return Prisma.sql`${STORED_SETTINGS_JSON} IS NOT DISTINCT FROM ${expected === null ? null : JSON.stringify(expected)}::jsonb`;
 }
 
-/** The stored settings the last hot statement of this process read; undefined before the first. */
-let lastSeen: { value: StoredSettings } | undefined;
+/** Where a runtime keeps the stored settings its last hot statement read (RuntimeState's settingsSeen). */
+export interface SettingsMemory {
+  /** The stored settings the last hot statement read; null before the first. */
+  settingsSeen: { value: StoredSettings } | null;
+}
 
 /**
- * The stored settings this process saw last: only a guess for planning the next hot request, which its own statement
+ * The stored settings `memory` saw last: only a guess for planning the next hot request, which its own statement
  * checks (storedSettingsAre) before anything is taken on it.
  */
-export function lastStoredSettings(): { value: StoredSettings } | undefined {
-  return lastSeen;
+export function lastStoredSettings(memory: SettingsMemory): { value: StoredSettings } | undefined {
+  return memory.settingsSeen ?? undefined;
 }
 
 /** Records what a hot statement found stored, for the next request's guess. */
-export function rememberStoredSettings(value: StoredSettings): void {
-  lastSeen = { value };
+export function rememberStoredSettings(memory: SettingsMemory, value: StoredSettings): void {
+  memory.settingsSeen = { value };
 }
 
-/** Reads the stored settings in one statement, and remembers them. */
-export async function readStoredSettings(db: DbClient): Promise<StoredSettings> {
+/** Reads the stored settings in one statement, and remembers them in `memory`. */
+export async function readStoredSettings(db: DbClient, memory: SettingsMemory): Promise<StoredSettings> {
   const rows = await hotQuery<{ stored: StoredSettings }>(db, Prisma.sql`SELECT ${STORED_SETTINGS_JSON} AS stored`);
   const stored = rows[0]?.stored ?? null;
-  rememberStoredSettings(stored);
+  rememberStoredSettings(memory, stored);
   return stored;
 }
 
@@ -93,8 +99,8 @@ export async function readStoredSettings(db: DbClient): Promise<StoredSettings> 
  * The typed settings from the stored key → value pairs, read by a caller's own query (STORED_SETTINGS_JSON) so a hot
  * route fetches them in the same round trip as its other work. Same errors as readSettings.
  */
-export function settingsFromStored(stored: Record<string, string> | null, cfg: SettingDefaultsSource): Settings {
-  return parseOrMisconfigured(overEnvDefaults(stored ?? {}, cfg), cfg.networks);
+export function settingsFromStored(stored: Record<string, string> | null, cfg: SettingDefaultsSource, log: Logger): Settings {
+  return parseOrMisconfigured(overEnvDefaults(stored ?? {}, cfg), cfg.networks, log);
 }
 
 function overEnvDefaults(stored: Record<string, string>, cfg: SettingDefaultsSource): Partial<Record<SettingKey, string>> {
@@ -103,7 +109,7 @@ function overEnvDefaults(stored: Record<string, string>, cfg: SettingDefaultsSou
   return raw;
 }
 
-function parseOrMisconfigured(raw: Partial<Record<SettingKey, string>>, networks: NetworkRegistry): Settings {
+function parseOrMisconfigured(raw: Partial<Record<SettingKey, string>>, networks: NetworkRegistry, log: Logger): Settings {
   try {
     return parseSettings(raw, networks);
   } catch (err) {

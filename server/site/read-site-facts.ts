@@ -6,7 +6,7 @@ import type { ServiceKeys } from "../keys/service-keys";
 import type { Runtime } from "../runtime/runtime";
 import { verifierKeyResource } from "../hosted-verify/issue-verdict";
 import { operatorKeyResource } from "../keys/operator-key-resource";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { readSettings } from "../settings/read-settings";
 import { formatUnitsAsUsdc, parseUsdcToUnits, type NetworkRegistry } from "../verify";
 import { familyFacts } from "../verify/chain-family-facts";
@@ -48,9 +48,9 @@ export interface SiteFacts extends PublicKeys {
   grant: { amountUsdc: string; network: string; networkLabel: string };
 }
 
-/** Both public keys; a key that cannot be loaded reads as null (and is logged by its loader). */
-export function readPublicKeys(keys: ServiceKeys): PublicKeys {
-  return { operatorKey: keyOrNull(() => operatorKeyResource(keys).pubkey), verifierKey: keyOrNull(() => verifierKeyResource(keys).pubkey) };
+/** Both public keys; a key that cannot be loaded reads as null (and is logged to `rt.log` by its loader). */
+export function readPublicKeys(rt: { keys: ServiceKeys; log: Logger }): PublicKeys {
+  return { operatorKey: keyOrNull(rt.log, () => operatorKeyResource(rt).pubkey), verifierKey: keyOrNull(rt.log, () => verifierKeyResource(rt).pubkey) };
 }
 
 /** What the pages show when no runtime could be built: no key (the page says so rather than failing). */
@@ -63,7 +63,7 @@ export function readNetworkNames(networks: NetworkRegistry): { caip2: string; la
 
 /** The live facts: read per request, since operators change the price and the switch at run time. */
 export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
-  const settings = await readSettings(ctx.db, ctx.config);
+  const settings = await readSettings(ctx.db, ctx.config, ctx.log);
   const advertised = advertisedRpcUrls(ctx.config);
   const max = parseUsdcToUnits(ctx.config.PREPAID_TOPUP_MAX_USDC);
   const defaultNetwork = ctx.config.networks.get(settings.defaultNetwork);
@@ -83,7 +83,7 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
     };
   });
   return {
-    ...readPublicKeys(ctx.keys),
+    ...readPublicKeys(ctx),
     baseUrl: ctx.config.baseUrl,
     priceUsdc: formatUnitsAsUsdc(settings.flatPriceUnits),
     maxTopUpUsdc: max === null ? "0" : formatUnitsAsUsdc(max),
@@ -94,11 +94,11 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
   };
 }
 
-function keyOrNull(read: () => string): string | null {
+function keyOrNull(log: Logger, read: () => string): string | null {
   try {
     return read();
   } catch (err) {
-    logEvent("site.key_unavailable", { reason: err instanceof Error ? err.name : "unknown" }, "warn");
+    logEvent(log, "site.key_unavailable", { reason: err instanceof Error ? err.name : "unknown" }, "warn");
     return null;
   }
 }

@@ -4,14 +4,14 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { AppError } from "../errors";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { checkNoteSignature, formatSignatureLine, parseCheckpointText, parseSignedNote } from "../verify";
 import { verifyEd25519Node } from "../keys/node-ed25519";
 import type { LogIdentity } from "./log-key";
 import { readCheckpoint, type StoredCheckpoint } from "./read-log";
 
 /** Stores the known witnesses' cosignatures found in `noteText`; answers the checkpoint with every cosignature it has. */
-export async function acceptCosignature(db: DbClient, id: LogIdentity, noteText: string): Promise<StoredCheckpoint> {
+export async function acceptCosignature(db: DbClient, id: LogIdentity, noteText: string, log: Logger): Promise<StoredCheckpoint> {
   const note = parseSignedNote(noteText);
   const checkpoint = note ? parseCheckpointText(note.text) : null;
   if (!note || !checkpoint) throw new AppError("invalid_request", "the body must be a signed checkpoint note", { detail: "body" });
@@ -33,7 +33,7 @@ export async function acceptCosignature(db: DbClient, id: LogIdentity, noteText:
       create: { size: BigInt(checkpoint.size), witness: a.witness, line: a.line },
       update: { line: a.line },
     });
-    logEvent("log.cosigned", { size: checkpoint.size, witness: a.witness });
+    logEvent(log, "log.cosigned", { size: checkpoint.size, witness: a.witness });
   }
   return (await readCheckpoint(db, checkpoint.size))!;
 }

@@ -20,7 +20,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { DbClient, DbTransaction } from "../db";
 import { signEd25519, verifyEd25519Node } from "../keys/node-ed25519";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, parseCheckpointText, parseSignedNote, TILE_HEIGHT, treeHash } from "../verify";
 import { logSigners, type LogIdentity, type LogSigner } from "./log-key";
 import { checkLogKeyContinuity, type LogKeyContinuity } from "./log-key-continuity";
@@ -70,9 +70,10 @@ export async function readLogKeyContinuity(db: DbClient | DbTransaction, id: Log
  * its receipts wait in staging, rather than switching keys under whoever pinned the one that signed it. Logged as an
  * error on every round it stalls; setting LOG_PREVIOUS_SECRET_KEY to the key that signed the log resumes it.
  */
-function refusesToSign(continuity: LogKeyContinuity, id: LogIdentity): boolean {
+function refusesToSign(log: Logger, continuity: LogKeyContinuity, id: LogIdentity): boolean {
   if (continuity.ok) return false;
   logEvent(
+    log,
     "log.key_mismatch",
     { reason: continuity.reason, size: continuity.size, origin: id.origin, found: continuity.found, expected: continuity.expected, detail: continuity.detail },
     "error",
@@ -86,10 +87,10 @@ function refusesToSign(continuity: LogKeyContinuity, id: LogIdentity): boolean {
  * so whoever pins the new key reads a checkpoint it can verify before the next append. Only when the log key or the
  * previous one signed it already: a key that did not continues nothing.
  */
-async function signLatestWithEveryKey(db: DbClient, id: LogIdentity): Promise<void> {
+async function signLatestWithEveryKey(db: DbClient, id: LogIdentity, log: Logger): Promise<void> {
   const latest = await db.logCheckpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, note: true } });
   if (!latest) return;
-  if (refusesToSign(checkLogKeyContinuity({ size: Number(latest.size), note: latest.note }, id, verifyEd25519Node), id)) return;
+  if (refusesToSign(log, checkLogKeyContinuity({ size: Number(latest.size), note: latest.note }, id, verifyEd25519Node), id)) return;
   const note = parseSignedNote(latest.note);
   // A checkpoint of another origin is another log's statement: the keys of this one do not sign it.
   if (!note || parseCheckpointText(note.text)?.origin !== id.origin) return;
@@ -98,7 +99,7 @@ async function signLatestWithEveryKey(db: DbClient, id: LogIdentity): Promise<vo
   const signed = latest.note + missing.map((signer) => signatureLine(id.origin, signer, note.text)).join("");
   // Only over the note as read: another instance adding the same line meanwhile wins, and this one adds nothing.
   const updated = await db.logCheckpoint.updateMany({ where: { size: latest.size, note: latest.note }, data: { note: signed } });
-  if (updated.count > 0) logEvent("log.checkpoint_resigned", { size: Number(latest.size), keys: missing.map((signer) => signer.verifierKey) });
+  if (updated.count > 0) logEvent(log, "log.checkpoint_resigned", { size: Number(latest.size), keys: missing.map((signer) => signer.verifierKey) });
 }
 
 /**
@@ -125,9 +126,10 @@ export async function readLatestCheckpoint(db: DbClient, id: LogIdentity): Promi
 /**
  * One sequencer round: sequences up to LOG_BATCH staged receipts and signs the checkpoint of the new size. Returns
  * null when another instance holds the sequencer lock, when nothing was staged (no new checkpoint is needed), or when
- * the latest checkpoint was signed by neither the log key nor the previous one (`log.key_mismatch`: nothing moves).
+ * the latest checkpoint was signed by neither the log key nor the previous one (`log.key_mismatch`, logged to `log`:
+ * nothing moves).
  */
-export async function publishLog(db: DbClient, id: LogIdentity, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
+export async function publishLog(db: DbClient, id: LogIdentity, log: Logger, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
   // An idle log costs one cheap read per round, not a transaction.
   const [waiting] = await db.$queryRaw<{ staged: boolean }[]>`SELECT EXISTS (SELECT 1 FROM log_staging) AS staged`;
   if (!waiting?.staged) return null;
@@ -136,7 +138,7 @@ export async function publishLog(db: DbClient, id: LogIdentity, batch = LOG_BATC
       const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOG_SEQUENCER_LOCK_KEY}) AS locked`;
       if (!lock?.locked) return null;
       // Under the lock: no other sequencer adds a checkpoint between this read and this round's.
-      if (refusesToSign(await readLogKeyContinuity(tx, id), id)) return null;
+      if (refusesToSign(log, await readLogKeyContinuity(tx, id), id)) return null;
       // A receipt stored again after a lost answer is staged twice: it is logged once.
       await tx.$executeRaw`DELETE FROM log_staging s USING log_entries e WHERE s.inference_id = e.inference_id`;
       const staged = await tx.$queryRaw<{ inference_id: string; receipt: Record<string, unknown> }[]>`
@@ -198,29 +200,30 @@ export async function publishLog(db: DbClient, id: LogIdentity, batch = LOG_BATC
 /**
  * Runs the sequencer every `intervalMs` (LOG_PUBLISH_INTERVAL_MS) until the returned stop is called. Every instance
  * runs it; the advisory lock lets one at a time extend the tree, and a crashed one's lock ends with its connection.
+ * Logs to `log`.
  */
-export function startLogPublisher(db: DbClient, keys: ServiceKeys, intervalMs: number): () => void {
+export function startLogPublisher(db: DbClient, keys: ServiceKeys, intervalMs: number, log: Logger): () => void {
   let busy = false;
   // The empty tree's checkpoint at start-up (a failure is retried on demand, by the checkpoint route).
   // The key is read inside the promise: a missing one is logged, never thrown at whoever starts the publisher.
   // After a log key rotation, the latest checkpoint gets the new key's signature at once (signLatestWithEveryKey).
   void Promise.resolve()
     .then(() => signEmptyCheckpoint(db, keys.log()))
-    .then(() => signLatestWithEveryKey(db, keys.log()))
-    .catch((err: unknown) => logEvent("log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
+    .then(() => signLatestWithEveryKey(db, keys.log(), log))
+    .catch((err: unknown) => logEvent(log, "log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
   const tick = async () => {
     if (busy) return;
     busy = true;
     try {
       // A full batch means more is waiting: keep going, so a burst is logged within one interval.
       for (let round = 0; round < 64; round++) {
-        const published = await publishLog(db, keys.log());
+        const published = await publishLog(db, keys.log(), log);
         if (!published) break;
-        logEvent("log.checkpoint", { size: published.size, appended: published.appended });
+        logEvent(log, "log.checkpoint", { size: published.size, appended: published.appended });
         if (published.appended < LOG_BATCH) break;
       }
     } catch (err) {
-      logEvent("log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
+      logEvent(log, "log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
     } finally {
       busy = false;
     }

@@ -38,7 +38,8 @@ export interface WitnessOptions {
   stateFile: string;
   /** Post the cosigned checkpoint to `<prefix>/cosignature` for the log to publish. */
   submit: boolean;
-  now?: () => number;
+  /** Epoch ms: the cosignature's timestamp (the witness's clock). */
+  now: number;
 }
 
 export type WitnessResult =
@@ -67,7 +68,7 @@ export async function witnessLog(opts: WitnessOptions): Promise<WitnessResult> {
     }
   }
   const key = parseVerifierKey(witnessVerifierKey(opts.name, opts.keypair))!;
-  const timestamp = BigInt(Math.floor((opts.now ?? Date.now)() / 1000));
+  const timestamp = BigInt(Math.floor(opts.now / 1000));
   const line = formatSignatureLine(opts.name, key.keyId, cosignaturePayload(timestamp, signEd25519(cosignatureMessage(opened.note.text, timestamp), opts.keypair.seed)));
   const cosigned = note + line;
   mkdirSync(path.dirname(path.resolve(opts.stateFile)), { recursive: true });

@@ -6,7 +6,6 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { DbClient } from "../db";
 import type { Runtime } from "../runtime/runtime";
 import { AppError, ERROR_STATUS } from "../errors";
-import { log } from "../log";
 import { readSession, type OperatorSession } from "../operator-auth/session";
 
 export interface TrpcContext {
@@ -29,13 +28,14 @@ export async function createTrpcContext(runtime: Runtime, req: Request): Promise
 }
 
 const t = initTRPC.context<TrpcContext>().create({
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
     if (cause instanceof AppError) {
       return { ...shape, message: cause.message, data: { ...shape.data, code: shape.data.code, error: cause.code, httpStatus: cause.status, stack: undefined } };
     }
     if (error.code === "INTERNAL_SERVER_ERROR") {
-      log.error({ err: error }, "trpc internal error");
+      // Logged to the request's runtime; an error building the context itself (no runtime) reaches the route's caller.
+      ctx?.runtime.log.error({ err: error }, "trpc internal error");
       return { ...shape, message: "internal error", data: { ...shape.data, error: "internal_error", stack: undefined } };
     }
     return { ...shape, data: { ...shape.data, stack: undefined } };

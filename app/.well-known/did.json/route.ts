@@ -10,7 +10,7 @@ export const GET = withCors(
   ["GET"],
   handleRoute(async () => {
     const rt = await routeRuntime();
-    return Response.json(serviceDidDocument(rt.config.baseUrl, usableOperatorKeypair(rt.keys), usableOperatorKeys(rt.keys).retired), { headers: { "content-type": "application/did+json", "cache-control": "public, max-age=300" } });
+    return Response.json(serviceDidDocument(rt.config.baseUrl, usableOperatorKeypair(rt), usableOperatorKeys(rt).retired), { headers: { "content-type": "application/did+json", "cache-control": "public, max-age=300" } });
   }),
 );
 

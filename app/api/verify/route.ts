@@ -4,15 +4,15 @@ import { readJsonBody } from "@/server/http/read-json-body";
 import { issueVerdict } from "@/server/hosted-verify/issue-verdict";
 import { verifyRequestSchema } from "@/server/hosted-verify/verify-request-schema";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
-import { routeRuntime } from "@/server/runtime/route-edge";
+import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
 export const POST = withCors(
   ["POST"],
-  handleRoute(async (req) => {
+  handleRoute(async (req, _ctx, requestId) => {
     const request = parseWith(verifyRequestSchema, await readJsonBody(req));
-    return Response.json(await issueVerdict(await routeRuntime(), request));
+    return Response.json(await issueVerdict(await requestRuntime(requestId), request));
   }),
 );
 

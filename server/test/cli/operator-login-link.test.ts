@@ -15,6 +15,9 @@ import { redeemLoginLink } from "../../operator-auth/sign-in";
 import { systemClock } from "../../runtime/runtime";
 import { runSignet, type CliRun } from "../support/signet-cli";
 
+/** Where the errors are logged: nowhere. */
+const QUIET_LOG = createLogger("silent");
+
 const scratch = mkdtempSync(path.join(tmpdir(), "signet-login-link-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const dataDir = path.join(scratch, "data");
@@ -73,7 +76,7 @@ describe("signet operator login-link --key", () => {
     const refused = await redeemLoginLink(db, cfg, message, link.searchParams.get("s")!, "https://signet.example", { clock: systemClock, log: createLogger("silent") }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: "forbidden", message: "this key is not an operator of this service" });
-    expect(toErrorBody(refused).status).toBe(403);
+    expect(toErrorBody(refused, QUIET_LOG).status).toBe(403);
   });
 
   it("rejects malformed input: a key file that is not a key, with one line", async () => {

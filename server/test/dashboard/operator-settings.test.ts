@@ -13,7 +13,6 @@ import { ipHashSalt } from "../../grants/ip-hash-salt";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { signDetached } from "../../receipts/sign-receipt";
 import { routeRuntime } from "../../runtime/route-edge";
-import { readSettings } from "../../settings/read-settings";
 import { startDbStack, type DbStack } from "../support/db-stack";
 
 const operator = generateKeypair();
@@ -105,7 +104,7 @@ describe("settings.get", () => {
     const runtime = await routeRuntime();
     await rm(path.join(runtime.config.dataDir, DEV_IP_HASH_SALT_FILE));
     expect(await viewOf("IP_HASH_SALT")).toMatchObject({ set: false, origin: null, status: "not set: development generates one in the data dir at first use" });
-    const generated = ipHashSalt(await readSettings(runtime.db, runtime.config), runtime.config);
+    const generated = ipHashSalt(await runtime.settings.read(), runtime.config);
     const view = await viewOf("IP_HASH_SALT");
     expect(view).toMatchObject({ set: true, origin: "data_dir", status: "set (generated in the data dir)" });
     expect(JSON.stringify(view)).not.toContain(generated);
@@ -173,7 +172,7 @@ describe("settings.set: a secret", () => {
     expect((await setSetting({ key: "IP_HASH_SALT", value: SECRET, acknowledged: ["grant_counts_reset"] })).data).toEqual({ ok: true });
     // In effect for the next request.
     const runtime = await routeRuntime();
-    expect((await readSettings(runtime.db, runtime.config)).ipHashSalt).toBe(SECRET);
+    expect((await runtime.settings.read()).ipHashSalt).toBe(SECRET);
 
     expect(await viewOf("IP_HASH_SALT")).toMatchObject({ set: true, origin: "stored", status: "set (stored in the settings table)" });
     expect(await rawGet("settings.get")).not.toContain(SECRET);

@@ -7,6 +7,7 @@ import { readFigureSeries } from "../../dashboard/read-figure-series";
 import { readFigures } from "../../dashboard/read-figures";
 import { readSettings } from "../../settings/read-settings";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { createLogger } from "../../log";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const BASE_SEPOLIA = "eip155:84532";
@@ -75,7 +76,7 @@ describe("readFigureSeries()", () => {
 
 describe("readFigures()", () => {
   it("counts prepaid calls' upstream cost against the margin, over all time", async () => {
-    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma, testConfig()), Date.now());
+    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma, testConfig(), createLogger("silent")), Date.now());
     const devnet = figures.networks.find((n) => n.network === DEVNET)!;
     expect(devnet).toMatchObject({ paidCalls: 4, prepaidCalls: 1, receivedUsdc: "0.007", upstreamCostUsdc: "0.001999", marginUsdc: "0.005001" });
   });

@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toErrorBody } from "../../errors";
 import { isDatabaseUnavailable } from "../../db/classify-database-error";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { createLogger } from "../../log";
+
+/** Where the errors are logged: nowhere. */
+const QUIET_LOG = createLogger("silent");
 
 let tdb: TestDatabase;
 
@@ -32,7 +36,7 @@ describe("a transaction the database cannot take in time", () => {
     await holding;
     expect((refused as { code?: string } | null)?.code).toBe("P2028");
     expect(isDatabaseUnavailable(refused)).toBe(true);
-    const { status, body, headers } = toErrorBody(refused, "req-1");
+    const { status, body, headers } = toErrorBody(refused, QUIET_LOG, "req-1");
     expect(status).toBe(503);
     expect(body.error.code).toBe("database_unavailable");
     expect(headers["retry-after"]).toMatch(/^\d+$/);
@@ -54,7 +58,7 @@ describe("a transaction the database cannot take in time", () => {
         (err: unknown) => err,
       );
     expect((expired as { code?: string } | null)?.code).toBe("P2028");
-    expect(toErrorBody(expired).status).toBe(503);
+    expect(toErrorBody(expired, QUIET_LOG).status).toBe(503);
     expect(await tdb.prisma.$queryRaw`SELECT count(*)::int AS n FROM settings WHERE key = 'expired'`).toEqual([{ n: 0 }]);
   });
 });

@@ -42,6 +42,10 @@ import {
   type OldCase,
   type PreviousRelease,
 } from "./previous-release-data";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 /** The last release's migration set: every migration up to and including this one. Later ones are this release's. */
 const PREVIOUS_RELEASE_LAST_MIGRATION = "20261126130000_payment_states";
@@ -383,7 +387,7 @@ describe("the upgraded service", () => {
     expect(report).toMatchObject({ network: stack.devnet.caip2, onChainTransfers: landed, recordedPayments: landed, pendingClaims: 0, pendingSettlements: 0, mismatches: [] });
 
     await until("the log to take every staged receipt", async () => {
-      await publishLog(runtime.db, logIdentity());
+      await publishLog(runtime.db, logIdentity(), quietLog);
       const [staged] = await runtime.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM log_staging`;
       return staged!.n === 0n;
     });

@@ -3,23 +3,25 @@
 // and the check build `npm start` makes before it spawns the server announces nothing (the server does).
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFacilitator } from "../../facilitator/create-facilitator";
-import { log, setDefaultLogLevel } from "../../log";
-import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
+import { createLogger } from "../../log";
+import { closeRouteRuntime, routeRuntime, useRouteLogger } from "../../runtime/route-edge";
 import { testConfig } from "../support/env";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 
-// The level first: setting one later would rebind pino's methods over the spy.
-setDefaultLogLevel("silent");
+/** Where the route runtimes log (useRouteLogger). */
+const log = createLogger("silent");
 const info = vi.spyOn(log, "info");
 const readyEvents = () => info.mock.calls.filter(([fields]) => (fields as { event?: string } | undefined)?.event === "facilitator.kms.ready");
 
 let stack: PaidStack;
 beforeAll(async () => {
+  useRouteLogger(log);
   // Boots like `npm run dev`: the facilitator is built (and announced) before anything is served.
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
 });
 afterAll(async () => {
   info.mockRestore();
+  useRouteLogger(null);
   await stack?.close();
 });
 

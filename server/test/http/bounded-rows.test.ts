@@ -11,6 +11,7 @@ import { purgeExpiredRows } from "../../http/purge-expired-rows";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { readSettings } from "../../settings/read-settings";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
+import { createLogger } from "../../log";
 
 let stack: PaidStack;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ describe("payment failure bookkeeping", () => {
     const [counted] = await stack.tdb.prisma.$queryRaw<{ rows: bigint }[]>`SELECT count(*) AS rows FROM payment_failure_counts`;
     // One (network, stage, reason, hour) bucket; two if the run crossed an hour boundary.
     expect(Number(counted!.rows)).toBeLessThanOrEqual(2);
-    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma, testConfig()), Date.now());
+    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma, testConfig(), createLogger("silent")), Date.now());
     const failures = figures.networks.flatMap((n) => n.failures).filter((f) => f.reason === "payment_invalid");
     expect(failures.reduce((sum, f) => sum + f.count, 0)).toBe(fakes);
   });

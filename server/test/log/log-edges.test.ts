@@ -19,6 +19,10 @@ import { serveFetchRoute } from "../../http/serve-fetch-route";
 import { publishLog } from "../../transparency/publish-log";
 import { decodeEntryBundle, EMPTY_ROOT, leafHash, openCheckpoint, rootOfLeaves, splitTile } from "../../verify";
 import { startDbStack, type DbStack } from "../support/db-stack";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 const APP_DIR = path.resolve(import.meta.dirname, "../../../app");
 
@@ -82,7 +86,7 @@ async function appendReceipts(n: number): Promise<void> {
     const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: `${id} ${"padding ".repeat(40)}` }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
     await attachReceipt(stack.tdb.prisma, id, receipt);
   }
-  while (await publishLog(stack.tdb.prisma, logIdentity()));
+  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
 }
 
 describe("an empty receipt log", () => {

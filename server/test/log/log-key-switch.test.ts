@@ -10,10 +10,10 @@ import { GET as healthRoute } from "@/app/api/health/route";
 import { GET as checkpointRoute } from "@/app/log/checkpoint/route";
 import { attachReceipt } from "../../ledger/attach-receipt";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
-import { log, setDefaultLogLevel } from "../../log";
+import { createLogger } from "../../log";
 import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
-import { routeRuntime } from "../../runtime/route-edge";
+import { routeRuntime, useRouteLogger } from "../../runtime/route-edge";
 import { publishLog } from "../../transparency/publish-log";
 import { formatVerifierKey, openCheckpoint, parseSignedNote, parseVerifierKey } from "../../verify";
 import { logIdentity, operatorKeypair, setEnv, testConfig } from "../support/env";
@@ -28,9 +28,9 @@ const NEW_VKEY = formatVerifierKey(ORIGIN, NEW.publicKey);
 const keyIdOf = (vkey: string) => parseVerifierKey(vkey)!.keyId.toString(16).padStart(8, "0");
 const seed = (key: Ed25519Keypair) => bs58.encode(key.seed);
 
-// The level first: setting one later would rebind pino's methods over the spy (a test runtime logs at silent).
-setDefaultLogLevel("silent");
-const errors = vi.spyOn(log, "error");
+/** Where this file's own sequencer rounds and the route runtimes (useRouteLogger) log. */
+const ownLog = createLogger("silent");
+const errors = vi.spyOn(ownLog, "error");
 const mismatches = () =>
   errors.mock.calls
     .map(([fields]) => fields as { event?: string; found?: string[]; expected?: string[]; size?: number; detail?: string })
@@ -40,11 +40,13 @@ let stack: DbStack;
 const undo: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
+  useRouteLogger(ownLog);
   // The background sequencer waits its longest: these tests run each round themselves.
   stack = await startDbStack({ SERVICE_BASE_URL: "http://signet.test", LOG_SECRET_KEY: seed(OLD), LOG_PUBLISH_INTERVAL_MS: "10000" });
 });
 afterAll(async () => {
   errors.mockRestore();
+  useRouteLogger(null);
   for (const restore of undo.reverse()) await restore();
   await stack?.close();
 });
@@ -82,7 +84,7 @@ describe("a log key switched without a transition", () => {
   it("before: the old key signs the log", async () => {
     await routeRuntime();
     await stageReceipts(2);
-    while (await publishLog(stack.tdb.prisma, logIdentity()));
+    while (await publishLog(stack.tdb.prisma, logIdentity(), ownLog));
     const note = await latestCheckpoint();
     expect(note.split("\n")[1]).toBe("2");
     expect(signedBy(note)).toEqual([OLD_VKEY]);
@@ -100,7 +102,7 @@ describe("a log key switched without a transition", () => {
 
     await stageReceipts(2);
     const seen = mismatches().length;
-    expect(await publishLog(stack.tdb.prisma, logIdentity())).toBeNull();
+    expect(await publishLog(stack.tdb.prisma, logIdentity(), ownLog)).toBeNull();
     expect(mismatches().length).toBeGreaterThan(seen);
     expect(mismatches().at(-1)).toMatchObject({ size: 2, found: [keyIdOf(OLD_VKEY)], expected: [keyIdOf(NEW_VKEY)] });
     // Nothing moved: the checkpoint is the old key's alone, as it was, and the receipts wait in staging.
@@ -128,7 +130,7 @@ describe("a log key switched without a transition", () => {
     expect(signedBy(await latestCheckpoint())).toEqual([OLD_VKEY, NEW_VKEY]);
 
     const stalled = mismatches().length;
-    while (await publishLog(stack.tdb.prisma, logIdentity()));
+    while (await publishLog(stack.tdb.prisma, logIdentity(), ownLog));
     expect(mismatches()).toHaveLength(stalled);
     const note = await latestCheckpoint();
     expect(note.split("\n")[1]).toBe("4");
@@ -145,7 +147,7 @@ describe("a log key switched without a transition", () => {
     undo.push(setEnv({ LOG_SECRET_KEY: seed(NEW), LOG_PREVIOUS_SECRET_KEY: undefined }));
     const stalled = mismatches().length;
     await stageReceipts(1);
-    while (await publishLog(stack.tdb.prisma, logIdentity()));
+    while (await publishLog(stack.tdb.prisma, logIdentity(), ownLog));
     expect(mismatches()).toHaveLength(stalled);
     const note = await latestCheckpoint();
     expect(note.split("\n")[1]).toBe("5");

@@ -1,4 +1,4 @@
-// The receipt log's outside checkers, run as users run them (`node bin/signet.mjs …` against the routes over real
+// The receipt log's outside checkers, run as users run them (`node bin/cli/signet.mjs …` against the routes over real
 // HTTP): `signet verify --log` proves a receipt's inclusion (and a witness quorum); `signet log witness` cosigns only
 // consistent checkpoints and the service publishes its cosignature; `signet log monitor` follows the log and catches
 // an entry rewritten in the database, a history rewritten and re-signed with the log key, a forked checkpoint
@@ -20,6 +20,10 @@ import { encodeEntryBundle, encodeReceiptEntry, leafHash, newSubtrees, nodeHash,
 import { startHttpService, type HttpService } from "../support/http-service";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 import { runSignet } from "../support/signet-cli";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 const WITNESS_NAME = "witness.test/w1";
 const witness = generateKeypair();
@@ -51,7 +55,7 @@ async function call(): Promise<Record<string, unknown>> {
 }
 
 async function publishAll(): Promise<void> {
-  while (await publishLog(stack.tdb.prisma, logIdentity()));
+  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
 }
 
 const signet = (...args: string[]) => runSignet(args, dir, 60_000);

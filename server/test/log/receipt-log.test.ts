@@ -33,6 +33,10 @@ import {
 } from "../../verify";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { sseData } from "../../streaming/read-sse";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 async function readSse(body: ReadableStream<Uint8Array>): Promise<unknown[]> {
   const out: unknown[] = [];
@@ -65,7 +69,7 @@ async function paidHeader(): Promise<string> {
 }
 
 async function publishAll(): Promise<void> {
-  while (await publishLog(stack.tdb.prisma, logIdentity()));
+  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
 }
 
 /** Makes every staging insert fail, as a lost or broken log table would, until the returned function is called. */

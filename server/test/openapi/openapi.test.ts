@@ -15,6 +15,10 @@ import { sseData } from "../../streaming/read-sse";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { publishLog } from "../../transparency/publish-log";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 let stack: PaidStack;
@@ -298,7 +302,7 @@ describe("real answers match the document", () => {
     // The service's own sequencer may hold the lock for this round: then its round logs the receipt.
     let proof = await call("GET", `/api/v1/receipts/${id}/proof`);
     for (let i = 0; i < 20 && proof.res.status === 409; i++) {
-      while (await publishLog(stack.tdb.prisma, logIdentity()));
+      while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
       await new Promise((r) => setTimeout(r, 100));
       proof = await call("GET", `/api/v1/receipts/${id}/proof`);
     }

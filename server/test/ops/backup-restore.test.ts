@@ -43,6 +43,10 @@ import {
 import { logIdentity, operatorKeypair, setEnv, TEST_ADMIN_URL, tempDataDir } from "../support/env";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { readAnswer, signedCall } from "../support/route-calls";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 /**
  * The backup and restore docs/deploy.md gives operators, word for word; `<file>`, `<DATABASE_URL>` and `<NEW_URL>` are
@@ -153,7 +157,7 @@ async function prepaidCall(kp: Ed25519Keypair, content: string): Promise<Served>
 /** Sequences every staged receipt; returns the served latest checkpoint, opened with `logKey`. */
 async function publishAll(logKey: string): Promise<Checkpoint> {
   const database = await db();
-  while (await publishLog(database, logIdentity()));
+  while (await publishLog(database, logIdentity(), quietLog));
   const opened = openCheckpoint(await (await checkpointRoute(new Request(`${ORIGIN}/log/checkpoint`), {})).text(), { logKey });
   if (!opened.ok) throw new Error(`the checkpoint does not open: ${opened.reason}`);
   return opened.checkpoint;
@@ -227,7 +231,7 @@ describe("a backup of a serving service", () => {
       for (let n = 0; dumping; n++) {
         await prepaidCall(loadAgent, `served during the backup ${n}`);
         during.push(n);
-        if (n % 2 === 1) await publishLog(await db(), logIdentity());
+        if (n % 2 === 1) await publishLog(await db(), logIdentity(), quietLog);
       }
     })();
     const started = during.length;
@@ -325,7 +329,7 @@ describe("a backup of a serving service", () => {
     undo.push(setEnv({ DATABASE_URL: again, LOG_SECRET_KEY: bs58.encode(other.seed) }));
     await expect(checkDatabaseAtStart(await routeConfig())).rejects.toThrow(/LOG_PREVIOUS_SECRET_KEY/);
     const stalled = await prepaidCall(loadAgent, "served with another log key");
-    expect(await publishLog(await db(), logIdentity())).toBeNull();
+    expect(await publishLog(await db(), logIdentity(), quietLog)).toBeNull();
     const latestNote = async () => (await checkpointRoute(new Request(`${ORIGIN}/log/checkpoint`), {})).text();
     expect(openCheckpoint(await latestNote(), { logKey: pinned }).ok).toBe(true);
     expect(openCheckpoint(await latestNote(), { logKey: logIdentity().verifierKey })).toEqual({ ok: false, reason: "log_signature_missing" });
@@ -334,7 +338,7 @@ describe("a backup of a serving service", () => {
     await expect(checkDatabaseAtStart(await routeConfig())).resolves.toBeUndefined();
     const announced = (await (await logKeyRoute(new Request(`${ORIGIN}/log/key`), {})).json()) as { verifier_key: string; previous_verifier_key: string | null };
     expect(announced).toMatchObject({ verifier_key: logIdentity().verifierKey, previous_verifier_key: pinned });
-    while (await publishLog(await db(), logIdentity()));
+    while (await publishLog(await db(), logIdentity(), quietLog));
     for (const key of [pinned, logIdentity().verifierKey]) expect(openCheckpoint(await latestNote(), { logKey: key }).ok).toBe(true);
     expect(await verifiesWithProof(stalled, pinned)).toEqual({ receipt: true, logged: true });
     expect(await verifiesWithProof(paid[0]!, pinned)).toEqual({ receipt: true, logged: true });

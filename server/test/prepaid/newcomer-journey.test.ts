@@ -13,7 +13,9 @@ import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
 import { signDetached } from "../../receipts/sign-receipt";
+import { createLogger } from "../../log";
 import { admitSignedRequest } from "../../prepaid/admit-signed-request";
+import { manualClock } from "../support/manual-clock";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 
@@ -86,7 +88,7 @@ describe("a newcomer's journey", () => {
 
 describe("admitSignedRequest()", () => {
   const admit = (agent: string, limit: number, now: number, nonce = newNonce()) =>
-    admitSignedRequest(stack.tdb.prisma, stack.config, { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null }, now);
+    admitSignedRequest(stack.tdb.prisma, stack.config, { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null }, { clock: manualClock(now), log: createLogger("silent") });
   /** A fresh agent with credit on devnet: only such an agent is counted and has its nonces claimed. */
   const fundedAgent = async () => {
     const agent = generateKeypair().publicKeyBase58;

@@ -11,7 +11,6 @@ import { createOpenAI } from "@ai-sdk/openai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/v1/responses/route";
-import { log } from "../../log";
 import { routeRuntime } from "../../runtime/route-edge";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
@@ -88,7 +87,7 @@ describe("POST /api/v1/responses, paid with x402", () => {
   it("serves a plain answer as the Responses object, with a receipt that verifies over the request and the object", async () => {
     const tee = await paidFetch();
     const body = { model: MODEL, instructions: "Answer briefly.", input: [{ role: "user", content: [{ type: "input_text", text: "a plain Responses call" }] }], metadata: { k: "v" } };
-    const logged = vi.spyOn(log, "info");
+    const logged = vi.spyOn((await routeRuntime()).log, "info");
     const res = await post(tee.fetch, "/api/v1/responses", body);
     expect(res.status).toBe(200);
     const answer = (await res.json()) as Record<string, unknown> & { output: { content: { text: string }[] }[] };

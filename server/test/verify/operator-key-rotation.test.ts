@@ -20,6 +20,10 @@ import { logIdentity, setEnv } from "../support/env";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 import { runSignet } from "../support/signet-cli";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 const A = generateKeypair();
 const B = generateKeypair();
@@ -157,7 +161,7 @@ describe("rotating the operator key", () => {
   });
 
   it("lets the log monitor check the entries of both keys against the keys the service publishes", async () => {
-    while (await publishLog(stack.tdb.prisma, logIdentity()));
+    while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
     const monitor = (state: string, ...extra: string[]) => runSignet(["log", "monitor", "--endpoint", service.url, "--log-key", logIdentity().verifierKey, "--state", path.join(dir, state), ...extra], dir, 60_000);
     const fetched = await monitor("fetched.json");
     expect(fetched.stdout).toContain("2 new entries checked, each receipt signed by");

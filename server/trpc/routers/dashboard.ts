@@ -113,7 +113,7 @@ const healthOutput = z.object({
 });
 
 export const dashboardRouter = router({
-  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await readSettings(ctx.db, ctx.runtime.config), ctx.runtime.clock.now())),
+  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await ctx.runtime.settings.read(), ctx.runtime.clock.now())),
   feePayer: operatorProcedure.output(feePayerOutput).query(({ ctx }) => readFeePayerHealth(ctx.runtime.chains.facilitator)),
   recentCalls: operatorProcedure
     .input(z.object({ cursor: cursor.nullish(), limit: z.number().int().min(1).max(100).default(20) }))

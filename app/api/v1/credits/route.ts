@@ -3,13 +3,13 @@ import { readJsonBody } from "@/server/http/read-json-body";
 import { topUpCredits } from "@/server/prepaid/top-up-credits";
 import { topUpRequestSchema } from "@/server/prepaid/top-up-request-schema";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
-import { routeRuntime } from "@/server/runtime/route-edge";
+import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRoute(async (req) => {
+export const POST = handleRoute(async (req, _ctx, requestId) => {
   const body = parseWith(topUpRequestSchema, await readJsonBody(req, 4_096));
-  const result = await topUpCredits(await routeRuntime(), body, req.headers, req.url);
+  const result = await topUpCredits(await requestRuntime(requestId), body, req.headers, req.url);
   return Response.json(result.body, { headers: result.headers });
 });
 

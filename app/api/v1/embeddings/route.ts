@@ -3,13 +3,13 @@ import { serveEmbeddings } from "@/server/embeddings/serve-embeddings";
 import { handleRoute } from "@/server/http/handle-route";
 import { readBodyBytes } from "@/server/http/read-json-body";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
-import { routeRuntime } from "@/server/runtime/route-edge";
+import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRoute(async (req) => {
+export const POST = handleRoute(async (req, _ctx, requestId) => {
   const rawBody = await readBodyBytes(req, MAX_EMBEDDINGS_BODY_BYTES);
-  const result = await serveEmbeddings(await routeRuntime(), { headers: req.headers, rawBody, resourceUrl: req.url });
+  const result = await serveEmbeddings(await requestRuntime(requestId), { headers: req.headers, rawBody, resourceUrl: req.url });
   return Response.json(result.body, { headers: result.headers });
 });
 

@@ -3,14 +3,14 @@ import { ipHashSalt } from "@/server/grants/ip-hash-salt";
 import { clientIp, hashIp } from "@/server/http/client-ip";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
-import { routeRuntime } from "@/server/runtime/route-edge";
+import { requestRuntime } from "@/server/runtime/route-edge";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRoute(async (req) => {
+export const POST = handleRoute(async (req, _ctx, requestId) => {
   const body = parseWith(claimGrantSchema, await readJsonBody(req, 4_096));
-  const rt = await routeRuntime();
+  const rt = await requestRuntime(requestId);
   const settings = await rt.settings.read();
   const ipHash = hashIp(clientIp(req.headers, rt.config.trustedProxyHops), ipHashSalt(settings, rt.config));
   return Response.json(await claimGrant(rt.db, rt.config.networks, body, ipHash, settings, rt));

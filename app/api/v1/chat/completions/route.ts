@@ -3,13 +3,13 @@ import { servePaidChat } from "@/server/chat/serve-paid-chat";
 import { handleRoute, parseWith } from "@/server/http/handle-route";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
-import { routeRuntime } from "@/server/runtime/route-edge";
+import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRoute(async (req) => {
+export const POST = handleRoute(async (req, _ctx, requestId) => {
   const body = parseWith(chatRequestSchema, await readJsonBody(req, MAX_CHAT_BODY_BYTES));
-  const result = await servePaidChat(await routeRuntime(), { body, headers: req.headers, resourceUrl: req.url });
+  const result = await servePaidChat(await requestRuntime(requestId), { body, headers: req.headers, resourceUrl: req.url });
   if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });

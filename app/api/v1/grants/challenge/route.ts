@@ -4,15 +4,15 @@ import { rateLimitIpHash } from "@/server/http/client-ip";
 import { handleRoute } from "@/server/http/handle-route";
 import { limitByIp } from "@/server/http/ip-rate-limit";
 import { schedulePurge } from "@/server/http/purge-expired-rows";
-import { routeRuntime } from "@/server/runtime/route-edge";
+import { requestRuntime } from "@/server/runtime/route-edge";
 import { methodsNotAllowed } from "@/server/http/unserved-routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleRoute(async (req) => {
+export const GET = handleRoute(async (req, _ctx, requestId) => {
   const agent = new URL(req.url).searchParams.get("agent_pubkey");
   if (!agent) throw new AppError("invalid_request", "agent_pubkey is required", { detail: "agent_pubkey" });
-  const rt = await routeRuntime();
+  const rt = await requestRuntime(requestId);
   const settings = await rt.settings.read();
   await limitByIp(rt.db, "grant_challenge", rateLimitIpHash(req.headers, settings, rt.config), rt.clock.now());
   schedulePurge(rt);
