@@ -8,9 +8,13 @@ import pg from "pg";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { databaseError } from "./classify-database-error";
 
+/** The pool behind each open Prisma client, keyed weakly by the client (bound: one per open database). */
 const pools = new WeakMap<object, pg.Pool>();
 
-/** Statement names by text; past MAX_NAMED, statements run unnamed (each PostgreSQL connection keeps what it prepares). */
+/**
+ * Bounded memo cache of statement names by text (MAX_NAMED entries); past it, statements run unnamed (each PostgreSQL
+ * connection keeps what it prepares).
+ */
 const names = new Map<string, string>();
 const MAX_NAMED = 256;
 

@@ -63,6 +63,11 @@ interface Check {
   resolve(outcome: ConfirmOutcome | null): void;
 }
 
+/**
+ * Each RPC client's status batcher, keyed weakly by the client: a runtime's facilitator owns its clients, so a batcher
+ * lives and dies with the runtime that made its client (bound: one per live client). It only gathers concurrent
+ * waits into one status request; what each wait concludes is its own.
+ */
 const batchers = new WeakMap<Rpc<SolanaRpcApi>, StatusBatcher>();
 
 function batcherOf(rpc: Rpc<SolanaRpcApi>): StatusBatcher {

@@ -7,7 +7,10 @@ import type { Ed25519Backend } from "../verify";
 
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
-/** Decoded keys are cached; the service sees few distinct operator and agent keys. Bounded so input cannot grow it. */
+/**
+ * Bounded memo caches of decoded keys (public: MAX_CACHED_KEYS entries, then cleared; private: keyed weakly by the
+ * seed's bytes); the service sees few distinct operator and agent keys. Bounded so input cannot grow it.
+ */
 const MAX_CACHED_KEYS = 10_000;
 const publicKeys = new Map<string, KeyObject>();
 const privateKeys = new WeakMap<Uint8Array, KeyObject>();

@@ -71,6 +71,7 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
+/** Bounded memo cache: the one Redoc bundle read from disk (bound: one entry). */
 let bundle: Promise<Buffer> | null = null;
 
 /** Redoc's standalone bundle (read once), asking this origin for its logo rather than Redocly's CDN. */

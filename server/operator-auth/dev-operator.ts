@@ -15,6 +15,7 @@ import { loginLinkMessage, SIGN_IN_TTL_MS } from "./login-link-message";
 /** The dev dashboard key's file in the data directory (Solana CLI JSON, like the other dev keys). */
 export const DEV_OPERATOR_SIGN_IN_KEY_FILE = "operator-signin-key.json";
 
+/** Bounded memo cache: the dev sign-in key of each data dir, read (or made) once (bound: the data dirs used, dev only). */
 const loaded = new Map<string, Ed25519Keypair>();
 
 /** Outside production, the generated dashboard sign-in key (made on first use); null in production. */

@@ -3,7 +3,10 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { decodeBase58Bytes } from "./base58";
 
-/** Public keys decoded lately: a verification decodes its operator key twice, and most see the same few keys. */
+/**
+ * Bounded memo cache of public keys decoded lately (KEY_CACHE_SIZE entries): a verification decodes its operator key
+ * twice, and most see the same few keys.
+ */
 const KEY_CACHE_SIZE = 256;
 const decodedKeys = new Map<string, Uint8Array>();
 

@@ -15,6 +15,7 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** Bounded memo cache: each paid route's declaration, built once (bound: the number of paid routes). */
 const declared = new Map<PaidRoute, DiscoveryExtension>();
 
 /**

@@ -19,7 +19,10 @@ export interface DecodedWire {
   lifetimeToken: string | null;
 }
 
-/** Decodings kept; a wire is a few hundred bytes to a little over 1 KiB, so the cache stays well under 2 MiB. */
+/**
+ * Bounded memo cache of wire decodings (a pure function of the bytes): DECODED_WIRE_CACHE_SIZE entries; a wire is a few
+ * hundred bytes to a little over 1 KiB, so the cache stays well under 2 MiB.
+ */
 export const DECODED_WIRE_CACHE_SIZE = 512;
 const decoded = new Map<string, DecodedWire | null>();
 
