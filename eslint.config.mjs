@@ -312,7 +312,7 @@ export default defineConfig(
   {
     // What a production install (`npm install --omit=dev`) runs: server/, app/ and `npm start`'s entry points import
     // only `dependencies` (a type-only import is erased, so it may name a dev dependency).
-    files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "bin/start.ts", "bin/serve-next.ts", "bin/serve-next-args.ts"],
+    files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "bin/start/**/*.ts"],
     ignores: TESTS,
     plugins: { "import-x": importX },
     rules: { "import-x/no-extraneous-dependencies": ["error", { devDependencies: false, includeTypes: false, packageDir: ROOT }] },

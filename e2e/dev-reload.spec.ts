@@ -1,5 +1,5 @@
 // `npm run dev` in a real browser: a page that has loaded stays loaded. The spec starts the whole dev stack itself
-// (bin/dev.ts: every local chain, the Solana mainnet localnet and the Base mainnet anvil included, each writing its
+// (bin/dev/dev.ts: every local chain, the Solana mainnet localnet and the Base mainnet anvil included, each writing its
 // snapshot into a data dir inside the project, as `.data/` is by default; then Next in dev mode), opens each page in
 // Chromium, and counts the main frame's document loads over a window: exactly one, the first. A reload loop (Next's
 // dev server answering the browser's HMR subscription with a full reload) counts more.
@@ -57,7 +57,7 @@ interface DevStack {
   stop: () => Promise<void>;
 }
 
-/** Starts `npm run dev` (bin/dev.ts) on free ports with every local chain, and waits until Next answers. */
+/** Starts `npm run dev` (bin/dev/dev.ts) on free ports with every local chain, and waits until Next answers. */
 async function startDevStack(): Promise<DevStack> {
   const [port, devnet, mainnet, baseSepolia, baseMainnet] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   mkdirSync(".data", { recursive: true });
@@ -80,7 +80,7 @@ async function startDevStack(): Promise<DevStack> {
     LOG_LEVEL: "warn",
   });;
   // Its own process group: the stop below reaches the front server and both anvils too.
-  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev/dev.ts"], {
     env,
     stdio: ["ignore", out, out],
     detached: true,
@@ -99,7 +99,7 @@ async function startDevStack(): Promise<DevStack> {
     signalGroup("SIGTERM");
     const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000))]);
     if (!stopped) signalGroup("SIGKILL");
-    // anvil may still be writing its last state for a moment after bin/dev.ts exits.
+    // anvil may still be writing its last state for a moment after bin/dev/dev.ts exits.
     signalGroup("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   };

@@ -1,5 +1,5 @@
 // Starts the whole offline stack for the browser suite: a fresh PostgreSQL database, the local chains, the demo agent
-// and a production build of Next, through `npm run preview`'s own path (bin/dev.ts --production: `next build` when the
+// and a production build of Next, through `npm run preview`'s own path (bin/dev/dev.ts --production: `next build` when the
 // build is stale, then `npm start`), on the e2e ports. Production mode because dev-mode Fast Refresh reloads pages mid-connect, and
 // because it is what operators run: production refuses to start without keys, so this passes test-only ones.
 import { spawn } from "node:child_process";
@@ -34,7 +34,7 @@ url.pathname = `/${name}`;
 /** A fresh test-only base58 Ed25519 seed (these keys exist for one run and are never written anywhere). */
 const testKey = () => bs58.encode(generateKeypair().seed);
 
-// The chains keep bin/dev.ts's real-timing defaults (400 ms Solana slots, 2 s Base blocks): no spec needs instant.
+// The chains keep bin/dev/dev.ts's real-timing defaults (400 ms Solana slots, 2 s Base blocks): no spec needs instant.
 const env: NodeJS.ProcessEnv = childEnv({
   NODE_ENV: "production",
   NEXT_TELEMETRY_DISABLED: "1",
@@ -73,6 +73,6 @@ const env: NodeJS.ProcessEnv = childEnv({
   METRICS_TOKEN: "e2e-metrics-token-not-a-secret",
 });
 
-const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev.ts", "--production"], { stdio: "inherit", env });
+const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev/dev.ts", "--production"], { stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

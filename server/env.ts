@@ -240,10 +240,10 @@ export const envSchema = z.object({
   ),
   SIGNET_API_DIRECT: booleanString.default(true).describe(
     "Whether `npm start` serves the hot API routes (paid chat, prepaid inference, hosted verify) straight from " +
-      "their built route handlers, without Next's request pipeline. Read by the front server (bin/serve-next.ts).",
+      "their built route handlers, without Next's request pipeline. Read by the front server (bin/start/serve-next.ts).",
   ),
   HOSTNAME: z.string().min(1).default("localhost").describe(
-    "The host name the front server (bin/serve-next.ts) tells Next it serves.",
+    "The host name the front server (bin/start/serve-next.ts) tells Next it serves.",
   ),
   SIGNET_NEXT_DIST_DIR: z.string().min(1).default(".next").describe(
     "Where Next's build lives (next.config.mjs reads the same variable): `npm start` serves the build from " +

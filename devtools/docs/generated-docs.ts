@@ -1,4 +1,4 @@
-// The files under docs/ that are generated from code, each with its renderer (bin/build-docs.ts writes them, and
+// The files under docs/ that are generated from code, each with its renderer (bin/dev/build-docs.ts writes them, and
 // generated-docs.test.ts fails when a committed one differs). A hand-written doc with a generated section is listed
 // too: its renderer rewrites only the text between that section's markers.
 import "server-only";

@@ -69,7 +69,7 @@ export async function runReconcile(stack: SoakStack): Promise<{ drift: number; n
     LOG_LEVEL: "silent",
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), "reconcile", "--json"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/cli/signet.mjs"), "reconcile", "--json"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));

@@ -1,6 +1,6 @@
 // One soak run, start to verdict: agents' keys, the stack (soak-stack.ts), funding, the workload (run-workload.ts),
 // optionally an instance SIGKILLed midway and started again, then the invariants and the summary (check-soak.ts).
-// `npm run soak` (bin/soak.ts) and the multi-instance integration test both run exactly this.
+// `npm run soak` (bin/bench/soak.ts) and the multi-instance integration test both run exactly this.
 import "server-only";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { generateKeypair } from "../../server/keys/parse-secret-key";

@@ -1,6 +1,6 @@
 // The soak's stack, offline: a fresh PostgreSQL database, the local chains at real timing under a seeded fault profile
 // (Solana playing devnet and mainnet, anvil playing Base Sepolia and Base with 2 s blocks), an OpenAI-compatible fake
-// provider, and N instances of the production server (`npm start`: bin/start.ts → bin/serve-next.ts, a production
+// provider, and N instances of the production server (`npm start`: bin/start/start.ts → bin/start/serve-next.ts, a production
 // build) on one database. Shared by `npm run soak` and the multi-instance integration test.
 import "server-only";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -181,9 +181,9 @@ async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }>
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
-/** Spawns `npm start` (bin/start.ts under tsx with the react-server condition) in its own process group. */
+/** Spawns `npm start` (bin/start/start.ts under tsx with the react-server condition) in its own process group. */
 function spawnInstance(index: number, port: number, env: NodeJS.ProcessEnv): { instance: Instance; ready: Promise<void> } {
-  const child: ChildProcess = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bin/start.ts"], {
+  const child: ChildProcess = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bin/start/start.ts"], {
     cwd: REPO_ROOT,
     env: { ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,6 @@
 // The drain after a SIGTERM: stop accepting connections, answer any new request on a kept-alive connection with 503
 // shutting_down, let the requests in flight finish up to the grace period, then report. No "server-only" and no
-// config: bin/serve-next.ts loads this outside Next. Calls cut off when the grace runs out are what crash recovery
+// config: bin/start/serve-next.ts loads this outside Next. Calls cut off when the grace runs out are what crash recovery
 // (payment leases, hold sweeps) already resolves.
 import type http from "node:http";
 import type { ShutdownFlag } from "./shutdown-state";

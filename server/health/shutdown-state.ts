@@ -1,4 +1,4 @@
-// Whether a process is draining after a SIGTERM: the front server (bin/serve-next.ts) marks it; readiness and the
+// Whether a process is draining after a SIGTERM: the front server (bin/start/serve-next.ts) marks it; readiness and the
 // paid routes read it. No "server-only" and no config here: the front server loads this outside Next.
 
 /** A drain flag: marked once, read by readiness. */

@@ -1,6 +1,6 @@
 // No page of the service may be framed by another site (the explorer, the grant page and the operator dashboard
 // take clicks that sign or spend): every answer the front server writes says so, in both headers browsers read.
-// No "server-only" and no config here: bin/serve-next.ts loads this outside Next.
+// No "server-only" and no config here: bin/start/serve-next.ts loads this outside Next.
 import type http from "node:http";
 
 /** The CSP directive that forbids every framing ancestor (browsers that read CSP level 2 and later). */

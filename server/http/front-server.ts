@@ -1,7 +1,7 @@
-// The front server's node:http server (bin/serve-next.ts puts it in front of Next): what every request passes before a
+// The front server's node:http server (bin/start/serve-next.ts puts it in front of Next): what every request passes before a
 // route sees it. It bounds how long a client may take to send a request, serves origin-form targets only, makes every
 // answer refuse framing, and stamps the connection's own address (server/http/peer-address.ts).
-// No "server-only" and no config here: bin/serve-next.ts loads this outside Next.
+// No "server-only" and no config here: bin/start/serve-next.ts loads this outside Next.
 import http from "node:http";
 import { guardFraming } from "./frame-guard";
 import { stampPeerAddress } from "./peer-address";

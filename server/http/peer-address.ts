@@ -1,7 +1,7 @@
 // The front server's first job in front of Next (server/http/front-server.ts): tell route code the TCP peer's address
 // in a header that only this server writes. Route code reads the client IP from it (server/http/client-ip.ts), never
 // from a header a client set.
-// No "server-only" and no config here: bin/serve-next.ts loads this outside Next, without the react-server condition.
+// No "server-only" and no config here: bin/start/serve-next.ts loads this outside Next, without the react-server condition.
 import type http from "node:http";
 
 /** Set by the custom server to the connection's remote address; any copy a client sends is dropped first. */

@@ -1,5 +1,5 @@
 // Which request targets the front server serves: origin-form only (a path, as every client sends to an origin
-// server). No "server-only" and no config here: bin/serve-next.ts loads this outside Next.
+// server). No "server-only" and no config here: bin/start/serve-next.ts loads this outside Next.
 
 /**
  * Whether `target` (the request line's target, Node's `req.url`) is origin-form: it starts with "/".

@@ -229,7 +229,7 @@ describe("SIGKILL at each step of a call", () => {
       await retrier.exited;
     }
     const payments = await tdb.prisma.payment.count();
-    const r = await promisify(execFile)(process.execPath, [path.join(ROOT, "bin/signet.mjs"), "reconcile", "--json"], { cwd: ROOT, env, encoding: "utf8" }).then(
+    const r = await promisify(execFile)(process.execPath, [path.join(ROOT, "bin/cli/signet.mjs"), "reconcile", "--json"], { cwd: ROOT, env, encoding: "utf8" }).then(
       (x) => ({ code: 0, stdout: x.stdout }),
       (e: { code?: number; stdout?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "" }),
     );

@@ -1,4 +1,4 @@
-// The `signet` CLI's own surface, as child processes (`node bin/signet.mjs …`): help at every level (exit 0, on
+// The `signet` CLI's own surface, as child processes (`node bin/cli/signet.mjs …`): help at every level (exit 0, on
 // stdout), usage mistakes (one line with a suggestion, then the usage; exit 2), which service a command talks to
 // (--endpoint, else SIGNET_ENDPOINT, else SERVICE_BASE_URL, else http://localhost:$PORT) and a service that does not
 // answer named by its URL.

@@ -1,4 +1,4 @@
-// `signet doctor` as operators run it (`node bin/signet.mjs doctor …`, a child process): over real HTTP against the
+// `signet doctor` as operators run it (`node bin/cli/signet.mjs doctor …`, a child process): over real HTTP against the
 // paid stack's own route handlers (the health, the x402 offers, the keys), and with --local against the deployment the
 // stack's environment configures. Exit 0 when payments would flow, 1 for each thing that would stop them (no chain
 // reachable, the fee payer under its alert level, the database down, mainnet on without its deposit address or RPC, a

@@ -1,4 +1,4 @@
-// The `signet` CLI as users run it: `node bin/signet.mjs …` from the repo root, one child process per call, over every
+// The `signet` CLI as users run it: `node bin/cli/signet.mjs …` from the repo root, one child process per call, over every
 // public vector. Exit codes: 0 ok, 1 not ok, 2 usage or fetch error (one line on stderr).
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -257,7 +257,7 @@ describe("credit top-ups on Base Sepolia", () => {
 describe("the CLI on Base Sepolia", () => {
   const root = path.resolve(__dirname, "../../..");
   const signet = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), ...args], { cwd: root, env: testEnv(), encoding: "utf8" }).then(
+    promisify(execFile)(process.execPath, [path.join(root, "bin/cli/signet.mjs"), ...args], { cwd: root, env: testEnv(), encoding: "utf8" }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
     );

@@ -1,4 +1,4 @@
-// The per-IP grant cap through the real custom server (server/http/front-server.ts, what bin/serve-next.ts puts in
+// The per-IP grant cap through the real custom server (server/http/front-server.ts, what bin/start/serve-next.ts puts in
 // front of Next) over HTTP: what a client writes in X-Forwarded-For, or in the peer-address header itself, never
 // changes the IP a request is counted under; only configured proxy hops are read from X-Forwarded-For.
 import http from "node:http";

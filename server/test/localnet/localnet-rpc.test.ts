@@ -168,7 +168,7 @@ describe("signet localnet fund", () => {
   // The chain's RPC server lives in this process: the CLI must run asynchronously, or neither side can proceed.
   const signet = (args: string[]) => {
     const root = path.resolve(__dirname, "../../..");
-    return promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), ...args], { cwd: root, encoding: "utf8" }).then(
+    return promisify(execFile)(process.execPath, [path.join(root, "bin/cli/signet.mjs"), ...args], { cwd: root, encoding: "utf8" }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
     );

@@ -1,4 +1,4 @@
-// `signet localnet start` as users run it (`node bin/signet.mjs …`, a child process): the chains `npm run dev` runs,
+// `signet localnet start` as users run it (`node bin/cli/signet.mjs …`, a child process): the chains `npm run dev` runs,
 // alone, on the ports given (a Solana chain playing devnet and one playing mainnet, anvil playing Base Sepolia and
 // Base); stdout is the environment a production-mode server needs to use them; SIGINT stops them all. And `localnet
 // fund 0x… --eth N` on that anvil adds ETH only: no test USDC unless --usdc is given.
@@ -28,7 +28,7 @@ afterAll(() => {
 
 /** Starts `signet localnet start args…` with its own data dir; resolves once it printed its last variable (or exited). */
 async function start(args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), "localnet", "start", ...args], {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/cli/signet.mjs"), "localnet", "start", ...args], {
     cwd: REPO_ROOT,
     env: testEnv({ SIGNET_DATA_DIR: tempDataDir("signet-localnet-start-"), NODE_ENV: "test", ...env }),
     stdio: ["ignore", "pipe", "pipe"],

@@ -69,7 +69,7 @@ describe("operator sign-in", () => {
     const keyFile = path.join(tempDataDir(), "operator.json");
     writeFileSync(keyFile, toSolanaCliJson(operator));
     const root = path.resolve(__dirname, "../../..");
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/signet.mjs"), "operator", "login-link", "--key", keyFile, "--endpoint", ORIGIN], { cwd: root, encoding: "utf8" });
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/cli/signet.mjs"), "operator", "login-link", "--key", keyFile, "--endpoint", ORIGIN], { cwd: root, encoding: "utf8" });
     const link = stdout.trim();
     const first = await loginLinkRoute(new Request(link), {});
     expect(first.status).toBe(303);

@@ -1,5 +1,5 @@
 // The front server's drain as its own process, for the SIGTERM test: the same front server, drain tracker and
-// signal handling as bin/serve-next.ts, with the real prepaid and models route handlers in place of Next's (Next's
+// signal handling as bin/start/serve-next.ts, with the real prepaid and models route handlers in place of Next's (Next's
 // dev server cannot run from a git worktree whose node_modules is a symlink). Prints `ready <url>` once it listens.
 import type { AddressInfo } from "node:net";
 import { POST as inference } from "@/app/api/v1/inference/route";

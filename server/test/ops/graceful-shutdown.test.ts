@@ -1,7 +1,7 @@
-// SIGTERM on the front server's drain, twice: drain-child.ts (bin/serve-next.ts's server, tracker and signal handling
+// SIGTERM on the front server's drain, twice: drain-child.ts (bin/start/serve-next.ts's server, tracker and signal handling
 // around the real route handlers, as its own process): the streamed prepaid call in flight finishes with its receipt,
 // a new request is refused or answered 503, and the process exits 0 within SHUTDOWN_GRACE_MS. Then the real thing:
-// `npm start` (bin/start.ts → bin/serve-next.ts) on a production build, with a slow streamed PAID call in flight.
+// `npm start` (bin/start/start.ts → bin/start/serve-next.ts) on a production build, with a slow streamed PAID call in flight.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

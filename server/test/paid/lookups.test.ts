@@ -70,7 +70,7 @@ describe("GET /api/v1/models", () => {
 
 describe("signet settings", () => {
   const signet = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.resolve(__dirname, "../../../bin/signet.mjs"), ...args], { cwd: path.resolve(__dirname, "../../.."), env: testEnv(), encoding: "utf8" }).then(
+    promisify(execFile)(process.execPath, [path.resolve(__dirname, "../../../bin/cli/signet.mjs"), ...args], { cwd: path.resolve(__dirname, "../../.."), env: testEnv(), encoding: "utf8" }).then(
       (r) => ({ code: 0, out: r.stdout }),
       (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, out: e.stderr ?? "" }),
     );

@@ -1,4 +1,4 @@
-// Runs the `signet` CLI as users do, `node bin/signet.mjs …` from the repo root, in a child process (async, so
+// Runs the `signet` CLI as users do, `node bin/cli/signet.mjs …` from the repo root, in a child process (async, so
 // servers in the test's process can answer it), with its own data folder.
 import { testEnv } from "./env";
 import { spawn } from "node:child_process";
@@ -22,7 +22,7 @@ export function runSignet(args: string[], dataDir: string, timeoutMs = 20_000, e
     else childEnv[name] = value;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/signet.mjs"), ...args], {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/cli/signet.mjs"), ...args], {
       cwd: REPO_ROOT,
       env: childEnv,
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,5 +1,5 @@
 // Prints the plain closing line CI reads (`N passed, N failed, N skipped`) and, when SIGNET_SUMMARY_FILE is set,
-// writes the counts and each file's duration there so bin/run-tests.mjs can add up several runners into one line and
+// writes the counts and each file's duration there so bin/test/run-tests.mjs can add up several runners into one line and
 // list the slowest files of the whole run.
 import { appendFileSync } from "node:fs";
 import path from "node:path";
