@@ -20,7 +20,9 @@ let failing = false;
 /** Slow answers wait here until the test lets them go (holdSlowAnswers, then releaseSlowAnswers). */
 let slowAnswers: Promise<void> = Promise.resolve();
 let releaseSlowAnswers: () => void = () => undefined;
-const holdSlowAnswers = () => (slowAnswers = new Promise((resolve) => (releaseSlowAnswers = resolve)));
+function holdSlowAnswers(): void {
+  slowAnswers = new Promise((resolve) => (releaseSlowAnswers = resolve));
+}
 let provider: FakeProvider;
 let stack: PaidStack;
 
