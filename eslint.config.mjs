@@ -250,6 +250,21 @@ const familyBranches = [
 ];
 const TESTS = ["**/*.test.ts", "**/*.test.tsx", "server/test/**", "server/verify/fixtures/**"];
 
+/** The type-aware rules every TypeScript file is held to (they read the TypeScript program tsconfig.json builds). */
+export const TYPE_AWARE_RULES = {
+  "@typescript-eslint/no-floating-promises": "error",
+  "@typescript-eslint/no-misused-promises": "error",
+  "@typescript-eslint/switch-exhaustiveness-check": "error",
+  "@typescript-eslint/await-thenable": "error",
+  "@typescript-eslint/no-array-delete": "error",
+  "@typescript-eslint/no-for-in-array": "error",
+  "@typescript-eslint/no-implied-eval": "error",
+  "@typescript-eslint/no-unsafe-unary-minus": "error",
+  "@typescript-eslint/restrict-plus-operands": "error",
+};
+/** The type-aware rules for production code only. */
+export const TYPE_AWARE_PRODUCTION_RULES = { "@typescript-eslint/only-throw-error": "error" };
+
 export default defineConfig(
   // server/__cycle_probe__/ holds the files eslint.config.test.ts writes to prove the cycle rule fires; it lints them
   // itself, and a lint run at the same moment does not see them.
@@ -267,6 +282,22 @@ export default defineConfig(
       // Unused variables are errors, except the `_`-prefixed ones kept on purpose (and rest siblings that drop a key).
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
+  },
+  {
+    // Type-aware rules, for the TypeScript files only (one program from tsconfig.json; the .mjs files need none):
+    // every promise is awaited, returned, or handed to `void` on purpose; no promise where a callback's result is
+    // ignored (an event handler, a timer); a switch over a union names every member (a `default` does not hide a new
+    // one); and the cheap correctness checks of recommendedTypeChecked the codebase passes. Tests get them too: an
+    // un-awaited expect or restore passes without checking anything.
+    files: ["**/*.{ts,tsx,mts}"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: ROOT } },
+    rules: TYPE_AWARE_RULES,
+  },
+  {
+    // Production code throws errors; tests throw other values on purpose, to prove they are handled.
+    files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "bin/**/*.ts", "devtools/**/*.ts"],
+    ignores: TESTS,
+    rules: TYPE_AWARE_PRODUCTION_RULES,
   },
   {
     // The family rule first: the blocks below that restrict syntax too repeat it (a later block's rule replaces it).

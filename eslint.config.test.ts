@@ -6,7 +6,21 @@ import { ESLint } from "eslint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sourceFiles } from "./devtools/layers/import-graph";
 
-const eslint = new ESLint({ cwd: import.meta.dirname });
+const CONFIG_PATH = "./eslint.config.mjs";
+type Rules = Record<string, string>;
+const config = (await import(/* @vite-ignore */ CONFIG_PATH)) as {
+  TYPE_AWARE_RULES: Rules;
+  TYPE_AWARE_PRODUCTION_RULES: Rules;
+};
+const typeAware = Object.keys({ ...config.TYPE_AWARE_RULES, ...config.TYPE_AWARE_PRODUCTION_RULES });
+
+// The probes below test rules that read no types: they lint without the TypeScript program (a minute to build).
+const withoutTypes = {
+  files: ["**/*.{ts,tsx,mts}"],
+  languageOptions: { parserOptions: { projectService: false } },
+  rules: Object.fromEntries(typeAware.map((rule) => [rule, "off"])),
+};
+const eslint = new ESLint({ cwd: import.meta.dirname, overrideConfig: withoutTypes });
 
 /** The no-restricted-imports messages ESLint reports for `code` as the file `filePath`. */
 async function restrictedImports(filePath: string, code: string): Promise<string[]> {
@@ -183,7 +197,7 @@ describe("eslint: no import cycles", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // The probe folder is in the config's ignores (a lint run at the same moment must not see it): lint it regardless.
-  const probeLinter = new ESLint({ cwd: import.meta.dirname, ignore: false });
+  const probeLinter = new ESLint({ cwd: import.meta.dirname, ignore: false, overrideConfig: withoutTypes });
   const cycles = async (name: string) => {
     const [result] = await probeLinter.lintFiles([path.join(dir, name)]);
     expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
@@ -197,5 +211,51 @@ describe("eslint: no import cycles", () => {
   it("accepts a one-way import, and a type-only import back (erased at compile time)", async () => {
     expect(await cycles("line-a.ts")).toEqual([]);
     expect(await cycles("line-b.ts")).toEqual([]);
+  });
+});
+
+describe("eslint: type-aware rules", () => {
+  // A probe folder with its own small tsconfig.json, which the project service picks for the files in it: the rules
+  // get type information without the repository's program. The folder is in the config's ignores, like the cycles'.
+  const dir = path.join(import.meta.dirname, "server/__cycle_probe__/typed");
+  const compilerOptions = { strict: true, target: "ES2022", lib: ["ES2023", "DOM"], types: [], noEmit: true, skipLibCheck: true };
+  beforeAll(() => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const probeLinter = new ESLint({ cwd: import.meta.dirname, ignore: false });
+  /** The rules reported for `code` as a file of the probe folder, as `line: rule`. */
+  const reported = async (name: string, code: string) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, code);
+    const [result] = await probeLinter.lintFiles([file]);
+    expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
+    return result!.messages.map((m) => `${m.line}: ${m.ruleId}`);
+  };
+  const work = 'const work = async (): Promise<number> => 1;\ntype Shape = "circle" | "square";\n';
+
+  it("refuses a floating promise, a promise where a void callback is expected, and a switch that misses a member", async () => {
+    const code =
+      work +
+      "export function floating(): void {\n  work();\n}\n" +
+      "export const misused = (items: number[]) => items.forEach(async () => {\n  await work();\n});\n" +
+      'export function missing(s: Shape): number {\n  switch (s) {\n    case "circle":\n      return 1;\n  }\n  return 0;\n}\n' +
+      'export function hidden(s: Shape): number {\n  switch (s) {\n    case "circle":\n      return 1;\n    default:\n      return 0;\n  }\n}\n';
+    expect(await reported("refused.ts", code)).toEqual([
+      "4: @typescript-eslint/no-floating-promises",
+      "6: @typescript-eslint/no-misused-promises",
+      "10: @typescript-eslint/switch-exhaustiveness-check",
+      "17: @typescript-eslint/switch-exhaustiveness-check",
+    ]);
+  });
+
+  it("accepts an awaited promise, a rejection handled in a deliberate void, and a switch naming every member", async () => {
+    const code =
+      work +
+      "export async function awaited(): Promise<number> {\n  void work().catch(() => undefined);\n  return await work();\n}\n" +
+      'export function total(s: Shape): number {\n  switch (s) {\n    case "circle":\n      return 1;\n    case "square":\n      return 2;\n  }\n}\n';
+    expect(await reported("accepted.ts", code)).toEqual([]);
   });
 });
