@@ -7,7 +7,6 @@ const nextConfig = {
     "@prisma/client",
     "@prisma/adapter-pg",
     "pg",
-    "litesvm",
     "pino",
     "prom-client",
   ],
