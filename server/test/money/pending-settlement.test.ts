@@ -24,12 +24,12 @@ import { parseReceiptText } from "../../verify";
 import { authorizationHeader } from "../support/eip3009-header";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { landDirectly, until } from "../support/land-directly";
+import { createLogger } from "../../log";
 
 const PRICE = 1000n;
 const local = { model: "local/echo-1", messages: [{ role: "user", content: "pending" }] };
 const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** signet_settlements_total for one network, purpose and outcome. */
 async function settlements(network: string, purpose: string, outcome: string): Promise<number> {
   const { values } = await (await routeRuntime()).metrics.settlements.get();
@@ -108,7 +108,7 @@ describe("a Solana settlement whose every send is dropped", () => {
 
     expect(await landDirectly(stack, facilitator, header)).toBe(body.error.transaction);
     // Landed but not yet recorded: reconcile lists it as pending, not as drift.
-    const [report] = await reconcile({ db: stack.tdb.prisma, config: stack.config, chains: { facilitator } }, { networks: ["solana-devnet"] });
+    const [report] = await reconcile({ db: stack.tdb.prisma, config: stack.config, chains: { facilitator }, log: createLogger("silent") }, { networks: ["solana-devnet"] });
     expect(report).toMatchObject({ pendingSettlements: 1, pendingLanded: 1, mismatches: [] });
     const retry = await send();
     expect(retry.status).toBe(200);
@@ -250,8 +250,7 @@ describe("a Solana settlement confirmed after the wait", () => {
     const first = await send();
     expect(first.status).toBe(502);
     const { transaction } = ((await first.json()) as { error: { transaction: string } }).error;
-    await until("the delayed send to land", () => stack.devnet.chain.getTransaction(transaction) !== null);
-    await sleep(100);
+    await stack.devnet.chain.confirmed(transaction);
     await expectStoredAnswer(stack, agent.address, await send(), send);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
