@@ -18,7 +18,7 @@ const typeAware = Object.keys({ ...config.TYPE_AWARE_RULES, ...config.TYPE_AWARE
 const withoutTypes = {
   files: ["**/*.{ts,tsx,mts}"],
   languageOptions: { parserOptions: { projectService: false } },
-  rules: Object.fromEntries(typeAware.map((rule) => [rule, "off"])),
+  rules: Object.fromEntries(typeAware.map((rule) => [rule, "off" as const])),
 };
 const eslint = new ESLint({ cwd: import.meta.dirname, overrideConfig: withoutTypes });
 
