@@ -6,7 +6,7 @@ import type { AppContext } from "../app-context";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
-import { logEvent, type Logger } from "../log";
+import { logEvent, loggableError, type Logger } from "../log";
 import { challengeHeaders } from "../x402/payment-headers";
 import { toV1Requirements } from "../x402/x402-v1";
 import { paidRoute, paidRouteNamed } from "../x402/paid-routes";
@@ -74,14 +74,17 @@ export function chainUnavailable(log: Logger, event: string, caip2: string, err:
 
 /**
  * Counts a failure for the dashboard in its (network, stage, reason, UTC hour) row: any number of bad payment headers
- * make a bounded number of rows. Never lets bookkeeping turn a 402 into a 500.
+ * make a bounded number of rows. Never lets bookkeeping turn a 402 into a 500: a count that cannot be written is logged
+ * and dropped.
  */
 export async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
   const now = ctx.clock.now();
   const hour = new Date(now - (now % 3_600_000));
   await ctx.db.$executeRaw`
     INSERT INTO payment_failure_counts (network, stage, reason, hour, count) VALUES (${network}, ${stage}, ${reason.slice(0, 100)}, ${hour}, 1)
-    ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch(() => undefined);
+    ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch((err: unknown) =>
+    logEvent(ctx.log, "payment.failure_count_failed", { network, stage, reason, err: loggableError(err) }, "warn"),
+  );
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 import { operatorKeyIdAt } from "../discovery/did-web-document";
 import { signEd25519 } from "../keys/node-ed25519";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
-import { logEvent, type Logger } from "../log";
+import { logEvent, loggableError, type Logger } from "../log";
 import type { Clock } from "../runtime/runtime";
 import { compactExtensions } from "./compact-extensions";
 import { paidRouteUrl, type PaidRoute } from "./paid-routes";
@@ -118,13 +118,18 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
     async issueSettlementReceipt(resource, settlement) {
       const url = paidRouteUrl(signer.baseUrl, resource);
       const context = { result: { success: true, ...settlement }, transportContext: { request: { adapter: { getUrl: () => url } } } } as unknown as SettleResultContext;
-      // The declaration's offer validity plays no part in a receipt.
-      const data = (await extension.enrichSettlementResponse!(offerReceiptDeclaration(0), context).catch(() => undefined)) as
+      // The declaration's offer validity plays no part in a receipt. A hook that throws issues no receipt, and its error
+      // is logged with the failure.
+      let failure: unknown;
+      const enriched = extension.enrichSettlementResponse!(offerReceiptDeclaration(0), context);
+      const data = (await enriched.catch((err: unknown) => void (failure = err))) as
         | { info?: { receipt?: SignedReceipt } }
         | undefined;
       const receipt = data?.info?.receipt;
       if (!receipt) {
-        logEvent(signer.log, "offer_receipt.receipt_failed", { network: settlement.network, transaction: settlement.transaction }, "error");
+        const cause = failure === undefined ? {} : { err: loggableError(failure) };
+        const { network, transaction } = settlement;
+        logEvent(signer.log, "offer_receipt.receipt_failed", { network, transaction, ...cause }, "error");
         return null;
       }
       // The settlement response travels in a header a default proxy bounds: the extension goes compact.
