@@ -58,7 +58,7 @@ describe("takeSettlementLane()", () => {
     const lane = source();
     const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 100, systemClock);
     expect(dead.ok).toBe(true);
-    // The lease is held in the database's time: its 100 ms pass by moving the hold back, not by sleeping them out.
+    // The lease is held in the database's time: its 100 ms pass by moving the hold back, not by waiting them out.
     const [held] = await tdb.prisma.$queryRaw<[{ left_ms: number }]>`SELECT (extract(epoch from held_until - clock_timestamp()) * 1000)::float8 AS left_ms FROM settlement_lanes WHERE source = ${lane}`;
     expect(held.left_ms).toBeGreaterThan(0);
     expect(held.left_ms).toBeLessThanOrEqual(100);
