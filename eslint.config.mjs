@@ -10,6 +10,7 @@ import { createTypeScriptImportResolver } from "eslint-import-resolver-typescrip
 import importX from "eslint-plugin-import-x";
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
+import ts from "typescript";
 
 const ROOT = import.meta.dirname;
 
@@ -69,7 +70,10 @@ export const LAYERS = [
   },
   // The credit ledger (credits, holds, captures, receipts attached), the payment state table and the payment-row steps
   // the ledger's statements carry.
-  { name: "ledger", paths: ["server/ledger", "server/payments/payment-states.ts", "server/payments/payment-row-statements.ts"] },
+  {
+    name: "ledger",
+    paths: ["server/ledger", "server/payments/payment-states.ts", "server/payments/payment-transition.ts", "server/payments/payment-row-statements.ts"],
+  },
   // The shared call pipeline: admit the model and network, serve from a hold, capture or release through the
   // settlement strategy the route hands it.
   { name: "pipeline", paths: ["server/pipeline"] },
@@ -216,6 +220,24 @@ function clientComponents(dir = path.join(ROOT, "app")) {
   return found;
 }
 
+/**
+ * The payment states: the PAYMENT_STATES array server/payments/payment-states.ts exports, read with the TypeScript
+ * parser (a config file cannot import that module). The one list of them; nothing here repeats it.
+ */
+function paymentStates() {
+  const file = path.join(ROOT, "server/payments/payment-states.ts");
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  for (const statement of source.statements.filter(ts.isVariableStatement)) {
+    for (const declaration of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(declaration.name) || declaration.name.text !== "PAYMENT_STATES") continue;
+      let list = declaration.initializer;
+      while (list && (ts.isAsExpression(list) || ts.isSatisfiesExpression(list))) list = list.expression;
+      if (list && ts.isArrayLiteralExpression(list) && list.elements.every(ts.isStringLiteral)) return list.elements.map((e) => e.text);
+    }
+  }
+  throw new Error("server/payments/payment-states.ts has no PAYMENT_STATES array of string literals");
+}
+
 const PAYMENTS =
   "payment rows are written only by server/payments/payment-store.ts and, inside ledger statements, payment-row-statements.ts (their moves follow payment-states.ts)";
 /** Statements and Prisma calls that write the payments table, and a payment state spelled out as a literal. */
@@ -226,7 +248,7 @@ const paymentWrites = [
     message: `${PAYMENTS}.`,
   },
   {
-    selector: "Property[key.name='status'] > Literal[value=/^(claimed|pending|settled|serving|served|unserved|failed|expired)$/]",
+    selector: `Property[key.name='status'] > Literal[value=/^(${paymentStates().join("|")})$/]`,
     message: "name a payment state through server/payments/payment-states.ts (STATE, LANDED_STATES), never as a literal.",
   },
 ];

@@ -5,6 +5,7 @@ import path from "node:path";
 import { ESLint } from "eslint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sourceFiles } from "./devtools/layers/import-graph";
+import { PAYMENT_STATES } from "./server/payments/payment-states";
 
 const CONFIG_PATH = "./eslint.config.mjs";
 type Rules = Record<string, string>;
@@ -109,8 +110,8 @@ describe("eslint: one writer of payment rows", () => {
     expect(messages[0]).toContain("server/payments/payment-store.ts");
   });
 
-  it("refuses a payment state spelled as a literal outside server/payments", async () => {
-    const messages = await rules("server/reconcile/probe.ts", 'export const probe = { status: "unserved" };');
+  it.each(PAYMENT_STATES)("refuses the payment state %s spelled as a literal outside server/payments", async (state) => {
+    const messages = await rules("server/reconcile/probe.ts", `export const probe = { status: "${state}" };`);
     expect(messages).toEqual([expect.stringContaining("payment-states.ts")]);
   });
 

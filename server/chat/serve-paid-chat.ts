@@ -9,6 +9,7 @@ import { answerAgain } from "../payments/answer-again";
 import { paidCallSettlement } from "../payments/paid-call-settlement";
 import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
+import { movesOf } from "../payments/payment-transition";
 import type { ServedCall, UpstreamJob } from "../pipeline/call-types";
 import { chatJob } from "../pipeline/chat-job";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
@@ -69,7 +70,7 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
         try {
           callCap = capWithinFixedHold(model, promptSent(body), cap, payment.units);
         } catch (err) {
-          await markUnserved(ctx.db, payment, "model_not_allowed");
+          await markUnserved(ctx.db, payment, movesOf({ type: "not-served" }), "model_not_allowed");
           throw err;
         }
       }

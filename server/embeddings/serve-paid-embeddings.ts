@@ -9,6 +9,7 @@ import { answerAgain } from "../payments/answer-again";
 import { paidCallSettlement } from "../payments/paid-call-settlement";
 import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
+import { movesOf } from "../payments/payment-transition";
 import type { ServedCall } from "../pipeline/call-types";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
@@ -47,7 +48,7 @@ export async function servePaidEmbeddings(ctx: AppContext, input: PaidEmbeddings
       try {
         worstCaseWithin(planned.model, body, payment.units, costsMoreThanPrice(planned.model, payment.units));
       } catch (err) {
-        await markUnserved(ctx.db, payment, "model_not_allowed");
+        await markUnserved(ctx.db, payment, movesOf({ type: "not-served" }), "model_not_allowed");
         throw err;
       }
       const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;

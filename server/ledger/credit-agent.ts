@@ -6,7 +6,7 @@ import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 import { hotQuery } from "../db/hot-query";
 import { pointsExpression } from "./credit-holds";
-import type { CreditMove } from "../payments/payment-states";
+import type { CreditMove } from "../payments/payment-transition";
 import { creditedPaymentStatement } from "../payments/payment-row-statements";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";

@@ -10,8 +10,14 @@ import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { logEvent } from "../log";
 import { hotQuery } from "../db/hot-query";
 import { refundedPaymentStatement, renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-row-statements";
+import { fromStates, movesOf } from "../payments/payment-transition";
 
 export type HoldStatus = "held" | "captured" | "released";
+
+/** A paid call's payment as its hold is captured: the call was served. */
+const CAPTURED = movesOf({ type: "served" });
+/** A paid call's payment as its hold is returned: the database refused the call's record for good. */
+const REFUNDED = movesOf({ type: "not-recorded" });
 
 export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint; points?: number } | { ok: false; balanceUnits: bigint };
 
@@ -147,7 +153,7 @@ export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFa
       WHERE id = ${facts.holdId}::uuid AND status = 'held' AND agent_pubkey = ${facts.agentPubkey}
         AND ${gate ? Prisma.sql`EXISTS (SELECT 1 FROM cur WHERE points_total = ${gate.pointsBefore})` : Prisma.sql`(SELECT count(*) FROM cur) >= 0`}
       RETURNING id, agent_pubkey, network, units, payment_id, charged_units
-    ), payment AS (${servedPaymentStatement("hold", facts.answer ?? null)}
+    ), payment AS (${servedPaymentStatement("hold", facts.answer ?? null, CAPTURED)}
     ), released AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT agent_pubkey, network, 'hold_release', units - charged_units, id FROM hold WHERE units > charged_units
@@ -219,14 +225,14 @@ export async function refundHold(db: DbClient, holdId: string, reason: string): 
  */
 async function returnHold(db: DbClient, holdId: string, refund: { reason: string } | null): Promise<bigint | null> {
   const whose = refund
-    ? Prisma.sql`h.payment_id IS NOT NULL AND EXISTS (SELECT 1 FROM payments p WHERE p.id = h.payment_id AND p.status IN ('settled', 'serving'))`
+    ? Prisma.sql`h.payment_id IS NOT NULL AND EXISTS (SELECT 1 FROM payments p WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(fromStates(REFUNDED))}))`
     : Prisma.sql`h.payment_id IS NULL`;
   const rows = await hotQuery<{ balance: bigint | null }>(db, Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds h SET status = ${"released" satisfies HoldStatus}, settled_at = now()
       WHERE h.id = ${holdId}::uuid AND h.status = 'held' AND ${whose}
       RETURNING h.id, h.agent_pubkey, h.network, h.units, h.payment_id
-    )${refund ? Prisma.sql`, payment AS (${refundedPaymentStatement("hold", refund.reason)})` : Prisma.empty}, logged AS (
+    )${refund ? Prisma.sql`, payment AS (${refundedPaymentStatement("hold", refund.reason, REFUNDED)})` : Prisma.empty}, logged AS (
       INSERT INTO ledger_entries (agent_pubkey, network, kind, units, inference_id)
       SELECT agent_pubkey, network, 'hold_release', units, id FROM hold
     ), balance AS (

@@ -14,6 +14,7 @@ import type { PaidRoute } from "../x402/paid-routes";
 import { settlementHeaders } from "../x402/payment-headers";
 import type { SettledPayment } from "./paid-request-types";
 import { markUnserved } from "./payment-store";
+import { movesOf } from "./payment-transition";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
 
 const RETRY_AFTER = { "Retry-After": "1" };
@@ -34,7 +35,7 @@ export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, 
     routeReceipt: () => issuePaidCallReceipt(ctx, payment, resource),
     async onUpstreamFailure(db, reservation, err) {
       // The payment becomes `unserved` and its hold stays reserved: only a retry with the same header can use it.
-      await markUnserved(db, held, err instanceof AppError ? err.code : "upstream_error");
+      await markUnserved(db, held, movesOf({ type: "upstream-failed" }), err instanceof AppError ? err.code : "upstream_error");
       const balance = await readBalance(db, reservation.agentPubkey, reservation.network);
       return new AppError(
         "upstream_error",

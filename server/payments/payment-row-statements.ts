@@ -1,9 +1,10 @@
 // The payment row's step inside a ledger statement: a credit, a capture, a refund and a lease renewal each move the
 // payment they belong to in the ledger's own statement, so money and payment state commit together. The moves follow
-// payment-states.ts; every other write of a payment row is payment-store.ts's.
+// payment-states.ts, each one a `Move` transition() made; every other write of a payment row is payment-store.ts's.
 import "server-only";
 import { Prisma } from "../db";
-import type { Move, PaymentStatus } from "./payment-states";
+import type { PaymentStatus } from "./payment-states";
+import { fromStates, targetOf, type CreditMove, type Move } from "./payment-transition";
 
 /**
  * The ledger's credit moves its payment (claimed or pending → settled, served or unserved) in the credit's own
@@ -11,7 +12,7 @@ import type { Move, PaymentStatus } from "./payment-states";
  * that holds the claim moves it; from `pending` (nobody's), the move makes `attempt` the holder (null: nobody, the
  * sweeper's move to unserved).
  */
-export function creditedPaymentStatement(payment: { id: string; txSignature: string; move: Move<"claimed" | "pending">; attempt: string | null } | null): Prisma.Sql {
+export function creditedPaymentStatement(payment: { id: string; txSignature: string; move: CreditMove; attempt: string | null } | null): Prisma.Sql {
   if (payment === null) return Prisma.sql`SELECT NULL::uuid AS id WHERE false`;
   return Prisma.sql`
     UPDATE payments SET status = ${payment.move.to}, tx_signature = ${payment.txSignature}, updated_at = now(), attempt = ${payment.attempt}::uuid,
@@ -22,35 +23,26 @@ export function creditedPaymentStatement(payment: { id: string; txSignature: str
 }
 
 /**
- * A paid call's capture moves its payment (settled or serving → served) in the capture's statement, keeping its answer
- * for the payer's repeat: the payment step, over the capture's `hold` step (its id and payment_id). The hold decides
- * who captures (one `held` hold, one capture), not the attempt: a record written late by the server that served the
- * call still lands, and a takeover that served it again then finds the hold captured.
+ * A paid call's capture makes its payment's `moves` (settled or serving → served) in the capture's statement, keeping
+ * its answer for the payer's repeat: the payment step, over the capture's `hold` step (its id and payment_id). The hold
+ * decides who captures (one `held` hold, one capture), not the attempt: a record written late by the server that
+ * served the call still lands, and a takeover that served it again then finds the hold captured.
  */
-export function servedPaymentStatement(hold: string, answer: string | null): Prisma.Sql {
-  const from = SERVED_FROM.map((m) => m.from);
+export function servedPaymentStatement(hold: string, answer: string | null, moves: readonly Move[]): Prisma.Sql {
   return Prisma.sql`
-    UPDATE payments p SET status = ${"served" satisfies PaymentStatus}, inference_id = h.id, updated_at = now(), answer = ${answer} FROM ${Prisma.raw(hold)} h
-    WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(from)})
+    UPDATE payments p SET status = ${targetOf(moves)}, inference_id = h.id, updated_at = now(), answer = ${answer} FROM ${Prisma.raw(hold)} h
+    WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(fromStates(moves))})
     RETURNING p.id, p.tx_signature, p.units`;
 }
-const SERVED_FROM: Move[] = [
-  { from: "settled", to: "served" },
-  { from: "serving", to: "served" },
-];
 
 /**
- * A paid call whose record the database refused for good moves its payment (settled or serving → refunded) in the
- * statement that returns its hold to the payer's credit: the payment step, over that statement's `hold` step.
+ * A paid call whose record the database refused for good makes its payment's `moves` (settled or serving → refunded)
+ * in the statement that returns its hold to the payer's credit: the payment step, over that statement's `hold` step.
  */
-export function refundedPaymentStatement(hold: string, reason: string): Prisma.Sql {
-  const moves: Move<"settled" | "serving">[] = [
-    { from: "settled", to: "refunded" },
-    { from: "serving", to: "refunded" },
-  ];
+export function refundedPaymentStatement(hold: string, reason: string, moves: readonly Move[]): Prisma.Sql {
   return Prisma.sql`
-    UPDATE payments p SET status = ${"refunded" satisfies PaymentStatus}, failure_reason = ${reason.slice(0, 200)}, updated_at = now() FROM ${Prisma.raw(hold)} h
-    WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(moves.map((m) => m.from))})
+    UPDATE payments p SET status = ${targetOf(moves)}, failure_reason = ${reason.slice(0, 200)}, updated_at = now() FROM ${Prisma.raw(hold)} h
+    WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(fromStates(moves))})
     RETURNING p.id`;
 }
 

@@ -1,6 +1,7 @@
 // The states of an x402 payment and the moves between them: the one table every write of `payments.status` follows.
 // The database holds the same table (payment_transitions) and refuses any other move with a trigger, and a CHECK
-// refuses any other state; a test keeps the two tables equal. docs/architecture.md's table is generated from the data
+// refuses any other state; a test keeps the two tables equal. Which event makes which move is payment-transition.ts's
+// `transition`, the only maker of the moves the stores write. docs/architecture.md's table is generated from the data
 // below (what each state means, and what makes each move).
 import "server-only";
 
@@ -67,16 +68,8 @@ export const STATE = Object.fromEntries(PAYMENT_STATES.map((s) => [s, s])) as { 
 /** The states of a payment whose transfer landed: its money moved and was credited. */
 export const LANDED_STATES = ["settled", "serving", "served", "unserved", "refunded"] as const satisfies readonly PaymentStatus[];
 
-/** A move the table allows, checked where the move is written: `move("claimed", "failed")`. */
-export type Move<From extends PaymentStatus = PaymentStatus> = {
-  [F in From]: { from: F; to: keyof (typeof PAYMENT_MOVES)[F] & PaymentStatus };
-}[From];
-
 /** Every allowed move, from → the states it may go to. */
 export const PAYMENT_TRANSITIONS = Object.fromEntries(PAYMENT_STATES.map((s) => [s, Object.keys(PAYMENT_MOVES[s]) as PaymentStatus[]])) as unknown as Record<PaymentStatus, readonly PaymentStatus[]>;
-
-/** The moves a ledger credit makes: a claim, or a late-confirmed broadcast, whose transfer landed. */
-export type CreditMove = Move<"claimed" | "pending">;
 
 /** The allowed moves as (from, to) pairs, for the database's copy of the table and its test. */
 export function transitionPairs(): [PaymentStatus, PaymentStatus][] {

@@ -9,7 +9,8 @@ import { hotExecute, hotQuery } from "../db/hot-query";
 import { logEvent } from "../log";
 import { STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
 import { settlementExpiry } from "../x402/find-landed-settlement";
-import { SETTLEMENT_EXPIRED, type Move, type PaymentPurpose, type PaymentStatus } from "./payment-states";
+import type { PaymentPurpose, PaymentStatus } from "./payment-states";
+import { fromStates, moveOf, targetOf, type Move } from "./payment-transition";
 import { epochMsOf, laneAttempt, laneRefusedMsExpression, takeLaneStatement, type LaneAttempt } from "./settlement-lane";
 
 export interface NewPayment {
@@ -53,14 +54,14 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
         INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, updated_at, client_payment_id, request_digest, beneficiary, attempt)
-        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${p.route}, ${"claimed" satisfies PaymentStatus}, now(), ${id}::text,
+        SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${p.route}, ${RECLAIM.to}, now(), ${id}::text,
                ${p.requestDigest}, ${p.beneficiary}::text, ${randomUUID()}::uuid
         FROM current WHERE current.yes AND ${input.claim !== null}
           AND (${id}::text IS NULL OR NOT EXISTS (SELECT 1 FROM payments WHERE payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}))
         ON CONFLICT (payload_hash) DO UPDATE SET status = EXCLUDED.status, failure_reason = NULL, updated_at = now(),
                client_payment_id = EXCLUDED.client_payment_id, request_digest = EXCLUDED.request_digest, beneficiary = EXCLUDED.beneficiary,
                network = EXCLUDED.network, pay_to = EXCLUDED.pay_to, units = EXCLUDED.units, purpose = EXCLUDED.purpose, route = EXCLUDED.route, attempt = EXCLUDED.attempt
-          WHERE payments.status = ${"failed" satisfies PaymentStatus}
+          WHERE payments.status = ${RECLAIM.from}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, input.leaseMs)})
       SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, ${epochMsOf(Prisma.raw("now()"))} AS now_ms,
@@ -82,6 +83,9 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
   if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), answeredAt };
   return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null, conflict: row.id_owner ? paymentFromJson(row.id_owner) : null };
 }
+
+/** A claim's move over a payment that failed (a new payment is inserted in the state it moves to). */
+const RECLAIM = moveOf("failed", { type: "claim" });
 
 /** The claim's parameters when none is asked for: the INSERT never runs. */
 const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "call", route: "chat", clientPaymentId: null, requestDigest: "", beneficiary: null };
@@ -122,12 +126,11 @@ async function renewClaim(db: DbClient, payment: HeldPayment, laneSource: string
 }
 
 /**
- * claimed → failed (settlement was refused, or its transaction belongs to another payment) or → expired (it was sent
- * and can never land), by the attempt that holds the claim. Nothing moved, so the client's payment id is free again
- * for the payer's next payment.
+ * `move` (claimed → failed: settlement was refused, or its transaction belongs to another payment; claimed → expired:
+ * it was sent and can never land), by the attempt that holds the claim. Nothing moved, so the client's payment id is
+ * free again for the payer's next payment.
  */
-export async function markFailed(db: DbClient, payment: HeldPayment, reason: string): Promise<void> {
-  const move: Move<"claimed"> = { from: "claimed", to: reason === SETTLEMENT_EXPIRED ? "expired" : "failed" };
+export async function markFailed(db: DbClient, payment: HeldPayment, move: Move<"claimed">, reason: string): Promise<void> {
   await db.payment.updateMany({
     where: { id: payment.id, status: move.from, attempt: payment.attempt },
     data: { status: move.to, failureReason: reason.slice(0, 200), clientPaymentId: null },
@@ -135,20 +138,18 @@ export async function markFailed(db: DbClient, payment: HeldPayment, reason: str
 }
 
 /**
- * settled | serving → unserved, by the attempt that holds the payment: the upstream failed before it answered; the
+ * `moves` (settled | serving → unserved), by the attempt that holds the payment: the call ended before an answer; the
  * hold stays reserved, and one retry may serve it.
  */
-export async function markUnserved(db: DbClient, payment: HeldPayment, reason: string): Promise<void> {
-  const moves: Move<"settled" | "serving">[] = [{ from: "settled", to: "unserved" }, { from: "serving", to: "unserved" }];
+export async function markUnserved(db: DbClient, payment: HeldPayment, moves: readonly Move[], reason: string): Promise<void> {
   await db.payment.updateMany({
-    where: { id: payment.id, status: { in: moves.map((m) => m.from) }, attempt: payment.attempt },
-    data: { status: "unserved", failureReason: reason.slice(0, 200) },
+    where: { id: payment.id, status: { in: fromStates(moves) }, attempt: payment.attempt },
+    data: { status: targetOf(moves), failureReason: reason.slice(0, 200) },
   });
 }
 
-/** unserved → serving; the new attempt for exactly one of concurrent retries, null for the others. */
-export async function beginServingUnserved(db: DbClient, paymentId: string): Promise<string | null> {
-  const move: Move<"unserved"> = { from: "unserved", to: "serving" };
+/** `move` (unserved → serving); the new attempt for exactly one of concurrent retries, null for the others. */
+export async function beginServingUnserved(db: DbClient, paymentId: string, move: Move<"unserved">): Promise<string | null> {
   const attempt = randomUUID();
   const taken = await db.payment.updateMany({ where: { id: paymentId, status: move.from }, data: { status: move.to, attempt } });
   return taken.count === 1 ? attempt : null;
@@ -158,12 +159,11 @@ export async function beginServingUnserved(db: DbClient, paymentId: string): Pro
  * Takes over a row in `from` whose lease ran out by `nowMs` (the runtime clock's time), refreshing the lease; the new
  * attempt for exactly one of concurrent takers, null for the others. The attempt it replaces can write nothing more.
  */
-export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: Move[], nowMs: number): Promise<string | null> {
-  const to = moves[0]!.to;
-  if (moves.some((m) => m.to !== to)) throw new Error("a takeover moves to one state");
+export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: readonly Move[], nowMs: number): Promise<string | null> {
+  const to = targetOf(moves);
   const attempt = randomUUID();
   const taken = await db.payment.updateMany({
-    where: { id: paymentId, status: { in: moves.map((m) => m.from) }, updatedAt: { lt: new Date(nowMs - leaseMs) } },
+    where: { id: paymentId, status: { in: fromStates(moves) }, updatedAt: { lt: new Date(nowMs - leaseMs) } },
     data: { updatedAt: new Date(nowMs), status: to, attempt },
   });
   return taken.count === 1 ? attempt : null;
@@ -196,16 +196,17 @@ type PaymentJson = Omit<Payment, "units" | "createdAt" | "updatedAt" | "pendingV
 };
 
 /**
- * claimed → pending, by the attempt that holds the claim, storing what recovery needs. False when the row was not
- * this attempt's claim any more, or when the transaction is already another payment's (a replay under another encoding).
+ * `move` (claimed → pending), by the attempt that holds the claim, storing what recovery needs. False when the row was
+ * not this attempt's claim any more, or when the transaction is already another payment's (a replay under another
+ * encoding).
  */
 export async function markPending(
   db: DbClient,
   payment: HeldPayment,
+  move: Move<"claimed">,
   facts: { transaction: string; payload: PaymentPayload; beneficiary: string | null },
 ): Promise<{ ok: true } | { ok: false; reason: "payment_not_claimed" | "transaction_already_used" }> {
   const { blockhash, validBefore } = settlementExpiry(facts.payload);
-  const move: Move<"claimed"> = { from: "claimed", to: "pending" };
   try {
     const moved = await db.$executeRaw`
       UPDATE payments SET status = ${move.to}, tx_signature = ${facts.transaction}, updated_at = now(),
@@ -220,11 +221,10 @@ export async function markPending(
 }
 
 /**
- * pending → failed (the transfer failed on chain) or → expired (it can never land). Nothing moved; the payload is
- * dropped and the client's payment id is free again for the payer's next payment.
+ * `move` (pending → failed: the transfer failed on chain; pending → expired: it can never land). Nothing moved; the
+ * payload is dropped and the client's payment id is free again for the payer's next payment.
  */
-export async function failPending(db: DbClient, paymentId: string, reason: string): Promise<boolean> {
-  const move: Move<"pending"> = { from: "pending", to: reason === SETTLEMENT_EXPIRED ? "expired" : "failed" };
+export async function failPending(db: DbClient, paymentId: string, move: Move<"pending">, reason: string): Promise<boolean> {
   const moved = await db.$executeRaw`
     UPDATE payments SET status = ${move.to}, failure_reason = ${reason.slice(0, 200)}, updated_at = now(), client_payment_id = NULL,
       pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
@@ -278,22 +278,25 @@ export async function readPaymentById(db: DbClient, id: string): Promise<Payment
 
 /**
  * A request that held the payment stopped on a lost database before its upstream answered (its answer was 503
- * database_unavailable): the payment is handed to the retry of the request that paid, without waiting out its lease. A
- * claim's lease is ended at once (claimed → claimed: the retry takes it over and asks the chain what moved); a settled
- * or serving call becomes unserved (its hold stays reserved, and the retry serves it once). Only while `payment`'s
- * attempt still holds it: a payment another request took over since, or that moved on, is left alone.
+ * database_unavailable): the payment is handed to the retry of the request that paid, without waiting out its lease,
+ * by `moves`. A move to the same state ends its lease at once (a claim: the retry takes it over and asks the chain what
+ * moved); a move to another state records why (a settled or serving call becomes unserved: its hold stays reserved,
+ * and the retry serves it once). Only while `payment`'s attempt still holds it: a payment another request took over
+ * since, or that moved on, is left alone.
  */
-export async function releaseAfterDatabaseLoss(db: DbClient, payment: HeldPayment): Promise<number> {
-  const claim: Move<"claimed"> = { from: "claimed", to: "claimed" };
-  const unserved: Move<"settled" | "serving">[] = [
-    { from: "settled", to: "unserved" },
-    { from: "serving", to: "unserved" },
-  ];
-  const serving = unserved.map((m) => m.from);
+export async function releaseAfterDatabaseLoss(db: DbClient, payment: HeldPayment, moves: readonly Move[]): Promise<number> {
+  const leaseEnds = fromStates(moves.filter((m) => m.to === m.from));
+  const moving = moves.filter((m) => m.to !== m.from);
+  const to = Prisma.join(moves.map((m) => Prisma.sql`WHEN ${m.from} THEN ${m.to}`), " ");
   return db.$executeRaw`
     UPDATE payments SET
-      status = CASE WHEN status IN (${Prisma.join(serving)}) THEN ${"unserved" satisfies PaymentStatus} ELSE status END,
-      failure_reason = CASE WHEN status IN (${Prisma.join(serving)}) THEN 'database_unavailable' ELSE failure_reason END,
-      updated_at = CASE WHEN status = ${claim.from} THEN to_timestamp(0) ELSE now() END
-    WHERE id = ${payment.id}::uuid AND status IN (${Prisma.join([claim.from, ...serving])}) AND attempt IS NOT DISTINCT FROM ${payment.attempt}::uuid`;
+      status = CASE status ${to} ELSE status END,
+      failure_reason = ${whenIn(fromStates(moving), Prisma.sql`'database_unavailable'`, Prisma.sql`failure_reason`)},
+      updated_at = ${whenIn(leaseEnds, Prisma.sql`to_timestamp(0)`, Prisma.sql`now()`)}
+    WHERE id = ${payment.id}::uuid AND status IN (${Prisma.join(fromStates(moves))}) AND attempt IS NOT DISTINCT FROM ${payment.attempt}::uuid`;
+}
+
+/** `then` for a row in one of `states`, else `otherwise`, as one SQL expression. */
+function whenIn(states: readonly PaymentStatus[], then: Prisma.Sql, otherwise: Prisma.Sql): Prisma.Sql {
+  return states.length === 0 ? otherwise : Prisma.sql`CASE WHEN status IN (${Prisma.join(states)}) THEN ${then} ELSE ${otherwise} END`;
 }

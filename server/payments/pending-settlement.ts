@@ -12,7 +12,8 @@ import type { DbClient, Payment } from "../db";
 import { AppError } from "../errors";
 import { familyAdapter } from "../chain/family-adapter";
 import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
-import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED, type Move } from "./payment-states";
+import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED } from "./payment-states";
+import { moveOf } from "./payment-transition";
 import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
 import { log, logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
@@ -49,13 +50,13 @@ export function settlementPendingError(transaction: string, caip2: string): AppE
 }
 
 /**
- * pending → settled (a call's retry that serves it now, as `attempt`), unserved (a call payment nobody is waiting for:
- * its retry serves it), or served (a top-up: the credit is the purchase). A call: the credit and its hold, in one
- * statement.
+ * A pending payment found landed: pending → settled (a call whose retry is `waiting` and serves it now, as `attempt`),
+ * unserved (a call payment nobody is waiting for: its retry serves it), or served (a top-up: the credit is the
+ * purchase). A call: the credit and its hold, in one statement.
  */
-export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, next: "settled" | "unserved" | "served", leaseMs: number, attempt: string | null = null): Promise<CreditOutcome> {
-  const move: Move<"pending"> = { from: "pending", to: next };
+export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, waiting: boolean, leaseMs: number, attempt: string | null = null): Promise<CreditOutcome> {
   const chat = payment.purpose === "call";
+  const move = moveOf("pending", { type: "landed-late", purpose: chat ? "call" : "topup", waiting });
   return creditAgent(db, {
     kind: chat ? "payment_credit" : "topup_credit",
     // SECURITY: the beneficiary the claiming request named; never a later request's.
@@ -132,7 +133,7 @@ async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
     const events = eventNames(payment.route);
     const found = await resolvePendingOnChain(ctx, payment, payload, 0);
     if (found.state === "landed") {
-      const credited = await creditLandedPending(ctx.db, payment, found.transaction, payment.purpose === "call" ? "unserved" : "served", ctx.config.PAYMENT_LEASE_MS);
+      const credited = await creditLandedPending(ctx.db, payment, found.transaction, false, ctx.config.PAYMENT_LEASE_MS);
       if (credited.ok) {
         logEvent(events.settleRecovered, { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
         countSettlement(ctx.metrics, payment.purpose, payment.network, "recovered", payload);
@@ -140,12 +141,12 @@ async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
         if (payment.purpose === "topup") await answerTopUp(ctx, { ...payment, status: "served", txSignature: found.transaction }, credited.balanceUnits);
       }
     } else if (found.state === "failed") {
-      if (await failPending(ctx.db, payment.id, FAILED_ON_CHAIN)) {
+      if (await failPending(ctx.db, payment.id, moveOf("pending", { type: "failed" }), FAILED_ON_CHAIN)) {
         logEvent(events.settleFailed, { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
         countSettlement(ctx.metrics, payment.purpose, payment.network, "failed", payload);
       }
     } else if (found.state === "expired") {
-      if (await failPending(ctx.db, payment.id, SETTLEMENT_EXPIRED)) {
+      if (await failPending(ctx.db, payment.id, moveOf("pending", { type: "expired" }), SETTLEMENT_EXPIRED)) {
         logEvent(events.settleExpired, { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
         countSettlement(ctx.metrics, payment.purpose, payment.network, "expired", null);
       }

@@ -7,11 +7,12 @@ import "server-only";
 import type { DbClient } from "../db";
 import { whenDatabaseBack } from "../db/when-database-back";
 import { releaseAfterDatabaseLoss, type HeldPayment } from "./payment-store";
+import { movesOf } from "./payment-transition";
 
 /**
  * When `err` is a lost database, hands `payment` back to its request's retry once the database is back, if the attempt
  * that lost it still holds it then.
  */
 export function releaseIfDatabaseLost(db: DbClient, payment: HeldPayment, err: unknown): void {
-  whenDatabaseBack(err, { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } }, () => releaseAfterDatabaseLoss(db, payment));
+  whenDatabaseBack(err, { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } }, () => releaseAfterDatabaseLoss(db, payment, movesOf({ type: "database-lost" })));
 }

@@ -14,7 +14,8 @@ import { requireNetworkEnabled } from "../pipeline/network-gate";
 import { findLandedSettlement } from "../x402/find-landed-settlement";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
 import { eventNames, feeField, paymentError, recordFailure, refused, replay, requestMismatch } from "./payment-answers";
-import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED, type Move } from "./payment-states";
+import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED } from "./payment-states";
+import { moveOf, movesOf } from "./payment-transition";
 import { beginServingUnserved, failPending, markFailed, readPaymentById, takeOverStale } from "./payment-store";
 import { countSettlement, creditLandedPending, resolvePendingOnChain, settlementPendingError } from "./pending-settlement";
 import { recordSettled, settleClaimed } from "./settle-payment";
@@ -47,13 +48,13 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (known.status === "pending") return resumePending(ctx, input, known, payload);
   if (known.status === "claimed") {
     // A claim older than its lease belongs to a server that died mid-settlement: finish it from the chain's answer.
-    const attempt = ctx.clock.now() - known.updatedAt.getTime() >= leaseMs ? await takeOverStale(ctx.db, known.id, leaseMs, [{ from: "claimed", to: "claimed" }], ctx.clock.now()) : null;
+    const attempt = ctx.clock.now() - known.updatedAt.getTime() >= leaseMs ? await takeOverStale(ctx.db, known.id, leaseMs, [moveOf("claimed", TAKEN_OVER)], ctx.clock.now()) : null;
     if (attempt !== null) return recoverClaim(ctx, input, { ...known, attempt }, payload);
     return replay(known, "this payment is already being processed");
   }
   if (input.purpose === "topup") return replay(known, "this payment is already being processed");
   if (known.status === "unserved") {
-    const attempt = await beginServingUnserved(ctx.db, known.id);
+    const attempt = await beginServingUnserved(ctx.db, known.id, moveOf("unserved", { type: "retried" }));
     if (attempt !== null) return { kind: "retry-unserved", payment: { ...known, status: "serving", attempt, txSignature: known.txSignature! } };
   }
   if ((known.status === "settled" || known.status === "serving") && ctx.state.records.has(known.id)) {
@@ -65,12 +66,8 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
     return replay(known, "this payment's call was answered and its record is being written; send the same request again shortly", { "Retry-After": "1" });
   }
   // Settled or serving, and its lease ran out: the server serving it died; serve it once now.
-  const takeover: Move[] = [
-    { from: "settled", to: "serving" },
-    { from: "serving", to: "serving" },
-  ];
   if (known.status === "settled" || known.status === "serving") {
-    const attempt = await takeOverStale(ctx.db, known.id, leaseMs, takeover, ctx.clock.now());
+    const attempt = await takeOverStale(ctx.db, known.id, leaseMs, movesOf(TAKEN_OVER, ["settled", "serving"]), ctx.clock.now());
     if (attempt !== null) {
       logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
       return { kind: "retry-unserved", payment: { ...known, status: "serving", attempt, txSignature: known.txSignature! } };
@@ -79,6 +76,9 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (known.status === "served") return replay(known, "this payment was already used for a call, and its answer is no longer kept (its retention passed, or the client left its stream, which then had no receipt)");
   return replay(known, "this payment is already being processed", { "Retry-After": "1" });
 }
+
+/** What a retry finds when the lease of the request holding a payment ran out. */
+const TAKEN_OVER = { type: "lease-taken-over" } as const;
 
 /** A payment refunded because its call could not be recorded: it buys nothing more, and says where its price went. */
 function refundedAnswer(known: Payment): PaidRequestOutcome {
@@ -105,7 +105,7 @@ async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: P
   const found = await resolvePendingOnChain(ctx, known, broadcast, ctx.config.SETTLEMENT_CONFIRM_WAIT_MS);
   if (found.state === "landed") {
     const attempt = randomUUID();
-    const credited = await creditLandedPending(ctx.db, known, found.transaction, input.purpose === "call" ? "settled" : "served", ctx.config.PAYMENT_LEASE_MS, attempt);
+    const credited = await creditLandedPending(ctx.db, known, found.transaction, true, ctx.config.PAYMENT_LEASE_MS, attempt);
     if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
     logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
     countSettlement(ctx.metrics, input.purpose, known.network, "recovered", broadcast);
@@ -114,7 +114,7 @@ async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: P
   }
   if (found.state === "failed" || found.state === "expired") {
     const reason = found.state === "expired" ? SETTLEMENT_EXPIRED : FAILED_ON_CHAIN;
-    if (!(await failPending(ctx.db, known.id, reason))) return resumeMovedOn(ctx, input, known, payload);
+    if (!(await failPending(ctx.db, known.id, moveOf("pending", { type: found.state }), reason))) return resumeMovedOn(ctx, input, known, payload);
     logEvent(found.state === "expired" ? events.settleExpired : events.settleFailed, { reason, network: known.network, payment_id: known.id, ...(found.state === "failed" ? feeField(broadcast) : {}) }, "warn");
     countSettlement(ctx.metrics, input.purpose, known.network, found.state, found.state === "failed" ? broadcast : null);
     await recordFailure(ctx, known.network, "settle", reason);
@@ -153,7 +153,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
   if (landed.state === "landed") countSettlement(ctx.metrics, input.purpose, known.network, "recovered", null);
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {
-    await markFailed(ctx.db, known, FAILED_ON_CHAIN);
+    await markFailed(ctx.db, known, moveOf("claimed", { type: "failed" }), FAILED_ON_CHAIN);
     return refused(await paymentError(ctx, input, "the payment's settlement failed on chain; nothing was charged", FAILED_ON_CHAIN));
   }
   // No verification of ours preceded this settlement: the lane re-checks the chain if anything of the payer was sent.

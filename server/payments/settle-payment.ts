@@ -17,7 +17,8 @@ import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed
 import { payingAccount } from "../x402/paying-account";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
 import { eventNames, feeField, paymentError, recordFailure, refused, replay } from "./payment-answers";
-import { SETTLEMENT_EXPIRED, type Move } from "./payment-states";
+import { SETTLEMENT_EXPIRED } from "./payment-states";
+import { moveOf } from "./payment-transition";
 import { keepClaim, markFailed, markPending, type ClaimKeeper } from "./payment-store";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
 import { countSettlement, settlementPendingError } from "./pending-settlement";
@@ -76,7 +77,7 @@ async function settleInLane(
   const caip2 = ctx.config.networks.get(input.plan.network).caip2;
   const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, firstLaneAttempt);
   if (!taken.ok) {
-    await markFailed(ctx.db, payment, taken.reason);
+    await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), taken.reason);
     logEvent(eventNames(input.route).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
     const message =
       taken.reason === "payer_refused"
@@ -146,7 +147,7 @@ async function recheckBeforeSend(
     return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
   }
   const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage) : "chain_unavailable";
-  await markFailed(ctx.db, payment, reason);
+  await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), reason);
   logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, verdict ? "failed" : "unknown", null);
   await recordFailure(ctx, caip2, "settle", reason);
@@ -203,7 +204,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   // A transaction sent and never seen whose blockhash (or validBefore) passed can never land: it expired.
   const expired = landed.state === "expired" && sent !== null;
   if (expired) failure = SETTLEMENT_EXPIRED;
-  await markFailed(ctx.db, payment, failure);
+  await markFailed(ctx.db, payment, moveOf("claimed", { type: expired ? "expired" : "failed" }), failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
   logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
@@ -221,10 +222,10 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
  */
 async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
   const events = eventNames(input.route);
-  const moved = await markPending(ctx.db, payment, { transaction, payload, beneficiary: payment.beneficiary });
+  const moved = await markPending(ctx.db, payment, moveOf("claimed", { type: "pending" }), { transaction, payload, beneficiary: payment.beneficiary });
   if (!moved.ok) {
     if (moved.reason === "transaction_already_used") {
-      await markFailed(ctx.db, payment, moved.reason);
+      await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), moved.reason);
       return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
     }
     return replay(payment, "this payment is already being processed");
@@ -247,14 +248,14 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
     agentPubkey: payment.beneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
-    payment: { id: payment.id, txSignature: transaction, move: { from: "claimed", to: chat ? "settled" : "served" } satisfies Move<"claimed">, attempt: payment.attempt },
+    payment: { id: payment.id, txSignature: transaction, move: moveOf("claimed", { type: "settled", purpose: input.purpose }), attempt: payment.attempt },
     ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: ctx.config.PAYMENT_LEASE_MS } } : {}),
     ...(lane ? { alongside: lane.releaseStatement({ sent: true, failed: false }) } : {}),
   });
   // Rolled back on a transaction already used: the caller's release frees the lane then.
   if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
   if (!credited.ok) {
-    await markFailed(ctx.db, payment, credited.reason);
+    await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), credited.reason);
     logEvent(eventNames(input.route).settleReplay, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
     return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
   }
