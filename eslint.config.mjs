@@ -26,7 +26,7 @@ export const LAYERS = [
   // or process environment).
   { name: "verify", paths: ["server/verify"] },
   // What every layer may use: validated config, the database client, the log, the error table, the metrics registry,
-  // operator settings and the crash-point hook.
+  // operator settings, the crash-point hook and the clock.
   {
     name: "base",
     paths: [
@@ -37,6 +37,7 @@ export const LAYERS = [
       "server/log.ts",
       "server/errors.ts",
       "server/runtime/crash-point.ts",
+      "server/runtime/clock.ts",
       "server/metrics/registry.ts",
       "server/settings",
     ],
@@ -103,7 +104,12 @@ export const LAYERS = [
   },
   // The composition root: builds the runtime (config, database, chains, keys, upstream, background jobs) that entry
   // points hand down.
-  { name: "composition", paths: ["server/app-context.ts", "server/runtime.ts", "server/runtime"], typeImports: true },
+  // The route wrappers are here: an unexpected failure is logged to the routes' runtime's logger (route-edge.ts).
+  {
+    name: "composition",
+    paths: ["server/app-context.ts", "server/runtime.ts", "server/runtime", "server/http/handle-route.ts", "server/http/unserved-routes.ts"],
+    typeImports: true,
+  },
   // Routes and pages: parse, call one service, map the result to a Response.
   { name: "app", paths: ["app"] },
   // What only dev, tests and benchmarks use: local chains, soak, bench, chaos, the docs generators. Nothing above
@@ -125,6 +131,35 @@ export function layerOf(file) {
   });
   return found;
 }
+
+/**
+ * clock/time-read: production code reads time through a Clock (server/runtime/clock.ts): `Date.now`,
+ * `performance.now` and `new Date()` with no argument are refused outside the clock's definitions and the route edge
+ * (CLOCK_DEFINITIONS). `new Date(x)` converts a time it was given, and is fine.
+ */
+const timeReadRule = {
+  meta: {
+    type: "problem",
+    docs: { description: "Time is read through the runtime's Clock (ctx.clock, or a clock passed in)." },
+    schema: [],
+    messages: { read: "{{what}} reads the time: use the runtime's clock (ctx.clock.now() or .monotonic(), or a clock or `now` passed in)." },
+  },
+  create(context) {
+    const member = (node, object, property) =>
+      node.type === "MemberExpression" && node.object.type === "Identifier" && node.object.name === object && !node.computed && node.property.name === property;
+    return {
+      MemberExpression: (node) => {
+        for (const object of ["Date", "performance"]) if (member(node, object, "now")) context.report({ node, messageId: "read", data: { what: `${object}.now` } });
+      },
+      NewExpression: (node) => {
+        if (node.callee.type === "Identifier" && node.callee.name === "Date" && node.arguments.length === 0) context.report({ node, messageId: "read", data: { what: "new Date()" } });
+      },
+    };
+  },
+};
+
+/** Where the time may be read: the server's clock, the browser's, and the route edge (before a runtime exists). */
+const CLOCK_DEFINITIONS = ["server/runtime/clock.ts", "app/_client/browser-clock.ts", "server/runtime/route-edge.ts"];
 
 /** The repository-relative path an import specifier names (relative or `@/`), or null for a package. */
 function resolveInRepo(fromFile, specifier) {
@@ -361,6 +396,13 @@ export default defineConfig(
       "layers/downward": "error",
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
     },
+  },
+  {
+    // Production code reads time through its clock (timeReadRule); entry points (bin/), dev tools and tests may not have one.
+    files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}"],
+    ignores: [...TESTS, "server/generated/**", ...CLOCK_DEFINITIONS],
+    plugins: { clock: { rules: { "time-read": timeReadRule } } },
+    rules: { "clock/time-read": "error" },
   },
   {
     // What a production install (`npm install --omit=dev`) runs: server/, app/ and `npm start`'s entry points import

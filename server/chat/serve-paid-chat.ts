@@ -89,7 +89,7 @@ async function planChat(ctx: AppContext, input: PaidChatInput, state: PaidReques
   if (settings.flatPriceUnits > settings.maxPriceUnits) {
     throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
   }
-  const network = admitNetwork(ctx.config.networks, settings, body.network, "chat");
+  const network = admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "chat");
   const model = requireOfferedModel(ctx.upstream, body.model, ctx.config.networks.get(network), settings);
   // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
   const cap = capWithinFixedHold(model, promptSent(body), body.max_tokens ?? body.max_completion_tokens ?? undefined, settings.flatPriceUnits);

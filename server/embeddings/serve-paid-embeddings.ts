@@ -65,7 +65,7 @@ async function planEmbeddings(ctx: AppContext, body: EmbeddingsRequest, state: P
   if (settings.flatPriceUnits > settings.maxPriceUnits) {
     throw new AppError("server_misconfigured", "the flat price is above the price ceiling; no payment is requested");
   }
-  const network = admitNetwork(ctx.config.networks, settings, body.network, "chat");
+  const network = admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "chat");
   const model = requireOfferedEmbeddingModel(ctx.upstream, body.model, ctx.config.networks.get(network), settings);
   // SECURITY: the flat price is the call's hold; the inputs' worst-case cost must fit within it.
   worstCaseWithin(model, body, settings.flatPriceUnits, costsMoreThanPrice(model, settings.flatPriceUnits));

@@ -7,12 +7,18 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { Prisma, type DbClient, type DbTransaction } from "../db";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
 import { hotQuery } from "../db/hot-query";
 import { refundedPaymentStatement, renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-row-statements";
 import { fromStates, movesOf } from "../payments/payment-transition";
 
 export type HoldStatus = "held" | "captured" | "released";
+
+// A hold's lease is written (reserve, renewLease) and judged (releaseExpiredHolds) with the database's now(), never a
+// server's clock: the instances that renew a lease and the ones that sweep expired leases must agree on one clock, or
+// a server whose clock runs ahead would release a hold another one is still serving (its answer then goes out free,
+// its capture finding no hold). The database's clock is the one they all share. Tests expire a lease by writing
+// lease_expires_at, not by moving a clock.
 
 /** A paid call's payment as its hold is captured: the call was served. */
 const CAPTURED = movesOf({ type: "served" });
@@ -130,7 +136,7 @@ export type CaptureOutcome =
  * counts the point and writes the log row (with the facts' receipt, staged for the public log), in ONE statement. A
  * served call's facts carry its receipt, so capture and receipt are one commit; an aborted call has none.
  */
-export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFacts): Promise<CaptureOutcome> {
+export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFacts, log: Logger): Promise<CaptureOutcome> {
   const served = facts.outcome === "served";
   const gate = facts.receipt ?? null;
   const rows = await hotQuery<{
@@ -186,7 +192,7 @@ export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFa
   const chargedUnits = BigInt(row.charged!);
   const overrunUnits = facts.costUnits - chargedUnits;
   if (overrunUnits > 0n) {
-    logEvent("ledger.cost_exceeds_hold", { inference_id: row.id, cost: facts.costUnits.toString(), hold: String(row.units) }, "error");
+    logEvent(log, "ledger.cost_exceeds_hold", { inference_id: row.id, cost: facts.costUnits.toString(), hold: String(row.units) }, "error");
   }
   return {
     ok: true,
@@ -264,16 +270,17 @@ export async function renewLease(db: DbClient, holdId: string, payment: { id: st
 
 /**
  * Releases prepaid holds whose lease ran out: their server died mid-call, and nobody else can finish it. Safe to run
- * on every instance at once (each hold is released by exactly one statement). Returns how many were released.
+ * on every instance at once (each hold is released by exactly one statement). Returns how many were released, each
+ * logged to `log`.
  */
-export async function releaseExpiredHolds(db: DbClient, limit = 100): Promise<number> {
+export async function releaseExpiredHolds(db: DbClient, log: Logger, limit = 100): Promise<number> {
   const stale = await db.$queryRaw<{ id: string }[]>`
     SELECT id FROM credit_holds WHERE status = 'held' AND payment_id IS NULL AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT ${limit}`;
   let released = 0;
   for (const { id } of stale) {
     if ((await releaseHold(db, id)) !== null) {
       released++;
-      logEvent("ledger.expired_hold_released", { hold_id: id }, "warn");
+      logEvent(log, "ledger.expired_hold_released", { hold_id: id }, "warn");
     }
   }
   return released;

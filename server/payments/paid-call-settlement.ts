@@ -43,8 +43,8 @@ export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, 
         { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
       );
     },
-    onDatabaseLost(db, _reservation, err) {
-      releaseIfDatabaseLost(db, held, err);
+    onDatabaseLost(ctx, _reservation, err) {
+      releaseIfDatabaseLost(ctx, held, err);
     },
     giveBack: (db, reservation) => refundHold(db, reservation.holdId, RECORD_REFUSED),
     recordPending(reservation, how) {

@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import { isUniqueViolation, Prisma, type DbClient, type Payment } from "../db";
 import { hotExecute, hotQuery } from "../db/hot-query";
-import { logEvent } from "../log";
+import { logEvent, type Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import { STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
 import { settlementExpiry } from "../x402/find-landed-settlement";
 import type { PaymentPurpose, PaymentStatus } from "./payment-states";
@@ -31,7 +32,7 @@ export interface NewPayment {
 /** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
 export type FindOrClaimOutcome =
   | { stale: true; stored: StoredSettings }
-  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When its answer came back (performance.now()). */ answeredAt: number }
+  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When its answer came back (the clock's monotonic()). */ answeredAt: number }
   /** Not claimed: the payment if seen before; the payer's other payment holding the client's payment id, if any. */
   | { stale: false; claimed: false; existing: Payment | null; conflict: Payment | null };
 
@@ -41,7 +42,7 @@ export type FindOrClaimOutcome =
  * of any number of concurrent claims of one key wins; a failed payment may be claimed again, unless it expired (its
  * transfer can never land). Only the winner tries the lane.
  */
-export async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null; leaseMs: number }): Promise<FindOrClaimOutcome> {
+export async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null; leaseMs: number; clock: Clock }): Promise<FindOrClaimOutcome> {
   const p = input.claim?.payment ?? NO_CLAIM;
   const source = input.claim?.source ?? "";
   const id = p.clientPaymentId;
@@ -77,7 +78,7 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
     if (!owner) throw err;
     return { stale: false, claimed: false, existing: null, conflict: owner };
   }
-  const answeredAt = performance.now();
+  const answeredAt = input.clock.monotonic();
   const row = rows[0]!;
   if (!row.current) return { stale: true, stored: row.stored };
   if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), answeredAt };
@@ -100,10 +101,10 @@ export interface ClaimKeeper {
 export type HeldPayment = Pick<Payment, "id" | "attempt">;
 
 /** Renews `payment`'s claim (and its lane) every third of `leaseMs`, one statement a round, until stopped. */
-export function keepClaim(db: DbClient, payment: HeldPayment, leaseMs: number): ClaimKeeper {
+export function keepClaim(ctx: { db: DbClient; log: Logger }, payment: HeldPayment, leaseMs: number): ClaimKeeper {
   let laneSource: string | null = null;
   const timer = setInterval(() => {
-    renewClaim(db, payment, laneSource, leaseMs).catch((err: unknown) => logEvent("payment.claim_renew_failed", { payment_id: payment.id, reason: String(err).slice(0, 200) }, "warn"));
+    renewClaim(ctx.db, payment, laneSource, leaseMs).catch((err: unknown) => logEvent(ctx.log, "payment.claim_renew_failed", { payment_id: payment.id, reason: String(err).slice(0, 200) }, "warn"));
   }, Math.max(50, Math.floor(leaseMs / 3)));
   timer.unref?.();
   return {
@@ -246,9 +247,9 @@ export async function renamePendingTransaction(db: DbClient, paymentId: string, 
 }
 
 /** Pending payments nobody moved for `gapMs`, oldest first: the sweeper's work. */
-export async function readStalePending(db: DbClient, gapMs: number, limit: number): Promise<Payment[]> {
+export async function readStalePending(db: DbClient, gapMs: number, limit: number, nowMs: number): Promise<Payment[]> {
   return db.payment.findMany({
-    where: { status: "pending" satisfies PaymentStatus, updatedAt: { lt: new Date(Date.now() - gapMs) } },
+    where: { status: "pending" satisfies PaymentStatus, updatedAt: { lt: new Date(nowMs - gapMs) } },
     orderBy: { updatedAt: "asc" },
     take: limit,
   });

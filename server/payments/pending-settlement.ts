@@ -15,7 +15,7 @@ import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
 import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED } from "./payment-states";
 import { moveOf } from "./payment-transition";
 import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
-import { log, logEvent } from "../log";
+import { logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import type { SignetMetrics } from "../metrics/registry";
 import { findPendingSettlement } from "../x402/find-landed-settlement";
@@ -126,8 +126,8 @@ async function relayedByLedger(db: DbClient, transaction: string): Promise<boole
  * chat payment is credited with its hold reserved and left `unserved` for its retry; a top-up is credited. Failed or
  * expired: failed. Otherwise broadcast again. Safe to run on every instance at once.
  */
-async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
-  for (const payment of await readStalePending(ctx.db, REBROADCAST_GAP_MS, PENDING_SWEEP_BATCH)) {
+export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
+  for (const payment of await readStalePending(ctx.db, REBROADCAST_GAP_MS, PENDING_SWEEP_BATCH, ctx.clock.now())) {
     if (!payment.pendingPayload) continue;
     const payload = payment.pendingPayload as unknown as PaymentPayload;
     const events = eventNames(payment.route);
@@ -135,19 +135,19 @@ async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
     if (found.state === "landed") {
       const credited = await creditLandedPending(ctx.db, payment, found.transaction, false, ctx.config.PAYMENT_LEASE_MS);
       if (credited.ok) {
-        logEvent(events.settleRecovered, { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
+        logEvent(ctx.log, events.settleRecovered, { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
         countSettlement(ctx.metrics, payment.purpose, payment.network, "recovered", payload);
         // Nobody waited for this top-up: its answer is given now, and kept for the payer's retry.
         if (payment.purpose === "topup") await answerTopUp(ctx, { ...payment, status: "served", txSignature: found.transaction }, credited.balanceUnits);
       }
     } else if (found.state === "failed") {
       if (await failPending(ctx.db, payment.id, moveOf("pending", { type: "failed" }), FAILED_ON_CHAIN)) {
-        logEvent(events.settleFailed, { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
+        logEvent(ctx.log, events.settleFailed, { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
         countSettlement(ctx.metrics, payment.purpose, payment.network, "failed", payload);
       }
     } else if (found.state === "expired") {
       if (await failPending(ctx.db, payment.id, moveOf("pending", { type: "expired" }), SETTLEMENT_EXPIRED)) {
-        logEvent(events.settleExpired, { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
+        logEvent(ctx.log, events.settleExpired, { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
         countSettlement(ctx.metrics, payment.purpose, payment.network, "expired", null);
       }
     }
@@ -169,7 +169,7 @@ export function startPendingSweeper(ctx: AppContext): () => void {
     running = true;
     sweepPendingSettlements(ctx)
       .then(() => purgeKeptAnswers(ctx.db, retentionMs, ANSWER_PURGE_BATCH))
-      .catch((err: unknown) => log.warn({ err }, "could not sweep pending settlements"))
+      .catch((err: unknown) => ctx.log.warn({ err }, "could not sweep pending settlements"))
       .finally(() => {
         running = false;
       });

@@ -5,6 +5,8 @@
 // the lease still ends on its own and the retry takes the payment over then.
 import "server-only";
 import type { DbClient } from "../db";
+import type { Logger } from "../log";
+import type { Clock } from "../runtime/runtime";
 import { whenDatabaseBack } from "../db/when-database-back";
 import { releaseAfterDatabaseLoss, type HeldPayment } from "./payment-store";
 import { movesOf } from "./payment-transition";
@@ -13,6 +15,6 @@ import { movesOf } from "./payment-transition";
  * When `err` is a lost database, hands `payment` back to its request's retry once the database is back, if the attempt
  * that lost it still holds it then.
  */
-export function releaseIfDatabaseLost(db: DbClient, payment: HeldPayment, err: unknown): void {
-  whenDatabaseBack(err, { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } }, () => releaseAfterDatabaseLoss(db, payment, movesOf({ type: "database-lost" })));
+export function releaseIfDatabaseLost(ctx: { db: DbClient; clock: Clock; log: Logger }, payment: HeldPayment, err: unknown): void {
+  whenDatabaseBack(ctx, err, { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } }, () => releaseAfterDatabaseLoss(ctx.db, payment, movesOf({ type: "database-lost" })));
 }

@@ -25,11 +25,11 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   // SECURITY: a payment's transaction is public once it lands; only the request that paid (the same route, body,
   // network and beneficiary) may use it, whatever state it waits in. Nothing moves for any other.
   if (known.requestDigest === null || known.requestDigest !== input.requestDigest || known.network !== ctx.config.networks.get(input.plan.network).caip2) {
-    return requestMismatch(input, known);
+    return requestMismatch(ctx.log, input, known);
   }
   // SECURITY: the kill switch and the allowlist apply to the payment's own network, as they did when it was claimed.
   try {
-    requireNetworkEnabled(ctx.config.networks, input.state.settings, known.network, input.purpose === "call" ? "chat" : "credits");
+    requireNetworkEnabled(ctx.log, ctx.config.networks, input.state.settings, known.network, input.purpose === "call" ? "chat" : "credits");
   } catch (err) {
     return refused(err as AppError);
   }
@@ -41,7 +41,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (known.purpose !== input.purpose) return replay(known, "this payment was made for another route");
   if (known.status === "served" && known.txSignature !== null && (input.purpose === "topup" || known.answer !== null)) {
     // The same request again after it was served (its answer lost in transit): the stored answer, not a second call.
-    logEvent(`${eventNames(input.route).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
+    logEvent(ctx.log, `${eventNames(input.route).prefix}.answer_replayed`, { payment_id: known.id, network: known.network });
     return { kind: "answered", payment: { ...known, txSignature: known.txSignature } };
   }
   if (known.status === "refunded") return refundedAnswer(known);
@@ -69,7 +69,7 @@ export async function resumeKnown(ctx: AppContext, input: AdmitPaymentInput, kno
   if (known.status === "settled" || known.status === "serving") {
     const attempt = await takeOverStale(ctx.db, known.id, leaseMs, movesOf(TAKEN_OVER, ["settled", "serving"]), ctx.clock.now());
     if (attempt !== null) {
-      logEvent("chat.serve_recovered", { payment_id: known.id, network: known.network });
+      logEvent(ctx.log, "chat.serve_recovered", { payment_id: known.id, network: known.network });
       return { kind: "retry-unserved", payment: { ...known, status: "serving", attempt, txSignature: known.txSignature! } };
     }
   }
@@ -107,7 +107,7 @@ async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: P
     const attempt = randomUUID();
     const credited = await creditLandedPending(ctx.db, known, found.transaction, true, ctx.config.PAYMENT_LEASE_MS, attempt);
     if (!credited.ok) return resumeMovedOn(ctx, input, known, payload);
-    logEvent(events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
+    logEvent(ctx.log, events.settleRecovered, { network: known.network, payer: known.payer, payment_id: known.id, transaction: found.transaction, by: "retry" });
     countSettlement(ctx.metrics, input.purpose, known.network, "recovered", broadcast);
     crashPoint(ctx.config, "after_credit");
     return { kind: "settled", payment: { ...known, status: "settled", txSignature: found.transaction, attempt }, balanceUnits: credited.balanceUnits };
@@ -115,7 +115,7 @@ async function resumePending(ctx: AppContext, input: AdmitPaymentInput, known: P
   if (found.state === "failed" || found.state === "expired") {
     const reason = found.state === "expired" ? SETTLEMENT_EXPIRED : FAILED_ON_CHAIN;
     if (!(await failPending(ctx.db, known.id, moveOf("pending", { type: found.state }), reason))) return resumeMovedOn(ctx, input, known, payload);
-    logEvent(found.state === "expired" ? events.settleExpired : events.settleFailed, { reason, network: known.network, payment_id: known.id, ...(found.state === "failed" ? feeField(broadcast) : {}) }, "warn");
+    logEvent(ctx.log, found.state === "expired" ? events.settleExpired : events.settleFailed, { reason, network: known.network, payment_id: known.id, ...(found.state === "failed" ? feeField(broadcast) : {}) }, "warn");
     countSettlement(ctx.metrics, input.purpose, known.network, found.state, found.state === "failed" ? broadcast : null);
     await recordFailure(ctx, known.network, "settle", reason);
     const message =
@@ -149,7 +149,7 @@ async function recoverClaim(ctx: AppContext, input: AdmitPaymentInput, known: Pa
     // The chain could not be read (or the request names another plan): leave the claim for a later retry.
     return refused(new AppError("chain_unavailable", "this payment is being recovered; retry the same request shortly"));
   }
-  logEvent(`${eventNames(input.route).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
+  logEvent(ctx.log, `${eventNames(input.route).prefix}.claim_recovered`, { network: known.network, payment_id: known.id, found: landed.state });
   if (landed.state === "landed") countSettlement(ctx.metrics, input.purpose, known.network, "recovered", null);
   if (landed.state === "landed") return recordSettled(ctx, input, known, landed.transaction);
   if (landed.state === "failed") {

@@ -52,11 +52,11 @@ export async function settleClaimed(
   // SECURITY: a live settlement keeps its claim (and, once taken, its lane): only a dead server's claim is taken over.
   // Otherwise a retry arriving after PAYMENT_LEASE_MS would settle the same payment beside it, and could mark failed a
   // payment whose first transfer then lands.
-  const keeper = keepClaim(ctx.db, payment, ctx.config.PAYMENT_LEASE_MS);
+  const keeper = keepClaim(ctx, payment, ctx.config.PAYMENT_LEASE_MS);
   try {
     return await settleInLane(ctx, input, payment, payload, matched, verifiedAtMs, source, keeper, firstLaneAttempt);
   } catch (err) {
-    releaseIfDatabaseLost(ctx.db, payment, err);
+    releaseIfDatabaseLost(ctx, payment, err);
     throw err;
   } finally {
     keeper.stop();
@@ -75,10 +75,10 @@ async function settleInLane(
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const caip2 = ctx.config.networks.get(input.plan.network).caip2;
-  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, firstLaneAttempt);
+  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, ctx.clock, firstLaneAttempt);
   if (!taken.ok) {
     await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), taken.reason);
-    logEvent(eventNames(input.route).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
+    logEvent(ctx.log, eventNames(input.route).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
     const message =
       taken.reason === "payer_refused"
         ? "this payer's recent settlements kept failing; it is refused for a while, and nothing was charged"
@@ -94,7 +94,7 @@ async function settleInLane(
   } finally {
     // A recorded settlement freed the lane in its credit's statement; every other path frees it here.
     await lane.release({ sent: outcome?.sent ?? true, failed: outcome?.failed ?? false }).catch((err: unknown) => {
-      logEvent("chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
+      logEvent(ctx.log, "chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
     });
   }
 }
@@ -136,19 +136,19 @@ async function recheckBeforeSend(
   // earlier relay (a server that died after sending it). Ask the chain before saying nothing was charged.
   const landed = verdict ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null) : null;
   if (landed?.state === "landed") {
-    logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: "recheck" });
+    logEvent(ctx.log, events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: "recheck" });
     countSettlement(ctx.metrics, input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
   if (verdict && landed === null) {
     // The chain cannot say whether it moved: keep the claim (its lease makes a later retry resolve it).
-    logEvent(events.settleUnknown, { reason: "recheck_unreadable", network: caip2, payment_id: payment.id }, "warn");
+    logEvent(ctx.log, events.settleUnknown, { reason: "recheck_unreadable", network: caip2, payment_id: payment.id }, "warn");
     countSettlement(ctx.metrics, input.purpose, caip2, "unknown", null);
     return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
   }
   const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage) : "chain_unavailable";
   await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), reason);
-  logEvent(events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
+  logEvent(ctx.log, events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, verdict ? "failed" : "unknown", null);
   await recordFailure(ctx, caip2, "settle", reason);
   const error = verdict
@@ -170,7 +170,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
     const result = await timeStep(ctx.metrics, "settle", caip2, () => ctx.gateway.settle(payload, matched));
     if (result.success && result.transaction) {
       crashPoint(ctx.config, "after_settle");
-      logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
+      logEvent(ctx.log, events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
       countSettlement(ctx.metrics, input.purpose, caip2, "ok", payload);
       return { result: await recordSettled(ctx, input, payment, result.transaction, lane), sent: true, failed: false };
     }
@@ -184,7 +184,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   // server that died): ask the chain before telling the client that nothing was charged.
   const landed = await findPendingSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
   if (landed?.state === "landed") {
-    logEvent(events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
+    logEvent(ctx.log, events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
     countSettlement(ctx.metrics, input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
@@ -193,7 +193,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   }
   if (landed === null) {
     // The chain cannot say: keep the claim (its lease makes a later retry resolve it) rather than risk a wrong answer.
-    logEvent(events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
+    logEvent(ctx.log, events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
     countSettlement(ctx.metrics, input.purpose, caip2, "unknown", null);
     return {
       result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure })),
@@ -206,7 +206,7 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   if (expired) failure = SETTLEMENT_EXPIRED;
   await markFailed(ctx.db, payment, moveOf("claimed", { type: expired ? "expired" : "failed" }), failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
-  logEvent(expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
+  logEvent(ctx.log, expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
   await recordFailure(ctx, caip2, "settle", failure);
   return {
@@ -230,7 +230,7 @@ async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment:
     }
     return replay(payment, "this payment is already being processed");
   }
-  logEvent(events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: ctx.config.SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
+  logEvent(ctx.log, events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: ctx.config.SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
   countSettlement(ctx.metrics, input.purpose, payment.network, "pending", null);
   return { kind: "pending", error: settlementPendingError(transaction, payment.network) };
 }
@@ -256,7 +256,7 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
   if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
   if (!credited.ok) {
     await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), credited.reason);
-    logEvent(eventNames(input.route).settleReplay, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
+    logEvent(ctx.log, eventNames(input.route).settleReplay, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
     return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
   }
   crashPoint(ctx.config, "after_credit");

@@ -126,7 +126,7 @@ async function runWitness(argv: string[]): Promise<number> {
   try {
     const logKey = await pinnedOrFetchedKey(prefix, values["log-key"]);
     const stateFile = values.state ?? path.join((await cliConfig()).dataDir, "log-witness.json");
-    const result = await witnessLog({ prefix, logKey, name: values.name, keypair, stateFile, submit: values.submit });
+    const result = await witnessLog({ prefix, logKey, name: values.name, keypair, stateFile, submit: values.submit, now: Date.now() });
     if (!result.ok) {
       process.stdout.write(`REFUSED: not cosigning (${result.reason}): ${result.detail}\n`);
       return 1;

@@ -7,6 +7,7 @@ import { createFacilitator } from "../../../server/facilitator/create-facilitato
 import { reconcile } from "../../../server/reconcile/reconcile";
 import { cliConfig, UsageError } from "../cli-support";
 import { RECONCILE_USAGE } from "./usage";
+import { createLogger } from "../../../server/log";
 
 export async function runReconcile(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { network: { type: "string" }, since: { type: "string" }, json: { type: "boolean", default: false } }, strict: true });
@@ -24,10 +25,11 @@ export async function runReconcile(argv: string[]): Promise<number> {
   }
   let open: OpenDb | null = null;
   try {
-    open = await openDatabase(config);
+    const log = createLogger(config.logLevel);
+    open = await openDatabase(config, log);
     const db = open.prisma;
-    const facilitator = await createFacilitator(config, { db: async () => db });
-    const reports = await reconcile({ db, config, chains: { facilitator } }, { ...(networks ? { networks } : {}), ...(since ? { since } : {}) });
+    const facilitator = await createFacilitator(config, { db: async () => db, log });
+    const reports = await reconcile({ db, config, chains: { facilitator }, log }, { ...(networks ? { networks } : {}), ...(since ? { since } : {}) });
     const drift = reports.reduce((n, r) => n + r.mismatches.length, 0);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ drift, networks: reports }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`);

@@ -7,6 +7,7 @@ import { isSettingKey, SETTING_KEYS } from "../../../server/settings/setting-def
 import { writeSetting } from "../../../server/settings/write-setting";
 import { cliConfig, UsageError } from "../cli-support";
 import { SETTINGS_USAGE } from "./usage";
+import { createLogger } from "../../../server/log";
 
 /** Runs the command; returns the exit code. */
 export async function runSettings(argv: string[]): Promise<number> {
@@ -14,7 +15,7 @@ export async function runSettings(argv: string[]): Promise<number> {
   let open: OpenDb | null = null;
   try {
     const config = await cliConfig();
-    const db = async () => (open ??= await openDatabase(config)).prisma;
+    const db = async () => (open ??= await openDatabase(config, createLogger(config.logLevel))).prisma;
     if (action === "list") {
       const raw = await readRawSettings(await db(), config);
       for (const k of SETTING_KEYS) process.stdout.write(`${k}=${k === "IP_HASH_SALT" && raw[k] ? "(set)" : (raw[k] ?? "")}\n`);

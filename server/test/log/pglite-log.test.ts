@@ -15,6 +15,10 @@ import { publishLog } from "../../transparency/publish-log";
 import { proveReceiptInclusion } from "../../transparency/read-log";
 import { verifyReceiptInclusion } from "../../verify";
 import { setEnv } from "../support/env";
+import { createLogger } from "../../log";
+
+/** Where this file's own sequencer rounds log: nowhere. */
+const quietLog = createLogger("silent");
 
 let db: PrismaClient;
 let close: () => Promise<void>;
@@ -39,12 +43,12 @@ describe("the receipt log on PGlite", () => {
       const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
       await attachReceipt(db, id, receipt);
       receipts.push(receipt);
-      if (i === 2) expect(await publishLog(db, logIdentity())).toMatchObject({ size: 3, appended: 3 });
+      if (i === 2) expect(await publishLog(db, logIdentity(), quietLog)).toMatchObject({ size: 3, appended: 3 });
     }
     // Sent again after a lost answer: staged once.
     await attachReceipt(db, String(receipts[4]!.inference_id), receipts[4]!);
-    expect(await publishLog(db, logIdentity())).toMatchObject({ size: 5, appended: 2 });
-    expect(await publishLog(db, logIdentity())).toBeNull();
+    expect(await publishLog(db, logIdentity(), quietLog)).toMatchObject({ size: 5, appended: 2 });
+    expect(await publishLog(db, logIdentity(), quietLog)).toBeNull();
     for (const receipt of receipts) {
       const proof = await proveReceiptInclusion(db, logIdentity(), String(receipt.inference_id));
       expect(verifyReceiptInclusion(receipt as unknown as Record<string, unknown>, proof, { logKey: logIdentity().verifierKey })).toMatchObject({ ok: true, treeSize: 5 });

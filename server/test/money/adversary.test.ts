@@ -17,6 +17,7 @@ import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL } from "../../../devtools
 import { setEnv } from "../support/env";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { startServedStack, type ServedStack } from "../support/http-service";
+import { createLogger } from "../../log";
 
 // CI runs one known seed, so a red run is a finding, replayable as printed; elsewhere each run explores a new seed.
 const SEED = testKnob("ADVERSARY_SEED", IN_CI ? 1234 : Math.floor(Math.random() * 2 ** 31));
@@ -144,7 +145,7 @@ describe("the adversary", () => {
       if (!HONEST_ENDINGS[r.kind].test(r.outcome)) failures.push(`honest ${r.kind} ${r.network} ended "${r.outcome}": ${r.statuses.join(" → ")}`);
       if (r.servedSends > 1) failures.push(`honest ${r.kind} ${r.network}: one header served ${r.servedSends} times`);
     }
-    const reports = await reconcile({ db: tdb.prisma, config: testConfig(), chains: { facilitator: await createFacilitator(testConfig()) } });
+    const reports = await reconcile({ db: tdb.prisma, config: testConfig(), chains: { facilitator: await createFacilitator(testConfig()) }, log: createLogger("silent") });
     const drift = reports.flatMap((n) => n.mismatches.map((m) => `${n.label}: ${m.kind} ${m.transaction}: ${m.detail}`));
     failures.push(...drift.map((d) => `drift ${d}`));
 
