@@ -5,7 +5,6 @@ import { feePayerHealthSchema, readFeePayerHealth } from "../../dashboard/fee-pa
 import { readRuntimeHealth } from "../../health/check-health";
 import { readPendingSettlements } from "../../health/read-pending-settlements";
 import { readFigures, readRecentCalls } from "../../dashboard/read-figures";
-import { readSettings } from "../../settings/read-settings";
 import { MISMATCH_KINDS, reconcile } from "../../reconcile/reconcile";
 import { operatorProcedure, router } from "../init";
 import { LISTED_STATES } from "../../health/read-pending-settlements";
