@@ -16,7 +16,7 @@ import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptio
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import type { NonceLock } from "./evm-nonce-lock";
-import { relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
+import { nodeKnows, relayTransaction, sweepRelays, type RelayChain } from "./evm-relay-ledger";
 import { NO_PENDING_MEMORY } from "./no-pending-memory";
 import type { Logger } from "../log";
 
@@ -50,7 +50,7 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
     minedCount: () => wallet.getTransactionCount({ address: account.address, blockTag: "latest" }),
     pendingCount: () => wallet.getTransactionCount({ address: account.address, blockTag: "pending" }),
     sendRaw: (serializedTransaction) => wallet.sendRawTransaction({ serializedTransaction }),
-    knows: async (hash) => (await wallet.getTransaction({ hash }).catch(() => null)) !== null,
+    knows: (hash) => nodeKnows(wallet, hash),
     ...(opts.log ? { log: opts.log } : {}),
   };
   /** Gas and fees are read before the lock is taken; only the nonce is chosen (and the bytes signed) under it. */

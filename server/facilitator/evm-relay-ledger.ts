@@ -2,7 +2,7 @@
 // signed bytes, under the nonce lock and before the transaction is sent. A recorded nonce is never given to another
 // transaction; its own bytes are broadcast again until the chain's mined count passes it.
 import "server-only";
-import { keccak256, type Hex } from "viem";
+import { keccak256, TransactionNotFoundError, type Hex } from "viem";
 import type { DbTransaction } from "../db";
 import type { Logger } from "../log";
 import { isNonceTaken, type NonceLock } from "./evm-nonce-lock";
@@ -33,7 +33,10 @@ export interface RelayChain {
   /** The node's pending count: may lag a transaction it has not seen (yet). */
   pendingCount(): Promise<number>;
   sendRaw(raw: Hex): Promise<unknown>;
-  /** True when the node knows the transaction (pending or mined). */
+  /**
+   * True when the node knows the transaction (pending or mined), false when it says it does not; rejects when the node
+   * cannot be asked (a relay whose lookup fails is taken as ours, never sent again under another nonce).
+   */
   knows(hash: Hex): Promise<boolean>;
   /** Where a failed send is logged (the relay is broadcast again either way); none: not logged. */
   log?: Logger;
@@ -129,4 +132,18 @@ export async function sweepRelays(lock: NonceLock, chain: RelayChain): Promise<n
   });
   await rebroadcast(chain, stale);
   return stale.length;
+}
+
+/**
+ * Whether the node knows a transaction: false only on its own "not found"; an unreachable or failing node rejects,
+ * since "could not ask" is no evidence that the nonce went to someone else.
+ */
+export async function nodeKnows(client: { getTransaction(args: { hash: Hex }): Promise<unknown> }, hash: Hex): Promise<boolean> {
+  try {
+    await client.getTransaction({ hash });
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionNotFoundError) return false;
+    throw err;
+  }
 }

@@ -84,6 +84,14 @@ describe("relayTransaction()", () => {
     expect((await rowsOf(node.chain)).map((r) => r.nonce)).toEqual(Array.from({ length: RELAY_SEND_ATTEMPTS }, (_, i) => i));
   });
 
+  it("takes a relay answered 'nonce taken' as its own when the node cannot say whether it knows it: no second nonce", async () => {
+    const node = fakeNode(() => new Error("nonce too low"));
+    node.chain.knows = async () => Promise.reject(new Error("HTTP request failed: 503"));
+    const hash = await relayTransaction(lock, node.chain, signer("z"));
+    expect(node.sent.map((raw) => keccak256(raw))).toEqual([hash]);
+    expect((await rowsOf(node.chain)).map((r) => [r.nonce, r.txHash])).toEqual([[0, hash]]);
+  });
+
   it("works on PGlite's single connection, where the in-process queue is the lock", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-relays-"));
     const open = await openPglite(dir);
