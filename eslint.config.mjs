@@ -15,125 +15,117 @@ import ts from "typescript";
 const ROOT = import.meta.dirname;
 
 /**
- * The layer map, lowest first. A file belongs to the layer whose path (a folder or a file, extension optional) is the
- * longest prefix of its own; it may import its own layer and the layers before it, never one after it. The one
- * exception: `typeImports: true` lets every layer `import type` from that layer (the composition root's context
- * type is handed down; its values are not reached for). Tests (`*.test.ts`, server/test/, fixtures) are outside the
- * map. docs/architecture.md describes the same map.
+ * The layer map, lowest first. Every folder of code sits in exactly one layer: a folder of the service is
+ * `server/<folder>`, any other is a top-level folder (`app`, `bin`, `devtools`). A file may import its own layer and
+ * the layers before it, never one after it; the one exception, `typeImports: true`, lets every layer `import type` from
+ * that layer (the runtime's type is handed down; its values are not reached for). A folder in no layer is an error, so
+ * a new folder is placed on purpose. Tests (`*.test.ts`, server/test/, fixtures) are outside the map.
+ * docs/architecture.md's map is generated from LAYERS and MUTUAL_FOLDERS (`npm run docs`).
  */
 export const LAYERS = [
-  // The pure core: receipt and log verification, hashes, USDC units; browser-safe (no Node built-ins, Next.js, Prisma
-  // or process environment).
-  { name: "verify", paths: ["server/verify"] },
-  // What every layer may use: validated config, the database client, the log, the error table, the metrics registry,
-  // operator settings, the crash-point hook and the clock.
+  {
+    name: "verify",
+    folders: ["server/verify"],
+    description:
+      "The pure core: receipt and log verification, hashes, USDC units, the network registry. Browser-safe: no Node built-ins, Next.js, Prisma or process environment.",
+  },
   {
     name: "base",
-    paths: [
-      "server/env.ts",
-      "server/db.ts",
-      "server/db",
-      "server/generated",
-      "server/log.ts",
-      "server/errors.ts",
-      "server/runtime/crash-point.ts",
-      "server/runtime/clock.ts",
-      "server/metrics/registry.ts",
-      "server/settings",
-    ],
+    folders: ["server/log", "server/clock", "server/env", "server/errors", "server/db", "server/generated", "server/settings", "server/metrics"],
+    description:
+      "What every layer may use: the logger, the clock, the validated config (and the chaos suite's crash point it arms), the error table, the database client and its migrations, the Prisma client, operator settings and the metrics registry.",
   },
-  // The service's keys: the operator's Ed25519 signing key, the receipt log's key, the EVM and Solana fee payers.
-  { name: "keys", paths: ["server/keys", "server/transparency/log-key.ts"] },
-  // Signed receipts (build, sign, find) and the public receipt log (tiles, checkpoints, witnesses).
-  { name: "receipts", paths: ["server/receipts", "server/transparency"] },
-  // The model providers: the upstream client, the model catalog, server-sent events in and out.
-  { name: "upstream", paths: ["server/upstream", "server/streaming"] },
-  // The HTTP edge: route wrappers, body reading, client addresses, rate limits and the request schemas.
+  {
+    name: "trust",
+    folders: ["server/keys", "server/receipts", "server/transparency"],
+    description:
+      "What makes an answer checkable: the service's keys (operator, verifier, receipt log, fee payers) and the did:web document naming them, signed receipts, and the public receipt log (tiles, checkpoints, witnesses).",
+  },
   {
     name: "edge",
-    paths: [
-      "server/http",
-      "server/grants/ip-hash-salt.ts",
-      "server/chat/chat-request-schema.ts",
-      "server/responses/responses-request-schema.ts",
-      "server/embeddings/embeddings-request-schema.ts",
-      "server/embeddings/embeddings-response-body.ts",
-      "server/prepaid/inference-request-schema.ts",
-      "server/prepaid/top-up-request-schema.ts",
-      "server/openapi/response-schemas.ts",
-    ],
+    folders: ["server/http", "server/schemas", "server/upstream", "server/streaming", "server/facilitator", "server/chain", "server/x402"],
+    description:
+      "Where the service meets the outside: HTTP (route wrappers, body reading, client addresses, rate limits, the front server), every route's request and response schemas, the model providers and server-sent events, the chains (RPC, the facilitator, one adapter per chain family) and x402's wire (headers, requirements, the paid-route registry).",
   },
-  // The chains and x402's wire: RPC access, the facilitator, payment headers, requirements and their bazaar
-  // metadata, offer receipts and the did:web document that names their key; a deposit account made ready on demand.
   {
-    name: "chain",
-    paths: ["server/chain", "server/facilitator", "server/x402", "server/discovery/did-web-document.ts", "server/runtime/deposit-ready.ts"],
+    name: "money",
+    folders: ["server/ledger", "server/pipeline", "server/payments", "server/prepaid", "server/grants"],
+    description:
+      "The credit ledger and the payment-row statements with the payment state table they follow; the shared call pipeline (admit, hold, serve, capture or release); the x402 payment state machine (claim, settle, resume, pending settlements); prepaid credit (signed requests, top-ups) and grants.",
   },
-  // The credit ledger (credits, holds, captures, receipts attached), the payment state table and the payment-row steps
-  // the ledger's statements carry.
   {
-    name: "ledger",
-    paths: ["server/ledger", "server/payments/payment-states.ts", "server/payments/payment-transition.ts", "server/payments/payment-row-statements.ts"],
-  },
-  // The shared call pipeline: admit the model and network, serve from a hold, capture or release through the
-  // settlement strategy the route hands it.
-  { name: "pipeline", paths: ["server/pipeline"] },
-  // The x402 payment state machine: claim, settle, resume, pending settlements; the paid route's settlement strategy.
-  { name: "payments", paths: ["server/payments"] },
-  // Prepaid credit: signed requests served from credit, top-ups (bought through payments) and grants.
-  { name: "prepaid", paths: ["server/prepaid", "server/grants", "server/http/purge-expired-rows.ts", "server/http/table-retention.ts"] },
-  // The inference routes' services: paid chat, and the Responses and embeddings APIs on both routes.
-  { name: "inference", paths: ["server/chat", "server/responses", "server/embeddings"] },
-  // The operator's and the public's other surfaces: dashboard, health, metrics, reconcile, discovery, the site, the
-  // hosted verifier, operator sign-in, tRPC, the OpenAPI document and its /docs page, and the agent helpers.
-  {
-    name: "surfaces",
-    paths: [
-      "server/dashboard",
-      "server/health",
-      "server/metrics",
-      "server/reconcile",
+    name: "services",
+    folders: [
+      "server/chat",
+      "server/responses",
+      "server/embeddings",
+      "server/hosted-verify",
       "server/discovery",
       "server/site",
-      "server/hosted-verify",
       "server/operator-auth",
+      "server/dashboard",
+      "server/health",
+      "server/reconcile",
       "server/trpc",
       "server/openapi",
       "server/agent",
     ],
+    description:
+      "What a route calls: the inference services (paid chat, the Responses and embeddings APIs), the hosted verifier, discovery and the site's facts, operator sign-in, the dashboard, health and metrics, reconcile, tRPC, the OpenAPI document, and the agent-side helpers the CLI uses.",
   },
-  // The composition root: builds the runtime (config, database, chains, keys, upstream, background jobs) that entry
-  // points hand down.
-  // The route wrappers are here: an unexpected failure is logged to the routes' runtime's logger (route-edge.ts).
   {
-    name: "composition",
-    paths: ["server/app-context.ts", "server/runtime.ts", "server/runtime", "server/http/handle-route.ts", "server/http/unserved-routes.ts"],
+    name: "runtime",
+    folders: ["server/context", "server/runtime"],
     typeImports: true,
+    description:
+      "The runtime's type (server/context: what every request and job is given, its clock and its outbox of call records) and the composition root (server/runtime): builds the runtime (config, database, chains, keys, upstream) that entry points hand down, checks a deployment before it serves, and runs the background jobs (the call-record outbox, pending settlements, the log sequencer, relays, expired holds, the purge of expired rows).",
   },
-  // Routes and pages: parse, call one service, map the result to a Response.
-  { name: "app", paths: ["app"] },
-  // What only dev, tests and benchmarks use: local chains, soak, bench, chaos, the docs generators. Nothing above
-  // imports it.
-  { name: "devtools", paths: ["devtools"] },
+  { name: "app", folders: ["app"], description: "Routes and pages: parse, call one service, map the result to a Response." },
+  {
+    name: "tools",
+    folders: ["devtools", "bin"],
+    description:
+      "Entry points and what only dev, tests and benchmarks use: the production front server and the CLI (bin), local chains, soak, bench, chaos and the docs generators (devtools). server/ and app/ never import devtools/.",
+  },
 ];
 
-const stripExtension = (p) => p.replace(/\.(d\.ts|tsx?|mts|mjs|js)$/, "");
+/**
+ * The folder pairs that import each other, each with the reason. The import graph may have these and no other
+ * (eslint.config.test.ts measures it); docs/architecture.md lists them under the map.
+ */
+export const MUTUAL_FOLDERS = [
+  {
+    folders: ["server/context", "server/health"],
+    why: "Types only, both ways, erased at compile time: the runtime's type carries the health cache and the shutdown flag (server/health), and the metrics endpoint (render-metrics.ts) reads the whole runtime.",
+  },
+  {
+    folders: ["server/context", "server/x402"],
+    why: "Types only, both ways, erased at compile time: the runtime's type carries the payment gateway (server/x402), and a network's deposit address is picked from the runtime (deposit-address.ts).",
+  },
+];
 
-/** The layer a repository-relative path belongs to (its index in LAYERS), or -1 outside the map. */
+/** The folder a repository-relative path belongs to: `server/<folder>`, else its top-level folder. */
+export function folderOf(file) {
+  const parts = file.split("/");
+  if (parts[0] !== "server") return parts[0];
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : "server";
+}
+
+const LAYER_OF_FOLDER = new Map();
+LAYERS.forEach((layer, index) => {
+  for (const folder of layer.folders) {
+    if (LAYER_OF_FOLDER.has(folder)) throw new Error(`eslint.config.mjs: ${folder} is in two layers of LAYERS`);
+    LAYER_OF_FOLDER.set(folder, index);
+  }
+});
+
+/** The layer a repository-relative path belongs to (its index in LAYERS), or -1 when its folder is in none. */
 export function layerOf(file) {
-  const bare = stripExtension(file);
-  let found = -1;
-  let longest = -1;
-  LAYERS.forEach((layer, index) => {
-    for (const entry of layer.paths.map(stripExtension)) {
-      if ((bare === entry || bare.startsWith(`${entry}/`)) && entry.length > longest) [found, longest] = [index, entry.length];
-    }
-  });
-  return found;
+  return LAYER_OF_FOLDER.get(folderOf(file)) ?? -1;
 }
 
 /**
- * clock/time-read: production code reads time through a Clock (server/runtime/clock.ts): `Date.now`,
+ * clock/time-read: production code reads time through a Clock (server/clock/index.ts): `Date.now`,
  * `performance.now` and `new Date()` with no argument are refused outside the clock's definitions and the route edge
  * (CLOCK_DEFINITIONS). `new Date(x)` converts a time it was given, and is fine.
  */
@@ -159,7 +151,7 @@ const timeReadRule = {
 };
 
 /** Where the time may be read: the server's clock, the browser's, and the route edge (before a runtime exists). */
-const CLOCK_DEFINITIONS = ["server/runtime/clock.ts", "app/_client/browser-clock.ts", "server/runtime/route-edge.ts"];
+const CLOCK_DEFINITIONS = ["server/clock/index.ts", "app/_client/browser-clock.ts", "server/runtime/route-edge.ts"];
 
 /** The repository-relative path an import specifier names (relative or `@/`), or null for a package. */
 function resolveInRepo(fromFile, specifier) {
@@ -168,32 +160,44 @@ function resolveInRepo(fromFile, specifier) {
   return null;
 }
 
-/** layers/downward: an import whose target sits in a later layer than the importing file. */
+/** layers/downward: an import whose target sits in a later layer than the importing file; a file in no layer. */
 const downwardRule = {
   meta: {
     type: "problem",
-    docs: { description: "Imports point down the layer map in eslint.config.mjs (LAYERS)." },
+    docs: { description: "Imports point down the layer map in eslint.config.mjs (LAYERS); every folder is in a layer." },
     schema: [],
     messages: {
       upward: "{{from}} (layer {{fromLayer}}) must not import {{to}} (layer {{toLayer}}): imports point down the layer map (LAYERS in eslint.config.mjs).",
       devtools: "{{from}} must not import {{to}}: server/ and app/ never import devtools/; the entry point passes in what they need.",
+      unmapped: "{{folder}} is in no layer: add it to one layer of LAYERS in eslint.config.mjs.",
     },
   },
   create(context) {
     const file = path.relative(ROOT, context.filename);
-    // A file outside the map is still held to the one rule that holds everywhere in server/ and app/: no devtools/.
-    const own = layerOf(file) !== -1 ? layerOf(file) : /^(server|app)\//.test(file) ? 0 : -1;
-    if (own === -1) return {};
+    // The probe folders eslint.config.test.ts writes (server/__cycle_probe__/) stand outside the map, as tests do.
+    if (/(^|\/)__\w+__\//.test(file)) return {};
+    const own = layerOf(file);
+    const serverOrApp = /^(server|app)\//.test(file);
     const check = (source, typeOnly) => {
       if (typeof source?.value !== "string") return;
       const target = resolveInRepo(context.filename, source.value);
       if (target === null) return;
+      if (serverOrApp && folderOf(target) === "devtools") {
+        context.report({ node: source, messageId: "devtools", data: { from: file, to: target } });
+        return;
+      }
       const layer = layerOf(target);
-      if (layer <= own || (typeOnly && LAYERS[layer].typeImports) || (layerOf(file) === -1 && LAYERS[layer].name !== "devtools")) return;
-      context.report({ node: source, messageId: LAYERS[layer].name === "devtools" ? "devtools" : "upward", data: { from: file, fromLayer: LAYERS[own].name, to: target, toLayer: LAYERS[layer].name } });
+      if (own === -1 || layer === -1 || layer <= own || (typeOnly && LAYERS[layer].typeImports)) return;
+      context.report({ node: source, messageId: "upward", data: { from: file, fromLayer: LAYERS[own].name, to: target, toLayer: LAYERS[layer].name } });
     };
-    const typeOnly = (node) => node.importKind === "type" || node.exportKind === "type" || (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === "type" || s.exportKind === "type"));
+    const typeOnly = (node) =>
+      node.importKind === "type" ||
+      node.exportKind === "type" ||
+      (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === "type" || s.exportKind === "type"));
     return {
+      Program: (node) => {
+        if (own === -1 && /^(server|app|bin|devtools)\//.test(file)) context.report({ node, messageId: "unmapped", data: { folder: folderOf(file) } });
+      },
       ImportDeclaration: (node) => check(node.source, typeOnly(node)),
       ExportNamedDeclaration: (node) => node.source && check(node.source, typeOnly(node)),
       ExportAllDeclaration: (node) => check(node.source, typeOnly(node)),
@@ -256,11 +260,11 @@ function clientComponents(dir = path.join(ROOT, "app")) {
 }
 
 /**
- * The payment states: the PAYMENT_STATES array server/payments/payment-states.ts exports, read with the TypeScript
+ * The payment states: the PAYMENT_STATES array server/ledger/payment-states.ts exports, read with the TypeScript
  * parser (a config file cannot import that module). The one list of them; nothing here repeats it.
  */
 function paymentStates() {
-  const file = path.join(ROOT, "server/payments/payment-states.ts");
+  const file = path.join(ROOT, "server/ledger/payment-states.ts");
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
   for (const statement of source.statements.filter(ts.isVariableStatement)) {
     for (const declaration of statement.declarationList.declarations) {
@@ -270,7 +274,7 @@ function paymentStates() {
       if (list && ts.isArrayLiteralExpression(list) && list.elements.every(ts.isStringLiteral)) return list.elements.map((e) => e.text);
     }
   }
-  throw new Error("server/payments/payment-states.ts has no PAYMENT_STATES array of string literals");
+  throw new Error("server/ledger/payment-states.ts has no PAYMENT_STATES array of string literals");
 }
 
 const PAYMENTS =
@@ -284,7 +288,7 @@ const paymentWrites = [
   },
   {
     selector: `Property[key.name='status'] > Literal[value=/^(${paymentStates().join("|")})$/]`,
-    message: "name a payment state through server/payments/payment-states.ts (STATE, LANDED_STATES), never as a literal.",
+    message: "name a payment state through server/ledger/payment-states.ts (STATE, LANDED_STATES), never as a literal.",
   },
 ];
 
@@ -364,7 +368,7 @@ export default defineConfig(
   },
   {
     files: ["server/**/*.ts", "bin/**/*.ts"],
-    ignores: ["server/payments/**", "server/test/**", "**/*.test.ts", "server/generated/**"],
+    ignores: ["server/payments/**", "server/ledger/payment-row-statements.ts", "server/ledger/payment-states.ts", "server/ledger/payment-transition.ts", "server/test/**", "**/*.test.ts", "server/generated/**"],
     rules: { "no-restricted-syntax": ["error", ...paymentWrites, ...familyBranches] },
   },
   {

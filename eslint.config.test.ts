@@ -4,8 +4,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sourceFiles } from "./devtools/layers/import-graph";
-import { PAYMENT_STATES } from "./server/payments/payment-states";
+import { mappedFiles, mutualFolderPairs } from "./devtools/layers/import-graph";
+import { PAYMENT_STATES } from "./server/ledger/payment-states";
 
 const CONFIG_PATH = "./eslint.config.mjs";
 type Rules = Record<string, string>;
@@ -129,33 +129,39 @@ describe("eslint layering: the layer map", () => {
     expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
     return result!.messages.filter((m) => m.ruleId === "layers/downward").map((m) => m.message);
   };
+  const configPath = "./eslint.config.mjs";
+  const config = async () =>
+    (await import(/* @vite-ignore */ configPath)) as {
+      LAYERS: { name: string; folders: string[] }[];
+      MUTUAL_FOLDERS: { folders: [string, string]; why: string }[];
+      folderOf: (file: string) => string;
+      layerOf: (file: string) => number;
+    };
 
   it.each([
-    ["server/pipeline/probe.ts", 'import { admitPayment } from "../payments/admit-payment";', "layer payments"],
-    ["server/pipeline/probe.ts", 'import { answerAgain } from "@/server/payments/answer-again";', "layer payments"],
-    ["server/ledger/probe.ts", 'import { markUnserved } from "../payments/payment-store";', "layer payments"],
-    ["server/ledger/probe.ts", 'export { serveCall } from "../pipeline/serve-call";', "layer pipeline"],
-    ["server/verify/probe.ts", 'import { signReceipt } from "../receipts/sign-receipt";', "layer receipts"],
-    ["server/x402/probe.ts", 'import { servePaidChat } from "../chat/serve-paid-chat";', "layer inference"],
-    ["server/payments/probe.ts", 'import { appContext } from "../app-context";', "layer composition"],
-    ["server/receipts/probe.ts", 'const later = () => import("../ledger/credit-agent");', "layer ledger"],
+    ["server/verify/probe.ts", 'import { signReceipt } from "../receipts/sign-receipt";', "layer trust"],
+    ["server/settings/probe.ts", 'import { createServiceKeys } from "@/server/keys/service-keys";', "layer trust"],
+    ["server/receipts/probe.ts", 'const later = () => import("../ledger/credit-agent");', "layer money"],
+    ["server/x402/probe.ts", 'export { serveCall } from "../pipeline/serve-call";', "layer money"],
+    ["server/payments/probe.ts", 'import { servePaidChat } from "../chat/serve-paid-chat";', "layer services"],
+    ["server/pipeline/probe.ts", 'import { routeRuntime } from "../runtime/route-edge";', "layer runtime"],
+    ["server/health/probe.ts", 'import { GET } from "@/app/api/health/route";', "layer app"],
   ])("refuses %s importing upward: %s", async (filePath, code, reason) => {
     const messages = await upward(filePath, code);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain(reason);
   });
 
-  it("accepts imports down the map, within a layer, and the composition root's types", async () => {
+  it("accepts imports down the map, within a layer in either direction, and the runtime's types", async () => {
     expect(await upward("server/payments/probe.ts", 'import { creditAgent } from "../ledger/credit-agent";\nimport { serveCall } from "../pipeline/serve-call";')).toEqual([]);
-    expect(await upward("server/ledger/probe.ts", 'import { STATE } from "../payments/payment-states";\nimport { db } from "@/server/db";')).toEqual([]);
-    expect(await upward("server/prepaid/probe.ts", 'import { admitPayment } from "../payments/admit-payment";\nimport { signReceipt } from "@/server/receipts/sign-receipt";')).toEqual([]);
-    expect(await upward("server/pipeline/probe.ts", 'import type { AppContext } from "../app-context";\nimport { type AppContext as Ctx } from "../app-context";')).toEqual([]);
+    expect(await upward("server/ledger/probe.ts", 'import { admitPayment } from "../payments/admit-payment";\nimport { db } from "@/server/db";')).toEqual([]);
+    expect(await upward("server/pipeline/probe.ts", 'import type { AppContext } from "../context/app-context";\nimport { type AppContext as Ctx } from "../context/app-context";')).toEqual([]);
     expect(await upward("app/api/probe/route.ts", 'import { servePaidChat } from "@/server/chat/serve-paid-chat";')).toEqual([]);
   });
 
   it("refuses devtools/ in server/ and app/, and lets devtools/ and bin/ use it", async () => {
     for (const [filePath, code] of [
-      ["server/env-probe.ts", 'import { parseFaultProfile } from "../devtools/localnet/fault-profile";'],
+      ["server/env/probe.ts", 'import { parseFaultProfile } from "../../devtools/localnet/fault-profile";'],
       ["server/chain/probe.ts", 'import { startLocalnet } from "@/devtools/localnet";'],
       ["app/api/probe/route.ts", 'import { startLocalnet } from "@/devtools/localnet";'],
     ]) {
@@ -166,21 +172,37 @@ describe("eslint layering: the layer map", () => {
     expect(await upward("bin/probe.ts", 'import { startLocalnet } from "../devtools/localnet";')).toEqual([]);
   });
 
-  it("places every production file under server/ in a layer", async () => {
-    const configPath = "./eslint.config.mjs";
-    const { layerOf } = (await import(/* @vite-ignore */ configPath)) as { layerOf: (file: string) => number };
-    const unmapped = sourceFiles("server", false).filter((file) => !file.startsWith("server/test/") && !file.startsWith("server/verify/fixtures/") && layerOf(file) === -1);
-    expect(unmapped).toEqual([]);
+  it("refuses a file whose folder is in no layer, and a module left at the top of server/", async () => {
+    expect(await upward("server/new-folder/probe.ts", 'import { db } from "@/server/db";')).toEqual([expect.stringContaining("server/new-folder is in no layer")]);
+    expect(await upward("server/probe.ts", "")).toEqual([expect.stringContaining("server is in no layer")]);
   });
 
-  it("keeps every route's request and response schema module in the edge layer, where the paid-route registry reads it", async () => {
-    const configPath = "./eslint.config.mjs";
-    const { layerOf, LAYERS } = (await import(/* @vite-ignore */ configPath)) as { layerOf: (file: string) => number; LAYERS: { name: string }[] };
-    const edge = LAYERS.findIndex((l) => l.name === "edge");
-    // The hosted verifier's schemas describe no route the registry sells: they stay with their surface.
-    const schemas = sourceFiles("server", false).filter((file) => /-(request-schema|response-body)\.ts$/.test(file) && !file.startsWith("server/hosted-verify/"));
+  it("places every folder of production code in exactly one layer, and lists no folder that is gone", async () => {
+    const { LAYERS, folderOf, layerOf } = await config();
+    const files = mappedFiles();
+    expect(files.filter((file) => layerOf(file) === -1)).toEqual([]);
+    const listed = LAYERS.flatMap((layer) => layer.folders);
+    expect(listed.length).toBe(new Set(listed).size);
+    const present = new Set(files.map(folderOf));
+    // server/generated is written by `prisma generate`, not read for imports.
+    expect(listed.filter((folder) => !present.has(folder) && folder !== "server/generated")).toEqual([]);
+    expect(LAYERS.length).toBeLessThanOrEqual(10);
+  });
+
+  it("keeps every route's request and response schema module in server/schemas, under the paid-route registry", async () => {
+    const { folderOf } = await config();
+    const schemas = mappedFiles().filter((file) => /-(request-schema|response-body|response-schemas)\.ts$/.test(file));
     expect(schemas.length).toBeGreaterThan(4);
-    expect(schemas.filter((file) => layerOf(file) !== edge)).toEqual([]);
+    expect(schemas.filter((file) => folderOf(file) !== "server/schemas")).toEqual([]);
+  });
+
+  it("finds no folder pairs importing each other but those MUTUAL_FOLDERS explains (at most 3)", async () => {
+    const { MUTUAL_FOLDERS, folderOf } = await config();
+    const key = (folders: string[]) => [...folders].sort().join(" <-> ");
+    const measured = mutualFolderPairs(folderOf).map((pair) => key(pair.folders));
+    expect(measured.sort()).toEqual(MUTUAL_FOLDERS.map((m) => key(m.folders)).sort());
+    expect(MUTUAL_FOLDERS.length).toBeLessThanOrEqual(3);
+    for (const pair of MUTUAL_FOLDERS) expect(pair.why.length).toBeGreaterThan(20);
   });
 });
 

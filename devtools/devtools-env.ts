@@ -1,5 +1,5 @@
 // The dev tools' one validated config: the variables only `npm run dev`, the local chains, the soak, the bench and
-// the tests' helper processes read, parsed here once. The service's own variables are server/env.ts's.
+// the tests' helper processes read, parsed here once. The service's own variables are server/env/index.ts's.
 import { z } from "zod";
 import { parseFaultProfile } from "./localnet/fault-profile";
 

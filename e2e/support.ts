@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch } from "../server/agent/paying-fetch";
 import { fundEvmAccount } from "../devtools/anvil";
 import { generateKeypair, type Ed25519Keypair } from "../server/keys/parse-secret-key";
-import { readStreamedAnswer } from "../server/streaming/read-sse";
+import { readStreamedAnswer } from "../server/upstream/read-sse";
 import { USDC_MINT_BY_SOLANA_CLUSTER } from "../server/verify";
 
 export const BASE = "http://localhost:3210";

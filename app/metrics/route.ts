@@ -1,5 +1,5 @@
-import { handleRoute } from "@/server/http/handle-route";
-import { renderMetrics } from "@/server/metrics/render-metrics";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { renderMetrics } from "@/server/health/render-metrics";
 import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

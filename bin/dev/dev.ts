@@ -19,7 +19,7 @@ import { devOperatorSignInKey, signedLoginLink } from "../../server/operator-aut
 import { SIGN_IN_TTL_MS } from "../../server/operator-auth/sign-in";
 import { ensureProductionBuild, localProductionEnv } from "./local-production";
 import { printDeploymentReport } from "../../server/runtime/read-deployment-report";
-import { systemClock } from "../../server/runtime/runtime";
+import { systemClock } from "../../server/clock";
 import { createLogger } from "../../server/log";
 
 /** The dev mainnet deposit address's key, made in .data/ when mainnet runs in dev and none is configured. */

@@ -14,7 +14,7 @@ import { FACILITATOR_DEV_KEY_FILE } from "../../server/facilitator/create-facili
 import { loadOrCreateDevEvmKey } from "../../server/keys/evm-key";
 import { loadOrCreateDevKey } from "../../server/keys/load-signing-key";
 import { OPERATOR_DEV_KEY_FILE, VERIFIER_DEV_KEY_FILE } from "../../server/keys/service-keys";
-import { LOG_DEV_KEY_FILE } from "../../server/transparency/log-key";
+import { LOG_DEV_KEY_FILE } from "../../server/keys/log-key";
 import { localChainServerEnv, type LocalChainUrls } from "../../devtools/start-local-chains";
 
 /** A secret kept in the data directory: read if there, else made (hex of `bytes` random bytes) and kept. */

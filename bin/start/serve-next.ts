@@ -12,7 +12,7 @@
 import path from "node:path";
 import next from "next";
 import { createDrainTracker, drainOnSignals } from "../../server/health/drain-server";
-import { systemClock } from "../../server/runtime/runtime";
+import { systemClock } from "../../server/clock";
 import { directHandler, loadDirectApiRoutes } from "../../server/http/direct-api-routes";
 import { createFrontServer } from "../../server/http/front-server";
 import { serveFetchRoute } from "../../server/http/serve-fetch-route";

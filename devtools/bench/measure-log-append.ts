@@ -20,7 +20,7 @@ import { buildReceipt } from "../../server/receipts/build-receipt";
 import { signReceipt } from "../../server/receipts/sign-receipt";
 import { createLogger } from "../../server/log";
 import { publishLog } from "../../server/transparency/publish-log";
-import type { LogIdentity } from "../../server/transparency/log-key";
+import type { LogIdentity } from "../../server/keys/log-key";
 import { percentile } from "./percentile";
 
 const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";

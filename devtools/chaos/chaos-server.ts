@@ -1,6 +1,6 @@
 // The service as a separate process for the chaos suite: the real route handlers (chat, prepaid, operator key) behind
 // a plain node:http server, configured by the environment. With SIGNET_CHAOS_CRASH_AT set it SIGKILLs itself at that
-// step of a call (server/runtime/crash-point.ts). Prints `ready <url>` once it listens.
+// step of a call (server/env/crash-point.ts). Prints `ready <url>` once it listens.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { POST as chat } from "@/app/api/v1/chat/completions/route";

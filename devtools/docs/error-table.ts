@@ -1,4 +1,4 @@
-// docs/errors.md, whole: the error table of server/errors.ts (rendered as the OpenAPI document's description renders
+// docs/errors.md, whole: the error table of server/errors/index.ts (rendered as the OpenAPI document's description renders
 // it) between the page's fixed prose.
 import "server-only";
 import { ERRORS, type ErrorRow } from "../../server/errors";
@@ -14,7 +14,7 @@ export function errorsDocument(): string {
   return [
     "# Errors",
     "",
-    "<!-- Generated from server/errors.ts by `npm run docs`; a test fails when this file is stale. Do not edit by hand. -->",
+    "<!-- Generated from server/errors/index.ts by `npm run docs`; a test fails when this file is stale. Do not edit by hand. -->",
     "",
     "Every error is a JSON body in OpenAI's shape, with Signet's stable code in `error.code`, the request field at fault",
     "(if any) in `error.param`, and the request id beside it:",

@@ -1,17 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { readLayers } from "./layer-map";
+import { layerMapMarkdown } from "./layer-map";
 
-describe("readLayers()", () => {
-  it("reads each layer's name, paths, type-import exception and the comment above it, lowest first", () => {
-    const source = `export const LAYERS = [\n  // The pure core.\n  { name: "verify", paths: ["server/verify"] },\n  // The root.\n  { name: "root", paths: ["server/runtime", "server/app-context.ts"], typeImports: true },\n];\n`;
-    expect(readLayers(source)).toEqual([
-      { name: "verify", paths: ["server/verify"], typeImports: false, what: "The pure core." },
-      { name: "root", paths: ["server/runtime", "server/app-context.ts"], typeImports: true, what: "The root." },
-    ]);
+describe("layerMapMarkdown()", () => {
+  it("renders the order, each layer's folders and description, the type-import exception and the explained pairs", () => {
+    const markdown = layerMapMarkdown(
+      [
+        { name: "core", folders: ["server/core"], description: "The pure core." },
+        { name: "root", folders: ["server/root", "app"], description: "The root | its routes.", typeImports: true },
+      ],
+      [{ folders: ["server/core", "server/root"], why: "The root's type." }],
+    );
+    expect(markdown).toContain("core ← root");
+    expect(markdown).toContain("| core | `server/core` | The pure core. |");
+    expect(markdown).toContain("| root | `server/root`, `app` | The root \\| its routes. Every layer may `import type` from it. |");
+    expect(markdown).toContain("| `server/core` ⇄ `server/root` | The root's type. |");
   });
 
-  it("rejects malformed input: a config without LAYERS reads as none, a layer without a name throws", () => {
-    expect(readLayers("export default [];")).toBeNull();
-    expect(() => readLayers(`export const LAYERS = [{ paths: [] }];`)).toThrow("LAYERS[0]");
+  it("says so when no two folders import each other", () => {
+    expect(layerMapMarkdown([{ name: "core", folders: ["server/core"], description: "The core." }], [])).toContain("No two folders import each other");
+  });
+
+  it("renders the lint rule's own map: every layer of LAYERS", async () => {
+    const config = new URL("../../eslint.config.mjs", import.meta.url).href;
+    const { LAYERS } = (await import(/* @vite-ignore */ config)) as { LAYERS: { name: string; description: string }[] };
+    const markdown = layerMapMarkdown();
+    for (const layer of LAYERS) expect(markdown).toContain(`| ${layer.name} |`);
   });
 });

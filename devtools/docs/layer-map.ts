@@ -1,58 +1,42 @@
-// docs/architecture.md's layer map, read from the lint rule that enforces it: the LAYERS array of eslint.config.mjs,
-// parsed (never imported) with the TypeScript compiler, so the doc and the rule cannot drift apart.
+// docs/architecture.md's layer map, rendered from the data the lint rule enforces: LAYERS (each layer's folders and
+// description) and MUTUAL_FOLDERS (each folder pair that imports each other, and why) of eslint.config.mjs.
 import "server-only";
-import { existsSync, readFileSync } from "node:fs";
-import ts from "typescript";
-import { cell, fromRoot } from "./generated-block";
-
-const CONFIG = "eslint.config.mjs";
+import { cell } from "./generated-block";
 
 export interface Layer {
   name: string;
-  paths: string[];
-  typeImports: boolean;
-  /** The `//` comment above the layer's entry. */
-  what: string;
+  folders: string[];
+  description: string;
+  /** Every layer may `import type` from this one. */
+  typeImports?: boolean;
 }
 
-/** The layers of `LAYERS` in `source` (a flat ESLint config), lowest first; null when it declares none. */
-export function readLayers(source: string): Layer[] | null {
-  const file = ts.createSourceFile(CONFIG, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-  let array: ts.ArrayLiteralExpression | null = null;
-  for (const statement of file.statements) {
-    if (!ts.isVariableStatement(statement)) continue;
-    for (const d of statement.declarationList.declarations) {
-      if (ts.isIdentifier(d.name) && d.name.text === "LAYERS" && d.initializer && ts.isArrayLiteralExpression(d.initializer)) array = d.initializer;
-    }
-  }
-  if (!array) return null;
-  return array.elements.map((element, i) => {
-    if (!ts.isObjectLiteralExpression(element)) throw new Error(`${CONFIG}: LAYERS[${i}] is not an object literal`);
-    const prop = (key: string) => element.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === key)?.initializer;
-    const name = prop("name");
-    const paths = prop("paths");
-    if (!name || !ts.isStringLiteral(name) || !paths || !ts.isArrayLiteralExpression(paths)) throw new Error(`${CONFIG}: LAYERS[${i}] needs a string name and an array of paths`);
-    const what = (ts.getLeadingCommentRanges(source, element.getFullStart()) ?? [])
-      .map((r) => source.slice(r.pos, r.end).replace(/^\/\/\s?|^\/\*+\s?|\s*\*+\/$/g, ""))
-      .join(" ")
-      .trim();
-    return { name: name.text, paths: paths.elements.filter(ts.isStringLiteral).map((p) => p.text), typeImports: prop("typeImports")?.kind === ts.SyntaxKind.TrueKeyword, what };
-  });
+export interface MutualFolders {
+  folders: [string, string];
+  why: string;
 }
 
-/** The layer map as Markdown: the order in one line, then each layer with its paths and what it holds. */
-export function layerMapMarkdown(): string {
-  const layers = existsSync(fromRoot(CONFIG)) ? readLayers(readFileSync(fromRoot(CONFIG), "utf8")) : null;
-  if (!layers) return `${CONFIG} declares no LAYERS yet.`;
+const CONFIG = new URL("../../eslint.config.mjs", import.meta.url).href;
+const config = (await import(/* @vite-ignore */ CONFIG)) as { LAYERS: Layer[]; MUTUAL_FOLDERS: MutualFolders[] };
+
+/** The layer map as Markdown: the order in one line, each layer with its folders and what it holds, then the pairs. */
+export function layerMapMarkdown(layers: readonly Layer[] = config.LAYERS, mutual: readonly MutualFolders[] = config.MUTUAL_FOLDERS): string {
+  const code = (folder: string) => `\`${folder}\``;
   return [
-    `Lowest first; a file may import its own layer and the layers above it in this table, never one below:`,
+    "Lowest first; a file may import its own layer and the layers above it in this table, never one below. A file's folder",
+    "(`server/<folder>`, or a top-level folder) tells its layer; a folder in no layer fails lint.",
     "",
     "```",
     layers.map((l) => l.name).join(" ← "),
     "```",
     "",
-    "| layer | paths | what |",
+    "| layer | folders | what |",
     "|---|---|---|",
-    ...layers.map((l) => `| ${l.name} | ${l.paths.map((p) => `\`${p}\``).join(", ")} | ${cell(l.what)}${l.typeImports ? " Every layer may `import type` from it." : ""} |`),
+    ...layers.map((l) => `| ${l.name} | ${l.folders.map(code).join(", ")} | ${cell(l.description)}${l.typeImports ? " Every layer may `import type` from it." : ""} |`),
+    "",
+    mutual.length === 0
+      ? "No two folders import each other (a test measures the import graph)."
+      : `Folder pairs that import each other (a test measures the import graph and fails on any other): ${mutual.length}.`,
+    ...(mutual.length === 0 ? [] : ["", "| folders | why |", "|---|---|", ...mutual.map((m) => `| ${m.folders.map(code).join(" ⇄ ")} | ${cell(m.why)} |`)]),
   ].join("\n");
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PAYMENT_STATES, STATE_MEANINGS, transitionPairs } from "../../server/payments/payment-states";
-import { EFFECTS, EVENT_MEANINGS } from "../../server/payments/payment-transition";
+import { PAYMENT_STATES, STATE_MEANINGS, transitionPairs } from "../../server/ledger/payment-states";
+import { EFFECTS, EVENT_MEANINGS } from "../../server/ledger/payment-transition";
 import { cell } from "./generated-block";
 import { paymentStateTables } from "./payment-state-table";
 

@@ -1,9 +1,9 @@
-// docs/architecture.md's payment state table, from server/payments/payment-states.ts: each state with what it means,
+// docs/architecture.md's payment state table, from server/ledger/payment-states.ts: each state with what it means,
 // and each move of the table with what makes it; then, from payment-transition.ts, what each event does from each
 // state, and what each effect is.
 import "server-only";
-import { PAYMENT_MOVES, PAYMENT_STATES, PAYMENT_TRANSITIONS, STATE_MEANINGS, transitionPairs, type PaymentStatus } from "../../server/payments/payment-states";
-import { EFFECT_MEANINGS, EFFECTS, EVENT_MEANINGS, PAYMENT_EVENTS, transition, type PaymentEvent } from "../../server/payments/payment-transition";
+import { PAYMENT_MOVES, PAYMENT_STATES, PAYMENT_TRANSITIONS, STATE_MEANINGS, transitionPairs, type PaymentStatus } from "../../server/ledger/payment-states";
+import { EFFECT_MEANINGS, EFFECTS, EVENT_MEANINGS, PAYMENT_EVENTS, transition, type PaymentEvent } from "../../server/ledger/payment-transition";
 import { cell } from "./generated-block";
 
 /** The states and the moves between them, then the events and the effects, as four Markdown tables. */

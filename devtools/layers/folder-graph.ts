@@ -1,47 +1,55 @@
-// Prints the folder dependency graph of server/ (production files, type imports included): which folder imports
-// which, the pairs that import each other (and whether the layer map keeps them in one layer), and the file-level
-// import cycles. Run: npx tsx devtools/layers/folder-graph.ts
-import { importsOf, sourceFiles } from "./import-graph";
+// Prints the folder dependency graph the layer map is drawn on (production files of server/, app/, bin/ and devtools/;
+// a folder is `server/<folder>` or a top-level folder): which folder imports which, each folder's layer, the folder
+// pairs that import each other (type-only directions marked) against MUTUAL_FOLDERS, and the file-level import cycles.
+// Run: npx tsx devtools/layers/folder-graph.ts
+import { importsOf, mappedFiles, mutualFolderPairs } from "./import-graph";
 
-const CONFIG = "../../eslint.config.mjs";
-const { LAYERS, layerOf } = (await import(CONFIG)) as { LAYERS: { name: string }[]; layerOf: (file: string) => number };
-const layerName = (file: string) => LAYERS[layerOf(file)]?.name ?? "unmapped";
-
-/** The layer a file belongs to: `server/<folder>`, or `server/<file>` for a top-level module. */
-function folderOf(file: string): string {
-  const parts = file.split("/");
-  if (parts[0] !== "server") return parts[0]!;
-  return parts.length > 2 ? `server/${parts[1]}` : `server/${parts[1]!.replace(/\.tsx?$/, "")}`;
+interface LayerEntry {
+  name: string;
+  folders: string[];
 }
+const CONFIG = new URL("../../eslint.config.mjs", import.meta.url).href;
+const { LAYERS, MUTUAL_FOLDERS, folderOf, layerOf } = (await import(/* @vite-ignore */ CONFIG)) as {
+  LAYERS: LayerEntry[];
+  MUTUAL_FOLDERS: { folders: [string, string] }[];
+  folderOf: (file: string) => string;
+  layerOf: (file: string) => number;
+};
 
-const files = sourceFiles("server", false).filter((file) => !file.startsWith("server/test/") && !file.startsWith("server/verify/fixtures/"));
-const folderEdges = new Map<string, Map<string, string[]>>();
-const fileEdges = new Map<string, string[]>();
+const files = mappedFiles();
+const folders = [...new Set(files.map(folderOf))].sort();
+const imports = new Map<string, Map<string, boolean>>();
 for (const file of files) {
-  const targets = importsOf(file).map((edge) => edge.to);
-  fileEdges.set(file, targets);
-  for (const to of targets) {
-    const [a, b] = [folderOf(file), folderOf(to)];
+  for (const edge of importsOf(file)) {
+    const [a, b] = [folderOf(file), folderOf(edge.to)];
     if (a === b) continue;
-    const row = folderEdges.get(a) ?? new Map<string, string[]>();
-    row.set(b, [...(row.get(b) ?? []), `${file} -> ${to}`]);
-    folderEdges.set(a, row);
+    const row = imports.get(a) ?? new Map<string, boolean>();
+    row.set(b, (row.get(b) ?? true) && edge.typeOnly);
+    imports.set(a, row);
   }
 }
+const layerName = (folder: string) => LAYERS.find((l) => l.folders.includes(folder))?.name ?? "NO LAYER";
+console.log(`${files.length} files in ${folders.length} folders, ${LAYERS.length} layers (lowest first):`);
+for (const layer of LAYERS) console.log(`  ${layer.name}: ${layer.folders.join(", ")}`);
+const unmapped = folders.filter((folder) => layerOf(`${folder}/x.ts`) === -1);
+console.log(`folders in no layer: ${unmapped.length === 0 ? "none" : unmapped.join(", ")}`);
 
-for (const [from, row] of [...folderEdges].sort()) console.log(`${from} -> ${[...row.keys()].sort().join(", ")}`);
+console.log("\nFolder imports (t: types only):");
+for (const folder of folders) {
+  const row = [...(imports.get(folder) ?? [])].sort(([a], [b]) => a.localeCompare(b));
+  console.log(`  ${folder} [${layerName(folder)}] -> ${row.map(([to, typeOnly]) => (typeOnly ? `${to} (t)` : to)).join(", ")}`);
+}
 
-console.log("\nTwo-way folder dependencies:");
-for (const [from, row] of folderEdges) {
-  for (const [to, why] of row) {
-    const back = folderEdges.get(to)?.get(from);
-    if (!back || from >= to) continue;
-    const layers = new Set([...why, ...back].map((edge) => edge.split(" -> ")).flatMap(([a, b]) => [layerName(a!), layerName(b!)]));
-    console.log(`  ${from} <-> ${to} (layers: ${[...layers].join(", ")})\n    ${why.join("\n    ")}\n    ${back.join("\n    ")}`);
-  }
+const pairs = mutualFolderPairs(folderOf, files);
+const explained = (pair: [string, string]) => MUTUAL_FOLDERS.some((m) => [...m.folders].sort().join() === [...pair].sort().join());
+console.log(`\nFolder pairs that import each other: ${pairs.length} (${pairs.filter((p) => !p.typeOnly).length} by value both ways, ${pairs.filter((p) => p.typeOnly).length} with one direction types only)`);
+for (const pair of pairs) {
+  console.log(`  ${pair.folders.join(" <-> ")}${pair.typeOnly ? " (one way types only)" : ""}${explained(pair.folders) ? " [explained in MUTUAL_FOLDERS]" : " [NOT EXPLAINED]"}`);
+  for (const edge of pair.edges) console.log(`      ${edge.from} -> ${edge.to}${edge.typeOnly ? " (type)" : ""}`);
 }
 
 // Tarjan's strongly connected components over files: every component with more than one file is a cycle.
+const fileEdges = new Map(files.map((file) => [file, importsOf(file).map((edge) => edge.to)]));
 let index = 0;
 const indices = new Map<string, number>();
 const low = new Map<string, number>();

@@ -13,13 +13,13 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { decodeFunctionData, serializeSignature, type Hex } from "viem";
 import type { PrismaClient } from "../../server/db";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
-import { readStreamedAnswer } from "../../server/streaming/read-sse";
+import { readStreamedAnswer } from "../../server/upstream/read-sse";
 import { promptHashOfMessages, SHIPPED_NETWORKS } from "../../server/verify";
 import { decodePaymentHeader } from "../../server/x402/payment-headers";
 import { paymentIdempotencyKey } from "../../server/x402/idempotency-key";
 import { prng } from "./prng";
 import { inferenceIdOfReceiptHeader, type PaidNetwork, type Sighting } from "./run-workload";
-import { STATE } from "../../server/payments/payment-states";
+import { STATE } from "../../server/ledger/payment-states";
 
 /** What the adversary tries. Each is a way to be served or credited with a payment he did not make for that request. */
 const ATTACK_KINDS = [

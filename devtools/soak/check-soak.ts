@@ -11,9 +11,9 @@ import type { Agent, CallRecord } from "./run-workload";
 import { REPO_ROOT, SOAK_BASE_URL, type SoakStack } from "./soak-stack";
 import type { PrismaClient } from "../../server/db";
 import { parseSecretKey } from "../../server/keys/parse-secret-key";
-import { defaultLogOrigin } from "../../server/transparency/log-key";
+import { defaultLogOrigin } from "../../server/keys/log-key";
 import { canonicalJson, decodeReceiptEntry, formatVerifierKey, leafHash, openCheckpoint, rootOfLeaves } from "../../server/verify";
-import { LANDED_STATES } from "../../server/payments/payment-states";
+import { LANDED_STATES } from "../../server/ledger/payment-states";
 
 /** Payment statuses whose money moved. */
 const SETTLED: string[] = [...LANDED_STATES];

@@ -14,7 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch } from "../../server/agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
-import { readStreamedAnswer } from "../../server/streaming/read-sse";
+import { readStreamedAnswer } from "../../server/upstream/read-sse";
 import { withNastyContent } from "./content-faults";
 import { prng } from "./prng";
 import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL, SOAK_PAYMENT_LEASE_MS, type SoakStack } from "./soak-stack";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createJWS, type JWSSigner, type SignedOffer, type SignedReceipt } from "@x402/extensions/offer-receipt";
-import { serviceDidDocument } from "../discovery/did-web-document";
+import { serviceDidDocument } from "../keys/did-web-document";
 import { signEd25519 } from "../keys/node-ed25519";
 import { generateKeypair, type Ed25519Keypair } from "../keys/parse-secret-key";
 import { checkX402Offer, checkX402Receipt } from "./check-x402-receipt";

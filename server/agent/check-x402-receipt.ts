@@ -5,7 +5,7 @@
 // here); and the receipt or offer is for that service's resource.
 import "server-only";
 import { isJWSSignedOffer, isJWSSignedReceipt, type OfferPayload, type ReceiptPayload, type SignedOffer, type SignedReceipt } from "@x402/extensions/offer-receipt";
-import { didWebOf } from "../discovery/did-web-document";
+import { didWebOf } from "../keys/did-web-document";
 import { verifyEd25519Node } from "../keys/node-ed25519";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike } from "../verify/json-rpc";
 import { checkOperatorJws, didWebDocumentUrl, type OperatorJwsFailure, type X402JwsKind } from "../verify/operator-jws";

@@ -2,7 +2,7 @@
 // a scripted fetch: a 429's Retry-After holds the retry and every other request of the same gates to the millisecond,
 // a Retry-After past the total budget is an outage at once with no wait, and a hung attempt is cut at its time limit.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createBackoffFetch, RpcUnavailableError, type RpcBackoffOptions, type RpcGates } from "./rpc-backoff";
+import { createBackoffFetch, RpcUnavailableError, type RpcBackoffOptions, type RpcGates } from "../facilitator/rpc-backoff";
 
 const URL = "http://rpc.test";
 type Answer = { status: number; retryAfter?: string } | "hang";

@@ -1,7 +1,7 @@
 // The paid chat call: admit an x402 payment (its settlement credit and the call's hold are one statement), then the
 // shared pipeline serves the call from that hold and captures exactly its cost. Every exit is a stable error code.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import type { NetworkId } from "../verify";
 import { AppError } from "../errors";
 import { admitPayment, planPayment } from "../payments/admit-payment";
@@ -9,7 +9,7 @@ import { answerAgain } from "../payments/answer-again";
 import { paidCallSettlement } from "../payments/paid-call-settlement";
 import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
-import { movesOf } from "../payments/payment-transition";
+import { movesOf } from "../ledger/payment-transition";
 import type { ServedCall, UpstreamJob } from "../pipeline/call-types";
 import { chatJob } from "../pipeline/chat-job";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
@@ -18,7 +18,7 @@ import { serveCall } from "../pipeline/serve-call";
 import { chatRequestDigest } from "../x402/request-digest";
 import type { CompletionParams } from "../upstream";
 import { paidRouteAdmission, type PaidRoute } from "../x402/paid-routes";
-import { PASSED_PARAMS, type ChatRequest } from "./chat-request-schema";
+import { PASSED_PARAMS, type ChatRequest } from "../schemas/chat-request-schema";
 
 export interface PaidChatInput {
   body: ChatRequest;

@@ -3,13 +3,13 @@
 import "server-only";
 import { access } from "node:fs/promises";
 import path from "node:path";
-import type { Runtime } from "../runtime/runtime";
+import type { Runtime } from "../context/runtime";
 import type { DeploymentFacts } from "../settings/setting-consequences";
 import type { SettingKey } from "../settings/setting-definitions";
 
 /**
  * The file development generates the IP-hash salt into, in the data dir, when IP_HASH_SALT is unset: the name
- * server/grants/ip-hash-salt.ts writes (server/test/dashboard/operator-settings.test.ts holds the two together).
+ * server/http/ip-hash-salt.ts writes (server/test/dashboard/operator-settings.test.ts holds the two together).
  */
 export const DEV_IP_HASH_SALT_FILE = "ip-hash-salt";
 

@@ -2,7 +2,7 @@
 // which is validated by its setting's kind and parser, refused when it breaks a rule the service enforces, held back
 // until the operator confirms each consequence for calls, then written with its audit row.
 import "server-only";
-import type { Runtime } from "../runtime/runtime";
+import type { Runtime } from "../context/runtime";
 import { encodeSettingValue, type SettingInput } from "../settings/encode-setting-value";
 import { effectiveSettingText, readRawSettings, readSettingSources } from "../settings/read-settings";
 import { settingConsequences, standingProblems, unconfirmed, type DeploymentFacts, type SettingConsequence, type SettingEffect } from "../settings/setting-consequences";

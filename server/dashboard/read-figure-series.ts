@@ -5,7 +5,7 @@ import "server-only";
 import type { DbClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { unitsToUsdcNumber } from "../verify";
-import { LANDED_STATES } from "../payments/payment-states";
+import { LANDED_STATES } from "../ledger/payment-states";
 
 /** Payment statuses whose money was received (the same set the figures table counts). */
 export const RECEIVED_STATUSES = LANDED_STATES;

@@ -2,7 +2,7 @@
 // as soon as the database answers again, tried for a bounded time, and never throws.
 import "server-only";
 import { logEvent, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { isDatabaseUnavailable } from "./classify-database-error";
 
 /** How often, and for how long, the work is tried while the database stays away. */

@@ -6,7 +6,7 @@ import "server-only";
 import { BAZAAR } from "@x402/extensions/bazaar";
 import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { PaymentRequirements } from "@x402/core/types";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { logEvent } from "../log";
 import type { Settings } from "../settings/setting-definitions";
 import { familyFacts } from "../verify/chain-family-facts";
@@ -14,7 +14,7 @@ import { depositAddressFor } from "../x402/deposit-address";
 import { takesPaymentOn } from "../x402/payable-networks";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, paidRouteUrl, SERVICE_TAGS, type PaidRoute } from "../x402/paid-routes";
 import { advertisedRpcUrls } from "./advertised-rpc-urls";
-import { didWebOf } from "./did-web-document";
+import { didWebOf } from "../keys/did-web-document";
 
 /** The discovery document for a service at `baseUrl` (see `discoverySchema`). */
 export async function buildX402Discovery(ctx: AppContext, settings: Settings, baseUrl: string) {

@@ -7,7 +7,7 @@ import { parseWith } from "../http/parse-with";
 import type { Settings } from "../settings/setting-definitions";
 import { LOCAL_EMBEDDING_MODEL_ID, offeredOnNetwork, worstCaseEmbeddingCostUnits, type EmbeddingCatalogModel, type Upstream } from "../upstream";
 import { embeddingInputsOf, formatUnitsAsUsdc, type NetworkRow } from "../verify";
-import { embeddingsRequestSchema, type EmbeddingsRequest } from "./embeddings-request-schema";
+import { embeddingsRequestSchema, type EmbeddingsRequest } from "../schemas/embeddings-request-schema";
 
 /** An embeddings request body, parsed; 400 `streaming_not_supported` when it has a `stream` field (even false). */
 export function parseEmbeddingsRequest(json: unknown): EmbeddingsRequest {

@@ -6,8 +6,8 @@ import { createHash } from "node:crypto";
 import { sha256HexNode } from "../keys/server-verifier";
 import type { UpstreamJob } from "../pipeline/call-types";
 import { embeddingsPromptHash, embeddingsResponseHash } from "../verify";
-import type { EmbeddingsRequest } from "./embeddings-request-schema";
-import { embeddingsResponseBody } from "./embeddings-response-body";
+import type { EmbeddingsRequest } from "../schemas/embeddings-request-schema";
+import { embeddingsResponseBody } from "../schemas/embeddings-response-body";
 
 /** The upstream job of a parsed embeddings request on the catalogue model `modelId`; embeddings never stream. */
 export function embeddingsJob(body: EmbeddingsRequest, modelId: string): UpstreamJob {

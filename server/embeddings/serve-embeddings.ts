@@ -2,7 +2,7 @@
 // served from that agent's prepaid credit; any other is paid per call with x402. The signed way checks its signature
 // over the exact bytes before parsing, so this takes the body as bytes.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";

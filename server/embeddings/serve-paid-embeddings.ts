@@ -2,21 +2,21 @@
 // the shared pipeline serves the embeddings job from that hold and captures exactly its cost, with a signed receipt
 // over the inputs and the vectors. A repeat of the paid request gets its kept answer. Every exit is a stable error code.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { admitPayment, planPayment } from "../payments/admit-payment";
 import { answerAgain } from "../payments/answer-again";
 import { paidCallSettlement } from "../payments/paid-call-settlement";
 import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
-import { movesOf } from "../payments/payment-transition";
+import { movesOf } from "../ledger/payment-transition";
 import type { ServedCall } from "../pipeline/call-types";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
 import { paidRoute, paidRouteAdmission } from "../x402/paid-routes";
 import { costsMoreThanPrice, requireOfferedEmbeddingModel, worstCaseWithin } from "./embeddings-call";
 import { embeddingsJob } from "./embeddings-job";
-import type { EmbeddingsRequest } from "./embeddings-request-schema";
+import type { EmbeddingsRequest } from "../schemas/embeddings-request-schema";
 
 export interface PaidEmbeddingsInput {
   body: EmbeddingsRequest;

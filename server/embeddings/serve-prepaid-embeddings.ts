@@ -4,7 +4,7 @@
 // inputs' worst-case cost, and the answer and its receipt are the paid route's.
 import "server-only";
 import { z } from "zod";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
 import type { ServedCall } from "../pipeline/call-types";

@@ -1,6 +1,6 @@
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import type { FacilitatorSvmSigner } from "@x402/svm";
-import { systemClock } from "../runtime/runtime";
+import { systemClock } from "../clock";
 import { describe, expect, it, vi } from "vitest";
 import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast, MAX_SIGNATURES_PER_CALL, POLL_MS } from "./confirm-with-rebroadcast";
 

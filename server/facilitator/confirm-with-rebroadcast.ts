@@ -9,8 +9,8 @@
 import "server-only";
 import type { Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { TransactionOnchainFailureError, type FacilitatorSvmSigner } from "@x402/svm";
-import { decodeSolanaWire } from "../x402/solana-message";
-import type { Clock } from "../runtime/runtime";
+import { decodeSolanaWire } from "./solana-message";
+import type { Clock } from "../clock";
 
 /** How often a transaction still unconfirmed is sent again: a few slots, as RPC nodes' own retry loops do. */
 const REBROADCAST_EVERY_MS = 2_000;

@@ -12,7 +12,7 @@ import { ConfigError, type Config } from "../env";
 import { loadEvmKey, type EvmPrivateKey } from "../keys/evm-key";
 import type { EvmNetworkRow, NetworkId } from "../verify";
 import { isEvmRow } from "../verify/chain-family-facts";
-import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptions } from "../chain/rpc-backoff";
+import { createBackoffHttpTransport, surfaceRpcUnavailable, type RpcBackoffOptions } from "./rpc-backoff";
 import { evmPayloadRefusal } from "./accept-eip3009-only";
 import { refuseBeforeVerify } from "./refuse-before-verify";
 import type { NonceLock } from "./evm-nonce-lock";

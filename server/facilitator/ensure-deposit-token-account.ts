@@ -4,7 +4,7 @@ import "server-only";
 import { address, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { logEvent, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { sendAndConfirm } from "./send-transaction";
 
 /** Returns the deposit owner's USDC associated token account, creating it when missing. */

@@ -4,7 +4,7 @@
 // stock scheme (its authority); this refuses the fee payer in any instruction at all.
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { decodeSolanaWire } from "../x402/solana-message";
+import { decodeSolanaWire } from "./solana-message";
 
 /** The closed set of reasons this check refuses with; stable, they reach logs and clients as the verify detail. */
 export type FeePayerRefusal = "fee_payer_in_instruction" | "transaction_undecodable";

@@ -10,7 +10,7 @@
 // this one verified, it calls `forgetSimulation` first, so settle asks the chain again right before it sends.
 import "server-only";
 import type { FacilitatorSvmSigner } from "@x402/svm";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** How long a successful simulation stands in for the next one of the same bytes. */
 export const FRESH_MS = 2_000;

@@ -15,7 +15,7 @@ import {
   type Rpc,
   type SolanaRpcApi,
 } from "@solana/kit";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** How long the facilitator waits for its own setup transactions to confirm. */
 const SETUP_CONFIRM_TIMEOUT_MS = 60_000;

@@ -2,7 +2,7 @@
 // budget asks for (limit × price, price in micro-lamports per unit). The message says it all, so no RPC is needed.
 import "server-only";
 import type { PaymentPayload } from "@x402/core/types";
-import { solanaMessage } from "../x402/solana-message";
+import { solanaMessage } from "./solana-message";
 
 /** Lamports per signature, as on mainnet. */
 const LAMPORTS_PER_SIGNATURE = 5_000n;

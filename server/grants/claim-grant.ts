@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { DbClient } from "../db";
 import { AppError } from "../errors";
 import { logEvent, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { creditAgent } from "../ledger/credit-agent";
 import { requireNetworkEnabled } from "../pipeline/network-gate";
 import type { Settings } from "../settings/setting-definitions";

@@ -15,7 +15,7 @@ import { readFeePayerHealth, type FeePayerHealth } from "../dashboard/fee-payer-
 import { metricsAccess } from "./metrics-token";
 import { runProbe, type ProbeFailure } from "./run-probe";
 import type { ShutdownFlag } from "./shutdown-state";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** Each probe's time limit: well under a load balancer's usual 5 s check timeout. */
 const PROBE_TIMEOUT_MS = 2_000;

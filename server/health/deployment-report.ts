@@ -53,7 +53,7 @@ export interface DeploymentReport {
 
 /** Where the report's database is, without its credentials: the PostgreSQL host and database, or PGlite's folder. */
 export function describeDatabase(cfg: Pick<Config, "DATABASE_URL" | "dataDir">): string {
-  // The embedded database's folder, as server/db.ts opens it.
+  // The embedded database's folder, as server/db/index.ts opens it.
   if (!cfg.DATABASE_URL) return `embedded PGlite at ${path.join(cfg.dataDir, "pglite")}`;
   if (!URL.canParse(cfg.DATABASE_URL)) return "PostgreSQL (DATABASE_URL is not a URL)";
   const url = new URL(cfg.DATABASE_URL);

@@ -4,7 +4,7 @@
 // (payment leases, hold sweeps) already resolves.
 import type http from "node:http";
 import type { ShutdownFlag } from "./shutdown-state";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** Readiness still answers during the drain (503 "shutting down"), so the load balancer sees why. */
 const PASS_THROUGH_WHILE_DRAINING = new Set(["/api/health"]);
@@ -24,7 +24,7 @@ export function createDrainTracker(shutdown: ShutdownFlag, clock: Clock): DrainT
     handle: (next) => (req, res) => {
       if (shutdown.isShuttingDown() && !PASS_THROUGH_WHILE_DRAINING.has((req.url ?? "").split("?")[0]!)) {
         res.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "1" });
-        // The body every error has (server/errors.ts errorBody), written out: errors.ts is server-only.
+        // The body every error has (server/errors/index.ts errorBody), written out: errors.ts is server-only.
         res.end('{"error":{"message":"this instance is shutting down; retry the request","type":"server_error","param":null,"code":"shutting_down"}}');
         return;
       }

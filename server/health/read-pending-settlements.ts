@@ -4,7 +4,7 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { formatUnitsAsUsdc } from "../verify";
-import { STATE } from "../payments/payment-states";
+import { STATE } from "../ledger/payment-states";
 
 /** The states the list shows. */
 export const LISTED_STATES = [STATE.pending, STATE.claimed, STATE.unserved] as const;

@@ -1,6 +1,6 @@
 // One health probe, bounded in time: its result or a fixed failure kind, with how long it took.
 import "server-only";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** What a failed probe reports. SECURITY: never the error's message: an RPC or provider URL may carry an API key. */
 export type ProbeFailure = "timeout" | "unreachable";

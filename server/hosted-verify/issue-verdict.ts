@@ -5,13 +5,13 @@ import { ConfigError, type Config } from "../env";
 import { AppError } from "../errors";
 import type { Logger } from "../log";
 import type { ServiceKeys } from "../keys/service-keys";
-import type { Runtime } from "../runtime/runtime";
+import type { Runtime } from "../context/runtime";
 import { signDocument } from "../receipts/sign-receipt";
 import { serverVerifier } from "../keys/server-verifier";
 import { VerifierFetchError, VerifyInputError } from "../verify";
-import { createBackoffFetch } from "../chain/rpc-backoff";
+import { createBackoffFetch } from "../facilitator/rpc-backoff";
 import { createGuardedFetch } from "./guarded-fetch";
-import type { VerifyRequest, VerifyResponse } from "./verify-request-schema";
+import type { VerifyRequest, VerifyResponse } from "../schemas/verify-request-schema";
 
 /** The whole hosted verification is bounded: a verdict comes back within about 10 s or the request fails. */
 const VERIFY_REQUEST_TIMEOUT_MS = 10_000;

@@ -5,7 +5,7 @@ import "server-only";
 import { createHmac, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import type { Config } from "../env";
-import { ipHashSalt } from "../grants/ip-hash-salt";
+import { ipHashSalt } from "./ip-hash-salt";
 import type { Settings } from "../settings/setting-definitions";
 import { PEER_ADDRESS_HEADER } from "./peer-address";
 

@@ -65,7 +65,7 @@ export const FRONT_SERVER_LIMITS: FrontServerLimits = {
 /** What a request whose target is not a path is told. */
 export const NOT_ORIGIN_FORM_MESSAGE = "the request target must be a path, such as /api/v1/models (origin-form): this server is not a proxy";
 
-// The bodies every error has (server/errors.ts errorBody), written out: this server runs outside Next's bundles, and
+// The bodies every error has (server/errors/index.ts errorBody), written out: this server runs outside Next's bundles, and
 // errors.ts is server-only. front-server.test.ts holds them to errorBody.
 /** 400 invalid_request for a target that is not origin-form. */
 export const NOT_ORIGIN_FORM_BODY = JSON.stringify({ error: { message: NOT_ORIGIN_FORM_MESSAGE, type: "invalid_request_error", param: null, code: "invalid_request" } });

@@ -9,7 +9,7 @@ import { loadSigningKey } from "./load-signing-key";
 import type { Ed25519Keypair } from "./parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "./refuse-shared-keys";
 import { parseRetiredOperatorKeys, refuseRetiredOperatorKey, RETIRED_KEYS_VARIABLE } from "./retired-operator-keys";
-import { loadLogIdentity, type LogIdentity } from "../transparency/log-key";
+import { loadLogIdentity, type LogIdentity } from "./log-key";
 
 export const OPERATOR_DEV_KEY_FILE = "operator-key.json";
 export const VERIFIER_DEV_KEY_FILE = "verifier-key.json";

@@ -6,8 +6,8 @@ import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { isUniqueViolation } from "../db";
 import { hotQuery } from "../db/hot-query";
 import { pointsExpression } from "./credit-holds";
-import type { CreditMove } from "../payments/payment-transition";
-import { creditedPaymentStatement } from "../payments/payment-row-statements";
+import type { CreditMove } from "./payment-transition";
+import { creditedPaymentStatement } from "./payment-row-statements";
 
 export type CreditKind = "payment_credit" | "topup_credit" | "grant_credit" | "test_credit";
 

@@ -9,8 +9,8 @@ import { randomUUID } from "node:crypto";
 import { Prisma, type DbClient, type DbTransaction } from "../db";
 import { logEvent, type Logger } from "../log";
 import { hotQuery } from "../db/hot-query";
-import { refundedPaymentStatement, renewedPaymentStatement, servedPaymentStatement } from "../payments/payment-row-statements";
-import { fromStates, movesOf } from "../payments/payment-transition";
+import { refundedPaymentStatement, renewedPaymentStatement, servedPaymentStatement } from "./payment-row-statements";
+import { fromStates, movesOf } from "./payment-transition";
 
 export type HoldStatus = "held" | "captured" | "released";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMetrics, onStep, timeStep, type Step } from "./registry";
-import { systemClock } from "../runtime/runtime";
+import { systemClock } from "../clock";
 
 const m = createMetrics(systemClock);
 

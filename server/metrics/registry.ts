@@ -2,7 +2,7 @@
 // Metrics are per process: with several instances, Prometheus scrapes each one and sums across them.
 import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** Seconds; from a fast local verify to a slow provider's whole answer. */
 const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

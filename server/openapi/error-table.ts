@@ -1,4 +1,4 @@
-// The error table as Markdown, from server/errors.ts: the one source for the OpenAPI document's description and
+// The error table as Markdown, from server/errors/index.ts: the one source for the OpenAPI document's description and
 // docs/errors.md, so neither can name a code the service does not answer.
 import "server-only";
 import { ERRORS, type ErrorRow } from "../errors";

@@ -6,13 +6,13 @@ import { z } from "zod";
 import { errorTableMarkdown } from "./error-table";
 import { ERROR_STATUS, type ErrorCode } from "../errors";
 import { claimGrantSchema } from "../grants/claim-grant";
-import { verifyRequestSchema, verifyResponseSchema } from "../hosted-verify/verify-request-schema";
+import { verifyRequestSchema, verifyResponseSchema } from "../schemas/verify-request-schema";
 import { signInSchema } from "../operator-auth/sign-in";
-import { inferenceRequestSchema } from "../prepaid/inference-request-schema";
-import { embeddingsResponseSchema } from "../embeddings/embeddings-response-body";
+import { inferenceRequestSchema } from "../schemas/inference-request-schema";
+import { embeddingsResponseSchema } from "../schemas/embeddings-response-body";
 import type { NetworkRegistry } from "../verify";
 import { PAID_ROUTE_REGISTRY, PAID_ROUTES, type PaidRouteRow } from "../x402/paid-routes";
-import * as r from "./response-schemas";
+import * as r from "../schemas/response-schemas";
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import type { DbClient } from "../db";
 import { isUniqueViolation } from "../db";
 import { AppError } from "../errors";
 import { logEvent, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { serverVerifier } from "../keys/server-verifier";
 import { isBase58PublicKey } from "../verify";
 import { loginLinkMessage, SIGN_IN_TTL_MS } from "./login-link-message";

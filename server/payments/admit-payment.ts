@@ -4,10 +4,10 @@
 // settings change under the request before anything was taken, the route's plan is worked out again here.
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import type { NetworkId } from "../verify";
 import { familyFacts } from "../verify/chain-family-facts";
-import { crashPoint } from "../runtime/crash-point";
+import { crashPoint } from "../env/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
@@ -23,7 +23,7 @@ import { decodePaymentHeader, readPaymentHeader } from "../x402/payment-headers"
 import type { AdmitPaymentInput, AdmittedOutcome, PaidRequest, PaidRequestOutcome, PaidRequestState, PaymentPlan, Replan } from "./paid-request-types";
 import { paidRoute } from "../x402/paid-routes";
 import { chainUnavailable, eventNames, paymentError, paymentIdConflict, recordFailure, refused } from "./payment-answers";
-import { SETTLEMENT_EXPIRED } from "./payment-states";
+import { SETTLEMENT_EXPIRED } from "../ledger/payment-states";
 import { findOrClaimPayment, readPaymentByKey } from "./payment-store";
 import { resumeKnown } from "./resume-payment";
 import { laneSource, settleClaimed } from "./settle-payment";

@@ -2,7 +2,7 @@
 // transit): the same body, the same receipt and the same x402 signed receipt, plain or streamed as it was asked. Never
 // a second call, and never a new signature: a replay tells nothing the first answer did not.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import type { ServedCall } from "../pipeline/call-types";

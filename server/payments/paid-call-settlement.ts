@@ -4,7 +4,7 @@
 // database refuses for good is refunded to the payer's credit (the payment ends `refunded`).
 import "server-only";
 import type { Payment } from "../db";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { readBalance } from "../ledger/credit-agent";
 import { refundHold } from "../ledger/credit-holds";
@@ -14,7 +14,7 @@ import type { PaidRoute } from "../x402/paid-routes";
 import { settlementHeaders } from "../x402/payment-headers";
 import type { SettledPayment } from "./paid-request-types";
 import { markUnserved } from "./payment-store";
-import { movesOf } from "./payment-transition";
+import { movesOf } from "../ledger/payment-transition";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
 
 const RETRY_AFTER = { "Retry-After": "1" };

@@ -9,7 +9,7 @@ import type { Settings } from "../settings/setting-definitions";
 import type { StoredSettings } from "../settings/read-settings";
 import type { DecodedPayment } from "../x402/payment-headers";
 import type { PaidRoute } from "../x402/paid-routes";
-import type { PaymentPurpose } from "./payment-states";
+import type { PaymentPurpose } from "../ledger/payment-states";
 
 /** A payment whose transfer landed and whose hold is reserved for the call it pays for. */
 export type SettledPayment = Payment & { txSignature: string; status: "settled" | "serving" };

@@ -2,7 +2,7 @@
 // counts that go with them.
 import "server-only";
 import type { PaymentPayload } from "@x402/core/types";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";

@@ -7,11 +7,11 @@ import type { PaymentPayload } from "@x402/core/types";
 import { isUniqueViolation, Prisma, type DbClient, type Payment } from "../db";
 import { hotExecute, hotQuery } from "../db/hot-query";
 import { logEvent, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "../settings/read-settings";
 import { settlementExpiry } from "../x402/find-landed-settlement";
-import type { PaymentPurpose, PaymentStatus } from "./payment-states";
-import { fromStates, moveOf, targetOf, type Move } from "./payment-transition";
+import type { PaymentPurpose, PaymentStatus } from "../ledger/payment-states";
+import { fromStates, moveOf, targetOf, type Move } from "../ledger/payment-transition";
 import { epochMsOf, laneAttempt, laneRefusedMsExpression, takeLaneStatement, type LaneAttempt } from "./settlement-lane";
 
 export interface NewPayment {

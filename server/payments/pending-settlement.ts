@@ -7,13 +7,13 @@
 import "server-only";
 import { isV1Payment } from "../x402/x402-v1";
 import type { PaymentPayload } from "@x402/core/types";
-import type { Runtime as AppContext } from "../runtime/runtime";
+import type { Runtime as AppContext } from "../context/runtime";
 import type { DbClient, Payment } from "../db";
 import { AppError } from "../errors";
 import { familyAdapter } from "../chain/family-adapter";
 import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
-import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED } from "./payment-states";
-import { moveOf } from "./payment-transition";
+import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED } from "../ledger/payment-states";
+import { moveOf } from "../ledger/payment-transition";
 import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
 import { logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";

@@ -6,10 +6,10 @@
 import "server-only";
 import type { DbClient } from "../db";
 import type { Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { whenDatabaseBack } from "../db/when-database-back";
 import { releaseAfterDatabaseLoss, type HeldPayment } from "./payment-store";
-import { movesOf } from "./payment-transition";
+import { movesOf } from "../ledger/payment-transition";
 
 /**
  * When `err` is a lost database, hands `payment` back to its request's retry once the database is back, if the attempt

@@ -4,8 +4,8 @@
 // pending; refused → failed; sent and never able to land → expired.
 import "server-only";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { AppContext } from "../app-context";
-import { crashPoint } from "../runtime/crash-point";
+import type { AppContext } from "../context/app-context";
+import { crashPoint } from "../env/crash-point";
 import type { Payment } from "../db";
 import { AppError } from "../errors";
 import { creditAgent } from "../ledger/credit-agent";
@@ -17,8 +17,8 @@ import { findLandedSettlement, findPendingSettlement } from "../x402/find-landed
 import { payingAccount } from "../x402/paying-account";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
 import { eventNames, feeField, paymentError, recordFailure, refused, replay } from "./payment-answers";
-import { SETTLEMENT_EXPIRED } from "./payment-states";
-import { moveOf } from "./payment-transition";
+import { SETTLEMENT_EXPIRED } from "../ledger/payment-states";
+import { moveOf } from "../ledger/payment-transition";
 import { keepClaim, markFailed, markPending, type ClaimKeeper } from "./payment-store";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
 import { countSettlement, settlementPendingError } from "./pending-settlement";

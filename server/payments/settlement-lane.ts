@@ -6,7 +6,7 @@
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { hotExecute, hotQuery } from "../db/hot-query";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
 const LANE_WAIT_MS = 15_000;

@@ -3,7 +3,7 @@
 // settlement nobody waited for), and kept: the payer's repeat of the request gets that answer back, never a balance
 // read later (which only the agent's own signature may read) and never a new receipt.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import type { Payment } from "../db";
 import { logEvent } from "../log";
 import { keptAnswerText, readKeptAnswer, type KeptAnswer } from "../pipeline/kept-answer";

@@ -4,7 +4,7 @@ import "server-only";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import type { DbClient } from "../db";
 import type { Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import type { AppError } from "../errors";
 import type { ReceiptFacts } from "../receipts/build-receipt";
 import type { Completion, StreamEvent, Upstream } from "../upstream";

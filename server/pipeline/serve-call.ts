@@ -20,9 +20,9 @@
 // completion, embeddings) is the route's upstream job: the route builds both, and this module never knows which route
 // it serves or what it calls.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { isPermanentDatabaseError } from "../db/classify-database-error";
-import { crashPoint } from "../runtime/crash-point";
+import { crashPoint } from "../env/crash-point";
 import { AppError } from "../errors";
 import { receiptFitsLog } from "../ledger/attach-receipt";
 import { captureHold, renewLease, type CaptureFacts, type CaptureOutcome } from "../ledger/credit-holds";

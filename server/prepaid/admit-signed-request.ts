@@ -11,7 +11,7 @@ import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type Setti
 import { balanceExpression, pointsExpression, reserveCtes, reserveOutcome, type HoldRequest, type HoldStatus, type ReserveOutcome } from "../ledger/credit-holds";
 import { hotQuery } from "../db/hot-query";
 import type { Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 

@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { importsOf } from "../../devtools/layers/import-graph";
 
-/** The composition root (server/app-context.ts, server/runtime/ but its crash-point hook): built by the entry point. */
-const isCompositionRoot = (file: string) => file === "server/app-context.ts" || (file.startsWith("server/runtime/") && file !== "server/runtime/crash-point.ts");
+/** The composition root (server/context/app-context.ts, server/runtime/ but its crash-point hook): built by the entry point. */
+const isCompositionRoot = (file: string) => file === "server/context/app-context.ts" || (file.startsWith("server/runtime/") && file !== "server/env/crash-point.ts");
 
 /** Every file `entry` reaches through imports that remain at run time (`import type` is erased). */
 function runtimeGraph(entry: string): Set<string> {
@@ -20,7 +20,7 @@ function runtimeGraph(entry: string): Set<string> {
   return seen;
 }
 
-const SHARED_WITH_THE_LEDGER = ["server/payments/payment-states.ts", "server/payments/payment-row-statements.ts"];
+const SHARED_WITH_THE_LEDGER = ["server/ledger/payment-states.ts", "server/ledger/payment-row-statements.ts"];
 
 describe("the prepaid route's module graph", () => {
   it.each(["app/api/v1/inference/route.ts", "server/responses/serve-prepaid-responses.ts"])("from %s reaches no part of the paid state machine", (entry) => {

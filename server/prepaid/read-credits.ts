@@ -10,7 +10,7 @@ import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 import type { Config } from "../env";
 import type { Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** Most recent ledger entries returned. */
 const RECENT_ENTRIES = 50;

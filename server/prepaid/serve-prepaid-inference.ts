@@ -3,12 +3,11 @@
 // captures exactly its cost (or releases the hold when the upstream fails). Same ledger as the paid route, per network.
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { AppContext } from "../app-context";
-import { crashPoint } from "../runtime/crash-point";
+import type { AppContext } from "../context/app-context";
+import { crashPoint } from "../env/crash-point";
 import { whenDatabaseBack } from "../db/when-database-back";
 import { AppError } from "../errors";
 import { rateLimitIpHash } from "../http/client-ip";
-import { schedulePurge } from "../http/purge-expired-rows";
 import { parseJsonText } from "../http/read-json-body";
 import { parseWith } from "../http/parse-with";
 import { releaseHold, reserveCredit } from "../ledger/credit-holds";
@@ -22,7 +21,7 @@ import type { Settings } from "../settings/setting-definitions";
 import { worstCaseCostUnits } from "../upstream";
 import { formatUnitsAsUsdc, parseUsdcToUnits, type NetworkRow } from "../verify";
 import { admitAndHold, type AdmissionRequest, type HoldWithAdmission } from "./admit-signed-request";
-import { inferenceRequestSchema, type InferenceRequest } from "./inference-request-schema";
+import { inferenceRequestSchema, type InferenceRequest } from "../schemas/inference-request-schema";
 import { PREPAID_CALL_SETTLEMENT } from "./prepaid-call-settlement";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
@@ -119,7 +118,6 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
     whenDatabaseBack(ctx, err, { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } }, () => releaseHold(ctx.db, holdId));
     throw err;
   });
-  schedulePurge(ctx);
   rememberStoredSettings(ctx.state, admission.stored);
   const plan = admission.ok && admission.hold && guess ? guess : planCall(ctx, body, admission.settings, admitted);
   admitted.network = plan.network.caip2;

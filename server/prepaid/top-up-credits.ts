@@ -4,7 +4,7 @@
 // payment is refused. On Base the payer is a 0x address, which cannot sign prepaid requests, so there `agent_pubkey`
 // (the Ed25519 key that will spend the credit) is required.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "../verify";
 import { admitPayment, planPayment } from "../payments/admit-payment";
@@ -12,7 +12,7 @@ import type { PaymentPlan } from "../payments/paid-request-types";
 import type { Settings } from "../settings/setting-definitions";
 import { familyFacts } from "../verify/chain-family-facts";
 import { admitNetwork } from "../pipeline/network-gate";
-import type { TopUpRequest } from "./top-up-request-schema";
+import type { TopUpRequest } from "../schemas/top-up-request-schema";
 import { answerTopUp, keptTopUpAnswer, topUpHeaders } from "../payments/top-up-answer";
 import { topUpRequestDigest } from "../x402/request-digest";
 

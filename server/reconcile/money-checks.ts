@@ -12,7 +12,7 @@
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { usdcNumberToUnits } from "../verify";
-import { LANDED_STATES, STATE } from "../payments/payment-states";
+import { LANDED_STATES, STATE } from "../ledger/payment-states";
 
 export type MoneyMismatchKind =
   | "charge_mismatch"

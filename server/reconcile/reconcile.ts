@@ -24,7 +24,7 @@ import { configuredDepositAddress } from "../x402/deposit-address";
 import type { Inflow } from "../chain/chain-inflows";
 import { familyAdapter } from "../chain/family-adapter";
 import { checkMoney, type MoneyMismatchKind } from "./money-checks";
-import { LANDED_STATES, STATE } from "../payments/payment-states";
+import { LANDED_STATES, STATE } from "../ledger/payment-states";
 import type { Logger } from "../log";
 
 export const MISMATCH_KINDS = [

@@ -1,10 +1,10 @@
 // A Responses request as the chat call it asks for: both routes of the Responses API serve it through the chat
 // call's shape, so the mapping is one module that neither route's money path owns.
 import "server-only";
-import type { ChatMessage, ChatRequest } from "../chat/chat-request-schema";
+import type { ChatMessage, ChatRequest } from "../schemas/chat-request-schema";
 import { AppError } from "../errors";
 import { responsesPromptMessages } from "../verify";
-import type { ResponsesRequest } from "./responses-request-schema";
+import type { ResponsesRequest } from "../schemas/responses-request-schema";
 
 /**
  * The chat call a Responses request asks for: the messages its instructions and input map to (what the receipt's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sseData } from "../streaming/read-sse";
+import { sseData } from "../upstream/read-sse";
 import { responsesEventStream, responsesObject } from "./responses-answer";
 
 const request = { model: "local/echo-1", input: "hi" };

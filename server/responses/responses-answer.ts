@@ -9,7 +9,7 @@
 import "server-only";
 import { SSE_HEADERS } from "../streaming/sse-inference";
 import type { ServedCall } from "../pipeline/call-types";
-import type { ResponsesRequest } from "./responses-request-schema";
+import type { ResponsesRequest } from "../schemas/responses-request-schema";
 
 /** The chat answer's fields this mapping reads (completion-body.ts, and the stream's chunks). */
 interface ChatAnswer {

@@ -2,13 +2,13 @@
 // cap, the same model gate), paid and served by the chat route's money path, with the payment bound to the Responses
 // request under the responses route's own digest; the answer is mapped back to the Responses shape.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { servePaidChat } from "../chat/serve-paid-chat";
 import { responsesRequestDigest } from "../x402/request-digest";
 import type { ServedCall } from "../pipeline/call-types";
 import { asResponsesAnswer } from "./responses-answer";
 import { chatRequestOf } from "./chat-request-of";
-import type { ResponsesRequest } from "./responses-request-schema";
+import type { ResponsesRequest } from "../schemas/responses-request-schema";
 
 export interface PaidResponsesInput {
   body: ResponsesRequest;

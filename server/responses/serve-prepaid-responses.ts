@@ -4,14 +4,14 @@
 // the Responses shape. Its receipt covers the messages the request maps to, as on the paid route.
 import "server-only";
 import { z } from "zod";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
 import type { ServedCall } from "../pipeline/call-types";
-import type { InferenceRequest } from "../prepaid/inference-request-schema";
+import type { InferenceRequest } from "../schemas/inference-request-schema";
 import { chatPrepaidCall, servePrepaidInference } from "../prepaid/serve-prepaid-inference";
 import { asResponsesAnswer } from "./responses-answer";
-import { responsesRequestSchema, type ResponsesRequest } from "./responses-request-schema";
+import { responsesRequestSchema, type ResponsesRequest } from "../schemas/responses-request-schema";
 import { chatRequestOf } from "./chat-request-of";
 
 /** The path a prepaid responses request's signature names. */

@@ -2,12 +2,12 @@
 // served from that agent's prepaid credit; any other is paid per call with x402. The signed way checks its signature
 // over the exact bytes before parsing, so this takes the body as bytes.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
 import { parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
-import { responsesRequestSchema } from "./responses-request-schema";
+import { responsesRequestSchema } from "../schemas/responses-request-schema";
 import { servePaidResponses } from "./serve-paid-responses";
 import { servePrepaidResponses } from "./serve-prepaid-responses";
 

@@ -7,7 +7,7 @@ import { startPendingSweeper } from "../payments/pending-settlement";
 import { RELAY_SWEEP_EVERY_MS } from "../facilitator/evm-relay-ledger";
 import { startLogPublisher } from "../transparency/publish-log";
 import type { EvmFacilitator } from "../facilitator/create-evm-facilitator";
-import type { Runtime } from "./runtime";
+import type { Runtime } from "../context/runtime";
 
 /** Starts the runtime's background jobs; returns the function that stops them all. */
 export function startBackgroundJobs(runtime: Runtime): () => void {

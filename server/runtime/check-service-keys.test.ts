@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../env";
 import { generateKeypair, parseSecretKey, type Ed25519Keypair } from "../keys/parse-secret-key";
 import { SERVICE_KEY_VARIABLES, type ServiceKeyVariable } from "../keys/refuse-shared-keys";
-import { LOG_DEV_KEY_FILE } from "../transparency/log-key";
+import { LOG_DEV_KEY_FILE } from "../keys/log-key";
 import { checkServiceKeys } from "./check-service-keys";
 
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "signet-check-keys-"));

@@ -15,9 +15,10 @@ import { createUpstream, type Upstream } from "../upstream";
 import { readSettings } from "../settings/read-settings";
 import { createShutdownFlag, type ShutdownFlag } from "../health/shutdown-state";
 import type { HealthCache } from "../health/check-health";
-import { RecordOutbox } from "../pipeline/record-outbox";
+import { RecordOutbox } from "../context/record-outbox";
 import { createDepositReadiness } from "./deposit-ready";
-import { systemClock, type Clock, type Runtime } from "./runtime";
+import { type Runtime } from "../context/runtime";
+import { systemClock, type Clock } from "../clock";
 
 export interface RuntimeOptions {
   /** Default: the wall clock. */

@@ -3,7 +3,7 @@ import "server-only";
 import type { NetworkId } from "../verify";
 import { ensureDepositTokenAccount } from "../facilitator/ensure-deposit-token-account";
 import type { Logger } from "../log";
-import type { Clock } from "./runtime";
+import type { Clock } from "../clock";
 import type { PaymentGateway } from "../x402/payment-gateway";
 
 /**

@@ -8,7 +8,7 @@ import { FACILITATOR_EVM_DEV_KEY_FILE } from "../facilitator/create-evm-facilita
 import { FACILITATOR_DEV_KEY_FILE } from "../facilitator/create-facilitator";
 import { OPERATOR_DEV_KEY_FILE, VERIFIER_DEV_KEY_FILE } from "../keys/service-keys";
 import { DEV_OPERATOR_SIGN_IN_KEY_FILE } from "../operator-auth/dev-operator";
-import { LOG_DEV_KEY_FILE } from "../transparency/log-key";
+import { LOG_DEV_KEY_FILE } from "../keys/log-key";
 
 /** Every file a dev key loader writes into the data directory: the service roles' keys and the dashboard's sign-in key. */
 export const DEV_KEY_FILES: readonly string[] = [

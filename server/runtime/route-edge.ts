@@ -9,7 +9,7 @@ import type pino from "pino";
 import type { Config } from "../env";
 import type { HealthCache, HealthSource } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
-import type { Runtime } from "./runtime";
+import type { Runtime } from "../context/runtime";
 
 interface Edge {
   runtime?: Promise<Runtime>;
@@ -110,7 +110,7 @@ export async function routeHealthSource(): Promise<HealthSource> {
   const runtime = await routeRuntime().catch((err: unknown) => err as Error);
   if (!(runtime instanceof Error)) return { config: runtime.config, deps: () => runtimeHealthDeps(runtime), cache: e.health, shutdown: edgeShutdown, clock: runtime.clock };
   const config = await routeConfig();
-  const [{ createFacilitator }, { systemClock }] = await Promise.all([import("../facilitator/create-facilitator"), import("./runtime")]);
+  const [{ createFacilitator }, { systemClock }] = await Promise.all([import("../facilitator/create-facilitator"), import("../context/runtime")]);
   return {
     config,
     deps: () => ({

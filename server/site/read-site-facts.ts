@@ -3,7 +3,7 @@
 // a browser may use per network). Public facts only: nothing here is a secret or another agent's data.
 import "server-only";
 import type { ServiceKeys } from "../keys/service-keys";
-import type { Runtime } from "../runtime/runtime";
+import type { Runtime } from "../context/runtime";
 import { verifierKeyResource } from "../hosted-verify/issue-verdict";
 import { operatorKeyResource } from "../keys/operator-key-resource";
 import { logEvent, type Logger } from "../log";

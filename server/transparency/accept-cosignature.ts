@@ -7,7 +7,7 @@ import { AppError } from "../errors";
 import { logEvent, type Logger } from "../log";
 import { checkNoteSignature, formatSignatureLine, parseCheckpointText, parseSignedNote } from "../verify";
 import { verifyEd25519Node } from "../keys/node-ed25519";
-import type { LogIdentity } from "./log-key";
+import type { LogIdentity } from "../keys/log-key";
 import { readCheckpoint, type StoredCheckpoint } from "./read-log";
 
 /** Stores the known witnesses' cosignatures found in `noteText`; answers the checkpoint with every cosignature it has. */

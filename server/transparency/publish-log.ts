@@ -22,7 +22,7 @@ import type { DbClient, DbTransaction } from "../db";
 import { signEd25519, verifyEd25519Node } from "../keys/node-ed25519";
 import { logEvent, type Logger } from "../log";
 import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, parseCheckpointText, parseSignedNote, TILE_HEIGHT, treeHash } from "../verify";
-import { logSigners, type LogIdentity, type LogSigner } from "./log-key";
+import { logSigners, type LogIdentity, type LogSigner } from "../keys/log-key";
 import { checkLogKeyContinuity, type LogKeyContinuity } from "./log-key-continuity";
 import type { ServiceKeys } from "../keys/service-keys";
 import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";

@@ -5,7 +5,7 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { encodeBase64, parseCheckpointText, parseSignedNote } from "../verify";
-import type { LogIdentity } from "./log-key";
+import type { LogIdentity } from "../keys/log-key";
 import { readLatestCheckpoint } from "./publish-log";
 import { logKeyResource } from "./read-log";
 

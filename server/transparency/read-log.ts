@@ -5,7 +5,7 @@ import "server-only";
 import type { DbClient, DbTransaction } from "../db";
 import { AppError } from "../errors";
 import { encodeBase64, encodeEntryBundle, hashesAtTileLevel, proveInclusion, tileHashReader, TILE_HEIGHT, TILE_WIDTH, type HashReader, type ReceiptLogProof } from "../verify";
-import type { LogIdentity } from "./log-key";
+import type { LogIdentity } from "../keys/log-key";
 
 /** Seconds a client should wait before asking again for a receipt not yet in a checkpoint: about one sequencer round. */
 const LOG_PENDING_RETRY_AFTER_S = 2;

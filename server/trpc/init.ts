@@ -1,10 +1,10 @@
 // tRPC v11 setup: the context carries the runtime, its database and the operator session read from the cookie;
 // `operatorProcedure` refuses without a session (401, no data) and checks Origin on mutations. Errors are formatted
-// from the same table as the REST routes (server/errors.ts): a stable code, never an internal message.
+// from the same table as the REST routes (server/errors/index.ts): a stable code, never an internal message.
 import "server-only";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { DbClient } from "../db";
-import type { Runtime } from "../runtime/runtime";
+import type { Runtime } from "../context/runtime";
 import { AppError, ERROR_STATUS } from "../errors";
 import { readSession, type OperatorSession } from "../operator-auth/session";
 

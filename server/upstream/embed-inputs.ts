@@ -7,7 +7,7 @@ import { embedLocally } from "./local-embedding-model";
 import { EMBEDDING_MODEL_CATALOG, embeddingCostFromTokens, findEmbeddingModel, usdCostToUnits, type EmbeddingCatalogModel } from "./model-catalog";
 import { UpstreamError } from "./openai-compatible-client";
 import { requestEmbeddings, type ProviderEmbeddingRequest } from "./openai-compatible-embeddings";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** What the embeddings part of the facade needs of the upstream config. */
 export interface EmbedderConfig {

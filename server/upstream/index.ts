@@ -9,7 +9,7 @@ import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits
 import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ProviderStreamEvent, type ToolCallDelta } from "./openai-compatible-client";
 import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
 import { wellFormed, wellFormedJson, wellFormedPieces } from "./well-formed-text";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 export { UpstreamError } from "./openai-compatible-client";
 export { findModel, worstCaseCostUnits, completionCap, offeredOnNetwork, LOCAL_MODEL_ID } from "./model-catalog";

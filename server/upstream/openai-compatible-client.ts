@@ -1,7 +1,7 @@
 // A client for any OpenAI-compatible `/chat/completions` provider (OpenRouter by default), whole or streamed (SSE).
 // Time-bounded, abortable, and it never surfaces the provider's raw body or our API key in an error.
 import "server-only";
-import { sseDataText } from "../streaming/read-sse";
+import { sseDataText } from "./read-sse";
 import type { CompletionParams, UpstreamMessage } from "./chat-message";
 
 export type UpstreamFailure = "timeout" | "http_error" | "bad_response" | "network" | "aborted" | "model_unavailable";

@@ -58,7 +58,7 @@ function literalsIn(text: string): string[] {
 describe("network literals", () => {
   it("finds the files it checks (the walk reached the service and its pages)", () => {
     const files = checkedFiles();
-    expect(files).toContain("server/env.ts");
+    expect(files).toContain("server/env/index.ts");
     expect(files).toContain("app/dashboard/figure-charts.tsx");
     expect(files).not.toContain("server/verify/network-registry.ts");
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createJWS, verifyOfferSignatureJWS, verifyReceiptSignatureJWS, type JWSSigner } from "@x402/extensions/offer-receipt";
-import { buildDidDocument } from "../discovery/did-web-document";
+import { buildDidDocument } from "../keys/did-web-document";
 import { signEd25519, verifyEd25519Node } from "../keys/node-ed25519";
 import { generateKeypair, type Ed25519Keypair } from "../keys/parse-secret-key";
 import { verifyEd25519Noble } from "./ed25519";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { bazaarResourceServerExtension, validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
-import { chatRequestSchema } from "../chat/chat-request-schema";
+import { chatRequestSchema } from "../schemas/chat-request-schema";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
 import { SHIPPED_NETWORKS } from "../verify";
-import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
-import { responsesRequestSchema } from "../responses/responses-request-schema";
-import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
+import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../schemas/response-schemas";
+import { responsesRequestSchema } from "../schemas/responses-request-schema";
+import { topUpRequestSchema } from "../schemas/top-up-request-schema";
 import { bazaarDeclaration, jsonSchemaOf } from "./bazaar-metadata";
 import { PAID_ROUTE_EXAMPLES as BAZAAR_EXAMPLES } from "./paid-route-examples";
 import { chatDiscoverySchema, PAID_ROUTES, paidRoute, responsesAnswerSchema, type PaidRoute } from "./paid-routes";

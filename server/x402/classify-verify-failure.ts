@@ -5,7 +5,7 @@
 // payment costs nothing extra.
 import "server-only";
 import { address, type Rpc, type SolanaRpcApi } from "@solana/kit";
-import { solanaMessage } from "./solana-message";
+import { solanaMessage } from "../facilitator/solana-message";
 import type { PaymentPayload } from "@x402/core/types";
 
 export type VerifyFailureReason = "payment_expired" | "insufficient_balance" | "payment_invalid";

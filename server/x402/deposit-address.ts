@@ -3,7 +3,7 @@
 // decide: server/verify/chain-family-facts.ts). Used to build requirements, for x402 discovery, and by reconcile to
 // know which addresses to read.
 import "server-only";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import type { NetworkId } from "../verify";
 import { familyFacts, type DepositFacts, type DepositProblem } from "../verify/chain-family-facts";
 import { AppError } from "../errors";

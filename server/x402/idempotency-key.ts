@@ -9,7 +9,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { canonicalJson, sha256Hex } from "../verify";
-import { solanaMessage } from "./solana-message";
+import { solanaMessage } from "../facilitator/solana-message";
 
 /** The payment's idempotency key: `svm:<sha256 of the message>`, `evm:<network>:<token>:<from>:<nonce>`, or `payload:<sha256>`. */
 export function paymentIdempotencyKey(payload: PaymentPayload): string {

@@ -9,10 +9,10 @@ import {
   type JWSSignedOffer,
   type JWSSignedReceipt,
 } from "@x402/extensions/offer-receipt";
-import { serviceDidDocument } from "../discovery/did-web-document";
+import { serviceDidDocument } from "../keys/did-web-document";
 import { generateKeypair } from "../keys/parse-secret-key";
 import { createLogger } from "../log";
-import { systemClock } from "../runtime/runtime";
+import { systemClock } from "../clock";
 import { createOfferReceipts, offerReceiptDeclaration } from "./offer-receipt";
 
 const BASE_URL = "https://signet.example.com";

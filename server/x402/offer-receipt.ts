@@ -19,11 +19,11 @@ import {
   type SignedOffer,
   type SignedReceipt,
 } from "@x402/extensions/offer-receipt";
-import { operatorKeyIdAt } from "../discovery/did-web-document";
+import { operatorKeyIdAt } from "../keys/did-web-document";
 import { signEd25519 } from "../keys/node-ed25519";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { logEvent, loggableError, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 import { compactExtensions } from "./compact-extensions";
 import { paidRouteUrl, type PaidRoute } from "./paid-routes";
 

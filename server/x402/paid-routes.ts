@@ -5,14 +5,14 @@
 // metrics and the events derive from it: adding a paid route is a row here (and in paid-route-paths.ts) and its test.
 import "server-only";
 import type { z } from "zod";
-import { chatRequestFields, chatRequestSchema } from "../chat/chat-request-schema";
+import { chatRequestFields, chatRequestSchema } from "../schemas/chat-request-schema";
 import type { ErrorCode } from "../errors";
 import { PAID_ROUTE_PATHS, PAID_ROUTES, type PaidRoute } from "../http/paid-route-paths";
-import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../openapi/response-schemas";
-import { topUpRequestSchema } from "../prepaid/top-up-request-schema";
-import { embeddingsRequestFields, embeddingsRequestSchema } from "../embeddings/embeddings-request-schema";
-import { embeddingsResponseSchema } from "../embeddings/embeddings-response-body";
-import { responsesRequestFields, responsesRequestSchema } from "../responses/responses-request-schema";
+import { chatCompletionSchema, responsesObjectSchema, topUpResultSchema } from "../schemas/response-schemas";
+import { topUpRequestSchema } from "../schemas/top-up-request-schema";
+import { embeddingsRequestFields, embeddingsRequestSchema } from "../schemas/embeddings-request-schema";
+import { embeddingsResponseSchema } from "../schemas/embeddings-response-body";
+import { responsesRequestFields, responsesRequestSchema } from "../schemas/responses-request-schema";
 import type { NetworkId } from "../verify";
 import { PAID_ROUTE_EXAMPLES } from "./paid-route-examples";
 import { callRequestDigest } from "./request-digest";

@@ -1,6 +1,6 @@
-import { serviceDidDocument } from "@/server/discovery/did-web-document";
+import { serviceDidDocument } from "@/server/keys/did-web-document";
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { usableOperatorKeypair, usableOperatorKeys } from "@/server/keys/operator-key-resource";
 import { routeRuntime } from "@/server/runtime/route-edge";
 

@@ -1,6 +1,6 @@
 import { buildX402Discovery } from "@/server/discovery/x402-discovery";
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { apiRouteNotFound } from "@/server/http/unserved-routes";
+import { apiRouteNotFound } from "@/server/runtime/unserved-routes";
 
 export const dynamic = "force-dynamic";
 

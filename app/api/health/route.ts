@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { readHealthFor } from "@/server/health/check-health";
-import { handleRoute, parseWith } from "@/server/http/handle-route";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { routeHealthSource } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

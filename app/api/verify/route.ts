@@ -1,9 +1,10 @@
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { issueVerdict } from "@/server/hosted-verify/issue-verdict";
-import { verifyRequestSchema } from "@/server/hosted-verify/verify-request-schema";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { verifyRequestSchema } from "@/server/schemas/verify-request-schema";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { redocBundle } from "@/server/openapi/api-reference";
 import { AppError } from "@/server/errors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 
 export const dynamic = "force-dynamic";
 

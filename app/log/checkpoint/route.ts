@@ -1,6 +1,6 @@
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { readLatestCheckpoint } from "@/server/transparency/publish-log";
 
 export const dynamic = "force-dynamic";

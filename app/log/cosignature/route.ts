@@ -1,5 +1,5 @@
 import { requestRuntime } from "@/server/runtime/route-edge";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { readBodyText } from "@/server/http/read-json-body";
 import { acceptCosignature } from "@/server/transparency/accept-cosignature";
 

@@ -1,5 +1,5 @@
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { logKeyResource } from "@/server/transparency/read-log";
 import { routeRuntime } from "@/server/runtime/route-edge";
 

@@ -8,7 +8,7 @@ import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Receipt } from "../../../server/receipts/receipt-types";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
-import { readStreamedAnswer } from "../../../server/streaming/read-sse";
+import { readStreamedAnswer } from "../../../server/upstream/read-sse";
 import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../../server/keys/evm-key";

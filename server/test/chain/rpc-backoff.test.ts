@@ -6,14 +6,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
 import { createPublicClient } from "viem";
 import { toFacilitatorSvmSigner } from "@x402/svm";
-import { createBackoffHttpTransport, createBackoffSolanaRpc, RpcUnavailableError, type RpcBackoffOptions } from "../../chain/rpc-backoff";
+import { createBackoffHttpTransport, createBackoffSolanaRpc, RpcUnavailableError, type RpcBackoffOptions } from "../../facilitator/rpc-backoff";
 import { markChainUnavailable } from "../../facilitator/chain-unavailable";
 import { CHAIN_UNAVAILABLE } from "../../facilitator/chain-unavailable";
 import { createMetrics } from "../../metrics/registry";
 import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
 import { defineChain } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 
 type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | "hang";
 interface Hit {

@@ -23,10 +23,10 @@ import { generateKeypair } from "../../keys/parse-secret-key";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { tempDataDir, testEnv, testKnob } from "../support/env";
 import { buildPaymentHeader, challengeOf, FAST_SLOT_MS } from "../support/paid-stack";
-import type { CrashStep } from "../../runtime/crash-point";
+import type { CrashStep } from "../../env/crash-point";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { creditAgent } from "../../ledger/credit-agent";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { bundleChaosServer, type ChaosServerBundle } from "../../../devtools/chaos/bundle-chaos-server";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
 

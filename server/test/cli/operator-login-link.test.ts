@@ -12,7 +12,7 @@ import { generateKeypair, parseSecretKey } from "../../keys/parse-secret-key";
 import { devOperatorSignInKey } from "../../operator-auth/dev-operator";
 import { createLogger } from "../../log";
 import { redeemLoginLink } from "../../operator-auth/sign-in";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 import { runSignet, type CliRun } from "../support/signet-cli";
 
 /** Where the errors are logged: nowhere. */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
-import { readStreamedAnswer, receiptOfEvent, sseData } from "../../streaming/read-sse";
+import { readStreamedAnswer, receiptOfEvent, sseData } from "../../upstream/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import type { ServedStack } from "../support/http-service";
 import { startCompatStack, stockPayingFetch, type CompatStack } from "./compat-stack";

@@ -10,7 +10,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
-import { receiptOfEvent } from "../../streaming/read-sse";
+import { receiptOfEvent } from "../../upstream/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import type { ServedStack } from "../support/http-service";
 import { startCompatStack, stockPayingFetch, type CompatStack } from "./compat-stack";

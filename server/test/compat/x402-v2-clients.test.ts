@@ -12,7 +12,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operatorKeypair } from "../support/env";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";
 

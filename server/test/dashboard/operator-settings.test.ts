@@ -9,7 +9,7 @@ import { GET as trpcGet, POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
 import { GET as challengeRoute } from "@/app/api/operator/challenge/route";
 import { POST as signInRoute } from "@/app/api/operator/session/route";
 import { DEV_IP_HASH_SALT_FILE } from "../../dashboard/deployment-facts";
-import { ipHashSalt } from "../../grants/ip-hash-salt";
+import { ipHashSalt } from "../../http/ip-hash-salt";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { signDetached } from "../../receipts/sign-receipt";
 import { routeRuntime } from "../../runtime/route-edge";

@@ -10,7 +10,7 @@ import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { getSignatureFromTransaction, getTransactionDecoder, type KeyPairSigner } from "@solana/kit";
 import { POST as topUpRoute } from "@/app/api/v1/credits/route";
-import { chatRequestSchema } from "../../chat/chat-request-schema";
+import { chatRequestSchema } from "../../schemas/chat-request-schema";
 import type { Facilitator } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { signEd25519 } from "../../keys/node-ed25519";

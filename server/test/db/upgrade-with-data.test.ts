@@ -19,7 +19,7 @@ import { GET as tileRoute } from "@/app/log/tile/[...path]/route";
 import { applyMigrations, readMigrations, type SqlRunner } from "../../db/apply-migrations";
 import { openPostgres } from "../../db";
 import { createFacilitator, type Facilitator } from "../../facilitator/create-facilitator";
-import { transitionPairs } from "../../payments/payment-states";
+import { transitionPairs } from "../../ledger/payment-states";
 import { readKeptAnswer } from "../../pipeline/kept-answer";
 import { checkMoney } from "../../reconcile/money-checks";
 import { reconcile } from "../../reconcile/reconcile";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as embeddingsRoute } from "@/app/api/v1/embeddings/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
-import { MAX_EMBEDDING_INPUT_CHARS, MAX_EMBEDDINGS_BODY_BYTES } from "../../embeddings/embeddings-request-schema";
+import { MAX_EMBEDDING_INPUT_CHARS, MAX_EMBEDDINGS_BODY_BYTES } from "../../schemas/embeddings-request-schema";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 

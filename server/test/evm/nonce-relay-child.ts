@@ -8,7 +8,7 @@ import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes, eip3009ABI } from "@x402/evm";
 import { createEvmRelaySigner } from "../../facilitator/create-evm-facilitator";
 import { createPgNonceLock } from "../../facilitator/evm-nonce-lock";
-import { createBackoffHttpTransport } from "../../chain/rpc-backoff";
+import { createBackoffHttpTransport } from "../../facilitator/rpc-backoff";
 import { openPostgres } from "../../db";
 import { testSetting } from "../support/env";
 

@@ -24,7 +24,7 @@ import {
   type SignedReceipt,
 } from "@x402/extensions/offer-receipt";
 import bs58 from "bs58";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { startServedStack, type HttpService, type ServedStack } from "../support/http-service";
 import type { PaidStack } from "../support/paid-stack";
 

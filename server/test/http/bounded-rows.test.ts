@@ -7,7 +7,7 @@ import { GET as grantChallengeRoute } from "@/app/api/v1/grants/challenge/route"
 import { GET as operatorChallengeRoute } from "@/app/api/operator/challenge/route";
 import { readFigures } from "../../dashboard/read-figures";
 import { PEER_ADDRESS_HEADER } from "../../http/peer-address";
-import { purgeExpiredRows } from "../../http/purge-expired-rows";
+import { purgeExpiredRows } from "../../runtime/purge-expired-rows";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { readSettings } from "../../settings/read-settings";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";

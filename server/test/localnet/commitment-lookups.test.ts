@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentPayload } from "@x402/core/types";
 import { startLocalnet, type Localnet } from "../../../devtools/localnet";
-import { createBackoffSolanaRpc } from "../../chain/rpc-backoff";
+import { createBackoffSolanaRpc } from "../../facilitator/rpc-backoff";
 import type { Facilitator } from "../../facilitator/create-facilitator";
 import { solanaInflows } from "../../chain/chain-inflows";
 import { checkSolanaPayment } from "../../verify/check-solana-payment";

@@ -32,7 +32,7 @@ import {
   type ReceiptLogProof,
 } from "../../verify";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
-import { sseData } from "../../streaming/read-sse";
+import { sseData } from "../../upstream/read-sse";
 import { createLogger } from "../../log";
 
 /** Where this file's own sequencer rounds log: nowhere. */

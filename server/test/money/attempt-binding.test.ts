@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renewLease } from "../../ledger/credit-holds";
 import { markFailed, markPending, markUnserved, releaseAfterDatabaseLoss, takeOverStale } from "../../payments/payment-store";
-import { moveOf, movesOf } from "../../payments/payment-transition";
+import { moveOf, movesOf } from "../../ledger/payment-transition";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 let tdb: TestDatabase;

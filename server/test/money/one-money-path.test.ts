@@ -9,7 +9,7 @@ import { routeRuntime } from "../../runtime/route-edge";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { usdcNumberToUnits } from "../../verify";
 import type { Receipt } from "../../receipts/receipt-types";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";

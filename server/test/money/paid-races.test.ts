@@ -11,7 +11,7 @@ import { GET as challengeRoute } from "@/app/api/v1/grants/challenge/route";
 import { POST as grantRoute } from "@/app/api/v1/grants/route";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { signDetached } from "../../receipts/sign-receipt";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { writeSetting } from "../../settings/write-setting";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";

@@ -3,7 +3,7 @@
 // written. Every (from, to) pair of states is tried against the database here: exactly the table's moves succeed.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAYMENT_STATES, PAYMENT_TRANSITIONS, transitionPairs, type PaymentStatus } from "../../payments/payment-states";
+import { PAYMENT_STATES, PAYMENT_TRANSITIONS, transitionPairs, type PaymentStatus } from "../../ledger/payment-states";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 let tdb: TestDatabase;

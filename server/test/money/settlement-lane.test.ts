@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_FAILURES, takeSettlementLane } from "../../payments/settlement-lane";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 
 let tdb: TestDatabase;
 beforeAll(async () => {

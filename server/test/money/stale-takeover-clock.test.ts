@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeOverStale } from "../../payments/payment-store";
-import { moveOf } from "../../payments/payment-transition";
+import { moveOf } from "../../ledger/payment-transition";
 import { manualClock } from "../support/manual-clock";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 

@@ -11,7 +11,7 @@ import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { signedRequestMessage } from "../../prepaid/signed-request";
 import { signDetached } from "../../receipts/sign-receipt";
-import { sseData } from "../../streaming/read-sse";
+import { sseData } from "../../upstream/read-sse";
 import { startHttpService, type HttpService } from "../support/http-service";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { publishLog } from "../../transparency/publish-log";

@@ -7,7 +7,7 @@ import { GET as models } from "@/app/api/v1/models/route";
 import { edgeShutdown, routeRuntime } from "../../runtime/route-edge";
 import { testKnob } from "../support/env";
 import { createDrainTracker, drainOnSignals } from "../../health/drain-server";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 import { createFrontServer } from "../../http/front-server";
 import { answerWithRoute } from "../support/route-adapter";
 

@@ -9,7 +9,7 @@ import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent } from "../../ledger/credit-agent";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { createPayingFetch } from "../../agent/paying-fetch";
 import { createKeyPairSignerFromBytes } from "@solana/kit";

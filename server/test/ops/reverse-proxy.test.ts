@@ -27,7 +27,7 @@ import { freePort, REPO_ROOT, startSoakStack, type SoakStack } from "../../../de
 import { signRequestHeaders, newNonce } from "../../agent/sign-request";
 import { hashIp } from "../../http/client-ip";
 import { generateKeypair, toSolanaCliJson } from "../../keys/parse-secret-key";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { parseReceiptText, verifySignatureOnly } from "../../verify";
 
 const FULL = loadDevtoolsEnv().SIGNET_PROXY_FULL;

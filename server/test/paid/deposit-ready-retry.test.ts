@@ -9,7 +9,7 @@ import { startLocalnet, type Localnet } from "../../../devtools/localnet";
 import { signerFromKeypair } from "../../agent/paying-fetch";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { createLogger } from "../../log";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 import { SHIPPED_NETWORKS } from "../../verify/network-registry";
 import type { PaymentGateway } from "../../x402/payment-gateway";
 

@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
-import { schedulePurge } from "../../http/purge-expired-rows";
+import { schedulePurge } from "../../runtime/purge-expired-rows";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 

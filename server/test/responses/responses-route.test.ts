@@ -16,7 +16,7 @@ import { createPayingFetch } from "../../agent/paying-fetch";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
-import { sseData, receiptOfEvent } from "../../streaming/read-sse";
+import { sseData, receiptOfEvent } from "../../upstream/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";
 import { buildPaymentHeader, challengeOf } from "../support/paid-stack";

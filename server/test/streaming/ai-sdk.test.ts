@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";
 import { teeingFetch, type TeeingFetch } from "../support/tee-fetch";

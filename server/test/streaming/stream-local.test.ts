@@ -9,7 +9,7 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
-import { readStreamedAnswer, sseData } from "../../streaming/read-sse";
+import { readStreamedAnswer, sseData } from "../../upstream/read-sse";
 import { answerLocally } from "../../upstream/local-model";
 import { costFromTokens, findModel } from "../../upstream/model-catalog";
 import { usdcNumberToUnits, verifyReceipt } from "../../verify";

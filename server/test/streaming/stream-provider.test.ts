@@ -5,9 +5,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 import { operatorKeypair } from "../support/env";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
 import { verifyReceipt } from "../../verify";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";

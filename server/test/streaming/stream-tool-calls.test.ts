@@ -5,9 +5,9 @@
 // provider answer hash alike); the cost is the provider's, or our own count of the text and tool calls produced; and a
 // streamed answer sent again from storage carries its tool calls whole.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 import { operatorKeypair } from "../support/env";
-import { readStreamedAnswer } from "../../streaming/read-sse";
+import { readStreamedAnswer } from "../../upstream/read-sse";
 import { createUpstream, UpstreamError, type StreamEvent } from "../../upstream";
 import { estimateUsage } from "../../upstream/local-model";
 import { costFromTokens, findModel } from "../../upstream/model-catalog";

@@ -8,7 +8,7 @@ import type { NetworkRegistry } from "../../verify";
 import { createServiceKeys, type ServiceKeys } from "../../keys/service-keys";
 import { useRouteConfig } from "../../runtime/route-edge";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
-import type { LogIdentity } from "../../transparency/log-key";
+import type { LogIdentity } from "../../keys/log-key";
 
 /** The environment tests run with now: vitest's, then every override still applied. */
 let current: Record<string, string | undefined> = { ...process.env };

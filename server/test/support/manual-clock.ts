@@ -1,5 +1,5 @@
 // A clock that stands still until the test moves it: both readings advance together.
-import type { Clock } from "../../runtime/runtime";
+import type { Clock } from "../../clock";
 
 export interface ManualClock extends Clock {
   /** Moves time forward by `ms`. */

@@ -8,7 +8,7 @@ import { spawnLocalnet, type RemoteLocalnet } from "../../../devtools/localnet/s
 import { rpcUrlVariable, type Config } from "../../env";
 import { SHIPPED_NETWORKS, type EvmNetworkRow, type NetworkId, type NetworkRegistry } from "../../verify";
 import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
-import type { Runtime } from "../../runtime/runtime";
+import type { Runtime } from "../../context/runtime";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { creditAgent, type CreditKind } from "../../ledger/credit-agent";
 import { createTestDatabase, type TestDatabase } from "./test-db";

@@ -8,7 +8,7 @@ import { POST as responsesRoute } from "@/app/api/v1/responses/route";
 import { signRequestHeaders, newNonce } from "../../agent/sign-request";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
 import type { Receipt } from "../../receipts/receipt-types";
-import { readStreamedAnswer, receiptOfEvent, sseData } from "../../streaming/read-sse";
+import { readStreamedAnswer, receiptOfEvent, sseData } from "../../upstream/read-sse";
 import { parseReceiptText } from "../../verify";
 
 export type CallRoute = "chat" | "responses" | "inference";

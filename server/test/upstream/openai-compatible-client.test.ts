@@ -2,7 +2,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../runtime/runtime";
+import { systemClock } from "../../clock";
 import { createUpstream, UpstreamError } from "../../upstream";
 
 type Behaviour = "ok" | "no_cost" | "401" | "429" | "500" | "malformed" | "hang" | "not_json";

@@ -3,10 +3,10 @@
 // them: parse the request, embed, write the body, hash.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../runtime/runtime";
-import { embeddingsRequestSchema, type EmbeddingsRequest } from "../../embeddings/embeddings-request-schema";
-import { embeddingsResponseBody, embeddingsResponseSchema } from "../../embeddings/embeddings-response-body";
-import { parseWith } from "../../http/handle-route";
+import { systemClock } from "../../clock";
+import { embeddingsRequestSchema, type EmbeddingsRequest } from "../../schemas/embeddings-request-schema";
+import { embeddingsResponseBody, embeddingsResponseSchema } from "../../schemas/embeddings-response-body";
+import { parseWith } from "../../http/parse-with";
 import {
   createUpstream,
   findEmbeddingModel,

@@ -1,10 +1,10 @@
 import { rateLimitIpHash } from "@/server/http/client-ip";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { limitByIp } from "@/server/http/ip-rate-limit";
-import { schedulePurge } from "@/server/http/purge-expired-rows";
+import { schedulePurge } from "@/server/runtime/purge-expired-rows";
 import { issueSignInChallenge } from "@/server/operator-auth/sign-in";
 import { requestRuntime } from "@/server/runtime/route-edge";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { AppError } from "@/server/errors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { sessionCookie } from "@/server/operator-auth/session";
 import { redeemLoginLink } from "@/server/operator-auth/sign-in";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/trpc/root";
 import { createTrpcContext, MAX_TRPC_BATCH_SIZE } from "@/server/trpc/init";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

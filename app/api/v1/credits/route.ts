@@ -1,8 +1,9 @@
-import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { topUpCredits } from "@/server/prepaid/top-up-credits";
-import { topUpRequestSchema } from "@/server/prepaid/top-up-request-schema";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { topUpRequestSchema } from "@/server/schemas/top-up-request-schema";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

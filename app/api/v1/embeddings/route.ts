@@ -1,15 +1,19 @@
-import { MAX_EMBEDDINGS_BODY_BYTES } from "@/server/embeddings/embeddings-request-schema";
+import { MAX_EMBEDDINGS_BODY_BYTES } from "@/server/schemas/embeddings-request-schema";
 import { serveEmbeddings } from "@/server/embeddings/serve-embeddings";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { readBodyBytes } from "@/server/http/read-json-body";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
+import { schedulePurge } from "@/server/runtime/purge-expired-rows";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handleRoute(async (req, _ctx, requestId) => {
   const rawBody = await readBodyBytes(req, MAX_EMBEDDINGS_BODY_BYTES);
-  const result = await serveEmbeddings(await requestRuntime(requestId), { headers: req.headers, rawBody, resourceUrl: req.url });
+  const runtime = await requestRuntime(requestId);
+  // Rows the paid and prepaid calls write expire: their purge starts here, at most once per interval per process.
+  schedulePurge(runtime);
+  const result = await serveEmbeddings(runtime, { headers: req.headers, rawBody, resourceUrl: req.url });
   return Response.json(result.body, { headers: result.headers });
 });
 

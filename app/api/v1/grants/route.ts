@@ -1,10 +1,11 @@
 import { claimGrant, claimGrantSchema } from "@/server/grants/claim-grant";
-import { ipHashSalt } from "@/server/grants/ip-hash-salt";
+import { ipHashSalt } from "@/server/http/ip-hash-salt";
 import { clientIp, hashIp } from "@/server/http/client-ip";
-import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
 import { readJsonBody } from "@/server/http/read-json-body";
 import { requestRuntime } from "@/server/runtime/route-edge";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 
 export const dynamic = "force-dynamic";
 

@@ -1,15 +1,19 @@
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { readBodyBytes } from "@/server/http/read-json-body";
-import { MAX_INFERENCE_BODY_BYTES } from "@/server/prepaid/inference-request-schema";
+import { MAX_INFERENCE_BODY_BYTES } from "@/server/schemas/inference-request-schema";
 import { servePrepaidInference } from "@/server/prepaid/serve-prepaid-inference";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
+import { schedulePurge } from "@/server/runtime/purge-expired-rows";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handleRoute(async (req, _ctx, requestId) => {
   const rawBody = await readBodyBytes(req, MAX_INFERENCE_BODY_BYTES);
-  const result = await servePrepaidInference(await requestRuntime(requestId), req.headers, rawBody);
+  const runtime = await requestRuntime(requestId);
+  // Rows the paid and prepaid calls write expire: their purge starts here, at most once per interval per process.
+  schedulePurge(runtime);
+  const result = await servePrepaidInference(runtime, req.headers, rawBody);
   if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });

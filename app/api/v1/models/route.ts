@@ -1,8 +1,8 @@
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { listModels } from "@/server/upstream/list-models";
 import { payableNetworks } from "@/server/x402/payable-networks";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 
 export const dynamic = "force-dynamic";
 

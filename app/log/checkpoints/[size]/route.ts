@@ -2,7 +2,8 @@ import { z } from "zod";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { AppError } from "@/server/errors";
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
 import { readCheckpoint } from "@/server/transparency/read-log";
 
 export const dynamic = "force-dynamic";

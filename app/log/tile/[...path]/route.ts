@@ -2,7 +2,7 @@ import { routeRuntime } from "@/server/runtime/route-edge";
 import { AppError } from "@/server/errors";
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { bytesResponse } from "@/server/http/encode-bytes-response";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { readEntryBundle, readHashTile } from "@/server/transparency/read-log";
 import { parseTilePath } from "@/server/verify";
 

@@ -1,8 +1,9 @@
-import { chatRequestSchema, MAX_CHAT_BODY_BYTES } from "@/server/chat/chat-request-schema";
+import { chatRequestSchema, MAX_CHAT_BODY_BYTES } from "@/server/schemas/chat-request-schema";
 import { servePaidChat } from "@/server/chat/serve-paid-chat";
-import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
 import { readJsonBody } from "@/server/http/read-json-body";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { readCredits } from "@/server/prepaid/read-credits";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { requestRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

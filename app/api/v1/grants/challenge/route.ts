@@ -1,11 +1,11 @@
 import { AppError } from "@/server/errors";
 import { issueGrantChallenge } from "@/server/grants/grant-challenge";
 import { rateLimitIpHash } from "@/server/http/client-ip";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { limitByIp } from "@/server/http/ip-rate-limit";
-import { schedulePurge } from "@/server/http/purge-expired-rows";
+import { schedulePurge } from "@/server/runtime/purge-expired-rows";
 import { requestRuntime } from "@/server/runtime/route-edge";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 
 export const dynamic = "force-dynamic";
 

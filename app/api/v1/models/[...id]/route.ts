@@ -1,5 +1,5 @@
-import { handleRoute } from "@/server/http/handle-route";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { routeRuntime } from "@/server/runtime/route-edge";
 import { retrieveModel } from "@/server/upstream/list-models";
 import { payableNetworks } from "@/server/x402/payable-networks";

@@ -1,7 +1,7 @@
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
 import { findReceipt } from "@/server/receipts/find-receipt";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

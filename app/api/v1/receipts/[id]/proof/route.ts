@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { corsPreflight, withCors } from "@/server/http/cors";
-import { handleRoute, parseWith } from "@/server/http/handle-route";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { parseWith } from "@/server/http/parse-with";
 import { proveReceiptInclusion } from "@/server/transparency/read-log";
-import { methodsNotAllowed } from "@/server/http/unserved-routes";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { routeRuntime } from "@/server/runtime/route-edge";
 
 export const dynamic = "force-dynamic";

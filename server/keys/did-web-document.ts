@@ -9,7 +9,7 @@
 // §9.9: signatures made after a revocation are to be treated as invalid).
 import "server-only";
 import bs58 from "bs58";
-import type { Ed25519Keypair } from "../keys/parse-secret-key";
+import type { Ed25519Keypair } from "./parse-secret-key";
 import { decodeBase58, type RetiredOperatorKey } from "../verify";
 import { OPERATOR_KEY_FRAGMENT, operatorKeyFragment } from "../verify/operator-jws";
 

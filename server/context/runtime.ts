@@ -14,11 +14,11 @@ import type { Settings } from "../settings/setting-definitions";
 import type { SettingsMemory } from "../settings/read-settings";
 import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
-import type { RecordOutbox } from "../pipeline/record-outbox";
+import type { RecordOutbox } from "./record-outbox";
 
-import type { Clock } from "./clock";
+import type { Clock } from "../clock";
 
-export { systemClock, type Clock } from "./clock";
+export { systemClock } from "../clock";
 
 /** The chains a runtime pays and settles on. */
 interface Chains {

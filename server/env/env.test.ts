@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { assertReadyToServe, ConfigError, envSchema, LEGACY_RPC_URL_VARIABLES, loadConfig, localChainPorts, productionOptIns, readSecretFiles, rpcUrlVariable, SECRET_FILE_VARIABLES } from "./env";
-import { generateKeypair } from "./keys/parse-secret-key";
-import { createNetworkRegistry, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS, type EvmNetworkRow } from "./verify";
+import { assertReadyToServe, ConfigError, envSchema, LEGACY_RPC_URL_VARIABLES, loadConfig, localChainPorts, productionOptIns, readSecretFiles, rpcUrlVariable, SECRET_FILE_VARIABLES } from "./index";
+import { generateKeypair } from "../keys/parse-secret-key";
+import { createNetworkRegistry, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS, type EvmNetworkRow } from "../verify";
 
 /** What assertReadyToServe needs beyond the proxy set-up and the metrics token, each test removing what it checks. */
 const OPERATOR = generateKeypair().publicKeyBase58;

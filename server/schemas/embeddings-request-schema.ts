@@ -5,7 +5,7 @@
 // Fields that mean nothing here (OpenRouter's `provider`, `input_type`) are ignored.
 import "server-only";
 import { z } from "zod";
-import { MAX_CHAT_BODY_BYTES } from "../chat/chat-request-schema";
+import { MAX_CHAT_BODY_BYTES } from "./chat-request-schema";
 import { findEmbeddingModel } from "../upstream/model-catalog";
 
 /** Largest embeddings body accepted, bytes (413 `payload_too_large` past it): the chat route's limit. */

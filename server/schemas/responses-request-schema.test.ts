@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import { responsesRequestSchema } from "./responses-request-schema";
-import { chatRequestOf } from "./chat-request-of";
+import { chatRequestOf } from "../responses/chat-request-of";
 
 const refusal = (body: unknown) => {
   try {

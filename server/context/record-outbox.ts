@@ -9,7 +9,7 @@
 import "server-only";
 import { isPermanentDatabaseError } from "../db/classify-database-error";
 import { logEvent, type Logger } from "../log";
-import type { Clock } from "../runtime/runtime";
+import type { Clock } from "../clock";
 
 /** A call's record that waits for the database. */
 export interface PendingRecord {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessage, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { AppError } from "../errors";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import { chatRequestSchema, MAX_MESSAGES, MAX_PARTS, PASSED_PARAMS } from "./chat-request-schema";
 
 const PROVIDER_MODEL = "openai/gpt-4o-mini";

@@ -1,9 +1,9 @@
 // GET /metrics: checks the scraper's Bearer token, refreshes the scrape-time gauges, renders the registry.
 import "server-only";
 import { AppError } from "../errors";
-import { readRuntimeHealth } from "../health/check-health";
-import type { Runtime } from "../runtime/runtime";
-import { metricsAccess } from "../health/metrics-token";
+import { readRuntimeHealth } from "./check-health";
+import type { Runtime } from "../context/runtime";
+import { metricsAccess } from "./metrics-token";
 import { collectScrapeGauges } from "./collect-scrape-gauges";
 
 /** The Prometheus text exposition, or throws `unauthorized` (and `server_misconfigured` in production without a token). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateKeypair } from "../keys/parse-secret-key";
+import { generateKeypair } from "./parse-secret-key";
 import { OPERATOR_KEY_FRAGMENT } from "../verify/operator-jws";
 import { buildDidDocument, didWebOf, operatorKeyIdAt } from "./did-web-document";
 

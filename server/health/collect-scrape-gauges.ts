@@ -2,8 +2,8 @@
 // scrape adds no RPC load) and the ledger's totals (one SQL round trip).
 import "server-only";
 import type { DbClient } from "../db";
-import type { HealthReport } from "../health/check-health";
-import type { SignetMetrics } from "./registry";
+import type { HealthReport } from "./check-health";
+import type { SignetMetrics } from "../metrics/registry";
 
 /** Sets the scrape-time gauges from `health` and the ledger. A database that cannot be read leaves the ledger gauges as they were. */
 export async function collectScrapeGauges(m: SignetMetrics, health: HealthReport, db: DbClient | null): Promise<void> {

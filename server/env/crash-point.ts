@@ -1,8 +1,8 @@
 // Fault injection for the chaos suite: when SIGNET_CHAOS_CRASH_AT names a step, the process kills itself
 // with SIGKILL the moment the paid flow reaches it, so nothing after that step runs: no catch, no finally, no
-// flush. Never armed in production (server/env.ts refuses the variable there).
+// flush. Never armed in production (server/env/index.ts refuses the variable there).
 import "server-only";
-import type { Config } from "../env";
+import type { Config } from "./index";
 
 /**
  * Where a call can be killed: the paid route's settlement steps, the prepaid route's hold, and the shared pipeline's

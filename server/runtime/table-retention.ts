@@ -5,7 +5,7 @@
 import { RELAY_KEEP_BELOW_MINED } from "../facilitator/evm-relay-ledger";
 import { RATE_LIMIT_WINDOW_MS } from "../prepaid/admit-signed-request";
 import { SIGNED_REQUEST_WINDOW_MS } from "../prepaid/signed-request";
-import { IP_RATE_LIMIT_WINDOW_MS } from "./ip-rate-limit";
+import { IP_RATE_LIMIT_WINDOW_MS } from "../http/ip-rate-limit";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

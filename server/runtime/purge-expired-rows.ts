@@ -4,7 +4,7 @@
 // instances from doing it twice.
 import "server-only";
 import type { DbClient } from "../db";
-import type { Runtime } from "../runtime/runtime";
+import type { Runtime } from "../context/runtime";
 import { AGENT_WINDOW_RETENTION_MS, EXPIRED_CHALLENGE_GRACE_MS, FAILURE_COUNT_RETENTION_MS, IP_WINDOW_RETENTION_MS, NONCE_RETENTION_MS } from "./table-retention";
 
 /** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
@@ -23,7 +23,7 @@ export interface PurgedRows {
 
 /** Deletes what has expired; returns the counts, or null when another instance is purging right now. */
 export async function purgeExpiredRows(db: DbClient, now: number): Promise<PurgedRows | null> {
-  // How long each kind of row is kept, and why: server/db/table-retention.ts.
+  // How long each kind of row is kept, and why: table-retention.ts.
   const challengeCutoff = new Date(now - EXPIRED_CHALLENGE_GRACE_MS);
   const agentWindowCutoff = new Date(now - AGENT_WINDOW_RETENTION_MS);
   const ipWindowCutoff = new Date(now - IP_WINDOW_RETENTION_MS);

@@ -6,10 +6,10 @@
 // the new one. Signed notes allow this: a verifier ignores the signature lines of keys it does not know.
 import "server-only";
 import { ConfigError, type Config } from "../env";
-import { loadSigningKey } from "../keys/load-signing-key";
-import { parseSecretKey, type Ed25519Keypair } from "../keys/parse-secret-key";
-import { ed25519RoleKey, refuseSharedKeys } from "../keys/refuse-shared-keys";
-import { refuseRetiredOperatorKey } from "../keys/retired-operator-keys";
+import { loadSigningKey } from "./load-signing-key";
+import { parseSecretKey, type Ed25519Keypair } from "./parse-secret-key";
+import { ed25519RoleKey, refuseSharedKeys } from "./refuse-shared-keys";
+import { refuseRetiredOperatorKey } from "./retired-operator-keys";
 import { formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifierKey, type RetiredOperatorKey } from "../verify";
 
 export const LOG_DEV_KEY_FILE = "log-key.json";

@@ -4,8 +4,8 @@ import "server-only";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { checkEnvDefaults, envDefaults } from "./settings/setting-definitions";
-import { isBase58PublicKey, SHIPPED_NETWORKS, type NetworkId, type NetworkRegistry } from "./verify";
+import { checkEnvDefaults, envDefaults } from "../settings/setting-definitions";
+import { isBase58PublicKey, SHIPPED_NETWORKS, type NetworkId, type NetworkRegistry } from "../verify";
 
 /** The one boolean form every variable takes: exactly "true" or "false" (the error names the variable). */
 const booleanString = z

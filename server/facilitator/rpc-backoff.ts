@@ -7,9 +7,9 @@
 import "server-only";
 import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Rpc, type RpcTransport, type SolanaRpcApi } from "@solana/kit";
 import { http, type HttpTransport } from "viem";
-import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
+import { CHAIN_UNAVAILABLE } from "./chain-unavailable";
 import type { SignetMetrics } from "../metrics/registry";
-import { systemClock, type Clock } from "../runtime/clock";
+import { systemClock, type Clock } from "../clock";
 
 /** Per attempt: a real RPC answers in well under a second; 10 s means it is not going to. */
 const RPC_ATTEMPT_TIMEOUT_MS = 10_000;

@@ -2,7 +2,7 @@
 // optional hard cost cap and network.
 import "server-only";
 import { z } from "zod";
-import { chatMessageSchema, chatRequestFields, MAX_MESSAGE_CHARS, MAX_MESSAGES, refuseUnreadableParts } from "../chat/chat-request-schema";
+import { chatMessageSchema, chatRequestFields, MAX_MESSAGE_CHARS, MAX_MESSAGES, refuseUnreadableParts } from "./chat-request-schema";
 
 /** Largest signed body accepted, bytes. */
 export const MAX_INFERENCE_BODY_BYTES = 256_000;

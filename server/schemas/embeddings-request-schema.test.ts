@@ -1,7 +1,7 @@
 import type { EmbeddingCreateParams } from "openai/resources/embeddings";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors";
-import { parseWith } from "../http/handle-route";
+import { parseWith } from "../http/parse-with";
 import {
   embeddingsRequestSchema,
   MAX_EMBEDDING_DIMENSIONS,

@@ -4,8 +4,8 @@ import path from "node:path";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../env";
-import { generateKeypair } from "../keys/parse-secret-key";
-import { createServiceKeys } from "../keys/service-keys";
+import { generateKeypair } from "./parse-secret-key";
+import { createServiceKeys } from "./service-keys";
 import { formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519 } from "../verify";
 import { defaultLogOrigin, parseWitnessKeys } from "./log-key";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitIntoTokens } from "../upstream/local-model";
+import { splitIntoTokens } from "./local-model";
 import { readStreamedAnswer, receiptOfEvent, sseDataText } from "./read-sse";
 
 /** A body delivered in the given pieces, as a network would cut it. */

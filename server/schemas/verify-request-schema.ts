@@ -2,7 +2,7 @@
 // single source for validation (and, later, the OpenAPI document).
 import "server-only";
 import { z } from "zod";
-import { MAX_EMBEDDING_INPUT_TOKENS, MAX_EMBEDDING_INPUTS } from "../embeddings/embeddings-request-schema";
+import { MAX_EMBEDDING_INPUT_TOKENS, MAX_EMBEDDING_INPUTS } from "./embeddings-request-schema";
 import { isBase58PublicKey } from "../verify";
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048);

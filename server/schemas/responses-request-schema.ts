@@ -4,7 +4,7 @@
 // non-text input are a 400 naming the field. Fields that mean nothing here (metadata, user, …) are ignored.
 import "server-only";
 import { z } from "zod";
-import { MAX_CHAT_BODY_BYTES, MAX_MESSAGE_CHARS, MAX_MESSAGES, MAX_PARTS } from "../chat/chat-request-schema";
+import { MAX_CHAT_BODY_BYTES, MAX_MESSAGE_CHARS, MAX_MESSAGES, MAX_PARTS } from "./chat-request-schema";
 
 /** Largest responses body accepted, bytes (413 `payload_too_large` past it): the chat route's limit. */
 export const MAX_RESPONSES_BODY_BYTES = MAX_CHAT_BODY_BYTES;

@@ -5,14 +5,14 @@ import "server-only";
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient, Prisma } from "./generated/prisma/client";
-import type { Config } from "./env";
-import { applyMigrations, type SqlRunner } from "./db/apply-migrations";
-import { registerHotPool } from "./db/hot-query";
-import { catchClientErrors, catchPoolErrors, type ConnectionErrorSink } from "./db/catch-connection-errors";
-import { logEvent, type Logger } from "./log";
+import { PrismaClient, Prisma } from "../generated/prisma/client";
+import type { Config } from "../env";
+import { applyMigrations, type SqlRunner } from "./apply-migrations";
+import { registerHotPool } from "./hot-query";
+import { catchClientErrors, catchPoolErrors, type ConnectionErrorSink } from "./catch-connection-errors";
+import { logEvent, type Logger } from "../log";
 
-export type { Payment } from "./generated/prisma/client";
+export type { Payment } from "../generated/prisma/client";
 export { Prisma, PrismaClient };
 
 /** The client, or a transaction's client: every ledger function accepts either. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "../errors";
-import { handleRoute, parseWith } from "./handle-route";
+import { handleRoute } from "./handle-route";
+import { parseWith } from "../http/parse-with";
 
 const get = (headers: Record<string, string> = {}) => new Request("http://x/y", { headers });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

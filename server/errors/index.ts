@@ -1,8 +1,8 @@
 // The one error table: stable error codes, their HTTP statuses, and the mapping of any thrown value to a Response.
 // Codes are part of the public API (clients branch on them): never rename one once shipped.
 import "server-only";
-import { isDatabaseUnavailable } from "./db/classify-database-error";
-import { loggableError, type Logger } from "./log";
+import { isDatabaseUnavailable } from "../db/classify-database-error";
+import { loggableError, type Logger } from "../log";
 
 /** One row of the error table: the status, what happened and what the client does next; retired codes are never answered. */
 export interface ErrorRow {

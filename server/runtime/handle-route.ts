@@ -4,9 +4,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { toResponse } from "../errors";
-import { routeLog } from "../runtime/route-edge";
+import { routeLog } from "./route-edge";
 
-export { parseWith } from "./parse-with";
 
 export type RouteHandler<C = unknown> = (req: Request, ctx: C) => Promise<Response>;
 

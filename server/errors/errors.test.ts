@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AppError, toErrorBody } from "./errors";
-import { createLogger } from "./log";
+import { AppError, toErrorBody } from "./index";
+import { createLogger } from "../log";
 
 /** Where the errors are logged: nowhere, but in the test that logs one for real. */
 const QUIET_LOG = createLogger("silent");
