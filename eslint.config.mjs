@@ -326,6 +326,16 @@ export const TYPE_AWARE_RULES = {
 /** The type-aware rules for production code only. */
 export const TYPE_AWARE_PRODUCTION_RULES = { "@typescript-eslint/only-throw-error": "error" };
 
+/**
+ * An override for tests that lint probe text with rules that read no types: no TypeScript program (a minute to build,
+ * and a probe at an invented path is in no project) and the type-aware rules off.
+ */
+export const WITHOUT_TYPES = {
+  files: ["**/*.{ts,tsx,mts}"],
+  languageOptions: { parserOptions: { projectService: false } },
+  rules: Object.fromEntries(Object.keys({ ...TYPE_AWARE_RULES, ...TYPE_AWARE_PRODUCTION_RULES }).map((rule) => [rule, "off"])),
+};
+
 export default defineConfig(
   // server/__cycle_probe__/ holds the files eslint.config.test.ts writes to prove the cycle rule fires; it lints them
   // itself, and a lint run at the same moment does not see them.

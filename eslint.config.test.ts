@@ -12,16 +12,10 @@ type Rules = Record<string, string>;
 const config = (await import(/* @vite-ignore */ CONFIG_PATH)) as {
   TYPE_AWARE_RULES: Rules;
   TYPE_AWARE_PRODUCTION_RULES: Rules;
+  WITHOUT_TYPES: ESLint.Options["overrideConfig"];
 };
-const typeAware = Object.keys({ ...config.TYPE_AWARE_RULES, ...config.TYPE_AWARE_PRODUCTION_RULES });
-
-// The probes below test rules that read no types: they lint without the TypeScript program (a minute to build).
-const withoutTypes = {
-  files: ["**/*.{ts,tsx,mts}"],
-  languageOptions: { parserOptions: { projectService: false } },
-  rules: Object.fromEntries(typeAware.map((rule) => [rule, "off" as const])),
-};
-const eslint = new ESLint({ cwd: import.meta.dirname, overrideConfig: withoutTypes });
+// The probes below test rules that read no types: they lint without the TypeScript program.
+const eslint = new ESLint({ cwd: import.meta.dirname, overrideConfig: config.WITHOUT_TYPES });
 
 /** The no-restricted-imports messages ESLint reports for `code` as the file `filePath`. */
 async function restrictedImports(filePath: string, code: string): Promise<string[]> {
@@ -220,7 +214,7 @@ describe("eslint: no import cycles", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // The probe folder is in the config's ignores (a lint run at the same moment must not see it): lint it regardless.
-  const probeLinter = new ESLint({ cwd: import.meta.dirname, ignore: false, overrideConfig: withoutTypes });
+  const probeLinter = new ESLint({ cwd: import.meta.dirname, ignore: false, overrideConfig: config.WITHOUT_TYPES });
   const cycles = async (name: string) => {
     const [result] = await probeLinter.lintFiles([path.join(dir, name)]);
     expect(result!.messages.filter((m) => m.fatal)).toEqual([]);

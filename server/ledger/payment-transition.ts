@@ -107,7 +107,7 @@ export const EFFECT_MEANINGS: Record<Effect, string> = {
 };
 
 /** Why an event moves nothing. */
-export type Refusal =
+type Refusal =
   /** The state is final: its money and its answer never move again. */
   | "final"
   /** A live attempt holds the payment: only its lease running out (a takeover) frees it. */
