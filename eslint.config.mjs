@@ -31,7 +31,16 @@ export const LAYERS = [
   },
   {
     name: "base",
-    folders: ["server/log", "server/clock", "server/env", "server/errors", "server/db", "server/generated", "server/settings", "server/metrics"],
+    folders: [
+      "server/log",
+      "server/clock",
+      "server/env",
+      "server/errors",
+      "server/db",
+      "server/generated",
+      "server/settings",
+      "server/metrics",
+    ],
     description:
       "What every layer may use: the logger, the clock, the validated config (and the chaos suite's crash point it arms), the error table, the database client and its migrations, the Prisma client, operator settings and the metrics registry.",
   },
@@ -43,7 +52,15 @@ export const LAYERS = [
   },
   {
     name: "edge",
-    folders: ["server/http", "server/schemas", "server/upstream", "server/streaming", "server/facilitator", "server/chain", "server/x402"],
+    folders: [
+      "server/http",
+      "server/schemas",
+      "server/upstream",
+      "server/streaming",
+      "server/facilitator",
+      "server/chain",
+      "server/x402",
+    ],
     description:
       "Where the service meets the outside: HTTP (route wrappers, body reading, client addresses, rate limits, the front server), every route's request and response schemas, the model providers and server-sent events, the chains (RPC, the facilitator, one adapter per chain family) and x402's wire (headers, requirements, the paid-route registry).",
   },
@@ -80,7 +97,11 @@ export const LAYERS = [
     description:
       "The runtime's type (server/context: what every request and job is given, its clock and its outbox of call records) and the composition root (server/runtime): builds the runtime (config, database, chains, keys, upstream) that entry points hand down, checks a deployment before it serves, and runs the background jobs (the call-record outbox, pending settlements, the log sequencer, relays, expired holds, the purge of expired rows).",
   },
-  { name: "app", folders: ["app"], description: "Routes and pages: parse, call one service, map the result to a Response." },
+  {
+    name: "app",
+    folders: ["app"],
+    description: "Routes and pages: parse, call one service, map the result to a Response.",
+  },
   {
     name: "tools",
     folders: ["devtools", "bin"],
@@ -134,17 +155,25 @@ const timeReadRule = {
     type: "problem",
     docs: { description: "Time is read through the runtime's Clock (ctx.clock, or a clock passed in)." },
     schema: [],
-    messages: { read: "{{what}} reads the time: use the runtime's clock (ctx.clock.now() or .monotonic(), or a clock or `now` passed in)." },
+    messages: {
+      read: "{{what}} reads the time: use the runtime's clock (ctx.clock.now() or .monotonic(), or a clock or `now` passed in).",
+    },
   },
   create(context) {
     const member = (node, object, property) =>
-      node.type === "MemberExpression" && node.object.type === "Identifier" && node.object.name === object && !node.computed && node.property.name === property;
+      node.type === "MemberExpression" &&
+      node.object.type === "Identifier" &&
+      node.object.name === object &&
+      !node.computed &&
+      node.property.name === property;
     return {
       MemberExpression: (node) => {
-        for (const object of ["Date", "performance"]) if (member(node, object, "now")) context.report({ node, messageId: "read", data: { what: `${object}.now` } });
+        for (const object of ["Date", "performance"])
+          if (member(node, object, "now")) context.report({ node, messageId: "read", data: { what: `${object}.now` } });
       },
       NewExpression: (node) => {
-        if (node.callee.type === "Identifier" && node.callee.name === "Date" && node.arguments.length === 0) context.report({ node, messageId: "read", data: { what: "new Date()" } });
+        if (node.callee.type === "Identifier" && node.callee.name === "Date" && node.arguments.length === 0)
+          context.report({ node, messageId: "read", data: { what: "new Date()" } });
       },
     };
   },
@@ -164,11 +193,15 @@ function resolveInRepo(fromFile, specifier) {
 const downwardRule = {
   meta: {
     type: "problem",
-    docs: { description: "Imports point down the layer map in eslint.config.mjs (LAYERS); every folder is in a layer." },
+    docs: {
+      description: "Imports point down the layer map in eslint.config.mjs (LAYERS); every folder is in a layer.",
+    },
     schema: [],
     messages: {
-      upward: "{{from}} (layer {{fromLayer}}) must not import {{to}} (layer {{toLayer}}): imports point down the layer map (LAYERS in eslint.config.mjs).",
-      devtools: "{{from}} must not import {{to}}: server/ and app/ never import devtools/; the entry point passes in what they need.",
+      upward:
+        "{{from}} (layer {{fromLayer}}) must not import {{to}} (layer {{toLayer}}): imports point down the layer map (LAYERS in eslint.config.mjs).",
+      devtools:
+        "{{from}} must not import {{to}}: server/ and app/ never import devtools/; the entry point passes in what they need.",
       unmapped: "{{folder}} is in no layer: add it to one layer of LAYERS in eslint.config.mjs.",
     },
   },
@@ -188,7 +221,11 @@ const downwardRule = {
       }
       const layer = layerOf(target);
       if (own === -1 || layer === -1 || layer <= own || (typeOnly && LAYERS[layer].typeImports)) return;
-      context.report({ node: source, messageId: "upward", data: { from: file, fromLayer: LAYERS[own].name, to: target, toLayer: LAYERS[layer].name } });
+      context.report({
+        node: source,
+        messageId: "upward",
+        data: { from: file, fromLayer: LAYERS[own].name, to: target, toLayer: LAYERS[layer].name },
+      });
     };
     const typeOnly = (node) =>
       node.importKind === "type" ||
@@ -196,7 +233,8 @@ const downwardRule = {
       (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === "type" || s.exportKind === "type"));
     return {
       Program: (node) => {
-        if (own === -1 && /^(server|app|bin|devtools)\//.test(file)) context.report({ node, messageId: "unmapped", data: { folder: folderOf(file) } });
+        if (own === -1 && /^(server|app|bin|devtools)\//.test(file))
+          context.report({ node, messageId: "unmapped", data: { folder: folderOf(file) } });
       },
       ImportDeclaration: (node) => check(node.source, typeOnly(node)),
       ExportNamedDeclaration: (node) => node.source && check(node.source, typeOnly(node)),
@@ -208,7 +246,9 @@ const downwardRule = {
 
 /** Node's built-in modules, bare (`fs`, `fs/promises`) and prefixed (`node:*`). */
 const nodeBuiltins = (where) => ({
-  paths: builtinModules.filter((name) => !name.startsWith("_")).map((name) => ({ name, message: `${where}: no Node built-ins.` })),
+  paths: builtinModules
+    .filter((name) => !name.startsWith("_"))
+    .map((name) => ({ name, message: `${where}: no Node built-ins.` })),
   patterns: [{ regex: "^node:", message: `${where}: no Node built-ins.` }],
 });
 
@@ -252,7 +292,10 @@ function clientComponents(dir = path.join(ROOT, "app")) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) found.push(...clientComponents(full));
-    else if (/\.[jt]sx?$/.test(entry.name) && /^\s*(\/\/[^\n]*\n\s*)*["']use client["']/.test(readFileSync(full, "utf8"))) {
+    else if (
+      /\.[jt]sx?$/.test(entry.name) &&
+      /^\s*(\/\/[^\n]*\n\s*)*["']use client["']/.test(readFileSync(full, "utf8"))
+    ) {
       found.push(path.relative(ROOT, full));
     }
   }
@@ -271,7 +314,8 @@ function paymentStates() {
       if (!ts.isIdentifier(declaration.name) || declaration.name.text !== "PAYMENT_STATES") continue;
       let list = declaration.initializer;
       while (list && (ts.isAsExpression(list) || ts.isSatisfiesExpression(list))) list = list.expression;
-      if (list && ts.isArrayLiteralExpression(list) && list.elements.every(ts.isStringLiteral)) return list.elements.map((e) => e.text);
+      if (list && ts.isArrayLiteralExpression(list) && list.elements.every(ts.isStringLiteral))
+        return list.elements.map((e) => e.text);
     }
   }
   throw new Error("server/ledger/payment-states.ts has no PAYMENT_STATES array of string literals");
@@ -281,9 +325,13 @@ const PAYMENTS =
   "payment rows are written only by server/payments/payment-store.ts and, inside ledger statements, payment-row-statements.ts (their moves follow payment-states.ts)";
 /** Statements and Prisma calls that write the payments table, and a payment state spelled out as a literal. */
 const paymentWrites = [
-  { selector: "TemplateElement[value.raw=/\\b(UPDATE|INSERT\\s+INTO|DELETE\\s+FROM)\\s+payments\\b/i]", message: `${PAYMENTS}.` },
   {
-    selector: "CallExpression[callee.property.name=/^(create|createMany|update|updateMany|upsert|delete|deleteMany)$/][callee.object.property.name='payment']",
+    selector: "TemplateElement[value.raw=/\\b(UPDATE|INSERT\\s+INTO|DELETE\\s+FROM)\\s+payments\\b/i]",
+    message: `${PAYMENTS}.`,
+  },
+  {
+    selector:
+      "CallExpression[callee.property.name=/^(create|createMany|update|updateMany|upsert|delete|deleteMany)$/][callee.object.property.name='payment']",
     message: `${PAYMENTS}.`,
   },
   {
@@ -300,13 +348,27 @@ const paymentWrites = [
  * registry's own row validation (network-registry.ts) and the verifier's payment check (check-payment-by-family.ts).
  * Tests are not held to it (they state what each family's rows are). no-family-comparisons.test.ts proves it fires.
  */
-export const FAMILY_BRANCH_ALLOWED = ["server/chain/**", "server/verify/chain-family-facts.ts", "server/verify/network-registry.ts", "server/verify/check-payment-by-family.ts"];
-const FAMILY = "branch on a chain family only in its adapter (server/chain/*-family.ts) or its facts (server/verify/chain-family-facts.ts): read a fact or call a method there";
+export const FAMILY_BRANCH_ALLOWED = [
+  "server/chain/**",
+  "server/verify/chain-family-facts.ts",
+  "server/verify/network-registry.ts",
+  "server/verify/check-payment-by-family.ts",
+];
+const FAMILY =
+  "branch on a chain family only in its adapter (server/chain/*-family.ts) or its facts (server/verify/chain-family-facts.ts): read a fact or call a method there";
 /** `x.family`, `x?.family` or the literal "svm"/"evm" as `side` (one selector per node, so a comparison reports once). */
-const familyOperand = (side) => `[${side}.property.name='family'], [${side}.expression.property.name='family'], [${side}.value=/^(svm|evm)$/]`;
+const familyOperand = (side) =>
+  `[${side}.property.name='family'], [${side}.expression.property.name='family'], [${side}.value=/^(svm|evm)$/]`;
 const familyBranches = [
-  { selector: `BinaryExpression[operator=/^[!=]==?$/]:matches(${familyOperand("left")}, ${familyOperand("right")})`, message: `${FAMILY}.` },
-  { selector: "SwitchStatement:matches([discriminant.property.name='family'], [discriminant.expression.property.name='family'])", message: `${FAMILY}.` },
+  {
+    selector: `BinaryExpression[operator=/^[!=]==?$/]:matches(${familyOperand("left")}, ${familyOperand("right")})`,
+    message: `${FAMILY}.`,
+  },
+  {
+    selector:
+      "SwitchStatement:matches([discriminant.property.name='family'], [discriminant.expression.property.name='family'])",
+    message: `${FAMILY}.`,
+  },
   { selector: "SwitchCase[test.value=/^(svm|evm)$/]", message: `${FAMILY}.` },
 ];
 const TESTS = ["**/*.test.ts", "**/*.test.tsx", "server/test/**", "server/verify/fixtures/**"];
@@ -333,14 +395,26 @@ export const TYPE_AWARE_PRODUCTION_RULES = { "@typescript-eslint/only-throw-erro
 export const WITHOUT_TYPES = {
   files: ["**/*.{ts,tsx,mts}"],
   languageOptions: { parserOptions: { projectService: false } },
-  rules: Object.fromEntries(Object.keys({ ...TYPE_AWARE_RULES, ...TYPE_AWARE_PRODUCTION_RULES }).map((rule) => [rule, "off"])),
+  rules: Object.fromEntries(
+    Object.keys({ ...TYPE_AWARE_RULES, ...TYPE_AWARE_PRODUCTION_RULES }).map((rule) => [rule, "off"]),
+  ),
 };
 
 export default defineConfig(
   // server/__cycle_probe__/ holds the files eslint.config.test.ts writes to prove the cycle rule fires; it lints them
   // itself, and a lint run at the same moment does not see them.
   {
-    ignores: ["node_modules/", ".next*/", ".data/", "server/generated/", "test-results/", "playwright-report/", "bench/tmp/", "next-env.d.ts", "server/__cycle_probe__/"],
+    ignores: [
+      "node_modules/",
+      ".next*/",
+      ".data/",
+      "server/generated/",
+      "test-results/",
+      "playwright-report/",
+      "bench/tmp/",
+      "next-env.d.ts",
+      "server/__cycle_probe__/",
+    ],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
@@ -351,7 +425,10 @@ export default defineConfig(
       // TypeScript checks names (and globals differ between Node, the browser and the config files).
       "no-undef": "off",
       // Unused variables are errors, except the `_`-prefixed ones kept on purpose (and rest siblings that drop a key).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -378,7 +455,15 @@ export default defineConfig(
   },
   {
     files: ["server/**/*.ts", "bin/**/*.ts"],
-    ignores: ["server/payments/**", "server/ledger/payment-row-statements.ts", "server/ledger/payment-states.ts", "server/ledger/payment-transition.ts", "server/test/**", "**/*.test.ts", "server/generated/**"],
+    ignores: [
+      "server/payments/**",
+      "server/ledger/payment-row-statements.ts",
+      "server/ledger/payment-states.ts",
+      "server/ledger/payment-transition.ts",
+      "server/test/**",
+      "**/*.test.ts",
+      "server/generated/**",
+    ],
     rules: { "no-restricted-syntax": ["error", ...paymentWrites, ...familyBranches] },
   },
   {
@@ -424,7 +509,12 @@ export default defineConfig(
     files: ["server/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "bin/start/**/*.ts"],
     ignores: TESTS,
     plugins: { "import-x": importX },
-    rules: { "import-x/no-extraneous-dependencies": ["error", { devDependencies: false, includeTypes: false, packageDir: ROOT }] },
+    rules: {
+      "import-x/no-extraneous-dependencies": [
+        "error",
+        { devDependencies: false, includeTypes: false, packageDir: ROOT },
+      ],
+    },
   },
   {
     files: ["server/verify/**/*.{ts,tsx}"],

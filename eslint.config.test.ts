@@ -49,7 +49,8 @@ describe("eslint layering: server/verify", () => {
   });
 
   it("accepts relative imports, @noble/* and bs58", async () => {
-    const code = 'import { sha256 } from "@noble/hashes/sha2.js";\nimport bs58 from "bs58";\nimport { canonicalJson } from "./canonical-json";\nexport const probe = [sha256, bs58, canonicalJson];\n';
+    const code =
+      'import { sha256 } from "@noble/hashes/sha2.js";\nimport bs58 from "bs58";\nimport { canonicalJson } from "./canonical-json";\nexport const probe = [sha256, bs58, canonicalJson];\n';
     expect(await restrictedImports(VERIFY_FILE, code)).toEqual([]);
   });
 });
@@ -67,7 +68,10 @@ describe("eslint layering: client components", () => {
     ['import "server-only";', "server-only"],
   ])("rejects %s", async (code, reason) => {
     const messages = await restrictedImports(CLIENT_FILE, `"use client";\n${code}\nexport const probe = 1;\n`);
-    expect(messages.some((m) => m.includes(reason)), messages.join("; ")).toBe(true);
+    expect(
+      messages.some((m) => m.includes(reason)),
+      messages.join("; "),
+    ).toBe(true);
   });
 
   it("accepts the verifier, type-only server imports and browser packages", async () => {
@@ -93,9 +97,18 @@ describe("eslint: one writer of payment rows", () => {
   };
 
   it.each([
-    ["server/ledger/probe.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served' WHERE id = ${1}`;"],
-    ["server/reconcile/probe.ts", "export const probe = (db: any) => db.$executeRaw`INSERT INTO payments (id) VALUES (${1})`;"],
-    ["app/api/probe/route.ts", "export const probe = (db: any) => db.$executeRaw`delete from payments where id = ${1}`;"],
+    [
+      "server/ledger/probe.ts",
+      "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served' WHERE id = ${1}`;",
+    ],
+    [
+      "server/reconcile/probe.ts",
+      "export const probe = (db: any) => db.$executeRaw`INSERT INTO payments (id) VALUES (${1})`;",
+    ],
+    [
+      "app/api/probe/route.ts",
+      "export const probe = (db: any) => db.$executeRaw`delete from payments where id = ${1}`;",
+    ],
     ["server/health/probe.ts", "export const probe = (db: any) => db.payment.updateMany({ where: {}, data: {} });"],
     ["bin/probe.ts", "export const probe = (db: any) => db.payment.create({ data: {} });"],
   ])("refuses a payment write in %s", async (filePath, code) => {
@@ -104,15 +117,30 @@ describe("eslint: one writer of payment rows", () => {
     expect(messages[0]).toContain("server/payments/payment-store.ts");
   });
 
-  it.each(PAYMENT_STATES)("refuses the payment state %s spelled as a literal outside server/payments", async (state) => {
-    const messages = await rules("server/reconcile/probe.ts", `export const probe = { status: "${state}" };`);
-    expect(messages).toEqual([expect.stringContaining("payment-states.ts")]);
-  });
+  it.each(PAYMENT_STATES)(
+    "refuses the payment state %s spelled as a literal outside server/payments",
+    async (state) => {
+      const messages = await rules("server/reconcile/probe.ts", `export const probe = { status: "${state}" };`);
+      expect(messages).toEqual([expect.stringContaining("payment-states.ts")]);
+    },
+  );
 
   it("accepts the store's own writes, reads elsewhere, and other tables' writes", async () => {
-    expect(await rules("server/payments/payment-store.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served'`;")).toEqual([]);
-    expect(await rules("server/health/probe.ts", "export const probe = (db: any) => db.payment.findMany({ where: {} });")).toEqual([]);
-    expect(await rules("server/ledger/probe.ts", "export const probe = (db: any) => db.$executeRaw`UPDATE balances SET units = 0`;")).toEqual([]);
+    expect(
+      await rules(
+        "server/payments/payment-store.ts",
+        "export const probe = (db: any) => db.$executeRaw`UPDATE payments SET status = 'served'`;",
+      ),
+    ).toEqual([]);
+    expect(
+      await rules("server/health/probe.ts", "export const probe = (db: any) => db.payment.findMany({ where: {} });"),
+    ).toEqual([]);
+    expect(
+      await rules(
+        "server/ledger/probe.ts",
+        "export const probe = (db: any) => db.$executeRaw`UPDATE balances SET units = 0`;",
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -147,10 +175,27 @@ describe("eslint layering: the layer map", () => {
   });
 
   it("accepts imports down the map, within a layer in either direction, and the runtime's types", async () => {
-    expect(await upward("server/payments/probe.ts", 'import { creditAgent } from "../ledger/credit-agent";\nimport { serveCall } from "../pipeline/serve-call";')).toEqual([]);
-    expect(await upward("server/ledger/probe.ts", 'import { admitPayment } from "../payments/admit-payment";\nimport { db } from "@/server/db";')).toEqual([]);
-    expect(await upward("server/pipeline/probe.ts", 'import type { AppContext } from "../context/app-context";\nimport { type AppContext as Ctx } from "../context/app-context";')).toEqual([]);
-    expect(await upward("app/api/probe/route.ts", 'import { servePaidChat } from "@/server/chat/serve-paid-chat";')).toEqual([]);
+    expect(
+      await upward(
+        "server/payments/probe.ts",
+        'import { creditAgent } from "../ledger/credit-agent";\nimport { serveCall } from "../pipeline/serve-call";',
+      ),
+    ).toEqual([]);
+    expect(
+      await upward(
+        "server/ledger/probe.ts",
+        'import { admitPayment } from "../payments/admit-payment";\nimport { db } from "@/server/db";',
+      ),
+    ).toEqual([]);
+    expect(
+      await upward(
+        "server/pipeline/probe.ts",
+        'import type { AppContext } from "../context/app-context";\nimport { type AppContext as Ctx } from "../context/app-context";',
+      ),
+    ).toEqual([]);
+    expect(
+      await upward("app/api/probe/route.ts", 'import { servePaidChat } from "@/server/chat/serve-paid-chat";'),
+    ).toEqual([]);
   });
 
   it("refuses devtools/ in server/ and app/, and lets devtools/ and bin/ use it", async () => {
@@ -162,12 +207,19 @@ describe("eslint layering: the layer map", () => {
       const messages = await upward(filePath!, code!);
       expect(messages, filePath).toEqual([expect.stringContaining("never import devtools/")]);
     }
-    expect(await upward("devtools/soak/probe.ts", 'import { startLocalnet } from "../localnet";\nimport { db } from "@/server/db";')).toEqual([]);
+    expect(
+      await upward(
+        "devtools/soak/probe.ts",
+        'import { startLocalnet } from "../localnet";\nimport { db } from "@/server/db";',
+      ),
+    ).toEqual([]);
     expect(await upward("bin/probe.ts", 'import { startLocalnet } from "../devtools/localnet";')).toEqual([]);
   });
 
   it("refuses a file whose folder is in no layer, and a module left at the top of server/", async () => {
-    expect(await upward("server/new-folder/probe.ts", 'import { db } from "@/server/db";')).toEqual([expect.stringContaining("server/new-folder is in no layer")]);
+    expect(await upward("server/new-folder/probe.ts", 'import { db } from "@/server/db";')).toEqual([
+      expect.stringContaining("server/new-folder is in no layer"),
+    ]);
     expect(await upward("server/probe.ts", "")).toEqual([expect.stringContaining("server is in no layer")]);
   });
 
@@ -235,7 +287,14 @@ describe("eslint: type-aware rules", () => {
   // A probe folder with its own small tsconfig.json, which the project service picks for the files in it: the rules
   // get type information without the repository's program. The folder is in the config's ignores, like the cycles'.
   const dir = path.join(import.meta.dirname, "server/__cycle_probe__/typed");
-  const compilerOptions = { strict: true, target: "ES2022", lib: ["ES2023", "DOM"], types: [], noEmit: true, skipLibCheck: true };
+  const compilerOptions = {
+    strict: true,
+    target: "ES2022",
+    lib: ["ES2023", "DOM"],
+    types: [],
+    noEmit: true,
+    skipLibCheck: true,
+  };
   beforeAll(() => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));

@@ -7,7 +7,9 @@ export const E2E_PORT = 3210;
 // The specs import server modules (`import "server-only"`), which load only under the react-server condition: the
 // runner is started with it (`npm run test:e2e`) and its test workers inherit the flag.
 if (!process.execArgv.includes("--conditions=react-server")) {
-  throw new Error("run the browser suite with `npm run test:e2e` (node --conditions=react-server), not `npx playwright test`");
+  throw new Error(
+    "run the browser suite with `npm run test:e2e` (node --conditions=react-server), not `npx playwright test`",
+  );
 }
 
 // The dev-mode specs (e2e/dev-*.spec.ts) start their own `npm run dev` on free ports: a run naming only those builds
@@ -26,7 +28,16 @@ export default defineConfig({
     baseURL: `http://localhost:${E2E_PORT}`,
     launchOptions: {
       executablePath: "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
     screenshot: "only-on-failure",
   },

@@ -28,7 +28,12 @@ export const TIMING_FILES = [
  * Files that serve the run's one production build (`npm start`): once the build is made, beside the browser suite.
  * The multi-instance test is the run's soak.
  */
-export const PRODUCTION_FILES = ["server/test/ops/graceful-shutdown.test.ts", "server/test/ops/multi-instance.test.ts", "server/test/ops/reverse-proxy.test.ts", "server/test/ops/production-install.test.ts"];
+export const PRODUCTION_FILES = [
+  "server/test/ops/graceful-shutdown.test.ts",
+  "server/test/ops/multi-instance.test.ts",
+  "server/test/ops/reverse-proxy.test.ts",
+  "server/test/ops/production-install.test.ts",
+];
 
 /**
  * Files that replace a module keep a fresh module graph of their own. The others share their worker's: a file's
@@ -61,7 +66,12 @@ class LongestFirst extends BaseSequencer {
     // Stable: within a group and among the unlisted files, vitest's own order stays.
     return sorted
       .map((spec, i) => ({ spec, i }))
-      .sort((a, b) => a.spec.project.config.sequence.groupOrder - b.spec.project.config.sequence.groupOrder || rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .sort(
+        (a, b) =>
+          a.spec.project.config.sequence.groupOrder - b.spec.project.config.sequence.groupOrder ||
+          rank(a.spec) - rank(b.spec) ||
+          a.i - b.i,
+      )
       .map(({ spec }) => spec);
   }
 }
@@ -76,14 +86,24 @@ const PARALLEL_WORKERS = Number(process.env.SIGNET_INTEGRATION_WORKERS ?? 2);
 export default defineConfig({
   // Server modules `import "server-only"`, which throws outside the react-server condition that only Next's server
   // bundles set: tests load them as the server does.
-  resolve: { alias: { "@": import.meta.dirname, "server-only": path.join(import.meta.dirname, "node_modules/server-only/empty.js") } },
+  resolve: {
+    alias: {
+      "@": import.meta.dirname,
+      "server-only": path.join(import.meta.dirname, "node_modules/server-only/empty.js"),
+    },
+  },
   test: {
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 180_000,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
     // Tests start their own chains: no default anvil RPC (dev points Base Sepolia, Amoy and Fuji at 127.0.0.1:8545–8547).
-    env: { NODE_ENV: "test", LOCALNET_EVM_RPC_PORT: "0", LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" },
+    env: {
+      NODE_ENV: "test",
+      LOCALNET_EVM_RPC_PORT: "0",
+      LOCALNET_POLYGON_AMOY_RPC_PORT: "0",
+      LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0",
+    },
     sequence: { sequencer: LongestFirst },
     projects: [
       {
@@ -101,9 +121,21 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: "isolated", include: ISOLATED_FILES, exclude: [...TIMING_FILES, ...PRODUCTION_FILES], maxWorkers: PARALLEL_WORKERS, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: "isolated",
+          include: ISOLATED_FILES,
+          exclude: [...TIMING_FILES, ...PRODUCTION_FILES],
+          maxWorkers: PARALLEL_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
       { extends: true, test: { name: "timing", include: TIMING_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: "production", include: PRODUCTION_FILES, maxWorkers: 1, sequence: { groupOrder: 2 } } },
+      {
+        extends: true,
+        test: { name: "production", include: PRODUCTION_FILES, maxWorkers: 1, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });

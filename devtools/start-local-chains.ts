@@ -5,7 +5,13 @@
 // staging server meets the same chains a dev server does.
 import path from "node:path";
 import { rpcUrlVariable } from "../server/env";
-import { SHIPPED_NETWORKS, type EvmNetworkRow, type NetworkId, type NetworkRegistry, type NetworkRow } from "../server/verify";
+import {
+  SHIPPED_NETWORKS,
+  type EvmNetworkRow,
+  type NetworkId,
+  type NetworkRegistry,
+  type NetworkRow,
+} from "../server/verify";
 import { startLocalEvmChain, type LocalEvmChain } from "./anvil";
 import type { DevtoolsEnv } from "./devtools-env";
 import { startLocalnet, type Localnet } from "./localnet";
@@ -34,7 +40,10 @@ export interface StartLocalChainsOptions {
   /** Where the chains keep their state (`npm run dev`'s data dir). */
   dataDir: string;
   /** Timing and faults, from LOCALNET_TIMING, LOCALNET_SLOT_MS, LOCALNET_FAULTS, ANVIL_BLOCK_TIME_SEC and ANVIL_FAULTS. */
-  timing: Pick<DevtoolsEnv, "LOCALNET_TIMING" | "LOCALNET_SLOT_MS" | "LOCALNET_FAULTS" | "ANVIL_BLOCK_TIME_SEC" | "ANVIL_FAULTS">;
+  timing: Pick<
+    DevtoolsEnv,
+    "LOCALNET_TIMING" | "LOCALNET_SLOT_MS" | "LOCALNET_FAULTS" | "ANVIL_BLOCK_TIME_SEC" | "ANVIL_FAULTS"
+  >;
   /** One line per chain started (and its timing). */
   log: (line: string) => void;
 }
@@ -44,7 +53,9 @@ const HOST = "127.0.0.1";
 
 /** The local Solana chain profile that forges `row`'s network (its genesis hash, hence its CAIP-2 id), or null. */
 function solanaProfileOf(row: NetworkRow): LocalnetProfile | null {
-  const found = (Object.entries(PROFILES) as [LocalnetProfile, (typeof PROFILES)[LocalnetProfile]][]).find(([, p]) => p.caip2 === row.caip2);
+  const found = (Object.entries(PROFILES) as [LocalnetProfile, (typeof PROFILES)[LocalnetProfile]][]).find(
+    ([, p]) => p.caip2 === row.caip2,
+  );
   return found ? found[0] : null;
 }
 
@@ -57,7 +68,8 @@ export async function startLocalChains(opts: StartLocalChainsOptions): Promise<L
   const { timing, log } = opts;
   const networks = opts.networks ?? SHIPPED_NETWORKS;
   for (const id of Object.keys(opts.ports)) {
-    if (!networks.byId(id)) throw new Error(`no network ${JSON.stringify(id)} to start a local chain for (${networks.ids.join(", ")})`);
+    if (!networks.byId(id))
+      throw new Error(`no network ${JSON.stringify(id)} to start a local chain for (${networks.ids.join(", ")})`);
   }
   const wanted = (row: NetworkRow) => (opts.ports[row.id] ?? 0) > 0;
   const solanaRows = networks.ofFamily("svm").filter(wanted);
@@ -68,19 +80,33 @@ export async function startLocalChains(opts: StartLocalChainsOptions): Promise<L
   const close = async () => {
     await Promise.allSettled([...solana.map((c) => c.close()), ...evm.map((c) => c.close())]);
   };
-  const localnetTiming = { timing: timing.LOCALNET_TIMING, slotMs: timing.LOCALNET_SLOT_MS, faults: timing.LOCALNET_FAULTS };
+  const localnetTiming = {
+    timing: timing.LOCALNET_TIMING,
+    slotMs: timing.LOCALNET_SLOT_MS,
+    faults: timing.LOCALNET_FAULTS,
+  };
   if (solanaRows.length > 0) {
-    log(`local Solana timing: ${timing.LOCALNET_TIMING}${timing.LOCALNET_TIMING === "real" ? ` (${timing.LOCALNET_SLOT_MS} ms slots)` : ""}${timing.LOCALNET_FAULTS ? `, faults seeded ${timing.LOCALNET_FAULTS.seed}` : ""}`);
+    log(
+      `local Solana timing: ${timing.LOCALNET_TIMING}${timing.LOCALNET_TIMING === "real" ? ` (${timing.LOCALNET_SLOT_MS} ms slots)` : ""}${timing.LOCALNET_FAULTS ? `, faults seeded ${timing.LOCALNET_FAULTS.seed}` : ""}`,
+    );
   }
-  if (evmRows.length > 0) log(`local anvil timing: ${timing.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${timing.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`);
+  if (evmRows.length > 0)
+    log(
+      `local anvil timing: ${timing.ANVIL_BLOCK_TIME_SEC > 0 ? `a block every ${timing.ANVIL_BLOCK_TIME_SEC} s` : "automine"}`,
+    );
   try {
     for (const row of solanaRows) {
       const port = opts.ports[row.id]!;
       const profile = solanaProfileOf(row);
-      if (profile === null) throw new Error(`no local Solana chain can play ${row.label} (${row.caip2}): its genesis hash is not one devtools/localnet forges`);
-      const chain = await startLocalnet({ profile, host: HOST, port, dataDir: opts.dataDir, ...localnetTiming }).catch((err: unknown) => {
-        throw startFailure(`the local chain playing ${row.label}`, port, err);
-      });
+      if (profile === null)
+        throw new Error(
+          `no local Solana chain can play ${row.label} (${row.caip2}): its genesis hash is not one devtools/localnet forges`,
+        );
+      const chain = await startLocalnet({ profile, host: HOST, port, dataDir: opts.dataDir, ...localnetTiming }).catch(
+        (err: unknown) => {
+          throw startFailure(`the local chain playing ${row.label}`, port, err);
+        },
+      );
       solana.push(chain);
       urls[row.id] = chain.url;
       log(`local chain playing ${row.label} (SIMULATED, not the real network) at ${chain.url}`);
@@ -111,7 +137,9 @@ export async function startLocalChains(opts: StartLocalChainsOptions): Promise<L
     for (const [i, row] of evmRows.entries()) {
       const chain = evm[i]!;
       urls[row.id] = chain.url;
-      log(`local anvil chain playing ${row.label} (SIMULATED, chain id ${row.chainId}, test USDC at ${row.usdcAsset}) at ${chain.url}`);
+      log(
+        `local anvil chain playing ${row.label} (SIMULATED, chain id ${row.chainId}, test USDC at ${row.usdcAsset}) at ${chain.url}`,
+      );
     }
   } catch (err) {
     await close();
@@ -151,6 +179,8 @@ function startFailure(chain: string, port: number, err: unknown): LocalChainStar
   const reason = err instanceof Error ? err.message.split("\n")[0]! : String(err);
   // Node's listen says EADDRINUSE; anvil exits saying so on its stderr, which its error carries.
   const taken = (err as NodeJS.ErrnoException | null)?.code === "EADDRINUSE" || /address already in use/i.test(reason);
-  const message = taken ? `${chain} cannot listen on port ${port}: the port is taken` : `${chain} did not start on port ${port}: ${reason}`;
+  const message = taken
+    ? `${chain} cannot listen on port ${port}: the port is taken`
+    : `${chain} did not start on port ${port}: ${reason}`;
   return new LocalChainStartError(message, port, taken, { cause: err });
 }

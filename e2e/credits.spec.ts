@@ -5,7 +5,9 @@ import { expect, test } from "@playwright/test";
 import { devnetDepositAddress, devnetUsdcUnits, fundDevnetUsdc } from "./support";
 import { connectWallet, freshKeypair, installTestWallet } from "./test-wallet";
 
-test("a wallet pays a 0.02 USDC top-up: the chain moves exactly that, and the page shows the new credit and its ledger entry", async ({ page }) => {
+test("a wallet pays a 0.02 USDC top-up: the chain moves exactly that, and the page shows the new credit and its ledger entry", async ({
+  page,
+}) => {
   const wallet = freshKeypair();
   await fundDevnetUsdc(wallet.publicKeyBase58, 50_000n);
   const deposit = await devnetDepositAddress();
@@ -78,7 +80,9 @@ test("a declined signature pays nothing: the balances stay, and the page says so
   expect(await devnetUsdcUnits(deposit)).toBe(depositBefore);
 });
 
-test("the wrong network is refused before signing: a wallet without devnet, and mainnet while it is switched off", async ({ page }) => {
+test("the wrong network is refused before signing: a wallet without devnet, and mainnet while it is switched off", async ({
+  page,
+}) => {
   const wallet = freshKeypair();
   await fundDevnetUsdc(wallet.publicKeyBase58, 50_000n);
   await installTestWallet(page, wallet, { chains: ["solana:mainnet"] });

@@ -11,7 +11,11 @@ const mainnetCall = () =>
   fetch(`${BASE}/api/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "local/echo-1", network: "mainnet", messages: [{ role: "user", content: "typed settings" }] }),
+    body: JSON.stringify({
+      model: "local/echo-1",
+      network: "mainnet",
+      messages: [{ role: "user", content: "typed settings" }],
+    }),
   });
 
 async function signIn(page: Page): Promise<void> {
@@ -35,7 +39,9 @@ async function mainnetOff(page: Page): Promise<void> {
   await expect(state).toHaveText("OFF");
 }
 
-test("each setting has the control of its kind, with its label, help and the variable its default comes from", async ({ page }) => {
+test("each setting has the control of its kind, with its label, help and the variable its default comes from", async ({
+  page,
+}) => {
   await signIn(page);
 
   // A toggle for a boolean, not a text box holding "false".
@@ -77,7 +83,10 @@ test("each setting has the control of its kind, with its label, help and the var
   await page.getByTestId("setting-SERVICE_ALLOWED_AGENTS-add").click();
   await page.getByTestId("save-SERVICE_ALLOWED_AGENTS").click();
   if (agentsBefore === 0) {
-    await expect(page.getByTestId("consequences-SERVICE_ALLOWED_AGENTS").getByTestId("consequence")).toHaveAttribute("data-code", "agents_refused");
+    await expect(page.getByTestId("consequences-SERVICE_ALLOWED_AGENTS").getByTestId("consequence")).toHaveAttribute(
+      "data-code",
+      "agents_refused",
+    );
     await page.getByTestId("confirm-SERVICE_ALLOWED_AGENTS").click();
   }
   await expect(agents.filter({ hasText: agent })).toHaveCount(1);
@@ -92,7 +101,9 @@ test("each setting has the control of its kind, with its label, help and the var
   await expect(page.getByTestId("setting-row-SERVICE_MAINNET_ENABLED")).toHaveCount(0);
 });
 
-test("a secret is shown only as set, and replaced write-only: the audit row says so without the value", async ({ page }) => {
+test("a secret is shown only as set, and replaced write-only: the audit row says so without the value", async ({
+  page,
+}) => {
   await signIn(page);
   const status = page.getByTestId("setting-IP_HASH_SALT-status");
   // The browser suite passes IP_HASH_SALT, or a spec before this one replaced it.
@@ -103,7 +114,10 @@ test("a secret is shown only as set, and replaced write-only: the audit row says
   await page.getByTestId("setting-IP_HASH_SALT").fill(secret);
   await page.getByTestId("save-IP_HASH_SALT").click();
   // A salt in use: replacing it restarts every address's grant count, which is confirmed first.
-  await expect(page.getByTestId("consequences-IP_HASH_SALT").getByTestId("consequence")).toHaveAttribute("data-code", "grant_counts_reset");
+  await expect(page.getByTestId("consequences-IP_HASH_SALT").getByTestId("consequence")).toHaveAttribute(
+    "data-code",
+    "grant_counts_reset",
+  );
   await page.getByTestId("confirm-IP_HASH_SALT").click();
 
   await expect(status).toHaveText("set (stored in the settings table)");
@@ -113,7 +127,9 @@ test("a secret is shown only as set, and replaced write-only: the audit row says
   expect(await page.content()).not.toContain(secret);
 });
 
-test("turning mainnet on without a deposit address warns and waits; cancelled, nothing changes; with one, it just turns on", async ({ page }) => {
+test("turning mainnet on without a deposit address warns and waits; cancelled, nothing changes; with one, it just turns on", async ({
+  page,
+}) => {
   await signIn(page);
   await mainnetOff(page);
   const deposit = page.getByTestId("setting-SERVICE_MAINNET_DEPOSIT_ADDRESS");
@@ -130,7 +146,9 @@ test("turning mainnet on without a deposit address warns and waits; cancelled, n
   // Turning mainnet on now would answer every Solana mainnet call with a 500: the page says so and waits.
   await page.getByTestId("kill-switch").click();
   const consequences = page.getByTestId("consequences-SERVICE_MAINNET_ENABLED");
-  await expect(consequences).toContainText("Solana mainnet calls answer 500 server_misconfigured: no Solana mainnet deposit address is set.");
+  await expect(consequences).toContainText(
+    "Solana mainnet calls answer 500 server_misconfigured: no Solana mainnet deposit address is set.",
+  );
   await expect(page.getByTestId("cancel-SERVICE_MAINNET_ENABLED")).toBeFocused();
   await page.getByTestId("cancel-SERVICE_MAINNET_ENABLED").click();
   await expect(consequences).toHaveCount(0);

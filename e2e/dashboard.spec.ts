@@ -6,7 +6,12 @@ import { BASE, makePaidCall } from "./support";
 import { connectWallet, E2E_OPERATOR, freshKeypair, installTestWallet } from "./test-wallet";
 
 const body = { model: "local/echo-1", network: "mainnet", messages: [{ role: "user", content: "kill switch" }] };
-const mainnetCall = () => fetch(`${BASE}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const mainnetCall = () =>
+  fetch(`${BASE}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 test("an operator signs in, turns mainnet off (503) and on again, and the audit log shows both", async ({ page }) => {
   const call = await makePaidCall("count me on the dashboard");
@@ -17,7 +22,9 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   await expect(page.getByTestId("operator-pubkey")).toHaveText(E2E_OPERATOR.publicKeyBase58);
 
   // Live figures and recent calls include the paid call just made, with a link to its receipt.
-  const devnetRow = page.getByTestId("figures-row").and(page.locator(`[data-network="${call.receipt.payment.network}"]`));
+  const devnetRow = page
+    .getByTestId("figures-row")
+    .and(page.locator(`[data-network="${call.receipt.payment.network}"]`));
   await expect(devnetRow.getByTestId("paid-calls")).not.toHaveText("0");
   await expect(page.getByTestId("recent-call").locator(`a[href$="/r/${call.receipt.inference_id}"]`)).toHaveCount(1);
 
@@ -26,7 +33,9 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
     await page.getByTestId("kill-switch").click();
     // Turning a serving mainnet off refuses its calls: the page shows that and asks first.
     if (to === "OFF") {
-      await expect(page.getByTestId("consequences-SERVICE_MAINNET_ENABLED")).toContainText("Solana mainnet calls answer 503 mainnet_disabled");
+      await expect(page.getByTestId("consequences-SERVICE_MAINNET_ENABLED")).toContainText(
+        "Solana mainnet calls answer 503 mainnet_disabled",
+      );
       await page.getByTestId("confirm-SERVICE_MAINNET_ENABLED").click();
     }
     await expect(mainnetState).toHaveText(to);
@@ -83,7 +92,8 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   let transfers = 0;
   for (const row of await networks.all()) {
     await expect(row).toHaveAttribute("data-drift", "0");
-    const [, onChain, recorded] = /(\d+) transfers on chain, (\d+) recorded/.exec((await row.textContent()) ?? "") ?? [];
+    const [, onChain, recorded] =
+      /(\d+) transfers on chain, (\d+) recorded/.exec((await row.textContent()) ?? "") ?? [];
     expect(recorded).toBe(onChain);
     transfers += Number(onChain);
   }
@@ -95,7 +105,10 @@ test("an operator signs in, turns mainnet off (503) and on again, and the audit 
   await page.screenshot({ path: "test-results/screenshots/dashboard.png", fullPage: true });
 });
 
-test("a wallet that is not an operator is refused, and a tRPC mutation without a session gets 401", async ({ page, request }) => {
+test("a wallet that is not an operator is refused, and a tRPC mutation without a session gets 401", async ({
+  page,
+  request,
+}) => {
   const stranger = freshKeypair();
   await installTestWallet(page, stranger);
   await page.goto("/dashboard");

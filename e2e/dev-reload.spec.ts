@@ -46,7 +46,9 @@ function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -59,7 +61,13 @@ interface DevStack {
 
 /** Starts `npm run dev` (bin/dev/dev.ts) on free ports with every local chain, and waits until Next answers. */
 async function startDevStack(): Promise<DevStack> {
-  const [port, devnet, mainnet, baseSepolia, baseMainnet] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [port, devnet, mainnet, baseSepolia, baseMainnet] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   mkdirSync(".data", { recursive: true });
   const dataDir = mkdtempSync(path.join(".data", "dev-loop-"));
   const logFile = path.join(dataDir, "dev.log");
@@ -78,13 +86,17 @@ async function startDevStack(): Promise<DevStack> {
     LOCALNET_POLYGON_AMOY_RPC_PORT: "0",
     LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0",
     LOG_LEVEL: "warn",
-  });;
-  // Its own process group: the stop below reaches the front server and both anvils too.
-  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev/dev.ts"], {
-    env,
-    stdio: ["ignore", out, out],
-    detached: true,
   });
+  // Its own process group: the stop below reaches the front server and both anvils too.
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev/dev.ts"],
+    {
+      env,
+      stdio: ["ignore", out, out],
+      detached: true,
+    },
+  );
   closeSync(out);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const log = () => readFileSync(logFile, "utf8");
@@ -97,7 +109,10 @@ async function startDevStack(): Promise<DevStack> {
   };
   const stop = async () => {
     signalGroup("SIGTERM");
-    const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000))]);
+    const stopped = await Promise.race([
+      exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000)),
+    ]);
     if (!stopped) signalGroup("SIGKILL");
     // anvil may still be writing its last state for a moment after bin/dev/dev.ts exits.
     signalGroup("SIGKILL");
@@ -111,7 +126,10 @@ async function startDevStack(): Promise<DevStack> {
       await stop();
       throw new Error(`npm run dev exited before serving:\n${text}`);
     }
-    const ok = await fetch(`${baseUrl}/api/v1/operator-key`).then((res) => res.ok, () => false);
+    const ok = await fetch(`${baseUrl}/api/v1/operator-key`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       const text = log();
@@ -148,7 +166,8 @@ for (const pagePath of PAGES) {
     const loads: string[] = [];
     const started = Date.now();
     page.on("request", (request) => {
-      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) loads.push(`${((Date.now() - started) / 1000).toFixed(1)} s ${request.url()}`);
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame())
+        loads.push(`${((Date.now() - started) / 1000).toFixed(1)} s ${request.url()}`);
     });
     const reloadReasons: string[] = [];
     page.on("websocket", (socket) => {
@@ -164,6 +183,9 @@ for (const pagePath of PAGES) {
       stopWriting();
     }
     console.log(`dev ${pagePath}: ${loads.length} document load(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    expect(loads, `${pagePath} reloaded in dev mode (server asked: ${reloadReasons.join(" | ") || "nothing"})\nserver log tail:\n${stack.log().slice(-3000)}`).toHaveLength(1);
+    expect(
+      loads,
+      `${pagePath} reloaded in dev mode (server asked: ${reloadReasons.join(" | ") || "nothing"})\nserver log tail:\n${stack.log().slice(-3000)}`,
+    ).toHaveLength(1);
   });
 }

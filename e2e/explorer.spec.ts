@@ -1,9 +1,20 @@
 import { expect, test } from "@playwright/test";
 import { signReadHeaders } from "../server/agent/sign-request";
 import { formatUnitsAsUsdc, usdcNumberToUnits } from "../server/verify";
-import { BASE, CHECKS, makeEvmPaidCall, makePaidCall, makePaidEmbeddingsCall, makeStreamedPaidCall, pasteAndExpectFivePasses, payForChat } from "./support";
+import {
+  BASE,
+  CHECKS,
+  makeEvmPaidCall,
+  makePaidCall,
+  makePaidEmbeddingsCall,
+  makeStreamedPaidCall,
+  pasteAndExpectFivePasses,
+  payForChat,
+} from "./support";
 
-test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({ page }) => {
+test("a real paid receipt pasted with its prompt and response shows five passes, verified in the browser", async ({
+  page,
+}) => {
   const call = await makePaidCall("explore me");
   await pasteAndExpectFivePasses(page, call);
   await expect(page.getByTestId("check-payer_matches")).toContainText("signed and paid");
@@ -28,8 +39,14 @@ test("one changed character in the response fails response_hash_ok with its reas
   await expect(page.getByTestId("check-prompt_hash_ok")).toHaveAttribute("data-pass", "true");
 });
 
-test("a real paid embeddings receipt pasted with its request and response shows five passes; a moved vector value fails response_hash_ok", async ({ page }) => {
-  const call = await makePaidEmbeddingsCall({ model: "local/hash-embed-1", input: ["embed me", "and me"], dimensions: 8 });
+test("a real paid embeddings receipt pasted with its request and response shows five passes; a moved vector value fails response_hash_ok", async ({
+  page,
+}) => {
+  const call = await makePaidEmbeddingsCall({
+    model: "local/hash-embed-1",
+    input: ["embed me", "and me"],
+    dimensions: 8,
+  });
   await pasteAndExpectFivePasses(page, call);
   await expect(page.getByTestId("check-prompt_hash_ok")).toContainText("embeddings form");
 
@@ -58,7 +75,9 @@ test("a permalink id alone shows the signature-only result and no green badge", 
   await expect(page.getByTestId("check-service_signature_ok")).toHaveAttribute("data-pass", "true");
 });
 
-test("a receipt's permalink shows its verdict on load, readable dates and network names, and what stayed as credit", async ({ page }) => {
+test("a receipt's permalink shows its verdict on load, readable dates and network names, and what stayed as credit", async ({
+  page,
+}) => {
   const { res, agent } = await payForChat({ messages: [{ role: "user", content: "permalink on load" }] });
   expect(res.status).toBe(200);
   const receipt = JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as {
@@ -93,16 +112,22 @@ test("a receipt's permalink shows its verdict on load, readable dates and networ
   await expect(page.getByTestId("money-paid")).toHaveText(`${formatUnitsAsUsdc(paid)} USDC`);
   await expect(page.getByTestId("money-cost")).toHaveText(`− ${formatUnitsAsUsdc(cost)} USDC`);
   await expect(page.getByTestId("money-kept")).toHaveText(`${formatUnitsAsUsdc(kept)} USDC`);
-  await expect(page.getByTestId("credit-kept-note")).toContainText("stays as that key's prepaid credit on Solana devnet");
+  await expect(page.getByTestId("credit-kept-note")).toContainText(
+    "stays as that key's prepaid credit on Solana devnet",
+  );
   await expect(page.getByTestId("credit-kept-note")).toContainText(receipt.agent_pubkey);
   await expect(page.getByTestId("credit-kept-note")).toContainText("--network devnet");
   const url = `${BASE}/api/v1/credits/${agent.publicKeyBase58}?network=devnet`;
-  const credits = (await (await fetch(url, { headers: signReadHeaders(agent, url.split("?")[0]!, String(Date.now())) })).json()) as { balance_usdc: string };
+  const credits = (await (
+    await fetch(url, { headers: signReadHeaders(agent, url.split("?")[0]!, String(Date.now())) })
+  ).json()) as { balance_usdc: string };
   expect(credits.balance_usdc).toBe(formatUnitsAsUsdc(kept));
   await page.screenshot({ path: "test-results/screenshots/permalink.png", fullPage: true });
 });
 
-test("a Base Sepolia permalink names its network and says its kept credit cannot be spent by the prepaid route", async ({ page }) => {
+test("a Base Sepolia permalink names its network and says its kept credit cannot be spent by the prepaid route", async ({
+  page,
+}) => {
   const call = await makeEvmPaidCall("permalink on Base");
   const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as { inference_id: string };
   await page.goto(`/r/${receipt.inference_id}`);
@@ -113,7 +138,9 @@ test("a Base Sepolia permalink names its network and says its kept credit cannot
   await expect(page.getByTestId("credit-kept-note")).toContainText(call.account.address.toLowerCase());
 });
 
-test("a Base Sepolia receipt verifies in the browser against the chain's transaction receipt, and the hosted verifier agrees", async ({ page }) => {
+test("a Base Sepolia receipt verifies in the browser against the chain's transaction receipt, and the hosted verifier agrees", async ({
+  page,
+}) => {
   const call = await makeEvmPaidCall("explore me on Base");
   await pasteAndExpectFivePasses(page, call);
   await expect(page.getByTestId("check-payer_matches")).toContainText(call.account.address.toLowerCase());
@@ -135,7 +162,9 @@ test("a streamed receipt verifies in the browser with the chunks, and with the c
   await page.screenshot({ path: "test-results/screenshots/explorer-streamed.png", fullPage: true });
 });
 
-test("the explorer proves a receipt's inclusion in the public receipt log, in the browser, and refuses a changed receipt", async ({ page }) => {
+test("the explorer proves a receipt's inclusion in the public receipt log, in the browser, and refuses a changed receipt", async ({
+  page,
+}) => {
   const call = await makePaidCall("log me in the browser");
   await page.goto("/explorer");
   await page.getByTestId("receipt-input").fill(call.receiptHeader);
@@ -155,7 +184,9 @@ test("the explorer proves a receipt's inclusion in the public receipt log, in th
   await page.getByTestId("verify-button").click();
   await expect(page.getByTestId("check-service_signature_ok")).toHaveAttribute("data-pass", "false");
   await expect(page.getByTestId("receipt-summary")).toHaveAttribute("data-trusted", "false");
-  await expect(page.getByTestId("untrusted-banner")).toHaveText(/^Signature does not verify: these fields are not vouched for by the operator/);
+  await expect(page.getByTestId("untrusted-banner")).toHaveText(
+    /^Signature does not verify: these fields are not vouched for by the operator/,
+  );
   await expect(page.getByTestId("receipt-summary").getByText("unverified").first()).toBeVisible();
   await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-status", "failed", { timeout: 20_000 });
   await expect(page.getByTestId("log-inclusion")).toHaveAttribute("data-code", "not_included");

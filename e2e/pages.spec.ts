@@ -14,7 +14,12 @@ const VIEWPORTS = [
 ] as const;
 
 /** Checks `page` as it is now at both widths; `ready` waits for what the page must show at each. */
-async function checkEveryWidth(page: Page, name: string, ready: () => Promise<void>, { fullPage = true } = {}): Promise<void> {
+async function checkEveryWidth(
+  page: Page,
+  name: string,
+  ready: () => Promise<void>,
+  { fullPage = true } = {},
+): Promise<void> {
   mkdirSync("test-results/axe", { recursive: true });
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize({ width: viewport.width, height: viewport.height });
@@ -22,15 +27,27 @@ async function checkEveryWidth(page: Page, name: string, ready: () => Promise<vo
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await ready();
 
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, `${name} scrolls sideways at ${viewport.width} px`).toBeLessThanOrEqual(0);
 
     const results = await new AxeBuilder({ page }).analyze();
-    const found = results.violations.map((v) => ({ id: v.id, impact: v.impact ?? "unknown", help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
-    writeFileSync(`test-results/axe/${name}-${viewport.name}.json`, `${JSON.stringify({ page: name, viewport: viewport.name, violations: found }, null, 2)}\n`);
+    const found = results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact ?? "unknown",
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(" ")),
+    }));
+    writeFileSync(
+      `test-results/axe/${name}-${viewport.name}.json`,
+      `${JSON.stringify({ page: name, viewport: viewport.name, violations: found }, null, 2)}\n`,
+    );
     const counts = new Map<string, number>();
     for (const v of found) counts.set(v.impact, (counts.get(v.impact) ?? 0) + 1);
-    console.log(`axe ${name} ${viewport.name}: ${found.length === 0 ? "no violations" : [...counts].map(([impact, n]) => `${impact}: ${n}`).join(", ")}`);
+    console.log(
+      `axe ${name} ${viewport.name}: ${found.length === 0 ? "no violations" : [...counts].map(([impact, n]) => `${impact}: ${n}`).join(", ")}`,
+    );
     expect(
       found.filter((v) => v.impact === "serious" || v.impact === "critical"),
       `serious or critical axe violations on ${name} at ${viewport.width} px`,
@@ -50,12 +67,15 @@ test("home: what Signet is, the live facts and the first calls", async ({ page }
   await expect(page.getByTestId("fact-networks").locator('[data-enabled="false"]')).not.toHaveCount(0);
   await expect(page.getByTestId("network-legend")).toContainText("not served by this deployment now");
   // The paid-call section says where a paid call's unused price goes.
-  await expect(page.getByTestId("paid-call-credit")).toContainText("the unused rest stays as prepaid credit for the paying key");
+  await expect(page.getByTestId("paid-call-credit")).toContainText(
+    "the unused rest stays as prepaid credit for the paying key",
+  );
   await expect(page.getByTestId("paid-call-credit")).toContainText("POST /api/v1/inference");
   const operatorKey = ((await (await page.request.get("/api/v1/operator-key")).json()) as { pubkey: string }).pubkey;
   await expect(page.getByTestId("fact-operator-key")).toHaveText(operatorKey);
   await expect(page.getByTestId("footer-operator-key")).toHaveText(operatorKey);
-  const verifierKey = ((await (await page.request.get("/api/verify/operator-key")).json()) as { pubkey: string }).pubkey;
+  const verifierKey = ((await (await page.request.get("/api/verify/operator-key")).json()) as { pubkey: string })
+    .pubkey;
   await expect(page.getByTestId("footer-verifier-key")).toHaveText(verifierKey);
   await expect(page.getByTestId("first-call")).toHaveCount(4);
   await expect(page.getByTestId("first-call").first()).toContainText("curl -i http");
@@ -63,7 +83,14 @@ test("home: what Signet is, the live facts and the first calls", async ({ page }
 
   // The navigation reaches every page, and marks the current one.
   const nav = page.getByRole("navigation", { name: "Main" });
-  for (const [label, href] of [["Explorer", "/explorer"], ["Log", "/log"], ["Credits", "/credits"], ["Grants", "/grants"], ["Docs", "/docs"], ["Dashboard", "/dashboard"]] as const) {
+  for (const [label, href] of [
+    ["Explorer", "/explorer"],
+    ["Log", "/log"],
+    ["Credits", "/credits"],
+    ["Grants", "/grants"],
+    ["Docs", "/docs"],
+    ["Dashboard", "/dashboard"],
+  ] as const) {
     await expect(nav.getByRole("link", { name: label })).toHaveAttribute("href", href);
   }
   await expect(nav.getByRole("link", { name: "Home" })).toHaveAttribute("aria-current", "page");
@@ -78,7 +105,10 @@ test("explorer with a verified receipt, and the receipt's permalink", async ({ p
   await pasteAndExpectFivePasses(page, call);
   // Each check says what it means, and the transaction links to its network's explorer.
   await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText("The payment is on the chain");
-  await expect(page.getByTestId("summary-tx")).toHaveAttribute("href", /^https:\/\/explorer\.solana\.com\/tx\/\w+\?cluster=devnet$/);
+  await expect(page.getByTestId("summary-tx")).toHaveAttribute(
+    "href",
+    /^https:\/\/explorer\.solana\.com\/tx\/\w+\?cluster=devnet$/,
+  );
   await expect(page.getByTestId("receipt-summary").getByTestId("copy-button")).not.toHaveCount(0);
   await checkEveryWidth(page, "explorer", async () => {
     await expect(page.getByTestId("result")).toBeVisible();
@@ -105,14 +135,23 @@ test("explorer with a verified receipt, and the receipt's permalink", async ({ p
   });
 });
 
-test("log: its size, the latest checkpoint checked in the browser, recent entries linking to their receipts", async ({ page }) => {
+test("log: its size, the latest checkpoint checked in the browser, recent entries linking to their receipts", async ({
+  page,
+}) => {
   const call = await makePaidCall("pages: a call for the log");
   const key = (await (await page.request.get("/log/key")).json()) as { origin: string; verifier_key: string };
   // The call's receipt is in a signed checkpoint within a second or so: the proof route says when.
-  await expect.poll(async () => (await page.request.get(`/api/v1/receipts/${call.receipt.inference_id}/proof`)).status(), { timeout: 20_000 }).toBe(200);
+  await expect
+    .poll(async () => (await page.request.get(`/api/v1/receipts/${call.receipt.inference_id}/proof`)).status(), {
+      timeout: 20_000,
+    })
+    .toBe(200);
   await page.goto("/log");
   await expect(page).toHaveTitle("Receipt log · Signet");
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Log" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Log" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
   const size = Number(await page.getByTestId("log-size").getAttribute("data-size"));
   expect(size).toBeGreaterThan(0);
   await expect(page.getByTestId("checkpoint-size")).toHaveText(String(size));
@@ -163,12 +202,22 @@ test("docs: the API reference under the same navigation and key footer", async (
   // default beside the rest of `npm test`. Three times the default.
   test.slow();
   await page.goto("/docs");
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Docs" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Docs" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
   await expect(page.getByTestId("footer-key")).toHaveCount(2);
-  await checkEveryWidth(page, "docs", async () => {
-    await expect(page.getByRole("heading", { name: "Paid chat completion (x402, one payment per call)" })).toBeVisible({ timeout: 20_000 });
-    // The reference is some 20,000 px long: the screenshot is the first screen.
-  }, { fullPage: false });
+  await checkEveryWidth(
+    page,
+    "docs",
+    async () => {
+      await expect(
+        page.getByRole("heading", { name: "Paid chat completion (x402, one payment per call)" }),
+      ).toBeVisible({ timeout: 20_000 });
+      // The reference is some 20,000 px long: the screenshot is the first screen.
+    },
+    { fullPage: false },
+  );
 });
 
 test("dashboard: signed out, and signed in with its charts", async ({ page }) => {

@@ -24,7 +24,9 @@ const name = `signet_e2e_${Date.now().toString(36)}`;
 const admin = new pg.Client({ connectionString: ADMIN });
 await admin.connect();
 // Old e2e databases from interrupted runs are dropped first.
-const stale = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'signet_e2e_%'");
+const stale = await admin.query<{ datname: string }>(
+  "SELECT datname FROM pg_database WHERE datname LIKE 'signet_e2e_%'",
+);
 for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
 await admin.query(`CREATE DATABASE "${name}"`);
 await admin.end();
@@ -73,6 +75,10 @@ const env: NodeJS.ProcessEnv = childEnv({
   METRICS_TOKEN: "e2e-metrics-token-not-a-secret",
 });
 
-const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev/dev.ts", "--production"], { stdio: "inherit", env });
+const child = spawn(
+  process.execPath,
+  [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/dev/dev.ts", "--production"],
+  { stdio: "inherit", env },
+);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -24,7 +24,13 @@ test("a client that leaves mid-stream gets no receipt and is charged only for wh
     const timestamp = String(Date.now());
     const path = `/api/v1/credits/${agent.publicKeyBase58}`;
     const signature = signDetached(signedRequestMessage("GET", `${BASE}${path}`, utf8ToBytes(timestamp)), agent);
-    const r = await fetch(`${BASE}${path}`, { headers: { "X-Agent-Pubkey": agent.publicKeyBase58, "X-Agent-Signature": signature, "X-Agent-Timestamp": timestamp } });
+    const r = await fetch(`${BASE}${path}`, {
+      headers: {
+        "X-Agent-Pubkey": agent.publicKeyBase58,
+        "X-Agent-Signature": signature,
+        "X-Agent-Timestamp": timestamp,
+      },
+    });
     return (await r.json()) as { entries: { kind: string; amount_usdc: string; inference_id: string | null }[] };
   };
   // The call was served from a hold of the price; capturing it returns what was not used.

@@ -23,7 +23,12 @@ export async function payForChat(body: Record<string, unknown>): Promise<{ res: 
   const fund = await fetch(DEVNET_RPC, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "localnet_fund", params: [signer.address, { usdcUnits: "1000000" }] }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "localnet_fund",
+      params: [signer.address, { usdcUnits: "1000000" }],
+    }),
   });
   if (!fund.ok) throw new Error("funding failed");
   const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/chat/completions`, {
@@ -40,7 +45,10 @@ export async function makePaidCall(prompt: string) {
   if (res.status !== 200) throw new Error(`paid call answered ${res.status}`);
   const response = (await res.json()) as { choices: { message: { content: string } }[] };
   const receiptHeader = res.headers.get("x-service-receipt")!;
-  const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as { inference_id: string; payment: { network: string } };
+  const receipt = JSON.parse(Buffer.from(receiptHeader, "base64").toString()) as {
+    inference_id: string;
+    payment: { network: string };
+  };
   return { messages, response, receiptHeader, receipt };
 }
 
@@ -86,7 +94,11 @@ export async function makeEvmPaidCall(prompt: string) {
 }
 
 async function devnetRpc<T>(method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(DEVNET_RPC, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(DEVNET_RPC, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -99,7 +111,11 @@ export async function fundDevnetUsdc(owner: string, usdcUnits: bigint): Promise<
 
 /** `owner`'s USDC on the e2e devnet chain in atomic units, read from its associated token account (0 when absent). */
 export async function devnetUsdcUnits(owner: string): Promise<bigint> {
-  const ata = getAssociatedTokenAddressSync(new PublicKey(USDC_MINT_BY_SOLANA_CLUSTER.devnet), new PublicKey(owner), true).toBase58();
+  const ata = getAssociatedTokenAddressSync(
+    new PublicKey(USDC_MINT_BY_SOLANA_CLUSTER.devnet),
+    new PublicKey(owner),
+    true,
+  ).toBase58();
   try {
     return BigInt((await devnetRpc<{ value: { amount: string } }>("getTokenAccountBalance", [ata])).value.amount);
   } catch (err) {
@@ -110,20 +126,33 @@ export async function devnetUsdcUnits(owner: string): Promise<bigint> {
 
 /** The devnet deposit address the service publishes in its x402 discovery document. */
 export async function devnetDepositAddress(): Promise<string> {
-  const doc = (await (await fetch(`${BASE}/.well-known/x402`)).json()) as { resources: { accepts: { network: string; payTo: string }[] }[] };
+  const doc = (await (await fetch(`${BASE}/.well-known/x402`)).json()) as {
+    resources: { accepts: { network: string; payTo: string }[] }[];
+  };
   const offer = doc.resources[0]!.accepts.find((a) => a.network === DEVNET);
   if (!offer) throw new Error("the service offers no devnet payment");
   return offer.payTo;
 }
 
-export const CHECKS = ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"];
+export const CHECKS = [
+  "prompt_hash_ok",
+  "response_hash_ok",
+  "service_signature_ok",
+  "payment_on_chain_ok",
+  "payer_matches",
+];
 
 /**
  * Pastes a paid call's receipt header, prompt and response, verifies in the browser, and expects five passes. The
  * amount is the receipt's own, so the test holds whatever price another spec left set.
  */
-export async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader: string; messages: unknown; response: unknown }) {
-  const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as { payment: { amount_usdc: number } };
+export async function pasteAndExpectFivePasses(
+  page: Page,
+  call: { receiptHeader: string; messages: unknown; response: unknown },
+) {
+  const receipt = JSON.parse(Buffer.from(call.receiptHeader, "base64").toString()) as {
+    payment: { amount_usdc: number };
+  };
   await page.goto("/explorer");
   await page.getByTestId("receipt-input").fill(call.receiptHeader);
   await page.getByTestId("prompt-input").fill(JSON.stringify(call.messages));
@@ -131,5 +160,7 @@ export async function pasteAndExpectFivePasses(page: Page, call: { receiptHeader
   await page.getByTestId("verify-button").click();
   await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
   for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
-  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText(`transfer of ${receipt.payment.amount_usdc} USDC`);
+  await expect(page.getByTestId("check-payment_on_chain_ok")).toContainText(
+    `transfer of ${receipt.payment.amount_usdc} USDC`,
+  );
 }

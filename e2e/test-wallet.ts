@@ -7,7 +7,9 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { keypairFromBytes, generateKeypair, type Ed25519Keypair } from "../server/keys/parse-secret-key";
 
 /** The e2e operator: a fixed, test-only key (the e2e server lists it in SERVICE_OPERATOR_PUBKEYS). */
-export const E2E_OPERATOR: Ed25519Keypair = keypairFromBytes(createHash("sha256").update("signet-e2e-operator (test only)").digest());
+export const E2E_OPERATOR: Ed25519Keypair = keypairFromBytes(
+  createHash("sha256").update("signet-e2e-operator (test only)").digest(),
+);
 
 export function freshKeypair(): Ed25519Keypair {
   return generateKeypair();
@@ -21,8 +23,14 @@ export interface TestWalletOptions {
 }
 
 /** Installs the wallet for `keypair` before any page script runs. */
-export async function installTestWallet(page: Page, keypair: Ed25519Keypair, options: TestWalletOptions = {}): Promise<void> {
-  await page.exposeFunction("__signetTestSign", (message: number[]) => Array.from(ed25519.sign(Uint8Array.from(message), keypair.seed)));
+export async function installTestWallet(
+  page: Page,
+  keypair: Ed25519Keypair,
+  options: TestWalletOptions = {},
+): Promise<void> {
+  await page.exposeFunction("__signetTestSign", (message: number[]) =>
+    Array.from(ed25519.sign(Uint8Array.from(message), keypair.seed)),
+  );
   await page.addInitScript(
     ({ address, publicKey, rejectTransactions, chains }) => {
       type Listener = (props: unknown) => void;
@@ -70,7 +78,8 @@ export async function installTestWallet(page: Page, keypair: Ed25519Keypair, opt
             signMessage: async (...inputs: { message: Uint8Array }[]) =>
               Promise.all(
                 inputs.map(async ({ message }) => {
-                  const sign = (window as unknown as { __signetTestSign: (m: number[]) => Promise<number[]> }).__signetTestSign;
+                  const sign = (window as unknown as { __signetTestSign: (m: number[]) => Promise<number[]> })
+                    .__signetTestSign;
                   return { signedMessage: message, signature: new Uint8Array(await sign(Array.from(message))) };
                 }),
               ),
@@ -105,7 +114,8 @@ export async function installTestWallet(page: Page, keypair: Ed25519Keypair, opt
                     if (key.every((b, j) => b === publicKey[j])) slot = i;
                   }
                   if (slot < 0) throw new Error("this transaction needs no signature from this wallet");
-                  const sign = (window as unknown as { __signetTestSign: (m: number[]) => Promise<number[]> }).__signetTestSign;
+                  const sign = (window as unknown as { __signetTestSign: (m: number[]) => Promise<number[]> })
+                    .__signetTestSign;
                   const signature = new Uint8Array(await sign(Array.from(message)));
                   const signed = transaction.slice();
                   signed.set(signature, signaturesAt + 64 * slot);
@@ -119,7 +129,12 @@ export async function installTestWallet(page: Page, keypair: Ed25519Keypair, opt
       window.addEventListener("wallet-standard:app-ready", (event) => callback((event as CustomEvent).detail));
       window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: callback }));
     },
-    { address: keypair.publicKeyBase58, publicKey: Array.from(keypair.publicKey), rejectTransactions: options.rejectTransactions ?? false, chains: options.chains ?? ["solana:devnet", "solana:mainnet"] },
+    {
+      address: keypair.publicKeyBase58,
+      publicKey: Array.from(keypair.publicKey),
+      rejectTransactions: options.rejectTransactions ?? false,
+      chains: options.chains ?? ["solana:devnet", "solana:mainnet"],
+    },
   );
 }
 
@@ -130,7 +145,10 @@ export async function installTestWallet(page: Page, keypair: Ed25519Keypair, opt
 export async function connectWallet(page: Page, keypair: Ed25519Keypair): Promise<void> {
   const button = page.locator(".wallet-adapter-button-trigger");
   await button.filter({ hasText: /select wallet/i }).click();
-  await page.locator(".wallet-adapter-modal-list").getByRole("button", { name: /Signet Test Wallet/ }).click();
+  await page
+    .locator(".wallet-adapter-modal-list")
+    .getByRole("button", { name: /Signet Test Wallet/ })
+    .click();
   await button.filter({ hasText: /^connect$/i }).click();
   const address = keypair.publicKeyBase58;
   await button.filter({ hasText: `${address.slice(0, 4)}..${address.slice(-4)}` }).waitFor();

@@ -3,12 +3,28 @@ import { serviceError } from "./error-body";
 
 describe("serviceError()", () => {
   it("reads the code, message and details of an error body in OpenAI's shape", () => {
-    const body = { error: { message: "no credit", type: "payment_required_error", param: null, code: "insufficient_credits", balance_usdc: "0" }, request_id: "req-1" };
+    const body = {
+      error: {
+        message: "no credit",
+        type: "payment_required_error",
+        param: null,
+        code: "insufficient_credits",
+        balance_usdc: "0",
+      },
+      request_id: "req-1",
+    };
     expect(serviceError(body)).toEqual({ code: "insufficient_credits", message: "no credit", fields: body.error });
   });
 
   it("rejects malformed input: a body that is not an error body reads as no code", () => {
-    for (const body of [null, "text", {}, { error: "payment_required", message: "old shape" }, { error: ["x"] }, { error: { code: 7 } }]) {
+    for (const body of [
+      null,
+      "text",
+      {},
+      { error: "payment_required", message: "old shape" },
+      { error: ["x"] },
+      { error: { code: 7 } },
+    ]) {
       expect(serviceError(body)).toMatchObject({ code: "", message: "" });
     }
   });

@@ -14,6 +14,11 @@ export interface ServiceError {
 /** The error of a parsed response body; empty fields for a body that is not an error body. */
 export function serviceError(body: unknown): ServiceError {
   const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined;
-  const fields = typeof error === "object" && error !== null && !Array.isArray(error) ? (error as Record<string, unknown>) : {};
-  return { code: typeof fields.code === "string" ? fields.code : "", message: typeof fields.message === "string" ? fields.message : "", fields };
+  const fields =
+    typeof error === "object" && error !== null && !Array.isArray(error) ? (error as Record<string, unknown>) : {};
+  return {
+    code: typeof fields.code === "string" ? fields.code : "",
+    message: typeof fields.message === "string" ? fields.message : "",
+    fields,
+  };
 }

@@ -12,7 +12,9 @@ const pubkey = bs58.encode(ed25519.getPublicKey(seed));
 describe("creditsReadMessage()", () => {
   it("is byte for byte the message the service checks for a signed credits read", () => {
     const ts = "1760000000000";
-    expect(creditsReadMessage(ORIGIN, pubkey, ts)).toEqual(signedRequestMessage("GET", `${ORIGIN}/api/v1/credits/${pubkey}`, utf8ToBytes(ts)));
+    expect(creditsReadMessage(ORIGIN, pubkey, ts)).toEqual(
+      signedRequestMessage("GET", `${ORIGIN}/api/v1/credits/${pubkey}`, utf8ToBytes(ts)),
+    );
   });
 });
 
@@ -22,11 +24,15 @@ describe("signCreditsRead()", () => {
     expect(read.headers["X-Agent-Pubkey"]).toBe(pubkey);
     expect(read.headers["X-Agent-Timestamp"]).toBe("1760000000000");
     const signature = bs58.decode(read.headers["X-Agent-Signature"]!);
-    expect(ed25519.verify(signature, creditsReadMessage(ORIGIN, pubkey, "1760000000000"), bs58.decode(pubkey))).toBe(true);
+    expect(ed25519.verify(signature, creditsReadMessage(ORIGIN, pubkey, "1760000000000"), bs58.decode(pubkey))).toBe(
+      true,
+    );
   });
 
   it("rejects malformed input: a wallet that refuses to sign", async () => {
-    await expect(signCreditsRead(ORIGIN, pubkey, async () => Promise.reject(new Error("User rejected the request.")), 1_000_000)).rejects.toThrow("rejected");
+    await expect(
+      signCreditsRead(ORIGIN, pubkey, async () => Promise.reject(new Error("User rejected the request.")), 1_000_000),
+    ).rejects.toThrow("rejected");
   });
 });
 

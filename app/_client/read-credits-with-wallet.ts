@@ -13,7 +13,8 @@ interface LedgerEntry {
   created_at: string;
 }
 
-export type CreditsOutcome = { ok: true; balanceUsdc: string; network: string; entries: LedgerEntry[] } | { ok: false; sentence: string };
+export type CreditsOutcome =
+  { ok: true; balanceUsdc: string; network: string; entries: LedgerEntry[] } | { ok: false; sentence: string };
 
 /** A signed read's headers, kept while the service still accepts its timestamp. */
 export interface SignedRead {
@@ -30,10 +31,18 @@ export function creditsReadMessage(origin: string, pubkey: string, timestamp: st
 }
 
 /** Has the wallet sign a read of its own credits at `now` (one `signMessage`: no transaction, no fee). */
-export async function signCreditsRead(origin: string, pubkey: string, signMessage: (message: Uint8Array) => Promise<Uint8Array>, now: number): Promise<SignedRead> {
+export async function signCreditsRead(
+  origin: string,
+  pubkey: string,
+  signMessage: (message: Uint8Array) => Promise<Uint8Array>,
+  now: number,
+): Promise<SignedRead> {
   const timestamp = String(now);
   const signature = await signMessage(creditsReadMessage(origin, pubkey, timestamp));
-  return { headers: { "X-Agent-Pubkey": pubkey, "X-Agent-Timestamp": timestamp, "X-Agent-Signature": bs58.encode(signature) }, signedAt: now };
+  return {
+    headers: { "X-Agent-Pubkey": pubkey, "X-Agent-Timestamp": timestamp, "X-Agent-Signature": bs58.encode(signature) },
+    signedAt: now,
+  };
 }
 
 /** Whether a held signed read can still be sent at `now`. */
@@ -43,8 +52,15 @@ export function isFresh(read: SignedRead | null, now: number): read is SignedRea
 
 /** The balance and recent ledger entries of the signing key on `network` (`devnet`, `mainnet`). */
 export async function readCredits(pubkey: string, network: string, read: SignedRead): Promise<CreditsOutcome> {
-  const res = await fetch(`/api/v1/credits/${encodeURIComponent(pubkey)}?network=${encodeURIComponent(network)}`, { headers: read.headers, cache: "no-store" }).catch(() => null);
-  if (!res) return { ok: false, sentence: "The service could not be reached to read your credit. Check your connection and try again." };
+  const res = await fetch(`/api/v1/credits/${encodeURIComponent(pubkey)}?network=${encodeURIComponent(network)}`, {
+    headers: read.headers,
+    cache: "no-store",
+  }).catch(() => null);
+  if (!res)
+    return {
+      ok: false,
+      sentence: "The service could not be reached to read your credit. Check your connection and try again.",
+    };
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
     const { code } = serviceError(body);
@@ -56,5 +72,10 @@ export async function readCredits(pubkey: string, network: string, read: SignedR
           : "Your credit could not be read right now. Try again in a minute.";
     return { ok: false, sentence };
   }
-  return { ok: true, balanceUsdc: String(body.balance_usdc), network: String(body.network), entries: (body.entries as LedgerEntry[]) ?? [] };
+  return {
+    ok: true,
+    balanceUsdc: String(body.balance_usdc),
+    network: String(body.network),
+    entries: (body.entries as LedgerEntry[]) ?? [],
+  };
 }

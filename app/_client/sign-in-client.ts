@@ -6,7 +6,10 @@ import { serviceError } from "./error-body";
 export type SignInOutcome = { ok: true } | { ok: false; message: string };
 
 /** Signs in with the connected wallet. */
-export async function signInWithWallet(pubkey: string, signMessage: (message: Uint8Array) => Promise<Uint8Array>): Promise<SignInOutcome> {
+export async function signInWithWallet(
+  pubkey: string,
+  signMessage: (message: Uint8Array) => Promise<Uint8Array>,
+): Promise<SignInOutcome> {
   const { message } = (await (await fetch("/api/operator/challenge")).json()) as { message: string };
   let signature: Uint8Array;
   try {
@@ -21,5 +24,9 @@ export async function signInWithWallet(pubkey: string, signMessage: (message: Ui
   });
   if (res.ok) return { ok: true };
   const { code } = serviceError(await res.json().catch(() => ({})));
-  return { ok: false, message: code === "forbidden" ? "This wallet is not an operator of this service." : "Sign-in failed; please try again." };
+  return {
+    ok: false,
+    message:
+      code === "forbidden" ? "This wallet is not an operator of this service." : "Sign-in failed; please try again.",
+  };
 }

@@ -21,7 +21,13 @@ beforeAll(async () => {
       const { id, method } = JSON.parse(body) as { id: number; method: string };
       if (method !== "getAccountInfo") throw new Error(`unexpected RPC ${method}`);
       res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ jsonrpc: "2.0", id, result: { context: { slot: 1 }, value: heldUnits === null ? null : tokenAccount(heldUnits) } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          result: { context: { slot: 1 }, value: heldUnits === null ? null : tokenAccount(heldUnits) },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => rpc.listen(0, "127.0.0.1", resolve));
@@ -58,7 +64,14 @@ function tokenAccount(amount: bigint) {
     },
     data,
   );
-  return { data: [data.toString("base64"), "base64"], executable: false, lamports: 2_039_280, owner: TOKEN_PROGRAM_ID.toBase58(), rentEpoch: 0, space: data.length };
+  return {
+    data: [data.toString("base64"), "base64"],
+    executable: false,
+    lamports: 2_039_280,
+    owner: TOKEN_PROGRAM_ID.toBase58(),
+    rentEpoch: 0,
+    space: data.length,
+  };
 }
 
 /** The service: a 402 carrying `accepts` in PAYMENT-REQUIRED, or another answer. Any other URL is a test bug. */
@@ -78,12 +91,42 @@ function challenge(overrides: Record<string, unknown>): Response {
   const paymentRequired = {
     x402Version: 2,
     resource: { url: "http://localhost/api/v1/credits", description: "credit", mimeType: "application/json" },
-    accepts: [{ scheme: "exact", network: SOLANA_DEVNET_CAIP2, amount: "10000", asset: USDC_MINT_BY_SOLANA_CLUSTER.devnet, payTo: wallet, maxTimeoutSeconds: 60, extra: { feePayer: wallet }, ...overrides }],
+    accepts: [
+      {
+        scheme: "exact",
+        network: SOLANA_DEVNET_CAIP2,
+        amount: "10000",
+        asset: USDC_MINT_BY_SOLANA_CLUSTER.devnet,
+        payTo: wallet,
+        maxTimeoutSeconds: 60,
+        extra: { feePayer: wallet },
+        ...overrides,
+      },
+    ],
   };
   const offered = paymentRequired.accepts[0]!;
-  const v1 = { scheme: "exact", network: "solana-devnet", maxAmountRequired: offered.amount, resource: paymentRequired.resource.url, description: "credit", mimeType: "application/json", payTo: offered.payTo, maxTimeoutSeconds: 60, asset: offered.asset, extra: offered.extra };
-  const body = { error: { message: "payment required", type: "payment_required_error", param: null, code: "payment_required" }, request_id: "req-402", x402Version: 1, accepts: [v1] };
-  return new Response(JSON.stringify(body), { status: 402, headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(paymentRequired)).toString("base64") } });
+  const v1 = {
+    scheme: "exact",
+    network: "solana-devnet",
+    maxAmountRequired: offered.amount,
+    resource: paymentRequired.resource.url,
+    description: "credit",
+    mimeType: "application/json",
+    payTo: offered.payTo,
+    maxTimeoutSeconds: 60,
+    asset: offered.asset,
+    extra: offered.extra,
+  };
+  const body = {
+    error: { message: "payment required", type: "payment_required_error", param: null, code: "payment_required" },
+    request_id: "req-402",
+    x402Version: 1,
+    accepts: [v1],
+  };
+  return new Response(JSON.stringify(body), {
+    status: 402,
+    headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(paymentRequired)).toString("base64") },
+  });
 }
 
 const neverSign = async (): Promise<never> => {
@@ -112,7 +155,9 @@ describe("topUpWithWallet()", () => {
     const calls = serviceAnswers(() => challenge({}));
     const outcome = await pay("0.06");
     expect(outcome).toMatchObject({ ok: false, code: "insufficient_usdc" });
-    expect(outcome.ok === false && outcome.sentence).toContain("holds 0.05 USDC on Solana devnet, less than the 0.06 USDC");
+    expect(outcome.ok === false && outcome.sentence).toContain(
+      "holds 0.05 USDC on Solana devnet, less than the 0.06 USDC",
+    );
     expect(calls).toEqual([]);
   });
 
@@ -124,7 +169,20 @@ describe("topUpWithWallet()", () => {
   });
 
   it("turns the kill switch's 503 into the wrong network, in words", async () => {
-    serviceAnswers(() => Response.json({ error: { message: "mainnet is disabled by the operator", type: "server_error", param: null, code: "mainnet_disabled" }, request_id: "req-503" }, { status: 503 }));
+    serviceAnswers(() =>
+      Response.json(
+        {
+          error: {
+            message: "mainnet is disabled by the operator",
+            type: "server_error",
+            param: null,
+            code: "mainnet_disabled",
+          },
+          request_id: "req-503",
+        },
+        { status: 503 },
+      ),
+    );
     const outcome = await pay("0.01");
     expect(outcome).toMatchObject({ ok: false, code: "wrong_network" });
     expect(outcome.ok === false && outcome.sentence).toContain("switched off on this service");
@@ -133,13 +191,17 @@ describe("topUpWithWallet()", () => {
   it("refuses a network the wallet does not list, and a disabled one, without reading anything", async () => {
     const calls = serviceAnswers(() => challenge({}));
     expect(await pay("0.01", { walletChains: ["solana:mainnet"] })).toMatchObject({ ok: false, code: "wrong_network" });
-    expect(await pay("0.01", { network: { ...network, enabled: false } })).toMatchObject({ ok: false, code: "wrong_network" });
+    expect(await pay("0.01", { network: { ...network, enabled: false } })).toMatchObject({
+      ok: false,
+      code: "wrong_network",
+    });
     expect(calls).toEqual([]);
   });
 
   it("rejects malformed input: an amount that is not a USDC amount", async () => {
     const calls = serviceAnswers(() => challenge({}));
-    for (const amount of ["abc", "0", "0.0000001", "-1", ""]) expect(await pay(amount)).toMatchObject({ ok: false, code: "invalid_amount" });
+    for (const amount of ["abc", "0", "0.0000001", "-1", ""])
+      expect(await pay(amount)).toMatchObject({ ok: false, code: "invalid_amount" });
     expect(calls).toEqual([]);
   });
 });

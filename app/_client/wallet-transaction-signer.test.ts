@@ -12,7 +12,11 @@ import {
 } from "@solana/kit";
 import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { walletTransactionSigner, WalletDidNotSignError, type WalletSignTransaction } from "./wallet-transaction-signer";
+import {
+  walletTransactionSigner,
+  WalletDidNotSignError,
+  type WalletSignTransaction,
+} from "./wallet-transaction-signer";
 
 const FEE_PAYER = Keypair.generate().publicKey.toBase58();
 const BLOCKHASH = Keypair.generate().publicKey.toBase58();
@@ -23,16 +27,23 @@ async function signThroughKit(wallet: Keypair, signTransaction: WalletSignTransa
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(address(FEE_PAYER), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(BLOCKHASH), lastValidBlockHeight: 100n }, m),
-    (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: signer, destination: address(FEE_PAYER), amount: 1n }), m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(BLOCKHASH), lastValidBlockHeight: 100n }, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        getTransferSolInstruction({ source: signer, destination: address(FEE_PAYER), amount: 1n }),
+        m,
+      ),
   );
   return partiallySignTransactionMessageWithSigners(message);
 }
 
-const signWith = (wallet: Keypair): WalletSignTransaction => async (tx) => {
-  tx.sign([wallet]);
-  return tx;
-};
+const signWith =
+  (wallet: Keypair): WalletSignTransaction =>
+  async (tx) => {
+    tx.sign([wallet]);
+    return tx;
+  };
 
 describe("walletTransactionSigner()", () => {
   it("puts the wallet's valid signature on the transaction kit built, and leaves the fee payer's slot empty", async () => {
@@ -48,7 +59,9 @@ describe("walletTransactionSigner()", () => {
     const wallet = Keypair.generate();
     const addInstructionAndSign: WalletSignTransaction = async (tx) => {
       const message = TransactionMessage.decompile(tx.message);
-      message.instructions.push(SystemProgram.transfer({ fromPubkey: wallet.publicKey, toPubkey: new PublicKey(FEE_PAYER), lamports: 2 }));
+      message.instructions.push(
+        SystemProgram.transfer({ fromPubkey: wallet.publicKey, toPubkey: new PublicKey(FEE_PAYER), lamports: 2 }),
+      );
       const changed = new VersionedTransaction(message.compileToV0Message());
       changed.sign([wallet]);
       return changed;

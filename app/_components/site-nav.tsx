@@ -19,7 +19,12 @@ export function SiteNav() {
     <nav aria-label="Main" className="w-full sm:w-auto">
       <ul className="flex flex-wrap items-center gap-x-1 gap-y-1 text-sm">
         {LINKS.map(({ href, label }) => {
-          const current = href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`) || (href === "/explorer" && pathname.startsWith("/r/"));
+          const current =
+            href === "/"
+              ? pathname === "/"
+              : pathname === href ||
+                pathname.startsWith(`${href}/`) ||
+                (href === "/explorer" && pathname.startsWith("/r/"));
           return (
             <li key={href}>
               {href === "/docs" ? (

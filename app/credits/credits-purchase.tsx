@@ -6,7 +6,13 @@ import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import type { VersionedTransaction } from "@solana/web3.js";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { browserNow } from "@/app/_client/browser-clock";
-import { isFresh, readCredits, signCreditsRead, type CreditsOutcome, type SignedRead } from "@/app/_client/read-credits-with-wallet";
+import {
+  isFresh,
+  readCredits,
+  signCreditsRead,
+  type CreditsOutcome,
+  type SignedRead,
+} from "@/app/_client/read-credits-with-wallet";
 import { readUsdcAccount, type UsdcAccount } from "@/app/_client/read-usdc-account";
 import { topUpWithWallet, type PayNetwork, type TopUpOutcome } from "@/app/_client/top-up-with-wallet";
 import { CopyButton } from "@/app/_components/copy-button";
@@ -25,7 +31,8 @@ interface Props {
 export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNetwork }: Props) {
   const { publicKey, signTransaction, signMessage, wallet } = useWallet();
   const pubkey = publicKey?.toBase58() ?? null;
-  const firstEnabled = networks.find((n) => n.caip2 === defaultNetwork && n.enabled) ?? networks.find((n) => n.enabled) ?? networks[0];
+  const firstEnabled =
+    networks.find((n) => n.caip2 === defaultNetwork && n.enabled) ?? networks.find((n) => n.enabled) ?? networks[0];
   const [networkId, setNetworkId] = useState(firstEnabled?.caip2 ?? "");
   const network = networks.find((n) => n.caip2 === networkId) ?? firstEnabled;
   const [usdc, setUsdc] = useState<UsdcState>({ status: "loading" });
@@ -57,10 +64,14 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
     if (!pubkey || !signMessage || !network) return;
     setReadingCredits(true);
     try {
-      if (!isFresh(signedRead.current, browserNow())) signedRead.current = await signCreditsRead(origin, pubkey, signMessage, browserNow());
+      if (!isFresh(signedRead.current, browserNow()))
+        signedRead.current = await signCreditsRead(origin, pubkey, signMessage, browserNow());
       setCredits(await readCredits(pubkey, network.name, signedRead.current));
     } catch {
-      setCredits({ ok: false, sentence: "You declined the read-only signature, so your credit was not read. Nothing was paid or changed." });
+      setCredits({
+        ok: false,
+        sentence: "You declined the read-only signature, so your credit was not read. Nothing was paid or changed.",
+      });
     } finally {
       setReadingCredits(false);
     }
@@ -96,12 +107,18 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
           <WalletMultiButton />
           {pubkey && (
             <span className="flex min-w-0 items-center gap-2 text-sm">
-              <code data-testid="credits-wallet" className="min-w-0 break-all">{pubkey}</code>
+              <code data-testid="credits-wallet" className="min-w-0 break-all">
+                {pubkey}
+              </code>
               <CopyButton value={pubkey} label="wallet address" />
             </span>
           )}
         </div>
-        {!pubkey && <p className="mt-3 text-sm text-slate-600">Any Solana wallet that supports Wallet Standard (Phantom, Solflare, Backpack…) works.</p>}
+        {!pubkey && (
+          <p className="mt-3 text-sm text-slate-600">
+            Any Solana wallet that supports Wallet Standard (Phantom, Solflare, Backpack…) works.
+          </p>
+        )}
       </Card>
 
       {pubkey && network && (
@@ -124,22 +141,40 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
                   ))}
                 </select>
               </label>
-              <button type="button" className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm hover:bg-slate-100" onClick={() => void refreshUsdc()}>
+              <button
+                type="button"
+                className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm hover:bg-slate-100"
+                onClick={() => void refreshUsdc()}
+              >
                 Refresh balance
               </button>
             </div>
             <div className="mt-4 text-sm" aria-live="polite">
               {usdc.status === "loading" && <p className="text-slate-600">Reading your USDC on {network.label}…</p>}
-              {usdc.status === "error" && <p className="text-red-800">The {network.label} RPC did not answer; your balance could not be read. Try Refresh balance.</p>}
+              {usdc.status === "error" && (
+                <p className="text-red-800">
+                  The {network.label} RPC did not answer; your balance could not be read. Try Refresh balance.
+                </p>
+              )}
               {usdc.status === "ok" && (
                 <dl className="grid gap-x-4 gap-y-1 sm:grid-cols-[max-content_1fr]">
                   <dt className="text-slate-600">USDC balance</dt>
-                  <dd className="text-lg font-semibold" data-testid="usdc-balance" data-units={usdc.account.units.toString()}>
+                  <dd
+                    className="text-lg font-semibold"
+                    data-testid="usdc-balance"
+                    data-units={usdc.account.units.toString()}
+                  >
                     {formatUnitsAsUsdc(usdc.account.units)} USDC
                   </dd>
                   <dt className="text-slate-600">USDC token account</dt>
-                  <dd data-testid="token-account-state" data-exists={String(usdc.account.exists)} className="min-w-0 break-all">
-                    {usdc.account.exists ? "exists" : "does not exist yet: this wallet has never held USDC on this network"}{" "}
+                  <dd
+                    data-testid="token-account-state"
+                    data-exists={String(usdc.account.exists)}
+                    className="min-w-0 break-all"
+                  >
+                    {usdc.account.exists
+                      ? "exists"
+                      : "does not exist yet: this wallet has never held USDC on this network"}{" "}
                     <AccountLink network={network.caip2} address={usdc.account.tokenAccount} />
                   </dd>
                 </dl>
@@ -176,12 +211,18 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
               </button>
             </form>
             <p id="amount-hint" className="mt-2 text-xs text-slate-600">
-              From {minUsdc} to {maxUsdc} USDC, on {network.label}. Credited to this wallet&apos;s key once the transfer confirms.
+              From {minUsdc} to {maxUsdc} USDC, on {network.label}. Credited to this wallet&apos;s key once the transfer
+              confirms.
             </p>
             {outcome?.ok === true && (
-              <div role="status" data-testid="topup-success" className="mt-4 space-y-1 rounded-lg border border-green-200 bg-green-50 p-4 text-sm text-green-950">
+              <div
+                role="status"
+                data-testid="topup-success"
+                className="mt-4 space-y-1 rounded-lg border border-green-200 bg-green-50 p-4 text-sm text-green-950"
+              >
                 <p className="font-semibold">
-                  Paid {outcome.amountUsdc} USDC. Your credit is now <span data-testid="topup-balance">{outcome.balanceUsdc}</span> USDC on {network.label}.
+                  Paid {outcome.amountUsdc} USDC. Your credit is now{" "}
+                  <span data-testid="topup-balance">{outcome.balanceUsdc}</span> USDC on {network.label}.
                 </p>
                 <p className="break-all">
                   Transaction <code data-testid="topup-tx">{outcome.txSignature}</code>{" "}
@@ -194,7 +235,12 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
               </div>
             )}
             {outcome?.ok === false && (
-              <p role="alert" data-testid="topup-error" data-code={outcome.code} className="mt-4 rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
+              <p
+                role="alert"
+                data-testid="topup-error"
+                data-code={outcome.code}
+                className="mt-4 rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900"
+              >
                 {outcome.sentence}
               </p>
             )}
@@ -202,8 +248,8 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
 
           <Card step="4" title="Your prepaid credit">
             <p className="text-sm text-slate-700">
-              Your wallet signs a read-only request (a message, not a transaction: no fee) so the service shows this key&apos;s balance and ledger to you and
-              nobody else.
+              Your wallet signs a read-only request (a message, not a transaction: no fee) so the service shows this
+              key&apos;s balance and ledger to you and nobody else.
             </p>
             <button
               data-testid="show-credit-button"
@@ -222,26 +268,48 @@ export function CreditsPurchase({ networks, origin, minUsdc, maxUsdc, defaultNet
             {credits?.ok === true && (
               <div className="mt-4 space-y-3">
                 <p className="text-sm">
-                  Balance on {network.label}: <strong className="text-lg" data-testid="credit-balance">{credits.balanceUsdc}</strong> USDC
+                  Balance on {network.label}:{" "}
+                  <strong className="text-lg" data-testid="credit-balance">
+                    {credits.balanceUsdc}
+                  </strong>{" "}
+                  USDC
                 </p>
-                <div className="overflow-x-auto rounded-lg border border-slate-200" tabIndex={0} role="region" aria-label="Recent ledger entries">
+                <div
+                  className="overflow-x-auto rounded-lg border border-slate-200"
+                  tabIndex={0}
+                  role="region"
+                  aria-label="Recent ledger entries"
+                >
                   <table className="w-full text-left text-sm" data-testid="ledger">
                     <caption className="sr-only">Recent ledger entries, newest first</caption>
                     <thead className="bg-slate-50 text-xs uppercase text-slate-600">
                       <tr>
-                        <th scope="col" className="px-3 py-2">When</th>
-                        <th scope="col" className="px-3 py-2">Entry</th>
-                        <th scope="col" className="px-3 py-2 text-right">USDC</th>
+                        <th scope="col" className="px-3 py-2">
+                          When
+                        </th>
+                        <th scope="col" className="px-3 py-2">
+                          Entry
+                        </th>
+                        <th scope="col" className="px-3 py-2 text-right">
+                          USDC
+                        </th>
                       </tr>
                     </thead>
                     <tbody>
                       {credits.entries.length === 0 && (
                         <tr>
-                          <td colSpan={3} className="px-3 py-3 text-slate-600">No entries yet.</td>
+                          <td colSpan={3} className="px-3 py-3 text-slate-600">
+                            No entries yet.
+                          </td>
                         </tr>
                       )}
                       {credits.entries.slice(0, 10).map((e) => (
-                        <tr key={e.id} data-testid="ledger-entry" data-kind={e.kind} className="border-t border-slate-100">
+                        <tr
+                          key={e.id}
+                          data-testid="ledger-entry"
+                          data-kind={e.kind}
+                          className="border-t border-slate-100"
+                        >
                           <td className="whitespace-nowrap px-3 py-2">{new Date(e.created_at).toLocaleString()}</td>
                           <td className="px-3 py-2">{entryLabel(e.kind)}</td>
                           <td className="px-3 py-2 text-right font-mono">{e.amount_usdc}</td>
@@ -263,7 +331,10 @@ function Card({ step, title, children }: { step: string; title: string; children
   return (
     <section aria-labelledby={`step-${step}`} className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
       <h2 id={`step-${step}`} className="mb-3 flex items-center gap-2 text-lg font-semibold">
-        <span aria-hidden="true" className="flex h-6 w-6 items-center justify-center rounded-full bg-violet-100 text-xs font-bold text-violet-900">
+        <span
+          aria-hidden="true"
+          className="flex h-6 w-6 items-center justify-center rounded-full bg-violet-100 text-xs font-bold text-violet-900"
+        >
           {step}
         </span>
         {title}
@@ -298,6 +369,8 @@ function entryLabel(kind: string): string {
 
 /** The chains the connected Wallet Standard account lists, when the adapter exposes them. */
 function walletChains(adapter: unknown, pubkey: string): readonly string[] | undefined {
-  const accounts = (adapter as { wallet?: { accounts?: readonly { address: string; chains?: readonly string[] }[] } } | undefined)?.wallet?.accounts;
+  const accounts = (
+    adapter as { wallet?: { accounts?: readonly { address: string; chains?: readonly string[] }[] } } | undefined
+  )?.wallet?.accounts;
   return accounts?.find((a) => a.address === pubkey)?.chains;
 }

@@ -56,12 +56,19 @@ function useSettingChange(key: SettingKey): SettingChange {
   const [refreshing, setRefreshing] = useState(false);
   async function send(value: SettingValue, acknowledged: string[]): Promise<boolean> {
     setError(null);
-    const outcome = await set.mutateAsync({ key, value, acknowledged }).catch((err: unknown) => ({ ok: false as const, reason: "failed" as const, message: err instanceof Error ? err.message : "the change could not be sent" }));
+    const outcome = await set.mutateAsync({ key, value, acknowledged }).catch((err: unknown) => ({
+      ok: false as const,
+      reason: "failed" as const,
+      message: err instanceof Error ? err.message : "the change could not be sent",
+    }));
     if (outcome.ok) {
       setPending(null);
       setRefreshing(true);
       try {
-        await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.settings.get.queryKey() }), queryClient.invalidateQueries({ queryKey: trpc.settings.audit.queryKey() })]);
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.settings.get.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.settings.audit.queryKey() }),
+        ]);
       } finally {
         setRefreshing(false);
       }
@@ -77,7 +84,13 @@ function useSettingChange(key: SettingKey): SettingChange {
   }
   return {
     save: (value) => send(value, []),
-    confirm: async () => (pending ? send(pending.value, pending.consequences.map((c) => c.id)) : false),
+    confirm: async () =>
+      pending
+        ? send(
+            pending.value,
+            pending.consequences.map((c) => c.id),
+          )
+        : false,
     cancel: () => setPending(null),
     pending,
     error,
@@ -89,7 +102,9 @@ function useSettingChange(key: SettingKey): SettingChange {
 export function KillSwitch() {
   const settings = useSettings();
   const change = useSettingChange(KILL_SWITCH);
-  const view = settings.data?.settings.find((s): s is ViewOf<"boolean"> => s.key === KILL_SWITCH && s.kind === "boolean");
+  const view = settings.data?.settings.find(
+    (s): s is ViewOf<"boolean"> => s.key === KILL_SWITCH && s.kind === "boolean",
+  );
   const enabled = view?.value === true;
   return (
     <Section title="Mainnet kill switch" headingId="mainnet-kill-switch-heading">
@@ -117,14 +132,26 @@ export function SettingsEditor() {
   const data = settings.data;
   return (
     <Section title="Settings" headingId="settings-heading">
-      <p className="text-sm text-slate-600">Changes take effect from the next request, on every instance. Each is checked by the server, and audited.</p>
-      {settings.error && <p role="alert" className="text-red-800">{settings.error.message}</p>}
+      <p className="text-sm text-slate-600">
+        Changes take effect from the next request, on every instance. Each is checked by the server, and audited.
+      </p>
+      {settings.error && (
+        <p role="alert" className="text-red-800">
+          {settings.error.message}
+        </p>
+      )}
       {data && data.problems.length > 0 && (
-        <div role="status" data-testid="settings-problems" className="mt-3 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900">
+        <div
+          role="status"
+          data-testid="settings-problems"
+          className="mt-3 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900"
+        >
           <p className="font-semibold">What the settings break now</p>
           <ul className="list-disc pl-5">
             {data.problems.map((p) => (
-              <li key={p.id} data-testid="settings-problem" data-code={p.code}>{p.message}</li>
+              <li key={p.id} data-testid="settings-problem" data-code={p.code}>
+                {p.message}
+              </li>
             ))}
           </ul>
         </div>
@@ -158,18 +185,29 @@ function SettingRow({ setting }: { setting: SettingView }) {
   const change = useSettingChange(setting.key);
   const id = `setting-${setting.key}`;
   return (
-    <div data-testid={`setting-row-${setting.key}`} data-kind={setting.kind} className="grid gap-2 text-sm sm:grid-cols-[18rem_1fr]">
+    <div
+      data-testid={`setting-row-${setting.key}`}
+      data-kind={setting.kind}
+      className="grid gap-2 text-sm sm:grid-cols-[18rem_1fr]"
+    >
       <div className="min-w-0">
         {setting.kind === "boolean" ? (
-          <span id={`${id}-label`} className="font-medium">{setting.label}</span>
+          <span id={`${id}-label`} className="font-medium">
+            {setting.label}
+          </span>
         ) : (
-          <label htmlFor={id} className="font-medium">{setting.label}</label>
+          <label htmlFor={id} className="font-medium">
+            {setting.label}
+          </label>
         )}
-        <p id={`${id}-help`} className="text-xs text-slate-600">{setting.help}</p>
+        <p id={`${id}-help`} className="text-xs text-slate-600">
+          {setting.help}
+        </p>
         <SourceLine setting={setting} />
         {setting.problem && (
           <p data-testid={`setting-problem-${setting.key}`} className="text-xs text-red-800">
-            The value in effect is invalid ({setting.problem}): calls answer 500 server_misconfigured until it is replaced.
+            The value in effect is invalid ({setting.problem}): calls answer 500 server_misconfigured until it is
+            replaced.
           </p>
         )}
       </div>
@@ -187,7 +225,8 @@ function SourceLine({ setting }: { setting: SettingView }) {
   return (
     <p data-testid={`setting-source-${setting.key}`} className="mt-1 text-[11px] text-slate-500">
       <code>{setting.key}</code>
-      {setting.source === "stored" && ` · set by ${who}${setting.updatedAt ? ` at ${setting.updatedAt.replace("T", " ").replace(/\.\d+Z$/, " UTC")}` : ""}`}
+      {setting.source === "stored" &&
+        ` · set by ${who}${setting.updatedAt ? ` at ${setting.updatedAt.replace("T", " ").replace(/\.\d+Z$/, " UTC")}` : ""}`}
       {setting.source === "environment" && " · the environment's default"}
       {setting.source === "unset" && " · not set in the environment"}
     </p>
@@ -199,11 +238,40 @@ function SettingControl({ setting, change, id }: { setting: SettingView; change:
     case "boolean":
       return <ToggleControl setting={setting} change={change} id={id} />;
     case "usdc":
-      return <TextControl setting={setting} change={change} id={id} initial={setting.value} unit="USDC" inputMode="decimal" toValue={(text) => text.trim()} />;
+      return (
+        <TextControl
+          setting={setting}
+          change={change}
+          id={id}
+          initial={setting.value}
+          unit="USDC"
+          inputMode="decimal"
+          toValue={(text) => text.trim()}
+        />
+      );
     case "integer":
-      return <TextControl setting={setting} change={change} id={id} initial={setting.value === null ? "" : String(setting.value)} inputMode="numeric" toValue={(text) => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : text)} />;
+      return (
+        <TextControl
+          setting={setting}
+          change={change}
+          id={id}
+          initial={setting.value === null ? "" : String(setting.value)}
+          inputMode="numeric"
+          toValue={(text) => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : text)}
+        />
+      );
     case "address":
-      return <TextControl setting={setting} change={change} id={id} initial={setting.value ?? ""} placeholder="none (a base58 public key)" mono toValue={(text) => text.trim()} />;
+      return (
+        <TextControl
+          setting={setting}
+          change={change}
+          id={id}
+          initial={setting.value ?? ""}
+          placeholder="none (a base58 public key)"
+          mono
+          toValue={(text) => text.trim()}
+        />
+      );
     case "network":
       return <NetworkControl setting={setting} change={change} id={id} />;
     case "keys":
@@ -228,8 +296,12 @@ function ToggleControl({ setting, change, id }: { setting: ViewOf<"boolean">; ch
       onClick={() => void change.save(!on)}
       className="inline-flex items-center gap-2 rounded-full focus-visible:outline-2 focus-visible:outline-violet-600 disabled:opacity-50"
     >
-      <span className={`relative inline-block h-6 w-11 rounded-full transition ${on ? "bg-green-700" : "bg-slate-400"}`}>
-        <span className={`absolute top-0.5 h-5 w-5 rounded-full bg-white shadow transition ${on ? "left-[1.375rem]" : "left-0.5"}`} />
+      <span
+        className={`relative inline-block h-6 w-11 rounded-full transition ${on ? "bg-green-700" : "bg-slate-400"}`}
+      >
+        <span
+          className={`absolute top-0.5 h-5 w-5 rounded-full bg-white shadow transition ${on ? "left-[1.375rem]" : "left-0.5"}`}
+        />
       </span>
       <span className="text-sm">{on ? "On" : "Off"}</span>
     </button>
@@ -272,7 +344,11 @@ function TextControl({ setting, change, id, initial, toValue, unit, placeholder,
           value={text}
           onChange={(e) => setText(e.target.value)}
         />
-        {unit && <span data-testid={`${id}-unit`} className="px-2 text-xs font-semibold text-slate-600">{unit}</span>}
+        {unit && (
+          <span data-testid={`${id}-unit`} className="px-2 text-xs font-semibold text-slate-600">
+            {unit}
+          </span>
+        )}
       </span>
       <SaveButton settingKey={setting.key} change={change} />
     </form>
@@ -289,7 +365,14 @@ function NetworkControl({ setting, change, id }: { setting: ViewOf<"network">; c
         void change.save(choice);
       }}
     >
-      <select id={id} data-testid={id} aria-describedby={`${id}-help`} className="rounded border border-slate-300 p-1" value={choice} onChange={(e) => setChoice(e.target.value)}>
+      <select
+        id={id}
+        data-testid={id}
+        aria-describedby={`${id}-help`}
+        className="rounded border border-slate-300 p-1"
+        value={choice}
+        onChange={(e) => setChoice(e.target.value)}
+      >
         {setting.value === null && <option value="">(invalid: choose one)</option>}
         {setting.options.map((o) => (
           <option key={o.id} value={o.id}>
@@ -322,7 +405,13 @@ function KeysControl({ setting, change, id }: { setting: ViewOf<"keys">; change:
         {keys.map((k) => (
           <li key={k} data-testid={`${id}-entry`} className="flex items-center gap-2">
             <code className="min-w-0 flex-1 break-all text-xs">{k}</code>
-            <button type="button" aria-label={`Remove ${k}`} disabled={busy} className="rounded border border-slate-300 px-2 text-xs hover:bg-slate-100 disabled:opacity-50" onClick={() => setKeys(keys.filter((x) => x !== k))}>
+            <button
+              type="button"
+              aria-label={`Remove ${k}`}
+              disabled={busy}
+              className="rounded border border-slate-300 px-2 text-xs hover:bg-slate-100 disabled:opacity-50"
+              onClick={() => setKeys(keys.filter((x) => x !== k))}
+            >
               Remove
             </button>
           </li>
@@ -347,10 +436,22 @@ function KeysControl({ setting, change, id }: { setting: ViewOf<"keys">; change:
             }
           }}
         />
-        <button type="button" data-testid={`${id}-add`} disabled={busy} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50" onClick={add}>
+        <button
+          type="button"
+          data-testid={`${id}-add`}
+          disabled={busy}
+          className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50"
+          onClick={add}
+        >
           Add
         </button>
-        <button type="button" data-testid={`save-${setting.key}`} disabled={busy} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50" onClick={() => void change.save(next.trim() ? [...keys, next.trim()] : keys)}>
+        <button
+          type="button"
+          data-testid={`save-${setting.key}`}
+          disabled={busy}
+          className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50"
+          onClick={() => void change.save(next.trim() ? [...keys, next.trim()] : keys)}
+        >
           Save list
         </button>
       </div>
@@ -387,12 +488,21 @@ function SecretControl({ setting, change, id }: { setting: ViewOf<"secret">; cha
             onChange={(e) => setText(e.target.value)}
           />
           <SaveButton settingKey={setting.key} change={change} label="Replace" />
-          <button type="button" className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100" onClick={() => setReplacing(false)}>
+          <button
+            type="button"
+            className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100"
+            onClick={() => setReplacing(false)}
+          >
             Cancel
           </button>
         </form>
       ) : (
-        <button type="button" data-testid={`replace-${setting.key}`} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100" onClick={() => setReplacing(true)}>
+        <button
+          type="button"
+          data-testid={`replace-${setting.key}`}
+          className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100"
+          onClick={() => setReplacing(true)}
+        >
           {setting.set ? "Replace…" : "Set…"}
         </button>
       )}
@@ -400,9 +510,22 @@ function SecretControl({ setting, change, id }: { setting: ViewOf<"secret">; cha
   );
 }
 
-function SaveButton({ settingKey, change, label = "Save" }: { settingKey: SettingKey; change: SettingChange; label?: string }) {
+function SaveButton({
+  settingKey,
+  change,
+  label = "Save",
+}: {
+  settingKey: SettingKey;
+  change: SettingChange;
+  label?: string;
+}) {
   return (
-    <button type="submit" data-testid={`save-${settingKey}`} disabled={change.saving || change.pending !== null} className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50">
+    <button
+      type="submit"
+      data-testid={`save-${settingKey}`}
+      disabled={change.saving || change.pending !== null}
+      className="rounded border border-slate-300 px-2 py-1 hover:bg-slate-100 disabled:opacity-50"
+    >
       {label}
     </button>
   );
@@ -419,8 +542,15 @@ function ChangeFeedback({ settingKey, change }: { settingKey: SettingKey; change
         </p>
       )}
       {change.pending && (
-        <div role="alertdialog" aria-labelledby={headingId} data-testid={`consequences-${settingKey}`} className="mt-2 space-y-2 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
-          <p id={headingId} className="font-semibold">Not saved yet. This change has consequences for calls:</p>
+        <div
+          role="alertdialog"
+          aria-labelledby={headingId}
+          data-testid={`consequences-${settingKey}`}
+          className="mt-2 space-y-2 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
+        >
+          <p id={headingId} className="font-semibold">
+            Not saved yet. This change has consequences for calls:
+          </p>
           <ul className="list-disc pl-5">
             {change.pending.consequences.map((c) => (
               <li key={c.id} data-testid="consequence" data-code={c.code}>
@@ -429,11 +559,23 @@ function ChangeFeedback({ settingKey, change }: { settingKey: SettingKey; change
             ))}
           </ul>
           <div className="flex gap-2">
-            <button type="button" data-testid={`confirm-${settingKey}`} disabled={change.saving} className="rounded-lg bg-amber-800 px-3 py-1 font-semibold text-white disabled:opacity-50" onClick={() => void change.confirm()}>
+            <button
+              type="button"
+              data-testid={`confirm-${settingKey}`}
+              disabled={change.saving}
+              className="rounded-lg bg-amber-800 px-3 py-1 font-semibold text-white disabled:opacity-50"
+              onClick={() => void change.confirm()}
+            >
               Save anyway
             </button>
             {/* Focused first: the safe answer is one keypress away. */}
-            <button type="button" data-testid={`cancel-${settingKey}`} autoFocus className="rounded-lg border border-amber-400 px-3 py-1 hover:bg-amber-100" onClick={change.cancel}>
+            <button
+              type="button"
+              data-testid={`cancel-${settingKey}`}
+              autoFocus
+              className="rounded-lg border border-amber-400 px-3 py-1 hover:bg-amber-100"
+              onClick={change.cancel}
+            >
               Cancel
             </button>
           </div>
@@ -454,7 +596,14 @@ export function AuditLog() {
       <TableScroll label="Audit log">
         <table data-testid="audit-log" className="w-full min-w-[36rem] text-left text-xs">
           <caption className="sr-only">Settings changes, newest first</caption>
-          <thead className="uppercase text-slate-600"><tr><th scope="col">when</th><th scope="col">who</th><th scope="col">setting</th><th scope="col">old → new</th></tr></thead>
+          <thead className="uppercase text-slate-600">
+            <tr>
+              <th scope="col">when</th>
+              <th scope="col">who</th>
+              <th scope="col">setting</th>
+              <th scope="col">old → new</th>
+            </tr>
+          </thead>
           <tbody>
             {audit.data?.map((a) => (
               <tr key={a.id} data-testid="audit-row">
@@ -463,7 +612,9 @@ export function AuditLog() {
                 <td>
                   {labels.get(a.key) ?? a.key} <code className="text-[11px] text-slate-500">{a.key}</code>
                 </td>
-                <td className="font-mono">{a.oldValue ?? "(default)"} → {a.newValue}</td>
+                <td className="font-mono">
+                  {a.oldValue ?? "(default)"} → {a.newValue}
+                </td>
               </tr>
             ))}
           </tbody>

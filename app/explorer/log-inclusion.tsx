@@ -45,12 +45,31 @@ export function LogInclusion({ receipt }: { receipt: Record<string, unknown> }) 
       if (cancelled) return;
       setState(
         verdict.ok
-          ? { status: "included", index: verdict.index, treeSize: verdict.treeSize, logKey, cosignedBy: verdict.cosignedBy.map((c) => c.name) }
-          : { status: "failed", code: verdict.reason, detail: "checked in this browser", index: proof.log_index, treeSize: proof.tree_size },
+          ? {
+              status: "included",
+              index: verdict.index,
+              treeSize: verdict.treeSize,
+              logKey,
+              cosignedBy: verdict.cosignedBy.map((c) => c.name),
+            }
+          : {
+              status: "failed",
+              code: verdict.reason,
+              detail: "checked in this browser",
+              index: proof.log_index,
+              treeSize: proof.tree_size,
+            },
       );
     }
-    const fail = (err: unknown) => !cancelled && setState({ status: "failed", code: "unreachable", detail: `could not ask the service: ${(err as Error).message}` });
-    if (!/^[0-9a-f-]{36}$/i.test(id)) setState({ status: "failed", code: "not_found", detail: "the receipt has no inference id the log knows" });
+    const fail = (err: unknown) =>
+      !cancelled &&
+      setState({
+        status: "failed",
+        code: "unreachable",
+        detail: `could not ask the service: ${(err as Error).message}`,
+      });
+    if (!/^[0-9a-f-]{36}$/i.test(id))
+      setState({ status: "failed", code: "not_found", detail: "the receipt has no inference id the log knows" });
     else void check(0).catch(fail);
     return () => {
       cancelled = true;
@@ -58,14 +77,23 @@ export function LogInclusion({ receipt }: { receipt: Record<string, unknown> }) 
   }, [id, receipt]);
 
   return (
-    <section data-testid="log-inclusion" data-status={state.status} data-code={state.status === "failed" ? state.code : undefined} aria-label="Public receipt log" className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm">
+    <section
+      data-testid="log-inclusion"
+      data-status={state.status}
+      data-code={state.status === "failed" ? state.code : undefined}
+      aria-label="Public receipt log"
+      className="rounded-xl border border-slate-200 bg-white p-4 text-sm shadow-sm"
+    >
       <h2 className="mb-2 font-semibold">Public receipt log</h2>
       {state.status === "checking" && <p>Checking the receipt&apos;s inclusion proof…</p>}
       {state.status === "pending" && <p>Not yet in a signed checkpoint; asking again shortly…</p>}
       {state.status === "included" && (
         <p className="text-green-800">
-          ✓ Included in the log at index <strong data-testid="log-index">{state.index}</strong> of tree size <strong data-testid="log-size">{state.treeSize}</strong>, checkpoint signed by{" "}
-          <code data-testid="log-key" className="break-all">{state.logKey}</code>
+          ✓ Included in the log at index <strong data-testid="log-index">{state.index}</strong> of tree size{" "}
+          <strong data-testid="log-size">{state.treeSize}</strong>, checkpoint signed by{" "}
+          <code data-testid="log-key" className="break-all">
+            {state.logKey}
+          </code>
           {state.cosignedBy.length > 0 ? `, cosigned by ${state.cosignedBy.join(", ")}` : ""}. Verified in this browser.
         </p>
       )}
@@ -83,7 +111,9 @@ function LogFailure({ state }: { state: Extract<LogState, { status: "failed" }> 
       </p>
       <p data-testid="log-meaning" className="text-slate-800">
         {meaning.meaning}
-        {state.index !== undefined && state.treeSize !== undefined && ` (The proof was for index ${state.index} of a tree of ${state.treeSize} receipts.)`}
+        {state.index !== undefined &&
+          state.treeSize !== undefined &&
+          ` (The proof was for index ${state.index} of a tree of ${state.treeSize} receipts.)`}
       </p>
       <p data-testid="log-next" className="text-slate-800">
         <span className="font-semibold">What to do:</span> {meaning.next}

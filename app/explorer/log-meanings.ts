@@ -16,17 +16,20 @@ export const LOG_FAILURE_MEANINGS: Record<string, LogFailureMeaning> = {
   },
   log_pending: {
     title: "Not in a signed checkpoint yet",
-    meaning: "The receipt is staged for the log, but no signed checkpoint includes it yet. The log normally signs a new checkpoint within seconds.",
+    meaning:
+      "The receipt is staged for the log, but no signed checkpoint includes it yet. The log normally signs a new checkpoint within seconds.",
     next: "Verify again in a minute. A receipt that stays out of the log for long is worth reporting to the operator.",
   },
   not_logged: {
     title: "Issued before the log existed",
-    meaning: "The service has this receipt, but it was issued before the public receipt log started, so there is no inclusion proof for it.",
+    meaning:
+      "The service has this receipt, but it was issued before the public receipt log started, so there is no inclusion proof for it.",
     next: "Nothing to do: its signature check above is what vouches for it.",
   },
   not_found: {
     title: "The log has no receipt with this id",
-    meaning: "This service never issued a receipt with this inference id: it comes from another deployment, or its id was changed.",
+    meaning:
+      "This service never issued a receipt with this inference id: it comes from another deployment, or its id was changed.",
     next: "Check the receipt against the deployment that issued it; on this one, its fields are not vouched for by the log.",
   },
   size_mismatch: {

@@ -13,8 +13,12 @@ export default async function GrantsPage() {
       <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Claim your first credit</h1>
       <p className="text-slate-700">
         Connect a Solana wallet and sign a message (no transaction, no fee) to receive{" "}
-        <strong data-testid="grant-amount">{grant.amountUsdc} USDC</strong> of sponsored credit on <span data-testid="grant-network">{grant.networkLabel}</span> for
-        prepaid calls. One grant per key. Want more? <Link className="text-violet-800 underline" href="/credits">Buy prepaid credit</Link> with USDC from the same wallet.
+        <strong data-testid="grant-amount">{grant.amountUsdc} USDC</strong> of sponsored credit on{" "}
+        <span data-testid="grant-network">{grant.networkLabel}</span> for prepaid calls. One grant per key. Want more?{" "}
+        <Link className="text-violet-800 underline" href="/credits">
+          Buy prepaid credit
+        </Link>{" "}
+        with USDC from the same wallet.
       </p>
       <WalletProviders>
         <GrantClaim amountUsdc={grant.amountUsdc} network={grant.network} networkLabel={grant.networkLabel} />

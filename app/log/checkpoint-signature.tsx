@@ -9,11 +9,13 @@ import { LOG_FAILURE_MEANINGS, type LogFailureMeaning } from "../explorer/log-me
 /** A failure the explorer's table does not name: the note or the key unreadable, or the origin not the key's. */
 const CHECKPOINT_UNCHECKED: LogFailureMeaning = {
   title: "The checkpoint could not be checked",
-  meaning: "The checkpoint or the log key could not be read, or the checkpoint names another origin than the key: it cannot be trusted until it checks.",
+  meaning:
+    "The checkpoint or the log key could not be read, or the checkpoint names another origin than the key: it cannot be trusted until it checks.",
   next: "Reload the page; if it persists, report it to the operator.",
 };
 
-type SignatureState = { status: "checking" } | { status: "valid"; logKey: string } | { status: "failed"; code: string; detail: string };
+type SignatureState =
+  { status: "checking" } | { status: "valid"; logKey: string } | { status: "failed"; code: string; detail: string };
 
 export function CheckpointSignature({ note }: { note: string }) {
   const [state, setState] = useState<SignatureState>({ status: "checking" });
@@ -26,20 +28,40 @@ export function CheckpointSignature({ note }: { note: string }) {
       const { verifier_key: logKey } = (await res.json()) as { verifier_key: string };
       const opened = openCheckpoint(note, { logKey });
       if (cancelled) return;
-      setState(opened.ok ? { status: "valid", logKey } : { status: "failed", code: opened.reason, detail: `checked in this browser under ${logKey}` });
+      setState(
+        opened.ok
+          ? { status: "valid", logKey }
+          : { status: "failed", code: opened.reason, detail: `checked in this browser under ${logKey}` },
+      );
     }
-    check().catch((err: unknown) => !cancelled && setState({ status: "failed", code: "unreachable", detail: `could not read the log key: ${(err as Error).message}` }));
+    check().catch(
+      (err: unknown) =>
+        !cancelled &&
+        setState({
+          status: "failed",
+          code: "unreachable",
+          detail: `could not read the log key: ${(err as Error).message}`,
+        }),
+    );
     return () => {
       cancelled = true;
     };
   }, [note]);
 
   return (
-    <div data-testid="checkpoint-signature" data-status={state.status} data-code={state.status === "failed" ? state.code : undefined}>
+    <div
+      data-testid="checkpoint-signature"
+      data-status={state.status}
+      data-code={state.status === "failed" ? state.code : undefined}
+    >
       {state.status === "checking" && <p>Checking the signature against the published log key…</p>}
       {state.status === "valid" && (
         <p className="text-green-800">
-          ✓ Signed by the log key published at <a className="underline" href="/log/key">/log/key</a>: <code className="break-all text-xs">{state.logKey}</code>. Verified in this browser.
+          ✓ Signed by the log key published at{" "}
+          <a className="underline" href="/log/key">
+            /log/key
+          </a>
+          : <code className="break-all text-xs">{state.logKey}</code>. Verified in this browser.
         </p>
       )}
       {state.status === "failed" && <SignatureFailure code={state.code} detail={state.detail} />}

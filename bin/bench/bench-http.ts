@@ -43,14 +43,28 @@ function groupCpuMs(pgid: number): number {
 }
 
 function spawnServer(args: string[], env: NodeJS.ProcessEnv, port: number): { child: ChildProcess; url: string } {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"], detached: true });
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
 async function waitUp(url: string, probe: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (await fetch(`${url}${probe}`, { method: probe.endsWith("inference") ? "POST" : "GET", signal: AbortSignal.timeout(2_000) }).then(() => true, () => false)) return;
+    if (
+      await fetch(`${url}${probe}`, {
+        method: probe.endsWith("inference") ? "POST" : "GET",
+        signal: AbortSignal.timeout(2_000),
+      }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${url} did not start`);
@@ -94,14 +108,28 @@ try {
   await waitUp(nextServer.url, "/api/health?probe=live");
   await waitUp(direct.url, "/api/health?probe=live");
   for (const a of agents) {
-    const credited = await creditAgent(tdb.prisma, { kind: "test_credit", agentPubkey: a.publicKeyBase58, network: devnet.caip2, units: 1_000_000_000n });
+    const credited = await creditAgent(tdb.prisma, {
+      kind: "test_credit",
+      agentPubkey: a.publicKeyBase58,
+      network: devnet.caip2,
+      units: 1_000_000_000n,
+    });
     if (!credited.ok) throw new Error(`credit refused: ${credited.reason}`);
   }
 
-  async function runOn(url: string, pgid: number, calls: number): Promise<{ perS: number; cpuMsPerCall: number; p50Ms: number }> {
+  async function runOn(
+    url: string,
+    pgid: number,
+    calls: number,
+  ): Promise<{ perS: number; cpuMsPerCall: number; p50Ms: number }> {
     const jobs = Array.from({ length: calls }, (_, i) => {
       const kp = agents[i % agents.length]!;
-      const text = JSON.stringify({ model: "local/echo-1", prompt: `bench ${i}`, nonce: newNonce(), timestamp: Date.now() + 30_000 });
+      const text = JSON.stringify({
+        model: "local/echo-1",
+        prompt: `bench ${i}`,
+        nonce: newNonce(),
+        timestamp: Date.now() + 30_000,
+      });
       return { text, headers: signRequestHeaders(kp, "POST", `${ORIGIN}/api/v1/inference`, text) };
     });
     const latencies: number[] = [];
@@ -111,7 +139,11 @@ try {
       Array.from({ length: CONCURRENCY }, async (_, w) => {
         for (let i = w; i < jobs.length; i += CONCURRENCY) {
           const t = performance.now();
-          const res = await fetch(`${url}/api/v1/inference`, { method: "POST", headers: jobs[i]!.headers, body: jobs[i]!.text });
+          const res = await fetch(`${url}/api/v1/inference`, {
+            method: "POST",
+            headers: jobs[i]!.headers,
+            body: jobs[i]!.text,
+          });
           const body = await res.text();
           if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${body.slice(0, 300)}`);
           latencies.push(performance.now() - t);
@@ -120,14 +152,25 @@ try {
     );
     const seconds = (performance.now() - started) / 1000;
     const cpuMs = groupCpuMs(pgid) - cpuBefore;
-    return { perS: calls / seconds, cpuMsPerCall: cpuMs / calls, p50Ms: percentile([...latencies].sort((a, b) => a - b), 50) };
+    return {
+      perS: calls / seconds,
+      cpuMsPerCall: cpuMs / calls,
+      p50Ms: percentile(
+        [...latencies].sort((a, b) => a - b),
+        50,
+      ),
+    };
   }
 
   const targets = { next: nextServer, direct };
   for (const t of Object.values(targets)) await runOn(t.url, t.child.pid!, 300);
-  const rounds: Record<keyof typeof targets, { perS: number; cpuMsPerCall: number; p50Ms: number }[]> = { next: [], direct: [] };
+  const rounds: Record<keyof typeof targets, { perS: number; cpuMsPerCall: number; p50Ms: number }[]> = {
+    next: [],
+    direct: [],
+  };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, t] of Object.entries(targets) as [keyof typeof targets, (typeof targets)["next"]][]) rounds[name].push(await runOn(t.url, t.child.pid!, CALLS));
+    for (const [name, t] of Object.entries(targets) as [keyof typeof targets, (typeof targets)["next"]][])
+      rounds[name].push(await runOn(t.url, t.child.pid!, CALLS));
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const summary = (name: keyof typeof targets) => ({
@@ -147,10 +190,18 @@ try {
   };
   const nextCpu = results.through_next.server_cpu_ms_per_call;
   const directCpu = results.direct.server_cpu_ms_per_call;
-  console.log(`\n| prepaid call over HTTP to \`npm start\`, c=${CONCURRENCY} (median of ${ROUNDS} rounds of ${CALLS}) | calls/s | server CPU per call, ms | p50, ms |\n|---|---|---|---|`);
-  console.log(`| through Next's pipeline (SIGNET_API_DIRECT=false) | ${results.through_next.calls_per_s} | ${nextCpu} | ${results.through_next.p50_ms} |`);
-  console.log(`| straight to the built handler (the default) | ${results.direct.calls_per_s} | ${directCpu} | ${results.direct.p50_ms} |`);
-  console.log(`\nNext's pipeline: ${(nextCpu - directCpu).toFixed(3)} ms of server CPU per call (${((100 * (nextCpu - directCpu)) / nextCpu).toFixed(0)}% of what the call costs through it)`);
+  console.log(
+    `\n| prepaid call over HTTP to \`npm start\`, c=${CONCURRENCY} (median of ${ROUNDS} rounds of ${CALLS}) | calls/s | server CPU per call, ms | p50, ms |\n|---|---|---|---|`,
+  );
+  console.log(
+    `| through Next's pipeline (SIGNET_API_DIRECT=false) | ${results.through_next.calls_per_s} | ${nextCpu} | ${results.through_next.p50_ms} |`,
+  );
+  console.log(
+    `| straight to the built handler (the default) | ${results.direct.calls_per_s} | ${directCpu} | ${results.direct.p50_ms} |`,
+  );
+  console.log(
+    `\nNext's pipeline: ${(nextCpu - directCpu).toFixed(3)} ms of server CPU per call (${((100 * (nextCpu - directCpu)) / nextCpu).toFixed(0)}% of what the call costs through it)`,
+  );
   mkdirSync(path.join(REPO_ROOT, "bench"), { recursive: true });
   writeFileSync(path.join(REPO_ROOT, "bench/http-results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("bench:http: wrote bench/http-results.json");

@@ -14,7 +14,10 @@ const { createServiceKeys } = await import("../../server/keys/service-keys");
 const { measureAppendStatements, measureLogAppend } = await import("../../devtools/bench/measure-log-append");
 
 // Dev keys in a temporary data dir (or SIGNET_DATA_DIR's), as a test would have them.
-const config = loadConfig({ NODE_ENV: "test", SIGNET_DATA_DIR: devtoolsSetting("SIGNET_DATA_DIR") ?? mkdtempSync(path.join(tmpdir(), "signet-bench-log-")) });
+const config = loadConfig({
+  NODE_ENV: "test",
+  SIGNET_DATA_DIR: devtoolsSetting("SIGNET_DATA_DIR") ?? mkdtempSync(path.join(tmpdir(), "signet-bench-log-")),
+});
 const identity = createServiceKeys(config).log();
 const admin = loadDevtoolsEnv().TEST_DATABASE_URL;
 /** A size knob: a whole number from 1 (rounds: 2, the first only warms up), or the run stops before anything starts. */
@@ -38,14 +41,19 @@ url.pathname = `/${name}`;
 const open = await openPostgres(url.toString(), concurrency + 4);
 try {
   const end = await measureLogAppend(open.prisma, identity, concurrency, rounds, calls);
-  const fmt = (f: { p50Ms: number; p90Ms: number; calls: number }) => `p50 ${f.p50Ms.toFixed(3)} ms, p90 ${f.p90Ms.toFixed(3)} ms (${f.calls} calls)`;
+  const fmt = (f: { p50Ms: number; p90Ms: number; calls: number }) =>
+    `p50 ${f.p50Ms.toFixed(3)} ms, p90 ${f.p90Ms.toFixed(3)} ms (${f.calls} calls)`;
   console.log(`a call's end at concurrency ${end.concurrency}, interleaved rounds:`);
   console.log(`  unlogged (capture; sign; store receipt):                ${fmt(end.unlogged)}`);
   console.log(`  logged   (capture; sign; store receipt + stage entry):  ${fmt(end.logged)}`);
-  console.log(`  logging adds ${end.addedP50Ms.toFixed(3)} ms at p50 (${end.checkpoints} checkpoints signed meanwhile)`);
+  console.log(
+    `  logging adds ${end.addedP50Ms.toFixed(3)} ms at p50 (${end.checkpoints} checkpoints signed meanwhile)`,
+  );
   for (const c of [1, 8]) {
     const s = await measureAppendStatements(url.toString(), c, 300);
-    console.log(`numbering in the appending statement, concurrency ${c}: staging insert p50 ${s.staging.p50Ms.toFixed(3)} ms (${s.staging.perS.toFixed(0)}/s); counter row p50 ${s.counter.p50Ms.toFixed(3)} ms (${s.counter.perS.toFixed(0)}/s)`);
+    console.log(
+      `numbering in the appending statement, concurrency ${c}: staging insert p50 ${s.staging.p50Ms.toFixed(3)} ms (${s.staging.perS.toFixed(0)}/s); counter row p50 ${s.counter.p50Ms.toFixed(3)} ms (${s.counter.perS.toFixed(0)}/s)`,
+    );
   }
 } finally {
   await open.close();

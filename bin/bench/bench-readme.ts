@@ -3,4 +3,6 @@ import path from "node:path";
 import { PERFORMANCE_DOC, updatePerformanceDoc } from "../../devtools/bench/update-performance-doc";
 
 const changed = updatePerformanceDoc(path.resolve("bench/history.jsonl"), path.resolve(PERFORMANCE_DOC));
-console.log(`${PERFORMANCE_DOC}: results table ${changed ? "regenerated" : "already up to date"} from bench/history.jsonl`);
+console.log(
+  `${PERFORMANCE_DOC}: results table ${changed ? "regenerated" : "already up to date"} from bench/history.jsonl`,
+);

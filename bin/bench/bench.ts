@@ -52,10 +52,15 @@ const KNOBS = {
 } as const;
 type Knob = keyof typeof KNOBS;
 
-function readKnobs(env: Readonly<Record<string, string | undefined>>): { sizes: Record<Knob, number>; trial: boolean; profileDir: string | undefined } {
+function readKnobs(env: Readonly<Record<string, string | undefined>>): {
+  sizes: Record<Knob, number>;
+  trial: boolean;
+  profileDir: string | undefined;
+} {
   const errors: string[] = [];
   for (const name of Object.keys(env)) {
-    if (name.startsWith("BENCH_") && !(name in KNOBS) && name !== "BENCH_PROFILE") errors.push(`${name} is not a bench setting`);
+    if (name.startsWith("BENCH_") && !(name in KNOBS) && name !== "BENCH_PROFILE")
+      errors.push(`${name} is not a bench setting`);
   }
   const sizes = {} as Record<Knob, number>;
   let trial = false;
@@ -105,7 +110,12 @@ type PaidStack = Awaited<ReturnType<typeof startPaidStack>>;
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const STACK_ENV = { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000000", PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: devtoolsSetting("LOG_LEVEL") ?? "silent" };
+const STACK_ENV = {
+  X402_FLAT_PRICE_USDC: "0.001",
+  PREPAID_RATE_LIMIT_PER_MINUTE: "1000000",
+  PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
+  LOG_LEVEL: devtoolsSetting("LOG_LEVEL") ?? "silent",
+};
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "bench" }] };
 
 /** `BENCH_PROFILE=DIR` writes one V8 CPU profile per timed phase into DIR (open it in Chrome DevTools). */
@@ -127,11 +137,16 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
 }
 
 /** runJobs, with a CPU profile when asked, and the local PostgreSQL server's CPU per successful call (null: not visible). */
-async function run(phase: string, jobs: (() => Promise<Response>)[], concurrency: number): Promise<JobsRun & { dbCpuMsPerCall: number | null }> {
+async function run(
+  phase: string,
+  jobs: (() => Promise<Response>)[],
+  concurrency: number,
+): Promise<JobsRun & { dbCpuMsPerCall: number | null }> {
   const dbBefore = readDatabaseCpuMs();
   const result = await profiled(phase, () => runJobs(phase, jobs, concurrency));
   const dbAfter = readDatabaseCpuMs();
-  const dbCpuMsPerCall = dbBefore !== null && dbAfter !== null ? (dbAfter - dbBefore) / Math.max(1, result.latencies.length) : null;
+  const dbCpuMsPerCall =
+    dbBefore !== null && dbAfter !== null ? (dbAfter - dbBefore) / Math.max(1, result.latencies.length) : null;
   return { ...result, dbCpuMsPerCall };
 }
 
@@ -162,7 +177,11 @@ function commitOf(): { sha: string; dirty: boolean } {
   try {
     const sha = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" }).trim();
     // What the bench itself writes does not make a run's tree dirty.
-    const status = execFileSync("git", ["status", "--porcelain", "--", ".", ":!bench/history.jsonl", ":!bench/results.json", `:!${PERFORMANCE_DOC}`], { encoding: "utf8" });
+    const status = execFileSync(
+      "git",
+      ["status", "--porcelain", "--", ".", ":!bench/history.jsonl", ":!bench/results.json", `:!${PERFORMANCE_DOC}`],
+      { encoding: "utf8" },
+    );
     return { sha, dirty: status.trim() !== "" };
   } catch {
     return { sha: "unknown", dirty: true };
@@ -187,19 +206,34 @@ try {
   await probe.end();
   const where = new URL(adminUrl);
   database = `PostgreSQL ${version.split(" ")[0]} at ${where.hostname}:${where.port || "5432"}`;
-  console.log(`bench: ${database} (a fresh database: ${new URL(stack.tdb.url).pathname.slice(1)}); each local chain in its own process (LiteSVM behind JSON-RPC), so the CPU figures are the service's and its clients'`);
-  console.log(`bench: ${machine}; load average ${loadBefore.toFixed(2)}${knobs.trial ? "; TRIAL RUN (sizes below the defaults: kept in the history, not shown in docs/performance.md)" : ""}`);
-  console.log(`bench: ${Object.entries(sizes).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  console.log(
+    `bench: ${database} (a fresh database: ${new URL(stack.tdb.url).pathname.slice(1)}); each local chain in its own process (LiteSVM behind JSON-RPC), so the CPU figures are the service's and its clients'`,
+  );
+  console.log(
+    `bench: ${machine}; load average ${loadBefore.toFixed(2)}${knobs.trial ? "; TRIAL RUN (sizes below the defaults: kept in the history, not shown in docs/performance.md)" : ""}`,
+  );
+  console.log(
+    `bench: ${Object.entries(sizes)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  );
 
   // The stock baseline: its own local chain (instant timing), its own facilitator key (fee payer and payee), same price.
   stockChain = await spawnLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "instant" });
   const stock = stockChain;
   const stockKey = generateKeypair();
   await stock.fundAccount(stockKey.publicKeyBase58, { lamports: 10_000_000_000n, usdcUnits: 0n });
-  const stockRoute = await createStockPaidRoute({ keypair: stockKey, rpcUrl: stock.url, caip2: DEVNET, usdcMint: stock.usdcMint, amountUnits: PRICE_UNITS });
+  const stockRoute = await createStockPaidRoute({
+    keypair: stockKey,
+    rpcUrl: stock.url,
+    caip2: DEVNET,
+    usdcMint: stock.usdcMint,
+    amountUnits: PRICE_UNITS,
+  });
   const stockUrl = "http://bench/paid";
   const stockChallenge = await challengeOf402(await stockRoute(new Request(stockUrl, { method: "POST" })));
-  const stockCall = (h: string) => () => stockRoute(new Request(stockUrl, { method: "POST", headers: { "PAYMENT-SIGNATURE": h } }));
+  const stockCall = (h: string) => () =>
+    stockRoute(new Request(stockUrl, { method: "POST", headers: { "PAYMENT-SIGNATURE": h } }));
   async function stockHeaders(workers: number, perWorker: number): Promise<string[]> {
     const { createKeyPairSignerFromBytes } = await import("@solana/kit");
     const perAgent: string[][] = [];
@@ -253,7 +287,8 @@ try {
         const res = await s.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
         const text = await res.text();
         const total = performance.now() - t;
-        if (res.status !== 200) throw new BenchFailure("overhead", `first failure: HTTP ${res.status} ${text.slice(0, 300)}`);
+        if (res.status !== 200)
+          throw new BenchFailure("overhead", `first failure: HTTP ${res.status} ${text.slice(0, 300)}`);
         lastReceipt = res.headers.get("x-service-receipt") ?? "";
         lastResponse = JSON.parse(text);
         overheads.push(total - inSteps);
@@ -264,8 +299,14 @@ try {
     off();
   }
   // The stock stack's whole call, sequential, over as many calls.
-  const stockSequential = (await run("stock-sequential", (await stockHeaders(1, sizes.BENCH_OVERHEAD_CALLS)).map(stockCall), 1)).latencies;
-  const [overheadSorted, signetSorted, stockSorted] = [sortedOf(overheads), sortedOf(signetCalls), sortedOf(stockSequential)];
+  const stockSequential = (
+    await run("stock-sequential", (await stockHeaders(1, sizes.BENCH_OVERHEAD_CALLS)).map(stockCall), 1)
+  ).latencies;
+  const [overheadSorted, signetSorted, stockSorted] = [
+    sortedOf(overheads),
+    sortedOf(signetCalls),
+    sortedOf(stockSequential),
+  ];
   figures.overhead_samples = overheads.length;
   figures.overhead_p50_ms = round(percentile(overheadSorted, 50), 2);
   figures.overhead_p99_ms = round(percentile(overheadSorted, 99), 2);
@@ -278,9 +319,15 @@ try {
   for (const a of agents) await s.credit(a.publicKeyBase58, 1_000_000_000n);
   const prepaidJobs = Array.from({ length: sizes.BENCH_PREPAID_CALLS + 20 }, (_, i) => {
     const kp = agents[i % agents.length]!;
-    const text = JSON.stringify({ model: "local/echo-1", prompt: `bench ${i}`, nonce: newNonce(), timestamp: Date.now() + 30_000 });
+    const text = JSON.stringify({
+      model: "local/echo-1",
+      prompt: `bench ${i}`,
+      nonce: newNonce(),
+      timestamp: Date.now() + 30_000,
+    });
     const signed = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
-    return () => inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: signed, body: text }), {});
+    return () =>
+      inferenceRoute(new Request("http://bench/api/v1/inference", { method: "POST", headers: signed, body: text }), {});
   });
   await run("warm-prepaid", prepaidJobs.splice(0, 20), 1);
   const prepaid = await run("prepaid", prepaidJobs, PREPAID_CONCURRENCY);
@@ -309,17 +356,29 @@ try {
   const parsed = parseReceiptText(lastReceipt);
   if (!parsed.ok) throw new BenchFailure("verify", "the overhead run's last call carried no receipt");
   const operatorKey = operatorKeypair().publicKeyBase58;
-  const offlineInput = { receipt: parsed.receipt, prompt: body.messages, response: lastResponse, operatorKey, offline: true };
+  const offlineInput = {
+    receipt: parsed.receipt,
+    prompt: body.messages,
+    response: lastResponse,
+    operatorKey,
+    offline: true,
+  };
   const checkOffline = (verifier: typeof serverVerifier, label: string) => async () => {
     const r = await verifier.verifyReceipt(offlineInput);
-    if (!(r.checks.prompt_hash_ok && r.checks.response_hash_ok && r.checks.service_signature_ok)) throw new BenchFailure(label, `a receipt check failed: ${JSON.stringify(r.checks)}`);
+    if (!(r.checks.prompt_hash_ok && r.checks.response_hash_ok && r.checks.service_signature_ok))
+      throw new BenchFailure(label, `a receipt check failed: ${JSON.stringify(r.checks)}`);
   };
   // The floor: node:crypto's own Ed25519 verify of the receipt's signed bytes, its key object built once.
   const message = receiptSigningBytes(parsed.receipt);
   const signature = decodeBase58(parsed.receipt.service_signature, 64);
   const rawKey = decodeBase58(operatorKey, 32);
-  if (!signature || !rawKey) throw new BenchFailure("verify-native", "the receipt's signature or the operator key is not base58");
-  const keyObject = createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), rawKey]), format: "der", type: "spki" });
+  if (!signature || !rawKey)
+    throw new BenchFailure("verify-native", "the receipt's signature or the operator key is not base58");
+  const keyObject = createPublicKey({
+    key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), rawKey]),
+    format: "der",
+    type: "spki",
+  });
   // The three loops in turns, so the machine's background (PostgreSQL settling after the runs above) falls on each alike.
   for (const warm of [checkOffline(serverVerifier, "verify-node"), checkOffline(nobleVerifier, "verify-noble")]) {
     for (let i = 0; i < VERIFY_WARMUP_CALLS; i++) await warm();
@@ -328,7 +387,8 @@ try {
     loopsInTurn(sizes.BENCH_VERIFY_MS, {
       node: checkOffline(serverVerifier, "verify-node"),
       native: () => {
-        if (!verifyNative(null, message, keyObject, signature)) throw new BenchFailure("verify-native", "node:crypto rejected the receipt's signature");
+        if (!verifyNative(null, message, keyObject, signature))
+          throw new BenchFailure("verify-native", "node:crypto rejected the receipt's signature");
       },
       noble: checkOffline(nobleVerifier, "verify-noble"),
     }),
@@ -339,21 +399,56 @@ try {
   figures.noble_verify_per_s = Math.round(rates.noble);
 
   // The hosted verifier: pinned operator key, the chain check answered by this service's own RPC.
-  const verifyBody = JSON.stringify({ receipt: parsed.receipt, prompt: body.messages, response: lastResponse, operatorKey });
-  const hostedCall = () => verifyRoute(new Request("http://bench/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: verifyBody }), {});
+  const verifyBody = JSON.stringify({
+    receipt: parsed.receipt,
+    prompt: body.messages,
+    response: lastResponse,
+    operatorKey,
+  });
+  const hostedCall = () =>
+    verifyRoute(
+      new Request("http://bench/api/verify", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: verifyBody,
+      }),
+      {},
+    );
   const verdict = (await (await hostedCall()).json()) as { ok?: boolean };
-  if (verdict.ok !== true) throw new BenchFailure("hosted-verify", `the hosted verifier did not accept the receipt: ${JSON.stringify(verdict).slice(0, 300)}`);
+  if (verdict.ok !== true)
+    throw new BenchFailure(
+      "hosted-verify",
+      `the hosted verifier did not accept the receipt: ${JSON.stringify(verdict).slice(0, 300)}`,
+    );
   // Warmed as the paid path is by its runs: a few hundred calls, past V8's optimizing tiers (the first thousand calls
   // of a cold hosted path ran at about two thirds of the warm rate).
-  await run("warm-hosted", Array.from({ length: HOSTED_WARMUP_CALLS }, () => hostedCall), HOSTED_CONCURRENCY);
-  const hosted = await run("hosted-verify", Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => hostedCall), HOSTED_CONCURRENCY);
+  await run(
+    "warm-hosted",
+    Array.from({ length: HOSTED_WARMUP_CALLS }, () => hostedCall),
+    HOSTED_CONCURRENCY,
+  );
+  const hosted = await run(
+    "hosted-verify",
+    Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => hostedCall),
+    HOSTED_CONCURRENCY,
+  );
   figures.hosted_verify_per_s = Math.round(hosted.perS);
   figures.hosted_cpu_ms_per_call = round(hosted.cpuMsPerCall, 3);
   // The chain lookup a hosted verification makes, alone: the same getTransaction to the same local RPC, same concurrency.
   const tx = (parsed.receipt.payment as { tx_signature?: unknown } | undefined)?.tx_signature;
-  const lookupBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [tx, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] });
-  const lookup = () => fetch(s.devnet.url, { method: "POST", headers: { "content-type": "application/json" }, body: lookupBody });
-  const lookups = await run("chain-lookup", Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => lookup), HOSTED_CONCURRENCY);
+  const lookupBody = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "getTransaction",
+    params: [tx, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }],
+  });
+  const lookup = () =>
+    fetch(s.devnet.url, { method: "POST", headers: { "content-type": "application/json" }, body: lookupBody });
+  const lookups = await run(
+    "chain-lookup",
+    Array.from({ length: sizes.BENCH_HOSTED_CALLS }, () => lookup),
+    HOSTED_CONCURRENCY,
+  );
   figures.chain_lookup_cpu_ms_per_call = round(lookups.cpuMsPerCall, 3);
   figures.offline_verify_cpu_ms = round(1000 / figures.verify_per_s, 3);
 
@@ -366,13 +461,27 @@ try {
   // unloaded p50 (sequential calls) is the latency waiting alone costs; at c=256 the ideal is 256 ÷ that latency, and
   // anything of ours that queues (a pool, a lock) shows as a ratio below 1. (The p50 under load cannot serve as the
   // denominator: in a closed loop throughput × mean latency = concurrency whatever queues, by Little's law.)
-  stack = await startPaidStack({ env: STACK_ENV, devnet: { timing: "real", slotMs: REAL_SLOT_MS }, chainProcess: "own" });
+  stack = await startPaidStack({
+    env: STACK_ENV,
+    devnet: { timing: "real", slotMs: REAL_SLOT_MS },
+    chainProcess: "own",
+  });
   const r = stack;
   const realCall = (h: string) => () => r.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
   await run("warm-realistic", (await signetHeaders(r, 1, 3)).map(realCall), 1);
-  const unloaded = (await run("realistic-sequential", (await signetHeaders(r, 1, sizes.BENCH_REALISTIC_SEQUENTIAL_CALLS)).map(realCall), 1)).latencies;
+  const unloaded = (
+    await run(
+      "realistic-sequential",
+      (await signetHeaders(r, 1, sizes.BENCH_REALISTIC_SEQUENTIAL_CALLS)).map(realCall),
+      1,
+    )
+  ).latencies;
   const c = sizes.BENCH_REALISTIC_CONCURRENCY;
-  const loaded = await run(`realistic-c${c}`, (await signetHeaders(r, c, sizes.BENCH_REALISTIC_CALLS_PER_WORKER)).map(realCall), c);
+  const loaded = await run(
+    `realistic-c${c}`,
+    (await signetHeaders(r, c, sizes.BENCH_REALISTIC_CALLS_PER_WORKER)).map(realCall),
+    c,
+  );
   const unloadedP50 = percentile(sortedOf(unloaded), 50);
   figures.realistic_paid_calls_per_s = round(loaded.perS);
   figures.realistic_unloaded_p50_ms = round(unloadedP50);
@@ -383,7 +492,9 @@ try {
   record("realistic_db_cpu_ms_per_call", loaded.dbCpuMsPerCall === null ? null : round(loaded.dbCpuMsPerCall, 3));
   // The throughput the machine's cores allow at that CPU per call (this process and the database server), ÷ the goal's
   // ideal: the ratio the goal could reach here if nothing but CPU limited it.
-  figures.realistic_cpu_bound_calls_per_s = round((os.cpus().length * 1000) / (loaded.cpuMsPerCall + (loaded.dbCpuMsPerCall ?? 0)));
+  figures.realistic_cpu_bound_calls_per_s = round(
+    (os.cpus().length * 1000) / (loaded.cpuMsPerCall + (loaded.dbCpuMsPerCall ?? 0)),
+  );
   figures.realistic_ratio_cpu_bound = round(figures.realistic_cpu_bound_calls_per_s / (c / (unloadedP50 / 1000)), 3);
 
   const ratios: Record<GoalKey, number> = {
@@ -418,12 +529,19 @@ try {
   appendFileSync(path.resolve("bench/history.jsonl"), `${JSON.stringify(results)}\n`);
 
   console.log("\n| goal | measured | target | met |\n|---|---|---|---|");
-  for (const goal of GOALS) console.log(`| ${goal.figure} | ${ratios[goal.key]} | ${goalText(goal)} | ${goalMet(goal, ratios[goal.key]) ? "✓" : "✗"} |`);
+  for (const goal of GOALS)
+    console.log(
+      `| ${goal.figure} | ${ratios[goal.key]} | ${goalText(goal)} | ${goalMet(goal, ratios[goal.key]) ? "✓" : "✗"} |`,
+    );
   console.log("\n| figure | measured |\n|---|---|");
   for (const f of FIGURES) console.log(`| ${f.label} | ${figures[f.key] ?? "–"} |`);
-  console.log(`\nbench: wrote bench/results.json, appended bench/history.jsonl (commit ${results.commit.sha.slice(0, 12)}${results.commit.dirty ? ", dirty" : ""})`);
+  console.log(
+    `\nbench: wrote bench/results.json, appended bench/history.jsonl (commit ${results.commit.sha.slice(0, 12)}${results.commit.dirty ? ", dirty" : ""})`,
+  );
   const changed = updatePerformanceDoc(path.resolve("bench/history.jsonl"), path.resolve(PERFORMANCE_DOC));
-  console.log(`bench: ${PERFORMANCE_DOC}'s results table ${changed ? "regenerated" : "unchanged"}${knobs.trial ? " (a trial run is not shown there)" : ""}`);
+  console.log(
+    `bench: ${PERFORMANCE_DOC}'s results table ${changed ? "regenerated" : "unchanged"}${knobs.trial ? " (a trial run is not shown there)" : ""}`,
+  );
 } catch (err) {
   if (!(err instanceof BenchFailure)) throw err;
   console.error(`\nbench failed in ${err.message}`);

@@ -75,5 +75,7 @@ const started = Date.now();
 const log = (line: string) => console.log(`soak [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 const run = await runSoak({ ...opts, log });
 console.log(`\n${run.table}`);
-console.log(`\nsoak: ${run.failures.length === 0 ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(0)} s (workload ${(run.wallMs / 1000).toFixed(0)} s)`);
+console.log(
+  `\nsoak: ${run.failures.length === 0 ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(0)} s (workload ${(run.wallMs / 1000).toFixed(0)} s)`,
+);
 process.exit(run.failures.length === 0 ? 0 : 1);

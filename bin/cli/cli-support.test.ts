@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { closestMatch, defaultEndpoint, editDistance, fetchFailureReason, resolveEndpoint, serviceDidNotAnswer, UsageError } from "./cli-support";
+import {
+  closestMatch,
+  defaultEndpoint,
+  editDistance,
+  fetchFailureReason,
+  resolveEndpoint,
+  serviceDidNotAnswer,
+  UsageError,
+} from "./cli-support";
 
 describe("defaultEndpoint()", () => {
   it("takes SIGNET_ENDPOINT, else SERVICE_BASE_URL, else http://localhost:$PORT, else port 3000", () => {
@@ -11,7 +19,9 @@ describe("defaultEndpoint()", () => {
   });
 
   it("rejects malformed input: a variable that is not an http(s) URL or a port, naming the variable", () => {
-    expect(() => defaultEndpoint({ SIGNET_ENDPOINT: "localhost:3000" })).toThrow(/SIGNET_ENDPOINT must be an http\(s\) URL/);
+    expect(() => defaultEndpoint({ SIGNET_ENDPOINT: "localhost:3000" })).toThrow(
+      /SIGNET_ENDPOINT must be an http\(s\) URL/,
+    );
     expect(() => defaultEndpoint({ SERVICE_BASE_URL: "not a url" })).toThrow(/SERVICE_BASE_URL is not a URL/);
     expect(() => defaultEndpoint({ PORT: "70000" })).toThrow(UsageError);
     expect(() => resolveEndpoint("ftp://x.example")).toThrow(/--endpoint must be an http\(s\) URL/);
@@ -41,17 +51,31 @@ describe("closestMatch()", () => {
 });
 
 describe("serviceDidNotAnswer()", () => {
-  const refused = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:3000"), { code: "ECONNREFUSED" }) });
+  const refused = Object.assign(new TypeError("fetch failed"), {
+    cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:3000"), { code: "ECONNREFUSED" }),
+  });
   it("names the service and why it did not answer, with the dev hint for a local one", () => {
-    expect(serviceDidNotAnswer("http://localhost:3000", refused).message).toBe("the service at http://localhost:3000 did not answer (connection refused): is `npm run dev` running?");
+    expect(serviceDidNotAnswer("http://localhost:3000", refused).message).toBe(
+      "the service at http://localhost:3000 did not answer (connection refused): is `npm run dev` running?",
+    );
     expect(serviceDidNotAnswer("https://signet.example", new DOMException("t", "TimeoutError"), 5_000).message).toBe(
       "the service at https://signet.example did not answer (timed out after 5 s): is the URL right and the service up?",
     );
   });
 
   it("reads undici's causes: host not found, connect timeout, an aggregate of refused addresses", () => {
-    expect(fetchFailureReason(Object.assign(new TypeError("fetch failed"), { cause: { code: "ENOTFOUND" } }))).toBe("host not found");
-    expect(fetchFailureReason(Object.assign(new TypeError("fetch failed"), { cause: { code: "UND_ERR_CONNECT_TIMEOUT" } }))).toBe("timed out");
-    expect(fetchFailureReason(Object.assign(new TypeError("fetch failed"), { cause: { errors: [{ code: "ECONNREFUSED" }, { code: "ECONNREFUSED" }] } }))).toBe("connection refused");
+    expect(fetchFailureReason(Object.assign(new TypeError("fetch failed"), { cause: { code: "ENOTFOUND" } }))).toBe(
+      "host not found",
+    );
+    expect(
+      fetchFailureReason(Object.assign(new TypeError("fetch failed"), { cause: { code: "UND_ERR_CONNECT_TIMEOUT" } })),
+    ).toBe("timed out");
+    expect(
+      fetchFailureReason(
+        Object.assign(new TypeError("fetch failed"), {
+          cause: { errors: [{ code: "ECONNREFUSED" }, { code: "ECONNREFUSED" }] },
+        }),
+      ),
+    ).toBe("connection refused");
   });
 });

@@ -59,7 +59,8 @@ export function defaultEndpoint(env: Readonly<Record<string, string | undefined>
   const chosen = set("SIGNET_ENDPOINT") ?? set("SERVICE_BASE_URL");
   if (chosen) return checkedEndpoint(chosen.value, chosen.name);
   const port = env.PORT?.trim() || "3000";
-  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535) throw new UsageError(`PORT is not a port number: ${port}`);
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535)
+    throw new UsageError(`PORT is not a port number: ${port}`);
   return `http://localhost:${Number(port)}`;
 }
 
@@ -75,7 +76,8 @@ function checkedEndpoint(value: string, source: string): string {
   } catch {
     throw new UsageError(`${source} is not a URL: ${value}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${source} must be an http(s) URL, got ${value}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${source} must be an http(s) URL, got ${value}`);
   return value.replace(/\/+$/, "");
 }
 
@@ -83,17 +85,26 @@ function checkedEndpoint(value: string, source: string): string {
 export function fetchFailureReason(err: unknown, timeoutMs?: number): string {
   const codes: string[] = [];
   let name = "";
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const { code, name: n } = e as { code?: unknown; name?: unknown };
     if (typeof code === "string") codes.push(code);
     if (!name && (n === "TimeoutError" || n === "AbortError")) name = n;
-    for (const inner of (e as { errors?: unknown }).errors instanceof Array ? ((e as { errors: unknown[] }).errors) : []) {
+    for (const inner of (e as { errors?: unknown }).errors instanceof Array
+      ? (e as { errors: unknown[] }).errors
+      : []) {
       const c = (inner as { code?: unknown } | null)?.code;
       if (typeof c === "string") codes.push(c);
     }
   }
   const has = (...c: string[]) => codes.some((code) => c.includes(code));
-  if (name || has("ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ABORT_ERR")) {
+  if (
+    name ||
+    has("ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ABORT_ERR")
+  ) {
     return timeoutMs ? `timed out after ${timeoutMs / 1000} s` : "timed out";
   }
   if (has("ECONNREFUSED")) return "connection refused";
@@ -119,7 +130,8 @@ export function serviceDidNotAnswer(endpoint: string, err: unknown, timeoutMs?: 
 export function serviceFetch(endpoint: string, timeoutMs?: number): typeof fetch {
   return async (input, init) => {
     const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-    const signal = timeout && init?.signal ? AbortSignal.any([init.signal, timeout]) : (timeout ?? init?.signal ?? null);
+    const signal =
+      timeout && init?.signal ? AbortSignal.any([init.signal, timeout]) : (timeout ?? init?.signal ?? null);
     try {
       return await fetch(input, { ...init, signal });
     } catch (err) {
@@ -132,7 +144,10 @@ export function serviceFetch(endpoint: string, timeoutMs?: number): typeof fetch
  * A fetch for a library that turns every failed call into its own error (the verifier): calls under `endpoint` that
  * get no answer are remembered in `failure`, so the caller can name the service instead of the library's message.
  */
-export function watchedServiceFetch(endpoint: string): { fetch: (input: string, init?: RequestInit) => Promise<Response>; failure: () => UsageError | null } {
+export function watchedServiceFetch(endpoint: string): {
+  fetch: (input: string, init?: RequestInit) => Promise<Response>;
+  failure: () => UsageError | null;
+} {
   let failure: UsageError | null = null;
   return {
     fetch: async (input, init) => {
@@ -154,7 +169,8 @@ export function watchedServiceFetch(endpoint: string): { fetch: (input: string, 
 export async function logFetchFailure(message: string, endpoint: string): Promise<UsageError> {
   const unanswered = /^cannot reach (\S+): (.*)$/.exec(message);
   if (!unanswered || !unanswered[1]!.startsWith(`${endpoint}/`)) return new UsageError(message);
-  if (/timeout|abort/i.test(unanswered[2]!)) return serviceDidNotAnswer(endpoint, Object.assign(new Error(unanswered[2]), { name: "TimeoutError" }));
+  if (/timeout|abort/i.test(unanswered[2]!))
+    return serviceDidNotAnswer(endpoint, Object.assign(new Error(unanswered[2]), { name: "TimeoutError" }));
   // The log client keeps only the message: one more call to the service tells why it did not answer.
   try {
     await fetch(endpoint, { method: "HEAD", signal: AbortSignal.timeout(3_000) });
@@ -181,12 +197,15 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of two neighbours each cost 1. */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;

@@ -20,14 +20,18 @@ export async function reportX402Receipt(receipt: SignedReceipt | undefined | nul
     return false;
   }
   const p = check.payload;
-  const retired = check.retiredAt === null ? "" : ` (a retired key, before its retirement at ${formatUnixMs(check.retiredAt)})`;
+  const retired =
+    check.retiredAt === null ? "" : ` (a retired key, before its retirement at ${formatUnixMs(check.retiredAt)})`;
   process.stderr.write(`x402 receipt: ok, JWS by ${check.kid}${retired}, verified against its did:web document\n`);
-  process.stderr.write(`  payer ${p.payer}, network ${p.network}, resource ${p.resourceUrl}, issued ${new Date(p.issuedAt * 1000).toISOString()}${p.transaction ? `, tx ${p.transaction}` : ""}\n`);
+  process.stderr.write(
+    `  payer ${p.payer}, network ${p.network}, resource ${p.resourceUrl}, issued ${new Date(p.issuedAt * 1000).toISOString()}${p.transaction ? `, tx ${p.transaction}` : ""}\n`,
+  );
   return true;
 }
 
 /** The `--payment-id` value, checked as the service will (16–128 of `[A-Za-z0-9_-]`). */
 export function paymentIdOption(value: string | undefined): string | undefined {
-  if (value !== undefined && !isValidPaymentId(value)) throw new UsageError("--payment-id must be 16-128 characters of A-Z, a-z, 0-9, _ and -");
+  if (value !== undefined && !isValidPaymentId(value))
+    throw new UsageError("--payment-id must be 16-128 characters of A-Z, a-z, 0-9, _ and -");
   return value;
 }

@@ -57,7 +57,10 @@ async function buildBundle() {
     return null;
   }
   // esbuild is a dev dependency: an install without it runs the CLI through tsx.
-  const build = await import("esbuild").then((m) => m.build, () => null);
+  const build = await import("esbuild").then(
+    (m) => m.build,
+    () => null,
+  );
   if (!build) return null;
   let result;
   try {

@@ -42,7 +42,8 @@ function parseArgsReason(err: { code: string; message: string }, name: CommandNa
     const guess = closestMatch(option, commandOptions(name));
     return `unknown option ${option} for signet ${name}${guess ? `; did you mean ${guess}?` : ""}`;
   }
-  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") return `${quoted.replace(/ <value>$/, "") || "an option"} needs a value`;
+  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
+    return `${quoted.replace(/ <value>$/, "") || "an option"} needs a value`;
   if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") return `unexpected argument ${quoted} for signet ${name}`;
   return err.message.split("\n")[0]!;
 }
@@ -52,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
   if (name === undefined) return mistake("a command is required", mainUsage());
   if (name === "--help" || name === "-h" || name === "help") {
     const topic = rest[0];
-    if (topic === undefined || name !== "help") return void process.stdout.write(`${mainUsage()}\n`), 0;
+    if (topic === undefined || name !== "help") return (void process.stdout.write(`${mainUsage()}\n`), 0);
     if (!isCommand(topic)) return unknownCommand(topic);
     process.stdout.write(`${commandUsage(topic)}\n`);
     return 0;
@@ -63,11 +64,18 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    return await (await LOAD[name]())(rest);
+    return await (
+      await LOAD[name]()
+    )(rest);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) return mistake(parseArgsReason(err as { code: string; message: string }, name), `usage: ${commandUsage(name).split("\nusage: ")[1]}`);
-    const message = err instanceof UsageError ? err.message : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))
+      return mistake(
+        parseArgsReason(err as { code: string; message: string }, name),
+        `usage: ${commandUsage(name).split("\nusage: ")[1]}`,
+      );
+    const message =
+      err instanceof UsageError ? err.message : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     process.stderr.write(`signet: ${message.split("\n")[0]}\n`);
     return 2;
   }

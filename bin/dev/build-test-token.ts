@@ -19,13 +19,19 @@ const TARGETS = [
 
 interface SolcOutput {
   errors?: { severity: "error" | "warning" | "info"; formattedMessage: string }[];
-  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+  contracts?: Record<
+    string,
+    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >;
 }
 
 const semver = (solc.semver() as string).split("+")[0];
-if (semver !== SOLC_VERSION) throw new Error(`solc-js ${semver} is installed; the artifacts are built with ${SOLC_VERSION}`);
+if (semver !== SOLC_VERSION)
+  throw new Error(`solc-js ${semver} is installed; the artifacts are built with ${SOLC_VERSION}`);
 
-const sources = Object.fromEntries(TARGETS.map((t) => [t.source, readFileSync(path.join(ANVIL_DIR, "contracts", t.source), "utf8")]));
+const sources = Object.fromEntries(
+  TARGETS.map((t) => [t.source, readFileSync(path.join(ANVIL_DIR, "contracts", t.source), "utf8")]),
+);
 const input = {
   language: "Solidity",
   // Bare file names as source units, so the metadata hash inside the bytecode is the same on every checkout.
@@ -52,5 +58,7 @@ for (const t of TARGETS) {
     deployedBytecode: `0x${compiled.evm.deployedBytecode.object}`,
   };
   writeFileSync(path.join(ANVIL_DIR, t.artifact), JSON.stringify(artifact, null, 2) + "\n");
-  console.log(`${t.artifact}: ${(compiled.evm.deployedBytecode.object.length / 2).toLocaleString("en")} bytes of runtime code`);
+  console.log(
+    `${t.artifact}: ${(compiled.evm.deployedBytecode.object.length / 2).toLocaleString("en")} bytes of runtime code`,
+  );
 }

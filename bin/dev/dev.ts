@@ -63,15 +63,23 @@ const evmChains = localChains.evm;
 // (kept in .data/) unless SERVICE_MAINNET_DEPOSIT_ADDRESS names one. The kill switch still starts off.
 let mainnetDeposit: string | null = null;
 if (cfg.LOCALNET_MAINNET_RPC_PORT > 0) {
-  mainnetDeposit = cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS ?? loadOrCreateDevKey(path.join(cfg.dataDir, MAINNET_DEPOSIT_DEV_KEY_FILE)).publicKeyBase58;
-  log(`mainnet deposit address ${mainnetDeposit}; mainnet is off until an operator turns it on (dashboard, or SERVICE_MAINNET_ENABLED=true)`);
+  mainnetDeposit =
+    cfg.SERVICE_MAINNET_DEPOSIT_ADDRESS ??
+    loadOrCreateDevKey(path.join(cfg.dataDir, MAINNET_DEPOSIT_DEV_KEY_FILE)).publicKeyBase58;
+  log(
+    `mainnet deposit address ${mainnetDeposit}; mainnet is off until an operator turns it on (dashboard, or SERVICE_MAINNET_ENABLED=true)`,
+  );
 }
 
 const facilitator = await createFacilitator(cfg);
 for (const chain of chains) await chain.fundAccount(facilitator.address, { lamports: FACILITATOR_LAMPORTS });
 const devnetRpc = facilitator.rpcs["solana-devnet"];
 const devnet = cfg.networks.byId("solana-devnet");
-if (devnetRpc && devnet) await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, devnet.usdcAsset, devnet.caip2, { clock: systemClock, log: createLogger("info") });
+if (devnetRpc && devnet)
+  await ensureDepositTokenAccount(devnetRpc, facilitator.signer, facilitator.address, devnet.usdcAsset, devnet.caip2, {
+    clock: systemClock,
+    log: createLogger("info"),
+  });
 log(`facilitator (fee payer, devnet deposit address) ${facilitator.address}`);
 
 const demoFile = path.join(cfg.dataDir, DEMO_AGENT_FILE);
@@ -96,13 +104,17 @@ if (evmTestnets.length > 0) {
     const held = await chain.usdcBalance(evmDemo);
     if (held < DEMO_AGENT_USDC_UNITS) await chain.fund(evmDemo, { usdcUnits: DEMO_AGENT_USDC_UNITS - held });
   }
-  log(`demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network ${evmTestnets.map((t) => t.row.aliases[0]).join("|")}`);
+  log(
+    `demo EVM agent ${evmDemo} (${evmDemoFile}); try: npm run -s signet -- chat "hello" --network ${evmTestnets.map((t) => t.row.aliases[0]).join("|")}`,
+  );
 }
 
 // The operator's first minute: outside production the service lets in a sign-in key it keeps in .data/; here is a
 // one-time link signed with it (`signet operator login-link` signs another).
 const signInKey = devOperatorSignInKey({ isProduction: false, dataDir: cfg.dataDir })!;
-log(`dashboard sign-in (one-time link, valid ${SIGN_IN_TTL_MS / 60_000} minutes; npm run -s signet -- operator login-link for another):`);
+log(
+  `dashboard sign-in (one-time link, valid ${SIGN_IN_TTL_MS / 60_000} minutes; npm run -s signet -- operator login-link for another):`,
+);
 log(`  ${signedLoginLink(cfg.baseUrl, signInKey, Date.now())}`);
 
 const childEnv: NodeJS.ProcessEnv = { ...env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" };
@@ -114,7 +126,10 @@ if (mainnetDeposit) childEnv.SERVICE_MAINNET_DEPOSIT_ADDRESS = mainnetDeposit;
 const production = process.argv.includes("--production") || dev.SIGNET_NEXT_MODE === "start";
 let child;
 if (production) {
-  const productionEnv = localProductionEnv(childEnv, cfg, localChains.urls, { operatorSignInKey: signInKey.publicKeyBase58, ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}) });
+  const productionEnv = localProductionEnv(childEnv, cfg, localChains.urls, {
+    operatorSignInKey: signInKey.publicKeyBase58,
+    ...(mainnetDeposit ? { mainnetDepositAddress: mainnetDeposit } : {}),
+  });
   // A local rehearsal of production: beside the dev keys in the data dir, and on the embedded database unless the
   // environment names one. Production refuses both unless told, and logs each at every start.
   productionEnv.SIGNET_DEV_KEYS_IN_PRODUCTION ??= "true";
@@ -126,13 +141,21 @@ if (production) {
   }
   log(`starting the production build (npm start) on ${cfg.baseUrl}, with the dev keys in ${cfg.dataDir}`);
   // As `npm start` runs it: server modules resolve `server-only` under the react-server condition.
-  child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "..", "start", "start.ts")], { stdio: "inherit", env: productionEnv });
+  child = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "..", "start", "start.ts")],
+    { stdio: "inherit", env: productionEnv },
+  );
 } else {
   // The start-up report, before Next opens the database (the embedded one takes one process at a time).
   await printDeploymentReport(loadConfig(childEnv), { facilitator }, (line) => console.log(line));
   log(`starting Next.js (dev) on ${cfg.baseUrl}`);
   // Through bin/start/serve-next.ts, which tells route code each connection's own address (the client IP for per-IP limits).
-  child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "..", "start", "serve-next.ts"), ...frontServerArgs("dev", cfg)], { stdio: "inherit", env: childEnv });
+  child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(import.meta.dirname, "..", "start", "serve-next.ts"), ...frontServerArgs("dev", cfg)],
+    { stdio: "inherit", env: childEnv },
+  );
 }
 async function shutdown(code: number): Promise<never> {
   await localChains.close();

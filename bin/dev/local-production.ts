@@ -39,7 +39,12 @@ function devSecretKey(dataDir: string, file: string): string {
  * requires, from the dev keys in `cfg.dataDir`; what `base` already sets is kept. `operatorSignInKey` is let into the
  * dashboard beside any listed operator.
  */
-export function localProductionEnv(base: NodeJS.ProcessEnv, cfg: Config, chains: LocalChainUrls, extra: { operatorSignInKey: string; mainnetDepositAddress?: string }): NodeJS.ProcessEnv {
+export function localProductionEnv(
+  base: NodeJS.ProcessEnv,
+  cfg: Config,
+  chains: LocalChainUrls,
+  extra: { operatorSignInKey: string; mainnetDepositAddress?: string },
+): NodeJS.ProcessEnv {
   const dir = cfg.dataDir;
   const filled: Record<string, string | undefined> = {
     SERVICE_BASE_URL: cfg.baseUrl,
@@ -47,7 +52,9 @@ export function localProductionEnv(base: NodeJS.ProcessEnv, cfg: Config, chains:
     VERIFIER_SECRET_KEY: devSecretKey(dir, VERIFIER_DEV_KEY_FILE),
     LOG_SECRET_KEY: devSecretKey(dir, LOG_DEV_KEY_FILE),
     FACILITATOR_SECRET_KEY: devSecretKey(dir, FACILITATOR_DEV_KEY_FILE),
-    FACILITATOR_EVM_SECRET_KEY: cfg.networks.ofFamily("evm").some((n) => chains[n.id] !== undefined) ? loadOrCreateDevEvmKey(path.join(dir, FACILITATOR_EVM_DEV_KEY_FILE)) : undefined,
+    FACILITATOR_EVM_SECRET_KEY: cfg.networks.ofFamily("evm").some((n) => chains[n.id] !== undefined)
+      ? loadOrCreateDevEvmKey(path.join(dir, FACILITATOR_EVM_DEV_KEY_FILE))
+      : undefined,
     SESSION_SECRET: keptSecret(dir, "session-secret", 32),
     IP_HASH_SALT: keptSecret(dir, "ip-hash-salt", 16),
     METRICS_TOKEN: keptSecret(dir, "metrics-token", 16),
@@ -59,12 +66,22 @@ export function localProductionEnv(base: NodeJS.ProcessEnv, cfg: Config, chains:
   };
   const env: NodeJS.ProcessEnv = { ...base, NODE_ENV: "production" };
   for (const [name, value] of Object.entries(filled)) if (value !== undefined && !env[name]) env[name] = value;
-  env.SERVICE_OPERATOR_PUBKEYS = [env.SERVICE_OPERATOR_PUBKEYS, extra.operatorSignInKey].filter((k) => k && k.trim() !== "").join(",");
+  env.SERVICE_OPERATOR_PUBKEYS = [env.SERVICE_OPERATOR_PUBKEYS, extra.operatorSignInKey]
+    .filter((k) => k && k.trim() !== "")
+    .join(",");
   return env;
 }
 
 /** Where a build's inputs live: a file in them newer than the build means the build is stale. */
-const BUILD_INPUTS = ["app", "server", "public", "next.config.mjs", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
+const BUILD_INPUTS = [
+  "app",
+  "server",
+  "public",
+  "next.config.mjs",
+  "package-lock.json",
+  "postcss.config.mjs",
+  "tsconfig.json",
+];
 
 /** The newest modification time among `paths` (files, or folders walked), test files aside. */
 function newestMtimeMs(paths: string[]): number {
@@ -73,7 +90,8 @@ function newestMtimeMs(paths: string[]): number {
     const stat = statSync(p, { throwIfNoEntry: false });
     if (!stat) return;
     if (stat.isDirectory()) {
-      for (const entry of readdirSync(p)) if (entry !== "node_modules" && entry !== "test" && !entry.endsWith(".test.ts")) visit(path.join(p, entry));
+      for (const entry of readdirSync(p))
+        if (entry !== "node_modules" && entry !== "test" && !entry.endsWith(".test.ts")) visit(path.join(p, entry));
     } else if (stat.mtimeMs > newest) newest = stat.mtimeMs;
   };
   for (const p of paths) visit(p);
@@ -94,7 +112,10 @@ export function ensureProductionBuild(env: NodeJS.ProcessEnv, log: (line: string
   log(`building for production into ${path.relative(process.cwd(), distDir)} (next build)`);
   const started = Date.now();
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: ["ignore", "inherit", "inherit"], env: { ...env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const build = spawnSync(process.execPath, [nextBin, "build"], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (build.status !== 0) return false;
   log(`next build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return true;

@@ -9,12 +9,17 @@ import { chromium } from "@playwright/test";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const svg = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
 
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
 try {
   /** The SVG drawn at width × height, as PNG bytes. */
   const render = async (source: string, width: number, height: number): Promise<Buffer> => {
     const page = await browser.newPage({ viewport: { width, height } });
-    const sized = source.replace(/<svg([^>]*?)\swidth="\d+"\sheight="\d+"/, "<svg$1").replace("<svg", `<svg width="${width}" height="${height}"`);
+    const sized = source
+      .replace(/<svg([^>]*?)\swidth="\d+"\sheight="\d+"/, "<svg$1")
+      .replace("<svg", `<svg width="${width}" height="${height}"`);
     await page.setContent(`<!doctype html><html><body style="margin:0;background:transparent">${sized}</body></html>`);
     const png = await page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width, height } });
     await page.close();

@@ -16,8 +16,23 @@ export interface FrontServerOptions {
 }
 
 /** The arguments that start the front server in `mode` with `cfg`'s port, host, grace, build folder and direct routes. */
-export function frontServerArgs(mode: "dev" | "start", cfg: Pick<Config, "PORT" | "HOSTNAME" | "SHUTDOWN_GRACE_MS" | "SIGNET_NEXT_DIST_DIR" | "SIGNET_API_DIRECT">): string[] {
-  return [mode, "--port", String(cfg.PORT), "--hostname", cfg.HOSTNAME, "--grace-ms", String(cfg.SHUTDOWN_GRACE_MS), "--dist-dir", cfg.SIGNET_NEXT_DIST_DIR, "--direct", String(cfg.SIGNET_API_DIRECT)];
+export function frontServerArgs(
+  mode: "dev" | "start",
+  cfg: Pick<Config, "PORT" | "HOSTNAME" | "SHUTDOWN_GRACE_MS" | "SIGNET_NEXT_DIST_DIR" | "SIGNET_API_DIRECT">,
+): string[] {
+  return [
+    mode,
+    "--port",
+    String(cfg.PORT),
+    "--hostname",
+    cfg.HOSTNAME,
+    "--grace-ms",
+    String(cfg.SHUTDOWN_GRACE_MS),
+    "--dist-dir",
+    cfg.SIGNET_NEXT_DIST_DIR,
+    "--direct",
+    String(cfg.SIGNET_API_DIRECT),
+  ];
 }
 
 /** Reads frontServerArgs' arguments back. */
@@ -25,7 +40,13 @@ export function parseFrontServerArgs(argv: string[]): FrontServerOptions {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { port: { type: "string" }, hostname: { type: "string" }, "grace-ms": { type: "string" }, "dist-dir": { type: "string" }, direct: { type: "string" } },
+    options: {
+      port: { type: "string" },
+      hostname: { type: "string" },
+      "grace-ms": { type: "string" },
+      "dist-dir": { type: "string" },
+      direct: { type: "string" },
+    },
   });
   const mode = positionals[0] === "dev" ? "dev" : "start";
   return {

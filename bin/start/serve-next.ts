@@ -38,8 +38,11 @@ const distDir = path.resolve(dist);
 const direct = dev || !directOn ? new Map() : await loadDirectApiRoutes(distDir, (line) => console.warn(line));
 // Like `next start`: every interface, IPv4 and IPv6.
 server.listen(port, () => {
-  console.log(`signet: serving on http://${hostname}:${port} (${dev ? "npm run dev: development, reloads on change" : "npm start: the production build"})`);
-  if (direct.size > 0) console.log(`signet: served straight from their built handlers: ${[...direct.keys()].join(", ")}`);
+  console.log(
+    `signet: serving on http://${hostname}:${port} (${dev ? "npm run dev: development, reloads on change" : "npm start: the production build"})`,
+  );
+  if (direct.size > 0)
+    console.log(`signet: served straight from their built handlers: ${[...direct.keys()].join(", ")}`);
 });
 
 /**
@@ -50,6 +53,9 @@ const RECORD_FLUSH_MS = 5_000;
 
 drainOnSignals(server, tracker, graceMs, async () => {
   const left = await flushRouteRecords(RECORD_FLUSH_MS);
-  if (left > 0) console.error(`signet: ${left} answered call(s) could not be recorded before exit; their payments are left to their lease`);
+  if (left > 0)
+    console.error(
+      `signet: ${left} answered call(s) could not be recorded before exit; their payments are left to their lease`,
+    );
   await app.close();
 });

@@ -13,15 +13,28 @@ import { signEd25519 } from "../../server/keys/node-ed25519";
 import { generateKeypair, toSolanaCliJson, type Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { createTestDatabase, type TestDatabase } from "../../server/test/support/test-db";
 import { checkLogKeyContinuity } from "../../server/transparency/log-key-continuity";
-import { EMPTY_ROOT, formatCheckpointText, formatSignatureLine, formatVerifierKey, parseVerifierKey } from "../../server/verify";
+import {
+  EMPTY_ROOT,
+  formatCheckpointText,
+  formatSignatureLine,
+  formatVerifierKey,
+  parseVerifierKey,
+} from "../../server/verify";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const key = () => bs58.encode(generateKeypair().seed);
 
 /** Runs bin/start/start.ts as `npm start` does; kills it if it is still running after `ms` (it started serving). */
-function start(env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
+function start(
+  env: NodeJS.ProcessEnv,
+  ms = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/start/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/start/start.ts"],
+      { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     let killed = false;
@@ -58,7 +71,10 @@ function fakeBuild(): string {
 }
 
 /** A fresh migrated PostgreSQL database, filled by `fill`, for the run of `use`; dropped afterwards. */
-async function withDatabase<T>(fill: (db: TestDatabase) => Promise<void>, use: (url: string) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  fill: (db: TestDatabase) => Promise<void>,
+  use: (url: string) => Promise<T>,
+): Promise<T> {
   const db = await createTestDatabase(1);
   try {
     await fill(db);
@@ -72,7 +88,10 @@ async function withDatabase<T>(fill: (db: TestDatabase) => Promise<void>, use: (
 function emptyCheckpointSignedBy(origin: string, key: Ed25519Keypair): { size: number; note: string } {
   const text = formatCheckpointText({ origin, size: 0, root: EMPTY_ROOT });
   const keyId = parseVerifierKey(formatVerifierKey(origin, key.publicKey))!.keyId;
-  return { size: 0, note: `${text}\n${formatSignatureLine(origin, keyId, signEd25519(new TextEncoder().encode(text), key.seed))}` };
+  return {
+    size: 0,
+    note: `${text}\n${formatSignatureLine(origin, keyId, signEd25519(new TextEncoder().encode(text), key.seed))}`,
+  };
 }
 
 // Each case is its own child process and its own data dir or database: they run side by side.
@@ -95,7 +114,12 @@ describe.concurrent("bin/start/start.ts in production", () => {
     LOG_LEVEL: "silent",
   });
   /** Everything production needs, the production build aside. */
-  const completeEnv = (): NodeJS.ProcessEnv => ({ ...productionEnv(), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32), LOG_SECRET_KEY: key() });
+  const completeEnv = (): NodeJS.ProcessEnv => ({
+    ...productionEnv(),
+    TRUSTED_PROXY_HOPS: "0",
+    METRICS_TOKEN: "m".repeat(32),
+    LOG_SECRET_KEY: key(),
+  });
 
   it("exits with one line naming TRUSTED_PROXY_HOPS when it is not set", async () => {
     // Everything else production needs is here, so the missing proxy set-up is the only reason to refuse.
@@ -120,13 +144,21 @@ describe.concurrent("bin/start/start.ts in production", () => {
   it("exits with one line naming both variables when two roles share a key", async () => {
     // The log key and the fee payer are loaded by different modules, and neither compares itself with the other.
     const shared = generateKeypair();
-    const env: NodeJS.ProcessEnv = { ...productionEnv(), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32), LOG_SECRET_KEY: bs58.encode(shared.seed), FACILITATOR_SECRET_KEY: bs58.encode(shared.seed) };
+    const env: NodeJS.ProcessEnv = {
+      ...productionEnv(),
+      TRUSTED_PROXY_HOPS: "0",
+      METRICS_TOKEN: "m".repeat(32),
+      LOG_SECRET_KEY: bs58.encode(shared.seed),
+      FACILITATOR_SECRET_KEY: bs58.encode(shared.seed),
+    };
     const result = await start(env);
     expect(result.killed).toBe(false);
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`signet: refusing to start: FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: both are the key ${shared.publicKeyBase58}; each service role needs a key of its own`);
+    expect(lines[0]).toBe(
+      `signet: refusing to start: FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: both are the key ${shared.publicKeyBase58}; each service role needs a key of its own`,
+    );
   }, 90_000);
 
   it("reads a key from the file its _FILE variable names, and exits with one line naming the variable when it cannot", async () => {
@@ -134,10 +166,23 @@ describe.concurrent("bin/start/start.ts in production", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-key-file-"));
     writeFileSync(path.join(dir, "log-key.json"), `${toSolanaCliJson(generateKeypair())}\n`);
     const dist = noBuild();
-    const read = await start({ ...completeEnv(), LOG_SECRET_KEY: undefined, LOG_SECRET_KEY_FILE: path.join(dir, "log-key.json"), SIGNET_NEXT_DIST_DIR: dist });
-    expect(refusal(read)).toBe(`signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`);
-    const missing = await start({ ...completeEnv(), LOG_SECRET_KEY: undefined, LOG_SECRET_KEY_FILE: path.join(dir, "absent.json") });
-    expect(refusal(missing)).toBe(`signet: refusing to start: LOG_SECRET_KEY_FILE: cannot read ${path.join(dir, "absent.json")} (ENOENT)`);
+    const read = await start({
+      ...completeEnv(),
+      LOG_SECRET_KEY: undefined,
+      LOG_SECRET_KEY_FILE: path.join(dir, "log-key.json"),
+      SIGNET_NEXT_DIST_DIR: dist,
+    });
+    expect(refusal(read)).toBe(
+      `signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`,
+    );
+    const missing = await start({
+      ...completeEnv(),
+      LOG_SECRET_KEY: undefined,
+      LOG_SECRET_KEY_FILE: path.join(dir, "absent.json"),
+    });
+    expect(refusal(missing)).toBe(
+      `signet: refusing to start: LOG_SECRET_KEY_FILE: cannot read ${path.join(dir, "absent.json")} (ENOENT)`,
+    );
   }, 90_000);
 
   it("exits with one line naming DATABASE_URL when none is set, rather than serving from the embedded database", async () => {
@@ -152,10 +197,19 @@ describe.concurrent("bin/start/start.ts in production", () => {
 
   it("takes the embedded database when SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true, logging a warning at start", async () => {
     // The missing build stops it right after the warning: the embedded database itself was accepted.
-    const env: NodeJS.ProcessEnv = { ...completeEnv(), DATABASE_URL: undefined, SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "true", SIGNET_NEXT_DIST_DIR: noBuild(), LOG_LEVEL: "warn" };
+    const env: NodeJS.ProcessEnv = {
+      ...completeEnv(),
+      DATABASE_URL: undefined,
+      SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: "true",
+      SIGNET_NEXT_DIST_DIR: noBuild(),
+      LOG_LEVEL: "warn",
+    };
     const result = await start(env);
     expect(refusal(result)).toMatch(/^signet: refusing to start: no production build in /);
-    const warnings = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; event?: string; detail?: string });
+    const warnings = result.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level: number; event?: string; detail?: string });
     expect(warnings).toEqual([
       expect.objectContaining({
         level: 40,
@@ -167,12 +221,26 @@ describe.concurrent("bin/start/start.ts in production", () => {
 
   it("reads an RPC's old name, logging a deprecation warning at start", async () => {
     // The missing build stops it right after the warnings: the old name itself was accepted.
-    const env: NodeJS.ProcessEnv = { ...completeEnv(), RPC_URL_SOLANA_DEVNET: undefined, SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1", SIGNET_NEXT_DIST_DIR: noBuild(), LOG_LEVEL: "warn" };
+    const env: NodeJS.ProcessEnv = {
+      ...completeEnv(),
+      RPC_URL_SOLANA_DEVNET: undefined,
+      SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:1",
+      SIGNET_NEXT_DIST_DIR: noBuild(),
+      LOG_LEVEL: "warn",
+    };
     const result = await start(env);
     expect(refusal(result)).toMatch(/^signet: refusing to start: no production build in /);
-    const warnings = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { level: number; event?: string; detail?: string });
+    const warnings = result.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level: number; event?: string; detail?: string });
     expect(warnings).toEqual([
-      expect.objectContaining({ level: 40, event: "config.deprecated", detail: "SOLANA_DEVNET_RPC_URL is deprecated and will be removed in the next release: rename it RPC_URL_SOLANA_DEVNET" }),
+      expect.objectContaining({
+        level: 40,
+        event: "config.deprecated",
+        detail:
+          "SOLANA_DEVNET_RPC_URL is deprecated and will be removed in the next release: rename it RPC_URL_SOLANA_DEVNET",
+      }),
     ]);
   }, 90_000);
 
@@ -200,7 +268,8 @@ describe.concurrent("bin/start/start.ts in production", () => {
   it("exits with one line naming SIGNET_DATA_DIR when it holds dev keys", async () => {
     const env = completeEnv();
     // What `npm run dev` leaves behind: the operator's and the fee payer's dev keys.
-    for (const file of ["operator-key.json", "facilitator-key.json"]) writeFileSync(path.join(env.SIGNET_DATA_DIR!, file), "[]");
+    for (const file of ["operator-key.json", "facilitator-key.json"])
+      writeFileSync(path.join(env.SIGNET_DATA_DIR!, file), "[]");
     const line = refusal(await start(env));
     expect(line).toBe(
       `signet: refusing to start: SIGNET_DATA_DIR (${env.SIGNET_DATA_DIR}) holds dev keys (operator-key.json, facilitator-key.json): production must not run beside them; give production a data directory of its own`,
@@ -214,21 +283,43 @@ describe.concurrent("bin/start/start.ts in production", () => {
     const origin = "localhost:3299/log";
     const checkpoint = emptyCheckpointSignedBy(origin, signer);
     const line = await withDatabase(
-      (db) => db.prisma.logCheckpoint.create({ data: { size: 0n, root: Buffer.from(EMPTY_ROOT), note: checkpoint.note } }).then(() => undefined),
-      async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, LOG_SECRET_KEY: bs58.encode(logKey.seed), SIGNET_NEXT_DIST_DIR: fakeBuild() })),
+      (db) =>
+        db.prisma.logCheckpoint
+          .create({ data: { size: 0n, root: Buffer.from(EMPTY_ROOT), note: checkpoint.note } })
+          .then(() => undefined),
+      async (url) =>
+        refusal(
+          await start({
+            ...completeEnv(),
+            DATABASE_URL: url,
+            LOG_SECRET_KEY: bs58.encode(logKey.seed),
+            SIGNET_NEXT_DIST_DIR: fakeBuild(),
+          }),
+        ),
     );
-    const decided = checkLogKeyContinuity(checkpoint, { origin, verifierKey: formatVerifierKey(origin, logKey.publicKey), previous: null });
+    const decided = checkLogKeyContinuity(checkpoint, {
+      origin,
+      verifierKey: formatVerifierKey(origin, logKey.publicKey),
+      previous: null,
+    });
     if (decided.ok) throw new Error("the rule lets this key sign the log");
     expect(line).toBe(`signet: refusing to start: ${decided.detail}`);
-    const id = (key: Ed25519Keypair) => parseVerifierKey(formatVerifierKey(origin, key.publicKey))!.keyId.toString(16).padStart(8, "0");
-    expect(line).toContain(`is signed by key ${id(signer)}, not by LOG_SECRET_KEY (key ${id(logKey)}), and LOG_PREVIOUS_SECRET_KEY is unset`);
+    const id = (key: Ed25519Keypair) =>
+      parseVerifierKey(formatVerifierKey(origin, key.publicKey))!.keyId.toString(16).padStart(8, "0");
+    expect(line).toContain(
+      `is signed by key ${id(signer)}, not by LOG_SECRET_KEY (key ${id(logKey)}), and LOG_PREVIOUS_SECRET_KEY is unset`,
+    );
     expect(line).toContain(`set LOG_PREVIOUS_SECRET_KEY to the key that signed the log (key ${id(signer)})`);
   }, 90_000);
 
   it("exits with one line naming the migrations when a newer release migrated the database", async () => {
     const newer = "29991231000000_from_a_newer_release";
     const line = await withDatabase(
-      (db) => db.prisma.$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), ${newer}, 1)`.then(() => undefined),
+      (db) =>
+        db.prisma
+          .$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), ${newer}, 1)`.then(
+          () => undefined,
+        ),
       async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, SIGNET_NEXT_DIST_DIR: fakeBuild() })),
     );
     expect(line).toBe(`signet: refusing to start: ${new MigrationsFromNewerReleaseError([newer]).message}`);
@@ -236,7 +327,11 @@ describe.concurrent("bin/start/start.ts in production", () => {
 
   it("exits with one line naming the migration when an applied one differs from this release's file", async () => {
     const line = await withDatabase(
-      (db) => db.prisma.$executeRaw`UPDATE "_prisma_migrations" SET checksum = 'edited' WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations")`.then(() => undefined),
+      (db) =>
+        db.prisma
+          .$executeRaw`UPDATE "_prisma_migrations" SET checksum = 'edited' WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations")`.then(
+          () => undefined,
+        ),
       async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, SIGNET_NEXT_DIST_DIR: fakeBuild() })),
     );
     expect(line).toMatch(/^signet: refusing to start: .*20\d{12}_\w+/);
@@ -245,10 +340,11 @@ describe.concurrent("bin/start/start.ts in production", () => {
   it("exits with one line saying to run `npm run build` when there is no production build, not Next's stack trace", async () => {
     const dist = noBuild();
     const line = refusal(await start({ ...completeEnv(), SIGNET_NEXT_DIST_DIR: dist }));
-    expect(line).toBe(`signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`);
+    expect(line).toBe(
+      `signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`,
+    );
   }, 90_000);
 });
-
 
 /** Runs `npm start` with `env` (nothing inherited but PATH and HOME); resolves with its exit code and stderr. */
 function npmStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {

@@ -39,10 +39,20 @@ try {
   await printDeploymentReport(cfg, { facilitator }, (line) => console.log(line));
   // A larger young generation: under load most of a call's garbage dies young, and V8's default 16 MiB semi-space
   // promoted it and collected too often (the bench's GC share fell and paid calls/s rose with 64 MiB).
-  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", path.join(import.meta.dirname, "serve-next.ts"), ...frontServerArgs("start", cfg)], {
-    stdio: "inherit",
-    env: { ...env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--max-semi-space-size=64",
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "serve-next.ts"),
+      ...frontServerArgs("start", cfg),
+    ],
+    {
+      stdio: "inherit",
+      env: { ...env, PORT: String(cfg.PORT), NEXT_TELEMETRY_DISABLED: "1" },
+    },
+  );
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } catch (err) {

@@ -18,7 +18,8 @@ export function ensureChromium({ exists, run, isRoot, log = () => {} }) {
   if (exists(CHROMIUM_PATH)) return { ok: true, installed: false };
   if (!isRoot || !exists(APT_GET_PATH)) return { ok: false, message: MISSING_CHROMIUM };
   log(`${CHROMIUM_PATH} is missing: installing Debian's chromium with apt-get`);
-  const installed = run("apt-get", ["update", "-qq"]) && run("apt-get", ["install", "-y", "-qq", "chromium"]) && exists(CHROMIUM_PATH);
+  const installed =
+    run("apt-get", ["update", "-qq"]) && run("apt-get", ["install", "-y", "-qq", "chromium"]) && exists(CHROMIUM_PATH);
   return installed ? { ok: true, installed: true } : { ok: false, message: MISSING_CHROMIUM };
 }
 
@@ -27,7 +28,8 @@ export function ensureChromiumHere() {
   return ensureChromium({
     exists: existsSync,
     run: (command, args) =>
-      spawnSync(command, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status === 0,
+      spawnSync(command, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } })
+        .status === 0,
     isRoot: typeof process.getuid === "function" && process.getuid() === 0,
     log: (line) => console.log(line),
   });

@@ -44,16 +44,25 @@ describe("ensureChromium()", () => {
 
   it("stops with the same line on a machine without apt-get", () => {
     const m = machine([]);
-    expect(ensureChromium({ exists: m.exists, run: mustNotRun, isRoot: true })).toEqual({ ok: false, message: MISSING_CHROMIUM });
+    expect(ensureChromium({ exists: m.exists, run: mustNotRun, isRoot: true })).toEqual({
+      ok: false,
+      message: MISSING_CHROMIUM,
+    });
   });
 
   it.each([["apt-get update -qq"], ["apt-get install -y -qq chromium"]])("stops when `%s` fails", (failing) => {
     const m = machine([APT_GET_PATH], { failing: [failing] });
-    expect(ensureChromium({ exists: m.exists, run: m.run, isRoot: true })).toEqual({ ok: false, message: MISSING_CHROMIUM });
+    expect(ensureChromium({ exists: m.exists, run: m.run, isRoot: true })).toEqual({
+      ok: false,
+      message: MISSING_CHROMIUM,
+    });
   });
 
   it("stops when apt-get succeeds but chromium is still not at its path", () => {
     const m = machine([APT_GET_PATH], { installs: false });
-    expect(ensureChromium({ exists: m.exists, run: m.run, isRoot: true })).toEqual({ ok: false, message: MISSING_CHROMIUM });
+    expect(ensureChromium({ exists: m.exists, run: m.run, isRoot: true })).toEqual({
+      ok: false,
+      message: MISSING_CHROMIUM,
+    });
   });
 });

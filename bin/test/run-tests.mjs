@@ -51,13 +51,24 @@ function runStage(name, command, args, { niceness = 0 } = {}) {
   console.log(`--- ${name}: started at +${seconds(started - runStarted)}${niceness ? ` (nice ${niceness})` : ""}`);
   if (niceness > 0) [command, args] = ["nice", ["-n", String(niceness), command, ...args]];
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...env, SIGNET_SUMMARY_STAGE: name, FORCE_COLOR: "0" } });
+    const child = spawn(command, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...env, SIGNET_SUMMARY_STAGE: name, FORCE_COLOR: "0" },
+    });
     const chunks = [];
     child.stdout.on("data", (c) => chunks.push(c));
     child.stderr.on("data", (c) => chunks.push(c));
     child.on("close", (code, signal) => {
-      const stage = { name, ok: code === 0, status: code ?? signal, startedMs: started - runStarted, ms: Date.now() - started };
-      console.log(`\n=== ${name} (${seconds(stage.ms)}, ended at +${seconds(Date.now() - runStarted)}) ===\n${Buffer.concat(chunks).toString("utf8").trimEnd()}`);
+      const stage = {
+        name,
+        ok: code === 0,
+        status: code ?? signal,
+        startedMs: started - runStarted,
+        ms: Date.now() - started,
+      };
+      console.log(
+        `\n=== ${name} (${seconds(stage.ms)}, ended at +${seconds(Date.now() - runStarted)}) ===\n${Buffer.concat(chunks).toString("utf8").trimEnd()}`,
+      );
       stages.push(stage);
       resolve(stage);
     });
@@ -88,7 +99,12 @@ const throughputLane = (async () => {
     runStage("typecheck", "npx", ["tsc", "--noEmit", "-p", "."], { niceness: THROUGHPUT_NICENESS }),
     runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS }),
   ]);
-  await runStage("integration (side by side)", "npx", [...integration, "--project", "parallel", "--project", "isolated"], { niceness: THROUGHPUT_NICENESS });
+  await runStage(
+    "integration (side by side)",
+    "npx",
+    [...integration, "--project", "parallel", "--project", "isolated"],
+    { niceness: THROUGHPUT_NICENESS },
+  );
 })();
 
 // Lane 2: the one production build, then, side by side, the browser suite against it and the integration files that
@@ -101,7 +117,11 @@ const builtLane = (async () => {
     return notRun("integration (production build)", "the build failed");
   }
   await Promise.all([
-    runStage("browser (Playwright, Debian chromium)", process.execPath, ["--conditions=react-server", "node_modules/@playwright/test/cli.js", "test"]),
+    runStage("browser (Playwright, Debian chromium)", process.execPath, [
+      "--conditions=react-server",
+      "node_modules/@playwright/test/cli.js",
+      "test",
+    ]),
     runStage("integration (production build)", "npx", [...integration, "--project", "production"]),
   ]);
 })();
@@ -132,36 +152,55 @@ if (existsSync(E2E_RESULTS)) {
   totals.failed += stats.unexpected ?? 0;
   totals.skipped += stats.skipped ?? 0;
   const specMs = (suite) =>
-    (suite.specs ?? []).reduce((sum, spec) => sum + spec.tests.reduce((t, test) => t + test.results.reduce((r, res) => r + (res.duration ?? 0), 0), 0), 0) +
-    (suite.suites ?? []).reduce((sum, inner) => sum + specMs(inner), 0);
+    (suite.specs ?? []).reduce(
+      (sum, spec) =>
+        sum + spec.tests.reduce((t, test) => t + test.results.reduce((r, res) => r + (res.duration ?? 0), 0), 0),
+      0,
+    ) + (suite.suites ?? []).reduce((sum, inner) => sum + specMs(inner), 0);
   for (const suite of report.suites ?? []) files.push(["browser", path.join("e2e", suite.file), specMs(suite)]);
   const failedSpecs = (suite, titles) =>
     (suite.specs ?? [])
       .filter((spec) => !spec.ok)
-      .map((spec) => ["browser", path.join("e2e", spec.file), [...titles, spec.title].join(" > "), spec.tests.flatMap((t) => t.results.map((r) => r.error?.message ?? "")).find(Boolean) ?? ""])
+      .map((spec) => [
+        "browser",
+        path.join("e2e", spec.file),
+        [...titles, spec.title].join(" > "),
+        spec.tests.flatMap((t) => t.results.map((r) => r.error?.message ?? "")).find(Boolean) ?? "",
+      ])
       .concat((suite.suites ?? []).flatMap((inner) => failedSpecs(inner, [...titles, inner.title])));
   for (const suite of report.suites ?? []) failures.push(...failedSpecs(suite, []));
 }
 // Lint, the type check and the build report no test counts: each counts as one check, passed or failed.
-for (const stage of stages) if (["lint", "typecheck", "build"].includes(stage.name)) totals[stage.ok ? "passed" : "failed"] += 1;
+for (const stage of stages)
+  if (["lint", "typecheck", "build"].includes(stage.name)) totals[stage.ok ? "passed" : "failed"] += 1;
 const runnerFailed = stages.some((s) => !s.ok);
-for (const stage of stages) if (!stage.ok) console.log(`${stage.name}: ${stage.notRun ? `not run (${stage.notRun})` : `exited with ${stage.status}`}`);
+for (const stage of stages)
+  if (!stage.ok)
+    console.log(`${stage.name}: ${stage.notRun ? `not run (${stage.notRun})` : `exited with ${stage.status}`}`);
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
 
 if (failures.length > 0) {
   console.log(`\nfailed tests (${failures.length}):`);
   // Colour codes and a long message's tail would bury the name: the first line, plain, is enough to find it above.
-  const plain = (text) => String(text).replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "").split("\n")[0].slice(0, 240);
-  for (const [stage, file, name, error] of failures) console.log(`  ${stage}: ${file} > ${plain(name)}\n      ${plain(error)}`);
+  const plain = (text) =>
+    String(text)
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+      .split("\n")[0]
+      .slice(0, 240);
+  for (const [stage, file, name, error] of failures)
+    console.log(`  ${stage}: ${file} > ${plain(name)}\n      ${plain(error)}`);
 }
 
 files.sort((a, b) => b[2] - a[2]);
 console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);
-for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES)) console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
+for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES))
+  console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
 console.log("stages (wall time, and when each started; three lanes side by side):");
 for (const stage of stages.sort((a, b) => a.startedMs - b.startedMs)) {
-  console.log(`  ${seconds(stage.ms).padStart(8)}  from +${seconds(stage.startedMs).padEnd(8)} ${stage.name}${stage.ok ? "" : " (failed)"}`);
+  console.log(
+    `  ${seconds(stage.ms).padStart(8)}  from +${seconds(stage.startedMs).padEnd(8)} ${stage.name}${stage.ok ? "" : " (failed)"}`,
+  );
 }
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);

@@ -18,14 +18,23 @@ export interface FaultProxy {
 }
 
 async function anvilCall(upstream: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(upstream, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
 
 /** Starts the proxy on `host:port` (0 = a free port), forwarding to anvil at `upstream`. */
-export async function startFaultProxy(upstream: string, dice: FaultDice, host: string, port: number): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstream: string,
+  dice: FaultDice,
+  host: string,
+  port: number,
+): Promise<FaultProxy> {
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -37,7 +46,11 @@ export async function startFaultProxy(upstream: string, dice: FaultDice, host: s
 
   /** Answers one request, dropping or delaying raw transactions as the dice say. */
   const handle = async (request: { id?: unknown; method?: unknown; params?: unknown }): Promise<unknown> => {
-    if (request.method === "eth_sendRawTransaction" && Array.isArray(request.params) && typeof request.params[0] === "string") {
+    if (
+      request.method === "eth_sendRawTransaction" &&
+      Array.isArray(request.params) &&
+      typeof request.params[0] === "string"
+    ) {
       const raw = request.params[0] as Hex;
       const fate = dice.sendFate();
       // SECURITY: the hash answered is the transaction's real hash, so a client cannot tell a dropped send from one
@@ -48,7 +61,11 @@ export async function startFaultProxy(upstream: string, dice: FaultDice, host: s
         return { jsonrpc: "2.0", id: request.id ?? null, result: keccak256(raw) };
       }
     }
-    const res = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request) });
+    const res = await fetch(upstream, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+    });
     return res.json();
   };
 
@@ -57,11 +74,17 @@ export async function startFaultProxy(upstream: string, dice: FaultDice, host: s
     readJsonRpcBody(req, res, async (parsed) => {
       const requests = Array.isArray(parsed) ? parsed : [parsed];
       const fate = dice.httpFate(requests.map((r) => String((r as { method?: unknown })?.method ?? "?")).join(","));
-      if (fate.kind === "429") return void res.writeHead(429, { "retry-after": String(dice.profile.retryAfterSec), "content-type": "text/plain" }).end("Too Many Requests");
-      if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
+      if (fate.kind === "429")
+        return void res
+          .writeHead(429, { "retry-after": String(dice.profile.retryAfterSec), "content-type": "text/plain" })
+          .end("Too Many Requests");
+      if (fate.kind === "503")
+        return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
       let answer: unknown;
       try {
-        answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => handle(r as never))) : await handle(parsed as never);
+        answer = Array.isArray(parsed)
+          ? await Promise.all(parsed.map((r) => handle(r as never)))
+          : await handle(parsed as never);
       } catch {
         return void res.writeHead(502, { "content-type": "text/plain" }).end("Bad Gateway");
       }

@@ -2,12 +2,28 @@
 // (ERC-20 + EIP-3009, FiatToken's revert reasons) planted at the real USDC address and Multicall3 at its canonical one,
 // so the stock x402 EVM client and facilitator pay and settle on it unchanged.
 import "server-only";
-import { createTestClient, defineChain, getAddress, http, isAddress, publicActions, walletActions, type Abi, type Hex } from "viem";
+import {
+  createTestClient,
+  defineChain,
+  getAddress,
+  http,
+  isAddress,
+  publicActions,
+  walletActions,
+  type Abi,
+  type Hex,
+} from "viem";
 import usdcArtifact from "./eip3009-usdc.artifact.json" with { type: "json" };
 import multicallArtifact from "./multicall3.artifact.json" with { type: "json" };
 import { spawnAnvil } from "./spawn-anvil";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy";
-import { FaultDice, type FaultEvent, type FaultKind, type FaultProfileInput, type RequestLogEntry } from "../localnet/fault-profile";
+import {
+  FaultDice,
+  type FaultEvent,
+  type FaultKind,
+  type FaultProfileInput,
+  type RequestLogEntry,
+} from "../localnet/fault-profile";
 import { SHIPPED_NETWORKS } from "../../server/verify";
 import { isEvmRow } from "../../server/verify/chain-family-facts";
 
@@ -23,7 +39,9 @@ export interface EvmUsdc {
 
 /** USDC on the EVM chains the harness can play, by chain id: every EVM network's row. */
 export const USDC_BY_EVM_CHAIN: Readonly<Record<number, EvmUsdc>> = Object.fromEntries(
-  SHIPPED_NETWORKS.rows.filter(isEvmRow).map((n) => [n.chainId, { address: n.usdcAsset as `0x${string}`, ...n.eip712 }]),
+  SHIPPED_NETWORKS.rows
+    .filter(isEvmRow)
+    .map((n) => [n.chainId, { address: n.usdcAsset as `0x${string}`, ...n.eip712 }]),
 );
 
 /** Where every Base chain has Multicall3; @x402/evm's facilitator reads through it to name a failed authorization. */
@@ -89,13 +107,16 @@ export interface StartLocalEvmChainOptions {
 
 /** Starts anvil, plants and initializes the test USDC at `opts.usdc`, and resolves once it can be paid with. */
 export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promise<LocalEvmChain> {
-  if (!(Number.isSafeInteger(opts.chainId) && opts.chainId > 0)) throw new Error(`chainId must be a positive whole number, got ${String(opts.chainId)}`);
+  if (!(Number.isSafeInteger(opts.chainId) && opts.chainId > 0))
+    throw new Error(`chainId must be a positive whole number, got ${String(opts.chainId)}`);
   if (!isAddress(opts.usdc, { strict: false })) throw new Error(`usdc is not an address: ${String(opts.usdc)}`);
   if (!opts.name || !opts.version) throw new Error("the token's EIP-712 name and version must not be empty");
   const usdc = getAddress(opts.usdc);
   const blockTimeSec = opts.blockTimeSec ?? BASE_BLOCK_TIME_SEC;
-  if (!(Number.isInteger(blockTimeSec) && blockTimeSec >= 0)) throw new Error(`blockTimeSec must be a whole number of seconds (0 = automine), got ${String(blockTimeSec)}`);
-  if (opts.blockTimeMs !== undefined && !(Number.isInteger(opts.blockTimeMs) && opts.blockTimeMs > 0)) throw new Error(`blockTimeMs must be a positive whole number of ms, got ${String(opts.blockTimeMs)}`);
+  if (!(Number.isInteger(blockTimeSec) && blockTimeSec >= 0))
+    throw new Error(`blockTimeSec must be a whole number of seconds (0 = automine), got ${String(blockTimeSec)}`);
+  if (opts.blockTimeMs !== undefined && !(Number.isInteger(opts.blockTimeMs) && opts.blockTimeMs > 0))
+    throw new Error(`blockTimeMs must be a positive whole number of ms, got ${String(opts.blockTimeMs)}`);
 
   const host = opts.host ?? "127.0.0.1";
   const dice = opts.faults ? new FaultDice(opts.faults) : null;
@@ -105,7 +126,11 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     port: dice ? 0 : (opts.port ?? 0),
     chainId: opts.chainId,
     ...(opts.stateFile ? { stateFile: opts.stateFile } : {}),
-    ...(opts.blockTimeMs !== undefined ? { blockTimeMs: opts.blockTimeMs } : blockTimeSec > 0 ? { blockTimeMs: blockTimeSec * 1000 } : {}),
+    ...(opts.blockTimeMs !== undefined
+      ? { blockTimeMs: opts.blockTimeMs }
+      : blockTimeSec > 0
+        ? { blockTimeMs: blockTimeSec * 1000 }
+        : {}),
   });
   let proxy: FaultProxy | null = null;
   try {
@@ -115,13 +140,25 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [anvil.url] } },
     });
-    const client = createTestClient({ mode: "anvil", chain, transport: http(anvil.url), pollingInterval: POLLING_INTERVAL_MS })
+    const client = createTestClient({
+      mode: "anvil",
+      chain,
+      transport: http(anvil.url),
+      pollingInterval: POLLING_INTERVAL_MS,
+    })
       .extend(publicActions)
       .extend(walletActions);
 
     /** Sends a token call from the minter and throws unless it succeeded. */
     const asMinter = async (functionName: "initialize" | "mint", args: readonly unknown[]) => {
-      const hash = await client.writeContract({ account: MINTER, chain, address: usdc, abi: EIP3009_USDC_ABI, functionName, args });
+      const hash = await client.writeContract({
+        account: MINTER,
+        chain,
+        address: usdc,
+        abi: EIP3009_USDC_ABI,
+        functionName,
+        args,
+      });
       const receipt = await client.waitForTransactionReceipt({ hash });
       if (receipt.status !== "success") throw new Error(`test USDC ${functionName} reverted (tx ${hash})`);
     };
@@ -132,9 +169,14 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
     await client.impersonateAccount({ address: MINTER });
     await client.setBalance({ address: MINTER, value: MINTER_WEI });
     // A chain restored from its state file keeps the token's storage: initialize only a fresh one.
-    const restoredName = (await client.readContract({ address: usdc, abi: EIP3009_USDC_ABI, functionName: "name" })) as string;
+    const restoredName = (await client.readContract({
+      address: usdc,
+      abi: EIP3009_USDC_ABI,
+      functionName: "name",
+    })) as string;
     if (restoredName === "") await asMinter("initialize", [opts.name, opts.version, MINTER]);
-    else if (restoredName !== opts.name) throw new Error(`the restored chain's token is named "${restoredName}", not "${opts.name}"`);
+    else if (restoredName !== opts.name)
+      throw new Error(`the restored chain's token is named "${restoredName}", not "${opts.name}"`);
 
     if (dice) proxy = await startFaultProxy(anvil.url, dice, host, opts.port ?? 0);
     return {
@@ -147,7 +189,12 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
       // The token this chain planted, whatever network it plays (a test's own row included).
       fund: (to, amounts) => fundEvmAccount(anvil.url, to, amounts, usdc),
       async usdcBalance(owner) {
-        return (await client.readContract({ address: usdc, abi: EIP3009_USDC_ABI, functionName: "balanceOf", args: [owner] })) as bigint;
+        return (await client.readContract({
+          address: usdc,
+          abi: EIP3009_USDC_ABI,
+          functionName: "balanceOf",
+          args: [owner],
+        })) as bigint;
       },
       async close() {
         await proxy?.close();
@@ -166,23 +213,40 @@ export async function startLocalEvmChain(opts: StartLocalEvmChainOptions): Promi
  * the minter and adds ETH. Used by `signet localnet fund 0x…`. The token is `usdc` when given, else the one the
  * shipped network of the chain's id plants.
  */
-export async function fundEvmAccount(url: string, to: `0x${string}`, { usdcUnits, wei }: { usdcUnits?: bigint; wei?: bigint }, usdc?: `0x${string}`): Promise<void> {
+export async function fundEvmAccount(
+  url: string,
+  to: `0x${string}`,
+  { usdcUnits, wei }: { usdcUnits?: bigint; wei?: bigint },
+  usdc?: `0x${string}`,
+): Promise<void> {
   if (!isAddress(to, { strict: false })) throw new Error(`fund: not an address: ${String(to)}`);
   if ((usdcUnits ?? 0n) < 0n || (wei ?? 0n) < 0n) throw new Error("fund: amounts must not be negative");
   const probe = createTestClient({ mode: "anvil", transport: http(url) }).extend(publicActions);
   const chainId = await probe.getChainId();
   const token = usdc ? { address: getAddress(usdc) } : USDC_BY_EVM_CHAIN[chainId];
-  if (!token) throw new Error(`chain ${chainId} at ${url} plays no EVM network this release knows (${Object.keys(USDC_BY_EVM_CHAIN).join(", ")})`);
+  if (!token)
+    throw new Error(
+      `chain ${chainId} at ${url} plays no EVM network this release knows (${Object.keys(USDC_BY_EVM_CHAIN).join(", ")})`,
+    );
   const chain = defineChain({
     id: chainId,
     name: `local anvil (${chainId})`,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [url] } },
   });
-  const client = createTestClient({ mode: "anvil", chain, transport: http(url), pollingInterval: POLLING_INTERVAL_MS }).extend(publicActions).extend(walletActions);
+  const client = createTestClient({ mode: "anvil", chain, transport: http(url), pollingInterval: POLLING_INTERVAL_MS })
+    .extend(publicActions)
+    .extend(walletActions);
   if (usdcUnits) {
     await client.impersonateAccount({ address: MINTER });
-    const hash = await client.writeContract({ account: MINTER, chain, address: token.address, abi: EIP3009_USDC_ABI, functionName: "mint", args: [getAddress(to), usdcUnits] });
+    const hash = await client.writeContract({
+      account: MINTER,
+      chain,
+      address: token.address,
+      abi: EIP3009_USDC_ABI,
+      functionName: "mint",
+      args: [getAddress(to), usdcUnits],
+    });
     const receipt = await client.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`test USDC mint reverted (tx ${hash})`);
   }

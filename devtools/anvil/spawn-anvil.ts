@@ -38,7 +38,9 @@ function anvilBinaryPath(): string {
     // Installed without optional dependencies: the wrapper's postinstall then puts the binary in its own folder.
     const fallback = path.join(path.dirname(require.resolve("@foundry-rs/anvil/package.json")), exe);
     if (existsSync(fallback)) return fallback;
-    throw new Error(`anvil binary not found: neither ${platformPackage} nor ${fallback} is installed (run npm install)`);
+    throw new Error(
+      `anvil binary not found: neither ${platformPackage} nor ${fallback} is installed (run npm install)`,
+    );
   }
 }
 
@@ -58,14 +60,21 @@ const STATE_INTERVAL_S = 5;
  * `stateFile`, the chain (accounts, blocks, transactions and their receipts) is loaded from it when it exists, and
  * written to it every few seconds and on stop.
  */
-export async function spawnAnvil(opts: { host: string; port: number; chainId: number; stateFile?: string; blockTimeMs?: number }): Promise<AnvilProcess> {
+export async function spawnAnvil(opts: {
+  host: string;
+  port: number;
+  chainId: number;
+  stateFile?: string;
+  blockTimeMs?: number;
+}): Promise<AnvilProcess> {
   // No --fork-url: nothing is fetched from the internet. Without `blockTimeMs`, automine: each transaction is mined as
   // it arrives, so a receipt exists as soon as the send returns. With it, interval mining as on a real chain: a block
   // every `blockTimeMs` ms (anvil takes fractions of a second), and a sent transaction waits in the mempool until the
   // next one.
   const args = ["--host", opts.host, "--port", String(opts.port), "--chain-id", String(opts.chainId)];
   if (opts.blockTimeMs !== undefined) {
-    if (!(Number.isInteger(opts.blockTimeMs) && opts.blockTimeMs > 0)) throw new Error(`blockTimeMs must be a positive whole number of ms, got ${String(opts.blockTimeMs)}`);
+    if (!(Number.isInteger(opts.blockTimeMs) && opts.blockTimeMs > 0))
+      throw new Error(`blockTimeMs must be a positive whole number of ms, got ${String(opts.blockTimeMs)}`);
     args.push("--block-time", String(opts.blockTimeMs / 1000));
   }
   if (opts.stateFile) args.push("--state", opts.stateFile, "--state-interval", String(STATE_INTERVAL_S));
@@ -106,7 +115,10 @@ export async function spawnAnvil(opts: { host: string; port: number; chainId: nu
 function boundPort(child: ChildProcessByStdio<null, Readable, Readable>, stderrTail: string[]): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let banner: string | null = "";
-    const timer = setTimeout(() => reject(new Error(`anvil did not start within ${ANVIL_START_TIMEOUT_MS} ms`)), ANVIL_START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`anvil did not start within ${ANVIL_START_TIMEOUT_MS} ms`)),
+      ANVIL_START_TIMEOUT_MS,
+    );
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       // Keep draining after start-up (anvil logs every call, and a full pipe would block it), but stop collecting.
       if (banner === null) return;
@@ -145,7 +157,9 @@ async function waitForChainId(url: string, chainId: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`anvil at ${url} did not answer eth_chainId within ${ANVIL_START_TIMEOUT_MS} ms: ${String(lastError)}`);
+  throw new Error(
+    `anvil at ${url} did not answer eth_chainId within ${ANVIL_START_TIMEOUT_MS} ms: ${String(lastError)}`,
+  );
 }
 
 async function fetchChainId(url: string): Promise<number> {

@@ -36,6 +36,8 @@ describe("loopsInTurn()", () => {
   });
 
   it("stops the run on a loop that throws", async () => {
-    await expect(loopsInTurn(100, { ok: () => undefined, bad: () => Promise.reject(new Error("a receipt check failed")) })).rejects.toThrow("a receipt check failed");
+    await expect(
+      loopsInTurn(100, { ok: () => undefined, bad: () => Promise.reject(new Error("a receipt check failed")) }),
+    ).rejects.toThrow("a receipt check failed");
   });
 });

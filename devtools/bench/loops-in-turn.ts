@@ -9,7 +9,11 @@ export const SLICE_MS = 100;
  * Calls each loop back to back in turns of SLICE_MS until each has run `ms`; returns each one's calls per second over
  * its own running time. A loop throws to fail the run. `now` reads the clock in milliseconds.
  */
-export async function loopsInTurn<K extends string>(ms: number, loops: Record<K, () => unknown>, now: () => number = () => performance.now()): Promise<Record<K, number>> {
+export async function loopsInTurn<K extends string>(
+  ms: number,
+  loops: Record<K, () => unknown>,
+  now: () => number = () => performance.now(),
+): Promise<Record<K, number>> {
   const names = Object.keys(loops) as K[];
   const calls = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
   const spent = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;

@@ -28,7 +28,12 @@ export async function measureDbFloor(url: string, concurrency: number, durationM
     await admin.query("CREATE TABLE bench_db_floor (id integer PRIMARY KEY, n bigint NOT NULL)");
     await admin.query("INSERT INTO bench_db_floor (id, n) SELECT g, 0 FROM generate_series(1, $1) AS g", [concurrency]);
     await Promise.all(clients.map((c) => c.connect()));
-    const update = (client: pg.Client, id: number) => client.query({ name: "bench_db_floor_update", text: "UPDATE bench_db_floor SET n = n + 1 WHERE id = $1", values: [id] });
+    const update = (client: pg.Client, id: number) =>
+      client.query({
+        name: "bench_db_floor_update",
+        text: "UPDATE bench_db_floor SET n = n + 1 WHERE id = $1",
+        values: [id],
+      });
     for (let i = 0; i < 20; i++) await Promise.all(clients.map((c, k) => update(c, k + 1)));
     let commits = 0;
     const dbBefore = readDatabaseCpuMs();
@@ -47,7 +52,12 @@ export async function measureDbFloor(url: string, concurrency: number, durationM
     const cpu = process.cpuUsage(cpuBefore);
     const dbAfter = readDatabaseCpuMs();
     await admin.query("DROP TABLE bench_db_floor");
-    return { commitsPerS, commits, dbCpuMs: dbBefore !== null && dbAfter !== null ? dbAfter - dbBefore : null, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+    return {
+      commitsPerS,
+      commits,
+      dbCpuMs: dbBefore !== null && dbAfter !== null ? dbAfter - dbBefore : null,
+      clientCpuMs: (cpu.user + cpu.system) / 1000,
+    };
   } finally {
     await Promise.allSettled(clients.map((c) => c.end()));
     await admin.end();

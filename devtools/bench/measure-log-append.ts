@@ -39,17 +39,36 @@ function figures(samples: number[]): LatencyFigures {
 
 function receiptFor(agent: string, holdId: string, points: number) {
   return signReceipt(
-    buildReceipt({ agentPubkey: agent, upstream: "local", model: "local/echo-1", costUnits: 100n, prompt: { messages: [{ role: "user", content: "bench" }] }, responseText: "answer", timestampMs: Date.now(), inferenceId: holdId, pointsTotal: points }),
+    buildReceipt({
+      agentPubkey: agent,
+      upstream: "local",
+      model: "local/echo-1",
+      costUnits: 100n,
+      prompt: { messages: [{ role: "user", content: "bench" }] },
+      responseText: "answer",
+      timestampMs: Date.now(),
+      inferenceId: holdId,
+      pointsTotal: points,
+    }),
     operator,
   );
 }
 
 /** Holds ready to capture: one agent per lane, so lanes never wait on each other's balance row (as distinct agents). */
-async function reserveHolds(db: PrismaClient, lanes: number, perLane: number): Promise<{ agent: string; holds: string[] }[]> {
+async function reserveHolds(
+  db: PrismaClient,
+  lanes: number,
+  perLane: number,
+): Promise<{ agent: string; holds: string[] }[]> {
   return Promise.all(
     Array.from({ length: lanes }, async () => {
       const agent = generateKeypair().publicKeyBase58;
-      await creditAgent(db, { kind: "test_credit", agentPubkey: agent, network: NETWORK, units: 1_000n * BigInt(perLane) });
+      await creditAgent(db, {
+        kind: "test_credit",
+        agentPubkey: agent,
+        network: NETWORK,
+        units: 1_000n * BigInt(perLane),
+      });
       const holds: string[] = [];
       for (let i = 0; i < perLane; i++) {
         const r = await reserveCredit(db, agent, NETWORK, 1_000n, 600_000);
@@ -61,13 +80,24 @@ async function reserveHolds(db: PrismaClient, lanes: number, perLane: number): P
   );
 }
 
-const captureFacts = (agentPubkey: string, holdId: string) => ({ holdId, agentPubkey, costUnits: 100n, model: "local/echo-1", upstream: "local", latencyMs: 1, outcome: "served" as const });
+const captureFacts = (agentPubkey: string, holdId: string) => ({
+  holdId,
+  agentPubkey,
+  costUnits: 100n,
+  model: "local/echo-1",
+  upstream: "local",
+  latencyMs: 1,
+  outcome: "served" as const,
+});
 
 async function unlogged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
   const captured = await captureHold(db, captureFacts(agent, holdId), createLogger("warn"));
   if (!captured.ok) throw new Error("bench: capture refused");
   const receipt = receiptFor(agent, holdId, captured.pointsTotal);
-  await hotExecute(db, Prisma.sql`UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${holdId}::uuid`);
+  await hotExecute(
+    db,
+    Prisma.sql`UPDATE inference_logs SET receipt = ${JSON.stringify(receipt)}::jsonb WHERE id = ${holdId}::uuid`,
+  );
 }
 
 async function logged(db: PrismaClient, agent: string, holdId: string): Promise<void> {
@@ -86,7 +116,13 @@ export interface LogAppendBench {
 }
 
 /** Times the call's end with and without the log at `concurrency`, `rounds` interleaved rounds of `perRound` calls per lane each. */
-export async function measureLogAppend(db: PrismaClient, identity: LogIdentity, concurrency: number, rounds: number, perRound: number): Promise<LogAppendBench> {
+export async function measureLogAppend(
+  db: PrismaClient,
+  identity: LogIdentity,
+  concurrency: number,
+  rounds: number,
+  perRound: number,
+): Promise<LogAppendBench> {
   const samples = { unlogged: [] as number[], logged: [] as number[] };
   let checkpoints = 0;
   let publishing = true;
@@ -129,7 +165,11 @@ export interface AppendStatementBench {
 }
 
 /** The numbering alternatives alone, in a scratch schema: a staging insert against a counter row bumped in the statement. */
-export async function measureAppendStatements(url: string, concurrency: number, perLane: number): Promise<AppendStatementBench> {
+export async function measureAppendStatements(
+  url: string,
+  concurrency: number,
+  perLane: number,
+): Promise<AppendStatementBench> {
   const pool = new pg.Pool({ connectionString: url, max: concurrency });
   catchPoolErrors(pool, () => undefined);
   try {
@@ -140,7 +180,8 @@ export async function measureAppendStatements(url: string, concurrency: number, 
     const entry = Buffer.alloc(600, 7);
     const statements = {
       staging: "INSERT INTO bench_log_staging (inference_id, entry) VALUES ($1, $2)",
-      counter: "WITH h AS (UPDATE bench_log_head SET size = size + 1 WHERE id = 1 RETURNING size - 1 AS idx) INSERT INTO bench_log_entries SELECT h.idx, $1, $2 FROM h",
+      counter:
+        "WITH h AS (UPDATE bench_log_head SET size = size + 1 WHERE id = 1 RETURNING size - 1 AS idx) INSERT INTO bench_log_entries SELECT h.idx, $1, $2 FROM h",
     };
     const run = async (name: keyof typeof statements) => {
       const lat: number[] = [];
@@ -162,7 +203,9 @@ export async function measureAppendStatements(url: string, concurrency: number, 
     const counter = await run("counter");
     return { concurrency, staging, counter };
   } finally {
-    await pool.query("DROP TABLE IF EXISTS bench_log_head, bench_log_entries, bench_log_staging").catch(() => undefined);
+    await pool
+      .query("DROP TABLE IF EXISTS bench_log_head, bench_log_entries, bench_log_staging")
+      .catch(() => undefined);
     await pool.end();
   }
 }

@@ -7,4 +7,3 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
   return sorted[Math.ceil((p * sorted.length) / 100) - 1]!;
 }
-

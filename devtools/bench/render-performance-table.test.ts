@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { BENCH_BLOCK_END, BENCH_BLOCK_START, latestCommitRuns, readRuns, renderPerformanceTable, replaceBenchBlock, type BenchRun } from "./render-performance-table";
+import {
+  BENCH_BLOCK_END,
+  BENCH_BLOCK_START,
+  latestCommitRuns,
+  readRuns,
+  renderPerformanceTable,
+  replaceBenchBlock,
+  type BenchRun,
+} from "./render-performance-table";
 
 const run = (sha: string, over: Partial<BenchRun> & Record<string, unknown> = {}): BenchRun => ({
   machine: "2 × EPYC",

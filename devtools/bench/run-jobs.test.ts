@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { BenchFailure, interleave, runJobs } from "./run-jobs";
 
-const answer = (status: number, text = "") => () => Promise.resolve(new Response(text, { status }));
+const answer =
+  (status: number, text = "") =>
+  () =>
+    Promise.resolve(new Response(text, { status }));
 
 describe("runJobs()", () => {
   it("counts every success once, with its latency", async () => {
-    const { perS, latencies } = await runJobs("ok", Array.from({ length: 10 }, () => answer(200)), 3);
+    const { perS, latencies } = await runJobs(
+      "ok",
+      Array.from({ length: 10 }, () => answer(200)),
+      3,
+    );
     expect(latencies).toHaveLength(10);
     expect(perS).toBeGreaterThan(0);
   });
@@ -52,7 +59,8 @@ describe("runJobs()", () => {
     });
     const { latencies } = await runJobs("agents", jobs, 3);
     expect(latencies).toHaveLength(12);
-    for (const agent of [0, 1, 2]) expect(order.filter((o) => o.startsWith(`${agent}.`))).toEqual([0, 1, 2, 3].map((i) => `${agent}.${i}`));
+    for (const agent of [0, 1, 2])
+      expect(order.filter((o) => o.startsWith(`${agent}.`))).toEqual([0, 1, 2, 3].map((i) => `${agent}.${i}`));
   });
 
   it("interleave() lays agents out round-robin, shorter lists dropping out", () => {

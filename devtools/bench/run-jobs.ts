@@ -27,8 +27,13 @@ export interface JobsRun {
  * Runs `jobs` with `concurrency` workers; returns successful calls per second, each one's latency, and the CPU the
  * process spent. Throws BenchFailure naming the first non-200 answer, after the calls in flight end.
  */
-export async function runJobs(phase: string, jobs: readonly (() => Promise<Response>)[], concurrency: number): Promise<JobsRun> {
-  if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+export async function runJobs(
+  phase: string,
+  jobs: readonly (() => Promise<Response>)[],
+  concurrency: number,
+): Promise<JobsRun> {
+  if (!(Number.isInteger(concurrency) && concurrency > 0))
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   let failure: string | null = null;
   const latencies: number[] = [];
   const started = performance.now();
@@ -48,7 +53,12 @@ export async function runJobs(phase: string, jobs: readonly (() => Promise<Respo
   const cpu = process.cpuUsage(cpuBefore);
   if (failure !== null) throw new BenchFailure(phase, `first failure: ${failure}`);
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  return { perS: latencies.length / seconds, latencies, cpuMsPerCall: cpuMs / Math.max(1, latencies.length), cpuCores: cpuMs / 1000 / seconds };
+  return {
+    perS: latencies.length / seconds,
+    latencies,
+    cpuMsPerCall: cpuMs / Math.max(1, latencies.length),
+    cpuCores: cpuMs / 1000 / seconds,
+  };
 }
 
 /** Round-robin over the agents' lists: [a0, b0, c0, a1, b1, c1, ...], so that with `runJobs` worker w runs agent w's. */

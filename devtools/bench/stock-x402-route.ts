@@ -23,7 +23,12 @@ export interface StockRouteOptions {
 export async function createStockPaidRoute(opts: StockRouteOptions): Promise<(req: Request) => Promise<Response>> {
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...opts.keypair.seed, ...opts.keypair.publicKey]));
   const facilitator = new x402Facilitator();
-  facilitator.register([opts.caip2] as never, new ExactSvmFacilitatorScheme(toFacilitatorSvmSigner(signer, { [opts.caip2]: createSolanaRpc(opts.rpcUrl) } as never)));
+  facilitator.register(
+    [opts.caip2] as never,
+    new ExactSvmFacilitatorScheme(
+      toFacilitatorSvmSigner(signer, { [opts.caip2]: createSolanaRpc(opts.rpcUrl) } as never),
+    ),
+  );
   const client: FacilitatorClient = {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
@@ -33,7 +38,13 @@ export async function createStockPaidRoute(opts: StockRouteOptions): Promise<(re
   resourceServer.register(opts.caip2 as never, new ExactSvmServerScheme({ rpcUrl: opts.rpcUrl }));
   const http = new x402HTTPResourceServer(resourceServer, {
     "POST /paid": {
-      accepts: { scheme: "exact", network: opts.caip2 as never, payTo: signer.address, price: { amount: opts.amountUnits.toString(), asset: opts.usdcMint }, maxTimeoutSeconds: 120 },
+      accepts: {
+        scheme: "exact",
+        network: opts.caip2 as never,
+        payTo: signer.address,
+        price: { amount: opts.amountUnits.toString(), asset: opts.usdcMint },
+        maxTimeoutSeconds: 120,
+      },
       description: "stock x402 baseline",
     },
   });
@@ -50,7 +61,12 @@ export async function createStockPaidRoute(opts: StockRouteOptions): Promise<(re
       getUserAgent: () => req.headers.get("user-agent") ?? "",
     };
     const paymentHeader = req.headers.get("payment-signature") ?? req.headers.get("x-payment") ?? undefined;
-    const result = await http.processHTTPRequest({ adapter, path: url.pathname, method: req.method, ...(paymentHeader ? { paymentHeader } : {}) });
+    const result = await http.processHTTPRequest({
+      adapter,
+      path: url.pathname,
+      method: req.method,
+      ...(paymentHeader ? { paymentHeader } : {}),
+    });
     if (result.type === "payment-error") {
       const { status, headers, body } = result.response;
       return new Response(typeof body === "string" ? body : JSON.stringify(body ?? {}), { status, headers });

@@ -5,7 +5,14 @@ import { describe, expect, it } from "vitest";
 import { BENCH_BLOCK_END, BENCH_BLOCK_START } from "./render-performance-table";
 import { PERFORMANCE_DOC, updatePerformanceDoc } from "./update-performance-doc";
 
-const run = { machine: "2 × EPYC", database: "PostgreSQL 16.4", commit: { sha: "c".repeat(40), dirty: false }, measured_at: "2026-11-24T10:00:00.000Z", trial: false, paid_ratio_vs_stock: 0.8 };
+const run = {
+  machine: "2 × EPYC",
+  database: "PostgreSQL 16.4",
+  commit: { sha: "c".repeat(40), dirty: false },
+  measured_at: "2026-11-24T10:00:00.000Z",
+  trial: false,
+  paid_ratio_vs_stock: 0.8,
+};
 
 describe("updatePerformanceDoc()", () => {
   it("writes the history's table between the doc's markers, and reports no change the second time", () => {

@@ -26,7 +26,13 @@ export interface ChaosServerBundle {
 
 /** Bundles devtools/chaos/chaos-server.ts into its own folder in node_modules/.cache/signet-chaos/. */
 export async function bundleChaosServer(): Promise<ChaosServerBundle> {
-  const outdir = path.join(ROOT, "node_modules", ".cache", "signet-chaos", `build-${Date.now().toString(36)}-${process.pid}`);
+  const outdir = path.join(
+    ROOT,
+    "node_modules",
+    ".cache",
+    "signet-chaos",
+    `build-${Date.now().toString(36)}-${process.pid}`,
+  );
   mkdirSync(outdir, { recursive: true });
   await build({
     absWorkingDir: ROOT,
@@ -41,5 +47,8 @@ export async function bundleChaosServer(): Promise<ChaosServerBundle> {
     logLevel: "error",
     plugins: [serverOnlyAsEmpty],
   });
-  return { entry: path.join(outdir, "chaos-server.mjs"), remove: () => rmSync(outdir, { recursive: true, force: true }) };
+  return {
+    entry: path.join(outdir, "chaos-server.mjs"),
+    remove: () => rmSync(outdir, { recursive: true, force: true }),
+  };
 }

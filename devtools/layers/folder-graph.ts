@@ -37,14 +37,21 @@ console.log(`folders in no layer: ${unmapped.length === 0 ? "none" : unmapped.jo
 console.log("\nFolder imports (t: types only):");
 for (const folder of folders) {
   const row = [...(imports.get(folder) ?? [])].sort(([a], [b]) => a.localeCompare(b));
-  console.log(`  ${folder} [${layerName(folder)}] -> ${row.map(([to, typeOnly]) => (typeOnly ? `${to} (t)` : to)).join(", ")}`);
+  console.log(
+    `  ${folder} [${layerName(folder)}] -> ${row.map(([to, typeOnly]) => (typeOnly ? `${to} (t)` : to)).join(", ")}`,
+  );
 }
 
 const pairs = mutualFolderPairs(folderOf, files);
-const explained = (pair: [string, string]) => MUTUAL_FOLDERS.some((m) => [...m.folders].sort().join() === [...pair].sort().join());
-console.log(`\nFolder pairs that import each other: ${pairs.length} (${pairs.filter((p) => !p.typeOnly).length} by value both ways, ${pairs.filter((p) => p.typeOnly).length} with one direction types only)`);
+const explained = (pair: [string, string]) =>
+  MUTUAL_FOLDERS.some((m) => [...m.folders].sort().join() === [...pair].sort().join());
+console.log(
+  `\nFolder pairs that import each other: ${pairs.length} (${pairs.filter((p) => !p.typeOnly).length} by value both ways, ${pairs.filter((p) => p.typeOnly).length} with one direction types only)`,
+);
 for (const pair of pairs) {
-  console.log(`  ${pair.folders.join(" <-> ")}${pair.typeOnly ? " (one way types only)" : ""}${explained(pair.folders) ? " [explained in MUTUAL_FOLDERS]" : " [NOT EXPLAINED]"}`);
+  console.log(
+    `  ${pair.folders.join(" <-> ")}${pair.typeOnly ? " (one way types only)" : ""}${explained(pair.folders) ? " [explained in MUTUAL_FOLDERS]" : " [NOT EXPLAINED]"}`,
+  );
   for (const edge of pair.edges) console.log(`      ${edge.from} -> ${edge.to}${edge.typeOnly ? " (type)" : ""}`);
 }
 

@@ -7,7 +7,8 @@ import path from "node:path";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".js", ".mjs"];
-const SPECIFIER = /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^"'`;]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const SPECIFIER =
+  /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^"'`;]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** One import of `from`: the file it resolves to, and whether it is erased at compile time (`import type`). */
 export interface ImportEdge {
@@ -22,7 +23,11 @@ function resolveSpecifier(fromFile: string, specifier: string): string | undefin
   else if (specifier.startsWith(".")) base = path.resolve(path.dirname(path.join(ROOT, fromFile)), specifier);
   else return undefined;
   const stripped = base.replace(/\.(js|mjs|ts|tsx)$/, "");
-  const candidates = [base, ...EXTENSIONS.map((ext) => stripped + ext), ...EXTENSIONS.map((ext) => path.join(base, "index" + ext))];
+  const candidates = [
+    base,
+    ...EXTENSIONS.map((ext) => stripped + ext),
+    ...EXTENSIONS.map((ext) => path.join(base, "index" + ext)),
+  ];
   const found = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
   return found === undefined ? undefined : path.relative(ROOT, found);
 }
@@ -33,13 +38,18 @@ function isTypeOnly(statement: string): boolean {
   if (/^(import|export)\s+type\s/.test(text)) return true;
   const names = /^(?:import|export)\s*\{([^}]*)\}\s*from\s/.exec(text)?.[1];
   if (names === undefined) return false;
-  const list = names.split(",").map((name) => name.trim()).filter(Boolean);
+  const list = names
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   return list.length > 0 && list.every((name) => name.startsWith("type "));
 }
 
 /** The imports one file makes, with comments stripped first so a commented-out import does not count. */
 export function importsOf(file: string): ImportEdge[] {
-  const text = readFileSync(path.join(ROOT, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const text = readFileSync(path.join(ROOT, file), "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "");
   const edges: ImportEdge[] = [];
   for (const match of text.matchAll(SPECIFIER)) {
     const specifier = match[1] ?? match[2]!;
@@ -102,7 +112,11 @@ export function mutualFolderPairs(folderOf: (file: string) => string, files = ma
     const [a, b] = key.split("\0") as [string, string];
     const back = byPair.get(`${b}\0${a}`);
     if (!back || a > b) continue;
-    pairs.push({ folders: [a, b], typeOnly: edges.every((e) => e.typeOnly) || back.every((e) => e.typeOnly), edges: [...edges, ...back] });
+    pairs.push({
+      folders: [a, b],
+      typeOnly: edges.every((e) => e.typeOnly) || back.every((e) => e.typeOnly),
+      edges: [...edges, ...back],
+    });
   }
   return pairs.sort((x, y) => x.folders.join().localeCompare(y.folders.join()));
 }

@@ -60,7 +60,10 @@ export function parseFaultProfile(text: string): FaultProfile {
     throw new Error("fault profile: not valid JSON");
   }
   const parsed = faultProfileSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`fault profile: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `fault profile: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    );
   return parsed.data;
 }
 
@@ -86,7 +89,15 @@ export class FaultDice {
   private readonly counters = new Map<string, number>();
   private readonly events: FaultEvent[] = [];
   private readonly requests: RequestLogEntry[] = [];
-  private readonly tally: Record<FaultKind, number> = { drop: 0, delay: 0, "429": 0, "503": 0, timeout: 0, earlyExpiry: 0, reorg: 0 };
+  private readonly tally: Record<FaultKind, number> = {
+    drop: 0,
+    delay: 0,
+    "429": 0,
+    "503": 0,
+    timeout: 0,
+    earlyExpiry: 0,
+    reorg: 0,
+  };
 
   constructor(profile: FaultProfileInput) {
     this.profile = faultProfileSchema.parse(profile);
@@ -110,7 +121,14 @@ export class FaultDice {
     const n = this.next("http");
     const u = this.roll("http", n);
     const p = this.profile;
-    const kind = u < p.rate429 ? "429" : u < p.rate429 + p.rate503 ? "503" : u < p.rate429 + p.rate503 + p.timeoutRate ? "timeout" : null;
+    const kind =
+      u < p.rate429
+        ? "429"
+        : u < p.rate429 + p.rate503
+          ? "503"
+          : u < p.rate429 + p.rate503 + p.timeoutRate
+            ? "timeout"
+            : null;
     // Arrival times show whether clients honoured Retry-After: nothing should arrive while a 429's pause runs.
     this.requests.push({ at: Date.now(), method, fate: kind ?? "ok" });
     if (this.requests.length > FAULT_LOG_CAPACITY) this.requests.shift();

@@ -40,7 +40,10 @@ export interface Localnet {
   caip2: string;
   usdcMint: string;
   chain: LocalChain;
-  fundAccount(owner: string, amounts: { usdcUnits?: bigint; lamports?: bigint }): Promise<{ ata: string; lamports: string; usdcUnits: string }>;
+  fundAccount(
+    owner: string,
+    amounts: { usdcUnits?: bigint; lamports?: bigint },
+  ): Promise<{ ata: string; lamports: string; usdcUnits: string }>;
   /** The owner's USDC (or `mint`) balance in atomic units. */
   usdcBalance(owner: string, mint?: string): Promise<bigint>;
   close(): Promise<void>;
@@ -48,9 +51,18 @@ export interface Localnet {
 
 /** Opens (or restores) the chain and serves it over JSON-RPC. */
 export async function startLocalnet(opts: StartLocalnetOptions): Promise<Localnet> {
-  if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant") throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
-  const timing = opts.timing === "instant" ? { mode: "instant" as const } : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS, ...(opts.clock ? { clock: opts.clock } : {}) };
-  const chain = await LocalChain.open(opts.profile, opts.dataDir, timing, opts.faults ? new FaultDice(opts.faults) : null);
+  if (opts.timing !== undefined && opts.timing !== "real" && opts.timing !== "instant")
+    throw new Error(`timing must be "real" or "instant", got ${String(opts.timing)}`);
+  const timing =
+    opts.timing === "instant"
+      ? { mode: "instant" as const }
+      : { mode: "real" as const, slotMs: opts.slotMs ?? DEFAULT_SLOT_MS, ...(opts.clock ? { clock: opts.clock } : {}) };
+  const chain = await LocalChain.open(
+    opts.profile,
+    opts.dataDir,
+    timing,
+    opts.faults ? new FaultDice(opts.faults) : null,
+  );
   const host = opts.host ?? "127.0.0.1";
   const server = await serveRpc(chain, host, opts.port).catch((err: unknown) => {
     // A port already taken: nothing of this chain may keep running behind the error.

@@ -107,9 +107,21 @@ export interface StoredTransaction {
 
 export type SendOutcome =
   | { ok: true; signature: string }
-  | { ok: false; kind: "duplicate" | "signature" | "simulation" | "blockhash"; err: unknown; logs: string[]; message: string };
+  | {
+      ok: false;
+      kind: "duplicate" | "signature" | "simulation" | "blockhash";
+      err: unknown;
+      logs: string[];
+      message: string;
+    };
 
-const BLOCKHASH_NOT_FOUND: SendOutcome = { ok: false, kind: "blockhash", err: "BlockhashNotFound", logs: [], message: "Transaction simulation failed: Blockhash not found" };
+const BLOCKHASH_NOT_FOUND: SendOutcome = {
+  ok: false,
+  kind: "blockhash",
+  err: "BlockhashNotFound",
+  logs: [],
+  message: "Transaction simulation failed: Blockhash not found",
+};
 
 export interface SimulateOutcome {
   err: unknown;
@@ -161,9 +173,17 @@ export class LocalChain {
    * Opens the chain from its snapshot in `dataDir`, or creates it (forging the USDC mint). `dataDir` null: in memory.
    * `faults` apply to what arrives over RPC (see `submit`), never to in-process funding.
    */
-  static async open(profile: LocalnetProfile, dataDir: string | null, timing: ChainTiming = { mode: "real", slotMs: DEFAULT_SLOT_MS }, faults: FaultDice | null = null): Promise<LocalChain> {
-    if (timing.mode === "real" && !(Number.isInteger(timing.slotMs) && timing.slotMs > 0)) throw new Error(`slotMs must be a positive integer, got ${String(timing.slotMs)}`);
-    const files = dataDir ? { svm: path.join(dataDir, `localnet-${profile}.svm`), history: path.join(dataDir, `localnet-${profile}.json`) } : null;
+  static async open(
+    profile: LocalnetProfile,
+    dataDir: string | null,
+    timing: ChainTiming = { mode: "real", slotMs: DEFAULT_SLOT_MS },
+    faults: FaultDice | null = null,
+  ): Promise<LocalChain> {
+    if (timing.mode === "real" && !(Number.isInteger(timing.slotMs) && timing.slotMs > 0))
+      throw new Error(`slotMs must be a positive integer, got ${String(timing.slotMs)}`);
+    const files = dataDir
+      ? { svm: path.join(dataDir, `localnet-${profile}.svm`), history: path.join(dataDir, `localnet-${profile}.json`) }
+      : null;
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const authorityFile = dataDir ? path.join(dataDir, `localnet-${profile}-mint-authority.json`) : null;
     let authorityKey = generateKeypair();
@@ -176,7 +196,9 @@ export class LocalChain {
       }
       authorityKey = parseSecretKey(readFileSync(authorityFile, "utf8"));
     }
-    const mintAuthority = await createKeyPairSignerFromBytes(new Uint8Array([...authorityKey.seed, ...authorityKey.publicKey]));
+    const mintAuthority = await createKeyPairSignerFromBytes(
+      new Uint8Array([...authorityKey.seed, ...authorityKey.publicKey]),
+    );
     if (files && existsSync(files.svm) && existsSync(files.history)) {
       const svm = LiteSVM.fromBytes(readFileSync(files.svm));
       const history = JSON.parse(readFileSync(files.history, "utf8")) as HistoryFile;
@@ -209,7 +231,14 @@ export class LocalChain {
       const decoded = getMintDecoder().decode(mint.data);
       if (decoded.mintAuthority.__option !== "Some" || decoded.mintAuthority.value !== this.mintAuthority.address) {
         const data = getMintEncoder().encode({ ...decoded, mintAuthority: some(this.mintAuthority.address) });
-        this.svm.setAccount({ address: mintAddress, programAddress: TOKEN_PROGRAM_ADDRESS, lamports: mint.lamports, data: new Uint8Array(data), executable: false, space: BigInt(data.length) } as never);
+        this.svm.setAccount({
+          address: mintAddress,
+          programAddress: TOKEN_PROGRAM_ADDRESS,
+          lamports: mint.lamports,
+          data: new Uint8Array(data),
+          executable: false,
+          space: BigInt(data.length),
+        } as never);
         this.scheduleSnapshot();
       }
     }
@@ -222,7 +251,8 @@ export class LocalChain {
       if (this.timing.mode === "real") this.admitBlockhash(this.slotCounter);
       result = this.svm.airdrop(this.mintAuthority.address, toLamports(MINT_AUTHORITY_LAMPORTS - balance));
     }
-    if (!result || result instanceof FailedTransactionMetadata) throw new Error(`the local chain's mint authority ${this.mintAuthority.address} could not be funded`);
+    if (!result || result instanceof FailedTransactionMetadata)
+      throw new Error(`the local chain's mint authority ${this.mintAuthority.address} could not be funded`);
     this.scheduleSnapshot();
   }
 
@@ -247,13 +277,18 @@ export class LocalChain {
   /** The blockhash `getLatestBlockhash` answers at `commitment`, with the slot it belongs to and its last valid height. */
   blockhashAt(commitment: Commitment): { blockhash: string; slot: number; lastValidBlockHeight: number } {
     const latest = this.latestBlockhash();
-    if (this.timing.mode === "instant") return { blockhash: latest, slot: this.slotCounter, lastValidBlockHeight: this.blockHeightWindow() };
+    if (this.timing.mode === "instant")
+      return { blockhash: latest, slot: this.slotCounter, lastValidBlockHeight: this.blockHeightWindow() };
     const slot = this.slotAt(commitment);
     const blockhash = this.slotHashes.get(slot) ?? latest;
     const entry = this.validBlockhashes.get(blockhash);
     // SECURITY: the promised height is the normal 150-slot window even for a blockhash a fault expires early: that
     // is the fault (a node handing out a blockhash the leader has not seen).
-    return { blockhash, slot: entry?.slot ?? slot, lastValidBlockHeight: (entry?.slot ?? slot) + BLOCKHASH_VALIDITY_BLOCKS };
+    return {
+      blockhash,
+      slot: entry?.slot ?? slot,
+      lastValidBlockHeight: (entry?.slot ?? slot) + BLOCKHASH_VALIDITY_BLOCKS,
+    };
   }
 
   /** Whether a transaction built on `blockhash` would be accepted now. */
@@ -286,10 +321,18 @@ export class LocalChain {
     this.scheduleSnapshot();
   }
 
-  getAccount(addr: string): { lamports: bigint; owner: string; data: Uint8Array; executable: boolean; space: number } | null {
+  getAccount(
+    addr: string,
+  ): { lamports: bigint; owner: string; data: Uint8Array; executable: boolean; space: number } | null {
     const account = this.svm.getAccount(address(addr));
     if (!account.exists) return null;
-    return { lamports: account.lamports, owner: account.programAddress, data: account.data, executable: account.executable, space: account.data.length };
+    return {
+      lamports: account.lamports,
+      owner: account.programAddress,
+      data: account.data,
+      executable: account.executable,
+      space: account.data.length,
+    };
   }
 
   minimumBalanceForRentExemption(len: number): bigint {
@@ -315,10 +358,23 @@ export class LocalChain {
    */
   send(wireBase64: string, opts: { harness?: boolean } = {}): SendOutcome {
     const tx = decodeWire(wireBase64);
-    if (!tx) return { ok: false, kind: "simulation", err: "InvalidTransaction", logs: [], message: "failed to deserialize transaction" };
+    if (!tx)
+      return {
+        ok: false,
+        kind: "simulation",
+        err: "InvalidTransaction",
+        logs: [],
+        message: "failed to deserialize transaction",
+      };
     const signature = firstSignature(tx);
     if (signature && this.history.has(signature)) {
-      return { ok: false, kind: "duplicate", err: "AlreadyProcessed", logs: [], message: "This transaction has already been processed" };
+      return {
+        ok: false,
+        kind: "duplicate",
+        err: "AlreadyProcessed",
+        logs: [],
+        message: "This transaction has already been processed",
+      };
     }
     const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
     const keys = message.staticAccounts.map(String);
@@ -339,7 +395,16 @@ export class LocalChain {
       const err = describeError(result);
       const logs = result.meta().logs();
       const kind = /signature/i.test(String(err)) ? "signature" : "simulation";
-      return { ok: false, kind, err, logs, message: kind === "signature" ? "Transaction signature verification failure" : `Transaction simulation failed: ${String(err)}` };
+      return {
+        ok: false,
+        kind,
+        err,
+        logs,
+        message:
+          kind === "signature"
+            ? "Transaction signature verification failure"
+            : `Transaction simulation failed: ${String(err)}`,
+      };
     }
     const after = this.snapshotAccounts(keys);
     const numSigners = message.header.numSignerAccounts;
@@ -349,7 +414,11 @@ export class LocalChain {
       blockTime: Math.floor(this.now() / 1000),
       wire: wireBase64,
       version: message.version === "legacy" ? "legacy" : 0,
-      accountKeys: keys.map((pubkey, i) => ({ pubkey, signer: i < numSigners, writable: isWritable(i, message.header, keys.length) })),
+      accountKeys: keys.map((pubkey, i) => ({
+        pubkey,
+        signer: i < numSigners,
+        writable: isWritable(i, message.header, keys.length),
+      })),
       recentBlockhash: message.lifetimeToken,
       instructions: ("instructions" in message ? message.instructions : []).map((ix) => ({
         programIdIndex: ix.programAddressIndex,
@@ -385,7 +454,8 @@ export class LocalChain {
     if (!tx || !signature || (this.timing.mode === "instant" && !this.faults)) return this.send(wireBase64);
     if (this.delayed.has(signature)) return { ok: true, signature };
     const blockhash = getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken;
-    if (!this.isBlockhashValid(blockhash) && !this.history.has(signature)) return opts.skipPreflight ? { ok: true, signature } : BLOCKHASH_NOT_FOUND;
+    if (!this.isBlockhashValid(blockhash) && !this.history.has(signature))
+      return opts.skipPreflight ? { ok: true, signature } : BLOCKHASH_NOT_FOUND;
     const fate = this.faults && !this.history.has(signature) ? this.faults.sendFate() : { kind: "land" as const };
     if (fate.kind === "land") return this.send(wireBase64);
     if (!opts.skipPreflight) {
@@ -414,12 +484,31 @@ export class LocalChain {
     try {
       outcome = this.simulate(wireBase64, { sigVerify: true, replaceRecentBlockhash: false });
     } catch {
-      return { ok: false, kind: "signature", err: "SignatureFailure", logs: [], message: "Transaction signature verification failure" };
+      return {
+        ok: false,
+        kind: "signature",
+        err: "SignatureFailure",
+        logs: [],
+        message: "Transaction signature verification failure",
+      };
     }
-    if (!outcome) return { ok: false, kind: "simulation", err: "InvalidTransaction", logs: [], message: "failed to deserialize transaction" };
+    if (!outcome)
+      return {
+        ok: false,
+        kind: "simulation",
+        err: "InvalidTransaction",
+        logs: [],
+        message: "failed to deserialize transaction",
+      };
     if (outcome.err === null) return null;
     if (outcome.err === "BlockhashNotFound") return BLOCKHASH_NOT_FOUND;
-    return { ok: false, kind: "simulation", err: outcome.err, logs: outcome.logs, message: `Transaction simulation failed: ${String(outcome.err)}` };
+    return {
+      ok: false,
+      kind: "simulation",
+      err: outcome.err,
+      logs: outcome.logs,
+      message: `Transaction simulation failed: ${String(outcome.err)}`,
+    };
   }
 
   /** Simulates without landing anything. */
@@ -437,7 +526,11 @@ export class LocalChain {
     try {
       const result = this.svm.simulateTransaction(tx);
       if (result instanceof FailedTransactionMetadata) {
-        return { err: describeError(result), logs: result.meta().logs(), unitsConsumed: Number(result.meta().computeUnitsConsumed()) };
+        return {
+          err: describeError(result),
+          logs: result.meta().logs(),
+          unitsConsumed: Number(result.meta().computeUnitsConsumed()),
+        };
       }
       const meta = result.meta();
       return { err: null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()) };
@@ -455,7 +548,11 @@ export class LocalChain {
 
   /** The owner's balance of `mint` (default: USDC) in its associated token account, in atomic units; 0 without one. */
   async tokenBalance(owner: string, mint: string = this.info.usdcMint): Promise<bigint> {
-    const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [ata] = await findAssociatedTokenPda({
+      owner: address(owner),
+      mint: address(mint),
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const account = this.getAccount(ata);
     return account ? readTokenAmount(account.data) : 0n;
   }
@@ -464,20 +561,41 @@ export class LocalChain {
    * Dev funding: airdrops SOL and mints USDC (or `mint`, a forged test mint) to the owner's token account, created
    * if missing, with real SPL instructions.
    */
-  async fund(owner: string, amounts: { lamports?: bigint; usdcUnits?: bigint; mint?: string }): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
+  async fund(
+    owner: string,
+    amounts: { lamports?: bigint; usdcUnits?: bigint; mint?: string },
+  ): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
     this.ensureFundingSource();
     if (amounts.lamports && amounts.lamports > 0n) this.airdrop(owner, amounts.lamports);
     const mint = address(amounts.mint ?? this.info.usdcMint);
     const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const create = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.mintAuthority, owner: address(owner), mint });
+    const create = await getCreateAssociatedTokenIdempotentInstructionAsync({
+      payer: this.mintAuthority,
+      owner: address(owner),
+      mint,
+    });
     const instructions = [create];
     if (amounts.usdcUnits && amounts.usdcUnits > 0n) {
-      instructions.push(getMintToInstruction({ mint, token: ata, mintAuthority: this.mintAuthority, amount: amounts.usdcUnits }) as never);
+      instructions.push(
+        getMintToInstruction({
+          mint,
+          token: ata,
+          mintAuthority: this.mintAuthority,
+          amount: amounts.usdcUnits,
+        }) as never,
+      );
     }
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(this.mintAuthority, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: this.svm.latestBlockhash() as Blockhash, lastValidBlockHeight: BigInt(this.slotCounter + BLOCKHASH_VALIDITY_BLOCKS) }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          {
+            blockhash: this.svm.latestBlockhash() as Blockhash,
+            lastValidBlockHeight: BigInt(this.slotCounter + BLOCKHASH_VALIDITY_BLOCKS),
+          },
+          m,
+        ),
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const signed = await signTransactionMessageWithSigners(message);
@@ -542,19 +660,24 @@ export class LocalChain {
     const target = this.clockStart.slot + Math.floor((this.now() - this.clockStart.ms) / this.timing.slotMs);
     if (target <= this.slotCounter) return;
     // After a long idle, only the last window's blockhashes can still be valid: skip straight past the rest.
-    if (target - this.slotCounter > BLOCKHASH_VALIDITY_BLOCKS + 1) this.slotCounter = target - BLOCKHASH_VALIDITY_BLOCKS - 1;
+    if (target - this.slotCounter > BLOCKHASH_VALIDITY_BLOCKS + 1)
+      this.slotCounter = target - BLOCKHASH_VALIDITY_BLOCKS - 1;
     while (this.slotCounter < target) {
       this.slotCounter++;
       this.svm.expireBlockhash();
       this.admitBlockhash(this.slotCounter);
     }
-    for (const [hash, entry] of this.validBlockhashes) if (entry.lastValidBlockHeight < this.slotCounter) this.validBlockhashes.delete(hash);
-    for (const slot of this.slotHashes.keys()) if (slot < this.slotCounter - SLOT_HASHES_KEPT) this.slotHashes.delete(slot);
+    for (const [hash, entry] of this.validBlockhashes)
+      if (entry.lastValidBlockHeight < this.slotCounter) this.validBlockhashes.delete(hash);
+    for (const slot of this.slotHashes.keys())
+      if (slot < this.slotCounter - SLOT_HASHES_KEPT) this.slotHashes.delete(slot);
   }
 
   private admitBlockhash(slot: number): void {
     const blockhash = this.svm.latestBlockhash();
-    const lifetime = this.faults ? this.faults.blockhashLifetime(slot, BLOCKHASH_VALIDITY_BLOCKS) : BLOCKHASH_VALIDITY_BLOCKS;
+    const lifetime = this.faults
+      ? this.faults.blockhashLifetime(slot, BLOCKHASH_VALIDITY_BLOCKS)
+      : BLOCKHASH_VALIDITY_BLOCKS;
     this.validBlockhashes.set(blockhash, { slot, lastValidBlockHeight: slot + lifetime });
     this.slotHashes.set(slot, blockhash);
   }
@@ -578,7 +701,9 @@ export class LocalChain {
   /** Resolves when the transaction `signature` lands (at once if it has): a test waits for it, not for a guess. */
   landed(signature: string): Promise<void> {
     if (this.history.has(signature)) return Promise.resolve();
-    return new Promise((resolve) => this.landWaiters.set(signature, [...(this.landWaiters.get(signature) ?? []), resolve]));
+    return new Promise((resolve) =>
+      this.landWaiters.set(signature, [...(this.landWaiters.get(signature) ?? []), resolve]),
+    );
   }
 
   /**
@@ -621,7 +746,9 @@ export class LocalChain {
   private tickClock(): void {
     const now = BigInt(Math.floor(this.now() / 1000));
     const clock = this.svm.getClock();
-    this.svm.setClock(new Clock(BigInt(this.slotCounter), clock.epochStartTimestamp, clock.epoch, clock.leaderScheduleEpoch, now));
+    this.svm.setClock(
+      new Clock(BigInt(this.slotCounter), clock.epochStartTimestamp, clock.epoch, clock.leaderScheduleEpoch, now),
+    );
   }
 
   private forgeUsdcMint(): void {
@@ -646,17 +773,24 @@ export class LocalChain {
     } as never);
   }
 
-  private snapshotAccounts(keys: string[]): { lamports: bigint; token: { mint: string; owner: string; amount: bigint } | null }[] {
+  private snapshotAccounts(
+    keys: string[],
+  ): { lamports: bigint; token: { mint: string; owner: string; amount: bigint } | null }[] {
     return keys.map((k) => {
       const account = this.svm.getAccount(address(k));
       if (!account.exists) return { lamports: 0n, token: null };
-      const token = account.programAddress === TOKEN_PROGRAM && account.data.length === TOKEN_ACCOUNT_LEN ? readTokenAccount(account.data) : null;
+      const token =
+        account.programAddress === TOKEN_PROGRAM && account.data.length === TOKEN_ACCOUNT_LEN
+          ? readTokenAccount(account.data)
+          : null;
       return { lamports: account.lamports, token };
     });
   }
 }
 
-function tokenBalances(accounts: { token: { mint: string; owner: string; amount: bigint } | null }[]): TokenBalanceEntry[] {
+function tokenBalances(
+  accounts: { token: { mint: string; owner: string; amount: bigint } | null }[],
+): TokenBalanceEntry[] {
   const out: TokenBalanceEntry[] = [];
   accounts.forEach((a, accountIndex) => {
     if (!a.token) return;
@@ -683,7 +817,11 @@ function readTokenAmount(data: Uint8Array): bigint {
   return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
 }
 
-function isWritable(index: number, header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }, total: number): boolean {
+function isWritable(
+  index: number,
+  header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number },
+  total: number,
+): boolean {
   if (index < header.numSignerAccounts) return index < header.numSignerAccounts - header.numReadonlySignerAccounts;
   return index < total - header.numReadonlyNonSignerAccounts;
 }
@@ -722,4 +860,3 @@ function writeAtomic(file: string, data: Uint8Array | string): void {
   writeFileSync(tmp, data);
   renameSync(tmp, file);
 }
-

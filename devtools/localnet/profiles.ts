@@ -12,6 +12,14 @@ export interface ProfileInfo {
 }
 
 export const PROFILES: Record<LocalnetProfile, ProfileInfo> = {
-  devnet: { genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs", caip2: SOLANA_DEVNET_CAIP2, usdcMint: USDC_MINT_BY_SOLANA_CLUSTER.devnet },
-  mainnet: { genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d", caip2: SOLANA_MAINNET_CAIP2, usdcMint: USDC_MINT_BY_SOLANA_CLUSTER.mainnet },
+  devnet: {
+    genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs",
+    caip2: SOLANA_DEVNET_CAIP2,
+    usdcMint: USDC_MINT_BY_SOLANA_CLUSTER.devnet,
+  },
+  mainnet: {
+    genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+    caip2: SOLANA_MAINNET_CAIP2,
+    usdcMint: USDC_MINT_BY_SOLANA_CLUSTER.mainnet,
+  },
 };

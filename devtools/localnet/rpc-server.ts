@@ -29,7 +29,12 @@ type Handler = (params: Params) => unknown | Promise<unknown>;
  * and timeouts at its rates; the dev-only `localnet_*` methods never do, so a test can always read the fault log.
  * `faults: false` serves the same chain with no HTTP fault (a harness's own reads: funding checks, reconcile).
  */
-export async function serveRpc(chain: LocalChain, host: string, port: number, opts: { faults?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveRpc(
+  chain: LocalChain,
+  host: string,
+  port: number,
+  opts: { faults?: boolean } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const methods = rpcMethods(chain);
   const dice = opts.faults === false ? null : chain.faults;
   const held = new Set<NodeJS.Timeout>();
@@ -45,10 +50,19 @@ export async function serveRpc(chain: LocalChain, host: string, port: number, op
       const fate = dice && !isControlRequest(parsed) ? dice.httpFate(methodsOf(parsed)) : { kind: "ok" as const };
       if (fate.kind === "429") {
         const retryAfter = String(dice!.profile.retryAfterSec);
-        return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: 429, message: "Too many requests for a specific RPC call" } }));
+        return void res.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: 429, message: "Too many requests for a specific RPC call" },
+          }),
+        );
       }
-      if (fate.kind === "503") return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
-      const answer = Array.isArray(parsed) ? await Promise.all(parsed.map((r) => dispatch(methods, r))) : await dispatch(methods, parsed);
+      if (fate.kind === "503")
+        return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
+      const answer = Array.isArray(parsed)
+        ? await Promise.all(parsed.map((r) => dispatch(methods, r)))
+        : await dispatch(methods, parsed);
       if (fate.kind === "timeout") {
         // The request took effect (a timed-out send may still land), but its answer never comes.
         const timer = setTimeout(() => {
@@ -79,20 +93,28 @@ export async function serveRpc(chain: LocalChain, host: string, port: number, op
 }
 
 function reply(res: http.ServerResponse, body: unknown): void {
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)));
+  res
+    .writeHead(200, { "content-type": "application/json" })
+    .end(JSON.stringify(body, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)));
 }
 
 async function dispatch(methods: Record<string, Handler>, request: unknown): Promise<unknown> {
   const r = request as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
   const id = r && (typeof r.id === "string" || typeof r.id === "number") ? r.id : null;
-  if (!r || typeof r.method !== "string") return { jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid request" } };
+  if (!r || typeof r.method !== "string")
+    return { jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid request" } };
   const handler = Object.hasOwn(methods, r.method) ? methods[r.method] : undefined;
   if (!handler) return { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } };
   try {
     const result = await handler(Array.isArray(r.params) ? r.params : []);
     return { jsonrpc: "2.0", id, result };
   } catch (err) {
-    if (err instanceof RpcError) return { jsonrpc: "2.0", id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+    if (err instanceof RpcError)
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) },
+      };
     return { jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } };
   }
 }
@@ -100,13 +122,22 @@ async function dispatch(methods: Record<string, Handler>, request: unknown): Pro
 /** The methods a request (or batch) calls, for the request log. */
 function methodsOf(parsed: unknown): string {
   const requests = Array.isArray(parsed) ? parsed : [parsed];
-  return requests.map((r) => (typeof (r as { method?: unknown })?.method === "string" ? (r as { method: string }).method : "?")).join(",");
+  return requests
+    .map((r) => (typeof (r as { method?: unknown })?.method === "string" ? (r as { method: string }).method : "?"))
+    .join(",");
 }
 
 /** Dev-only control calls (`localnet_*`), alone or in a batch, which faults spare. */
 function isControlRequest(parsed: unknown): boolean {
   const requests = Array.isArray(parsed) ? parsed : [parsed];
-  return requests.length > 0 && requests.every((r) => typeof (r as { method?: unknown })?.method === "string" && (r as { method: string }).method.startsWith("localnet_"));
+  return (
+    requests.length > 0 &&
+    requests.every(
+      (r) =>
+        typeof (r as { method?: unknown })?.method === "string" &&
+        (r as { method: string }).method.startsWith("localnet_"),
+    )
+  );
 }
 
 const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized"];
@@ -115,7 +146,8 @@ const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized
 function commitmentParam(params: Params, index: number): Commitment {
   const asked = config(params, index).commitment;
   if (asked === undefined) return "finalized";
-  if (typeof asked !== "string" || !COMMITMENTS.includes(asked as Commitment)) throw new RpcError(-32602, "Invalid param: commitment");
+  if (typeof asked !== "string" || !COMMITMENTS.includes(asked as Commitment))
+    throw new RpcError(-32602, "Invalid param: commitment");
   return asked as Commitment;
 }
 
@@ -139,7 +171,13 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
   const encodeAccount = (addr: string, encoding: string) => {
     const account = chain.getAccount(addr);
     if (!account) return null;
-    const base = { executable: account.executable, lamports: account.lamports, owner: account.owner, rentEpoch: 18446744073709551615n, space: account.space };
+    const base = {
+      executable: account.executable,
+      lamports: account.lamports,
+      owner: account.owner,
+      rentEpoch: 18446744073709551615n,
+      space: account.space,
+    };
     if (encoding === "jsonParsed" && account.owner === TOKEN_PROGRAM) {
       const parsed = parseTokenProgramAccount(account.data);
       if (parsed) return { ...base, data: { program: "spl-token", parsed, space: account.space } };
@@ -156,20 +194,34 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
     getBlockHeight: (p) => chain.slotAt(commitmentParam(p, 0)),
     getEpochInfo: (p) => {
       const slot = chain.slotAt(commitmentParam(p, 0));
-      return { absoluteSlot: slot, blockHeight: slot, epoch: 0, slotIndex: slot, slotsInEpoch: 432_000, transactionCount: chain.transactionCount() };
+      return {
+        absoluteSlot: slot,
+        blockHeight: slot,
+        epoch: 0,
+        slotIndex: slot,
+        slotsInEpoch: 432_000,
+        transactionCount: chain.transactionCount(),
+      };
     },
     getLatestBlockhash: (p) => {
       const at = chain.blockhashAt(commitmentParam(p, 0));
-      return { context: { slot: at.slot, apiVersion: "2.2.0" }, value: { blockhash: at.blockhash, lastValidBlockHeight: at.lastValidBlockHeight } };
+      return {
+        context: { slot: at.slot, apiVersion: "2.2.0" },
+        value: { blockhash: at.blockhash, lastValidBlockHeight: at.lastValidBlockHeight },
+      };
     },
     isBlockhashValid: (p) => ({ context: ctx(), value: typeof p[0] === "string" && chain.isBlockhashValid(p[0]) }),
     getMinimumBalanceForRentExemption: (p) => {
       const len = p[0];
-      if (typeof len !== "number" || !Number.isInteger(len) || len < 0) throw new RpcError(-32602, "Invalid param: data length");
+      if (typeof len !== "number" || !Number.isInteger(len) || len < 0)
+        throw new RpcError(-32602, "Invalid param: data length");
       return chain.minimumBalanceForRentExemption(len);
     },
     getBalance: (p) => ({ context: ctx(), value: chain.getAccount(pubkeyParam(p))?.lamports ?? 0n }),
-    getAccountInfo: (p) => ({ context: ctx(), value: encodeAccount(pubkeyParam(p), String(config(p, 1).encoding ?? "base58")) }),
+    getAccountInfo: (p) => ({
+      context: ctx(),
+      value: encodeAccount(pubkeyParam(p), String(config(p, 1).encoding ?? "base58")),
+    }),
     getMultipleAccounts: (p) => {
       const list = p[0];
       if (!Array.isArray(list) || list.length > 100) throw new RpcError(-32602, "Invalid param: accounts");
@@ -178,7 +230,10 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
     },
     getTokenAccountBalance: (p) => {
       const account = chain.getAccount(pubkeyParam(p));
-      const parsed = account && account.owner === TOKEN_PROGRAM && account.data.length === 165 ? readTokenAccount(account.data) : null;
+      const parsed =
+        account && account.owner === TOKEN_PROGRAM && account.data.length === 165
+          ? readTokenAccount(account.data)
+          : null;
       if (!parsed) throw new RpcError(-32602, "Invalid param: could not find account");
       return { context: ctx(), value: uiAmount(parsed.amount) };
     },
@@ -187,27 +242,39 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
     requestAirdrop: (p) => {
       const owner = pubkeyParam(p);
       const amount = p[1];
-      if (typeof amount !== "number" || !Number.isSafeInteger(amount) || amount <= 0) throw new RpcError(-32602, "Invalid param: lamports");
+      if (typeof amount !== "number" || !Number.isSafeInteger(amount) || amount <= 0)
+        throw new RpcError(-32602, "Invalid param: lamports");
       return chain.airdrop(owner, BigInt(amount));
     },
     sendTransaction: (p) => {
       const wire = p[0];
       const encoding = String(config(p, 1).encoding ?? "base58");
       if (typeof wire !== "string") throw new RpcError(-32602, "Invalid param: transaction");
-      const base64 = encoding === "base64" ? wire : Buffer.from(decodeBase58(wire) ?? new Uint8Array()).toString("base64");
+      const base64 =
+        encoding === "base64" ? wire : Buffer.from(decodeBase58(wire) ?? new Uint8Array()).toString("base64");
       const outcome = chain.submit(base64, { skipPreflight: config(p, 1).skipPreflight === true });
       if (outcome.ok) return outcome.signature;
       if (outcome.kind === "signature") throw new RpcError(-32003, outcome.message);
-      throw new RpcError(-32002, outcome.message, { err: outcome.err, logs: outcome.logs, accounts: null, unitsConsumed: 0, returnData: null });
+      throw new RpcError(-32002, outcome.message, {
+        err: outcome.err,
+        logs: outcome.logs,
+        accounts: null,
+        unitsConsumed: 0,
+        returnData: null,
+      });
     },
     simulateTransaction: (p) => {
       const wire = p[0];
       const cfg = config(p, 1);
       if (typeof wire !== "string") throw new RpcError(-32602, "Invalid param: transaction");
-      const base64 = cfg.encoding === "base64" ? wire : Buffer.from(decodeBase58(wire) ?? new Uint8Array()).toString("base64");
+      const base64 =
+        cfg.encoding === "base64" ? wire : Buffer.from(decodeBase58(wire) ?? new Uint8Array()).toString("base64");
       let outcome;
       try {
-        outcome = chain.simulate(base64, { sigVerify: cfg.sigVerify === true, replaceRecentBlockhash: cfg.replaceRecentBlockhash === true });
+        outcome = chain.simulate(base64, {
+          sigVerify: cfg.sigVerify === true,
+          replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
+        });
       } catch {
         // LiteSVM throws on a missing signature when verifying; a node answers with this error.
         if (cfg.sigVerify === true) throw new RpcError(-32003, "Transaction signature verification failure");
@@ -216,7 +283,15 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
       if (!outcome) throw new RpcError(-32602, "invalid transaction: failed to deserialize");
       return {
         context: ctx(),
-        value: { err: outcome.err, logs: outcome.logs, accounts: null, unitsConsumed: outcome.unitsConsumed, returnData: null, innerInstructions: null, replacementBlockhash: null },
+        value: {
+          err: outcome.err,
+          logs: outcome.logs,
+          accounts: null,
+          unitsConsumed: outcome.unitsConsumed,
+          returnData: null,
+          innerInstructions: null,
+          replacementBlockhash: null,
+        },
       };
     },
     getSignatureStatuses: (p) => {
@@ -230,7 +305,13 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
           const confirmationStatus = chain.commitmentOf(tx);
           // A node counts confirmations until the block is rooted, then answers null.
           const confirmations = confirmationStatus === "finalized" ? null : chain.slot - tx.slot;
-          return { slot: tx.slot, confirmations, err: tx.meta.err, status: tx.meta.err === null ? { Ok: null } : { Err: tx.meta.err }, confirmationStatus };
+          return {
+            slot: tx.slot,
+            confirmations,
+            err: tx.meta.err,
+            status: tx.meta.err === null ? { Ok: null } : { Err: tx.meta.err },
+            confirmationStatus,
+          };
         }),
       };
     },
@@ -239,7 +320,8 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
       if (typeof sig !== "string" || !decodeBase58(sig, 64)) throw new RpcError(-32602, "Invalid param: Invalid");
       const commitment = commitmentParam(p, 1);
       // A node refuses `processed` here; the instant chain, where everything is final at once, keeps accepting it.
-      if (commitment === "processed" && chain.timing.mode === "real") throw new RpcError(-32602, "Invalid params: Method does not support commitment below `confirmed`");
+      if (commitment === "processed" && chain.timing.mode === "real")
+        throw new RpcError(-32602, "Invalid params: Method does not support commitment below `confirmed`");
       const tx = chain.getTransaction(sig);
       return tx && visibleAt(tx, commitment) ? renderTransaction(tx, String(config(p, 1).encoding ?? "json")) : null;
     },
@@ -248,16 +330,32 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
       const cfg = config(p, 1);
       const limit = typeof cfg.limit === "number" ? Math.min(Math.max(cfg.limit, 1), 1000) : 1000;
       const commitment = commitmentParam(p, 1);
-      let list = chain.signaturesFor(addr).filter((t) => visibleAt(t, commitment === "processed" ? "confirmed" : commitment));
+      let list = chain
+        .signaturesFor(addr)
+        .filter((t) => visibleAt(t, commitment === "processed" ? "confirmed" : commitment));
       if (typeof cfg.before === "string") {
         const at = list.findIndex((t) => t.signature === cfg.before);
         list = at >= 0 ? list.slice(at + 1) : list;
       }
-      return list.slice(0, limit).map((t) => ({ signature: t.signature, slot: t.slot, err: t.meta.err, memo: null, blockTime: t.blockTime, confirmationStatus: chain.commitmentOf(t) }));
+      return list.slice(0, limit).map((t) => ({
+        signature: t.signature,
+        slot: t.slot,
+        err: t.meta.err,
+        memo: null,
+        blockTime: t.blockTime,
+        confirmationStatus: chain.commitmentOf(t),
+      }));
     },
     localnet_faultLog: () => chain.faults?.log() ?? null,
     localnet_requestLog: () => chain.faults?.requestLog() ?? null,
-    localnet_info: () => ({ profile: chain.profile, genesisHash: chain.info.genesisHash, caip2: chain.info.caip2, usdcMint: chain.info.usdcMint, mintAuthority: chain.mintAuthority.address, simulated: true }),
+    localnet_info: () => ({
+      profile: chain.profile,
+      genesisHash: chain.info.genesisHash,
+      caip2: chain.info.caip2,
+      usdcMint: chain.info.usdcMint,
+      mintAuthority: chain.mintAuthority.address,
+      simulated: true,
+    }),
     localnet_expireBlockhash: () => {
       chain.expireBlockhash();
       return chain.latestBlockhash();
@@ -265,10 +363,12 @@ function rpcMethods(chain: LocalChain): Record<string, Handler> {
     localnet_fund: async (p) => {
       const owner = pubkeyParam(p);
       const cfg = config(p, 1);
-      const units = (v: unknown) => (typeof v === "string" && /^\d{1,19}$/.test(v) ? BigInt(v) : v === undefined ? 0n : null);
+      const units = (v: unknown) =>
+        typeof v === "string" && /^\d{1,19}$/.test(v) ? BigInt(v) : v === undefined ? 0n : null;
       const usdcUnits = units(cfg.usdcUnits);
       const lamports = units(cfg.lamports);
-      if (usdcUnits === null || lamports === null) throw new RpcError(-32602, "Invalid param: usdcUnits and lamports are decimal strings");
+      if (usdcUnits === null || lamports === null)
+        throw new RpcError(-32602, "Invalid param: usdcUnits and lamports are decimal strings");
       return chain.fund(owner, { usdcUnits, lamports });
     },
   };
@@ -282,7 +382,10 @@ function uiAmount(amount: bigint) {
 function parseTokenProgramAccount(data: Uint8Array): unknown {
   if (data.length === 165) {
     const t = readTokenAccount(data);
-    return { type: "account", info: { mint: t.mint, owner: t.owner, tokenAmount: uiAmount(t.amount), state: "initialized", isNative: false } };
+    return {
+      type: "account",
+      info: { mint: t.mint, owner: t.owner, tokenAmount: uiAmount(t.amount), state: "initialized", isNative: false },
+    };
   }
   if (data.length === 82) {
     const view = new DataView(data.buffer, data.byteOffset);
@@ -356,7 +459,16 @@ function parseInstruction(tx: StoredTransaction, ix: StoredTransaction["instruct
     return {
       program: "spl-token",
       programId,
-      parsed: { type: "transferChecked", info: { source: accounts[0], mint: accounts[1], destination: accounts[2], authority: accounts[3], tokenAmount: { ...uiAmount(amount), decimals: data[9] } } },
+      parsed: {
+        type: "transferChecked",
+        info: {
+          source: accounts[0],
+          mint: accounts[1],
+          destination: accounts[2],
+          authority: accounts[3],
+          tokenAmount: { ...uiAmount(amount), decimals: data[9] },
+        },
+      },
       stackHeight: null,
     };
   }

@@ -115,7 +115,12 @@ const CLOSING_PASS_MAX = 60;
 
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T | null> {
   try {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = (await res.json()) as { result?: T; error?: unknown };
     return body.result ?? null;
   } catch {
@@ -166,12 +171,19 @@ export class Adversary {
     if (key && !this.honest.has(key)) this.honest.set(key, { path: s.path, body: s.body });
     if (s.status === 200 && s.inferenceId) this.honestInferences.add(s.inferenceId);
     if (s.status === 502 && s.error === "settlement_pending" && s.transaction) this.watchLanding(s);
-    if (s.status === 502 && s.error === "settlement_pending" && s.path.endsWith("/credits")) this.spawn(() => this.topUpNewBeneficiary(s));
-    if (s.status === 502 && s.error === "upstream_error") this.spawn(() => (this.rand() < 0.5 ? this.headerNewBody(s, "unserved-takeover") : this.headerMainnetEscape(s, "unserved-takeover")));
-    if (s.status === 0) this.spawn(async () => {
-      await sleep(this.world.leaseMs + 1_000);
-      if (!this.stopped) await this.headerNewBody(s, "stale-lease-takeover");
-    });
+    if (s.status === 502 && s.error === "settlement_pending" && s.path.endsWith("/credits"))
+      this.spawn(() => this.topUpNewBeneficiary(s));
+    if (s.status === 502 && s.error === "upstream_error")
+      this.spawn(() =>
+        this.rand() < 0.5
+          ? this.headerNewBody(s, "unserved-takeover")
+          : this.headerMainnetEscape(s, "unserved-takeover"),
+      );
+    if (s.status === 0)
+      this.spawn(async () => {
+        await sleep(this.world.leaseMs + 1_000);
+        if (!this.stopped) await this.headerNewBody(s, "stale-lease-takeover");
+      });
   };
 
   /** Starts reading the chains and attacking, until `finish()`. */
@@ -190,11 +202,16 @@ export class Adversary {
     for (const landed of this.landedEvm) closing.push(() => this.rebuildAuthorization(landed));
     for (const s of this.distinctHeaders()) {
       if (s.path.endsWith("/credits")) closing.push(() => this.topUpNewBeneficiary(s));
-      else closing.push(() => this.headerNewBody(s, "header-new-body"), () => this.headerMainnetEscape(s));
+      else
+        closing.push(
+          () => this.headerNewBody(s, "header-new-body"),
+          () => this.headerMainnetEscape(s),
+        );
       if (s.inferenceId) closing.push(() => this.exactReplay(s));
     }
     const chosen = closing.sort(() => this.rand() - 0.5).slice(0, CLOSING_PASS_MAX);
-    for (let i = 0; i < chosen.length; i += MAX_IN_FLIGHT) await Promise.all(chosen.slice(i, i + MAX_IN_FLIGHT).map((f) => f().catch(() => {})));
+    for (let i = 0; i < chosen.length; i += MAX_IN_FLIGHT)
+      await Promise.all(chosen.slice(i, i + MAX_IN_FLIGHT).map((f) => f().catch(() => {})));
   }
 
   /** A fresh prompt of his own. */
@@ -213,7 +230,8 @@ export class Adversary {
   private distinctHeaders(): Sighting[] {
     const seen = new Map<string, Sighting>();
     // The last sighting of each header: its final answer (served, with its inference id, if it was).
-    for (const s of this.sightings) if (s.header) seen.set(s.header, s.inferenceId || !seen.get(s.header)?.inferenceId ? s : seen.get(s.header)!);
+    for (const s of this.sightings)
+      if (s.header) seen.set(s.header, s.inferenceId || !seen.get(s.header)?.inferenceId ? s : seen.get(s.header)!);
     return [...seen.values()];
   }
 
@@ -237,7 +255,11 @@ export class Adversary {
     const options: [number, () => Promise<void>][] = [];
     if (this.landedSolana.length) options.push([3, () => this.wrapLanded(one(this.landedSolana), "wrap-landed-tx")]);
     if (this.landedEvm.length) options.push([2, () => this.rebuildAuthorization(one(this.landedEvm))]);
-    if (chat.length) options.push([2, () => this.headerNewBody(one(chat), "header-new-body")], [2, () => this.headerMainnetEscape(one(chat))]);
+    if (chat.length)
+      options.push(
+        [2, () => this.headerNewBody(one(chat), "header-new-body")],
+        [2, () => this.headerMainnetEscape(one(chat))],
+      );
     if (topups.length) options.push([1, () => this.topUpNewBeneficiary(one(topups))]);
     if (served.length) options.push([1, () => this.exactReplay(one(served))]);
     options.push([1, () => this.ownPaymentEscape()]);
@@ -258,7 +280,10 @@ export class Adversary {
 
   private async readChains(): Promise<void> {
     for (const chain of this.world.solana) {
-      const list = await rpc<{ signature: string; err: unknown }[]>(chain.rpcUrl, "getSignaturesForAddress", [chain.feePayer, { limit: 1000, commitment: "confirmed" }]);
+      const list = await rpc<{ signature: string; err: unknown }[]>(chain.rpcUrl, "getSignaturesForAddress", [
+        chain.feePayer,
+        { limit: 1000, commitment: "confirmed" },
+      ]);
       for (const entry of list ?? []) {
         if (entry.err !== null || this.seenTx.has(entry.signature)) continue;
         const landed = await this.readSolanaTransaction(chain, entry.signature);
@@ -268,7 +293,11 @@ export class Adversary {
     for (const chain of this.world.evm) {
       const head = BigInt((await rpc<Hex>(chain.rpcUrl, "eth_blockNumber", [])) ?? "0x0");
       for (let n = (this.evmHead.get(chain.caip2) ?? 0n) + 1n; n <= head; n++) {
-        const block = await rpc<{ transactions: { hash: string; to: string | null; input: Hex }[] }>(chain.rpcUrl, "eth_getBlockByNumber", [`0x${n.toString(16)}`, true]);
+        const block = await rpc<{ transactions: { hash: string; to: string | null; input: Hex }[] }>(
+          chain.rpcUrl,
+          "eth_getBlockByNumber",
+          [`0x${n.toString(16)}`, true],
+        );
         for (const tx of block?.transactions ?? []) {
           if (tx.to?.toLowerCase() !== chain.usdc.toLowerCase() || this.seenTx.has(tx.hash)) continue;
           this.seenTx.add(tx.hash);
@@ -280,9 +309,15 @@ export class Adversary {
     }
   }
 
-  private async readSolanaTransaction(chain: AdversaryWorld["solana"][number], signature: string): Promise<LandedSolana | null> {
+  private async readSolanaTransaction(
+    chain: AdversaryWorld["solana"][number],
+    signature: string,
+  ): Promise<LandedSolana | null> {
     type Balance = { accountIndex: number; uiTokenAmount: { amount: string } };
-    const tx = await rpc<{ transaction: [string, string]; meta: { err: unknown; preTokenBalances?: Balance[]; postTokenBalances?: Balance[] } }>(chain.rpcUrl, "getTransaction", [
+    const tx = await rpc<{
+      transaction: [string, string];
+      meta: { err: unknown; preTokenBalances?: Balance[]; postTokenBalances?: Balance[] };
+    }>(chain.rpcUrl, "getTransaction", [
       signature,
       { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
     ]);
@@ -343,14 +378,23 @@ export class Adversary {
   private async requirement(network: PaidNetwork): Promise<PaymentRequirements | null> {
     const cached = this.challenges.get(network);
     if (cached) return cached;
-    const challenge = await this.challenge({ model: "local/echo-1", network, messages: this.prompt("asking the price") });
+    const challenge = await this.challenge({
+      model: "local/echo-1",
+      network,
+      messages: this.prompt("asking the price"),
+    });
     const accepted = challenge?.accepts[0] ?? null;
     if (accepted) this.challenges.set(network, accepted);
     return accepted;
   }
 
   private async challenge(body: object): Promise<PaymentRequired | null> {
-    const res = await fetch(`${this.instance()}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(() => null);
+    const res = await fetch(`${this.instance()}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    }).catch(() => null);
     if (!res || res.status !== 402) return null;
     const json = (await res.json().catch(() => null)) as unknown;
     try {
@@ -382,8 +426,22 @@ export class Adversary {
     if (!accepted) return;
     const header = encodeHeader({ x402Version: 2, accepted, payload: { transaction: landed.wire } });
     const topup = landed.units > this.world.priceUnits;
-    if (topup) await this.send(kind, "/api/v1/credits", { amount_usdc: "0.02", network: landed.network, agent_pubkey: this.world.beneficiary.publicKeyBase58 }, header, `wrapped ${landed.signature.slice(0, 12)}`);
-    else await this.send(kind, "/api/v1/chat/completions", this.chatBody(landed.network, "wrapped someone's transfer"), header, `wrapped ${landed.signature.slice(0, 12)}`);
+    if (topup)
+      await this.send(
+        kind,
+        "/api/v1/credits",
+        { amount_usdc: "0.02", network: landed.network, agent_pubkey: this.world.beneficiary.publicKeyBase58 },
+        header,
+        `wrapped ${landed.signature.slice(0, 12)}`,
+      );
+    else
+      await this.send(
+        kind,
+        "/api/v1/chat/completions",
+        this.chatBody(landed.network, "wrapped someone's transfer"),
+        header,
+        `wrapped ${landed.signature.slice(0, 12)}`,
+      );
   }
 
   async rebuildAuthorization(landed: LandedAuthorization): Promise<void> {
@@ -391,9 +449,21 @@ export class Adversary {
     if (!accepted) return;
     const header = encodeHeader({ x402Version: 2, accepted, payload: landed.payload });
     if (this.rand() < 0.3) {
-      await this.send("rebuild-evm-authorization", "/api/v1/credits", { amount_usdc: "0.02", network: landed.network, agent_pubkey: this.world.beneficiary.publicKeyBase58 }, header, `calldata of ${landed.hash.slice(0, 12)}`);
+      await this.send(
+        "rebuild-evm-authorization",
+        "/api/v1/credits",
+        { amount_usdc: "0.02", network: landed.network, agent_pubkey: this.world.beneficiary.publicKeyBase58 },
+        header,
+        `calldata of ${landed.hash.slice(0, 12)}`,
+      );
     } else {
-      await this.send("rebuild-evm-authorization", "/api/v1/chat/completions", this.chatBody(landed.network, "rebuilt someone's authorization"), header, `calldata of ${landed.hash.slice(0, 12)}`);
+      await this.send(
+        "rebuild-evm-authorization",
+        "/api/v1/chat/completions",
+        this.chatBody(landed.network, "rebuilt someone's authorization"),
+        header,
+        `calldata of ${landed.hash.slice(0, 12)}`,
+      );
     }
   }
 
@@ -401,18 +471,33 @@ export class Adversary {
     if (s.path.endsWith("/credits")) return this.topUpNewBeneficiary(s, kind);
     const honest = JSON.parse(s.body) as { stream?: boolean };
     // Sometimes his own prompt only, sometimes also without the honest stream flag.
-    const body = { ...this.chatBody(s.network, "riding someone's header"), ...(honest.stream && this.rand() < 0.5 ? { stream: true } : {}) };
+    const body = {
+      ...this.chatBody(s.network, "riding someone's header"),
+      ...(honest.stream && this.rand() < 0.5 ? { stream: true } : {}),
+    };
     await this.send(kind, s.path, body, s.header, `honest ${s.network} header`);
   }
 
   async headerMainnetEscape(s: Sighting, kind: AttackKind = "header-mainnet-escape"): Promise<void> {
     if (s.path.endsWith("/credits")) return this.topUpNewBeneficiary(s, kind);
-    await this.send(kind, "/api/v1/chat/completions", this.escapeBody("escaping to mainnet on someone's header"), s.header, `honest ${s.network} header`);
+    await this.send(
+      kind,
+      "/api/v1/chat/completions",
+      this.escapeBody("escaping to mainnet on someone's header"),
+      s.header,
+      `honest ${s.network} header`,
+    );
   }
 
   async topUpNewBeneficiary(s: Sighting, kind: AttackKind = "topup-new-beneficiary"): Promise<void> {
     const honest = JSON.parse(s.body) as Record<string, unknown>;
-    await this.send(kind, "/api/v1/credits", { ...honest, agent_pubkey: this.world.beneficiary.publicKeyBase58 }, s.header, `honest ${s.network} top-up`);
+    await this.send(
+      kind,
+      "/api/v1/credits",
+      { ...honest, agent_pubkey: this.world.beneficiary.publicKeyBase58 },
+      s.header,
+      `honest ${s.network} top-up`,
+    );
   }
 
   async exactReplay(s: Sighting): Promise<void> {
@@ -429,27 +514,69 @@ export class Adversary {
     const signer = await createKeyPairSignerFromBytes(new Uint8Array([...wallet.seed, ...wallet.publicKey]));
     const client = new x402Client();
     client.register(devnet.caip2 as never, new ExactSvmScheme(signer, { rpcUrl: devnet.rpcUrl }));
-    const header = new x402HTTPClient(client).encodePaymentSignatureHeader(await client.createPaymentPayload(required))["PAYMENT-SIGNATURE"]!;
+    const header = new x402HTTPClient(client).encodePaymentSignatureHeader(await client.createPaymentPayload(required))[
+      "PAYMENT-SIGNATURE"
+    ]!;
     const key = keyOf(header);
     const text = JSON.stringify(paid);
     if (key) this.own.set(key, { path: "/api/v1/chat/completions", body: text });
-    let answer = await this.send("own-payment-escape", "/api/v1/chat/completions", paid, header, "his own payment", text);
+    let answer = await this.send(
+      "own-payment-escape",
+      "/api/v1/chat/completions",
+      paid,
+      header,
+      "his own payment",
+      text,
+    );
     if (answer?.status === 200) return;
-    const escape = () => this.send("own-payment-escape", "/api/v1/chat/completions", this.escapeBody("escaping on his own devnet payment"), header, "his own waiting payment, re-sent for mainnet");
+    const escape = () =>
+      this.send(
+        "own-payment-escape",
+        "/api/v1/chat/completions",
+        this.escapeBody("escaping on his own devnet payment"),
+        header,
+        "his own waiting payment, re-sent for mainnet",
+      );
     await escape();
     // Again the moment his transfer lands: the payment is then ready to serve.
     const deadline = Date.now() + WATCH_LANDING_MS;
-    while (answer?.transaction && Date.now() < deadline && !(await this.readSolanaTransaction(devnet, answer.transaction))) await sleep(100);
+    while (
+      answer?.transaction &&
+      Date.now() < deadline &&
+      !(await this.readSolanaTransaction(devnet, answer.transaction))
+    )
+      await sleep(100);
     await escape();
     // Then he finishes his own call, as any payer would.
-    for (let i = 0; i < 8 && answer && answer.status !== 200 && (answer.status === 502 || answer.status === 503 || answer.status === 409); i++) {
+    for (
+      let i = 0;
+      i < 8 &&
+      answer &&
+      answer.status !== 200 &&
+      (answer.status === 502 || answer.status === 503 || answer.status === 409);
+      i++
+    ) {
       await sleep(Math.min(answer.retryAfterMs, 5_000));
-      answer = await this.send("own-payment-escape", "/api/v1/chat/completions", paid, header, "his own payment, retried", text);
+      answer = await this.send(
+        "own-payment-escape",
+        "/api/v1/chat/completions",
+        paid,
+        header,
+        "his own payment, retried",
+        text,
+      );
     }
   }
 
   /** Sends one attempt and judges its answer. `exact` is the honest body text when he re-sends it byte for byte. */
-  private async send(kind: AttackKind, path: string, body: object, header: string, detail: string, exact?: string): Promise<AnswerSeen | null> {
+  private async send(
+    kind: AttackKind,
+    path: string,
+    body: object,
+    header: string,
+    detail: string,
+    exact?: string,
+  ): Promise<AnswerSeen | null> {
     const text = exact ?? JSON.stringify(body);
     const res = await fetch(`${this.instance()}${path}`, {
       method: "POST",
@@ -465,12 +592,26 @@ export class Adversary {
     let verdict: Verdict = "refused";
     if (seen?.status === 200) {
       if (mine) verdict = "own";
-      else if (path.endsWith("/credits")) verdict = seen.creditedTo === this.world.beneficiary.publicKeyBase58 || honest?.body !== text ? "CREDITED" : "replayed";
-      else if (exact !== undefined && honest?.body === text && seen.inferenceId !== null && this.honestInferences.has(seen.inferenceId)) verdict = "replayed";
+      else if (path.endsWith("/credits"))
+        verdict =
+          seen.creditedTo === this.world.beneficiary.publicKeyBase58 || honest?.body !== text ? "CREDITED" : "replayed";
+      else if (
+        exact !== undefined &&
+        honest?.body === text &&
+        seen.inferenceId !== null &&
+        this.honestInferences.has(seen.inferenceId)
+      )
+        verdict = "replayed";
       else verdict = "SERVED";
     }
-    this.attempts.push({ kind, answer, verdict, detail: `${detail}${seen?.inferenceId ? `, inference ${seen.inferenceId}` : ""}${seen?.replayedHeader ? ", X-Answer-Replayed" : ""}` });
-    if (verdict === "SERVED" || verdict === "CREDITED") this.world.log?.(`adversary ${verdict} by ${kind}: ${answer} (${detail})`);
+    this.attempts.push({
+      kind,
+      answer,
+      verdict,
+      detail: `${detail}${seen?.inferenceId ? `, inference ${seen.inferenceId}` : ""}${seen?.replayedHeader ? ", X-Answer-Replayed" : ""}`,
+    });
+    if (verdict === "SERVED" || verdict === "CREDITED")
+      this.world.log?.(`adversary ${verdict} by ${kind}: ${answer} (${detail})`);
     return seen;
   }
 }
@@ -480,7 +621,15 @@ async function readAttemptAnswer(res: Response): Promise<AnswerSeen> {
   const replayedHeader = res.headers.get("x-answer-replayed") === "true";
   if (res.status === 200 && res.headers.get("content-type")?.includes("text/event-stream")) {
     const streamed = await readStreamedAnswer(res.body!).catch(() => null);
-    return { status: 200, transaction: null, code: streamed?.error?.code ?? null, inferenceId: streamed?.receipt ? String(streamed.receipt.inference_id) : null, replayedHeader, creditedTo: null, retryAfterMs };
+    return {
+      status: 200,
+      transaction: null,
+      code: streamed?.error?.code ?? null,
+      inferenceId: streamed?.receipt ? String(streamed.receipt.inference_id) : null,
+      replayedHeader,
+      creditedTo: null,
+      retryAfterMs,
+    };
   }
   const text = await res.text().catch(() => "");
   // A success body is the resource's own; an error body is OpenAI's shape, its code and details inside `error`.
@@ -493,7 +642,15 @@ async function readAttemptAnswer(res: Response): Promise<AnswerSeen> {
   const error = typeof body.error === "object" && body.error !== null ? body.error : {};
   const receipt = res.headers.get("x-service-receipt");
   const inferenceId = inferenceIdOfReceiptHeader(receipt);
-  return { status: res.status, transaction: typeof error.transaction === "string" ? error.transaction : null, code: error.code ?? null, inferenceId, replayedHeader, creditedTo: res.status === 200 ? (body.agent_pubkey ?? null) : null, retryAfterMs };
+  return {
+    status: res.status,
+    transaction: typeof error.transaction === "string" ? error.transaction : null,
+    code: error.code ?? null,
+    inferenceId,
+    replayedHeader,
+    creditedTo: res.status === 200 ? (body.agent_pubkey ?? null) : null,
+    retryAfterMs,
+  };
 }
 
 /** The x402 exact EVM payload of a transferWithAuthorization call, rebuilt from its calldata; null for any other call. */
@@ -503,8 +660,21 @@ function authorizationOf(input: Hex): LandedAuthorization["payload"] | null {
     if (call.functionName !== "transferWithAuthorization") return null;
     const args = call.args as readonly unknown[];
     const [from, to, value, validAfter, validBefore, nonce] = args as [string, string, bigint, bigint, bigint, Hex];
-    const signature = args.length === 9 ? serializeSignature({ v: BigInt(args[6] as number), r: args[7] as Hex, s: args[8] as Hex }) : (args[6] as Hex);
-    return { signature, authorization: { from, to, value: value.toString(), validAfter: validAfter.toString(), validBefore: validBefore.toString(), nonce } };
+    const signature =
+      args.length === 9
+        ? serializeSignature({ v: BigInt(args[6] as number), r: args[7] as Hex, s: args[8] as Hex })
+        : (args[6] as Hex);
+    return {
+      signature,
+      authorization: {
+        from,
+        to,
+        value: value.toString(),
+        validAfter: validAfter.toString(),
+        validBefore: validBefore.toString(),
+        nonce,
+      },
+    };
   } catch {
     return null;
   }
@@ -522,16 +692,26 @@ export interface AdversaryVerdict {
  * - every top-up credited the beneficiary its payer named;
  * - every served chat payment has exactly one served call.
  */
-export async function checkAdversary(prisma: PrismaClient, adversary: Adversary, world: Pick<AdversaryWorld, "wallet" | "beneficiary" | "seed">): Promise<AdversaryVerdict> {
+export async function checkAdversary(
+  prisma: PrismaClient,
+  adversary: Adversary,
+  world: Pick<AdversaryWorld, "wallet" | "beneficiary" | "seed">,
+): Promise<AdversaryVerdict> {
   const failures: string[] = [];
   const lines: string[] = [];
   const attempts = adversary.attempts;
 
-  for (const a of attempts) if (a.verdict === "SERVED" || a.verdict === "CREDITED") failures.push(`adversary ${a.verdict} by ${a.kind}: ${a.answer} (${a.detail})`);
+  for (const a of attempts)
+    if (a.verdict === "SERVED" || a.verdict === "CREDITED")
+      failures.push(`adversary ${a.verdict} by ${a.kind}: ${a.answer} (${a.detail})`);
 
-  const payments = await prisma.payment.findMany({ select: { id: true, idempotencyKey: true, payer: true, status: true, purpose: true, network: true } });
+  const payments = await prisma.payment.findMany({
+    select: { id: true, idempotencyKey: true, payer: true, status: true, purpose: true, network: true },
+  });
   const paymentById = new Map(payments.map((p) => [p.id, p]));
-  const rows = await prisma.inferenceLog.findMany({ select: { id: true, agentPubkey: true, paymentId: true, receipt: true } });
+  const rows = await prisma.inferenceLog.findMany({
+    select: { id: true, agentPubkey: true, paymentId: true, receipt: true },
+  });
   const adversaryKeys = new Set([world.wallet.publicKeyBase58, world.beneficiary.publicKeyBase58]);
   let servedToHim = 0;
   const servedByPayment = new Map<string, number>();
@@ -539,27 +719,36 @@ export async function checkAdversary(prisma: PrismaClient, adversary: Adversary,
     const receipt = row.receipt as { prompt_hash?: string } | null;
     if (receipt?.prompt_hash && adversary.attackPromptHashes.has(receipt.prompt_hash)) servedToHim++;
     if (!row.paymentId) {
-      if (adversaryKeys.has(row.agentPubkey)) failures.push(`inference ${row.id}: a prepaid call served to the adversary's key`);
+      if (adversaryKeys.has(row.agentPubkey))
+        failures.push(`inference ${row.id}: a prepaid call served to the adversary's key`);
       continue;
     }
     servedByPayment.set(row.paymentId, (servedByPayment.get(row.paymentId) ?? 0) + 1);
     const payment = paymentById.get(row.paymentId);
-    const paidFor = payment ? (adversary.honest.get(payment.idempotencyKey) ?? adversary.own.get(payment.idempotencyKey)) : undefined;
+    const paidFor = payment
+      ? (adversary.honest.get(payment.idempotencyKey) ?? adversary.own.get(payment.idempotencyKey))
+      : undefined;
     if (!payment || !paidFor) {
       failures.push(`inference ${row.id}: served from payment ${row.paymentId}, whose header no client sent`);
       continue;
     }
     const messages = (JSON.parse(paidFor.body) as { messages?: unknown[] }).messages ?? [];
     if (receipt?.prompt_hash !== promptHashOfMessages(messages)) {
-      failures.push(`inference ${row.id}: its receipt covers a prompt its payer ${payment.payer} did not pay for (payment ${payment.network} ${payment.status})`);
+      failures.push(
+        `inference ${row.id}: its receipt covers a prompt its payer ${payment.payer} did not pay for (payment ${payment.network} ${payment.status})`,
+      );
     }
   }
   for (const p of payments) {
-    if (p.purpose === "call" && p.status === STATE.served && servedByPayment.get(p.id) !== 1) failures.push(`payment ${p.id} is served with ${servedByPayment.get(p.id) ?? 0} served calls`);
+    if (p.purpose === "call" && p.status === STATE.served && servedByPayment.get(p.id) !== 1)
+      failures.push(`payment ${p.id} is served with ${servedByPayment.get(p.id) ?? 0} served calls`);
   }
 
   // Credits: none to his beneficiary key; to his wallet only his own payments; every top-up to the key its payer named.
-  const entries = await prisma.ledgerEntry.findMany({ where: { kind: { in: ["payment_credit", "topup_credit", "grant_credit"] } }, select: { agentPubkey: true, kind: true, units: true, paymentId: true } });
+  const entries = await prisma.ledgerEntry.findMany({
+    where: { kind: { in: ["payment_credit", "topup_credit", "grant_credit"] } },
+    select: { agentPubkey: true, kind: true, units: true, paymentId: true },
+  });
   let creditedToHim = 0n;
   for (const e of entries) {
     const payment = e.paymentId ? paymentById.get(e.paymentId) : undefined;
@@ -570,8 +759,13 @@ export async function checkAdversary(prisma: PrismaClient, adversary: Adversary,
     }
     if (e.kind === "topup_credit" && payment) {
       const honest = adversary.honest.get(payment.idempotencyKey);
-      const named = honest ? ((JSON.parse(honest.body) as { agent_pubkey?: string }).agent_pubkey ?? payment.payer) : null;
-      if (named !== null && e.agentPubkey !== named) failures.push(`top-up ${payment.id} credited ${e.agentPubkey.slice(0, 8)}…, not the beneficiary its payer named (${named.slice(0, 8)}…)`);
+      const named = honest
+        ? ((JSON.parse(honest.body) as { agent_pubkey?: string }).agent_pubkey ?? payment.payer)
+        : null;
+      if (named !== null && e.agentPubkey !== named)
+        failures.push(
+          `top-up ${payment.id} credited ${e.agentPubkey.slice(0, 8)}…, not the beneficiary its payer named (${named.slice(0, 8)}…)`,
+        );
     }
   }
 
@@ -580,14 +774,19 @@ export async function checkAdversary(prisma: PrismaClient, adversary: Adversary,
   const count = (xs: string[]) => {
     const m = new Map<string, number>();
     for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
-    return [...m].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ×${n}`).join(", ");
+    return [...m]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(", ");
   };
   const replayed = attempts.filter((a) => a.verdict === "replayed").length;
   lines.push(`adversary (seed ${world.seed}): ${attempts.length} attempts`);
   lines.push("| attack | tries | answers | verdicts |", "|---|---|---|---|");
   for (const kind of ATTACK_KINDS) {
     const xs = byKind.get(kind) ?? [];
-    lines.push(`| ${kind} | ${xs.length} | ${count(xs.map((a) => a.answer)) || "-"} | ${count(xs.map((a) => a.verdict)) || "-"} |`);
+    lines.push(
+      `| ${kind} | ${xs.length} | ${count(xs.map((a) => a.answer)) || "-"} | ${count(xs.map((a) => a.verdict)) || "-"} |`,
+    );
   }
   const servedAttempts = attempts.filter((a) => a.verdict === "SERVED").length;
   lines.push(

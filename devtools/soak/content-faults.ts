@@ -5,7 +5,15 @@
 import "server-only";
 
 /** The pieces, each a way text has gone wrong before. */
-const NASTY_PIECES = ["\u0000", "\ud800", "\udfff", "\u2028\u2029", "\ufeff", "\\u0000", "x\ud800\ud83d\ude00"] as const;
+const NASTY_PIECES = [
+  "\u0000",
+  "\ud800",
+  "\udfff",
+  "\u2028\u2029",
+  "\ufeff",
+  "\\u0000",
+  "x\ud800\ud83d\ude00",
+] as const;
 
 /** The share of prompts and provider answers that carry a piece when the profile is on. */
 const NASTY_SHARE = 0.3;

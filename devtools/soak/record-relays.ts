@@ -40,14 +40,22 @@ export async function startRelayRecorder(target: string): Promise<RelayRecorder>
       void (async () => {
         const body = Buffer.concat(chunks);
         try {
-          const parsed = JSON.parse(body.toString("utf8")) as { method?: string; params?: unknown[] } | { method?: string; params?: unknown[] }[];
-          for (const call of Array.isArray(parsed) ? parsed : [parsed]) if (call.method === "eth_sendRawTransaction") await recordSend(call.params?.[0], sent);
+          const parsed = JSON.parse(body.toString("utf8")) as
+            { method?: string; params?: unknown[] } | { method?: string; params?: unknown[] }[];
+          for (const call of Array.isArray(parsed) ? parsed : [parsed])
+            if (call.method === "eth_sendRawTransaction") await recordSend(call.params?.[0], sent);
         } catch {
           // Not JSON: forwarded as is, for the chain to refuse.
         }
-        const upstream = await fetch(target, { method: "POST", headers: { "content-type": req.headers["content-type"] ?? "application/json" }, body }).catch(() => null);
+        const upstream = await fetch(target, {
+          method: "POST",
+          headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+          body,
+        }).catch(() => null);
         if (!upstream) return void res.destroy();
-        const headers: Record<string, string> = { "content-type": upstream.headers.get("content-type") ?? "application/json" };
+        const headers: Record<string, string> = {
+          "content-type": upstream.headers.get("content-type") ?? "application/json",
+        };
         const retryAfter = upstream.headers.get("retry-after");
         if (retryAfter) headers["retry-after"] = retryAfter;
         res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));

@@ -39,7 +39,13 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
   const prepaidKeyOf = assignPrepaidKeys(prepaidKeys);
   const agents: Agent[] = Array.from({ length: opts.agents }, (_, index) => {
     const evm = generatePrivateKey();
-    return { index, solana: generateKeypair(), evm, evmAddress: privateKeyToAccount(evm).address, prepaidKey: prepaidKeyOf(index) };
+    return {
+      index,
+      solana: generateKeypair(),
+      evm,
+      evmAddress: privateKeyToAccount(evm).address,
+      prepaidKey: prepaidKeyOf(index),
+    };
   });
   const adversaryKeys = { wallet: generateKeypair(), beneficiary: generateKeypair() };
   const stack = await startSoakStack({
@@ -59,11 +65,26 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
       const world: AdversaryWorld = {
         instances: () => stack.instances.map((i) => i.url),
         solana: [
-          { name: "devnet", caip2: stack.devnet.caip2, rpcUrl: stack.devnet.faultFreeUrl, feePayer: stack.facilitator.solana },
-          { name: "mainnet", caip2: stack.mainnet.caip2, rpcUrl: stack.mainnet.faultFreeUrl, feePayer: stack.facilitator.solana },
+          {
+            name: "devnet",
+            caip2: stack.devnet.caip2,
+            rpcUrl: stack.devnet.faultFreeUrl,
+            feePayer: stack.facilitator.solana,
+          },
+          {
+            name: "mainnet",
+            caip2: stack.mainnet.caip2,
+            rpcUrl: stack.mainnet.faultFreeUrl,
+            feePayer: stack.facilitator.solana,
+          },
         ],
         evm: [
-          { name: "base-sepolia", caip2: "eip155:84532", rpcUrl: stack.baseSepolia.faultFreeUrl, usdc: stack.baseSepolia.usdc },
+          {
+            name: "base-sepolia",
+            caip2: "eip155:84532",
+            rpcUrl: stack.baseSepolia.faultFreeUrl,
+            usdc: stack.baseSepolia.usdc,
+          },
           { name: "base", caip2: "eip155:8453", rpcUrl: stack.base.faultFreeUrl, usdc: stack.base.usdc },
         ],
         priceUnits: parseUsdcToUnits(SOAK_PRICE_USDC)!,
@@ -108,12 +129,20 @@ export async function runSoak(opts: SoakRunOptions): Promise<SoakRun> {
     const adversaryVerdict = adversary ? await checkAdversary(stack.db.prisma, adversary.it, adversary.world) : null;
     const verdict: SoakVerdict = adversaryVerdict
       ? {
-          table: `${soakVerdict.table}\n\n${adversaryVerdict.table}\n${adversaryVerdict.failures.length ? `ADVERSARY INVARIANTS FAILED (${adversaryVerdict.failures.length}):\n${adversaryVerdict.failures.slice(0, 40).map((f) => `  - ${f}`).join("\n")}` : "adversary invariants: all held"}`,
+          table: `${soakVerdict.table}\n\n${adversaryVerdict.table}\n${
+            adversaryVerdict.failures.length
+              ? `ADVERSARY INVARIANTS FAILED (${adversaryVerdict.failures.length}):\n${adversaryVerdict.failures
+                  .slice(0, 40)
+                  .map((f) => `  - ${f}`)
+                  .join("\n")}`
+              : "adversary invariants: all held"
+          }`,
           failures: [...soakVerdict.failures, ...adversaryVerdict.failures],
         }
       : soakVerdict;
     // A failed run shows what each instance last logged (warnings and errors).
-    if (verdict.failures.length) for (const i of stack.instances) log(`instance ${i.index}'s last lines:\n${i.output()}`);
+    if (verdict.failures.length)
+      for (const i of stack.instances) log(`instance ${i.index}'s last lines:\n${i.output()}`);
     return { ...verdict, wallMs };
   } finally {
     await stack.close();

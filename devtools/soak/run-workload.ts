@@ -127,7 +127,9 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
   let transaction: string | null = null;
   if (paymentResponse) {
     try {
-      transaction = (JSON.parse(Buffer.from(paymentResponse, "base64").toString("utf8")) as { transaction?: string }).transaction ?? null;
+      transaction =
+        (JSON.parse(Buffer.from(paymentResponse, "base64").toString("utf8")) as { transaction?: string }).transaction ??
+        null;
     } catch {
       transaction = null;
     }
@@ -138,7 +140,16 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
     const answer = await readStreamedAnswer(res.body!).catch(() => null);
     const ok = answer !== null && answer.done && answer.receipt !== null && answer.error === null;
     const inferenceId = answer?.receipt ? String(answer.receipt.inference_id) : null;
-    return { status: 200, error: ok ? null : (answer?.error?.code ?? "stream_cut"), reason: null, retryAfterMs: null, transaction, streamCut: !ok, inferenceId, replayed };
+    return {
+      status: 200,
+      error: ok ? null : (answer?.error?.code ?? "stream_cut"),
+      reason: null,
+      retryAfterMs: null,
+      transaction,
+      streamCut: !ok,
+      inferenceId,
+      replayed,
+    };
   }
   const text = await res.text();
   // An error body is OpenAI's shape: the stable code and the failure's details are inside `error`.
@@ -149,16 +160,36 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
   } catch {
     error = {};
   }
-  const retryAfterSec = typeof error.retry_after === "number" ? error.retry_after : Number.isFinite(retryHeader) && retryHeader > 0 ? retryHeader : null;
+  const retryAfterSec =
+    typeof error.retry_after === "number"
+      ? error.retry_after
+      : Number.isFinite(retryHeader) && retryHeader > 0
+        ? retryHeader
+        : null;
   const receipt = res.headers.get("x-service-receipt");
   const inferenceId = inferenceIdOfReceiptHeader(receipt);
-  const pendingTransaction = error.code === "settlement_pending" && typeof error.transaction === "string" ? error.transaction : null;
-  return { status: res.status, error: error.code ?? null, reason: error.reason ?? null, retryAfterMs: retryAfterSec === null ? null : retryAfterSec * 1_000, transaction, streamCut: false, pendingTransaction, inferenceId, replayed };
+  const pendingTransaction =
+    error.code === "settlement_pending" && typeof error.transaction === "string" ? error.transaction : null;
+  return {
+    status: res.status,
+    error: error.code ?? null,
+    reason: error.reason ?? null,
+    retryAfterMs: retryAfterSec === null ? null : retryAfterSec * 1_000,
+    transaction,
+    streamCut: false,
+    pendingTransaction,
+    inferenceId,
+    replayed,
+  };
 }
 
 /** Whether an answer is one a client finishes by sending the same payment header again. */
 function isRetryable(a: Answer): boolean {
-  if (a.status === 502 && (a.error === "settlement_pending" || a.error === "chain_unavailable" || a.error === "upstream_error")) return true;
+  if (
+    a.status === 502 &&
+    (a.error === "settlement_pending" || a.error === "chain_unavailable" || a.error === "upstream_error")
+  )
+    return true;
   return a.status === 503;
 }
 
@@ -166,13 +197,20 @@ function isRetryable(a: Answer): boolean {
 export function inferenceIdOfReceiptHeader(header: string | null): string | null {
   if (!header) return null;
   try {
-    return String((JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: unknown }).inference_id);
+    return String(
+      (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: unknown }).inference_id,
+    );
   } catch {
     return null;
   }
 }
 
-const label = (a: Answer) => (a.status === 0 ? (a.error ? `cut ${a.error}` : "cut") : `${a.status}${a.error ? ` ${a.error}` : ""}${a.reason ? `/${a.reason}` : ""}`);
+const label = (a: Answer) =>
+  a.status === 0
+    ? a.error
+      ? `cut ${a.error}`
+      : "cut"
+    : `${a.status}${a.error ? ` ${a.error}` : ""}${a.reason ? `/${a.reason}` : ""}`;
 
 export interface Agent {
   index: number;
@@ -189,28 +227,43 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
   let started = 0;
   let midwayFired = false;
   const log = opts.log ?? (() => {});
-  const solanaRpcs = { [stack.devnet.caip2]: stack.devnet.faultFreeUrl, [stack.mainnet.caip2]: stack.mainnet.faultFreeUrl };
-  const networkCaip2: Record<PaidNetwork, string> = { devnet: stack.devnet.caip2, mainnet: stack.mainnet.caip2, "base-sepolia": "eip155:84532", base: "eip155:8453" };
+  const solanaRpcs = {
+    [stack.devnet.caip2]: stack.devnet.faultFreeUrl,
+    [stack.mainnet.caip2]: stack.mainnet.faultFreeUrl,
+  };
+  const networkCaip2: Record<PaidNetwork, string> = {
+    devnet: stack.devnet.caip2,
+    mainnet: stack.mainnet.caip2,
+    "base-sepolia": "eip155:84532",
+    base: "eip155:8453",
+  };
   const nextProgress = { at: Math.max(1, Math.floor(opts.calls / 10)) };
 
   const runAgent = async (agent: Agent) => {
     const rand = prng(opts.seed * 1_000 + agent.index);
-    const signer = await createKeyPairSignerFromBytes(new Uint8Array([...agent.solana.seed, ...agent.solana.publicKey]));
+    const signer = await createKeyPairSignerFromBytes(
+      new Uint8Array([...agent.solana.seed, ...agent.solana.publicKey]),
+    );
     const account = privateKeyToAccount(agent.evm);
     // The stock clients, with a fetch underneath that remembers the payment header each paid retry carried.
     let lastHeader: string | null = null;
-    const instanceFetch = (instance: number): typeof fetch => (input, init) => {
-      const req = new Request(input, init);
-      lastHeader = req.headers.get("payment-signature") ?? lastHeader;
-      const url = new URL(req.url);
-      return fetch(new Request(`${stack.instances[instance]!.url}${url.pathname}${url.search}`, req), { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    };
+    const instanceFetch =
+      (instance: number): typeof fetch =>
+      (input, init) => {
+        const req = new Request(input, init);
+        lastHeader = req.headers.get("payment-signature") ?? lastHeader;
+        const url = new URL(req.url);
+        return fetch(new Request(`${stack.instances[instance]!.url}${url.pathname}${url.search}`, req), {
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+      };
     const payingFetch = (network: PaidNetwork, instance: number) =>
       network === "devnet" || network === "mainnet"
         ? createPayingFetch(signer, solanaRpcs, instanceFetch(instance))
         : createEvmPayingFetch(account, [networkCaip2[network]], instanceFetch(instance));
     const x402 = new x402Client();
-    for (const [caip2, rpcUrl] of Object.entries(solanaRpcs)) x402.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
+    for (const [caip2, rpcUrl] of Object.entries(solanaRpcs))
+      x402.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
     for (const caip2 of ["eip155:84532", "eip155:8453"]) x402.register(caip2 as never, new ExactEvmScheme(account));
     const http = new x402HTTPClient(x402);
     const randomInstance = () => Math.floor(rand() * stack.instances.length);
@@ -228,7 +281,15 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
       });
 
     /** Sends `body` with `header` to `instance` (rotating on a cut), until a final answer or MAX_SENDS. */
-    const finish = async (path: string, body: string, header: string, first: Answer | null, instance: number, stream: boolean, record: CallRecord) => {
+    const finish = async (
+      path: string,
+      body: string,
+      header: string,
+      first: Answer | null,
+      instance: number,
+      stream: boolean,
+      record: CallRecord,
+    ) => {
       let answer = first;
       let cutAt: number | null = null;
       for (let send = first ? 1 : 0; send < MAX_SENDS; send++) {
@@ -237,7 +298,8 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
           if (cut) cutAt ??= Date.now();
           // A 409 after a cut: the dead process still holds the payment until its lease runs out; then a retry takes it
           // over (or the call was served before the cut, and 409 is the final answer).
-          const heldByDead = answer.status === 409 && cutAt !== null && Date.now() - cutAt < SOAK_PAYMENT_LEASE_MS + 5_000;
+          const heldByDead =
+            answer.status === 409 && cutAt !== null && Date.now() - cutAt < SOAK_PAYMENT_LEASE_MS + 5_000;
           if (!cut && !heldByDead && !isRetryable(answer)) return answer;
           const wait = heldByDead ? 5_000 : cut ? 1_000 : Math.min(answer.retryAfterMs ?? 2_000, 15_000);
           await sleep(wait);
@@ -261,9 +323,11 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
     const paidCall = async (record: CallRecord, path: string, payload: object, stream: boolean) => {
       lastHeader = null;
       const body = JSON.stringify(payload);
-      const res = await payingFetch(record.network, record.instance)(`${SOAK_BASE_URL}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }).catch(
-        (err: unknown) => err as Error,
-      );
+      const res = await payingFetch(record.network, record.instance)(`${SOAK_BASE_URL}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      }).catch((err: unknown) => err as Error);
       if (res instanceof Error) {
         // Cut off after the header was sent (a killed instance): finish with the same header. Before: nothing paid.
         if (lastHeader === null) return { ...cutAnswer, error: "before paying" };
@@ -287,29 +351,59 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
       if (record && asked !== text) record.nasty = true;
       return asked;
     };
-    const chatBody = (network: PaidNetwork, text: string, extra: object = {}) => ({ model: "local/echo-1", network, messages: [{ role: "user", content: content(text) }], ...extra });
+    const chatBody = (network: PaidNetwork, text: string, extra: object = {}) => ({
+      model: "local/echo-1",
+      network,
+      messages: [{ role: "user", content: content(text) }],
+      ...extra,
+    });
 
     const ops: Record<OpKind, (record: CallRecord) => Promise<string>> = {
       async paid(record) {
-        const a = await paidCall(record, "/api/v1/chat/completions", chatBody(record.network, `soak call ${record.instance} of agent ${agent.index}`), false);
+        const a = await paidCall(
+          record,
+          "/api/v1/chat/completions",
+          chatBody(record.network, `soak call ${record.instance} of agent ${agent.index}`),
+          false,
+        );
         return a.status === 200 ? "served" : label(a);
       },
       async stream(record) {
-        const a = await paidCall(record, "/api/v1/chat/completions", chatBody(record.network, "stream me a short story", { stream: true }), true);
+        const a = await paidCall(
+          record,
+          "/api/v1/chat/completions",
+          chatBody(record.network, "stream me a short story", { stream: true }),
+          true,
+        );
         return a.status === 200 && !a.streamCut ? "served" : label(a);
       },
       async unserved(record) {
         const marker = `${FAIL_ONCE_MARKER} ${agent.index}-${newNonce()}`;
-        const a = await paidCall(record, "/api/v1/chat/completions", { ...chatBody(record.network, marker), model: REMOTE_MODEL, max_tokens: 64 }, false);
+        const a = await paidCall(
+          record,
+          "/api/v1/chat/completions",
+          { ...chatBody(record.network, marker), model: REMOTE_MODEL, max_tokens: 64 },
+          false,
+        );
         return a.status === 200 ? "served" : label(a);
       },
       async topup(record) {
-        const payload = { amount_usdc: TOPUP_USDC, network: record.network, agent_pubkey: agent.prepaidKey.publicKeyBase58 };
+        const payload = {
+          amount_usdc: TOPUP_USDC,
+          network: record.network,
+          agent_pubkey: agent.prepaidKey.publicKeyBase58,
+        };
         const a = await paidCall(record, "/api/v1/credits", payload, false);
         return a.status === 200 ? "credited" : label(a);
       },
       async prepaid(record) {
-        const text = JSON.stringify({ model: "local/echo-1", prompt: content(`prepaid race of agent ${agent.index}`), nonce: newNonce(), timestamp: Date.now(), max_tokens: 32 });
+        const text = JSON.stringify({
+          model: "local/echo-1",
+          prompt: content(`prepaid race of agent ${agent.index}`),
+          nonce: newNonce(),
+          timestamp: Date.now(),
+          max_tokens: 32,
+        });
         const res = await fetch(`${stack.instances[record.instance]!.url}/api/v1/inference`, {
           method: "POST",
           headers: signRequestHeaders(agent.prepaidKey, "POST", `${SOAK_BASE_URL}/api/v1/inference`, text),
@@ -327,16 +421,27 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
         // One payment header, built once, sent to every instance at once (three sends on a single instance).
         const path = "/api/v1/chat/completions";
         const body = JSON.stringify(chatBody(record.network, `one header, many sends, agent ${agent.index}`));
-        const challengeRes = await fetch(`${stack.instances[record.instance]!.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }).catch(() => null);
+        const challengeRes = await fetch(`${stack.instances[record.instance]!.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        }).catch(() => null);
         if (!challengeRes || challengeRes.status !== 402) return `challenge ${challengeRes?.status ?? "cut"}`;
         const text = await challengeRes.text();
-        const required = http.getPaymentRequiredResponse((n) => challengeRes.headers.get(n), JSON.parse(text) as unknown);
-        const header = http.encodePaymentSignatureHeader(await x402.createPaymentPayload(required))["PAYMENT-SIGNATURE"]!;
+        const required = http.getPaymentRequiredResponse(
+          (n) => challengeRes.headers.get(n),
+          JSON.parse(text) as unknown,
+        );
+        const header = http.encodePaymentSignatureHeader(await x402.createPaymentPayload(required))[
+          "PAYMENT-SIGNATURE"
+        ]!;
         const targets = stack.instances.length > 1 ? stack.instances.map((_, i) => i) : [0, 0, 0];
         const answers = await Promise.all(targets.map((i) => finish(path, body, header, null, i, false, record)));
         // A send after the call was served gets its stored answer again: a refusal of a second service, not a service.
         const served = answers.filter((a) => a.status === 200 && !a.replayed).length;
-        const refused = answers.filter((a) => (a.status === 409 && a.error === "payment_replay") || (a.status === 200 && a.replayed)).length;
+        const refused = answers.filter(
+          (a) => (a.status === 409 && a.error === "payment_replay") || (a.status === 200 && a.replayed),
+        ).length;
         if (record.servedSends > 1) return "SERVED TWICE";
         if (served === 1 && refused === answers.length - 1) return "served once, rest refused";
         return `served ${served}, refused ${refused}: ${answers.map(label).join(", ")}`;
@@ -354,8 +459,18 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
       // Streams, unserved retries and top-ups run on the testnets (prepaid credit and the remote model on devnet and
       // Base Sepolia); the mainnets get plain paid calls and replays.
       if (kind === "topup") network = "devnet";
-      else if ((kind === "stream" || kind === "unserved") && (network === "mainnet" || network === "base")) network = network === "mainnet" ? "devnet" : "base-sepolia";
-      const call: CallRecord = { kind, network, instance: randomInstance(), outcome: "", statuses: [], ms: 0, transactions: [], servedSends: 0 };
+      else if ((kind === "stream" || kind === "unserved") && (network === "mainnet" || network === "base"))
+        network = network === "mainnet" ? "devnet" : "base-sepolia";
+      const call: CallRecord = {
+        kind,
+        network,
+        instance: randomInstance(),
+        outcome: "",
+        statuses: [],
+        ms: 0,
+        transactions: [],
+        servedSends: 0,
+      };
       record = call;
       const t0 = performance.now();
       try {
@@ -375,7 +490,14 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
   return records;
 }
 
-const cutAnswer: Answer = { status: 0, error: null, reason: null, retryAfterMs: null, transaction: null, streamCut: false };
+const cutAnswer: Answer = {
+  status: 0,
+  error: null,
+  reason: null,
+  retryAfterMs: null,
+  transaction: null,
+  streamCut: false,
+};
 
 /** Groups agents around shared prepaid keys: AGENTS_PER_PREPAID_KEY agents race each balance. */
 export function assignPrepaidKeys(prepaidKeys: Ed25519Keypair[]): (i: number) => Ed25519Keypair {

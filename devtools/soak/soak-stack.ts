@@ -21,7 +21,12 @@ import { catchClientErrors } from "../../server/db/catch-connection-errors";
 import { startRelayRecorder, type RelayRecorder } from "./record-relays";
 import { isNasty, withNastyContent } from "./content-faults";
 import { prng } from "./prng";
-import { startFakeProvider, completionAnswer, failureAnswer, type FakeProvider } from "../../server/test/support/fake-provider";
+import {
+  startFakeProvider,
+  completionAnswer,
+  failureAnswer,
+  type FakeProvider,
+} from "../../server/test/support/fake-provider";
 import { devtoolsSetting, loadDevtoolsEnv, minimalChildEnv } from "../devtools-env";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -55,8 +60,22 @@ const INSTANCE_START_TIMEOUT_MS = 120_000;
 function defaultFaultProfiles(seed: number): { solana: FaultProfileInput; base: FaultProfileInput } {
   const http = { rate429: 0.02, retryAfterSec: 1, rate503: 0.02, timeoutRate: 0.003, timeoutHoldMs: 15_000 };
   return {
-    solana: { seed, dropSendRate: 0.03, confirmDelayMs: [1_000, 10_000], delaySendRate: 0.1, earlyExpiryRate: 0.03, ...http },
-    base: { seed: seed + 1, dropSendRate: 0.02, confirmDelayMs: [1_000, 10_000], delaySendRate: 0.1, reorgRate: 0.03, ...http },
+    solana: {
+      seed,
+      dropSendRate: 0.03,
+      confirmDelayMs: [1_000, 10_000],
+      delaySendRate: 0.1,
+      earlyExpiryRate: 0.03,
+      ...http,
+    },
+    base: {
+      seed: seed + 1,
+      dropSendRate: 0.02,
+      confirmDelayMs: [1_000, 10_000],
+      delaySendRate: 0.1,
+      reorgRate: 0.03,
+      ...http,
+    },
   };
 }
 
@@ -119,7 +138,7 @@ export interface SoakStackOptions {
 const newestMtime = (dir: string): number => {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        // Tests and the soak itself are not part of the bundle.
+    // Tests and the soak itself are not part of the bundle.
     if (["node_modules", "generated", "test", "soak"].includes(entry.name)) continue;
     const full = path.join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
@@ -137,16 +156,23 @@ export function ensureProductionBuild(log: (line: string) => void = () => {}): v
     ...["app", "server", "public", "prisma"].map((d) => newestMtime(path.join(REPO_ROOT, d))),
     ...["next.config.mjs", "package.json", "tsconfig.json"].map((f) => statSync(path.join(REPO_ROOT, f)).mtimeMs),
   );
-  if (existsSync(buildId) && statSync(buildId).mtimeMs > sources) return log(`reusing the production build in ${SOAK_DIST_DIR}/`);
+  if (existsSync(buildId) && statSync(buildId).mtimeMs > sources)
+    return log(`reusing the production build in ${SOAK_DIST_DIR}/`);
   log(`building the production bundle into ${SOAK_DIST_DIR}/ (next build)…`);
   const started = Date.now();
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const build = spawnSync(process.execPath, [nextBin, "build"], {
     cwd: REPO_ROOT,
     encoding: "utf8",
-    env: minimalChildEnv({ NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR, SIGNET_BUILD_TYPECHECK: "false" }),
+    env: minimalChildEnv({
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      SIGNET_NEXT_DIST_DIR: SOAK_DIST_DIR,
+      SIGNET_BUILD_TYPECHECK: "false",
+    }),
   });
-  if (build.status !== 0) throw new Error(`next build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
+  if (build.status !== 0)
+    throw new Error(`next build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
   log(`next build took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -182,13 +208,21 @@ async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }>
 }
 
 /** Spawns `npm start` (bin/start/start.ts under tsx with the react-server condition) in its own process group. */
-function spawnInstance(index: number, port: number, env: NodeJS.ProcessEnv): { instance: Instance; ready: Promise<void> } {
-  const child: ChildProcess = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bin/start/start.ts"], {
-    cwd: REPO_ROOT,
-    env: { ...env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+function spawnInstance(
+  index: number,
+  port: number,
+  env: NodeJS.ProcessEnv,
+): { instance: Instance; ready: Promise<void> } {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", "bin/start/start.ts"],
+    {
+      cwd: REPO_ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let tail: string[] = [];
   const keep = (c: Buffer) => {
     tail = [...tail, ...c.toString().split("\n").filter(Boolean)].slice(-80);
@@ -216,7 +250,10 @@ function spawnInstance(index: number, port: number, env: NodeJS.ProcessEnv): { i
     let exitedEarly = false;
     void exited.then(() => (exitedEarly = true));
     while (Date.now() < deadline && !exitedEarly) {
-      const live = await fetch(`${url}/api/health?probe=live`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+      const live = await fetch(`${url}/api/health?probe=live`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (live) return;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -240,7 +277,13 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     const timing = { timing: "real" as const, faults: profiles?.solana ?? null };
     const devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, ...timing });
     closers.push(() => devnet.close());
-    const mainnet = await startLocalnet({ profile: "mainnet", port: 0, dataDir: null, ...timing, faults: profiles ? { ...profiles.solana, seed: opts.seed + 2 } : null });
+    const mainnet = await startLocalnet({
+      profile: "mainnet",
+      port: 0,
+      dataDir: null,
+      ...timing,
+      faults: profiles ? { ...profiles.solana, seed: opts.seed + 2 } : null,
+    });
     closers.push(() => mainnet.close());
     // Base: the agents and the gas payer are funded on a fault-free automining anvil (a reorg may drop a mint, and 2 s
     // blocks would make funding take minutes), which is then started again from its state file with the fault profile
@@ -256,7 +299,12 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       await setup.fund(evmAddress, { wei: FACILITATOR_WEI });
       for (const agent of opts.agents.evm) await setup.fund(agent, { usdcUnits: opts.agents.usdcUnits });
       await setup.close();
-      return startLocalEvmChain({ ...token, stateFile, blockTimeSec: BASE_BLOCK_TIME_SEC, faults: profiles ? { ...profiles.base, seed: opts.seed + seedOffset } : null });
+      return startLocalEvmChain({
+        ...token,
+        stateFile,
+        blockTimeSec: BASE_BLOCK_TIME_SEC,
+        faults: profiles ? { ...profiles.base, seed: opts.seed + seedOffset } : null,
+      });
     };
     const baseSepolia = await evm(84532, 3);
     closers.push(() => baseSepolia.close());
@@ -264,9 +312,16 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
     closers.push(() => base.close());
     // The instances reach each Base chain through a recorder of the transactions they relay.
     const relays = { baseSepolia: await startRelayRecorder(baseSepolia.url), base: await startRelayRecorder(base.url) };
-    closers.push(() => relays.baseSepolia.close(), () => relays.base.close());
-    for (const chain of [devnet, mainnet]) for (const agent of opts.agents.solana) await chain.fundAccount(agent.publicKeyBase58, { usdcUnits: opts.agents.usdcUnits });
-    log(`chains: devnet ${devnet.url}, mainnet ${mainnet.url}, Base Sepolia ${baseSepolia.url}, Base ${base.url}${profiles ? " (faults on)" : ""}`);
+    closers.push(
+      () => relays.baseSepolia.close(),
+      () => relays.base.close(),
+    );
+    for (const chain of [devnet, mainnet])
+      for (const agent of opts.agents.solana)
+        await chain.fundAccount(agent.publicKeyBase58, { usdcUnits: opts.agents.usdcUnits });
+    log(
+      `chains: devnet ${devnet.url}, mainnet ${mainnet.url}, Base Sepolia ${baseSepolia.url}, Base ${base.url}${profiles ? " (faults on)" : ""}`,
+    );
 
     const providerCalls = { ok: 0, failed: 0 };
     const providerAnswers = new Map<string, number>();
@@ -282,14 +337,17 @@ export async function startSoakStack(opts: SoakStackOptions): Promise<SoakStack>
       }
       providerCalls.ok++;
       if (marker) providerAnswers.set(marker, (providerAnswers.get(marker) ?? 0) + 1);
-      const text = opts.contentFaults ? withNastyContent("remote answer from the soak's provider", contentRoll()) : "remote answer from the soak's provider";
+      const text = opts.contentFaults
+        ? withNastyContent("remote answer from the soak's provider", contentRoll())
+        : "remote answer from the soak's provider";
       if (isNasty(text)) providerNasty.answers++;
       return completionAnswer(body.model, text, { prompt_tokens: 12, completion_tokens: 6, cost: 0.00002 });
     });
     closers.push(() => provider.close());
 
     const facilitatorKey = generateKeypair();
-    for (const chain of [devnet, mainnet]) await chain.fundAccount(facilitatorKey.publicKeyBase58, { lamports: FACILITATOR_LAMPORTS, usdcUnits: 0n });
+    for (const chain of [devnet, mainnet])
+      await chain.fundAccount(facilitatorKey.publicKeyBase58, { lamports: FACILITATOR_LAMPORTS, usdcUnits: 0n });
     const metricsToken = `soak-metrics-${randomBytes(12).toString("hex")}`;
     const testKey = () => bs58.encode(generateKeypair().seed);
     const allowed = [...opts.agents.solana.map((k) => k.publicKeyBase58), ...opts.agents.evm];

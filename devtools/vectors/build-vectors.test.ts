@@ -18,7 +18,9 @@ const DIR = path.join(import.meta.dirname, "../..", GENERATED_VECTORS_DIR);
 
 function filesOnDisk(dir: string, prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesOnDisk(path.join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`],
+    entry.isDirectory()
+      ? filesOnDisk(path.join(dir, entry.name), `${prefix}${entry.name}/`)
+      : [`${prefix}${entry.name}`],
   );
 }
 
@@ -37,16 +39,20 @@ function recordedFetch(exchanges: RecordedExchange[]) {
   const fetch: FetchLike = async (url, init) => {
     const method = init?.method ?? "GET";
     const exchange = exchanges[next++];
-    const body = init?.body === undefined ? undefined : (JSON.parse(String(init.body)) as { method?: unknown; params?: unknown });
+    const body =
+      init?.body === undefined ? undefined : (JSON.parse(String(init.body)) as { method?: unknown; params?: unknown });
     const got = { method, url, ...(body ? { rpc_method: body.method, params: body.params } : {}) };
     if (!exchange || JSON.stringify(got) !== JSON.stringify(exchange.request)) {
-      mismatches.push(`unexpected request ${JSON.stringify(got)}; the recording expects ${JSON.stringify(exchange?.request ?? "nothing")}`);
+      mismatches.push(
+        `unexpected request ${JSON.stringify(got)}; the recording expects ${JSON.stringify(exchange?.request ?? "nothing")}`,
+      );
       throw new Error(mismatches.at(-1));
     }
     const answer = exchange.response;
     if (!("fail" in answer)) return Response.json(answer.body, { status: answer.status });
     if (answer.fail === "network") throw new TypeError("fetch failed");
-    if (answer.fail === "refused") throw new VerifierFetchError("fetch_refused", "the caller's fetch refused this address");
+    if (answer.fail === "refused")
+      throw new VerifierFetchError("fetch_refused", "the caller's fetch refused this address");
     return new Promise<Response>((_resolve, reject) =>
       init?.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))),
     );
@@ -83,8 +89,16 @@ describe("npm run vectors (devtools/vectors/build-vectors.ts)", () => {
     const expectations = vectorNames.map((name) => readVector(name).expected);
     const failing = new Set(expectations.flatMap((e) => Object.keys(e.reasons ?? {})));
     expect([...failing].sort()).toEqual([...CHECK_NAMES].sort());
-    const fetchReasons = new Set(expectations.flatMap((e) => (e.error?.name === "VerifierFetchError" ? [e.error.reason] : [])));
-    expect([...fetchReasons].sort()).toEqual(["fetch_refused", "operator_key_unavailable", "rpc_error", "rpc_timeout", "rpc_unreachable"]);
+    const fetchReasons = new Set(
+      expectations.flatMap((e) => (e.error?.name === "VerifierFetchError" ? [e.error.reason] : [])),
+    );
+    expect([...fetchReasons].sort()).toEqual([
+      "fetch_refused",
+      "operator_key_unavailable",
+      "rpc_error",
+      "rpc_timeout",
+      "rpc_unreachable",
+    ]);
     const parseReasons = new Set(expectations.flatMap((e) => (e.parse && !e.parse.ok ? [e.parse.reason] : [])));
     expect([...parseReasons].sort()).toEqual(["empty", "not_an_object", "not_json_or_base64"]);
     expect(vectorNames).toEqual(expect.arrayContaining(["solana-paid-001", "base-paid-001", "prepaid-001"]));
@@ -145,7 +159,9 @@ describe("verifyReceipt() over the generated vectors", () => {
     const { result } = outcome as { result: Awaited<ReturnType<typeof verifyReceipt>> };
     expect(result.checks).toEqual(expected.checks);
     expect(result.ok).toBe(expected.ok);
-    const failingReasons = Object.fromEntries(CHECK_NAMES.filter((c) => !result.checks[c]).map((c) => [c, result.reasons[c]]));
+    const failingReasons = Object.fromEntries(
+      CHECK_NAMES.filter((c) => !result.checks[c]).map((c) => [c, result.reasons[c]]),
+    );
     expect(failingReasons).toEqual(expected.reasons ?? {});
   });
 });

@@ -66,7 +66,7 @@ const ROTATED_KEY_RESOURCE = {
 
 const MESSAGES = [
   { role: "system", content: "You are a helpful assistant." },
-  { role: "user", content: "Say hi in one word. 😀 \u2028 \"q\" \\" },
+  { role: "user", content: 'Say hi in one word. 😀 \u2028 "q" \\' },
 ];
 const ANSWER = "Hello!";
 
@@ -115,7 +115,13 @@ interface VectorCase {
   expected: GeneratedExpected;
 }
 
-const ALL_TRUE = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const ALL_TRUE = {
+  prompt_hash_ok: true,
+  response_hash_ok: true,
+  service_signature_ok: true,
+  payment_on_chain_ok: true,
+  payer_matches: true,
+};
 const PINNED_ONLINE: VectorRun = { offline: false, operator_key: "pinned" };
 
 const solShort = (text: string) => `${text.slice(0, 4)}…${text.slice(-4)}`;
@@ -144,10 +150,16 @@ const solanaReceipt = (i: number) => signReceipt(buildReceipt(facts(i, { payment
 const baseReceipt = (i: number, agent = EVM_AGENT) =>
   signReceipt(buildReceipt(facts(i, { agentPubkey: agent, payment: basePayment, responseText: ANSWER })), OPERATOR);
 const prepaidReceipt = (i: number) =>
-  signReceipt(buildReceipt(facts(i, { prompt: { text: "What is the capital of France?" }, responseText: "Paris." })), OPERATOR);
+  signReceipt(
+    buildReceipt(facts(i, { prompt: { text: "What is the capital of France?" }, responseText: "Paris." })),
+    OPERATOR,
+  );
 
 /** Re-signs a receipt after `edit`: only the edited fact is wrong, and the signature over it stays valid. */
-function resigned(receipt: Receipt, edit: (unsigned: Record<string, unknown>) => Record<string, unknown>): Record<string, unknown> {
+function resigned(
+  receipt: Receipt,
+  edit: (unsigned: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown> {
   const { service_signature: _old, ...unsigned } = receipt;
   const edited = edit({ ...unsigned });
   return { ...edited, service_signature: signDetached(receiptSigningBytes(edited), OPERATOR) };
@@ -266,7 +278,10 @@ function evmTransactionReceipt(shape: EvmTxShape = {}) {
 }
 
 const jsonRpcAnswer = (result: unknown) => ({ status: 200, body: { jsonrpc: "2.0", id: 1, result } });
-const GET_TRANSACTION_PARAMS = [SOL_TX, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }];
+const GET_TRANSACTION_PARAMS = [
+  SOL_TX,
+  { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+];
 const getTransaction = (response: RecordedExchange["response"]): RecordedExchange => ({
   request: { method: "POST", url: DEVNET_RPC, rpc_method: "getTransaction", params: GET_TRANSACTION_PARAMS },
   response,
@@ -305,7 +320,15 @@ function responsesObject(text: string) {
     created_at: BASE_TIMESTAMP_MS / 1_000,
     status: "completed",
     model: "local/echo-1",
-    output: [{ id: "msg_00000000-0000-4000-8000-000000000036", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] }],
+    output: [
+      {
+        id: "msg_00000000-0000-4000-8000-000000000036",
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
+      },
+    ],
     usage: { input_tokens: 12, output_tokens: 2, total_tokens: 14 },
   };
 }
@@ -315,13 +338,15 @@ function responsesObject(text: string) {
  * surrogate a model answered (UTF-8 cannot carry one), with U+2028, U+2029, a BOM and text that only looks like escapes.
  */
 const ODD_MESSAGES = [{ role: "user", content: "nul:\u0000 lone:\ud800 sep:\u2028 bom:\ufeff looks-escaped:\\u0000" }];
-const ODD_ANSWER = "nul:\u0000 sent-for-a-lone-surrogate:\ufffd seps:\u2028\u2029 bom:\ufeff looks-escaped:\\ud800 emoji:\ud83d\ude00";
+const ODD_ANSWER =
+  "nul:\u0000 sent-for-a-lone-surrogate:\ufffd seps:\u2028\u2029 bom:\ufeff looks-escaped:\\ud800 emoji:\ud83d\ude00";
 /**
  * ODD_MESSAGES' canonical JSON, written out by hand, not computed: keys sorted, no whitespace, strings as
  * JSON.stringify writes them (U+0000 and a lone surrogate escaped as \u0000 and \ud800, in lower case; U+2028 and a
  * BOM raw; a backslash doubled).
  */
-const ODD_PROMPT_CANONICAL = '[{"content":"nul:\\u0000 lone:\\ud800 sep:\u2028 bom:\ufeff looks-escaped:\\\\u0000","role":"user"}]';
+const ODD_PROMPT_CANONICAL =
+  '[{"content":"nul:\\u0000 lone:\\ud800 sep:\u2028 bom:\ufeff looks-escaped:\\\\u0000","role":"user"}]';
 const baseRequest = { model: "local/echo-1", messages: MESSAGES, stream: true };
 const prepaidRequest = { prompt: "What is the capital of France?" };
 const prepaidResponse = { result: "Paris." };
@@ -334,7 +359,7 @@ const prepaidResponse = { result: "Paris." };
  */
 const EMBEDDING_MODEL = "openai/text-embedding-3-small";
 const EMBEDDING_TEXT = "The food was delicious and the waiter was kind.";
-const EMBEDDING_TEXTS = ["The food was delicious.", "naïve café \\ \"q\" 😀"];
+const EMBEDDING_TEXTS = ["The food was delicious.", 'naïve café \\ "q" 😀'];
 const EMBEDDING_TOKENS = [791, 3691, 574, 18406, 13];
 const EMBEDDING_VECTORS = [
   [0.1, -0.5, 1e-7, -0],
@@ -351,8 +376,14 @@ const EMBEDDING_TEXT_CANONICAL = '["The food was delicious and the waiter was ki
 const EMBEDDING_TEXTS_CANONICAL = '["The food was delicious.","naïve café \\\\ \\"q\\" 😀"]';
 const EMBEDDING_TOKENS_CANONICAL = "[[791,3691,574,18406,13]]";
 const EMBEDDING_ONE_VECTOR_CANONICAL = "[[0.10000000149011612,-0.5,1.0000000116860974e-7,0]]";
-const EMBEDDING_VECTORS_CANONICAL = "[[0.10000000149011612,-0.5,1.0000000116860974e-7,0],[0.12345679104328156,0.25,-1,3.4028234663852886e+38]]";
-const embeddingsRequest = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: EMBEDDING_MODEL, input, dimensions: 4, ...extra });
+const EMBEDDING_VECTORS_CANONICAL =
+  "[[0.10000000149011612,-0.5,1.0000000116860974e-7,0],[0.12345679104328156,0.25,-1,3.4028234663852886e+38]]";
+const embeddingsRequest = (input: unknown, extra: Record<string, unknown> = {}) => ({
+  model: EMBEDDING_MODEL,
+  input,
+  dimensions: 4,
+  ...extra,
+});
 
 /** A vector as OpenAI's base64: four little-endian bytes per float32 (written here, not imported from server/verify). */
 function float32Base64(values: readonly number[]): string {
@@ -363,10 +394,18 @@ function float32Base64(values: readonly number[]): string {
 }
 
 /** An embeddings response body: each vector as the JSON numbers given, or as base64 of their float32 values. */
-function embeddingsResponse(vectors: readonly (readonly number[])[], encoding: "float" | "base64", promptTokens: number) {
+function embeddingsResponse(
+  vectors: readonly (readonly number[])[],
+  encoding: "float" | "base64",
+  promptTokens: number,
+) {
   return {
     object: "list",
-    data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: encoding === "base64" ? float32Base64(vector) : vector })),
+    data: vectors.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding: encoding === "base64" ? float32Base64(vector) : vector,
+    })),
     model: EMBEDDING_MODEL,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
@@ -377,34 +416,63 @@ function vectorCases(): VectorCase[] {
   const solana = solanaReceipt(1);
   const base = baseReceipt(2);
   const prepaid = prepaidReceipt(3);
-  const odd = signReceipt(buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })), OPERATOR);
-  const responses = signReceipt(buildReceipt(facts(36, { payment: solanaPayment, prompt: { messages: RESPONSES_MESSAGES } })), OPERATOR);
+  const odd = signReceipt(
+    buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })),
+    OPERATOR,
+  );
+  const responses = signReceipt(
+    buildReceipt(facts(36, { payment: solanaPayment, prompt: { messages: RESPONSES_MESSAGES } })),
+    OPERATOR,
+  );
   const legacy = resigned(prepaidReceipt(4), (r) => ({ ...r, prompt_hash: legacyPromptHashOfMessages(MESSAGES) }));
   /** A prepaid embeddings receipt whose hashes are SHA-256 of the hand-written canonical texts. */
   const embeddingsReceipt = (i: number, promptCanonical: string, vectorsCanonical: string) =>
-    resigned(signReceipt(buildReceipt(facts(i, { upstream: "openrouter", model: EMBEDDING_MODEL, costUnits: 1n })), OPERATOR), (r) => ({
-      ...r,
-      prompt_hash: bytesToHex(sha256(utf8ToBytes(promptCanonical))),
-      response_hash: bytesToHex(sha256(utf8ToBytes(vectorsCanonical))),
-    }));
+    resigned(
+      signReceipt(buildReceipt(facts(i, { upstream: "openrouter", model: EMBEDDING_MODEL, costUnits: 1n })), OPERATOR),
+      (r) => ({
+        ...r,
+        prompt_hash: bytesToHex(sha256(utf8ToBytes(promptCanonical))),
+        response_hash: bytesToHex(sha256(utf8ToBytes(vectorsCanonical))),
+      }),
+    );
   const embeddingsText = embeddingsReceipt(43, EMBEDDING_TEXT_CANONICAL, EMBEDDING_ONE_VECTOR_CANONICAL);
   const embeddingsTexts = embeddingsReceipt(44, EMBEDDING_TEXTS_CANONICAL, EMBEDDING_VECTORS_CANONICAL);
   const embeddingsTokens = embeddingsReceipt(45, EMBEDDING_TOKENS_CANONICAL, EMBEDDING_ONE_VECTOR_CANONICAL);
   /** A prepaid receipt signed by the retired key; `edit` changes its fields before signing. */
-  const retiredKeyReceipt = (i: number, edit: (unsigned: Record<string, unknown>) => Record<string, unknown> = (r) => r) => {
-    const unsigned = edit({ ...buildReceipt(facts(i, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })) });
+  const retiredKeyReceipt = (
+    i: number,
+    edit: (unsigned: Record<string, unknown>) => Record<string, unknown> = (r) => r,
+  ) => {
+    const unsigned = edit({
+      ...buildReceipt(facts(i, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })),
+    });
     return { ...unsigned, service_signature: signDetached(receiptSigningBytes(unsigned), RETIRED_OPERATOR) };
   };
-  const rotatedKeys: RecordedExchange[] = [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 200, body: ROTATED_KEY_RESOURCE } }];
+  const rotatedKeys: RecordedExchange[] = [
+    {
+      request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` },
+      response: { status: 200, body: ROTATED_KEY_RESOURCE },
+    },
+  ];
   const FROM_ENDPOINT: VectorRun = { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT };
-  const otherKeyReceipt = signReceipt(buildReceipt(facts(9, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })), OTHER_OPERATOR);
+  const otherKeyReceipt = signReceipt(
+    buildReceipt(facts(9, { prompt: { text: prepaidRequest.prompt }, responseText: "Paris." })),
+    OTHER_OPERATOR,
+  );
   const withPayment = (i: number, edit: (payment: Record<string, unknown>) => unknown) =>
     resigned(solanaReceipt(i), (r) => ({ ...r, payment: edit({ ...(r.payment as Record<string, unknown>) }) }));
   const withBasePayment = (i: number, edit: (payment: Record<string, unknown>) => unknown) =>
     resigned(baseReceipt(i), (r) => ({ ...r, payment: edit({ ...(r.payment as Record<string, unknown>) }) }));
   const verdictFor = (receipt: Receipt, checks: Record<string, boolean>, i: number) =>
     signDocument(
-      { v: 1, ok: Object.values(checks).every(Boolean), checks, receipt_signature: receipt.service_signature, verified_at: BASE_TIMESTAMP_MS + i * 1_000 + 500, verifier_pubkey: VERIFIER.publicKeyBase58 },
+      {
+        v: 1,
+        ok: Object.values(checks).every(Boolean),
+        checks,
+        receipt_signature: receipt.service_signature,
+        verified_at: BASE_TIMESTAMP_MS + i * 1_000 + 500,
+        verifier_pubkey: VERIFIER.publicKeyBase58,
+      },
       "verifier_signature",
       VERIFIER,
     );
@@ -424,19 +492,32 @@ function vectorCases(): VectorCase[] {
     ok: true,
     ...hashesOf(receipt),
   });
-  const failing = (notes: string, outcome: Pick<GeneratedExpected, "checks" | "ok" | "reasons">, run: VectorRun = PINNED_ONLINE): GeneratedExpected => ({
+  const failing = (
+    notes: string,
+    outcome: Pick<GeneratedExpected, "checks" | "ok" | "reasons">,
+    run: VectorRun = PINNED_ONLINE,
+  ): GeneratedExpected => ({
     kind: "verify",
     notes,
     run,
     ...outcome,
   });
-  const throws = (notes: string, error: NonNullable<GeneratedExpected["error"]>, run: VectorRun = PINNED_ONLINE): GeneratedExpected => ({
+  const throws = (
+    notes: string,
+    error: NonNullable<GeneratedExpected["error"]>,
+    run: VectorRun = PINNED_ONLINE,
+  ): GeneratedExpected => ({
     kind: "verify",
     notes,
     run,
     error,
   });
-  const prepaidCase = (name: string, receipt: unknown, expected: GeneratedExpected, extra: Partial<VectorCase> = {}): VectorCase => ({
+  const prepaidCase = (
+    name: string,
+    receipt: unknown,
+    expected: GeneratedExpected,
+    extra: Partial<VectorCase> = {},
+  ): VectorCase => ({
     name,
     receipt,
     request: prepaidRequest,
@@ -444,7 +525,12 @@ function vectorCases(): VectorCase[] {
     expected,
     ...extra,
   });
-  const solanaCase = (name: string, receipt: unknown, http: RecordedExchange[] | undefined, expected: GeneratedExpected): VectorCase => ({
+  const solanaCase = (
+    name: string,
+    receipt: unknown,
+    http: RecordedExchange[] | undefined,
+    expected: GeneratedExpected,
+  ): VectorCase => ({
     name,
     receipt,
     request: solanaRequest,
@@ -452,7 +538,12 @@ function vectorCases(): VectorCase[] {
     ...(http ? { http } : {}),
     expected,
   });
-  const baseCase = (name: string, receipt: unknown, http: RecordedExchange[] | undefined, expected: GeneratedExpected): VectorCase => ({
+  const baseCase = (
+    name: string,
+    receipt: unknown,
+    http: RecordedExchange[] | undefined,
+    expected: GeneratedExpected,
+  ): VectorCase => ({
     name,
     receipt,
     request: baseRequest,
@@ -463,8 +554,24 @@ function vectorCases(): VectorCase[] {
 
   return [
     // Valid receipts.
-    solanaCase("solana-paid-001", solana, [getTransaction(jsonRpcAnswer(solanaTransaction()))], valid("x402 receipt paid on Solana devnet; the recorded getTransaction shows the agent's transfer of exactly 0.01 USDC to pay_to.", solana)),
-    baseCase("base-paid-001", base, [getEvmReceipt(evmTransactionReceipt())], valid("x402 receipt paid on Base Sepolia, answer streamed: the response hash covers the concatenated delta.content. The recorded receipt's tx.from is the relayer; the Transfer log names the agent.", base)),
+    solanaCase(
+      "solana-paid-001",
+      solana,
+      [getTransaction(jsonRpcAnswer(solanaTransaction()))],
+      valid(
+        "x402 receipt paid on Solana devnet; the recorded getTransaction shows the agent's transfer of exactly 0.01 USDC to pay_to.",
+        solana,
+      ),
+    ),
+    baseCase(
+      "base-paid-001",
+      base,
+      [getEvmReceipt(evmTransactionReceipt())],
+      valid(
+        "x402 receipt paid on Base Sepolia, answer streamed: the response hash covers the concatenated delta.content. The recorded receipt's tx.from is the relayer; the Transfer log names the agent.",
+        base,
+      ),
+    ),
     {
       name: "responses-paid-001",
       receipt: responses,
@@ -476,7 +583,14 @@ function vectorCases(): VectorCase[] {
         responses,
       ),
     },
-    prepaidCase("prepaid-001", prepaid, valid("Prepaid receipt (no payment block): checks 4 and 5 are vacuously true and no network is touched. The prompt is a raw string.", prepaid)),
+    prepaidCase(
+      "prepaid-001",
+      prepaid,
+      valid(
+        "Prepaid receipt (no payment block): checks 4 and 5 are vacuously true and no network is touched. The prompt is a raw string.",
+        prepaid,
+      ),
+    ),
     {
       name: "prepaid-odd-content-001",
       receipt: odd,
@@ -496,7 +610,13 @@ function vectorCases(): VectorCase[] {
       receipt: legacy,
       request: { messages: MESSAGES },
       response: prepaidResponse,
-      expected: { ...valid("Prepaid receipt whose prompt_hash is the legacy form: SHA-256 of the `role:content` lines joined by a newline.", legacy), prompt_hash_expected: legacyPromptHashOfMessages(MESSAGES)! },
+      expected: {
+        ...valid(
+          "Prepaid receipt whose prompt_hash is the legacy form: SHA-256 of the `role:content` lines joined by a newline.",
+          legacy,
+        ),
+        prompt_hash_expected: legacyPromptHashOfMessages(MESSAGES)!,
+      },
     },
     {
       name: "embeddings-string-input-001",
@@ -513,7 +633,10 @@ function vectorCases(): VectorCase[] {
       receipt: embeddingsTexts,
       request: embeddingsRequest(EMBEDDING_TEXTS),
       response: embeddingsResponse(EMBEDDING_VECTORS, "float", 12),
-      expected: valid("Prepaid receipt of an embeddings call with two texts as input, answered as float arrays (encoding_format float, the default). The prompt hash covers the texts as sent, in order; the response hash the two vectors in index order.", embeddingsTexts),
+      expected: valid(
+        "Prepaid receipt of an embeddings call with two texts as input, answered as float arrays (encoding_format float, the default). The prompt hash covers the texts as sent, in order; the response hash the two vectors in index order.",
+        embeddingsTexts,
+      ),
     },
     {
       name: "embeddings-array-input-base64-001",
@@ -530,48 +653,144 @@ function vectorCases(): VectorCase[] {
       receipt: embeddingsTokens,
       request: embeddingsRequest(EMBEDDING_TOKENS, { encoding_format: "base64" }),
       response: embeddingsResponse(EMBEDDING_VECTORS.slice(0, 1), "base64", 5),
-      expected: valid("Prepaid receipt of an embeddings call with one list of token ids as input: its prompt hash covers it as a list of that one list (numbers, never texts).", embeddingsTokens),
+      expected: valid(
+        "Prepaid receipt of an embeddings call with one list of token ids as input: its prompt hash covers it as a list of that one list (numbers, never texts).",
+        embeddingsTokens,
+      ),
     },
     {
       name: "embeddings-tampered-001",
       receipt: embeddingsTexts,
       request: embeddingsRequest(EMBEDDING_TEXTS),
-      response: embeddingsResponse([EMBEDDING_VECTORS[0]!, [0.123456789, NEXT_FLOAT32_AFTER_QUARTER, -1, 3.4028234663852886e38]], "float", 12),
-      expected: failing("The receipt of embeddings-array-input-001 with its answer tampered: one value moved by one float32 step (0.25 to the next float32 above it).", {
+      response: embeddingsResponse(
+        [EMBEDDING_VECTORS[0]!, [0.123456789, NEXT_FLOAT32_AFTER_QUARTER, -1, 3.4028234663852886e38]],
+        "float",
+        12,
+      ),
+      expected: failing(
+        "The receipt of embeddings-array-input-001 with its answer tampered: one value moved by one float32 step (0.25 to the next float32 above it).",
+        {
+          checks: { ...ALL_TRUE, response_hash_ok: false },
+          ok: false,
+          reasons: { response_hash_ok: "response hash differs from the receipt's response_hash" },
+        },
+      ),
+    },
+    prepaidCase(
+      "operator-key-from-endpoint-001",
+      prepaidReceipt(5),
+      {
+        ...valid(
+          "The operator key is fetched from {endpoint}/api/v1/operator-key instead of being pinned.",
+          prepaidReceipt(5),
+        ),
+        run: { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT },
+      },
+      {
+        http: [
+          {
+            request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` },
+            response: {
+              status: 200,
+              body: { pubkey: OPERATOR.publicKeyBase58, algorithm: "ed25519", encoding: "base58" },
+            },
+          },
+        ],
+      },
+    ),
+    prepaidCase(
+      "parse-base64-header-001",
+      null,
+      {
+        ...valid(
+          "The receipt as the X-Service-Receipt header carries it: base64 of the receipt JSON.",
+          prepaidReceipt(6),
+        ),
+        kind: "parse",
+        parse: { ok: true },
+      },
+      {
+        receiptText: `${encodeReceiptHeader(prepaidReceipt(6))}\n`,
+      },
+    ),
+
+    // Check 1: the prompt hash.
+    prepaidCase(
+      "prompt-hash-mismatch-001",
+      prepaidReceipt(7),
+      failing("The prompt given is not the one the receipt covers.", {
+        checks: { ...ALL_TRUE, prompt_hash_ok: false },
+        ok: false,
+        reasons: { prompt_hash_ok: "prompt hash differs from the receipt's prompt_hash" },
+      }),
+      {
+        request: { prompt: "What is the capital of Spain?" },
+      },
+    ),
+    prepaidCase(
+      "prompt-unrecognised-001",
+      prepaidReceipt(7),
+      failing(
+        "The prompt is in no form the verifier reads (messages, a request body with messages, prompt or a Responses input, or text).",
+        {
+          checks: { ...ALL_TRUE, prompt_hash_ok: false },
+          ok: false,
+          reasons: { prompt_hash_ok: "no prompt given in a recognised form (messages, request body, or text)" },
+        },
+      ),
+      {
+        request: { question: "What is the capital of France?" },
+      },
+    ),
+    // Check 2: the response hash.
+    prepaidCase(
+      "response-hash-mismatch-001",
+      prepaidReceipt(8),
+      failing("The response given is not the one the receipt covers.", {
         checks: { ...ALL_TRUE, response_hash_ok: false },
         ok: false,
         reasons: { response_hash_ok: "response hash differs from the receipt's response_hash" },
       }),
-    },
-    prepaidCase("operator-key-from-endpoint-001", prepaidReceipt(5), { ...valid("The operator key is fetched from {endpoint}/api/v1/operator-key instead of being pinned.", prepaidReceipt(5)), run: { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT } }, {
-      http: [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 200, body: { pubkey: OPERATOR.publicKeyBase58, algorithm: "ed25519", encoding: "base58" } } }],
-    }),
-    prepaidCase("parse-base64-header-001", null, { ...valid("The receipt as the X-Service-Receipt header carries it: base64 of the receipt JSON.", prepaidReceipt(6)), kind: "parse", parse: { ok: true } }, {
-      receiptText: `${encodeReceiptHeader(prepaidReceipt(6))}\n`,
-    }),
-
-    // Check 1: the prompt hash.
-    prepaidCase("prompt-hash-mismatch-001", prepaidReceipt(7), failing("The prompt given is not the one the receipt covers.", { checks: { ...ALL_TRUE, prompt_hash_ok: false }, ok: false, reasons: { prompt_hash_ok: "prompt hash differs from the receipt's prompt_hash" } }), {
-      request: { prompt: "What is the capital of Spain?" },
-    }),
-    prepaidCase("prompt-unrecognised-001", prepaidReceipt(7), failing("The prompt is in no form the verifier reads (messages, a request body with messages, prompt or a Responses input, or text).", { checks: { ...ALL_TRUE, prompt_hash_ok: false }, ok: false, reasons: { prompt_hash_ok: "no prompt given in a recognised form (messages, request body, or text)" } }), {
-      request: { question: "What is the capital of France?" },
-    }),
-    // Check 2: the response hash.
-    prepaidCase("response-hash-mismatch-001", prepaidReceipt(8), failing("The response given is not the one the receipt covers.", { checks: { ...ALL_TRUE, response_hash_ok: false }, ok: false, reasons: { response_hash_ok: "response hash differs from the receipt's response_hash" } }), {
-      response: { result: "Madrid." },
-    }),
-    prepaidCase("response-unrecognised-001", prepaidReceipt(8), failing("The response holds no text in a form the verifier reads.", { checks: { ...ALL_TRUE, response_hash_ok: false }, ok: false, reasons: { response_hash_ok: "no response text found (chat completion, {result}, text, or stream chunks)" } }), {
-      response: { output: "Paris." },
-    }),
+      {
+        response: { result: "Madrid." },
+      },
+    ),
+    prepaidCase(
+      "response-unrecognised-001",
+      prepaidReceipt(8),
+      failing("The response holds no text in a form the verifier reads.", {
+        checks: { ...ALL_TRUE, response_hash_ok: false },
+        ok: false,
+        reasons: { response_hash_ok: "no response text found (chat completion, {result}, text, or stream chunks)" },
+      }),
+      {
+        response: { output: "Paris." },
+      },
+    ),
     // Check 3: the operator signature.
-    prepaidCase("signature-other-key-001", otherKeyReceipt, failing("Signed by another key than the operator key given.", { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature is not valid for operator key ${operatorShort(OPERATOR.publicKeyBase58)}` } })),
+    prepaidCase(
+      "signature-other-key-001",
+      otherKeyReceipt,
+      failing("Signed by another key than the operator key given.", {
+        checks: { ...ALL_TRUE, service_signature_ok: false },
+        ok: false,
+        reasons: {
+          service_signature_ok: `signature is not valid for operator key ${operatorShort(OPERATOR.publicKeyBase58)}`,
+        },
+      }),
+    ),
 
     // Check 3 across a key rotation: the endpoint publishes the retired key with its retirement (2025-11-13T02:14:00.500Z).
     prepaidCase(
       "signature-retired-key-001",
       retiredKeyReceipt(38),
-      { ...valid("Signed by a retired operator key, timestamped (2025-11-13T02:13:58.000Z) before its retirement: the endpoint lists the key as retired at 2025-11-13T02:14:00.500Z, so the signature counts.", retiredKeyReceipt(38)), run: FROM_ENDPOINT },
+      {
+        ...valid(
+          "Signed by a retired operator key, timestamped (2025-11-13T02:13:58.000Z) before its retirement: the endpoint lists the key as retired at 2025-11-13T02:14:00.500Z, so the signature counts.",
+          retiredKeyReceipt(38),
+        ),
+        run: FROM_ENDPOINT,
+      },
       { http: rotatedKeys },
     ),
     prepaidCase(
@@ -579,7 +798,13 @@ function vectorCases(): VectorCase[] {
       retiredKeyReceipt(41),
       failing(
         "Signed by a retired operator key, timestamped (2025-11-13T02:14:01.000Z) after its retirement at 2025-11-13T02:14:00.500Z: a retired key vouches for nothing from then on.",
-        { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature made by operator key ${operatorShort(RETIRED_OPERATOR.publicKeyBase58)}, retired at 2025-11-13T02:14:00.500Z: the receipt's timestamp 2025-11-13T02:14:01.000Z is not before its retirement` } },
+        {
+          checks: { ...ALL_TRUE, service_signature_ok: false },
+          ok: false,
+          reasons: {
+            service_signature_ok: `signature made by operator key ${operatorShort(RETIRED_OPERATOR.publicKeyBase58)}, retired at 2025-11-13T02:14:00.500Z: the receipt's timestamp 2025-11-13T02:14:01.000Z is not before its retirement`,
+          },
+        },
         FROM_ENDPOINT,
       ),
       { http: rotatedKeys },
@@ -589,7 +814,13 @@ function vectorCases(): VectorCase[] {
       retiredKeyReceipt(42, ({ timestamp: _omitted, ...rest }) => rest),
       failing(
         "Signed by a retired operator key, but without a timestamp: nothing places the signature before the key's retirement.",
-        { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature made by operator key ${operatorShort(RETIRED_OPERATOR.publicKeyBase58)}, retired at 2025-11-13T02:14:00.500Z: the receipt has no timestamp to show it was signed before then` } },
+        {
+          checks: { ...ALL_TRUE, service_signature_ok: false },
+          ok: false,
+          reasons: {
+            service_signature_ok: `signature made by operator key ${operatorShort(RETIRED_OPERATOR.publicKeyBase58)}, retired at 2025-11-13T02:14:00.500Z: the receipt has no timestamp to show it was signed before then`,
+          },
+        },
         FROM_ENDPOINT,
       ),
       { http: rotatedKeys },
@@ -597,80 +828,316 @@ function vectorCases(): VectorCase[] {
     prepaidCase(
       "signature-rotated-other-key-001",
       otherKeyReceipt,
-      failing("Signed by a key that is neither the operator's current key nor one it retired.", { checks: { ...ALL_TRUE, service_signature_ok: false }, ok: false, reasons: { service_signature_ok: `signature is not valid for operator key ${operatorShort(OPERATOR.publicKeyBase58)} nor for any of its retired keys` } }, FROM_ENDPOINT),
+      failing(
+        "Signed by a key that is neither the operator's current key nor one it retired.",
+        {
+          checks: { ...ALL_TRUE, service_signature_ok: false },
+          ok: false,
+          reasons: {
+            service_signature_ok: `signature is not valid for operator key ${operatorShort(OPERATOR.publicKeyBase58)} nor for any of its retired keys`,
+          },
+        },
+        FROM_ENDPOINT,
+      ),
       { http: rotatedKeys },
     ),
 
     // Checks 4 and 5, before any chain call.
-    solanaCase("payment-offline-001", solanaReceipt(10), undefined, failing("A paid receipt verified offline: both payment checks are false, not skipped.", paymentFails("not checked: offline mode"), { offline: true, operator_key: "pinned" })),
-    solanaCase("payment-malformed-001", withPayment(11, () => "x402"), undefined, failing("The payment block is not an object.", paymentFails("payment block is malformed"))),
-    solanaCase("payment-incomplete-001", withPayment(12, ({ pay_to: _omitted, ...rest }) => rest), undefined, failing("The payment block has no pay_to.", paymentFails("payment block lacks tx_signature, pay_to or network, or the receipt lacks agent_pubkey"))),
-    solanaCase("payment-amount-invalid-001", withPayment(13, (p) => ({ ...p, amount_usdc: 0 })), undefined, failing("A zero payment amount.", paymentFails("payment.amount_usdc is not a positive USDC amount"))),
-    solanaCase("payment-network-unsupported-001", withPayment(14, (p) => ({ ...p, network: "solana:unknown" })), undefined, failing("A network the verifier does not know.", paymentFails("unsupported payment network solana:unknown"))),
+    solanaCase(
+      "payment-offline-001",
+      solanaReceipt(10),
+      undefined,
+      failing(
+        "A paid receipt verified offline: both payment checks are false, not skipped.",
+        paymentFails("not checked: offline mode"),
+        { offline: true, operator_key: "pinned" },
+      ),
+    ),
+    solanaCase(
+      "payment-malformed-001",
+      withPayment(11, () => "x402"),
+      undefined,
+      failing("The payment block is not an object.", paymentFails("payment block is malformed")),
+    ),
+    solanaCase(
+      "payment-incomplete-001",
+      withPayment(12, ({ pay_to: _omitted, ...rest }) => rest),
+      undefined,
+      failing(
+        "The payment block has no pay_to.",
+        paymentFails("payment block lacks tx_signature, pay_to or network, or the receipt lacks agent_pubkey"),
+      ),
+    ),
+    solanaCase(
+      "payment-amount-invalid-001",
+      withPayment(13, (p) => ({ ...p, amount_usdc: 0 })),
+      undefined,
+      failing("A zero payment amount.", paymentFails("payment.amount_usdc is not a positive USDC amount")),
+    ),
+    solanaCase(
+      "payment-network-unsupported-001",
+      withPayment(14, (p) => ({ ...p, network: "solana:unknown" })),
+      undefined,
+      failing("A network the verifier does not know.", paymentFails("unsupported payment network solana:unknown")),
+    ),
 
     // Checks 4 and 5 on Solana.
-    solanaCase("solana-bad-tx-signature-001", withPayment(15, (p) => ({ ...p, tx_signature: "not-a-solana-signature" })), undefined, failing("tx_signature is not base58 of 64 bytes: no RPC call is made.", paymentFails("tx_signature is not a base58 Solana signature"))),
-    solanaCase("solana-tx-not-found-001", solanaReceipt(16), [getTransaction(jsonRpcAnswer(null))], failing("The node does not know the transaction.", paymentFails(`transaction ${solShort(SOL_TX)} not found at confirmed commitment`))),
-    solanaCase("solana-tx-without-meta-001", solanaReceipt(17), [getTransaction(jsonRpcAnswer(solanaTransaction({ withoutMeta: true })))], failing("The node answers without meta (no balances to read).", paymentFails("RPC returned a transaction without meta"))),
-    solanaCase("solana-tx-failed-001", solanaReceipt(18), [getTransaction(jsonRpcAnswer(solanaTransaction({ err: { InstructionError: [2, { Custom: 1 }] } })))], failing("The transaction failed on chain.", paymentFails(`transaction ${solShort(SOL_TX)} failed on chain`))),
-    solanaCase("solana-wrong-mint-001", solanaReceipt(19), [getTransaction(jsonRpcAnswer(solanaTransaction({ mint: "So11111111111111111111111111111111111111112" })))], failing("The transfer moved another token than the network's USDC mint.", {
-      checks: { ...ALL_TRUE, payment_on_chain_ok: false, payer_matches: false },
-      ok: false,
-      reasons: {
-        payment_on_chain_ok: `no transfer of exactly 0.01 USDC (mint ${solShort(DEVNET_USDC_MINT)}) to ${SOL_PAY_TO} in ${SOL_WHERE}`,
-        payer_matches: `${SOL_AGENT} signed but no USDC account it owns paid 0.01 USDC`,
-      },
-    })),
-    solanaCase("solana-agent-not-signer-001", solanaReceipt(20), [getTransaction(jsonRpcAnswer(solanaTransaction({ agentSigns: false })))], failing("The money arrived, but the agent did not sign the transaction.", {
-      checks: { ...ALL_TRUE, payer_matches: false },
-      ok: false,
-      reasons: { payer_matches: `${SOL_AGENT} did not sign ${SOL_WHERE}` },
-    })),
+    solanaCase(
+      "solana-bad-tx-signature-001",
+      withPayment(15, (p) => ({ ...p, tx_signature: "not-a-solana-signature" })),
+      undefined,
+      failing(
+        "tx_signature is not base58 of 64 bytes: no RPC call is made.",
+        paymentFails("tx_signature is not a base58 Solana signature"),
+      ),
+    ),
+    solanaCase(
+      "solana-tx-not-found-001",
+      solanaReceipt(16),
+      [getTransaction(jsonRpcAnswer(null))],
+      failing(
+        "The node does not know the transaction.",
+        paymentFails(`transaction ${solShort(SOL_TX)} not found at confirmed commitment`),
+      ),
+    ),
+    solanaCase(
+      "solana-tx-without-meta-001",
+      solanaReceipt(17),
+      [getTransaction(jsonRpcAnswer(solanaTransaction({ withoutMeta: true })))],
+      failing(
+        "The node answers without meta (no balances to read).",
+        paymentFails("RPC returned a transaction without meta"),
+      ),
+    ),
+    solanaCase(
+      "solana-tx-failed-001",
+      solanaReceipt(18),
+      [getTransaction(jsonRpcAnswer(solanaTransaction({ err: { InstructionError: [2, { Custom: 1 }] } })))],
+      failing("The transaction failed on chain.", paymentFails(`transaction ${solShort(SOL_TX)} failed on chain`)),
+    ),
+    solanaCase(
+      "solana-wrong-mint-001",
+      solanaReceipt(19),
+      [getTransaction(jsonRpcAnswer(solanaTransaction({ mint: "So11111111111111111111111111111111111111112" })))],
+      failing("The transfer moved another token than the network's USDC mint.", {
+        checks: { ...ALL_TRUE, payment_on_chain_ok: false, payer_matches: false },
+        ok: false,
+        reasons: {
+          payment_on_chain_ok: `no transfer of exactly 0.01 USDC (mint ${solShort(DEVNET_USDC_MINT)}) to ${SOL_PAY_TO} in ${SOL_WHERE}`,
+          payer_matches: `${SOL_AGENT} signed but no USDC account it owns paid 0.01 USDC`,
+        },
+      }),
+    ),
+    solanaCase(
+      "solana-agent-not-signer-001",
+      solanaReceipt(20),
+      [getTransaction(jsonRpcAnswer(solanaTransaction({ agentSigns: false })))],
+      failing("The money arrived, but the agent did not sign the transaction.", {
+        checks: { ...ALL_TRUE, payer_matches: false },
+        ok: false,
+        reasons: { payer_matches: `${SOL_AGENT} did not sign ${SOL_WHERE}` },
+      }),
+    ),
 
     // Checks 4 and 5 on Base.
-    baseCase("base-bad-tx-hash-001", withBasePayment(21, (p) => ({ ...p, tx_signature: SOL_TX })), undefined, failing("A Solana signature on an EVM network: no RPC call is made.", paymentFails("tx_signature is not a 0x-prefixed 32-byte EVM transaction hash"))),
-    baseCase("base-bad-pay-to-001", withBasePayment(22, (p) => ({ ...p, pay_to: SOL_PAY_TO })), undefined, failing("pay_to is not an EVM address.", paymentFails("pay_to is not a 0x EVM address"))),
-    baseCase("base-bad-agent-001", baseReceipt(23, SOL_AGENT), undefined, failing("agent_pubkey is a Solana key on an EVM network.", paymentFails("agent_pubkey is not a 0x EVM address"))),
-    baseCase("base-tx-not-found-001", baseReceipt(24), [getEvmReceipt(null)], failing("The node does not know the transaction.", paymentFails(`transaction ${evmShort(EVM_TX)} not found`))),
-    baseCase("base-malformed-receipt-001", baseReceipt(25), [getEvmReceipt("0x1")], failing("The node answers with something that is not a transaction receipt.", paymentFails("RPC returned a malformed transaction receipt"))),
-    baseCase("base-tx-reverted-001", baseReceipt(26), [getEvmReceipt(evmTransactionReceipt({ status: "0x0" }))], failing("The transaction reverted.", paymentFails(`transaction ${evmShort(EVM_TX)} failed on chain`))),
-    baseCase("base-wrong-token-001", baseReceipt(27), [getEvmReceipt(evmTransactionReceipt({ contract: evmAddressOf("another token contract") }))], failing("The Transfer log comes from another contract than the network's USDC.", {
-      checks: { ...ALL_TRUE, payment_on_chain_ok: false, payer_matches: false },
-      ok: false,
-      reasons: {
-        payment_on_chain_ok: `no USDC Transfer (contract ${evmShort(BASE_SEPOLIA_USDC)}) of exactly 0.001 USDC to ${EVM_PAY_TO} in ${EVM_WHERE}`,
-        payer_matches: `no transfer from ${EVM_AGENT} in ${EVM_WHERE}`,
-      },
-    })),
-    baseCase("base-payer-not-agent-001", baseReceipt(28), [getEvmReceipt(evmTransactionReceipt({ from: EVM_RELAYER }))], failing("The USDC arrived, but from the relayer, not the agent.", {
-      checks: { ...ALL_TRUE, payer_matches: false },
-      ok: false,
-      reasons: { payer_matches: `the transfer to ${EVM_PAY_TO} came from ${EVM_RELAYER}, not ${EVM_AGENT}` },
-    })),
+    baseCase(
+      "base-bad-tx-hash-001",
+      withBasePayment(21, (p) => ({ ...p, tx_signature: SOL_TX })),
+      undefined,
+      failing(
+        "A Solana signature on an EVM network: no RPC call is made.",
+        paymentFails("tx_signature is not a 0x-prefixed 32-byte EVM transaction hash"),
+      ),
+    ),
+    baseCase(
+      "base-bad-pay-to-001",
+      withBasePayment(22, (p) => ({ ...p, pay_to: SOL_PAY_TO })),
+      undefined,
+      failing("pay_to is not an EVM address.", paymentFails("pay_to is not a 0x EVM address")),
+    ),
+    baseCase(
+      "base-bad-agent-001",
+      baseReceipt(23, SOL_AGENT),
+      undefined,
+      failing("agent_pubkey is a Solana key on an EVM network.", paymentFails("agent_pubkey is not a 0x EVM address")),
+    ),
+    baseCase(
+      "base-tx-not-found-001",
+      baseReceipt(24),
+      [getEvmReceipt(null)],
+      failing("The node does not know the transaction.", paymentFails(`transaction ${evmShort(EVM_TX)} not found`)),
+    ),
+    baseCase(
+      "base-malformed-receipt-001",
+      baseReceipt(25),
+      [getEvmReceipt("0x1")],
+      failing(
+        "The node answers with something that is not a transaction receipt.",
+        paymentFails("RPC returned a malformed transaction receipt"),
+      ),
+    ),
+    baseCase(
+      "base-tx-reverted-001",
+      baseReceipt(26),
+      [getEvmReceipt(evmTransactionReceipt({ status: "0x0" }))],
+      failing("The transaction reverted.", paymentFails(`transaction ${evmShort(EVM_TX)} failed on chain`)),
+    ),
+    baseCase(
+      "base-wrong-token-001",
+      baseReceipt(27),
+      [getEvmReceipt(evmTransactionReceipt({ contract: evmAddressOf("another token contract") }))],
+      failing("The Transfer log comes from another contract than the network's USDC.", {
+        checks: { ...ALL_TRUE, payment_on_chain_ok: false, payer_matches: false },
+        ok: false,
+        reasons: {
+          payment_on_chain_ok: `no USDC Transfer (contract ${evmShort(BASE_SEPOLIA_USDC)}) of exactly 0.001 USDC to ${EVM_PAY_TO} in ${EVM_WHERE}`,
+          payer_matches: `no transfer from ${EVM_AGENT} in ${EVM_WHERE}`,
+        },
+      }),
+    ),
+    baseCase(
+      "base-payer-not-agent-001",
+      baseReceipt(28),
+      [getEvmReceipt(evmTransactionReceipt({ from: EVM_RELAYER }))],
+      failing("The USDC arrived, but from the relayer, not the agent.", {
+        checks: { ...ALL_TRUE, payer_matches: false },
+        ok: false,
+        reasons: { payer_matches: `the transfer to ${EVM_PAY_TO} came from ${EVM_RELAYER}, not ${EVM_AGENT}` },
+      }),
+    ),
 
     // Misuse: VerifyInputError.
-    prepaidCase("input-receipt-not-object-001", ["not", "a", "receipt"], throws("The receipt is a JSON array.", { name: "VerifyInputError", message: "receipt must be a JSON object" })),
-    prepaidCase("input-operator-key-malformed-001", prepaidReceipt(29), throws("The pinned operator key is not base58 of 32 bytes.", { name: "VerifyInputError", message: "operatorKey is not a base58 32-byte public key" }), { operatorKey: "not-a-key" }),
-    prepaidCase("input-no-operator-key-001", prepaidReceipt(30), throws("Neither a pinned key nor an endpoint.", { name: "VerifyInputError", message: "either operatorKey or endpoint is required" }, { offline: false, operator_key: "none" })),
+    prepaidCase(
+      "input-receipt-not-object-001",
+      ["not", "a", "receipt"],
+      throws("The receipt is a JSON array.", { name: "VerifyInputError", message: "receipt must be a JSON object" }),
+    ),
+    prepaidCase(
+      "input-operator-key-malformed-001",
+      prepaidReceipt(29),
+      throws("The pinned operator key is not base58 of 32 bytes.", {
+        name: "VerifyInputError",
+        message: "operatorKey is not a base58 32-byte public key",
+      }),
+      { operatorKey: "not-a-key" },
+    ),
+    prepaidCase(
+      "input-no-operator-key-001",
+      prepaidReceipt(30),
+      throws(
+        "Neither a pinned key nor an endpoint.",
+        { name: "VerifyInputError", message: "either operatorKey or endpoint is required" },
+        { offline: false, operator_key: "none" },
+      ),
+    ),
 
     // No verdict reached: VerifierFetchError, one per reason.
-    prepaidCase("fetch-operator-key-unavailable-001", prepaidReceipt(31), throws("The endpoint answers 404 for the operator key: final, no retry.", { name: "VerifierFetchError", reason: "operator_key_unavailable" }, { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT }), {
-      http: [{ request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` }, response: { status: 404, body: { error: { message: "no such API route; the API is described at /api/v1/openapi.json", type: "invalid_request_error", param: null, code: "not_found" } } } }],
-    }),
-    solanaCase("fetch-rpc-unreachable-001", solanaReceipt(32), [getTransaction({ fail: "network" }), getTransaction({ fail: "network" })], throws("The RPC cannot be reached, twice (one retry).", { name: "VerifierFetchError", reason: "rpc_unreachable" })),
-    solanaCase("fetch-rpc-timeout-001", solanaReceipt(33), [getTransaction({ fail: "hang" }), getTransaction({ fail: "hang" })], throws("The RPC never answers, twice (one retry).", { name: "VerifierFetchError", reason: "rpc_timeout" }, { ...PINNED_ONLINE, attempt_timeout_ms: 50 })),
-    solanaCase("fetch-rpc-error-001", solanaReceipt(34), [getTransaction({ status: 200, body: { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid request" } } })], throws("The RPC answers with a JSON-RPC error object.", { name: "VerifierFetchError", reason: "rpc_error" })),
-    solanaCase("fetch-refused-001", solanaReceipt(35), [getTransaction({ fail: "refused" })], throws("The caller's guarded fetch refuses the RPC address: passed through, no retry.", { name: "VerifierFetchError", reason: "fetch_refused" })),
+    prepaidCase(
+      "fetch-operator-key-unavailable-001",
+      prepaidReceipt(31),
+      throws(
+        "The endpoint answers 404 for the operator key: final, no retry.",
+        { name: "VerifierFetchError", reason: "operator_key_unavailable" },
+        { offline: false, operator_key: "endpoint", endpoint: OPERATOR_ENDPOINT },
+      ),
+      {
+        http: [
+          {
+            request: { method: "GET", url: `${OPERATOR_ENDPOINT}/api/v1/operator-key` },
+            response: {
+              status: 404,
+              body: {
+                error: {
+                  message: "no such API route; the API is described at /api/v1/openapi.json",
+                  type: "invalid_request_error",
+                  param: null,
+                  code: "not_found",
+                },
+              },
+            },
+          },
+        ],
+      },
+    ),
+    solanaCase(
+      "fetch-rpc-unreachable-001",
+      solanaReceipt(32),
+      [getTransaction({ fail: "network" }), getTransaction({ fail: "network" })],
+      throws("The RPC cannot be reached, twice (one retry).", {
+        name: "VerifierFetchError",
+        reason: "rpc_unreachable",
+      }),
+    ),
+    solanaCase(
+      "fetch-rpc-timeout-001",
+      solanaReceipt(33),
+      [getTransaction({ fail: "hang" }), getTransaction({ fail: "hang" })],
+      throws(
+        "The RPC never answers, twice (one retry).",
+        { name: "VerifierFetchError", reason: "rpc_timeout" },
+        { ...PINNED_ONLINE, attempt_timeout_ms: 50 },
+      ),
+    ),
+    solanaCase(
+      "fetch-rpc-error-001",
+      solanaReceipt(34),
+      [
+        getTransaction({
+          status: 200,
+          body: { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "Invalid request" } },
+        }),
+      ],
+      throws("The RPC answers with a JSON-RPC error object.", { name: "VerifierFetchError", reason: "rpc_error" }),
+    ),
+    solanaCase(
+      "fetch-refused-001",
+      solanaReceipt(35),
+      [getTransaction({ fail: "refused" })],
+      throws("The caller's guarded fetch refuses the RPC address: passed through, no retry.", {
+        name: "VerifierFetchError",
+        reason: "fetch_refused",
+      }),
+    ),
 
     // Reading what a person pasted (parseReceiptText).
-    prepaidCase("parse-empty-001", null, { kind: "parse", notes: "Nothing but whitespace.", parse: { ok: false, reason: "empty" } }, { receiptText: "  \n" }),
-    prepaidCase("parse-not-json-or-base64-001", null, { kind: "parse", notes: "Neither JSON nor base64 of JSON.", parse: { ok: false, reason: "not_json_or_base64" } }, { receiptText: "this is not a receipt!\n" }),
-    prepaidCase("parse-not-an-object-001", null, { kind: "parse", notes: "JSON, but an array.", parse: { ok: false, reason: "not_an_object" } }, { receiptText: "[1,2,3]\n" }),
+    prepaidCase(
+      "parse-empty-001",
+      null,
+      { kind: "parse", notes: "Nothing but whitespace.", parse: { ok: false, reason: "empty" } },
+      { receiptText: "  \n" },
+    ),
+    prepaidCase(
+      "parse-not-json-or-base64-001",
+      null,
+      { kind: "parse", notes: "Neither JSON nor base64 of JSON.", parse: { ok: false, reason: "not_json_or_base64" } },
+      { receiptText: "this is not a receipt!\n" },
+    ),
+    prepaidCase(
+      "parse-not-an-object-001",
+      null,
+      { kind: "parse", notes: "JSON, but an array.", parse: { ok: false, reason: "not_an_object" } },
+      { receiptText: "[1,2,3]\n" },
+    ),
 
     // The hosted verdict's signature (verifyVerdictSignature) and its binding to the receipt.
-    solanaCase("verdict-001", solana, undefined, { kind: "verdict", notes: "A hosted verdict for solana-paid-001: signed by the verifier key, bound to this receipt's signature.", verdict_signature_ok: true, receipt_signature_matches: true }),
-    prepaidCase("verdict-tampered-001", prepaidReceipt(7), { kind: "verdict", notes: "A verdict whose prompt_hash_ok and ok were set to true after signing.", verdict_signature_ok: false, receipt_signature_matches: true }),
-    prepaidCase("verdict-other-receipt-001", prepaid, { kind: "verdict", notes: "A valid verdict replayed for another receipt: its receipt_signature is not this receipt's.", verdict_signature_ok: true, receipt_signature_matches: false }),
+    solanaCase("verdict-001", solana, undefined, {
+      kind: "verdict",
+      notes: "A hosted verdict for solana-paid-001: signed by the verifier key, bound to this receipt's signature.",
+      verdict_signature_ok: true,
+      receipt_signature_matches: true,
+    }),
+    prepaidCase("verdict-tampered-001", prepaidReceipt(7), {
+      kind: "verdict",
+      notes: "A verdict whose prompt_hash_ok and ok were set to true after signing.",
+      verdict_signature_ok: false,
+      receipt_signature_matches: true,
+    }),
+    prepaidCase("verdict-other-receipt-001", prepaid, {
+      kind: "verdict",
+      notes: "A valid verdict replayed for another receipt: its receipt_signature is not this receipt's.",
+      verdict_signature_ok: true,
+      receipt_signature_matches: false,
+    }),
   ].map((c) => {
     if (c.name === "verdict-001") return { ...c, verdict: verdictFor(solana, ALL_TRUE, 1) };
     if (c.name === "verdict-tampered-001") {

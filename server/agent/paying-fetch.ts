@@ -40,7 +40,12 @@ export interface PayingFetchOptions {
 const LISTED_USDC_MAX_UNITS_PER_PAYMENT = "1000000";
 
 /** `fetch` that answers 402 challenges by paying with `signer`, on the Solana networks given (CAIP-2 → RPC URL). */
-export function createPayingFetch(signer: KeyPairSigner, rpcUrlByCaip2: Record<string, string>, baseFetch: typeof fetch = fetch, options: PayingFetchOptions = {}): typeof fetch {
+export function createPayingFetch(
+  signer: KeyPairSigner,
+  rpcUrlByCaip2: Record<string, string>,
+  baseFetch: typeof fetch = fetch,
+  options: PayingFetchOptions = {},
+): typeof fetch {
   const client = new x402Client();
   for (const [caip2, rpcUrl] of Object.entries(rpcUrlByCaip2)) {
     client.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
@@ -49,7 +54,12 @@ export function createPayingFetch(signer: KeyPairSigner, rpcUrlByCaip2: Record<s
 }
 
 /** `fetch` that answers 402 challenges by signing EIP-3009 authorizations with `account`, on the EVM networks given. */
-export function createEvmPayingFetch(account: PrivateKeyAccount, caip2s: string[], baseFetch: typeof fetch = fetch, options: PayingFetchOptions = {}): typeof fetch {
+export function createEvmPayingFetch(
+  account: PrivateKeyAccount,
+  caip2s: string[],
+  baseFetch: typeof fetch = fetch,
+  options: PayingFetchOptions = {},
+): typeof fetch {
   const client = new x402Client();
   for (const caip2 of caip2s) client.register(caip2 as never, new ExactEvmScheme(account));
   // The stock client pays only in x402's default assets unless told of others: each network's USDC (its row's) that
@@ -57,8 +67,18 @@ export function createEvmPayingFetch(account: PrivateKeyAccount, caip2s: string[
   const networks = options.networks ?? SHIPPED_NETWORKS;
   const allowedAssets = caip2s.flatMap((caip2) => {
     const usdc = networks.byCaip2(caip2)?.usdcAsset;
-    const listed = (DEFAULT_ASSETS as Record<string, readonly { asset: string }[] | undefined>)[caip2]?.some((a) => a.asset.toLowerCase() === usdc?.toLowerCase());
-    return usdc === undefined || listed ? [] : [{ network: caip2 as `${string}:${string}`, asset: usdc, maxAmountPerPayment: LISTED_USDC_MAX_UNITS_PER_PAYMENT }];
+    const listed = (DEFAULT_ASSETS as Record<string, readonly { asset: string }[] | undefined>)[caip2]?.some(
+      (a) => a.asset.toLowerCase() === usdc?.toLowerCase(),
+    );
+    return usdc === undefined || listed
+      ? []
+      : [
+          {
+            network: caip2 as `${string}:${string}`,
+            asset: usdc,
+            maxAmountPerPayment: LISTED_USDC_MAX_UNITS_PER_PAYMENT,
+          },
+        ];
   });
   if (allowedAssets.length > 0) client.setSpendControls({ allowedAssets });
   return wrapFetchWithPayment(baseFetch, withPaymentId(client, options)) as typeof fetch;

@@ -8,7 +8,12 @@ import { signDetached } from "../receipts/sign-receipt";
 import { signedRequestMessage } from "../prepaid/signed-request";
 
 /** The X-Agent-* headers for a request to `url` (e.g. `https://host/api/v1/inference`) whose body is exactly `body`. */
-export function signRequestHeaders(keypair: Ed25519Keypair, method: string, url: string, body: string): Record<string, string> {
+export function signRequestHeaders(
+  keypair: Ed25519Keypair,
+  method: string,
+  url: string,
+  body: string,
+): Record<string, string> {
   return {
     "content-type": "application/json",
     "X-Agent-Pubkey": keypair.publicKeyBase58,

@@ -40,9 +40,18 @@ export interface ChainFamilyAdapter extends ChainFamilyFacts {
    * payer funded for one call cannot make the facilitator send transactions bound to fail. `verify` verifies the
    * payment afresh (null when the chain could not be reached).
    */
-  recheckBeforeSend(facilitator: Facilitator, payload: PaymentPayload, caip2: string, verify: () => Promise<VerifyResponse | null>): Promise<RecheckVerdict>;
+  recheckBeforeSend(
+    facilitator: Facilitator,
+    payload: PaymentPayload,
+    caip2: string,
+    verify: () => Promise<VerifyResponse | null>,
+  ): Promise<RecheckVerdict>;
   /** Whether the settlement of `payload` is on chain, from the payload alone. Throws when the chain cannot be read. */
-  findLandedSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement>;
+  findLandedSettlement(
+    facilitator: Facilitator,
+    network: NetworkId,
+    payload: PaymentPayload,
+  ): Promise<LandedSettlement>;
   /** Whether a settlement with this expiry can no longer land (as of the chain's head). Throws when the chain cannot be read. */
   settlementExpired(facilitator: Facilitator, network: NetworkId, expiry: SettlementExpiry): Promise<boolean>;
   /** How long after a pending settlement's last broadcast it may be sent again, given the base gap and the settle wait. */
@@ -51,14 +60,30 @@ export interface ChainFamilyAdapter extends ChainFamilyFacts {
    * Where the relayer broadcasts its own recorded transactions again (EVM's relay ledger): waits up to `waitMs` for
    * `transaction` to be mined instead of sending anything. Null where nobody rebroadcasts for the service.
    */
-  awaitOwnRelay: ((facilitator: Facilitator, network: NetworkId, transaction: string, waitMs: number) => Promise<void>) | null;
+  awaitOwnRelay:
+    ((facilitator: Facilitator, network: NetworkId, transaction: string, waitMs: number) => Promise<void>) | null;
   /**
    * Sends a pending settlement again and waits up to `waitMs` for it: Solana the identical transaction; EVM the same
    * authorization through `settleAgain` (settle verifies it again first; it can be spent once).
    */
-  rebroadcast(facilitator: Facilitator, network: NetworkId, pending: PendingTransfer, waitMs: number, settleAgain: () => Promise<SettleResponse | null>): Promise<RebroadcastResult>;
+  rebroadcast(
+    facilitator: Facilitator,
+    network: NetworkId,
+    pending: PendingTransfer,
+    waitMs: number,
+    settleAgain: () => Promise<SettleResponse | null>,
+  ): Promise<RebroadcastResult>;
   /** Every USDC transfer into `deposit` on the network, back to `sinceSeconds`. Throws when the chain cannot be read. */
-  readInflows(facilitator: Facilitator, network: NetworkId, deposit: string, sinceSeconds: number | null): Promise<Inflow[]>;
+  readInflows(
+    facilitator: Facilitator,
+    network: NetworkId,
+    deposit: string,
+    sinceSeconds: number | null,
+  ): Promise<Inflow[]>;
   /** Which recorded settlements a reorg took out of the canonical chain (none on a family whose confirmed blocks stay). */
-  findReorgedPayments(facilitator: Facilitator, network: NetworkId, recorded: { id: string; txSignature: string | null; units: bigint }[]): Promise<ReorgedPayment[]>;
+  findReorgedPayments(
+    facilitator: Facilitator,
+    network: NetworkId,
+    recorded: { id: string; txSignature: string | null; units: bigint }[],
+  ): Promise<ReorgedPayment[]>;
 }

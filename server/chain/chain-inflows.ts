@@ -18,17 +18,34 @@ const PAGE = 1_000;
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 
 /** Incoming USDC transfers to `owner` on a Solana network, newest first, back to `sinceSeconds`. */
-export async function solanaInflows(rpc: Rpc<SolanaRpcApi>, owner: string, mint: string, sinceSeconds: number | null): Promise<Inflow[]> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+export async function solanaInflows(
+  rpc: Rpc<SolanaRpcApi>,
+  owner: string,
+  mint: string,
+  sinceSeconds: number | null,
+): Promise<Inflow[]> {
+  const [ata] = await findAssociatedTokenPda({
+    owner: address(owner),
+    mint: address(mint),
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   const out: Inflow[] = [];
   let before: Signature | undefined;
   for (;;) {
-    const page = await rpc.getSignaturesForAddress(ata, { limit: PAGE, commitment: "confirmed", ...(before ? { before } : {}) }).send();
+    const page = await rpc
+      .getSignaturesForAddress(ata, { limit: PAGE, commitment: "confirmed", ...(before ? { before } : {}) })
+      .send();
     for (const entry of page) {
       const blockTime = entry.blockTime === null ? null : Number(entry.blockTime);
       if (sinceSeconds !== null && blockTime !== null && blockTime < sinceSeconds) return out;
       if (entry.err !== null) continue;
-      const tx = await rpc.getTransaction(entry.signature, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }).send();
+      const tx = await rpc
+        .getTransaction(entry.signature, {
+          encoding: "jsonParsed",
+          commitment: "confirmed",
+          maxSupportedTransactionVersion: 0,
+        })
+        .send();
       const units = tx ? ownerDelta(tx.meta as unknown as TokenMeta | null, owner, mint) : 0n;
       if (units > 0n) out.push({ transaction: entry.signature, payTo: owner, units, blockTime });
     }
@@ -62,8 +79,20 @@ function ownerDelta(meta: TokenMeta | null, owner: string, mint: string): bigint
 }
 
 /** Incoming USDC Transfer logs to `owner` on an EVM network, back to `sinceSeconds` (scanning from `fromBlock`). */
-export async function evmInflows(client: PublicClient, owner: `0x${string}`, usdc: `0x${string}`, sinceSeconds: number | null, fromBlock = 0n): Promise<Inflow[]> {
-  const logs = await client.getLogs({ address: usdc, event: TRANSFER, args: { to: owner }, fromBlock, toBlock: "latest" });
+export async function evmInflows(
+  client: PublicClient,
+  owner: `0x${string}`,
+  usdc: `0x${string}`,
+  sinceSeconds: number | null,
+  fromBlock = 0n,
+): Promise<Inflow[]> {
+  const logs = await client.getLogs({
+    address: usdc,
+    event: TRANSFER,
+    args: { to: owner },
+    fromBlock,
+    toBlock: "latest",
+  });
   const times = new Map<bigint, number>();
   const out: Inflow[] = [];
   for (const log of logs) {
@@ -74,7 +103,12 @@ export async function evmInflows(client: PublicClient, owner: `0x${string}`, usd
       times.set(log.blockNumber, time);
     }
     if (sinceSeconds !== null && time < sinceSeconds) continue;
-    out.push({ transaction: log.transactionHash, payTo: owner.toLowerCase(), units: log.args.value ?? 0n, blockTime: time });
+    out.push({
+      transaction: log.transactionHash,
+      payTo: owner.toLowerCase(),
+      units: log.args.value ?? 0n,
+      blockTime: time,
+    });
   }
   return out;
 }

@@ -11,7 +11,10 @@ export interface ReorgedPayment {
 }
 
 /** Which of `payments` (settled on this EVM network) were reorged away. Throws when the chain cannot be read. */
-export async function findReorgedPayments(client: PublicClient, payments: { id: string; txSignature: string | null; units: bigint }[]): Promise<ReorgedPayment[]> {
+export async function findReorgedPayments(
+  client: PublicClient,
+  payments: { id: string; txSignature: string | null; units: bigint }[],
+): Promise<ReorgedPayment[]> {
   const found: ReorgedPayment[] = [];
   for (const payment of payments) {
     const hash = payment.txSignature?.toLowerCase();

@@ -11,7 +11,14 @@ const TX = "0x" + "ab".repeat(32);
 
 /** An object every property of which throws: a dependency that must not be touched. */
 const untouchable = <T>(what: string): T =>
-  new Proxy({}, { get: (_t, key) => { throw new Error(`${what}.${String(key)} must not be used`); } }) as T;
+  new Proxy(
+    {},
+    {
+      get: (_t, key) => {
+        throw new Error(`${what}.${String(key)} must not be used`);
+      },
+    },
+  ) as T;
 const mustNotCall = (what: string) => () => {
   throw new Error(`${what} must not be called`);
 };
@@ -31,7 +38,11 @@ function facilitatorWith(parts: { rpcs?: Record<string, unknown>; clients?: Reco
 
 const payloadOf = (inner: Record<string, unknown>) => ({ x402Version: 2, payload: inner }) as unknown as PaymentPayload;
 const valid: VerifyResponse = { isValid: true, payer: "0x01" } as VerifyResponse;
-const invalid: VerifyResponse = { isValid: false, invalidReason: "insufficient_funds", payer: "0x01" } as VerifyResponse;
+const invalid: VerifyResponse = {
+  isValid: false,
+  invalidReason: "insufficient_funds",
+  payer: "0x01",
+} as VerifyResponse;
 
 describe("CHAIN_FAMILY_ADAPTERS", () => {
   it("holds one adapter per family, each carrying its family's facts", () => {
@@ -68,22 +79,39 @@ describe("rebroadcastGapMs()", () => {
 describe("recheckBeforeSend()", () => {
   it("Solana: makes settle simulate afresh and goes ahead, without a verification of its own", async () => {
     const { facilitator, forgotten } = facilitatorWith();
-    expect(await SVM.recheckBeforeSend(facilitator, payloadOf({ transaction: "d2lyZQ==" }), "solana:x", mustNotCall("verify"))).toEqual({ proceed: true });
+    expect(
+      await SVM.recheckBeforeSend(
+        facilitator,
+        payloadOf({ transaction: "d2lyZQ==" }),
+        "solana:x",
+        mustNotCall("verify"),
+      ),
+    ).toEqual({ proceed: true });
     expect(forgotten).toEqual([["d2lyZQ==", "solana:x"]]);
   });
 
   it("Solana: forgets nothing for a payload without a transaction", async () => {
     const { facilitator, forgotten } = facilitatorWith();
-    expect(await SVM.recheckBeforeSend(facilitator, payloadOf({}), "solana:x", mustNotCall("verify"))).toEqual({ proceed: true });
+    expect(await SVM.recheckBeforeSend(facilitator, payloadOf({}), "solana:x", mustNotCall("verify"))).toEqual({
+      proceed: true,
+    });
     expect(forgotten).toEqual([]);
   });
 
   it("EVM: verifies again, and goes ahead only on a valid verdict", async () => {
     const { facilitator, forgotten } = facilitatorWith();
     const payload = payloadOf({ authorization: {} });
-    expect(await EVM.recheckBeforeSend(facilitator, payload, "eip155:8453", async () => valid)).toEqual({ proceed: true });
-    expect(await EVM.recheckBeforeSend(facilitator, payload, "eip155:8453", async () => invalid)).toEqual({ proceed: false, verdict: invalid });
-    expect(await EVM.recheckBeforeSend(facilitator, payload, "eip155:8453", async () => null)).toEqual({ proceed: false, verdict: null });
+    expect(await EVM.recheckBeforeSend(facilitator, payload, "eip155:8453", async () => valid)).toEqual({
+      proceed: true,
+    });
+    expect(await EVM.recheckBeforeSend(facilitator, payload, "eip155:8453", async () => invalid)).toEqual({
+      proceed: false,
+      verdict: invalid,
+    });
+    expect(await EVM.recheckBeforeSend(facilitator, payload, "eip155:8453", async () => null)).toEqual({
+      proceed: false,
+      verdict: null,
+    });
     expect(forgotten).toEqual([]);
   });
 });
@@ -115,27 +143,48 @@ describe("rebroadcast()", () => {
   it("EVM: a settlement that lands again is landed with its transaction", async () => {
     const { facilitator } = facilitatorWith();
     const settled = { success: true, transaction: "0x" + "cd".repeat(32) } as SettleResponse;
-    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => settled)).toEqual({ landed: true, transaction: settled.transaction });
+    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => settled)).toEqual({
+      landed: true,
+      transaction: settled.transaction,
+    });
   });
 
   it("EVM: a new transaction still pending is looked for under its own hash; none sent keeps the old one", async () => {
     const { facilitator } = facilitatorWith();
     const renamed = { success: false, transaction: "0x" + "ef".repeat(32) } as SettleResponse;
-    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => renamed)).toEqual({ landed: false, transaction: renamed.transaction });
-    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => ({ success: false, transaction: "" }) as SettleResponse)).toEqual({ landed: false, transaction: TX });
-    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => null)).toEqual({ landed: false, transaction: TX });
+    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => renamed)).toEqual({
+      landed: false,
+      transaction: renamed.transaction,
+    });
+    expect(
+      await EVM.rebroadcast(
+        facilitator,
+        "base",
+        pending,
+        0,
+        async () => ({ success: false, transaction: "" }) as SettleResponse,
+      ),
+    ).toEqual({ landed: false, transaction: TX });
+    expect(await EVM.rebroadcast(facilitator, "base", pending, 0, async () => null)).toEqual({
+      landed: false,
+      transaction: TX,
+    });
   });
 
   it("Solana: never settles again (the identical transaction is resent), and without its RPC sends nothing", async () => {
     const { facilitator } = facilitatorWith();
     const svmPending = { payload: payloadOf({}), transaction: "sig", blockhash: "hash" };
-    expect(await SVM.rebroadcast(facilitator, "solana-devnet", svmPending, 0, mustNotCall("settleAgain"))).toEqual({ landed: false, transaction: "sig" });
+    expect(await SVM.rebroadcast(facilitator, "solana-devnet", svmPending, 0, mustNotCall("settleAgain"))).toEqual({
+      landed: false,
+      transaction: "sig",
+    });
   });
 });
 
 describe("settlementExpired()", () => {
   it("EVM: expired once the chain's head is at or past validBefore", async () => {
-    const at = (seconds: bigint) => facilitatorWith({ clients: { base: { getBlock: async () => ({ timestamp: seconds }) } } }).facilitator;
+    const at = (seconds: bigint) =>
+      facilitatorWith({ clients: { base: { getBlock: async () => ({ timestamp: seconds }) } } }).facilitator;
     const validBefore = new Date(1_800_000_000_000);
     expect(await EVM.settlementExpired(at(1_799_999_999n), "base", { blockhash: null, validBefore })).toBe(false);
     expect(await EVM.settlementExpired(at(1_800_000_000n), "base", { blockhash: null, validBefore })).toBe(true);
@@ -143,16 +192,28 @@ describe("settlementExpired()", () => {
   });
 
   it("Solana: expired once its blockhash is no longer valid", async () => {
-    const withValid = (value: boolean) => facilitatorWith({ rpcs: { "solana-devnet": { isBlockhashValid: () => ({ send: async () => ({ value }) }) } } }).facilitator;
-    expect(await SVM.settlementExpired(withValid(true), "solana-devnet", { blockhash: "hash", validBefore: null })).toBe(false);
-    expect(await SVM.settlementExpired(withValid(false), "solana-devnet", { blockhash: "hash", validBefore: null })).toBe(true);
-    expect(await SVM.settlementExpired(withValid(false), "solana-devnet", { blockhash: null, validBefore: null })).toBe(false);
+    const withValid = (value: boolean) =>
+      facilitatorWith({ rpcs: { "solana-devnet": { isBlockhashValid: () => ({ send: async () => ({ value }) }) } } })
+        .facilitator;
+    expect(
+      await SVM.settlementExpired(withValid(true), "solana-devnet", { blockhash: "hash", validBefore: null }),
+    ).toBe(false);
+    expect(
+      await SVM.settlementExpired(withValid(false), "solana-devnet", { blockhash: "hash", validBefore: null }),
+    ).toBe(true);
+    expect(await SVM.settlementExpired(withValid(false), "solana-devnet", { blockhash: null, validBefore: null })).toBe(
+      false,
+    );
   });
 
   it("throws for a network without its RPC (the chain cannot be read)", async () => {
     const { facilitator } = facilitatorWith();
-    await expect(SVM.settlementExpired(facilitator, "solana-devnet", { blockhash: null, validBefore: null })).rejects.toThrow(/no RPC/);
-    await expect(EVM.settlementExpired(facilitator, "base", { blockhash: null, validBefore: null })).rejects.toThrow(/no RPC/);
+    await expect(
+      SVM.settlementExpired(facilitator, "solana-devnet", { blockhash: null, validBefore: null }),
+    ).rejects.toThrow(/no RPC/);
+    await expect(EVM.settlementExpired(facilitator, "base", { blockhash: null, validBefore: null })).rejects.toThrow(
+      /no RPC/,
+    );
   });
 });
 
@@ -161,7 +222,9 @@ describe("findLandedSettlement()", () => {
     const svm = facilitatorWith({ rpcs: { "solana-devnet": untouchable("rpc") } }).facilitator;
     const evm = facilitatorWith({ clients: { base: untouchable("client") } }).facilitator;
     expect(await SVM.findLandedSettlement(svm, "solana-devnet", payloadOf({}))).toEqual({ state: "absent" });
-    expect(await EVM.findLandedSettlement(evm, "base", payloadOf({ permit2Authorization: {} }))).toEqual({ state: "absent" });
+    expect(await EVM.findLandedSettlement(evm, "base", payloadOf({ permit2Authorization: {} }))).toEqual({
+      state: "absent",
+    });
   });
 
   it("throws for a network without its RPC", async () => {
@@ -174,7 +237,9 @@ describe("findLandedSettlement()", () => {
 describe("findReorgedPayments()", () => {
   it("Solana: none, without reading the chain (a confirmed Solana transaction is not rolled back)", async () => {
     const { facilitator } = facilitatorWith({ rpcs: { "solana-devnet": untouchable("rpc") } });
-    expect(await SVM.findReorgedPayments(facilitator, "solana-devnet", [{ id: "p", txSignature: "sig", units: 1n }])).toEqual([]);
+    expect(
+      await SVM.findReorgedPayments(facilitator, "solana-devnet", [{ id: "p", txSignature: "sig", units: 1n }]),
+    ).toEqual([]);
   });
 
   it("EVM: a settled transaction without a receipt is reorged", async () => {

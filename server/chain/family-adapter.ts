@@ -14,6 +14,9 @@ export const CHAIN_FAMILY_ADAPTERS: { readonly [F in NetworkFamily]: ChainFamily
 /** The adapter of a row's family; throws a RangeError for a family without one (a row the registry never held). */
 export function familyAdapter(row: Pick<NetworkRow, "family">): ChainFamilyAdapter {
   const adapter = Object.hasOwn(CHAIN_FAMILY_ADAPTERS, row.family) ? CHAIN_FAMILY_ADAPTERS[row.family] : undefined;
-  if (!adapter) throw new RangeError(`no chain-family adapter for ${JSON.stringify(row.family)} (${Object.keys(CHAIN_FAMILY_ADAPTERS).join(", ")})`);
+  if (!adapter)
+    throw new RangeError(
+      `no chain-family adapter for ${JSON.stringify(row.family)} (${Object.keys(CHAIN_FAMILY_ADAPTERS).join(", ")})`,
+    );
   return adapter;
 }

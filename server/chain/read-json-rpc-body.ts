@@ -13,7 +13,11 @@ const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: 
  * Reads the request's body and calls `handle` with it parsed, or with PARSE_ERROR answered for it when it is not JSON.
  * An oversized body destroys the request, and `handle` is never called.
  */
-export function readJsonRpcBody(req: http.IncomingMessage, res: http.ServerResponse, handle: (parsed: unknown) => Promise<void>): void {
+export function readJsonRpcBody(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  handle: (parsed: unknown) => Promise<void>,
+): void {
   const chunks: Buffer[] = [];
   let size = 0;
   req.on("data", (c: Buffer) => {

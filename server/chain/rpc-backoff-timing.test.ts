@@ -2,7 +2,12 @@
 // a scripted fetch: a 429's Retry-After holds the retry and every other request of the same gates to the millisecond,
 // a Retry-After past the total budget is an outage at once with no wait, and a hung attempt is cut at its time limit.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createBackoffFetch, RpcUnavailableError, type RpcBackoffOptions, type RpcGates } from "../facilitator/rpc-backoff";
+import {
+  createBackoffFetch,
+  RpcUnavailableError,
+  type RpcBackoffOptions,
+  type RpcGates,
+} from "../facilitator/rpc-backoff";
 
 const URL = "http://rpc.test";
 type Answer = { status: number; retryAfter?: string } | "hang";
@@ -14,15 +19,26 @@ function scriptedFetch(script: Answer[]) {
     sentAt.push(Date.now());
     const answer = script.shift() ?? { status: 200 };
     if (answer === "hang") {
-      return new Promise((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true }));
+      return new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true }),
+      );
     }
     const headers = answer.retryAfter ? { "retry-after": answer.retryAfter } : undefined;
-    return Promise.resolve(new Response(answer.status === 200 ? '{"result":42}' : '{"error":"busy"}', { status: answer.status, headers }));
+    return Promise.resolve(
+      new Response(answer.status === 200 ? '{"result":42}' : '{"error":"busy"}', { status: answer.status, headers }),
+    );
   };
   return { fetch, sentAt };
 }
 
-const OPTS: RpcBackoffOptions = { network: "test:timing", baseDelayMs: 20, capDelayMs: 100, attemptTimeoutMs: 500, maxAttempts: 4, maxTotalMs: 5_000 };
+const OPTS: RpcBackoffOptions = {
+  network: "test:timing",
+  baseDelayMs: 20,
+  capDelayMs: 100,
+  attemptTimeoutMs: 500,
+  maxAttempts: 4,
+  maxTotalMs: 5_000,
+};
 const T0 = Date.parse("2026-11-28T12:00:00Z");
 
 beforeEach(() => {
@@ -65,7 +81,11 @@ describe("createBackoffFetch() on a moved clock", () => {
   it("gives up at once, waiting for nothing, when Retry-After reaches past the total time budget", async () => {
     const rpc = scriptedFetch([{ status: 429, retryAfter: "5" }]);
     // No timer is moved: an answer here means the backoff never slept.
-    const err = await createBackoffFetch(URL, { ...OPTS, maxTotalMs: 1_000 }, rpc.fetch)(URL, { method: "POST" }).catch((e: unknown) => e);
+    const err = await createBackoffFetch(
+      URL,
+      { ...OPTS, maxTotalMs: 1_000 },
+      rpc.fetch,
+    )(URL, { method: "POST" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcUnavailableError);
     expect((err as RpcUnavailableError).reason).toBe("rate_limited");
     expect(Date.now()).toBe(T0);
@@ -75,7 +95,11 @@ describe("createBackoffFetch() on a moved clock", () => {
   it("refuses a first attempt at once when the gate closes past the total time budget", async () => {
     const gates: RpcGates = new Map([[URL, T0 + 10_000]]);
     const rpc = scriptedFetch([]);
-    const err = await createBackoffFetch(URL, { ...OPTS, gates, maxTotalMs: 1_000 }, rpc.fetch)(URL, { method: "POST" }).catch((e: unknown) => e);
+    const err = await createBackoffFetch(
+      URL,
+      { ...OPTS, gates, maxTotalMs: 1_000 },
+      rpc.fetch,
+    )(URL, { method: "POST" }).catch((e: unknown) => e);
     expect((err as RpcUnavailableError).reason).toBe("rate_limited");
     expect(rpc.sentAt).toEqual([]);
   });
@@ -95,7 +119,11 @@ describe("createBackoffFetch() on a moved clock", () => {
 
   it("never lets an attempt's time limit run past the total budget", async () => {
     const hangs = scriptedFetch(["hang", "hang", "hang", "hang"]);
-    const answer = createBackoffFetch(URL, { ...OPTS, attemptTimeoutMs: 10_000, maxTotalMs: 300 }, hangs.fetch)(URL, { method: "POST" }).catch((e: unknown) => e);
+    const answer = createBackoffFetch(
+      URL,
+      { ...OPTS, attemptTimeoutMs: 10_000, maxTotalMs: 300 },
+      hangs.fetch,
+    )(URL, { method: "POST" }).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(300);
     const err = await answer;
     expect(err).toBeInstanceOf(RpcUnavailableError);

@@ -3,7 +3,13 @@
 // the id its settlement had (or would have) and ask the chain for it. A transaction lands only before its blockhash
 // expires, and the identical transaction can be broadcast again at no risk.
 import "server-only";
-import { getBase58Decoder, getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type Signature } from "@solana/kit";
+import {
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getTransactionDecoder,
+  signBytes,
+  type Signature,
+} from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
 import type { Facilitator } from "../facilitator/create-facilitator";
 import { awaitSolanaConfirmation, resendWire } from "../facilitator/confirm-with-rebroadcast";
@@ -30,7 +36,10 @@ export async function solanaSettlementWire(facilitator: Facilitator, payload: Pa
   const signed = await coSign(facilitator, payload);
   if (!signed) return null;
   const { tx, signature } = signed;
-  return getBase64EncodedWireTransaction({ ...tx, signatures: { ...tx.signatures, [facilitator.signer.address]: signature } } as never);
+  return getBase64EncodedWireTransaction({
+    ...tx,
+    signatures: { ...tx.signatures, [facilitator.signer.address]: signature },
+  } as never);
 }
 
 function rpcOf(facilitator: Facilitator, network: NetworkId) {
@@ -39,7 +48,11 @@ function rpcOf(facilitator: Facilitator, network: NetworkId) {
   return rpc;
 }
 
-async function findSolanaSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement> {
+async function findSolanaSettlement(
+  facilitator: Facilitator,
+  network: NetworkId,
+  payload: PaymentPayload,
+): Promise<LandedSettlement> {
   const rpc = rpcOf(facilitator, network);
   const signed = await coSign(facilitator, payload);
   if (!signed) return { state: "absent" };
@@ -66,7 +79,9 @@ export const SVM_FAMILY: ChainFamilyAdapter & { readonly family: "svm" } = {
   findLandedSettlement: findSolanaSettlement,
   async settlementExpired(facilitator, network, { blockhash }) {
     const rpc = rpcOf(facilitator, network);
-    return blockhash ? !(await rpc.isBlockhashValid(blockhash as never, { commitment: "confirmed" }).send()).value : false;
+    return blockhash
+      ? !(await rpc.isBlockhashValid(blockhash as never, { commitment: "confirmed" }).send()).value
+      : false;
   },
   rebroadcastGapMs: (gapMs) => gapMs,
   awaitOwnRelay: null,
@@ -75,11 +90,13 @@ export const SVM_FAMILY: ChainFamilyAdapter & { readonly family: "svm" } = {
     const wire = await solanaSettlementWire(facilitator, payload);
     if (rpc && wire && blockhash) {
       await resendWire(rpc, wire).catch(() => undefined);
-      if (waitMs > 0) await awaitSolanaConfirmation(rpc, { signature: transaction, wire, blockhash }, waitMs, facilitator.clock);
+      if (waitMs > 0)
+        await awaitSolanaConfirmation(rpc, { signature: transaction, wire, blockhash }, waitMs, facilitator.clock);
     }
     return { landed: false, transaction };
   },
-  readInflows: (facilitator, network, deposit, sinceSeconds) => solanaInflows(rpcOf(facilitator, network), deposit, facilitator.networks.get(network).usdcAsset, sinceSeconds),
+  readInflows: (facilitator, network, deposit, sinceSeconds) =>
+    solanaInflows(rpcOf(facilitator, network), deposit, facilitator.networks.get(network).usdcAsset, sinceSeconds),
   // A confirmed Solana transaction is not rolled back: only EVM payments are checked for reorgs.
   findReorgedPayments: async () => [],
 };

@@ -55,7 +55,10 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
   const { settings, model, cap } = planned;
   switch (outcome.kind) {
     case "answered":
-      return answerAgain(ctx, outcome.payment, { stream: body.stream === true, usageChunk: body.stream_options?.include_usage === true });
+      return answerAgain(ctx, outcome.payment, {
+        stream: body.stream === true,
+        usageChunk: body.stream_options?.include_usage === true,
+      });
     case "challenge":
     case "refused":
     case "replay":
@@ -76,7 +79,14 @@ export async function servePaidChat(ctx: AppContext, input: PaidChatInput): Prom
       }
       const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;
       const settlement = paidCallSettlement(ctx, payment, input.binding?.resource);
-      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, settlement, pointsBefore };
+      const reservation = {
+        holdId: payment.id,
+        agentPubkey: payment.payer,
+        network: payment.network,
+        holdUnits: payment.units,
+        settlement,
+        pointsBefore,
+      };
       return serveCall(ctx, reservation, chatCall(body, model.id, callCap));
     }
   }
@@ -92,7 +102,12 @@ async function planChat(ctx: AppContext, input: PaidChatInput, state: PaidReques
   const network = admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "chat");
   const model = requireOfferedModel(ctx.upstream, body.model, ctx.config.networks.get(network), settings);
   // SECURITY: the flat price is the call's hold; the completion cap keeps its worst-case cost within it.
-  const cap = capWithinFixedHold(model, promptSent(body), body.max_tokens ?? body.max_completion_tokens ?? undefined, settings.flatPriceUnits);
+  const cap = capWithinFixedHold(
+    model,
+    promptSent(body),
+    body.max_tokens ?? body.max_completion_tokens ?? undefined,
+    settings.flatPriceUnits,
+  );
   const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);
   return { settings, model, cap, plan };
 }
@@ -107,7 +122,9 @@ function promptSent(body: ChatRequest): readonly unknown[] {
 
 /** The upstream job of a chat body: the messages and the optional parameters as sent, the receipt over the messages. */
 function chatCall(body: ChatRequest, modelId: string, cap: number): UpstreamJob {
-  const params = Object.fromEntries(PASSED_PARAMS.filter((key) => body[key] !== undefined && body[key] !== null).map((key) => [key, body[key]])) as CompletionParams;
+  const params = Object.fromEntries(
+    PASSED_PARAMS.filter((key) => body[key] !== undefined && body[key] !== null).map((key) => [key, body[key]]),
+  ) as CompletionParams;
   return chatJob({
     completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
     stream: body.stream === true,

@@ -10,7 +10,10 @@ const permanent = () => Object.assign(new Error("unsupported Unicode escape sequ
 const lost = () => new Error("Connection terminated unexpectedly");
 
 /** A record whose write and give-back answer from the scripts given (one outcome per try; the last repeats). */
-function record(holdId: string, script: { write?: (() => Error | null)[]; giveBack?: (() => Error | null)[]; bytes?: number } = {}) {
+function record(
+  holdId: string,
+  script: { write?: (() => Error | null)[]; giveBack?: (() => Error | null)[]; bytes?: number } = {},
+) {
   const calls = { write: 0, giveBack: 0, keep: 0 };
   const run = (steps: (() => Error | null)[] | undefined, n: number) => {
     const step = steps?.[Math.min(n, (steps?.length ?? 1) - 1)];

@@ -70,7 +70,12 @@ export class RecordOutbox {
   /** Keeps `record` until it is written; false (and logged) when the outbox is full. */
   add(record: PendingRecord): boolean {
     if (this.entries.size >= this.limits.maxRecords || this.heldBytes + record.bytes > this.limits.maxBytes) {
-      logEvent(this.log, "call.record_dropped", { ...fieldsOf(record), reason: "outbox_full", records: this.entries.size, bytes: this.heldBytes }, "error");
+      logEvent(
+        this.log,
+        "call.record_dropped",
+        { ...fieldsOf(record), reason: "outbox_full", records: this.entries.size, bytes: this.heldBytes },
+        "error",
+      );
       return false;
     }
     this.entries.set(record.holdId, { record, since: this.clock.now(), refused: false, running: null });
@@ -113,13 +118,23 @@ export class RecordOutbox {
     const { record } = entry;
     try {
       await (entry.refused ? record.giveBack() : record.write());
-      logEvent(this.log, entry.refused ? "call.record_given_back" : "call.record_written", { ...fieldsOf(record), waited_ms: this.clock.now() - entry.since }, "warn");
+      logEvent(
+        this.log,
+        entry.refused ? "call.record_given_back" : "call.record_written",
+        { ...fieldsOf(record), waited_ms: this.clock.now() - entry.since },
+        "warn",
+      );
       return this.remove(entry);
     } catch (err) {
       const reason = err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
       if (isPermanentDatabaseError(err)) {
         if (entry.refused) {
-          logEvent(this.log, "call.record_dropped", { ...fieldsOf(record), reason: "give_back_refused", detail: reason }, "error");
+          logEvent(
+            this.log,
+            "call.record_dropped",
+            { ...fieldsOf(record), reason: "give_back_refused", detail: reason },
+            "error",
+          );
           return this.remove(entry);
         }
         // SECURITY: a record refused for good is not retried; its call's money is given back, once, instead.
@@ -128,7 +143,12 @@ export class RecordOutbox {
         return this.attempt(entry);
       }
       if (this.clock.now() - entry.since > this.limits.maxWaitMs) {
-        logEvent(this.log, "call.record_dropped", { ...fieldsOf(record), reason: "waited_too_long", detail: reason }, "error");
+        logEvent(
+          this.log,
+          "call.record_dropped",
+          { ...fieldsOf(record), reason: "waited_too_long", detail: reason },
+          "error",
+        );
         return this.remove(entry);
       }
       await record.keep().catch(() => undefined);
@@ -146,5 +166,9 @@ export class RecordOutbox {
 }
 
 function fieldsOf(record: PendingRecord): Record<string, unknown> {
-  return { inference_id: record.holdId, network: record.network, ...(record.paymentId ? { payment_id: record.paymentId } : {}) };
+  return {
+    inference_id: record.holdId,
+    network: record.network,
+    ...(record.paymentId ? { payment_id: record.paymentId } : {}),
+  };
 }

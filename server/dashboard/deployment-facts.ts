@@ -14,11 +14,14 @@ import type { SettingKey } from "../settings/setting-definitions";
 export const DEV_IP_HASH_SALT_FILE = "ip-hash-salt";
 
 /** The facts of the deployment `runtime` serves. */
-export async function readDeploymentFacts(runtime: Pick<Runtime, "config" | "gateway" | "chains">): Promise<DeploymentFacts> {
+export async function readDeploymentFacts(
+  runtime: Pick<Runtime, "config" | "gateway" | "chains">,
+): Promise<DeploymentFacts> {
   const { config } = runtime;
   const generatedSecrets: SettingKey[] = [];
   // Production never falls back to a generated salt, so a file left in its data dir is not what the service uses.
-  if (!config.isProduction && (await exists(path.join(config.dataDir, DEV_IP_HASH_SALT_FILE)))) generatedSecrets.push("IP_HASH_SALT");
+  if (!config.isProduction && (await exists(path.join(config.dataDir, DEV_IP_HASH_SALT_FILE))))
+    generatedSecrets.push("IP_HASH_SALT");
   return {
     production: config.isProduction,
     networks: config.networks,

@@ -33,7 +33,8 @@ export const feePayerHealthSchema = z.object({
   level: z.enum(["ok", "warn", "alert", "unreachable"]),
 }) satisfies z.ZodType<FeePayerHealth>;
 
-const levelOf = (amount: bigint, warn: bigint, alert: bigint): FeePayerLevel => (amount < alert ? "alert" : amount < warn ? "warn" : "ok");
+const levelOf = (amount: bigint, warn: bigint, alert: bigint): FeePayerLevel =>
+  amount < alert ? "alert" : amount < warn ? "warn" : "ok";
 
 /** The row's fee payer levels and its balance (atomic units) as the report shows them, in the native currency. */
 function levels(row: NetworkRow) {
@@ -42,7 +43,13 @@ function levels(row: NetworkRow) {
   const warn = nativeAmountUnits(feePayerWarnBelow, decimals)!;
   const alert = nativeAmountUnits(feePayerAlertBelow, decimals)!;
   return {
-    fields: { network: row.caip2, label: row.label, unit: symbol, warnBelow: Number(feePayerWarnBelow), alertBelow: Number(feePayerAlertBelow) },
+    fields: {
+      network: row.caip2,
+      label: row.label,
+      unit: symbol,
+      warnBelow: Number(feePayerWarnBelow),
+      alertBelow: Number(feePayerAlertBelow),
+    },
     // For people: a float is fine here, no money moves by it.
     read: (units: bigint) => ({ balance: Number(units) / 10 ** decimals, level: levelOf(units, warn, alert) }),
   };
@@ -55,7 +62,9 @@ export async function readFeePayerHealth(facilitator: Facilitator): Promise<FeeP
     const { fields, read } = levels(networks.get(id));
     const base = { ...fields, address: facilitator.address };
     try {
-      const { value } = await facilitator.rpcs[id]!.getBalance(address(facilitator.address), { commitment: "confirmed" }).send();
+      const { value } = await facilitator.rpcs[id]!.getBalance(address(facilitator.address), {
+        commitment: "confirmed",
+      }).send();
       return { ...base, ...read(BigInt(value)) };
     } catch {
       return { ...base, balance: null, level: "unreachable" };

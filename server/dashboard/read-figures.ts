@@ -24,12 +24,21 @@ export async function readFigures(db: DbClient, settings: Settings, nowMs: numbe
   const day = now.toISOString().slice(0, 10);
   const [calls, payments, failures, grantsToday, series] = await Promise.all([
     db.inferenceLog.groupBy({ by: ["network", "route"], _count: { _all: true }, _sum: { costUnits: true } }),
-    db.payment.groupBy({ by: ["network"], where: { status: { in: [...RECEIVED_STATUSES] } }, _count: { _all: true }, _sum: { units: true } }),
+    db.payment.groupBy({
+      by: ["network"],
+      where: { status: { in: [...RECEIVED_STATUSES] } },
+      _count: { _all: true },
+      _sum: { units: true },
+    }),
     db.paymentFailureCount.groupBy({ by: ["network", "stage", "reason"], _sum: { count: true } }),
     db.grant.aggregate({ where: { day }, _sum: { units: true }, _count: true }),
     readFigureSeries(db, sinceHours, now),
   ]);
-  const networks = new Set<string>([...calls.map((c) => c.network), ...payments.map((p) => p.network), ...failures.map((f) => f.network)]);
+  const networks = new Set<string>([
+    ...calls.map((c) => c.network),
+    ...payments.map((p) => p.network),
+    ...failures.map((f) => f.network),
+  ]);
   const perNetwork: NetworkFigures[] = [...networks].sort().map((network) => {
     const paid = calls.find((c) => c.network === network && c.route === "chat");
     const prepaid = calls.find((c) => c.network === network && c.route === "inference");
@@ -45,12 +54,18 @@ export async function readFigures(db: DbClient, settings: Settings, nowMs: numbe
       receivedUsdc: formatUnitsAsUsdc(received),
       upstreamCostUsdc: formatUnitsAsUsdc(cost),
       marginUsdc: formatUnitsAsUsdc(received - cost),
-      failures: failures.filter((f) => f.network === network).map((f) => ({ stage: f.stage, reason: f.reason, count: f._sum.count ?? 0 })),
+      failures: failures
+        .filter((f) => f.network === network)
+        .map((f) => ({ stage: f.stage, reason: f.reason, count: f._sum.count ?? 0 })),
     };
   });
   return {
     networks: perNetwork,
-    grantsToday: { count: grantsToday._count, usdc: formatUnitsAsUsdc(grantsToday._sum.units ?? 0n), budgetUsdc: formatUnitsAsUsdc(settings.grantBudgetDailyUnits) },
+    grantsToday: {
+      count: grantsToday._count,
+      usdc: formatUnitsAsUsdc(grantsToday._sum.units ?? 0n),
+      budgetUsdc: formatUnitsAsUsdc(settings.grantBudgetDailyUnits),
+    },
     series,
   };
 }
@@ -58,10 +73,29 @@ export async function readFigures(db: DbClient, settings: Settings, nowMs: numbe
 /** Recent calls, newest first, with keyset pagination on (created_at, id). */
 export async function readRecentCalls(db: DbClient, cursor: { createdAt: string; id: string } | null, limit: number) {
   const rows = await db.inferenceLog.findMany({
-    where: cursor ? { OR: [{ createdAt: { lt: new Date(cursor.createdAt) } }, { createdAt: new Date(cursor.createdAt), id: { lt: cursor.id } }] } : {},
+    where: cursor
+      ? {
+          OR: [
+            { createdAt: { lt: new Date(cursor.createdAt) } },
+            { createdAt: new Date(cursor.createdAt), id: { lt: cursor.id } },
+          ],
+        }
+      : {},
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit + 1,
-    select: { id: true, agentPubkey: true, network: true, route: true, model: true, priceUnits: true, costUnits: true, latencyMs: true, status: true, createdAt: true, txSignature: true },
+    select: {
+      id: true,
+      agentPubkey: true,
+      network: true,
+      route: true,
+      model: true,
+      priceUnits: true,
+      costUnits: true,
+      latencyMs: true,
+      status: true,
+      createdAt: true,
+      txSignature: true,
+    },
   });
   const page = rows.slice(0, limit);
   const last = page.at(-1);

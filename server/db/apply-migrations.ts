@@ -87,7 +87,9 @@ export async function applyMigrations(runner: SqlRunner, opts: { lock: boolean; 
     if (!plan.ok && plan.reason === "unknown_migrations") throw new MigrationsFromNewerReleaseError(plan.names);
     if (!plan.ok) {
       const one = plan.names.length === 1;
-      throw new MigrationChecksumError(`${one ? "migration" : "migrations"} ${plan.names.join(", ")} ${one ? "was" : "were"} changed after ${one ? "it was" : "they were"} applied (checksum mismatch)`);
+      throw new MigrationChecksumError(
+        `${one ? "migration" : "migrations"} ${plan.names.join(", ")} ${one ? "was" : "were"} changed after ${one ? "it was" : "they were"} applied (checksum mismatch)`,
+      );
     }
     const newlyApplied: string[] = [];
     for (const m of plan.pending) {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { databaseError, DatabaseUnavailableError, isDatabaseUnavailable, isPermanentDatabaseError } from "./classify-database-error";
+import {
+  databaseError,
+  DatabaseUnavailableError,
+  isDatabaseUnavailable,
+  isPermanentDatabaseError,
+} from "./classify-database-error";
 
 /** A pg DatabaseError as the driver raises it for a session the server ended (pg_terminate_backend, a shutdown). */
 function pgError(code: string, message: string): Error {
@@ -8,7 +13,11 @@ function pgError(code: string, message: string): Error {
 
 /** Prisma's shape for a driver error: a known request error whose meta carries the adapter's mapping of it. */
 function prismaError(code: string, cause: Record<string, unknown>): Error {
-  return Object.assign(new Error("Raw query failed."), { name: "PrismaClientKnownRequestError", code, meta: { driverAdapterError: { name: "DriverAdapterError", cause } } });
+  return Object.assign(new Error("Raw query failed."), {
+    name: "PrismaClientKnownRequestError",
+    code,
+    meta: { driverAdapterError: { name: "DriverAdapterError", cause } },
+  });
 }
 
 function socketError(code: string): Error {
@@ -18,28 +27,48 @@ function socketError(code: string): Error {
 describe("isDatabaseUnavailable()", () => {
   it("names a session the server terminated, as pg and as Prisma report it", () => {
     expect(isDatabaseUnavailable(pgError("57P01", "terminating connection due to administrator command"))).toBe(true);
-    expect(isDatabaseUnavailable(prismaError("P2010", { kind: "postgres", originalCode: "57P01", code: "57P01" }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(prismaError("P2010", { kind: "postgres", originalCode: "57P01", code: "57P01" })),
+    ).toBe(true);
   });
 
   it("names pg's own errors for a socket that closed under a client, and a client used after that", () => {
     expect(isDatabaseUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
-    expect(isDatabaseUnavailable(new Error("Client has encountered a connection error and is not queryable"))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Client has encountered a connection error and is not queryable"))).toBe(
+      true,
+    );
     expect(isDatabaseUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
   });
 
   it("names a connection exception (SQLSTATE class 08) and the adapter's unreachable database", () => {
     expect(isDatabaseUnavailable(pgError("08006", "connection failure"))).toBe(true);
-    expect(isDatabaseUnavailable(prismaError("P2010", { kind: "DatabaseNotReachable", host: "127.0.0.1", port: 5432 }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error("Can't reach database server"), { code: "P1001" }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(prismaError("P2010", { kind: "DatabaseNotReachable", host: "127.0.0.1", port: 5432 })),
+    ).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("Can't reach database server"), { code: "P1001" }))).toBe(
+      true,
+    );
   });
 
   it("names a database too busy to take the work now: no pooled connection in time, a transaction that could not start or expired", () => {
-    expect(isDatabaseUnavailable(Object.assign(new Error("Timed out fetching a new connection from the connection pool."), { code: "P2024" }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), { code: "P2028" }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(new Error("Timed out fetching a new connection from the connection pool."), { code: "P2024" }),
+      ),
+    ).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), {
+          code: "P2028",
+        }),
+      ),
+    ).toBe(true);
   });
 
   it("follows wrapped errors", () => {
-    expect(isDatabaseUnavailable(new Error("settling failed", { cause: new Error("Connection terminated unexpectedly") }))).toBe(true);
+    expect(
+      isDatabaseUnavailable(new Error("settling failed", { cause: new Error("Connection terminated unexpectedly") })),
+    ).toBe(true);
   });
 
   it("leaves a query's own failure (a constraint, a syntax error) to the generic answer", () => {
@@ -57,7 +86,14 @@ describe("isDatabaseUnavailable()", () => {
   });
 
   it("rejects malformed input", () => {
-    for (const value of [undefined, null, "Connection terminated unexpectedly", 57, { code: 5701 }, { message: "Connection terminated" }]) {
+    for (const value of [
+      undefined,
+      null,
+      "Connection terminated unexpectedly",
+      57,
+      { code: 5701 },
+      { message: "Connection terminated" },
+    ]) {
       expect(isDatabaseUnavailable(value)).toBe(false);
     }
   });
@@ -79,8 +115,14 @@ describe("databaseError()", () => {
 describe("isPermanentDatabaseError()", () => {
   it("names the database refusing data it cannot hold, as pg and as Prisma report it", () => {
     expect(isPermanentDatabaseError(pgError("22P05", "unsupported Unicode escape sequence"))).toBe(true);
-    expect(isPermanentDatabaseError(prismaError("P2010", { kind: "postgres", originalCode: "22021", code: "22021" }))).toBe(true);
-    expect(isPermanentDatabaseError(Object.assign(new Error("Raw query failed."), { code: "P2010", meta: { code: "22P02" } }))).toBe(true);
+    expect(
+      isPermanentDatabaseError(prismaError("P2010", { kind: "postgres", originalCode: "22021", code: "22021" })),
+    ).toBe(true);
+    expect(
+      isPermanentDatabaseError(
+        Object.assign(new Error("Raw query failed."), { code: "P2010", meta: { code: "22P02" } }),
+      ),
+    ).toBe(true);
     expect(isPermanentDatabaseError(pgError("54000", "row is too big"))).toBe(true);
     expect(isPermanentDatabaseError(pgError("23505", "duplicate key value violates unique constraint"))).toBe(true);
     expect(isPermanentDatabaseError(pgError("42601", "syntax error at or near"))).toBe(true);
@@ -88,11 +130,17 @@ describe("isPermanentDatabaseError()", () => {
   });
 
   it("follows wrapped errors", () => {
-    expect(isPermanentDatabaseError(new Error("capture failed", { cause: pgError("22P05", "unsupported Unicode escape sequence") }))).toBe(true);
+    expect(
+      isPermanentDatabaseError(
+        new Error("capture failed", { cause: pgError("22P05", "unsupported Unicode escape sequence") }),
+      ),
+    ).toBe(true);
   });
 
   it("leaves a lost connection, a busy database and a passing conflict to a retry", () => {
-    expect(isPermanentDatabaseError(pgError("57P01", "terminating connection due to administrator command"))).toBe(false);
+    expect(isPermanentDatabaseError(pgError("57P01", "terminating connection due to administrator command"))).toBe(
+      false,
+    );
     expect(isPermanentDatabaseError(pgError("08006", "connection failure"))).toBe(false);
     expect(isPermanentDatabaseError(pgError("40001", "could not serialize access"))).toBe(false);
     expect(isPermanentDatabaseError(pgError("40P01", "deadlock detected"))).toBe(false);
@@ -103,6 +151,7 @@ describe("isPermanentDatabaseError()", () => {
   });
 
   it("rejects malformed input", () => {
-    for (const value of [undefined, null, "22P05", 22, { code: 22005 }, { code: "2" }, { code: "22P0" }]) expect(isPermanentDatabaseError(value)).toBe(false);
+    for (const value of [undefined, null, "22P05", 22, { code: 22005 }, { code: "2" }, { code: "22P0" }])
+      expect(isPermanentDatabaseError(value)).toBe(false);
   });
 });

@@ -21,7 +21,10 @@ const MAX_NAMED = 256;
 const INT8_OID = 20;
 /** Prisma's reading of raw results: int8 (counts, units) as bigint; everything else as pg reads it. */
 const HOT_TYPES = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format ?? "text"))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID
+      ? (v: string) => BigInt(v)
+      : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
 
 /** Marks `pool` as the pool behind `prisma`, for hotQuery and hotExecute. */

@@ -32,14 +32,20 @@ export interface OpenDb {
  * connection is logged to `log`.
  */
 export function openDatabase(cfg: Pick<Config, "DATABASE_URL" | "dataDir">, log: Logger): Promise<OpenDb> {
-  return cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL, DEFAULT_POOL_SIZE, log) : openPglite(path.join(cfg.dataDir, "pglite"));
+  return cfg.DATABASE_URL
+    ? openPostgres(cfg.DATABASE_URL, DEFAULT_POOL_SIZE, log)
+    : openPglite(path.join(cfg.dataDir, "pglite"));
 }
 
 /**
  * Opens and migrates a PostgreSQL database by URL. A connection the server drops is logged to `log` (`db.connection_error`);
  * with none (a test's or a tool's database) it is only discarded.
  */
-export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE, log: Logger | null = null): Promise<OpenDb> {
+export async function openPostgres(
+  url: string,
+  poolSize = DEFAULT_POOL_SIZE,
+  log: Logger | null = null,
+): Promise<OpenDb> {
   const logConnectionError: ConnectionErrorSink = (err) => {
     if (log) logEvent(log, "db.connection_error", { reason: err.message.slice(0, 200) }, "warn");
   };
@@ -66,7 +72,6 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE, lo
     },
   };
 }
-
 
 /** Opens and migrates an embedded PGlite database stored in `dir`. */
 export async function openPglite(dir: string): Promise<OpenDb> {
@@ -118,7 +123,9 @@ function lockPgliteFolder(dir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = Number(readFileSync(lockFile, "utf8"));
       if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
-        throw new DatabaseInUseError(`the embedded database ${dir} is in use by process ${owner}; stop it first, or use PostgreSQL (DATABASE_URL)`);
+        throw new DatabaseInUseError(
+          `the embedded database ${dir} is in use by process ${owner}; stop it first, or use PostgreSQL (DATABASE_URL)`,
+        );
       }
       unlinkSync(lockFile);
     }
@@ -150,7 +157,10 @@ function pgRunner(client: import("pg").Client): SqlRunner {
  */
 export function isUniqueViolation(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
-  const e = err as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } } };
+  const e = err as {
+    code?: unknown;
+    meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } };
+  };
   if (e.code === "P2002" || e.code === "23505") return true;
   const cause = e.meta?.driverAdapterError?.cause;
   return e.meta?.code === "23505" || cause?.originalCode === "23505" || cause?.kind === "UniqueConstraintViolation";

@@ -15,7 +15,16 @@ export type MigrationPlan<T extends MigrationRecord> =
   | { ok: false; reason: "changed_migrations"; names: string[] };
 
 function assertRecords(records: unknown, what: string): asserts records is readonly MigrationRecord[] {
-  if (!Array.isArray(records) || records.some((r: unknown) => typeof r !== "object" || r === null || typeof (r as MigrationRecord).name !== "string" || typeof (r as MigrationRecord).checksum !== "string")) {
+  if (
+    !Array.isArray(records) ||
+    records.some(
+      (r: unknown) =>
+        typeof r !== "object" ||
+        r === null ||
+        typeof (r as MigrationRecord).name !== "string" ||
+        typeof (r as MigrationRecord).checksum !== "string",
+    )
+  ) {
     throw new TypeError(`planMigrations: ${what} must be a list of { name, checksum }`);
   }
 }
@@ -26,7 +35,10 @@ function assertRecords(records: unknown, what: string): asserts records is reado
  * migrated by a newer release, and this one would serve a schema it was not written for. It is checked first: the
  * release that applied them is the one to run, whatever else differs.
  */
-export function planMigrations<T extends MigrationRecord>(applied: readonly MigrationRecord[], known: readonly T[]): MigrationPlan<T> {
+export function planMigrations<T extends MigrationRecord>(
+  applied: readonly MigrationRecord[],
+  known: readonly T[],
+): MigrationPlan<T> {
   assertRecords(applied, "the applied migrations");
   assertRecords(known, "the known migrations");
   const ours = new Map(known.map((m) => [m.name, m.checksum]));

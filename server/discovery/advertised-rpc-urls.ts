@@ -4,7 +4,9 @@ import "server-only";
 import type { Config } from "../env";
 
 /** CAIP-2 → RPC URL, for the networks with an RPC configured; empty unless publishing is allowed. */
-export function advertisedRpcUrls(cfg: Pick<Config, "networks" | "rpcUrls" | "isProduction" | "EXPLORER_ADVERTISE_RPC">): Record<string, string> {
+export function advertisedRpcUrls(
+  cfg: Pick<Config, "networks" | "rpcUrls" | "isProduction" | "EXPLORER_ADVERTISE_RPC">,
+): Record<string, string> {
   const { networks, rpcUrls, isProduction, EXPLORER_ADVERTISE_RPC } = cfg;
   const out: Record<string, string> = {};
   // SECURITY: production RPC URLs often embed a provider API key; publishing them takes the operator's say-so.

@@ -24,7 +24,13 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   for (const info of ctx.config.networks.rows) {
     const id = info.id;
     const enabled = takesPaymentOn(info, ctx.gateway, settings);
-    networks.push({ network: info.caip2, name: info.label, asset: info.usdcAsset, rpc: rpcs[info.caip2] ?? null, enabled });
+    networks.push({
+      network: info.caip2,
+      name: info.label,
+      asset: info.usdcAsset,
+      rpc: rpcs[info.caip2] ?? null,
+      enabled,
+    });
     if (!enabled) continue;
     try {
       const payTo = depositAddressFor(ctx, settings, id);
@@ -34,11 +40,17 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       const { recentBlockhash: _b, lastValidBlockHeight: _h, ...stable } = extra;
       // Solana: the facilitator co-signs as fee payer; EVM: the facilitator's key relays the authorization and pays
       // the gas, and is the payee.
-      const feePayer = typeof extra.feePayer === "string" ? extra.feePayer : familyFacts(info).payeePaysGas ? payTo : undefined;
+      const feePayer =
+        typeof extra.feePayer === "string" ? extra.feePayer : familyFacts(info).payeePaysGas ? payTo : undefined;
       accepts.push({ ...requirements, extra: stable, ...(feePayer ? { feePayer } : {}) });
     } catch (err) {
       // A misconfigured or unreachable network is left out rather than failing the whole document.
-      logEvent(ctx.log, "discovery.network_skipped", { network: info.caip2, reason: err instanceof Error ? err.message.slice(0, 100) : "unknown" }, "warn");
+      logEvent(
+        ctx.log,
+        "discovery.network_skipped",
+        { network: info.caip2, reason: err instanceof Error ? err.message.slice(0, 100) : "unknown" },
+        "warn",
+      );
     }
   }
   // The declarations of the resource's own 402s. A top-up's 402 asks for the amount its body names: its accepts here
@@ -57,17 +69,31 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
   };
   return {
     x402Version: 2 as const,
-    service: { name: "Signet", tags: [...SERVICE_TAGS], url: baseUrl, openapi: `${baseUrl}/api/v1/openapi.json`, docs: `${baseUrl}/docs` },
+    service: {
+      name: "Signet",
+      tags: [...SERVICE_TAGS],
+      url: baseUrl,
+      openapi: `${baseUrl}/api/v1/openapi.json`,
+      docs: `${baseUrl}/docs`,
+    },
     operator_key_url: `${baseUrl}/api/v1/operator-key`,
     did: { id: didWebOf(baseUrl), document: `${baseUrl}/.well-known/did.json` },
     verifier: { url: `${baseUrl}/api/verify`, key_url: `${baseUrl}/api/verify/operator-key` },
-    receipt_log: { origin: ctx.keys.log().origin, verifier_key: ctx.keys.log().verifierKey, prefix: `${baseUrl}/log`, checkpoint: `${baseUrl}/log/checkpoint`, key_url: `${baseUrl}/log/key` },
+    receipt_log: {
+      origin: ctx.keys.log().origin,
+      verifier_key: ctx.keys.log().verifierKey,
+      prefix: `${baseUrl}/log`,
+      checkpoint: `${baseUrl}/log/checkpoint`,
+      key_url: `${baseUrl}/log/key`,
+    },
     resources: PAID_ROUTES.map(resource),
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,
       inference: `${baseUrl}/api/v1/inference`,
       // The paid routes that also serve a request signed for their path from prepaid credit.
-      ...Object.fromEntries(PAID_ROUTES.filter((r) => PAID_ROUTE_REGISTRY[r].prepaidSigning).map((r) => [r, paidRouteUrl(baseUrl, r)])),
+      ...Object.fromEntries(
+        PAID_ROUTES.filter((r) => PAID_ROUTE_REGISTRY[r].prepaidSigning).map((r) => [r, paidRouteUrl(baseUrl, r)]),
+      ),
       grant_challenge: `${baseUrl}/api/v1/grants/challenge`,
       grants: `${baseUrl}/api/v1/grants`,
     },

@@ -19,12 +19,17 @@ export interface EmbeddingsInput {
 
 /** Serves one embeddings request, prepaid when it is signed, else paid with x402. Throws AppError for every refusal. */
 export async function serveEmbeddings(ctx: AppContext, input: EmbeddingsInput): Promise<ServedCall> {
-  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey")) return servePrepaidEmbeddings(ctx, input.headers, input.rawBody);
+  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
+    return servePrepaidEmbeddings(ctx, input.headers, input.rawBody);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(input.rawBody);
   } catch {
     throw new AppError("invalid_request", "request body is not valid UTF-8", { detail: "body" });
   }
-  return servePaidEmbeddings(ctx, { body: parseEmbeddingsRequest(parseJsonText(text)), headers: input.headers, resourceUrl: input.resourceUrl });
+  return servePaidEmbeddings(ctx, {
+    body: parseEmbeddingsRequest(parseJsonText(text)),
+    headers: input.headers,
+    resourceUrl: input.resourceUrl,
+  });
 }

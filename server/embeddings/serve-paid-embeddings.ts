@@ -31,7 +31,11 @@ export async function servePaidEmbeddings(ctx: AppContext, input: PaidEmbeddings
   const { planned, outcome } = await admitPayment(ctx, {
     headers: input.headers,
     plan: (state) => planEmbeddings(ctx, body, state),
-    admission: ({ plan }) => ({ resourceUrl: input.resourceUrl, ...paidRouteAdmission("embeddings"), requestDigest: paidRoute("embeddings").requestDigest!(body, plan.network) }),
+    admission: ({ plan }) => ({
+      resourceUrl: input.resourceUrl,
+      ...paidRouteAdmission("embeddings"),
+      requestDigest: paidRoute("embeddings").requestDigest!(body, plan.network),
+    }),
   });
   switch (outcome.kind) {
     case "answered":
@@ -53,7 +57,14 @@ export async function servePaidEmbeddings(ctx: AppContext, input: PaidEmbeddings
       }
       const pointsBefore = outcome.kind === "settled" ? outcome.pointsBefore : undefined;
       const settlement = paidCallSettlement(ctx, payment, "embeddings");
-      const reservation = { holdId: payment.id, agentPubkey: payment.payer, network: payment.network, holdUnits: payment.units, settlement, pointsBefore };
+      const reservation = {
+        holdId: payment.id,
+        agentPubkey: payment.payer,
+        network: payment.network,
+        holdUnits: payment.units,
+        settlement,
+        pointsBefore,
+      };
       return serveCall(ctx, reservation, embeddingsJob(body, planned.model.id));
     }
   }

@@ -25,7 +25,10 @@ const signedFieldsSchema = z
 
 /** Serves one signed embeddings request from credit. Throws AppError for every refusal; nothing moves before the hold. */
 export function servePrepaidEmbeddings(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {
-  return servePrepaidInference(ctx, headers, rawBody, { path: paidRoute("embeddings").path, parse: prepaidEmbeddingsCall });
+  return servePrepaidInference(ctx, headers, rawBody, {
+    path: paidRoute("embeddings").path,
+    parse: prepaidEmbeddingsCall,
+  });
 }
 
 function prepaidEmbeddingsCall(json: unknown): PrepaidCall {
@@ -39,8 +42,16 @@ function prepaidEmbeddingsCall(json: unknown): PrepaidCall {
     plan(ctx, network, settings) {
       const model = requireOfferedEmbeddingModel(ctx.upstream, body.model, network, settings);
       // The hold is the worst case, which a budget (`max_cost_usdc`, a hard cap) must cover.
-      const holdUnits = worstCaseWithin(model, body, budget ?? BigInt(Number.MAX_SAFE_INTEGER), (worst) =>
-        new AppError("invalid_request", `max_cost_usdc is too low: these inputs could cost up to ${formatUnitsAsUsdc(worst)} USDC`, { detail: "max_cost_usdc" }),
+      const holdUnits = worstCaseWithin(
+        model,
+        body,
+        budget ?? BigInt(Number.MAX_SAFE_INTEGER),
+        (worst) =>
+          new AppError(
+            "invalid_request",
+            `max_cost_usdc is too low: these inputs could cost up to ${formatUnitsAsUsdc(worst)} USDC`,
+            { detail: "max_cost_usdc" },
+          ),
       );
       return { holdUnits, job: embeddingsJob(body, model.id) };
     },

@@ -9,7 +9,15 @@ import type { Config } from "./index";
  * upstream call (`during_inference` fires while the upstream request is in flight; `during_stream` once a stream's
  * first event arrived), capture and answer.
  */
-export type CrashStep = "after_verify" | "after_settle" | "after_credit" | "after_hold" | "during_inference" | "during_stream" | "after_debit" | "before_response";
+export type CrashStep =
+  | "after_verify"
+  | "after_settle"
+  | "after_credit"
+  | "after_hold"
+  | "during_inference"
+  | "during_stream"
+  | "after_debit"
+  | "before_response";
 
 /** SIGKILLs this process when `cfg` arms `step` (SIGNET_CHAOS_CRASH_AT). */
 export function crashPoint(cfg: Pick<Config, "SIGNET_CHAOS_CRASH_AT">, step: CrashStep): void {

@@ -19,47 +19,73 @@ const switchString = z.enum(["true", "false"], { message: 'must be exactly "true
 const port = z.coerce.number().int().min(1).max(65_535);
 
 export const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "test", "production"]).default("development").describe(
-    "`production` refuses to start without configured keys and closes the hosted verifier to private networks; " +
-      "`npm start` always runs as `production`.",
-  ),
+  NODE_ENV: z
+    .enum(["development", "test", "production"])
+    .default("development")
+    .describe(
+      "`production` refuses to start without configured keys and closes the hosted verifier to private networks; " +
+        "`npm start` always runs as `production`.",
+    ),
   PORT: port.default(3000).describe("HTTP port of `npm run dev` / `npm start`."),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional().describe(
-    "The log's level; default info, silent under NODE_ENV=test.",
-  ),
-  SIGNET_DATA_DIR: z.string().min(1).default(".data").describe(
-    "Where dev keys, the embedded database and the localnet snapshot live. Git-ignored.",
-  ),
-  SERVICE_BASE_URL: z.url().optional().describe(
-    "Public origin of this service: used in links, as the verifier's default `endpoint`, and named in every " +
-      "signed prepaid request (a signature is good on this deployment only). Dev: http://localhost:$PORT; " +
-      "production: required.",
-  ),
-  SERVICE_OPERATOR_SECRET_KEY: z.string().min(1).optional().describe(
-    "base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts; must differ from every " +
-      "other service key.",
-  ),
-  SERVICE_OPERATOR_RETIRED_KEYS: z.string().default("").describe(
-    "The operator's retired keys, once SERVICE_OPERATOR_SECRET_KEY was rotated: comma-separated `<base58 public " +
-      "key>@<retired at>`, the time as ISO 8601 with a zone (`2026-05-01T00:00:00Z`) or 13-digit Unix ms. " +
-      "Published with the current key: a receipt a retired key signed verifies only when its timestamp is before " +
-      "that key's retirement.",
-  ),
-  VERIFIER_SECRET_KEY: z.string().min(1).optional().describe(
-    "base58 Ed25519 key that signs hosted-verifier verdicts; must differ from every other service key.",
-  ),
-  VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString.optional().describe(
-    "Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production.",
-  ),
-  LOG_SECRET_KEY: z.string().min(1).optional().describe(
-    "base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ " +
-      "from every other service key.",
-  ),
-  LOG_PREVIOUS_SECRET_KEY: z.string().min(1).optional().describe(
-    "During a rotation of LOG_SECRET_KEY, the log's previous key (same forms): it co-signs every checkpoint " +
-      "under the same origin, so monitors and witnesses that pin it keep verifying while they move to the new " +
-      "key. Unset it to end the transition. Must differ from LOG_SECRET_KEY and from every other service key.",
-  ),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .optional()
+    .describe("The log's level; default info, silent under NODE_ENV=test."),
+  SIGNET_DATA_DIR: z
+    .string()
+    .min(1)
+    .default(".data")
+    .describe("Where dev keys, the embedded database and the localnet snapshot live. Git-ignored."),
+  SERVICE_BASE_URL: z
+    .url()
+    .optional()
+    .describe(
+      "Public origin of this service: used in links, as the verifier's default `endpoint`, and named in every " +
+        "signed prepaid request (a signature is good on this deployment only). Dev: http://localhost:$PORT; " +
+        "production: required.",
+    ),
+  SERVICE_OPERATOR_SECRET_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "base58 Ed25519 key (32-byte seed or 64-byte Solana secret key) that signs receipts; must differ from every " +
+        "other service key.",
+    ),
+  SERVICE_OPERATOR_RETIRED_KEYS: z
+    .string()
+    .default("")
+    .describe(
+      "The operator's retired keys, once SERVICE_OPERATOR_SECRET_KEY was rotated: comma-separated `<base58 public " +
+        "key>@<retired at>`, the time as ISO 8601 with a zone (`2026-05-01T00:00:00Z`) or 13-digit Unix ms. " +
+        "Published with the current key: a receipt a retired key signed verifies only when its timestamp is before " +
+        "that key's retirement.",
+    ),
+  VERIFIER_SECRET_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("base58 Ed25519 key that signs hosted-verifier verdicts; must differ from every other service key."),
+  VERIFIER_ALLOW_PRIVATE_NETWORKS: booleanString
+    .optional()
+    .describe("Lets the hosted verifier fetch loopback/private addresses. Defaults to true outside production."),
+  LOG_SECRET_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "base58 Ed25519 key (same forms as the operator key) that signs the receipt log's checkpoints; must differ " +
+        "from every other service key.",
+    ),
+  LOG_PREVIOUS_SECRET_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "During a rotation of LOG_SECRET_KEY, the log's previous key (same forms): it co-signs every checkpoint " +
+        "under the same origin, so monitors and witnesses that pin it keep verifying while they move to the new " +
+        "key. Unset it to end the transition. Must differ from LOG_SECRET_KEY and from every other service key.",
+    ),
   LOG_ORIGIN: z
     .string()
     .regex(/^[^\s+]+$/, "must be non-empty, without spaces or '+' (e.g. signet.example.com/log)")
@@ -68,187 +94,342 @@ export const envSchema = z.object({
       "The log's origin line and key name; default: SERVICE_BASE_URL's host and path without the scheme, plus " +
         "`/log`.",
     ),
-  LOG_WITNESS_KEYS: z.string().default("").describe(
-    "Comma-separated witness verifier keys (`<name>+<id>+<base64>`, type 0x04) whose cosignatures the log " +
-      "accepts and publishes.",
-  ),
-  LOG_PUBLISH_INTERVAL_MS: z.coerce.number().int().min(50).max(10_000).default(1_000).describe(
-    "How often the log's sequencer runs: entries staged by then get their indices and a signed checkpoint.",
-  ),
-  DATABASE_URL: z.string().min(1).optional().describe(
-    "PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR, which production refuses unless " +
-      "SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION is true.",
-  ),
-  SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: booleanString.default(false).describe(
-    "Lets production run without DATABASE_URL, on the embedded PGlite under SIGNET_DATA_DIR: one process only, " +
-      "no second instance, no managed backups. `npm start` then logs a warning at every start.",
-  ),
-  SIGNET_DEV_KEYS_IN_PRODUCTION: booleanString.default(false).describe(
-    "Lets production start although SIGNET_DATA_DIR holds dev keys (the files `npm run dev` generates): only " +
-      "for a local rehearsal of production on the dev keys (`npm run preview` sets it), never a deployment. " +
-      "Logged at every start.",
-  ),
+  LOG_WITNESS_KEYS: z
+    .string()
+    .default("")
+    .describe(
+      "Comma-separated witness verifier keys (`<name>+<id>+<base64>`, type 0x04) whose cosignatures the log " +
+        "accepts and publishes.",
+    ),
+  LOG_PUBLISH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(10_000)
+    .default(1_000)
+    .describe("How often the log's sequencer runs: entries staged by then get their indices and a signed checkpoint."),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "PostgreSQL URL. Unset → embedded PGlite under SIGNET_DATA_DIR, which production refuses unless " +
+        "SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION is true.",
+    ),
+  SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION: booleanString
+    .default(false)
+    .describe(
+      "Lets production run without DATABASE_URL, on the embedded PGlite under SIGNET_DATA_DIR: one process only, " +
+        "no second instance, no managed backups. `npm start` then logs a warning at every start.",
+    ),
+  SIGNET_DEV_KEYS_IN_PRODUCTION: booleanString
+    .default(false)
+    .describe(
+      "Lets production start although SIGNET_DATA_DIR holds dev keys (the files `npm run dev` generates): only " +
+        "for a local rehearsal of production on the dev keys (`npm run preview` sets it), never a deployment. " +
+        "Logged at every start.",
+    ),
 
   // Chains. Each network's RPC is RPC_URL_<ID> (read by readRpcUrls, below the schema). Dev defaults point the
   // networks the local chains play at them; production has no placeholder RPCs for money.
-  LOCALNET_RPC_PORT: port.default(8899).describe(
-    "Port of the local Solana chain that `npm run dev` starts (plays devnet).",
-  ),
-  LOCALNET_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0).describe(
-    "Port of the second local chain that plays mainnet (dev and tests only; 0 = not started).",
-  ),
-  FACILITATOR_SECRET_KEY: z.string().min(1).optional().describe(
-    "The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. Must differ " +
-      "from every other service key.",
-  ),
+  LOCALNET_RPC_PORT: port
+    .default(8899)
+    .describe("Port of the local Solana chain that `npm run dev` starts (plays devnet)."),
+  LOCALNET_MAINNET_RPC_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(0)
+    .describe("Port of the second local chain that plays mainnet (dev and tests only; 0 = not started)."),
+  FACILITATOR_SECRET_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The facilitator's fee-payer key (base58 or Solana CLI JSON); also the devnet deposit address. Must differ " +
+        "from every other service key.",
+    ),
 
   // Base. Dev defaults point Base Sepolia at the local anvil chain; production must configure RPCs.
-  FACILITATOR_EVM_SECRET_KEY: z.string().min(1).optional().describe(
-    "The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data " +
-      "dir. Its 32 bytes must differ from every other service key's secret (checked when an EVM network has an " +
-      "RPC).",
-  ),
-  SERVICE_EVM_DEPOSIT_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x EVM address").optional().describe(
-    "Must equal the EVM key's address when set (a typo would send every payment elsewhere).",
-  ),
-  LOCALNET_EVM_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8545).describe(
-    "Port of the local anvil chain that `npm run dev` starts (plays Base Sepolia, chain id 84532; 0 = not " +
-      "started).",
-  ),
-  LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(0).describe(
-    "Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started).",
-  ),
-  LOCALNET_POLYGON_AMOY_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8546).describe(
-    "Port of the local anvil chain that `npm run dev` starts to play Polygon Amoy (chain id 80002; 0 = not " +
-      "started).",
-  ),
-  LOCALNET_AVALANCHE_FUJI_RPC_PORT: z.coerce.number().int().min(0).max(65_535).default(8547).describe(
-    "Port of the local anvil chain that `npm run dev` starts to play Avalanche Fuji (chain id 43113; 0 = not " +
-      "started).",
-  ),
+  FACILITATOR_EVM_SECRET_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The facilitator's EVM key (0x hex): gas payer and the EVM deposit address. Dev: generated into the data " +
+        "dir. Its 32 bytes must differ from every other service key's secret (checked when an EVM network has an " +
+        "RPC).",
+    ),
+  SERVICE_EVM_DEPOSIT_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x EVM address")
+    .optional()
+    .describe("Must equal the EVM key's address when set (a typo would send every payment elsewhere)."),
+  LOCALNET_EVM_RPC_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(8545)
+    .describe(
+      "Port of the local anvil chain that `npm run dev` starts (plays Base Sepolia, chain id 84532; 0 = not " +
+        "started).",
+    ),
+  LOCALNET_BASE_MAINNET_RPC_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(0)
+    .describe("Port of a second anvil chain that plays Base mainnet (dev and tests only; 0 = not started)."),
+  LOCALNET_POLYGON_AMOY_RPC_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(8546)
+    .describe(
+      "Port of the local anvil chain that `npm run dev` starts to play Polygon Amoy (chain id 80002; 0 = not " +
+        "started).",
+    ),
+  LOCALNET_AVALANCHE_FUJI_RPC_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(8547)
+    .describe(
+      "Port of the local anvil chain that `npm run dev` starts to play Avalanche Fuji (chain id 43113; 0 = not " +
+        "started).",
+    ),
 
   // Upstream model provider.
   UPSTREAM_BASE_URL: z.url().default("https://openrouter.ai/api/v1").describe("The OpenAI-compatible model provider."),
-  UPSTREAM_API_KEY: z.string().min(1).optional().describe(
-    "The provider's key; unset, only the built-in `local/echo-1` is offered.",
-  ),
-  UPSTREAM_PROVIDER_NAME: z.string().min(1).max(64).default("openrouter").describe(
-    "The receipt's `upstream` for provider calls.",
-  ),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000).describe(
-    "Upstream time limit (for a stream: to its start, and between two chunks).",
-  ),
-  LOCAL_MODEL_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(15).describe(
-    "Pause between the built-in model's streamed tokens, so a local stream behaves like one.",
-  ),
+  UPSTREAM_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The provider's key; unset, only the built-in `local/echo-1` is offered."),
+  UPSTREAM_PROVIDER_NAME: z
+    .string()
+    .min(1)
+    .max(64)
+    .default("openrouter")
+    .describe("The receipt's `upstream` for provider calls."),
+  UPSTREAM_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(30_000)
+    .describe("Upstream time limit (for a stream: to its start, and between two chunks)."),
+  LOCAL_MODEL_STREAM_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000)
+    .default(15)
+    .describe("Pause between the built-in model's streamed tokens, so a local stream behaves like one."),
 
   // Defaults of the operator settings. The settings table overrides them at run time.
-  X402_NETWORK: z.string().min(1).default("solana:devnet").describe(
-    "Setting default: the network when the body names none.",
-  ),
+  X402_NETWORK: z
+    .string()
+    .min(1)
+    .default("solana:devnet")
+    .describe("Setting default: the network when the body names none."),
   X402_FLAT_PRICE_USDC: z.string().min(1).default("0.01").describe("Setting default: the price of every call."),
   SERVICE_MAX_PRICE_USDC: z.string().min(1).default("0.10").describe("Setting default: hard ceiling on the price."),
-  SERVICE_DEPOSIT_ADDRESS: z.string().min(1).optional().describe(
-    "Setting default: the devnet deposit address; must equal the facilitator key's address (start-up fails " +
-      "otherwise). Unset: that address.",
-  ),
-  SERVICE_MAINNET_DEPOSIT_ADDRESS: z.string().min(1).optional().describe(
-    "Setting default: the mainnet deposit address (may differ from the fee payer).",
-  ),
-  SERVICE_MAINNET_ENABLED: switchString.default("false").describe(
-    "Whether mainnets take payments (the kill switch's default; the dashboard turns it at run time).",
-  ),
-  SERVICE_ALLOWED_AGENTS: z.string().default("").describe(
-    "Setting default: comma-separated payers allowed on mainnet (Solana and Base), base58 keys or 0x addresses; " +
-      "empty is open.",
-  ),
-  SERVICE_TESTNET_PROVIDER_MODELS: switchString.default("false").describe(
-    "Whether testnets offer the provider's models too (default: the built-in model only; faucet USDC is free).",
-  ),
-  SERVICE_GRANT_AMOUNT_USDC: z.string().min(1).default("0.10").describe(
-    "Setting default: the sponsored first balance a grant credits.",
-  ),
+  SERVICE_DEPOSIT_ADDRESS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Setting default: the devnet deposit address; must equal the facilitator key's address (start-up fails " +
+        "otherwise). Unset: that address.",
+    ),
+  SERVICE_MAINNET_DEPOSIT_ADDRESS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Setting default: the mainnet deposit address (may differ from the fee payer)."),
+  SERVICE_MAINNET_ENABLED: switchString
+    .default("false")
+    .describe("Whether mainnets take payments (the kill switch's default; the dashboard turns it at run time)."),
+  SERVICE_ALLOWED_AGENTS: z
+    .string()
+    .default("")
+    .describe(
+      "Setting default: comma-separated payers allowed on mainnet (Solana and Base), base58 keys or 0x addresses; " +
+        "empty is open.",
+    ),
+  SERVICE_TESTNET_PROVIDER_MODELS: switchString
+    .default("false")
+    .describe(
+      "Whether testnets offer the provider's models too (default: the built-in model only; faucet USDC is free).",
+    ),
+  SERVICE_GRANT_AMOUNT_USDC: z
+    .string()
+    .min(1)
+    .default("0.10")
+    .describe("Setting default: the sponsored first balance a grant credits."),
   SERVICE_GRANT_MAX_PER_IP: z.string().min(1).default("3").describe("Setting default: grants per hashed client IP."),
-  SERVICE_GRANT_BUDGET_DAILY_USDC: z.string().min(1).default("5.00").describe(
-    "Setting default: the grants' budget per UTC day.",
-  ),
-  IP_HASH_SALT: z.string().min(16).optional().describe(
-    "Secret salt for hashing client IPs (grants). Dev: generated into the data dir; production: required for " +
-      "grants.",
-  ),
+  SERVICE_GRANT_BUDGET_DAILY_USDC: z
+    .string()
+    .min(1)
+    .default("5.00")
+    .describe("Setting default: the grants' budget per UTC day."),
+  IP_HASH_SALT: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      "Secret salt for hashing client IPs (grants). Dev: generated into the data dir; production: required for " +
+        "grants.",
+    ),
 
   // Prepaid credits and grants.
-  PREPAID_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600).describe(
-    "Signed prepaid requests per agent per minute, counted in the database (all instances share it).",
-  ),
-  PREPAID_IP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1_200).describe(
-    "Signed prepaid requests per client IP per minute, all agents together, counted in the database: each costs " +
-      "a statement before its credit is known, and fresh keys are free to make. The default leaves two agents " +
-      "behind one address their full per-agent rate.",
-  ),
+  PREPAID_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(600)
+    .describe("Signed prepaid requests per agent per minute, counted in the database (all instances share it)."),
+  PREPAID_IP_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(1_200)
+    .describe(
+      "Signed prepaid requests per client IP per minute, all agents together, counted in the database: each costs " +
+        "a statement before its credit is known, and fresh keys are free to make. The default leaves two agents " +
+        "behind one address their full per-agent rate.",
+    ),
   PREPAID_TOPUP_MAX_USDC: z.string().min(1).default("100").describe("Largest x402 credit top-up, USDC."),
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).optional().describe(
-    "Reverse proxies in front of the service that append to X-Forwarded-For. 0: clients connect to this server " +
-      "directly and the client IP is the connection's own address. Required in production, where a wrong guess " +
-      "either trusts a client-written header or counts every client as the proxy.",
-  ),
+  TRUSTED_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe(
+      "Reverse proxies in front of the service that append to X-Forwarded-For. 0: clients connect to this server " +
+        "directly and the client IP is the connection's own address. Required in production, where a wrong guess " +
+        "either trusts a client-written header or counts every client as the proxy.",
+    ),
 
   // Crash recovery.
-  PAYMENT_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000).describe(
-    "How long a payment may sit claimed (settling) or settled (serving) before a retry with the same header " +
-      "takes it over: the process that held it is presumed dead. Must exceed the upstream time limit.",
-  ),
-  SETTLEMENT_CONFIRM_WAIT_MS: z.coerce.number().int().min(100).max(60_000).optional().describe(
-    "How long a settlement waits to see its transaction confirmed (Solana: `confirmed` or stronger; Base: a " +
-      "receipt) before the payment is `pending` and the client is told to retry (default " +
-      "DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS). Set explicitly, it must be below PAYMENT_LEASE_MS: a claim's lease " +
-      "must outlast its settle wait.",
-  ),
-  PAID_ANSWER_RETENTION_HOURS: z.coerce.number().min(0).max(24 * 30).default(24).describe(
-    "How long a served paid call's answer is kept, hours: the payer's repeat of the same request (same payment " +
-      "header, same body) within it gets the stored answer and receipt again; after it, 409 payment_replay. 0 " +
-      "keeps none.",
-  ),
-  SIGNET_CHAOS_CRASH_AT: z.enum(["after_verify", "after_settle", "after_credit", "after_hold", "during_inference", "during_stream", "after_debit", "before_response"]).optional().describe(
-    "Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite).",
-  ),
+  PAYMENT_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(120_000)
+    .describe(
+      "How long a payment may sit claimed (settling) or settled (serving) before a retry with the same header " +
+        "takes it over: the process that held it is presumed dead. Must exceed the upstream time limit.",
+    ),
+  SETTLEMENT_CONFIRM_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .optional()
+    .describe(
+      "How long a settlement waits to see its transaction confirmed (Solana: `confirmed` or stronger; Base: a " +
+        "receipt) before the payment is `pending` and the client is told to retry (default " +
+        "DEFAULT_SETTLEMENT_CONFIRM_WAIT_MS). Set explicitly, it must be below PAYMENT_LEASE_MS: a claim's lease " +
+        "must outlast its settle wait.",
+    ),
+  PAID_ANSWER_RETENTION_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 30)
+    .default(24)
+    .describe(
+      "How long a served paid call's answer is kept, hours: the payer's repeat of the same request (same payment " +
+        "header, same body) within it gets the stored answer and receipt again; after it, 409 payment_replay. 0 " +
+        "keeps none.",
+    ),
+  SIGNET_CHAOS_CRASH_AT: z
+    .enum([
+      "after_verify",
+      "after_settle",
+      "after_credit",
+      "after_hold",
+      "during_inference",
+      "during_stream",
+      "after_debit",
+      "before_response",
+    ])
+    .optional()
+    .describe("Tests only: SIGKILL this process when the paid flow reaches the named step (the chaos suite)."),
 
-  EXPLORER_ADVERTISE_RPC: booleanString.optional().describe(
-    "Whether the explorer may tell browsers this service's chain RPC URLs. Default: true outside production, " +
-      "false in production, where an RPC URL often carries a provider API key; browsers then use the public RPCs " +
-      "or one typed in.",
-  ),
+  EXPLORER_ADVERTISE_RPC: booleanString
+    .optional()
+    .describe(
+      "Whether the explorer may tell browsers this service's chain RPC URLs. Default: true outside production, " +
+        "false in production, where an RPC URL often carries a provider API key; browsers then use the public RPCs " +
+        "or one typed in.",
+    ),
 
   // Operator dashboard.
-  SERVICE_OPERATOR_PUBKEYS: z.string().default("").describe(
-    "Comma-separated base58 Solana keys allowed to sign in to the dashboard; production refuses to start " +
-      "without one.",
-  ),
-  SESSION_SECRET: z.string().min(32).optional().describe(
-    "HMAC key for operator session cookies (≥ 32 chars); dev: generated into the data dir; production: " +
-      "required.",
-  ),
+  SERVICE_OPERATOR_PUBKEYS: z
+    .string()
+    .default("")
+    .describe(
+      "Comma-separated base58 Solana keys allowed to sign in to the dashboard; production refuses to start " +
+        "without one.",
+    ),
+  SESSION_SECRET: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "HMAC key for operator session cookies (≥ 32 chars); dev: generated into the data dir; production: " +
+        "required.",
+    ),
 
   // Operations.
-  METRICS_TOKEN: z.string().min(16).optional().describe(
-    "Bearer token that `GET /metrics` requires and that `GET /api/health` needs to show its parts' detail (≥ 16 " +
-      "chars); required in production, both open in development when unset.",
-  ),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000).describe(
-    "How long a SIGTERM lets in-flight requests finish before the process exits anyway (crash recovery covers " +
-      "the rest).",
-  ),
-  SIGNET_API_DIRECT: booleanString.default(true).describe(
-    "Whether `npm start` serves the hot API routes (paid chat, prepaid inference, hosted verify) straight from " +
-      "their built route handlers, without Next's request pipeline. Read by the front server (bin/start/serve-next.ts).",
-  ),
-  HOSTNAME: z.string().min(1).default("localhost").describe(
-    "The host name the front server (bin/start/serve-next.ts) tells Next it serves.",
-  ),
-  SIGNET_NEXT_DIST_DIR: z.string().min(1).default(".next").describe(
-    "Where Next's build lives (next.config.mjs reads the same variable): `npm start` serves the build from " +
-      "here.",
-  ),
+  METRICS_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      "Bearer token that `GET /metrics` requires and that `GET /api/health` needs to show its parts' detail (≥ 16 " +
+        "chars); required in production, both open in development when unset.",
+    ),
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(20_000)
+    .describe(
+      "How long a SIGTERM lets in-flight requests finish before the process exits anyway (crash recovery covers " +
+        "the rest).",
+    ),
+  SIGNET_API_DIRECT: booleanString
+    .default(true)
+    .describe(
+      "Whether `npm start` serves the hot API routes (paid chat, prepaid inference, hosted verify) straight from " +
+        "their built route handlers, without Next's request pipeline. Read by the front server (bin/start/serve-next.ts).",
+    ),
+  HOSTNAME: z
+    .string()
+    .min(1)
+    .default("localhost")
+    .describe("The host name the front server (bin/start/serve-next.ts) tells Next it serves."),
+  SIGNET_NEXT_DIST_DIR: z
+    .string()
+    .min(1)
+    .default(".next")
+    .describe(
+      "Where Next's build lives (next.config.mjs reads the same variable): `npm start` serves the build from " +
+        "here.",
+    ),
 });
 
 type RawEnv = z.infer<typeof envSchema>;
@@ -330,8 +511,14 @@ export const LOCAL_CHAIN_PORT_VARIABLES: Readonly<Record<NetworkId, LocalChainPo
 };
 
 /** The port of each local chain `cfg` names, by the network it plays (0 = not started); only networks of `cfg.networks`. */
-export function localChainPorts(cfg: Pick<Config, LocalChainPortVariable | "networks">): Partial<Record<NetworkId, number>> {
-  return Object.fromEntries(Object.entries(LOCAL_CHAIN_PORT_VARIABLES).flatMap(([id, variable]) => (cfg.networks.byId(id) ? [[id, cfg[variable]]] : [])));
+export function localChainPorts(
+  cfg: Pick<Config, LocalChainPortVariable | "networks">,
+): Partial<Record<NetworkId, number>> {
+  return Object.fromEntries(
+    Object.entries(LOCAL_CHAIN_PORT_VARIABLES).flatMap(([id, variable]) =>
+      cfg.networks.byId(id) ? [[id, cfg[variable]]] : [],
+    ),
+  );
 }
 
 const rpcUrlSchema = z.url();
@@ -341,11 +528,16 @@ const rpcUrlSchema = z.url();
  * a deprecation line), else in dev its local chain. Throws a ConfigError naming the variable for an RPC_URL_ name that
  * names no network of `networks`, a value that is not a URL, or an old and a new name set to different URLs.
  */
-function readRpcUrls(env: Readonly<Record<string, string>>, raw: RawEnv, networks: NetworkRegistry): { rpcUrls: Partial<Record<NetworkId, string>>; deprecations: string[] } {
+function readRpcUrls(
+  env: Readonly<Record<string, string>>,
+  raw: RawEnv,
+  networks: NetworkRegistry,
+): { rpcUrls: Partial<Record<NetworkId, string>>; deprecations: string[] } {
   const known = () => networks.ids.map((id) => `${id} (${rpcUrlVariable(id)})`).join(", ");
   const byVariable = new Map(networks.ids.map((id) => [rpcUrlVariable(id), id]));
   for (const name of Object.keys(env)) {
-    if (name.startsWith(RPC_URL_PREFIX) && !byVariable.has(name)) throw new ConfigError(`${name} names no network this service knows; the known ids: ${known()}`);
+    if (name.startsWith(RPC_URL_PREFIX) && !byVariable.has(name))
+      throw new ConfigError(`${name} names no network this service knows; the known ids: ${known()}`);
   }
   const rpcUrls: Partial<Record<NetworkId, string>> = {};
   const deprecations: string[] = [];
@@ -358,18 +550,30 @@ function readRpcUrls(env: Readonly<Record<string, string>>, raw: RawEnv, network
   for (const [legacy, id] of Object.entries(LEGACY_RPC_URL_VARIABLES)) {
     const value = env[legacy];
     if (value === undefined) continue;
-    if (!networks.byId(id)) throw new ConfigError(`${legacy} names the RPC of network ${id}, which this service does not take payment on; the known ids: ${known()}`);
+    if (!networks.byId(id))
+      throw new ConfigError(
+        `${legacy} names the RPC of network ${id}, which this service does not take payment on; the known ids: ${known()}`,
+      );
     const current = env[rpcUrlVariable(id)];
     if (current !== undefined && current !== value) {
-      throw new ConfigError(`${legacy} and ${rpcUrlVariable(id)} are both set, to different URLs: ${legacy} is the old name of ${rpcUrlVariable(id)}; keep only ${rpcUrlVariable(id)}`);
+      throw new ConfigError(
+        `${legacy} and ${rpcUrlVariable(id)} are both set, to different URLs: ${legacy} is the old name of ${rpcUrlVariable(id)}; keep only ${rpcUrlVariable(id)}`,
+      );
     }
-    deprecations.push(`${legacy} is deprecated and will be removed in the next release: rename it ${rpcUrlVariable(id)}`);
+    deprecations.push(
+      `${legacy} is deprecated and will be removed in the next release: rename it ${rpcUrlVariable(id)}`,
+    );
   }
   const legacyOf = new Map(Object.entries(LEGACY_RPC_URL_VARIABLES).map(([legacy, id]) => [id, legacy]));
   for (const id of networks.ids) {
     const variable = rpcUrlVariable(id);
     const legacy = legacyOf.get(id);
-    const given = env[variable] !== undefined ? checked(variable, env[variable]) : legacy !== undefined && env[legacy] !== undefined ? checked(legacy, env[legacy]) : undefined;
+    const given =
+      env[variable] !== undefined
+        ? checked(variable, env[variable])
+        : legacy !== undefined && env[legacy] !== undefined
+          ? checked(legacy, env[legacy])
+          : undefined;
     if (given) rpcUrls[id] = given;
     if (given !== undefined || raw.NODE_ENV === "production") continue;
     // In dev the local chains play these networks (see README); production must configure every RPC it uses.
@@ -423,12 +627,16 @@ export const SECRET_FILE_VARIABLES = [
  * processes it is passed to see the value alone. Throws a ConfigError naming the variable when both are set, or the
  * file cannot be read or is empty; the error never holds the content.
  */
-export function readSecretFiles(env: Readonly<Record<string, string | undefined>>, readFile: (file: string) => string = (file) => readFileSync(file, "utf8")): NodeJS.ProcessEnv {
+export function readSecretFiles(
+  env: Readonly<Record<string, string | undefined>>,
+  readFile: (file: string) => string = (file) => readFileSync(file, "utf8"),
+): NodeJS.ProcessEnv {
   const out = { ...env } as NodeJS.ProcessEnv;
   for (const name of SECRET_FILE_VARIABLES) {
     const file = env[`${name}_FILE`];
     if (file === undefined || file === "") continue;
-    if (env[name] !== undefined && env[name] !== "") throw new ConfigError(`${name} and ${name}_FILE are both set: keep one`);
+    if (env[name] !== undefined && env[name] !== "")
+      throw new ConfigError(`${name} and ${name}_FILE are both set: keep one`);
     let content: string;
     try {
       content = readFile(file);
@@ -451,7 +659,9 @@ export function readSecretFiles(env: Readonly<Record<string, string | undefined>
 export function loadConfig(env: Readonly<Record<string, string | undefined>>, options: ConfigOptions = {}): Config {
   const networks = options.networks ?? SHIPPED_NETWORKS;
   // Treat empty strings as unset: `FOO=` in a shell or .env file means "not configured".
-  const cleaned = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""),
+  );
   const result = envSchema.safeParse(cleaned);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
@@ -459,14 +669,20 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, op
   }
   const isProduction = result.data.NODE_ENV === "production";
   // SECURITY: the crash hook exists for the chaos suite; a production process must never be able to arm it.
-  if (isProduction && result.data.SIGNET_CHAOS_CRASH_AT) throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
+  if (isProduction && result.data.SIGNET_CHAOS_CRASH_AT)
+    throw new ConfigError("invalid environment:\n  SIGNET_CHAOS_CRASH_AT: must not be set in production");
   // A claim's lease must outlast its settlement's confirmation wait, or a retry would take over a claim still settling.
-  if (result.data.SETTLEMENT_CONFIRM_WAIT_MS !== undefined && result.data.SETTLEMENT_CONFIRM_WAIT_MS >= result.data.PAYMENT_LEASE_MS) {
+  if (
+    result.data.SETTLEMENT_CONFIRM_WAIT_MS !== undefined &&
+    result.data.SETTLEMENT_CONFIRM_WAIT_MS >= result.data.PAYMENT_LEASE_MS
+  ) {
     throw new ConfigError("invalid environment:\n  SETTLEMENT_CONFIRM_WAIT_MS: must be below PAYMENT_LEASE_MS");
   }
   // SECURITY: signed prepaid requests name this origin; a guessed one would refuse every correctly signed request.
   if (isProduction && !result.data.SERVICE_BASE_URL) {
-    throw new ConfigError("invalid environment:\n  SERVICE_BASE_URL: is required in production (the public origin, e.g. https://signet.example.com)");
+    throw new ConfigError(
+      "invalid environment:\n  SERVICE_BASE_URL: is required in production (the public origin, e.g. https://signet.example.com)",
+    );
   }
   const rpc = readRpcUrls(cleaned, result.data, networks);
   // The operator settings' defaults get the same parsers as stored values, here, so no request meets a bad one.
@@ -497,11 +713,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, op
 export function assertReadyToServe(cfg: Config): void {
   // SECURITY: per-IP limits read the client IP through the proxy hops; production states its set-up, never guesses.
   if (cfg.isProduction && cfg.TRUSTED_PROXY_HOPS === undefined) {
-    throw new ConfigError("TRUSTED_PROXY_HOPS must be set in production: 0 when clients connect to this server directly, else the number of reverse proxies in front of it");
+    throw new ConfigError(
+      "TRUSTED_PROXY_HOPS must be set in production: 0 when clients connect to this server directly, else the number of reverse proxies in front of it",
+    );
   }
   // SECURITY: /metrics shows call volumes, balances and the ledger's totals; production never serves it unauthenticated.
   if (cfg.isProduction && !cfg.METRICS_TOKEN) {
-    throw new ConfigError("METRICS_TOKEN must be set in production (at least 16 characters): GET /metrics requires it as a Bearer token");
+    throw new ConfigError(
+      "METRICS_TOKEN must be set in production (at least 16 characters): GET /metrics requires it as a Bearer token",
+    );
   }
   // The embedded database is one process's folder: a second instance, or a host that loses its disk, loses payments.
   // Production states its database, or says in so many words that it means the embedded one.
@@ -512,14 +732,20 @@ export function assertReadyToServe(cfg: Config): void {
   }
   // Production never lets the dev sign-in key in: without a listed key nobody can open the dashboard or its kill switch.
   if (cfg.isProduction) {
-    const listed = cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim()).filter((k) => k !== "");
+    const listed = cfg.SERVICE_OPERATOR_PUBKEYS.split(",")
+      .map((k) => k.trim())
+      .filter((k) => k !== "");
     if (listed.length === 0) {
-      throw new ConfigError("SERVICE_OPERATOR_PUBKEYS must be set in production: the comma-separated base58 Solana keys allowed to sign in to the operator dashboard (without one, nobody can sign in)");
+      throw new ConfigError(
+        "SERVICE_OPERATOR_PUBKEYS must be set in production: the comma-separated base58 Solana keys allowed to sign in to the operator dashboard (without one, nobody can sign in)",
+      );
     }
     const isKey = (k: string): boolean => isBase58PublicKey(k);
     const malformed = listed.find((k) => !isKey(k));
     if (malformed !== undefined) {
-      throw new ConfigError(`SERVICE_OPERATOR_PUBKEYS: "${malformed.slice(0, 60)}" is not a base58 Solana public key (32 bytes); no one could sign in with it`);
+      throw new ConfigError(
+        `SERVICE_OPERATOR_PUBKEYS: "${malformed.slice(0, 60)}" is not a base58 Solana public key (32 bytes); no one could sign in with it`,
+      );
     }
   }
 }
@@ -532,10 +758,14 @@ export function productionOptIns(cfg: Config): string[] {
   if (!cfg.isProduction) return [];
   const lines: string[] = [];
   if (!cfg.DATABASE_URL && cfg.SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION) {
-    lines.push(`production runs on the embedded PGlite database under ${cfg.dataDir} (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance`);
+    lines.push(
+      `production runs on the embedded PGlite database under ${cfg.dataDir} (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance`,
+    );
   }
   if (cfg.SIGNET_DEV_KEYS_IN_PRODUCTION) {
-    lines.push(`production may run beside dev keys in ${cfg.dataDir} (SIGNET_DEV_KEYS_IN_PRODUCTION=true): a local rehearsal, not a deployment`);
+    lines.push(
+      `production may run beside dev keys in ${cfg.dataDir} (SIGNET_DEV_KEYS_IN_PRODUCTION=true): a local rehearsal, not a deployment`,
+    );
   }
   return lines;
 }

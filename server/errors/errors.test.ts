@@ -9,7 +9,10 @@ describe("toErrorBody()", () => {
   it("answers a frozen unknown error (kit's RPC errors are frozen) with the generic 500, logging it", () => {
     const out = toErrorBody(Object.freeze(new Error("rpc said no")), createLogger("error"), "req-1");
     expect(out.status).toBe(500);
-    expect(out.body).toEqual({ error: { message: "internal error", type: "server_error", param: null, code: "internal_error" }, request_id: "req-1" });
+    expect(out.body).toEqual({
+      error: { message: "internal error", type: "server_error", param: null, code: "internal_error" },
+      request_id: "req-1",
+    });
   });
 
   it("answers a thrown non-error (a string) with the generic 500", () => {
@@ -19,10 +22,21 @@ describe("toErrorBody()", () => {
 
 describe("toErrorBody() body shape (OpenAI's error object, Signet's code in `code`)", () => {
   it("puts an AppError's code, type and details inside `error`, its `detail` as `param`, and the request id beside it", () => {
-    const out = toErrorBody(new AppError("invalid_request", "messages.0.content: bad", { detail: "messages.0.content", balance_usdc: "1" }), QUIET_LOG, "req-3");
+    const out = toErrorBody(
+      new AppError("invalid_request", "messages.0.content: bad", { detail: "messages.0.content", balance_usdc: "1" }),
+      QUIET_LOG,
+      "req-3",
+    );
     expect(out.status).toBe(400);
     expect(out.body).toStrictEqual({
-      error: { message: "messages.0.content: bad", type: "invalid_request_error", param: "messages.0.content", code: "invalid_request", detail: "messages.0.content", balance_usdc: "1" },
+      error: {
+        message: "messages.0.content: bad",
+        type: "invalid_request_error",
+        param: "messages.0.content",
+        code: "invalid_request",
+        detail: "messages.0.content",
+        balance_usdc: "1",
+      },
       request_id: "req-3",
     });
     expect(Object.keys(out.body)).toEqual(["error", "request_id"]);
@@ -32,7 +46,9 @@ describe("toErrorBody() body shape (OpenAI's error object, Signet's code in `cod
   it("answers the 500 fallback as a server_error with a null param, and no request_id when none is given", () => {
     const out = toErrorBody(new Error("secret internals"), QUIET_LOG);
     expect(out.status).toBe(500);
-    expect(out.body).toStrictEqual({ error: { message: "internal error", type: "server_error", param: null, code: "internal_error" } });
+    expect(out.body).toStrictEqual({
+      error: { message: "internal error", type: "server_error", param: null, code: "internal_error" },
+    });
     expect(out.headers).toEqual({});
   });
 
@@ -49,10 +65,22 @@ describe("toErrorBody() body shape (OpenAI's error object, Signet's code in `cod
 
 describe("toErrorBody() for a database that dropped the connection", () => {
   it("answers 503 database_unavailable with Retry-After, not the generic 500", () => {
-    const out = toErrorBody(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01", severity: "FATAL" }), QUIET_LOG, "req-2");
+    const out = toErrorBody(
+      Object.assign(new Error("terminating connection due to administrator command"), {
+        code: "57P01",
+        severity: "FATAL",
+      }),
+      QUIET_LOG,
+      "req-2",
+    );
     expect(out.status).toBe(503);
     expect(out.body).toEqual({
-      error: { message: "the database is unavailable; retry the same request", type: "server_error", param: null, code: "database_unavailable" },
+      error: {
+        message: "the database is unavailable; retry the same request",
+        type: "server_error",
+        param: null,
+        code: "database_unavailable",
+      },
       request_id: "req-2",
     });
     expect(Number(out.headers["retry-after"])).toBeGreaterThan(0);
@@ -61,11 +89,23 @@ describe("toErrorBody() for a database that dropped the connection", () => {
 
 describe("param", () => {
   it("names the request field only on a 400: another status's detail (a facilitator's reason) stays in detail", () => {
-    expect(toErrorBody(new AppError("payment_required", "payment verification failed", { detail: "invalid_exact_svm_payload_transaction_simulation_failed", reason: "payment_invalid" }), QUIET_LOG).body.error).toMatchObject({
+    expect(
+      toErrorBody(
+        new AppError("payment_required", "payment verification failed", {
+          detail: "invalid_exact_svm_payload_transaction_simulation_failed",
+          reason: "payment_invalid",
+        }),
+        QUIET_LOG,
+      ).body.error,
+    ).toMatchObject({
       param: null,
       detail: "invalid_exact_svm_payload_transaction_simulation_failed",
     });
-    expect(toErrorBody(new AppError("invalid_signature", "bad", { detail: "the old form" }), QUIET_LOG).body.error.param).toBeNull();
-    expect(toErrorBody(new AppError("model_not_allowed", "no", { detail: "model" }), QUIET_LOG).body.error.param).toBe("model");
+    expect(
+      toErrorBody(new AppError("invalid_signature", "bad", { detail: "the old form" }), QUIET_LOG).body.error.param,
+    ).toBeNull();
+    expect(toErrorBody(new AppError("model_not_allowed", "no", { detail: "model" }), QUIET_LOG).body.error.param).toBe(
+      "model",
+    );
   });
 });

@@ -17,13 +17,32 @@ export interface ErrorRow {
  */
 export const ERRORS = {
   // Generic request problems
-  invalid_request: { status: 400, meaning: "The request is malformed (not JSON, a field missing or out of range); `param` names the field. Fix the request; nothing was charged." },
-  invalid_json: { status: 400, meaning: "Retired: a body that is not JSON is `invalid_request` with `param: body`.", retired: true },
+  invalid_request: {
+    status: 400,
+    meaning:
+      "The request is malformed (not JSON, a field missing or out of range); `param` names the field. Fix the request; nothing was charged.",
+  },
+  invalid_json: {
+    status: 400,
+    meaning: "Retired: a body that is not JSON is `invalid_request` with `param: body`.",
+    retired: true,
+  },
   not_found: { status: 404, meaning: "No such route or record." },
-  method_not_allowed: { status: 405, meaning: "The path does not serve this method; the `Allow` header lists those it does." },
-  streaming_not_supported: { status: 400, meaning: "This route answers in one piece and does not stream (embeddings): send the request without `stream`; nothing was charged." },
+  method_not_allowed: {
+    status: 405,
+    meaning: "The path does not serve this method; the `Allow` header lists those it does.",
+  },
+  streaming_not_supported: {
+    status: 400,
+    meaning:
+      "This route answers in one piece and does not stream (embeddings): send the request without `stream`; nothing was charged.",
+  },
   payload_too_large: { status: 413, meaning: "The body is larger than the route accepts; send less." },
-  unsupported_media_type: { status: 415, meaning: "Retired: the body is read as JSON whatever its content type.", retired: true },
+  unsupported_media_type: {
+    status: 415,
+    meaning: "Retired: the body is read as JSON whatever its content type.",
+    retired: true,
+  },
   rate_limited: { status: 429, meaning: "Too many requests from this client; retry after `Retry-After` seconds." },
   // Payments
   payment_required: {
@@ -31,48 +50,93 @@ export const ERRORS = {
     meaning:
       "This route is paid: pay the challenge (x402 v2 in `PAYMENT-REQUIRED`, v1 in the body) and retry. A refused payment says why in `error.reason` (malformed, requirements_mismatch, payment_expired, insufficient_balance, payment_invalid, or its settlement's reason); nothing was charged.",
   },
-  payment_invalid: { status: 402, meaning: "Retired: a refused payment is `payment_required` with a `reason`.", retired: true },
-  payment_failed: { status: 402, meaning: "Retired: a payment that failed to settle is `payment_required` with a `reason`.", retired: true },
-  payment_replay: { status: 409, meaning: "This payment was already used, or is being processed by another request; send a new payment (or retry the same request later)." },
+  payment_invalid: {
+    status: 402,
+    meaning: "Retired: a refused payment is `payment_required` with a `reason`.",
+    retired: true,
+  },
+  payment_failed: {
+    status: 402,
+    meaning: "Retired: a payment that failed to settle is `payment_required` with a `reason`.",
+    retired: true,
+  },
+  payment_replay: {
+    status: 409,
+    meaning:
+      "This payment was already used, or is being processed by another request; send a new payment (or retry the same request later).",
+  },
   payment_refunded: {
     status: 409,
-    meaning: "This payment's call could not be recorded, so its price was returned to the payer's prepaid credit on its network (`error.tx_signature` names it); it buys no call and no receipt. Spend the credit with signed requests, or pay again.",
+    meaning:
+      "This payment's call could not be recorded, so its price was returned to the payer's prepaid credit on its network (`error.tx_signature` names it); it buys no call and no receipt. Spend the credit with signed requests, or pay again.",
   },
-  invalid_payment_id: { status: 400, meaning: "The payment-identifier extension's id is malformed; nothing was charged." },
-  payment_id_conflict: { status: 409, meaning: "The payment id belongs to another payment of this payer; this one was neither settled nor charged. Use a new id." },
+  invalid_payment_id: {
+    status: 400,
+    meaning: "The payment-identifier extension's id is malformed; nothing was charged.",
+  },
+  payment_id_conflict: {
+    status: 409,
+    meaning:
+      "The payment id belongs to another payment of this payer; this one was neither settled nor charged. Use a new id.",
+  },
   payment_request_mismatch: {
     status: 409,
-    meaning: "The payment paid for another request (route, body, network, or top-up beneficiary); nothing moved for this one. A retry repeats the paid request exactly.",
+    meaning:
+      "The payment paid for another request (route, body, network, or top-up beneficiary); nothing moved for this one. A retry repeats the paid request exactly.",
   },
   agent_not_allowed: { status: 403, meaning: "Mainnet is allowlisted and this payer is not on the list." },
   mainnet_disabled: { status: 503, meaning: "The operator's mainnet kill switch is off; use a test network, or wait." },
   invalid_network: { status: 400, meaning: "The network name is not one this service knows." },
   network_not_supported: { status: 501, meaning: "This deployment does not offer that network (no RPC configured)." },
-  model_not_allowed: { status: 400, meaning: "The model is not offered on this network, or its worst-case cost exceeds the price; GET /api/v1/models lists those offered." },
+  model_not_allowed: {
+    status: 400,
+    meaning:
+      "The model is not offered on this network, or its worst-case cost exceeds the price; GET /api/v1/models lists those offered.",
+  },
   model_not_found: { status: 404, meaning: "GET /api/v1/models/{id} for a model this deployment does not offer." },
   // Prepaid credits and signed requests
   missing_auth_headers: { status: 401, meaning: "A prepaid request lacks X-Agent-Pubkey or X-Agent-Signature." },
   invalid_signature: { status: 401, meaning: "The request's (or challenge's) Ed25519 signature does not verify." },
-  request_expired: { status: 401, meaning: "The signed request's timestamp is too far from the service's clock; sign it again." },
+  request_expired: {
+    status: 401,
+    meaning: "The signed request's timestamp is too far from the service's clock; sign it again.",
+  },
   nonce_replay: { status: 409, meaning: "This nonce was already used by this key; sign the request with a new nonce." },
-  insufficient_credits: { status: 402, meaning: "The key's prepaid credit cannot cover the call's worst case; top up (POST /api/v1/credits) or claim a grant." },
+  insufficient_credits: {
+    status: 402,
+    meaning:
+      "The key's prepaid credit cannot cover the call's worst case; top up (POST /api/v1/credits) or claim a grant.",
+  },
   // Grants
   grant_already_claimed: { status: 409, meaning: "This wallet already claimed its grant." },
   grant_ip_limit: { status: 429, meaning: "Too many grants from this address; try later." },
   grant_budget_exhausted: { status: 503, meaning: "The operator's grant budget is spent." },
-  challenge_expired: { status: 401, meaning: "The sign-in or grant challenge (or login link) expired or was used; fetch a new one." },
+  challenge_expired: {
+    status: 401,
+    meaning: "The sign-in or grant challenge (or login link) expired or was used; fetch a new one.",
+  },
   // Operator surfaces
   unauthorized: { status: 401, meaning: "Sign in as an operator first." },
   forbidden: { status: 403, meaning: "This key is not an operator of this service, or the request crossed origins." },
   // Server side
-  upstream_error: { status: 502, meaning: "The model provider failed. Prepaid: nothing was charged. Paid: the payment's credit is kept for a retry of the same request." },
-  chain_unavailable: { status: 502, meaning: "The chain's RPC could not be reached to verify or settle; nothing was charged. Retry later." },
+  upstream_error: {
+    status: 502,
+    meaning:
+      "The model provider failed. Prepaid: nothing was charged. Paid: the payment's credit is kept for a retry of the same request.",
+  },
+  chain_unavailable: {
+    status: 502,
+    meaning: "The chain's RPC could not be reached to verify or settle; nothing was charged. Retry later.",
+  },
   settlement_pending: {
     status: 502,
     meaning:
       "The payment's transaction was broadcast and its confirmation not seen in time: retry the same request after `Retry-After`; it is then served (landed), refused as 402 (expired or failed: nothing charged), or pending again.",
   },
-  upstream_timeout: { status: 504, meaning: "The model provider did not answer in time; as upstream_error for what was charged." },
+  upstream_timeout: {
+    status: 504,
+    meaning: "The model provider did not answer in time; as upstream_error for what was charged.",
+  },
   receipt_log_unavailable: {
     status: 503,
     meaning:
@@ -83,19 +147,30 @@ export const ERRORS = {
     meaning:
       "The database refused the call's record for good, so the call has no receipt and is not charged: prepaid, the hold was released; paid, the payment's price was returned to the payer's prepaid credit (a retry of the same payment header answers `payment_refunded`). The operator is alerted.",
   },
-  log_pending: { status: 409, meaning: "The receipt is staged for the log but not yet in a signed checkpoint: ask again after `Retry-After`." },
-  server_misconfigured: { status: 500, meaning: "The deployment is missing a setting this request needs (the message names it); tell the operator." },
+  log_pending: {
+    status: 409,
+    meaning: "The receipt is staged for the log but not yet in a signed checkpoint: ask again after `Retry-After`.",
+  },
+  server_misconfigured: {
+    status: 500,
+    meaning: "The deployment is missing a setting this request needs (the message names it); tell the operator.",
+  },
   database_unavailable: {
     status: 503,
     meaning:
       "The database could not be reached, dropped the connection mid-call, or was too busy to start the call's transaction in time: retry the same request after `Retry-After`. A paid call's payment header is settled at most once and served once.",
   },
-  shutting_down: { status: 503, meaning: "This instance is draining after a SIGTERM: retry, and another instance answers." },
+  shutting_down: {
+    status: 503,
+    meaning: "This instance is draining after a SIGTERM: retry, and another instance answers.",
+  },
   internal_error: { status: 500, meaning: "An unexpected failure; the request id finds it in the service's log." },
 } as const satisfies Record<string, ErrorRow>;
 
 /** Each code's HTTP status. */
-export const ERROR_STATUS = Object.fromEntries(Object.entries(ERRORS).map(([code, row]) => [code, row.status])) as { readonly [K in keyof typeof ERRORS]: (typeof ERRORS)[K]["status"] };
+export const ERROR_STATUS = Object.fromEntries(Object.entries(ERRORS).map(([code, row]) => [code, row.status])) as {
+  readonly [K in keyof typeof ERRORS]: (typeof ERRORS)[K]["status"];
+};
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -157,7 +232,13 @@ export interface ErrorBody {
 }
 
 /** The body for `code`: `error` first (message first within it), the request id, then any protocol fields. */
-export function errorBody(code: ErrorCode, message: string, details: Record<string, unknown> = {}, requestId?: string, topLevel: Record<string, unknown> = {}): ErrorBody {
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+  requestId?: string,
+  topLevel: Record<string, unknown> = {},
+): ErrorBody {
   // A 400's `detail` names the request field at fault; elsewhere it says something else (a facilitator's reason).
   const param = ERRORS[code].status === 400 && typeof details.detail === "string" ? details.detail : null;
   return {
@@ -171,9 +252,17 @@ export function errorBody(code: ErrorCode, message: string, details: Record<stri
  * The JSON body for an error. Unknown errors become a generic 500: `err.message` never reaches a client; they are logged
  * to `log` (the request's logger, which carries its id).
  */
-export function toErrorBody(err: unknown, log: Logger, requestId?: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
+export function toErrorBody(
+  err: unknown,
+  log: Logger,
+  requestId?: string,
+): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (isAppError(err)) {
-    return { status: err.status, body: errorBody(err.code, err.message, err.details, requestId, err.topLevel), headers: err.headers };
+    return {
+      status: err.status,
+      body: errorBody(err.code, err.message, err.details, requestId, err.topLevel),
+      headers: err.headers,
+    };
   }
   if (isDatabaseUnavailable(err)) {
     log.warn({ err: loggableError(err) }, "database unavailable");

@@ -16,7 +16,11 @@ const requirements: PaymentRequirements = {
   maxTimeoutSeconds: 120,
   extra: { name: "USDC", version: "2" },
 };
-const pay = (inner: Record<string, unknown>): PaymentPayload => ({ x402Version: 2, accepted: requirements, payload: inner });
+const pay = (inner: Record<string, unknown>): PaymentPayload => ({
+  x402Version: 2,
+  accepted: requirements,
+  payload: inner,
+});
 const permit2 = pay({
   signature: `0x${"11".repeat(65)}`,
   permit2Authorization: {
@@ -30,7 +34,14 @@ const permit2 = pay({
 });
 const eip3009 = pay({
   signature: `0x${"22".repeat(65)}`,
-  authorization: { from: AGENT, to: FACILITATOR, value: "1000", validAfter: "0", validBefore: "9999999999", nonce: `0x${"33".repeat(32)}` },
+  authorization: {
+    from: AGENT,
+    to: FACILITATOR,
+    value: "1000",
+    validAfter: "0",
+    validBefore: "9999999999",
+    nonce: `0x${"33".repeat(32)}`,
+  },
 });
 
 /** The stock EVM scheme over a chain that must not be touched: every signer call throws. */
@@ -53,7 +64,13 @@ describe("evmPayloadRefusal()", () => {
 
   it.each([
     ["a Permit2 payload", permit2.payload],
-    ["an EIP-3009 payload with a Permit2 authorization beside it", { ...eip3009.payload, permit2Authorization: (permit2.payload as { permit2Authorization: unknown }).permit2Authorization }],
+    [
+      "an EIP-3009 payload with a Permit2 authorization beside it",
+      {
+        ...eip3009.payload,
+        permit2Authorization: (permit2.payload as { permit2Authorization: unknown }).permit2Authorization,
+      },
+    ],
     ["an authorization that is not an object", { signature: "0x", authorization: "yes" }],
     ["an empty payload", {}],
   ])("refuses %s as unsupported_payload", (_label, inner) => {
@@ -68,11 +85,19 @@ describe("evmPayloadRefusal()", () => {
 
 describe("the exact EVM scheme as Signet registers it", () => {
   it("refuses a Permit2 payload at verify with unsupported_payload, before the chain is read", async () => {
-    expect(await schemeThatMustNotTouchTheChain().verify(permit2, requirements)).toEqual({ isValid: false, invalidReason: "unsupported_payload", payer: "" });
+    expect(await schemeThatMustNotTouchTheChain().verify(permit2, requirements)).toEqual({
+      isValid: false,
+      invalidReason: "unsupported_payload",
+      payer: "",
+    });
   });
 
   it("refuses a Permit2 payload at settle, before anything is sent", async () => {
-    expect(await schemeThatMustNotTouchTheChain().settle(permit2, requirements)).toMatchObject({ success: false, errorReason: "unsupported_payload", transaction: "" });
+    expect(await schemeThatMustNotTouchTheChain().settle(permit2, requirements)).toMatchObject({
+      success: false,
+      errorReason: "unsupported_payload",
+      transaction: "",
+    });
   });
 
   it("hands an EIP-3009 payload on to the scheme it wraps, for verify and settle", async () => {
@@ -83,7 +108,10 @@ describe("the exact EVM scheme as Signet registers it", () => {
       getExtra: () => undefined,
       getSigners: () => [FACILITATOR],
       verify: async () => (seen.push("verify"), { isValid: true, payer: AGENT }),
-      settle: async () => (seen.push("settle"), { success: true, transaction: "0xabc", network: requirements.network, payer: AGENT }),
+      settle: async () => (
+        seen.push("settle"),
+        { success: true, transaction: "0xabc", network: requirements.network, payer: AGENT }
+      ),
     };
     const guarded = refuseBeforeVerify(inner, evmPayloadRefusal);
     expect(await guarded.verify(eip3009, requirements)).toEqual({ isValid: true, payer: AGENT });

@@ -15,7 +15,8 @@ export function evmPayloadRefusal(payload: PaymentPayload): EvmPayloadRefusal | 
   const inner = payload.payload as Record<string, unknown> | null;
   if (typeof inner !== "object" || inner === null || Array.isArray(inner)) return "unsupported_payload";
   const authorization = inner.authorization;
-  if (typeof authorization !== "object" || authorization === null || Array.isArray(authorization)) return "unsupported_payload";
+  if (typeof authorization !== "object" || authorization === null || Array.isArray(authorization))
+    return "unsupported_payload";
   if (Object.keys(inner).some((field) => !EIP3009_FIELDS.has(field))) return "unsupported_payload";
   return null;
 }

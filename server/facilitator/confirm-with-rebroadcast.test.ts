@@ -2,7 +2,13 @@ import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { systemClock } from "../clock";
 import { describe, expect, it, vi } from "vitest";
-import { awaitSolanaConfirmation, blockhashOfWire, confirmWithRebroadcast, MAX_SIGNATURES_PER_CALL, POLL_MS } from "./confirm-with-rebroadcast";
+import {
+  awaitSolanaConfirmation,
+  blockhashOfWire,
+  confirmWithRebroadcast,
+  MAX_SIGNATURES_PER_CALL,
+  POLL_MS,
+} from "./confirm-with-rebroadcast";
 
 type Status = { confirmationStatus: "processed" | "confirmed" | "finalized"; err: unknown } | null;
 
@@ -11,7 +17,9 @@ function scriptedRpc(answer: { valid: (blockhash: string) => boolean; status: (s
   const calls: string[] = [];
   const statusReads: string[][] = [];
   const rpc = {
-    isBlockhashValid: (blockhash: string) => ({ send: async () => (calls.push("isBlockhashValid"), { value: answer.valid(blockhash) }) }),
+    isBlockhashValid: (blockhash: string) => ({
+      send: async () => (calls.push("isBlockhashValid"), { value: answer.valid(blockhash) }),
+    }),
     getSignatureStatuses: (signatures: string[], opts: { searchTransactionHistory?: boolean }) => ({
       send: async () => {
         if (!opts.searchTransactionHistory) throw new Error("must search the transaction history");
@@ -62,9 +70,15 @@ describe("awaitSolanaConfirmation()", () => {
   });
 
   it("reports a confirmed transaction with an error as failed, and waits past a processed one", async () => {
-    const failed = scriptedRpc({ valid: () => true, status: () => ({ confirmationStatus: "confirmed", err: { InstructionError: [0, 1n] } }) });
+    const failed = scriptedRpc({
+      valid: () => true,
+      status: () => ({ confirmationStatus: "confirmed", err: { InstructionError: [0, 1n] } }),
+    });
     expect(await awaitSolanaConfirmation(failed.rpc, tx, 1_000, systemClock)).toMatchObject({ state: "failed" });
-    const processed = scriptedRpc({ valid: () => false, status: () => ({ confirmationStatus: "processed", err: null }) });
+    const processed = scriptedRpc({
+      valid: () => false,
+      status: () => ({ confirmationStatus: "processed", err: null }),
+    });
     expect(await awaitSolanaConfirmation(processed.rpc, tx, 300, systemClock)).toEqual({ state: "pending" });
   });
 
@@ -81,7 +95,9 @@ describe("awaitSolanaConfirmation()", () => {
       },
       status: () => ({ confirmationStatus: "confirmed", err: null }),
     });
-    const waits = Array.from({ length: 300 }, (_, i) => awaitSolanaConfirmation(rpc, { ...tx, signature: `sig-${i}` }, 1_000, systemClock));
+    const waits = Array.from({ length: 300 }, (_, i) =>
+      awaitSolanaConfirmation(rpc, { ...tx, signature: `sig-${i}` }, 1_000, systemClock),
+    );
     expect(await Promise.all(waits)).toEqual(Array.from({ length: 300 }, () => ({ state: "confirmed" })));
     expect(calls).toEqual(["getSignatureStatuses", "getSignatureStatuses"]);
     expect(statusReads.map((r) => r.length)).toEqual([MAX_SIGNATURES_PER_CALL, 300 - MAX_SIGNATURES_PER_CALL]);
@@ -92,7 +108,10 @@ describe("awaitSolanaConfirmation()", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate", "Date"] });
     try {
       let landed = false;
-      const { rpc, statusReads } = scriptedRpc({ valid: () => true, status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null) });
+      const { rpc, statusReads } = scriptedRpc({
+        valid: () => true,
+        status: () => (landed ? { confirmationStatus: "confirmed", err: null } : null),
+      });
       const waits: Promise<{ state: string }>[] = [];
       for (let i = 0; i < 10; i++) {
         waits.push(awaitSolanaConfirmation(rpc, { ...tx, signature: `late-${i}` }, 5_000, systemClock));
@@ -142,7 +161,12 @@ describe("awaitSolanaConfirmation()", () => {
 
 describe("blockhashOfWire()", () => {
   it("rejects malformed input", () => {
-    for (const bad of ["", "not base64 at all!", Buffer.from("short").toString("base64"), Buffer.alloc(300, 7).toString("base64")]) {
+    for (const bad of [
+      "",
+      "not base64 at all!",
+      Buffer.from("short").toString("base64"),
+      Buffer.alloc(300, 7).toString("base64"),
+    ]) {
       expect(blockhashOfWire(bad)).toBeNull();
     }
   });

@@ -40,7 +40,12 @@ export function blockhashOfWire(wireBase64: string): string | null {
  * Waits up to `waitMs` for `signature` to confirm, re-sending `wire` (the fully signed transaction) every
  * REBROADCAST_EVERY_MS, both measured by `clock`. RPC errors are retried until the wait ends. Never throws.
  */
-export async function awaitSolanaConfirmation(rpc: Rpc<SolanaRpcApi>, tx: { signature: string; wire: string; blockhash: string }, waitMs: number, clock: Clock): Promise<ConfirmOutcome> {
+export async function awaitSolanaConfirmation(
+  rpc: Rpc<SolanaRpcApi>,
+  tx: { signature: string; wire: string; blockhash: string },
+  waitMs: number,
+  clock: Clock,
+): Promise<ConfirmOutcome> {
   const deadline = clock.monotonic() + waitMs;
   const batcher = batcherOf(rpc);
   let sentAt = clock.monotonic();
@@ -107,9 +112,12 @@ class StatusBatcher {
     for (const c of due) bySignature.set(c.signature, [...(bySignature.get(c.signature) ?? []), c]);
     const signatures = [...bySignature.keys()];
     for (let i = 0; i < signatures.length; i += MAX_SIGNATURES_PER_CALL) {
-      const part = signatures.slice(i, i + MAX_SIGNATURES_PER_CALL).map((signature) => ({ signature, blockhash: bySignature.get(signature)![0]!.blockhash }));
+      const part = signatures
+        .slice(i, i + MAX_SIGNATURES_PER_CALL)
+        .map((signature) => ({ signature, blockhash: bySignature.get(signature)![0]!.blockhash }));
       void checkMany(this.rpc, part).then(
-        (outcomes) => part.forEach(({ signature }, j) => bySignature.get(signature)!.forEach((c) => c.resolve(outcomes[j]!))),
+        (outcomes) =>
+          part.forEach(({ signature }, j) => bySignature.get(signature)!.forEach((c) => c.resolve(outcomes[j]!))),
         () => part.forEach(({ signature }) => bySignature.get(signature)!.forEach((c) => c.resolve(null))),
       );
     }
@@ -122,15 +130,33 @@ class StatusBatcher {
  * blockhash the statuses are read again: a transaction that landed between the first two reads is seen then, and is
  * never taken for an expired one. A blockhash the RPC failed to answer leaves its transactions as they were (null).
  */
-async function checkMany(rpc: Rpc<SolanaRpcApi>, txs: readonly { signature: string; blockhash: string }[]): Promise<(ConfirmOutcome | null)[]> {
-  const first = await readStatuses(rpc, txs.map((t) => t.signature));
+async function checkMany(
+  rpc: Rpc<SolanaRpcApi>,
+  txs: readonly { signature: string; blockhash: string }[],
+): Promise<(ConfirmOutcome | null)[]> {
+  const first = await readStatuses(
+    rpc,
+    txs.map((t) => t.signature),
+  );
   const outcomes: (ConfirmOutcome | null)[] = first.map((s) => (s === "absent" ? null : s));
   const absent = txs.map((t, i) => ({ ...t, i })).filter(({ i }) => first[i] === "absent");
   if (absent.length === 0) return outcomes;
   const blockhashes = [...new Set(absent.map((t) => t.blockhash))];
   const validity = new Map(
     await Promise.all(
-      blockhashes.map(async (b) => [b, await rpc.isBlockhashValid(b as never, { commitment: "confirmed" }).send().then((r) => r.value, () => null)] as const),
+      blockhashes.map(
+        async (b) =>
+          [
+            b,
+            await rpc
+              .isBlockhashValid(b as never, { commitment: "confirmed" })
+              .send()
+              .then(
+                (r) => r.value,
+                () => null,
+              ),
+          ] as const,
+      ),
     ),
   );
   const expiredCandidates: typeof absent = [];
@@ -140,7 +166,10 @@ async function checkMany(rpc: Rpc<SolanaRpcApi>, txs: readonly { signature: stri
     else if (valid === false) expiredCandidates.push(t);
   }
   if (expiredCandidates.length === 0) return outcomes;
-  const second = await readStatuses(rpc, expiredCandidates.map((t) => t.signature));
+  const second = await readStatuses(
+    rpc,
+    expiredCandidates.map((t) => t.signature),
+  );
   expiredCandidates.forEach((t, j) => {
     const s = second[j]!;
     outcomes[t.i] = s === "absent" ? { state: "expired" } : s;
@@ -149,13 +178,23 @@ async function checkMany(rpc: Rpc<SolanaRpcApi>, txs: readonly { signature: stri
 }
 
 /** Each signature's status at `confirmed`: its outcome when landed or only processed (pending), else absent. */
-async function readStatuses(rpc: Rpc<SolanaRpcApi>, signatures: readonly string[]): Promise<(ConfirmOutcome | "absent")[]> {
-  const { value } = await rpc.getSignatureStatuses(signatures as Signature[], { searchTransactionHistory: true }).send();
+async function readStatuses(
+  rpc: Rpc<SolanaRpcApi>,
+  signatures: readonly string[],
+): Promise<(ConfirmOutcome | "absent")[]> {
+  const { value } = await rpc
+    .getSignatureStatuses(signatures as Signature[], { searchTransactionHistory: true })
+    .send();
   return signatures.map((_, i) => {
     const status = value[i];
     if (!status) return "absent";
     if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") {
-      return status.err === null ? { state: "confirmed" } : { state: "failed", error: JSON.stringify(status.err, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) };
+      return status.err === null
+        ? { state: "confirmed" }
+        : {
+            state: "failed",
+            error: JSON.stringify(status.err, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
+          };
     }
     // Processed only: it can still be dropped with its fork, so it is neither landed nor expired yet.
     return { state: "pending" };
@@ -164,7 +203,9 @@ async function readStatuses(rpc: Rpc<SolanaRpcApi>, signatures: readonly string[
 
 /** Sends a fully signed wire transaction as settle does: without preflight, so a node forwards it as it is. */
 export async function resendWire(rpc: Rpc<SolanaRpcApi>, wire: string): Promise<void> {
-  await rpc.sendTransaction(wire as never, { encoding: "base64", skipPreflight: true, preflightCommitment: "confirmed" }).send();
+  await rpc
+    .sendTransaction(wire as never, { encoding: "base64", skipPreflight: true, preflightCommitment: "confirmed" })
+    .send();
 }
 
 /**
@@ -173,7 +214,12 @@ export async function resendWire(rpc: Rpc<SolanaRpcApi>, wire: string): Promise<
  * Failed and expired are thrown as on-chain failures (the stock scheme's terminal answer: nothing to retry); a wait
  * that runs out is thrown as a plain error, which the stock scheme answers as `settlement_pending`.
  */
-export function confirmWithRebroadcast(signer: FacilitatorSvmSigner, rpcByCaip2: Record<string, Rpc<SolanaRpcApi>>, waitMs: number, clock: Clock): FacilitatorSvmSigner {
+export function confirmWithRebroadcast(
+  signer: FacilitatorSvmSigner,
+  rpcByCaip2: Record<string, Rpc<SolanaRpcApi>>,
+  waitMs: number,
+  clock: Clock,
+): FacilitatorSvmSigner {
   // The wire settle sent, by signature, until its confirmation wait ends (the two calls follow each other).
   const sent = new Map<string, string>();
   const send = signer.sendTransaction.bind(signer);
@@ -192,8 +238,10 @@ export function confirmWithRebroadcast(signer: FacilitatorSvmSigner, rpcByCaip2:
       if (!rpc || !wire || !blockhash) return signer.confirmTransaction(signature, network);
       const outcome = await awaitSolanaConfirmation(rpc, { signature, wire, blockhash }, waitMs, clock);
       if (outcome.state === "confirmed") return;
-      if (outcome.state === "failed") throw new TransactionOnchainFailureError(`Transaction failed onchain: ${outcome.error}`);
-      if (outcome.state === "expired") throw new TransactionOnchainFailureError("the transaction's blockhash expired before it landed");
+      if (outcome.state === "failed")
+        throw new TransactionOnchainFailureError(`Transaction failed onchain: ${outcome.error}`);
+      if (outcome.state === "expired")
+        throw new TransactionOnchainFailureError("the transaction's blockhash expired before it landed");
       throw new Error(`not confirmed within ${waitMs} ms`);
     },
   };

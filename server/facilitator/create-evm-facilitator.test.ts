@@ -31,14 +31,20 @@ describe("the EVM facilitator at start-up", () => {
   });
 
   it("refuses a malformed key, naming the variable", async () => {
-    await expect(createFacilitator(production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).rejects.toThrow(
-      /FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key/,
-    );
+    await expect(
+      createFacilitator(production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" })),
+    ).rejects.toThrow(/FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key/);
   });
 
   it("refuses a SERVICE_EVM_DEPOSIT_ADDRESS that is not the key's address", async () => {
-    const cfg = production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY, SERVICE_EVM_DEPOSIT_ADDRESS: "0x000000000000000000000000000000000000dEaD" });
-    await expect(createFacilitator(cfg)).rejects.toThrow(/SERVICE_EVM_DEPOSIT_ADDRESS .* must equal the EVM facilitator key's address/);
+    const cfg = production({
+      RPC_URL_BASE: "http://127.0.0.1:1",
+      FACILITATOR_EVM_SECRET_KEY: EVM_KEY,
+      SERVICE_EVM_DEPOSIT_ADDRESS: "0x000000000000000000000000000000000000dEaD",
+    });
+    await expect(createFacilitator(cfg)).rejects.toThrow(
+      /SERVICE_EVM_DEPOSIT_ADDRESS .* must equal the EVM facilitator key's address/,
+    );
   });
 
   it("accepts the key's own address in any case, and serves both Base networks with it, lower-cased", async () => {
@@ -49,7 +55,10 @@ describe("the EVM facilitator at start-up", () => {
       SERVICE_EVM_DEPOSIT_ADDRESS: EVM_ADDRESS.toUpperCase().replace("0X", "0x"),
     });
     const facilitator = await createFacilitator(cfg);
-    expect(facilitator.evm).toMatchObject({ address: EVM_ADDRESS.toLowerCase(), rpcUrls: { base: "http://127.0.0.1:1", "base-sepolia": "http://127.0.0.1:2" } });
+    expect(facilitator.evm).toMatchObject({
+      address: EVM_ADDRESS.toLowerCase(),
+      rpcUrls: { base: "http://127.0.0.1:1", "base-sepolia": "http://127.0.0.1:2" },
+    });
     const kinds = facilitator.x402.getSupported().kinds.map((k) => k.network);
     expect(kinds).toEqual(expect.arrayContaining(["eip155:8453", "eip155:84532"]));
   });
@@ -61,10 +70,19 @@ describe("loadRelayerKey()", () => {
   });
 
   it("is the configured key, in lower-case 0x hex, when a Base network has an RPC", () => {
-    expect(loadRelayerKey(production({ RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: EVM_KEY.toUpperCase().replace("0X", "0x") }))).toBe(EVM_KEY);
+    expect(
+      loadRelayerKey(
+        production({
+          RPC_URL_BASE_SEPOLIA: "http://127.0.0.1:1",
+          FACILITATOR_EVM_SECRET_KEY: EVM_KEY.toUpperCase().replace("0X", "0x"),
+        }),
+      ),
+    ).toBe(EVM_KEY);
   });
 
   it("rejects malformed input: a key that is not 32 bytes of hex is named", () => {
-    expect(() => loadRelayerKey(production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" }))).toThrow(new ConfigError("FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key (32 bytes of hex)"));
+    expect(() =>
+      loadRelayerKey(production({ RPC_URL_BASE: "http://127.0.0.1:1", FACILITATOR_EVM_SECRET_KEY: "0x1234" })),
+    ).toThrow(new ConfigError("FACILITATOR_EVM_SECRET_KEY is not a valid EVM private key (32 bytes of hex)"));
   });
 });

@@ -6,7 +6,22 @@ import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
-import { concatHex, createPublicClient, createWalletClient, defineChain, encodeFunctionData, isAddressEqual, publicActions, recoverTypedDataAddress, type Abi, type Chain, type Hex, type LocalAccount, type PublicClient, type Transport } from "viem";
+import {
+  concatHex,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  isAddressEqual,
+  publicActions,
+  recoverTypedDataAddress,
+  type Abi,
+  type Chain,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type Transport,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Config } from "../env";
 import { loadEvmKey, type EvmPrivateKey } from "../keys/evm-key";
@@ -41,7 +56,14 @@ const DEFAULT_CONFIRMATION_TIMEOUT_MS = 30_000;
  * however far the node's pending count lags, so instances sharing the key and the database never collide. `sweep`
  * broadcasts again what the node has not mined yet.
  */
-export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain; transport: Transport; nonceLock: NonceLock; confirmationTimeoutMs?: number; log?: Logger }) {
+export function createEvmRelaySigner(opts: {
+  account: LocalAccount;
+  chain: Chain;
+  transport: Transport;
+  nonceLock: NonceLock;
+  confirmationTimeoutMs?: number;
+  log?: Logger;
+}) {
   const { account, chain, nonceLock } = opts;
   const wallet = createWalletClient({ account, chain, transport: opts.transport }).extend(publicActions);
   const relayChain: RelayChain = {
@@ -55,7 +77,12 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
   };
   /** Gas and fees are read before the lock is taken; only the nonce is chosen (and the bytes signed) under it. */
   const send = async (request: { to: Hex; data: Hex; gas?: bigint }): Promise<Hex> => {
-    const prepared = await wallet.prepareTransactionRequest({ account, chain, ...request, parameters: ["chainId", "fees", "gas", "type"] });
+    const prepared = await wallet.prepareTransactionRequest({
+      account,
+      chain,
+      ...request,
+      parameters: ["chainId", "fees", "gas", "type"],
+    });
     return relayTransaction(nonceLock, relayChain, (nonce) => wallet.signTransaction({ ...prepared, nonce } as never));
   };
   const signer = toFacilitatorEvmSigner(
@@ -75,7 +102,11 @@ export function createEvmRelaySigner(opts: { account: LocalAccount; chain: Chain
       },
       writeContract: ({ address, abi, functionName, args, gas, dataSuffix }) => {
         const data = encodeFunctionData({ abi: abi as Abi, functionName, args } as never);
-        return send({ to: address, data: dataSuffix ? concatHex([data, dataSuffix]) : data, ...(gas !== undefined ? { gas } : {}) });
+        return send({
+          to: address,
+          data: dataSuffix ? concatHex([data, dataSuffix]) : data,
+          ...(gas !== undefined ? { gas } : {}),
+        });
       },
       sendTransaction: ({ to, data }) => send({ to, data }),
       waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
@@ -111,7 +142,12 @@ export function loadRelayerKey(cfg: Config): EvmPrivateKey | null {
 }
 
 /** Registers the EVM scheme on `x402` for every EVM network with an RPC; null when none has one. */
-export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLock: NonceLock, backoff: Pick<RpcBackoffOptions, "gates" | "metrics" | "clock"> & { log?: Logger } = {}): EvmFacilitator | null {
+export function createEvmFacilitator(
+  cfg: Config,
+  x402: x402Facilitator,
+  nonceLock: NonceLock,
+  backoff: Pick<RpcBackoffOptions, "gates" | "metrics" | "clock"> & { log?: Logger } = {},
+): EvmFacilitator | null {
   const key = loadRelayerKey(cfg);
   if (key === null) return null;
   // No in-process nonce manager: instances sharing this key take nonces under the database lock instead.
@@ -120,7 +156,9 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
   if (cfg.SERVICE_EVM_DEPOSIT_ADDRESS && cfg.SERVICE_EVM_DEPOSIT_ADDRESS.toLowerCase() !== address) {
     // SECURITY: the deposit address must be the facilitator's own; anything else is a typo that would send every
     // payment somewhere the service does not control.
-    throw new ConfigError(`SERVICE_EVM_DEPOSIT_ADDRESS (${cfg.SERVICE_EVM_DEPOSIT_ADDRESS}) must equal the EVM facilitator key's address ${account.address}`);
+    throw new ConfigError(
+      `SERVICE_EVM_DEPOSIT_ADDRESS (${cfg.SERVICE_EVM_DEPOSIT_ADDRESS}) must equal the EVM facilitator key's address ${account.address}`,
+    );
   }
 
   const rpcUrls: Partial<Record<NetworkId, string>> = {};
@@ -141,9 +179,19 @@ export function createEvmFacilitator(cfg: Config, x402: x402Facilitator, nonceLo
     rpcUrls[id] = url;
     const { log, ...rpcBackoff } = backoff;
     const transport = createBackoffHttpTransport(url, { network: info.caip2, ...rpcBackoff });
-    const signer = createEvmRelaySigner({ account, chain, transport, nonceLock, confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS, ...(log ? { log } : {}) });
+    const signer = createEvmRelaySigner({
+      account,
+      chain,
+      transport,
+      nonceLock,
+      confirmationTimeoutMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS,
+      ...(log ? { log } : {}),
+    });
     // SECURITY: EIP-3009 only; a Permit2 payload is refused before the stock scheme reads or sends anything.
-    x402.register([info.caip2] as never, refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal));
+    x402.register(
+      [info.caip2] as never,
+      refuseBeforeVerify(new ExactEvmScheme(signer, { pendingSettlementStore: NO_PENDING_MEMORY }), evmPayloadRefusal),
+    );
     // x402 v1 clients pay the same chain under its v1 name, through @x402/evm's stock v1 scheme.
     x402.registerV1([info.x402V1Name] as never, refuseBeforeVerify(new ExactEvmSchemeV1(signer), evmPayloadRefusal));
     clients[id] = createPublicClient({ chain, transport });

@@ -26,9 +26,13 @@ describe("createFacilitator() and the operator's keys", () => {
       [seed, seed],
       [seed, secret],
     ]) {
-      const attempt = createFacilitator(production({ FACILITATOR_SECRET_KEY: facilitator!, SERVICE_OPERATOR_SECRET_KEY: operator! }));
+      const attempt = createFacilitator(
+        production({ FACILITATOR_SECRET_KEY: facilitator!, SERVICE_OPERATOR_SECRET_KEY: operator! }),
+      );
       await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-      await expect(attempt).rejects.toThrow(`FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY: both are the key ${kp.publicKeyBase58}`);
+      await expect(attempt).rejects.toThrow(
+        `FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY: both are the key ${kp.publicKeyBase58}`,
+      );
     }
   });
 
@@ -40,36 +44,64 @@ describe("createFacilitator() and the operator's keys", () => {
       SERVICE_OPERATOR_SECRET_KEY: bs58.encode(generateKeypair().seed),
       SERVICE_OPERATOR_PUBKEYS: `${others}, ${kp.publicKeyBase58}`,
     });
-    await expect(createFacilitator(cfg)).rejects.toThrow(new ConfigError(`SERVICE_OPERATOR_PUBKEYS must not list the facilitator's fee-payer key ${kp.publicKeyBase58}: the dashboard's operators sign in with keys of their own`));
+    await expect(createFacilitator(cfg)).rejects.toThrow(
+      new ConfigError(
+        `SERVICE_OPERATOR_PUBKEYS must not list the facilitator's fee-payer key ${kp.publicKeyBase58}: the dashboard's operators sign in with keys of their own`,
+      ),
+    );
   });
 
   it("refuses, in development, a fee-payer key that is the generated operator key", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "signet-keys-"));
     const kp = generateKeypair();
     writeFileSync(path.join(dataDir, OPERATOR_DEV_KEY_FILE), toSolanaCliJson(kp));
-    const cfg = loadConfig({ NODE_ENV: "development", SIGNET_DATA_DIR: dataDir, FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), LOCALNET_EVM_RPC_PORT: "0", LOCALNET_POLYGON_AMOY_RPC_PORT: "0", LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0" });
-    await expect(createFacilitator(cfg)).rejects.toThrow(/FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY/);
+    const cfg = loadConfig({
+      NODE_ENV: "development",
+      SIGNET_DATA_DIR: dataDir,
+      FACILITATOR_SECRET_KEY: bs58.encode(kp.seed),
+      LOCALNET_EVM_RPC_PORT: "0",
+      LOCALNET_POLYGON_AMOY_RPC_PORT: "0",
+      LOCALNET_AVALANCHE_FUJI_RPC_PORT: "0",
+    });
+    await expect(createFacilitator(cfg)).rejects.toThrow(
+      /FACILITATOR_SECRET_KEY must differ from SERVICE_OPERATOR_SECRET_KEY/,
+    );
   });
 
   it("rejects malformed input: an unreadable operator key is named", async () => {
-    const cfg = production({ FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed), SERVICE_OPERATOR_SECRET_KEY: "not-a-key" });
-    await expect(createFacilitator(cfg)).rejects.toThrow(/SERVICE_OPERATOR_SECRET_KEY is not a valid Ed25519 secret key/);
+    const cfg = production({
+      FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed),
+      SERVICE_OPERATOR_SECRET_KEY: "not-a-key",
+    });
+    await expect(createFacilitator(cfg)).rejects.toThrow(
+      /SERVICE_OPERATOR_SECRET_KEY is not a valid Ed25519 secret key/,
+    );
   });
 
   it("builds with keys of their own, and leaves production without an operator key to its own start-up check", async () => {
     const kp = generateKeypair();
     const operators = `${generateKeypair().publicKeyBase58},${generateKeypair().publicKeyBase58}`;
-    const apart = production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed), SERVICE_OPERATOR_SECRET_KEY: bs58.encode(generateKeypair().seed), SERVICE_OPERATOR_PUBKEYS: operators });
+    const apart = production({
+      FACILITATOR_SECRET_KEY: bs58.encode(kp.seed),
+      SERVICE_OPERATOR_SECRET_KEY: bs58.encode(generateKeypair().seed),
+      SERVICE_OPERATOR_PUBKEYS: operators,
+    });
     expect((await createFacilitator(apart)).address).toBe(kp.publicKeyBase58);
-    expect((await createFacilitator(production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed) }))).address).toBe(kp.publicKeyBase58);
+    expect((await createFacilitator(production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed) }))).address).toBe(
+      kp.publicKeyBase58,
+    );
   });
 });
 
 describe("loadFeePayerKey()", () => {
   it("is the configured key, in either form", () => {
     const kp = generateKeypair();
-    expect(loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed) })).publicKeyBase58).toBe(kp.publicKeyBase58);
-    expect(loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: toSolanaCliJson(kp) })).publicKeyBase58).toBe(kp.publicKeyBase58);
+    expect(loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: bs58.encode(kp.seed) })).publicKeyBase58).toBe(
+      kp.publicKeyBase58,
+    );
+    expect(loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: toSolanaCliJson(kp) })).publicKeyBase58).toBe(
+      kp.publicKeyBase58,
+    );
   });
 
   it("in development, generates its own key file into the data dir once and keeps it", () => {
@@ -81,7 +113,11 @@ describe("loadFeePayerKey()", () => {
   });
 
   it("rejects malformed input: an unreadable key is named, and production without one names the variable", () => {
-    expect(() => loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: "not-a-key" }))).toThrow(/^FACILITATOR_SECRET_KEY is not a valid Ed25519 secret key/);
-    expect(() => loadFeePayerKey(production({}))).toThrow(new ConfigError("FACILITATOR_SECRET_KEY is required in production"));
+    expect(() => loadFeePayerKey(production({ FACILITATOR_SECRET_KEY: "not-a-key" }))).toThrow(
+      /^FACILITATOR_SECRET_KEY is not a valid Ed25519 secret key/,
+    );
+    expect(() => loadFeePayerKey(production({}))).toThrow(
+      new ConfigError("FACILITATOR_SECRET_KEY is required in production"),
+    );
   });
 });

@@ -89,11 +89,16 @@ function refuseOperatorKeyAsFeePayer(cfg: Config, feePayer: Ed25519Keypair): voi
       dataDir: cfg.dataDir,
       devFile: OPERATOR_DEV_KEY_FILE,
     });
-    refuseSharedKeys([ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("FACILITATOR_SECRET_KEY", feePayer)]);
+    refuseSharedKeys([
+      ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator),
+      ed25519RoleKey("FACILITATOR_SECRET_KEY", feePayer),
+    ]);
   }
   const operators = cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim());
   if (operators.includes(feePayer.publicKeyBase58)) {
-    throw new ConfigError(`SERVICE_OPERATOR_PUBKEYS must not list the facilitator's fee-payer key ${feePayer.publicKeyBase58}: the dashboard's operators sign in with keys of their own`);
+    throw new ConfigError(
+      `SERVICE_OPERATOR_PUBKEYS must not list the facilitator's fee-payer key ${feePayer.publicKeyBase58}: the dashboard's operators sign in with keys of their own`,
+    );
   }
 }
 
@@ -120,7 +125,8 @@ export interface FacilitatorDeps {
 /** The `facilitator.kms.ready` lines already logged (their fields, as JSON). */
 export type ReadyAnnouncements = Set<string>;
 
-const NO_DATABASE = () => Promise.reject(new Error("this facilitator was built without a database: EVM relays cannot take nonces"));
+const NO_DATABASE = () =>
+  Promise.reject(new Error("this facilitator was built without a database: EVM relays cannot take nonces"));
 
 /** The fee payer's key that `cfg` names (FACILITATOR_SECRET_KEY, or the dev key in its data dir). */
 export function loadFeePayerKey(cfg: Config): Ed25519Keypair {
@@ -144,7 +150,9 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
   if (cfg.SERVICE_DEPOSIT_ADDRESS && cfg.SERVICE_DEPOSIT_ADDRESS !== signer.address) {
     // SECURITY: the deposit address must be the fee payer's own address; anything else is a typo that
     // would send every payment somewhere the facilitator does not control.
-    throw new ConfigError(`SERVICE_DEPOSIT_ADDRESS (${cfg.SERVICE_DEPOSIT_ADDRESS}) must equal the facilitator key's address ${signer.address}`);
+    throw new ConfigError(
+      `SERVICE_DEPOSIT_ADDRESS (${cfg.SERVICE_DEPOSIT_ADDRESS}) must equal the facilitator key's address ${signer.address}`,
+    );
   }
 
   const { networks } = cfg;
@@ -156,7 +164,12 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     const url = cfg.rpcUrls[network.id];
     if (url === undefined) continue;
     // Rate limits are honoured for every request, settlement's included (a resent transaction has the same signature).
-    const rpc = createBackoffSolanaRpc(url, { network: network.caip2, gates: rpcGates, clock, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+    const rpc = createBackoffSolanaRpc(url, {
+      network: network.caip2,
+      gates: rpcGates,
+      clock,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    });
     rpcUrls[network.id] = url;
     rpcs[network.id] = rpc;
     rpcByCaip2[network.caip2] = rpc;
@@ -164,7 +177,14 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
   }
 
   const svmSigner = oneSimulationPerPayment(
-    markChainUnavailable(confirmWithRebroadcast(toFacilitatorSvmSigner(signer, rpcByCaip2 as never), rpcByCaip2, cfg.SETTLEMENT_CONFIRM_WAIT_MS, clock)),
+    markChainUnavailable(
+      confirmWithRebroadcast(
+        toFacilitatorSvmSigner(signer, rpcByCaip2 as never),
+        rpcByCaip2,
+        cfg.SETTLEMENT_CONFIRM_WAIT_MS,
+        clock,
+      ),
+    ),
     clock,
   );
   const x402 = new x402Facilitator();
@@ -174,13 +194,32 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     // x402 v1 clients pay the same networks under their v1 names.
     x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS, networks));
   }
-  const evm = createEvmFacilitator(cfg, x402, createPgNonceLock(deps.db ?? NO_DATABASE), { gates: rpcGates, clock, log, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
-  if (deps.announced) announceReady(log, deps.announced, {
-    address: signer.address,
-    networks: caip2s,
-    ...(evm ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => networks.get(id).caip2) } : {}),
+  const evm = createEvmFacilitator(cfg, x402, createPgNonceLock(deps.db ?? NO_DATABASE), {
+    gates: rpcGates,
+    clock,
+    log,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
-  return { networks, x402, signer, address: signer.address, rpcs, rpcUrls, evm, forgetSimulation: svmSigner.forgetSimulation, confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS, clock };
+  if (deps.announced)
+    announceReady(log, deps.announced, {
+      address: signer.address,
+      networks: caip2s,
+      ...(evm
+        ? { evm_address: evm.address, evm_networks: Object.keys(evm.rpcUrls).map((id) => networks.get(id).caip2) }
+        : {}),
+    });
+  return {
+    networks,
+    x402,
+    signer,
+    address: signer.address,
+    rpcs,
+    rpcUrls,
+    evm,
+    forgetSimulation: svmSigner.forgetSimulation,
+    confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS,
+    clock,
+  };
 }
 
 /** Logs `facilitator.kms.ready` unless exactly these fields were announced before with the same memory. */

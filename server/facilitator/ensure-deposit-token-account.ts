@@ -2,7 +2,11 @@
 // (idempotently, paying the rent itself) before it accepts the first payment on a network.
 import "server-only";
 import { address, type KeyPairSigner, type Rpc, type SolanaRpcApi } from "@solana/kit";
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstructionAsync,
+  TOKEN_PROGRAM_ADDRESS,
+} from "@solana-program/token";
 import { logEvent, type Logger } from "../log";
 import type { Clock } from "../clock";
 import { sendAndConfirm } from "./send-transaction";
@@ -16,7 +20,11 @@ export async function ensureDepositTokenAccount(
   network: string,
   deps: { clock: Clock; log: Logger },
 ): Promise<string> {
-  const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [ata] = await findAssociatedTokenPda({
+    owner: address(owner),
+    mint: address(mint),
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   const { value } = await rpc.getAccountInfo(ata, { encoding: "base64", commitment: "confirmed" }).send();
   if (value) return ata;
   const instruction = await getCreateAssociatedTokenIdempotentInstructionAsync({

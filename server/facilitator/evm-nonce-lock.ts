@@ -31,16 +31,18 @@ export function createPgNonceLock(db: () => Promise<DbClient>): NonceLock {
   const local = new Map<string, Promise<unknown>>();
   return async <T>(key: string, fn: (tx: DbTransaction) => Promise<T>): Promise<T> => {
     const previous = local.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(async () => {
-      const prisma = await db();
-      return prisma.$transaction(
-        async (tx) => {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(${advisoryKey(key)}::bigint)`;
-          return fn(tx);
-        },
-        { timeout: NONCE_LOCK_HOLD_MS, maxWait: NONCE_LOCK_CONNECTION_WAIT_MS },
-      );
-    });
+    const run = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const prisma = await db();
+        return prisma.$transaction(
+          async (tx) => {
+            await tx.$executeRaw`SELECT pg_advisory_xact_lock(${advisoryKey(key)}::bigint)`;
+            return fn(tx);
+          },
+          { timeout: NONCE_LOCK_HOLD_MS, maxWait: NONCE_LOCK_CONNECTION_WAIT_MS },
+        );
+      });
     local.set(key, run);
     try {
       return await run;
@@ -51,7 +53,8 @@ export function createPgNonceLock(db: () => Promise<DbClient>): NonceLock {
 }
 
 /** Answers of a node that mean the nonce was taken (by another sender, or a transaction already pending): pick again. */
-const NONCE_TAKEN = /nonce too low|nonce has already been used|already known|replacement transaction underpriced|replacement underpriced|transaction underpriced/i;
+const NONCE_TAKEN =
+  /nonce too low|nonce has already been used|already known|replacement transaction underpriced|replacement underpriced|transaction underpriced/i;
 
 /** True when `err` (or any error it wraps) is a node refusing the transaction's nonce. */
 export function isNonceTaken(err: unknown): boolean {

@@ -9,15 +9,30 @@ const node = (answer: () => Promise<unknown>) => ({ getTransaction: answer });
 
 describe("nodeKnows()", () => {
   it("is true for a transaction the node returns", async () => {
-    await expect(nodeKnows(node(async () => ({ hash: HASH })), HASH)).resolves.toBe(true);
+    await expect(
+      nodeKnows(
+        node(async () => ({ hash: HASH })),
+        HASH,
+      ),
+    ).resolves.toBe(true);
   });
 
   it("is false only when the node says it has no such transaction", async () => {
-    await expect(nodeKnows(node(async () => Promise.reject(new TransactionNotFoundError({ hash: HASH }))), HASH)).resolves.toBe(false);
+    await expect(
+      nodeKnows(
+        node(async () => Promise.reject(new TransactionNotFoundError({ hash: HASH }))),
+        HASH,
+      ),
+    ).resolves.toBe(false);
   });
 
   it("rejects when the node cannot be asked, so the caller's doubt rule decides", async () => {
     const down = new Error("HTTP request failed: 503");
-    await expect(nodeKnows(node(async () => Promise.reject(down)), HASH)).rejects.toBe(down);
+    await expect(
+      nodeKnows(
+        node(async () => Promise.reject(down)),
+        HASH,
+      ),
+    ).rejects.toBe(down);
   });
 });

@@ -67,14 +67,25 @@ async function claimStale(tx: DbTransaction, chain: RelayChain, mined: number): 
     WHERE chain_id = ${chain.chainId} AND address = ${chain.address} AND nonce >= ${mined}
       AND sent_at < now() - make_interval(secs => ${RELAY_REBROADCAST_AFTER_MS}::double precision / 1000)
     RETURNING nonce, raw_tx, tx_hash`;
-  return rows.map((r) => ({ nonce: Number(r.nonce), rawTx: r.raw_tx as Hex, txHash: r.tx_hash as Hex })).sort((a, b) => a.nonce - b.nonce);
+  return rows
+    .map((r) => ({ nonce: Number(r.nonce), rawTx: r.raw_tx as Hex, txHash: r.tx_hash as Hex }))
+    .sort((a, b) => a.nonce - b.nonce);
 }
 
 /** Broadcasts recorded transactions again, lowest nonce first. "already known" or "nonce too low" means it is in. */
 async function rebroadcast(chain: RelayChain, rows: RecordedRelay[]): Promise<void> {
   for (const row of rows) {
     await chain.sendRaw(row.rawTx).catch((err: unknown) => {
-      if (!isNonceTaken(err)) chain.log?.warn({ chain_id: chain.chainId, nonce: row.nonce, transaction: row.txHash, detail: String((err as Error)?.message ?? err).slice(0, 200) }, "could not broadcast a relay again");
+      if (!isNonceTaken(err))
+        chain.log?.warn(
+          {
+            chain_id: chain.chainId,
+            nonce: row.nonce,
+            transaction: row.txHash,
+            detail: String((err as Error)?.message ?? err).slice(0, 200),
+          },
+          "could not broadcast a relay again",
+        );
     });
   }
 }
@@ -87,7 +98,11 @@ async function rebroadcast(chain: RelayChain, rows: RecordedRelay[]): Promise<vo
  * recorded (`sign` failed, the database or the node's counts could not be read), or when a node keeps saying the
  * fresh nonce was used by a transaction this ledger never recorded (the key used elsewhere).
  */
-export async function relayTransaction(lock: NonceLock, chain: RelayChain, sign: (nonce: number) => Promise<Hex>): Promise<Hex> {
+export async function relayTransaction(
+  lock: NonceLock,
+  chain: RelayChain,
+  sign: (nonce: number) => Promise<Hex>,
+): Promise<Hex> {
   for (let attempt = 1; ; attempt++) {
     // Read before the lock, so it is held for the database and local signing only (on PGlite it holds the one
     // connection). A count that is stale by then is safe: the ledger's own rows are what keep a nonce from reuse.
@@ -108,7 +123,16 @@ export async function relayTransaction(lock: NonceLock, chain: RelayChain, sign:
       return relay.txHash;
     } catch (err) {
       if (!isNonceTaken(err) || (await chain.knows(relay.txHash).catch(() => true))) {
-        if (!isNonceTaken(err)) chain.log?.warn({ chain_id: chain.chainId, nonce: relay.nonce, transaction: relay.txHash, detail: String((err as Error)?.message ?? err).slice(0, 200) }, "a relay's first send failed; it is broadcast again until mined");
+        if (!isNonceTaken(err))
+          chain.log?.warn(
+            {
+              chain_id: chain.chainId,
+              nonce: relay.nonce,
+              transaction: relay.txHash,
+              detail: String((err as Error)?.message ?? err).slice(0, 200),
+            },
+            "a relay's first send failed; it is broadcast again until mined",
+          );
         return relay.txHash;
       }
       // The nonce was used outside this ledger: the row is below the mined count (done), and the next try takes a
@@ -138,7 +162,10 @@ export async function sweepRelays(lock: NonceLock, chain: RelayChain): Promise<n
  * Whether the node knows a transaction: false only on its own "not found"; an unreachable or failing node rejects,
  * since "could not ask" is no evidence that the nonce went to someone else.
  */
-export async function nodeKnows(client: { getTransaction(args: { hash: Hex }): Promise<unknown> }, hash: Hex): Promise<boolean> {
+export async function nodeKnows(
+  client: { getTransaction(args: { hash: Hex }): Promise<unknown> },
+  hash: Hex,
+): Promise<boolean> {
   try {
     await client.getTransaction({ hash });
     return true;

@@ -77,9 +77,19 @@ function computePrice(microLamports: bigint): Instruction {
   return { programAddress: COMPUTE_BUDGET, data };
 }
 
-async function transfer(overrides: { source?: Address; authority?: KeyPairSigner | Address } = {}): Promise<Instruction> {
-  const [source] = await findAssociatedTokenPda({ mint: USDC, owner: agent.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const [destination] = await findAssociatedTokenPda({ mint: USDC, owner: feePayer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+async function transfer(
+  overrides: { source?: Address; authority?: KeyPairSigner | Address } = {},
+): Promise<Instruction> {
+  const [source] = await findAssociatedTokenPda({
+    mint: USDC,
+    owner: agent.address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
+  const [destination] = await findAssociatedTokenPda({
+    mint: USDC,
+    owner: feePayer.address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   const authority = overrides.authority ?? agent;
   const ix = getTransferCheckedInstruction({
     source: overrides.source ?? source,
@@ -107,15 +117,25 @@ function lighthouseMemoryWrite(payer: Address): Instruction {
 }
 
 function memo(text: string, signers: Address[] = []): Instruction {
-  return { programAddress: MEMO, accounts: signers.map((a) => ({ address: a, role: AccountRole.READONLY_SIGNER })), data: new TextEncoder().encode(text) };
+  return {
+    programAddress: MEMO,
+    accounts: signers.map((a) => ({ address: a, role: AccountRole.READONLY_SIGNER })),
+    data: new TextEncoder().encode(text),
+  };
 }
 
 /** A payment as a client sends it: partially signed by the agent, the fee payer's signature left for the facilitator. */
-async function payment(instructions: Instruction[]): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements }> {
+async function payment(
+  instructions: Instruction[],
+): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements }> {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(feePayer.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 1000n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 1000n },
+        m,
+      ),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const signed = await partiallySignTransactionMessageWithSigners(message);
@@ -128,7 +148,11 @@ async function payment(instructions: Instruction[]): Promise<{ payload: PaymentP
     maxTimeoutSeconds: 120,
     extra: { feePayer: feePayer.address },
   };
-  const payload: PaymentPayload = { x402Version: 2, accepted: requirements, payload: { transaction: getBase64EncodedWireTransaction(signed) } };
+  const payload: PaymentPayload = {
+    x402Version: 2,
+    accepted: requirements,
+    payload: { transaction: getBase64EncodedWireTransaction(signed) },
+  };
   return { payload, requirements };
 }
 
@@ -144,21 +168,38 @@ describe("the exact SVM scheme as Signet registers it", () => {
   });
 
   it("refuses a Lighthouse MemoryWrite whose payer is the fee payer, as fee_payer_in_instruction, before any simulation", async () => {
-    const { payload, requirements } = await payment([...budget(), await transfer(), lighthouseMemoryWrite(feePayer.address)]);
+    const { payload, requirements } = await payment([
+      ...budget(),
+      await transfer(),
+      lighthouseMemoryWrite(feePayer.address),
+    ]);
     const verdict = await createSvmScheme(signerThatMustNotSimulate()).verify(payload, requirements);
     expect(verdict).toMatchObject({ isValid: false, invalidReason: "fee_payer_in_instruction" });
   });
 
   it("refuses the same transaction at settle, before anything is simulated, signed or sent", async () => {
-    const { payload, requirements } = await payment([...budget(), await transfer(), lighthouseMemoryWrite(feePayer.address)]);
+    const { payload, requirements } = await payment([
+      ...budget(),
+      await transfer(),
+      lighthouseMemoryWrite(feePayer.address),
+    ]);
     const settled = await createSvmScheme(signerThatMustNotSimulate()).settle(payload, requirements);
     expect(settled).toMatchObject({ success: false, errorReason: "fee_payer_in_instruction", transaction: "" });
   });
 
   it.each([
-    ["a memo that names the fee payer as a signer", async () => [...budget(), await transfer(), memo("hi", [feePayer.address])]],
-    ["a transfer whose authority is the fee payer", async () => [...budget(), await transfer({ authority: feePayer.address })]],
-    ["a transfer whose source is the fee payer", async () => [...budget(), await transfer({ source: feePayer.address })]],
+    [
+      "a memo that names the fee payer as a signer",
+      async () => [...budget(), await transfer(), memo("hi", [feePayer.address])],
+    ],
+    [
+      "a transfer whose authority is the fee payer",
+      async () => [...budget(), await transfer({ authority: feePayer.address })],
+    ],
+    [
+      "a transfer whose source is the fee payer",
+      async () => [...budget(), await transfer({ source: feePayer.address })],
+    ],
   ])("refuses %s as fee_payer_in_instruction, before any simulation", async (_label, build) => {
     const { payload, requirements } = await payment(await build());
     const verdict = await createSvmScheme(signerThatMustNotSimulate()).verify(payload, requirements);
@@ -167,14 +208,21 @@ describe("the exact SVM scheme as Signet registers it", () => {
 
   it("still lets a Lighthouse instruction that leaves the fee payer out reach simulation", async () => {
     const { signer, simulated } = signerThatSimulates();
-    const { payload, requirements } = await payment([...budget(), await transfer(), lighthouseMemoryWrite(agent.address)]);
+    const { payload, requirements } = await payment([
+      ...budget(),
+      await transfer(),
+      lighthouseMemoryWrite(agent.address),
+    ]);
     expect(await createSvmScheme(signer).verify(payload, requirements)).toMatchObject({ isValid: true });
     expect(simulated).toHaveLength(1);
   });
 
   it("rejects malformed input: a transaction that is not base64 wire bytes", async () => {
     const { payload, requirements } = await payment([...budget(), await transfer()]);
-    const verdict = await createSvmScheme(signerThatMustNotSimulate()).verify({ ...payload, payload: { transaction: "not a transaction" } }, requirements);
+    const verdict = await createSvmScheme(signerThatMustNotSimulate()).verify(
+      { ...payload, payload: { transaction: "not a transaction" } },
+      requirements,
+    );
     expect(verdict.isValid).toBe(false);
   });
 });
@@ -186,8 +234,19 @@ describe("the exact SVM scheme for x402 v1 as Signet registers it", () => {
   async function paymentV1(instructions: Instruction[]) {
     const { payload, requirements } = await payment(instructions);
     return {
-      payload: { x402Version: 1, scheme: "exact", network: "solana-devnet", payload: payload.payload } as unknown as PaymentPayload,
-      requirements: { ...requirements, network: "solana-devnet", maxAmountRequired: PRICE.toString(), resource: "http://signet.test/api/v1/chat/completions", description: "" } as unknown as PaymentRequirements,
+      payload: {
+        x402Version: 1,
+        scheme: "exact",
+        network: "solana-devnet",
+        payload: payload.payload,
+      } as unknown as PaymentPayload,
+      requirements: {
+        ...requirements,
+        network: "solana-devnet",
+        maxAmountRequired: PRICE.toString(),
+        resource: "http://signet.test/api/v1/chat/completions",
+        description: "",
+      } as unknown as PaymentRequirements,
     };
   }
 
@@ -195,23 +254,48 @@ describe("the exact SVM scheme for x402 v1 as Signet registers it", () => {
     const networks: string[] = [];
     const { signer } = signerThatSimulates();
     const { payload, requirements } = await paymentV1([...budget(), await transfer()]);
-    const verdict = await createSvmSchemeV1({ ...signer, simulateTransaction: async (_tx: string, network: string) => void networks.push(network) } as FacilitatorSvmSigner, limits, SHIPPED_NETWORKS).verify(payload, requirements);
+    const verdict = await createSvmSchemeV1(
+      {
+        ...signer,
+        simulateTransaction: async (_tx: string, network: string) => void networks.push(network),
+      } as FacilitatorSvmSigner,
+      limits,
+      SHIPPED_NETWORKS,
+    ).verify(payload, requirements);
     expect(verdict).toMatchObject({ isValid: true, payer: agent.address });
     expect(networks).toEqual([NETWORK]);
   });
 
   it.each([
-    ["more compute units than the fee payer allows", [computeLimit(1_400_000), computePrice(1n)], "compute_unit_limit_too_high"],
-    ["a unit price the stock v1 scheme allows but the fee payer does not", [computeLimit(20_000), computePrice(5_000_000n)], "compute_unit_price_too_high"],
+    [
+      "more compute units than the fee payer allows",
+      [computeLimit(1_400_000), computePrice(1n)],
+      "compute_unit_limit_too_high",
+    ],
+    [
+      "a unit price the stock v1 scheme allows but the fee payer does not",
+      [computeLimit(20_000), computePrice(5_000_000n)],
+      "compute_unit_price_too_high",
+    ],
   ])("refuses %s, before any simulation", async (_label, budgetIxs, reason) => {
     const { payload, requirements } = await paymentV1([...budgetIxs, await transfer()]);
     const scheme = createSvmSchemeV1(signerThatMustNotSimulate(), limits, SHIPPED_NETWORKS);
     expect(await scheme.verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: reason });
-    expect(await scheme.settle(payload, requirements)).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+    expect(await scheme.settle(payload, requirements)).toMatchObject({
+      success: false,
+      errorReason: reason,
+      transaction: "",
+    });
   });
 
   it("refuses a v1 payment that names the fee payer in an instruction, before any simulation", async () => {
-    const { payload, requirements } = await paymentV1([...budget(), await transfer(), lighthouseMemoryWrite(feePayer.address)]);
-    expect(await createSvmSchemeV1(signerThatMustNotSimulate(), limits, SHIPPED_NETWORKS).verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: "fee_payer_in_instruction" });
+    const { payload, requirements } = await paymentV1([
+      ...budget(),
+      await transfer(),
+      lighthouseMemoryWrite(feePayer.address),
+    ]);
+    expect(
+      await createSvmSchemeV1(signerThatMustNotSimulate(), limits, SHIPPED_NETWORKS).verify(payload, requirements),
+    ).toMatchObject({ isValid: false, invalidReason: "fee_payer_in_instruction" });
   });
 });

@@ -13,7 +13,11 @@ export type FeePayerRefusal = "fee_payer_in_instruction" | "transaction_undecoda
  * Refuses a Solana payment whose transaction lists one of the facilitator's addresses (or the requirement's fee
  * payer) in any instruction's accounts, the transfer included. Needs no RPC.
  */
-export function feePayerRefusal(payload: PaymentPayload, requirements: PaymentRequirements, signers: readonly string[]): FeePayerRefusal | null {
+export function feePayerRefusal(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  signers: readonly string[],
+): FeePayerRefusal | null {
   const ours = new Set(signers);
   if (typeof requirements.extra?.feePayer === "string") ours.add(requirements.extra.feePayer);
   const wire = (payload.payload as { transaction?: unknown } | null)?.transaction;

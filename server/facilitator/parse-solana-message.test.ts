@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { getBase58Decoder, getCompiledTransactionMessageDecoder, getCompiledTransactionMessageEncoder, getTransactionDecoder } from "@solana/kit";
+import {
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
+  getTransactionDecoder,
+} from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { encodeBase58, parseWireTransaction, type ParsedMessage } from "./parse-solana-message";
 
@@ -15,11 +20,19 @@ function randomMessage(): ParsedMessage {
   const instructions = Array.from({ length: pick(6) }, () => {
     const accountIndices = Array.from({ length: pick(5) }, () => pick(staticAccounts.length + 4));
     const data = randomBytes(pick(3) === 0 ? 0 : pick(200));
-    return { programAddressIndex: pick(staticAccounts.length), ...(accountIndices.length ? { accountIndices } : {}), ...(data.length ? { data: Uint8Array.from(data) } : {}) };
+    return {
+      programAddressIndex: pick(staticAccounts.length),
+      ...(accountIndices.length ? { accountIndices } : {}),
+      ...(data.length ? { data: Uint8Array.from(data) } : {}),
+    };
   });
   const message: ParsedMessage = {
     version,
-    header: { numSignerAccounts: signers, numReadonlySignerAccounts: pick(signers), numReadonlyNonSignerAccounts: pick(staticAccounts.length - signers + 1) },
+    header: {
+      numSignerAccounts: signers,
+      numReadonlySignerAccounts: pick(signers),
+      numReadonlyNonSignerAccounts: pick(staticAccounts.length - signers + 1),
+    },
     staticAccounts,
     lifetimeToken: address(),
     instructions,

@@ -98,7 +98,11 @@ export function parseWireTransaction(wire: Uint8Array): { messageBytes: Uint8Arr
       version = 0;
       r.offset++;
     }
-    const header = { numSignerAccounts: r.u8(), numReadonlySignerAccounts: r.u8(), numReadonlyNonSignerAccounts: r.u8() };
+    const header = {
+      numSignerAccounts: r.u8(),
+      numReadonlySignerAccounts: r.u8(),
+      numReadonlyNonSignerAccounts: r.u8(),
+    };
     if (header.numSignerAccounts !== signatures) return null;
     const staticAccounts = Array.from({ length: r.shortU16() }, () => encodeBase58(r.take(32)));
     const lifetimeToken = encodeBase58(r.take(32));
@@ -106,7 +110,11 @@ export function parseWireTransaction(wire: Uint8Array): { messageBytes: Uint8Arr
       const programAddressIndex = r.u8();
       const accountIndices = r.u8s(r.shortU16());
       const data = r.take(r.shortU16());
-      return { programAddressIndex, ...(accountIndices.length > 0 ? { accountIndices } : {}), ...(data.length > 0 ? { data } : {}) };
+      return {
+        programAddressIndex,
+        ...(accountIndices.length > 0 ? { accountIndices } : {}),
+        ...(data.length > 0 ? { data } : {}),
+      };
     });
     const message: ParsedMessage = { version, header, staticAccounts, lifetimeToken, instructions };
     if (version === 0) {

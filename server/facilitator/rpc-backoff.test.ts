@@ -12,6 +12,7 @@ describe("parseRetryAfter()", () => {
   });
 
   it("rejects malformed input as no Retry-After at all", () => {
-    for (const bad of [null, undefined, "", "soon", "-1", "1.5", "0x10"]) expect(parseRetryAfter(bad, Date.parse("2026-11-24T12:00:00Z"))).toBeNull();
+    for (const bad of [null, undefined, "", "soon", "-1", "1.5", "0x10"])
+      expect(parseRetryAfter(bad, Date.parse("2026-11-24T12:00:00Z"))).toBeNull();
   });
 });

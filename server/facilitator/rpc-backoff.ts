@@ -5,7 +5,15 @@
 // its neighbours.
 // An answer from the chain, including a JSON-RPC error (the chain refusing something), is never retried here.
 import "server-only";
-import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Rpc, type RpcTransport, type SolanaRpcApi } from "@solana/kit";
+import {
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
+  isSolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  type Rpc,
+  type RpcTransport,
+  type SolanaRpcApi,
+} from "@solana/kit";
 import { http, type HttpTransport } from "viem";
 import { CHAIN_UNAVAILABLE } from "./chain-unavailable";
 import type { SignetMetrics } from "../metrics/registry";
@@ -70,7 +78,10 @@ export function surfaceRpcUnavailable(err: unknown): never {
 }
 
 /** One attempt's outcome as the caller classifies it: a value to return, a retryable failure, or a final error. */
-type Attempt<T> = { ok: true; value: T } | { ok: false; reason: RpcRetryReason; retryAfterMs?: number; error: unknown } | { ok: "final"; error: unknown };
+type Attempt<T> =
+  | { ok: true; value: T }
+  | { ok: false; reason: RpcRetryReason; retryAfterMs?: number; error: unknown }
+  | { ok: "final"; error: unknown };
 
 /** Closes the gate of `url` until `until` (a later time wins; an earlier one never reopens it early). */
 function closeGate(gates: RpcGates, url: string, until: number): void {
@@ -83,7 +94,12 @@ function withGates(opts: RpcBackoffOptions): RpcBackoffOptions & { gates: RpcGat
   return opts.gates ? (opts as RpcBackoffOptions & { gates: RpcGates }) : { ...opts, gates: new Map() };
 }
 
-async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions & { gates: RpcGates }, attempt: (signal: AbortSignal) => Promise<Attempt<T>>, outer?: AbortSignal): Promise<T> {
+async function runWithBackoff<T>(
+  url: string,
+  opts: RpcBackoffOptions & { gates: RpcGates },
+  attempt: (signal: AbortSignal) => Promise<Attempt<T>>,
+  outer?: AbortSignal,
+): Promise<T> {
   const maxAttempts = opts.maxAttempts ?? RPC_MAX_ATTEMPTS;
   const maxTotalMs = opts.maxTotalMs ?? RPC_MAX_TOTAL_MS;
   const timeoutMs = opts.attemptTimeoutMs ?? RPC_ATTEMPT_TIMEOUT_MS;
@@ -110,7 +126,10 @@ async function runWithBackoff<T>(url: string, opts: RpcBackoffOptions & { gates:
       await sleep(gate - clock.now(), outer);
     }
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), Math.min(timeoutMs, Math.max(1, deadline - clock.now())));
+    const timer = setTimeout(
+      () => controller.abort(new Error(`timed out after ${timeoutMs} ms`)),
+      Math.min(timeoutMs, Math.max(1, deadline - clock.now())),
+    );
     const onOuterAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     try {
@@ -147,7 +166,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
 }
 
 function statusFailure(status: number, retryAfter: string | null, error: unknown, now: number): Attempt<never> | null {
-  if (status === 429) return { ok: false, reason: "rate_limited", retryAfterMs: parseRetryAfter(retryAfter, now) ?? undefined, error };
+  if (status === 429)
+    return { ok: false, reason: "rate_limited", retryAfterMs: parseRetryAfter(retryAfter, now) ?? undefined, error };
   // 502 and 504 are a gateway in front of the node saying the same as 503.
   if (status === 503 || status === 502 || status === 504) return { ok: false, reason: "unavailable", error };
   return null;
@@ -157,7 +177,11 @@ function statusFailure(status: number, retryAfter: string | null, error: unknown
  * A fetch for viem's `http({ fetchFn })` (set its retryCount to 0): the same gate, timeout and backoff. HTTP answers
  * other than 429/502/503/504 are returned as they are; a request that cannot get through throws RpcUnavailableError.
  */
-export function createBackoffFetch(url: string, options: RpcBackoffOptions, inner: (input: string, init?: RequestInit) => Promise<Response> = fetch): typeof fetch {
+export function createBackoffFetch(
+  url: string,
+  options: RpcBackoffOptions,
+  inner: (input: string, init?: RequestInit) => Promise<Response> = fetch,
+): typeof fetch {
   const opts = withGates(options);
   return (input, init) =>
     runWithBackoff(
@@ -165,7 +189,12 @@ export function createBackoffFetch(url: string, options: RpcBackoffOptions, inne
       opts,
       async (signal) => {
         const res = await inner(input instanceof Request ? input.url : String(input), { ...init, signal });
-        const failure = statusFailure(res.status, res.headers.get("retry-after"), new Error(`HTTP ${res.status}`), (opts.clock ?? systemClock).now());
+        const failure = statusFailure(
+          res.status,
+          res.headers.get("retry-after"),
+          new Error(`HTTP ${res.status}`),
+          (opts.clock ?? systemClock).now(),
+        );
         if (!failure) return { ok: true, value: res };
         await res.body?.cancel().catch(() => undefined);
         return failure;
@@ -190,7 +219,12 @@ function withRpcBackoff(url: string, transport: RpcTransport, options: RpcBackof
           return { ok: true, value: await transport<TResponse>({ ...config, signal }) };
         } catch (error) {
           if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
-            const failure = statusFailure(error.context.statusCode, error.context.headers?.get("retry-after") ?? null, error, (opts.clock ?? systemClock).now());
+            const failure = statusFailure(
+              error.context.statusCode,
+              error.context.headers?.get("retry-after") ?? null,
+              error,
+              (opts.clock ?? systemClock).now(),
+            );
             if (failure) return failure;
           }
           // Another HTTP status, or any other error kit raised, is an answer the caller must see; a thrown fetch
@@ -229,7 +263,9 @@ function redact(url: string): string {
 
 /** A @solana/kit RPC client for `url` whose every request goes through the gate and the backoff. */
 export function createBackoffSolanaRpc(url: string, opts: RpcBackoffOptions): Rpc<SolanaRpcApi> {
-  return createSolanaRpcFromTransport(withRpcBackoff(url, createDefaultRpcTransport({ url }), opts)) as unknown as Rpc<SolanaRpcApi>;
+  return createSolanaRpcFromTransport(
+    withRpcBackoff(url, createDefaultRpcTransport({ url }), opts),
+  ) as unknown as Rpc<SolanaRpcApi>;
 }
 
 /** A viem transport for `url` whose every request goes through the gate and the backoff (viem's own retry is off). */

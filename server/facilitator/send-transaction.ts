@@ -22,7 +22,12 @@ const SETUP_CONFIRM_TIMEOUT_MS = 60_000;
 const POLL_INTERVAL_MS = 250;
 
 /** Signs with `payer`, sends, and waits until the signature is confirmed (by `clock`); throws on failure or timeout. */
-export async function sendAndConfirm(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSigner, instructions: Instruction[], clock: Clock): Promise<string> {
+export async function sendAndConfirm(
+  rpc: Rpc<SolanaRpcApi>,
+  payer: KeyPairSigner,
+  instructions: Instruction[],
+  clock: Clock,
+): Promise<string> {
   const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -38,7 +43,8 @@ export async function sendAndConfirm(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSigne
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
     if (status?.err) throw new Error(`transaction ${signature} failed on chain`);
-    if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return signature;
+    if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized"))
+      return signature;
     await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
   }
   throw new Error(`transaction ${signature} not confirmed within ${SETUP_CONFIRM_TIMEOUT_MS} ms`);

@@ -37,10 +37,17 @@ async function payload(budget: { limit?: number; price?: bigint }): Promise<Paym
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(feePayer.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 10n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 10n },
+        m,
+      ),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
-  return { x402Version: 2, payload: { transaction: getBase64EncodedWireTransaction(compileTransaction(message)) } } as unknown as PaymentPayload;
+  return {
+    x402Version: 2,
+    payload: { transaction: getBase64EncodedWireTransaction(compileTransaction(message)) },
+  } as unknown as PaymentPayload;
 }
 
 describe("solanaFeeLamports()", () => {
@@ -54,7 +61,9 @@ describe("solanaFeeLamports()", () => {
   });
 
   it("rejects malformed input: null for anything that is not a Solana transaction", () => {
-    expect(solanaFeeLamports({ payload: { transaction: "not a transaction" } } as unknown as PaymentPayload)).toBeNull();
+    expect(
+      solanaFeeLamports({ payload: { transaction: "not a transaction" } } as unknown as PaymentPayload),
+    ).toBeNull();
     expect(solanaFeeLamports({ payload: { authorization: {} } } as unknown as PaymentPayload)).toBeNull();
   });
 });

@@ -15,7 +15,9 @@ const SET_COMPUTE_UNIT_PRICE = 3;
  * The compute budget a Solana payment's transaction asks for: every unit limit and unit price (micro-lamports) its
  * ComputeBudget instructions set, in order, and its signature count; null when it is not a Solana transaction.
  */
-export function computeBudgetOf(payload: PaymentPayload): { limits: bigint[]; prices: bigint[]; signatures: number } | null {
+export function computeBudgetOf(
+  payload: PaymentPayload,
+): { limits: bigint[]; prices: bigint[]; signatures: number } | null {
   const message = solanaMessage(payload)?.message;
   if (!message) return null;
   const limits: bigint[] = [];

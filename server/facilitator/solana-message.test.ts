@@ -22,7 +22,11 @@ async function wire(lamports: bigint): Promise<string> {
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(feePayer.address, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: BLOCKHASH, lastValidBlockHeight: 10n }, m),
-    (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: agent, destination: feePayer.address, amount: lamports }), m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        getTransferSolInstruction({ source: agent, destination: feePayer.address, amount: lamports }),
+        m,
+      ),
   );
   return getBase64EncodedWireTransaction(compileTransaction(message));
 }

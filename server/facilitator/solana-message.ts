@@ -43,7 +43,13 @@ function decodeUncached(wire: string): DecodedWire | null {
   if (parsed) {
     const bytes = Uint8Array.from(parsed.messageBytes);
     const message = deepFreeze(parsed.message as unknown as SolanaMessage);
-    return Object.freeze({ get bytes() { return bytes.slice(); }, message, lifetimeToken: parsed.message.lifetimeToken });
+    return Object.freeze({
+      get bytes() {
+        return bytes.slice();
+      },
+      message,
+      lifetimeToken: parsed.message.lifetimeToken,
+    });
   }
   let bytes: Uint8Array;
   try {
@@ -61,7 +67,13 @@ function decodeUncached(wire: string): DecodedWire | null {
     message = null;
   }
   // The bytes stay a plain array (a typed array cannot be frozen); readers get a copy.
-  return Object.freeze({ get bytes() { return bytes.slice(); }, message, lifetimeToken });
+  return Object.freeze({
+    get bytes() {
+      return bytes.slice();
+    },
+    message,
+    lifetimeToken,
+  });
 }
 
 function deepFreeze<T>(value: T): T {

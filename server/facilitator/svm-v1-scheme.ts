@@ -30,7 +30,8 @@ function computeBudgetRefusal(payload: PaymentPayload, limits: FeeLimits): Compu
   if (!budget) return null;
   if (budget.signatures > limits.maxRequiredSignatures) return "too_many_signatures";
   if (budget.limits.some((units) => units > BigInt(limits.maxComputeUnits))) return "compute_unit_limit_too_high";
-  if (budget.prices.some((price) => price > BigInt(limits.maxPriorityFeeMicroLamports))) return "compute_unit_price_too_high";
+  if (budget.prices.some((price) => price > BigInt(limits.maxPriorityFeeMicroLamports)))
+    return "compute_unit_price_too_high";
   return null;
 }
 
@@ -40,15 +41,24 @@ function withCaip2Networks(signer: FacilitatorSvmSigner, networks: NetworkRegist
   return {
     getAddresses: () => signer.getAddresses(),
     signTransaction: (transaction, feePayer, network) => signer.signTransaction(transaction, feePayer, caip2(network)),
-    simulateTransaction: (transaction, network, options) => signer.simulateTransaction(transaction, caip2(network), options),
+    simulateTransaction: (transaction, network, options) =>
+      signer.simulateTransaction(transaction, caip2(network), options),
     sendTransaction: (transaction, network) => signer.sendTransaction(transaction, caip2(network)),
     confirmTransaction: (signature, network) => signer.confirmTransaction(signature, caip2(network)),
   };
 }
 
 /** The v1 exact SVM scheme over `signer`, refusing what the v2 scheme's limits would refuse before it simulates. */
-export function createSvmSchemeV1(signer: FacilitatorSvmSigner, limits: FeeLimits, networks: NetworkRegistry): SchemeNetworkFacilitator {
+export function createSvmSchemeV1(
+  signer: FacilitatorSvmSigner,
+  limits: FeeLimits,
+  networks: NetworkRegistry,
+): SchemeNetworkFacilitator {
   const stock = new ExactSvmSchemeV1(withCaip2Networks(signer, networks));
   // SECURITY: the fee payer pays the priority fee of whatever compute budget the payer's transaction asks for.
-  return refuseBeforeVerify<FeePayerRefusal | ComputeBudgetRefusal>(stock, (payload: PaymentPayload, requirements: PaymentRequirements, signers) => feePayerRefusal(payload, requirements, signers) ?? computeBudgetRefusal(payload, limits));
+  return refuseBeforeVerify<FeePayerRefusal | ComputeBudgetRefusal>(
+    stock,
+    (payload: PaymentPayload, requirements: PaymentRequirements, signers) =>
+      feePayerRefusal(payload, requirements, signers) ?? computeBudgetRefusal(payload, limits),
+  );
 }

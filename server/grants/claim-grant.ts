@@ -36,12 +36,20 @@ const GRANT_LOCK_KEY = 72_910_404;
 const GRANT_TRANSACTION_BOUNDS = { maxWait: 30_000, timeout: 30_000 };
 
 /** Claims a grant (its day is the clock's, UTC); returns the credited amount and balance. Throws 401/409/429/503 AppErrors. */
-export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: ClaimGrantRequest, ipHash: string, settings: Settings, deps: { clock: Clock; log: Logger }): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
+export async function claimGrant(
+  db: DbClient,
+  networks: NetworkRegistry,
+  req: ClaimGrantRequest,
+  ipHash: string,
+  settings: Settings,
+  deps: { clock: Clock; log: Logger },
+): Promise<{ granted_usdc: string; balance_usdc: string; network: string }> {
   if (!serverVerifier.verifyEd25519(utf8ToBytes(req.challenge), req.signature, req.agent_pubkey)) {
     throw new AppError("invalid_signature", "the signature is not the wallet's signature of this challenge");
   }
   const nonce = challengeNonce(req.challenge);
-  if (!nonce) throw new AppError("challenge_expired", "this is not a challenge issued by this service; fetch a new one");
+  if (!nonce)
+    throw new AppError("challenge_expired", "this is not a challenge issued by this service; fetch a new one");
   // SECURITY: a grant never credits a network whose kill switch is off.
   requireNetworkEnabled(deps.log, networks, settings, settings.defaultNetwork, "grants");
   const network = networks.get(settings.defaultNetwork).caip2;
@@ -54,7 +62,11 @@ export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: C
       UPDATE grant_challenges SET used_at = now()
       WHERE nonce = ${nonce} AND agent_pubkey = ${req.agent_pubkey} AND message = ${req.challenge} AND used_at IS NULL AND expires_at > now()
       RETURNING nonce`;
-    if (used.length === 0) throw new AppError("challenge_expired", "this challenge expired, was already used, or was not issued for this key");
+    if (used.length === 0)
+      throw new AppError(
+        "challenge_expired",
+        "this challenge expired, was already used, or was not issued for this key",
+      );
     if (await tx.grant.findUnique({ where: { agentPubkey: req.agent_pubkey } })) {
       throw new AppError("grant_already_claimed", "this key already claimed its grant");
     }
@@ -66,7 +78,12 @@ export async function claimGrant(db: DbClient, networks: NetworkRegistry, req: C
       throw new AppError("grant_budget_exhausted", "today's grant budget is spent; try again tomorrow (UTC)");
     }
     await tx.grant.create({ data: { agentPubkey: req.agent_pubkey, ipHash, network, units: amount, day } });
-    const credited = await creditAgent(tx, { kind: "grant_credit", agentPubkey: req.agent_pubkey, network, units: amount });
+    const credited = await creditAgent(tx, {
+      kind: "grant_credit",
+      agentPubkey: req.agent_pubkey,
+      network,
+      units: amount,
+    });
     if (!credited.ok) throw new Error(`grant credit refused: ${credited.reason}`);
     return credited.balanceUnits;
   }, GRANT_TRANSACTION_BOUNDS);

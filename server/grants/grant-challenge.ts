@@ -9,8 +9,15 @@ import { formatUnitsAsUsdc, isBase58PublicKey } from "../verify";
 const GRANT_CHALLENGE_TTL_MS = 5 * 60_000;
 
 /** Issues and stores a challenge naming the service, the key, the amount, a nonce and the expiry (from `now`, epoch ms). */
-export async function issueGrantChallenge(db: DbClient, agentPubkey: string, amountUnits: bigint, serviceUrl: string, now: number): Promise<{ challenge: string; nonce: string; expires_at: string; amount_usdc: string }> {
-  if (!isBase58PublicKey(agentPubkey)) throw new AppError("invalid_request", "agent_pubkey must be a base58 public key", { detail: "agent_pubkey" });
+export async function issueGrantChallenge(
+  db: DbClient,
+  agentPubkey: string,
+  amountUnits: bigint,
+  serviceUrl: string,
+  now: number,
+): Promise<{ challenge: string; nonce: string; expires_at: string; amount_usdc: string }> {
+  if (!isBase58PublicKey(agentPubkey))
+    throw new AppError("invalid_request", "agent_pubkey must be a base58 public key", { detail: "agent_pubkey" });
   const nonce = randomBytes(16).toString("hex");
   const expiresAt = new Date(now + GRANT_CHALLENGE_TTL_MS);
   const amount = formatUnitsAsUsdc(amountUnits);

@@ -53,7 +53,14 @@ interface HealthProbes {
   database: { ok: boolean; latencyMs: number; error?: ProbeFailure };
   chains: ChainHealth[];
   feePayer: { ok: boolean; error?: ProbeFailure; accounts: FeePayerHealth[] };
-  upstream: { kind: "provider" | "built-in"; name: string; ok: boolean; latencyMs?: number; status?: number; error?: ProbeFailure };
+  upstream: {
+    kind: "provider" | "built-in";
+    name: string;
+    ok: boolean;
+    latencyMs?: number;
+    status?: number;
+    error?: ProbeFailure;
+  };
   /** Absent when not probed, or when the probe could not read the log (the database's own probe says why). */
   receiptLog?: ReceiptLogHealth;
 }
@@ -85,7 +92,9 @@ async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
   ]);
   return {
     checkedAt: new Date(deps.clock.now()).toISOString(),
-    database: database.ok ? { ok: true, latencyMs: database.latencyMs } : { ok: false, latencyMs: database.latencyMs, error: database.error },
+    database: database.ok
+      ? { ok: true, latencyMs: database.latencyMs }
+      : { ok: false, latencyMs: database.latencyMs, error: database.error },
     chains,
     feePayer: feePayer.ok ? { ok: true, accounts: feePayer.value } : { ok: false, error: feePayer.error, accounts: [] },
     upstream,
@@ -96,42 +105,72 @@ async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
 function probeChains(facilitator: Facilitator, timeoutMs: number, clock: Clock): Promise<ChainHealth[]> {
   const solana = Object.keys(facilitator.rpcs).map(async (id): Promise<ChainHealth> => {
     const rpc = facilitator.rpcs[id]!;
-    const probe = await runProbe(async () => {
-      const [processed, confirmed] = await Promise.all([rpc.getSlot({ commitment: "processed" }).send(), rpc.getSlot({ commitment: "confirmed" }).send()]);
-      return Number(processed - confirmed);
-    }, timeoutMs, clock);
+    const probe = await runProbe(
+      async () => {
+        const [processed, confirmed] = await Promise.all([
+          rpc.getSlot({ commitment: "processed" }).send(),
+          rpc.getSlot({ commitment: "confirmed" }).send(),
+        ]);
+        return Number(processed - confirmed);
+      },
+      timeoutMs,
+      clock,
+    );
     return chainResult(facilitator.networks.get(id), probe, (lag) => ({ slotLag: Math.max(0, lag) }));
   });
   const evm = facilitator.evm;
   const base = Object.keys(evm?.clients ?? {}).map(async (id): Promise<ChainHealth> => {
-    const probe = await runProbe(async () => {
-      const block = await evm!.clients[id]!.getBlock({ blockTag: "latest" });
-      return Math.max(0, Math.round(clock.now() / 1000 - Number(block.timestamp)));
-    }, timeoutMs, clock);
+    const probe = await runProbe(
+      async () => {
+        const block = await evm!.clients[id]!.getBlock({ blockTag: "latest" });
+        return Math.max(0, Math.round(clock.now() / 1000 - Number(block.timestamp)));
+      },
+      timeoutMs,
+      clock,
+    );
     return chainResult(facilitator.networks.get(id), probe, (age) => ({ latestBlockAgeSeconds: age }));
   });
   return Promise.all([...solana, ...base]);
 }
 
-function chainResult(row: NetworkRow, probe: Awaited<ReturnType<typeof runProbe<number>>>, extra: (v: number) => Partial<ChainHealth>): ChainHealth {
+function chainResult(
+  row: NetworkRow,
+  probe: Awaited<ReturnType<typeof runProbe<number>>>,
+  extra: (v: number) => Partial<ChainHealth>,
+): ChainHealth {
   const { caip2: network, label } = row;
   if (!probe.ok) return { network, label, ok: false, latencyMs: probe.latencyMs, error: probe.error };
   return { network, label, ok: true, latencyMs: probe.latencyMs, ...extra(probe.value) };
 }
 
-async function probeUpstream(upstream: HealthDeps["upstream"], timeoutMs: number, clock: Clock): Promise<HealthProbes["upstream"]> {
+async function probeUpstream(
+  upstream: HealthDeps["upstream"],
+  timeoutMs: number,
+  clock: Clock,
+): Promise<HealthProbes["upstream"]> {
   // Without a provider key only the built-in model is offered: it runs in this process.
   if (!upstream.apiKey) return { kind: "built-in", name: "local", ok: true };
-  const probe = await runProbe(async () => {
-    const res = await fetch(`${upstream.baseUrl.replace(/\/+$/, "")}/models`, {
-      headers: { authorization: `Bearer ${upstream.apiKey}` },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.body?.cancel();
-    return res.status;
-  }, timeoutMs, clock);
-  if (!probe.ok) return { kind: "provider", name: upstream.providerName, ok: false, latencyMs: probe.latencyMs, error: probe.error };
-  return { kind: "provider", name: upstream.providerName, ok: probe.value >= 200 && probe.value < 300, latencyMs: probe.latencyMs, status: probe.value };
+  const probe = await runProbe(
+    async () => {
+      const res = await fetch(`${upstream.baseUrl.replace(/\/+$/, "")}/models`, {
+        headers: { authorization: `Bearer ${upstream.apiKey}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body?.cancel();
+      return res.status;
+    },
+    timeoutMs,
+    clock,
+  );
+  if (!probe.ok)
+    return { kind: "provider", name: upstream.providerName, ok: false, latencyMs: probe.latencyMs, error: probe.error };
+  return {
+    kind: "provider",
+    name: upstream.providerName,
+    ok: probe.value >= 200 && probe.value < 300,
+    latencyMs: probe.latencyMs,
+    status: probe.value,
+  };
 }
 
 /**
@@ -150,19 +189,37 @@ function judgeHealth(probes: HealthProbes, shuttingDown: boolean): HealthReport 
   if (shuttingDown) refuse("shutting down");
   if (!probes.database.ok) refuse(`database ${probes.database.error}`);
   const down = probes.chains.filter((c) => !c.ok);
-  if (probes.chains.length > 0 && down.length === probes.chains.length) refuse(`every chain RPC is down: ${down.map((c) => c.network).join(", ")}`);
+  if (probes.chains.length > 0 && down.length === probes.chains.length)
+    refuse(`every chain RPC is down: ${down.map((c) => c.network).join(", ")}`);
   else for (const c of down) warnings.push(`chain RPC ${c.network} ${c.error}`);
   for (const account of probes.feePayer.accounts) {
-    if (account.level === "alert") refuse(`fee payer below the alert level on ${account.network}`, `: ${account.balance} ${account.unit} < ${account.alertBelow}`);
-    else if (account.level === "warn") warnings.push(`fee payer below the warn level on ${account.network}: ${account.balance} ${account.unit} < ${account.warnBelow}`);
+    if (account.level === "alert")
+      refuse(
+        `fee payer below the alert level on ${account.network}`,
+        `: ${account.balance} ${account.unit} < ${account.alertBelow}`,
+      );
+    else if (account.level === "warn")
+      warnings.push(
+        `fee payer below the warn level on ${account.network}: ${account.balance} ${account.unit} < ${account.warnBelow}`,
+      );
     else if (account.level === "unreachable") warnings.push(`fee payer balance unreadable on ${account.network}`);
   }
   if (!probes.feePayer.ok) warnings.push(`fee payer balances ${probes.feePayer.error}`);
-  if (!probes.upstream.ok) warnings.push(`upstream ${probes.upstream.name} ${probes.upstream.error ?? `answered ${probes.upstream.status}`}`);
+  if (!probes.upstream.ok)
+    warnings.push(`upstream ${probes.upstream.name} ${probes.upstream.error ?? `answered ${probes.upstream.status}`}`);
   // Calls are still served and their receipts wait in staging, signed by the operator key: the log is late, not lost.
-  if (probes.receiptLog && !probes.receiptLog.ok) warnings.push(`receipt log stalled (log.key_mismatch): ${probes.receiptLog.stalled}`);
+  if (probes.receiptLog && !probes.receiptLog.ok)
+    warnings.push(`receipt log stalled (log.key_mismatch): ${probes.receiptLog.stalled}`);
   const ready = reasons.length === 0;
-  return { ...probes, status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok", ready, reasons, publicReasons, warnings, shuttingDown };
+  return {
+    ...probes,
+    status: !ready ? "unavailable" : warnings.length > 0 ? "degraded" : "ok",
+    ready,
+    reasons,
+    publicReasons,
+    warnings,
+    shuttingDown,
+  };
 }
 
 /** The last round of probes, kept for HEALTH_CACHE_MS. */
@@ -181,12 +238,22 @@ export interface HealthSource {
 }
 
 /** The probes' parts of a built runtime. */
-export function runtimeHealthDeps(runtime: { config: Config; db: DbClient; chains: { facilitator: Facilitator }; keys: Pick<ServiceKeys, "log">; clock: Clock }): HealthDeps {
+export function runtimeHealthDeps(runtime: {
+  config: Config;
+  db: DbClient;
+  chains: { facilitator: Facilitator };
+  keys: Pick<ServiceKeys, "log">;
+  clock: Clock;
+}): HealthDeps {
   const cfg = runtime.config;
   return {
     db: async () => runtime.db,
     facilitator: async () => runtime.chains.facilitator,
-    upstream: { baseUrl: cfg.UPSTREAM_BASE_URL, apiKey: cfg.UPSTREAM_API_KEY, providerName: cfg.UPSTREAM_PROVIDER_NAME },
+    upstream: {
+      baseUrl: cfg.UPSTREAM_BASE_URL,
+      apiKey: cfg.UPSTREAM_API_KEY,
+      providerName: cfg.UPSTREAM_PROVIDER_NAME,
+    },
     receiptLog: async () => {
       const continuity = await readLogKeyContinuity(runtime.db, runtime.keys.log());
       return continuity.ok ? { ok: true } : { ok: false, stalled: continuity.detail };
@@ -207,8 +274,15 @@ async function readHealth(source: Pick<HealthSource, "deps" | "cache" | "shutdow
 }
 
 /** The health report of a built runtime, through its own cache and drain flag. */
-export function readRuntimeHealth(runtime: Parameters<typeof runtimeHealthDeps>[0] & { state: { health: HealthCache; shutdown: ShutdownFlag } }): Promise<HealthReport> {
-  return readHealth({ deps: () => runtimeHealthDeps(runtime), cache: runtime.state.health, shutdown: runtime.state.shutdown, clock: runtime.clock });
+export function readRuntimeHealth(
+  runtime: Parameters<typeof runtimeHealthDeps>[0] & { state: { health: HealthCache; shutdown: ShutdownFlag } },
+): Promise<HealthReport> {
+  return readHealth({
+    deps: () => runtimeHealthDeps(runtime),
+    cache: runtime.state.health,
+    shutdown: runtime.state.shutdown,
+    clock: runtime.clock,
+  });
 }
 
 /** What anyone may read of the health: the verdict and why, no address, balance, latency or lag. */
@@ -222,7 +296,10 @@ export interface PublicHealth {
  * when none is configured, as for /metrics), else the public verdict. A missing or wrong token is never an error here:
  * load balancers read this without one.
  */
-export async function readHealthFor(authorization: string | null, source: HealthSource): Promise<{ ready: boolean; body: HealthReport | PublicHealth }> {
+export async function readHealthFor(
+  authorization: string | null,
+  source: HealthSource,
+): Promise<{ ready: boolean; body: HealthReport | PublicHealth }> {
   const report = await readHealth(source);
   if (metricsAccess(authorization, source.config) === "granted") return { ready: report.ready, body: report };
   return { ready: report.ready, body: { status: report.status, reasons: report.publicReasons } };

@@ -10,10 +10,13 @@ export async function collectScrapeGauges(m: SignetMetrics, health: HealthReport
   m.ready.set(health.ready ? 1 : 0);
   for (const chain of health.chains) m.chainUp.set({ network: chain.network }, chain.ok ? 1 : 0);
   for (const account of health.feePayer.accounts) {
-    if (account.balance !== null) m.feePayerBalance.set({ network: account.network, unit: account.unit }, account.balance);
+    if (account.balance !== null)
+      m.feePayerBalance.set({ network: account.network, unit: account.unit }, account.balance);
   }
   if (!db) return;
-  const rows = await db.$queryRaw<{ network: string; credits: string; charges: string; open_holds: string; open_hold_units: string }[]>`
+  const rows = await db.$queryRaw<
+    { network: string; credits: string; charges: string; open_holds: string; open_hold_units: string }[]
+  >`
     WITH credits AS (
       SELECT network, SUM(units) AS credits FROM ledger_entries WHERE kind LIKE '%\\_credit' GROUP BY network
     ), holds AS (

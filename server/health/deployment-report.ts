@@ -77,7 +77,6 @@ export function keyFact(load: () => string): KeyFact {
   }
 }
 
-
 /** What a report is built from in this process: its config and the parts it built from it. */
 export interface ConfigFacts {
   version: string;
@@ -97,7 +96,8 @@ export interface ConfigFacts {
 
 /** The report of this process's own deployment. */
 export function configDeploymentReport(facts: ConfigFacts): DeploymentReport {
-  if (typeof facts !== "object" || facts === null || typeof facts.health !== "object" || facts.health === null) throw new TypeError("configDeploymentReport: facts with a health report are required");
+  if (typeof facts !== "object" || facts === null || typeof facts.health !== "object" || facts.health === null)
+    throw new TypeError("configDeploymentReport: facts with a health report are required");
   const chainOf = (caip2: string) => facts.health.chains.find((c) => c.network === caip2);
   const registry = facts.config.networks;
   const networks = registry.rows.map((info): NetworkFact => {
@@ -107,7 +107,14 @@ export function configDeploymentReport(facts: ConfigFacts): DeploymentReport {
     const deposit = facts.deposits[id];
     // Payments need an RPC, on a mainnet the switch on, and somewhere to go.
     const switchOn = info.isMainnet ? facts.mainnetEnabled : true;
-    const takesPayments = url === undefined ? false : switchOn === false ? false : switchOn === null || deposit === undefined ? null : deposit !== null;
+    const takesPayments =
+      url === undefined
+        ? false
+        : switchOn === false
+          ? false
+          : switchOn === null || deposit === undefined
+            ? null
+            : deposit !== null;
     return {
       network: info.caip2,
       label: info.label,
@@ -126,14 +133,21 @@ export function configDeploymentReport(facts: ConfigFacts): DeploymentReport {
     source: "config",
     version: facts.version,
     baseUrl: facts.config.baseUrl,
-    database: { where: describeDatabase(facts.config), up: health.database.ok, ...(health.database.error ? { error: health.database.error } : {}) },
+    database: {
+      where: describeDatabase(facts.config),
+      up: health.database.ok,
+      ...(health.database.error ? { error: health.database.error } : {}),
+    },
     networks,
     keys: facts.keys,
     feePayers: health.feePayer.accounts,
     mainnet: { enabled: facts.mainnetEnabled },
     status: health.status,
   };
-  return { ...report, ...judge(report, registry, { reasons: health.reasons, warnings: [...facts.optIns, ...health.warnings] }) };
+  return {
+    ...report,
+    ...judge(report, registry, { reasons: health.reasons, warnings: [...facts.optIns, ...health.warnings] }),
+  };
 }
 
 /** One answer of the deployment to a GET: its status and JSON body, or why there was none. */
@@ -177,15 +191,27 @@ function answerFailure(answer: HttpAnswer, what: string): string {
 }
 
 /** The body of a 2xx answer parsed by `schema`, else why not. */
-function parsed<T>(answer: HttpAnswer, schema: z.ZodType<T>, what: string, statuses: readonly number[] = [200]): { ok: true; value: T } | { ok: false; reason: string } {
+function parsed<T>(
+  answer: HttpAnswer,
+  schema: z.ZodType<T>,
+  what: string,
+  statuses: readonly number[] = [200],
+): { ok: true; value: T } | { ok: false; reason: string } {
   if ("error" in answer || !statuses.includes(answer.status)) return { ok: false, reason: answerFailure(answer, what) };
   const result = schema.safeParse(answer.body);
-  return result.success ? { ok: true, value: result.data } : { ok: false, reason: `${what} answered ${answer.status} with a body that is not the service's` };
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, reason: `${what} answered ${answer.status} with a body that is not the service's` };
 }
 
 /** The report of the deployment at `baseUrl`, from its answers over HTTP, for each network of `networks`. */
-export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers, networks: NetworkRegistry): DeploymentReport {
-  if (typeof baseUrl !== "string" || !URL.canParse(baseUrl)) throw new TypeError("httpDeploymentReport: baseUrl must be a URL");
+export function httpDeploymentReport(
+  baseUrl: string,
+  answers: HttpAnswers,
+  networks: NetworkRegistry,
+): DeploymentReport {
+  if (typeof baseUrl !== "string" || !URL.canParse(baseUrl))
+    throw new TypeError("httpDeploymentReport: baseUrl must be a URL");
   // Readiness answers 503 with its reasons: both are the health.
   const full = parsed(answers.health, fullHealthSchema, "GET /api/health", [200, 503]);
   const open = parsed(answers.health, publicHealthSchema, "GET /api/health", [200, 503]);
@@ -214,7 +240,9 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers, netw
     };
   });
   const mainnets = facts.filter((n) => n.isMainnet);
-  const enabledMainnet = listed ? listed.networks.some((n) => n.enabled && mainnets.some((m) => m.network === n.network)) : false;
+  const enabledMainnet = listed
+    ? listed.networks.some((n) => n.enabled && mainnets.some((m) => m.network === n.network))
+    : false;
   // On: a mainnet takes payments. Off: a mainnet has an RPC and takes none. Otherwise the answers do not say.
   const mainnetEnabled = enabledMainnet ? true : mainnets.some((m) => m.rpc === true) ? false : null;
   const key = (answer: HttpAnswer, what: string, pick: (body: unknown) => string | null): KeyFact => {
@@ -226,18 +254,32 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers, netw
     source: "http",
     version: null,
     baseUrl,
-    database: detail ? { where: null, up: detail.database.ok, ...(detail.database.error ? { error: detail.database.error } : {}) } : { where: null, up: null },
+    database: detail
+      ? { where: null, up: detail.database.ok, ...(detail.database.error ? { error: detail.database.error } : {}) }
+      : { where: null, up: null },
     networks: facts,
     keys: {
-      operator: key(answers.operatorKey, "GET /api/v1/operator-key", (b) => keyResourceSchema.safeParse(b).data?.pubkey ?? null),
-      verifier: key(answers.verifierKey, "GET /api/verify/operator-key", (b) => keyResourceSchema.safeParse(b).data?.pubkey ?? null),
+      operator: key(
+        answers.operatorKey,
+        "GET /api/v1/operator-key",
+        (b) => keyResourceSchema.safeParse(b).data?.pubkey ?? null,
+      ),
+      verifier: key(
+        answers.verifierKey,
+        "GET /api/verify/operator-key",
+        (b) => keyResourceSchema.safeParse(b).data?.pubkey ?? null,
+      ),
       log: key(answers.logKey, "GET /log/key", (b) => logKeySchema.safeParse(b).data?.verifier_key ?? null),
     },
     feePayers: detail ? detail.feePayer.accounts : null,
     mainnet: { enabled: mainnetEnabled },
     status: health?.status ?? null,
   };
-  const warnings = detail ? detail.warnings : health?.status === "degraded" ? ["a part is down or low (its detail needs the metrics token)"] : [];
+  const warnings = detail
+    ? detail.warnings
+    : health?.status === "degraded"
+      ? ["a part is down or low (its detail needs the metrics token)"]
+      : [];
   const unread: string[] = [];
   if (!open.ok) unread.push(`health unreadable: ${open.reason}`);
   if (!discovery.ok) unread.push(`payment offers unreadable: ${discovery.reason}`);
@@ -249,7 +291,11 @@ export function httpDeploymentReport(baseUrl: string, answers: HttpAnswers, netw
  * every chain down, a fee payer under its alert level), no chain RPC at all, the mainnet switch on without a mainnet
  * RPC or with a mainnet that cannot take payments, a key the service cannot load.
  */
-function judge(report: Omit<DeploymentReport, "stops" | "degraded">, networks: NetworkRegistry, health: { reasons: readonly string[]; warnings: readonly string[] }): Pick<DeploymentReport, "stops" | "degraded"> {
+function judge(
+  report: Omit<DeploymentReport, "stops" | "degraded">,
+  networks: NetworkRegistry,
+  health: { reasons: readonly string[]; warnings: readonly string[] },
+): Pick<DeploymentReport, "stops" | "degraded"> {
   const stops = [...health.reasons];
   if (report.networks.every((n) => n.rpc === false)) {
     stops.push(`no chain RPC is configured (${networks.ids.map(rpcUrlVariable).join(", ")})`);
@@ -257,7 +303,9 @@ function judge(report: Omit<DeploymentReport, "stops" | "degraded">, networks: N
   if (report.mainnet.enabled === true) {
     const mainnets = report.networks.filter((n) => n.isMainnet);
     if (mainnets.every((n) => n.rpc === false)) {
-      stops.push(`the mainnet switch is on, but no mainnet RPC is configured (${networks.mainnets.map((n) => rpcUrlVariable(n.id)).join(" or ")})`);
+      stops.push(
+        `the mainnet switch is on, but no mainnet RPC is configured (${networks.mainnets.map((n) => rpcUrlVariable(n.id)).join(" or ")})`,
+      );
     }
     // A mainnet with an RPC takes payments once the switch is on: it needs somewhere to take them to.
     for (const n of mainnets) {
@@ -269,6 +317,7 @@ function judge(report: Omit<DeploymentReport, "stops" | "degraded">, networks: N
       );
     }
   }
-  for (const [role, fact] of Object.entries(report.keys)) if (!fact.ok) stops.push(`the ${role} key is unavailable: ${fact.reason}`);
+  for (const [role, fact] of Object.entries(report.keys))
+    if (!fact.ok) stops.push(`the ${role} key is unavailable: ${fact.reason}`);
   return { stops, degraded: [...health.warnings] };
 }

@@ -11,7 +11,9 @@ const PASS_THROUGH_WHILE_DRAINING = new Set(["/api/health"]);
 
 export interface DrainTracker {
   /** Wraps the server's handler: counts requests in flight, refuses new ones once draining. */
-  handle(next: (req: http.IncomingMessage, res: http.ServerResponse) => unknown): (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
+  handle(
+    next: (req: http.IncomingMessage, res: http.ServerResponse) => unknown,
+  ): (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
   inFlight(): number;
   /** Marks the process as shutting down, closes the listener and waits for the requests in flight, up to `graceMs`. */
   drain(server: http.Server, graceMs: number): Promise<"drained" | "grace_ran_out">;
@@ -25,7 +27,9 @@ export function createDrainTracker(shutdown: ShutdownFlag, clock: Clock): DrainT
       if (shutdown.isShuttingDown() && !PASS_THROUGH_WHILE_DRAINING.has((req.url ?? "").split("?")[0]!)) {
         res.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "1" });
         // The body every error has (server/errors/index.ts errorBody), written out: errors.ts is server-only.
-        res.end('{"error":{"message":"this instance is shutting down; retry the request","type":"server_error","param":null,"code":"shutting_down"}}');
+        res.end(
+          '{"error":{"message":"this instance is shutting down; retry the request","type":"server_error","param":null,"code":"shutting_down"}}',
+        );
         return;
       }
       inFlight++;
@@ -58,7 +62,12 @@ export function createDrainTracker(shutdown: ShutdownFlag, clock: Clock): DrainT
  * On SIGTERM or SIGINT: drains `server` for up to `graceMs`, runs `close` (Next's own shutdown), then exits 0. A cut-off
  * call is left to crash recovery, which is why the exit is 0 either way.
  */
-export function drainOnSignals(server: http.Server, tracker: DrainTracker, graceMs: number, close: () => Promise<void> = async () => undefined): void {
+export function drainOnSignals(
+  server: http.Server,
+  tracker: DrainTracker,
+  graceMs: number,
+  close: () => Promise<void> = async () => undefined,
+): void {
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
@@ -67,7 +76,11 @@ export function drainOnSignals(server: http.Server, tracker: DrainTracker, grace
       console.log(`signet: ${signal}: draining ${tracker.inFlight()} request(s) in flight, for up to ${graceMs} ms`);
       void tracker
         .drain(server, graceMs)
-        .then((result) => console.log(`signet: ${result === "drained" ? "every request finished" : "the grace period ran out"}; exiting`))
+        .then((result) =>
+          console.log(
+            `signet: ${result === "drained" ? "every request finished" : "the grace period ran out"}; exiting`,
+          ),
+        )
         .then(close)
         .finally(() => process.exit(0));
     });

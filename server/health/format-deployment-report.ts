@@ -41,7 +41,8 @@ function describeKey(k: KeyFact): string {
 
 /** The report as lines of text, the verdict first. */
 export function formatDeploymentReport(report: DeploymentReport): string[] {
-  if (typeof report !== "object" || report === null || !Array.isArray(report.networks)) throw new TypeError("formatDeploymentReport: a deployment report is required");
+  if (typeof report !== "object" || report === null || !Array.isArray(report.networks))
+    throw new TypeError("formatDeploymentReport: a deployment report is required");
   const lines = [`Signet ${report.version ?? "(version not published)"} at ${report.baseUrl}: ${verdict(report)}`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(LABEL_WIDTH)}${text}`);
   const db = report.database;
@@ -55,7 +56,10 @@ export function formatDeploymentReport(report: DeploymentReport): string[] {
   else if (report.feePayers.length === 0) row("fee payer", "no balance read");
   for (const f of report.feePayers ?? []) {
     const balance = f.balance === null ? "balance unreadable" : `${f.balance} ${f.unit}`;
-    row("fee payer", `${f.address} on ${f.label}: ${balance} (alert below ${f.alertBelow}, warn below ${f.warnBelow}): ${f.level}`);
+    row(
+      "fee payer",
+      `${f.address} on ${f.label}: ${balance} (alert below ${f.alertBelow}, warn below ${f.warnBelow}): ${f.level}`,
+    );
   }
   row("mainnet switch", report.mainnet.enabled === null ? "unknown" : report.mainnet.enabled ? "on" : "off");
   if (report.degraded.length === 0) row("degraded", "nothing");

@@ -4,7 +4,11 @@ import { metricsAccess } from "./metrics-token";
 
 const TOKEN = "metrics-token-for-the-test-0123456789";
 const dev = loadConfig({ NODE_ENV: "development", METRICS_TOKEN: TOKEN });
-const prod = loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com", METRICS_TOKEN: TOKEN });
+const prod = loadConfig({
+  NODE_ENV: "production",
+  SERVICE_BASE_URL: "https://signet.example.com",
+  METRICS_TOKEN: TOKEN,
+});
 
 describe("metricsAccess()", () => {
   it("grants the Bearer token, in any case of the scheme", () => {
@@ -13,7 +17,15 @@ describe("metricsAccess()", () => {
   });
 
   it("rejects malformed input: a missing header, another token, a prefix of it, the bare token or another scheme", () => {
-    for (const header of [null, "", `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, TOKEN, `Basic ${TOKEN}`, "Bearer "]) {
+    for (const header of [
+      null,
+      "",
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      TOKEN,
+      `Basic ${TOKEN}`,
+      "Bearer ",
+    ]) {
       expect(metricsAccess(header, prod)).toBe("refused");
       expect(metricsAccess(header, dev)).toBe("refused");
     }
@@ -21,6 +33,11 @@ describe("metricsAccess()", () => {
 
   it("with no token configured, grants anyone outside production and nobody in production", () => {
     expect(metricsAccess(null, loadConfig({ NODE_ENV: "development" }))).toBe("granted");
-    expect(metricsAccess(`Bearer ${TOKEN}`, loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com" }))).toBe("unconfigured");
+    expect(
+      metricsAccess(
+        `Bearer ${TOKEN}`,
+        loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example.com" }),
+      ),
+    ).toBe("unconfigured");
   });
 });

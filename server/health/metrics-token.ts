@@ -8,7 +8,10 @@ import type { Config } from "../env";
 export type MetricsAccess = "granted" | "refused" | "unconfigured";
 
 /** Whether the request's Authorization header carries the metrics token. */
-export function metricsAccess(authorization: string | null, cfg: Pick<Config, "METRICS_TOKEN" | "isProduction">): MetricsAccess {
+export function metricsAccess(
+  authorization: string | null,
+  cfg: Pick<Config, "METRICS_TOKEN" | "isProduction">,
+): MetricsAccess {
   const token = cfg.METRICS_TOKEN;
   // SECURITY: production always has a token (start-up refuses without one); should that check be skipped, nobody is granted.
   if (!token) return cfg.isProduction ? "unconfigured" : "granted";

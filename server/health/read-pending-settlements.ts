@@ -43,7 +43,16 @@ export async function readPendingSettlements(db: DbClient, leaseMs: number, now:
   const stale = { status: STATE.claimed, updatedAt: { lt: new Date(now - leaseMs) } };
   const unserved = { status: STATE.unserved };
   const broadcast = { status: STATE.pending };
-  const select = { id: true, network: true, payer: true, units: true, status: true, failureReason: true, txSignature: true, updatedAt: true } as const;
+  const select = {
+    id: true,
+    network: true,
+    payer: true,
+    units: true,
+    status: true,
+    failureReason: true,
+    txSignature: true,
+    updatedAt: true,
+  } as const;
   const [broadcastCount, broadcastRows, staleCount, staleRows, unservedCount, unservedRows] = await Promise.all([
     db.payment.count({ where: broadcast }),
     db.payment.findMany({ where: broadcast, select, orderBy: { updatedAt: "asc" }, take: PENDING_LIST_LIMIT }),
@@ -65,6 +74,7 @@ export async function readPendingSettlements(db: DbClient, leaseMs: number, now:
   });
   return {
     broadcast: { count: broadcastCount, items: broadcastRows.map(item) },
-    staleClaims: { count: staleCount, items: staleRows.map(item) }, unserved: { count: unservedCount, items: unservedRows.map(item) },
+    staleClaims: { count: staleCount, items: staleRows.map(item) },
+    unserved: { count: unservedCount, items: unservedRows.map(item) },
   };
 }

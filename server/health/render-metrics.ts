@@ -7,7 +7,10 @@ import { metricsAccess } from "./metrics-token";
 import { collectScrapeGauges } from "./collect-scrape-gauges";
 
 /** The Prometheus text exposition, or throws `unauthorized` (and `server_misconfigured` in production without a token). */
-export async function renderMetrics(runtime: Runtime, authorization: string | null): Promise<{ body: string; contentType: string }> {
+export async function renderMetrics(
+  runtime: Runtime,
+  authorization: string | null,
+): Promise<{ body: string; contentType: string }> {
   requireMetricsToken(runtime.config, authorization);
   const m = runtime.metrics;
   const health = await readRuntimeHealth(runtime);
@@ -20,5 +23,6 @@ export async function renderMetrics(runtime: Runtime, authorization: string | nu
 function requireMetricsToken(cfg: Runtime["config"], authorization: string | null): void {
   const access = metricsAccess(authorization, cfg);
   if (access === "unconfigured") throw new AppError("server_misconfigured", "METRICS_TOKEN is not configured");
-  if (access === "refused") throw new AppError("unauthorized", "GET /metrics needs the metrics token: Authorization: Bearer <METRICS_TOKEN>");
+  if (access === "refused")
+    throw new AppError("unauthorized", "GET /metrics needs the metrics token: Authorization: Bearer <METRICS_TOKEN>");
 }

@@ -5,7 +5,8 @@ import type { Clock } from "../clock";
 /** What a failed probe reports. SECURITY: never the error's message: an RPC or provider URL may carry an API key. */
 export type ProbeFailure = "timeout" | "unreachable";
 
-export type ProbeResult<T> = { ok: true; latencyMs: number; value: T } | { ok: false; latencyMs: number; error: ProbeFailure };
+export type ProbeResult<T> =
+  { ok: true; latencyMs: number; value: T } | { ok: false; latencyMs: number; error: ProbeFailure };
 
 /**
  * Runs `probe` with a time limit; a probe that throws or outlasts `timeoutMs` is a failure, never an exception. Its
@@ -20,7 +21,9 @@ export async function runProbe<T>(probe: () => Promise<T>, timeoutMs: number, cl
   try {
     const result = await Promise.race([probe().then((value) => ({ value })), timeout]);
     const latencyMs = Math.round(clock.monotonic() - started);
-    return result === "timeout" ? { ok: false, latencyMs, error: "timeout" } : { ok: true, latencyMs, value: result.value };
+    return result === "timeout"
+      ? { ok: false, latencyMs, error: "timeout" }
+      : { ok: true, latencyMs, value: result.value };
   } catch {
     return { ok: false, latencyMs: Math.round(clock.monotonic() - started), error: "unreachable" };
   } finally {

@@ -49,13 +49,26 @@ describe("isBlockedAddress()", () => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2001:4860:4860::8888", "100:0:0:1::1", "fe00::1"])("allows the public address %s", (address) => {
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2001:4860:4860::8888",
+    "100:0:0:1::1",
+    "fe00::1",
+  ])("allows the public address %s", (address) => {
     expect(isBlockedAddress(address)).toBe(false);
   });
 
-  it.each(["not-an-ip", "", "localhost", "127.0.0.1.evil.example", "999.1.1.1", "[::1]"])("rejects malformed input %j by blocking it", (address) => {
-    expect(isBlockedAddress(address)).toBe(true);
-  });
+  it.each(["not-an-ip", "", "localhost", "127.0.0.1.evil.example", "999.1.1.1", "[::1]"])(
+    "rejects malformed input %j by blocking it",
+    (address) => {
+      expect(isBlockedAddress(address)).toBe(true);
+    },
+  );
 });
 
 describe("createGuardedFetch()", () => {
@@ -73,17 +86,22 @@ describe("createGuardedFetch()", () => {
       req.on("data", (c: Buffer) => (body += c.toString()));
       req.on("end", () => {
         hits.push({ method: req.method, url: req.url, body });
-        if (req.url === "/redirect") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+        if (req.url === "/redirect")
+          return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
         if (req.url === "/huge") return res.end(Buffer.alloc(MAX_RESPONSE_BYTES + 10));
         if (req.url === "/slow") return setTimeout(() => res.end("{}"), 10_000);
-        res.writeHead(200, { "content-type": "application/json", "x-served-by": "test" }).end(JSON.stringify({ method: req.method, echo: body }));
+        res
+          .writeHead(200, { "content-type": "application/json", "x-served-by": "test" })
+          .end(JSON.stringify({ method: req.method, echo: body }));
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as net.AddressInfo).port;
 
     raw = net.createServer((socket) => {
-      socket.once("data", () => socket.end("HTTP/1.1 999 Whatever\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}"));
+      socket.once("data", () =>
+        socket.end("HTTP/1.1 999 Whatever\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}"),
+      );
     });
     await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
     rawPort = (raw.address() as net.AddressInfo).port;
@@ -128,7 +146,11 @@ describe("createGuardedFetch()", () => {
   });
 
   it("delivers a POST body and its headers", async () => {
-    const res = await open(`http://127.0.0.1:${port}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}' });
+    const res = await open(`http://127.0.0.1:${port}/rpc`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(await res.json()).toEqual({ method: "POST", echo: '{"a":1}' });
     expect(hits.at(-1)).toMatchObject({ method: "POST", url: "/rpc", body: '{"a":1}' });
   });
@@ -158,18 +180,26 @@ describe("createGuardedFetch()", () => {
   });
 
   it("refuses an answer larger than MAX_RESPONSE_BYTES", async () => {
-    await expect(open(`http://127.0.0.1:${port}/huge`)).rejects.toMatchObject({ name: "VerifierFetchError", reason: "fetch_refused" });
+    await expect(open(`http://127.0.0.1:${port}/huge`)).rejects.toMatchObject({
+      name: "VerifierFetchError",
+      reason: "fetch_refused",
+    });
   });
 
   it("refuses an answer whose HTTP status a Response cannot hold, instead of throwing out of an event handler", async () => {
-    await expect(open(`http://127.0.0.1:${rawPort}/`)).rejects.toMatchObject({ name: "VerifierFetchError", reason: "fetch_refused" });
+    await expect(open(`http://127.0.0.1:${rawPort}/`)).rejects.toMatchObject({
+      name: "VerifierFetchError",
+      reason: "fetch_refused",
+    });
   });
 
   it("stops waiting when its AbortSignal fires", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
-    await expect(open(`http://127.0.0.1:${port}/slow`, { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(open(`http://127.0.0.1:${port}/slow`, { signal: controller.signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
     // Well before the slow answer, however loaded the machine.
     expect(Date.now() - started).toBeLessThan(5_000);
   });

@@ -14,9 +14,20 @@ const blocked = new net.BlockList();
 // IPv4: "this" network, private, CGNAT, loopback, link-local (incl. 169.254.169.254 metadata), IETF, benchmarking,
 // documentation, multicast, reserved, broadcast.
 for (const [prefix, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv4");
 }
@@ -25,8 +36,16 @@ for (const [prefix, bits] of [
 // fd00:ec2::254 metadata), link-local, the deprecated site-local (still routed as private by some stacks), multicast,
 // documentation.
 for (const [prefix, bits] of [
-  ["::", 96], ["::ffff:0:0:0", 96], ["100::", 64], ["64:ff9b:1::", 48], ["2001::", 32], ["fc00::", 7], ["fe80::", 10],
-  ["fec0::", 10], ["ff00::", 8], ["2001:db8::", 32],
+  ["::", 96],
+  ["::ffff:0:0:0", 96],
+  ["100::", 64],
+  ["64:ff9b:1::", 48],
+  ["2001::", 32],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+  ["2001:db8::", 32],
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv6");
 }
@@ -56,7 +75,8 @@ function ipv6Bytes(address: string): Uint8Array {
   const [head = "", tail] = text.split("::");
   const left = head ? head.split(":") : [];
   const right = tail ? tail.split(":") : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
   groups.forEach((group, i) => {
     const value = parseInt(group, 16);
     bytes[2 * i] = value >> 8;
@@ -68,7 +88,10 @@ function ipv6Bytes(address: string): Uint8Array {
 
 function embeddedIpv4(b: Uint8Array): string | null {
   const startsWith = (prefix: number[]) => prefix.every((v, i) => b[i] === v);
-  if (startsWith([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) || startsWith([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) {
+  if (
+    startsWith([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ||
+    startsWith([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
+  ) {
     return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
   }
   if (b[0] === 0x20 && b[1] === 0x02) return `${b[2]}.${b[3]}.${b[4]}.${b[5]}`;
@@ -108,7 +131,8 @@ function guardedFetch(input: string, init: RequestInit, opts: GuardedFetchOption
       if (refused || list.length === 0) {
         return callback(Object.assign(new Error("address refused"), { code: "ESIGNETREFUSED" }), "", 0);
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       const first = list[0]!;
       callback(null, first.address, first.family);
     });
@@ -137,7 +161,9 @@ function guardedFetch(input: string, init: RequestInit, opts: GuardedFetchOption
           total += chunk.length;
           if (total > MAX_RESPONSE_BYTES) {
             res.destroy();
-            reject(new VerifierFetchError("fetch_refused", `answer from ${url.host} exceeds ${MAX_RESPONSE_BYTES} bytes`));
+            reject(
+              new VerifierFetchError("fetch_refused", `answer from ${url.host} exceeds ${MAX_RESPONSE_BYTES} bytes`),
+            );
             return;
           }
           chunks.push(chunk);

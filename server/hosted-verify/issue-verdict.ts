@@ -17,7 +17,11 @@ import type { VerifyRequest, VerifyResponse } from "../schemas/verify-request-sc
 const VERIFY_REQUEST_TIMEOUT_MS = 10_000;
 
 /** The verifier's public key resource (GET /api/verify/operator-key). */
-export function verifierKeyResource(rt: { keys: ServiceKeys; log: Logger }): { pubkey: string; algorithm: "ed25519"; encoding: "base58" } {
+export function verifierKeyResource(rt: { keys: ServiceKeys; log: Logger }): {
+  pubkey: string;
+  algorithm: "ed25519";
+  encoding: "base58";
+} {
   return { pubkey: loadVerifierKey(rt).publicKeyBase58, algorithm: "ed25519", encoding: "base58" };
 }
 
@@ -30,7 +34,11 @@ export async function issueVerdict(
   const verifierKey = loadVerifierKey(runtime);
   // With neither a pin nor an endpoint, the default endpoint is this service itself: use its keys in-process, the
   // current one and the retired ones, as GET /api/v1/operator-key publishes them.
-  const keySource = request.operatorKey ? { operatorKey: request.operatorKey } : request.endpoint ? { endpoint: request.endpoint } : { operatorKeys: runtime.keys.operatorKeys() };
+  const keySource = request.operatorKey
+    ? { operatorKey: request.operatorKey }
+    : request.endpoint
+      ? { endpoint: request.endpoint }
+      : { operatorKeys: runtime.keys.operatorKeys() };
   const guardedFetch = createGuardedFetch({ allowPrivateNetworks: cfg.verifierAllowPrivateNetworks });
   // Without a caller's `rpc`, use this service's own RPC for the receipt's network (the verifier lives in the same
   // app), else the library's public default.
@@ -38,7 +46,14 @@ export async function issueVerdict(
   const rpc = request.rpc ?? ownRpcFor(cfg, network);
   // This service's own RPC shares its rate limit with the facilitator: wait at the same gate, and close it on a 429.
   // The library retries on its own, so one attempt per call here.
-  const ownRpcFetch = rpc && !request.rpc ? createBackoffFetch(rpc, { network: String(network), maxAttempts: 1, gates: runtime.state.rpcGates, metrics: runtime.metrics }, guardedFetch) : null;
+  const ownRpcFetch =
+    rpc && !request.rpc
+      ? createBackoffFetch(
+          rpc,
+          { network: String(network), maxAttempts: 1, gates: runtime.state.rpcGates, metrics: runtime.metrics },
+          guardedFetch,
+        )
+      : null;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), VERIFY_REQUEST_TIMEOUT_MS);
@@ -53,7 +68,11 @@ export async function issueVerdict(
         ...(rpc ? { rpc } : {}),
         // The networks this service takes payment on: the ones its receipts can name.
         networks: cfg.networks,
-        fetch: (url, init) => (ownRpcFetch && url === rpc ? ownRpcFetch : guardedFetch)(url, { ...init, signal: anySignal(init?.signal, deadline.signal) }),
+        fetch: (url, init) =>
+          (ownRpcFetch && url === rpc ? ownRpcFetch : guardedFetch)(url, {
+            ...init,
+            signal: anySignal(init?.signal, deadline.signal),
+          }),
       }),
       new Promise<never>((_, reject) =>
         deadline.signal.addEventListener("abort", () =>
@@ -74,7 +93,8 @@ export async function issueVerdict(
   }
 
   const receipt = request.receipt as Record<string, unknown>;
-  const receiptSignature = receipt.v === 1 || typeof receipt.service_signature !== "string" ? null : receipt.service_signature;
+  const receiptSignature =
+    receipt.v === 1 || typeof receipt.service_signature !== "string" ? null : receipt.service_signature;
   const unsigned = {
     v: 1 as const,
     ok: result.ok,

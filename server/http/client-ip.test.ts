@@ -6,7 +6,9 @@ const headers = (h: Record<string, string>) => new Headers(h);
 
 describe("clientIp()", () => {
   it("uses the peer address with no trusted proxy, ignoring X-Forwarded-For", () => {
-    expect(clientIp(headers({ [PEER_ADDRESS_HEADER]: "198.51.100.7", "x-forwarded-for": "203.0.113.1" }), 0)).toBe("198.51.100.7");
+    expect(clientIp(headers({ [PEER_ADDRESS_HEADER]: "198.51.100.7", "x-forwarded-for": "203.0.113.1" }), 0)).toBe(
+      "198.51.100.7",
+    );
     expect(clientIp(headers({ "x-forwarded-for": "203.0.113.1" }), 0)).toBe("unknown");
   });
 
@@ -28,9 +30,12 @@ describe("clientIp()", () => {
     expect(clientIp(h, 4)).toBe("unknown");
   });
 
-  it.each([["not-an-ip"], [""], ["999.1.1.1"], ["127.0.0.1, 10.0.0.1"]])("rejects malformed input %j as unknown", (value) => {
-    expect(clientIp(headers({ [PEER_ADDRESS_HEADER]: value }), 0)).toBe("unknown");
-  });
+  it.each([["not-an-ip"], [""], ["999.1.1.1"], ["127.0.0.1, 10.0.0.1"]])(
+    "rejects malformed input %j as unknown",
+    (value) => {
+      expect(clientIp(headers({ [PEER_ADDRESS_HEADER]: value }), 0)).toBe("unknown");
+    },
+  );
 });
 
 describe("hashIp()", () => {

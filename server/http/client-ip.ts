@@ -20,7 +20,10 @@ export function clientIp(headers: Headers, hops: number): string {
   if (hops === 0) {
     candidate = headers.get(PEER_ADDRESS_HEADER)?.trim();
   } else {
-    const entries = (headers.get("x-forwarded-for") ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+    const entries = (headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
     candidate = entries.length >= hops ? entries[entries.length - hops] : undefined;
   }
   const address = candidate?.replace(/^\[|\]$/g, "").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
@@ -37,8 +40,12 @@ function ipv6Slash64(address: string): string {
   const [head = "", tail] = unzoned.split("::");
   const left = head ? head.split(":") : [];
   const right = tail ? tail.split(":") : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 /** HMAC-SHA256 of the IP under the salt, hex. */
@@ -53,7 +60,11 @@ const PROCESS_RATE_LIMIT_KEY = randomBytes(32).toString("hex");
  * The hashed client IP that per-IP rate limits count under: salted like grant IP hashes. In production without
  * IP_HASH_SALT a per-process key stands in, so sign-in still works and each instance counts on its own.
  */
-export function rateLimitIpHash(headers: Headers, settings: Settings, cfg: Pick<Config, "isProduction" | "dataDir" | "trustedProxyHops">): string {
+export function rateLimitIpHash(
+  headers: Headers,
+  settings: Settings,
+  cfg: Pick<Config, "isProduction" | "dataDir" | "trustedProxyHops">,
+): string {
   const salt = settings.ipHashSalt ?? (cfg.isProduction ? PROCESS_RATE_LIMIT_KEY : ipHashSalt(settings, cfg));
   return hashIp(clientIp(headers, cfg.trustedProxyHops), salt);
 }

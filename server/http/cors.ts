@@ -17,7 +17,10 @@ function corsHeaders(methods: readonly string[]): Record<string, string> {
 }
 
 /** Wraps a route handler so every answer it gives (success or error) carries the CORS headers for `methods`. */
-export function withCors<C>(methods: readonly ("GET" | "POST")[], handler: (req: Request, ctx: C) => Promise<Response>): (req: Request, ctx: C) => Promise<Response> {
+export function withCors<C>(
+  methods: readonly ("GET" | "POST")[],
+  handler: (req: Request, ctx: C) => Promise<Response>,
+): (req: Request, ctx: C) => Promise<Response> {
   const headers = corsHeaders(methods);
   return async (req, ctx) => {
     const res = await handler(req, ctx);

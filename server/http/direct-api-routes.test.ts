@@ -52,7 +52,9 @@ describe("directHandler()", () => {
     const routes = await loadDirectApiRoutes(fakeBuild(DIRECT_ROUTES), () => undefined);
     const handler = directHandler(routes, "POST", "/api/v1/inference?trace=1");
     expect(handler).not.toBeNull();
-    expect(await (await handler!(new Request("http://x/api/v1/inference", { method: "POST" }))).text()).toBe("POST /api/v1/inference /api/v1/inference");
+    expect(await (await handler!(new Request("http://x/api/v1/inference", { method: "POST" }))).text()).toBe(
+      "POST /api/v1/inference /api/v1/inference",
+    );
     expect(directHandler(routes, "PUT", "/api/v1/inference")).toBeNull();
     expect(directHandler(routes, "POST", "/api/v1/inference/")).toBeNull();
     expect(directHandler(routes, "POST", "/api/v1/receipts/abc")).toBeNull();
@@ -63,7 +65,8 @@ describe("directHandler()", () => {
 describe("directHandler() on the receipt log's routes", () => {
   it("passes a last [param] segment and a [...catch-all]'s segments as Next does, decoded", async () => {
     const routes = await loadDirectApiRoutes(fakeBuild(DIRECT_ROUTES), () => undefined);
-    const params = async (url: string) => (await directHandler(routes, "GET", url)!(new Request(`http://x${url}`))).json();
+    const params = async (url: string) =>
+      (await directHandler(routes, "GET", url)!(new Request(`http://x${url}`))).json();
     expect(await params("/log/checkpoint")).toEqual({});
     expect(await params("/log/checkpoints/12?x=1")).toEqual({ size: "12" });
     expect(await params("/log/tile/0/x001/234.p/7")).toEqual({ path: ["0", "x001", "234.p", "7"] });
@@ -72,7 +75,15 @@ describe("directHandler() on the receipt log's routes", () => {
 
   it("leaves to Next what the routes do not match: another depth, an empty segment, a malformed escape", async () => {
     const routes = await loadDirectApiRoutes(fakeBuild(DIRECT_ROUTES), () => undefined);
-    for (const url of ["/log/checkpoints/12/13", "/log/checkpoints/", "/log/tile/", "/log/tile//0", "/log/tile/0/%E0%A4%A", "/log/checkpoint/", "/log/keys"]) {
+    for (const url of [
+      "/log/checkpoints/12/13",
+      "/log/checkpoints/",
+      "/log/tile/",
+      "/log/tile//0",
+      "/log/tile/0/%E0%A4%A",
+      "/log/checkpoint/",
+      "/log/keys",
+    ]) {
       expect(directHandler(routes, "GET", url), url).toBeNull();
     }
   });

@@ -11,15 +11,27 @@ import path from "node:path";
 import { PAID_ROUTE_PATHS, PAID_ROUTES } from "./paid-route-paths";
 
 /** The paths served directly: the paid routes the registry marks direct, the prepaid route and the hosted verifier. */
-const DIRECT_API_PATHS = [...PAID_ROUTES.filter((r) => PAID_ROUTE_PATHS[r].direct).map((r) => PAID_ROUTE_PATHS[r].path), "/api/v1/inference", "/api/verify"];
+const DIRECT_API_PATHS = [
+  ...PAID_ROUTES.filter((r) => PAID_ROUTE_PATHS[r].direct).map((r) => PAID_ROUTE_PATHS[r].path),
+  "/api/v1/inference",
+  "/api/verify",
+];
 
 /** The receipt log's read routes served directly, as their route folders spell them (a last `[param]` or `[...param]`). */
-export const DIRECT_LOG_ROUTES = ["/log/checkpoint", "/log/checkpoints/[size]", "/log/key", "/log/tile/[...path]"] as const;
+export const DIRECT_LOG_ROUTES = [
+  "/log/checkpoint",
+  "/log/checkpoints/[size]",
+  "/log/key",
+  "/log/tile/[...path]",
+] as const;
 
 /** Every route served directly, by its route folder. */
 export const DIRECT_ROUTES = [...DIRECT_API_PATHS, ...DIRECT_LOG_ROUTES] as const;
 
-export type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+export type RouteHandler = (
+  req: Request,
+  ctx: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response>;
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
@@ -32,7 +44,10 @@ interface BuiltRouteModule {
  * The route handlers of DIRECT_ROUTES by route folder and method, from the production build in `distDir`. A path whose
  * module cannot be loaded is left out (Next serves it), and said so through `warn`.
  */
-export async function loadDirectApiRoutes(distDir: string, warn: (line: string) => void): Promise<Map<string, Map<string, RouteHandler>>> {
+export async function loadDirectApiRoutes(
+  distDir: string,
+  warn: (line: string) => void,
+): Promise<Map<string, Map<string, RouteHandler>>> {
   const require = createRequire(path.join(distDir, "server", "noop.js"));
   const routes = new Map<string, Map<string, RouteHandler>>();
   for (const route of DIRECT_ROUTES) {
@@ -42,10 +57,13 @@ export async function loadDirectApiRoutes(distDir: string, warn: (line: string) 
       const userland = built.routeModule?.userland;
       if (!userland) throw new Error("the build's route module has no handlers");
       const methods = new Map<string, RouteHandler>();
-      for (const method of METHODS) if (typeof userland[method] === "function") methods.set(method, userland[method] as RouteHandler);
+      for (const method of METHODS)
+        if (typeof userland[method] === "function") methods.set(method, userland[method] as RouteHandler);
       routes.set(route, methods);
     } catch (err) {
-      warn(`signet: ${route} is served through Next: its built route could not be loaded (${err instanceof Error ? err.message : String(err)})`);
+      warn(
+        `signet: ${route} is served through Next: its built route could not be loaded (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
   return routes;
@@ -71,7 +89,11 @@ function routeParams(route: string, pathname: string): Record<string, string | s
 }
 
 /** The handler for this request's path (query string aside) and method; null when Next should serve it. */
-export function directHandler(routes: Map<string, Map<string, RouteHandler>>, method: string | undefined, url: string | undefined): ((req: Request) => Promise<Response>) | null {
+export function directHandler(
+  routes: Map<string, Map<string, RouteHandler>>,
+  method: string | undefined,
+  url: string | undefined,
+): ((req: Request) => Promise<Response>) | null {
   if (!method || !url) return null;
   const query = url.indexOf("?");
   const pathname = query < 0 ? url : url.slice(0, query);

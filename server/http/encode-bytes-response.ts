@@ -33,8 +33,13 @@ function answeredVerbatim(req: Request): boolean {
 }
 
 /** A 200 of `bytes` with `headers`, gzip-encoded when `req` takes gzip and the answer reaches the client verbatim. */
-export async function bytesResponse(req: Request, bytes: Uint8Array, headers: Record<string, string>): Promise<Response> {
+export async function bytesResponse(
+  req: Request,
+  bytes: Uint8Array,
+  headers: Record<string, string>,
+): Promise<Response> {
   const vary = { ...headers, vary: "Accept-Encoding" };
-  if (!answeredVerbatim(req) || !acceptsGzip(req.headers.get("accept-encoding"))) return new Response(Buffer.from(bytes), { headers: vary });
+  if (!answeredVerbatim(req) || !acceptsGzip(req.headers.get("accept-encoding")))
+    return new Response(Buffer.from(bytes), { headers: vary });
   return new Response(await gzipAsync(bytes), { headers: { ...vary, "content-encoding": "gzip" } });
 }

@@ -17,7 +17,9 @@ describe("withFrameAncestorsNone()", () => {
   });
 
   it("puts 'none' in place of a frame-ancestors directive that allows an ancestor, in any case", () => {
-    expect(withFrameAncestorsNone("default-src 'self'; frame-ancestors 'self' https://a.example")).toBe("default-src 'self'; frame-ancestors 'none'");
+    expect(withFrameAncestorsNone("default-src 'self'; frame-ancestors 'self' https://a.example")).toBe(
+      "default-src 'self'; frame-ancestors 'none'",
+    );
     expect(withFrameAncestorsNone("Frame-Ancestors *; img-src data:")).toBe("img-src data:; frame-ancestors 'none'");
     expect(withFrameAncestorsNone("frame-ancestors")).toBe("frame-ancestors 'none'");
   });
@@ -109,15 +111,23 @@ describe("guardFraming()", () => {
       expect(headers.get("x-frame-options"), path).toEqual(["DENY"]);
       const policies = headers.get("content-security-policy") ?? [];
       expect(policies.length, path).toBeGreaterThan(0);
-      for (const policy of policies) expect(policy.match(/frame-ancestors[^;]*/g), `${path}: ${policy}`).toEqual(["frame-ancestors 'none'"]);
+      for (const policy of policies)
+        expect(policy.match(/frame-ancestors[^;]*/g), `${path}: ${policy}`).toEqual(["frame-ancestors 'none'"]);
     }
   });
 
   it("merges the directive into a route's own policy instead of sending a second one", async () => {
-    expect((await get("/docs")).headers.get("content-security-policy")).toEqual([`${DOCS_CSP}; frame-ancestors 'none'`]);
+    expect((await get("/docs")).headers.get("content-security-policy")).toEqual([
+      `${DOCS_CSP}; frame-ancestors 'none'`,
+    ]);
     expect((await get("/page")).headers.get("content-security-policy")).toEqual(["frame-ancestors 'none'"]);
-    expect((await get("/reason")).headers.get("content-security-policy")).toEqual(["default-src 'none'; frame-ancestors 'none'"]);
-    expect((await get("/two-policies")).headers.get("content-security-policy")).toEqual(["default-src 'self'; frame-ancestors 'none'", "script-src 'self'; frame-ancestors 'none'"]);
+    expect((await get("/reason")).headers.get("content-security-policy")).toEqual([
+      "default-src 'none'; frame-ancestors 'none'",
+    ]);
+    expect((await get("/two-policies")).headers.get("content-security-policy")).toEqual([
+      "default-src 'self'; frame-ancestors 'none'",
+      "script-src 'self'; frame-ancestors 'none'",
+    ]);
   });
 
   it("keeps the status, the reason, and every header the handler sent", async () => {

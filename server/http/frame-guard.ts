@@ -39,7 +39,8 @@ export function guardFraming(res: http.ServerResponse): void {
     // A second head is Node's error to raise, as it would without this guard.
     if (res.headersSent) return writeHead(statusCode);
     const statusMessage = typeof reasonOrHeaders === "string" ? reasonOrHeaders : undefined;
-    const headers = (typeof reasonOrHeaders === "string" ? maybeHeaders : reasonOrHeaders) as http.OutgoingHttpHeaders | http.OutgoingHttpHeader[] | undefined;
+    const headers = (typeof reasonOrHeaders === "string" ? maybeHeaders : reasonOrHeaders) as
+      http.OutgoingHttpHeaders | http.OutgoingHttpHeader[] | undefined;
     applyHeaders(res, headers);
     const policies = headerValues(res.getHeader("content-security-policy"));
     const guarded = policies.length === 0 ? [withFrameAncestorsNone(undefined)] : policies.map(withFrameAncestorsNone);
@@ -53,7 +54,10 @@ export function guardFraming(res: http.ServerResponse): void {
  * Sets the headers a `writeHead` call passed, as Node does when headers were also set before: each replaces an earlier
  * value of its name. A flat [name, value, …] list keeps every value of a name it repeats (Set-Cookie).
  */
-function applyHeaders(res: http.ServerResponse, headers: http.OutgoingHttpHeaders | http.OutgoingHttpHeader[] | undefined): void {
+function applyHeaders(
+  res: http.ServerResponse,
+  headers: http.OutgoingHttpHeaders | http.OutgoingHttpHeader[] | undefined,
+): void {
   if (!headers) return;
   if (!Array.isArray(headers)) {
     for (const [name, value] of Object.entries(headers)) if (value !== undefined) res.setHeader(name, value);

@@ -87,7 +87,9 @@ describe("createFrontServer()", () => {
 
   it("answers an absolute-form target naming a foreign host 400 invalid_request, never a redirect, and never hands it on", async () => {
     handled.length = 0;
-    const { text } = await exchange(port, [[0, "GET http://evil.example/whatever HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"]]);
+    const { text } = await exchange(port, [
+      [0, "GET http://evil.example/whatever HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"],
+    ]);
     const answer = parseAnswer(text);
     expect(answer.status).toBe(400);
     expect(answer.headers.has("location")).toBe(false);
@@ -98,8 +100,14 @@ describe("createFrontServer()", () => {
 
   it("refuses an absolute-form target naming this server's own host, and the asterisk form, the same way", async () => {
     handled.length = 0;
-    for (const line of [`GET http://127.0.0.1:${port}/explorer HTTP/1.1`, `POST https://127.0.0.1:${port}/api/v1/models HTTP/1.1`, "OPTIONS * HTTP/1.1"]) {
-      const { text } = await exchange(port, [[0, `${line}\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`]]);
+    for (const line of [
+      `GET http://127.0.0.1:${port}/explorer HTTP/1.1`,
+      `POST https://127.0.0.1:${port}/api/v1/models HTTP/1.1`,
+      "OPTIONS * HTTP/1.1",
+    ]) {
+      const { text } = await exchange(port, [
+        [0, `${line}\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`],
+      ]);
       const answer = parseAnswer(text);
       expect(answer.status, line).toBe(400);
       expect(answer.body, line).toBe(NOT_ORIGIN_FORM_BODY);
@@ -109,7 +117,9 @@ describe("createFrontServer()", () => {
 
   it("serves a path, and every answer, the refusal included, refuses framing", async () => {
     for (const target of ["/explorer", "http://evil.example/"]) {
-      const { text } = await exchange(port, [[0, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`]]);
+      const { text } = await exchange(port, [
+        [0, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`],
+      ]);
       const answer = parseAnswer(text);
       expect(answer.status, target).toBe(target === "/explorer" ? 200 : 400);
       expect(answer.headers.get("x-frame-options"), target).toEqual(["DENY"]);
@@ -120,7 +130,9 @@ describe("createFrontServer()", () => {
   it("answers 500 internal_error without the error's message when the handler throws", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      const { text } = await exchange(port, [[0, "GET /throws HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"]]);
+      const { text } = await exchange(port, [
+        [0, "GET /throws HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"],
+      ]);
       const answer = parseAnswer(text);
       expect(answer.status).toBe(500);
       expect(JSON.parse(answer.body)).toEqual(errorBody("internal_error", "internal error"));
@@ -134,7 +146,12 @@ describe("createFrontServer()", () => {
   it("takes a request head well above Node's 16 KB default (an x402 payment header with its extensions), and refuses one above its own limit", async () => {
     const status = (bytes: number) =>
       new Promise<number>((resolve, reject) => {
-        http.get({ host: "127.0.0.1", port, headers: { "payment-signature": "x".repeat(bytes) } }, (res) => (res.resume(), resolve(res.statusCode!))).on("error", reject);
+        http
+          .get(
+            { host: "127.0.0.1", port, headers: { "payment-signature": "x".repeat(bytes) } },
+            (res) => (res.resume(), resolve(res.statusCode!)),
+          )
+          .on("error", reject);
       });
     expect(await status(40 * 1024)).toBe(200);
     expect(await status(MAX_HEADER_BYTES + 1024)).toBe(431);
@@ -151,7 +168,12 @@ describe("createFrontServer()", () => {
 });
 
 describe("createFrontServer() with small limits", () => {
-  const limits: FrontServerLimits = { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300, timeoutCheckIntervalMs: 50 };
+  const limits: FrontServerLimits = {
+    headersTimeoutMs: 300,
+    requestTimeoutMs: 600,
+    keepAliveTimeoutMs: 300,
+    timeoutCheckIntervalMs: 50,
+  };
   /** What Node adds to the keep-alive bound before it closes an idle socket (it advertises the bound itself). */
   const NODE_KEEP_ALIVE_BUFFER_MS = 1_000;
   /** What scheduling on a busy machine may add to a bound before Node's check runs. */
@@ -201,14 +223,19 @@ describe("createFrontServer() with small limits", () => {
 
   it("cuts off a client that trickles its head a line at a time", async () => {
     const lines = ["GET / HTTP/1.1\r\n", ...Array.from({ length: 10 }, (_, i) => `X-Slow-${i}: 1\r\n`)];
-    const { closedAfterMs } = await exchange(port, lines.map((line, i) => [i * 100, line]));
+    const { closedAfterMs } = await exchange(
+      port,
+      lines.map((line, i) => [i * 100, line]),
+    );
     expect(closedAfterMs).not.toBeNull();
     expect(closedAfterMs!).toBeLessThan(limits.headersTimeoutMs + SLACK_MS);
   });
 
   it("cuts off a client that never finishes its body within the request bound", async () => {
     handled.length = 0;
-    const { text, closedAfterMs } = await exchange(port, [[0, "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n0123456789"]]);
+    const { text, closedAfterMs } = await exchange(port, [
+      [0, "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n0123456789"],
+    ]);
     expect(closedAfterMs).not.toBeNull();
     expect(closedAfterMs!).toBeGreaterThanOrEqual(limits.requestTimeoutMs - 50);
     expect(closedAfterMs!).toBeLessThan(limits.requestTimeoutMs + SLACK_MS);
@@ -217,7 +244,9 @@ describe("createFrontServer() with small limits", () => {
   });
 
   it("never cuts an answer streamed for longer than the request bound once its request is in", async () => {
-    const { text, closedAfterMs } = await exchange(port, [[0, "GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"]]);
+    const { text, closedAfterMs } = await exchange(port, [
+      [0, "GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"],
+    ]);
     expect(closedAfterMs).not.toBeNull();
     expect(closedAfterMs!).toBeGreaterThan(2 * limits.requestTimeoutMs);
     const answer = parseAnswer(text);
@@ -227,7 +256,9 @@ describe("createFrontServer() with small limits", () => {
   });
 
   it("closes a kept-alive connection left idle past its keep-alive bound", async () => {
-    const { text, closedAfterMs } = await exchange(port, [[0, "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\nhi"]]);
+    const { text, closedAfterMs } = await exchange(port, [
+      [0, "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\nhi"],
+    ]);
     expect(parseAnswer(text).body).toBe("got 2 bytes");
     expect(closedAfterMs).not.toBeNull();
     expect(closedAfterMs!).toBeLessThan(limits.keepAliveTimeoutMs + NODE_KEEP_ALIVE_BUFFER_MS + SLACK_MS);

@@ -63,21 +63,29 @@ export const FRONT_SERVER_LIMITS: FrontServerLimits = {
 };
 
 /** What a request whose target is not a path is told. */
-export const NOT_ORIGIN_FORM_MESSAGE = "the request target must be a path, such as /api/v1/models (origin-form): this server is not a proxy";
+export const NOT_ORIGIN_FORM_MESSAGE =
+  "the request target must be a path, such as /api/v1/models (origin-form): this server is not a proxy";
 
 // The bodies every error has (server/errors/index.ts errorBody), written out: this server runs outside Next's bundles, and
 // errors.ts is server-only. front-server.test.ts holds them to errorBody.
 /** 400 invalid_request for a target that is not origin-form. */
-export const NOT_ORIGIN_FORM_BODY = JSON.stringify({ error: { message: NOT_ORIGIN_FORM_MESSAGE, type: "invalid_request_error", param: null, code: "invalid_request" } });
+export const NOT_ORIGIN_FORM_BODY = JSON.stringify({
+  error: { message: NOT_ORIGIN_FORM_MESSAGE, type: "invalid_request_error", param: null, code: "invalid_request" },
+});
 /** 500 internal_error for a handler that threw: its message never reaches the client. */
-export const INTERNAL_ERROR_BODY = JSON.stringify({ error: { message: "internal error", type: "server_error", param: null, code: "internal_error" } });
+export const INTERNAL_ERROR_BODY = JSON.stringify({
+  error: { message: "internal error", type: "server_error", param: null, code: "internal_error" },
+});
 
 /**
  * The front server: a node:http server with `limits`, that refuses a request target other than a path with 400
  * invalid_request, makes every answer refuse framing (server/http/frame-guard.ts), stamps the peer's address, then
  * hands the request to `handle` (Next's handler); a handler that throws answers 500 internal_error.
  */
-export function createFrontServer(handle: (req: http.IncomingMessage, res: http.ServerResponse) => unknown, limits: FrontServerLimits = FRONT_SERVER_LIMITS): http.Server {
+export function createFrontServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => unknown,
+  limits: FrontServerLimits = FRONT_SERVER_LIMITS,
+): http.Server {
   const options: http.ServerOptions = {
     maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout: limits.headersTimeoutMs,
@@ -88,14 +96,21 @@ export function createFrontServer(handle: (req: http.IncomingMessage, res: http.
   return http.createServer(options, (req, res) => {
     guardFraming(res);
     if (!isOriginForm(req.url)) {
-      res.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(NOT_ORIGIN_FORM_BODY) });
+      res.writeHead(400, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(NOT_ORIGIN_FORM_BODY),
+      });
       res.end(NOT_ORIGIN_FORM_BODY);
       return;
     }
     stampPeerAddress(req);
     Promise.resolve(handle(req, res)).catch((err: unknown) => {
       console.error("signet: request handler failed", err);
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(INTERNAL_ERROR_BODY) });
+      if (!res.headersSent)
+        res.writeHead(500, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(INTERNAL_ERROR_BODY),
+        });
       res.end(INTERNAL_ERROR_BODY);
     });
   });

@@ -41,11 +41,21 @@ export function countIpRequest(bucket: IpRateLimitBucket, ipHash: string, now: n
 export function refuseOverIpLimit(count: number, limit: number, now: number): void {
   if (count <= limit) return;
   const retryAfter = Math.max(1, Math.ceil((ipWindowStart(now).getTime() + IP_RATE_LIMIT_WINDOW_MS - now) / 1000));
-  throw new AppError("rate_limited", `at most ${limit} of these requests per minute from one network address`, { retry_after_s: retryAfter }, { "Retry-After": String(retryAfter) });
+  throw new AppError(
+    "rate_limited",
+    `at most ${limit} of these requests per minute from one network address`,
+    { retry_after_s: retryAfter },
+    { "Retry-After": String(retryAfter) },
+  );
 }
 
 /** Counts one request of `ipHash` in `bucket`; past the limit throws 429 `rate_limited` with Retry-After. */
-export async function limitByIp(db: DbClient, bucket: keyof typeof IP_RATE_LIMITS, ipHash: string, now: number): Promise<void> {
+export async function limitByIp(
+  db: DbClient,
+  bucket: keyof typeof IP_RATE_LIMITS,
+  ipHash: string,
+  now: number,
+): Promise<void> {
   const rows = await db.$queryRaw<{ count: number }[]>(countIpRequest(bucket, ipHash, now));
   refuseOverIpLimit(Number(rows[0]!.count), IP_RATE_LIMITS[bucket], now);
 }

@@ -10,7 +10,10 @@ describe("stampPeerAddress() in the front server", () => {
   const seen: { header: unknown; raw: string[] }[] = [];
   beforeAll(async () => {
     server = createFrontServer((req, res) => {
-      seen.push({ header: req.headers[PEER_ADDRESS_HEADER], raw: req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === PEER_ADDRESS_HEADER) });
+      seen.push({
+        header: req.headers[PEER_ADDRESS_HEADER],
+        raw: req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === PEER_ADDRESS_HEADER),
+      });
       res.end("ok");
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -42,7 +42,12 @@ describe("readJsonBody()", () => {
     ["a whitespace-only body", () => post(" \n "), "invalid_request", 400],
     ["no body at all", () => new Request("http://x/y", { method: "POST" }), "invalid_request", 400],
     ["invalid UTF-8", () => post(new Uint8Array([0x7b, 0xff, 0x7d])), "invalid_request", 400],
-    ["a declared content-length over the cap", () => post("{}", { "content-length": String(DEFAULT_MAX_BODY_BYTES + 1) }), "payload_too_large", 413],
+    [
+      "a declared content-length over the cap",
+      () => post("{}", { "content-length": String(DEFAULT_MAX_BODY_BYTES + 1) }),
+      "payload_too_large",
+      413,
+    ],
     ["a body over the cap", () => post(`"${"x".repeat(DEFAULT_MAX_BODY_BYTES)}"`), "payload_too_large", 413],
   ])("rejects malformed input: %s → %s", async (_label, req, code, status) => {
     const err = await caught(readJsonBody(req()));

@@ -46,7 +46,8 @@ export async function readBodyBytes(req: Request, maxBytes = DEFAULT_MAX_BODY_BY
 
 /** Parses body text as JSON; a syntax error is a 400 `invalid_request` that never echoes the parser's message. */
 export function parseJsonText(text: string): unknown {
-  if (text.trim() === "") throw new AppError("invalid_request", "request body is empty; expected JSON", { detail: "body" });
+  if (text.trim() === "")
+    throw new AppError("invalid_request", "request body is empty; expected JSON", { detail: "body" });
   try {
     return JSON.parse(text) as unknown;
   } catch {

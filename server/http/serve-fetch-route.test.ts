@@ -22,7 +22,11 @@ describe("serveFetchRoute()", () => {
       headers.append("set-cookie", "b=2");
       return new Response("created", { status: 201, headers });
     });
-    const res = await fetch(`${url}/api/v1/inference?x=1`, { method: "POST", headers: { "x-signature": "sig", "content-type": "application/json" }, body: '{"a":1}' });
+    const res = await fetch(`${url}/api/v1/inference?x=1`, {
+      method: "POST",
+      headers: { "x-signature": "sig", "content-type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(res.status).toBe(201);
     expect(await res.text()).toBe("created");
     expect(res.headers.get("x-answer")).toBe("yes");
@@ -72,14 +76,16 @@ describe("serveFetchRoute()", () => {
     while (!received.includes("\r\n\r\n") && !socket.destroyed) await new Promise((r) => socket.once("data", r));
     const chunk = Buffer.alloc(64 * 1024, 0x78);
     for (let sent = 0; sent < bodyBytes && !socket.destroyed; sent += chunk.length) {
-      if (!socket.write(chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent)))) await new Promise((r) => (socket.once("drain", r), socket.once("close", r)));
+      if (!socket.write(chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent))))
+        await new Promise((r) => (socket.once("drain", r), socket.once("close", r)));
     }
     if (!socket.destroyed) socket.write("GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     await closed;
     return { received, reset };
   }
 
-  const refuseUnread: FetchRoute = async (req) => (new URL(req.url).pathname === "/next" ? new Response("next") : new Response("too large", { status: 413 }));
+  const refuseUnread: FetchRoute = async (req) =>
+    new URL(req.url).pathname === "/next" ? new Response("next") : new Response("too large", { status: 413 });
 
   it("reads and drops a body the route refused unread, so the answer is never lost to a reset and the connection serves on", async () => {
     const url = await serve(refuseUnread);

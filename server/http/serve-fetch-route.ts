@@ -28,7 +28,11 @@ function toFetchRequest(req: http.IncomingMessage): Request {
 export const UNREAD_BODY_DRAIN = { maxBytes: 4 * 1024 * 1024, maxMs: 5_000 };
 
 /** Answers `req` with `route`'s Response, streamed. */
-export async function serveFetchRoute(route: FetchRoute, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+export async function serveFetchRoute(
+  route: FetchRoute,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
   res.once("finish", () => {
     if (!req.complete) drainUnreadBody(req);
   });
@@ -73,7 +77,8 @@ export async function writeFetchResponse(answer: Response, res: http.ServerRespo
   for (;;) {
     const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
     if (done || res.destroyed) break;
-    if (!res.write(value)) await new Promise<void>((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+    if (!res.write(value))
+      await new Promise<void>((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
   }
   res.end();
 }

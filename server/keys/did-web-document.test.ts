@@ -23,7 +23,9 @@ describe("didWebOf()", () => {
 describe("operatorKeyIdAt()", () => {
   it("names a key by its first 8 base58 characters under the service's DID", () => {
     const key = generateKeypair();
-    expect(operatorKeyIdAt("http://localhost:3000", key.publicKeyBase58)).toBe(`did:web:localhost%3A3000#operator-key-${key.publicKeyBase58.slice(0, 8)}`);
+    expect(operatorKeyIdAt("http://localhost:3000", key.publicKeyBase58)).toBe(
+      `did:web:localhost%3A3000#operator-key-${key.publicKeyBase58.slice(0, 8)}`,
+    );
   });
 });
 
@@ -33,7 +35,12 @@ describe("buildDidDocument()", () => {
     const doc = buildDidDocument("did:web:signet.example.com", key.publicKey);
     const kid = `did:web:signet.example.com#${OPERATOR_KEY_FRAGMENT}`;
     const own = `did:web:signet.example.com#${OPERATOR_KEY_FRAGMENT}-${key.publicKeyBase58.slice(0, 8)}`;
-    const method = (id: string) => ({ id, type: "JsonWebKey2020", controller: doc.id, publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: Buffer.from(key.publicKey).toString("base64url") } });
+    const method = (id: string) => ({
+      id,
+      type: "JsonWebKey2020",
+      controller: doc.id,
+      publicKeyJwk: { kty: "OKP", crv: "Ed25519", x: Buffer.from(key.publicKey).toString("base64url") },
+    });
     expect(doc.id).toBe("did:web:signet.example.com");
     expect(doc.assertionMethod).toEqual([kid, own]);
     expect(doc.verificationMethod).toEqual([method(kid), method(own)]);
@@ -52,14 +59,25 @@ describe("buildDidDocument() after key rotations", () => {
     const own = `${did}#${OPERATOR_KEY_FRAGMENT}-${current.publicKeyBase58.slice(0, 8)}`;
     expect(doc.assertionMethod).toEqual([`${did}#${OPERATOR_KEY_FRAGMENT}`, own]);
     expect(doc.verificationMethod.slice(0, 2)).toEqual([
-      { id: `${did}#${OPERATOR_KEY_FRAGMENT}`, type: "JsonWebKey2020", controller: did, publicKeyJwk: jwk(current.publicKey) },
+      {
+        id: `${did}#${OPERATOR_KEY_FRAGMENT}`,
+        type: "JsonWebKey2020",
+        controller: did,
+        publicKeyJwk: jwk(current.publicKey),
+      },
       { id: own, type: "JsonWebKey2020", controller: did, publicKeyJwk: jwk(current.publicKey) },
     ]);
   });
 
   it("lists a retired key under the per-key id its JWS carry, marked revoked at its retirement, in no verification relationship", () => {
     const id = `${did}#${OPERATOR_KEY_FRAGMENT}-${old.publicKeyBase58.slice(0, 8)}`;
-    expect(doc.verificationMethod[2]).toEqual({ id, type: "JsonWebKey2020", controller: did, publicKeyJwk: jwk(old.publicKey), revoked: "2026-05-01T00:00:00.000Z" });
+    expect(doc.verificationMethod[2]).toEqual({
+      id,
+      type: "JsonWebKey2020",
+      controller: did,
+      publicKeyJwk: jwk(old.publicKey),
+      revoked: "2026-05-01T00:00:00.000Z",
+    });
     expect(doc.verificationMethod).toHaveLength(3);
     expect(doc.assertionMethod).not.toContain(id);
   });
@@ -70,17 +88,32 @@ describe("buildDidDocument() after key rotations", () => {
       "https://w3id.org/security/suites/jws-2020/v1",
       { revoked: { "@id": "https://w3id.org/security#revoked", "@type": "http://www.w3.org/2001/XMLSchema#dateTime" } },
     ]);
-    expect(buildDidDocument(did, current.publicKey)["@context"]).toEqual(["https://www.w3.org/ns/did/v1", "https://w3id.org/security/suites/jws-2020/v1"]);
+    expect(buildDidDocument(did, current.publicKey)["@context"]).toEqual([
+      "https://www.w3.org/ns/did/v1",
+      "https://w3id.org/security/suites/jws-2020/v1",
+    ]);
   });
 
   it("rejects malformed input: a retired key that is not base58 of 32 bytes", () => {
-    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: "abc", retired_at: RETIRED_AT }])).toThrow(TypeError);
+    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: "abc", retired_at: RETIRED_AT }])).toThrow(
+      TypeError,
+    );
   });
 
   it("refuses two keys with one per-key id, rather than publish an id that names either", () => {
     // Another 32-byte key whose base58 form starts with the same 8 characters as the current key's.
     const twin = current.publicKeyBase58.slice(0, -1) + (current.publicKeyBase58.endsWith("2") ? "3" : "2");
-    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: twin, retired_at: RETIRED_AT }])).toThrow(/per-key id/);
-    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: old.publicKeyBase58, retired_at: 1 }, { pubkey: `${old.publicKeyBase58.slice(0, -1)}${old.publicKeyBase58.endsWith("2") ? "3" : "2"}`, retired_at: 2 }])).toThrow(/per-key id/);
+    expect(() => buildDidDocument(did, current.publicKey, [{ pubkey: twin, retired_at: RETIRED_AT }])).toThrow(
+      /per-key id/,
+    );
+    expect(() =>
+      buildDidDocument(did, current.publicKey, [
+        { pubkey: old.publicKeyBase58, retired_at: 1 },
+        {
+          pubkey: `${old.publicKeyBase58.slice(0, -1)}${old.publicKeyBase58.endsWith("2") ? "3" : "2"}`,
+          retired_at: 2,
+        },
+      ]),
+    ).toThrow(/per-key id/);
   });
 });

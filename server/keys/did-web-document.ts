@@ -14,7 +14,9 @@ import { decodeBase58, type RetiredOperatorKey } from "../verify";
 import { OPERATOR_KEY_FRAGMENT, operatorKeyFragment } from "../verify/operator-jws";
 
 /** The `@context` term for `revoked`, as the security vocabulary defines it (the DID and JWS 2020 contexts do not). */
-const REVOKED_TERM = { revoked: { "@id": "https://w3id.org/security#revoked", "@type": "http://www.w3.org/2001/XMLSchema#dateTime" } } as const;
+const REVOKED_TERM = {
+  revoked: { "@id": "https://w3id.org/security#revoked", "@type": "http://www.w3.org/2001/XMLSchema#dateTime" },
+} as const;
 
 /**
  * The did:web DID of a service at `baseUrl`: its host, with the port's colon percent-encoded as did:web requires
@@ -41,7 +43,11 @@ export interface DidDocument {
 }
 
 /** This service's DID document: the operator key, and the keys it retired, bound to the DID of `baseUrl`. */
-export function serviceDidDocument(baseUrl: string, operatorKey: Ed25519Keypair, retired: readonly RetiredOperatorKey[] = []): DidDocument {
+export function serviceDidDocument(
+  baseUrl: string,
+  operatorKey: Ed25519Keypair,
+  retired: readonly RetiredOperatorKey[] = [],
+): DidDocument {
   return buildDidDocument(didWebOf(baseUrl), operatorKey.publicKey, retired);
 }
 
@@ -60,7 +66,11 @@ export function operatorKeyIdAt(baseUrl: string, publicKeyBase58: string): strin
  * relationship. Throws a TypeError for a retired key that is not base58 of 32 bytes (the caller's keys are parsed
  * already), and for two keys with one per-key id: the document names each key once.
  */
-export function buildDidDocument(did: string, publicKey: Uint8Array, retired: readonly RetiredOperatorKey[] = []): DidDocument {
+export function buildDidDocument(
+  did: string,
+  publicKey: Uint8Array,
+  retired: readonly RetiredOperatorKey[] = [],
+): DidDocument {
   const method = (id: string, key: Uint8Array, revoked?: number): VerificationMethod => ({
     id,
     type: "JsonWebKey2020",
@@ -75,13 +85,20 @@ export function buildDidDocument(did: string, publicKey: Uint8Array, retired: re
     if (!key) throw new TypeError(`buildDidDocument: ${r.pubkey.slice(0, 60)} is not a base58 32-byte public key`);
     const id = `${did}#${operatorKeyFragment(r.pubkey)}`;
     // SECURITY: one id for two keys would let a JWS of either be checked against the other's retirement.
-    if (ids.has(id)) throw new TypeError(`buildDidDocument: ${r.pubkey} has the per-key id ${id} of another operator key; make another key`);
+    if (ids.has(id))
+      throw new TypeError(
+        `buildDidDocument: ${r.pubkey} has the per-key id ${id} of another operator key; make another key`,
+      );
     ids.add(id);
     return method(id, key, r.retired_at);
   });
   const kid = `${did}#${OPERATOR_KEY_FRAGMENT}`;
   return {
-    "@context": ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/suites/jws-2020/v1", ...(retired.length > 0 ? [REVOKED_TERM] : [])],
+    "@context": [
+      "https://www.w3.org/ns/did/v1",
+      "https://w3id.org/security/suites/jws-2020/v1",
+      ...(retired.length > 0 ? [REVOKED_TERM] : []),
+    ],
     id: did,
     verificationMethod: [method(kid, publicKey), method(currentId, publicKey), ...retiredMethods],
     assertionMethod: [kid, currentId],

@@ -26,10 +26,24 @@ describe("EVM keys", () => {
   });
 
   it("refuse to invent a key in production, naming the variable", () => {
-    expect(() => loadEvmKey({ envVar: "FACILITATOR_EVM_SECRET_KEY", value: undefined, isProduction: true, dataDir: "/nonexistent", devFile: "k" })).toThrow(
-      /FACILITATOR_EVM_SECRET_KEY is required in production/,
-    );
-    expect(() => loadEvmKey({ envVar: "FACILITATOR_EVM_SECRET_KEY", value: "0x12", isProduction: true, dataDir: "/x", devFile: "k" })).toThrow(/not a valid EVM private key/);
+    expect(() =>
+      loadEvmKey({
+        envVar: "FACILITATOR_EVM_SECRET_KEY",
+        value: undefined,
+        isProduction: true,
+        dataDir: "/nonexistent",
+        devFile: "k",
+      }),
+    ).toThrow(/FACILITATOR_EVM_SECRET_KEY is required in production/);
+    expect(() =>
+      loadEvmKey({
+        envVar: "FACILITATOR_EVM_SECRET_KEY",
+        value: "0x12",
+        isProduction: true,
+        dataDir: "/x",
+        devFile: "k",
+      }),
+    ).toThrow(/not a valid EVM private key/);
   });
 
   it("generate a dev key once, private to its owner, and reuse it", () => {

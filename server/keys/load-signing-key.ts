@@ -4,7 +4,13 @@ import "server-only";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../env";
-import { generateKeypair, KeyFormatError, parseSecretKey, toSolanaCliJson, type Ed25519Keypair } from "./parse-secret-key";
+import {
+  generateKeypair,
+  KeyFormatError,
+  parseSecretKey,
+  toSolanaCliJson,
+  type Ed25519Keypair,
+} from "./parse-secret-key";
 
 export interface LoadSigningKeyOptions {
   /** The environment variable's name, for error messages. */

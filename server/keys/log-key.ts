@@ -10,7 +10,13 @@ import { loadSigningKey } from "./load-signing-key";
 import { parseSecretKey, type Ed25519Keypair } from "./parse-secret-key";
 import { ed25519RoleKey, refuseSharedKeys } from "./refuse-shared-keys";
 import { refuseRetiredOperatorKey } from "./retired-operator-keys";
-import { formatVerifierKey, parseVerifierKey, SIG_COSIGNATURE_V1, type NoteVerifierKey, type RetiredOperatorKey } from "../verify";
+import {
+  formatVerifierKey,
+  parseVerifierKey,
+  SIG_COSIGNATURE_V1,
+  type NoteVerifierKey,
+  type RetiredOperatorKey,
+} from "../verify";
 
 export const LOG_DEV_KEY_FILE = "log-key.json";
 
@@ -43,7 +49,10 @@ export function parseWitnessKeys(text: string): NoteVerifierKey[] {
     .filter((k) => k !== "")
     .map((k) => {
       const key = parseVerifierKey(k);
-      if (!key || key.type !== SIG_COSIGNATURE_V1) throw new ConfigError(`LOG_WITNESS_KEYS: "${k.slice(0, 60)}" is not a witness cosignature key (<name>+<id>+<base64 of 0x04 and the key>)`);
+      if (!key || key.type !== SIG_COSIGNATURE_V1)
+        throw new ConfigError(
+          `LOG_WITNESS_KEYS: "${k.slice(0, 60)}" is not a witness cosignature key (<name>+<id>+<base64 of 0x04 and the key>)`,
+        );
       return key;
     });
 }
@@ -68,8 +77,18 @@ function loadPreviousLogKey(cfg: Config): Ed25519Keypair | null {
  * The log's identity that `cfg` names; `operator` is the receipt-signing key it must differ from, `retired` the
  * operator's retired keys. Production without LOG_SECRET_KEY is a start-up error naming it.
  */
-export function loadLogIdentity(cfg: Config, operator: Ed25519Keypair, retired: readonly RetiredOperatorKey[] = []): LogIdentity {
-  const keypair = loadSigningKey({ envVar: "LOG_SECRET_KEY", value: cfg.LOG_SECRET_KEY, isProduction: cfg.isProduction, dataDir: cfg.dataDir, devFile: LOG_DEV_KEY_FILE });
+export function loadLogIdentity(
+  cfg: Config,
+  operator: Ed25519Keypair,
+  retired: readonly RetiredOperatorKey[] = [],
+): LogIdentity {
+  const keypair = loadSigningKey({
+    envVar: "LOG_SECRET_KEY",
+    value: cfg.LOG_SECRET_KEY,
+    isProduction: cfg.isProduction,
+    dataDir: cfg.dataDir,
+    devFile: LOG_DEV_KEY_FILE,
+  });
   const previous = loadPreviousLogKey(cfg);
   // SECURITY: a checkpoint signature must never double as a receipt signature, nor the other way round.
   const roles = [ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("LOG_SECRET_KEY", keypair)];
@@ -77,7 +96,12 @@ export function loadLogIdentity(cfg: Config, operator: Ed25519Keypair, retired: 
   refuseRetiredOperatorKey(retired, "LOG_SECRET_KEY", keypair.publicKeyBase58);
   if (previous) refuseRetiredOperatorKey(retired, "LOG_PREVIOUS_SECRET_KEY", previous.publicKeyBase58);
   const origin = cfg.LOG_ORIGIN ?? defaultLogOrigin(cfg.baseUrl);
-  return { origin, ...logSigner(origin, keypair), witnesses: parseWitnessKeys(cfg.LOG_WITNESS_KEYS), previous: previous ? logSigner(origin, previous) : null };
+  return {
+    origin,
+    ...logSigner(origin, keypair),
+    witnesses: parseWitnessKeys(cfg.LOG_WITNESS_KEYS),
+    previous: previous ? logSigner(origin, previous) : null,
+  };
 }
 
 /** Every key that signs the log's checkpoints now: the log key, then the previous one during a rotation. */

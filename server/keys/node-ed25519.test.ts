@@ -10,22 +10,33 @@ const L = 2n ** 252n + 27742317777372353535851937790883648493n;
 describe("verifyEd25519Node() and signEd25519()", () => {
   it("signs the same bytes as noble (RFC 8032 is deterministic)", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 300 }), (seed, message) => {
-        expect(Buffer.from(signEd25519(message, seed))).toEqual(Buffer.from(ed25519.sign(message, seed)));
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ maxLength: 300 }),
+        (seed, message) => {
+          expect(Buffer.from(signEd25519(message, seed))).toEqual(Buffer.from(ed25519.sign(message, seed)));
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("agrees with strict noble on valid, tampered and malformed signatures", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 100 }), fc.nat(63), fc.integer({ min: 0, max: 255 }), (seed, message, at, xor) => {
-        const publicKey = ed25519.getPublicKey(seed);
-        const signature = ed25519.sign(message, seed);
-        const tampered = Uint8Array.from(signature);
-        tampered[at]! ^= xor;
-        for (const sig of [signature, tampered]) expect(verifyEd25519Node(sig, message, publicKey)).toBe(verifyEd25519Noble(sig, message, publicKey));
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ maxLength: 100 }),
+        fc.nat(63),
+        fc.integer({ min: 0, max: 255 }),
+        (seed, message, at, xor) => {
+          const publicKey = ed25519.getPublicKey(seed);
+          const signature = ed25519.sign(message, seed);
+          const tampered = Uint8Array.from(signature);
+          tampered[at]! ^= xor;
+          for (const sig of [signature, tampered])
+            expect(verifyEd25519Node(sig, message, publicKey)).toBe(verifyEd25519Noble(sig, message, publicKey));
+        },
+      ),
       { numRuns: 300 },
     );
   });

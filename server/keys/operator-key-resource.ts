@@ -40,5 +40,10 @@ export function usableOperatorKeys(rt: { keys: ServiceKeys; log: Logger }): Oper
 /** The public half of the receipt-signing key, and the keys it replaced with the time each was retired. */
 export function operatorKeyResource(rt: { keys: ServiceKeys; log: Logger }): OperatorKeyResource {
   const { pubkey, retired } = usableOperatorKeys(rt);
-  return { pubkey, algorithm: "ed25519", encoding: "base58", retired: retired.map((r) => ({ pubkey: r.pubkey, retired_at: r.retired_at })) };
+  return {
+    pubkey,
+    algorithm: "ed25519",
+    encoding: "base58",
+    retired: retired.map((r) => ({ pubkey: r.pubkey, retired_at: r.retired_at })),
+  };
 }

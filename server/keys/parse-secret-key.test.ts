@@ -23,31 +23,40 @@ describe("parseSecretKey()", () => {
     expect(() => parseSecretKey(bs58.encode(corrupt))).toThrow(/public half/);
   });
 
-  it.each([["not-base58-0OIl"], ["abc"], ["[1,2,3]"], ["[300]"], ["[not json"], [""]])("rejects malformed input %j without echoing it", (text) => {
-    const err = (() => {
-      try {
-        parseSecretKey(text);
-      } catch (e) {
-        return e as Error;
-      }
-      return null;
-    })();
-    expect(err).toBeInstanceOf(KeyFormatError);
-    if (text.length > 3) expect(err!.message).not.toContain(text);
-  });
+  it.each([["not-base58-0OIl"], ["abc"], ["[1,2,3]"], ["[300]"], ["[not json"], [""]])(
+    "rejects malformed input %j without echoing it",
+    (text) => {
+      const err = (() => {
+        try {
+          parseSecretKey(text);
+        } catch (e) {
+          return e as Error;
+        }
+        return null;
+      })();
+      expect(err).toBeInstanceOf(KeyFormatError);
+      if (text.length > 3) expect(err!.message).not.toContain(text);
+    },
+  );
 });
 
 describe("loadSigningKey()", () => {
   it("refuses to start in production without the key, naming the variable", () => {
     expect(() =>
-      loadSigningKey({ envVar: "SERVICE_OPERATOR_SECRET_KEY", value: undefined, isProduction: true, dataDir: "/nonexistent", devFile: "k.json" }),
+      loadSigningKey({
+        envVar: "SERVICE_OPERATOR_SECRET_KEY",
+        value: undefined,
+        isProduction: true,
+        dataDir: "/nonexistent",
+        devFile: "k.json",
+      }),
     ).toThrow(new ConfigError("SERVICE_OPERATOR_SECRET_KEY is required in production"));
   });
 
   it("names the variable when its value is malformed", () => {
-    expect(() => loadSigningKey({ envVar: "VERIFIER_SECRET_KEY", value: "xyz", isProduction: false, dataDir: "/x", devFile: "k" })).toThrow(
-      /^VERIFIER_SECRET_KEY is not a valid Ed25519 secret key/,
-    );
+    expect(() =>
+      loadSigningKey({ envVar: "VERIFIER_SECRET_KEY", value: "xyz", isProduction: false, dataDir: "/x", devFile: "k" }),
+    ).toThrow(/^VERIFIER_SECRET_KEY is not a valid Ed25519 secret key/);
   });
 
   it("generates a dev key once into the data dir and reuses it", () => {
@@ -64,7 +73,13 @@ describe("loadSigningKey()", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-keys-"));
     const dev = loadOrCreateDevKey(path.join(dir, "op.json"));
     const configured = generateKeypair();
-    const loaded = loadSigningKey({ envVar: "X", value: bs58.encode(configured.seed), isProduction: false, dataDir: dir, devFile: "op.json" });
+    const loaded = loadSigningKey({
+      envVar: "X",
+      value: bs58.encode(configured.seed),
+      isProduction: false,
+      dataDir: dir,
+      devFile: "op.json",
+    });
     expect(loaded.publicKeyBase58).toBe(configured.publicKeyBase58);
     expect(loaded.publicKeyBase58).not.toBe(dev.publicKeyBase58);
   });

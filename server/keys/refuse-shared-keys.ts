@@ -28,7 +28,8 @@ export function ed25519RoleKey(variable: ServiceKeyVariable, keypair: Ed25519Key
 
 /** The EVM relayer's key: its 32 secret bytes, compared with the Ed25519 seeds (there is no public key to compare). */
 export function evmRoleKey(variable: ServiceKeyVariable, key: EvmPrivateKey): RoleKey {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new TypeError(`evmRoleKey: ${variable}'s key must be 0x and 32 bytes of hex`);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key))
+    throw new TypeError(`evmRoleKey: ${variable}'s key must be 0x and 32 bytes of hex`);
   return assertRoleKey({ variable, secret: hexToBytes(key), publicKey: null });
 }
 
@@ -48,26 +49,34 @@ export function refuseSharedKeys(roles: readonly RoleKey[]): void {
   }
   // SECURITY: one key in two roles lets a signature made in one role stand for the other (a verdict or a checkpoint
   // read as a receipt), and a leak of one role's key hands over the other, the hot fee payers' above all.
-  const ordered = [...roles].sort((a, b) => SERVICE_KEY_VARIABLES.indexOf(a.variable) - SERVICE_KEY_VARIABLES.indexOf(b.variable));
+  const ordered = [...roles].sort(
+    (a, b) => SERVICE_KEY_VARIABLES.indexOf(a.variable) - SERVICE_KEY_VARIABLES.indexOf(b.variable),
+  );
   for (const [j, later] of ordered.entries()) {
     for (const earlier of ordered.slice(0, j)) {
       const shared = sharedKey(later, earlier);
-      if (shared) throw new ConfigError(`${later.variable} must differ from ${earlier.variable}: ${shared}; each service role needs a key of its own`);
+      if (shared)
+        throw new ConfigError(
+          `${later.variable} must differ from ${earlier.variable}: ${shared}; each service role needs a key of its own`,
+        );
     }
   }
 }
 
 /** How `a` and `b` share a key, for the error message (never the secret itself); null when they do not. */
 function sharedKey(a: RoleKey, b: RoleKey): string | null {
-  if (a.publicKey !== null && b.publicKey !== null && equalBytes(a.publicKey, b.publicKey)) return `both are the key ${bs58.encode(a.publicKey)}`;
+  if (a.publicKey !== null && b.publicKey !== null && equalBytes(a.publicKey, b.publicKey))
+    return `both are the key ${bs58.encode(a.publicKey)}`;
   if (equalBytes(a.secret, b.secret)) return "both hold the same 32 secret bytes";
   return null;
 }
 
 /** `role`, unless it is malformed (a caller's bug, so a TypeError): a variable naming no role, or keys not 32 bytes. */
 function assertRoleKey(role: RoleKey): RoleKey {
-  if (!SERVICE_KEY_VARIABLES.includes(role.variable)) throw new TypeError(`${String(role.variable)} names no service role`);
-  if (!(role.secret instanceof Uint8Array) || role.secret.length !== 32) throw new TypeError(`${role.variable}'s secret must be 32 bytes`);
+  if (!SERVICE_KEY_VARIABLES.includes(role.variable))
+    throw new TypeError(`${String(role.variable)} names no service role`);
+  if (!(role.secret instanceof Uint8Array) || role.secret.length !== 32)
+    throw new TypeError(`${role.variable}'s secret must be 32 bytes`);
   if (role.publicKey !== null && (!(role.publicKey instanceof Uint8Array) || role.publicKey.length !== 32)) {
     throw new TypeError(`${role.variable}'s public key must be 32 bytes, or null for a key with no Ed25519 public key`);
   }

@@ -29,11 +29,16 @@ export function parseRetiredOperatorKeys(text: string): RetiredOperatorKey[] {
   return entries.map((entry, i) => {
     const where = `${RETIRED_KEYS_VARIABLE}: entry ${i + 1} ("${entry.slice(0, 80)}")`;
     const at = entry.lastIndexOf("@");
-    if (at < 0) throw new ConfigError(`${where} is not <base58 public key>@<retired at: ISO 8601 with a zone, or Unix ms>`);
+    if (at < 0)
+      throw new ConfigError(`${where} is not <base58 public key>@<retired at: ISO 8601 with a zone, or Unix ms>`);
     const pubkey = entry.slice(0, at).trim();
-    if (!decodeBase58(pubkey, 32)) throw new ConfigError(`${where}: the key is not a base58 32-byte Ed25519 public key`);
+    if (!decodeBase58(pubkey, 32))
+      throw new ConfigError(`${where}: the key is not a base58 32-byte Ed25519 public key`);
     const retiredAt = parseInstant(entry.slice(at + 1).trim());
-    if (retiredAt === null) throw new ConfigError(`${where}: the retirement time is neither ISO 8601 with a zone (2026-05-01T00:00:00Z) nor 13-digit Unix milliseconds`);
+    if (retiredAt === null)
+      throw new ConfigError(
+        `${where}: the retirement time is neither ISO 8601 with a zone (2026-05-01T00:00:00Z) nor 13-digit Unix milliseconds`,
+      );
     if (seen.has(pubkey)) throw new ConfigError(`${where}: the key ${pubkey} is listed twice; a key is retired once`);
     seen.add(pubkey);
     return { pubkey, retired_at: retiredAt };
@@ -45,15 +50,31 @@ function parseInstant(text: string): number | null {
   if (UNIX_MS.test(text)) return Number(text);
   const m = ISO_INSTANT.exec(text);
   if (!m) return null;
-  const [year, month, day, hour, minute, second = 0, ms = 0] = [m[1], m[2], m[3], m[4], m[5], m[6], m[7]?.padEnd(3, "0")].map((v) => (v === undefined ? undefined : Number(v)));
+  const [year, month, day, hour, minute, second = 0, ms = 0] = [
+    m[1],
+    m[2],
+    m[3],
+    m[4],
+    m[5],
+    m[6],
+    m[7]?.padEnd(3, "0"),
+  ].map((v) => (v === undefined ? undefined : Number(v)));
   const local = Date.UTC(year!, month! - 1, day!, hour!, minute!, second, ms);
   const date = new Date(local);
   // Date.UTC rolls an impossible date over (31 April is 1 May); the fields must come back as written.
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month! - 1 || date.getUTCDate() !== day || date.getUTCHours() !== hour || date.getUTCMinutes() !== minute || date.getUTCSeconds() !== second) {
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month! - 1 ||
+    date.getUTCDate() !== day ||
+    date.getUTCHours() !== hour ||
+    date.getUTCMinutes() !== minute ||
+    date.getUTCSeconds() !== second
+  ) {
     return null;
   }
   const zone = m[8]!;
-  const offsetMinutes = zone === "Z" ? 0 : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMinutes =
+    zone === "Z" ? 0 : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   if (Math.abs(offsetMinutes) > 14 * 60 || Number(zone.slice(4, 6) || 0) > 59) return null;
   return local - offsetMinutes * 60_000;
 }
@@ -62,10 +83,16 @@ function parseInstant(text: string): number | null {
  * Throws a ConfigError when `publicKey` (the key of the role `variable` names) is one of the operator's retired keys:
  * a retired operator key signs nothing again, in this role or another.
  */
-export function refuseRetiredOperatorKey(retired: readonly RetiredOperatorKey[], variable: string, publicKeyBase58: string): void {
+export function refuseRetiredOperatorKey(
+  retired: readonly RetiredOperatorKey[],
+  variable: string,
+  publicKeyBase58: string,
+): void {
   // SECURITY: a retired key still vouches for receipts timestamped before its retirement; in another role, whatever
   // that role signs (a verdict, a checkpoint) would be read as such a receipt.
   if (retired.some((r) => r.pubkey === publicKeyBase58)) {
-    throw new ConfigError(`${variable} must differ from every key in ${RETIRED_KEYS_VARIABLE}: both hold the key ${publicKeyBase58}`);
+    throw new ConfigError(
+      `${variable} must differ from every key in ${RETIRED_KEYS_VARIABLE}: both hold the key ${publicKeyBase58}`,
+    );
   }
 }

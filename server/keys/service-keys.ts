@@ -42,21 +42,30 @@ function loadOperatorRing(cfg: Config): { keypair: Ed25519Keypair; retired: Reti
   const retired = parseRetiredOperatorKeys(cfg.SERVICE_OPERATOR_RETIRED_KEYS);
   const keypair = loadOperatorKeypair(cfg);
   if (retired.some((r) => r.pubkey === keypair.publicKeyBase58)) {
-    throw new ConfigError(`${RETIRED_KEYS_VARIABLE} lists the current operator key ${keypair.publicKeyBase58} (SERVICE_OPERATOR_SECRET_KEY): a key is retired once another key signs in its place`);
+    throw new ConfigError(
+      `${RETIRED_KEYS_VARIABLE} lists the current operator key ${keypair.publicKeyBase58} (SERVICE_OPERATOR_SECRET_KEY): a key is retired once another key signs in its place`,
+    );
   }
   // Each key's JWS name it by a per-key id made of the key's first characters: two keys with one id could not be told
   // apart by a verifier, so the did:web document would refuse to list them.
   const seen = new Map([[operatorKeyFragment(keypair.publicKeyBase58), keypair.publicKeyBase58]]);
   for (const { pubkey } of retired) {
     const other = seen.get(operatorKeyFragment(pubkey));
-    if (other !== undefined) throw new ConfigError(`${RETIRED_KEYS_VARIABLE}: ${pubkey} and ${other} share the key id #${operatorKeyFragment(pubkey)}: make the new operator key again`);
+    if (other !== undefined)
+      throw new ConfigError(
+        `${RETIRED_KEYS_VARIABLE}: ${pubkey} and ${other} share the key id #${operatorKeyFragment(pubkey)}: make the new operator key again`,
+      );
     seen.set(operatorKeyFragment(pubkey), pubkey);
   }
   return { keypair, retired };
 }
 
 /** The verdict-signing key that `cfg` names; refuses one equal to `operator` or to one of its retired keys. */
-function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair, retired: readonly RetiredOperatorKey[]): Ed25519Keypair {
+function loadVerifierKeypair(
+  cfg: Config,
+  operator: Ed25519Keypair,
+  retired: readonly RetiredOperatorKey[],
+): Ed25519Keypair {
   const key = loadSigningKey({
     envVar: "VERIFIER_SECRET_KEY",
     value: cfg.VERIFIER_SECRET_KEY,
@@ -65,7 +74,10 @@ function loadVerifierKeypair(cfg: Config, operator: Ed25519Keypair, retired: rea
     devFile: VERIFIER_DEV_KEY_FILE,
   });
   // SECURITY: a verdict signature must never be mistaken for a receipt signature.
-  refuseSharedKeys([ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator), ed25519RoleKey("VERIFIER_SECRET_KEY", key)]);
+  refuseSharedKeys([
+    ed25519RoleKey("SERVICE_OPERATOR_SECRET_KEY", operator),
+    ed25519RoleKey("VERIFIER_SECRET_KEY", key),
+  ]);
   refuseRetiredOperatorKey(retired, "VERIFIER_SECRET_KEY", key.publicKeyBase58);
   return key;
 }

@@ -22,7 +22,13 @@ export interface CreditFacts {
    * of `pending`, a broadcast whose confirmation was late found landed), so a second run (or a race) credits nothing.
    * A chat payment resolved with nobody waiting moves to `unserved`: the retry of the request that paid serves it.
    */
-  payment?: { id: string; txSignature: string; move: CreditMove; /** From `claimed`: the attempt holding it; from `pending`: the attempt taking it (null: nobody). */ attempt: string | null };
+  payment?: {
+    id: string;
+    txSignature: string;
+    move: CreditMove;
+    /** From `claimed`: the attempt holding it; from `pending`: the attempt taking it (null: nobody). */ attempt:
+      string | null;
+  };
   /**
    * Reserve the whole credit at once for the one call it pays for: a hold with this id (the payment's), tied to the
    * payment, so no other call of the same agent can spend that money.
@@ -36,7 +42,12 @@ export interface CreditFacts {
 }
 
 export type CreditOutcome =
-  | { ok: true; balanceUnits: bigint; heldUnits: bigint; /** The agent's points as the statement read them (0 for a new agent). */ points: number }
+  | {
+      ok: true;
+      balanceUnits: bigint;
+      heldUnits: bigint;
+      /** The agent's points as the statement read them (0 for a new agent). */ points: number;
+    }
   /**
    * The payment was not in `from` any more (another request moved it), or its transaction is another payment's (then
    * the statement was rolled back: nothing of it, `alongside` included, was written).
@@ -50,7 +61,9 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
   const holdId = facts.holdForCall?.holdId ?? null;
   const leaseMs = facts.holdForCall?.leaseMs ?? 0;
   try {
-    const rows = await hotQuery<{ credited: bigint; balance: bigint | null; points: number }>(db, Prisma.sql`
+    const rows = await hotQuery<{ credited: bigint; balance: bigint | null; points: number }>(
+      db,
+      Prisma.sql`
       WITH moved AS (${creditedPaymentStatement(facts.payment ?? null)}
       ), gate AS (
         SELECT 1 AS go WHERE ${paymentId}::uuid IS NULL
@@ -74,7 +87,8 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
         ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
         RETURNING units
       )${facts.alongside ? Prisma.sql`, alongside AS (${facts.alongside})` : Prisma.empty}
-      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance, ${pointsExpression(facts.agentPubkey)} AS points`);
+      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance, ${pointsExpression(facts.agentPubkey)} AS points`,
+    );
     const row = rows[0];
     if (!row || Number(row.credited) !== 1 || row.balance === null) return { ok: false, reason: "payment_not_claimed" };
     return { ok: true, balanceUnits: BigInt(row.balance), heldUnits, points: Number(row.points) };

@@ -25,7 +25,8 @@ const CAPTURED = movesOf({ type: "served" });
 /** A paid call's payment as its hold is returned: the database refused the call's record for good. */
 const REFUNDED = movesOf({ type: "not-recorded" });
 
-export type ReserveOutcome = { ok: true; holdId: string; balanceUnits: bigint; points?: number } | { ok: false; balanceUnits: bigint };
+export type ReserveOutcome =
+  { ok: true; holdId: string; balanceUnits: bigint; points?: number } | { ok: false; balanceUnits: bigint };
 
 export interface HoldRequest {
   holdId: string;
@@ -40,7 +41,13 @@ export interface HoldRequest {
  * while it serves. The conditional update is the whole concurrency story: a balance that covers N holds admits exactly
  * N, and never goes below zero.
  */
-export async function reserveCredit(db: DbClient, agentPubkey: string, network: string, units: bigint, leaseMs: number): Promise<ReserveOutcome> {
+export async function reserveCredit(
+  db: DbClient,
+  agentPubkey: string,
+  network: string,
+  units: bigint,
+  leaseMs: number,
+): Promise<ReserveOutcome> {
   const hold = { holdId: randomUUID(), agentPubkey, network, units, leaseMs };
   const rows = await db.$queryRaw<{ debited: bigint | null; balance: bigint | null; points: number }[]>`
     WITH ${reserveCtes(hold, Prisma.sql`TRUE`)}
@@ -80,7 +87,10 @@ export function balanceExpression(hold: Pick<HoldRequest, "agentPubkey" | "netwo
   return Prisma.sql`(SELECT units FROM balances WHERE agent_pubkey = ${hold.agentPubkey} AND network = ${hold.network})`;
 }
 
-export function reserveOutcome(hold: HoldRequest, row: { debited: bigint | string | null; balance: bigint | string | null }): ReserveOutcome {
+export function reserveOutcome(
+  hold: HoldRequest,
+  row: { debited: bigint | string | null; balance: bigint | string | null },
+): ReserveOutcome {
   if (row.debited === null) return { ok: false, balanceUnits: BigInt(row.balance ?? 0n) };
   return { ok: true, holdId: hold.holdId, balanceUnits: BigInt(row.debited) };
 }
@@ -136,7 +146,11 @@ export type CaptureOutcome =
  * counts the point and writes the log row (with the facts' receipt, staged for the public log), in ONE statement. A
  * served call's facts carry its receipt, so capture and receipt are one commit; an aborted call has none.
  */
-export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFacts, log: Logger): Promise<CaptureOutcome> {
+export async function captureHold(
+  db: DbClient | DbTransaction,
+  facts: CaptureFacts,
+  log: Logger,
+): Promise<CaptureOutcome> {
   const served = facts.outcome === "served";
   const gate = facts.receipt ?? null;
   const rows = await hotQuery<{
@@ -149,7 +163,9 @@ export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFa
     payment_id: string | null;
     tx_signature: string | null;
     price_units: bigint | null;
-  }>(db, Prisma.sql`
+  }>(
+    db,
+    Prisma.sql`
     WITH cur AS (
       -- SECURITY: the agent's points row is locked first (every capture and undo takes it before its hold and balance,
       -- so two of them never wait on each other crosswise), and read as the lock found it.
@@ -177,22 +193,33 @@ export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFa
              h.payment_id, (SELECT tx_signature FROM payment), (SELECT units FROM payment), h.charged_units, ${facts.costUnits}::bigint,
              ${facts.latencyMs}::int, ${facts.outcome}, ${gate ? Prisma.sql`${gate.json}::jsonb` : Prisma.sql`NULL::jsonb`}
       FROM hold h
-    )${gate ? Prisma.sql`, staged AS (
+    )${
+      gate
+        ? Prisma.sql`, staged AS (
       INSERT INTO log_staging (inference_id) SELECT id FROM hold
-    )` : Prisma.empty}
+    )`
+        : Prisma.empty
+    }
     SELECT (SELECT id FROM hold) AS id, (SELECT units FROM hold) AS units, (SELECT charged_units FROM hold) AS charged,
            (SELECT units FROM balance) AS balance, (SELECT points_total FROM points) AS points, (SELECT points_total FROM cur) AS points_now,
-           (SELECT id::text FROM payment) AS payment_id, (SELECT tx_signature FROM payment) AS tx_signature, (SELECT units FROM payment) AS price_units`);
+           (SELECT id::text FROM payment) AS payment_id, (SELECT tx_signature FROM payment) AS tx_signature, (SELECT units FROM payment) AS price_units`,
+  );
   const row = rows[0]!;
   if (row.id === null) {
     // Not captured: the receipt's points were stale (the hold still waits), or the hold is no longer held.
-    if (gate && row.points_now !== gate.pointsBefore) return { ok: false, reason: "points_moved", pointsNow: row.points_now };
+    if (gate && row.points_now !== gate.pointsBefore)
+      return { ok: false, reason: "points_moved", pointsNow: row.points_now };
     return { ok: false, reason: "hold_not_held" };
   }
   const chargedUnits = BigInt(row.charged!);
   const overrunUnits = facts.costUnits - chargedUnits;
   if (overrunUnits > 0n) {
-    logEvent(log, "ledger.cost_exceeds_hold", { inference_id: row.id, cost: facts.costUnits.toString(), hold: String(row.units) }, "error");
+    logEvent(
+      log,
+      "ledger.cost_exceeds_hold",
+      { inference_id: row.id, cost: facts.costUnits.toString(), hold: String(row.units) },
+      "error",
+    );
   }
   return {
     ok: true,
@@ -201,7 +228,9 @@ export async function captureHold(db: DbClient | DbTransaction, facts: CaptureFa
     overrunUnits: overrunUnits > 0n ? overrunUnits : 0n,
     balanceUnits: BigInt(row.balance ?? 0n),
     pointsTotal: Number(row.points ?? 0),
-    payment: row.payment_id ? { id: row.payment_id, txSignature: row.tx_signature!, units: BigInt(row.price_units!) } : null,
+    payment: row.payment_id
+      ? { id: row.payment_id, txSignature: row.tx_signature!, units: BigInt(row.price_units!) }
+      : null,
     receiptStored: gate !== null,
   };
 }
@@ -233,7 +262,9 @@ async function returnHold(db: DbClient, holdId: string, refund: { reason: string
   const whose = refund
     ? Prisma.sql`h.payment_id IS NOT NULL AND EXISTS (SELECT 1 FROM payments p WHERE p.id = h.payment_id AND p.status IN (${Prisma.join(fromStates(REFUNDED))}))`
     : Prisma.sql`h.payment_id IS NULL`;
-  const rows = await hotQuery<{ balance: bigint | null }>(db, Prisma.sql`
+  const rows = await hotQuery<{ balance: bigint | null }>(
+    db,
+    Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds h SET status = ${"released" satisfies HoldStatus}, settled_at = now()
       WHERE h.id = ${holdId}::uuid AND h.status = 'held' AND ${whose}
@@ -246,7 +277,8 @@ async function returnHold(db: DbClient, holdId: string, refund: { reason: string
       WHERE b.agent_pubkey = h.agent_pubkey AND b.network = h.network
       RETURNING b.units
     )
-    SELECT (SELECT units FROM balance) AS balance FROM hold`);
+    SELECT (SELECT units FROM balance) AS balance FROM hold`,
+  );
   const row = rows[0];
   return row ? BigInt(row.balance ?? 0n) : null;
 }
@@ -256,15 +288,23 @@ async function returnHold(db: DbClient, holdId: string, refund: { reason: string
  * holds it), so no other server takes the call over while this one still serves it. False when the hold is no longer
  * held by anyone.
  */
-export async function renewLease(db: DbClient, holdId: string, payment: { id: string; attempt: string | null } | null, leaseMs: number): Promise<boolean> {
-  const rows = await hotQuery<{ held: bigint }>(db, Prisma.sql`
+export async function renewLease(
+  db: DbClient,
+  holdId: string,
+  payment: { id: string; attempt: string | null } | null,
+  leaseMs: number,
+): Promise<boolean> {
+  const rows = await hotQuery<{ held: bigint }>(
+    db,
+    Prisma.sql`
     WITH hold AS (
       UPDATE credit_holds SET lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
       WHERE id = ${holdId}::uuid AND status = 'held'
       RETURNING id
     ), payment AS (${renewedPaymentStatement(payment)}
     )
-    SELECT count(*) AS held FROM hold`);
+    SELECT count(*) AS held FROM hold`,
+  );
   return Number(rows[0]?.held ?? 0) === 1;
 }
 

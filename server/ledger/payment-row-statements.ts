@@ -12,7 +12,9 @@ import { fromStates, targetOf, type CreditMove, type Move } from "./payment-tran
  * that holds the claim moves it; from `pending` (nobody's), the move makes `attempt` the holder (null: nobody, the
  * sweeper's move to unserved).
  */
-export function creditedPaymentStatement(payment: { id: string; txSignature: string; move: CreditMove; attempt: string | null } | null): Prisma.Sql {
+export function creditedPaymentStatement(
+  payment: { id: string; txSignature: string; move: CreditMove; attempt: string | null } | null,
+): Prisma.Sql {
   if (payment === null) return Prisma.sql`SELECT NULL::uuid AS id WHERE false`;
   return Prisma.sql`
     UPDATE payments SET status = ${payment.move.to}, tx_signature = ${payment.txSignature}, updated_at = now(), attempt = ${payment.attempt}::uuid,

@@ -5,7 +5,17 @@
 // below (what each state means, and what makes each move).
 import "server-only";
 
-export const PAYMENT_STATES = ["claimed", "pending", "settled", "serving", "served", "unserved", "refunded", "failed", "expired"] as const;
+export const PAYMENT_STATES = [
+  "claimed",
+  "pending",
+  "settled",
+  "serving",
+  "served",
+  "unserved",
+  "refunded",
+  "failed",
+  "expired",
+] as const;
 export type PaymentStatus = (typeof PAYMENT_STATES)[number];
 
 /** What each state means. */
@@ -13,11 +23,15 @@ export const STATE_MEANINGS: Record<PaymentStatus, string> = {
   claimed:
     "the idempotency key is ours, with the digest of the request it pays for, before anything moves money. A claim whose lease ran out belongs to a dead server: one retry takes it over (claimed → claimed).",
   pending: "broadcast, its confirmation not seen within the wait; any instance finishes it from the chain.",
-  settled: "landed and credited; a call payment's whole credit is the call's hold, which only the request that paid may spend.",
+  settled:
+    "landed and credited; a call payment's whole credit is the call's hold, which only the request that paid may spend.",
   serving: "a retry (or a takeover of a dead server's call) is serving it from its hold, under that request's lease.",
-  served: "the call was captured with its receipt in one commit (a top-up: credited); its answer is kept for the payer's repeat.",
-  unserved: "the upstream failed before it answered (or nobody waited for a late settlement): the hold stays reserved, and one retry of the request that paid serves it.",
-  refunded: "the upstream answered but the database refused the call's record for good: the hold was returned to the payer's credit, and a retry is told so; no receipt.",
+  served:
+    "the call was captured with its receipt in one commit (a top-up: credited); its answer is kept for the payer's repeat.",
+  unserved:
+    "the upstream failed before it answered (or nobody waited for a late settlement): the hold stays reserved, and one retry of the request that paid serves it.",
+  refunded:
+    "the upstream answered but the database refused the call's record for good: the hold was returned to the payer's credit, and a retry is told so; no receipt.",
   failed: "nothing moved; the same payment may be claimed again.",
   expired: "nothing moved, and nothing ever can.",
 };
@@ -66,14 +80,24 @@ export const PAYMENT_MOVES = {
 export const STATE = Object.fromEntries(PAYMENT_STATES.map((s) => [s, s])) as { readonly [S in PaymentStatus]: S };
 
 /** The states of a payment whose transfer landed: its money moved and was credited. */
-export const LANDED_STATES = ["settled", "serving", "served", "unserved", "refunded"] as const satisfies readonly PaymentStatus[];
+export const LANDED_STATES = [
+  "settled",
+  "serving",
+  "served",
+  "unserved",
+  "refunded",
+] as const satisfies readonly PaymentStatus[];
 
 /** Every allowed move, from → the states it may go to. */
-export const PAYMENT_TRANSITIONS = Object.fromEntries(PAYMENT_STATES.map((s) => [s, Object.keys(PAYMENT_MOVES[s]) as PaymentStatus[]])) as unknown as Record<PaymentStatus, readonly PaymentStatus[]>;
+export const PAYMENT_TRANSITIONS = Object.fromEntries(
+  PAYMENT_STATES.map((s) => [s, Object.keys(PAYMENT_MOVES[s]) as PaymentStatus[]]),
+) as unknown as Record<PaymentStatus, readonly PaymentStatus[]>;
 
 /** The allowed moves as (from, to) pairs, for the database's copy of the table and its test. */
 export function transitionPairs(): [PaymentStatus, PaymentStatus][] {
-  return (Object.entries(PAYMENT_TRANSITIONS) as [PaymentStatus, readonly PaymentStatus[]][]).flatMap(([from, tos]) => tos.map((to): [PaymentStatus, PaymentStatus] => [from, to]));
+  return (Object.entries(PAYMENT_TRANSITIONS) as [PaymentStatus, readonly PaymentStatus[]][]).flatMap(([from, tos]) =>
+    tos.map((to): [PaymentStatus, PaymentStatus] => [from, to]),
+  );
 }
 
 /** The states a move may leave from to reach `to`. */

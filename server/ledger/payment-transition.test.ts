@@ -54,7 +54,17 @@ const EXPECTED: Record<keyof typeof EVENTS, readonly string[]> = {
   "settled call": ["→ settled: credit-payer place-hold serve-from-hold", N, N, N, F, N, F, N, F],
   "settled topup": ["→ served: credit-payer keep-answer", N, N, N, F, N, F, N, F],
   pending: ["→ pending: keep-payload", N, N, N, F, N, F, N, F],
-  "landed-late call waiting": [N, "→ settled: credit-payer place-hold drop-payload take-lease serve-from-hold", N, N, F, N, F, N, F],
+  "landed-late call waiting": [
+    N,
+    "→ settled: credit-payer place-hold drop-payload take-lease serve-from-hold",
+    N,
+    N,
+    F,
+    N,
+    F,
+    N,
+    F,
+  ],
   "landed-late call unwaited": [N, "→ unserved: credit-payer place-hold drop-payload keep-hold", N, N, F, N, F, N, F],
   "landed-late topup waiting": [N, "→ served: credit-payer drop-payload keep-answer", N, N, F, N, F, N, F],
   "landed-late topup unwaited": [N, "→ served: credit-payer drop-payload keep-answer", N, N, F, N, F, N, F],
@@ -88,7 +98,17 @@ function shown(decision: Decision): string {
 
 describe("transition()", () => {
   it("answers every state × event as the table above says", () => {
-    expect(PAYMENT_STATES).toEqual(["claimed", "pending", "settled", "serving", "served", "unserved", "refunded", "failed", "expired"]);
+    expect(PAYMENT_STATES).toEqual([
+      "claimed",
+      "pending",
+      "settled",
+      "serving",
+      "served",
+      "unserved",
+      "refunded",
+      "failed",
+      "expired",
+    ]);
     expect(new Set(Object.values(EVENTS).map((e) => e.type))).toEqual(new Set(Object.keys(EVENT_MEANINGS)));
     // The events the docs list are rows of this table, every type among them.
     for (const e of PAYMENT_EVENTS) expect(Object.values(EVENTS)).toContainEqual(e);
@@ -116,8 +136,16 @@ describe("transition()", () => {
   });
 
   it("says what every event and every effect is, and uses every effect", () => {
-    for (const meaning of [...Object.values(EVENT_MEANINGS), ...Object.values(EFFECT_MEANINGS)]) expect(meaning.length).toBeGreaterThan(20);
-    const used = new Set(PAYMENT_STATES.flatMap((s) => Object.values(EVENTS).flatMap((e) => { const d = transition(s, e); return d.ok ? d.effects : []; })));
+    for (const meaning of [...Object.values(EVENT_MEANINGS), ...Object.values(EFFECT_MEANINGS)])
+      expect(meaning.length).toBeGreaterThan(20);
+    const used = new Set(
+      PAYMENT_STATES.flatMap((s) =>
+        Object.values(EVENTS).flatMap((e) => {
+          const d = transition(s, e);
+          return d.ok ? d.effects : [];
+        }),
+      ),
+    );
     expect([...used].sort()).toEqual([...EFFECTS].sort());
   });
 
@@ -128,11 +156,16 @@ describe("transition()", () => {
       { from: "settled", to: "unserved" },
       { from: "serving", to: "unserved" },
     ]);
-    expect(movesOf({ type: "lease-taken-over" }, ["settled", "serving"]).map((m) => m.to)).toEqual(["serving", "serving"]);
+    expect(movesOf({ type: "lease-taken-over" }, ["settled", "serving"]).map((m) => m.to)).toEqual([
+      "serving",
+      "serving",
+    ]);
     expect(targetOf(movesOf({ type: "served" }))).toBe("served");
     expect(() => targetOf(movesOf({ type: "database-lost" }))).toThrow(/one state/);
     expect(() => targetOf([])).toThrow(/one state/);
-    expect(() => moveOf("served", { type: "upstream-failed" })).toThrow(/served payment makes no move on upstream-failed \(final\)/);
+    expect(() => moveOf("served", { type: "upstream-failed" })).toThrow(
+      /served payment makes no move on upstream-failed \(final\)/,
+    );
     expect(() => moveOf("served", { type: "replayed" })).toThrow(/it stays/);
     // @ts-expect-error: a move is made by transition(), never spelled out.
     const handWritten: Move = { from: "claimed", to: "failed" };
@@ -169,7 +202,8 @@ function apply(h: History, purpose: PaymentPurpose, event: PaymentEvent, decided
   if (has("credit-payer") && ++h.credits > 1) throw new Error(`credited twice: ${at()}`);
   if (has("place-hold")) {
     if (purpose !== "call") throw new Error(`a top-up placed a hold: ${at()}`);
-    if (!has("credit-payer") || ++h.holdsPlaced > 1) throw new Error(`a hold placed without its credit, or twice: ${at()}`);
+    if (!has("credit-payer") || ++h.holdsPlaced > 1)
+      throw new Error(`a hold placed without its credit, or twice: ${at()}`);
   }
   if (has("serve-from-hold") && !holdOpen()) throw new Error(`served without an open hold: ${at()}`);
   if (has("keep-hold") && !holdOpen()) throw new Error(`kept a hold that is not open: ${at()}`);
@@ -178,7 +212,8 @@ function apply(h: History, purpose: PaymentPurpose, event: PaymentEvent, decided
   }
   if (decided.move?.to === "served" && ++h.serves > 1) throw new Error(`served twice: ${at()}`);
   if (has("refund-hold")) {
-    if (h.credits !== 1 || !holdOpen() || has("capture-hold")) throw new Error(`a refund without a credit and its open hold: ${at()}`);
+    if (h.credits !== 1 || !holdOpen() || has("capture-hold"))
+      throw new Error(`a refund without a credit and its open hold: ${at()}`);
     h.refunds++;
   }
   if (h.refunds > 0 && (h.captures > 0 || h.state === "served")) throw new Error(`refunded and served: ${at()}`);
@@ -187,13 +222,15 @@ function apply(h: History, purpose: PaymentPurpose, event: PaymentEvent, decided
 describe("transition() over any sequence of events", () => {
   const event = (purpose: PaymentPurpose): fc.Arbitrary<PaymentEvent> =>
     fc.oneof(
-      fc.constantFrom<PaymentEvent>(
-        ...Object.values(EVENTS).filter((e) => !("purpose" in e)),
-        { type: "settled", purpose },
-      ),
+      fc.constantFrom<PaymentEvent>(...Object.values(EVENTS).filter((e) => !("purpose" in e)), {
+        type: "settled",
+        purpose,
+      }),
       fc.boolean().map((waiting): PaymentEvent => ({ type: "landed-late", purpose, waiting })),
     );
-  const run = fc.constantFrom<PaymentPurpose>("call", "topup").chain((purpose) => fc.tuple(fc.constant(purpose), fc.array(event(purpose), { maxLength: 40 })));
+  const run = fc
+    .constantFrom<PaymentPurpose>("call", "topup")
+    .chain((purpose) => fc.tuple(fc.constant(purpose), fc.array(event(purpose), { maxLength: 40 })));
 
   it("keeps one serve, one credit, refunds only a credit never served, moves only along the table, and ends where it ends", () => {
     fc.assert(

@@ -3,7 +3,13 @@
 // stays) and the effects the caller carries out with it, or refuses. Pure and total: no input is left undecided, and
 // the stores and ledger statements write only a `Move` this module made.
 import "server-only";
-import { PAYMENT_MOVES, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentPurpose, type PaymentStatus } from "./payment-states";
+import {
+  PAYMENT_MOVES,
+  PAYMENT_STATES,
+  PAYMENT_TRANSITIONS,
+  type PaymentPurpose,
+  type PaymentStatus,
+} from "./payment-states";
 
 /** Everything that can happen to a payment, as the code that sees it names it. */
 export type PaymentEvent =
@@ -156,14 +162,21 @@ function cellsOf(event: PaymentEvent): Partial<Record<PaymentStatus, Cell>> {
     case "expired":
       return { claimed: go("expired", "free-payment-id"), pending: go("expired", "free-payment-id", "drop-payload") };
     case "served":
-      return { settled: go("served", "capture-hold", "keep-answer"), serving: go("served", "capture-hold", "keep-answer") };
+      return {
+        settled: go("served", "capture-hold", "keep-answer"),
+        serving: go("served", "capture-hold", "keep-answer"),
+      };
     case "upstream-failed":
     case "not-served":
       return { settled: go("unserved", "keep-hold"), serving: go("unserved", "keep-hold") };
     case "not-recorded":
       return { settled: go("refunded", "refund-hold"), serving: go("refunded", "refund-hold") };
     case "database-lost":
-      return { claimed: go("claimed", "end-lease"), settled: go("unserved", "keep-hold"), serving: go("unserved", "keep-hold") };
+      return {
+        claimed: go("claimed", "end-lease"),
+        settled: go("unserved", "keep-hold"),
+        serving: go("unserved", "keep-hold"),
+      };
     case "lease-taken-over":
       return {
         claimed: go("claimed", "take-lease", "ask-chain"),
@@ -206,7 +219,9 @@ export function moveOf<S extends PaymentStatus>(state: S, event: PaymentEvent): 
 
 /** Every move `event` makes, one per state it moves from (only from `among`, when given), in table order. */
 export function movesOf<S extends PaymentStatus = PaymentStatus>(event: PaymentEvent, among?: readonly S[]): Move<S>[] {
-  return PAYMENT_STATES.filter((s): s is S => among === undefined || (among as readonly PaymentStatus[]).includes(s)).flatMap((s) => {
+  return PAYMENT_STATES.filter(
+    (s): s is S => among === undefined || (among as readonly PaymentStatus[]).includes(s),
+  ).flatMap((s) => {
     const decided = transition(s, event);
     return decided.ok && decided.move !== null ? [decided.move as Move<S>] : [];
   });

@@ -13,7 +13,12 @@ export function createLogger(level: pino.LevelWithSilent): pino.Logger {
 export type Logger = pino.Logger;
 
 /** Logs one operator-facing event (`chat.settle_ok`, `agent.not_allowed`, …) with its fields on `logger`. */
-export function logEvent(logger: Logger, event: string, fields: Record<string, unknown> = {}, level: pino.Level = "info"): void {
+export function logEvent(
+  logger: Logger,
+  event: string,
+  fields: Record<string, unknown> = {},
+  level: pino.Level = "info",
+): void {
   logger[level]({ event, ...fields }, event);
 }
 
@@ -22,5 +27,7 @@ export function logEvent(logger: Logger, event: string, fields: Record<string, u
  * are frozen) would make the logging call itself throw; such an error is logged as a plain copy.
  */
 export function loggableError(err: unknown): unknown {
-  return err instanceof Error && !Object.isExtensible(err) ? { type: err.name, message: err.message, stack: err.stack } : err;
+  return err instanceof Error && !Object.isExtensible(err)
+    ? { type: err.name, message: err.message, stack: err.stack }
+    : err;
 }

@@ -22,9 +22,17 @@ describe("onStep()", () => {
     const off = onStep(m, (step, _network, s) => {
       if (step === "settle") seconds.push(s);
     });
-    const count = async () => (await m.stepSeconds.get()).values.find((v) => v.metricName === "signet_step_duration_seconds_count" && v.labels.step === "settle" && v.labels.network === "solana:throws")?.value ?? 0;
+    const count = async () =>
+      (await m.stepSeconds.get()).values.find(
+        (v) =>
+          v.metricName === "signet_step_duration_seconds_count" &&
+          v.labels.step === "settle" &&
+          v.labels.network === "solana:throws",
+      )?.value ?? 0;
     const before = await count();
-    await expect(timeStep(m, "settle", "solana:throws", () => Promise.reject(new Error("chain down")))).rejects.toThrow("chain down");
+    await expect(timeStep(m, "settle", "solana:throws", () => Promise.reject(new Error("chain down")))).rejects.toThrow(
+      "chain down",
+    );
     off();
     expect(seconds).toHaveLength(1);
     expect(seconds[0]).toBeGreaterThanOrEqual(0);

@@ -19,31 +19,105 @@ export function createMetrics(clock: Clock) {
     /** Told of every step observation (onStep). */
     stepListeners: new Set<StepListener>(),
     /** route: paid (chat), prepaid (inference), topup; outcome: served, refused (with its error code), upstream_error, aborted. */
-    calls: new Counter({ name: "signet_calls_total", help: "Calls by route, network, outcome and (for refusals) error code", labelNames: ["route", "network", "outcome", "code"] as const, registers: r }),
+    calls: new Counter({
+      name: "signet_calls_total",
+      help: "Calls by route, network, outcome and (for refusals) error code",
+      labelNames: ["route", "network", "outcome", "code"] as const,
+      registers: r,
+    }),
     /**
      * outcome: ok; pending (broadcast, confirmation not seen within the wait); recovered (landed after a refusal, a
      * crash or while pending); failed; expired (pending, and it can never land); unknown (the chain could not say).
      */
-    settlements: new Counter({ name: "signet_settlements_total", help: "x402 settlements by network, purpose and outcome", labelNames: ["network", "purpose", "outcome"] as const, registers: r }),
-    paymentRequired: new Counter({ name: "signet_payment_required_total", help: "402 answers by network and reason", labelNames: ["network", "reason"] as const, registers: r }),
-    feeLamports: new Counter({ name: "signet_solana_fee_lamports_total", help: "Lamports the Solana fee payer spent on settlements", labelNames: ["network"] as const, registers: r }),
+    settlements: new Counter({
+      name: "signet_settlements_total",
+      help: "x402 settlements by network, purpose and outcome",
+      labelNames: ["network", "purpose", "outcome"] as const,
+      registers: r,
+    }),
+    paymentRequired: new Counter({
+      name: "signet_payment_required_total",
+      help: "402 answers by network and reason",
+      labelNames: ["network", "reason"] as const,
+      registers: r,
+    }),
+    feeLamports: new Counter({
+      name: "signet_solana_fee_lamports_total",
+      help: "Lamports the Solana fee payer spent on settlements",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
     /**
      * step: verify, settle, upstream_first_byte, upstream (the upstream request's whole time, to its last byte), total
      * (the served call: upstream request to captured hold).
      */
-    stepSeconds: new Histogram({ name: "signet_step_duration_seconds", help: "Duration of each step of a call", labelNames: ["step", "network"] as const, buckets: STEP_BUCKETS, registers: r }),
+    stepSeconds: new Histogram({
+      name: "signet_step_duration_seconds",
+      help: "Duration of each step of a call",
+      labelNames: ["step", "network"] as const,
+      buckets: STEP_BUCKETS,
+      registers: r,
+    }),
     /** reason: rate_limited (429), unavailable (502/503/504), timeout, transport (connection failed). */
-    rpcRetries: new Counter({ name: "signet_rpc_retries_total", help: "Chain RPC requests retried, by network and reason", labelNames: ["network", "reason"] as const, registers: r }),
-    reconcileDrift: new Gauge({ name: "signet_reconcile_drift", help: "Mismatches the last reconcile found, per network", labelNames: ["network"] as const, registers: r }),
+    rpcRetries: new Counter({
+      name: "signet_rpc_retries_total",
+      help: "Chain RPC requests retried, by network and reason",
+      labelNames: ["network", "reason"] as const,
+      registers: r,
+    }),
+    reconcileDrift: new Gauge({
+      name: "signet_reconcile_drift",
+      help: "Mismatches the last reconcile found, per network",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
     // Set at scrape time (collect-scrape-gauges.ts).
-    ready: new Gauge({ name: "signet_ready", help: "1 when this instance should take traffic (GET /api/health)", registers: r }),
-    chainUp: new Gauge({ name: "signet_chain_rpc_up", help: "1 when the chain RPC answered its health probe", labelNames: ["network"] as const, registers: r }),
-    feePayerBalance: new Gauge({ name: "signet_fee_payer_balance", help: "The facilitator's gas balance, in SOL or ETH", labelNames: ["network", "unit"] as const, registers: r }),
-    ledgerCredits: new Gauge({ name: "signet_ledger_credits_units", help: "Sum of every credit in the ledger, USDC atomic units", labelNames: ["network"] as const, registers: r }),
-    ledgerCharges: new Gauge({ name: "signet_ledger_charges_units", help: "Sum of every captured charge, USDC atomic units", labelNames: ["network"] as const, registers: r }),
-    openHolds: new Gauge({ name: "signet_open_holds", help: "Credit holds still held", labelNames: ["network"] as const, registers: r }),
-    openHoldUnits: new Gauge({ name: "signet_open_hold_units", help: "USDC atomic units in credit holds still held", labelNames: ["network"] as const, registers: r }),
-    recordsWaiting: new Gauge({ name: "signet_records_waiting", help: "Answered calls of this instance whose record waits for the database (its outbox)", registers: r }),
+    ready: new Gauge({
+      name: "signet_ready",
+      help: "1 when this instance should take traffic (GET /api/health)",
+      registers: r,
+    }),
+    chainUp: new Gauge({
+      name: "signet_chain_rpc_up",
+      help: "1 when the chain RPC answered its health probe",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
+    feePayerBalance: new Gauge({
+      name: "signet_fee_payer_balance",
+      help: "The facilitator's gas balance, in SOL or ETH",
+      labelNames: ["network", "unit"] as const,
+      registers: r,
+    }),
+    ledgerCredits: new Gauge({
+      name: "signet_ledger_credits_units",
+      help: "Sum of every credit in the ledger, USDC atomic units",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
+    ledgerCharges: new Gauge({
+      name: "signet_ledger_charges_units",
+      help: "Sum of every captured charge, USDC atomic units",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
+    openHolds: new Gauge({
+      name: "signet_open_holds",
+      help: "Credit holds still held",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
+    openHoldUnits: new Gauge({
+      name: "signet_open_hold_units",
+      help: "USDC atomic units in credit holds still held",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
+    recordsWaiting: new Gauge({
+      name: "signet_records_waiting",
+      help: "Answered calls of this instance whose record waits for the database (its outbox)",
+      registers: r,
+    }),
   };
 }
 
@@ -70,7 +144,12 @@ export function observeStep(m: SignetMetrics, step: Step, network: string, secon
 }
 
 /** Runs `fn`, observing its duration under each of `steps`; the observation is made whether it resolves or throws. */
-export async function timeStep<T>(m: SignetMetrics, steps: Step | readonly Step[], network: string, fn: () => Promise<T>): Promise<T> {
+export async function timeStep<T>(
+  m: SignetMetrics,
+  steps: Step | readonly Step[],
+  network: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const started = m.clock.monotonic();
   try {
     return await fn();

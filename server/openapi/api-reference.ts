@@ -14,7 +14,8 @@ export const REDOC_LOGO_LOCAL_PATH = "/redoc-logo-mini.svg";
  * Nothing leaves the origin: Redoc's footer logo is served from this origin (the bundle is rewritten to ask for it
  * here), and its search runs in a blob worker; styled-components needs inline styles.
  */
-export const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:";
+export const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; font-src 'self' data:";
 
 /** The site's navigation, as the other pages' shared layout draws it (this page is Redoc's document, not a Next page). */
 const NAV = [
@@ -43,7 +44,9 @@ const SHELL_CSS = `body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",
 
 /** The page: Redoc pointed at our document, between the site's header and its footer with the two public keys. */
 export function apiReferenceHtml(keys: { operatorKey: string | null; verifierKey: string | null }): string {
-  const nav = NAV.map(([href, label]) => `<li><a href="${href}"${href === "/docs" ? ' aria-current="page"' : ""}>${label}</a></li>`).join("");
+  const nav = NAV.map(
+    ([href, label]) => `<li><a href="${href}"${href === "/docs" ? ' aria-current="page"' : ""}>${label}</a></li>`,
+  ).join("");
   const key = (title: string, what: string, value: string | null, href: string) =>
     `<div><p><strong>${title}</strong> (${what})</p>${value ? `<p><a href="${href}"><code data-testid="footer-key">${escapeHtml(value)}</code></a></p>` : "<p>not configured on this deployment</p>"}</div>`;
   return `<!doctype html>

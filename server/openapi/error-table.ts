@@ -14,6 +14,13 @@ function answeredErrors(): [string, ErrorRow][] {
  */
 export function errorTableMarkdown(opts: { meanings: boolean }): string {
   const rows = answeredErrors();
-  if (!opts.meanings) return ["| code | status |", "|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} |`)].join("\n");
-  return ["| code | status | meaning |", "|---|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} | ${row.meaning.replaceAll("|", "\\|")} |`)].join("\n");
+  if (!opts.meanings)
+    return ["| code | status |", "|---|---|", ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} |`)].join(
+      "\n",
+    );
+  return [
+    "| code | status | meaning |",
+    "|---|---|---|",
+    ...rows.map(([code, row]) => `| \`${code}\` | ${row.status} | ${row.meaning.replaceAll("|", "\\|")} |`),
+  ].join("\n");
 }

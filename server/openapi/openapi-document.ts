@@ -18,15 +18,27 @@ type Json = Record<string, unknown>;
 
 // The routes' own request schemas (the same instances they validate with) join the components: the paid routes' from
 // the paid-route registry.
-for (const route of PAID_ROUTES) PAID_ROUTE_REGISTRY[route].requestSchema.register(r.openApiComponents, { id: PAID_ROUTE_REGISTRY[route].openapi.requestSchemaId });
-embeddingsResponseSchema.register(r.openApiComponents, { id: "EmbeddingsResponse", description: "OpenAI's embeddings response: one embedding per input, in input order" });
+for (const route of PAID_ROUTES)
+  PAID_ROUTE_REGISTRY[route].requestSchema.register(r.openApiComponents, {
+    id: PAID_ROUTE_REGISTRY[route].openapi.requestSchemaId,
+  });
+embeddingsResponseSchema.register(r.openApiComponents, {
+  id: "EmbeddingsResponse",
+  description: "OpenAI's embeddings response: one embedding per input, in input order",
+});
 inferenceRequestSchema.register(r.openApiComponents, { id: "InferenceRequest" });
 claimGrantSchema.register(r.openApiComponents, { id: "GrantClaim" });
 verifyRequestSchema.register(r.openApiComponents, { id: "VerifyRequest" });
-verifyResponseSchema.register(r.openApiComponents, { id: "Verdict", description: "The hosted verifier's signed verdict" });
+verifyResponseSchema.register(r.openApiComponents, {
+  id: "Verdict",
+  description: "The hosted verifier's signed verdict",
+});
 signInSchema.register(r.openApiComponents, { id: "OperatorSignIn" });
 // One model is an item of the list: GET /api/v1/models/{id} answers the same object.
-const modelSchema = r.modelListSchema.shape.data.element.register(r.openApiComponents, { id: "Model", description: "One model, in OpenAI's `models.retrieve` shape plus its price and networks" });
+const modelSchema = r.modelListSchema.shape.data.element.register(r.openApiComponents, {
+  id: "Model",
+  description: "One model, in OpenAI's `models.retrieve` shape plus its price and networks",
+});
 
 /** `$ref` to a registered schema. */
 function ref(schema: z.ZodType): Json {
@@ -48,16 +60,41 @@ const PAID_REQUEST_HEADERS = [
       "x402 v2 payment payload, base64 JSON (the stock client's header). Its `extensions[\"payment-identifier\"].info.id` (16-128 of `[A-Za-z0-9_-]`) is the client's payment id: unique per payer, bound to the first payment claimed under it",
     schema: { type: "string" },
   },
-  { name: "X-Payment", in: "header", required: false, description: "The same payload under its v1 name", schema: { type: "string" } },
+  {
+    name: "X-Payment",
+    in: "header",
+    required: false,
+    description: "The same payload under its v1 name",
+    schema: { type: "string" },
+  },
 ];
 const SIGNED_REQUEST_HEADERS = [
-  { name: "X-Agent-Pubkey", in: "header", required: true, description: "The agent's Ed25519 public key, base58", schema: { type: "string" } },
-  { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58", schema: { type: "string" } },
+  {
+    name: "X-Agent-Pubkey",
+    in: "header",
+    required: true,
+    description: "The agent's Ed25519 public key, base58",
+    schema: { type: "string" },
+  },
+  {
+    name: "X-Agent-Signature",
+    in: "header",
+    required: true,
+    description:
+      "Ed25519 over `signet-prepaid-v1\\nPOST <origin>/api/v1/inference\\n` (origin: this service's public base URL) followed by the exact body bytes, base58",
+    schema: { type: "string" },
+  },
 ];
 
 /** A paid route's prepaid way: the prepaid route's signature headers, naming the route's own path. */
 const signedHeadersFor = (path: string) => [
-  { name: "X-Agent-Pubkey", in: "header", required: false, description: "Prepaid requests: the agent's Ed25519 public key, base58", schema: { type: "string" } },
+  {
+    name: "X-Agent-Pubkey",
+    in: "header",
+    required: false,
+    description: "Prepaid requests: the agent's Ed25519 public key, base58",
+    schema: { type: "string" },
+  },
   {
     name: "X-Agent-Signature",
     in: "header",
@@ -78,7 +115,12 @@ function errors(codes: ErrorCode[]): Json {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}${list.includes("settlement_pending") ? SETTLEMENT_PENDING_NOTE : ""}`,
-      ...(status === 429 || list.includes("settlement_pending") || list.includes("receipt_log_unavailable") || list.includes("database_unavailable") ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } } : {}),
+      ...(status === 429 ||
+      list.includes("settlement_pending") ||
+      list.includes("receipt_log_unavailable") ||
+      list.includes("database_unavailable")
+        ? { headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) } }
+        : {}),
 
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
     };
@@ -87,7 +129,6 @@ function errors(codes: ErrorCode[]): Json {
 }
 
 const COMMON: ErrorCode[] = ["invalid_request", "payload_too_large", "database_unavailable", "internal_error"];
-
 
 /**
  * Sets the enum of a 402 body's `accepts[].network` (x402 v1 names) in the PaymentError component to the v1 names of
@@ -102,7 +143,11 @@ function setV1NetworkEnum(components: Json, networks: NetworkRegistry): void {
 
 /** Builds the document for a service at `baseUrl` that takes payment on `networks` (its configured registry). */
 export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry): Json {
-  const { schemas } = z.toJSONSchema(r.openApiComponents, { target: "draft-2020-12", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(r.openApiComponents, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
   const components: Json = {};
   // Each component is a schema of the document, not a standalone JSON Schema document.
   for (const [id, schema] of Object.entries(schemas)) {
@@ -114,9 +159,13 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
   const body = (schema: z.ZodType) => ({ required: true, content: json(schema) });
 
   const receiptHeaders = {
-    "X-Service-Receipt": header("The signed receipt, base64 JSON (see the Receipt schema). Not on a stream: its receipt is the last event"),
+    "X-Service-Receipt": header(
+      "The signed receipt, base64 JSON (see the Receipt schema). Not on a stream: its receipt is the last event",
+    ),
     "X-Credit-Balance-Usdc": header("The agent's credit balance on this network after the call. Not on a stream"),
-    "X-Service-Receipt-Proof": header("The URL of the receipt's inclusion proof in the public receipt log (GET /api/v1/receipts/{id}/proof). Not on a stream: its receipt event carries `log_proof_url`"),
+    "X-Service-Receipt-Proof": header(
+      "The URL of the receipt's inclusion proof in the public receipt log (GET /api/v1/receipts/{id}/proof). Not on a stream: its receipt event carries `log_proof_url`",
+    ),
   };
   const settlementHeaders = {
     "PAYMENT-RESPONSE": header(
@@ -131,8 +180,12 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
     description:
       "Payment required: always `error.code` payment_required. The x402 v2 challenge (PaymentRequired) is in the PAYMENT-REQUIRED header (and X-Payment-Required); the body carries the same requirement in x402 v1's form (`x402Version: 1`, `accepts`). A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `error.reason`; pay the challenge and retry",
     headers: {
-      "PAYMENT-REQUIRED": header("The challenge (PaymentRequired), base64 JSON, with its x402 extensions (bazaar, signed offers, payment-identifier)"),
-      "X-Payment-Required": header("What paying needs, under the seed's name: base64 JSON of the version, `resource.url` and the requirements (no extensions, no per-challenge blockhash)"),
+      "PAYMENT-REQUIRED": header(
+        "The challenge (PaymentRequired), base64 JSON, with its x402 extensions (bazaar, signed offers, payment-identifier)",
+      ),
+      "X-Payment-Required": header(
+        "What paying needs, under the seed's name: base64 JSON of the version, `resource.url` and the requirements (no extensions, no per-challenge blockhash)",
+      ),
     },
     content: json(r.paymentErrorSchema),
   };
@@ -161,13 +214,26 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
     const op = row.openapi;
     const signed = row.prepaidSigning;
     const paidOnly = (headers: Record<string, { description: string }>) =>
-      signed ? Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, { ...h, description: `${h.description}. Paid requests only`, required: false }])) : headers;
-    const answerHeaders = op.answer.receipt ? { ...receiptHeaders, ...paidOnly(settlementHeaders) } : { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders };
+      signed
+        ? Object.fromEntries(
+            Object.entries(headers).map(([name, h]) => [
+              name,
+              { ...h, description: `${h.description}. Paid requests only`, required: false },
+            ]),
+          )
+        : headers;
+    const answerHeaders = op.answer.receipt
+      ? { ...receiptHeaders, ...paidOnly(settlementHeaders) }
+      : { "X-Credit-Balance-Usdc": receiptHeaders["X-Credit-Balance-Usdc"], ...settlementHeaders };
     const signedPaymentRequired = {
       ...paymentRequired,
       description: `${paymentRequired.description}. A signed (prepaid) request without enough free credit: \`insufficient_credits\` (an Error, without the challenge headers)`,
-      headers: Object.fromEntries(Object.entries(paymentRequired.headers).map(([name, h]) => [name, { ...h, required: false }])),
-      content: { "application/json": { schema: { anyOf: [ref(r.paymentErrorSchema), { $ref: "#/components/schemas/Error" }] } } },
+      headers: Object.fromEntries(
+        Object.entries(paymentRequired.headers).map(([name, h]) => [name, { ...h, required: false }]),
+      ),
+      content: {
+        "application/json": { schema: { anyOf: [ref(r.paymentErrorSchema), { $ref: "#/components/schemas/Error" }] } },
+      },
     };
     return {
       operationId: op.operationId,
@@ -177,7 +243,13 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
       parameters: [...PAID_REQUEST_HEADERS, ...(signed ? signedHeadersFor(row.path) : [])],
       requestBody: body(row.requestSchema),
       responses: {
-        "200": { description: op.answer.description, headers: answerHeaders, content: op.answer.stream ? { ...json(op.answer.schema), ...streams[op.answer.stream] } : json(op.answer.schema) },
+        "200": {
+          description: op.answer.description,
+          headers: answerHeaders,
+          content: op.answer.stream
+            ? { ...json(op.answer.schema), ...streams[op.answer.stream] }
+            : json(op.answer.schema),
+        },
         "402": signed ? signedPaymentRequired : paymentRequired,
         ...errors([...COMMON, ...op.errors]),
       },
@@ -185,18 +257,43 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
   };
 
   const paths: Json = {
-    ...Object.fromEntries(PAID_ROUTES.map((route) => [PAID_ROUTE_REGISTRY[route].path, { post: paidOperation(PAID_ROUTE_REGISTRY[route]) }])),
+    ...Object.fromEntries(
+      PAID_ROUTES.map((route) => [
+        PAID_ROUTE_REGISTRY[route].path,
+        { post: paidOperation(PAID_ROUTE_REGISTRY[route]) },
+      ]),
+    ),
     "/api/v1/inference": {
       post: {
         operationId: "createPrepaidInference",
         summary: "Prepaid inference (Ed25519-signed request, spends credit)",
-        description: "Holds the worst-case cost, runs the model, captures the actual cost (capped by `max_cost_usdc`), and answers with a signed receipt.",
+        description:
+          "Holds the worst-case cost, runs the model, captures the actual cost (capped by `max_cost_usdc`), and answers with a signed receipt.",
         tags: ["inference"],
         parameters: SIGNED_REQUEST_HEADERS,
         requestBody: body(inferenceRequestSchema),
         responses: {
-          "200": { description: "The completion, with its receipt", headers: receiptHeaders, content: { ...json(r.chatCompletionSchema), ...stream } },
-          ...errors([...COMMON, "missing_auth_headers", "invalid_signature", "request_expired", "nonce_replay", "insufficient_credits", "rate_limited", "invalid_network", "model_not_allowed", "mainnet_disabled", "upstream_error", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"]),
+          "200": {
+            description: "The completion, with its receipt",
+            headers: receiptHeaders,
+            content: { ...json(r.chatCompletionSchema), ...stream },
+          },
+          ...errors([
+            ...COMMON,
+            "missing_auth_headers",
+            "invalid_signature",
+            "request_expired",
+            "nonce_replay",
+            "insufficient_credits",
+            "rate_limited",
+            "invalid_network",
+            "model_not_allowed",
+            "mainnet_disabled",
+            "upstream_error",
+            "upstream_timeout",
+            "receipt_log_unavailable",
+            "server_misconfigured",
+          ]),
         },
       },
     },
@@ -209,10 +306,33 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
           { name: "pubkey", in: "path", required: true, schema: { type: "string" } },
           { name: "network", in: "query", required: false, schema: { type: "string" } },
           { name: "X-Agent-Pubkey", in: "header", required: true, schema: { type: "string" } },
-          { name: "X-Agent-Timestamp", in: "header", required: true, description: "Unix ms, within the request window", schema: { type: "string" } },
-          { name: "X-Agent-Signature", in: "header", required: true, description: "Ed25519 over `signet-prepaid-v1\\nGET <origin>/api/v1/credits/<pubkey>\\n<timestamp>` (origin: this service's public base URL), base58", schema: { type: "string" } },
+          {
+            name: "X-Agent-Timestamp",
+            in: "header",
+            required: true,
+            description: "Unix ms, within the request window",
+            schema: { type: "string" },
+          },
+          {
+            name: "X-Agent-Signature",
+            in: "header",
+            required: true,
+            description:
+              "Ed25519 over `signet-prepaid-v1\\nGET <origin>/api/v1/credits/<pubkey>\\n<timestamp>` (origin: this service's public base URL), base58",
+            schema: { type: "string" },
+          },
         ],
-        responses: { "200": { description: "Balance and entries", content: json(r.creditsSchema) }, ...errors(["invalid_request", "missing_auth_headers", "invalid_signature", "request_expired", "invalid_network", "internal_error"]) },
+        responses: {
+          "200": { description: "Balance and entries", content: json(r.creditsSchema) },
+          ...errors([
+            "invalid_request",
+            "missing_auth_headers",
+            "invalid_signature",
+            "request_expired",
+            "invalid_network",
+            "internal_error",
+          ]),
+        },
       },
     },
     "/api/v1/grants/challenge": {
@@ -221,7 +341,10 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
         summary: "The message a newcomer's wallet signs to claim a grant",
         tags: ["grants"],
         parameters: [{ name: "agent_pubkey", in: "query", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "The challenge", content: json(r.grantChallengeSchema) }, ...errors(["invalid_request", "rate_limited", "internal_error"]) },
+        responses: {
+          "200": { description: "The challenge", content: json(r.grantChallengeSchema) },
+          ...errors(["invalid_request", "rate_limited", "internal_error"]),
+        },
       },
     },
     "/api/v1/grants": {
@@ -232,20 +355,44 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
         requestBody: body(claimGrantSchema),
         responses: {
           "200": { description: "Granted", content: json(r.grantResultSchema) },
-          ...errors([...COMMON, "invalid_signature", "challenge_expired", "grant_already_claimed", "grant_ip_limit", "grant_budget_exhausted"]),
+          ...errors([
+            ...COMMON,
+            "invalid_signature",
+            "challenge_expired",
+            "grant_already_claimed",
+            "grant_ip_limit",
+            "grant_budget_exhausted",
+          ]),
         },
       },
     },
     "/api/v1/models": {
-      get: { operationId: "listModels", summary: "The models offered, with the per-call price (free)", tags: ["inference"], responses: { "200": { description: "OpenAI-style list", content: json(r.modelListSchema) } } },
+      get: {
+        operationId: "listModels",
+        summary: "The models offered, with the per-call price (free)",
+        tags: ["inference"],
+        responses: { "200": { description: "OpenAI-style list", content: json(r.modelListSchema) } },
+      },
     },
     "/api/v1/models/{id}": {
       get: {
         operationId: "retrieveModel",
-        summary: "One model offered, by its id (`<vendor>/<model>`, slash included), in OpenAI's models.retrieve shape (free)",
+        summary:
+          "One model offered, by its id (`<vendor>/<model>`, slash included), in OpenAI's models.retrieve shape (free)",
         tags: ["inference"],
-        parameters: [{ name: "id", in: "path", required: true, description: "The model id, e.g. `local/echo-1`; its slash is part of the path", schema: { type: "string" } }],
-        responses: { "200": { description: "The model", content: json(modelSchema) }, ...errors(["model_not_found", "database_unavailable", "internal_error"]) },
+        parameters: [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "The model id, e.g. `local/echo-1`; its slash is part of the path",
+            schema: { type: "string" },
+          },
+        ],
+        responses: {
+          "200": { description: "The model", content: json(modelSchema) },
+          ...errors(["model_not_found", "database_unavailable", "internal_error"]),
+        },
       },
     },
     "/api/v1/receipts/{id}": {
@@ -254,7 +401,10 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
         summary: "A stored receipt by inference id or transaction signature",
         tags: ["receipts"],
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "The signed receipt", content: json(r.receiptSchema) }, ...errors(["not_found", "internal_error"]) },
+        responses: {
+          "200": { description: "The signed receipt", content: json(r.receiptSchema) },
+          ...errors(["not_found", "internal_error"]),
+        },
       },
     },
     "/api/v1/receipts/{id}/proof": {
@@ -266,21 +416,55 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
         tags: ["receipts"],
         parameters: [
           { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } },
-          { name: "tree_size", in: "query", required: false, description: "Prove against the checkpoint of this size", schema: { type: "integer" } },
-          { name: "cosigned", in: "query", required: false, description: "`true`: prove against the newest checkpoint a witness cosigned", schema: { type: "string", enum: ["true", "false"] } },
+          {
+            name: "tree_size",
+            in: "query",
+            required: false,
+            description: "Prove against the checkpoint of this size",
+            schema: { type: "integer" },
+          },
+          {
+            name: "cosigned",
+            in: "query",
+            required: false,
+            description: "`true`: prove against the newest checkpoint a witness cosigned",
+            schema: { type: "string", enum: ["true", "false"] },
+          },
         ],
         responses: {
           "200": { description: "The proof and its checkpoint", content: json(r.receiptLogProofSchema) },
-          "409": { description: "Error: `log_pending`", headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) }, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+          "409": {
+            description: "Error: `log_pending`",
+            headers: { "Retry-After": header("Seconds to wait", { type: "integer" }) },
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+          },
           ...errors(["invalid_request", "not_found", "internal_error"]),
         },
       },
     },
     "/log/checkpoint": {
-      get: { operationId: "logCheckpoint", summary: "The receipt log's latest signed checkpoint (C2SP tlog-checkpoint), with witness cosignatures; an empty log's is size 0", tags: ["receipts"], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["database_unavailable", "internal_error"]) } },
+      get: {
+        operationId: "logCheckpoint",
+        summary:
+          "The receipt log's latest signed checkpoint (C2SP tlog-checkpoint), with witness cosignatures; an empty log's is size 0",
+        tags: ["receipts"],
+        responses: {
+          "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } },
+          ...errors(["database_unavailable", "internal_error"]),
+        },
+      },
     },
     "/log/checkpoints/{size}": {
-      get: { operationId: "logCheckpointOfSize", summary: "A past checkpoint by tree size, with the cosignatures added since", tags: ["receipts"], parameters: [{ name: "size", in: "path", required: true, schema: { type: "integer" } }], responses: { "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["invalid_request", "not_found"]) } },
+      get: {
+        operationId: "logCheckpointOfSize",
+        summary: "A past checkpoint by tree size, with the cosignatures added since",
+        tags: ["receipts"],
+        parameters: [{ name: "size", in: "path", required: true, schema: { type: "integer" } }],
+        responses: {
+          "200": { description: "A signed note", content: { "text/plain": { schema: { type: "string" } } } },
+          ...errors(["invalid_request", "not_found"]),
+        },
+      },
     },
     "/log/tile/{path}": {
       get: {
@@ -290,54 +474,121 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
           "Tiles are immutable once served, full or partial (`Cache-Control: public, max-age=31536000, immutable`), and gzip-encoded when `Accept-Encoding` takes gzip (`Vary: Accept-Encoding`).",
         tags: ["receipts"],
         parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" } }],
-        responses: { "200": { description: "Tile bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }, ...errors(["not_found"]) },
+        responses: {
+          "200": {
+            description: "Tile bytes",
+            content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+          },
+          ...errors(["not_found"]),
+        },
       },
     },
     "/log/key": {
-      get: { operationId: "logKey", summary: "The receipt log's origin and verifier key (not the operator key)", tags: ["receipts"], responses: { "200": { description: "The log key", content: json(r.logKeySchema) } } },
+      get: {
+        operationId: "logKey",
+        summary: "The receipt log's origin and verifier key (not the operator key)",
+        tags: ["receipts"],
+        responses: { "200": { description: "The log key", content: json(r.logKeySchema) } },
+      },
     },
     "/log/cosignature": {
       post: {
         operationId: "logCosignature",
         summary: "A witness publishes its cosignature of a checkpoint (c2sp.org/tlog-cosignature)",
-        description: "Body: the checkpoint note with the witness's cosignature line. Only witnesses listed in LOG_WITNESS_KEYS are accepted.",
+        description:
+          "Body: the checkpoint note with the witness's cosignature line. Only witnesses listed in LOG_WITNESS_KEYS are accepted.",
         tags: ["receipts"],
         requestBody: { required: true, content: { "text/plain": { schema: { type: "string" } } } },
-        responses: { "200": { description: "The checkpoint with every cosignature it has", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(["invalid_request", "invalid_signature", "forbidden", "not_found"]) },
+        responses: {
+          "200": {
+            description: "The checkpoint with every cosignature it has",
+            content: { "text/plain": { schema: { type: "string" } } },
+          },
+          ...errors(["invalid_request", "invalid_signature", "forbidden", "not_found"]),
+        },
       },
     },
     "/api/v1/operator-key": {
-      get: { operationId: "operatorKey", summary: "The key that signs receipts, and the keys it retired", tags: ["receipts"], responses: { "200": { description: "Ed25519 public keys", content: json(r.operatorKeySchema) } } },
+      get: {
+        operationId: "operatorKey",
+        summary: "The key that signs receipts, and the keys it retired",
+        tags: ["receipts"],
+        responses: { "200": { description: "Ed25519 public keys", content: json(r.operatorKeySchema) } },
+      },
     },
     "/api/v1/openapi.json": {
-      get: { operationId: "openapi", summary: "This document", tags: ["discovery"], responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } } },
+      get: {
+        operationId: "openapi",
+        summary: "This document",
+        tags: ["discovery"],
+        responses: {
+          "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } },
+        },
+      },
     },
     "/.well-known/did.json": {
       get: {
         operationId: "didDocument",
         summary: "did:web document: binds the key behind the JWS offers and receipts (the operator key) to this domain",
         tags: ["discovery"],
-        responses: { "200": { description: "DID document", content: { "application/did+json": { schema: ref(r.didDocumentSchema) } } } },
+        responses: {
+          "200": {
+            description: "DID document",
+            content: { "application/did+json": { schema: ref(r.didDocumentSchema) } },
+          },
+        },
       },
     },
     "/.well-known/x402": {
-      get: { operationId: "x402Discovery", summary: "x402 discovery: the paid resources, networks, keys and verifier", tags: ["discovery"], responses: { "200": { description: "Discovery document", content: json(r.discoverySchema) } } },
+      get: {
+        operationId: "x402Discovery",
+        summary: "x402 discovery: the paid resources, networks, keys and verifier",
+        tags: ["discovery"],
+        responses: { "200": { description: "Discovery document", content: json(r.discoverySchema) } },
+      },
     },
     "/api/verify": {
       post: {
         operationId: "verifyReceipt",
         summary: "Hosted verifier: the five checks, with a signed verdict",
-        description: "`response` is the chat-completion body, an array of stream chunks, the concatenated streamed text, or `{ result }`.",
+        description:
+          "`response` is the chat-completion body, an array of stream chunks, the concatenated streamed text, or `{ result }`.",
         tags: ["verifier"],
         requestBody: body(verifyRequestSchema),
-        responses: { "200": { description: "The signed verdict", content: json(verifyResponseSchema) }, ...errors([...COMMON, "upstream_error"]) },
+        responses: {
+          "200": { description: "The signed verdict", content: json(verifyResponseSchema) },
+          ...errors([...COMMON, "upstream_error"]),
+        },
       },
     },
     "/api/verify/operator-key": {
-      get: { operationId: "verifierKey", summary: "The key that signs verdicts", tags: ["verifier"], responses: { "200": { description: "Ed25519 public key", content: json(r.publicKeySchema) } } },
+      get: {
+        operationId: "verifierKey",
+        summary: "The key that signs verdicts",
+        tags: ["verifier"],
+        responses: { "200": { description: "Ed25519 public key", content: json(r.publicKeySchema) } },
+      },
     },
     "/api/operator/challenge": {
-      get: { operationId: "operatorChallenge", summary: "Operator sign-in challenge", tags: ["operator"], responses: { "200": { description: "Message to sign", content: { "application/json": { schema: { type: "object", properties: { message: { type: "string" }, expires_at: { type: "string" } }, required: ["message", "expires_at"] } } } } } },
+      get: {
+        operationId: "operatorChallenge",
+        summary: "Operator sign-in challenge",
+        tags: ["operator"],
+        responses: {
+          "200": {
+            description: "Message to sign",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: { message: { type: "string" }, expires_at: { type: "string" } },
+                  required: ["message", "expires_at"],
+                },
+              },
+            },
+          },
+        },
+      },
     },
     "/api/operator/session": {
       post: {
@@ -345,9 +596,23 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
         summary: "Operator sign-in (sets the session cookie)",
         tags: ["operator"],
         requestBody: body(signInSchema),
-        responses: { "200": { description: "Signed in", headers: { "Set-Cookie": header("The session") }, content: { "application/json": { schema: { type: "object" } } } }, ...errors([...COMMON, "invalid_signature", "challenge_expired", "forbidden"]) },
+        responses: {
+          "200": {
+            description: "Signed in",
+            headers: { "Set-Cookie": header("The session") },
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+          ...errors([...COMMON, "invalid_signature", "challenge_expired", "forbidden"]),
+        },
       },
-      delete: { operationId: "operatorSignOut", summary: "Sign out", tags: ["operator"], responses: { "200": { description: "Signed out", content: { "application/json": { schema: { type: "object" } } } } } },
+      delete: {
+        operationId: "operatorSignOut",
+        summary: "Sign out",
+        tags: ["operator"],
+        responses: {
+          "200": { description: "Signed out", content: { "application/json": { schema: { type: "object" } } } },
+        },
+      },
     },
     "/api/operator/login-link": {
       get: {
@@ -358,7 +623,10 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
           { name: "m", in: "query", required: true, schema: { type: "string" } },
           { name: "s", in: "query", required: true, schema: { type: "string" } },
         ],
-        responses: { "303": { description: "To /dashboard, with the session cookie" }, ...errors(["invalid_request", "invalid_signature", "challenge_expired", "forbidden"]) },
+        responses: {
+          "303": { description: "To /dashboard, with the session cookie" },
+          ...errors(["invalid_request", "invalid_signature", "challenge_expired", "forbidden"]),
+        },
       },
     },
   };

@@ -33,7 +33,12 @@ export function devOperatorSignInKey(cfg: Pick<Config, "isProduction" | "dataDir
 /** A one-time login link to `serviceUrl`'s dashboard signed by `keypair`, valid for SIGN_IN_TTL_MS from `now` (epoch ms). */
 export function signedLoginLink(serviceUrl: string, keypair: Ed25519Keypair, now: number): string {
   const endpoint = serviceUrl.replace(/\/+$/, "");
-  const message = loginLinkMessage(endpoint, keypair.publicKeyBase58, randomBytes(16).toString("hex"), new Date(now + SIGN_IN_TTL_MS));
+  const message = loginLinkMessage(
+    endpoint,
+    keypair.publicKeyBase58,
+    randomBytes(16).toString("hex"),
+    new Date(now + SIGN_IN_TTL_MS),
+  );
   const signature = signDetached(utf8ToBytes(message), keypair);
   return `${endpoint}/api/operator/login-link?m=${Buffer.from(message).toString("base64url")}&s=${signature}`;
 }

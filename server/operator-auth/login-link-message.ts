@@ -7,5 +7,12 @@ export const SIGN_IN_TTL_MS = 5 * 60_000;
 
 /** The text an operator key signs for a one-time login link. */
 export function loginLinkMessage(serviceUrl: string, pubkey: string, nonce: string, expiresAt: Date): string {
-  return ["Signet operator login link.", "", `Service: ${serviceUrl}`, `Operator: ${pubkey}`, `Nonce: ${nonce}`, `Expires: ${expiresAt.toISOString()}`].join("\n");
+  return [
+    "Signet operator login link.",
+    "",
+    `Service: ${serviceUrl}`,
+    `Operator: ${pubkey}`,
+    `Nonce: ${nonce}`,
+    `Expires: ${expiresAt.toISOString()}`,
+  ].join("\n");
 }

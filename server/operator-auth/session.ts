@@ -24,7 +24,11 @@ export interface OperatorSession {
 
 /** The configured operator keys, and outside production the generated dev sign-in key. */
 export function operatorPubkeys(cfg: SessionConfig): ReadonlySet<string> {
-  const keys = new Set(cfg.SERVICE_OPERATOR_PUBKEYS.split(",").map((k) => k.trim()).filter(isBase58PublicKey));
+  const keys = new Set(
+    cfg.SERVICE_OPERATOR_PUBKEYS.split(",")
+      .map((k) => k.trim())
+      .filter(isBase58PublicKey),
+  );
   const dev = devOperatorSignInKey(cfg);
   if (dev) keys.add(dev.publicKeyBase58);
   return keys;
@@ -53,7 +57,12 @@ async function sessionGeneration(db: DbClient, pubkey: string): Promise<number> 
 }
 
 /** A signed session token for `pubkey`, bound to the operator's current generation, valid SESSION_TTL_MS from `now`. */
-export async function createSessionToken(db: DbClient, cfg: SessionConfig, pubkey: string, now: number): Promise<string> {
+export async function createSessionToken(
+  db: DbClient,
+  cfg: SessionConfig,
+  pubkey: string,
+  now: number,
+): Promise<string> {
   const gen = await sessionGeneration(db, pubkey);
   const payload = Buffer.from(JSON.stringify({ sub: pubkey, exp: now + SESSION_TTL_MS, gen })).toString("base64url");
   return `${payload}.${mac(cfg, payload)}`;
@@ -63,7 +72,12 @@ export async function createSessionToken(db: DbClient, cfg: SessionConfig, pubke
  * Signs out: bumps the session generation of the operator whose valid session the cookie holds, so that token and
  * every other token issued to that operator before now are refused. Without a valid session there is nothing to do.
  */
-export async function signOut(db: DbClient, cfg: SessionConfig, cookieHeader: string | null, now: number): Promise<void> {
+export async function signOut(
+  db: DbClient,
+  cfg: SessionConfig,
+  cookieHeader: string | null,
+  now: number,
+): Promise<void> {
   const session = await readSession(db, cfg, cookieHeader, now);
   if (!session) return;
   await db.$executeRaw`
@@ -73,7 +87,13 @@ export async function signOut(db: DbClient, cfg: SessionConfig, cookieHeader: st
 
 /** The Set-Cookie value for a token (or for signing out, with an empty token). */
 export function sessionCookie(token: string, cfg: Pick<Config, "isProduction">): string {
-  const parts = [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Strict", `Max-Age=${token ? SESSION_TTL_MS / 1000 : 0}`];
+  const parts = [
+    `${SESSION_COOKIE}=${token}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Strict",
+    `Max-Age=${token ? SESSION_TTL_MS / 1000 : 0}`,
+  ];
   if (cfg.isProduction) parts.push("Secure");
   return parts.join("; ");
 }
@@ -82,7 +102,12 @@ export function sessionCookie(token: string, cfg: Pick<Config, "isProduction">):
  * The operator session in a Cookie header at `now`, or null (missing, forged, expired, signed out, or no longer an
  * operator).
  */
-export async function readSession(db: DbClient, cfg: SessionConfig, cookieHeader: string | null, now: number): Promise<OperatorSession | null> {
+export async function readSession(
+  db: DbClient,
+  cfg: SessionConfig,
+  cookieHeader: string | null,
+  now: number,
+): Promise<OperatorSession | null> {
   const token = cookieHeader
     ?.split(";")
     .map((c) => c.trim())
@@ -97,11 +122,21 @@ export async function readSession(db: DbClient, cfg: SessionConfig, cookieHeader
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
   let claims: { sub?: unknown; exp?: unknown; gen?: unknown };
   try {
-    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown; exp?: unknown; gen?: unknown };
+    claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+      sub?: unknown;
+      exp?: unknown;
+      gen?: unknown;
+    };
   } catch {
     return null;
   }
-  if (typeof claims.sub !== "string" || typeof claims.exp !== "number" || typeof claims.gen !== "number" || claims.exp <= now) return null;
+  if (
+    typeof claims.sub !== "string" ||
+    typeof claims.exp !== "number" ||
+    typeof claims.gen !== "number" ||
+    claims.exp <= now
+  )
+    return null;
   if (!operatorPubkeys(cfg).has(claims.sub)) return null;
   // SECURITY: a token from before the operator's last sign-out carries an older generation.
   if (claims.gen !== (await sessionGeneration(db, claims.sub))) return null;

@@ -13,16 +13,36 @@ import { AppError } from "../errors";
 import { CHAIN_UNAVAILABLE } from "../facilitator/chain-unavailable";
 import { logEvent } from "../log";
 import { timeStep } from "../metrics/registry";
-import { lastStoredSettings, readStoredSettings, rememberStoredSettings, settingsFromStored } from "../settings/read-settings";
+import {
+  lastStoredSettings,
+  readStoredSettings,
+  rememberStoredSettings,
+  settingsFromStored,
+} from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { classifyVerifyFailure } from "../x402/classify-verify-failure";
 import { depositAddressFor } from "../x402/deposit-address";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { readPaymentId } from "../x402/payment-id";
 import { decodePaymentHeader, readPaymentHeader } from "../x402/payment-headers";
-import type { AdmitPaymentInput, AdmittedOutcome, PaidRequest, PaidRequestOutcome, PaidRequestState, PaymentPlan, Replan } from "./paid-request-types";
+import type {
+  AdmitPaymentInput,
+  AdmittedOutcome,
+  PaidRequest,
+  PaidRequestOutcome,
+  PaidRequestState,
+  PaymentPlan,
+  Replan,
+} from "./paid-request-types";
 import { paidRoute } from "../x402/paid-routes";
-import { chainUnavailable, eventNames, paymentError, paymentIdConflict, recordFailure, refused } from "./payment-answers";
+import {
+  chainUnavailable,
+  eventNames,
+  paymentError,
+  paymentIdConflict,
+  recordFailure,
+  refused,
+} from "./payment-answers";
 import { SETTLEMENT_EXPIRED } from "../ledger/payment-states";
 import { findOrClaimPayment, readPaymentByKey } from "./payment-store";
 import { resumeKnown } from "./resume-payment";
@@ -36,7 +56,10 @@ const MAX_REPLANS = 3;
  * guessed settings, and a claim that met changed settings, are planned again with the stored ones (the claim bounds
  * how often). Never throws an expected payment outcome; throws what `plan` throws.
  */
-export async function admitPayment<P extends { plan: PaymentPlan }>(ctx: AppContext, request: PaidRequest<P>): Promise<{ planned: P; outcome: AdmittedOutcome }> {
+export async function admitPayment<P extends { plan: PaymentPlan }>(
+  ctx: AppContext,
+  request: PaidRequest<P>,
+): Promise<{ planned: P; outcome: AdmittedOutcome }> {
   let replan: Replan | undefined;
   for (;;) {
     const state = await readPaidRequestState(ctx, request.headers, replan);
@@ -67,8 +90,16 @@ async function readPaidRequestState(ctx: AppContext, headers: Headers, replan?: 
   const guess = replan ? { value: replan.stored } : decoded?.ok ? lastStoredSettings(ctx.state) : undefined;
   const stored = guess ? guess.value : await readStoredSettings(ctx.db, ctx.state);
   const settings = settingsFromStored(stored, ctx.config, ctx.log);
-  const payment = decoded?.ok ? { ok: true as const, payload: decoded.payload, key: paymentIdempotencyKey(decoded.payload) } : decoded;
-  return { settings, stored, replans: replan?.replans ?? 0, guessed: guess !== undefined && replan === undefined, payment };
+  const payment = decoded?.ok
+    ? { ok: true as const, payload: decoded.payload, key: paymentIdempotencyKey(decoded.payload) }
+    : decoded;
+  return {
+    settings,
+    stored,
+    replans: replan?.replans ?? 0,
+    guessed: guess !== undefined && replan === undefined,
+    payment,
+  };
 }
 
 /** The settings read now, to plan again a request whose guessed settings refused it before its claim's statement. */
@@ -77,7 +108,12 @@ async function replanWithStoredSettings(ctx: AppContext, state: PaidRequestState
 }
 
 /** Builds the requirement for `amountUnits` on a network already admitted (kill switch checked). */
-export async function planPayment(ctx: AppContext, settings: Settings, network: NetworkId, amountUnits: bigint): Promise<PaymentPlan> {
+export async function planPayment(
+  ctx: AppContext,
+  settings: Settings,
+  network: NetworkId,
+  amountUnits: bigint,
+): Promise<PaymentPlan> {
   const payTo = depositAddressFor(ctx, settings, network);
   if (familyFacts(ctx.config.networks.get(network)).depositNeedsTokenAccount) {
     await ctx.ensureDepositReady(network, payTo).catch(() => {
@@ -92,7 +128,12 @@ export async function planPayment(ctx: AppContext, settings: Settings, network: 
 async function admitPlanned(ctx: AppContext, input: AdmitPaymentInput): Promise<PaidRequestOutcome> {
   const outcome = await admitPaymentOnce(ctx, input);
   if (outcome.kind === "refused" || outcome.kind === "replay" || outcome.kind === "pending") {
-    ctx.metrics.calls.inc({ route: paidRoute(input.route).callsLabel, network: ctx.config.networks.get(input.plan.network).caip2, outcome: "refused", code: outcome.error.code });
+    ctx.metrics.calls.inc({
+      route: paidRoute(input.route).callsLabel,
+      network: ctx.config.networks.get(input.plan.network).caip2,
+      outcome: "refused",
+      code: outcome.error.code,
+    });
   }
   return outcome;
 }
@@ -103,17 +144,26 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
   const caip2 = ctx.config.networks.get(plan.network).caip2;
   const decoded = input.state.payment;
   if (decoded === null) {
-    return { kind: "challenge", error: await paymentError(ctx, input, "this route is paid; pay the challenge and retry with a payment header") };
+    return {
+      kind: "challenge",
+      error: await paymentError(ctx, input, "this route is paid; pay the challenge and retry with a payment header"),
+    };
   }
   if (!decoded.ok) {
     logEvent(ctx.log, events.verifyFailed, { reason: "payment_invalid", detail: decoded.reason, network: caip2 });
     await recordFailure(ctx, caip2, "verify", "payment_invalid");
-    return refused(await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason));
+    return refused(
+      await paymentError(ctx, input, `the payment header is ${decoded.reason.replace("_", " ")}`, decoded.reason),
+    );
   }
   const paymentId = readPaymentId(decoded.payload);
   if (!paymentId.ok) {
     logEvent(ctx.log, events.verifyFailed, { reason: "invalid_payment_id", detail: paymentId.reason, network: caip2 });
-    return refused(new AppError("invalid_payment_id", `the payment-identifier extension is malformed: ${paymentId.detail}`, { reason: paymentId.reason }));
+    return refused(
+      new AppError("invalid_payment_id", `the payment-identifier extension is malformed: ${paymentId.detail}`, {
+        reason: paymentId.reason,
+      }),
+    );
   }
   return checkAndClaim(ctx, input, decoded.payload, decoded.key, paymentId.id);
 }
@@ -124,7 +174,13 @@ async function admitPaymentOnce(ctx: AppContext, input: AdmitPaymentInput): Prom
  * payer's settlement lane) only if it was not and the checks passed. A payment seen before is resumed whatever this
  * request's checks said: its retry does not depend on the chain answering a verification again.
  */
-async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload: PaymentPayload, key: string, clientPaymentId: string | null): Promise<PaidRequestOutcome> {
+async function checkAndClaim(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payload: PaymentPayload,
+  key: string,
+  clientPaymentId: string | null,
+): Promise<PaidRequestOutcome> {
   const { plan } = input;
   const caip2 = ctx.config.networks.get(plan.network).caip2;
   const checkedFrom = ctx.clock.monotonic();
@@ -146,11 +202,24 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
         source: laneSource(caip2, payload, check.payer),
       }
     : null;
-  const found = await findOrClaimPayment(ctx.db, { key, expected: input.state.stored, claim, leaseMs: ctx.config.PAYMENT_LEASE_MS, clock: ctx.clock });
+  const found = await findOrClaimPayment(ctx.db, {
+    key,
+    expected: input.state.stored,
+    claim,
+    leaseMs: ctx.config.PAYMENT_LEASE_MS,
+    clock: ctx.clock,
+  });
   if (found.stale) {
     rememberStoredSettings(ctx.state, found.stored);
     if (input.state.replans >= MAX_REPLANS) {
-      return refused(new AppError("rate_limited", "the service's settings kept changing during this request; nothing was charged, retry", { reason: "settings_changed" }, { "Retry-After": "1" }));
+      return refused(
+        new AppError(
+          "rate_limited",
+          "the service's settings kept changing during this request; nothing was charged, retry",
+          { reason: "settings_changed" },
+          { "Retry-After": "1" },
+        ),
+      );
     }
     return { kind: "stale-settings", replan: { stored: found.stored, replans: input.state.replans + 1 } };
   }
@@ -163,7 +232,12 @@ async function checkAndClaim(ctx: AppContext, input: AdmitPaymentInput, payload:
     const checkedAtMs = found.nowMs - (found.answeredAt - checkedFrom);
     return settleClaimed(ctx, input, found.payment, payload, check.matched, checkedAtMs, found.lane);
   }
-  return answerUnclaimed(ctx, input, payload, key, { check, existing: found.existing, conflict: found.conflict, clientPaymentId });
+  return answerUnclaimed(ctx, input, payload, key, {
+    check,
+    existing: found.existing,
+    conflict: found.conflict,
+    clientPaymentId,
+  });
 }
 
 /** The claim's statement claimed nothing: the payment was seen before, or its id is another's, or its checks failed. */
@@ -181,7 +255,14 @@ async function answerUnclaimed(
   }
   if (known?.status === "expired") {
     // This payment's transfer can never land any more (a sweeper may have found it so): the same answer as its retry.
-    return refused(await paymentError(ctx, input, "the payment's transaction expired before it landed; nothing was charged, pay the new challenge", SETTLEMENT_EXPIRED));
+    return refused(
+      await paymentError(
+        ctx,
+        input,
+        "the payment's transaction expired before it landed; nothing was charged, pay the new challenge",
+        SETTLEMENT_EXPIRED,
+      ),
+    );
   }
   // The same payment sent again is the same payment, whatever id it carries now: the id bound at its claim stays.
   if (known && known.status !== "failed") return resumeKnown(ctx, input, known, payload);
@@ -192,7 +273,8 @@ async function answerUnclaimed(
 }
 
 /** A payment's checks before its claim: passed (the verified payer), or the refusal to answer if it was never seen. */
-type PaymentCheck = { ok: true; payer: string; matched: PaymentRequirements } | { ok: false; refuse(): Promise<PaidRequestOutcome> };
+type PaymentCheck =
+  { ok: true; payer: string; matched: PaymentRequirements } | { ok: false; refuse(): Promise<PaidRequestOutcome> };
 
 /**
  * Matches the payment to the plan, verifies it with the facilitator (the payer is the one it verified, never a field
@@ -208,40 +290,84 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
     return {
       ok: false,
       async refuse() {
-        logEvent(ctx.log, events.verifyFailed, { reason: "payment_invalid", detail: "requirements_mismatch", network: caip2 });
+        logEvent(ctx.log, events.verifyFailed, {
+          reason: "payment_invalid",
+          detail: "requirements_mismatch",
+          network: caip2,
+        });
         await recordFailure(ctx, caip2, "verify", "payment_invalid");
-        return refused(await paymentError(ctx, input, "the payment does not match the challenge (amount, asset, payee or network)", "requirements_mismatch"));
+        return refused(
+          await paymentError(
+            ctx,
+            input,
+            "the payment does not match the challenge (amount, asset, payee or network)",
+            "requirements_mismatch",
+          ),
+        );
       },
     };
   }
-  let verdict: { isValid: boolean; invalidReason?: string | undefined; invalidMessage?: string | undefined; payer?: string | undefined };
+  let verdict: {
+    isValid: boolean;
+    invalidReason?: string | undefined;
+    invalidMessage?: string | undefined;
+    payer?: string | undefined;
+  };
   try {
     verdict = await timeStep(ctx.metrics, "verify", caip2, () => ctx.gateway.verify(payload, matched));
   } catch (err) {
     return { ok: false, refuse: async () => refused(chainUnavailable(ctx.log, events.verifyFailed, caip2, err)) };
   }
   const invalidMessage = verdict.invalidMessage;
-  if (invalidMessage?.startsWith(CHAIN_UNAVAILABLE)) return { ok: false, refuse: async () => refused(chainUnavailable(ctx.log, events.verifyFailed, caip2, invalidMessage)) };
+  if (invalidMessage?.startsWith(CHAIN_UNAVAILABLE))
+    return {
+      ok: false,
+      refuse: async () => refused(chainUnavailable(ctx.log, events.verifyFailed, caip2, invalidMessage)),
+    };
   if (!verdict.isValid || !verdict.payer) {
     const invalidReason = verdict.invalidReason;
     return {
       ok: false,
       async refuse() {
-        const reason = await classifyVerifyFailure(payload, invalidReason, ctx.gateway.facilitator.rpcs[plan.network], invalidMessage);
+        const reason = await classifyVerifyFailure(
+          payload,
+          invalidReason,
+          ctx.gateway.facilitator.rpcs[plan.network],
+          invalidMessage,
+        );
         logEvent(ctx.log, events.verifyFailed, { reason, detail: invalidReason, network: caip2 });
         await recordFailure(ctx, caip2, "verify", reason);
         if (reason === "payment_expired") {
           // What the facilitator said is for the log; the client only needs to know it can pay again, safely.
-          return refused(await paymentError(ctx, input, "the payment expired before it could settle (its blockhash or authorization is no longer valid); nothing was charged: pay the new challenge", reason));
+          return refused(
+            await paymentError(
+              ctx,
+              input,
+              "the payment expired before it could settle (its blockhash or authorization is no longer valid); nothing was charged: pay the new challenge",
+              reason,
+            ),
+          );
         }
-        return refused(await paymentError(ctx, input, `payment verification failed: ${reason}`, reason, invalidReason ? { detail: invalidReason } : {}));
+        return refused(
+          await paymentError(
+            ctx,
+            input,
+            `payment verification failed: ${reason}`,
+            reason,
+            invalidReason ? { detail: invalidReason } : {},
+          ),
+        );
       },
     };
   }
   // Receipts, the ledger and the allowlist use one form of an address (EVM's is case-insensitive: lower case).
   const payer = familyFacts(ctx.config.networks.get(plan.network)).normalizeAddress(verdict.payer);
   // The mainnet allowlist applies to the verified payer.
-  if (ctx.config.networks.get(plan.network).isMainnet && input.state.settings.allowedAgents.size > 0 && !input.state.settings.allowedAgents.has(payer)) {
+  if (
+    ctx.config.networks.get(plan.network).isMainnet &&
+    input.state.settings.allowedAgents.size > 0 &&
+    !input.state.settings.allowedAgents.has(payer)
+  ) {
     return {
       ok: false,
       async refuse() {

@@ -23,24 +23,42 @@ const RETRY_AFTER = { "Retry-After": "1" };
 const RECORD_REFUSED = "record_refused";
 
 /** The settlement of a call served from `payment`'s hold, for the resource it bought (chat unless said). */
-export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, payment: SettledPayment, resource?: PaidRoute): CallSettlement {
+export function paidCallSettlement(
+  ctx: Pick<AppContext, "config" | "gateway">,
+  payment: SettledPayment,
+  resource?: PaidRoute,
+): CallSettlement {
   const settlement = { transaction: payment.txSignature, network: payment.network, payer: payment.payer };
   const held = { id: payment.id, attempt: payment.attempt };
   return {
     route: "paid",
     leasedPayment: held,
     keepsAnswer: () => ctx.config.PAID_ANSWER_RETENTION_HOURS > 0,
-    receiptPayment: { amountUnits: payment.units, txSignature: payment.txSignature, network: payment.network, payTo: payment.payTo },
+    receiptPayment: {
+      amountUnits: payment.units,
+      txSignature: payment.txSignature,
+      network: payment.network,
+      payTo: payment.payTo,
+    },
     headers: (extensions) => settlementHeaders({ ...settlement, extensions }),
     routeReceipt: () => issuePaidCallReceipt(ctx, payment, resource),
     async onUpstreamFailure(db, reservation, err) {
       // The payment becomes `unserved` and its hold stays reserved: only a retry with the same header can use it.
-      await markUnserved(db, held, movesOf({ type: "upstream-failed" }), err instanceof AppError ? err.code : "upstream_error");
+      await markUnserved(
+        db,
+        held,
+        movesOf({ type: "upstream-failed" }),
+        err instanceof AppError ? err.code : "upstream_error",
+      );
       const balance = await readBalance(db, reservation.agentPubkey, reservation.network);
       return new AppError(
         "upstream_error",
         "the model provider failed after your payment settled; the payment stays reserved for this call and the same payment header can be sent again once",
-        { tx_signature: payment.txSignature, balance_usdc: formatUnitsAsUsdc(balance), reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits) },
+        {
+          tx_signature: payment.txSignature,
+          balance_usdc: formatUnitsAsUsdc(balance),
+          reserved_usdc: formatUnitsAsUsdc(reservation.holdUnits),
+        },
       );
     },
     onDatabaseLost(ctx, _reservation, err) {
@@ -58,7 +76,9 @@ export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, 
           RETRY_AFTER,
         );
       }
-      const answer = how.delivered ? "the answer was sent, but its receipt could not be recorded yet" : "the answer could not be recorded yet, so it is not sent now";
+      const answer = how.delivered
+        ? "the answer was sent, but its receipt could not be recorded yet"
+        : "the answer could not be recorded yet, so it is not sent now";
       return new AppError(
         "receipt_log_unavailable",
         `${answer}; it is kept and recorded as soon as the database answers: send the same request with the same payment header again to get the answer with its receipt (never a second call or charge)`,
@@ -70,13 +90,26 @@ export function paidCallSettlement(ctx: Pick<AppContext, "config" | "gateway">, 
       return new AppError(
         "call_not_recorded",
         "the database refused this call's record, so it has no receipt; the payment's price was returned to the payer's prepaid credit on this network (spend it with signed requests on /api/v1/inference)",
-        { tx_signature: payment.txSignature, inference_id: reservation.holdId, refunded_usdc: formatUnitsAsUsdc(payment.units), ...(balanceUnits !== null ? { balance_usdc: formatUnitsAsUsdc(balanceUnits) } : {}) },
+        {
+          tx_signature: payment.txSignature,
+          inference_id: reservation.holdId,
+          refunded_usdc: formatUnitsAsUsdc(payment.units),
+          ...(balanceUnits !== null ? { balance_usdc: formatUnitsAsUsdc(balanceUnits) } : {}),
+        },
       );
     },
   };
 }
 
 /** The x402 signed receipt of a paid call: the payment's settlement, for the resource it bought (chat unless said). */
-function issuePaidCallReceipt(ctx: Pick<AppContext, "gateway">, payment: Pick<Payment, "payer" | "network"> & { txSignature: string }, resource: PaidRoute = "chat"): Promise<RouteReceipt | null> {
-  return ctx.gateway.offerReceipts.issueSettlementReceipt(resource, { payer: payment.payer, network: payment.network, transaction: payment.txSignature });
+function issuePaidCallReceipt(
+  ctx: Pick<AppContext, "gateway">,
+  payment: Pick<Payment, "payer" | "network"> & { txSignature: string },
+  resource: PaidRoute = "chat",
+): Promise<RouteReceipt | null> {
+  return ctx.gateway.offerReceipts.issueSettlementReceipt(resource, {
+    payer: payment.payer,
+    network: payment.network,
+    transaction: payment.txSignature,
+  });
 }

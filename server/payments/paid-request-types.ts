@@ -31,7 +31,12 @@ export type PaidRequestOutcome =
    */
   | { kind: "answered"; payment: Payment & { txSignature: string } }
   /** Settled just now; for a call payment, its hold is reserved; for a top-up, the credit is the whole purchase. */
-  | { kind: "settled"; payment: SettledPayment; balanceUnits: bigint; /** The agent's points as the credit read them, when it did. */ pointsBefore?: number }
+  | {
+      kind: "settled";
+      payment: SettledPayment;
+      balanceUnits: bigint;
+      /** The agent's points as the credit read them, when it did. */ pointsBefore?: number;
+    }
   /** The settings changed since the request was planned: nothing was taken; plan it again with `replan`. */
   | { kind: "stale-settings"; replan: Replan };
 

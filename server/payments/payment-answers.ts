@@ -15,12 +15,25 @@ import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types
 export const refused = (error: AppError): PaidRequestOutcome => ({ kind: "refused", error });
 
 export function replay(payment: Payment, message: string, headers: Record<string, string> = {}): PaidRequestOutcome {
-  return { kind: "replay", error: new AppError("payment_replay", message, payment.txSignature ? { tx_signature: payment.txSignature } : {}, headers) };
+  return {
+    kind: "replay",
+    error: new AppError(
+      "payment_replay",
+      message,
+      payment.txSignature ? { tx_signature: payment.txSignature } : {},
+      headers,
+    ),
+  };
 }
 
 /** This request is not the one the payment paid for: another body, network, route or beneficiary. Nothing moved. */
 export function requestMismatch(log: Logger, input: AdmitPaymentInput, known: Payment): PaidRequestOutcome {
-  logEvent(log, `${eventNames(input.route).prefix}.request_mismatch`, { payment_id: known.id, network: known.network, status: known.status }, "warn");
+  logEvent(
+    log,
+    `${eventNames(input.route).prefix}.request_mismatch`,
+    { payment_id: known.id, network: known.network, status: known.status },
+    "warn",
+  );
   return {
     kind: "replay",
     error: new AppError(
@@ -34,8 +47,16 @@ export function requestMismatch(log: Logger, input: AdmitPaymentInput, known: Pa
  * Another payment of this payer already holds the client's payment id: this one is refused before it settles. The
  * first payment's transaction is named (the client is its payer) so it can find that call's receipt.
  */
-export function paymentIdConflict(log: Logger, input: AdmitPaymentInput, id: string, owner: Payment): PaidRequestOutcome {
-  logEvent(log, `${eventNames(input.route).prefix}.payment_id_conflict`, { existing_payment: owner.id, network: owner.network });
+export function paymentIdConflict(
+  log: Logger,
+  input: AdmitPaymentInput,
+  id: string,
+  owner: Payment,
+): PaidRequestOutcome {
+  logEvent(log, `${eventNames(input.route).prefix}.payment_id_conflict`, {
+    existing_payment: owner.id,
+    network: owner.network,
+  });
   return {
     kind: "replay",
     error: new AppError(
@@ -68,8 +89,20 @@ export function eventNames(route: string) {
 
 /** The chain (or its RPC) could not be asked: the client's payment is not at fault. */
 export function chainUnavailable(log: Logger, event: string, caip2: string, err: unknown): AppError {
-  logEvent(log, event, { reason: "chain_unavailable", network: caip2, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "warn");
-  return new AppError("chain_unavailable", "the chain could not be reached to verify the payment; nothing was charged, retry later");
+  logEvent(
+    log,
+    event,
+    {
+      reason: "chain_unavailable",
+      network: caip2,
+      detail: String(err instanceof Error ? err.message : err).slice(0, 200),
+    },
+    "warn",
+  );
+  return new AppError(
+    "chain_unavailable",
+    "the chain could not be reached to verify the payment; nothing was charged, retry later",
+  );
 }
 
 /**
@@ -77,13 +110,19 @@ export function chainUnavailable(log: Logger, event: string, caip2: string, err:
  * make a bounded number of rows. Never lets bookkeeping turn a 402 into a 500: a count that cannot be written is logged
  * and dropped.
  */
-export async function recordFailure(ctx: AppContext, network: string, stage: "verify" | "settle", reason: string): Promise<void> {
+export async function recordFailure(
+  ctx: AppContext,
+  network: string,
+  stage: "verify" | "settle",
+  reason: string,
+): Promise<void> {
   const now = ctx.clock.now();
   const hour = new Date(now - (now % 3_600_000));
   await ctx.db.$executeRaw`
     INSERT INTO payment_failure_counts (network, stage, reason, hour, count) VALUES (${network}, ${stage}, ${reason.slice(0, 100)}, ${hour}, 1)
-    ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch((err: unknown) =>
-    logEvent(ctx.log, "payment.failure_count_failed", { network, stage, reason, err: loggableError(err) }, "warn"),
+    ON CONFLICT (network, stage, reason, hour) DO UPDATE SET count = payment_failure_counts.count + 1`.catch(
+    (err: unknown) =>
+      logEvent(ctx.log, "payment.failure_count_failed", { network, stage, reason, err: loggableError(err) }, "warn"),
   );
 }
 
@@ -93,12 +132,36 @@ export async function recordFailure(ctx: AppContext, network: string, stage: "ve
  * stable value: malformed, requirements_mismatch, insufficient_balance, payment_invalid, a settlement reason…), so a
  * client needs one branch for "pay (again)".
  */
-export async function paymentError(ctx: AppContext, input: AdmitPaymentInput, message: string, reason?: string, details: Record<string, unknown> = {}): Promise<AppError> {
-  const challenge = await ctx.gateway.paymentRequired(input.plan.requirements, { url: input.resourceUrl, description: input.description }, reason ?? "payment_required");
+export async function paymentError(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  message: string,
+  reason?: string,
+  details: Record<string, unknown> = {},
+): Promise<AppError> {
+  const challenge = await ctx.gateway.paymentRequired(
+    input.plan.requirements,
+    { url: input.resourceUrl, description: input.description },
+    reason ?? "payment_required",
+  );
   ctx.metrics.paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
   const offered = challenge.accepts[0]!;
-  const v1 = { x402Version: 1, accepts: [toV1Requirements(ctx.config.networks, offered, { url: challenge.resource.url, description: challenge.resource.description ?? input.description })] };
-  return new AppError("payment_required", message, { ...details, ...(reason ? { reason } : {}) }, challengeHeaders(challenge), v1);
+  const v1 = {
+    x402Version: 1,
+    accepts: [
+      toV1Requirements(ctx.config.networks, offered, {
+        url: challenge.resource.url,
+        description: challenge.resource.description ?? input.description,
+      }),
+    ],
+  };
+  return new AppError(
+    "payment_required",
+    message,
+    { ...details, ...(reason ? { reason } : {}) },
+    challengeHeaders(challenge),
+    v1,
+  );
 }
 
 /** The Solana fee the fee payer paid for this settlement, for the settle events. */

@@ -12,7 +12,13 @@ import { STORED_SETTINGS_JSON, storedSettingsAre, type StoredSettings } from "..
 import { settlementExpiry } from "../x402/find-landed-settlement";
 import type { PaymentPurpose, PaymentStatus } from "../ledger/payment-states";
 import { fromStates, moveOf, targetOf, type Move } from "../ledger/payment-transition";
-import { epochMsOf, laneAttempt, laneRefusedMsExpression, takeLaneStatement, type LaneAttempt } from "./settlement-lane";
+import {
+  epochMsOf,
+  laneAttempt,
+  laneRefusedMsExpression,
+  takeLaneStatement,
+  type LaneAttempt,
+} from "./settlement-lane";
 
 export interface NewPayment {
   idempotencyKey: string;
@@ -32,7 +38,14 @@ export interface NewPayment {
 /** What the claim's statement found: the settings changed; or the payment claimed by this request; or not. */
 export type FindOrClaimOutcome =
   | { stale: true; stored: StoredSettings }
-  | { stale: false; claimed: true; payment: Payment; lane: LaneAttempt; /** The statement's now(), epoch ms (µs precision). */ nowMs: number; /** When its answer came back (the clock's monotonic()). */ answeredAt: number }
+  | {
+      stale: false;
+      claimed: true;
+      payment: Payment;
+      lane: LaneAttempt;
+      /** The statement's now(), epoch ms (µs precision). */ nowMs: number;
+      /** When its answer came back (the clock's monotonic()). */ answeredAt: number;
+    }
   /** Not claimed: the payment if seen before; the payer's other payment holding the client's payment id, if any. */
   | { stale: false; claimed: false; existing: Payment | null; conflict: Payment | null };
 
@@ -42,7 +55,16 @@ export type FindOrClaimOutcome =
  * of any number of concurrent claims of one key wins; a failed payment may be claimed again, unless it expired (its
  * transfer can never land). Only the winner tries the lane.
  */
-export async function findOrClaimPayment(db: DbClient, input: { key: string; expected: StoredSettings; claim: { payment: NewPayment; source: string } | null; leaseMs: number; clock: Clock }): Promise<FindOrClaimOutcome> {
+export async function findOrClaimPayment(
+  db: DbClient,
+  input: {
+    key: string;
+    expected: StoredSettings;
+    claim: { payment: NewPayment; source: string } | null;
+    leaseMs: number;
+    clock: Clock;
+  },
+): Promise<FindOrClaimOutcome> {
   const p = input.claim?.payment ?? NO_CLAIM;
   const source = input.claim?.source ?? "";
   const id = p.clientPaymentId;
@@ -50,7 +72,19 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
   try {
     // SECURITY: the claim is taken before the first await that moves money; the same statement tries the payer's lane,
     // and binds the client's payment id, unless another payment of the payer holds it.
-    rows = await hotQuery<{ current: boolean; stored: StoredSettings; now_ms: number; payment: PaymentJson | null; existing: PaymentJson | null; id_owner: PaymentJson | null; taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
+    rows = await hotQuery<{
+      current: boolean;
+      stored: StoredSettings;
+      now_ms: number;
+      payment: PaymentJson | null;
+      existing: PaymentJson | null;
+      id_owner: PaymentJson | null;
+      taken: bigint;
+      last_sent_ms: number | null;
+      refused_ms: number | null;
+    }>(
+      db,
+      Prisma.sql`
       WITH current AS (
         SELECT ${storedSettingsAre(input.expected)} AS yes
       ), claimed AS (
@@ -70,26 +104,53 @@ export async function findOrClaimPayment(db: DbClient, input: { key: string; exp
              ${laneRefusedMsExpression(source)} AS refused_ms,
              (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,
              (SELECT ${PAYMENT_JSON} FROM payments
-               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`);
+               WHERE ${id}::text IS NOT NULL AND payer = ${p.payer} AND client_payment_id = ${id}::text AND payload_hash <> ${input.key}) AS id_owner`,
+    );
   } catch (err) {
     // SECURITY: two payments under one id at once: the unique index lets one commit; this one claimed nothing.
     if (id === null || !isUniqueViolation(err)) throw err;
-    const owner = await db.payment.findFirst({ where: { payer: p.payer, clientPaymentId: id, NOT: { idempotencyKey: input.key } } });
+    const owner = await db.payment.findFirst({
+      where: { payer: p.payer, clientPaymentId: id, NOT: { idempotencyKey: input.key } },
+    });
     if (!owner) throw err;
     return { stale: false, claimed: false, existing: null, conflict: owner };
   }
   const answeredAt = input.clock.monotonic();
   const row = rows[0]!;
   if (!row.current) return { stale: true, stored: row.stored };
-  if (row.payment) return { stale: false, claimed: true, payment: paymentFromJson(row.payment), lane: laneAttempt(row), nowMs: Number(row.now_ms), answeredAt };
-  return { stale: false, claimed: false, existing: row.existing ? paymentFromJson(row.existing) : null, conflict: row.id_owner ? paymentFromJson(row.id_owner) : null };
+  if (row.payment)
+    return {
+      stale: false,
+      claimed: true,
+      payment: paymentFromJson(row.payment),
+      lane: laneAttempt(row),
+      nowMs: Number(row.now_ms),
+      answeredAt,
+    };
+  return {
+    stale: false,
+    claimed: false,
+    existing: row.existing ? paymentFromJson(row.existing) : null,
+    conflict: row.id_owner ? paymentFromJson(row.id_owner) : null,
+  };
 }
 
 /** A claim's move over a payment that failed (a new payment is inserted in the state it moves to). */
 const RECLAIM = moveOf("failed", { type: "claim" });
 
 /** The claim's parameters when none is asked for: the INSERT never runs. */
-const NO_CLAIM: NewPayment = { idempotencyKey: "", network: "", payer: "", payTo: "", units: 0n, purpose: "call", route: "chat", clientPaymentId: null, requestDigest: "", beneficiary: null };
+const NO_CLAIM: NewPayment = {
+  idempotencyKey: "",
+  network: "",
+  payer: "",
+  payTo: "",
+  units: 0n,
+  purpose: "call",
+  route: "chat",
+  clientPaymentId: null,
+  requestDigest: "",
+  beneficiary: null,
+};
 
 /** Keeps a settling claim's lease, and its lane's hold once taken, until stopped. */
 export interface ClaimKeeper {
@@ -103,9 +164,19 @@ export type HeldPayment = Pick<Payment, "id" | "attempt">;
 /** Renews `payment`'s claim (and its lane) every third of `leaseMs`, one statement a round, until stopped. */
 export function keepClaim(ctx: { db: DbClient; log: Logger }, payment: HeldPayment, leaseMs: number): ClaimKeeper {
   let laneSource: string | null = null;
-  const timer = setInterval(() => {
-    renewClaim(ctx.db, payment, laneSource, leaseMs).catch((err: unknown) => logEvent(ctx.log, "payment.claim_renew_failed", { payment_id: payment.id, reason: String(err).slice(0, 200) }, "warn"));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewClaim(ctx.db, payment, laneSource, leaseMs).catch((err: unknown) =>
+        logEvent(
+          ctx.log,
+          "payment.claim_renew_failed",
+          { payment_id: payment.id, reason: String(err).slice(0, 200) },
+          "warn",
+        ),
+      );
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   timer.unref?.();
   return {
     keepLane: (source) => {
@@ -116,14 +187,22 @@ export function keepClaim(ctx: { db: DbClient; log: Logger }, payment: HeldPayme
 }
 
 /** claimed (still, by this attempt) → its lease renewed; the lane it holds, if any, held for another lease. */
-async function renewClaim(db: DbClient, payment: HeldPayment, laneSource: string | null, leaseMs: number): Promise<void> {
-  await hotExecute(db, Prisma.sql`
+async function renewClaim(
+  db: DbClient,
+  payment: HeldPayment,
+  laneSource: string | null,
+  leaseMs: number,
+): Promise<void> {
+  await hotExecute(
+    db,
+    Prisma.sql`
     WITH claim AS (
       UPDATE payments SET updated_at = now()
       WHERE id = ${payment.id}::uuid AND status = ${"claimed" satisfies PaymentStatus} AND attempt IS NOT DISTINCT FROM ${payment.attempt}::uuid RETURNING id
     )
     UPDATE settlement_lanes SET held_until = now() + make_interval(secs => ${leaseMs}::double precision / 1000)
-    WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${payment.id}::uuid`);
+    WHERE ${laneSource}::text IS NOT NULL AND source = ${laneSource} AND holder = ${payment.id}::uuid`,
+  );
 }
 
 /**
@@ -131,7 +210,12 @@ async function renewClaim(db: DbClient, payment: HeldPayment, laneSource: string
  * it was sent and can never land), by the attempt that holds the claim. Nothing moved, so the client's payment id is
  * free again for the payer's next payment.
  */
-export async function markFailed(db: DbClient, payment: HeldPayment, move: Move<"claimed">, reason: string): Promise<void> {
+export async function markFailed(
+  db: DbClient,
+  payment: HeldPayment,
+  move: Move<"claimed">,
+  reason: string,
+): Promise<void> {
   await db.payment.updateMany({
     where: { id: payment.id, status: move.from, attempt: payment.attempt },
     data: { status: move.to, failureReason: reason.slice(0, 200), clientPaymentId: null },
@@ -142,7 +226,12 @@ export async function markFailed(db: DbClient, payment: HeldPayment, move: Move<
  * `moves` (settled | serving → unserved), by the attempt that holds the payment: the call ended before an answer; the
  * hold stays reserved, and one retry may serve it.
  */
-export async function markUnserved(db: DbClient, payment: HeldPayment, moves: readonly Move[], reason: string): Promise<void> {
+export async function markUnserved(
+  db: DbClient,
+  payment: HeldPayment,
+  moves: readonly Move[],
+  reason: string,
+): Promise<void> {
   await db.payment.updateMany({
     where: { id: payment.id, status: { in: fromStates(moves) }, attempt: payment.attempt },
     data: { status: targetOf(moves), failureReason: reason.slice(0, 200) },
@@ -150,9 +239,16 @@ export async function markUnserved(db: DbClient, payment: HeldPayment, moves: re
 }
 
 /** `move` (unserved → serving); the new attempt for exactly one of concurrent retries, null for the others. */
-export async function beginServingUnserved(db: DbClient, paymentId: string, move: Move<"unserved">): Promise<string | null> {
+export async function beginServingUnserved(
+  db: DbClient,
+  paymentId: string,
+  move: Move<"unserved">,
+): Promise<string | null> {
   const attempt = randomUUID();
-  const taken = await db.payment.updateMany({ where: { id: paymentId, status: move.from }, data: { status: move.to, attempt } });
+  const taken = await db.payment.updateMany({
+    where: { id: paymentId, status: move.from },
+    data: { status: move.to, attempt },
+  });
   return taken.count === 1 ? attempt : null;
 }
 
@@ -160,7 +256,13 @@ export async function beginServingUnserved(db: DbClient, paymentId: string, move
  * Takes over a row in `from` whose lease ran out by `nowMs` (the runtime clock's time), refreshing the lease; the new
  * attempt for exactly one of concurrent takers, null for the others. The attempt it replaces can write nothing more.
  */
-export async function takeOverStale(db: DbClient, paymentId: string, leaseMs: number, moves: readonly Move[], nowMs: number): Promise<string | null> {
+export async function takeOverStale(
+  db: DbClient,
+  paymentId: string,
+  leaseMs: number,
+  moves: readonly Move[],
+  nowMs: number,
+): Promise<string | null> {
   const to = targetOf(moves);
   const attempt = randomUUID();
   const taken = await db.payment.updateMany({
@@ -225,7 +327,12 @@ export async function markPending(
  * `move` (pending → failed: the transfer failed on chain; pending → expired: it can never land). Nothing moved; the
  * payload is dropped and the client's payment id is free again for the payer's next payment.
  */
-export async function failPending(db: DbClient, paymentId: string, move: Move<"pending">, reason: string): Promise<boolean> {
+export async function failPending(
+  db: DbClient,
+  paymentId: string,
+  move: Move<"pending">,
+  reason: string,
+): Promise<boolean> {
   const moved = await db.$executeRaw`
     UPDATE payments SET status = ${move.to}, failure_reason = ${reason.slice(0, 200)}, updated_at = now(), client_payment_id = NULL,
       pending_payload = NULL, pending_blockhash = NULL, pending_valid_before = NULL, pending_beneficiary = NULL
@@ -285,10 +392,17 @@ export async function readPaymentById(db: DbClient, id: string): Promise<Payment
  * and the retry serves it once). Only while `payment`'s attempt still holds it: a payment another request took over
  * since, or that moved on, is left alone.
  */
-export async function releaseAfterDatabaseLoss(db: DbClient, payment: HeldPayment, moves: readonly Move[]): Promise<number> {
+export async function releaseAfterDatabaseLoss(
+  db: DbClient,
+  payment: HeldPayment,
+  moves: readonly Move[],
+): Promise<number> {
   const leaseEnds = fromStates(moves.filter((m) => m.to === m.from));
   const moving = moves.filter((m) => m.to !== m.from);
-  const to = Prisma.join(moves.map((m) => Prisma.sql`WHEN ${m.from} THEN ${m.to}`), " ");
+  const to = Prisma.join(
+    moves.map((m) => Prisma.sql`WHEN ${m.from} THEN ${m.to}`),
+    " ",
+  );
   return db.$executeRaw`
     UPDATE payments SET
       status = CASE status ${to} ELSE status END,
@@ -299,5 +413,7 @@ export async function releaseAfterDatabaseLoss(db: DbClient, payment: HeldPaymen
 
 /** `then` for a row in one of `states`, else `otherwise`, as one SQL expression. */
 function whenIn(states: readonly PaymentStatus[], then: Prisma.Sql, otherwise: Prisma.Sql): Prisma.Sql {
-  return states.length === 0 ? otherwise : Prisma.sql`CASE WHEN status IN (${Prisma.join(states)}) THEN ${then} ELSE ${otherwise} END`;
+  return states.length === 0
+    ? otherwise
+    : Prisma.sql`CASE WHEN status IN (${Prisma.join(states)}) THEN ${then} ELSE ${otherwise} END`;
 }

@@ -14,7 +14,13 @@ import { familyAdapter } from "../chain/family-adapter";
 import { creditAgent, type CreditOutcome } from "../ledger/credit-agent";
 import { FAILED_ON_CHAIN, SETTLEMENT_EXPIRED } from "../ledger/payment-states";
 import { moveOf } from "../ledger/payment-transition";
-import { failPending, purgeKeptAnswers, readStalePending, renamePendingTransaction, takeRebroadcast } from "./payment-store";
+import {
+  failPending,
+  purgeKeptAnswers,
+  readStalePending,
+  renamePendingTransaction,
+  takeRebroadcast,
+} from "./payment-store";
 import { logEvent } from "../log";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import type { SignetMetrics } from "../metrics/registry";
@@ -33,7 +39,13 @@ const PENDING_SWEEP_BATCH = 20;
 export type SettlementOutcome = "ok" | "recovered" | "failed" | "pending" | "expired" | "unknown";
 
 /** Counts a settlement's outcome, and the Solana fee it cost when `paidFeeOf` is the payload whose transaction landed. */
-export function countSettlement(m: SignetMetrics, purpose: string, caip2: string, outcome: SettlementOutcome, paidFeeOf: PaymentPayload | null): void {
+export function countSettlement(
+  m: SignetMetrics,
+  purpose: string,
+  caip2: string,
+  outcome: SettlementOutcome,
+  paidFeeOf: PaymentPayload | null,
+): void {
   m.settlements.inc({ network: caip2, purpose, outcome });
   const fee = paidFeeOf ? solanaFeeLamports(paidFeeOf) : null;
   if (fee !== null) m.feeLamports.inc({ network: caip2 }, Number(fee));
@@ -54,7 +66,14 @@ export function settlementPendingError(transaction: string, caip2: string): AppE
  * unserved (a call payment nobody is waiting for: its retry serves it), or served (a top-up: the credit is the
  * purchase). A call: the credit and its hold, in one statement.
  */
-export async function creditLandedPending(db: DbClient, payment: Payment, transaction: string, waiting: boolean, leaseMs: number, attempt: string | null = null): Promise<CreditOutcome> {
+export async function creditLandedPending(
+  db: DbClient,
+  payment: Payment,
+  transaction: string,
+  waiting: boolean,
+  leaseMs: number,
+  attempt: string | null = null,
+): Promise<CreditOutcome> {
   const chat = payment.purpose === "call";
   const move = moveOf("pending", { type: "landed-late", purpose: chat ? "call" : "topup", waiting });
   return creditAgent(db, {
@@ -83,7 +102,12 @@ export type PendingResolution =
  * the relayer broadcasts again itself, else the same authorization, which can be spent once) and, within `waitMs`,
  * waits for it. Never writes the row's status.
  */
-export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, payload: PaymentPayload, waitMs: number): Promise<PendingResolution> {
+export async function resolvePendingOnChain(
+  ctx: AppContext,
+  payment: Payment,
+  payload: PaymentPayload,
+  waitMs: number,
+): Promise<PendingResolution> {
   const transaction = payment.txSignature ?? "";
   const network = ctx.config.networks.byCaip2(payment.network);
   if (!network) return { state: "unknown", transaction };
@@ -102,10 +126,18 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
   // EVM sends the same authorization again through settle: a v2 payload carries the requirement it accepted; a v1 one
   // only its network, so its requirement is built again from what its claim recorded (the same amount and payee).
   const settleAgain = async () => {
-    const requirements = isV1Payment(payload) ? await ctx.gateway.requirements(network.id, payment.units, payment.payTo) : payload.accepted;
+    const requirements = isV1Payment(payload)
+      ? await ctx.gateway.requirements(network.id, payment.units, payment.payTo)
+      : payload.accepted;
     return ctx.gateway.settle(payload, requirements).catch(() => null);
   };
-  const sent = await adapter.rebroadcast(ctx.gateway.facilitator, network.id, { payload, transaction, blockhash: payment.pendingBlockhash }, waitMs, settleAgain);
+  const sent = await adapter.rebroadcast(
+    ctx.gateway.facilitator,
+    network.id,
+    { payload, transaction, blockhash: payment.pendingBlockhash },
+    waitMs,
+    settleAgain,
+  );
   if (sent.landed) return { state: "landed", transaction: sent.transaction };
   const current = sent.transaction;
   if (current !== transaction) await renamePendingTransaction(ctx.db, payment.id, current).catch(() => undefined);
@@ -117,7 +149,9 @@ export async function resolvePendingOnChain(ctx: AppContext, payment: Payment, p
 /** True when the relay ledger holds `transaction`: the relayer itself sees it mined, however often a node drops it. */
 async function relayedByLedger(db: DbClient, transaction: string): Promise<boolean> {
   if (!transaction) return false;
-  const rows = await db.$queryRaw<{ one: number }[]>`SELECT 1 AS one FROM evm_relays WHERE tx_hash = ${transaction.toLowerCase()} LIMIT 1`;
+  const rows = await db.$queryRaw<
+    { one: number }[]
+  >`SELECT 1 AS one FROM evm_relays WHERE tx_hash = ${transaction.toLowerCase()} LIMIT 1`;
   return rows.length > 0;
 }
 
@@ -133,21 +167,47 @@ export async function sweepPendingSettlements(ctx: AppContext): Promise<void> {
     const events = eventNames(payment.route);
     const found = await resolvePendingOnChain(ctx, payment, payload, 0);
     if (found.state === "landed") {
-      const credited = await creditLandedPending(ctx.db, payment, found.transaction, false, ctx.config.PAYMENT_LEASE_MS);
+      const credited = await creditLandedPending(
+        ctx.db,
+        payment,
+        found.transaction,
+        false,
+        ctx.config.PAYMENT_LEASE_MS,
+      );
       if (credited.ok) {
-        logEvent(ctx.log, events.settleRecovered, { payment_id: payment.id, network: payment.network, transaction: found.transaction, by: "sweeper" });
+        logEvent(ctx.log, events.settleRecovered, {
+          payment_id: payment.id,
+          network: payment.network,
+          transaction: found.transaction,
+          by: "sweeper",
+        });
         countSettlement(ctx.metrics, payment.purpose, payment.network, "recovered", payload);
         // Nobody waited for this top-up: its answer is given now, and kept for the payer's retry.
-        if (payment.purpose === "topup") await answerTopUp(ctx, { ...payment, status: "served", txSignature: found.transaction }, credited.balanceUnits);
+        if (payment.purpose === "topup")
+          await answerTopUp(
+            ctx,
+            { ...payment, status: "served", txSignature: found.transaction },
+            credited.balanceUnits,
+          );
       }
     } else if (found.state === "failed") {
       if (await failPending(ctx.db, payment.id, moveOf("pending", { type: "failed" }), FAILED_ON_CHAIN)) {
-        logEvent(ctx.log, events.settleFailed, { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" }, "warn");
+        logEvent(
+          ctx.log,
+          events.settleFailed,
+          { payment_id: payment.id, network: payment.network, reason: "settlement_failed_on_chain", by: "sweeper" },
+          "warn",
+        );
         countSettlement(ctx.metrics, payment.purpose, payment.network, "failed", payload);
       }
     } else if (found.state === "expired") {
       if (await failPending(ctx.db, payment.id, moveOf("pending", { type: "expired" }), SETTLEMENT_EXPIRED)) {
-        logEvent(ctx.log, events.settleExpired, { payment_id: payment.id, network: payment.network, by: "sweeper" }, "warn");
+        logEvent(
+          ctx.log,
+          events.settleExpired,
+          { payment_id: payment.id, network: payment.network, by: "sweeper" },
+          "warn",
+        );
         countSettlement(ctx.metrics, payment.purpose, payment.network, "expired", null);
       }
     }

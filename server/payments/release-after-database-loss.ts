@@ -15,6 +15,15 @@ import { movesOf } from "../ledger/payment-transition";
  * When `err` is a lost database, hands `payment` back to its request's retry once the database is back, if the attempt
  * that lost it still holds it then.
  */
-export function releaseIfDatabaseLost(ctx: { db: DbClient; clock: Clock; log: Logger }, payment: HeldPayment, err: unknown): void {
-  whenDatabaseBack(ctx, err, { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } }, () => releaseAfterDatabaseLoss(ctx.db, payment, movesOf({ type: "database-lost" })));
+export function releaseIfDatabaseLost(
+  ctx: { db: DbClient; clock: Clock; log: Logger },
+  payment: HeldPayment,
+  err: unknown,
+): void {
+  whenDatabaseBack(
+    ctx,
+    err,
+    { event: "payment.released_after_database_loss", fields: { payment_id: payment.id } },
+    () => releaseAfterDatabaseLoss(ctx.db, payment, movesOf({ type: "database-lost" })),
+  );
 }

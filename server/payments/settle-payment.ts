@@ -75,7 +75,15 @@ async function settleInLane(
   firstLaneAttempt?: LaneAttempt,
 ): Promise<PaidRequestOutcome> {
   const caip2 = ctx.config.networks.get(input.plan.network).caip2;
-  const taken = await takeSettlementLane(ctx.db, source, payment.id, verifiedAtMs, ctx.config.PAYMENT_LEASE_MS, ctx.clock, firstLaneAttempt);
+  const taken = await takeSettlementLane(
+    ctx.db,
+    source,
+    payment.id,
+    verifiedAtMs,
+    ctx.config.PAYMENT_LEASE_MS,
+    ctx.clock,
+    firstLaneAttempt,
+  );
   if (!taken.ok) {
     await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), taken.reason);
     logEvent(ctx.log, eventNames(input.route).settleFailed, { reason: taken.reason, network: caip2 }, "warn");
@@ -83,7 +91,14 @@ async function settleInLane(
       taken.reason === "payer_refused"
         ? "this payer's recent settlements kept failing; it is refused for a while, and nothing was charged"
         : "another payment of this payer is settling; nothing was charged, retry shortly";
-    return refused(new AppError("rate_limited", message, { reason: taken.reason }, { "Retry-After": String(Math.ceil(taken.retryAfterMs / 1000)) }));
+    return refused(
+      new AppError(
+        "rate_limited",
+        message,
+        { reason: taken.reason },
+        { "Retry-After": String(Math.ceil(taken.retryAfterMs / 1000)) },
+      ),
+    );
   }
   const lane = taken.lane;
   keeper.keepLane(source);
@@ -127,38 +142,76 @@ async function recheckBeforeSend(
   const { plan } = input;
   const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
-  const recheck = await familyAdapter(ctx.config.networks.get(plan.network)).recheckBeforeSend(ctx.gateway.facilitator, payload, caip2, () =>
-    ctx.gateway.verify(payload, matched).catch(() => null),
+  const recheck = await familyAdapter(ctx.config.networks.get(plan.network)).recheckBeforeSend(
+    ctx.gateway.facilitator,
+    payload,
+    caip2,
+    () => ctx.gateway.verify(payload, matched).catch(() => null),
   );
   if (recheck.proceed) return null;
   const { verdict } = recheck;
   // A refused verification is no proof that nothing moved: this authorization may be spent by this payment's own
   // earlier relay (a server that died after sending it). Ask the chain before saying nothing was charged.
-  const landed = verdict ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null) : null;
+  const landed = verdict
+    ? await findLandedSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null)
+    : null;
   if (landed?.state === "landed") {
-    logEvent(ctx.log, events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: "recheck" });
+    logEvent(ctx.log, events.settleOk, {
+      network: caip2,
+      payer: payment.payer,
+      transaction: landed.transaction,
+      amount: plan.amountUnits.toString(),
+      recovered: "recheck",
+    });
     countSettlement(ctx.metrics, input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
   if (verdict && landed === null) {
     // The chain cannot say whether it moved: keep the claim (its lease makes a later retry resolve it).
-    logEvent(ctx.log, events.settleUnknown, { reason: "recheck_unreadable", network: caip2, payment_id: payment.id }, "warn");
+    logEvent(
+      ctx.log,
+      events.settleUnknown,
+      { reason: "recheck_unreadable", network: caip2, payment_id: payment.id },
+      "warn",
+    );
     countSettlement(ctx.metrics, input.purpose, caip2, "unknown", null);
-    return { result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: "recheck_unreadable" })), sent: false, failed: false };
+    return {
+      result: refused(
+        new AppError(
+          "chain_unavailable",
+          "the payment's settlement could not be confirmed; retry the same request later",
+          { reason: "recheck_unreadable" },
+        ),
+      ),
+      sent: false,
+      failed: false,
+    };
   }
-  const reason = verdict ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage) : "chain_unavailable";
+  const reason = verdict
+    ? await classifyVerifyFailure(payload, verdict.invalidReason, undefined, verdict.invalidMessage)
+    : "chain_unavailable";
   await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), reason);
   logEvent(ctx.log, events.settleFailed, { reason, network: caip2, stage: "recheck" }, "warn");
   countSettlement(ctx.metrics, input.purpose, caip2, verdict ? "failed" : "unknown", null);
   await recordFailure(ctx, caip2, "settle", reason);
   const error = verdict
     ? await paymentError(ctx, input, `the payment can no longer be settled: ${reason}; nothing was charged`, reason)
-    : new AppError("chain_unavailable", "the chain could not be reached to settle the payment; nothing was charged, retry later");
+    : new AppError(
+        "chain_unavailable",
+        "the chain could not be reached to settle the payment; nothing was charged, retry later",
+      );
   return { result: refused(error), sent: false, failed: verdict !== null };
 }
 
 /** Settles (the facilitator sends and waits for its confirmation) and records what the chain says happened. */
-async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, matched: PaymentRequirements, lane: Lane): Promise<SendResult> {
+async function sendAndRecord(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  matched: PaymentRequirements,
+  lane: Lane,
+): Promise<SendResult> {
   const { plan } = input;
   const events = eventNames(input.route);
   const caip2 = ctx.config.networks.get(plan.network).caip2;
@@ -170,7 +223,13 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
     const result = await timeStep(ctx.metrics, "settle", caip2, () => ctx.gateway.settle(payload, matched));
     if (result.success && result.transaction) {
       crashPoint(ctx.config, "after_settle");
-      logEvent(ctx.log, events.settleOk, { network: caip2, payer: payment.payer, transaction: result.transaction, amount: plan.amountUnits.toString(), ...feeField(payload) });
+      logEvent(ctx.log, events.settleOk, {
+        network: caip2,
+        payer: payment.payer,
+        transaction: result.transaction,
+        amount: plan.amountUnits.toString(),
+        ...feeField(payload),
+      });
       countSettlement(ctx.metrics, input.purpose, caip2, "ok", payload);
       return { result: await recordSettled(ctx, input, payment, result.transaction, lane), sent: true, failed: false };
     }
@@ -184,7 +243,13 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   // server that died): ask the chain before telling the client that nothing was charged.
   const landed = await findPendingSettlement(ctx.gateway.facilitator, plan.network, payload).catch(() => null);
   if (landed?.state === "landed") {
-    logEvent(ctx.log, events.settleOk, { network: caip2, payer: payment.payer, transaction: landed.transaction, amount: plan.amountUnits.toString(), recovered: failure });
+    logEvent(ctx.log, events.settleOk, {
+      network: caip2,
+      payer: payment.payer,
+      transaction: landed.transaction,
+      amount: plan.amountUnits.toString(),
+      recovered: failure,
+    });
     countSettlement(ctx.metrics, input.purpose, caip2, "recovered", null);
     return { result: await recordSettled(ctx, input, payment, landed.transaction, lane), sent: true, failed: false };
   }
@@ -196,7 +261,13 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
     logEvent(ctx.log, events.settleUnknown, { reason: failure, network: caip2, payment_id: payment.id }, "warn");
     countSettlement(ctx.metrics, input.purpose, caip2, "unknown", null);
     return {
-      result: refused(new AppError("chain_unavailable", "the payment's settlement could not be confirmed; retry the same request later", { reason: failure })),
+      result: refused(
+        new AppError(
+          "chain_unavailable",
+          "the payment's settlement could not be confirmed; retry the same request later",
+          { reason: failure },
+        ),
+      ),
       sent: true,
       failed: false,
     };
@@ -206,8 +277,19 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
   if (expired) failure = SETTLEMENT_EXPIRED;
   await markFailed(ctx.db, payment, moveOf("claimed", { type: expired ? "expired" : "failed" }), failure);
   // A transaction that landed and failed cost the fee payer its fee; one refused before sending cost nothing.
-  logEvent(ctx.log, expired ? events.settleExpired : events.settleFailed, { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) }, "warn");
-  countSettlement(ctx.metrics, input.purpose, caip2, expired ? "expired" : "failed", landed.state === "failed" ? payload : null);
+  logEvent(
+    ctx.log,
+    expired ? events.settleExpired : events.settleFailed,
+    { reason: failure, network: caip2, ...(landed.state === "failed" ? feeField(payload) : {}) },
+    "warn",
+  );
+  countSettlement(
+    ctx.metrics,
+    input.purpose,
+    caip2,
+    expired ? "expired" : "failed",
+    landed.state === "failed" ? payload : null,
+  );
   await recordFailure(ctx, caip2, "settle", failure);
   return {
     result: refused(await paymentError(ctx, input, "the payment could not be settled; nothing was charged", failure)),
@@ -220,17 +302,43 @@ async function sendAndRecord(ctx: AppContext, input: AdmitPaymentInput, payment:
  * claimed → pending: the transaction went out and its confirmation was not seen in time. The client gets 502
  * settlement_pending with the transaction and when to retry; the row keeps what any instance needs to finish it.
  */
-async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, payload: PaymentPayload, transaction: string): Promise<PaidRequestOutcome> {
+async function recordPending(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  payload: PaymentPayload,
+  transaction: string,
+): Promise<PaidRequestOutcome> {
   const events = eventNames(input.route);
-  const moved = await markPending(ctx.db, payment, moveOf("claimed", { type: "pending" }), { transaction, payload, beneficiary: payment.beneficiary });
+  const moved = await markPending(ctx.db, payment, moveOf("claimed", { type: "pending" }), {
+    transaction,
+    payload,
+    beneficiary: payment.beneficiary,
+  });
   if (!moved.ok) {
     if (moved.reason === "transaction_already_used") {
       await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), moved.reason);
-      return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
+      return {
+        kind: "replay",
+        error: new AppError("payment_replay", "this payment's transaction was already used", {
+          tx_signature: transaction,
+        }),
+      };
     }
     return replay(payment, "this payment is already being processed");
   }
-  logEvent(ctx.log, events.settlePending, { network: payment.network, payer: payment.payer, payment_id: payment.id, transaction, wait_ms: ctx.config.SETTLEMENT_CONFIRM_WAIT_MS }, "warn");
+  logEvent(
+    ctx.log,
+    events.settlePending,
+    {
+      network: payment.network,
+      payer: payment.payer,
+      payment_id: payment.id,
+      transaction,
+      wait_ms: ctx.config.SETTLEMENT_CONFIRM_WAIT_MS,
+    },
+    "warn",
+  );
   countSettlement(ctx.metrics, input.purpose, payment.network, "pending", null);
   return { kind: "pending", error: settlementPendingError(transaction, payment.network) };
 }
@@ -240,7 +348,13 @@ async function recordPending(ctx: AppContext, input: AdmitPaymentInput, payment:
  * statement frees the payer's lane when the settlement ran in it. The same transaction can arrive under another payment
  * row (an encoding the key did not fold): that row is a replay.
  */
-export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, payment: Payment, transaction: string, lane?: Lane): Promise<PaidRequestOutcome> {
+export async function recordSettled(
+  ctx: AppContext,
+  input: AdmitPaymentInput,
+  payment: Payment,
+  transaction: string,
+  lane?: Lane,
+): Promise<PaidRequestOutcome> {
   const chat = input.purpose === "call";
   const credited = await creditAgent(ctx.db, {
     kind: chat ? "payment_credit" : "topup_credit",
@@ -248,7 +362,12 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
     agentPubkey: payment.beneficiary ?? payment.payer,
     network: payment.network,
     units: payment.units,
-    payment: { id: payment.id, txSignature: transaction, move: moveOf("claimed", { type: "settled", purpose: input.purpose }), attempt: payment.attempt },
+    payment: {
+      id: payment.id,
+      txSignature: transaction,
+      move: moveOf("claimed", { type: "settled", purpose: input.purpose }),
+      attempt: payment.attempt,
+    },
     ...(chat ? { holdForCall: { holdId: payment.id, leaseMs: ctx.config.PAYMENT_LEASE_MS } } : {}),
     ...(lane ? { alongside: lane.releaseStatement({ sent: true, failed: false }) } : {}),
   });
@@ -256,11 +375,26 @@ export async function recordSettled(ctx: AppContext, input: AdmitPaymentInput, p
   if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
   if (!credited.ok) {
     await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), credited.reason);
-    logEvent(ctx.log, eventNames(input.route).settleReplay, { payment_id: payment.id, transaction, reason: credited.reason }, "warn");
-    return { kind: "replay", error: new AppError("payment_replay", "this payment's transaction was already used", { tx_signature: transaction }) };
+    logEvent(
+      ctx.log,
+      eventNames(input.route).settleReplay,
+      { payment_id: payment.id, transaction, reason: credited.reason },
+      "warn",
+    );
+    return {
+      kind: "replay",
+      error: new AppError("payment_replay", "this payment's transaction was already used", {
+        tx_signature: transaction,
+      }),
+    };
   }
   crashPoint(ctx.config, "after_credit");
-  return { kind: "settled", payment: { ...payment, status: "settled", txSignature: transaction }, balanceUnits: credited.balanceUnits, pointsBefore: credited.points };
+  return {
+    kind: "settled",
+    payment: { ...payment, status: "settled", txSignature: transaction },
+    balanceUnits: credited.balanceUnits,
+    pointsBefore: credited.points,
+  };
 }
 
 /** The payer's settlement lane: its paying account (the token account or address that pays), else the payer. */

@@ -78,12 +78,23 @@ export function laneRefusedMsExpression(source: string): Prisma.Sql {
  * (also the database's) whatever the clocks of the instances. `first` is an attempt already made by the caller's own
  * statement (the claim's). The wait is timed by `clock`.
  */
-export async function takeSettlementLane(db: DbClient, source: string, holder: string, verifiedAtMs: number, leaseMs: number, clock: Clock, first?: LaneAttempt): Promise<LaneOutcome> {
+export async function takeSettlementLane(
+  db: DbClient,
+  source: string,
+  holder: string,
+  verifiedAtMs: number,
+  leaseMs: number,
+  clock: Clock,
+  first?: LaneAttempt,
+): Promise<LaneOutcome> {
   const deadline = clock.monotonic() + LANE_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const tried = attempt === 0 && first ? first : await tryLane(db, source, holder, leaseMs);
     if (tried.taken) {
-      return { ok: true, lane: openLane(db, source, holder, tried.lastSentMs !== null && tried.lastSentMs >= verifiedAtMs) };
+      return {
+        ok: true,
+        lane: openLane(db, source, holder, tried.lastSentMs !== null && tried.lastSentMs >= verifiedAtMs),
+      };
     }
     if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
     if (clock.monotonic() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
@@ -94,14 +105,21 @@ export async function takeSettlementLane(db: DbClient, source: string, holder: s
 
 /** One take, and the payer's refusal when not taken, in one statement. */
 async function tryLane(db: DbClient, source: string, holder: string, leaseMs: number): Promise<LaneAttempt> {
-  const rows = await hotQuery<{ taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(db, Prisma.sql`
+  const rows = await hotQuery<{ taken: bigint; last_sent_ms: number | null; refused_ms: number | null }>(
+    db,
+    Prisma.sql`
     WITH lane AS (${takeLaneStatement(source, Prisma.sql`SELECT ${holder}::uuid`, leaseMs)})
-    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms, ${laneRefusedMsExpression(source)} AS refused_ms`);
+    SELECT (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms, ${laneRefusedMsExpression(source)} AS refused_ms`,
+  );
   return laneAttempt(rows[0]!);
 }
 
 /** The attempt from a statement's columns `taken`, `last_sent_ms` and `refused_ms`. */
-export function laneAttempt(row: { taken: bigint | number; last_sent_ms: number | string | null; refused_ms: number | string | null }): LaneAttempt {
+export function laneAttempt(row: {
+  taken: bigint | number;
+  last_sent_ms: number | string | null;
+  refused_ms: number | string | null;
+}): LaneAttempt {
   return {
     taken: Number(row.taken) === 1,
     lastSentMs: row.last_sent_ms === null ? null : Number(row.last_sent_ms),

@@ -15,9 +15,17 @@ import { keepTopUpAnswer } from "./payment-store";
 type CreditedTopUp = Payment & { txSignature: string };
 
 /** The top-up's first answer, as credited with `balanceUnits` after; kept on its payment for the payer's repeat. */
-export async function answerTopUp(ctx: Pick<AppContext, "db" | "gateway" | "log">, p: CreditedTopUp, balanceUnits: bigint): Promise<KeptAnswer> {
+export async function answerTopUp(
+  ctx: Pick<AppContext, "db" | "gateway" | "log">,
+  p: CreditedTopUp,
+  balanceUnits: bigint,
+): Promise<KeptAnswer> {
   // The credit is what the payment bought, and it is given: the x402 receipt goes with the settlement.
-  const routeReceipt = await ctx.gateway.offerReceipts.issueSettlementReceipt("topup", { transaction: p.txSignature, network: p.network, payer: p.payer });
+  const routeReceipt = await ctx.gateway.offerReceipts.issueSettlementReceipt("topup", {
+    transaction: p.txSignature,
+    network: p.network,
+    payer: p.payer,
+  });
   const answer = { body: { ...topUpBody(p), balance_usdc: formatUnitsAsUsdc(balanceUnits) }, routeReceipt };
   await keepTopUpAnswer(ctx.db, p.id, keptAnswerText(answer)).catch((err: unknown) =>
     logEvent(ctx.log, "credits.answer_not_kept", { payment_id: p.id, reason: String(err).slice(0, 200) }, "warn"),
@@ -32,10 +40,19 @@ export function keptTopUpAnswer(p: CreditedTopUp): { body: unknown; headers: Rec
 }
 
 /** A top-up answer's headers: the settlement's (with its x402 receipt) and the balance it reported. */
-export function topUpHeaders(p: CreditedTopUp, answer: KeptAnswer, extra: Record<string, string>): Record<string, string> {
+export function topUpHeaders(
+  p: CreditedTopUp,
+  answer: KeptAnswer,
+  extra: Record<string, string>,
+): Record<string, string> {
   const balance = answer.body.balance_usdc;
   return {
-    ...settlementHeaders({ transaction: p.txSignature, network: p.network, payer: p.payer, extensions: answer.routeReceipt?.extensions }),
+    ...settlementHeaders({
+      transaction: p.txSignature,
+      network: p.network,
+      payer: p.payer,
+      extensions: answer.routeReceipt?.extensions,
+    }),
     ...(typeof balance === "string" ? { "X-Credit-Balance-Usdc": balance } : {}),
     ...extra,
   };
@@ -43,5 +60,12 @@ export function topUpHeaders(p: CreditedTopUp, answer: KeptAnswer, extra: Record
 
 /** What a top-up's answer always says: whom its payment credited, and how much. */
 function topUpBody(p: CreditedTopUp): Record<string, unknown> {
-  return { object: "credit.topup", agent_pubkey: p.beneficiary ?? p.payer, payer: p.payer, network: p.network, amount_usdc: formatUnitsAsUsdc(p.units), tx_signature: p.txSignature };
+  return {
+    object: "credit.topup",
+    agent_pubkey: p.beneficiary ?? p.payer,
+    payer: p.payer,
+    network: p.network,
+    amount_usdc: formatUnitsAsUsdc(p.units),
+    tx_signature: p.txSignature,
+  };
 }

@@ -72,7 +72,10 @@ export interface CallSettlement {
    * outbox; otherwise its money was given back (`balanceUnits`: the balance after), or waits in the outbox to be
    * (`balanceUnits` null). `delivered`: the answer already went out (a stream). The error to answer.
    */
-  recordPending(reservation: CallReservation, how: { delivered: boolean; kept: boolean; balanceUnits: bigint | null }): AppError;
+  recordPending(
+    reservation: CallReservation,
+    how: { delivered: boolean; kept: boolean; balanceUnits: bigint | null },
+  ): AppError;
   /** The database refused the call's record for good and its money was given back (the balance after, when known). */
   recordRefused(reservation: CallReservation, balanceUnits: bigint | null): AppError;
 }

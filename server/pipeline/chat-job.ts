@@ -34,7 +34,8 @@ export function chatJob(call: ChatCall): UpstreamJob {
           usageChunk: call.usageChunk === true,
           events: (upstream, signal) => upstream.stream(call.completion, { signal }),
           answerOf,
-          interrupted: (upstream, produced) => upstream.interrupted(call.completion.model, call.completion.messages, produced),
+          interrupted: (upstream, produced) =>
+            upstream.interrupted(call.completion.model, call.completion.messages, produced),
         }
       : null,
   };

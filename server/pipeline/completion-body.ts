@@ -6,7 +6,13 @@ import type { Completion } from "../upstream";
 
 /** The `chat.completion` body; `content` stays a string ("" beside tool calls), the text the receipt's hash covers. */
 export function completionBody(inferenceId: string, completion: Completion): Record<string, unknown> {
-  const message = { role: "assistant", content: completion.content, refusal: null, annotations: [], ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}) };
+  const message = {
+    role: "assistant",
+    content: completion.content,
+    refusal: null,
+    annotations: [],
+    ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}),
+  };
   return {
     id: `chatcmpl-${inferenceId}`,
     object: "chat.completion",

@@ -7,7 +7,10 @@ describe("keptAnswerText() and readKeptAnswer()", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), (content) => {
         const body = { id: "chatcmpl-1", choices: [{ message: { content } }] };
-        const routeReceipt = { extensions: { "offer-receipt": { info: { receipt: { format: "jws", signature: "x.y.z" } } } }, receipt: { format: "jws" as const, signature: "x.y.z" } };
+        const routeReceipt = {
+          extensions: { "offer-receipt": { info: { receipt: { format: "jws", signature: "x.y.z" } } } },
+          receipt: { format: "jws" as const, signature: "x.y.z" },
+        };
         const text = keptAnswerText({ body, routeReceipt });
         // Text PostgreSQL can hold: no U+0000 and well-formed UTF-16 (escapes stand in for both).
         expect(text.includes("\u0000")).toBe(false);
@@ -18,10 +21,14 @@ describe("keptAnswerText() and readKeptAnswer()", () => {
   });
 
   it("reads an answer kept with no receipt (kept before receipts were)", () => {
-    expect(readKeptAnswer('{"body":{"id":"chatcmpl-1"},"x402_receipt":null}')).toEqual({ body: { id: "chatcmpl-1" }, routeReceipt: null });
+    expect(readKeptAnswer('{"body":{"id":"chatcmpl-1"},"x402_receipt":null}')).toEqual({
+      body: { id: "chatcmpl-1" },
+      routeReceipt: null,
+    });
   });
 
   it("rejects malformed input", () => {
-    for (const text of [null, "", "{", "null", "[]", '{"x402_receipt":null}', '{"body":"text"}', '{"body":null}']) expect(readKeptAnswer(text)).toBeNull();
+    for (const text of [null, "", "{", "null", "[]", '{"x402_receipt":null}', '{"body":"text"}', '{"body":null}'])
+      expect(readKeptAnswer(text)).toBeNull();
   });
 });

@@ -28,5 +28,8 @@ export function readKeptAnswer(text: string | null): KeptAnswer | null {
   const kept = parsed as { body?: unknown; x402_receipt?: unknown } | null;
   if (typeof kept !== "object" || kept === null || typeof kept.body !== "object" || kept.body === null) return null;
   const receipt = kept.x402_receipt as RouteReceipt | null | undefined;
-  return { body: kept.body as Record<string, unknown>, routeReceipt: receipt && typeof receipt === "object" ? receipt : null };
+  return {
+    body: kept.body as Record<string, unknown>,
+    routeReceipt: receipt && typeof receipt === "object" ? receipt : null,
+  };
 }

@@ -12,15 +12,32 @@ export type MoneyRoute = "chat" | "inference" | "credits" | "grants";
  * The network of `networks` a request names (or the default), refused when unknown or when it is mainnet and the
  * switch is off (logged to `log`).
  */
-export function admitNetwork(log: Logger, networks: NetworkRegistry, settings: Settings, name: string | undefined, route: MoneyRoute): NetworkId {
+export function admitNetwork(
+  log: Logger,
+  networks: NetworkRegistry,
+  settings: Settings,
+  name: string | undefined,
+  route: MoneyRoute,
+): NetworkId {
   const network = name === undefined ? settings.defaultNetwork : networks.resolve(name, settings.defaultNetwork);
-  if (network === null) throw new AppError("invalid_network", `network must be one of ${networks.requestNames.join(", ")} (or a CAIP-2 id)`, { detail: "network" });
+  if (network === null)
+    throw new AppError(
+      "invalid_network",
+      `network must be one of ${networks.requestNames.join(", ")} (or a CAIP-2 id)`,
+      { detail: "network" },
+    );
   requireNetworkEnabled(log, networks, settings, network, route);
   return network;
 }
 
 /** Refuses a mainnet network while the kill switch is off (logged to `log`). Takes a network id or its CAIP-2 id. */
-export function requireNetworkEnabled(log: Logger, networks: NetworkRegistry, settings: Settings, network: NetworkId | string, route: MoneyRoute): void {
+export function requireNetworkEnabled(
+  log: Logger,
+  networks: NetworkRegistry,
+  settings: Settings,
+  network: NetworkId | string,
+  route: MoneyRoute,
+): void {
   const info = networks.byId(network) ?? networks.byCaip2(network);
   // SECURITY: an unknown stored network is treated as mainnet: the switch fails closed.
   if ((info?.isMainnet ?? true) && !settings.mainnetEnabled) {

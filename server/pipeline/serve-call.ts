@@ -34,7 +34,14 @@ import { encodeReceiptHeader } from "../receipts/sign-receipt";
 import { firstEventThenRest, SSE_HEADERS, sseInferenceStream } from "../streaming/sse-inference";
 import { formatUnitsAsUsdc } from "../verify";
 import { signCallReceipt } from "./call-receipt";
-import type { CallReservation, RouteReceipt, ServedCall, StreamingJob, UpstreamAnswer, UpstreamJob } from "./call-types";
+import type {
+  CallReservation,
+  RouteReceipt,
+  ServedCall,
+  StreamingJob,
+  UpstreamAnswer,
+  UpstreamJob,
+} from "./call-types";
 import { keptAnswerText } from "./kept-answer";
 
 /** Serves a reserved call. Throws the route's AppError when the upstream fails before the first byte. */
@@ -42,7 +49,9 @@ export async function serveCall(ctx: AppContext, reservation: CallReservation, j
   reservation.servedFrom = ctx.clock.monotonic();
   const lease = keepLease(ctx, reservation);
   try {
-    return job.stream ? await streamCall(ctx, reservation, job.stream, lease) : await completeCall(ctx, reservation, job);
+    return job.stream
+      ? await streamCall(ctx, reservation, job.stream, lease)
+      : await completeCall(ctx, reservation, job);
   } finally {
     // A stream keeps its lease until it ends (streamCall hands the stop to the stream's own ending).
     if (!job.stream) lease.stop();
@@ -53,7 +62,9 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, job: 
   let answer: UpstreamAnswer;
   try {
     // A plain answer's first byte is its last: one request, both steps.
-    const pending = timeStep(ctx.metrics, ["upstream_first_byte", "upstream"], reservation.network, () => job.run(ctx.upstream, reservation.holdId));
+    const pending = timeStep(ctx.metrics, ["upstream_first_byte", "upstream"], reservation.network, () =>
+      job.run(ctx.upstream, reservation.holdId),
+    );
     crashPoint(ctx.config, "during_inference");
     answer = await pending;
   } catch (err) {
@@ -77,12 +88,19 @@ async function completeCall(ctx: AppContext, reservation: CallReservation, job: 
  * The streamed answer: the payment (if any) is settled and the hold reserved before the first byte; the receipt is the
  * last event before [DONE].
  */
-async function streamCall(ctx: AppContext, reservation: CallReservation, job: StreamingJob, lease: Lease): Promise<ServedCall> {
+async function streamCall(
+  ctx: AppContext,
+  reservation: CallReservation,
+  job: StreamingJob,
+  lease: Lease,
+): Promise<ServedCall> {
   const started = ctx.clock.monotonic();
   const abort = new AbortController();
   let events;
   try {
-    events = await timeStep(ctx.metrics, "upstream_first_byte", reservation.network, () => firstEventThenRest(job.events(ctx.upstream, abort.signal)));
+    events = await timeStep(ctx.metrics, "upstream_first_byte", reservation.network, () =>
+      firstEventThenRest(job.events(ctx.upstream, abort.signal)),
+    );
   } catch (err) {
     // Before the first byte: the plain rules and a plain error response.
     lease.stop();
@@ -104,16 +122,29 @@ async function streamCall(ctx: AppContext, reservation: CallReservation, job: St
       const answer = job.answerOf(completion, reservation.holdId);
       const routeReceipt = await reservation.settlement.routeReceipt();
       // SECURITY: the text has left: whatever happens to its record, this call is never served again.
-      const { receipt } = await recordServed(ctx, reservation, answer, { body: answer.body, routeReceipt }, { delivered: true });
+      const { receipt } = await recordServed(
+        ctx,
+        reservation,
+        answer,
+        { body: answer.body, routeReceipt },
+        { delivered: true },
+      );
       return { receipt, x402Receipt: routeReceipt?.receipt ?? null };
     },
     abortRecorded: async (produced) => {
       lease.stop();
       observeStep(ctx.metrics, "upstream", reservation.network, (ctx.clock.monotonic() - started) / 1000);
       // The client left: what the upstream produced is what it cost; the hold is used, and no receipt is claimed.
-      const cut = { ...job.interrupted(ctx.upstream, produced), latencyMs: Math.round(ctx.clock.monotonic() - started) };
+      const cut = {
+        ...job.interrupted(ctx.upstream, produced),
+        latencyMs: Math.round(ctx.clock.monotonic() - started),
+      };
       await recordAborted(ctx, reservation, cut);
-      logEvent(ctx.log, "call.stream_aborted", { inference_id: reservation.holdId, network: reservation.network, cost: cut.costUnits.toString() });
+      logEvent(ctx.log, "call.stream_aborted", {
+        inference_id: reservation.holdId,
+        network: reservation.network,
+        cost: cut.costUnits.toString(),
+      });
     },
     fail: (err) => {
       lease.stop();
@@ -156,7 +187,12 @@ async function recordServed(
   how: { delivered: boolean },
 ): Promise<Recorded> {
   const answer = reservation.settlement.keepsAnswer() ? keptAnswerText(kept) : null;
-  const receiptOf = (pointsBefore: number) => signCallReceipt(ctx.keys.operator(), reservation, answered, { inferenceId: reservation.holdId, pointsTotal: pointsBefore + 1, atMs: ctx.clock.now() });
+  const receiptOf = (pointsBefore: number) =>
+    signCallReceipt(ctx.keys.operator(), reservation, answered, {
+      inferenceId: reservation.holdId,
+      pointsTotal: pointsBefore + 1,
+      atMs: ctx.clock.now(),
+    });
   const facts = captureFacts(reservation, answered, "served", answer);
   const write = async (): Promise<Recorded | null> => {
     const recorded = await captureServed(ctx.db, ctx.log, reservation, facts, receiptOf);
@@ -173,18 +209,32 @@ async function recordServed(
       if (!(await write())) captureLost(ctx.log, reservation);
     };
     const bytes = Buffer.byteLength(answer ?? "") + RECORD_OVERHEAD_BYTES;
-    throw await notRecorded(ctx, reservation, err, { delivered: how.delivered, bytes, write: how.delivered || answer !== null ? later : null });
+    throw await notRecorded(ctx, reservation, err, {
+      delivered: how.delivered,
+      bytes,
+      write: how.delivered || answer !== null ? later : null,
+    });
   }
   if (!recorded) throw captureLost(ctx.log, reservation);
   return recorded;
 }
 
 /** Records a stream the client left: charged what was produced, with no receipt; on failure, as recordServed. */
-async function recordAborted(ctx: AppContext, reservation: CallReservation, cut: Pick<UpstreamAnswer, "model" | "upstream" | "costUnits" | "latencyMs">): Promise<void> {
+async function recordAborted(
+  ctx: AppContext,
+  reservation: CallReservation,
+  cut: Pick<UpstreamAnswer, "model" | "upstream" | "costUnits" | "latencyMs">,
+): Promise<void> {
   const write = async (): Promise<void> => {
     const captured = await captureHold(ctx.db, captureFacts(reservation, cut, "aborted", null), ctx.log);
     if (captured.ok) countCall(ctx, reservation, "aborted");
-    else logEvent(ctx.log, "call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "warn");
+    else
+      logEvent(
+        ctx.log,
+        "call.capture_lost",
+        { inference_id: reservation.holdId, network: reservation.network },
+        "warn",
+      );
   };
   try {
     await inLine(write);
@@ -221,7 +271,11 @@ async function notRecorded(
 ): Promise<AppError> {
   countCall(ctx, reservation, "log_failed");
   const { settlement } = reservation;
-  const fields = { inference_id: reservation.holdId, network: reservation.network, ...(settlement.leasedPayment ? { payment_id: settlement.leasedPayment.id } : {}) };
+  const fields = {
+    inference_id: reservation.holdId,
+    network: reservation.network,
+    ...(settlement.leasedPayment ? { payment_id: settlement.leasedPayment.id } : {}),
+  };
   const reason = err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
   const giveBack = async (): Promise<void> => {
     await settlement.giveBack(ctx.db, reservation);
@@ -255,7 +309,12 @@ async function notRecorded(
   // An answer nobody got, and nobody keeps: its money goes back now if anything can be written, else once it can.
   const balanceUnits = await settlement.giveBack(ctx.db, reservation).catch((failed: unknown) => {
     pending(giveBack);
-    logEvent(ctx.log, "call.give_back_pending", { ...fields, reason: failed instanceof Error ? failed.message.slice(0, 200) : "unknown" }, "warn");
+    logEvent(
+      ctx.log,
+      "call.give_back_pending",
+      { ...fields, reason: failed instanceof Error ? failed.message.slice(0, 200) : "unknown" },
+      "warn",
+    );
     return null;
   });
   return settlement.recordPending(reservation, { delivered: how.delivered, kept: false, balanceUnits });
@@ -273,7 +332,13 @@ class ReceiptTooLarge extends Error {
  * agent's points locked for one transaction. Null when the hold was no longer held: another server finished the call
  * (or, when its receipt is this answer's, this call's own commit whose reply was lost: then that is the record).
  */
-async function captureServed(db: DbClient, log: Logger, reservation: CallReservation, facts: CaptureFacts, receiptOf: (pointsBefore: number) => Receipt): Promise<Recorded | null> {
+async function captureServed(
+  db: DbClient,
+  log: Logger,
+  reservation: CallReservation,
+  facts: CaptureFacts,
+  receiptOf: (pointsBefore: number) => Receipt,
+): Promise<Recorded | null> {
   let pointsBefore: number | null = reservation.pointsBefore ?? -1;
   for (let attempt = 0; pointsBefore !== null && attempt < MAX_RECEIPT_CAPTURES; attempt++) {
     const receipt = receiptOf(pointsBefore);
@@ -285,7 +350,11 @@ async function captureServed(db: DbClient, log: Logger, reservation: CallReserva
   return db.$transaction(async (tx) => {
     const points = await lockPoints(tx, reservation.agentPubkey);
     const receipt = receiptOf(points);
-    const captured: CaptureOutcome = await captureHold(tx, { ...facts, receipt: { json: receiptJson(receipt), pointsBefore: points } }, log);
+    const captured: CaptureOutcome = await captureHold(
+      tx,
+      { ...facts, receipt: { json: receiptJson(receipt), pointsBefore: points } },
+      log,
+    );
     if (captured.ok) return { receipt, balanceUnits: captured.balanceUnits };
     if (captured.reason === "hold_not_held") return ownRecord(tx, reservation, receipt);
     throw new Error("the agent's points moved while locked");
@@ -294,14 +363,17 @@ async function captureServed(db: DbClient, log: Logger, reservation: CallReserva
 
 function receiptJson(receipt: Receipt): string {
   const json = JSON.stringify(receipt);
-  if (!receiptFitsLog(json)) throw new ReceiptTooLarge(`the receipt of ${String(receipt.inference_id)} is too large for a log entry`);
+  if (!receiptFitsLog(json))
+    throw new ReceiptTooLarge(`the receipt of ${String(receipt.inference_id)} is too large for a log entry`);
   return json;
 }
 
 /** The agent's points, locked for the transaction (its row made first, for an agent that has none). */
 async function lockPoints(tx: DbTransaction, agentPubkey: string): Promise<number> {
   await tx.$executeRaw`INSERT INTO agents (pubkey) VALUES (${agentPubkey}) ON CONFLICT (pubkey) DO NOTHING`;
-  const rows = await tx.$queryRaw<{ points_total: number }[]>`SELECT points_total FROM agents WHERE pubkey = ${agentPubkey} FOR UPDATE`;
+  const rows = await tx.$queryRaw<
+    { points_total: number }[]
+  >`SELECT points_total FROM agents WHERE pubkey = ${agentPubkey} FOR UPDATE`;
   return Number(rows[0]!.points_total);
 }
 
@@ -309,12 +381,17 @@ async function lockPoints(tx: DbTransaction, agentPubkey: string): Promise<numbe
  * The record of a hold found captured: this call's own, when its stored receipt covers the same prompt and answer (the
  * commit landed and only its reply was lost), so the answer goes out with that receipt; else null.
  */
-async function ownRecord(db: DbClient | DbTransaction, reservation: CallReservation, receipt: Receipt): Promise<Recorded | null> {
+async function ownRecord(
+  db: DbClient | DbTransaction,
+  reservation: CallReservation,
+  receipt: Receipt,
+): Promise<Recorded | null> {
   const rows = await db.$queryRaw<{ receipt: Receipt | null; balance: bigint | null }[]>(Prisma.sql`
     SELECT l.receipt, (SELECT units FROM balances b WHERE b.agent_pubkey = l.agent_pubkey AND b.network = l.network) AS balance
     FROM inference_logs l WHERE l.id = ${reservation.holdId}::uuid AND l.status = 'served'`);
   const stored = rows[0]?.receipt;
-  if (!stored || stored.response_hash !== receipt.response_hash || stored.prompt_hash !== receipt.prompt_hash) return null;
+  if (!stored || stored.response_hash !== receipt.response_hash || stored.prompt_hash !== receipt.prompt_hash)
+    return null;
   return { receipt: stored, balanceUnits: BigInt(rows[0]!.balance ?? 0n) };
 }
 
@@ -325,14 +402,25 @@ function captureFacts(
   outcome: "served" | "aborted",
   answer: string | null,
 ): CaptureFacts {
-  const facts: CaptureFacts = { holdId: reservation.holdId, agentPubkey: reservation.agentPubkey, costUnits: completion.costUnits, model: completion.model, upstream: completion.upstream, latencyMs: completion.latencyMs, outcome };
+  const facts: CaptureFacts = {
+    holdId: reservation.holdId,
+    agentPubkey: reservation.agentPubkey,
+    costUnits: completion.costUnits,
+    model: completion.model,
+    upstream: completion.upstream,
+    latencyMs: completion.latencyMs,
+    outcome,
+  };
   return answer === null ? facts : { ...facts, answer };
 }
 
 /** The hold was no longer held: another server finished this call, and its answer is not sent twice. */
 function captureLost(log: Logger, reservation: CallReservation): AppError {
   logEvent(log, "call.capture_lost", { inference_id: reservation.holdId, network: reservation.network }, "error");
-  return new AppError("payment_replay", "this call's hold was already settled by another request; its answer is not served twice");
+  return new AppError(
+    "payment_replay",
+    "this call's hold was already settled by another request; its answer is not served twice",
+  );
 }
 
 /**
@@ -350,15 +438,24 @@ async function failCall(ctx: AppContext, reservation: CallReservation, err: unkn
 }
 
 /** Counts the call's outcome; a served or aborted call also observes its total time, from serveCall to the capture. */
-function countCall(ctx: AppContext, reservation: CallReservation, outcome: "served" | "aborted" | "upstream_error" | "log_failed"): void {
+function countCall(
+  ctx: AppContext,
+  reservation: CallReservation,
+  outcome: "served" | "aborted" | "upstream_error" | "log_failed",
+): void {
   const m = ctx.metrics;
   m.calls.inc({ route: reservation.settlement.route, network: reservation.network, outcome, code: "" });
   const from = reservation.servedFrom;
-  if ((outcome === "served" || outcome === "aborted") && from !== undefined) observeStep(ctx.metrics, "total", reservation.network, (ctx.clock.monotonic() - from) / 1000);
+  if ((outcome === "served" || outcome === "aborted") && from !== undefined)
+    observeStep(ctx.metrics, "total", reservation.network, (ctx.clock.monotonic() - from) / 1000);
 }
 
 /** The call's headers: the route's own (with the route receipt's extensions once served), and the agent's balance once known. */
-function callHeaders(reservation: CallReservation, balanceUnits: bigint | null, extensions?: Record<string, unknown>): Record<string, string> {
+function callHeaders(
+  reservation: CallReservation,
+  balanceUnits: bigint | null,
+  extensions?: Record<string, unknown>,
+): Record<string, string> {
   return {
     ...reservation.settlement.headers(extensions),
     ...(balanceUnits !== null ? { "X-Credit-Balance-Usdc": formatUnitsAsUsdc(balanceUnits) } : {}),
@@ -372,13 +469,23 @@ interface Lease {
 /** Renews the call's lease every third of PAYMENT_LEASE_MS until stopped. */
 function keepLease(ctx: AppContext, reservation: CallReservation): Lease {
   const leaseMs = ctx.config.PAYMENT_LEASE_MS;
-  const timer = setInterval(() => {
-    renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPayment, leaseMs)
-      .then((held) => {
-        if (!held) logEvent(ctx.log, "call.lease_lost", { inference_id: reservation.holdId }, "warn");
-      })
-      .catch((err: unknown) => logEvent(ctx.log, "call.lease_renew_failed", { inference_id: reservation.holdId, reason: String(err).slice(0, 200) }, "warn"));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewLease(ctx.db, reservation.holdId, reservation.settlement.leasedPayment, leaseMs)
+        .then((held) => {
+          if (!held) logEvent(ctx.log, "call.lease_lost", { inference_id: reservation.holdId }, "warn");
+        })
+        .catch((err: unknown) =>
+          logEvent(
+            ctx.log,
+            "call.lease_renew_failed",
+            { inference_id: reservation.holdId, reason: String(err).slice(0, 200) },
+            "warn",
+          ),
+        );
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   timer.unref?.();
   return { stop: () => clearInterval(timer) };
 }

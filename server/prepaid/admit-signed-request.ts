@@ -7,8 +7,22 @@ import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
 import { countIpRequest, refuseOverIpLimit } from "../http/ip-rate-limit";
 import type { Settings } from "../settings/setting-definitions";
-import { settingsFromStored, STORED_SETTINGS_JSON, storedSettingsAre, type SettingDefaultsSource, type StoredSettings } from "../settings/read-settings";
-import { balanceExpression, pointsExpression, reserveCtes, reserveOutcome, type HoldRequest, type HoldStatus, type ReserveOutcome } from "../ledger/credit-holds";
+import {
+  settingsFromStored,
+  STORED_SETTINGS_JSON,
+  storedSettingsAre,
+  type SettingDefaultsSource,
+  type StoredSettings,
+} from "../settings/read-settings";
+import {
+  balanceExpression,
+  pointsExpression,
+  reserveCtes,
+  reserveOutcome,
+  type HoldRequest,
+  type HoldStatus,
+  type ReserveOutcome,
+} from "../ledger/credit-holds";
 import { hotQuery } from "../db/hot-query";
 import type { Logger } from "../log";
 import type { Clock } from "../clock";
@@ -34,9 +48,15 @@ export interface AdmissionRequest {
  * credit on the network: 402 `insufficient_credits`, nothing written for it. Returns the settings. The windows are
  * the runtime's clock's; an invalid stored setting is logged to its logger.
  */
-export async function admitSignedRequest(db: DbClient, cfg: SettingDefaultsSource, request: AdmissionRequest, rt: { clock: Clock; log: Logger }): Promise<Settings> {
+export async function admitSignedRequest(
+  db: DbClient,
+  cfg: SettingDefaultsSource,
+  request: AdmissionRequest,
+  rt: { clock: Clock; log: Logger },
+): Promise<Settings> {
   const admitted = await admitAndHold(db, cfg, request, null, rt);
-  if (!admitted.ok) throw new AppError("insufficient_credits", "this agent has no credit on this network", { balance_usdc: "0" });
+  if (!admitted.ok)
+    throw new AppError("insufficient_credits", "this agent has no credit on this network", { balance_usdc: "0" });
   return admitted.settings;
 }
 
@@ -91,7 +111,9 @@ export async function admitAndHold(
     debited: bigint | null;
     balance: bigint | null;
     points: number;
-  }>(db, Prisma.sql`
+  }>(
+    db,
+    Prisma.sql`
     WITH ip_counted AS (
       ${ip ? countIpRequest("prepaid_inference", ip.hash, now) : Prisma.sql`SELECT 0 AS count`}
     ), credited AS (
@@ -119,18 +141,36 @@ export async function admitAndHold(
     SELECT (SELECT count FROM ip_counted) AS ip_count, (SELECT count(*) FROM credited) AS credited, (SELECT count FROM counted) AS count,
            (SELECT count(*) FROM claimed) AS claimed, (SELECT settings FROM stored) AS settings,
            (SELECT count(*) FROM hold_asked) AS hold_asked, (SELECT units FROM debited) AS debited, ${balanceExpression(hold?.request ?? NO_HOLD)} AS balance,
-           ${pointsExpression(agentPubkey)} AS points`);
+           ${pointsExpression(agentPubkey)} AS points`,
+  );
   const row = rows[0]!;
   if (ip) refuseOverIpLimit(Number(row.ip_count), ip.limit, now);
   const settings = settingsFromStored(row.settings, cfg, rt.log);
   if (Number(row.credited) !== 1) return { ok: false, reason: "no_credit", settings, stored: row.settings };
   if (Number(row.count) > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + RATE_LIMIT_WINDOW_MS - now) / 1000));
-    throw new AppError("rate_limited", `at most ${limit} signed requests per minute`, { retry_after_s: retryAfter }, { "Retry-After": String(retryAfter) });
+    throw new AppError(
+      "rate_limited",
+      `at most ${limit} signed requests per minute`,
+      { retry_after_s: retryAfter },
+      { "Retry-After": String(retryAfter) },
+    );
   }
   if (Number(row.claimed) !== 1) throw new AppError("nonce_replay", "this nonce was already used by this agent");
-  return { ok: true, settings, stored: row.settings, hold: hold && Number(row.hold_asked) === 1 ? reserveOutcome(hold.request, row) : null, points: Number(row.points) };
+  return {
+    ok: true,
+    settings,
+    stored: row.settings,
+    hold: hold && Number(row.hold_asked) === 1 ? reserveOutcome(hold.request, row) : null,
+    points: Number(row.points),
+  };
 }
 
 /** The CTEs' parameters when no hold is asked for: they never run (`hold_asked` is empty). */
-const NO_HOLD: HoldRequest = { holdId: "00000000-0000-0000-0000-000000000000", agentPubkey: "", network: "", units: 0n, leaseMs: 0 };
+const NO_HOLD: HoldRequest = {
+  holdId: "00000000-0000-0000-0000-000000000000",
+  agentPubkey: "",
+  network: "",
+  units: 0n,
+  leaseMs: 0,
+};

@@ -27,7 +27,12 @@ export const PREPAID_CALL_SETTLEMENT: CallSettlement = {
   },
   onDatabaseLost(ctx, reservation, err) {
     // Nothing was charged: a capture that did commit left no `held` hold to release.
-    whenDatabaseBack(ctx, err, { event: "call.hold_released_after_database_loss", fields: { inference_id: reservation.holdId } }, () => releaseHold(ctx.db, reservation.holdId));
+    whenDatabaseBack(
+      ctx,
+      err,
+      { event: "call.hold_released_after_database_loss", fields: { inference_id: reservation.holdId } },
+      () => releaseHold(ctx.db, reservation.holdId),
+    );
   },
   giveBack: (db, reservation) => releaseHold(db, reservation.holdId),
   recordPending(reservation, how) {
@@ -56,9 +61,13 @@ export const PREPAID_CALL_SETTLEMENT: CallSettlement = {
     );
   },
   recordRefused(reservation, balanceUnits) {
-    return new AppError("call_not_recorded", "the database refused this call's record, so it has no receipt and nothing was charged; the hold was released", {
-      inference_id: reservation.holdId,
-      ...(balanceUnits !== null ? { balance_usdc: formatUnitsAsUsdc(balanceUnits) } : {}),
-    });
+    return new AppError(
+      "call_not_recorded",
+      "the database refused this call's record, so it has no receipt and nothing was charged; the hold was released",
+      {
+        inference_id: reservation.holdId,
+        ...(balanceUnits !== null ? { balance_usdc: formatUnitsAsUsdc(balanceUnits) } : {}),
+      },
+    );
   },
 };

@@ -16,16 +16,33 @@ import type { Clock } from "../clock";
 const RECENT_ENTRIES = 50;
 
 /** The balance and history of `pubkey`; the caller must have signed as `pubkey`. */
-export async function readCredits(db: DbClient, cfg: Config, pubkey: string, networkName: string | null, headers: Headers, rt: { clock: Clock; log: Logger }): Promise<unknown> {
-  if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_request", "the path must hold a base58 public key", { detail: "pubkey" });
+export async function readCredits(
+  db: DbClient,
+  cfg: Config,
+  pubkey: string,
+  networkName: string | null,
+  headers: Headers,
+  rt: { clock: Clock; log: Logger },
+): Promise<unknown> {
+  if (!isBase58PublicKey(pubkey))
+    throw new AppError("invalid_request", "the path must hold a base58 public key", { detail: "pubkey" });
   const timestamp = headers.get("x-agent-timestamp")?.trim() ?? "";
-  if (!/^\d{1,16}$/.test(timestamp)) throw new AppError("missing_auth_headers", "X-Agent-Pubkey, X-Agent-Signature and X-Agent-Timestamp are required");
-  const signer = authenticateSignedRequest(cfg.baseUrl, headers, "GET", `/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp));
+  if (!/^\d{1,16}$/.test(timestamp))
+    throw new AppError("missing_auth_headers", "X-Agent-Pubkey, X-Agent-Signature and X-Agent-Timestamp are required");
+  const signer = authenticateSignedRequest(
+    cfg.baseUrl,
+    headers,
+    "GET",
+    `/api/v1/credits/${pubkey}`,
+    utf8ToBytes(timestamp),
+  );
   // SECURITY: a valid signature by another key must not read this agent's history.
-  if (signer !== pubkey) throw new AppError("invalid_signature", "requests for an agent's credits must be signed by that agent");
+  if (signer !== pubkey)
+    throw new AppError("invalid_signature", "requests for an agent's credits must be signed by that agent");
   checkRequestWindow(Number(timestamp), rt.clock.now());
   const settings = await readSettings(db, cfg, rt.log);
-  const networkId = networkName === null ? settings.defaultNetwork : cfg.networks.resolve(networkName, settings.defaultNetwork);
+  const networkId =
+    networkName === null ? settings.defaultNetwork : cfg.networks.resolve(networkName, settings.defaultNetwork);
   if (!networkId) throw new AppError("invalid_network", "unknown network", { detail: "network" });
   const network = cfg.networks.get(networkId).caip2;
   const [balance, entries] = await Promise.all([
@@ -36,6 +53,13 @@ export async function readCredits(db: DbClient, cfg: Config, pubkey: string, net
     agent_pubkey: pubkey,
     network,
     balance_usdc: formatUnitsAsUsdc(balance?.units ?? 0n),
-    entries: entries.map((e) => ({ id: e.id.toString(), kind: e.kind, amount_usdc: formatUnitsAsUsdc(e.units), payment_id: e.paymentId, inference_id: e.inferenceId, created_at: e.createdAt.toISOString() })),
+    entries: entries.map((e) => ({
+      id: e.id.toString(),
+      kind: e.kind,
+      amount_usdc: formatUnitsAsUsdc(e.units),
+      payment_id: e.paymentId,
+      inference_id: e.inferenceId,
+      created_at: e.createdAt.toISOString(),
+    })),
   };
 }

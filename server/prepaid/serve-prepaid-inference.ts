@@ -25,7 +25,6 @@ import { inferenceRequestSchema, type InferenceRequest } from "../schemas/infere
 import { PREPAID_CALL_SETTLEMENT } from "./prepaid-call-settlement";
 import { authenticateSignedRequest, checkRequestWindow } from "./signed-request";
 
-
 const INFERENCE_PATH = "/api/v1/inference";
 
 /** A signed request's call, as its route parsed it: its replay fields, its network, and how it is planned. */
@@ -46,7 +45,10 @@ export interface PrepaidRoute {
   parse: (json: unknown) => PrepaidCall;
 }
 
-const INFERENCE_ROUTE: PrepaidRoute = { path: INFERENCE_PATH, parse: (json) => chatPrepaidCall(parseWith(inferenceRequestSchema, json)) };
+const INFERENCE_ROUTE: PrepaidRoute = {
+  path: INFERENCE_PATH,
+  parse: (json) => chatPrepaidCall(parseWith(inferenceRequestSchema, json)),
+};
 
 /** A prepaid chat completion: the model, its cap under the budget, and the hold its worst case needs. */
 export function chatPrepaidCall(body: InferenceRequest): PrepaidCall {
@@ -67,13 +69,19 @@ export function chatPrepaidCall(body: InferenceRequest): PrepaidCall {
  * Serves one signed prepaid request. Throws AppError for every refusal, counted in `signet_calls_total` with its code;
  * nothing moves before the hold.
  */
-export async function servePrepaidInference(ctx: AppContext, headers: Headers, rawBody: Uint8Array, route: PrepaidRoute = INFERENCE_ROUTE): Promise<ServedCall> {
+export async function servePrepaidInference(
+  ctx: AppContext,
+  headers: Headers,
+  rawBody: Uint8Array,
+  route: PrepaidRoute = INFERENCE_ROUTE,
+): Promise<ServedCall> {
   const admitted: { network: string } = { network: "" };
   let call: Admitted;
   try {
     call = await admitAndReserve(ctx, headers, rawBody, admitted, route);
   } catch (err) {
-    if (err instanceof AppError) ctx.metrics.calls.inc({ route: "prepaid", network: admitted.network, outcome: "refused", code: err.code });
+    if (err instanceof AppError)
+      ctx.metrics.calls.inc({ route: "prepaid", network: admitted.network, outcome: "refused", code: err.code });
     throw err;
   }
   // From here serveCall counts the outcome (served, upstream_error, aborted).
@@ -84,7 +92,13 @@ type Admitted = { reservation: CallReservation; request: UpstreamJob };
 type Body = PrepaidCall;
 
 /** `admitted.network` is set (CAIP-2) once the request's network is known; a refusal before that has no network label. */
-async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8Array, admitted: { network: string }, route: PrepaidRoute): Promise<Admitted> {
+async function admitAndReserve(
+  ctx: AppContext,
+  headers: Headers,
+  rawBody: Uint8Array,
+  admitted: { network: string },
+  route: PrepaidRoute,
+): Promise<Admitted> {
   // SECURITY: the signature is checked over the exact bytes before any parsing.
   const agent = authenticateSignedRequest(ctx.config.baseUrl, headers, "POST", route.path, rawBody);
   let text: string;
@@ -103,7 +117,13 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   const guessedSettings = settingsFromStored(guessed.value, cfg, ctx.log);
   const guess = tryPlan(() => planCall(ctx, body, guessedSettings));
   const admit = (network: string, ip: AdmissionRequest["ip"], hold: HoldWithAdmission | null) =>
-    admitAndHold(ctx.db, cfg, { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip }, hold, ctx);
+    admitAndHold(
+      ctx.db,
+      cfg,
+      { agentPubkey: agent, nonce: body.nonce, limit: cfg.PREPAID_RATE_LIMIT_PER_MINUTE, network, ip },
+      hold,
+      ctx,
+    );
   // The IP's hash is salted as the last request found the settings: a changed salt only starts a new window.
   const ip = { hash: rateLimitIpHash(headers, guessedSettings, cfg), limit: cfg.PREPAID_IP_RATE_LIMIT_PER_MINUTE };
   const guessedNetwork = guess?.network.caip2 ?? tryNetwork(ctx, guessedSettings, body);
@@ -111,11 +131,21 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   let admission = await admit(
     guessedNetwork,
     ip,
-    guess ? { request: { holdId, agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs }, settings: guessed.value } : null,
+    guess
+      ? {
+          request: { holdId, agentPubkey: agent, network: guess.network.caip2, units: guess.holdUnits, leaseMs },
+          settings: guessed.value,
+        }
+      : null,
   ).catch((err: unknown) => {
     // The statement may have taken the hold before the database went away: it is released once the database is back
     // (nothing was charged; the client's retry is a new signed request), not when its lease runs out.
-    whenDatabaseBack(ctx, err, { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } }, () => releaseHold(ctx.db, holdId));
+    whenDatabaseBack(
+      ctx,
+      err,
+      { event: "call.hold_released_after_database_loss", fields: { inference_id: holdId } },
+      () => releaseHold(ctx.db, holdId),
+    );
     throw err;
   });
   rememberStoredSettings(ctx.state, admission.stored);
@@ -130,7 +160,14 @@ async function admitAndReserve(ctx: AppContext, headers: Headers, rawBody: Uint8
   if (!hold.ok) throw insufficientCredits(plan, hold.balanceUnits);
   crashPoint(ctx.config, "after_hold");
   const pointsBefore = admission.hold ? admission.points : (hold.points ?? null);
-  const reservation = { holdId: hold.holdId, agentPubkey: agent, network: plan.network.caip2, holdUnits: plan.holdUnits, settlement: PREPAID_CALL_SETTLEMENT, pointsBefore };
+  const reservation = {
+    holdId: hold.holdId,
+    agentPubkey: agent,
+    network: plan.network.caip2,
+    holdUnits: plan.holdUnits,
+    settlement: PREPAID_CALL_SETTLEMENT,
+    pointsBefore,
+  };
   return { reservation, request: plan.job };
 }
 
@@ -142,22 +179,29 @@ interface CallPlan {
 
 /** The call's network, model, cap and worst-case cost under `settings`; throws the request's refusal. */
 function planCall(ctx: AppContext, body: Body, settings: Settings, admitted?: { network: string }): CallPlan {
-  const network = ctx.config.networks.get(admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "inference"));
+  const network = ctx.config.networks.get(
+    admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "inference"),
+  );
   if (admitted) admitted.network = network.caip2;
   return { network, ...body.plan(ctx, network, settings) };
 }
 
 function insufficientCredits(plan: CallPlan, balanceUnits: bigint): AppError {
-  return new AppError("insufficient_credits", `this call needs up to ${formatUnitsAsUsdc(plan.holdUnits)} USDC of free credit on ${plan.network.label}`, {
-    balance_usdc: formatUnitsAsUsdc(balanceUnits),
-    required_usdc: formatUnitsAsUsdc(plan.holdUnits),
-  });
+  return new AppError(
+    "insufficient_credits",
+    `this call needs up to ${formatUnitsAsUsdc(plan.holdUnits)} USDC of free credit on ${plan.network.label}`,
+    {
+      balance_usdc: formatUnitsAsUsdc(balanceUnits),
+      required_usdc: formatUnitsAsUsdc(plan.holdUnits),
+    },
+  );
 }
 
 /** The request's network under `settings` (CAIP-2), or "" (no agent's credit) when they refuse it. */
 function tryNetwork(ctx: AppContext, settings: Settings, body: Body): string {
   try {
-    return ctx.config.networks.get(admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "inference")).caip2;
+    return ctx.config.networks.get(admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "inference"))
+      .caip2;
   } catch {
     return "";
   }
@@ -176,11 +220,17 @@ function tryPlan(plan: () => CallPlan): CallPlan | null {
 export function budgetUnitsOf(maxCostUsdc: number | undefined): bigint | null {
   if (maxCostUsdc === undefined) return null;
   const budget = parseUsdcToUnits(String(maxCostUsdc));
-  if (budget === null) throw new AppError("invalid_request", "max_cost_usdc: must have at most 6 decimals", { detail: "max_cost_usdc" });
+  if (budget === null)
+    throw new AppError("invalid_request", "max_cost_usdc: must have at most 6 decimals", { detail: "max_cost_usdc" });
   return budget;
 }
 
-function prepaidCall(body: InferenceRequest, modelId: string, messages: NonNullable<InferenceRequest["messages"]>, cap: number): UpstreamJob {
+function prepaidCall(
+  body: InferenceRequest,
+  modelId: string,
+  messages: NonNullable<InferenceRequest["messages"]>,
+  cap: number,
+): UpstreamJob {
   return chatJob({
     completion: {
       model: modelId,

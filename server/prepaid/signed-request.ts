@@ -41,24 +41,42 @@ function withPrefix(prefix: string, body: Uint8Array): Uint8Array {
  * Checks X-Agent-Pubkey / X-Agent-Signature over the message for `<METHOD> <path>` on this service's origin; returns the
  * agent key or throws 401. A signature in the old form (no version, no origin) is refused with a detail saying so.
  */
-export function authenticateSignedRequest(baseUrl: string, headers: Headers, method: string, path: string, body: Uint8Array): string {
+export function authenticateSignedRequest(
+  baseUrl: string,
+  headers: Headers,
+  method: string,
+  path: string,
+  body: Uint8Array,
+): string {
   const pubkey = headers.get("x-agent-pubkey")?.trim();
   const signature = headers.get("x-agent-signature")?.trim();
-  if (!pubkey || !signature) throw new AppError("missing_auth_headers", "X-Agent-Pubkey and X-Agent-Signature are required");
-  if (!isBase58PublicKey(pubkey)) throw new AppError("invalid_signature", "X-Agent-Pubkey is not a base58 Ed25519 public key");
+  if (!pubkey || !signature)
+    throw new AppError("missing_auth_headers", "X-Agent-Pubkey and X-Agent-Signature are required");
+  if (!isBase58PublicKey(pubkey))
+    throw new AppError("invalid_signature", "X-Agent-Pubkey is not a base58 Ed25519 public key");
   const target = signedTarget(`${baseUrl}${path}`);
   // SECURITY: only the current form, naming this service's origin, is accepted.
   if (serverVerifier.verifyEd25519(signedRequestMessage(method, target, body), signature, pubkey)) return pubkey;
   const detail = `the signed message must start with ${SIGNED_REQUEST_VERSION} and name the origin: "${SIGNED_REQUEST_VERSION}\\n${method} ${target}\\n" followed by the ${method === "GET" ? "X-Agent-Timestamp value" : "exact body bytes"}`;
   if (serverVerifier.verifyEd25519(unboundRequestMessage(method, path, body), signature, pubkey)) {
-    throw new AppError("invalid_signature", "this request is signed in the old form, which names no service; sign it again in the current form", { detail });
+    throw new AppError(
+      "invalid_signature",
+      "this request is signed in the old form, which names no service; sign it again in the current form",
+      { detail },
+    );
   }
-  throw new AppError("invalid_signature", "the signature does not match this request, this service and this key", { detail });
+  throw new AppError("invalid_signature", "the signature does not match this request, this service and this key", {
+    detail,
+  });
 }
 
 /** Refuses a timestamp outside the window around `now` (the server's clock) with 401 `request_expired`. */
 export function checkRequestWindow(timestampMs: number, now: number): void {
   if (!Number.isFinite(timestampMs) || Math.abs(now - timestampMs) > SIGNED_REQUEST_WINDOW_MS) {
-    throw new AppError("request_expired", `timestamp must be within ${SIGNED_REQUEST_WINDOW_MS / 1000} s of the server's clock`, { server_time: now });
+    throw new AppError(
+      "request_expired",
+      `timestamp must be within ${SIGNED_REQUEST_WINDOW_MS / 1000} s of the server's clock`,
+      { server_time: now },
+    );
   }
 }

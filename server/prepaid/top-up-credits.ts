@@ -17,7 +17,12 @@ import { answerTopUp, keptTopUpAnswer, topUpHeaders } from "../payments/top-up-a
 import { topUpRequestDigest } from "../x402/request-digest";
 
 /** Takes the top-up payment; its settlement credits the whole amount, in the same statement that marks it used. */
-export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers: Headers, resourceUrl: string): Promise<{ body: unknown; headers: Record<string, string> }> {
+export async function topUpCredits(
+  ctx: AppContext,
+  body: TopUpRequest,
+  headers: Headers,
+  resourceUrl: string,
+): Promise<{ body: unknown; headers: Record<string, string> }> {
   const { outcome } = await admitPayment(ctx, {
     headers,
     plan: (state) => planTopUp(ctx, body, state.settings),
@@ -44,18 +49,31 @@ export async function topUpCredits(ctx: AppContext, body: TopUpRequest, headers:
 }
 
 /** The top-up's amount and payment plan under `settings`; throws its refusal. */
-async function planTopUp(ctx: AppContext, body: TopUpRequest, settings: Settings): Promise<{ amountUnits: bigint; plan: PaymentPlan }> {
+async function planTopUp(
+  ctx: AppContext,
+  body: TopUpRequest,
+  settings: Settings,
+): Promise<{ amountUnits: bigint; plan: PaymentPlan }> {
   const amountUnits = parseUsdcToUnits(String(body.amount_usdc));
   const maxUnits = parseUsdcToUnits(ctx.config.PREPAID_TOPUP_MAX_USDC);
-  if (amountUnits === null) throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
+  if (amountUnits === null)
+    throw new AppError("invalid_request", "amount_usdc: must have at most 6 decimals", { detail: "amount_usdc" });
   if (maxUnits === null) throw new AppError("server_misconfigured", "PREPAID_TOPUP_MAX_USDC is not a USDC amount");
   if (amountUnits < settings.flatPriceUnits || amountUnits > maxUnits) {
-    throw new AppError("invalid_request", `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`, { detail: "amount_usdc" });
+    throw new AppError(
+      "invalid_request",
+      `amount_usdc: must be between ${formatUnitsAsUsdc(settings.flatPriceUnits)} and ${formatUnitsAsUsdc(maxUnits)}`,
+      { detail: "amount_usdc" },
+    );
   }
   const network = admitNetwork(ctx.log, ctx.config.networks, settings, body.network, "credits");
   // A payer whose key cannot sign prepaid calls (an EVM address) names the Ed25519 key that will spend the credit.
   if (!familyFacts(ctx.config.networks.get(network)).payerSignsPrepaid && body.agent_pubkey === undefined) {
-    throw new AppError("invalid_request", `agent_pubkey: required on ${ctx.config.networks.get(network).label}, the Ed25519 key that will spend the credit`, { detail: "agent_pubkey" });
+    throw new AppError(
+      "invalid_request",
+      `agent_pubkey: required on ${ctx.config.networks.get(network).label}, the Ed25519 key that will spend the credit`,
+      { detail: "agent_pubkey" },
+    );
   }
   return { amountUnits, plan: await planPayment(ctx, settings, network, amountUnits) };
 }

@@ -28,7 +28,10 @@ export type ReceiptFacts = (ChatHashed | ReceiptHashes) & {
 
 /** A chat call's receipt hashes: the messages' canonical hash (or the raw prompt's) and the answered text's. */
 export function chatReceiptHashes(facts: ChatHashed): ReceiptHashes["hashes"] {
-  const prompt = "messages" in facts.prompt ? promptHashOfMessages(facts.prompt.messages, sha256HexNode) : sha256HexNode(facts.prompt.text);
+  const prompt =
+    "messages" in facts.prompt
+      ? promptHashOfMessages(facts.prompt.messages, sha256HexNode)
+      : sha256HexNode(facts.prompt.text);
   return { prompt, response: sha256HexNode(facts.responseText) };
 }
 

@@ -14,7 +14,11 @@ export async function findReceipt(db: DbClient, id: string): Promise<unknown> {
   if (UUID.test(id)) {
     row = await db.inferenceLog.findUnique({ where: { id: id.toLowerCase() }, select: { receipt: true } });
   } else if (decodeBase58(id, 64) || EVM_TX_HASH.test(id)) {
-    row = await db.inferenceLog.findFirst({ where: { txSignature: id }, select: { receipt: true }, orderBy: { createdAt: "desc" } });
+    row = await db.inferenceLog.findFirst({
+      where: { txSignature: id },
+      select: { receipt: true },
+      orderBy: { createdAt: "desc" },
+    });
   }
   if (!row || row.receipt === null) throw new AppError("not_found", "no receipt with that id or transaction signature");
   return row.receipt;

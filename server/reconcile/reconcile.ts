@@ -101,19 +101,34 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     // The chain is read before the payments: a transfer it shows landed after its payment was claimed, so the rows read
     // next hold that payment (claimed, pending or landed), and a payment in flight is never taken for money nobody
     // recorded.
-    const payees = await db.payment.findMany({ where: { network: info.caip2 }, distinct: ["payTo"], select: { payTo: true } });
+    const payees = await db.payment.findMany({
+      where: { network: info.caip2 },
+      distinct: ["payTo"],
+      select: { payTo: true },
+    });
     // Every address payments were made to, plus the current one: a changed setting must not hide older inflows.
     const current = configuredDepositAddress(facilitator, settings, id);
     const deposits = [...new Set([...(current ? [current] : []), ...payees.map((p) => p.payTo)])];
     const inflows: Inflow[] = [];
-    for (const deposit of deposits) inflows.push(...(await adapter.readInflows(facilitator, id, deposit, sinceSeconds)));
+    for (const deposit of deposits)
+      inflows.push(...(await adapter.readInflows(facilitator, id, deposit, sinceSeconds)));
 
     const recorded = await db.payment.findMany({
-      where: { network: info.caip2, status: { in: [...LANDED_STATES] }, ...(opts.since ? { createdAt: { gte: opts.since } } : {}) },
+      where: {
+        network: info.caip2,
+        status: { in: [...LANDED_STATES] },
+        ...(opts.since ? { createdAt: { gte: opts.since } } : {}),
+      },
       select: { id: true, txSignature: true, units: true, payTo: true },
     });
-    const pending = await db.payment.findMany({ where: { network: info.caip2, status: STATE.pending }, select: { txSignature: true, payTo: true } });
-    const claims = await db.payment.findMany({ where: { network: info.caip2, status: STATE.claimed }, select: { units: true, payTo: true } });
+    const pending = await db.payment.findMany({
+      where: { network: info.caip2, status: STATE.pending },
+      select: { txSignature: true, payTo: true },
+    });
+    const claims = await db.payment.findMany({
+      where: { network: info.caip2, status: STATE.claimed },
+      select: { units: true, payTo: true },
+    });
     const pendingClaims = claims.length;
 
     const mismatches: Mismatch[] = [];
@@ -121,12 +136,23 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     const pendingTx = new Set(pending.map((p) => normalize(p.txSignature ?? "")));
     let pendingLanded = 0;
     const onChain = new Map<string, bigint>();
-    for (const inflow of inflows) onChain.set(normalize(inflow.transaction), (onChain.get(normalize(inflow.transaction)) ?? 0n) + inflow.units);
+    for (const inflow of inflows)
+      onChain.set(normalize(inflow.transaction), (onChain.get(normalize(inflow.transaction)) ?? 0n) + inflow.units);
     for (const [tx, units] of onChain) {
       const payment = byTx.get(tx);
       if (!payment && (pendingTx.has(tx) || takeClaimFor(claims, tx, units, inflows))) pendingLanded++;
-      else if (!payment) mismatches.push({ kind: "paid_not_recorded", transaction: tx, detail: `${units} units arrived with no recorded payment` });
-      else if (payment.units !== units) mismatches.push({ kind: "wrong_amount", transaction: tx, detail: `on chain ${units} units, recorded ${payment.units}` });
+      else if (!payment)
+        mismatches.push({
+          kind: "paid_not_recorded",
+          transaction: tx,
+          detail: `${units} units arrived with no recorded payment`,
+        });
+      else if (payment.units !== units)
+        mismatches.push({
+          kind: "wrong_amount",
+          transaction: tx,
+          detail: `on chain ${units} units, recorded ${payment.units}`,
+        });
     }
     // A reorged payment is named as such, not also as missing from the chain.
     const reorged = await adapter.findReorgedPayments(facilitator, id, recorded);
@@ -134,7 +160,12 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     for (const r of reorged) mismatches.push({ kind: "payment_reorged", transaction: r.transaction, detail: r.detail });
     for (const payment of recorded) {
       const tx = normalize(payment.txSignature ?? "");
-      if (!onChain.has(tx) && !reorgedTx.has(tx)) mismatches.push({ kind: "recorded_not_on_chain", transaction: tx || `(payment ${payment.id})`, detail: `recorded ${payment.units} units to ${payment.payTo}, not found on chain` });
+      if (!onChain.has(tx) && !reorgedTx.has(tx))
+        mismatches.push({
+          kind: "recorded_not_on_chain",
+          transaction: tx || `(payment ${payment.id})`,
+          detail: `recorded ${payment.units} units to ${payment.payTo}, not found on chain`,
+        });
     }
 
     const credits = await db.ledgerEntry.groupBy({
@@ -157,7 +188,17 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
 
     mismatches.push(...(await checkMoney(db, info.caip2, config.PAYMENT_LEASE_MS, opts.since ?? null)));
 
-    reports.push({ network: info.caip2, label: info.label, depositAddresses: deposits, onChainTransfers: onChain.size, recordedPayments: recorded.length, pendingClaims, pendingSettlements: pending.length, pendingLanded, mismatches });
+    reports.push({
+      network: info.caip2,
+      label: info.label,
+      depositAddresses: deposits,
+      onChainTransfers: onChain.size,
+      recordedPayments: recorded.length,
+      pendingClaims,
+      pendingSettlements: pending.length,
+      pendingLanded,
+      mismatches,
+    });
     deps.metrics?.reconcileDrift.set({ network: info.caip2 }, mismatches.length);
   }
   return reports;
@@ -168,9 +209,16 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
  * amount (a claim learns its transaction only when it is recorded). Each claim explains one transfer; it is taken from
  * the list.
  */
-function takeClaimFor(claims: { units: bigint; payTo: string }[], tx: string, units: bigint, inflows: Inflow[]): boolean {
+function takeClaimFor(
+  claims: { units: bigint; payTo: string }[],
+  tx: string,
+  units: bigint,
+  inflows: Inflow[],
+): boolean {
   const payTo = inflows.find((i) => normalize(i.transaction) === tx)?.payTo;
-  const index = claims.findIndex((c) => c.units === units && payTo !== undefined && normalize(c.payTo) === normalize(payTo));
+  const index = claims.findIndex(
+    (c) => c.units === units && payTo !== undefined && normalize(c.payTo) === normalize(payTo),
+  );
   if (index === -1) return false;
   claims.splice(index, 1);
   return true;

@@ -3,8 +3,16 @@ import { sseData } from "../upstream/read-sse";
 import { responsesEventStream, responsesObject } from "./responses-answer";
 
 const request = { model: "local/echo-1", input: "hi" };
-const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id: "chatcmpl-abc", object: "chat.completion.chunk", created: 1, model: "local/echo-1", choices, ...extra });
-const frames = (...events: unknown[]) => events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
+const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+  id: "chatcmpl-abc",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "local/echo-1",
+  choices,
+  ...extra,
+});
+const frames = (...events: unknown[]) =>
+  events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
 
 /** A chat SSE body delivered in pieces cut at `cut` bytes, as a network might deliver it. */
 function chatBody(text: string, cut = 7): ReadableStream<Uint8Array> {
@@ -27,21 +35,44 @@ async function eventsOf(stream: ReadableStream<Uint8Array>) {
 
 describe("responsesObject()", () => {
   it("maps a chat answer to the Responses object, resp_ and msg_ ids carrying the inference id", () => {
-    const answer = { id: "chatcmpl-abc", created: 5, model: "local/echo-1", choices: [{ message: { content: "Hi!" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } };
+    const answer = {
+      id: "chatcmpl-abc",
+      created: 5,
+      model: "local/echo-1",
+      choices: [{ message: { content: "Hi!" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    };
     expect(responsesObject(request, answer)).toMatchObject({
       id: "resp_abc",
       object: "response",
       created_at: 5,
       status: "completed",
       incomplete_details: null,
-      output: [{ id: "msg_abc", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Hi!", annotations: [] }] }],
+      output: [
+        {
+          id: "msg_abc",
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: "Hi!", annotations: [] }],
+        },
+      ],
       usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
     });
   });
 
   it("reports an answer cut by the output cap as incomplete (max_output_tokens)", () => {
-    const answer = { id: "chatcmpl-abc", created: 5, model: "m", choices: [{ message: { content: "Hi" }, finish_reason: "length" }] };
-    expect(responsesObject(request, answer)).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [{ status: "incomplete" }] });
+    const answer = {
+      id: "chatcmpl-abc",
+      created: 5,
+      model: "m",
+      choices: [{ message: { content: "Hi" }, finish_reason: "length" }],
+    };
+    expect(responsesObject(request, answer)).toMatchObject({
+      status: "incomplete",
+      incomplete_details: { reason: "max_output_tokens" },
+      output: [{ status: "incomplete" }],
+    });
   });
 });
 
@@ -49,7 +80,15 @@ describe("responsesEventStream()", () => {
   const receipt = { object: "service.receipt", receipt: { v: 2 }, log_proof_url: "u" };
 
   it("turns the chat chunks, cut anywhere, into the Responses events with the receipt on response.completed", async () => {
-    const chat = frames(chunk([{ index: 0, delta: { role: "assistant", content: "Hel" } }]), chunk([{ index: 0, delta: { content: "lo" }, finish_reason: null }]), chunk([{ index: 0, delta: {}, finish_reason: "stop" }], { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }), chunk([], { service_receipt: receipt }), "[DONE]");
+    const chat = frames(
+      chunk([{ index: 0, delta: { role: "assistant", content: "Hel" } }]),
+      chunk([{ index: 0, delta: { content: "lo" }, finish_reason: null }]),
+      chunk([{ index: 0, delta: {}, finish_reason: "stop" }], {
+        usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+      }),
+      chunk([], { service_receipt: receipt }),
+      "[DONE]",
+    );
     const events = await eventsOf(responsesEventStream(request, chatBody(chat)));
     expect(events.map((e) => e.type)).toEqual([
       "response.created",
@@ -64,14 +103,38 @@ describe("responsesEventStream()", () => {
       "response.completed",
     ]);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
-    expect(events.at(-1)).toMatchObject({ response: { id: "resp_abc", status: "completed", output: [{ content: [{ text: "Hello" }] }], usage: { total_tokens: 3 }, service_receipt: receipt } });
+    expect(events.at(-1)).toMatchObject({
+      response: {
+        id: "resp_abc",
+        status: "completed",
+        output: [{ content: [{ text: "Hello" }] }],
+        usage: { total_tokens: 3 },
+        service_receipt: receipt,
+      },
+    });
   });
 
   it("ends with response.incomplete for a cut answer, and with an error event (its details kept) for a failed one", async () => {
-    const cut = frames(chunk([{ index: 0, delta: { content: "He" } }]), chunk([{ index: 0, delta: {}, finish_reason: "length" }]), chunk([], { service_receipt: receipt }), "[DONE]");
-    expect((await eventsOf(responsesEventStream(request, chatBody(cut)))).at(-1)).toMatchObject({ type: "response.incomplete", response: { status: "incomplete", service_receipt: receipt } });
-    const failed = frames(chunk([{ index: 0, delta: { content: "He" } }]), { error: { code: "upstream_error", message: "the model provider failed", tx_signature: "t" } });
-    expect((await eventsOf(responsesEventStream(request, chatBody(failed)))).at(-1)).toMatchObject({ type: "error", code: "upstream_error", message: "the model provider failed", param: null, tx_signature: "t" });
+    const cut = frames(
+      chunk([{ index: 0, delta: { content: "He" } }]),
+      chunk([{ index: 0, delta: {}, finish_reason: "length" }]),
+      chunk([], { service_receipt: receipt }),
+      "[DONE]",
+    );
+    expect((await eventsOf(responsesEventStream(request, chatBody(cut)))).at(-1)).toMatchObject({
+      type: "response.incomplete",
+      response: { status: "incomplete", service_receipt: receipt },
+    });
+    const failed = frames(chunk([{ index: 0, delta: { content: "He" } }]), {
+      error: { code: "upstream_error", message: "the model provider failed", tx_signature: "t" },
+    });
+    expect((await eventsOf(responsesEventStream(request, chatBody(failed)))).at(-1)).toMatchObject({
+      type: "error",
+      code: "upstream_error",
+      message: "the model provider failed",
+      param: null,
+      tx_signature: "t",
+    });
   });
 
   it("cancels the chat stream underneath when its reader leaves", async () => {

@@ -66,13 +66,24 @@ function responsesUsage(usage: ChatUsage | null | undefined) {
 }
 
 /** A cut answer (`length`: the output cap was reached) is `incomplete`, as OpenAI reports it; any other is `completed`. */
-function statusOf(finishReason: string | null | undefined): { status: "completed" | "incomplete"; incomplete_details: { reason: "max_output_tokens" } | null } {
-  return finishReason === "length" ? { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } : { status: "completed", incomplete_details: null };
+function statusOf(finishReason: string | null | undefined): {
+  status: "completed" | "incomplete";
+  incomplete_details: { reason: "max_output_tokens" } | null;
+} {
+  return finishReason === "length"
+    ? { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }
+    : { status: "completed", incomplete_details: null };
 }
 
 const messageId = (inferenceId: string) => `msg_${inferenceId}`;
 const outputPart = (text: string) => ({ type: "output_text", text, annotations: [], logprobs: [] });
-const messageItem = (inferenceId: string, status: string, content: unknown[]) => ({ id: messageId(inferenceId), type: "message", status, role: "assistant", content });
+const messageItem = (inferenceId: string, status: string, content: unknown[]) => ({
+  id: messageId(inferenceId),
+  type: "message",
+  status,
+  role: "assistant",
+  content,
+});
 
 /** The Responses object of a chat answer served for `request`. */
 export function responsesObject(request: ResponsesRequest, answer: ChatAnswer): Record<string, unknown> {
@@ -95,7 +106,8 @@ export function responsesObject(request: ResponsesRequest, answer: ChatAnswer): 
 
 /** A served call's answer in the Responses shape: the object for a plain answer, the Responses events for a stream. */
 export function asResponsesAnswer(request: ResponsesRequest, served: ServedCall): ServedCall {
-  if (served.stream) return { stream: responsesEventStream(request, served.stream), headers: { ...served.headers, ...SSE_HEADERS } };
+  if (served.stream)
+    return { stream: responsesEventStream(request, served.stream), headers: { ...served.headers, ...SSE_HEADERS } };
   return { body: responsesObject(request, served.body as unknown as ChatAnswer), headers: served.headers };
 }
 
@@ -105,14 +117,18 @@ const encoder = new TextEncoder();
  * The Responses events of a chat answer's SSE stream, read as it arrives. Cancelling this stream cancels the chat
  * stream (the client left: the pipeline records what was produced, with no receipt).
  */
-export function responsesEventStream(request: ResponsesRequest, chatStream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function responsesEventStream(
+  request: ResponsesRequest,
+  chatStream: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
   let sequence = 0;
   let started: { inferenceId: string; created: number; model: string } | null = null;
   let text = "";
   let finishReason: string | null = null;
   let usage: ChatUsage | null = null;
 
-  const event = (type: string, fields: Record<string, unknown>) => encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
+  const event = (type: string, fields: Record<string, unknown>) =>
+    encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
   const snapshot = (status: string, output: unknown[], extra: Record<string, unknown> = {}) => ({
     id: `resp_${started!.inferenceId}`,
     object: "response",
@@ -130,7 +146,11 @@ export function responsesEventStream(request: ResponsesRequest, chatStream: Read
   /** The events one chat stream frame becomes. */
   function eventsOf(data: unknown): Uint8Array[] {
     if (data === "[DONE]" || typeof data !== "object" || data === null) return [];
-    const frame = data as Partial<ChatAnswer> & { error?: Record<string, unknown>; service_receipt?: unknown; choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[] };
+    const frame = data as Partial<ChatAnswer> & {
+      error?: Record<string, unknown>;
+      service_receipt?: unknown;
+      choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[];
+    };
     if (frame.error) {
       const { code, message, ...details } = frame.error;
       return [event("error", { code: code ?? null, message: message ?? "the call failed", param: null, ...details })];
@@ -138,10 +158,19 @@ export function responsesEventStream(request: ResponsesRequest, chatStream: Read
     const out: Uint8Array[] = [];
     if (!started) {
       // Every chunk of the chat stream carries its `created` (when the call was served): the response's time is its.
-      started = { inferenceId: inferenceIdOf(frame.id ?? ""), created: frame.created ?? 0, model: frame.model ?? request.model };
+      started = {
+        inferenceId: inferenceIdOf(frame.id ?? ""),
+        created: frame.created ?? 0,
+        model: frame.model ?? request.model,
+      };
       out.push(event("response.created", { response: snapshot("in_progress", []) }));
       out.push(event("response.in_progress", { response: snapshot("in_progress", []) }));
-      out.push(event("response.output_item.added", { output_index: 0, item: messageItem(started.inferenceId, "in_progress", []) }));
+      out.push(
+        event("response.output_item.added", {
+          output_index: 0,
+          item: messageItem(started.inferenceId, "in_progress", []),
+        }),
+      );
       out.push(event("response.content_part.added", { ...at(), part: outputPart("") }));
     }
     if (frame.usage) usage = frame.usage;
@@ -158,7 +187,11 @@ export function responsesEventStream(request: ResponsesRequest, chatStream: Read
       out.push(event("response.output_text.done", { ...at(), text, logprobs: [] }));
       out.push(event("response.content_part.done", { ...at(), part: outputPart(text) }));
       out.push(event("response.output_item.done", { output_index: 0, item }));
-      const response = snapshot(status, [item], { incomplete_details, usage: responsesUsage(usage), service_receipt: frame.service_receipt });
+      const response = snapshot(status, [item], {
+        incomplete_details,
+        usage: responsesUsage(usage),
+        service_receipt: frame.service_receipt,
+      });
       out.push(event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
     }
     return out;
@@ -179,7 +212,8 @@ export function responsesEventStream(request: ResponsesRequest, chatStream: Read
           .map((line) => line.slice(5).replace(/^ /, ""))
           .join("\n");
         if (data === "") continue;
-        for (const bytes of eventsOf(data === "[DONE]" ? data : (JSON.parse(data) as unknown))) controller.enqueue(bytes);
+        for (const bytes of eventsOf(data === "[DONE]" ? data : (JSON.parse(data) as unknown)))
+          controller.enqueue(bytes);
       }
     },
   });

@@ -27,7 +27,11 @@ const signedFieldsSchema = z
   .loose();
 
 /** Serves one signed Responses request from credit. Throws AppError for every refusal; nothing moves before the hold. */
-export async function servePrepaidResponses(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {
+export async function servePrepaidResponses(
+  ctx: AppContext,
+  headers: Headers,
+  rawBody: Uint8Array,
+): Promise<ServedCall> {
   let request: ResponsesRequest | null = null;
   const served = await servePrepaidInference(ctx, headers, rawBody, {
     path: RESPONSES_PATH,
@@ -36,7 +40,11 @@ export async function servePrepaidResponses(ctx: AppContext, headers: Headers, r
       const signed = parseWith(signedFieldsSchema, json);
       // The prepaid call passes the provider no response format, so a JSON one would be silently dropped.
       if (body.text?.format && body.text.format.type !== "text") {
-        throw new AppError("invalid_request", "text.format: must be text on a signed (prepaid) request: the prepaid route passes no response format", { detail: "text.format" });
+        throw new AppError(
+          "invalid_request",
+          "text.format: must be text on a signed (prepaid) request: the prepaid route passes no response format",
+          { detail: "text.format" },
+        );
       }
       request = body;
       return chatPrepaidCall(prepaidRequestOf(body, signed));

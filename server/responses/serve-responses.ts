@@ -20,7 +20,8 @@ export interface ResponsesInput {
 
 /** Serves one Responses request, prepaid when it is signed, else paid with x402. Throws AppError for every refusal. */
 export async function serveResponses(ctx: AppContext, input: ResponsesInput): Promise<ServedCall> {
-  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey")) return servePrepaidResponses(ctx, input.headers, input.rawBody);
+  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
+    return servePrepaidResponses(ctx, input.headers, input.rawBody);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(input.rawBody);

@@ -35,7 +35,12 @@ function startRelaySweeper(runtime: Runtime, evm: EvmFacilitator): () => void {
     running = true;
     evm
       .sweepRelays()
-      .catch((err: unknown) => runtime.log.warn({ detail: String((err as Error)?.message ?? err).slice(0, 200) }, "could not sweep EVM relays"))
+      .catch((err: unknown) =>
+        runtime.log.warn(
+          { detail: String((err as Error)?.message ?? err).slice(0, 200) },
+          "could not sweep EVM relays",
+        ),
+      )
       .finally(() => {
         running = false;
       });
@@ -72,7 +77,9 @@ function drainRecordOutbox(runtime: Runtime): () => void {
 /** Releases prepaid holds whose server died mid-call, every half lease, until stopped; each by exactly one statement. */
 function sweepExpiredHolds(runtime: Runtime): () => void {
   const sweep = () => {
-    releaseExpiredHolds(runtime.db, runtime.log).catch((err: unknown) => runtime.log.warn({ err }, "could not release expired holds"));
+    releaseExpiredHolds(runtime.db, runtime.log).catch((err: unknown) =>
+      runtime.log.warn({ err }, "could not release expired holds"),
+    );
   };
   sweep();
   const timer = setInterval(sweep, Math.max(1_000, Math.floor(runtime.config.PAYMENT_LEASE_MS / 2)));

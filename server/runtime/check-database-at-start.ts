@@ -15,8 +15,12 @@ import { openForReport } from "./read-deployment-report";
  * it; throws a one-line ConfigError for the first refusal. A database that cannot be opened for another reason (down,
  * slow, in use) is not refused here: the start-up report says why, and the server retries it.
  */
-export async function checkDatabaseAtStart(cfg: Config, keys: Pick<ServiceKeys, "log"> = createServiceKeys(cfg)): Promise<void> {
-  if (typeof cfg !== "object" || cfg === null || typeof cfg.isProduction !== "boolean") throw new TypeError("checkDatabaseAtStart: a loaded config is required");
+export async function checkDatabaseAtStart(
+  cfg: Config,
+  keys: Pick<ServiceKeys, "log"> = createServiceKeys(cfg),
+): Promise<void> {
+  if (typeof cfg !== "object" || cfg === null || typeof cfg.isProduction !== "boolean")
+    throw new TypeError("checkDatabaseAtStart: a loaded config is required");
   const opened = await openForReport(cfg).catch((err: unknown) => {
     if (err instanceof DatabaseInUseError) return null;
     throw err;
@@ -25,7 +29,8 @@ export async function checkDatabaseAtStart(cfg: Config, keys: Pick<ServiceKeys, 
   if (!opened.ok) {
     // A migration this release does not have, or one whose recorded file differs from this release's: the schema is
     // not the one this code was written for.
-    if (opened.error instanceof MigrationsFromNewerReleaseError || opened.error instanceof MigrationChecksumError) throw new ConfigError(opened.error.message);
+    if (opened.error instanceof MigrationsFromNewerReleaseError || opened.error instanceof MigrationChecksumError)
+      throw new ConfigError(opened.error.message);
     return;
   }
   try {

@@ -11,7 +11,8 @@ import { refuseDevKeysInProduction } from "./refuse-dev-keys";
  * Returns the facilitator it built: a check build, which announces nothing (the server announces its own).
  */
 export async function checkReadyToStart(cfg: Config): Promise<Facilitator> {
-  if (typeof cfg !== "object" || cfg === null || typeof cfg.isProduction !== "boolean") throw new TypeError("checkReadyToStart: a loaded config is required");
+  if (typeof cfg !== "object" || cfg === null || typeof cfg.isProduction !== "boolean")
+    throw new TypeError("checkReadyToStart: a loaded config is required");
   // TRUSTED_PROXY_HOPS, METRICS_TOKEN, DATABASE_URL (or the embedded database's opt-in), SERVICE_OPERATOR_PUBKEYS.
   assertReadyToServe(cfg);
   // SIGNET_DATA_DIR must hold no dev key (unless SIGNET_DEV_KEYS_IN_PRODUCTION says this is a local rehearsal).

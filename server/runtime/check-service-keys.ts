@@ -32,5 +32,6 @@ export function checkServiceKeys(cfg: Config, keys: ServiceKeys = createServiceK
   refuseSharedKeys(roles);
   // The operator's retired keys (SERVICE_OPERATOR_RETIRED_KEYS) sign nothing again, in any role.
   const { retired } = keys.operatorKeys();
-  for (const role of roles) if (role.publicKey !== null) refuseRetiredOperatorKey(retired, role.variable, bs58.encode(role.publicKey));
+  for (const role of roles)
+    if (role.publicKey !== null) refuseRetiredOperatorKey(retired, role.variable, bs58.encode(role.publicKey));
 }

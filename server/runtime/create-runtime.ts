@@ -64,24 +64,39 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   try {
     const db = open.prisma;
     if (opts.gateway && opts.facilitator && opts.gateway.facilitator !== opts.facilitator) {
-      throw new Error("createRuntime: the facilitator given is not the given gateway's (the payment code reaches the chains through the gateway)");
+      throw new Error(
+        "createRuntime: the facilitator given is not the given gateway's (the payment code reaches the chains through the gateway)",
+      );
     }
     const facilitator =
       opts.facilitator ??
       opts.gateway?.facilitator ??
-      (await createFacilitator(config, { db: async () => db, rpcGates, metrics, clock, log, announced: opts.announced ?? new Set() }));
+      (await createFacilitator(config, {
+        db: async () => db,
+        rpcGates,
+        metrics,
+        clock,
+        log,
+        announced: opts.announced ?? new Set(),
+      }));
     const keys = opts.keys ?? createServiceKeys(config);
     const gateway =
       opts.gateway ??
-      (await createPaymentGateway(facilitator, createOfferReceipts({ operatorKey: keys.operator, baseUrl: config.baseUrl, clock, log }), config.baseUrl));
-    const upstream = opts.upstream ?? createUpstream({
-      baseUrl: config.UPSTREAM_BASE_URL,
-      ...(config.UPSTREAM_API_KEY ? { apiKey: config.UPSTREAM_API_KEY } : {}),
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      localStreamDelayMs: config.LOCAL_MODEL_STREAM_DELAY_MS,
-      providerName: config.UPSTREAM_PROVIDER_NAME,
-      clock,
-    });
+      (await createPaymentGateway(
+        facilitator,
+        createOfferReceipts({ operatorKey: keys.operator, baseUrl: config.baseUrl, clock, log }),
+        config.baseUrl,
+      ));
+    const upstream =
+      opts.upstream ??
+      createUpstream({
+        baseUrl: config.UPSTREAM_BASE_URL,
+        ...(config.UPSTREAM_API_KEY ? { apiKey: config.UPSTREAM_API_KEY } : {}),
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        localStreamDelayMs: config.LOCAL_MODEL_STREAM_DELAY_MS,
+        providerName: config.UPSTREAM_PROVIDER_NAME,
+        clock,
+      });
     const depositReady = new Map<string, Promise<string>>();
     return {
       config,

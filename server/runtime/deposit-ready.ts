@@ -10,7 +10,11 @@ import type { PaymentGateway } from "../x402/payment-gateway";
  * `ensureDepositReady(network, owner)` over `gateway`, remembering each network and owner's account in `ready`; waits
  * by `deps.clock` and logs to `deps.log`.
  */
-export function createDepositReadiness(gateway: PaymentGateway, ready: Map<string, Promise<string>>, deps: { clock: Clock; log: Logger }): (network: NetworkId, owner: string) => Promise<string> {
+export function createDepositReadiness(
+  gateway: PaymentGateway,
+  ready: Map<string, Promise<string>>,
+  deps: { clock: Clock; log: Logger },
+): (network: NetworkId, owner: string) => Promise<string> {
   return (network, owner) => {
     const key = `${network}|${owner}`;
     let account = ready.get(key);
@@ -23,7 +27,10 @@ export function createDepositReadiness(gateway: PaymentGateway, ready: Map<strin
         // Forget the failure first: a cached rejection would refuse every payment on this network until a restart.
         // The log gets the message only (kit's RPC errors are frozen, which pino's `err` serializer cannot tag).
         ready.delete(key);
-        deps.log.error({ network, owner, detail: String(err instanceof Error ? err.message : err).slice(0, 200) }, "could not prepare the deposit token account");
+        deps.log.error(
+          { network, owner, detail: String(err instanceof Error ? err.message : err).slice(0, 200) },
+          "could not prepare the deposit token account",
+        );
       });
       ready.set(key, account);
     }

@@ -78,7 +78,13 @@ describe("handleRoute()", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toEqual({
-      error: { message: "prompt: bad", type: "invalid_request_error", param: "prompt", code: "invalid_request", detail: "prompt" },
+      error: {
+        message: "prompt: bad",
+        type: "invalid_request_error",
+        param: "prompt",
+        code: "invalid_request",
+        detail: "prompt",
+      },
       request_id: res.headers.get("x-request-id"),
     });
   });
@@ -91,7 +97,10 @@ describe("handleRoute()", () => {
     const text = await res.text();
     expect(text).not.toMatch(/secret|\/srv|\.ts|stack/);
     const body = JSON.parse(text) as Record<string, unknown>;
-    expect(body).toEqual({ error: { message: "internal error", type: "server_error", param: null, code: "internal_error" }, request_id: res.headers.get("x-request-id") });
+    expect(body).toEqual({
+      error: { message: "internal error", type: "server_error", param: null, code: "internal_error" },
+      request_id: res.headers.get("x-request-id"),
+    });
     expect(body.request_id).toMatch(UUID);
   });
 

@@ -6,16 +6,21 @@ import { randomUUID } from "node:crypto";
 import { toResponse } from "../errors";
 import { routeLog } from "./route-edge";
 
-
 export type RouteHandler<C = unknown> = (req: Request, ctx: C) => Promise<Response>;
 
 /**
  * Runs `handler`, mapping thrown errors through the error table (an unexpected one logged with the request id), and
  * tags every answer with a request id: the handler gets it for requestRuntime.
  */
-export function handleRoute<C = unknown>(handler: (req: Request, ctx: C, requestId: string) => Promise<Response>): RouteHandler<C> {
+export function handleRoute<C = unknown>(
+  handler: (req: Request, ctx: C, requestId: string) => Promise<Response>,
+): RouteHandler<C> {
   return async (req, ctx) => {
-    const requestId = req.headers.get("x-request-id")?.slice(0, 64).replace(/[^\w.-]/g, "") || randomUUID();
+    const requestId =
+      req.headers
+        .get("x-request-id")
+        ?.slice(0, 64)
+        .replace(/[^\w.-]/g, "") || randomUUID();
     try {
       const res = await handler(req, ctx, requestId);
       res.headers.set("x-request-id", requestId);

@@ -5,7 +5,13 @@
 import "server-only";
 import type { DbClient } from "../db";
 import type { Runtime } from "../context/runtime";
-import { AGENT_WINDOW_RETENTION_MS, EXPIRED_CHALLENGE_GRACE_MS, FAILURE_COUNT_RETENTION_MS, IP_WINDOW_RETENTION_MS, NONCE_RETENTION_MS } from "./table-retention";
+import {
+  AGENT_WINDOW_RETENTION_MS,
+  EXPIRED_CHALLENGE_GRACE_MS,
+  FAILURE_COUNT_RETENTION_MS,
+  IP_WINDOW_RETENTION_MS,
+  NONCE_RETENTION_MS,
+} from "./table-retention";
 
 /** How often one process purges. Rows written between purges are bounded by the per-IP and per-agent limits. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -30,13 +36,18 @@ export async function purgeExpiredRows(db: DbClient, now: number): Promise<Purge
   const nonceCutoff = new Date(now - NONCE_RETENTION_MS);
   const failureCutoff = new Date(now - FAILURE_COUNT_RETENTION_MS);
   return db.$transaction(async (tx) => {
-    const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
+    const [lock] = await tx.$queryRaw<
+      { locked: boolean }[]
+    >`SELECT pg_try_advisory_xact_lock(${PURGE_LOCK_KEY}) AS locked`;
     if (!lock?.locked) return null;
     return {
       grantChallenges: (await tx.grantChallenge.deleteMany({ where: { expiresAt: { lt: challengeCutoff } } })).count,
-      operatorChallenges: (await tx.operatorChallenge.deleteMany({ where: { expiresAt: { lt: challengeCutoff } } })).count,
-      rateLimitWindows: (await tx.rateLimitWindow.deleteMany({ where: { windowStart: { lt: agentWindowCutoff } } })).count,
-      ipRateLimitWindows: (await tx.ipRateLimitWindow.deleteMany({ where: { windowStart: { lt: ipWindowCutoff } } })).count,
+      operatorChallenges: (await tx.operatorChallenge.deleteMany({ where: { expiresAt: { lt: challengeCutoff } } }))
+        .count,
+      rateLimitWindows: (await tx.rateLimitWindow.deleteMany({ where: { windowStart: { lt: agentWindowCutoff } } }))
+        .count,
+      ipRateLimitWindows: (await tx.ipRateLimitWindow.deleteMany({ where: { windowStart: { lt: ipWindowCutoff } } }))
+        .count,
       requestNonces: (await tx.requestNonce.deleteMany({ where: { createdAt: { lt: nonceCutoff } } })).count,
       paymentFailureCounts: (await tx.paymentFailureCount.deleteMany({ where: { hour: { lt: failureCutoff } } })).count,
     };

@@ -54,13 +54,22 @@ export async function openForReport(cfg: Config): Promise<{ ok: true; open: Open
 }
 
 /** One round of health probes, as the metrics token's holder reads it (this process holds the config's token). */
-async function readOwnHealth(cfg: Config, db: DbClient | null, dbError: Error | null, facilitator: Facilitator): Promise<HealthReport> {
+async function readOwnHealth(
+  cfg: Config,
+  db: DbClient | null,
+  dbError: Error | null,
+  facilitator: Facilitator,
+): Promise<HealthReport> {
   const { body } = await readHealthFor(cfg.METRICS_TOKEN ? `Bearer ${cfg.METRICS_TOKEN}` : null, {
     config: cfg,
     deps: () => ({
       db: () => (db ? Promise.resolve(db) : Promise.reject(dbError ?? new Error("no database"))),
       facilitator: async () => facilitator,
-      upstream: { baseUrl: cfg.UPSTREAM_BASE_URL, apiKey: cfg.UPSTREAM_API_KEY, providerName: cfg.UPSTREAM_PROVIDER_NAME },
+      upstream: {
+        baseUrl: cfg.UPSTREAM_BASE_URL,
+        apiKey: cfg.UPSTREAM_API_KEY,
+        providerName: cfg.UPSTREAM_PROVIDER_NAME,
+      },
       clock: facilitator.clock,
     }),
     cache: { entry: null },
@@ -86,7 +95,10 @@ function depositsOf(facilitator: Facilitator, settings: Settings | null): Partia
  * The report of the deployment `cfg` describes, with the facilitator start-up built (and its keys, when built). Throws
  * DatabaseInUseError when another process holds the embedded database; any other database failure is in the report.
  */
-export async function readDeploymentReport(cfg: Config, parts: { facilitator: Facilitator; keys?: ServiceKeys }): Promise<DeploymentReport> {
+export async function readDeploymentReport(
+  cfg: Config,
+  parts: { facilitator: Facilitator; keys?: ServiceKeys },
+): Promise<DeploymentReport> {
   const keys = parts.keys ?? createServiceKeys(cfg);
   const opened = await openForReport(cfg);
   const db = opened.ok ? opened.open.prisma : null;

@@ -15,7 +15,8 @@ const dataDir = () => {
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-const production = (dir: string, extra: Record<string, string> = {}) => loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", SIGNET_DATA_DIR: dir, ...extra });
+const production = (dir: string, extra: Record<string, string> = {}) =>
+  loadConfig({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", SIGNET_DATA_DIR: dir, ...extra });
 
 describe("devKeyFilesIn()", () => {
   it("finds every file the dev key loaders write, and only those", () => {
@@ -64,6 +65,8 @@ describe("refuseDevKeysInProduction()", () => {
   });
 
   it("rejects malformed input: SIGNET_DEV_KEYS_IN_PRODUCTION other than exactly true or false", () => {
-    expect(() => production(dataDir(), { SIGNET_DEV_KEYS_IN_PRODUCTION: "yes" })).toThrow(/SIGNET_DEV_KEYS_IN_PRODUCTION: must be exactly "true" or "false"/);
+    expect(() => production(dataDir(), { SIGNET_DEV_KEYS_IN_PRODUCTION: "yes" })).toThrow(
+      /SIGNET_DEV_KEYS_IN_PRODUCTION: must be exactly "true" or "false"/,
+    );
   });
 });

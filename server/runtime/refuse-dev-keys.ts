@@ -22,7 +22,8 @@ export const DEV_KEY_FILES: readonly string[] = [
 
 /** The dev key files present in `dataDir`, in DEV_KEY_FILES' order. */
 export function devKeyFilesIn(dataDir: string): string[] {
-  if (typeof dataDir !== "string" || dataDir === "") throw new TypeError("devKeyFilesIn: dataDir must be a non-empty path");
+  if (typeof dataDir !== "string" || dataDir === "")
+    throw new TypeError("devKeyFilesIn: dataDir must be a non-empty path");
   return DEV_KEY_FILES.filter((file) => existsSync(path.join(dataDir, file)));
 }
 
@@ -30,7 +31,9 @@ export function devKeyFilesIn(dataDir: string): string[] {
  * In production, throws a one-line ConfigError naming SIGNET_DATA_DIR when it holds a dev key, unless
  * SIGNET_DEV_KEYS_IN_PRODUCTION is true (a local rehearsal). Nothing outside production.
  */
-export function refuseDevKeysInProduction(cfg: Pick<Config, "isProduction" | "dataDir" | "SIGNET_DEV_KEYS_IN_PRODUCTION">): void {
+export function refuseDevKeysInProduction(
+  cfg: Pick<Config, "isProduction" | "dataDir" | "SIGNET_DEV_KEYS_IN_PRODUCTION">,
+): void {
   if (!cfg.isProduction || cfg.SIGNET_DEV_KEYS_IN_PRODUCTION) return;
   const found = devKeyFilesIn(cfg.dataDir);
   if (found.length === 0) return;

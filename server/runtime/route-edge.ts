@@ -64,17 +64,26 @@ export function routeRuntime(): Promise<Runtime> {
 
 async function buildRouteRuntime(e: Edge): Promise<Runtime> {
   const config = await routeConfig();
-  const [{ createRuntime }, { startBackgroundJobs }, { ConfigError }, { AppError }, { createLogger }] = await Promise.all([
-    import("./create-runtime"),
-    import("./background-jobs"),
-    import("../env"),
-    import("../errors"),
-    import("../log"),
-  ]);
-  const runtime = await createRuntime(config, { shutdown: edgeShutdown, health: e.health, announced: e.announced, ...(e.log ? { log: e.log } : {}) }).catch((err: unknown) => {
+  const [{ createRuntime }, { startBackgroundJobs }, { ConfigError }, { AppError }, { createLogger }] =
+    await Promise.all([
+      import("./create-runtime"),
+      import("./background-jobs"),
+      import("../env"),
+      import("../errors"),
+      import("../log"),
+    ]);
+  const runtime = await createRuntime(config, {
+    shutdown: edgeShutdown,
+    health: e.health,
+    announced: e.announced,
+    ...(e.log ? { log: e.log } : {}),
+  }).catch((err: unknown) => {
     // The message names the variable for the operator's logs; clients see only the stable code.
     if (!(err instanceof ConfigError)) throw err;
-    createLogger(config.logLevel).error({ event: "runtime.config_error", reason: err.message }, "the service is misconfigured");
+    createLogger(config.logLevel).error(
+      { event: "runtime.config_error", reason: err.message },
+      "the service is misconfigured",
+    );
     throw new AppError("server_misconfigured", "the service is misconfigured");
   });
   e.stopJobs = startBackgroundJobs(runtime);
@@ -96,7 +105,10 @@ export async function routeLog(requestId: string): Promise<pino.Logger> {
   // The runtime there is, if any: a failed build is not tried again just to log its failure.
   const runtime = (await edge().runtime?.catch(() => null)) ?? null;
   if (runtime) return runtime.log.child({ request_id: requestId });
-  const level = await routeConfig().then((config) => config.logLevel, () => "info" as const);
+  const level = await routeConfig().then(
+    (config) => config.logLevel,
+    () => "info" as const,
+  );
   return createLogger(level).child({ request_id: requestId });
 }
 
@@ -108,15 +120,29 @@ export async function routeHealthSource(): Promise<HealthSource> {
   const e = edge();
   const { runtimeHealthDeps } = await import("../health/check-health");
   const runtime = await routeRuntime().catch((err: unknown) => err as Error);
-  if (!(runtime instanceof Error)) return { config: runtime.config, deps: () => runtimeHealthDeps(runtime), cache: e.health, shutdown: edgeShutdown, clock: runtime.clock };
+  if (!(runtime instanceof Error))
+    return {
+      config: runtime.config,
+      deps: () => runtimeHealthDeps(runtime),
+      cache: e.health,
+      shutdown: edgeShutdown,
+      clock: runtime.clock,
+    };
   const config = await routeConfig();
-  const [{ createFacilitator }, { systemClock }] = await Promise.all([import("../facilitator/create-facilitator"), import("../context/runtime")]);
+  const [{ createFacilitator }, { systemClock }] = await Promise.all([
+    import("../facilitator/create-facilitator"),
+    import("../context/runtime"),
+  ]);
   return {
     config,
     deps: () => ({
       db: () => Promise.reject(runtime),
       facilitator: () => createFacilitator(config),
-      upstream: { baseUrl: config.UPSTREAM_BASE_URL, apiKey: config.UPSTREAM_API_KEY, providerName: config.UPSTREAM_PROVIDER_NAME },
+      upstream: {
+        baseUrl: config.UPSTREAM_BASE_URL,
+        apiKey: config.UPSTREAM_API_KEY,
+        providerName: config.UPSTREAM_PROVIDER_NAME,
+      },
       clock: systemClock,
     }),
     cache: e.health,

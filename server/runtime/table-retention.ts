@@ -26,7 +26,12 @@ export const IP_WINDOW_RETENTION_MS = 2 * IP_RATE_LIMIT_WINDOW_MS;
 
 /** `ms` as the largest whole unit that divides it ("2 min", "90 days"). */
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [["days", DAY_MS], ["h", HOUR_MS], ["min", MINUTE_MS], ["s", 1_000]] as const) {
+  for (const [unit, size] of [
+    ["days", DAY_MS],
+    ["h", HOUR_MS],
+    ["min", MINUTE_MS],
+    ["s", 1_000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size} ${unit === "days" && ms === DAY_MS ? "day" : unit}`;
   }
   return `${ms} ms`;
@@ -53,30 +58,62 @@ export const TABLE_RETENTION: Readonly<Record<string, TableRetention>> = {
     why: "replay protection (a transaction or authorization once seen is refused again, forever) and the audit trail; a served call's kept answer (`answer`) is cleared by the sweeper after PAID_ANSWER_RETENTION_HOURS",
   },
   payment_transitions: { kept: FOREVER, why: "the allowed moves between payment states (fixed data)" },
-  inference_logs: { kept: FOREVER, why: "each served call's signed receipt (never its prompt or answer), behind /r/<id> and the log" },
+  inference_logs: {
+    kept: FOREVER,
+    why: "each served call's signed receipt (never its prompt or answer), behind /r/<id> and the log",
+  },
   credit_holds: { kept: FOREVER, why: "each call's hold and what it charged: the ledger's explanation" },
   grants: { kept: FOREVER, why: "once per key and at most N per hashed IP: a deleted grant could be claimed again" },
-  operator_session_generations: { kept: FOREVER, why: "sign-out invalidates older sessions (one row per operator key)" },
+  operator_session_generations: {
+    kept: FOREVER,
+    why: "sign-out invalidates older sessions (one row per operator key)",
+  },
   settlement_lanes: { kept: FOREVER, why: "one settlement in flight per paying account (one small row per account)" },
   evm_relays: {
     kept: `until the relayer's mined nonce count passes the row's nonce by ${RELAY_KEEP_BELOW_MINED}`,
     why: "a signed relay transaction is broadcast again until it is mined deep enough that a reorg cannot undo it; deleted by the relayer",
   },
-  log_staging: { kept: "until the sequencer logs the receipt (seconds)", why: "receipts waiting for the log; deleted by the sequencer" },
+  log_staging: {
+    kept: "until the sequencer logs the receipt (seconds)",
+    why: "receipts waiting for the log; deleted by the sequencer",
+  },
   log_entries: { kept: FOREVER, why: "the receipt log's leaves: deleting one breaks every proof" },
   log_hashes: { kept: FOREVER, why: "the receipt log's tiles" },
-  log_checkpoints: { kept: FOREVER, why: "every checkpoint the log signed: monitors ask for consistency from any of them" },
+  log_checkpoints: {
+    kept: FOREVER,
+    why: "every checkpoint the log signed: monitors ask for consistency from any of them",
+  },
   log_cosignatures: { kept: FOREVER, why: "witnesses' cosignatures of those checkpoints" },
-  request_nonces: { kept: `${formatDuration(NONCE_RETENTION_MS)} from the request`, why: "a signed request's nonce can only be replayed within its window; deleted by the background purge" },
-  rate_limit_windows: { kept: `${formatDuration(AGENT_WINDOW_RETENTION_MS)} from the window's start`, why: "per-key request counts; deleted by the background purge" },
-  ip_rate_limit_windows: { kept: `${formatDuration(IP_WINDOW_RETENTION_MS)} from the window's start`, why: "per-IP request counts (HMAC of the IP); deleted by the background purge" },
-  grant_challenges: { kept: `${formatDuration(EXPIRED_CHALLENGE_GRACE_MS)} past expiry`, why: "single-use, five-minute challenges; deleted by the background purge" },
-  operator_challenges: { kept: `${formatDuration(EXPIRED_CHALLENGE_GRACE_MS)} past expiry`, why: "sign-in challenges and login-link nonces; deleted by the background purge" },
-  payment_failure_counts: { kept: `${formatDuration(FAILURE_COUNT_RETENTION_MS)} from the hour counted`, why: "the dashboard's failure chart; deleted by the background purge" },
+  request_nonces: {
+    kept: `${formatDuration(NONCE_RETENTION_MS)} from the request`,
+    why: "a signed request's nonce can only be replayed within its window; deleted by the background purge",
+  },
+  rate_limit_windows: {
+    kept: `${formatDuration(AGENT_WINDOW_RETENTION_MS)} from the window's start`,
+    why: "per-key request counts; deleted by the background purge",
+  },
+  ip_rate_limit_windows: {
+    kept: `${formatDuration(IP_WINDOW_RETENTION_MS)} from the window's start`,
+    why: "per-IP request counts (HMAC of the IP); deleted by the background purge",
+  },
+  grant_challenges: {
+    kept: `${formatDuration(EXPIRED_CHALLENGE_GRACE_MS)} past expiry`,
+    why: "single-use, five-minute challenges; deleted by the background purge",
+  },
+  operator_challenges: {
+    kept: `${formatDuration(EXPIRED_CHALLENGE_GRACE_MS)} past expiry`,
+    why: "sign-in challenges and login-link nonces; deleted by the background purge",
+  },
+  payment_failure_counts: {
+    kept: `${formatDuration(FAILURE_COUNT_RETENTION_MS)} from the hour counted`,
+    why: "the dashboard's failure chart; deleted by the background purge",
+  },
 };
 
 /** The retention table as Markdown (docs/deploy.md). */
 export function retentionTable(): string {
-  const rows = Object.entries(TABLE_RETENTION).map(([table, r]) => `| \`${table}\` | ${r.kept} | ${r.why.replaceAll("|", "\\|")} |`);
+  const rows = Object.entries(TABLE_RETENTION).map(
+    ([table, r]) => `| \`${table}\` | ${r.kept} | ${r.why.replaceAll("|", "\\|")} |`,
+  );
   return ["| table | kept | why, and who deletes it |", "|---|---|---|", ...rows].join("\n");
 }

@@ -12,11 +12,15 @@ const ALL_METHODS = [...REFUSABLE_METHODS, "OPTIONS"] as const;
 export type HttpMethod = (typeof ALL_METHODS)[number];
 
 /** The methods a route serving `S` refuses: Next answers HEAD from a route's GET, so a GET route serves HEAD too. */
-export type RefusedMethod<S extends HttpMethod> = Exclude<(typeof REFUSABLE_METHODS)[number], S | (S extends "GET" ? "HEAD" : never)>;
+export type RefusedMethod<S extends HttpMethod> = Exclude<
+  (typeof REFUSABLE_METHODS)[number],
+  S | (S extends "GET" ? "HEAD" : never)
+>;
 
 /** The Allow header of a route serving `served`: HEAD with GET, and OPTIONS always (Next answers it). */
 export function allowHeader(served: readonly HttpMethod[]): string {
-  if (served.length === 0 || served.some((m) => !(ALL_METHODS as readonly string[]).includes(m))) throw new TypeError("served: one or more HTTP methods");
+  if (served.length === 0 || served.some((m) => !(ALL_METHODS as readonly string[]).includes(m)))
+    throw new TypeError("served: one or more HTTP methods");
   const allowed = new Set<HttpMethod>([...served, "OPTIONS"]);
   if (allowed.has("GET")) allowed.add("HEAD");
   return ALL_METHODS.filter((m) => allowed.has(m)).join(", ");
@@ -26,10 +30,17 @@ export function allowHeader(served: readonly HttpMethod[]): string {
  * Handlers for every method a route serving `served` does not: each answers 405 method_not_allowed with `Allow`.
  * A route exports them beside its own: `export const { PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "OPTIONS"]);`
  */
-export function methodsNotAllowed<const S extends HttpMethod>(served: readonly S[]): Record<RefusedMethod<S>, RouteHandler> {
+export function methodsNotAllowed<const S extends HttpMethod>(
+  served: readonly S[],
+): Record<RefusedMethod<S>, RouteHandler> {
   const allow = allowHeader(served);
   const refuse = handleRoute(async (req) => {
-    throw new AppError("method_not_allowed", `${req.method} is not served here; this path serves ${allow}`, {}, { allow });
+    throw new AppError(
+      "method_not_allowed",
+      `${req.method} is not served here; this path serves ${allow}`,
+      {},
+      { allow },
+    );
   });
   const handlers: Partial<Record<string, RouteHandler>> = {};
   for (const method of REFUSABLE_METHODS) if (!allow.split(", ").includes(method)) handlers[method] = refuse;

@@ -27,17 +27,42 @@ const nameSchema = z.string().min(1).max(64);
 /** OpenRouter's and Anthropic's prompt-cache marker, on a content part or a tool; the provider reads it. */
 const cacheControlSchema = z.object({ type: z.literal("ephemeral"), ttl: z.string().max(16).optional() }).strict();
 /** OpenAI's explicit prompt-cache breakpoint on a content part; the provider reads it. */
-const cacheBreakpointSchema = z.object({ mode: z.literal("explicit"), ttl: z.enum(["30m", "12h"]).optional() }).strict();
-const cacheFields = { cache_control: cacheControlSchema.optional(), prompt_cache_breakpoint: cacheBreakpointSchema.optional() };
+const cacheBreakpointSchema = z
+  .object({ mode: z.literal("explicit"), ttl: z.enum(["30m", "12h"]).optional() })
+  .strict();
+const cacheFields = {
+  cache_control: cacheControlSchema.optional(),
+  prompt_cache_breakpoint: cacheBreakpointSchema.optional(),
+};
 
 const contentPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: textSchema, ...cacheFields }).strict(),
   z
-    .object({ type: z.literal("image_url"), image_url: z.object({ url: blobSchema, detail: z.enum(["auto", "low", "high", "original"]).optional() }).strict(), ...cacheFields })
+    .object({
+      type: z.literal("image_url"),
+      image_url: z.object({ url: blobSchema, detail: z.enum(["auto", "low", "high", "original"]).optional() }).strict(),
+      ...cacheFields,
+    })
     .strict(),
-  z.object({ type: z.literal("input_audio"), input_audio: z.object({ data: blobSchema, format: z.string().max(16) }).strict(), ...cacheFields }).strict(),
   z
-    .object({ type: z.literal("file"), file: z.object({ file_data: blobSchema.optional(), file_id: z.string().max(256).optional(), filename: z.string().max(256).optional() }).strict(), ...cacheFields })
+    .object({
+      type: z.literal("input_audio"),
+      input_audio: z.object({ data: blobSchema, format: z.string().max(16) }).strict(),
+      ...cacheFields,
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("file"),
+      file: z
+        .object({
+          file_data: blobSchema.optional(),
+          file_id: z.string().max(256).optional(),
+          filename: z.string().max(256).optional(),
+        })
+        .strict(),
+      ...cacheFields,
+    })
     .strict(),
   /** An assistant's earlier refusal, passed back as the SDK returned it. */
   z.object({ type: z.literal("refusal"), refusal: textSchema }).strict(),
@@ -51,17 +76,28 @@ const functionCallSchema = z.object({ name: nameSchema, arguments: textSchema })
 const toolFunctionSchema = functionCallSchema.extend({ parsed_arguments: z.unknown().optional() }).strict();
 const toolCallSchema = z.discriminatedUnion("type", [
   z.object({ id: idSchema, type: z.literal("function"), function: toolFunctionSchema }).strict(),
-  z.object({ id: idSchema, type: z.literal("custom"), custom: z.object({ name: nameSchema, input: textSchema }).strict() }).strict(),
+  z
+    .object({
+      id: idSchema,
+      type: z.literal("custom"),
+      custom: z.object({ name: nameSchema, input: textSchema }).strict(),
+    })
+    .strict(),
 ]);
 
 /** Any object, as a content part; each is checked against contentPartSchema below, so a bad one is named by its path. */
-const partSlot = z.custom<ContentPart>((v) => typeof v === "object" && v !== null && !Array.isArray(v), { message: "must be a content part object" });
+const partSlot = z.custom<ContentPart>((v) => typeof v === "object" && v !== null && !Array.isArray(v), {
+  message: "must be a content part object",
+});
 
 export const chatMessageSchema = z
   .object({
     role: z.enum(["system", "developer", "user", "assistant", "tool", "function"]),
     /** Text or parts; null or absent only on an assistant message (one that calls tools) or a function message. */
-    content: z.union([textSchema, z.array(partSlot).min(1).max(MAX_PARTS)]).nullable().optional(),
+    content: z
+      .union([textSchema, z.array(partSlot).min(1).max(MAX_PARTS)])
+      .nullable()
+      .optional(),
     name: z.string().max(64).optional(),
     tool_calls: z.array(toolCallSchema).max(MAX_PARTS).optional(),
     tool_call_id: idSchema.optional(),
@@ -70,7 +106,10 @@ export const chatMessageSchema = z
     /** An earlier audio answer, referred to by its id (the SDK's message also carries its data and transcript). */
     audio: z.object({ id: idSchema }).loose().nullable().optional(),
     /** What the SDK's answer message carries (URL citations); an answer's field, so the provider never gets it. */
-    annotations: z.array(z.object({ type: z.string().max(64) }).loose()).max(MAX_PARTS).optional(),
+    annotations: z
+      .array(z.object({ type: z.string().max(64) }).loose())
+      .max(MAX_PARTS)
+      .optional(),
     /**
      * What the openai SDK's helpers (stream(), runTools(), parse()) put on an answer message: its structured output
      * parsed (null without one); an answer's field, so the provider never gets it.
@@ -78,7 +117,10 @@ export const chatMessageSchema = z
     parsed: z.unknown().optional(),
   })
   .strict()
-  .refine((m) => m.role === "assistant" || m.role === "function" || (m.content !== undefined && m.content !== null), { message: "is required for this role", path: ["content"] })
+  .refine((m) => m.role === "assistant" || m.role === "function" || (m.content !== undefined && m.content !== null), {
+    message: "is required for this role",
+    path: ["content"],
+  })
   .superRefine((m, ctx) => {
     if (!Array.isArray(m.content)) return;
     for (const [j, part] of m.content.entries()) {
@@ -89,22 +131,46 @@ export const chatMessageSchema = z
         return;
       }
       if (checked.data.type === "refusal" && m.role !== "assistant") {
-        ctx.addIssue({ code: "custom", message: "a refusal part is an assistant's: only an assistant message may carry one", path: ["content", j, "type"] });
+        ctx.addIssue({
+          code: "custom",
+          message: "a refusal part is an assistant's: only an assistant message may carry one",
+          path: ["content", j, "type"],
+        });
         return;
       }
     }
   });
 
 const functionDefinitionSchema = z
-  .object({ name: nameSchema, description: z.string().max(4_096).optional(), parameters: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullable().optional() })
+  .object({
+    name: nameSchema,
+    description: z.string().max(4_096).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  })
   .strict();
 
 const toolSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("function"), function: functionDefinitionSchema, cache_control: cacheControlSchema.optional() }).strict(),
+  z
+    .object({
+      type: z.literal("function"),
+      function: functionDefinitionSchema,
+      cache_control: cacheControlSchema.optional(),
+    })
+    .strict(),
   z
     .object({
       type: z.literal("custom"),
-      custom: z.object({ name: nameSchema, description: z.string().max(4_096).optional(), format: z.object({ type: z.enum(["text", "grammar"]) }).loose().optional() }).strict(),
+      custom: z
+        .object({
+          name: nameSchema,
+          description: z.string().max(4_096).optional(),
+          format: z
+            .object({ type: z.enum(["text", "grammar"]) })
+            .loose()
+            .optional(),
+        })
+        .strict(),
       cache_control: cacheControlSchema.optional(),
     })
     .strict(),
@@ -115,7 +181,15 @@ const toolChoiceSchema = z.union([
   z.object({ type: z.literal("function"), function: z.object({ name: nameSchema }).strict() }).strict(),
   z.object({ type: z.literal("custom"), custom: z.object({ name: nameSchema }).strict() }).strict(),
   z
-    .object({ type: z.literal("allowed_tools"), allowed_tools: z.object({ mode: z.enum(["auto", "required"]), tools: z.array(z.record(z.string(), z.unknown())).max(MAX_PARTS) }).strict() })
+    .object({
+      type: z.literal("allowed_tools"),
+      allowed_tools: z
+        .object({
+          mode: z.enum(["auto", "required"]),
+          tools: z.array(z.record(z.string(), z.unknown())).max(MAX_PARTS),
+        })
+        .strict(),
+    })
     .strict(),
 ]);
 
@@ -163,16 +237,37 @@ export const chatRequestFields = z
     verbosity: unset(z.enum(["low", "medium", "high"])),
     prompt_cache_key: unset(z.string().max(256)),
     prompt_cache_retention: unset(z.enum(["in_memory", "24h"])),
-    prompt_cache_options: z.object({ mode: z.enum(["implicit", "explicit"]).optional(), ttl: z.string().max(16).optional() }).strict().optional(),
+    prompt_cache_options: z
+      .object({ mode: z.enum(["implicit", "explicit"]).optional(), ttl: z.string().max(16).optional() })
+      .strict()
+      .optional(),
     /** Text is the only output: the answer, and what its receipt covers, is text. */
-    modalities: unset(z.array(z.literal("text", { message: "must be text: answers are text only, and the receipt covers text" })).max(2)),
+    modalities: unset(
+      z
+        .array(z.literal("text", { message: "must be text: answers are text only, and the receipt covers text" }))
+        .max(2),
+    ),
     audio: unset(z.null({ message: "is not served: answers are text only, and the receipt covers text" })),
     /** Search is priced per request by the provider, outside the call's fixed price. */
-    web_search_options: unset(z.null({ message: "is not served: web search is priced by the provider per request, outside the call's fixed price" })),
+    web_search_options: unset(
+      z.null({
+        message: "is not served: web search is priced by the provider per request, outside the call's fixed price",
+      }),
+    ),
     /** No moderation pass runs here, so a request for one cannot be honoured. */
     moderation: unset(z.null({ message: "is not served: no moderation pass runs on this service" })),
     /** Ignored: a prediction only speeds an answer, and its rejected tokens would be billed outside the call's cap. */
-    prediction: unset(z.object({ type: z.literal("content"), content: z.union([textSchema, z.array(z.object({ type: z.literal("text"), text: textSchema }).loose()).max(MAX_PARTS)]) }).strict()),
+    prediction: unset(
+      z
+        .object({
+          type: z.literal("content"),
+          content: z.union([
+            textSchema,
+            z.array(z.object({ type: z.literal("text"), text: textSchema }).loose()).max(MAX_PARTS),
+          ]),
+        })
+        .strict(),
+    ),
     /** Ignored: one tier is served, at the call's flat price. */
     service_tier: unset(z.enum(["auto", "default", "flex", "scale", "priority", "fast"])),
     /** Ignored: nothing is stored for the provider's own evaluations. */
@@ -181,17 +276,27 @@ export const chatRequestFields = z
     /** Server-Sent Events in the OpenAI format, ending with the signed receipt event. */
     stream: unset(z.boolean()),
     /** `include_usage`: a last chunk with `choices: []` and the usage, as OpenAI sends it; other options are ignored. */
-    stream_options: unset(z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).loose()),
+    stream_options: unset(
+      z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).loose(),
+    ),
   })
   .loose();
 
 export const chatRequestSchema = chatRequestFields.superRefine((body, ctx) => refuseUnreadableParts(body, ctx));
 
 /** Refuses a content part the chosen model cannot read (an image to the built-in model), naming the part. */
-export function refuseUnreadableParts(body: { model: string; messages?: readonly ChatMessage[] | undefined }, ctx: z.RefinementCtx): void {
+export function refuseUnreadableParts(
+  body: { model: string; messages?: readonly ChatMessage[] | undefined },
+  ctx: z.RefinementCtx,
+): void {
   const model = findModel(body.model);
   const path = model && body.messages ? unreadablePart(model, body.messages) : null;
-  if (path) ctx.addIssue({ code: "custom", message: `${body.model} reads text parts only`, path: path.split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p)) });
+  if (path)
+    ctx.addIssue({
+      code: "custom",
+      message: `${body.model} reads text parts only`,
+      path: path.split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+    });
 }
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

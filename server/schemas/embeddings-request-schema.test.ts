@@ -40,11 +40,21 @@ describe("embeddingsRequestSchema", () => {
       ...sdkBodies,
       // The AI SDK's openai-compatible provider: texts, always a list, encoding_format float, dimensions and user undefined.
       { model: "local/hash-embed-1", input: ["one value"], encoding_format: "float" },
-      { model: MODEL, input: "hi", dimensions: null, encoding_format: null, user: null, network: "devnet", provider: { allow_fallbacks: false }, input_type: "search_query" },
+      {
+        model: MODEL,
+        input: "hi",
+        dimensions: null,
+        encoding_format: null,
+        user: null,
+        network: "devnet",
+        provider: { allow_fallbacks: false },
+        input_type: "search_query",
+      },
       { model: MODEL, input: Array.from({ length: MAX_EMBEDDING_INPUTS }, () => "x") },
       { model: MODEL, input: [0, MAX_TOKEN_ID] },
     ];
-    for (const body of bodies) expect(() => parseWith(embeddingsRequestSchema, body), JSON.stringify(body).slice(0, 80)).not.toThrow();
+    for (const body of bodies)
+      expect(() => parseWith(embeddingsRequestSchema, body), JSON.stringify(body).slice(0, 80)).not.toThrow();
   });
 
   it("keeps the input as sent (the provider gets it unchanged; the prompt hash reads it as a list)", () => {
@@ -67,12 +77,36 @@ describe("embeddingsRequestSchema", () => {
     ["input.0.1", "must be a token id", { input: [[1, -1]] }],
     ["input.0", "must be a token id", { input: [MAX_TOKEN_ID + 1] }],
     ["input.0", "must hold at least one token id", { input: [[]] }],
-    ["input", `must hold at most ${MAX_EMBEDDING_INPUTS} inputs`, { input: Array.from({ length: MAX_EMBEDDING_INPUTS + 1 }, () => "x") }],
-    ["input", `must be at most ${MAX_EMBEDDING_INPUT_CHARS} characters`, { input: "x".repeat(MAX_EMBEDDING_INPUT_CHARS + 1) }],
-    ["input.1", `must be at most ${MAX_EMBEDDING_INPUT_CHARS} characters`, { input: ["x", "x".repeat(MAX_EMBEDDING_INPUT_CHARS + 1)] }],
-    ["input", `must hold at most ${MAX_EMBEDDING_TOTAL_CHARS} characters in all`, { input: Array.from({ length: 7 }, () => "x".repeat(30_000)) }],
-    ["input", `must hold at most ${MAX_EMBEDDING_INPUT_TOKENS} token ids`, { input: Array.from({ length: MAX_EMBEDDING_INPUT_TOKENS + 1 }, () => 1) }],
-    ["input", `must hold at most ${MAX_EMBEDDING_TOTAL_TOKENS} token ids in all`, { input: Array.from({ length: 3 }, () => Array.from({ length: 8_000 }, () => 1)) }],
+    [
+      "input",
+      `must hold at most ${MAX_EMBEDDING_INPUTS} inputs`,
+      { input: Array.from({ length: MAX_EMBEDDING_INPUTS + 1 }, () => "x") },
+    ],
+    [
+      "input",
+      `must be at most ${MAX_EMBEDDING_INPUT_CHARS} characters`,
+      { input: "x".repeat(MAX_EMBEDDING_INPUT_CHARS + 1) },
+    ],
+    [
+      "input.1",
+      `must be at most ${MAX_EMBEDDING_INPUT_CHARS} characters`,
+      { input: ["x", "x".repeat(MAX_EMBEDDING_INPUT_CHARS + 1)] },
+    ],
+    [
+      "input",
+      `must hold at most ${MAX_EMBEDDING_TOTAL_CHARS} characters in all`,
+      { input: Array.from({ length: 7 }, () => "x".repeat(30_000)) },
+    ],
+    [
+      "input",
+      `must hold at most ${MAX_EMBEDDING_INPUT_TOKENS} token ids`,
+      { input: Array.from({ length: MAX_EMBEDDING_INPUT_TOKENS + 1 }, () => 1) },
+    ],
+    [
+      "input",
+      `must hold at most ${MAX_EMBEDDING_TOTAL_TOKENS} token ids in all`,
+      { input: Array.from({ length: 3 }, () => Array.from({ length: 8_000 }, () => 1)) },
+    ],
     ["model", "", { model: "" }],
     ["encoding_format", "", { encoding_format: "int8" }],
     ["dimensions", "", { dimensions: 0 }],
@@ -92,8 +126,12 @@ describe("embeddingsRequestSchema", () => {
   });
 
   it("leaves dimensions past an unknown model's vectors to the model gate, and checks the built-in model's own limit", () => {
-    expect(() => parseWith(embeddingsRequestSchema, { model: "acme/none", input: "hi", dimensions: 9_999 })).not.toThrow();
-    expect(refusal({ model: "local/hash-embed-1", input: "hi", dimensions: 3_073 })).toMatchObject({ details: { detail: "dimensions" } });
+    expect(() =>
+      parseWith(embeddingsRequestSchema, { model: "acme/none", input: "hi", dimensions: 9_999 }),
+    ).not.toThrow();
+    expect(refusal({ model: "local/hash-embed-1", input: "hi", dimensions: 3_073 })).toMatchObject({
+      details: { detail: "dimensions" },
+    });
   });
 
   it("caps the body as the chat route does, above the input limits", () => {

@@ -52,7 +52,11 @@ export const embeddingsRequestSchema = embeddingsRequestFields.superRefine((body
   }
   const model = findEmbeddingModel(body.model);
   if (model && typeof body.dimensions === "number" && body.dimensions > model.maxDimensions) {
-    ctx.addIssue({ code: "custom", message: `must be at most ${model.maxDimensions} for ${model.id}`, path: ["dimensions"] });
+    ctx.addIssue({
+      code: "custom",
+      message: `must be at most ${model.maxDimensions} for ${model.id}`,
+      path: ["dimensions"],
+    });
   }
 });
 
@@ -74,40 +78,54 @@ function checkEmbeddingInput(input: unknown): InputProblem | null {
   const first: unknown = input[0];
   if (typeof first === "number") return checkTokenList(input, []) ?? totalTokens(input.length);
   if (typeof first !== "string" && !Array.isArray(first)) return { path: [0], message: FORMS };
-  if (input.length > MAX_EMBEDDING_INPUTS) return { path: [], message: `must hold at most ${MAX_EMBEDDING_INPUTS} inputs` };
+  if (input.length > MAX_EMBEDDING_INPUTS)
+    return { path: [], message: `must hold at most ${MAX_EMBEDDING_INPUTS} inputs` };
   let total = 0;
   for (const [i, item] of input.entries()) {
     if (typeof first === "string") {
-      if (typeof item !== "string") return { path: [i], message: "must be a string, as input.0 is (texts and token ids are not mixed)" };
+      if (typeof item !== "string")
+        return { path: [i], message: "must be a string, as input.0 is (texts and token ids are not mixed)" };
       const problem = checkText(item, [i]);
       if (problem) return problem;
       total += item.length;
     } else {
-      if (!Array.isArray(item)) return { path: [i], message: "must be an array of token ids, as input.0 is (texts and token ids are not mixed)" };
+      if (!Array.isArray(item))
+        return {
+          path: [i],
+          message: "must be an array of token ids, as input.0 is (texts and token ids are not mixed)",
+        };
       const problem = checkTokenList(item, [i]);
       if (problem) return problem;
       total += item.length;
     }
   }
-  if (typeof first === "string") return total > MAX_EMBEDDING_TOTAL_CHARS ? { path: [], message: `must hold at most ${MAX_EMBEDDING_TOTAL_CHARS} characters in all` } : null;
+  if (typeof first === "string")
+    return total > MAX_EMBEDDING_TOTAL_CHARS
+      ? { path: [], message: `must hold at most ${MAX_EMBEDDING_TOTAL_CHARS} characters in all` }
+      : null;
   return totalTokens(total);
 }
 
 function checkText(text: string, path: number[]): InputProblem | null {
   if (text === "") return { path, message: "must not be an empty string" };
-  if (text.length > MAX_EMBEDDING_INPUT_CHARS) return { path, message: `must be at most ${MAX_EMBEDDING_INPUT_CHARS} characters` };
+  if (text.length > MAX_EMBEDDING_INPUT_CHARS)
+    return { path, message: `must be at most ${MAX_EMBEDDING_INPUT_CHARS} characters` };
   return null;
 }
 
 function checkTokenList(ids: readonly unknown[], path: number[]): InputProblem | null {
   if (ids.length === 0) return { path, message: "must hold at least one token id" };
-  if (ids.length > MAX_EMBEDDING_INPUT_TOKENS) return { path, message: `must hold at most ${MAX_EMBEDDING_INPUT_TOKENS} token ids` };
+  if (ids.length > MAX_EMBEDDING_INPUT_TOKENS)
+    return { path, message: `must hold at most ${MAX_EMBEDDING_INPUT_TOKENS} token ids` };
   for (const [j, id] of ids.entries()) {
-    if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || id > MAX_TOKEN_ID) return { path: [...path, j], message: TOKEN_ID };
+    if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || id > MAX_TOKEN_ID)
+      return { path: [...path, j], message: TOKEN_ID };
   }
   return null;
 }
 
 function totalTokens(total: number): InputProblem | null {
-  return total > MAX_EMBEDDING_TOTAL_TOKENS ? { path: [], message: `must hold at most ${MAX_EMBEDDING_TOTAL_TOKENS} token ids in all` } : null;
+  return total > MAX_EMBEDDING_TOTAL_TOKENS
+    ? { path: [], message: `must hold at most ${MAX_EMBEDDING_TOTAL_TOKENS} token ids in all` }
+    : null;
 }

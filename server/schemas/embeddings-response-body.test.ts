@@ -27,12 +27,20 @@ describe("float32Json()", () => {
   });
 
   it("always reads back (as binary64, then rounded to float32) as the value, in at most 9 significant digits", () => {
-    const values = new Float32Array(new Uint32Array(Array.from({ length: 20_000 }, (_, i) => (Math.imul(i + 1, 2_654_435_761) >>> 0) & 0xff7fffff)).buffer);
+    const values = new Float32Array(
+      new Uint32Array(Array.from({ length: 20_000 }, (_, i) => (Math.imul(i + 1, 2_654_435_761) >>> 0) & 0xff7fffff))
+        .buffer,
+    );
     for (const value of values) {
       if (!Number.isFinite(value)) continue;
       const short = float32Json(value);
       expect(Math.fround(short)).toBe(value);
-      expect(short.toExponential().replace(/^-?|e.*$/g, "").replace(".", "").length).toBeLessThanOrEqual(9);
+      expect(
+        short
+          .toExponential()
+          .replace(/^-?|e.*$/g, "")
+          .replace(".", "").length,
+      ).toBeLessThanOrEqual(9);
     }
   });
 });
@@ -71,16 +79,26 @@ describe("embeddingsResponseBody()", () => {
     });
     const expected = answer.vectors.map((v) => Array.from(v));
     const byDefault = await client.embeddings.create({ model: answer.model, input: ["a", "b"] });
-    const asFloats = await client.embeddings.create({ model: answer.model, input: ["a", "b"], encoding_format: "float" });
+    const asFloats = await client.embeddings.create({
+      model: answer.model,
+      input: ["a", "b"],
+      encoding_format: "float",
+    });
     expect(asked).toEqual(["base64", "float"]);
     expect(byDefault.data.map((d) => d.embedding)).toEqual(expected);
     // JSON writes -0 as 0 (and the hash writes both as 0); base64 keeps the sign bit.
-    expect(asFloats.data.map((d) => d.embedding.map(Math.fround))).toEqual(expected.map((v) => v.map((x) => (x === 0 ? 0 : x))));
+    expect(asFloats.data.map((d) => d.embedding.map(Math.fround))).toEqual(
+      expected.map((v) => v.map((x) => (x === 0 ? 0 : x))),
+    );
     expect(responseHash(byDefault)).toBe(embeddingsResponseHash(answer.vectors));
   });
 
   it("has a schema that rejects malformed input: a body of another shape than OpenAI's", () => {
-    expect(embeddingsResponseSchema.safeParse({ ...embeddingsResponseBody(answer), usage: { prompt_tokens: 6 } }).success).toBe(false);
-    expect(embeddingsResponseSchema.safeParse({ ...embeddingsResponseBody(answer), object: "embedding" }).success).toBe(false);
+    expect(
+      embeddingsResponseSchema.safeParse({ ...embeddingsResponseBody(answer), usage: { prompt_tokens: 6 } }).success,
+    ).toBe(false);
+    expect(embeddingsResponseSchema.safeParse({ ...embeddingsResponseBody(answer), object: "embedding" }).success).toBe(
+      false,
+    );
   });
 });

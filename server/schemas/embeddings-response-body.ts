@@ -53,7 +53,10 @@ export function float32Json(value: number): number {
 }
 
 /** The response body for an answer, in the encoding the request asked for (float when it asked for none). */
-export function embeddingsResponseBody(answer: EmbeddingsAnswer, encodingFormat: "float" | "base64" = "float"): EmbeddingsResponseBody {
+export function embeddingsResponseBody(
+  answer: EmbeddingsAnswer,
+  encodingFormat: "float" | "base64" = "float",
+): EmbeddingsResponseBody {
   return {
     object: "list",
     data: answer.vectors.map((vector, index) => ({

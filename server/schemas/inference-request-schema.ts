@@ -2,7 +2,13 @@
 // optional hard cost cap and network.
 import "server-only";
 import { z } from "zod";
-import { chatMessageSchema, chatRequestFields, MAX_MESSAGE_CHARS, MAX_MESSAGES, refuseUnreadableParts } from "./chat-request-schema";
+import {
+  chatMessageSchema,
+  chatRequestFields,
+  MAX_MESSAGE_CHARS,
+  MAX_MESSAGES,
+  refuseUnreadableParts,
+} from "./chat-request-schema";
 
 /** Largest signed body accepted, bytes. */
 export const MAX_INFERENCE_BODY_BYTES = 256_000;
@@ -26,10 +32,17 @@ export const inferenceRequestSchema = z
     /** Server-Sent Events in the OpenAI format, ending with the signed receipt event. */
     stream: z.boolean().optional(),
     /** `include_usage`: a last chunk with `choices: []` and the usage, as OpenAI sends it; other options are ignored. */
-    stream_options: z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).loose().nullable().optional(),
+    stream_options: z
+      .object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() })
+      .loose()
+      .nullable()
+      .optional(),
   })
   .strict()
-  .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), { message: "give exactly one of messages or prompt", path: ["messages"] })
+  .refine((b) => (b.messages === undefined) !== (b.prompt === undefined), {
+    message: "give exactly one of messages or prompt",
+    path: ["messages"],
+  })
   .superRefine((body, ctx) => refuseUnreadableParts(body, ctx));
 
 export type InferenceRequest = z.infer<typeof inferenceRequestSchema>;

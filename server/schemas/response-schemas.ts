@@ -8,17 +8,30 @@ import { ERROR_STATUS, type ErrorCode } from "../errors";
 export const openApiComponents = z.registry<{ id: string; description?: string }>();
 
 const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]+$/);
-const usdcString = z.string().regex(/^\d+(\.\d{1,6})?$/).describe("A USDC amount as a decimal string, at most 6 decimals");
+const usdcString = z
+  .string()
+  .regex(/^\d+(\.\d{1,6})?$/)
+  .describe("A USDC amount as a decimal string, at most 6 decimals");
 
 const errorObjectSchema = z
   .object({
     message: z.string().describe("Human-readable, safe to show"),
-    type: z.string().describe("OpenAI's error type: invalid_request_error, authentication_error, payment_required_error, permission_error, rate_limit_error or server_error"),
+    type: z
+      .string()
+      .describe(
+        "OpenAI's error type: invalid_request_error, authentication_error, payment_required_error, permission_error, rate_limit_error or server_error",
+      ),
     param: z.string().nullable().describe("The request field at fault, or null"),
-    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("Stable error code; see the table in the description"),
+    code: z
+      .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+      .describe("Stable error code; see the table in the description"),
     detail: z.string().optional().describe("The offending field, for invalid_request (the same as param)"),
-    balance_usdc: usdcString.optional().describe("The agent's spendable credit on the call's network, where it matters"),
-    reserved_usdc: usdcString.optional().describe("A paid call's credit kept reserved for the retry of its payment (upstream_error after settlement)"),
+    balance_usdc: usdcString
+      .optional()
+      .describe("The agent's spendable credit on the call's network, where it matters"),
+    reserved_usdc: usdcString
+      .optional()
+      .describe("A paid call's credit kept reserved for the retry of its payment (upstream_error after settlement)"),
   })
   .loose();
 
@@ -48,7 +61,9 @@ export const paymentRequiredSchema = z
   .object({
     x402Version: z.literal(2),
     error: z.string().optional(),
-    resource: z.object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() }).loose(),
+    resource: z
+      .object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() })
+      .loose(),
     accepts: z.array(paymentRequirementsSchema).min(1),
     extensions: z
       .record(z.string(), z.unknown())
@@ -60,7 +75,8 @@ export const paymentRequiredSchema = z
   .loose()
   .register(openApiComponents, {
     id: "PaymentRequired",
-    description: "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED; X-Payment-Required carries what paying needs of it)",
+    description:
+      "The x402 v2 challenge (also base64 JSON in PAYMENT-REQUIRED; X-Payment-Required carries what paying needs of it)",
   });
 
 const paymentRequirementsV1Schema = z
@@ -92,12 +108,16 @@ export const paymentErrorSchema = z
     }),
     request_id: z.string().optional(),
     x402Version: z.literal(1).describe("x402 v1 clients read the body; v2 clients read the PAYMENT-REQUIRED header"),
-    accepts: z.array(paymentRequirementsV1Schema).min(1).describe("The same requirement as the PAYMENT-REQUIRED header's, in x402 v1's form"),
+    accepts: z
+      .array(paymentRequirementsV1Schema)
+      .min(1)
+      .describe("The same requirement as the PAYMENT-REQUIRED header's, in x402 v1's form"),
   })
   .loose()
   .register(openApiComponents, {
     id: "PaymentError",
-    description: "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and what paying needs of it in X-Payment-Required); the body carries the x402 v1 challenge",
+    description:
+      "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and what paying needs of it in X-Payment-Required); the body carries the x402 v1 challenge",
   });
 
 export const receiptSchema = z
@@ -113,13 +133,24 @@ export const receiptSchema = z
     inference_id: z.union([z.string(), z.number()]),
     points_total: z.number().int(),
     payment: z
-      .object({ scheme: z.literal("x402"), amount_usdc: z.number(), tx_signature: z.string(), network: z.string(), pay_to: z.string() })
+      .object({
+        scheme: z.literal("x402"),
+        amount_usdc: z.number(),
+        tx_signature: z.string(),
+        network: z.string(),
+        pay_to: z.string(),
+      })
       .optional(),
     service_signature: base58.describe("Ed25519 over the canonical JSON of every other field, base58"),
   })
-  .register(openApiComponents, { id: "Receipt", description: "The signed receipt v2 (base64 JSON in X-Service-Receipt; the last event of a stream)" });
+  .register(openApiComponents, {
+    id: "Receipt",
+    description: "The signed receipt v2 (base64 JSON in X-Service-Receipt; the last event of a stream)",
+  });
 
-const usageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).loose();
+const usageSchema = z
+  .object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
+  .loose();
 
 export const chatCompletionSchema = z
   .object({
@@ -132,10 +163,15 @@ export const chatCompletionSchema = z
         index: z.number().int(),
         message: z.object({
           role: z.literal("assistant"),
-          content: z.string().describe("The answer's text, which the receipt's response hash covers (\"\" beside tool calls)"),
+          content: z
+            .string()
+            .describe("The answer's text, which the receipt's response hash covers (\"\" beside tool calls)"),
           refusal: z.null(),
           annotations: z.array(z.unknown()).optional(),
-          tool_calls: z.array(z.object({ id: z.string(), type: z.string() }).loose()).optional().describe("A provider's tool calls, as it sent them"),
+          tool_calls: z
+            .array(z.object({ id: z.string(), type: z.string() }).loose())
+            .optional()
+            .describe("A provider's tool calls, as it sent them"),
         }),
         logprobs: z.null(),
         finish_reason: z.string(),
@@ -157,7 +193,11 @@ export const chatCompletionChunkSchema = z
           index: z.number().int(),
           delta: z.object({
             role: z.literal("assistant").optional(),
-            content: z.string().nullable().optional().describe("A piece of the text; null beside the first tool-call fragment"),
+            content: z
+              .string()
+              .nullable()
+              .optional()
+              .describe("A piece of the text; null beside the first tool-call fragment"),
             tool_calls: z
               .array(
                 z.object({
@@ -168,7 +208,9 @@ export const chatCompletionChunkSchema = z
                 }),
               )
               .optional()
-              .describe("A provider's tool calls in fragments, merged by index: id, type and name first, then pieces of arguments"),
+              .describe(
+                "A provider's tool calls in fragments, merged by index: id, type and name first, then pieces of arguments",
+              ),
           }),
           logprobs: z.null(),
           finish_reason: z.string().nullable(),
@@ -178,14 +220,23 @@ export const chatCompletionChunkSchema = z
     usage: usageSchema
       .nullable()
       .optional()
-      .describe("On the finish chunk; with `stream_options.include_usage`, on a last chunk with `choices: []` instead, and null on every other chunk"),
+      .describe(
+        "On the finish chunk; with `stream_options.include_usage`, on a last chunk with `choices: []` instead, and null on every other chunk",
+      ),
   })
   .register(openApiComponents, { id: "ChatCompletionChunk", description: "One `data:` event of a stream" });
 
 /** The x402 offer-receipt extension's signed receipt: a JWS over `{ version, network, resourceUrl, payer, issuedAt, transaction }`. */
 const x402ReceiptSchema = z
-  .object({ format: z.literal("jws"), signature: z.string().describe("JWS compact serialization (EdDSA), `kid` = this service's did:web key") })
-  .register(openApiComponents, { id: "X402SignedReceipt", description: "The x402 offer-receipt extension's signed receipt (also in PAYMENT-RESPONSE's `extensions` of a plain answer)" });
+  .object({
+    format: z.literal("jws"),
+    signature: z.string().describe("JWS compact serialization (EdDSA), `kid` = this service's did:web key"),
+  })
+  .register(openApiComponents, {
+    id: "X402SignedReceipt",
+    description:
+      "The x402 offer-receipt extension's signed receipt (also in PAYMENT-RESPONSE's `extensions` of a plain answer)",
+  });
 
 const receiptEventSchema = z
   .object({
@@ -194,7 +245,10 @@ const receiptEventSchema = z
     log_proof_url: z.string().describe("Where the receipt's inclusion proof in the public receipt log is served"),
     x402_receipt: x402ReceiptSchema.optional().describe("Paid route only: the payment's x402 signed receipt"),
   })
-  .register(openApiComponents, { id: "ReceiptEvent", description: "The receipt a stream ends with, as the receipt chunk's `service_receipt`" });
+  .register(openApiComponents, {
+    id: "ReceiptEvent",
+    description: "The receipt a stream ends with, as the receipt chunk's `service_receipt`",
+  });
 
 export const receiptChunkSchema = z
   .object({
@@ -212,8 +266,15 @@ export const receiptChunkSchema = z
   });
 
 export const streamErrorEventSchema = z
-  .object({ error: errorObjectSchema.describe("OpenAI's error object, as in an error body, with Signet's stable code in `code`") })
-  .register(openApiComponents, { id: "StreamErrorEvent", description: "Ends a stream whose upstream failed mid-way; the paid route's unserved rules apply" });
+  .object({
+    error: errorObjectSchema.describe(
+      "OpenAI's error object, as in an error body, with Signet's stable code in `code`",
+    ),
+  })
+  .register(openApiComponents, {
+    id: "StreamErrorEvent",
+    description: "Ends a stream whose upstream failed mid-way; the paid route's unserved rules apply",
+  });
 
 const responsesUsageSchema = z
   .object({
@@ -227,7 +288,7 @@ const responsesUsageSchema = z
 
 const outputTextSchema = z.object({
   type: z.literal("output_text"),
-  text: z.string().describe("The answer's text (in a stream, the text so far: \"\" when the part is added)"),
+  text: z.string().describe('The answer\'s text (in a stream, the text so far: "" when the part is added)'),
   annotations: z.array(z.unknown()).max(0),
   logprobs: z.array(z.unknown()).max(0),
 });
@@ -245,17 +306,28 @@ export const responsesObjectSchema = z
     id: z.string().describe("resp_<the receipt's inference_id>"),
     object: z.literal("response"),
     created_at: z.number().int(),
-    status: z.enum(["in_progress", "completed", "incomplete"]).describe("`incomplete` (with `incomplete_details.reason` `max_output_tokens`) when the output cap cut the answer"),
+    status: z
+      .enum(["in_progress", "completed", "incomplete"])
+      .describe(
+        "`incomplete` (with `incomplete_details.reason` `max_output_tokens`) when the output cap cut the answer",
+      ),
     incomplete_details: z.object({ reason: z.literal("max_output_tokens") }).nullable(),
     model: z.string(),
-    output: z.array(outputMessageSchema).describe("One assistant message with one output_text part, whose text the receipt's response hash covers; empty while in progress"),
+    output: z
+      .array(outputMessageSchema)
+      .describe(
+        "One assistant message with one output_text part, whose text the receipt's response hash covers; empty while in progress",
+      ),
     usage: responsesUsageSchema.nullable(),
     error: z.null(),
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
     store: z.literal(false),
     tools: z.array(z.unknown()).max(0),
-    service_receipt: z.lazy(() => receiptEventSchema).optional().describe("Only on a stream's `response.completed` (or `response.incomplete`) event: the call's receipt"),
+    service_receipt: z
+      .lazy(() => receiptEventSchema)
+      .optional()
+      .describe("Only on a stream's `response.completed` (or `response.incomplete`) event: the call's receipt"),
   })
   .loose()
   .register(openApiComponents, { id: "ResponsesObject", description: "OpenAI's Responses object for one text answer" });
@@ -265,19 +337,51 @@ const partAt = { item_id: z.string(), output_index: z.literal(0), content_index:
 
 export const responsesStreamEventSchema = z
   .discriminatedUnion("type", [
-    z.object({ type: z.enum(["response.created", "response.in_progress"]), ...eventBase, response: responsesObjectSchema }),
-    z.object({ type: z.enum(["response.output_item.added", "response.output_item.done"]), ...eventBase, output_index: z.literal(0), item: outputMessageSchema }),
-    z.object({ type: z.enum(["response.content_part.added", "response.content_part.done"]), ...eventBase, ...partAt, part: outputTextSchema }),
-    z.object({ type: z.literal("response.output_text.delta"), ...eventBase, ...partAt, delta: z.string(), logprobs: z.array(z.unknown()).max(0) }),
-    z.object({ type: z.literal("response.output_text.done"), ...eventBase, ...partAt, text: z.string(), logprobs: z.array(z.unknown()).max(0) }),
+    z.object({
+      type: z.enum(["response.created", "response.in_progress"]),
+      ...eventBase,
+      response: responsesObjectSchema,
+    }),
+    z.object({
+      type: z.enum(["response.output_item.added", "response.output_item.done"]),
+      ...eventBase,
+      output_index: z.literal(0),
+      item: outputMessageSchema,
+    }),
+    z.object({
+      type: z.enum(["response.content_part.added", "response.content_part.done"]),
+      ...eventBase,
+      ...partAt,
+      part: outputTextSchema,
+    }),
+    z.object({
+      type: z.literal("response.output_text.delta"),
+      ...eventBase,
+      ...partAt,
+      delta: z.string(),
+      logprobs: z.array(z.unknown()).max(0),
+    }),
+    z.object({
+      type: z.literal("response.output_text.done"),
+      ...eventBase,
+      ...partAt,
+      text: z.string(),
+      logprobs: z.array(z.unknown()).max(0),
+    }),
     z.object({
       type: z.enum(["response.completed", "response.incomplete"]),
       ...eventBase,
       response: responsesObjectSchema.describe("The whole response, with the call's receipt in `service_receipt`"),
     }),
-    z.object({ type: z.literal("error"), ...eventBase, code: z.string(), message: z.string(), param: z.null() }).loose().describe("Ends a stream that failed after its first event; the paid route's unserved rules apply"),
+    z
+      .object({ type: z.literal("error"), ...eventBase, code: z.string(), message: z.string(), param: z.null() })
+      .loose()
+      .describe("Ends a stream that failed after its first event; the paid route's unserved rules apply"),
   ])
-  .register(openApiComponents, { id: "ResponsesStreamEvent", description: "One event of a Responses stream (`event: <type>` and `data: <this>`)" });
+  .register(openApiComponents, {
+    id: "ResponsesStreamEvent",
+    description: "One event of a Responses stream (`event: <type>` and `data: <this>`)",
+  });
 
 export const modelListSchema = z
   .object({
@@ -291,8 +395,16 @@ export const modelListSchema = z
           owned_by: z.string(),
           description: z.string(),
           max_tokens: z.number().int(),
-          networks: z.array(z.string()).describe("The networks (as the request's `network` names them) this model is offered on, of those the service takes payment on now: an RPC configured, a mainnet while the operator's switch is on"),
-          pricing: z.object({ per_call_usdc: usdcString, upstream_input_usdc_per_mtok: usdcString, upstream_output_usdc_per_mtok: usdcString }),
+          networks: z
+            .array(z.string())
+            .describe(
+              "The networks (as the request's `network` names them) this model is offered on, of those the service takes payment on now: an RPC configured, a mainnet while the operator's switch is on",
+            ),
+          pricing: z.object({
+            per_call_usdc: usdcString,
+            upstream_input_usdc_per_mtok: usdcString,
+            upstream_output_usdc_per_mtok: usdcString,
+          }),
         })
         .loose(),
     ),
@@ -309,7 +421,15 @@ export const operatorKeySchema = z
     algorithm: z.literal("ed25519"),
     encoding: z.literal("base58"),
     retired: z
-      .array(z.object({ pubkey: base58, retired_at: z.number().int().describe("Unix ms: a receipt this key signed verifies only when its `timestamp` is before it") }))
+      .array(
+        z.object({
+          pubkey: base58,
+          retired_at: z
+            .number()
+            .int()
+            .describe("Unix ms: a receipt this key signed verifies only when its `timestamp` is before it"),
+        }),
+      )
       .describe("The keys that signed receipts before a rotation"),
   })
   .register(openApiComponents, { id: "OperatorKey" });
@@ -341,14 +461,19 @@ export const topUpResultSchema = z
     amount_usdc: usdcString,
     balance_usdc: usdcString
       .optional()
-      .describe("The credited agent's balance when the top-up was first answered; a replay gives the same figure, and has none when that answer is no longer kept"),
+      .describe(
+        "The credited agent's balance when the top-up was first answered; a replay gives the same figure, and has none when that answer is no longer kept",
+      ),
     tx_signature: z.string(),
   })
   .register(openApiComponents, { id: "TopUp" });
 
 export const grantChallengeSchema = z
   .object({ challenge: z.string(), nonce: z.string(), expires_at: z.string(), amount_usdc: usdcString })
-  .register(openApiComponents, { id: "GrantChallenge", description: "The text to sign with the wallet (signMessage), and its terms" });
+  .register(openApiComponents, {
+    id: "GrantChallenge",
+    description: "The text to sign with the wallet (signMessage), and its terms",
+  });
 
 export const grantResultSchema = z
   .object({ granted_usdc: usdcString, balance_usdc: usdcString, network: z.string() })
@@ -357,11 +482,28 @@ export const grantResultSchema = z
 export const discoverySchema = z
   .object({
     x402Version: z.literal(2),
-    service: z.object({ name: z.string(), tags: z.array(z.string()).describe("How catalogues file the service"), url: z.string(), openapi: z.string(), docs: z.string() }),
+    service: z.object({
+      name: z.string(),
+      tags: z.array(z.string()).describe("How catalogues file the service"),
+      url: z.string(),
+      openapi: z.string(),
+      docs: z.string(),
+    }),
     operator_key_url: z.string(),
-    did: z.object({ id: z.string().describe("did:web of SERVICE_BASE_URL's host"), document: z.string().describe("The DID document's URL") }),
+    did: z.object({
+      id: z.string().describe("did:web of SERVICE_BASE_URL's host"),
+      document: z.string().describe("The DID document's URL"),
+    }),
     verifier: z.object({ url: z.string(), key_url: z.string() }),
-    receipt_log: z.object({ origin: z.string(), verifier_key: z.string(), prefix: z.string(), checkpoint: z.string(), key_url: z.string() }).describe("The public receipt log (C2SP tlog-tiles under `prefix`)"),
+    receipt_log: z
+      .object({
+        origin: z.string(),
+        verifier_key: z.string(),
+        prefix: z.string(),
+        checkpoint: z.string(),
+        key_url: z.string(),
+      })
+      .describe("The public receipt log (C2SP tlog-tiles under `prefix`)"),
     resources: z.array(
       z.object({
         resource: z.string(),
@@ -369,16 +511,28 @@ export const discoverySchema = z
         description: z.string(),
         mimeType: z.string(),
         accepts: z.array(paymentRequirementsSchema.extend({ feePayer: z.string().optional() }).loose()),
-        extensions: z.record(z.string(), z.unknown()).describe("The resource's x402 extensions as its 402 declares them: `bazaar`, `payment-identifier`"),
+        extensions: z
+          .record(z.string(), z.unknown())
+          .describe("The resource's x402 extensions as its 402 declares them: `bazaar`, `payment-identifier`"),
       }),
     ),
-    prepaid: z.object({ topup: z.string(), inference: z.string(), responses: z.string().describe("Also takes signed requests, served from credit"), embeddings: z.string().describe("Also takes signed requests, served from credit"), grant_challenge: z.string(), grants: z.string() }),
+    prepaid: z.object({
+      topup: z.string(),
+      inference: z.string(),
+      responses: z.string().describe("Also takes signed requests, served from credit"),
+      embeddings: z.string().describe("Also takes signed requests, served from credit"),
+      grant_challenge: z.string(),
+      grants: z.string(),
+    }),
     networks: z.array(
       z.object({
         network: z.string(),
         name: z.string(),
         asset: z.string(),
-        rpc: z.string().nullable().describe("The RPC this service uses; null unless the operator publishes it (EXPLORER_ADVERTISE_RPC)"),
+        rpc: z
+          .string()
+          .nullable()
+          .describe("The RPC this service uses; null unless the operator publishes it (EXPLORER_ADVERTISE_RPC)"),
         enabled: z.boolean(),
       }),
     ),
@@ -387,7 +541,9 @@ export const discoverySchema = z
 
 export const didDocumentSchema = z
   .object({
-    "@context": z.array(z.union([z.string(), z.object({ revoked: z.object({ "@id": z.string(), "@type": z.string() }) })])),
+    "@context": z.array(
+      z.union([z.string(), z.object({ revoked: z.object({ "@id": z.string(), "@type": z.string() }) })]),
+    ),
     id: z.string(),
     verificationMethod: z.array(
       z.object({
@@ -395,30 +551,49 @@ export const didDocumentSchema = z
         type: z.literal("JsonWebKey2020"),
         controller: z.string(),
         publicKeyJwk: z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string() }),
-        revoked: z.string().optional().describe("A retired key's retirement (ISO 8601): it proves only what it signed before"),
+        revoked: z
+          .string()
+          .optional()
+          .describe("A retired key's retirement (ISO 8601): it proves only what it signed before"),
       }),
     ),
     assertionMethod: z.array(z.string()),
   })
-  .register(openApiComponents, { id: "DidDocument", description: "did:web document binding the operator key (it signs receipts, and the x402 offers and receipts) to this domain" });
+  .register(openApiComponents, {
+    id: "DidDocument",
+    description:
+      "did:web document binding the operator key (it signs receipts, and the x402 offers and receipts) to this domain",
+  });
 
 export const receiptLogProofSchema = z
   .object({
     log_index: z.number().int().nonnegative(),
     tree_size: z.number().int().positive(),
     inclusion_proof: z.array(z.string()).describe("RFC 6962 audit path, leaf side first, base64 hashes"),
-    checkpoint: z.string().describe("The signed checkpoint (C2SP tlog-checkpoint note) of tree_size, with any witness cosignatures"),
+    checkpoint: z
+      .string()
+      .describe("The signed checkpoint (C2SP tlog-checkpoint note) of tree_size, with any witness cosignatures"),
     log_key: z.string().optional().describe("The log's verifier key (for convenience: pin your own)"),
   })
-  .register(openApiComponents, { id: "ReceiptLogProof", description: "A receipt's inclusion proof in the public receipt log" });
+  .register(openApiComponents, {
+    id: "ReceiptLogProof",
+    description: "A receipt's inclusion proof in the public receipt log",
+  });
 
 export const logKeySchema = z
   .object({
     origin: z.string(),
     verifier_key: z.string(),
-    previous_verifier_key: z.string().nullable().describe("During a log key rotation, the old key: it co-signs every checkpoint until the rotation ends"),
+    previous_verifier_key: z
+      .string()
+      .nullable()
+      .describe("During a log key rotation, the old key: it co-signs every checkpoint until the rotation ends"),
     algorithm: z.literal("ed25519"),
     witnesses: z.array(z.string()),
     checkpoint_url: z.string(),
   })
-  .register(openApiComponents, { id: "LogKey", description: "The receipt log's origin and verifier key (`<name>+<key id>+<base64>`), distinct from the operator key" });
+  .register(openApiComponents, {
+    id: "LogKey",
+    description:
+      "The receipt log's origin and verifier key (`<name>+<key id>+<base64>`), distinct from the operator key",
+  });

@@ -15,9 +15,33 @@ const refusal = (body: unknown) => {
 describe("responsesRequestSchema", () => {
   it("accepts what the openai SDK and the AI SDK send: a string or message items, text parts, ignored metadata and user", () => {
     for (const body of [
-      { model: "m", input: "hi", instructions: "Be brief.", max_output_tokens: 64, temperature: 0.2, top_p: 0.9, stream: true, metadata: { a: "b" }, user: "u", store: false },
-      { model: "m", input: [{ role: "system", content: "s" }, { role: "user", content: [{ type: "input_text", text: "hi" }] }, { role: "assistant", id: "msg_1", content: [{ type: "output_text", text: "yo", annotations: [] }] }] },
-      { model: "m", input: "hi", text: { format: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true } }, tools: [], include: null },
+      {
+        model: "m",
+        input: "hi",
+        instructions: "Be brief.",
+        max_output_tokens: 64,
+        temperature: 0.2,
+        top_p: 0.9,
+        stream: true,
+        metadata: { a: "b" },
+        user: "u",
+        store: false,
+      },
+      {
+        model: "m",
+        input: [
+          { role: "system", content: "s" },
+          { role: "user", content: [{ type: "input_text", text: "hi" }] },
+          { role: "assistant", id: "msg_1", content: [{ type: "output_text", text: "yo", annotations: [] }] },
+        ],
+      },
+      {
+        model: "m",
+        input: "hi",
+        text: { format: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true } },
+        tools: [],
+        include: null,
+      },
     ]) {
       expect(() => parseWith(responsesRequestSchema, body)).not.toThrow();
     }
@@ -33,11 +57,22 @@ describe("responsesRequestSchema", () => {
     ["include", { include: ["reasoning.encrypted_content"] }],
     ["text.format.type", { text: { format: { type: "grammar" } } }],
     ["input.0.content.0.type", { input: [{ role: "user", content: [{ type: "input_file", file_id: "f" }] }] }],
-    ["input.1.type", { input: [{ role: "user", content: "hi" }, { type: "item_reference", id: "x" }] }],
+    [
+      "input.1.type",
+      {
+        input: [
+          { role: "user", content: "hi" },
+          { type: "item_reference", id: "x" },
+        ],
+      },
+    ],
     ["input", { input: [] }],
     ["model", { model: "" }],
   ])("rejects malformed or unserved input: %s", (field, extra) => {
-    expect(refusal({ model: "m", input: "hi", ...extra })).toMatchObject({ code: "invalid_request", details: { detail: field } });
+    expect(refusal({ model: "m", input: "hi", ...extra })).toMatchObject({
+      code: "invalid_request",
+      details: { detail: field },
+    });
   });
 });
 
@@ -55,7 +90,10 @@ describe("chatRequestOf()", () => {
     });
     expect(chatRequestOf(body)).toEqual({
       model: "m",
-      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }],
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+      ],
       network: "devnet",
       max_tokens: 32,
       temperature: 0.5,
@@ -63,6 +101,8 @@ describe("chatRequestOf()", () => {
       stream: true,
       response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object" } } },
     });
-    expect(chatRequestOf(parseWith(responsesRequestSchema, { model: "m", input: "hi", text: { format: { type: "text" } } }))).not.toHaveProperty("response_format");
+    expect(
+      chatRequestOf(parseWith(responsesRequestSchema, { model: "m", input: "hi", text: { format: { type: "text" } } })),
+    ).not.toHaveProperty("response_format");
   });
 });

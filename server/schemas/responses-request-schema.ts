@@ -15,14 +15,25 @@ const textSchema = z.string().max(MAX_MESSAGE_CHARS, { message: `must be at most
 const NO_STATE = "is not served: no response state is kept; send the whole conversation in input";
 
 /** A text part: the caller's, or an earlier answer's passed back. */
-const textPartSchema = z.object({ type: z.enum(["input_text", "output_text"]), text: textSchema, annotations: z.array(z.unknown()).max(MAX_PARTS).optional() }).loose();
+const textPartSchema = z
+  .object({
+    type: z.enum(["input_text", "output_text"]),
+    text: textSchema,
+    annotations: z.array(z.unknown()).max(MAX_PARTS).optional(),
+  })
+  .loose();
 
 /** Any part object, checked below so a non-text part is named by its path. */
-const partSlot = z.custom<z.infer<typeof textPartSchema>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), { message: "must be a content part object" });
+const partSlot = z.custom<z.infer<typeof textPartSchema>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  { message: "must be a content part object" },
+);
 
 const messageItemSchema = z
   .object({
-    type: z.literal("message", { message: "is not served: only message items are read (no tool calls or item references)" }).optional(),
+    type: z
+      .literal("message", { message: "is not served: only message items are read (no tool calls or item references)" })
+      .optional(),
     role: z.enum(["system", "developer", "user", "assistant"]),
     content: z.union([textSchema, z.array(partSlot).min(1).max(MAX_PARTS)]),
     /** An earlier answer's item id and status, passed back as the SDK returned them; not read. */
@@ -35,7 +46,11 @@ const messageItemSchema = z
     for (const [j, part] of item.content.entries()) {
       const type = (part as { type?: unknown }).type;
       if (type !== "input_text" && type !== "output_text") {
-        ctx.addIssue({ code: "custom", message: "is not served: only input_text and output_text parts are read (answers and receipts cover text)", path: ["content", j, "type"] });
+        ctx.addIssue({
+          code: "custom",
+          message: "is not served: only input_text and output_text parts are read (answers and receipts cover text)",
+          path: ["content", j, "type"],
+        });
         return;
       }
       const checked = textPartSchema.safeParse(part);
@@ -48,7 +63,10 @@ const messageItemSchema = z
   });
 
 /** Any item object, checked as a message below so a non-message item is named by its path. */
-const itemSlot = z.custom<z.infer<typeof messageItemSchema>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), { message: "must be an input item object" });
+const itemSlot = z.custom<z.infer<typeof messageItemSchema>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  { message: "must be an input item object" },
+);
 
 /** OpenAI's clients send null for an absent optional parameter: both mean "not set". */
 const unset = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -74,15 +92,26 @@ export const responsesRequestFields = z
     /** Ignored: nothing is stored, and no provider sees them. */
     metadata: unset(z.record(z.string().max(64), z.string().max(512))),
     user: unset(z.string().max(256)),
-    store: unset(z.literal(false, { message: "must be false: no response state is kept, so nothing can be stored or retrieved" })),
+    store: unset(
+      z.literal(false, { message: "must be false: no response state is kept, so nothing can be stored or retrieved" }),
+    ),
     previous_response_id: unset(z.never({ message: NO_STATE })),
     conversation: unset(z.never({ message: NO_STATE })),
-    background: unset(z.literal(false, { message: "must be false: a call is answered while its request waits (no background jobs are kept)" })),
+    background: unset(
+      z.literal(false, {
+        message: "must be false: a call is answered while its request waits (no background jobs are kept)",
+      }),
+    ),
     /** Tools are not served: a call buys one text answer, and its receipt covers that text. An empty list is no tools. */
-    tools: z.array(z.unknown()).max(0, { message: "are not served: a call buys one text answer, and its receipt covers text" }).optional(),
+    tools: z
+      .array(z.unknown())
+      .max(0, { message: "are not served: a call buys one text answer, and its receipt covers text" })
+      .optional(),
     tool_choice: unset(z.literal("none", { message: "must be none: tools are not served" })),
     parallel_tool_calls: unset(z.boolean()),
-    include: unset(z.array(z.unknown()).max(0, { message: "is not served: an answer carries its text and usage only" })),
+    include: unset(
+      z.array(z.unknown()).max(0, { message: "is not served: an answer carries its text and usage only" }),
+    ),
     /** The answer's format: text, or JSON (passed to the provider as chat's `response_format`); verbosity is ignored. */
     text: unset(
       z
@@ -110,15 +139,15 @@ export const responsesRequestFields = z
   .loose();
 
 export const responsesRequestSchema = responsesRequestFields.superRefine((body, ctx) => {
-    if (!Array.isArray(body.input)) return;
-    for (const [i, item] of body.input.entries()) {
-      const checked = messageItemSchema.safeParse(item);
-      if (!checked.success) {
-        const issue = checked.error.issues[0]!;
-        ctx.addIssue({ code: "custom", message: issue.message, path: ["input", i, ...issue.path] });
-        return;
-      }
+  if (!Array.isArray(body.input)) return;
+  for (const [i, item] of body.input.entries()) {
+    const checked = messageItemSchema.safeParse(item);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      ctx.addIssue({ code: "custom", message: issue.message, path: ["input", i, ...issue.path] });
+      return;
     }
+  }
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

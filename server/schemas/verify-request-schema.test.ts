@@ -2,13 +2,31 @@ import { describe, expect, it } from "vitest";
 import { verifyRequestSchema } from "./verify-request-schema";
 
 const KEY = "8MX7BMkwGCmog9VodYeo7YAcZKyyYBuoQybeDMyQFZbS";
-const base = { receipt: { v: 2, extra: { kept: true } }, prompt: [{ role: "user", content: "hi" }], response: { choices: [] } };
+const base = {
+  receipt: { v: 2, extra: { kept: true } },
+  prompt: [{ role: "user", content: "hi" }],
+  response: { choices: [] },
+};
 
 describe("verifyRequestSchema", () => {
   it("accepts every prompt and response form the library reads, and keeps unknown receipt fields", () => {
-    for (const prompt of [base.prompt, { messages: base.prompt }, { prompt: "hi" }, { model: "m", input: "hi" }, { input: [{ role: "user", content: "hi" }] }, "hi"]) {
+    for (const prompt of [
+      base.prompt,
+      { messages: base.prompt },
+      { prompt: "hi" },
+      { model: "m", input: "hi" },
+      { input: [{ role: "user", content: "hi" }] },
+      "hi",
+    ]) {
       for (const response of [{ result: "x" }, [{ choices: [] }], { object: "response", output: [] }, "x"]) {
-        const parsed = verifyRequestSchema.parse({ ...base, prompt, response, endpoint: "https://signet.example", operatorKey: KEY, rpc: "http://127.0.0.1:8899" });
+        const parsed = verifyRequestSchema.parse({
+          ...base,
+          prompt,
+          response,
+          endpoint: "https://signet.example",
+          operatorKey: KEY,
+          rpc: "http://127.0.0.1:8899",
+        });
         expect(parsed.receipt).toEqual(base.receipt);
       }
     }
@@ -16,10 +34,21 @@ describe("verifyRequestSchema", () => {
 
   it("accepts an embeddings request body and its `input` alone in each of its forms, as long as the route takes them", () => {
     const longest = Array.from({ length: 8_192 }, (_, i) => i);
-    const inputs: unknown[] = [["a", "b"], [791, 3691], [[791, 3691], [574]], longest, Array.from({ length: 2_048 }, () => "x")];
+    const inputs: unknown[] = [
+      ["a", "b"],
+      [791, 3691],
+      [[791, 3691], [574]],
+      longest,
+      Array.from({ length: 2_048 }, () => "x"),
+    ];
     for (const input of inputs) {
-      expect(verifyRequestSchema.safeParse({ ...base, prompt: input }).success, JSON.stringify(input).slice(0, 40)).toBe(true);
-      expect(verifyRequestSchema.safeParse({ ...base, prompt: { model: "local/hash-embed-1", input } }).success).toBe(true);
+      expect(
+        verifyRequestSchema.safeParse({ ...base, prompt: input }).success,
+        JSON.stringify(input).slice(0, 40),
+      ).toBe(true);
+      expect(verifyRequestSchema.safeParse({ ...base, prompt: { model: "local/hash-embed-1", input } }).success).toBe(
+        true,
+      );
     }
   });
 

@@ -17,9 +17,7 @@ const embeddingsInput = z.union([
 ]);
 
 export const verifyRequestSchema = z.object({
-  receipt: z
-    .object({ v: z.number().int().positive({ message: "receipt.v must be a positive integer" }) })
-    .loose(),
+  receipt: z.object({ v: z.number().int().positive({ message: "receipt.v must be a positive integer" }) }).loose(),
   prompt: z.union([
     z.array(chatMessage).max(1000),
     embeddingsInput,
@@ -34,7 +32,10 @@ export const verifyRequestSchema = z.object({
   ]),
   response: z.union([z.object({}).loose(), z.array(z.unknown()).max(100_000), z.string()]),
   endpoint: httpUrl.optional(),
-  operatorKey: z.string().refine(isBase58PublicKey, { message: "must be a base58 32-byte Ed25519 public key" }).optional(),
+  operatorKey: z
+    .string()
+    .refine(isBase58PublicKey, { message: "must be a base58 32-byte Ed25519 public key" })
+    .optional(),
   rpc: httpUrl.optional(),
 });
 
@@ -55,9 +56,18 @@ export const verifyResponseSchema = z.object({
   receipt_signature: z.string().nullable(),
   verified_at: z.number().int(),
   verifier_pubkey: z.string(),
-  operator_pubkey: z.string().describe("The key the receipt was checked against: whoever relies on a verdict must check it is the operator they expect"),
-  network: z.string().nullable().describe("The CAIP-2 network the receipt's payment was checked on; null for a receipt with no payment"),
-  rpc: z.enum(["service", "caller"]).describe("Whose chain RPC answered: the caller's own `rpc` (it can answer anything) or one this service chose"),
+  operator_pubkey: z
+    .string()
+    .describe(
+      "The key the receipt was checked against: whoever relies on a verdict must check it is the operator they expect",
+    ),
+  network: z
+    .string()
+    .nullable()
+    .describe("The CAIP-2 network the receipt's payment was checked on; null for a receipt with no payment"),
+  rpc: z
+    .enum(["service", "caller"])
+    .describe("Whose chain RPC answered: the caller's own `rpc` (it can answer anything) or one this service chose"),
   verifier_signature: z.string(),
 });
 

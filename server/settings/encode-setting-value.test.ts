@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { SHIPPED_NETWORKS } from "../verify";
 import { encodeSettingValue, type SettingInput } from "./encode-setting-value";
-import { SETTING_DEFINITIONS, SETTING_KEYS, SETTING_PARSERS, type SettingKey, type SettingKind } from "./setting-definitions";
+import {
+  SETTING_DEFINITIONS,
+  SETTING_KEYS,
+  SETTING_PARSERS,
+  type SettingKey,
+  type SettingKind,
+} from "./setting-definitions";
 
 const KEY_A = "AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9";
 const EVM = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
@@ -26,26 +32,47 @@ describe("encodeSettingValue()", () => {
 
   it("writes a toggle as exactly true or false", () => {
     expect(encodeSettingValue("SERVICE_MAINNET_ENABLED", true, SHIPPED_NETWORKS)).toEqual({ ok: true, value: "true" });
-    expect(encodeSettingValue("SERVICE_TESTNET_PROVIDER_MODELS", false, SHIPPED_NETWORKS)).toEqual({ ok: true, value: "false" });
+    expect(encodeSettingValue("SERVICE_TESTNET_PROVIDER_MODELS", false, SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: "false",
+    });
   });
 
   it("writes an amount in its one spelling, without trailing zeros", () => {
-    expect(encodeSettingValue("X402_FLAT_PRICE_USDC", " 0.010 ", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "0.01" });
-    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "5.000000", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "5" });
-    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "0", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "0" });
+    expect(encodeSettingValue("X402_FLAT_PRICE_USDC", " 0.010 ", SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: "0.01",
+    });
+    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "5.000000", SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: "5",
+    });
+    expect(encodeSettingValue("SERVICE_GRANT_BUDGET_DAILY_USDC", "0", SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: "0",
+    });
   });
 
   it("writes a network as its CAIP-2 id, which the parser reads back", () => {
-    expect(encodeSettingValue("X402_NETWORK", "solana-devnet", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
+    expect(encodeSettingValue("X402_NETWORK", "solana-devnet", SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    });
   });
 
   it("writes a key list comma-separated, trimmed, blanks and repeats dropped; an empty list opens it", () => {
-    expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [` ${KEY_A} `, "", EVM, KEY_A], SHIPPED_NETWORKS)).toEqual({ ok: true, value: `${KEY_A},${EVM}` });
+    expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [` ${KEY_A} `, "", EVM, KEY_A], SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: `${KEY_A},${EVM}`,
+    });
     expect(encodeSettingValue("SERVICE_ALLOWED_AGENTS", [], SHIPPED_NETWORKS)).toEqual({ ok: true, value: "" });
   });
 
   it("writes an empty address as unset", () => {
-    expect(encodeSettingValue("SERVICE_MAINNET_DEPOSIT_ADDRESS", "  ", SHIPPED_NETWORKS)).toEqual({ ok: true, value: "" });
+    expect(encodeSettingValue("SERVICE_MAINNET_DEPOSIT_ADDRESS", "  ", SHIPPED_NETWORKS)).toEqual({
+      ok: true,
+      value: "",
+    });
   });
 
   it.each<[SettingKey, SettingInput, RegExp]>([

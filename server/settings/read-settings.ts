@@ -7,13 +7,23 @@ import { hotQuery } from "../db/hot-query";
 import { AppError } from "../errors";
 import type { Logger } from "../log";
 import type { NetworkRegistry } from "../verify";
-import { envDefaults, isSettingKey, parseSettings, SettingsError, type SettingKey, type Settings } from "./setting-definitions";
+import {
+  envDefaults,
+  isSettingKey,
+  parseSettings,
+  SettingsError,
+  type SettingKey,
+  type Settings,
+} from "./setting-definitions";
 
 /** The config whose values are the settings' defaults, and whose networks a network setting names. */
 export type SettingDefaultsSource = Parameters<typeof envDefaults>[0] & { networks: NetworkRegistry };
 
 /** The raw effective values: stored ones over env defaults. */
-export async function readRawSettings(db: DbClient, cfg: SettingDefaultsSource): Promise<Partial<Record<SettingKey, string>>> {
+export async function readRawSettings(
+  db: DbClient,
+  cfg: SettingDefaultsSource,
+): Promise<Partial<Record<SettingKey, string>>> {
   const rows = await db.setting.findMany();
   return overEnvDefaults(Object.fromEntries(rows.map((row) => [row.key, row.value])), cfg);
 }
@@ -35,7 +45,9 @@ export interface SettingSources {
 export async function readSettingSources(db: DbClient, cfg: SettingDefaultsSource): Promise<SettingSources> {
   const rows = await db.setting.findMany();
   const stored: SettingSources["stored"] = {};
-  for (const row of rows) if (isSettingKey(row.key)) stored[row.key] = { value: row.value, updatedBy: row.updatedBy, updatedAt: row.updatedAt };
+  for (const row of rows)
+    if (isSettingKey(row.key))
+      stored[row.key] = { value: row.value, updatedBy: row.updatedBy, updatedAt: row.updatedAt };
   return { stored, defaults: envDefaults(cfg) };
 }
 
@@ -99,17 +111,28 @@ export async function readStoredSettings(db: DbClient, memory: SettingsMemory): 
  * The typed settings from the stored key → value pairs, read by a caller's own query (STORED_SETTINGS_JSON) so a hot
  * route fetches them in the same round trip as its other work. Same errors as readSettings.
  */
-export function settingsFromStored(stored: Record<string, string> | null, cfg: SettingDefaultsSource, log: Logger): Settings {
+export function settingsFromStored(
+  stored: Record<string, string> | null,
+  cfg: SettingDefaultsSource,
+  log: Logger,
+): Settings {
   return parseOrMisconfigured(overEnvDefaults(stored ?? {}, cfg), cfg.networks, log);
 }
 
-function overEnvDefaults(stored: Record<string, string>, cfg: SettingDefaultsSource): Partial<Record<SettingKey, string>> {
+function overEnvDefaults(
+  stored: Record<string, string>,
+  cfg: SettingDefaultsSource,
+): Partial<Record<SettingKey, string>> {
   const raw = envDefaults(cfg);
   for (const [key, value] of Object.entries(stored)) if (isSettingKey(key)) raw[key] = value;
   return raw;
 }
 
-function parseOrMisconfigured(raw: Partial<Record<SettingKey, string>>, networks: NetworkRegistry, log: Logger): Settings {
+function parseOrMisconfigured(
+  raw: Partial<Record<SettingKey, string>>,
+  networks: NetworkRegistry,
+  log: Logger,
+): Settings {
   try {
     return parseSettings(raw, networks);
   } catch (err) {

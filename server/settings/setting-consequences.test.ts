@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SHIPPED_NETWORKS, type NetworkId } from "../verify";
-import { callOutcome, settingConsequences, standingProblems, unconfirmed, type DeploymentFacts } from "./setting-consequences";
+import {
+  callOutcome,
+  settingConsequences,
+  standingProblems,
+  unconfirmed,
+  type DeploymentFacts,
+} from "./setting-consequences";
 import { parseSettings, type SettingKey, type Settings } from "./setting-definitions";
 
 const FACILITATOR = "AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9";
@@ -19,10 +25,16 @@ const facts = (over: Partial<DeploymentFacts> = {}): DeploymentFacts => ({
 });
 
 /** The settings from raw text over the defaults (mainnet's deposit address set unless a test says otherwise). */
-const settings = (raw: Partial<Record<SettingKey, string>> = {}): Settings => parseSettings({ SERVICE_MAINNET_DEPOSIT_ADDRESS: MAINNET_DEPOSIT, ...raw }, SHIPPED_NETWORKS);
+const settings = (raw: Partial<Record<SettingKey, string>> = {}): Settings =>
+  parseSettings({ SERVICE_MAINNET_DEPOSIT_ADDRESS: MAINNET_DEPOSIT, ...raw }, SHIPPED_NETWORKS);
 
 /** The consequences of changing `key` to `value` over `before`. */
-function change(before: Partial<Record<SettingKey, string>>, key: SettingKey, value: string, f: DeploymentFacts = facts()) {
+function change(
+  before: Partial<Record<SettingKey, string>>,
+  key: SettingKey,
+  value: string,
+  f: DeploymentFacts = facts(),
+) {
   return settingConsequences({ key, current: settings(before), proposed: settings({ ...before, [key]: value }) }, f);
 }
 
@@ -39,21 +51,37 @@ describe("callOutcome()", () => {
   it("breaks a Solana network without an RPC (500), where a Base network without one is only not offered", () => {
     const on = settings({ SERVICE_MAINNET_ENABLED: "true" });
     const none = facts({ offeredNetworks: [] });
-    expect(callOutcome(on, "solana-mainnet", none)).toMatchObject({ kind: "broken", answers: "server_misconfigured", reason: "no_rpc" });
+    expect(callOutcome(on, "solana-mainnet", none)).toMatchObject({
+      kind: "broken",
+      answers: "server_misconfigured",
+      reason: "no_rpc",
+    });
     expect(callOutcome(on, "solana-devnet", none)).toMatchObject({ kind: "broken", reason: "no_rpc" });
     expect(callOutcome(on, "base", none)).toEqual({ kind: "refused", answers: "network_not_supported" });
     expect(callOutcome(on, "base-sepolia", none)).toEqual({ kind: "refused", answers: "network_not_supported" });
   });
 
   it("breaks Solana mainnet without a deposit address, and serves it with one", () => {
-    expect(callOutcome(settings({ SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: "" }), "solana-mainnet", facts())).toMatchObject({ reason: "no_deposit_address" });
-    expect(callOutcome(settings({ SERVICE_MAINNET_ENABLED: "true" }), "solana-mainnet", facts())).toEqual({ kind: "serves" });
+    expect(
+      callOutcome(
+        settings({ SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: "" }),
+        "solana-mainnet",
+        facts(),
+      ),
+    ).toMatchObject({ reason: "no_deposit_address" });
+    expect(callOutcome(settings({ SERVICE_MAINNET_ENABLED: "true" }), "solana-mainnet", facts())).toEqual({
+      kind: "serves",
+    });
   });
 
   it("serves devnet at the facilitator's address, set or defaulted, and breaks it at any other", () => {
     expect(callOutcome(settings(), "solana-devnet", facts())).toEqual({ kind: "serves" });
-    expect(callOutcome(settings({ SERVICE_DEPOSIT_ADDRESS: FACILITATOR }), "solana-devnet", facts())).toEqual({ kind: "serves" });
-    expect(callOutcome(settings({ SERVICE_DEPOSIT_ADDRESS: MAINNET_DEPOSIT }), "solana-devnet", facts())).toMatchObject({ reason: "deposit_address_not_facilitator" });
+    expect(callOutcome(settings({ SERVICE_DEPOSIT_ADDRESS: FACILITATOR }), "solana-devnet", facts())).toEqual({
+      kind: "serves",
+    });
+    expect(callOutcome(settings({ SERVICE_DEPOSIT_ADDRESS: MAINNET_DEPOSIT }), "solana-devnet", facts())).toMatchObject(
+      { reason: "deposit_address_not_facilitator" },
+    );
   });
 });
 
@@ -72,7 +100,9 @@ describe("settingConsequences(): boolean settings", () => {
         keys: ["SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_MAINNET_ENABLED"],
       }),
     ]);
-    expect(out[0]!.message).toBe("Solana mainnet calls answer 500 server_misconfigured: no Solana mainnet deposit address is set.");
+    expect(out[0]!.message).toBe(
+      "Solana mainnet calls answer 500 server_misconfigured: no Solana mainnet deposit address is set.",
+    );
   });
 
   it("asks to confirm turning mainnet on without a Solana mainnet RPC, and says nothing of a Base mainnet that is not offered", () => {
@@ -83,20 +113,35 @@ describe("settingConsequences(): boolean settings", () => {
 
   it("asks to confirm turning mainnet off while mainnets serve: their calls answer 503 mainnet_disabled", () => {
     const out = change({ SERVICE_MAINNET_ENABLED: "true" }, "SERVICE_MAINNET_ENABLED", "false");
-    expect(ids(out)).toEqual(["network_refused:solana-mainnet:mainnet_disabled", "network_refused:base:mainnet_disabled"]);
+    expect(ids(out)).toEqual([
+      "network_refused:solana-mainnet:mainnet_disabled",
+      "network_refused:base:mainnet_disabled",
+    ]);
     expect(out.map((c) => c.answers)).toEqual(["mainnet_disabled", "mainnet_disabled"]);
     expect(out[0]!.message).toBe("Solana mainnet calls answer 503 mainnet_disabled.");
   });
 
   it("has nothing to confirm for turning off a mainnet that was already failing", () => {
     const before = { SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: "" };
-    expect(change(before, "SERVICE_MAINNET_ENABLED", "false", facts({ offeredNetworks: ["solana-devnet"] }))).toEqual([]);
+    expect(change(before, "SERVICE_MAINNET_ENABLED", "false", facts({ offeredNetworks: ["solana-devnet"] }))).toEqual(
+      [],
+    );
   });
 
   it("says grant claims stop too when the default network is the mainnet turned off", () => {
-    const out = change({ SERVICE_MAINNET_ENABLED: "true", X402_NETWORK: "mainnet" }, "SERVICE_MAINNET_ENABLED", "false", facts({ offeredNetworks: ["solana-devnet", "solana-mainnet"] }));
-    expect(ids(out)).toEqual(["network_refused:solana-mainnet:mainnet_disabled", "default_network_refused:solana-mainnet:mainnet_disabled"]);
-    expect(out[1]!.message).toBe("Calls that name no network go to Solana mainnet and answer 503 mainnet_disabled; grant claims are refused too.");
+    const out = change(
+      { SERVICE_MAINNET_ENABLED: "true", X402_NETWORK: "mainnet" },
+      "SERVICE_MAINNET_ENABLED",
+      "false",
+      facts({ offeredNetworks: ["solana-devnet", "solana-mainnet"] }),
+    );
+    expect(ids(out)).toEqual([
+      "network_refused:solana-mainnet:mainnet_disabled",
+      "default_network_refused:solana-mainnet:mainnet_disabled",
+    ]);
+    expect(out[1]!.message).toBe(
+      "Calls that name no network go to Solana mainnet and answer 503 mainnet_disabled; grant claims are refused too.",
+    );
   });
 
   it("asks to confirm offering provider models on testnets, and nothing for turning them off", () => {
@@ -108,8 +153,12 @@ describe("settingConsequences(): boolean settings", () => {
 describe("settingConsequences(): USDC amounts", () => {
   it("refuses a price above the ceiling, whichever of the two changes, and nothing else is weighed", () => {
     const raised = change({ SERVICE_MAINNET_DEPOSIT_ADDRESS: "" }, "X402_FLAT_PRICE_USDC", "0.2");
-    expect(raised).toEqual([expect.objectContaining({ id: "price_above_ceiling", severity: "refuse", answers: "server_misconfigured" })]);
-    expect(raised[0]!.message).toBe("Paid chat calls answer 500 server_misconfigured: the price per paid call (0.2 USDC) is above the price ceiling (0.1 USDC).");
+    expect(raised).toEqual([
+      expect.objectContaining({ id: "price_above_ceiling", severity: "refuse", answers: "server_misconfigured" }),
+    ]);
+    expect(raised[0]!.message).toBe(
+      "Paid chat calls answer 500 server_misconfigured: the price per paid call (0.2 USDC) is above the price ceiling (0.1 USDC).",
+    );
     expect(ids(change({}, "SERVICE_MAX_PRICE_USDC", "0.005"))).toEqual(["price_above_ceiling"]);
   });
 
@@ -127,7 +176,9 @@ describe("settingConsequences(): USDC amounts", () => {
 
   it("asks to confirm a grant above the daily budget (every claim would answer grant_budget_exhausted), zero budget included", () => {
     const out = change({}, "SERVICE_GRANT_AMOUNT_USDC", "6");
-    expect(out).toEqual([expect.objectContaining({ id: "grant_above_budget", severity: "confirm", answers: "grant_budget_exhausted" })]);
+    expect(out).toEqual([
+      expect.objectContaining({ id: "grant_above_budget", severity: "confirm", answers: "grant_budget_exhausted" }),
+    ]);
     expect(out[0]!.message).toMatch(/one grant \(6 USDC\) is more than the daily grant budget \(5 USDC\)/);
     expect(ids(change({}, "SERVICE_GRANT_BUDGET_DAILY_USDC", "0"))).toEqual(["grant_above_budget"]);
     expect(change({}, "SERVICE_GRANT_AMOUNT_USDC", "5")).toEqual([]);
@@ -136,7 +187,9 @@ describe("settingConsequences(): USDC amounts", () => {
 
 describe("settingConsequences(): integers", () => {
   it("asks to confirm stopping grants with zero per client address, once", () => {
-    expect(change({}, "SERVICE_GRANT_MAX_PER_IP", "0")).toEqual([expect.objectContaining({ id: "grants_stopped", answers: "grant_ip_limit" })]);
+    expect(change({}, "SERVICE_GRANT_MAX_PER_IP", "0")).toEqual([
+      expect.objectContaining({ id: "grants_stopped", answers: "grant_ip_limit" }),
+    ]);
     expect(change({ SERVICE_GRANT_MAX_PER_IP: "0" }, "SERVICE_GRANT_MAX_PER_IP", "0")).toEqual([]);
     expect(change({}, "SERVICE_GRANT_MAX_PER_IP", "1")).toEqual([]);
   });
@@ -144,14 +197,24 @@ describe("settingConsequences(): integers", () => {
 
 describe("settingConsequences(): the default network", () => {
   it("asks to confirm a default that is a mainnet switched off", () => {
-    expect(ids(change({}, "X402_NETWORK", "mainnet"))).toEqual(["default_network_refused:solana-mainnet:mainnet_disabled"]);
+    expect(ids(change({}, "X402_NETWORK", "mainnet"))).toEqual([
+      "default_network_refused:solana-mainnet:mainnet_disabled",
+    ]);
   });
 
   it("asks to confirm a default that is not offered, or broken", () => {
-    expect(ids(change({}, "X402_NETWORK", "base-sepolia", facts({ offeredNetworks: ["solana-devnet"] })))).toEqual(["default_network_refused:base-sepolia:network_not_supported"]);
-    const broken = change({ SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: "" }, "X402_NETWORK", "mainnet");
+    expect(ids(change({}, "X402_NETWORK", "base-sepolia", facts({ offeredNetworks: ["solana-devnet"] })))).toEqual([
+      "default_network_refused:base-sepolia:network_not_supported",
+    ]);
+    const broken = change(
+      { SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: "" },
+      "X402_NETWORK",
+      "mainnet",
+    );
     expect(ids(broken)).toEqual(["default_network_broken:solana-mainnet:no_deposit_address"]);
-    expect(broken[0]!.message).toBe("Calls that name no network go to Solana mainnet and answer 500 server_misconfigured: no Solana mainnet deposit address is set.");
+    expect(broken[0]!.message).toBe(
+      "Calls that name no network go to Solana mainnet and answer 500 server_misconfigured: no Solana mainnet deposit address is set.",
+    );
   });
 
   it("has none for a default that serves", () => {
@@ -164,7 +227,12 @@ describe("settingConsequences(): a 500 for another reason", () => {
   it("is news, where the same 500 again is not", () => {
     // Production without a devnet RPC: devnet calls are broken; so are Solana mainnet's without a deposit address.
     const f = facts({ production: true, offeredNetworks: ["solana-mainnet"] });
-    const before = { SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: "", X402_NETWORK: "mainnet", IP_HASH_SALT: "a-salt-of-sixteen-chars" };
+    const before = {
+      SERVICE_MAINNET_ENABLED: "true",
+      SERVICE_MAINNET_DEPOSIT_ADDRESS: "",
+      X402_NETWORK: "mainnet",
+      IP_HASH_SALT: "a-salt-of-sixteen-chars",
+    };
     expect(ids(change(before, "X402_NETWORK", "devnet", f))).toEqual(["default_network_broken:solana-devnet:no_rpc"]);
     expect(change(before, "SERVICE_GRANT_AMOUNT_USDC", "0.2", f)).toEqual([]);
   });
@@ -187,7 +255,9 @@ describe("settingConsequences(): key lists", () => {
 
 describe("settingConsequences(): addresses", () => {
   it("asks to confirm clearing the mainnet deposit address while mainnet is on, and nothing while it is off", () => {
-    expect(ids(change({ SERVICE_MAINNET_ENABLED: "true" }, "SERVICE_MAINNET_DEPOSIT_ADDRESS", ""))).toEqual(["network_broken:solana-mainnet:no_deposit_address"]);
+    expect(ids(change({ SERVICE_MAINNET_ENABLED: "true" }, "SERVICE_MAINNET_DEPOSIT_ADDRESS", ""))).toEqual([
+      "network_broken:solana-mainnet:no_deposit_address",
+    ]);
     expect(change({}, "SERVICE_MAINNET_DEPOSIT_ADDRESS", "")).toEqual([]);
   });
 
@@ -216,9 +286,13 @@ describe("settingConsequences(): secrets", () => {
   });
 
   it("counts development's generated salt as one in use, and production's missing one as none", () => {
-    expect(ids(change({}, "IP_HASH_SALT", OTHER, facts({ generatedSecrets: ["IP_HASH_SALT"] })))).toEqual(["grant_counts_reset"]);
+    expect(ids(change({}, "IP_HASH_SALT", OTHER, facts({ generatedSecrets: ["IP_HASH_SALT"] })))).toEqual([
+      "grant_counts_reset",
+    ]);
     expect(change({}, "IP_HASH_SALT", OTHER)).toEqual([]);
-    expect(change({}, "IP_HASH_SALT", OTHER, facts({ production: true, generatedSecrets: ["IP_HASH_SALT"] }))).toEqual([]);
+    expect(change({}, "IP_HASH_SALT", OTHER, facts({ production: true, generatedSecrets: ["IP_HASH_SALT"] }))).toEqual(
+      [],
+    );
   });
 
   it("has none for storing the same salt again", () => {
@@ -228,7 +302,10 @@ describe("settingConsequences(): secrets", () => {
 
 describe("settingConsequences() with stored settings that do not parse", () => {
   it("weighs the change against nothing: every problem of the settings after it is one to confirm", () => {
-    const out = settingConsequences({ key: "SERVICE_GRANT_MAX_PER_IP", current: null, proposed: settings({ SERVICE_GRANT_MAX_PER_IP: "0" }) }, facts());
+    const out = settingConsequences(
+      { key: "SERVICE_GRANT_MAX_PER_IP", current: null, proposed: settings({ SERVICE_GRANT_MAX_PER_IP: "0" }) },
+      facts(),
+    );
     expect(ids(out)).toEqual([
       "network_refused:solana-mainnet:mainnet_disabled",
       "network_refused:base:mainnet_disabled",
@@ -251,7 +328,9 @@ describe("unconfirmed()", () => {
   });
 
   it("ignores acknowledgements of consequences the change does not have", () => {
-    expect(unconfirmed(change({}, "SERVICE_GRANT_MAX_PER_IP", "0"), ["price_above_ceiling", "nonsense"])).toEqual(["grants_stopped"]);
+    expect(unconfirmed(change({}, "SERVICE_GRANT_MAX_PER_IP", "0"), ["price_above_ceiling", "nonsense"])).toEqual([
+      "grants_stopped",
+    ]);
   });
 });
 
@@ -265,7 +344,12 @@ describe("standingProblems()", () => {
   });
 
   it("names broken networks, a default network that refuses, the price, the grants and production's missing salt", () => {
-    const s = settings({ X402_NETWORK: "mainnet", X402_FLAT_PRICE_USDC: "0.5", SERVICE_GRANT_MAX_PER_IP: "0", SERVICE_GRANT_BUDGET_DAILY_USDC: "0" });
+    const s = settings({
+      X402_NETWORK: "mainnet",
+      X402_FLAT_PRICE_USDC: "0.5",
+      SERVICE_GRANT_MAX_PER_IP: "0",
+      SERVICE_GRANT_BUDGET_DAILY_USDC: "0",
+    });
     expect(ids(standingProblems(s, facts({ production: true, offeredNetworks: ["solana-mainnet"] })))).toEqual([
       "network_broken:solana-devnet:no_rpc",
       "default_network_refused:solana-mainnet:mainnet_disabled",

@@ -110,7 +110,10 @@ export function settingConsequences(change: SettingChange, facts: DeploymentFact
     // refusal that stays a refusal, or a 500 that becomes a refusal, is not.
     return !was || (after.broken && after.effect.id !== was.effect.id);
   });
-  return [...worse.map((e) => e.effect), ...changeEffects(change, facts)].map((effect) => ({ ...effect, severity: "confirm" as const }));
+  return [...worse.map((e) => e.effect), ...changeEffects(change, facts)].map((effect) => ({
+    ...effect,
+    severity: "confirm" as const,
+  }));
 }
 
 /** The ids of the consequences that still need the operator's confirmation, given the ones confirmed. */
@@ -139,8 +142,20 @@ function stateEffects(settings: Settings, facts: DeploymentFacts): StateEffect[]
       broken: outcome.kind === "broken",
       effect:
         outcome.kind === "broken"
-          ? effect(`network_broken:${network}:${outcome.reason}`, "network_broken", outcome.answers, brokenKeys(outcome.reason, network, facts), `${label} calls answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, network, facts)}.`)
-          : effect(`network_refused:${network}:${outcome.answers}`, "network_refused", outcome.answers, refusedKeys(outcome.answers), `${label} calls answer ${answer(outcome.answers)}.`),
+          ? effect(
+              `network_broken:${network}:${outcome.reason}`,
+              "network_broken",
+              outcome.answers,
+              brokenKeys(outcome.reason, network, facts),
+              `${label} calls answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, network, facts)}.`,
+            )
+          : effect(
+              `network_refused:${network}:${outcome.answers}`,
+              "network_refused",
+              outcome.answers,
+              refusedKeys(outcome.answers),
+              `${label} calls answer ${answer(outcome.answers)}.`,
+            ),
     });
   }
   const fallback = settings.defaultNetwork;
@@ -154,8 +169,20 @@ function stateEffects(settings: Settings, facts: DeploymentFacts): StateEffect[]
       broken: outcome.kind === "broken",
       effect:
         outcome.kind === "broken"
-          ? effect(`default_network_broken:${fallback}:${outcome.reason}`, "default_network_broken", outcome.answers, ["X402_NETWORK", ...brokenKeys(outcome.reason, fallback, facts)], `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, fallback, facts)}.`)
-          : effect(`default_network_refused:${fallback}:${outcome.answers}`, "default_network_refused", outcome.answers, ["X402_NETWORK", ...refusedKeys(outcome.answers)], `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}${grants}.`),
+          ? effect(
+              `default_network_broken:${fallback}:${outcome.reason}`,
+              "default_network_broken",
+              outcome.answers,
+              ["X402_NETWORK", ...brokenKeys(outcome.reason, fallback, facts)],
+              `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}: ${brokenReason(outcome.reason, fallback, facts)}.`,
+            )
+          : effect(
+              `default_network_refused:${fallback}:${outcome.answers}`,
+              "default_network_refused",
+              outcome.answers,
+              ["X402_NETWORK", ...refusedKeys(outcome.answers)],
+              `Calls that name no network go to ${label} and answer ${answer(outcome.answers)}${grants}.`,
+            ),
     });
   }
   if (settings.flatPriceUnits > settings.maxPriceUnits) {
@@ -178,14 +205,26 @@ function stateEffects(settings: Settings, facts: DeploymentFacts): StateEffect[]
     out.push({
       subject: "grants-per-address",
       broken: false,
-      effect: effect("grants_stopped", "grants_stopped", "grant_ip_limit", ["SERVICE_GRANT_MAX_PER_IP"], `Grant claims answer ${answer("grant_ip_limit")}: no client address may claim a grant.`),
+      effect: effect(
+        "grants_stopped",
+        "grants_stopped",
+        "grant_ip_limit",
+        ["SERVICE_GRANT_MAX_PER_IP"],
+        `Grant claims answer ${answer("grant_ip_limit")}: no client address may claim a grant.`,
+      ),
     });
   }
   if (facts.production && settings.ipHashSalt === null) {
     out.push({
       subject: "grant-salt",
       broken: true,
-      effect: effect("grant_salt_missing", "grant_salt_missing", "server_misconfigured", ["IP_HASH_SALT"], `Grant claims answer ${answer("server_misconfigured")}: production has no IP-hash salt.`),
+      effect: effect(
+        "grant_salt_missing",
+        "grant_salt_missing",
+        "server_misconfigured",
+        ["IP_HASH_SALT"],
+        `Grant claims answer ${answer("server_misconfigured")}: production has no IP-hash salt.`,
+      ),
     });
   }
   return out;
@@ -195,10 +234,12 @@ function stateEffects(settings: Settings, facts: DeploymentFacts): StateEffect[]
 function refusalsOf(change: SettingChange, facts: DeploymentFacts): SettingConsequence[] {
   const { key, current, proposed } = change;
   // A problem already there does not block a change to another setting; a change to a setting it names must fix it.
-  const introduces = (holds: (s: Settings) => boolean, keys: readonly SettingKey[]) => holds(proposed) && (current === null || !holds(current) || keys.includes(key));
+  const introduces = (holds: (s: Settings) => boolean, keys: readonly SettingKey[]) =>
+    holds(proposed) && (current === null || !holds(current) || keys.includes(key));
   const out: SettingConsequence[] = [];
   const priceKeys: SettingKey[] = ["X402_FLAT_PRICE_USDC", "SERVICE_MAX_PRICE_USDC"];
-  if (introduces((s) => s.flatPriceUnits > s.maxPriceUnits, priceKeys)) out.push({ ...priceAboveCeiling(proposed), severity: "refuse" });
+  if (introduces((s) => s.flatPriceUnits > s.maxPriceUnits, priceKeys))
+    out.push({ ...priceAboveCeiling(proposed), severity: "refuse" });
   // SECURITY: devnet's deposit address must be the fee payer's own; any other is a typo that sends payments elsewhere.
   const foreignDeposit = (s: Settings) => s.depositAddress !== null && s.depositAddress !== facts.facilitatorAddress;
   if (introduces(foreignDeposit, ["SERVICE_DEPOSIT_ADDRESS"])) {
@@ -219,10 +260,18 @@ function refusalsOf(change: SettingChange, facts: DeploymentFacts): SettingConse
 /** What the change itself does beyond the state it leaves: money that starts to move, counts that start over. */
 function changeEffects({ current, proposed }: SettingChange, facts: DeploymentFacts): SettingEffect[] {
   const out: SettingEffect[] = [];
-  const saltInUse = current !== null && (current.ipHashSalt !== null || (!facts.production && facts.generatedSecrets.includes("IP_HASH_SALT")));
+  const saltInUse =
+    current !== null &&
+    (current.ipHashSalt !== null || (!facts.production && facts.generatedSecrets.includes("IP_HASH_SALT")));
   if (saltInUse && proposed.ipHashSalt !== null && proposed.ipHashSalt !== current.ipHashSalt) {
     out.push(
-      effect("grant_counts_reset", "grant_counts_reset", null, ["IP_HASH_SALT"], "Every client address may claim its grants again, and per-address rate limits start over: the addresses counted so far were hashed with the old salt."),
+      effect(
+        "grant_counts_reset",
+        "grant_counts_reset",
+        null,
+        ["IP_HASH_SALT"],
+        "Every client address may claim its grants again, and per-address rate limits start over: the addresses counted so far were hashed with the old salt.",
+      ),
     );
   }
   if (proposed.testnetProviderModels && !current?.testnetProviderModels) {
@@ -241,16 +290,39 @@ function changeEffects({ current, proposed }: SettingChange, facts: DeploymentFa
   if (now.size > 0) {
     const refused = "agent_not_allowed" satisfies ErrorCode;
     if (was.size === 0) {
-      out.push(effect("agents_refused", "agents_refused", refused, ["SERVICE_ALLOWED_AGENTS"], `On mainnet, only the ${now.size} listed agent(s) may pay: any other payer is refused with ${answer(refused)}.`));
+      out.push(
+        effect(
+          "agents_refused",
+          "agents_refused",
+          refused,
+          ["SERVICE_ALLOWED_AGENTS"],
+          `On mainnet, only the ${now.size} listed agent(s) may pay: any other payer is refused with ${answer(refused)}.`,
+        ),
+      );
     } else {
       const removed = [...was].filter((k) => !now.has(k)).length;
-      if (removed > 0) out.push(effect("agents_refused", "agents_refused", refused, ["SERVICE_ALLOWED_AGENTS"], `On mainnet, the ${removed} agent(s) taken off the list are refused with ${answer(refused)}.`));
+      if (removed > 0)
+        out.push(
+          effect(
+            "agents_refused",
+            "agents_refused",
+            refused,
+            ["SERVICE_ALLOWED_AGENTS"],
+            `On mainnet, the ${removed} agent(s) taken off the list are refused with ${answer(refused)}.`,
+          ),
+        );
     }
   }
   return out;
 }
 
-function effect(id: string, code: SettingEffectCode, answers: ErrorCode | null, keys: SettingKey[], message: string): SettingEffect {
+function effect(
+  id: string,
+  code: SettingEffectCode,
+  answers: ErrorCode | null,
+  keys: SettingKey[],
+  message: string,
+): SettingEffect {
   return { id, code, answers, keys, message };
 }
 

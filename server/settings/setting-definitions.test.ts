@@ -29,13 +29,18 @@ describe("parseSettings()", () => {
   });
 
   it("reads the allowlist as a set of keys, blank meaning open", () => {
-    expect([...parseSettings({ SERVICE_ALLOWED_AGENTS: ` ${KEY_A} , ${KEY_B},` }, SHIPPED_NETWORKS).allowedAgents]).toEqual([KEY_A, KEY_B]);
+    expect([
+      ...parseSettings({ SERVICE_ALLOWED_AGENTS: ` ${KEY_A} , ${KEY_B},` }, SHIPPED_NETWORKS).allowedAgents,
+    ]).toEqual([KEY_A, KEY_B]);
     expect(parseSettings({ SERVICE_ALLOWED_AGENTS: " " }, SHIPPED_NETWORKS).allowedAgents.size).toBe(0);
   });
 
   it("accepts Base agents' 0x addresses in the allowlist, lower-cased as payers are", () => {
     const evm = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
-    expect([...parseSettings({ SERVICE_ALLOWED_AGENTS: `${KEY_A},${evm}` }, SHIPPED_NETWORKS).allowedAgents]).toEqual([KEY_A, evm.toLowerCase()]);
+    expect([...parseSettings({ SERVICE_ALLOWED_AGENTS: `${KEY_A},${evm}` }, SHIPPED_NETWORKS).allowedAgents]).toEqual([
+      KEY_A,
+      evm.toLowerCase(),
+    ]);
   });
 
   it.each([

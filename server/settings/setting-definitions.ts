@@ -170,19 +170,27 @@ const positiveUsdc = (text: string): ParseOutcome<bigint> => {
 };
 
 const exactSwitch = (text: string): ParseOutcome<boolean> =>
-  text === "true" || text === "false" ? { ok: true, value: text === "true" } : { ok: false, message: 'must be "true" or "false"' };
+  text === "true" || text === "false"
+    ? { ok: true, value: text === "true" }
+    : { ok: false, message: 'must be "true" or "false"' };
 
 const optionalAddress = (text: string): ParseOutcome<string | null> => {
   const trimmed = text.trim();
   if (trimmed === "") return { ok: true, value: null };
-  return isBase58PublicKey(trimmed) ? { ok: true, value: trimmed } : { ok: false, message: "must be a base58 public key" };
+  return isBase58PublicKey(trimmed)
+    ? { ok: true, value: trimmed }
+    : { ok: false, message: "must be a base58 public key" };
 };
 
 /** One parser per key: text → typed value, or a message an operator can act on. A network is one of `networks`. */
-export const SETTING_PARSERS: { [K in SettingKey]: (text: string, networks: NetworkRegistry) => ParseOutcome<unknown> } = {
+export const SETTING_PARSERS: {
+  [K in SettingKey]: (text: string, networks: NetworkRegistry) => ParseOutcome<unknown>;
+} = {
   X402_NETWORK: (text, networks) => {
     const id = networks.resolve(text);
-    return id ? { ok: true, value: id } : { ok: false, message: `must be ${networks.requestNames.join(", ")} or a CAIP-2 id` };
+    return id
+      ? { ok: true, value: id }
+      : { ok: false, message: `must be ${networks.requestNames.join(", ")} or a CAIP-2 id` };
   },
   X402_FLAT_PRICE_USDC: positiveUsdc,
   SERVICE_MAX_PRICE_USDC: positiveUsdc,
@@ -192,19 +200,27 @@ export const SETTING_PARSERS: { [K in SettingKey]: (text: string, networks: Netw
   SERVICE_TESTNET_PROVIDER_MODELS: exactSwitch,
   SERVICE_ALLOWED_AGENTS: (text) => {
     // Solana agents are base58 keys; Base agents are 0x addresses, kept lower-case as payers are.
-    const keys = text.split(",").map((k) => k.trim()).filter(Boolean);
+    const keys = text
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
     const bad = keys.find((k): boolean => !isBase58PublicKey(k) && !EVM_ADDRESS.test(k));
     if (bad) return { ok: false, message: `${bad.slice(0, 12)}… is neither a base58 public key nor a 0x address` };
     return { ok: true, value: new Set(keys.map((k) => (EVM_ADDRESS.test(k) ? k.toLowerCase() : k))) };
   },
   SERVICE_GRANT_AMOUNT_USDC: positiveUsdc,
   SERVICE_GRANT_MAX_PER_IP: (text) =>
-    /^\d{1,6}$/.test(text.trim()) ? { ok: true, value: Number(text.trim()) } : { ok: false, message: "must be a whole number" },
+    /^\d{1,6}$/.test(text.trim())
+      ? { ok: true, value: Number(text.trim()) }
+      : { ok: false, message: "must be a whole number" },
   SERVICE_GRANT_BUDGET_DAILY_USDC: (text) => {
     const units = parseUsdcToUnits(text);
-    return units === null ? { ok: false, message: "must be a USDC amount with at most 6 decimals" } : { ok: true, value: units };
+    return units === null
+      ? { ok: false, message: "must be a USDC amount with at most 6 decimals" }
+      : { ok: true, value: units };
   },
-  IP_HASH_SALT: (text) => (text.length >= 16 ? { ok: true, value: text } : { ok: false, message: "must be at least 16 characters" }),
+  IP_HASH_SALT: (text) =>
+    text.length >= 16 ? { ok: true, value: text } : { ok: false, message: "must be at least 16 characters" },
 };
 
 /** The config values that seed the settings: each setting's environment variable, as written. */
@@ -239,7 +255,10 @@ export function envDefaults(cfg: SettingEnvValues): Partial<Record<SettingKey, s
  * Switches whose spec meaning is "on only when the value is exactly `true`": any other env value means off, so a typo
  * such as `yes` keeps the switch off (with a warning) rather than taking the service down.
  */
-const SWITCH_KEYS: ReadonlySet<SettingKey> = new Set<SettingKey>(["SERVICE_MAINNET_ENABLED", "SERVICE_TESTNET_PROVIDER_MODELS"]);
+const SWITCH_KEYS: ReadonlySet<SettingKey> = new Set<SettingKey>([
+  "SERVICE_MAINNET_ENABLED",
+  "SERVICE_TESTNET_PROVIDER_MODELS",
+]);
 
 export interface EnvDefaultsCheck {
   /** The defaults to run with: a switch that is not exactly "true" or "false" reads as "false". */
@@ -254,7 +273,10 @@ export interface EnvDefaultsCheck {
  * Checks every setting's env default with the same parser a stored value gets, at load: a bad default must stop
  * start-up (or, for a switch, be read as off), never be found by the first request as a 500.
  */
-export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>, networks: NetworkRegistry): EnvDefaultsCheck {
+export function checkEnvDefaults(
+  defaults: Partial<Record<SettingKey, string>>,
+  networks: NetworkRegistry,
+): EnvDefaultsCheck {
   const values = { ...defaults };
   const warnings: string[] = [];
   const errors: string[] = [];
@@ -264,7 +286,9 @@ export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>, 
     const outcome = SETTING_PARSERS[key](text, networks);
     if (outcome.ok) continue;
     if (SWITCH_KEYS.has(key)) {
-      warnings.push(`${key}: ${JSON.stringify(text.slice(0, 32))} is not exactly "true" or "false"; read as "false" (off)`);
+      warnings.push(
+        `${key}: ${JSON.stringify(text.slice(0, 32))} is not exactly "true" or "false"; read as "false" (off)`,
+      );
       values[key] = "false";
     } else {
       errors.push(`${key}: ${outcome.message}`);
@@ -272,7 +296,8 @@ export function checkEnvDefaults(defaults: Partial<Record<SettingKey, string>>, 
   }
   if (errors.length === 0) {
     const settings = parseSettings(values, networks);
-    if (settings.flatPriceUnits > settings.maxPriceUnits) errors.push("X402_FLAT_PRICE_USDC: must be at or below SERVICE_MAX_PRICE_USDC");
+    if (settings.flatPriceUnits > settings.maxPriceUnits)
+      errors.push("X402_FLAT_PRICE_USDC: must be at or below SERVICE_MAX_PRICE_USDC");
   }
   return { values, warnings, errors };
 }

@@ -45,29 +45,75 @@ describe("settingViews()", () => {
   });
 
   it("gives each kind its typed value: a boolean, a canonical amount, a number, a network with its options, a list", () => {
-    const views = settingViews({ stored: { SERVICE_ALLOWED_AGENTS: { value: `${FACILITATOR}, 0xAbC0000000000000000000000000000000000001`, updatedBy: "op", updatedAt: AT } }, defaults: DEFAULTS }, facts());
+    const views = settingViews(
+      {
+        stored: {
+          SERVICE_ALLOWED_AGENTS: {
+            value: `${FACILITATOR}, 0xAbC0000000000000000000000000000000000001`,
+            updatedBy: "op",
+            updatedAt: AT,
+          },
+        },
+        defaults: DEFAULTS,
+      },
+      facts(),
+    );
     expect(view<"boolean">(views, "SERVICE_MAINNET_ENABLED").value).toBe(false);
     expect(view<"usdc">(views, "X402_FLAT_PRICE_USDC")).toMatchObject({ value: "0.01", min: "positive" });
     expect(view<"usdc">(views, "SERVICE_GRANT_BUDGET_DAILY_USDC")).toMatchObject({ value: "5", min: "zero" });
     expect(view<"integer">(views, "SERVICE_GRANT_MAX_PER_IP")).toMatchObject({ value: 3, min: 0, max: 999_999 });
     const network = view<"network">(views, "X402_NETWORK");
     expect(network.value).toBe("solana-devnet");
-    expect(network.options).toContainEqual({ id: "solana-mainnet", label: "Solana mainnet", mainnet: true, offered: false });
-    expect(network.options).toContainEqual({ id: "base-sepolia", label: "Base Sepolia", mainnet: false, offered: true });
-    expect(view<"keys">(views, "SERVICE_ALLOWED_AGENTS").value).toEqual([FACILITATOR, "0xAbC0000000000000000000000000000000000001"]);
+    expect(network.options).toContainEqual({
+      id: "solana-mainnet",
+      label: "Solana mainnet",
+      mainnet: true,
+      offered: false,
+    });
+    expect(network.options).toContainEqual({
+      id: "base-sepolia",
+      label: "Base Sepolia",
+      mainnet: false,
+      offered: true,
+    });
+    expect(view<"keys">(views, "SERVICE_ALLOWED_AGENTS").value).toEqual([
+      FACILITATOR,
+      "0xAbC0000000000000000000000000000000000001",
+    ]);
     expect(view<"address">(views, "SERVICE_MAINNET_DEPOSIT_ADDRESS").value).toBeNull();
   });
 
   it("says where a value comes from: stored (by whom, when), the environment's default, or nowhere", () => {
-    const views = settingViews({ stored: { X402_FLAT_PRICE_USDC: { value: "0.02", updatedBy: "operator-key", updatedAt: AT } }, defaults: DEFAULTS }, facts());
-    expect(view(views, "X402_FLAT_PRICE_USDC")).toMatchObject({ source: "stored", updatedBy: "operator-key", updatedAt: AT.toISOString(), value: "0.02" });
-    expect(view(views, "SERVICE_MAX_PRICE_USDC")).toMatchObject({ source: "environment", updatedBy: null, updatedAt: null });
+    const views = settingViews(
+      {
+        stored: { X402_FLAT_PRICE_USDC: { value: "0.02", updatedBy: "operator-key", updatedAt: AT } },
+        defaults: DEFAULTS,
+      },
+      facts(),
+    );
+    expect(view(views, "X402_FLAT_PRICE_USDC")).toMatchObject({
+      source: "stored",
+      updatedBy: "operator-key",
+      updatedAt: AT.toISOString(),
+      value: "0.02",
+    });
+    expect(view(views, "SERVICE_MAX_PRICE_USDC")).toMatchObject({
+      source: "environment",
+      updatedBy: null,
+      updatedAt: null,
+    });
     expect(view(views, "SERVICE_MAINNET_DEPOSIT_ADDRESS")).toMatchObject({ source: "unset" });
   });
 
   it("flags a stored value its parser refuses, and keeps a typed value null rather than guessing", () => {
-    const views = settingViews({ stored: { SERVICE_GRANT_MAX_PER_IP: { value: "3.5", updatedBy: null, updatedAt: AT } }, defaults: DEFAULTS }, facts());
-    expect(view<"integer">(views, "SERVICE_GRANT_MAX_PER_IP")).toMatchObject({ value: null, problem: "must be a whole number" });
+    const views = settingViews(
+      { stored: { SERVICE_GRANT_MAX_PER_IP: { value: "3.5", updatedBy: null, updatedAt: AT } }, defaults: DEFAULTS },
+      facts(),
+    );
+    expect(view<"integer">(views, "SERVICE_GRANT_MAX_PER_IP")).toMatchObject({
+      value: null,
+      problem: "must be a whole number",
+    });
   });
 
   describe("a secret", () => {
@@ -79,22 +125,48 @@ describe("settingViews()", () => {
         const views = settingViews(sources, facts());
         expect(JSON.stringify(views)).not.toContain(SALT);
       }
-      const stored = view<"secret">(settingViews({ stored: { IP_HASH_SALT: { value: SALT, updatedBy: "op", updatedAt: AT } }, defaults: DEFAULTS }, facts()), "IP_HASH_SALT");
+      const stored = view<"secret">(
+        settingViews(
+          { stored: { IP_HASH_SALT: { value: SALT, updatedBy: "op", updatedAt: AT } }, defaults: DEFAULTS },
+          facts(),
+        ),
+        "IP_HASH_SALT",
+      );
       expect(stored).toMatchObject({ set: true, origin: "stored", status: "set (stored in the settings table)" });
       expect(Object.keys(stored)).not.toContain("value");
-      const fromEnv = view<"secret">(settingViews({ stored: {}, defaults: { ...DEFAULTS, IP_HASH_SALT: SALT } }, facts()), "IP_HASH_SALT");
-      expect(fromEnv).toMatchObject({ set: true, origin: "environment", status: "set (from the environment, IP_HASH_SALT)" });
+      const fromEnv = view<"secret">(
+        settingViews({ stored: {}, defaults: { ...DEFAULTS, IP_HASH_SALT: SALT } }, facts()),
+        "IP_HASH_SALT",
+      );
+      expect(fromEnv).toMatchObject({
+        set: true,
+        origin: "environment",
+        status: "set (from the environment, IP_HASH_SALT)",
+      });
     });
 
     it("is set (generated in the data dir) in development when the service generated it, and says it will be otherwise", () => {
-      const generated = view<"secret">(settingViews({ stored: {}, defaults: DEFAULTS }, facts({ generatedSecrets: ["IP_HASH_SALT"] })), "IP_HASH_SALT");
+      const generated = view<"secret">(
+        settingViews({ stored: {}, defaults: DEFAULTS }, facts({ generatedSecrets: ["IP_HASH_SALT"] })),
+        "IP_HASH_SALT",
+      );
       expect(generated).toMatchObject({ set: true, origin: "data_dir", status: "set (generated in the data dir)" });
       const notYet = view<"secret">(settingViews({ stored: {}, defaults: DEFAULTS }, facts()), "IP_HASH_SALT");
-      expect(notYet).toMatchObject({ set: false, origin: null, status: "not set: development generates one in the data dir at first use" });
+      expect(notYet).toMatchObject({
+        set: false,
+        origin: null,
+        status: "not set: development generates one in the data dir at first use",
+      });
     });
 
     it("is not set in production without one, whatever file a data dir holds (production never falls back to it)", () => {
-      const prod = view<"secret">(settingViews({ stored: {}, defaults: DEFAULTS }, facts({ production: true, generatedSecrets: ["IP_HASH_SALT"] })), "IP_HASH_SALT");
+      const prod = view<"secret">(
+        settingViews(
+          { stored: {}, defaults: DEFAULTS },
+          facts({ production: true, generatedSecrets: ["IP_HASH_SALT"] }),
+        ),
+        "IP_HASH_SALT",
+      );
       expect(prod).toMatchObject({ set: false, origin: null, status: "not set" });
     });
   });

@@ -5,7 +5,13 @@ import "server-only";
 import { formatUnitsAsUsdc, type NetworkId } from "../verify";
 import type { SettingSources } from "./read-settings";
 import type { DeploymentFacts } from "./setting-consequences";
-import { SETTING_DEFINITIONS, SETTING_KEYS, SETTING_PARSERS, type SettingGroup, type SettingKey } from "./setting-definitions";
+import {
+  SETTING_DEFINITIONS,
+  SETTING_KEYS,
+  SETTING_PARSERS,
+  type SettingGroup,
+  type SettingKey,
+} from "./setting-definitions";
 
 /** A network the default-network control offers. */
 interface NetworkOption {
@@ -73,33 +79,75 @@ function settingView(key: SettingKey, sources: SettingSources, facts: Deployment
     case "boolean":
       return { ...common, kind: "boolean", value: typeof value === "boolean" ? value : null };
     case "usdc":
-      return { ...common, kind: "usdc", value: typeof value === "bigint" ? formatUnitsAsUsdc(value) : (text ?? ""), min: definition.min };
+      return {
+        ...common,
+        kind: "usdc",
+        value: typeof value === "bigint" ? formatUnitsAsUsdc(value) : (text ?? ""),
+        min: definition.min,
+      };
     case "integer":
-      return { ...common, kind: "integer", value: typeof value === "number" ? value : null, min: definition.min, max: definition.max };
+      return {
+        ...common,
+        kind: "integer",
+        value: typeof value === "number" ? value : null,
+        min: definition.min,
+        max: definition.max,
+      };
     case "network":
       return {
         ...common,
         kind: "network",
         value: typeof value === "string" ? value : null,
-        options: facts.networks.rows.map((n) => ({ id: n.id, label: n.label, mainnet: n.isMainnet, offered: facts.offeredNetworks.includes(n.id) })),
+        options: facts.networks.rows.map((n) => ({
+          id: n.id,
+          label: n.label,
+          mainnet: n.isMainnet,
+          offered: facts.offeredNetworks.includes(n.id),
+        })),
       };
     case "keys":
-      return { ...common, kind: "keys", value: (text ?? "").split(",").map((k) => k.trim()).filter(Boolean) };
+      return {
+        ...common,
+        kind: "keys",
+        value: (text ?? "")
+          .split(",")
+          .map((k) => k.trim())
+          .filter(Boolean),
+      };
     case "address":
       return { ...common, kind: "address", value: text?.trim() ? text.trim() : null };
     case "secret": {
       const generated = definition.generatedInDevelopment && !facts.production && facts.generatedSecrets.includes(key);
-      const origin: SecretOrigin = source === "stored" && text ? "stored" : source === "environment" ? "environment" : generated ? "data_dir" : null;
-      return { ...common, kind: "secret", set: origin !== null, origin, status: secretStatus(key, origin, definition.generatedInDevelopment, facts) };
+      const origin: SecretOrigin =
+        source === "stored" && text
+          ? "stored"
+          : source === "environment"
+            ? "environment"
+            : generated
+              ? "data_dir"
+              : null;
+      return {
+        ...common,
+        kind: "secret",
+        set: origin !== null,
+        origin,
+        status: secretStatus(key, origin, definition.generatedInDevelopment, facts),
+      };
     }
   }
 }
 
 /** The sentence the dashboard shows for a secret: set or not, and by what, as the service resolves it. */
-function secretStatus(key: SettingKey, origin: SecretOrigin, generatedInDevelopment: boolean, facts: DeploymentFacts): string {
+function secretStatus(
+  key: SettingKey,
+  origin: SecretOrigin,
+  generatedInDevelopment: boolean,
+  facts: DeploymentFacts,
+): string {
   if (origin === "stored") return "set (stored in the settings table)";
   if (origin === "environment") return `set (from the environment, ${key})`;
   if (origin === "data_dir") return "set (generated in the data dir)";
-  if (generatedInDevelopment && !facts.production) return "not set: development generates one in the data dir at first use";
+  if (generatedInDevelopment && !facts.production)
+    return "not set: development generates one in the data dir at first use";
   return "not set";
 }

@@ -3,16 +3,29 @@
 import "server-only";
 import type { DbClient } from "../db";
 import { readRawSettings, type SettingDefaultsSource } from "./read-settings";
-import { parseSettings, SETTING_DEFINITIONS, SETTING_PARSERS, SettingsError, type SettingKey } from "./setting-definitions";
+import {
+  parseSettings,
+  SETTING_DEFINITIONS,
+  SETTING_PARSERS,
+  SettingsError,
+  type SettingKey,
+} from "./setting-definitions";
 
 /** What a secret's audit row holds instead of its values: whether one was stored before, and that it was replaced. */
 export const SECRET_AUDIT = { stored: "(set)", replaced: "(replaced)" } as const;
 
 /** The old and new values as audited (a secret's as SECRET_AUDIT's words), or why nothing was written. */
-export type WriteSettingOutcome = { ok: true; oldValue: string | null; newValue: string } | { ok: false; key: SettingKey; message: string };
+export type WriteSettingOutcome =
+  { ok: true; oldValue: string | null; newValue: string } | { ok: false; key: SettingKey; message: string };
 
 /** Validates and stores `value` for `key`, auditing who changed it. Invalid values change nothing. */
-export async function writeSetting(db: DbClient, cfg: SettingDefaultsSource, key: SettingKey, value: string, actor: string): Promise<WriteSettingOutcome> {
+export async function writeSetting(
+  db: DbClient,
+  cfg: SettingDefaultsSource,
+  key: SettingKey,
+  value: string,
+  actor: string,
+): Promise<WriteSettingOutcome> {
   const parsed = SETTING_PARSERS[key](value, cfg.networks);
   if (!parsed.ok) return { ok: false, key, message: parsed.message };
   const raw = await readRawSettings(db, cfg);

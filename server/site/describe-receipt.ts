@@ -80,9 +80,17 @@ export function describeNetwork(network: string, networks: NetworkRegistry): Rec
   const byName = id === null ? null : networks.get(id);
   // A family name resolves to a default network, which a receipt's network cannot mean.
   const info = byName && byName.familyName !== network.trim() ? byName : networks.ofReceiptNetwork(network);
-  if (!info) return { id: network, label: null, requestName: null, family: null, payerNoun: "key", payerSignsPrepaid: false };
+  if (!info)
+    return { id: network, label: null, requestName: null, family: null, payerNoun: "key", payerSignsPrepaid: false };
   const facts = familyFacts(info);
-  return { id: network, label: info.label, requestName: info.aliases[0], family: info.family, payerNoun: facts.payerNoun, payerSignsPrepaid: facts.payerSignsPrepaid };
+  return {
+    id: network,
+    label: info.label,
+    requestName: info.aliases[0],
+    family: info.family,
+    payerNoun: facts.payerNoun,
+    payerSignsPrepaid: facts.payerSignsPrepaid,
+  };
 }
 
 /** What the receipt page shows of `receipt`, its network named from `networks` (the service's configured registry). */
@@ -97,7 +105,8 @@ export function describeReceipt(receipt: Record<string, unknown>, networks: Netw
       if (key === "cost_usdc") field.usdc = usdcText(value) ?? undefined;
       return field;
     });
-  if (typeof receipt.service_signature === "string") fields.push({ key: "service_signature", raw: receipt.service_signature });
+  if (typeof receipt.service_signature === "string")
+    fields.push({ key: "service_signature", raw: receipt.service_signature });
   const paymentFields = payment
     ? Object.entries(payment).map(([key, value]): ReceiptField => {
         const field: ReceiptField = { key, raw: rawText(value) };
@@ -106,10 +115,20 @@ export function describeReceipt(receipt: Record<string, unknown>, networks: Netw
         return field;
       })
     : [];
-  return { inferenceId: rawText(receipt.inference_id), issuedAtMs, money: moneyOf(receipt, payment, networks), fields, paymentFields };
+  return {
+    inferenceId: rawText(receipt.inference_id),
+    issuedAtMs,
+    money: moneyOf(receipt, payment, networks),
+    fields,
+    paymentFields,
+  };
 }
 
-function moneyOf(receipt: Record<string, unknown>, payment: Record<string, unknown> | null, networks: NetworkRegistry): PaidCallMoney | PrepaidCallMoney | null {
+function moneyOf(
+  receipt: Record<string, unknown>,
+  payment: Record<string, unknown> | null,
+  networks: NetworkRegistry,
+): PaidCallMoney | PrepaidCallMoney | null {
   const cost = usdcNumberToUnits(receipt.cost_usdc);
   if (cost === null) return null;
   if (!payment) return { kind: "prepaid", costUsdc: formatUnitsAsUsdc(cost) };

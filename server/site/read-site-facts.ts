@@ -50,7 +50,10 @@ export interface SiteFacts extends PublicKeys {
 
 /** Both public keys; a key that cannot be loaded reads as null (and is logged to `rt.log` by its loader). */
 export function readPublicKeys(rt: { keys: ServiceKeys; log: Logger }): PublicKeys {
-  return { operatorKey: keyOrNull(rt.log, () => operatorKeyResource(rt).pubkey), verifierKey: keyOrNull(rt.log, () => verifierKeyResource(rt).pubkey) };
+  return {
+    operatorKey: keyOrNull(rt.log, () => operatorKeyResource(rt).pubkey),
+    verifierKey: keyOrNull(rt.log, () => verifierKeyResource(rt).pubkey),
+  };
 }
 
 /** What the pages show when no runtime could be built: no key (the page says so rather than failing). */
@@ -90,7 +93,11 @@ export async function readSiteFacts(ctx: Runtime): Promise<SiteFacts> {
     mainnetEnabled: settings.mainnetEnabled,
     defaultNetwork: defaultNetwork.caip2,
     networks,
-    grant: { amountUsdc: formatUnitsAsUsdc(settings.grantAmountUnits), network: defaultNetwork.caip2, networkLabel: defaultNetwork.label },
+    grant: {
+      amountUsdc: formatUnitsAsUsdc(settings.grantAmountUnits),
+      network: defaultNetwork.caip2,
+      networkLabel: defaultNetwork.label,
+    },
   };
 }
 

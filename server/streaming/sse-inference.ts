@@ -23,7 +23,11 @@ import type { Receipt } from "../receipts/receipt-types";
 import { logEvent, type Logger } from "../log";
 import { AppError, errorBody } from "../errors";
 
-export const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" } as const;
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+} as const;
 
 /** The receipt a stream ends with: the receipt chunk's `service_receipt`. */
 export interface ReceiptEvent {
@@ -114,13 +118,23 @@ function answerChunks(base: ChunkBase, usageChunk: boolean) {
         : [chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }], usage)],
     // No `usage` key, not even null: it comes after the usage chunk, and a client that merges chunks into one
     // completion (the openai SDK's stream helper) would overwrite the usage with a null.
-    receipt: (event: ReceiptEvent): ReceiptChunk => ({ id: base.id, object: "chat.completion.chunk", created: base.created, model: base.model, choices: [], service_receipt: event }),
+    receipt: (event: ReceiptEvent): ReceiptChunk => ({
+      id: base.id,
+      object: "chat.completion.chunk",
+      created: base.created,
+      model: base.model,
+      choices: [],
+      service_receipt: event,
+    }),
   };
 }
 
 /** The SSE body. Cancelling it (the client disconnected) aborts the upstream and records the partial call. */
 export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Array> {
-  const chunks = answerChunks({ id: `chatcmpl-${plan.inferenceId}`, created: plan.created, model: plan.model }, plan.usageChunk === true);
+  const chunks = answerChunks(
+    { id: `chatcmpl-${plan.inferenceId}`, created: plan.created, model: plan.model },
+    plan.usageChunk === true,
+  );
   let cancelled = false;
 
   return new ReadableStream<Uint8Array>({
@@ -145,7 +159,13 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
           produced += producedText(event);
           const delta = event.type === "delta" ? { content: event.content } : { tool_calls: event.toolCalls };
           // The first chunk names the role; OpenAI's first tool-call chunk has a null content beside it.
-          send(chunks.delta(first ? { role: "assistant", ...(event.type === "tool_calls" ? { content: null } : {}), ...delta } : delta));
+          send(
+            chunks.delta(
+              first
+                ? { role: "assistant", ...(event.type === "tool_calls" ? { content: null } : {}), ...delta }
+                : delta,
+            ),
+          );
           first = false;
         }
         if (!cancelled && !completion) throw new Error("the upstream stream ended without its completion");
@@ -158,7 +178,16 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
         }
       }
       if (cancelled || !completion) {
-        await plan.abortRecorded(produced).catch((err: unknown) => logEvent(plan.log, "stream.abort_record_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error"));
+        await plan
+          .abortRecorded(produced)
+          .catch((err: unknown) =>
+            logEvent(
+              plan.log,
+              "stream.abort_record_failed",
+              { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) },
+              "error",
+            ),
+          );
         return;
       }
       for (const closing of chunks.closing(completion.finishReason, completion.usage)) send(closing);
@@ -166,15 +195,30 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
       try {
         receipts = await plan.finish(completion);
       } catch (err) {
-        logEvent(plan.log, "stream.finish_failed", { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) }, "error");
+        logEvent(
+          plan.log,
+          "stream.finish_failed",
+          { inference_id: plan.inferenceId, reason: String(err).slice(0, 200) },
+          "error",
+        );
         // A route's own refusal (e.g. the receipt log was unavailable: nothing charged) says so; anything else is generic.
-        const failure = err instanceof AppError ? errorBody(err.code, err.message, err.details) : errorBody("internal_error", "the call could not be recorded; no receipt was issued");
+        const failure =
+          err instanceof AppError
+            ? errorBody(err.code, err.message, err.details)
+            : errorBody("internal_error", "the call could not be recorded; no receipt was issued");
         send({ error: failure.error });
         close();
         return;
       }
       const { receipt, x402Receipt } = receipts;
-      send(chunks.receipt({ object: "service.receipt", receipt, log_proof_url: plan.proofUrl, ...(x402Receipt ? { x402_receipt: x402Receipt } : {}) }));
+      send(
+        chunks.receipt({
+          object: "service.receipt",
+          receipt,
+          log_proof_url: plan.proofUrl,
+          ...(x402Receipt ? { x402_receipt: x402Receipt } : {}),
+        }),
+      );
       send("[DONE]");
       close();
     },
@@ -190,12 +234,20 @@ export function sseInferenceStream(plan: SseInference): ReadableStream<Uint8Arra
  * chunks with the finish reason and usage, the receipt chunk, [DONE]): the receipt's response hash covers the same
  * concatenated text.
  */
-export function replayedSseStream(body: StoredCompletionBody, receiptEvent: ReceiptEvent, opts: { usageChunk?: boolean } = {}): ReadableStream<Uint8Array> {
+export function replayedSseStream(
+  body: StoredCompletionBody,
+  receiptEvent: ReceiptEvent,
+  opts: { usageChunk?: boolean } = {},
+): ReadableStream<Uint8Array> {
   const choice = body.choices[0];
   const chunks = answerChunks({ id: body.id, created: body.created, model: body.model }, opts.usageChunk === true);
   const toolCalls = choice?.message.tool_calls?.map((call, index) => ({ index, ...(call as Record<string, unknown>) }));
   const events: unknown[] = [
-    chunks.delta({ role: "assistant", content: choice?.message.content ?? "", ...(toolCalls ? { tool_calls: toolCalls } : {}) }),
+    chunks.delta({
+      role: "assistant",
+      content: choice?.message.content ?? "",
+      ...(toolCalls ? { tool_calls: toolCalls } : {}),
+    }),
     ...chunks.closing(choice?.finish_reason ?? "stop", body.usage),
     chunks.receipt(receiptEvent),
     "[DONE]",

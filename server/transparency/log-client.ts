@@ -28,7 +28,8 @@ export function logPrefixOf(endpoint: string): string {
 export async function fetchLogKey(prefix: string): Promise<string> {
   const res = await get(`${prefix}/key`);
   const body = (await res.json().catch(() => null)) as { verifier_key?: unknown } | null;
-  if (!res.ok || typeof body?.verifier_key !== "string") throw new LogFetchError(`${prefix}/key did not answer a log key (HTTP ${res.status})`);
+  if (!res.ok || typeof body?.verifier_key !== "string")
+    throw new LogFetchError(`${prefix}/key did not answer a log key (HTTP ${res.status})`);
   return body.verifier_key;
 }
 
@@ -41,7 +42,10 @@ export async function fetchCheckpoint(prefix: string, size?: number): Promise<st
 }
 
 /** A hash tile or entry bundle's bytes. */
-export async function fetchTile(prefix: string, tile: TileId | { level: "entries"; index: number; width: number }): Promise<Uint8Array> {
+export async function fetchTile(
+  prefix: string,
+  tile: TileId | { level: "entries"; index: number; width: number },
+): Promise<Uint8Array> {
   const url = `${prefix}/${tilePath(tile)}`;
   const res = await get(url);
   // A partial tile may be gone once its full tile exists: the full one holds the same first hashes.
@@ -53,13 +57,19 @@ export async function fetchTile(prefix: string, tile: TileId | { level: "entries
   return new Uint8Array(await res.arrayBuffer());
 }
 
-export type ProofFetch = { ok: true; proof: ReceiptLogProof } | { ok: false; reason: "log_pending" | "not_found"; retryAfterS?: number };
+export type ProofFetch =
+  { ok: true; proof: ReceiptLogProof } | { ok: false; reason: "log_pending" | "not_found"; retryAfterS?: number };
 
 /** A receipt's inclusion proof from the service (`GET <endpoint>/api/v1/receipts/<id>/proof`). */
-export async function fetchReceiptProof(endpoint: string, inferenceId: string, opts: { cosigned?: boolean } = {}): Promise<ProofFetch> {
+export async function fetchReceiptProof(
+  endpoint: string,
+  inferenceId: string,
+  opts: { cosigned?: boolean } = {},
+): Promise<ProofFetch> {
   const url = `${endpoint.replace(/\/+$/, "")}/api/v1/receipts/${encodeURIComponent(inferenceId)}/proof${opts.cosigned ? "?cosigned=true" : ""}`;
   const res = await get(url);
-  if (res.status === 409) return { ok: false, reason: "log_pending", retryAfterS: Number(res.headers.get("retry-after") ?? 2) };
+  if (res.status === 409)
+    return { ok: false, reason: "log_pending", retryAfterS: Number(res.headers.get("retry-after") ?? 2) };
   if (res.status === 404) return { ok: false, reason: "not_found" };
   if (!res.ok) throw new LogFetchError(`${url} answered HTTP ${res.status}`);
   return { ok: true, proof: (await res.json()) as ReceiptLogProof };

@@ -2,7 +2,16 @@
 // signature by LOG_SECRET_KEY or LOG_PREVIOUS_SECRET_KEY. Otherwise serving would switch the log's key without a
 // transition, and whoever pinned the key that signed the log could verify nothing it signs from then on. Pure: the
 // caller reads the row.
-import { checkNoteSignature, parseCheckpointText, parseSignedNote, parseVerifierKey, SIG_ED25519, verifyEd25519Noble, type Ed25519Backend, type NoteVerifierKey } from "../verify";
+import {
+  checkNoteSignature,
+  parseCheckpointText,
+  parseSignedNote,
+  parseVerifierKey,
+  SIG_ED25519,
+  verifyEd25519Noble,
+  type Ed25519Backend,
+  type NoteVerifierKey,
+} from "../verify";
 
 /** What the rule needs of the log's identity (a LogIdentity is one): its origin, its key, its previous key. */
 export interface LogKeys {
@@ -49,7 +58,8 @@ const hex8 = (n: number) => n.toString(16).padStart(8, "0");
 
 function logKey(vkey: unknown, what: string): NoteVerifierKey {
   const key = typeof vkey === "string" ? parseVerifierKey(vkey) : null;
-  if (!key || key.type !== SIG_ED25519) throw new TypeError(`checkLogKeyContinuity: ${what} is not an Ed25519 verifier key`);
+  if (!key || key.type !== SIG_ED25519)
+    throw new TypeError(`checkLogKeyContinuity: ${what} is not an Ed25519 verifier key`);
   return key;
 }
 
@@ -57,13 +67,24 @@ function logKey(vkey: unknown, what: string): NoteVerifierKey {
  * Decides whether the log `keys` names may sign and extend a log whose latest stored checkpoint is `latest` (null: none
  * yet). A line with one of the keys' IDs whose signature does not verify over the note counts as no signature.
  */
-export function checkLogKeyContinuity(latest: LatestCheckpoint | null, keys: LogKeys, backend: Ed25519Backend = verifyEd25519Noble): LogKeyContinuity {
-  if (typeof keys !== "object" || keys === null || typeof keys.origin !== "string") throw new TypeError("checkLogKeyContinuity: a log identity is required");
+export function checkLogKeyContinuity(
+  latest: LatestCheckpoint | null,
+  keys: LogKeys,
+  backend: Ed25519Backend = verifyEd25519Noble,
+): LogKeyContinuity {
+  if (typeof keys !== "object" || keys === null || typeof keys.origin !== "string")
+    throw new TypeError("checkLogKeyContinuity: a log identity is required");
   const current = logKey(keys.verifierKey, "the log key");
   const previous = keys.previous ? logKey(keys.previous.verifierKey, "the previous log key") : null;
-  if (current.name !== keys.origin || (previous && previous.name !== keys.origin)) throw new TypeError("checkLogKeyContinuity: the log keys must be named by the log's origin");
+  if (current.name !== keys.origin || (previous && previous.name !== keys.origin))
+    throw new TypeError("checkLogKeyContinuity: the log keys must be named by the log's origin");
   if (latest === null) return { ok: true, basis: "none" };
-  if (typeof latest !== "object" || !Number.isSafeInteger(latest.size) || latest.size < 0 || typeof latest.note !== "string") {
+  if (
+    typeof latest !== "object" ||
+    !Number.isSafeInteger(latest.size) ||
+    latest.size < 0 ||
+    typeof latest.note !== "string"
+  ) {
     throw new TypeError("checkLogKeyContinuity: the latest checkpoint is { size, note }");
   }
   const signers = previous ? [current, previous] : [current];
@@ -86,7 +107,8 @@ export function checkLogKeyContinuity(latest: LatestCheckpoint | null, keys: Log
     };
   }
   if (checkpoint.origin !== keys.origin) return { ok: true, basis: "other_origin" };
-  if (signers.some((key) => note.signatures.some((sig) => checkNoteSignature(note.text, sig, key, backend).ok))) return { ok: true, basis: "signed" };
+  if (signers.some((key) => note.signatures.some((sig) => checkNoteSignature(note.text, sig, key, backend).ok)))
+    return { ok: true, basis: "signed" };
   const lines = note.signatures.filter((sig) => sig.name === keys.origin);
   const found = lines.map((sig) => hex8(sig.keyId));
   const foundText =
@@ -94,7 +116,8 @@ export function checkLogKeyContinuity(latest: LatestCheckpoint | null, keys: Log
       ? "carries no signature under its origin"
       : `is signed by ${lines.map((sig) => `key ${hex8(sig.keyId)}${signers.some((k) => k.keyId === sig.keyId) ? " (a line whose signature does not verify)" : ""}`).join(", ")}`;
   const signedBy = [...new Set(found.filter((id) => !expected.includes(id)))];
-  const rotate = signedBy.length > 0 ? `the key that signed the log (key ${signedBy.join(" or ")})` : "the key that signed the log";
+  const rotate =
+    signedBy.length > 0 ? `the key that signed the log (key ${signedBy.join(" or ")})` : "the key that signed the log";
   return {
     ok: false,
     reason: "key_switch_without_transition",

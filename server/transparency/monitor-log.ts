@@ -37,9 +37,22 @@ import {
   type OperatorSignatureCheck,
 } from "../verify";
 import { fetchCheckpoint, fetchTile, LogFetchError } from "./log-client";
-import { decodeRemembered, encodeRemembered, findRepeatedInferences, rememberInferences, type RememberedIds } from "./remember-inference-ids";
+import {
+  decodeRemembered,
+  encodeRemembered,
+  findRepeatedInferences,
+  rememberInferences,
+  type RememberedIds,
+} from "./remember-inference-ids";
 
-type FindingKind = "bad_checkpoint_signature" | "log_shrank" | "split_view" | "inconsistent" | "entry_mismatch" | "unverifiable_entry" | "duplicate_entry";
+type FindingKind =
+  | "bad_checkpoint_signature"
+  | "log_shrank"
+  | "split_view"
+  | "inconsistent"
+  | "entry_mismatch"
+  | "unverifiable_entry"
+  | "duplicate_entry";
 
 interface Finding {
   kind: FindingKind;
@@ -106,7 +119,8 @@ const b64 = (s: string) => {
 /** The inference ids the state remembers (none without a state). */
 function rememberedOf(state: MonitorState | null): RememberedIds {
   const remembered = decodeRemembered(state?.seen, state?.size ?? 0);
-  if (!remembered) throw new Error("monitor state is corrupt: its remembered inference ids are not whole base64 fingerprints");
+  if (!remembered)
+    throw new Error("monitor state is corrupt: its remembered inference ids are not whole base64 fingerprints");
   return remembered;
 }
 
@@ -114,21 +128,47 @@ function rememberedOf(state: MonitorState | null): RememberedIds {
 export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
   const findings: Finding[] = [];
   const state = readState(opts.stateFile);
-  const previous: Checkpoint = state ? { origin: state.origin, size: state.size, root: b64(state.root) } : { origin: "", size: 0, root: new Uint8Array(32) };
+  const previous: Checkpoint = state
+    ? { origin: state.origin, size: state.size, root: b64(state.root) }
+    : { origin: "", size: 0, root: new Uint8Array(32) };
   const note = await fetchCheckpoint(opts.prefix);
   const opened = openCheckpoint(note, { logKey: opts.logKey, ed25519: verifyEd25519Node });
   if (!opened.ok) {
-    return { ok: false, previousSize: previous.size, size: previous.size, checked: 0, findings: [{ kind: "bad_checkpoint_signature", detail: `the served checkpoint does not verify under the log key (${opened.reason})` }] };
+    return {
+      ok: false,
+      previousSize: previous.size,
+      size: previous.size,
+      checked: 0,
+      findings: [
+        {
+          kind: "bad_checkpoint_signature",
+          detail: `the served checkpoint does not verify under the log key (${opened.reason})`,
+        },
+      ],
+    };
   }
   const current = opened.checkpoint;
-  const report = (checked: number): MonitorReport => ({ ok: findings.length === 0, previousSize: previous.size, size: current.size, checked, findings });
+  const report = (checked: number): MonitorReport => ({
+    ok: findings.length === 0,
+    previousSize: previous.size,
+    size: current.size,
+    checked,
+    findings,
+  });
 
   if (state && current.size < previous.size) {
-    findings.push({ kind: "log_shrank", detail: `the log signed size ${current.size} after size ${previous.size}: a log only grows` });
+    findings.push({
+      kind: "log_shrank",
+      detail: `the log signed size ${current.size} after size ${previous.size}: a log only grows`,
+    });
     return report(0);
   }
   if (state && current.size === previous.size) {
-    if (encodeBase64(current.root) !== state.root) findings.push({ kind: "split_view", detail: `two checkpoints of size ${current.size} with different roots, both signed by the log (ours: ${state.root}, now: ${encodeBase64(current.root)})` });
+    if (encodeBase64(current.root) !== state.root)
+      findings.push({
+        kind: "split_view",
+        detail: `two checkpoints of size ${current.size} with different roots, both signed by the log (ours: ${state.root}, now: ${encodeBase64(current.root)})`,
+      });
     await compareViews(opts, current, findings);
     return report(0);
   }
@@ -136,7 +176,10 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
   if (state && previous.size > 0) {
     const proof = await proveConsistency(previous.size, current.size, tiles).catch(() => null);
     if (!proof || !verifyConsistency(previous.size, current.size, previous.root, current.root, proof)) {
-      findings.push({ kind: "inconsistent", detail: `the checkpoint of size ${current.size} is not an extension of the one of size ${previous.size} this monitor verified: history was rewritten` });
+      findings.push({
+        kind: "inconsistent",
+        detail: `the checkpoint of size ${current.size} is not an extension of the one of size ${previous.size} this monitor verified: history was rewritten`,
+      });
       return report(0);
     }
   }
@@ -147,9 +190,12 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
   const entries: { index: number; entry: Uint8Array }[] = [];
   for (let start = previous.size; start < current.size; start = (Math.floor(start / TILE_WIDTH) + 1) * TILE_WIDTH) {
     const bundle = tileFor(0, start, current.size);
-    const decoded = decodeEntryBundle(await fetchTile(opts.prefix, { level: "entries", index: bundle.index, width: bundle.width }));
+    const decoded = decodeEntryBundle(
+      await fetchTile(opts.prefix, { level: "entries", index: bundle.index, width: bundle.width }),
+    );
     if (!decoded || decoded.length < bundle.width) throw new LogFetchError(`entry bundle ${bundle.index} is malformed`);
-    for (let i = start - bundle.index * TILE_WIDTH; i < bundle.width; i++) entries.push({ index: bundle.index * TILE_WIDTH + i, entry: decoded[i]! });
+    for (let i = start - bundle.index * TILE_WIDTH; i < bundle.width; i++)
+      entries.push({ index: bundle.index * TILE_WIDTH + i, entry: decoded[i]! });
   }
   const leaves = entries.map((e) => leafHash(e.entry));
   const next = extendCompactRange(range, leaves);
@@ -157,8 +203,17 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
   if (encodeBase64(recomputed) !== encodeBase64(current.root)) {
     // Which entry does not hash to the tree's leaf: compared with the level-0 tiles the checkpoint's root binds.
     const culprits = await mismatchedEntries(opts.prefix, current.size, entries, leaves);
-    for (const index of culprits) findings.push({ kind: "entry_mismatch", index, detail: `entry ${index} does not hash to leaf ${index} of the signed tree: the entry was rewritten after it was logged` });
-    if (culprits.length === 0) findings.push({ kind: "entry_mismatch", detail: `the entries ${previous.size}..${current.size - 1} do not hash to the signed root` });
+    for (const index of culprits)
+      findings.push({
+        kind: "entry_mismatch",
+        index,
+        detail: `entry ${index} does not hash to leaf ${index} of the signed tree: the entry was rewritten after it was logged`,
+      });
+    if (culprits.length === 0)
+      findings.push({
+        kind: "entry_mismatch",
+        detail: `the entries ${previous.size}..${current.size - 1} do not hash to the signed root`,
+      });
   }
   const logged: { index: number; inferenceId: string }[] = [];
   for (const { index, entry } of entries) {
@@ -167,19 +222,46 @@ export async function monitorLog(opts: MonitorOptions): Promise<MonitorReport> {
       findings.push({ kind: "unverifiable_entry", index, detail: `entry ${index} is not a receipt entry` });
       continue;
     }
-    const signed = checkOperatorSignature(verifyEd25519Node, decoded.signedBytes, decoded.receipt.service_signature, opts.operatorKeys, decoded.receipt.timestamp);
-    if (!signed.ok) findings.push({ kind: "unverifiable_entry", index, detail: `entry ${index} (inference ${String(decoded.receipt.inference_id)}): ${unverifiedBecause(signed)}` });
+    const signed = checkOperatorSignature(
+      verifyEd25519Node,
+      decoded.signedBytes,
+      decoded.receipt.service_signature,
+      opts.operatorKeys,
+      decoded.receipt.timestamp,
+    );
+    if (!signed.ok)
+      findings.push({
+        kind: "unverifiable_entry",
+        index,
+        detail: `entry ${index} (inference ${String(decoded.receipt.inference_id)}): ${unverifiedBecause(signed)}`,
+      });
     logged.push({ index, inferenceId: String(decoded.receipt.inference_id) });
   }
   // Against this round's earlier entries and the ones remembered from earlier rounds alike.
   for (const repeat of findRepeatedInferences(remembered, logged)) {
-    findings.push({ kind: "duplicate_entry", index: repeat.index, detail: `entry ${repeat.index}: inference ${repeat.inferenceId} is logged twice (first at entry ${repeat.firstIndex})` });
+    findings.push({
+      kind: "duplicate_entry",
+      index: repeat.index,
+      detail: `entry ${repeat.index}: inference ${repeat.inferenceId} is logged twice (first at entry ${repeat.firstIndex})`,
+    });
   }
   await compareViews(opts, current, findings);
   if (findings.length === 0) {
     // No finding: every entry decoded, so `logged` is every entry from previous.size on, in order.
-    const seen = encodeRemembered(rememberInferences(remembered, logged.map((e) => e.inferenceId)));
-    writeState(opts.stateFile, { origin: current.origin, size: current.size, root: encodeBase64(current.root), range: next.hashes.map(encodeBase64), checkpoint: note, seen });
+    const seen = encodeRemembered(
+      rememberInferences(
+        remembered,
+        logged.map((e) => e.inferenceId),
+      ),
+    );
+    writeState(opts.stateFile, {
+      origin: current.origin,
+      size: current.size,
+      root: encodeBase64(current.root),
+      range: next.hashes.map(encodeBase64),
+      checkpoint: note,
+      seen,
+    });
   }
   return report(entries.length);
 }
@@ -198,7 +280,12 @@ function unverifiedBecause(check: Extract<OperatorSignatureCheck, { ok: false }>
 }
 
 /** The indexes whose entry's leaf hash differs from the level-0 tile the log serves for them. */
-async function mismatchedEntries(prefix: string, size: number, entries: readonly { index: number }[], leaves: readonly Uint8Array[]): Promise<number[]> {
+async function mismatchedEntries(
+  prefix: string,
+  size: number,
+  entries: readonly { index: number }[],
+  leaves: readonly Uint8Array[],
+): Promise<number[]> {
   const out: number[] = [];
   const tiles = new Map<number, Uint8Array[] | null>();
   for (let i = 0; i < entries.length; i++) {
@@ -215,13 +302,19 @@ async function compareViews(opts: MonitorOptions, current: Checkpoint, findings:
   for (const view of opts.compareWith ?? []) {
     const other = openCheckpoint(view.checkpoint, { logKey: opts.logKey, ed25519: verifyEd25519Node });
     if (!other.ok) {
-      findings.push({ kind: "bad_checkpoint_signature", detail: `${view.label}: its checkpoint does not verify under the log key (${other.reason})` });
+      findings.push({
+        kind: "bad_checkpoint_signature",
+        detail: `${view.label}: its checkpoint does not verify under the log key (${other.reason})`,
+      });
       continue;
     }
     const theirs = other.checkpoint;
     if (theirs.size === current.size) {
       if (encodeBase64(theirs.root) !== encodeBase64(current.root)) {
-        findings.push({ kind: "split_view", detail: `${view.label} was shown size ${theirs.size} with root ${encodeBase64(theirs.root)}; this monitor was shown root ${encodeBase64(current.root)}: the log signed both` });
+        findings.push({
+          kind: "split_view",
+          detail: `${view.label} was shown size ${theirs.size} with root ${encodeBase64(theirs.root)}; this monitor was shown root ${encodeBase64(current.root)}: the log signed both`,
+        });
       }
       continue;
     }
@@ -229,7 +322,10 @@ async function compareViews(opts: MonitorOptions, current: Checkpoint, findings:
     const tiles = tileHashReader(large.size, (tile) => fetchTile(opts.prefix, tile));
     const proof = await proveConsistency(small.size, large.size, tiles).catch(() => null);
     if (!proof || !verifyConsistency(small.size, large.size, small.root, large.root, proof)) {
-      findings.push({ kind: "split_view", detail: `${view.label} was shown size ${theirs.size}, which is not consistent with this monitor's size ${current.size}: the log shows different histories` });
+      findings.push({
+        kind: "split_view",
+        detail: `${view.label} was shown size ${theirs.size}, which is not consistent with this monitor's size ${current.size}: the log shows different histories`,
+      });
     }
   }
 }

@@ -21,7 +21,17 @@ import { createHash } from "node:crypto";
 import type { DbClient, DbTransaction } from "../db";
 import { signEd25519, verifyEd25519Node } from "../keys/node-ed25519";
 import { logEvent, type Logger } from "../log";
-import { EMPTY_ROOT, encodeReceiptEntry, formatCheckpointText, formatSignatureLine, newSubtrees, parseCheckpointText, parseSignedNote, TILE_HEIGHT, treeHash } from "../verify";
+import {
+  EMPTY_ROOT,
+  encodeReceiptEntry,
+  formatCheckpointText,
+  formatSignatureLine,
+  newSubtrees,
+  parseCheckpointText,
+  parseSignedNote,
+  TILE_HEIGHT,
+  treeHash,
+} from "../verify";
 import { logSigners, type LogIdentity, type LogSigner } from "../keys/log-key";
 import { checkLogKeyContinuity, type LogKeyContinuity } from "./log-key-continuity";
 import type { ServiceKeys } from "../keys/service-keys";
@@ -75,7 +85,14 @@ function refusesToSign(log: Logger, continuity: LogKeyContinuity, id: LogIdentit
   logEvent(
     log,
     "log.key_mismatch",
-    { reason: continuity.reason, size: continuity.size, origin: id.origin, found: continuity.found, expected: continuity.expected, detail: continuity.detail },
+    {
+      reason: continuity.reason,
+      size: continuity.size,
+      origin: id.origin,
+      found: continuity.found,
+      expected: continuity.expected,
+      detail: continuity.detail,
+    },
     "error",
   );
   return true;
@@ -90,16 +107,32 @@ function refusesToSign(log: Logger, continuity: LogKeyContinuity, id: LogIdentit
 async function signLatestWithEveryKey(db: DbClient, id: LogIdentity, log: Logger): Promise<void> {
   const latest = await db.logCheckpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, note: true } });
   if (!latest) return;
-  if (refusesToSign(log, checkLogKeyContinuity({ size: Number(latest.size), note: latest.note }, id, verifyEd25519Node), id)) return;
+  if (
+    refusesToSign(
+      log,
+      checkLogKeyContinuity({ size: Number(latest.size), note: latest.note }, id, verifyEd25519Node),
+      id,
+    )
+  )
+    return;
   const note = parseSignedNote(latest.note);
   // A checkpoint of another origin is another log's statement: the keys of this one do not sign it.
   if (!note || parseCheckpointText(note.text)?.origin !== id.origin) return;
-  const missing = logSigners(id).filter((signer) => !note.signatures.some((sig) => sig.name === id.origin && sig.keyId === signer.keyId));
+  const missing = logSigners(id).filter(
+    (signer) => !note.signatures.some((sig) => sig.name === id.origin && sig.keyId === signer.keyId),
+  );
   if (missing.length === 0) return;
   const signed = latest.note + missing.map((signer) => signatureLine(id.origin, signer, note.text)).join("");
   // Only over the note as read: another instance adding the same line meanwhile wins, and this one adds nothing.
-  const updated = await db.logCheckpoint.updateMany({ where: { size: latest.size, note: latest.note }, data: { note: signed } });
-  if (updated.count > 0) logEvent(log, "log.checkpoint_resigned", { size: Number(latest.size), keys: missing.map((signer) => signer.verifierKey) });
+  const updated = await db.logCheckpoint.updateMany({
+    where: { size: latest.size, note: latest.note },
+    data: { note: signed },
+  });
+  if (updated.count > 0)
+    logEvent(log, "log.checkpoint_resigned", {
+      size: Number(latest.size),
+      keys: missing.map((signer) => signer.verifierKey),
+    });
 }
 
 /**
@@ -129,13 +162,20 @@ export async function readLatestCheckpoint(db: DbClient, id: LogIdentity): Promi
  * the latest checkpoint was signed by neither the log key nor the previous one (`log.key_mismatch`, logged to `log`:
  * nothing moves).
  */
-export async function publishLog(db: DbClient, id: LogIdentity, log: Logger, batch = LOG_BATCH): Promise<PublishedCheckpoint | null> {
+export async function publishLog(
+  db: DbClient,
+  id: LogIdentity,
+  log: Logger,
+  batch = LOG_BATCH,
+): Promise<PublishedCheckpoint | null> {
   // An idle log costs one cheap read per round, not a transaction.
   const [waiting] = await db.$queryRaw<{ staged: boolean }[]>`SELECT EXISTS (SELECT 1 FROM log_staging) AS staged`;
   if (!waiting?.staged) return null;
   return db.$transaction(
     async (tx) => {
-      const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOG_SEQUENCER_LOCK_KEY}) AS locked`;
+      const [lock] = await tx.$queryRaw<
+        { locked: boolean }[]
+      >`SELECT pg_try_advisory_xact_lock(${LOG_SEQUENCER_LOCK_KEY}) AS locked`;
       if (!lock?.locked) return null;
       // Under the lock: no other sequencer adds a checkpoint between this read and this round's.
       if (refusesToSign(log, await readLogKeyContinuity(tx, id), id)) return null;
@@ -161,7 +201,9 @@ export async function publishLog(db: DbClient, id: LogIdentity, log: Logger, bat
       entries.forEach((entry, i) => fresh.set(`0/${oldSize + i}`, leafHashNode(entry)));
       const created = newSubtrees(oldSize, newSize);
       // A left child whose leaves all precede this append was completed by an earlier one.
-      const oldChildren = created.filter((n) => n.level > 0 && (2 * n.index + 1) * 2 ** (n.level - 1) <= oldSize).map((n) => ({ level: n.level - 1, index: 2 * n.index }));
+      const oldChildren = created
+        .filter((n) => n.level > 0 && (2 * n.index + 1) * 2 ** (n.level - 1) <= oldSize)
+        .map((n) => ({ level: n.level - 1, index: 2 * n.index }));
       const oldHashes = await oldTree(oldChildren);
       const stored = new Map(oldChildren.map((c, i) => [`${c.level}/${c.index}`, oldHashes[i]!]));
       for (const n of created) {
@@ -210,7 +252,14 @@ export function startLogPublisher(db: DbClient, keys: ServiceKeys, intervalMs: n
   void Promise.resolve()
     .then(() => signEmptyCheckpoint(db, keys.log()))
     .then(() => signLatestWithEveryKey(db, keys.log(), log))
-    .catch((err: unknown) => logEvent(log, "log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error"));
+    .catch((err: unknown) =>
+      logEvent(
+        log,
+        "log.publish_failed",
+        { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" },
+        "error",
+      ),
+    );
   const tick = async () => {
     if (busy) return;
     busy = true;
@@ -223,7 +272,12 @@ export function startLogPublisher(db: DbClient, keys: ServiceKeys, intervalMs: n
         if (published.appended < LOG_BATCH) break;
       }
     } catch (err) {
-      logEvent(log, "log.publish_failed", { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" }, "error");
+      logEvent(
+        log,
+        "log.publish_failed",
+        { reason: err instanceof Error ? err.message.slice(0, 200) : "unknown" },
+        "error",
+      );
     } finally {
       busy = false;
     }

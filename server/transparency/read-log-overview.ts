@@ -32,21 +32,44 @@ export interface LogOverview {
 }
 
 /** The log's overview, with up to `limit` (1–100) of its newest entries. */
-export async function readLogOverview(db: DbClient, id: LogIdentity, limit: number = RECENT_LOG_ENTRIES): Promise<LogOverview> {
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECENT_LOG_ENTRIES) throw new RangeError(`limit must be a whole number from 1 to ${MAX_RECENT_LOG_ENTRIES}, got ${limit}`);
+export async function readLogOverview(
+  db: DbClient,
+  id: LogIdentity,
+  limit: number = RECENT_LOG_ENTRIES,
+): Promise<LogOverview> {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECENT_LOG_ENTRIES)
+    throw new RangeError(`limit must be a whole number from 1 to ${MAX_RECENT_LOG_ENTRIES}, got ${limit}`);
   const latest = await readLatestCheckpoint(db, id);
   const note = parseSignedNote(latest.note);
   const stated = note ? parseCheckpointText(note.text) : null;
   if (!stated) throw new Error(`log: the stored checkpoint of size ${latest.size} is not a checkpoint note`);
   const [cosignatures, entries] = await Promise.all([
-    db.logCosignature.findMany({ where: { size: BigInt(latest.size) }, select: { witness: true }, orderBy: { witness: "asc" } }),
+    db.logCosignature.findMany({
+      where: { size: BigInt(latest.size) },
+      select: { witness: true },
+      orderBy: { witness: "asc" },
+    }),
     // Only what the checkpoint covers: a sequencer round that committed since it was read is not published yet.
-    db.logEntry.findMany({ where: { idx: { lt: BigInt(latest.size) } }, orderBy: { idx: "desc" }, take: limit, select: { idx: true, inferenceId: true, loggedAt: true } }),
+    db.logEntry.findMany({
+      where: { idx: { lt: BigInt(latest.size) } },
+      orderBy: { idx: "desc" },
+      take: limit,
+      select: { idx: true, inferenceId: true, loggedAt: true },
+    }),
   ]);
   return {
     size: latest.size,
-    checkpoint: { note: latest.note, origin: stated.origin, root: encodeBase64(stated.root), cosignedBy: cosignatures.map((c) => c.witness) },
+    checkpoint: {
+      note: latest.note,
+      origin: stated.origin,
+      root: encodeBase64(stated.root),
+      cosignedBy: cosignatures.map((c) => c.witness),
+    },
     key: logKeyResource(id),
-    recent: entries.map((e) => ({ index: Number(e.idx), inferenceId: e.inferenceId, loggedAtMs: e.loggedAt.getTime() })),
+    recent: entries.map((e) => ({
+      index: Number(e.idx),
+      inferenceId: e.inferenceId,
+      loggedAtMs: e.loggedAt.getTime(),
+    })),
   };
 }

@@ -4,7 +4,17 @@
 import "server-only";
 import type { DbClient, DbTransaction } from "../db";
 import { AppError } from "../errors";
-import { encodeBase64, encodeEntryBundle, hashesAtTileLevel, proveInclusion, tileHashReader, TILE_HEIGHT, TILE_WIDTH, type HashReader, type ReceiptLogProof } from "../verify";
+import {
+  encodeBase64,
+  encodeEntryBundle,
+  hashesAtTileLevel,
+  proveInclusion,
+  tileHashReader,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  type HashReader,
+  type ReceiptLogProof,
+} from "../verify";
 import type { LogIdentity } from "../keys/log-key";
 
 /** Seconds a client should wait before asking again for a receipt not yet in a checkpoint: about one sequencer round. */
@@ -43,7 +53,12 @@ async function publishedSize(db: DbClient): Promise<number> {
  * The stored row of a tile: `width` hashes at tree height 8·level from hash number index·256 (only those heights are
  * stored; the heights between are rehashed from them). Null unless all are stored.
  */
-async function readTileRows(db: DbClient | DbTransaction, level: number, index: number, width: number): Promise<Uint8Array | null> {
+async function readTileRows(
+  db: DbClient | DbTransaction,
+  level: number,
+  index: number,
+  width: number,
+): Promise<Uint8Array | null> {
   const first = index * TILE_WIDTH;
   const rows = await db.$queryRaw<{ hash: Uint8Array }[]>`
     SELECT hash FROM log_hashes WHERE level = ${level * TILE_HEIGHT} AND idx >= ${first} AND idx < ${first + width} ORDER BY idx`;
@@ -57,7 +72,12 @@ async function readTileRows(db: DbClient | DbTransaction, level: number, index: 
  * A hash tile's bytes: null when the published tree does not have them yet (a tile is served only once a checkpoint
  * covers it, and then never changes).
  */
-export async function readHashTile(db: DbClient, level: number, index: number, width: number): Promise<Uint8Array | null> {
+export async function readHashTile(
+  db: DbClient,
+  level: number,
+  index: number,
+  width: number,
+): Promise<Uint8Array | null> {
   if (index * TILE_WIDTH + width > hashesAtTileLevel(await publishedSize(db), level)) return null;
   return readTileRows(db, level, index, width);
 }
@@ -66,7 +86,11 @@ export async function readHashTile(db: DbClient, level: number, index: number, w
 export async function readEntryBundle(db: DbClient, index: number, width: number): Promise<Uint8Array | null> {
   const first = index * TILE_WIDTH;
   if (first + width > (await publishedSize(db))) return null;
-  const rows = await db.logEntry.findMany({ where: { idx: { gte: BigInt(first), lt: BigInt(first + width) } }, orderBy: { idx: "asc" }, select: { entry: true } });
+  const rows = await db.logEntry.findMany({
+    where: { idx: { gte: BigInt(first), lt: BigInt(first + width) } },
+    orderBy: { idx: "asc" },
+    select: { entry: true },
+  });
   if (rows.length !== width) return null;
   return encodeEntryBundle(rows.map((r) => new Uint8Array(r.entry)));
 }
@@ -91,7 +115,12 @@ export interface ProofRequest {
  * A receipt's inclusion proof against a signed checkpoint. 404 `not_found` for an unknown id; 409 `log_pending` with
  * Retry-After while it waits for the sequencer; 404 `not_found` (with `reason`) for a receipt the log never held.
  */
-export async function proveReceiptInclusion(db: DbClient, id: LogIdentity, inferenceId: string, request: ProofRequest = {}): Promise<ReceiptLogProof> {
+export async function proveReceiptInclusion(
+  db: DbClient,
+  id: LogIdentity,
+  inferenceId: string,
+  request: ProofRequest = {},
+): Promise<ReceiptLogProof> {
   // One statement, so one snapshot: the sequencer moves an entry from staging to the tree in a transaction of its own.
   const [found] = await db.$queryRaw<{ idx: bigint | null; staged: boolean; receipt: boolean | null }[]>`
     SELECT (SELECT idx FROM log_entries WHERE inference_id = ${inferenceId}::uuid) AS idx,
@@ -99,31 +128,73 @@ export async function proveReceiptInclusion(db: DbClient, id: LogIdentity, infer
            (SELECT receipt IS NOT NULL FROM inference_logs WHERE id = ${inferenceId}::uuid) AS receipt`;
   if (found?.idx === null || found?.idx === undefined) {
     if (found?.staged) {
-      throw new AppError("log_pending", "the receipt is staged for the log but not yet in a signed checkpoint", { retry_after: LOG_PENDING_RETRY_AFTER_S }, { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) });
+      throw new AppError(
+        "log_pending",
+        "the receipt is staged for the log but not yet in a signed checkpoint",
+        { retry_after: LOG_PENDING_RETRY_AFTER_S },
+        { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) },
+      );
     }
-    if (found?.receipt) throw new AppError("not_found", "this receipt was issued before the receipt log existed: it has no inclusion proof", { reason: "not_logged" });
+    if (found?.receipt)
+      throw new AppError(
+        "not_found",
+        "this receipt was issued before the receipt log existed: it has no inclusion proof",
+        { reason: "not_logged" },
+      );
     throw new AppError("not_found", "no receipt with that id");
   }
   const index = Number(found.idx);
-  const checkpoint = request.cosigned ? await readLatestCosignedCheckpoint(db) : await readCheckpoint(db, request.treeSize);
+  const checkpoint = request.cosigned
+    ? await readLatestCosignedCheckpoint(db)
+    : await readCheckpoint(db, request.treeSize);
   if (!checkpoint) {
     throw request.treeSize !== undefined || request.cosigned
-      ? new AppError("not_found", request.cosigned ? "no checkpoint has a witness cosignature yet" : "no checkpoint of that tree size")
-      : new AppError("log_pending", "the receipt is not yet in a signed checkpoint", { retry_after: LOG_PENDING_RETRY_AFTER_S }, { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) });
+      ? new AppError(
+          "not_found",
+          request.cosigned ? "no checkpoint has a witness cosignature yet" : "no checkpoint of that tree size",
+        )
+      : new AppError(
+          "log_pending",
+          "the receipt is not yet in a signed checkpoint",
+          { retry_after: LOG_PENDING_RETRY_AFTER_S },
+          { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) },
+        );
   }
   if (index >= checkpoint.size) {
-    if (request.treeSize !== undefined) throw new AppError("invalid_request", `the receipt is at index ${index}, not in the tree of size ${checkpoint.size}`);
-    throw new AppError("log_pending", "the receipt is not yet in a witnessed checkpoint", { retry_after: LOG_PENDING_RETRY_AFTER_S }, { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) });
+    if (request.treeSize !== undefined)
+      throw new AppError(
+        "invalid_request",
+        `the receipt is at index ${index}, not in the tree of size ${checkpoint.size}`,
+      );
+    throw new AppError(
+      "log_pending",
+      "the receipt is not yet in a witnessed checkpoint",
+      { retry_after: LOG_PENDING_RETRY_AFTER_S },
+      { "Retry-After": String(LOG_PENDING_RETRY_AFTER_S) },
+    );
   }
   const proof = await proveInclusion(index, checkpoint.size, storedHashReader(db, checkpoint.size));
-  return { log_index: index, tree_size: checkpoint.size, inclusion_proof: proof.map(encodeBase64), checkpoint: checkpoint.note, log_key: id.verifierKey };
+  return {
+    log_index: index,
+    tree_size: checkpoint.size,
+    inclusion_proof: proof.map(encodeBase64),
+    checkpoint: checkpoint.note,
+    log_key: id.verifierKey,
+  };
 }
 
 /**
  * The log's public identity: `GET /log/key` and discovery. `previous_verifier_key`: during a key rotation, the old key,
  * which co-signs every checkpoint until the rotation ends; null otherwise.
  */
-export function logKeyResource(id: LogIdentity): { origin: string; verifier_key: string; previous_verifier_key: string | null; algorithm: "ed25519"; witnesses: string[]; checkpoint_url: string } {
+export function logKeyResource(id: LogIdentity): {
+  origin: string;
+  verifier_key: string;
+  previous_verifier_key: string | null;
+  algorithm: "ed25519";
+  witnesses: string[];
+  checkpoint_url: string;
+} {
   return {
     origin: id.origin,
     verifier_key: id.verifierKey,

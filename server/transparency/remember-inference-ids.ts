@@ -42,12 +42,19 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, b
  * Each entry of `fresh` (this round's, in log order) whose inference id is remembered or appears earlier in `fresh`,
  * with the index it was first logged at (the oldest one known).
  */
-export function findRepeatedInferences(remembered: RememberedIds, fresh: readonly { index: number; inferenceId: string }[]): RepeatedInference[] {
+export function findRepeatedInferences(
+  remembered: RememberedIds,
+  fresh: readonly { index: number; inferenceId: string }[],
+): RepeatedInference[] {
   const freshKeys = fresh.map((e) => hex(inferenceFingerprint(e.inferenceId)));
   const wanted = new Set(freshKeys);
   // A scan of the window compares the 4-byte prefix first: a full comparison only where it matches a fresh one.
   const prefixes = new Set(freshKeys.map((key) => Number.parseInt(key.slice(0, 8), 16)));
-  const view = new DataView(remembered.fingerprints.buffer, remembered.fingerprints.byteOffset, remembered.fingerprints.byteLength);
+  const view = new DataView(
+    remembered.fingerprints.buffer,
+    remembered.fingerprints.byteOffset,
+    remembered.fingerprints.byteLength,
+  );
   const count = remembered.fingerprints.length / FINGERPRINT_BYTES;
   const firstAt = new Map<string, number>();
   for (let p = 0; p < count; p++) {
@@ -69,20 +76,31 @@ export function findRepeatedInferences(remembered: RememberedIds, fresh: readonl
  * The window after a round that verified the entries [remembered.size, remembered.size + ids.length), given as their
  * inference ids in log order: their fingerprints appended, the oldest dropped beyond `limit` entries.
  */
-export function rememberInferences(remembered: RememberedIds, ids: readonly string[], limit = MONITOR_REMEMBERED_ENTRIES): RememberedIds {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("the remembered window is a whole number of entries");
+export function rememberInferences(
+  remembered: RememberedIds,
+  ids: readonly string[],
+  limit = MONITOR_REMEMBERED_ENTRIES,
+): RememberedIds {
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw new RangeError("the remembered window is a whole number of entries");
   const kept = Math.min(limit, remembered.fingerprints.length / FINGERPRINT_BYTES + ids.length);
   const out = new Uint8Array(kept * FINGERPRINT_BYTES);
   const fromFresh = Math.min(kept, ids.length);
   const fromOld = kept - fromFresh;
   out.set(remembered.fingerprints.subarray(remembered.fingerprints.length - fromOld * FINGERPRINT_BYTES), 0);
-  ids.slice(ids.length - fromFresh).forEach((id, i) => out.set(inferenceFingerprint(id), (fromOld + i) * FINGERPRINT_BYTES));
+  ids
+    .slice(ids.length - fromFresh)
+    .forEach((id, i) => out.set(inferenceFingerprint(id), (fromOld + i) * FINGERPRINT_BYTES));
   return { size: remembered.size + ids.length, fingerprints: out };
 }
 
 /** The window as the monitor's state file keeps it: its fingerprints in base64. */
 export function encodeRemembered(remembered: RememberedIds): string {
-  return Buffer.from(remembered.fingerprints.buffer, remembered.fingerprints.byteOffset, remembered.fingerprints.byteLength).toString("base64");
+  return Buffer.from(
+    remembered.fingerprints.buffer,
+    remembered.fingerprints.byteOffset,
+    remembered.fingerprints.byteLength,
+  ).toString("base64");
 }
 
 /**
@@ -93,6 +111,11 @@ export function decodeRemembered(text: unknown, size: number): RememberedIds | n
   if (text === undefined) return { size, fingerprints: new Uint8Array(0) };
   if (typeof text !== "string") return null;
   const bytes = Buffer.from(text, "base64");
-  if (bytes.toString("base64") !== text || bytes.length % FINGERPRINT_BYTES !== 0 || bytes.length / FINGERPRINT_BYTES > size) return null;
+  if (
+    bytes.toString("base64") !== text ||
+    bytes.length % FINGERPRINT_BYTES !== 0 ||
+    bytes.length / FINGERPRINT_BYTES > size
+  )
+    return null;
   return { size, fingerprints: new Uint8Array(bytes) };
 }

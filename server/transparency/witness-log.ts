@@ -55,31 +55,65 @@ export function witnessVerifierKey(name: string, keypair: Ed25519Keypair): strin
 export async function witnessLog(opts: WitnessOptions): Promise<WitnessResult> {
   const note = await fetchCheckpoint(opts.prefix);
   const opened = openCheckpoint(note, { logKey: opts.logKey, ed25519: verifyEd25519Node });
-  if (!opened.ok) return { ok: false, reason: "bad_checkpoint", detail: `the checkpoint does not verify under the log key (${opened.reason})` };
+  if (!opened.ok)
+    return {
+      ok: false,
+      reason: "bad_checkpoint",
+      detail: `the checkpoint does not verify under the log key (${opened.reason})`,
+    };
   const cp = opened.checkpoint;
   const state = existsSync(opts.stateFile) ? (JSON.parse(readFileSync(opts.stateFile, "utf8")) as WitnessState) : null;
   if (state) {
     const root = decodeBase64(state.root)!;
-    if (cp.size < state.size) return { ok: false, reason: "log_shrank", detail: `size ${cp.size} after size ${state.size}` };
-    const proof = cp.size === state.size ? [] : await proveConsistency(state.size, cp.size, tileHashReader(cp.size, (t) => fetchTile(opts.prefix, t))).catch(() => null);
+    if (cp.size < state.size)
+      return { ok: false, reason: "log_shrank", detail: `size ${cp.size} after size ${state.size}` };
+    const proof =
+      cp.size === state.size
+        ? []
+        : await proveConsistency(
+            state.size,
+            cp.size,
+            tileHashReader(cp.size, (t) => fetchTile(opts.prefix, t)),
+          ).catch(() => null);
     // SECURITY: never cosign a tree that does not extend the one cosigned before: that is the witness's whole promise.
     if (!proof || !verifyConsistency(state.size, cp.size, root, cp.root, proof)) {
-      return { ok: false, reason: "inconsistent", detail: `size ${cp.size} (root ${encodeBase64(cp.root)}) does not extend size ${state.size} (root ${state.root}) cosigned before` };
+      return {
+        ok: false,
+        reason: "inconsistent",
+        detail: `size ${cp.size} (root ${encodeBase64(cp.root)}) does not extend size ${state.size} (root ${state.root}) cosigned before`,
+      };
     }
   }
   const key = parseVerifierKey(witnessVerifierKey(opts.name, opts.keypair))!;
   const timestamp = BigInt(Math.floor(opts.now / 1000));
-  const line = formatSignatureLine(opts.name, key.keyId, cosignaturePayload(timestamp, signEd25519(cosignatureMessage(opened.note.text, timestamp), opts.keypair.seed)));
+  const line = formatSignatureLine(
+    opts.name,
+    key.keyId,
+    cosignaturePayload(timestamp, signEd25519(cosignatureMessage(opened.note.text, timestamp), opts.keypair.seed)),
+  );
   const cosigned = note + line;
   mkdirSync(path.dirname(path.resolve(opts.stateFile)), { recursive: true });
-  writeFileSync(`${opts.stateFile}.tmp`, `${JSON.stringify({ origin: cp.origin, size: cp.size, root: encodeBase64(cp.root) } satisfies WitnessState, null, 2)}\n`);
+  writeFileSync(
+    `${opts.stateFile}.tmp`,
+    `${JSON.stringify({ origin: cp.origin, size: cp.size, root: encodeBase64(cp.root) } satisfies WitnessState, null, 2)}\n`,
+  );
   renameSync(`${opts.stateFile}.tmp`, opts.stateFile);
   let published = false;
   if (opts.submit) {
-    const res = await fetch(`${opts.prefix}/cosignature`, { method: "POST", headers: { "content-type": "text/plain; charset=utf-8" }, body: cosigned, signal: AbortSignal.timeout(10_000) }).catch((err: unknown) => {
-      throw new LogFetchError(`cannot reach ${opts.prefix}/cosignature: ${err instanceof Error ? err.message : "fetch failed"}`);
+    const res = await fetch(`${opts.prefix}/cosignature`, {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=utf-8" },
+      body: cosigned,
+      signal: AbortSignal.timeout(10_000),
+    }).catch((err: unknown) => {
+      throw new LogFetchError(
+        `cannot reach ${opts.prefix}/cosignature: ${err instanceof Error ? err.message : "fetch failed"}`,
+      );
     });
-    if (!res.ok) throw new LogFetchError(`${opts.prefix}/cosignature refused the cosignature: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+    if (!res.ok)
+      throw new LogFetchError(
+        `${opts.prefix}/cosignature refused the cosignature: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`,
+      );
     published = true;
   }
   return { ok: true, size: cp.size, cosigned, published };

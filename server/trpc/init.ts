@@ -31,12 +31,20 @@ const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
     if (cause instanceof AppError) {
-      return { ...shape, message: cause.message, data: { ...shape.data, code: shape.data.code, error: cause.code, httpStatus: cause.status, stack: undefined } };
+      return {
+        ...shape,
+        message: cause.message,
+        data: { ...shape.data, code: shape.data.code, error: cause.code, httpStatus: cause.status, stack: undefined },
+      };
     }
     if (error.code === "INTERNAL_SERVER_ERROR") {
       // Logged to the request's runtime; an error building the context itself (no runtime) reaches the route's caller.
       ctx?.runtime.log.error({ err: error }, "trpc internal error");
-      return { ...shape, message: "internal error", data: { ...shape.data, error: "internal_error", stack: undefined } };
+      return {
+        ...shape,
+        message: "internal error",
+        data: { ...shape.data, error: "internal_error", stack: undefined },
+      };
     }
     return { ...shape, data: { ...shape.data, stack: undefined } };
   },
@@ -49,7 +57,16 @@ const appErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof AppError) {
     const status = ERROR_STATUS[result.error.cause.code];
-    const code = status === 401 ? "UNAUTHORIZED" : status === 403 ? "FORBIDDEN" : status === 404 ? "NOT_FOUND" : status < 500 ? "BAD_REQUEST" : "INTERNAL_SERVER_ERROR";
+    const code =
+      status === 401
+        ? "UNAUTHORIZED"
+        : status === 403
+          ? "FORBIDDEN"
+          : status === 404
+            ? "NOT_FOUND"
+            : status < 500
+              ? "BAD_REQUEST"
+              : "INTERNAL_SERVER_ERROR";
     throw new TRPCError({ code, message: result.error.cause.message, cause: result.error.cause });
   }
   return result;
@@ -72,7 +89,8 @@ function sameOrigin(ctx: TrpcContext): boolean {
 export const operatorProcedure = t.procedure.use(appErrors).use(async ({ ctx, type, next }) => {
   // SECURITY: every operator query and mutation checks the session on the server.
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in as an operator" });
-  if (type === "mutation" && !sameOrigin(ctx)) throw new TRPCError({ code: "FORBIDDEN", message: "cross-origin request refused" });
+  if (type === "mutation" && !sameOrigin(ctx))
+    throw new TRPCError({ code: "FORBIDDEN", message: "cross-origin request refused" });
   return next({ ctx: { ...ctx, session: ctx.session } });
 });
 

@@ -65,7 +65,13 @@ export interface CompletionParams {
  */
 export function providerMessage(message: UpstreamMessage): UpstreamMessage {
   const parsedArguments = message.tool_calls?.some((call) => hasParsedArguments(call)) === true;
-  if (message.annotations === undefined && (message.audio === undefined || message.audio === null) && !("parsed" in message) && !parsedArguments) return message;
+  if (
+    message.annotations === undefined &&
+    (message.audio === undefined || message.audio === null) &&
+    !("parsed" in message) &&
+    !parsedArguments
+  )
+    return message;
   const { annotations: _annotations, audio, parsed: _parsed, ...rest } = message;
   if (parsedArguments) rest.tool_calls = rest.tool_calls!.map(withoutParsedArguments);
   return audio ? { ...rest, audio: { id: audio.id } } : audio === null ? { ...rest, audio } : rest;
@@ -91,14 +97,21 @@ export function messageText(message: Pick<UpstreamMessage, "content">): string {
   const { content } = message;
   if (typeof content === "string") return content;
   if (!content) return "";
-  return content.flatMap((part) => (part.type === "text" ? [part.text as string] : part.type === "refusal" ? [part.refusal as string] : [])).join("\n");
+  return content
+    .flatMap((part) =>
+      part.type === "text" ? [part.text as string] : part.type === "refusal" ? [part.refusal as string] : [],
+    )
+    .join("\n");
 }
 
 /**
  * The first content part `model` cannot read, as a field path (`messages.<i>.content.<j>`), or null. The built-in
  * model reads text (and an assistant's refusal text) only; a provider model gets every part and answers for itself.
  */
-export function unreadablePart(model: Pick<CatalogModel, "provider">, messages: readonly Pick<UpstreamMessage, "content">[]): string | null {
+export function unreadablePart(
+  model: Pick<CatalogModel, "provider">,
+  messages: readonly Pick<UpstreamMessage, "content">[],
+): string | null {
   if (model.provider !== "local") return null;
   for (const [i, message] of messages.entries()) {
     if (!Array.isArray(message.content)) continue;

@@ -4,7 +4,13 @@
 import "server-only";
 import { embeddingInputsOf } from "../verify";
 import { embedLocally } from "./local-embedding-model";
-import { EMBEDDING_MODEL_CATALOG, embeddingCostFromTokens, findEmbeddingModel, usdCostToUnits, type EmbeddingCatalogModel } from "./model-catalog";
+import {
+  EMBEDDING_MODEL_CATALOG,
+  embeddingCostFromTokens,
+  findEmbeddingModel,
+  usdCostToUnits,
+  type EmbeddingCatalogModel,
+} from "./model-catalog";
 import { UpstreamError } from "./openai-compatible-client";
 import { requestEmbeddings, type ProviderEmbeddingRequest } from "./openai-compatible-embeddings";
 import type { Clock } from "../clock";
@@ -72,14 +78,24 @@ export function createEmbedder(cfg: EmbedderConfig): Embedder {
       const model = offeredEmbeddingModel(req.model);
       if (!model) throw new UpstreamError("model_unavailable", `model ${req.model} is not offered`);
       const inputs = embeddingInputsOf(req.input);
-      if (inputs === null) throw new TypeError("input is not an embeddings input (a text, texts, token ids or lists of token ids)");
-      if (req.dimensions !== undefined && (!Number.isSafeInteger(req.dimensions) || req.dimensions < 1 || req.dimensions > model.maxDimensions)) {
+      if (inputs === null)
+        throw new TypeError("input is not an embeddings input (a text, texts, token ids or lists of token ids)");
+      if (
+        req.dimensions !== undefined &&
+        (!Number.isSafeInteger(req.dimensions) || req.dimensions < 1 || req.dimensions > model.maxDimensions)
+      ) {
         throw new TypeError(`dimensions must be an integer from 1 to ${model.maxDimensions} for ${model.id}`);
       }
       const started = cfg.clock.monotonic();
       if (model.provider === "local") {
         const answer = embedLocally(inputs, req.dimensions ?? model.defaultDimensions);
-        return { model: model.id, ...answer, costUnits: embeddingCostFromTokens(model, answer.usage), upstream: "local", latencyMs: Math.round(cfg.clock.monotonic() - started) };
+        return {
+          model: model.id,
+          ...answer,
+          costUnits: embeddingCostFromTokens(model, answer.usage),
+          upstream: "local",
+          latencyMs: Math.round(cfg.clock.monotonic() - started),
+        };
       }
       const sent: ProviderEmbeddingRequest = {
         model: model.id,

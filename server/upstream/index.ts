@@ -5,8 +5,22 @@ import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createEmbedder, type Embedder } from "./embed-inputs";
 import { answerLocally, estimateUsage, splitIntoTokens, type LocalAnswer } from "./local-model";
-import { completionCap, costFromTokens, findModel, MODEL_CATALOG, usdCostToUnits, type CatalogModel } from "./model-catalog";
-import { requestCompletion, streamCompletion, UpstreamError, type ProviderAnswer, type ProviderStreamEvent, type ToolCallDelta } from "./openai-compatible-client";
+import {
+  completionCap,
+  costFromTokens,
+  findModel,
+  MODEL_CATALOG,
+  usdCostToUnits,
+  type CatalogModel,
+} from "./model-catalog";
+import {
+  requestCompletion,
+  streamCompletion,
+  UpstreamError,
+  type ProviderAnswer,
+  type ProviderStreamEvent,
+  type ToolCallDelta,
+} from "./openai-compatible-client";
 import { providerMessage, type CompletionParams, type UpstreamMessage } from "./chat-message";
 import { wellFormed, wellFormedJson, wellFormedPieces } from "./well-formed-text";
 import type { Clock } from "../clock";
@@ -73,10 +87,17 @@ export interface Upstream extends Embedder {
    * A stream cut short: who served it, and what it cost: the prompt and the text produced so far (`producedText` of the
    * events sent), at the catalogue prices, from our own token count (a provider reports no usage for a stream cut short).
    */
-  interrupted(modelId: string, messages: CompletionRequest["messages"], produced: string): Pick<Completion, "model" | "upstream" | "costUnits">;
+  interrupted(
+    modelId: string,
+    messages: CompletionRequest["messages"],
+    produced: string,
+  ): Pick<Completion, "model" | "upstream" | "costUnits">;
 }
 
-export type StreamEvent = { type: "delta"; content: string } | { type: "tool_calls"; toolCalls: ToolCallDelta[] } | { type: "done"; completion: Completion };
+export type StreamEvent =
+  | { type: "delta"; content: string }
+  | { type: "tool_calls"; toolCalls: ToolCallDelta[] }
+  | { type: "done"; completion: Completion };
 
 /**
  * The text a stream event produced, as our own token count reads it when a provider reports no usage: a delta's text,
@@ -85,7 +106,9 @@ export type StreamEvent = { type: "delta"; content: string } | { type: "tool_cal
 export function producedText(event: Exclude<StreamEvent, { type: "done" }>): string {
   if (event.type === "delta") return event.content;
   // A name starts a call: spaced off, so it is its own word; argument pieces join as they were split.
-  return event.toolCalls.map((d) => (d.function?.name ? ` ${d.function.name} ` : "") + (d.function?.arguments ?? "")).join("");
+  return event.toolCalls
+    .map((d) => (d.function?.name ? ` ${d.function.name} ` : "") + (d.function?.arguments ?? ""))
+    .join("");
 }
 
 /**
@@ -107,7 +130,10 @@ function wellFormedEvents(): { of(event: ProviderStreamEvent): Exclude<StreamEve
     const out: ToolCallDelta = wellFormedJson(rest);
     if (fn) {
       const { arguments: args, ...named } = fn;
-      out.function = { ...wellFormedJson(named), ...(args !== undefined ? { arguments: pieces.push(`tool:${d.index}`, args) } : {}) };
+      out.function = {
+        ...wellFormedJson(named),
+        ...(args !== undefined ? { arguments: pieces.push(`tool:${d.index}`, args) } : {}),
+      };
     }
     return out;
   };
@@ -120,8 +146,13 @@ function wellFormedEvents(): { of(event: ProviderStreamEvent): Exclude<StreamEve
       if (event.type === "tool_calls") return [{ type: "tool_calls", toolCalls: event.toolCalls.map(fragment) }];
       // The end: what each run still keeps back (a high surrogate no pair followed) goes out as U+FFFD.
       const tail = pieces.flush("content");
-      const tails = [...toolRuns].map((index) => ({ index, function: { arguments: pieces.flush(`tool:${index}`) } })).filter((d) => d.function.arguments !== "");
-      return [...(tail !== "" ? [{ type: "delta" as const, content: tail }] : []), ...(tails.length > 0 ? [{ type: "tool_calls" as const, toolCalls: tails }] : [])];
+      const tails = [...toolRuns]
+        .map((index) => ({ index, function: { arguments: pieces.flush(`tool:${index}`) } }))
+        .filter((d) => d.function.arguments !== "");
+      return [
+        ...(tail !== "" ? [{ type: "delta" as const, content: tail }] : []),
+        ...(tails.length > 0 ? [{ type: "tool_calls" as const, toolCalls: tails }] : []),
+      ];
     },
   };
 }
@@ -161,8 +192,15 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
    */
   const providerRequest = (model: CatalogModel, req: CompletionRequest) => {
     const { model: _requested, messages, max_tokens: maxTokens, ...params } = req;
-    const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null)) as CompletionParams;
-    return { ...defined, model: model.id, messages: messages.map(providerMessage), max_tokens: completionCap(model, maxTokens) };
+    const defined = Object.fromEntries(
+      Object.entries(params).filter(([, v]) => v !== undefined && v !== null),
+    ) as CompletionParams;
+    return {
+      ...defined,
+      model: model.id,
+      messages: messages.map(providerMessage),
+      max_tokens: completionCap(model, maxTokens),
+    };
   };
   /**
    * The completion of a provider's answer: priced with its reported cost, else tokens × the catalogue price. Every
@@ -224,7 +262,14 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
         // Without a usage event, the cost comes from our own token count at the catalogue prices: the text and the
         // tool calls produced, as for a stream cut short.
         const usage = event.usage ?? estimateUsage(req.messages, produced);
-        const answer: ProviderAnswer = { id: event.id, model: event.model, content, ...(event.toolCalls ? { toolCalls: event.toolCalls } : {}), finishReason: event.finishReason, usage };
+        const answer: ProviderAnswer = {
+          id: event.id,
+          model: event.model,
+          content,
+          ...(event.toolCalls ? { toolCalls: event.toolCalls } : {}),
+          finishReason: event.finishReason,
+          usage,
+        };
         yield { type: "done", completion: providerCompletion(model, answer, started) };
       }
     },
@@ -232,7 +277,11 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       const model = modelFor(req);
       const started = cfg.clock.monotonic();
       if (model.provider === "local") return localCompletion(model, localAnswer(model, req), started, cfg.clock);
-      return providerCompletion(model, await requestCompletion(provider, providerRequest(model, req), opts.signal), started);
+      return providerCompletion(
+        model,
+        await requestCompletion(provider, providerRequest(model, req), opts.signal),
+        started,
+      );
     },
   };
 }

@@ -33,13 +33,26 @@ function describeModel(m: CatalogModel, settings: ModelSettings, payable: readon
 }
 
 /** The model list body; `payable` are the networks the service takes payment on now (payableNetworks). */
-export function listModels(upstream: Upstream, settings: ModelSettings, payable: readonly NetworkRow[]): { object: "list"; data: unknown[] } {
+export function listModels(
+  upstream: Upstream,
+  settings: ModelSettings,
+  payable: readonly NetworkRow[],
+): { object: "list"; data: unknown[] } {
   return { object: "list", data: upstream.models().map((m) => describeModel(m, settings, payable)) };
 }
 
 /** One model of the list by its id (`<vendor>/<model>`); 404 model_not_found when this deployment does not offer it. */
-export function retrieveModel(upstream: Upstream, settings: ModelSettings, payable: readonly NetworkRow[], id: string): ReturnType<typeof describeModel> {
+export function retrieveModel(
+  upstream: Upstream,
+  settings: ModelSettings,
+  payable: readonly NetworkRow[],
+  id: string,
+): ReturnType<typeof describeModel> {
   const model = upstream.models().find((m) => m.id === id);
-  if (!model) throw new AppError("model_not_found", "this deployment offers no model with that id; GET /api/v1/models lists them");
+  if (!model)
+    throw new AppError(
+      "model_not_found",
+      "this deployment offers no model with that id; GET /api/v1/models lists them",
+    );
   return describeModel(model, settings, payable);
 }

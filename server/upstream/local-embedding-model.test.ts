@@ -20,8 +20,12 @@ function byTheRule(key: string, dimensions: number): number[] {
 
 describe("hashEmbedding()", () => {
   it("gives the same input the same vector, on every run and machine (pinned values)", () => {
-    expect(Array.from(hashEmbedding("hello", 4))).toEqual([-0.15790052711963654, -0.498232364654541, 0.4720560908317566, 0.7099260687828064]);
-    expect(Array.from(hashEmbedding([1, 2, 3], 3))).toEqual([0.4262378513813019, -0.5384916067123413, 0.7268755435943604]);
+    expect(Array.from(hashEmbedding("hello", 4))).toEqual([
+      -0.15790052711963654, -0.498232364654541, 0.4720560908317566, 0.7099260687828064,
+    ]);
+    expect(Array.from(hashEmbedding([1, 2, 3], 3))).toEqual([
+      0.4262378513813019, -0.5384916067123413, 0.7268755435943604,
+    ]);
     expect(hashEmbedding("hello", 256)).toEqual(hashEmbedding("hello", 256));
   });
 

@@ -26,7 +26,8 @@ const WORD_SCALE = 2 ** 31;
  * shorter vector is the longer one's first values, normalised again (as OpenAI's `dimensions` shortens a vector).
  */
 export function hashEmbedding(input: EmbeddingInput, dimensions: number): Float32Array {
-  if (!Number.isSafeInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, not ${dimensions}`);
+  if (!Number.isSafeInteger(dimensions) || dimensions < 1)
+    throw new RangeError(`dimensions must be a positive integer, not ${dimensions}`);
   const key = canonicalJson(input);
   const raw = new Float64Array(dimensions);
   for (let block = 0; block * VALUES_PER_DIGEST < dimensions; block++) {
@@ -49,6 +50,12 @@ export function hashEmbedding(input: EmbeddingInput, dimensions: number): Float3
  * token each), a token list's length.
  */
 export function embedLocally(inputs: readonly EmbeddingInput[], dimensions: number): LocalEmbeddings {
-  const tokens = inputs.reduce((n, input) => n + (typeof input === "string" ? Math.max(1, countTokens(input)) : input.length), 0);
-  return { vectors: inputs.map((input) => hashEmbedding(input, dimensions)), usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  const tokens = inputs.reduce(
+    (n, input) => n + (typeof input === "string" ? Math.max(1, countTokens(input)) : input.length),
+    0,
+  );
+  return {
+    vectors: inputs.map((input) => hashEmbedding(input, dimensions)),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
 }

@@ -20,7 +20,8 @@ export function countTokens(text: string): number {
  */
 export function estimateUsage(messages: readonly UpstreamMessage[], answer: string): LocalAnswer["usage"] {
   // A tool call's name and arguments are prompt text too.
-  const tokens = (m: UpstreamMessage) => countTokens(messageText(m)) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0);
+  const tokens = (m: UpstreamMessage) =>
+    countTokens(messageText(m)) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0);
   const prompt = messages.reduce((n, m) => n + tokens(m) + 2, 0);
   const completion = countTokens(answer);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -31,7 +32,20 @@ export function splitIntoTokens(text: string): string[] {
   return text.match(/\s*\S+\s*/gy) ?? (text === "" ? [] : [text]);
 }
 
-const WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor", "indigo", "juniper", "kestrel", "lumen"];
+const WORDS = [
+  "amber",
+  "basalt",
+  "cedar",
+  "delta",
+  "ember",
+  "fjord",
+  "granite",
+  "harbor",
+  "indigo",
+  "juniper",
+  "kestrel",
+  "lumen",
+];
 
 /** Answers deterministically: the same messages always give the same text; other messages give other text. */
 export function answerLocally(messages: readonly UpstreamMessage[], maxTokens: number): LocalAnswer {

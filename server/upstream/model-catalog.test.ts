@@ -27,9 +27,12 @@ describe("usdCostToUnits()", () => {
     expect(usdCostToUnits(cost)).toBe(units);
   });
 
-  it.each([[-1], [Number.NaN], [Number.POSITIVE_INFINITY], ["0.1"], [null], [undefined]])("rejects malformed input %j", (cost) => {
-    expect(usdCostToUnits(cost)).toBeNull();
-  });
+  it.each([[-1], [Number.NaN], [Number.POSITIVE_INFINITY], ["0.1"], [null], [undefined]])(
+    "rejects malformed input %j",
+    (cost) => {
+      expect(usdCostToUnits(cost)).toBeNull();
+    },
+  );
 });
 
 describe("worstCaseCostUnits()", () => {
@@ -51,7 +54,9 @@ describe("answerLocally()", () => {
 
   it("is deterministic and depends on the prompt", () => {
     expect(answerLocally(messages, 256)).toEqual(answerLocally(messages, 256));
-    expect(answerLocally([{ role: "user", content: "Something else" }], 256).content).not.toBe(answerLocally(messages, 256).content);
+    expect(answerLocally([{ role: "user", content: "Something else" }], 256).content).not.toBe(
+      answerLocally(messages, 256).content,
+    );
   });
 
   it("says it is a built-in test model, not an LLM", () => {
@@ -84,7 +89,9 @@ describe("the embedding models", () => {
     expect(embeddingCostFromTokens(hashEmbed, { prompt_tokens: 1 })).toBe(1n);
     expect(embeddingCostFromTokens(hashEmbed, { prompt_tokens: 20 })).toBe(2n);
     const inputs = ["an ordinary sentence about ledgers and 😀", " ", [1, 2, 3]];
-    expect(worstCaseEmbeddingCostUnits(hashEmbed, inputs)).toBeGreaterThanOrEqual(embeddingCostFromTokens(hashEmbed, embedLocally(inputs, 4).usage));
+    expect(worstCaseEmbeddingCostUnits(hashEmbed, inputs)).toBeGreaterThanOrEqual(
+      embeddingCostFromTokens(hashEmbed, embedLocally(inputs, 4).usage),
+    );
     // 1,000,000 bytes of text: at least a million tokens at 100,000 units per million.
     expect(worstCaseEmbeddingCostUnits(hashEmbed, ["x".repeat(1_000_000)])).toBe(100_000n);
   });

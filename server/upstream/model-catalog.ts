@@ -28,16 +28,41 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
     inputUnitsPerMTok: 100_000n,
     outputUnitsPerMTok: 200_000n,
   },
-  { id: "openai/gpt-4o-mini", provider: "remote", label: "OpenAI GPT-4o mini", maxTokens: 1024, inputUnitsPerMTok: 150_000n, outputUnitsPerMTok: 600_000n },
-  { id: "meta-llama/llama-3.1-8b-instruct", provider: "remote", label: "Llama 3.1 8B Instruct", maxTokens: 1024, inputUnitsPerMTok: 20_000n, outputUnitsPerMTok: 50_000n },
-  { id: "anthropic/claude-3.5-haiku", provider: "remote", label: "Claude 3.5 Haiku", maxTokens: 512, inputUnitsPerMTok: 800_000n, outputUnitsPerMTok: 4_000_000n },
+  {
+    id: "openai/gpt-4o-mini",
+    provider: "remote",
+    label: "OpenAI GPT-4o mini",
+    maxTokens: 1024,
+    inputUnitsPerMTok: 150_000n,
+    outputUnitsPerMTok: 600_000n,
+  },
+  {
+    id: "meta-llama/llama-3.1-8b-instruct",
+    provider: "remote",
+    label: "Llama 3.1 8B Instruct",
+    maxTokens: 1024,
+    inputUnitsPerMTok: 20_000n,
+    outputUnitsPerMTok: 50_000n,
+  },
+  {
+    id: "anthropic/claude-3.5-haiku",
+    provider: "remote",
+    label: "Claude 3.5 Haiku",
+    maxTokens: 512,
+    inputUnitsPerMTok: 800_000n,
+    outputUnitsPerMTok: 4_000_000n,
+  },
 ];
 
 /**
  * Whether `model` is offered on a network. Testnets serve the built-in model only unless the operator enables provider
  * models there: their USDC is free from a faucet, and must not buy real provider inference.
  */
-export function offeredOnNetwork(model: Pick<CatalogModel, "provider">, network: { isMainnet: boolean }, testnetProviderModels: boolean): boolean {
+export function offeredOnNetwork(
+  model: Pick<CatalogModel, "provider">,
+  network: { isMainnet: boolean },
+  testnetProviderModels: boolean,
+): boolean {
   return model.provider === "local" || network.isMainnet || testnetProviderModels;
 }
 
@@ -68,8 +93,14 @@ export function worstCaseCostUnits(model: CatalogModel, messages: readonly unkno
 }
 
 /** The cost of a call from its token usage, rounded up to the unit. */
-export function costFromTokens(model: CatalogModel, usage: { prompt_tokens: number; completion_tokens: number }): bigint {
-  return ceilDiv(BigInt(usage.prompt_tokens) * model.inputUnitsPerMTok + BigInt(usage.completion_tokens) * model.outputUnitsPerMTok, PER_MTOK);
+export function costFromTokens(
+  model: CatalogModel,
+  usage: { prompt_tokens: number; completion_tokens: number },
+): bigint {
+  return ceilDiv(
+    BigInt(usage.prompt_tokens) * model.inputUnitsPerMTok + BigInt(usage.completion_tokens) * model.outputUnitsPerMTok,
+    PER_MTOK,
+  );
 }
 
 /** A provider's reported USD cost (OpenRouter `usage.cost`, a float) in units, rounded up; null when unusable. */
@@ -115,8 +146,22 @@ export const EMBEDDING_MODEL_CATALOG: readonly EmbeddingCatalogModel[] = [
     // A nominal price, as for local/echo-1, so the ledger sees a real, non-zero cost per call.
     inputUnitsPerMTok: 100_000n,
   },
-  { id: "openai/text-embedding-3-small", provider: "remote", label: "OpenAI text-embedding-3-small", defaultDimensions: 1536, maxDimensions: 1536, inputUnitsPerMTok: 20_000n },
-  { id: "openai/text-embedding-3-large", provider: "remote", label: "OpenAI text-embedding-3-large", defaultDimensions: 3072, maxDimensions: 3072, inputUnitsPerMTok: 130_000n },
+  {
+    id: "openai/text-embedding-3-small",
+    provider: "remote",
+    label: "OpenAI text-embedding-3-small",
+    defaultDimensions: 1536,
+    maxDimensions: 1536,
+    inputUnitsPerMTok: 20_000n,
+  },
+  {
+    id: "openai/text-embedding-3-large",
+    provider: "remote",
+    label: "OpenAI text-embedding-3-large",
+    defaultDimensions: 3072,
+    maxDimensions: 3072,
+    inputUnitsPerMTok: 130_000n,
+  },
 ];
 
 /** The embedding catalogue entry for `id`, or null (a chat model is not one). */
@@ -136,6 +181,7 @@ export function embeddingCostFromTokens(model: EmbeddingCatalogModel, usage: { p
 export function worstCaseEmbeddingCostUnits(model: EmbeddingCatalogModel, inputs: readonly EmbeddingInput[]): bigint {
   const encoder = new TextEncoder();
   let tokens = 0n;
-  for (const input of inputs) tokens += BigInt(Math.max(1, typeof input === "string" ? encoder.encode(input).byteLength : input.length));
+  for (const input of inputs)
+    tokens += BigInt(Math.max(1, typeof input === "string" ? encoder.encode(input).byteLength : input.length));
   return ceilDiv(tokens * model.inputUnitsPerMTok, PER_MTOK);
 }

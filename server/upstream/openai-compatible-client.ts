@@ -42,9 +42,16 @@ export interface ProviderConfig {
 }
 
 /** POSTs one non-streaming completion. */
-export async function requestCompletion(cfg: ProviderConfig, req: ProviderRequest, signal?: AbortSignal): Promise<ProviderAnswer> {
+export async function requestCompletion(
+  cfg: ProviderConfig,
+  req: ProviderRequest,
+  signal?: AbortSignal,
+): Promise<ProviderAnswer> {
   // `usage: { include: true }` asks OpenRouter for `usage.cost` (harmless elsewhere), here and on the streamed call.
-  return parseAnswer(await postProviderJson(cfg, "/chat/completions", { ...req, stream: false, usage: { include: true } }, signal), req.model);
+  return parseAnswer(
+    await postProviderJson(cfg, "/chat/completions", { ...req, stream: false, usage: { include: true } }, signal),
+    req.model,
+  );
 }
 
 /**
@@ -52,7 +59,12 @@ export async function requestCompletion(cfg: ProviderConfig, req: ProviderReques
  * answer's JSON: a request that fails or is cut off is UpstreamError `aborted`, `timeout` or `network`; an answer that is
  * not JSON `bad_response`, and one that is not 2xx `http_error` (never the provider's raw body, nor our key).
  */
-export async function postProviderJson(cfg: ProviderConfig, path: `/${string}`, body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+export async function postProviderJson(
+  cfg: ProviderConfig,
+  path: `/${string}`,
+  body: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const timeout = AbortSignal.timeout(cfg.timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let res: Response;
@@ -73,7 +85,13 @@ export async function postProviderJson(cfg: ProviderConfig, path: `/${string}`, 
 }
 
 /** POSTs `body` to the provider's `path` with our key. */
-function postToProvider(cfg: ProviderConfig, path: `/${string}`, body: Record<string, unknown>, accept: string, signal: AbortSignal): Promise<Response> {
+function postToProvider(
+  cfg: ProviderConfig,
+  path: `/${string}`,
+  body: Record<string, unknown>,
+  accept: string,
+  signal: AbortSignal,
+): Promise<Response> {
   return fetch(`${cfg.baseUrl.replace(/\/+$/, "")}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${cfg.apiKey}`, "content-type": "application/json", accept },
@@ -83,7 +101,9 @@ function postToProvider(cfg: ProviderConfig, path: `/${string}`, body: Record<st
 }
 
 /** A provider's `usage` when it holds non-negative prompt and completion token counts, else undefined. */
-function parseUsage(u: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown } | undefined): ProviderAnswer["usage"] | undefined {
+function parseUsage(
+  u: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown } | undefined,
+): ProviderAnswer["usage"] | undefined {
   const prompt = u?.prompt_tokens;
   const completion = u?.completion_tokens;
   if (typeof prompt !== "number" || typeof completion !== "number" || prompt < 0 || completion < 0) return undefined;
@@ -110,7 +130,10 @@ function parseAnswer(body: unknown, requestedModel: string): ProviderAnswer {
   const usage = parseUsage(b?.usage);
   // An answer that only calls tools has no text (content null or absent).
   if (!(typeof content === "string" || (toolCalls && (content === null || content === undefined))) || !usage) {
-    throw new UpstreamError("bad_response", "provider answer lacks choices[0].message.content (or tool_calls) or usage");
+    throw new UpstreamError(
+      "bad_response",
+      "provider answer lacks choices[0].message.content (or tool_calls) or usage",
+    );
   }
   return {
     id: typeof b.id === "string" ? b.id : "",
@@ -125,7 +148,13 @@ function parseAnswer(body: unknown, requestedModel: string): ProviderAnswer {
 /** A provider's tool calls when they are a non-empty array of `{ id, type, … }` objects, else undefined. */
 function parseToolCalls(value: unknown): readonly unknown[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
-  const wellFormed = value.every((call: unknown) => typeof call === "object" && call !== null && typeof (call as { id?: unknown }).id === "string" && typeof (call as { type?: unknown }).type === "string");
+  const wellFormed = value.every(
+    (call: unknown) =>
+      typeof call === "object" &&
+      call !== null &&
+      typeof (call as { id?: unknown }).id === "string" &&
+      typeof (call as { type?: unknown }).type === "string",
+  );
   if (!wellFormed) throw new UpstreamError("bad_response", "provider answer has malformed tool_calls");
   return value;
 }
@@ -144,7 +173,14 @@ export interface ToolCallDelta {
 export type ProviderStreamEvent =
   | { type: "delta"; content: string }
   | { type: "tool_calls"; toolCalls: ToolCallDelta[] }
-  | { type: "end"; id: string; model: string; finishReason: string; usage: ProviderAnswer["usage"] | null; toolCalls?: readonly unknown[] };
+  | {
+      type: "end";
+      id: string;
+      model: string;
+      finishReason: string;
+      usage: ProviderAnswer["usage"] | null;
+      toolCalls?: readonly unknown[];
+    };
 
 /**
  * POSTs one streaming completion and yields its text deltas and tool-call fragments as they come, then one `end` event
@@ -152,7 +188,11 @@ export type ProviderStreamEvent =
  * for the cost) and the whole tool calls the fragments make (as a plain answer carries them). The time limit applies
  * to the answer's start and to every gap between chunks. Breaking out of the loop aborts the request.
  */
-export async function* streamCompletion(cfg: ProviderConfig, req: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderStreamEvent> {
+export async function* streamCompletion(
+  cfg: ProviderConfig,
+  req: ProviderRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<ProviderStreamEvent> {
   const idle = new AbortController();
   let timer = setTimeout(() => idle.abort(), cfg.timeoutMs);
   const combined = signal ? AbortSignal.any([signal, idle.signal]) : idle.signal;
@@ -160,7 +200,13 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
   try {
     let res: Response;
     try {
-      res = await postToProvider(cfg, "/chat/completions", { ...req, stream: true, stream_options: { include_usage: true }, usage: { include: true } }, "text/event-stream", combined);
+      res = await postToProvider(
+        cfg,
+        "/chat/completions",
+        { ...req, stream: true, stream_options: { include_usage: true }, usage: { include: true } },
+        "text/event-stream",
+        combined,
+      );
     } catch {
       throw failure();
     }
@@ -220,15 +266,23 @@ export async function* streamCompletion(cfg: ProviderConfig, req: ProviderReques
  * type is "function" when the provider leaves it out, and the fragment passed on says so.
  */
 class ToolCallAssembly {
-  private readonly calls = new Map<number, { id: string; type: string; function: { name: string; arguments: string } }>();
+  private readonly calls = new Map<
+    number,
+    { id: string; type: string; function: { name: string; arguments: string } }
+  >();
 
   /** Adds one fragment; returns it as it is passed on. */
   add(delta: ToolCallDelta): ToolCallDelta {
     const known = this.calls.get(delta.index);
     if (!known) {
-      if (delta.id === undefined) throw new UpstreamError("bad_response", "provider streamed a tool call without an id");
+      if (delta.id === undefined)
+        throw new UpstreamError("bad_response", "provider streamed a tool call without an id");
       const type = delta.type ?? "function";
-      this.calls.set(delta.index, { id: delta.id, type, function: { name: delta.function?.name ?? "", arguments: delta.function?.arguments ?? "" } });
+      this.calls.set(delta.index, {
+        id: delta.id,
+        type,
+        function: { name: delta.function?.name ?? "", arguments: delta.function?.arguments ?? "" },
+      });
       return { ...delta, type };
     }
     if (delta.function?.name && known.function.name === "") known.function.name = delta.function.name;
@@ -249,8 +303,14 @@ function parseToolCallDeltas(value: unknown): ToolCallDelta[] | undefined {
   if (!Array.isArray(value)) throw new UpstreamError("bad_response", "provider streamed malformed tool_calls");
   if (value.length === 0) return undefined;
   return value.map((raw: unknown, position) => {
-    if (typeof raw !== "object" || raw === null) throw new UpstreamError("bad_response", "provider streamed malformed tool_calls");
-    const d = raw as { index?: unknown; id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } | null };
+    if (typeof raw !== "object" || raw === null)
+      throw new UpstreamError("bad_response", "provider streamed malformed tool_calls");
+    const d = raw as {
+      index?: unknown;
+      id?: unknown;
+      type?: unknown;
+      function?: { name?: unknown; arguments?: unknown } | null;
+    };
     const fn = typeof d.function === "object" && d.function !== null ? d.function : undefined;
     const name = typeof fn?.name === "string" ? fn.name : undefined;
     const args = typeof fn?.arguments === "string" ? fn.arguments : undefined;
@@ -259,12 +319,21 @@ function parseToolCallDeltas(value: unknown): ToolCallDelta[] | undefined {
       index: typeof d.index === "number" && Number.isInteger(d.index) && d.index >= 0 ? d.index : position,
       ...(typeof d.id === "string" && d.id !== "" ? { id: d.id } : {}),
       ...(typeof d.type === "string" ? { type: d.type } : {}),
-      ...(fn ? { function: { ...(name !== undefined ? { name } : {}), ...(args !== undefined ? { arguments: args } : {}) } } : {}),
+      ...(fn
+        ? { function: { ...(name !== undefined ? { name } : {}), ...(args !== undefined ? { arguments: args } : {}) } }
+        : {}),
     };
   });
 }
 
-function parseStreamChunk(data: string): { id?: string; model?: string; content?: string; toolCalls?: ToolCallDelta[]; finishReason?: string; usage?: ProviderAnswer["usage"] } {
+function parseStreamChunk(data: string): {
+  id?: string;
+  model?: string;
+  content?: string;
+  toolCalls?: ToolCallDelta[];
+  finishReason?: string;
+  usage?: ProviderAnswer["usage"];
+} {
   let body: unknown;
   try {
     body = JSON.parse(data);
@@ -278,7 +347,8 @@ function parseStreamChunk(data: string): { id?: string; model?: string; content?
     choices?: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
     usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown };
   };
-  if (typeof b !== "object" || b === null) throw new UpstreamError("bad_response", "provider sent an event that is not an object");
+  if (typeof b !== "object" || b === null)
+    throw new UpstreamError("bad_response", "provider sent an event that is not an object");
   // OpenRouter reports a failure after the stream has started as an event with `error`.
   if (b.error !== undefined) throw new UpstreamError("http_error", "provider reported an error mid-stream");
   const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;

@@ -80,22 +80,37 @@ const RESPONSES_FINAL_EVENTS = new Set(["response.completed", "response.incomple
  */
 export function receiptOfEvent(data: unknown): { receipt: Receipt; x402Receipt: SignedReceipt | null } | null {
   if (typeof data !== "object" || data === null) return null;
-  const event = data as ReceiptBody & { service_receipt?: ReceiptBody; type?: unknown; response?: { service_receipt?: ReceiptBody } };
+  const event = data as ReceiptBody & {
+    service_receipt?: ReceiptBody;
+    type?: unknown;
+    response?: { service_receipt?: ReceiptBody };
+  };
   const body =
-    event.object === "chat.completion.chunk" ? event.service_receipt : typeof event.type === "string" && RESPONSES_FINAL_EVENTS.has(event.type) ? event.response?.service_receipt : event;
+    event.object === "chat.completion.chunk"
+      ? event.service_receipt
+      : typeof event.type === "string" && RESPONSES_FINAL_EVENTS.has(event.type)
+        ? event.response?.service_receipt
+        : event;
   if (typeof body !== "object" || body === null || body.object !== "service.receipt" || !body.receipt) return null;
   return { receipt: body.receipt, x402Receipt: body.x402_receipt ?? null };
 }
 
 /** Reads a whole streamed answer. */
-export async function readStreamedAnswer(body: ReadableStream<Uint8Array>, listener: StreamedAnswerListener = {}): Promise<StreamedAnswer> {
+export async function readStreamedAnswer(
+  body: ReadableStream<Uint8Array>,
+  listener: StreamedAnswerListener = {},
+): Promise<StreamedAnswer> {
   const answer: StreamedAnswer = { chunks: [], text: "", receipt: null, x402Receipt: null, error: null, done: false };
   for await (const data of sseData(body)) {
     if (data === "[DONE]") {
       answer.done = true;
       continue;
     }
-    const event = data as { object?: unknown; error?: StreamedAnswer["error"]; choices?: { delta?: { content?: unknown } }[] };
+    const event = data as {
+      object?: unknown;
+      error?: StreamedAnswer["error"];
+      choices?: { delta?: { content?: unknown } }[];
+    };
     const receipt = receiptOfEvent(data);
     if (receipt) {
       answer.receipt = receipt.receipt;

@@ -26,7 +26,9 @@ describe("wellFormed()", () => {
 
 describe("wellFormedJson()", () => {
   it("well-forms every string of a parsed value, keys included, and leaves the rest", () => {
-    expect(wellFormedJson({ "k\ud800": ["\udc00", 1, null, true, { a: "\ud83d\ude00" }] })).toEqual({ "k\ufffd": ["\ufffd", 1, null, true, { a: "\ud83d\ude00" }] });
+    expect(wellFormedJson({ "k\ud800": ["\udc00", 1, null, true, { a: "\ud83d\ude00" }] })).toEqual({
+      "k\ufffd": ["\ufffd", 1, null, true, { a: "\ud83d\ude00" }],
+    });
   });
 });
 

@@ -14,7 +14,8 @@ export function wellFormed(text: string): string {
 export function wellFormedJson<T>(value: T): T {
   if (typeof value === "string") return wellFormed(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => wellFormedJson(v)) as T;
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormedJson(v)])) as T;
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormedJson(v)])) as T;
   return value;
 }
 

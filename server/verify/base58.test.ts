@@ -5,7 +5,13 @@ import { decodeBase58Bytes } from "./base58";
 
 describe("decodeBase58Bytes()", () => {
   it("decodes what bs58 encodes: random lengths, leading zero bytes, all zeros, all 0xff", () => {
-    const cases: Uint8Array[] = [new Uint8Array(0), new Uint8Array(32), new Uint8Array(64).fill(0xff), Uint8Array.of(0, 0, 1), Uint8Array.of(255)];
+    const cases: Uint8Array[] = [
+      new Uint8Array(0),
+      new Uint8Array(32),
+      new Uint8Array(64).fill(0xff),
+      Uint8Array.of(0, 0, 1),
+      Uint8Array.of(255),
+    ];
     for (let i = 0; i < 2_000; i++) {
       const bytes = randomBytes(1 + (i % 80));
       bytes.fill(0, 0, i % 5); // some leading zero bytes

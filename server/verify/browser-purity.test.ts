@@ -18,7 +18,12 @@ function sourceFiles(): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !full.includes(`${path.sep}fixtures${path.sep}`)) out.push(full);
+      else if (
+        /\.tsx?$/.test(entry.name) &&
+        !/\.test\.tsx?$/.test(entry.name) &&
+        !full.includes(`${path.sep}fixtures${path.sep}`)
+      )
+        out.push(full);
     }
   };
   walk(VERIFY_DIR);
@@ -26,15 +31,23 @@ function sourceFiles(): string[] {
 }
 
 describe("server/verify browser purity", () => {
-  it.each(sourceFiles().map((f) => [path.relative(VERIFY_DIR, f), f]))("%s imports nothing a browser lacks", (_name, file) => {
-    const text = readFileSync(file, "utf8");
-    const specifiers = [...text.matchAll(/(?:import|export)[^"']*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2] ?? "");
-    for (const spec of specifiers) {
-      if (spec.startsWith("./")) continue;
-      expect(ALLOWED_PACKAGES.some((re) => re.test(spec)), `${file} imports ${spec}`).toBe(true);
-    }
-    expect(text).not.toMatch(/\bprocess\.|\bBuffer\b|\brequire\(|from\s+["']node:|from\s+["']next/);
-  });
+  it.each(sourceFiles().map((f) => [path.relative(VERIFY_DIR, f), f]))(
+    "%s imports nothing a browser lacks",
+    (_name, file) => {
+      const text = readFileSync(file, "utf8");
+      const specifiers = [
+        ...text.matchAll(/(?:import|export)[^"']*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
+      ].map((m) => m[1] ?? m[2] ?? "");
+      for (const spec of specifiers) {
+        if (spec.startsWith("./")) continue;
+        expect(
+          ALLOWED_PACKAGES.some((re) => re.test(spec)),
+          `${file} imports ${spec}`,
+        ).toBe(true);
+      }
+      expect(text).not.toMatch(/\bprocess\.|\bBuffer\b|\brequire\(|from\s+["']node:|from\s+["']next/);
+    },
+  );
 
   it("bundles for the browser platform and verifies a vector in a context without Node globals", async () => {
     const result = await build({
@@ -49,7 +62,17 @@ describe("server/verify browser purity", () => {
     const code = result.outputFiles[0]!.text;
     // Only what browsers have: no process, Buffer, require, module, global.
     const sandbox: Record<string, unknown> = {
-      TextEncoder, TextDecoder, atob, btoa, crypto, console, AbortController, setTimeout, clearTimeout, URL, Response,
+      TextEncoder,
+      TextDecoder,
+      atob,
+      btoa,
+      crypto,
+      console,
+      AbortController,
+      setTimeout,
+      clearTimeout,
+      URL,
+      Response,
     };
     vm.createContext(sandbox);
     vm.runInContext(`${code}\nthis.SignetVerify = SignetVerify;`, sandbox);

@@ -3,7 +3,9 @@ import { canonicalJson, CanonicalJsonError } from "./canonical-json";
 
 describe("canonicalJson()", () => {
   it("sorts keys recursively and writes no whitespace", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it("orders keys by UTF-16 code unit, not by code point or locale", () => {
@@ -13,7 +15,7 @@ describe("canonicalJson()", () => {
   });
 
   it("writes primitives exactly as JSON.stringify does", () => {
-    expect(canonicalJson([1e-7, 0.000045, 1e21, -0, 0.1, true, "x"])).toBe("[1e-7,0.000045,1e+21,0,0.1,true,\"x\"]");
+    expect(canonicalJson([1e-7, 0.000045, 1e21, -0, 0.1, true, "x"])).toBe('[1e-7,0.000045,1e+21,0,0.1,true,"x"]');
   });
 
   it("escapes quotes, backslashes, control characters, and keeps emoji and U+2028 as JSON.stringify does", () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CHAIN_FAMILY_FACTS, familyFacts, isEvmRow, isSvmRow, type DepositFacts, type DepositProblem } from "./chain-family-facts";
+import {
+  CHAIN_FAMILY_FACTS,
+  familyFacts,
+  isEvmRow,
+  isSvmRow,
+  type DepositFacts,
+  type DepositProblem,
+} from "./chain-family-facts";
 import { SHIPPED_NETWORKS, type NetworkFamily, type NetworkRow } from "./network-registry";
 
 const FACILITATOR = "FaciLitator1111111111111111111111111111111";
@@ -9,7 +16,11 @@ const EVM_KEY = "0x00000000000000000000000000000000000000aa";
 const ROW = (id: string): NetworkRow => SHIPPED_NETWORKS.get(id);
 const FAMILIES: NetworkFamily[] = ["svm", "evm"];
 
-const deposit = (settings: DepositFacts["settings"], evmAddress: string | null = EVM_KEY): DepositFacts => ({ settings, facilitatorAddress: FACILITATOR, evmAddress });
+const deposit = (settings: DepositFacts["settings"], evmAddress: string | null = EVM_KEY): DepositFacts => ({
+  settings,
+  facilitatorAddress: FACILITATOR,
+  evmAddress,
+});
 
 describe("CHAIN_FAMILY_FACTS", () => {
   it("holds one entry per family, each naming its own family", () => {
@@ -22,8 +33,18 @@ describe("CHAIN_FAMILY_FACTS", () => {
       const { payerNoun, payerSignsPrepaid, depositNeedsTokenAccount, payeePaysGas } = CHAIN_FAMILY_FACTS[f];
       return { payerNoun, payerSignsPrepaid, depositNeedsTokenAccount, payeePaysGas };
     };
-    expect(facts("svm")).toEqual({ payerNoun: "key", payerSignsPrepaid: true, depositNeedsTokenAccount: true, payeePaysGas: false });
-    expect(facts("evm")).toEqual({ payerNoun: "address", payerSignsPrepaid: false, depositNeedsTokenAccount: false, payeePaysGas: true });
+    expect(facts("svm")).toEqual({
+      payerNoun: "key",
+      payerSignsPrepaid: true,
+      depositNeedsTokenAccount: true,
+      payeePaysGas: false,
+    });
+    expect(facts("evm")).toEqual({
+      payerNoun: "address",
+      payerSignsPrepaid: false,
+      depositNeedsTokenAccount: false,
+      payeePaysGas: true,
+    });
   });
 
   it("gives every shipped row its family's facts", () => {
@@ -33,21 +54,34 @@ describe("CHAIN_FAMILY_FACTS", () => {
 
 describe("normalizeAddress()", () => {
   it("lower-cases an EVM address (case-insensitive hex) and keeps a base58 key as it is (case is part of it)", () => {
-    expect(CHAIN_FAMILY_FACTS.evm.normalizeAddress("0xAbCdEF0000000000000000000000000000000001")).toBe("0xabcdef0000000000000000000000000000000001");
-    expect(CHAIN_FAMILY_FACTS.svm.normalizeAddress("AbCdEf1111111111111111111111111111111111")).toBe("AbCdEf1111111111111111111111111111111111");
+    expect(CHAIN_FAMILY_FACTS.evm.normalizeAddress("0xAbCdEF0000000000000000000000000000000001")).toBe(
+      "0xabcdef0000000000000000000000000000000001",
+    );
+    expect(CHAIN_FAMILY_FACTS.svm.normalizeAddress("AbCdEf1111111111111111111111111111111111")).toBe(
+      "AbCdEf1111111111111111111111111111111111",
+    );
   });
 });
 
 describe("configuredDeposit()", () => {
-  const settings = (depositAddress: string | null, mainnetDepositAddress: string | null) => ({ depositAddress, mainnetDepositAddress });
+  const settings = (depositAddress: string | null, mainnetDepositAddress: string | null) => ({
+    depositAddress,
+    mainnetDepositAddress,
+  });
 
   it("sends a Solana testnet's payments to the deposit setting, else the facilitator's key", () => {
-    expect(CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-devnet"), deposit(settings(null, MAINNET_DEPOSIT)))).toBe(FACILITATOR);
-    expect(CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-devnet"), deposit(settings(OTHER, MAINNET_DEPOSIT)))).toBe(OTHER);
+    expect(
+      CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-devnet"), deposit(settings(null, MAINNET_DEPOSIT))),
+    ).toBe(FACILITATOR);
+    expect(
+      CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-devnet"), deposit(settings(OTHER, MAINNET_DEPOSIT))),
+    ).toBe(OTHER);
   });
 
   it("sends a Solana mainnet's payments to the mainnet deposit setting alone (never the fee payer)", () => {
-    expect(CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-mainnet"), deposit(settings(OTHER, MAINNET_DEPOSIT)))).toBe(MAINNET_DEPOSIT);
+    expect(
+      CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-mainnet"), deposit(settings(OTHER, MAINNET_DEPOSIT))),
+    ).toBe(MAINNET_DEPOSIT);
     expect(CHAIN_FAMILY_FACTS.svm.configuredDeposit(ROW("solana-mainnet"), deposit(settings(OTHER, null)))).toBeNull();
   });
 
@@ -86,7 +120,9 @@ describe("depositProblem()", () => {
 
   it.each(cases)("%s offered=%s deposit=%s mainnet deposit=%s: %s", (id, offered, dep, main, want) => {
     const row = ROW(id);
-    expect(familyFacts(row).depositProblem(row, deposit({ depositAddress: dep, mainnetDepositAddress: main }), offered)).toBe(want);
+    expect(
+      familyFacts(row).depositProblem(row, deposit({ depositAddress: dep, mainnetDepositAddress: main }), offered),
+    ).toBe(want);
   });
 
   it("refuses a Solana network whose settings could not be read as having no deposit", () => {

@@ -92,7 +92,10 @@ export const CHAIN_FAMILY_FACTS: { readonly [F in NetworkFamily]: ChainFamilyFac
 /** The facts of a row's family; throws a RangeError for a family there are none of (a row the registry never held). */
 export function familyFacts(row: { family: NetworkFamily }): ChainFamilyFacts {
   const facts = Object.hasOwn(CHAIN_FAMILY_FACTS, row.family) ? CHAIN_FAMILY_FACTS[row.family] : undefined;
-  if (!facts) throw new RangeError(`no chain family ${JSON.stringify(row.family)} (${Object.keys(CHAIN_FAMILY_FACTS).join(", ")})`);
+  if (!facts)
+    throw new RangeError(
+      `no chain family ${JSON.stringify(row.family)} (${Object.keys(CHAIN_FAMILY_FACTS).join(", ")})`,
+    );
   return facts;
 }
 

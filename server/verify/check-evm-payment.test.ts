@@ -73,12 +73,25 @@ function node(tx: TxShape | null): FetchLike {
 }
 
 const verify = (fetch: FetchLike, agent?: string) =>
-  verifyReceipt({ receipt: receipt(agent), prompt: messages, response: "Hello!", operatorKey: operator.publicKeyBase58, rpc: "http://rpc.invalid", fetch });
+  verifyReceipt({
+    receipt: receipt(agent),
+    prompt: messages,
+    response: "Hello!",
+    operatorKey: operator.publicKeyBase58,
+    rpc: "http://rpc.invalid",
+    fetch,
+  });
 
 describe("EVM on-chain checks", () => {
   it("pass for a USDC Transfer of exactly the amount from the agent to pay_to, ignoring tx.from (the relayer)", async () => {
     const result = await verify(node({}));
-    expect(result.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
+    expect(result.checks).toEqual({
+      prompt_hash_ok: true,
+      response_hash_ok: true,
+      service_signature_ok: true,
+      payment_on_chain_ok: true,
+      payer_matches: true,
+    });
     expect(result.reasons.payment_on_chain_ok).toContain("transfer of 0.001 USDC to");
     expect(result.reasons.payment_on_chain_ok).toContain("in block 27");
   });

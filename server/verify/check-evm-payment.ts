@@ -28,7 +28,10 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /** Runs the two payment checks against an EVM JSON-RPC node. Throws VerifierFetchError when the RPC fails. */
-export async function checkEvmPayment(input: EvmPaymentCheckInput, opts: BoundedFetchOptions): Promise<PaymentCheckOutcome> {
+export async function checkEvmPayment(
+  input: EvmPaymentCheckInput,
+  opts: BoundedFetchOptions,
+): Promise<PaymentCheckOutcome> {
   const fail = (why: string): PaymentCheckOutcome => ({
     payment_on_chain_ok: false,
     payer_matches: false,
@@ -44,7 +47,10 @@ export async function checkEvmPayment(input: EvmPaymentCheckInput, opts: Bounded
   const receipt = asRecord(result);
   if (!receipt) return fail("RPC returned a malformed transaction receipt");
   if (receipt.status !== "0x1") return fail(`transaction ${short(input.txHash)} failed on chain`);
-  const block = typeof receipt.blockNumber === "string" && /^0x[0-9a-f]+$/i.test(receipt.blockNumber) ? ` in block ${BigInt(receipt.blockNumber)}` : "";
+  const block =
+    typeof receipt.blockNumber === "string" && /^0x[0-9a-f]+$/i.test(receipt.blockNumber)
+      ? ` in block ${BigInt(receipt.blockNumber)}`
+      : "";
 
   const usdc = input.usdcContract.toLowerCase();
   const payTo = input.payTo.toLowerCase();
@@ -99,7 +105,9 @@ function topicAddress(topic: unknown): string | null {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 function short(text: string): string {

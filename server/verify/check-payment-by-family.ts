@@ -15,8 +15,19 @@ export interface ReceiptPaymentClaim {
 }
 
 /** Runs checks 4 and 5 (the transfer and its payer) against the row's chain. Throws VerifierFetchError when the RPC fails. */
-export function checkPaymentByFamily(row: NetworkRow, claim: ReceiptPaymentClaim, opts: BoundedFetchOptions): Promise<PaymentCheckOutcome> {
+export function checkPaymentByFamily(
+  row: NetworkRow,
+  claim: ReceiptPaymentClaim,
+  opts: BoundedFetchOptions,
+): Promise<PaymentCheckOutcome> {
   const { transaction, payTo, agent, amountUnits, rpcUrl } = claim;
-  if (row.family === "evm") return checkEvmPayment({ txHash: transaction, payTo, agentAddress: agent, usdcContract: row.usdcAsset, amountUnits, rpcUrl }, opts);
-  return checkSolanaPayment({ txSignature: transaction, payTo, agentPubkey: agent, usdcMint: row.usdcAsset, amountUnits, rpcUrl }, opts);
+  if (row.family === "evm")
+    return checkEvmPayment(
+      { txHash: transaction, payTo, agentAddress: agent, usdcContract: row.usdcAsset, amountUnits, rpcUrl },
+      opts,
+    );
+  return checkSolanaPayment(
+    { txSignature: transaction, payTo, agentPubkey: agent, usdcMint: row.usdcAsset, amountUnits, rpcUrl },
+    opts,
+  );
 }

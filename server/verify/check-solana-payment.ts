@@ -27,7 +27,10 @@ interface TokenBalance {
 }
 
 /** Runs the two payment checks against a Solana JSON-RPC node. Throws VerifierFetchError when the RPC fails. */
-export async function checkSolanaPayment(input: SolanaPaymentCheckInput, opts: BoundedFetchOptions): Promise<PaymentCheckOutcome> {
+export async function checkSolanaPayment(
+  input: SolanaPaymentCheckInput,
+  opts: BoundedFetchOptions,
+): Promise<PaymentCheckOutcome> {
   const fail = (why: string): PaymentCheckOutcome => ({
     payment_on_chain_ok: false,
     payer_matches: false,
@@ -45,7 +48,8 @@ export async function checkSolanaPayment(input: SolanaPaymentCheckInput, opts: B
   const tx = asRecord(result);
   const meta = asRecord(tx?.meta);
   if (!tx || !meta) return fail("RPC returned a transaction without meta");
-  if (meta.err !== null && meta.err !== undefined) return fail(`transaction ${short(input.txSignature)} failed on chain`);
+  if (meta.err !== null && meta.err !== undefined)
+    return fail(`transaction ${short(input.txSignature)} failed on chain`);
 
   const pre = readTokenBalances(meta.preTokenBalances);
   const post = readTokenBalances(meta.postTokenBalances);
@@ -117,7 +121,9 @@ function readSigners(tx: Record<string, unknown>): string[] {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 function short(text: string): string {

@@ -18,7 +18,10 @@ function readJson(dir: string, file: string): Record<string, unknown> {
 }
 
 const folders = existsSync(VECTORS_DIR)
-  ? readdirSync(VECTORS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  ? readdirSync(VECTORS_DIR, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
   : [];
 
 describe("conformance vectors (sir-v2)", () => {
@@ -42,7 +45,8 @@ describe("conformance vectors (sir-v2)", () => {
     const operatorKey = readFileSync(path.join(dir, "operator-pubkey.txt"), "utf8").trim();
 
     it("signs over the expected canonical payload bytes", () => {
-      if (expected.canonical_payload_hex === undefined) return expect(expected).not.toHaveProperty("canonical_payload_hex");
+      if (expected.canonical_payload_hex === undefined)
+        return expect(expected).not.toHaveProperty("canonical_payload_hex");
       expect(Buffer.from(receiptSigningBytes(receipt)).toString("hex")).toBe(expected.canonical_payload_hex);
     });
 
@@ -54,7 +58,14 @@ describe("conformance vectors (sir-v2)", () => {
     });
 
     it.each(VERIFIERS)("agrees with every expected check, offline, with %s", async (_backend, verifier) => {
-      const result = await verifier.verifyReceipt({ receipt, prompt: request, response, operatorKey, offline: true, fetch: mustNotFetch });
+      const result = await verifier.verifyReceipt({
+        receipt,
+        prompt: request,
+        response,
+        operatorKey,
+        offline: true,
+        fetch: mustNotFetch,
+      });
       for (const check of CHECK_NAMES) {
         const want = expected.checks[check];
         expect(want, `expected.json lacks ${check}`).toBeDefined();

@@ -2,7 +2,12 @@
 // mutable or process-wide; the browser uses `nobleVerifier`, the server builds its own with node:crypto's backend.
 import { checkEd25519, verifyEd25519Noble, type Ed25519Backend } from "./ed25519";
 import { sha256Hex, type Sha256Hex } from "./hashes";
-import { verifyForExplorerWith, verifyVerdictSignatureWith, type ExplorerVerdict, type ExplorerVerifyInput } from "./explorer";
+import {
+  verifyForExplorerWith,
+  verifyVerdictSignatureWith,
+  type ExplorerVerdict,
+  type ExplorerVerifyInput,
+} from "./explorer";
 import {
   verifyReceiptWith,
   verifySignatureOnlyWith,
@@ -34,15 +39,23 @@ export interface Verifier {
  * SECURITY: the backend must be strict RFC 8032 and never throw (see Ed25519Backend); `sha256` must be SHA-256 of the
  * UTF-8 bytes, as lower-case hex.
  */
-export function createVerifier({ ed25519, sha256 = sha256Hex }: { ed25519: Ed25519Backend; sha256?: Sha256Hex }): Verifier {
+export function createVerifier({
+  ed25519,
+  sha256 = sha256Hex,
+}: {
+  ed25519: Ed25519Backend;
+  sha256?: Sha256Hex;
+}): Verifier {
   if (typeof ed25519 !== "function") throw new TypeError("createVerifier needs an ed25519 backend function");
   if (typeof sha256 !== "function") throw new TypeError("createVerifier's sha256, when given, must be a function");
   return Object.freeze({
-    verifyEd25519: (message: Uint8Array, signatureB58: unknown, publicKeyB58: unknown) => checkEd25519(ed25519, message, signatureB58, publicKeyB58),
+    verifyEd25519: (message: Uint8Array, signatureB58: unknown, publicKeyB58: unknown) =>
+      checkEd25519(ed25519, message, signatureB58, publicKeyB58),
     verifyReceipt: (input: VerifyReceiptInput) => verifyReceiptWith(ed25519, input, sha256),
     verifySignatureOnly: (input: SignatureOnlyInput) => verifySignatureOnlyWith(ed25519, input),
     verifyForExplorer: (input: ExplorerVerifyInput) => verifyForExplorerWith(ed25519, input),
-    verifyVerdictSignature: (verdict: Record<string, unknown>, verifierKey: string) => verifyVerdictSignatureWith(ed25519, verdict, verifierKey),
+    verifyVerdictSignature: (verdict: Record<string, unknown>, verifierKey: string) =>
+      verifyVerdictSignatureWith(ed25519, verdict, verifierKey),
   });
 }
 
@@ -50,4 +63,5 @@ export function createVerifier({ ed25519, sha256 = sha256Hex }: { ed25519: Ed255
 export const nobleVerifier: Verifier = createVerifier({ ed25519: verifyEd25519Noble });
 
 /** The default verifier's methods, for callers with no reason to choose a backend (the browser, tests). */
-export const { verifyEd25519, verifyReceipt, verifySignatureOnly, verifyForExplorer, verifyVerdictSignature } = nobleVerifier;
+export const { verifyEd25519, verifyReceipt, verifySignatureOnly, verifyForExplorer, verifyVerdictSignature } =
+  nobleVerifier;

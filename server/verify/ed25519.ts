@@ -41,7 +41,12 @@ export const verifyEd25519Noble: Ed25519Backend = (signature, message, publicKey
 };
 
 /** Checks base58 signature and key with `backend`; false for any malformed input, which never reaches the backend. */
-export function checkEd25519(backend: Ed25519Backend, message: Uint8Array, signatureB58: unknown, publicKeyB58: unknown): boolean {
+export function checkEd25519(
+  backend: Ed25519Backend,
+  message: Uint8Array,
+  signatureB58: unknown,
+  publicKeyB58: unknown,
+): boolean {
   const signature = decodeBase58(signatureB58, 64);
   const publicKey = decodeBase58(publicKeyB58, 32);
   if (!signature || !publicKey) return false;

@@ -19,7 +19,12 @@ const FLOATS_CANONICAL = "[[0.10000000149011612,-0.5],[1.0000000116860974e-7,0]]
 /** The same float32 values as OpenAI's base64 (little-endian), written out by hand. */
 const BASE64 = ["zczMPQAAAL8=", "lb/WMwAAAIA="];
 
-const floatBody = (vectors: unknown[]) => ({ object: "list", data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })), model: "m", usage: { prompt_tokens: 2, total_tokens: 2 } });
+const floatBody = (vectors: unknown[]) => ({
+  object: "list",
+  data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+  model: "m",
+  usage: { prompt_tokens: 2, total_tokens: 2 },
+});
 
 describe("embeddingInputsOf()", () => {
   it.each([
@@ -32,7 +37,20 @@ describe("embeddingInputsOf()", () => {
     expect(embeddingInputsOf(input)).toEqual(inputs);
   });
 
-  it.each([[[]], [[[]]], [["a", 1]], [[1, "a"]], [[1.5]], [[-1]], [[[1], "a"]], [[[1], []]], [null], [42], [{ input: "hi" }], [undefined]])("rejects malformed input %j", (input) => {
+  it.each([
+    [[]],
+    [[[]]],
+    [["a", 1]],
+    [[1, "a"]],
+    [[1.5]],
+    [[-1]],
+    [[[1], "a"]],
+    [[[1], []]],
+    [null],
+    [42],
+    [{ input: "hi" }],
+    [undefined],
+  ])("rejects malformed input %j", (input) => {
     expect(embeddingInputsOf(input)).toBeNull();
   });
 });
@@ -44,7 +62,7 @@ describe("embeddingsPromptHash()", () => {
     expect(embeddingsPromptHash(["a", 'q"\u2028'])).toBe(sha256Hex('["a","q\\"\u2028"]'));
   });
 
-  it("keeps token ids apart from texts: [1] is one token list, [[1]] too, and neither is the text \"1\"", () => {
+  it('keeps token ids apart from texts: [1] is one token list, [[1]] too, and neither is the text "1"', () => {
     expect(embeddingsPromptHash([1, 2])).toBe(sha256Hex("[[1,2]]"));
     expect(embeddingsPromptHash([[1, 2]])).toBe(sha256Hex("[[1,2]]"));
     expect(embeddingsPromptHash([[1], [2]])).toBe(sha256Hex("[[1],[2]]"));
@@ -62,12 +80,17 @@ describe("embeddingsPromptHash()", () => {
 
 describe("float32VectorOf()", () => {
   it("rounds each number to the nearest float32", () => {
-    expect(Array.from(float32VectorOf([0.1, 1e-7, 0.123456789])!)).toEqual([0.10000000149011612, 1.0000000116860974e-7, 0.12345679104328156]);
+    expect(Array.from(float32VectorOf([0.1, 1e-7, 0.123456789])!)).toEqual([
+      0.10000000149011612, 1.0000000116860974e-7, 0.12345679104328156,
+    ]);
   });
 
-  it.each([[[]], [["0.1"]], [[Number.NaN]], [[Number.POSITIVE_INFINITY]], [[1e39]], [[null]]])("rejects malformed input %j", (values) => {
-    expect(float32VectorOf(values)).toBeNull();
-  });
+  it.each([[[]], [["0.1"]], [[Number.NaN]], [[Number.POSITIVE_INFINITY]], [[1e39]], [[null]]])(
+    "rejects malformed input %j",
+    (values) => {
+      expect(float32VectorOf(values)).toBeNull();
+    },
+  );
 });
 
 describe("float32VectorFromBase64() and float32VectorToBase64()", () => {
@@ -110,7 +133,15 @@ describe("embeddingVectorsOf()", () => {
     ["no data", { object: "list" }],
     ["empty data", floatBody([])],
     ["an index missing", { data: [{ index: 1, embedding: [1] }] }],
-    ["an index twice", { data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [2] }] }],
+    [
+      "an index twice",
+      {
+        data: [
+          { index: 0, embedding: [1] },
+          { index: 0, embedding: [2] },
+        ],
+      },
+    ],
     ["a fractional index", { data: [{ index: 0.5, embedding: [1] }] }],
     ["no index", { data: [{ embedding: [1] }] }],
     ["an embedding that is neither", floatBody([{ values: [1] }])],
@@ -136,7 +167,16 @@ describe("embeddingsResponseHash()", () => {
     const fromFloats = embeddingsResponseHash(embeddingVectorsOf(floatBody(FLOATS))!);
     expect(embeddingsResponseHash(embeddingVectorsOf(floatBody(BASE64))!)).toBe(fromFloats);
     // The float32 values written out in full read back as themselves.
-    expect(embeddingsResponseHash(embeddingVectorsOf(floatBody([[0.10000000149011612, -0.5], [1.0000000116860974e-7, 0]]))!)).toBe(fromFloats);
+    expect(
+      embeddingsResponseHash(
+        embeddingVectorsOf(
+          floatBody([
+            [0.10000000149011612, -0.5],
+            [1.0000000116860974e-7, 0],
+          ]),
+        )!,
+      ),
+    ).toBe(fromFloats);
   });
 
   it("changes when one value moves by one float32 step", () => {

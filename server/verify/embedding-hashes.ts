@@ -50,7 +50,10 @@ export function embeddingInputsOf(input: unknown): EmbeddingInput[] | null {
  * The prompt hash of an embeddings call: SHA-256 (lower-case hex) of the canonical JSON of its inputs as a list
  * (embeddingInputsOf), so `"hi"` and `["hi"]` hash alike. Null when `input` is no embeddings input.
  */
-export function embeddingsPromptHash(input: unknown, hash: (text: string) => string = (text) => bytesToHex(sha256(utf8ToBytes(text)))): string | null {
+export function embeddingsPromptHash(
+  input: unknown,
+  hash: (text: string) => string = (text) => bytesToHex(sha256(utf8ToBytes(text))),
+): string | null {
   const inputs = embeddingInputsOf(input);
   return inputs === null ? null : hash(canonicalJson(inputs));
 }
@@ -131,7 +134,14 @@ export function embeddingVectorsOf(response: unknown): Float32Array[] | null {
   for (const item of data) {
     if (!isRecord(item)) return null;
     const { index } = item;
-    if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= data.length || vectors[index] !== undefined) return null;
+    if (
+      typeof index !== "number" ||
+      !Number.isInteger(index) ||
+      index < 0 ||
+      index >= data.length ||
+      vectors[index] !== undefined
+    )
+      return null;
     const vector = vectorOf(item.embedding);
     if (vector === null) return null;
     vectors[index] = vector;
@@ -145,7 +155,10 @@ export function embeddingVectorsOf(response: unknown): Float32Array[] | null {
  * The same vectors give the same hash whichever encoding carried them. Throws for an empty list, an empty vector or a
  * value that is not a finite float32 (misuse: embeddingVectorsOf never returns one).
  */
-export function embeddingsResponseHash(vectors: readonly Float32Array[], createHash: Sha256Incremental = nobleIncremental): string {
+export function embeddingsResponseHash(
+  vectors: readonly Float32Array[],
+  createHash: Sha256Incremental = nobleIncremental,
+): string {
   if (vectors.length === 0) throw new TypeError("an embeddings answer holds at least one vector");
   const hasher = createHash();
   for (let i = 0; i < vectors.length; i++) {
@@ -154,7 +167,8 @@ export function embeddingsResponseHash(vectors: readonly Float32Array[], createH
     let text = i === 0 ? "[[" : ",[";
     for (let j = 0; j < vector.length; j++) {
       const value = vector[j]!;
-      if (!Number.isFinite(value) || Math.fround(value) !== value) throw new TypeError(`vector ${i} value ${j} is not a finite float32`);
+      if (!Number.isFinite(value) || Math.fround(value) !== value)
+        throw new TypeError(`vector ${i} value ${j} is not a finite float32`);
       text += (j === 0 ? "" : ",") + JSON.stringify(value);
     }
     hasher.update(utf8ToBytes(`${text}]`));

@@ -6,7 +6,11 @@ const EVM_HASH = `0x${"ab".repeat(32)}`;
 
 describe("txExplorerUrl()", () => {
   it.each([
-    ["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", SOLANA_SIG, `https://explorer.solana.com/tx/${SOLANA_SIG}?cluster=devnet`],
+    [
+      "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      SOLANA_SIG,
+      `https://explorer.solana.com/tx/${SOLANA_SIG}?cluster=devnet`,
+    ],
     ["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", SOLANA_SIG, `https://explorer.solana.com/tx/${SOLANA_SIG}`],
     ["eip155:84532", EVM_HASH, `https://sepolia.basescan.org/tx/${EVM_HASH}`],
     ["eip155:8453", EVM_HASH, `https://basescan.org/tx/${EVM_HASH}`],
@@ -26,10 +30,12 @@ describe("txExplorerUrl()", () => {
 
 describe("addressExplorerUrl()", () => {
   it("links a Solana devnet address and a Base address", () => {
-    expect(addressExplorerUrl("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU")).toBe(
-      "https://explorer.solana.com/address/4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU?cluster=devnet",
+    expect(
+      addressExplorerUrl("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"),
+    ).toBe("https://explorer.solana.com/address/4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU?cluster=devnet");
+    expect(addressExplorerUrl("eip155:8453", `0x${"cd".repeat(20)}`)).toBe(
+      `https://basescan.org/address/0x${"cd".repeat(20)}`,
     );
-    expect(addressExplorerUrl("eip155:8453", `0x${"cd".repeat(20)}`)).toBe(`https://basescan.org/address/0x${"cd".repeat(20)}`);
   });
 
   it("rejects malformed input: a transaction hash as a Base address, markup, an unknown network", () => {

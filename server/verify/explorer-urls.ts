@@ -11,14 +11,22 @@ const ID_FORMS: Record<NetworkFamily, { tx: RegExp; address: RegExp }> = {
 };
 
 /** The explorer URL of `tx` on `network` (a receipt's `payment.network`), or null for a network or transaction id we cannot link. */
-export function txExplorerUrl(network: string, tx: string, networks: NetworkRegistry = SHIPPED_NETWORKS): string | null {
+export function txExplorerUrl(
+  network: string,
+  tx: string,
+  networks: NetworkRegistry = SHIPPED_NETWORKS,
+): string | null {
   const row = networks.ofReceiptNetwork(network);
   if (!row || !ID_FORMS[row.family].tx.test(tx)) return null;
   return row.explorer.txUrl.replace("{tx}", tx);
 }
 
 /** The explorer URL of the account `addr` on `network`, or null for a network or address we cannot link. */
-export function addressExplorerUrl(network: string, addr: string, networks: NetworkRegistry = SHIPPED_NETWORKS): string | null {
+export function addressExplorerUrl(
+  network: string,
+  addr: string,
+  networks: NetworkRegistry = SHIPPED_NETWORKS,
+): string | null {
   const row = networks.ofReceiptNetwork(network);
   if (!row || !ID_FORMS[row.family].address.test(addr)) return null;
   return row.explorer.addressUrl.replace("{address}", addr);

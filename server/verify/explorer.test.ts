@@ -16,7 +16,10 @@ describe("readExplorerInput()", () => {
 
   it("reads receipt JSON and the base64 header form", () => {
     expect(readExplorerInput('{"v":2}')).toEqual({ kind: "receipt", receipt: { v: 2 } });
-    expect(readExplorerInput(Buffer.from('{"v":2}').toString("base64"))).toEqual({ kind: "receipt", receipt: { v: 2 } });
+    expect(readExplorerInput(Buffer.from('{"v":2}').toString("base64"))).toEqual({
+      kind: "receipt",
+      receipt: { v: 2 },
+    });
   });
 
   it.each([[""], ["hello there"], ["[1,2]"], ["http://x/r/not-an-id"]])("rejects malformed input %j", (text) => {
@@ -47,14 +50,28 @@ describe.each(VERIFIERS)("verifyForExplorer() with %s", (_backend, { verifyForEx
   const current = generateKeypair();
   const retired = generateKeypair();
   const RETIRED_AT = 1_763_000_000_000;
-  const operatorKeys = { pubkey: current.publicKeyBase58, retired: [{ pubkey: retired.publicKeyBase58, retired_at: RETIRED_AT }] };
-  const receipt = (timestamp: number) => signReceipt({ v: 2, prompt_hash: "p", response_hash: "r", timestamp } as never, retired) as unknown as Record<string, unknown>;
-  const check = (r: Record<string, unknown>) => verifyForExplorer({ receipt: r, prompt: undefined, response: undefined, operatorKeys, rpcByNetwork: {} });
+  const operatorKeys = {
+    pubkey: current.publicKeyBase58,
+    retired: [{ pubkey: retired.publicKeyBase58, retired_at: RETIRED_AT }],
+  };
+  const receipt = (timestamp: number) =>
+    signReceipt({ v: 2, prompt_hash: "p", response_hash: "r", timestamp } as never, retired) as unknown as Record<
+      string,
+      unknown
+    >;
+  const check = (r: Record<string, unknown>) =>
+    verifyForExplorer({ receipt: r, prompt: undefined, response: undefined, operatorKeys, rpcByNetwork: {} });
 
   it("takes the published keys: a receipt of a retired key verifies before its retirement, not after", async () => {
-    expect(await check(receipt(RETIRED_AT - 1))).toMatchObject({ mode: "signature-only", ok: true, operatorKey: retired.publicKeyBase58 });
+    expect(await check(receipt(RETIRED_AT - 1))).toMatchObject({
+      mode: "signature-only",
+      ok: true,
+      operatorKey: retired.publicKeyBase58,
+    });
     const late = await check(receipt(RETIRED_AT));
     expect(late).toMatchObject({ ok: false, checks: { service_signature_ok: false } });
-    expect(late.reasons.service_signature_ok).toMatch(/retired at 2025-11-13T02:13:20\.000Z: the receipt's timestamp .* is not before its retirement$/);
+    expect(late.reasons.service_signature_ok).toMatch(
+      /retired at 2025-11-13T02:13:20\.000Z: the receipt's timestamp .* is not before its retirement$/,
+    );
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { legacyPromptHashOfMessages, matchPromptHash, promptHashCandidates, promptHashOfMessages, responseHash, responseText, sha256Hex } from "./hashes";
+import {
+  legacyPromptHashOfMessages,
+  matchPromptHash,
+  promptHashCandidates,
+  promptHashOfMessages,
+  responseHash,
+  responseText,
+  sha256Hex,
+} from "./hashes";
 
 const messages = [
   { role: "system", content: "You are a helpful assistant." },
@@ -17,7 +25,15 @@ describe("promptHashCandidates()", () => {
   it("offers the canonical and the legacy form for a messages array", () => {
     const forms = promptHashCandidates(messages);
     expect(forms).toEqual([
-      { form: "canonical", hash: sha256Hex(JSON.stringify([{ content: messages[0]!.content, role: "system" }, { content: messages[1]!.content, role: "user" }])) },
+      {
+        form: "canonical",
+        hash: sha256Hex(
+          JSON.stringify([
+            { content: messages[0]!.content, role: "system" },
+            { content: messages[1]!.content, role: "user" },
+          ]),
+        ),
+      },
       { form: "legacy", hash: sha256Hex("system:You are a helpful assistant.\nuser:Say hi in one word.") },
     ]);
   });
@@ -40,7 +56,9 @@ describe("promptHashCandidates()", () => {
 
   it("reads an embeddings request body, or its input, as the list of its inputs", () => {
     const texts = { form: "embeddings", hash: sha256Hex('["a","b"]') };
-    expect(promptHashCandidates({ model: "local/hash-embed-1", input: ["a", "b"], encoding_format: "base64" })).toEqual([texts]);
+    expect(promptHashCandidates({ model: "local/hash-embed-1", input: ["a", "b"], encoding_format: "base64" })).toEqual(
+      [texts],
+    );
     expect(promptHashCandidates(["a", "b"])).toEqual([texts]);
     expect(promptHashCandidates([3, 4])).toEqual([{ form: "embeddings", hash: sha256Hex("[[3,4]]") }]);
     expect(promptHashCandidates({ input: [[3, 4]] })).toEqual([{ form: "embeddings", hash: sha256Hex("[[3,4]]") }]);
@@ -50,12 +68,17 @@ describe("promptHashCandidates()", () => {
       { form: "legacy", hash: sha256Hex("user:hi") },
       { form: "embeddings", hash: sha256Hex('["hi"]') },
     ]);
-    expect(matchPromptHash({ model: "m", input: "hi" }, sha256Hex('["hi"]'))).toEqual({ form: "embeddings", hash: sha256Hex('["hi"]') });
+    expect(matchPromptHash({ model: "m", input: "hi" }, sha256Hex('["hi"]'))).toEqual({
+      form: "embeddings",
+      hash: sha256Hex('["hi"]'),
+    });
   });
 
   it("hashes unicode and escapes through canonical JSON", () => {
     const tricky = [{ role: "user", content: 'emoji 😀, line sep \u2028, "quotes", back\\slash' }];
-    expect(promptHashOfMessages(tricky)).toBe(sha256Hex(`[{"content":${JSON.stringify(tricky[0]!.content)},"role":"user"}]`));
+    expect(promptHashOfMessages(tricky)).toBe(
+      sha256Hex(`[{"content":${JSON.stringify(tricky[0]!.content)},"role":"user"}]`),
+    );
   });
 
   it("skips the legacy form for non-string content", () => {
@@ -64,14 +87,34 @@ describe("promptHashCandidates()", () => {
   });
 
   it("hashes a Responses request body as the messages its instructions and input map to", () => {
-    const mapped = [{ role: "system", content: "Be brief." }, { role: "user", content: [{ type: "text", text: "hi" }] }];
-    const body = { model: "local/echo-1", instructions: "Be brief.", input: [{ role: "user", content: [{ type: "input_text", text: "hi" }] }] };
+    const mapped = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+    ];
+    const body = {
+      model: "local/echo-1",
+      instructions: "Be brief.",
+      input: [{ role: "user", content: [{ type: "input_text", text: "hi" }] }],
+    };
     expect(promptHashCandidates(body)[0]).toEqual({ form: "canonical", hash: promptHashOfMessages(mapped) });
-    expect(matchPromptHash(body, promptHashOfMessages(mapped))).toEqual({ form: "canonical", hash: promptHashOfMessages(mapped) });
-    expect(promptHashCandidates({ input: "hi" }).map((c) => c.hash)).toContain(promptHashOfMessages([{ role: "user", content: "hi" }]));
+    expect(matchPromptHash(body, promptHashOfMessages(mapped))).toEqual({
+      form: "canonical",
+      hash: promptHashOfMessages(mapped),
+    });
+    expect(promptHashCandidates({ input: "hi" }).map((c) => c.hash)).toContain(
+      promptHashOfMessages([{ role: "user", content: "hi" }]),
+    );
   });
 
-  it.each([[null], [42], [{}], [{ messages: "nope" }], [undefined], [{ input: 5 }], [{ input: [{ role: "user", content: [{ type: "input_image", image_url: "x" }] }] }]])("rejects malformed input %j with no candidates", (input) => {
+  it.each([
+    [null],
+    [42],
+    [{}],
+    [{ messages: "nope" }],
+    [undefined],
+    [{ input: 5 }],
+    [{ input: [{ role: "user", content: [{ type: "input_image", image_url: "x" }] }] }],
+  ])("rejects malformed input %j with no candidates", (input) => {
     expect(promptHashCandidates(input)).toEqual([]);
   });
 });
@@ -97,7 +140,11 @@ describe("responseText()", () => {
     const chunks = [
       { object: "chat.completion.chunk", choices: [{ delta: { role: "assistant", content: "Hel" } }] },
       { object: "chat.completion.chunk", choices: [{ delta: { content: "lo!" }, finish_reason: "stop" }] },
-      { object: "chat.completion.chunk", choices: [], service_receipt: { object: "service.receipt", receipt: { response_hash: "h" }, log_proof_url: "u" } },
+      {
+        object: "chat.completion.chunk",
+        choices: [],
+        service_receipt: { object: "service.receipt", receipt: { response_hash: "h" }, log_proof_url: "u" },
+      },
     ];
     expect(responseText(chunks)).toBe("Hello!");
   });
@@ -109,7 +156,17 @@ describe("responseText()", () => {
       status: "completed",
       output: [
         { type: "reasoning", id: "rs_1", summary: [] },
-        { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Hel", annotations: [] }, { type: "refusal", refusal: "no" }, { type: "output_text", text: "lo!", annotations: [] }] },
+        {
+          type: "message",
+          id: "msg_1",
+          role: "assistant",
+          status: "completed",
+          content: [
+            { type: "output_text", text: "Hel", annotations: [] },
+            { type: "refusal", refusal: "no" },
+            { type: "output_text", text: "lo!", annotations: [] },
+          ],
+        },
       ],
     };
     expect(responseText(response)).toBe("Hello!");
@@ -118,33 +175,59 @@ describe("responseText()", () => {
   });
 
   it("hashes an embeddings answer over its vectors, not a text (it has none)", () => {
-    const body = { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.5, -1] }], model: "m", usage: { prompt_tokens: 1, total_tokens: 1 } };
+    const body = {
+      object: "list",
+      data: [{ object: "embedding", index: 0, embedding: [0.5, -1] }],
+      model: "m",
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    };
     expect(responseText(body)).toBeNull();
     expect(responseHash(body)).toBe(sha256Hex("[[0.5,-1]]"));
     expect(responseHash([[0.5, -1]])).toBe(sha256Hex("[[0.5,-1]]"));
     expect(responseHash([0.5, -1])).toBe(sha256Hex("[[0.5,-1]]"));
   });
 
-  it.each([[{ object: "response" }], [{ object: "response", output: [{ type: "message", content: "x" }] }], [{ object: "response", output: [{ type: "message", content: [{ type: "output_text", text: 1 }] }] }], [{ object: "response", output: [7] }]])(
-    "rejects a malformed Responses object %j",
-    (input) => {
-      expect(responseText(input)).toBeNull();
-    },
-  );
+  it.each([
+    [{ object: "response" }],
+    [{ object: "response", output: [{ type: "message", content: "x" }] }],
+    [{ object: "response", output: [{ type: "message", content: [{ type: "output_text", text: 1 }] }] }],
+    [{ object: "response", output: [7] }],
+  ])("rejects a malformed Responses object %j", (input) => {
+    expect(responseText(input)).toBeNull();
+  });
 
-  it.each([[null], [{}], [{ choices: [] }], [{ choices: [{ message: { content: 5 } }] }], [[{ choices: [{ delta: { content: 1 } }] }]], [7]])(
-    "rejects malformed input %j",
-    (input) => {
-      expect(responseText(input)).toBeNull();
-      expect(responseHash(input)).toBeNull();
-    },
-  );
+  it.each([
+    [null],
+    [{}],
+    [{ choices: [] }],
+    [{ choices: [{ message: { content: 5 } }] }],
+    [[{ choices: [{ delta: { content: 1 } }] }]],
+    [7],
+  ])("rejects malformed input %j", (input) => {
+    expect(responseText(input)).toBeNull();
+    expect(responseHash(input)).toBeNull();
+  });
 });
 
 describe("matchPromptHash()", () => {
   it("answers as searching every candidate does, for each form and for no match", () => {
-    const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }];
-    const inputs: unknown[] = [messages, { messages }, { prompt: "What?" }, "plain", { messages, prompt: "both" }, 42, null, [1, 2], ["a", "b"], { input: "hi" }, { input: [[1], [2]] }];
+    const messages = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "yo" },
+    ];
+    const inputs: unknown[] = [
+      messages,
+      { messages },
+      { prompt: "What?" },
+      "plain",
+      { messages, prompt: "both" },
+      42,
+      null,
+      [1, 2],
+      ["a", "b"],
+      { input: "hi" },
+      { input: [[1], [2]] },
+    ];
     for (const prompt of inputs) {
       const candidates = promptHashCandidates(prompt);
       for (const expected of [...candidates.map((c) => c.hash), "0".repeat(64), undefined]) {

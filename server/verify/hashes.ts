@@ -4,7 +4,12 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
-import { embeddingInputsOf, embeddingsPromptHash, embeddingsResponseHash, embeddingVectorsOf } from "./embedding-hashes";
+import {
+  embeddingInputsOf,
+  embeddingsPromptHash,
+  embeddingsResponseHash,
+  embeddingVectorsOf,
+} from "./embedding-hashes";
 import { responsesPromptMessages } from "./responses-prompt";
 
 /** SHA-256 of the UTF-8 bytes of `text`, lower-case hex. */
@@ -57,7 +62,8 @@ export function legacyPromptHashOfMessages(messages: readonly unknown[]): string
  */
 export function promptHashCandidates(prompt: unknown): PromptHashCandidate[] {
   if (typeof prompt === "string") return [{ form: "raw", hash: sha256Hex(prompt) }, ...embeddingsCandidates(prompt)];
-  if (Array.isArray(prompt)) return embeddingInputsOf(prompt) !== null ? embeddingsCandidates(prompt) : messageCandidates(prompt);
+  if (Array.isArray(prompt))
+    return embeddingInputsOf(prompt) !== null ? embeddingsCandidates(prompt) : messageCandidates(prompt);
   if (isRecord(prompt)) {
     const out: PromptHashCandidate[] = [];
     if (Array.isArray(prompt.messages)) out.push(...messageCandidates(prompt.messages));
@@ -81,8 +87,18 @@ function embeddingsCandidates(input: unknown): PromptHashCandidate[] {
  * The candidate whose hash is `expected`, or undefined: the same answer as searching promptHashCandidates(prompt),
  * computing each candidate only until one matches (a current receipt matches the first, canonical, one).
  */
-export function matchPromptHash(prompt: unknown, expected: unknown, hash: Sha256Hex = sha256Hex): PromptHashCandidate | undefined {
-  const messages = Array.isArray(prompt) ? (embeddingInputsOf(prompt) === null ? prompt : null) : isRecord(prompt) ? promptMessagesOf(prompt) : null;
+export function matchPromptHash(
+  prompt: unknown,
+  expected: unknown,
+  hash: Sha256Hex = sha256Hex,
+): PromptHashCandidate | undefined {
+  const messages = Array.isArray(prompt)
+    ? embeddingInputsOf(prompt) === null
+      ? prompt
+      : null
+    : isRecord(prompt)
+      ? promptMessagesOf(prompt)
+      : null;
   if (messages !== null) {
     let canonical: string | null;
     try {

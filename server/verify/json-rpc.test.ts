@@ -8,7 +8,9 @@ function hangingFetch(): { fetch: FetchLike; sentAt: number[] } {
   const sentAt: number[] = [];
   const fetch: FetchLike = (_url, init) => {
     sentAt.push(Date.now());
-    return new Promise((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
+    return new Promise((_resolve, reject) =>
+      init?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
+    );
   };
   return { fetch, sentAt };
 }
@@ -25,7 +27,9 @@ describe("fetchJsonBounded() against an RPC that hangs", () => {
   it("fails rpc_timeout after two attempts of 2.5 s and the 200 ms pause: 5.2 s, not a millisecond more", async () => {
     const rpc = hangingFetch();
     let settled: unknown = null;
-    const call = jsonRpcCall("http://rpc.test", "getTransaction", [], { fetch: rpc.fetch }).catch((e: unknown) => (settled = e));
+    const call = jsonRpcCall("http://rpc.test", "getTransaction", [], { fetch: rpc.fetch }).catch(
+      (e: unknown) => (settled = e),
+    );
     await vi.advanceTimersByTimeAsync(5_199);
     expect(settled).toBeNull();
     expect(rpc.sentAt).toEqual([T0, T0 + 2_700]);
@@ -39,7 +43,12 @@ describe("fetchJsonBounded() against an RPC that hangs", () => {
   it("keeps a caller's own limits and its failure reason for what is not a chain RPC", async () => {
     const rpc = hangingFetch();
     let settled: unknown = null;
-    const call = fetchJsonBounded("http://key.test", {}, { fetch: rpc.fetch, attemptTimeoutMs: 100, retries: 0 }, "operator_key_unavailable").catch((e: unknown) => (settled = e));
+    const call = fetchJsonBounded(
+      "http://key.test",
+      {},
+      { fetch: rpc.fetch, attemptTimeoutMs: 100, retries: 0 },
+      "operator_key_unavailable",
+    ).catch((e: unknown) => (settled = e));
     await vi.advanceTimersByTimeAsync(99);
     expect(settled).toBeNull();
     await vi.advanceTimersByTimeAsync(1);

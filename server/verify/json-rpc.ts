@@ -5,11 +5,7 @@
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export type VerifierFetchReason =
-  | "rpc_unreachable"
-  | "rpc_timeout"
-  | "rpc_error"
-  | "operator_key_unavailable"
-  | "fetch_refused";
+  "rpc_unreachable" | "rpc_timeout" | "rpc_error" | "operator_key_unavailable" | "fetch_refused";
 
 /** Infrastructure failure while verifying (RPC down, key fetch failed): the verdict could not be reached. */
 export class VerifierFetchError extends Error {
@@ -76,7 +72,12 @@ export async function fetchJsonBounded(
 }
 
 /** Calls one JSON-RPC 2.0 method and returns its `result`. A JSON-RPC error object is a VerifierFetchError. */
-export async function jsonRpcCall(url: string, method: string, params: unknown[], opts: BoundedFetchOptions): Promise<unknown> {
+export async function jsonRpcCall(
+  url: string,
+  method: string,
+  params: unknown[],
+  opts: BoundedFetchOptions,
+): Promise<unknown> {
   const body = await fetchJsonBounded(
     url,
     {
@@ -87,7 +88,8 @@ export async function jsonRpcCall(url: string, method: string, params: unknown[]
     opts,
     "rpc_unreachable",
   );
-  if (typeof body !== "object" || body === null) throw new VerifierFetchError("rpc_error", `${method}: malformed JSON-RPC answer`);
+  if (typeof body !== "object" || body === null)
+    throw new VerifierFetchError("rpc_error", `${method}: malformed JSON-RPC answer`);
   const record = body as { result?: unknown; error?: { message?: unknown } };
   if (record.error !== undefined) {
     const message = typeof record.error?.message === "string" ? record.error.message : "unknown error";

@@ -5,7 +5,16 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
 import { verifyEd25519Noble, type Ed25519Backend } from "./ed25519";
 import { HASH_SIZE, leafHash, verifyConsistency, verifyInclusion } from "./merkle-tree";
-import { decodeBase64, encodeBase64, findKeySignature, parseSignedNote, parseVerifierKey, SIG_COSIGNATURE_V1, SIG_ED25519, type ParsedNote } from "./signed-note";
+import {
+  decodeBase64,
+  encodeBase64,
+  findKeySignature,
+  parseSignedNote,
+  parseVerifierKey,
+  SIG_COSIGNATURE_V1,
+  SIG_ED25519,
+  type ParsedNote,
+} from "./signed-note";
 
 /** The first line of every entry: names the encoding, so a future one can never be read as this one. */
 export const RECEIPT_ENTRY_TAG = "signet-receipt/v1";
@@ -39,12 +48,15 @@ export function parseCheckpointText(text: string): Checkpoint | null {
  */
 export function encodeReceiptEntry(receipt: Record<string, unknown>): Uint8Array {
   const { service_signature: signature, ...unsigned } = receipt;
-  if (typeof signature !== "string" || signature === "") throw new TypeError("a logged receipt carries its service_signature");
+  if (typeof signature !== "string" || signature === "")
+    throw new TypeError("a logged receipt carries its service_signature");
   return utf8ToBytes(`${RECEIPT_ENTRY_TAG}\n${canonicalJson(unsigned)}\n${signature}`);
 }
 
 /** Reads an entry back into its receipt; null if it is not a receipt entry. */
-export function decodeReceiptEntry(entry: Uint8Array): { receipt: Record<string, unknown>; signedBytes: Uint8Array } | null {
+export function decodeReceiptEntry(
+  entry: Uint8Array,
+): { receipt: Record<string, unknown>; signedBytes: Uint8Array } | null {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(entry);
@@ -59,13 +71,24 @@ export function decodeReceiptEntry(entry: Uint8Array): { receipt: Record<string,
   } catch {
     return null;
   }
-  if (typeof unsigned !== "object" || unsigned === null || Array.isArray(unsigned) || "service_signature" in unsigned) return null;
+  if (typeof unsigned !== "object" || unsigned === null || Array.isArray(unsigned) || "service_signature" in unsigned)
+    return null;
   // The stored bytes must be the canonical form: one receipt, one entry.
   if (canonicalJson(unsigned) !== lines[1]) return null;
-  return { receipt: { ...(unsigned as Record<string, unknown>), service_signature: lines[2] }, signedBytes: utf8ToBytes(lines[1]!) };
+  return {
+    receipt: { ...(unsigned as Record<string, unknown>), service_signature: lines[2] },
+    signedBytes: utf8ToBytes(lines[1]!),
+  };
 }
 
-export type CheckpointFailure = "malformed_checkpoint" | "bad_log_key" | "log_signature_missing" | "log_signature_invalid" | "origin_mismatch" | "witness_signature_invalid" | "witness_quorum_not_met";
+export type CheckpointFailure =
+  | "malformed_checkpoint"
+  | "bad_log_key"
+  | "log_signature_missing"
+  | "log_signature_invalid"
+  | "origin_mismatch"
+  | "witness_signature_invalid"
+  | "witness_quorum_not_met";
 
 export interface OpenCheckpointOptions {
   /**
@@ -83,7 +106,13 @@ export interface OpenCheckpointOptions {
 }
 
 export type OpenedCheckpoint =
-  | { ok: true; checkpoint: Checkpoint; note: ParsedNote; logKeyName: string; cosignedBy: { name: string; timestamp: number }[] }
+  | {
+      ok: true;
+      checkpoint: Checkpoint;
+      note: ParsedNote;
+      logKeyName: string;
+      cosignedBy: { name: string; timestamp: number }[];
+    }
   | { ok: false; reason: CheckpointFailure };
 
 /** Verifies a signed checkpoint: its log signature, its origin, and the witness quorum asked for. */
@@ -91,7 +120,8 @@ export function openCheckpoint(noteText: string, opts: OpenCheckpointOptions): O
   const backend = opts.ed25519 ?? verifyEd25519Noble;
   const keys = (typeof opts.logKey === "string" ? [opts.logKey] : [...opts.logKey]).map(parseVerifierKey);
   // One log, one name: keys of two names would be two logs.
-  if (keys.length === 0 || keys.some((k) => !k || k.type !== SIG_ED25519 || k.name !== keys[0]!.name)) return { ok: false, reason: "bad_log_key" };
+  if (keys.length === 0 || keys.some((k) => !k || k.type !== SIG_ED25519 || k.name !== keys[0]!.name))
+    return { ok: false, reason: "bad_log_key" };
   const key = keys[0]!;
   const note = parseSignedNote(noteText);
   const checkpoint = note ? parseCheckpointText(note.text) : null;
@@ -130,7 +160,11 @@ export type ReceiptInclusionResult =
   | { ok: false; reason: InclusionFailure };
 
 /** Checks that `receipt` is the entry at `proof.log_index` of the tree its signed checkpoint commits to. */
-export function verifyReceiptInclusion(receipt: Record<string, unknown>, proof: ReceiptLogProof, opts: OpenCheckpointOptions): ReceiptInclusionResult {
+export function verifyReceiptInclusion(
+  receipt: Record<string, unknown>,
+  proof: ReceiptLogProof,
+  opts: OpenCheckpointOptions,
+): ReceiptInclusionResult {
   const opened = openCheckpoint(typeof proof?.checkpoint === "string" ? proof.checkpoint : "", opts);
   if (!opened.ok) return opened;
   if (!Array.isArray(proof.inclusion_proof)) return { ok: false, reason: "malformed_proof" };
@@ -143,10 +177,18 @@ export function verifyReceiptInclusion(receipt: Record<string, unknown>, proof: 
   } catch {
     return { ok: false, reason: "not_included" };
   }
-  if (!verifyInclusion(proof.log_index, proof.tree_size, leafHash(entry), hashes as Uint8Array[], opened.checkpoint.root)) {
+  if (
+    !verifyInclusion(proof.log_index, proof.tree_size, leafHash(entry), hashes as Uint8Array[], opened.checkpoint.root)
+  ) {
     return { ok: false, reason: "not_included" };
   }
-  return { ok: true, index: proof.log_index, treeSize: proof.tree_size, logKeyName: opened.logKeyName, cosignedBy: opened.cosignedBy };
+  return {
+    ok: true,
+    index: proof.log_index,
+    treeSize: proof.tree_size,
+    logKeyName: opened.logKeyName,
+    cosignedBy: opened.cosignedBy,
+  };
 }
 
 /** Checks that checkpoint `older` is a prefix of checkpoint `newer` by a consistency proof of base64 hashes. */

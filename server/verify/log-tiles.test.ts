@@ -2,7 +2,17 @@
 // bundles, and proofs built from served tiles equal to those built from the stored hashes.
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { describe, expect, it } from "vitest";
-import { decodeEntryBundle, encodeEntryBundle, encodeTileIndex, hashesAtTileLevel, parseTilePath, tileHashReader, tilePath, tilesOfLevel, type TileId } from "./log-tiles";
+import {
+  decodeEntryBundle,
+  encodeEntryBundle,
+  encodeTileIndex,
+  hashesAtTileLevel,
+  parseTilePath,
+  tileHashReader,
+  tilePath,
+  tilesOfLevel,
+  type TileId,
+} from "./log-tiles";
 import { leafHash, proveConsistency, proveInclusion, treeHash, type SubtreeId } from "./merkle-tree";
 import { storeTree } from "./fixtures/store-tree";
 
@@ -21,7 +31,21 @@ describe("encodeTileIndex() and parseTilePath()", () => {
     expect(parseTilePath(["2", "x001", "x234", "067"])).toEqual({ level: 2, index: 1234067, width: 256 });
     expect(parseTilePath(["0", "005.p", "17"])).toEqual({ level: 0, index: 5, width: 17 });
     expect(parseTilePath(["entries", "x001", "000.p", "3"])).toEqual({ level: "entries", index: 1000, width: 3 });
-    for (const bad of [["0"], ["00", "000"], ["01", "000"], ["64", "000"], ["0", "5"], ["0", "0005"], ["0", "001", "002"], ["0", "x000", "001"], ["0", "000.p", "0"], ["0", "000.p", "256"], ["0", "000.p", "07"], ["x", "000"], ["0", "abc"]]) {
+    for (const bad of [
+      ["0"],
+      ["00", "000"],
+      ["01", "000"],
+      ["64", "000"],
+      ["0", "5"],
+      ["0", "0005"],
+      ["0", "001", "002"],
+      ["0", "x000", "001"],
+      ["0", "000.p", "0"],
+      ["0", "000.p", "256"],
+      ["0", "000.p", "07"],
+      ["x", "000"],
+      ["0", "abc"],
+    ]) {
       expect(parseTilePath(bad), bad.join("/")).toBeNull();
     }
   });
@@ -32,7 +56,10 @@ describe("tilesOfLevel()", () => {
     const level0 = tilesOfLevel(70_000, 0);
     expect(level0.filter((t) => t.width === 256)).toHaveLength(273);
     expect(level0.at(-1)).toEqual({ level: 0, index: 273, width: 112 });
-    expect(tilesOfLevel(70_000, 1)).toEqual([{ level: 1, index: 0, width: 256 }, { level: 1, index: 1, width: 17 }]);
+    expect(tilesOfLevel(70_000, 1)).toEqual([
+      { level: 1, index: 0, width: 256 },
+      { level: 1, index: 1, width: 17 },
+    ]);
     expect(tilesOfLevel(70_000, 2)).toEqual([{ level: 2, index: 0, width: 1 }]);
     expect(tilesOfLevel(256, 1)).toEqual([{ level: 1, index: 0, width: 1 }]);
     expect(hashesAtTileLevel(255, 1)).toBe(0);
@@ -67,15 +94,24 @@ describe("tileHashReader()", () => {
       const fromTiles = tileHashReader(size, serveTile);
       expect(bytesToHex(await treeHash(size, fromTiles))).toBe(bytesToHex(await treeHash(size, read)));
       for (const index of [0, size >> 1, size - 1]) {
-        expect((await proveInclusion(index, size, fromTiles)).map(bytesToHex)).toEqual((await proveInclusion(index, size, read)).map(bytesToHex));
+        expect((await proveInclusion(index, size, fromTiles)).map(bytesToHex)).toEqual(
+          (await proveInclusion(index, size, read)).map(bytesToHex),
+        );
       }
       for (const old of [1, 200, 256, 65_536]) {
-        if (old <= size) expect((await proveConsistency(old, size, fromTiles)).map(bytesToHex)).toEqual((await proveConsistency(old, size, read)).map(bytesToHex));
+        if (old <= size)
+          expect((await proveConsistency(old, size, fromTiles)).map(bytesToHex)).toEqual(
+            (await proveConsistency(old, size, read)).map(bytesToHex),
+          );
       }
     }
     expect(fetched).toContain("tile/2/000.p/1");
     expect(fetched).toContain("tile/1/001.p/17");
-    await expect(tileHashReader(10, serveTile)([{ level: 4, index: 0 } satisfies SubtreeId])).rejects.toThrow(/not complete/);
-    await expect(tileHashReader(10, async () => new Uint8Array(5))([{ level: 0, index: 0 }])).rejects.toThrow(/not 10 hashes/);
+    await expect(tileHashReader(10, serveTile)([{ level: 4, index: 0 } satisfies SubtreeId])).rejects.toThrow(
+      /not complete/,
+    );
+    await expect(tileHashReader(10, async () => new Uint8Array(5))([{ level: 0, index: 0 }])).rejects.toThrow(
+      /not 10 hashes/,
+    );
   });
 });

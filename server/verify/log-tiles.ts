@@ -39,7 +39,9 @@ export function tilePath(tile: TileId | { level: "entries"; index: number; width
  * Parses the segments after `tile/` (e.g. ["0", "x001", "234.p", "7"]). Returns null for anything that is not a
  * canonical path: leading zeroes in L or W, a group not three digits, a missing `x`, W outside 1–255.
  */
-export function parseTilePath(segments: readonly string[]): { level: number | "entries"; index: number; width: number } | null {
+export function parseTilePath(
+  segments: readonly string[],
+): { level: number | "entries"; index: number; width: number } | null {
   if (segments.length < 2) return null;
   const [levelText, ...rest] = segments;
   let level: number | "entries";
@@ -85,7 +87,8 @@ export function tileFor(level: number, hashIndex: number, size: number): TileId 
 export function tilesOfLevel(size: number, level: number): TileId[] {
   const count = hashesAtTileLevel(size, level);
   const out: TileId[] = [];
-  for (let index = 0; index * TILE_WIDTH < count; index++) out.push({ level, index, width: Math.min(TILE_WIDTH, count - index * TILE_WIDTH) });
+  for (let index = 0; index * TILE_WIDTH < count; index++)
+    out.push({ level, index, width: Math.min(TILE_WIDTH, count - index * TILE_WIDTH) });
   return out;
 }
 
@@ -154,7 +157,8 @@ export function tileHashReader(size: number, fetchTile: TileFetcher): HashReader
   return async (ids: readonly SubtreeId[]) =>
     Promise.all(
       ids.map(async ({ level, index }) => {
-        if ((index + 1) * 2 ** level > size) throw new TileError(`subtree ${level}/${index} is not complete in a tree of ${size}`);
+        if ((index + 1) * 2 ** level > size)
+          throw new TileError(`subtree ${level}/${index} is not complete in a tree of ${size}`);
         const tileLevel = Math.floor(level / TILE_HEIGHT);
         const height = level - tileLevel * TILE_HEIGHT;
         const first = index * 2 ** height;

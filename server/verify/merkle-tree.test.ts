@@ -19,7 +19,9 @@ import {
   verifyInclusion,
 } from "./merkle-tree";
 
-const LEAVES = ["", "00", "10", "2021", "3031", "40414243", "5051525354555657", "606162636465666768696a6b6c6d6e6f"].map(hexToBytes);
+const LEAVES = ["", "00", "10", "2021", "3031", "40414243", "5051525354555657", "606162636465666768696a6b6c6d6e6f"].map(
+  hexToBytes,
+);
 const ROOTS = [
   "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
   "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
@@ -43,17 +45,72 @@ const LEAF_HASHES = [
 /** (leaf index, 0-based; tree size; proof). */
 const INCLUSION: [number, number, string[]][] = [
   [0, 1, []],
-  [0, 8, ["96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7", "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e", "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"]],
-  [5, 8, ["bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b", "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0", "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"]],
+  [
+    0,
+    8,
+    [
+      "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+      "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+      "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+    ],
+  ],
+  [
+    5,
+    8,
+    [
+      "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+      "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+      "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+    ],
+  ],
   [2, 3, ["fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125"]],
-  [1, 5, ["6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d", "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e", "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b"]],
+  [
+    1,
+    5,
+    [
+      "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+      "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+      "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+    ],
+  ],
 ];
 const CONSISTENCY: [number, number, string[]][] = [
   [1, 1, []],
-  [1, 8, ["96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7", "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e", "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"]],
-  [6, 8, ["0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a", "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0", "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"]],
-  [2, 5, ["5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e", "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b"]],
-  [6, 7, ["0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a", "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f", "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"]],
+  [
+    1,
+    8,
+    [
+      "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+      "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+      "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+    ],
+  ],
+  [
+    6,
+    8,
+    [
+      "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+      "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+      "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+    ],
+  ],
+  [
+    2,
+    5,
+    [
+      "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+      "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+    ],
+  ],
+  [
+    6,
+    7,
+    [
+      "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+      "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
+      "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+    ],
+  ],
 ];
 
 // RFC 6962 §2.1, written out literally over leaf hashes: the independent recomputation.
@@ -72,11 +129,14 @@ function path(m: number, l: readonly Uint8Array[]): Uint8Array[] {
 function subproof(m: number, l: readonly Uint8Array[], b: boolean): Uint8Array[] {
   if (m === l.length) return b ? [] : [mth(l)];
   const k = largestPow2Below(l.length);
-  return m <= k ? [...subproof(m, l.slice(0, k), b), mth(l.slice(k))] : [...subproof(m - k, l.slice(k), false), mth(l.slice(0, k))];
+  return m <= k
+    ? [...subproof(m, l.slice(0, k), b), mth(l.slice(k))]
+    : [...subproof(m - k, l.slice(k), false), mth(l.slice(0, k))];
 }
 
 const hex = (hs: readonly Uint8Array[]) => hs.map(bytesToHex);
-const syntheticLeaves = (n: number) => Array.from({ length: n }, (_, i) => leafHash(new TextEncoder().encode(`entry ${i}`)));
+const syntheticLeaves = (n: number) =>
+  Array.from({ length: n }, (_, i) => leafHash(new TextEncoder().encode(`entry ${i}`)));
 
 describe("leafHash() and treeHash()", () => {
   it("hash the RFC 6962 test leaves and every prefix of the test tree to the known answers", async () => {
@@ -99,8 +159,12 @@ describe("proveInclusion() and verifyInclusion()", () => {
     const { read } = storeTree(LEAVES.map(leafHash));
     for (const [index, size, proof] of INCLUSION) {
       expect(hex(await proveInclusion(index, size, read))).toEqual(proof);
-      expect(verifyInclusion(index, size, leafHash(LEAVES[index]!), proof.map(hexToBytes), hexToBytes(ROOTS[size - 1]!))).toBe(true);
-      expect(verifyInclusion(index ^ 1, size, leafHash(LEAVES[index]!), proof.map(hexToBytes), hexToBytes(ROOTS[size - 1]!))).toBe(false);
+      expect(
+        verifyInclusion(index, size, leafHash(LEAVES[index]!), proof.map(hexToBytes), hexToBytes(ROOTS[size - 1]!)),
+      ).toBe(true);
+      expect(
+        verifyInclusion(index ^ 1, size, leafHash(LEAVES[index]!), proof.map(hexToBytes), hexToBytes(ROOTS[size - 1]!)),
+      ).toBe(false);
     }
   });
 
@@ -152,24 +216,39 @@ describe("proveInclusion() and verifyInclusion()", () => {
     const leaves = syntheticLeaves(600);
     const { read } = storeTree(leaves);
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 600 }), fc.nat(), fc.nat(), fc.integer({ min: 0, max: 31 }), fc.integer({ min: 1, max: 255 }), async (size, rawIndex, pick, byte, flip) => {
-        const index = rawIndex % size;
-        const root = await treeHash(size, read);
-        const proof = await proveInclusion(index, size, read);
-        expect(verifyInclusion(index, size, leaves[index]!, proof, root)).toBe(true);
-        const bad = (h: Uint8Array) => {
-          const copy = h.slice();
-          copy[byte] = copy[byte]! ^ flip;
-          return copy;
-        };
-        expect(verifyInclusion(index, size, bad(leaves[index]!), proof, root)).toBe(false);
-        expect(verifyInclusion(index, size, leaves[index]!, proof, bad(root))).toBe(false);
-        if (proof.length > 0) {
-          const at = pick % proof.length;
-          expect(verifyInclusion(index, size, leaves[index]!, proof.map((h, i) => (i === at ? bad(h) : h)), root)).toBe(false);
-        }
-        if (size > 1) expect(verifyInclusion((index + 1) % size, size, leaves[index]!, proof, root)).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 600 }),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 0, max: 31 }),
+        fc.integer({ min: 1, max: 255 }),
+        async (size, rawIndex, pick, byte, flip) => {
+          const index = rawIndex % size;
+          const root = await treeHash(size, read);
+          const proof = await proveInclusion(index, size, read);
+          expect(verifyInclusion(index, size, leaves[index]!, proof, root)).toBe(true);
+          const bad = (h: Uint8Array) => {
+            const copy = h.slice();
+            copy[byte] = copy[byte]! ^ flip;
+            return copy;
+          };
+          expect(verifyInclusion(index, size, bad(leaves[index]!), proof, root)).toBe(false);
+          expect(verifyInclusion(index, size, leaves[index]!, proof, bad(root))).toBe(false);
+          if (proof.length > 0) {
+            const at = pick % proof.length;
+            expect(
+              verifyInclusion(
+                index,
+                size,
+                leaves[index]!,
+                proof.map((h, i) => (i === at ? bad(h) : h)),
+                root,
+              ),
+            ).toBe(false);
+          }
+          if (size > 1) expect(verifyInclusion((index + 1) % size, size, leaves[index]!, proof, root)).toBe(false);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -180,9 +259,19 @@ describe("proveConsistency() and verifyConsistency()", () => {
     const { read } = storeTree(LEAVES.map(leafHash));
     for (const [size1, size2, proof] of CONSISTENCY) {
       expect(hex(await proveConsistency(size1, size2, read))).toEqual(proof);
-      expect(verifyConsistency(size1, size2, hexToBytes(ROOTS[size1 - 1]!), hexToBytes(ROOTS[size2 - 1]!), proof.map(hexToBytes))).toBe(true);
+      expect(
+        verifyConsistency(
+          size1,
+          size2,
+          hexToBytes(ROOTS[size1 - 1]!),
+          hexToBytes(ROOTS[size2 - 1]!),
+          proof.map(hexToBytes),
+        ),
+      ).toBe(true);
     }
-    expect(verifyConsistency(6, 8, hexToBytes(ROOTS[4]!), hexToBytes(ROOTS[7]!), CONSISTENCY[2]![2].map(hexToBytes))).toBe(false);
+    expect(
+      verifyConsistency(6, 8, hexToBytes(ROOTS[4]!), hexToBytes(ROOTS[7]!), CONSISTENCY[2]![2].map(hexToBytes)),
+    ).toBe(false);
   });
 
   it("agree with RFC 6962's PROOF for every pair of sizes up to 70 and across the powers of two up to 1025", async () => {
@@ -190,7 +279,8 @@ describe("proveConsistency() and verifyConsistency()", () => {
     const { read } = storeTree(leaves);
     const pairs: [number, number][] = [];
     for (let n = 1; n <= 70; n++) for (let m = 1; m <= n; m++) pairs.push([m, n]);
-    for (const m of [1, 2, 3, 127, 128, 129, 255, 256, 257, 511, 512]) for (const n of [m, m + 1, 512, 513, 1023, 1024, 1025]) if (m <= n) pairs.push([m, n]);
+    for (const m of [1, 2, 3, 127, 128, 129, 255, 256, 257, 511, 512])
+      for (const n of [m, m + 1, 512, 513, 1023, 1024, 1025]) if (m <= n) pairs.push([m, n]);
     for (const [m, n] of pairs) {
       const proof = await proveConsistency(m, n, read);
       expect(hex(proof)).toEqual(m === n ? [] : hex(subproof(m, leaves.slice(0, n), true)));
@@ -214,24 +304,39 @@ describe("proveConsistency() and verifyConsistency()", () => {
     const leaves = syntheticLeaves(600);
     const { read } = storeTree(leaves);
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 600 }), fc.integer({ min: 1, max: 600 }), fc.nat(), fc.integer({ min: 0, max: 31 }), fc.integer({ min: 1, max: 255 }), async (x, y, pick, byte, flip) => {
-        const [m, n] = x <= y ? [x, y] : [y, x];
-        const r1 = await treeHash(m, read);
-        const r2 = await treeHash(n, read);
-        const proof = await proveConsistency(m, n, read);
-        expect(verifyConsistency(m, n, r1, r2, proof)).toBe(true);
-        const bad = (h: Uint8Array) => {
-          const copy = h.slice();
-          copy[byte] = copy[byte]! ^ flip;
-          return copy;
-        };
-        if (m < n) {
-          expect(verifyConsistency(m, n, bad(r1), r2, proof)).toBe(false);
-          expect(verifyConsistency(m, n, r1, bad(r2), proof)).toBe(false);
-          const at = pick % proof.length;
-          expect(verifyConsistency(m, n, r1, r2, proof.map((h, i) => (i === at ? bad(h) : h)))).toBe(false);
-        }
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 600 }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 31 }),
+        fc.integer({ min: 1, max: 255 }),
+        async (x, y, pick, byte, flip) => {
+          const [m, n] = x <= y ? [x, y] : [y, x];
+          const r1 = await treeHash(m, read);
+          const r2 = await treeHash(n, read);
+          const proof = await proveConsistency(m, n, read);
+          expect(verifyConsistency(m, n, r1, r2, proof)).toBe(true);
+          const bad = (h: Uint8Array) => {
+            const copy = h.slice();
+            copy[byte] = copy[byte]! ^ flip;
+            return copy;
+          };
+          if (m < n) {
+            expect(verifyConsistency(m, n, bad(r1), r2, proof)).toBe(false);
+            expect(verifyConsistency(m, n, r1, bad(r2), proof)).toBe(false);
+            const at = pick % proof.length;
+            expect(
+              verifyConsistency(
+                m,
+                n,
+                r1,
+                r2,
+                proof.map((h, i) => (i === at ? bad(h) : h)),
+              ),
+            ).toBe(false);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });

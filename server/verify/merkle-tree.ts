@@ -115,7 +115,8 @@ function subproofRanges(m: number, start: number, end: number, complete: boolean
 async function hashRanges(ranges: readonly Range[], read: HashReader): Promise<Uint8Array[]> {
   const parts = ranges.map(([a, b]) => rangeSubtrees(a, b));
   const hashes = await read(parts.flat());
-  if (hashes.length !== parts.reduce((sum, p) => sum + p.length, 0)) throw new Error("the hash reader answered the wrong number of hashes");
+  if (hashes.length !== parts.reduce((sum, p) => sum + p.length, 0))
+    throw new Error("the hash reader answered the wrong number of hashes");
   let at = 0;
   return parts.map((p) => {
     const mine = hashes.slice(at, at + p.length);
@@ -174,7 +175,12 @@ function wellFormed(proof: readonly Uint8Array[]): boolean {
  * left = the hash is the left sibling. Returns the final sn (0 when the path reached the root), or -1 when the path is
  * longer than the tree is high.
  */
-function walkPath(fn0: number, sn0: number, path: readonly Uint8Array[], step: (hash: Uint8Array, left: boolean) => void): number {
+function walkPath(
+  fn0: number,
+  sn0: number,
+  path: readonly Uint8Array[],
+  step: (hash: Uint8Array, left: boolean) => void,
+): number {
   let fn = fn0;
   let sn = sn0;
   for (const p of path) {
@@ -199,7 +205,12 @@ function walkPath(fn0: number, sn0: number, path: readonly Uint8Array[], step: (
  * The root an inclusion proof leads to (RFC 9162 §2.1.3.2), or null when the proof cannot be one for (index, size):
  * wrong length, malformed hashes. Verifying compares it with a trusted root.
  */
-export function rootFromInclusionProof(index: number, size: number, leaf: Uint8Array, proof: readonly Uint8Array[]): Uint8Array | null {
+export function rootFromInclusionProof(
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: readonly Uint8Array[],
+): Uint8Array | null {
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return null;
   if (!(leaf instanceof Uint8Array) || leaf.length !== HASH_SIZE || !wellFormed(proof)) return null;
   let r = leaf;
@@ -210,7 +221,13 @@ export function rootFromInclusionProof(index: number, size: number, leaf: Uint8A
 }
 
 /** True when `proof` shows the leaf hash `leaf` at `index` in the tree of `size` leaves whose root is `root`. */
-export function verifyInclusion(index: number, size: number, leaf: Uint8Array, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!(root instanceof Uint8Array) || root.length !== HASH_SIZE) return false;
   const computed = rootFromInclusionProof(index, size, leaf, proof);
   return computed !== null && equalBytes(computed, root);
@@ -221,9 +238,21 @@ export function verifyInclusion(index: number, size: number, leaf: Uint8Array, p
  * (RFC 9162 §2.1.4.2). Equal sizes need equal roots and an empty proof; size1 = 0 is consistent with anything only
  * with an empty proof.
  */
-export function verifyConsistency(size1: number, size2: number, root1: Uint8Array, root2: Uint8Array, proof: readonly Uint8Array[]): boolean {
+export function verifyConsistency(
+  size1: number,
+  size2: number,
+  root1: Uint8Array,
+  root2: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
   if (!Number.isSafeInteger(size1) || !Number.isSafeInteger(size2) || size1 < 0 || size2 < size1) return false;
-  if (!(root1 instanceof Uint8Array) || !(root2 instanceof Uint8Array) || root1.length !== HASH_SIZE || root2.length !== HASH_SIZE) return false;
+  if (
+    !(root1 instanceof Uint8Array) ||
+    !(root2 instanceof Uint8Array) ||
+    root1.length !== HASH_SIZE ||
+    root2.length !== HASH_SIZE
+  )
+    return false;
   if (!wellFormed(proof)) return false;
   if (size1 === size2) return proof.length === 0 && equalBytes(root1, root2);
   if (size1 === 0) return proof.length === 0;
@@ -274,7 +303,8 @@ export interface CompactRange {
 /** The compact range after appending `leaves` (leaf hashes): what a monitor keeps to recompute each new root itself. */
 export function extendCompactRange(range: CompactRange, leaves: readonly Uint8Array[]): CompactRange {
   const levels = rangeSubtrees(0, range.size).map((s) => s.level);
-  if (levels.length !== range.hashes.length) throw new MerkleArgumentError("a compact range needs one hash per perfect subtree of its size");
+  if (levels.length !== range.hashes.length)
+    throw new MerkleArgumentError("a compact range needs one hash per perfect subtree of its size");
   const stack = range.hashes.map((hash, i) => ({ level: levels[i]!, hash }));
   for (const leaf of leaves) {
     stack.push({ level: 0, hash: leaf });

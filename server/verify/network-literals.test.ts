@@ -64,16 +64,24 @@ describe("network literals", () => {
   });
 
   it("no file outside the registry spells a shipped network's CAIP-2 id or USDC asset", () => {
-    const offenders = checkedFiles().flatMap((file) => literalsIn(readFileSync(path.join(ROOT, file), "utf8")).map((where) => `${file}: ${where}`));
+    const offenders = checkedFiles().flatMap((file) =>
+      literalsIn(readFileSync(path.join(ROOT, file), "utf8")).map((where) => `${file}: ${where}`),
+    );
     expect(offenders).toEqual([]);
   });
 
   it("catches each fact however it is written, and not a longer chain id or an unrelated string", () => {
     expect(literalsIn('const x = "eip155:84532";')).toEqual(["base-sepolia's CAIP-2 id on line 1"]);
     expect(literalsIn("// eip155:8453 is Base")).toEqual(["base's CAIP-2 id on line 1"]);
-    expect(literalsIn("`solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs`")).toEqual(["solana-devnet's CAIP-2 id on line 1"]);
-    expect(literalsIn("x\n0x036cbd53842c5426634e7929541ec2318f3dcf7e")).toEqual(["base-sepolia's USDC asset on line 2"]);
-    expect(literalsIn('"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"')).toEqual(["solana-mainnet's USDC asset on line 1"]);
+    expect(literalsIn("`solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs`")).toEqual([
+      "solana-devnet's CAIP-2 id on line 1",
+    ]);
+    expect(literalsIn("x\n0x036cbd53842c5426634e7929541ec2318f3dcf7e")).toEqual([
+      "base-sepolia's USDC asset on line 2",
+    ]);
+    expect(literalsIn('"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"')).toEqual([
+      "solana-mainnet's USDC asset on line 1",
+    ]);
     expect(literalsIn('"eip155:845320" "eip155:1" "base-sepolia" 84532')).toEqual([]);
   });
 });

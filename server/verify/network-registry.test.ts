@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { addressExplorerUrl, explorerName, txExplorerUrl } from "./explorer-urls";
-import { createNetworkRegistry, nativeAmountUnits, NetworkRegistryError, SHIPPED_NETWORK_ROWS, SHIPPED_NETWORKS, type EvmNetworkRow, type NetworkRow } from "./network-registry";
+import {
+  createNetworkRegistry,
+  nativeAmountUnits,
+  NetworkRegistryError,
+  SHIPPED_NETWORK_ROWS,
+  SHIPPED_NETWORKS,
+  type EvmNetworkRow,
+  type NetworkRow,
+} from "./network-registry";
 import * as networks from "./networks";
 import { DEFAULT_ASSETS } from "@x402/evm";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
@@ -19,9 +27,19 @@ const FIFTH: EvmNetworkRow = {
   isMainnet: false,
   usdcAsset: "0x1111111111111111111111111111111111111111",
   eip712: { name: "USDC", version: "2" },
-  explorer: { name: "Testscan", txUrl: "https://testscan.example/tx/{tx}", addressUrl: "https://testscan.example/address/{address}" },
+  explorer: {
+    name: "Testscan",
+    txUrl: "https://testscan.example/tx/{tx}",
+    addressUrl: "https://testscan.example/address/{address}",
+  },
   blockTimeMs: 1_000,
-  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18, feePayerWarnBelow: "0.01", feePayerAlertBelow: "0.002" },
+  nativeCurrency: {
+    name: "Ether",
+    symbol: "ETH",
+    decimals: 18,
+    feePayerWarnBelow: "0.01",
+    feePayerAlertBelow: "0.002",
+  },
   label: "Test chain",
   chartColor: "#000000",
   publicRpcUrl: "https://rpc.testchain.example",
@@ -33,28 +51,92 @@ const refused = (rows: readonly NetworkRow[]) => () => createNetworkRegistry(row
 describe("createNetworkRegistry()", () => {
   it("builds a registry with a fifth network from its row alone, every lookup finding it", () => {
     const registry = createNetworkRegistry([...SHIPPED_NETWORK_ROWS, FIFTH]);
-    expect(registry.ids).toEqual(["solana-devnet", "solana-mainnet", "base", "base-sepolia", "polygon", "polygon-amoy", "avalanche", "avalanche-fuji", "test-chain"]);
+    expect(registry.ids).toEqual([
+      "solana-devnet",
+      "solana-mainnet",
+      "base",
+      "base-sepolia",
+      "polygon",
+      "polygon-amoy",
+      "avalanche",
+      "avalanche-fuji",
+      "test-chain",
+    ]);
     expect(registry.get("test-chain")).toBe(FIFTH);
     expect(registry.byCaip2("eip155:31337")).toBe(FIFTH);
     expect(registry.byV1Name("test-chain")).toBe(FIFTH);
     expect(registry.resolve("testchain")).toBe("test-chain");
     expect(registry.ofReceiptNetwork("eip155:31337")).toBe(FIFTH);
-    expect(registry.ofFamily("evm").map((r) => r.id)).toEqual(["base", "base-sepolia", "polygon", "polygon-amoy", "avalanche", "avalanche-fuji", "test-chain"]);
+    expect(registry.ofFamily("evm").map((r) => r.id)).toEqual([
+      "base",
+      "base-sepolia",
+      "polygon",
+      "polygon-amoy",
+      "avalanche",
+      "avalanche-fuji",
+      "test-chain",
+    ]);
     expect(registry.mainnets.map((r) => r.id)).toEqual(["solana-mainnet", "base", "polygon", "avalanche"]);
-    expect(registry.requestNames).toEqual(["devnet", "mainnet", "base", "base-sepolia", "polygon", "polygon-amoy", "avalanche", "avalanche-fuji", "test-chain"]);
-    expect(txExplorerUrl("eip155:31337", `0x${"ab".repeat(32)}`, registry)).toBe(`https://testscan.example/tx/0x${"ab".repeat(32)}`);
+    expect(registry.requestNames).toEqual([
+      "devnet",
+      "mainnet",
+      "base",
+      "base-sepolia",
+      "polygon",
+      "polygon-amoy",
+      "avalanche",
+      "avalanche-fuji",
+      "test-chain",
+    ]);
+    expect(txExplorerUrl("eip155:31337", `0x${"ab".repeat(32)}`, registry)).toBe(
+      `https://testscan.example/tx/0x${"ab".repeat(32)}`,
+    );
     // The shipped registry does not know it.
     expect(SHIPPED_NETWORKS.byId("test-chain")).toBeNull();
     expect(txExplorerUrl("eip155:31337", `0x${"ab".repeat(32)}`)).toBeNull();
   });
 
   it.each<[string, readonly NetworkRow[], RegExp]>([
-    ["a duplicate id", [...SHIPPED_NETWORK_ROWS, { ...FIFTH, id: "base" }], /^network base: id "base" is also network base's$/],
-    ["a duplicate CAIP-2 id", [...SHIPPED_NETWORK_ROWS, { ...FIFTH, caip2: "eip155:8453", chainId: 8453 }], /^network test-chain: CAIP-2 id "eip155:8453" is also network base's$/],
-    ["a duplicate alias", [...SHIPPED_NETWORK_ROWS, { ...FIFTH, aliases: ["test-chain", "devnet"] }], /^network test-chain: alias "devnet" is also network solana-devnet's$/],
-    ["an alias that is another network's CAIP-2 id", [...SHIPPED_NETWORK_ROWS, { ...FIFTH, aliases: ["eip155:84532"] }], /^network test-chain: alias "eip155:84532" is also network base-sepolia's$/],
-    ["a duplicate x402 v1 name", [...SHIPPED_NETWORK_ROWS, { ...FIFTH, x402V1Name: "solana" }], /^network test-chain: x402 v1 name "solana" is also network solana-mainnet's$/],
-    ["a second family name in one family", [...SHIPPED_NETWORK_ROWS, { ...shipped("solana-mainnet"), id: "solana-x", caip2: "solana:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", x402V1Name: "solana-x", aliases: ["x"], familyName: "sol" }], /^network solana-x: family svm already has its family name on network solana-devnet$/],
+    [
+      "a duplicate id",
+      [...SHIPPED_NETWORK_ROWS, { ...FIFTH, id: "base" }],
+      /^network base: id "base" is also network base's$/,
+    ],
+    [
+      "a duplicate CAIP-2 id",
+      [...SHIPPED_NETWORK_ROWS, { ...FIFTH, caip2: "eip155:8453", chainId: 8453 }],
+      /^network test-chain: CAIP-2 id "eip155:8453" is also network base's$/,
+    ],
+    [
+      "a duplicate alias",
+      [...SHIPPED_NETWORK_ROWS, { ...FIFTH, aliases: ["test-chain", "devnet"] }],
+      /^network test-chain: alias "devnet" is also network solana-devnet's$/,
+    ],
+    [
+      "an alias that is another network's CAIP-2 id",
+      [...SHIPPED_NETWORK_ROWS, { ...FIFTH, aliases: ["eip155:84532"] }],
+      /^network test-chain: alias "eip155:84532" is also network base-sepolia's$/,
+    ],
+    [
+      "a duplicate x402 v1 name",
+      [...SHIPPED_NETWORK_ROWS, { ...FIFTH, x402V1Name: "solana" }],
+      /^network test-chain: x402 v1 name "solana" is also network solana-mainnet's$/,
+    ],
+    [
+      "a second family name in one family",
+      [
+        ...SHIPPED_NETWORK_ROWS,
+        {
+          ...shipped("solana-mainnet"),
+          id: "solana-x",
+          caip2: "solana:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+          x402V1Name: "solana-x",
+          aliases: ["x"],
+          familyName: "sol",
+        },
+      ],
+      /^network solana-x: family svm already has its family name on network solana-devnet$/,
+    ],
   ])("refuses %s, naming the network", (_what, rows, message) => {
     expect(refused(rows)).toThrow(NetworkRegistryError);
     expect(refused(rows)).toThrow(message);
@@ -62,15 +144,27 @@ describe("createNetworkRegistry()", () => {
 
   it.each<[string, Partial<EvmNetworkRow>, RegExp]>([
     ["an id that is not lower-case words and dashes", { id: "Test_Chain" }, /^network Test_Chain: its id must be/],
-    ["a CAIP-2 id that is not the chain id's", { caip2: "eip155:1" }, /^network test-chain: an evm network's CAIP-2 id is eip155:<its chain id>$/],
+    [
+      "a CAIP-2 id that is not the chain id's",
+      { caip2: "eip155:1" },
+      /^network test-chain: an evm network's CAIP-2 id is eip155:<its chain id>$/,
+    ],
     ["a malformed CAIP-2 id", { caip2: "eip155" }, /its CAIP-2 id "eip155" is malformed/],
     ["a USDC contract that is not an address", { usdcAsset: "0x1234" }, /its USDC contract must be a 0x address/],
     ["an EVM network without its EIP-712 domain", { eip712: { name: "", version: "2" } }, /EIP-712 domain/],
-    ["an explorer template without its placeholder", { explorer: { name: "x", txUrl: "https://x.example/tx/", addressUrl: "https://x.example/a/{address}" } }, /txUrl with \{tx\}/],
+    [
+      "an explorer template without its placeholder",
+      { explorer: { name: "x", txUrl: "https://x.example/tx/", addressUrl: "https://x.example/a/{address}" } },
+      /txUrl with \{tx\}/,
+    ],
     ["a public RPC that is not https", { publicRpcUrl: "http://rpc.example" }, /public RPC must be an https URL/],
     ["a chart colour that is not #rrggbb", { chartColor: "blue" }, /chart colour/],
     ["a block time of zero", { blockTimeMs: 0 }, /block time/],
-    ["fee payer levels with alert above warn", { nativeCurrency: { ...FIFTH.nativeCurrency, feePayerWarnBelow: "0.001", feePayerAlertBelow: "0.002" } }, /fee payer levels/],
+    [
+      "fee payer levels with alert above warn",
+      { nativeCurrency: { ...FIFTH.nativeCurrency, feePayerWarnBelow: "0.001", feePayerAlertBelow: "0.002" } },
+      /fee payer levels/,
+    ],
     ["an alias with surrounding spaces", { aliases: [" test-chain"] }, /aliases must be/],
   ])("rejects malformed input: %s", (_what, change, message) => {
     expect(refused([{ ...FIFTH, ...change } as EvmNetworkRow])).toThrow(message);
@@ -78,8 +172,12 @@ describe("createNetworkRegistry()", () => {
 
   it("rejects malformed input: no rows, an svm row with an EVM domain, a mint that is not base58, a row that is not an object", () => {
     expect(refused([])).toThrow(/at least one row/);
-    expect(refused([{ ...shipped("solana-devnet"), eip712: { name: "USDC", version: "2" } } as unknown as NetworkRow])).toThrow(/^network solana-devnet: an svm network has no chain id or EIP-712 domain$/);
-    expect(refused([{ ...shipped("solana-devnet"), usdcAsset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" }])).toThrow(/USDC mint must be a base58 public key/);
+    expect(
+      refused([{ ...shipped("solana-devnet"), eip712: { name: "USDC", version: "2" } } as unknown as NetworkRow]),
+    ).toThrow(/^network solana-devnet: an svm network has no chain id or EIP-712 domain$/);
+    expect(refused([{ ...shipped("solana-devnet"), usdcAsset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" }])).toThrow(
+      /USDC mint must be a base58 public key/,
+    );
     expect(refused([null as unknown as NetworkRow])).toThrow(/^network #1: it is not an object$/);
   });
 });
@@ -144,11 +242,21 @@ describe("SHIPPED_NETWORKS", () => {
   it("agrees with @x402/evm: each EVM row's v1 name is the one its v1 scheme maps to its chain id, its USDC the stock default asset where there is one", () => {
     for (const row of SHIPPED_NETWORKS.ofFamily("evm") as readonly EvmNetworkRow[]) {
       expect((EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[row.x402V1Name], row.id).toBe(row.chainId);
-      const stock = (DEFAULT_ASSETS as Record<string, readonly { asset: string; name: string; version: string }[] | undefined>)[row.caip2]?.[0];
-      if (stock) expect({ asset: stock.asset.toLowerCase(), name: stock.name, version: stock.version }, row.id).toEqual({ asset: row.usdcAsset.toLowerCase(), ...row.eip712 });
+      const stock = (
+        DEFAULT_ASSETS as Record<string, readonly { asset: string; name: string; version: string }[] | undefined>
+      )[row.caip2]?.[0];
+      if (stock)
+        expect({ asset: stock.asset.toLowerCase(), name: stock.name, version: stock.version }, row.id).toEqual({
+          asset: row.usdcAsset.toLowerCase(),
+          ...row.eip712,
+        });
     }
     // The stock map covers Base, Base Sepolia, Polygon and Avalanche; Amoy's and Fuji's come from x402 1.2's v1 config.
-    expect(SHIPPED_NETWORKS.ofFamily("evm").filter((r) => Object.hasOwn(DEFAULT_ASSETS, r.caip2)).map((r) => r.id)).toEqual(["base", "base-sepolia", "polygon", "avalanche"]);
+    expect(
+      SHIPPED_NETWORKS.ofFamily("evm")
+        .filter((r) => Object.hasOwn(DEFAULT_ASSETS, r.caip2))
+        .map((r) => r.id),
+    ).toEqual(["base", "base-sepolia", "polygon", "avalanche"]);
   });
 
   it("derives the explorer links and names of every shipped network", () => {
@@ -156,15 +264,47 @@ describe("SHIPPED_NETWORKS", () => {
     const hash = `0x${"ab".repeat(32)}`;
     const account = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
     const evmAccount = `0x${"cd".repeat(20)}`;
-    expect(SHIPPED_NETWORK_ROWS.map((r) => [r.id, explorerName(r.caip2), r.family === "evm" ? txExplorerUrl(r.caip2, hash) : txExplorerUrl(r.caip2, sig), r.family === "evm" ? addressExplorerUrl(r.caip2, evmAccount) : addressExplorerUrl(r.caip2, account)])).toEqual([
-      ["solana-devnet", "Solana Explorer (devnet)", `https://explorer.solana.com/tx/${sig}?cluster=devnet`, `https://explorer.solana.com/address/${account}?cluster=devnet`],
-      ["solana-mainnet", "Solana Explorer (mainnet)", `https://explorer.solana.com/tx/${sig}`, `https://explorer.solana.com/address/${account}`],
+    expect(
+      SHIPPED_NETWORK_ROWS.map((r) => [
+        r.id,
+        explorerName(r.caip2),
+        r.family === "evm" ? txExplorerUrl(r.caip2, hash) : txExplorerUrl(r.caip2, sig),
+        r.family === "evm" ? addressExplorerUrl(r.caip2, evmAccount) : addressExplorerUrl(r.caip2, account),
+      ]),
+    ).toEqual([
+      [
+        "solana-devnet",
+        "Solana Explorer (devnet)",
+        `https://explorer.solana.com/tx/${sig}?cluster=devnet`,
+        `https://explorer.solana.com/address/${account}?cluster=devnet`,
+      ],
+      [
+        "solana-mainnet",
+        "Solana Explorer (mainnet)",
+        `https://explorer.solana.com/tx/${sig}`,
+        `https://explorer.solana.com/address/${account}`,
+      ],
       ["base", "Basescan", `https://basescan.org/tx/${hash}`, `https://basescan.org/address/${evmAccount}`],
-      ["base-sepolia", "Basescan (Sepolia)", `https://sepolia.basescan.org/tx/${hash}`, `https://sepolia.basescan.org/address/${evmAccount}`],
+      [
+        "base-sepolia",
+        "Basescan (Sepolia)",
+        `https://sepolia.basescan.org/tx/${hash}`,
+        `https://sepolia.basescan.org/address/${evmAccount}`,
+      ],
       ["polygon", "Polygonscan", `https://polygonscan.com/tx/${hash}`, `https://polygonscan.com/address/${evmAccount}`],
-      ["polygon-amoy", "Polygonscan (Amoy)", `https://amoy.polygonscan.com/tx/${hash}`, `https://amoy.polygonscan.com/address/${evmAccount}`],
+      [
+        "polygon-amoy",
+        "Polygonscan (Amoy)",
+        `https://amoy.polygonscan.com/tx/${hash}`,
+        `https://amoy.polygonscan.com/address/${evmAccount}`,
+      ],
       ["avalanche", "Snowtrace", `https://snowtrace.io/tx/${hash}`, `https://snowtrace.io/address/${evmAccount}`],
-      ["avalanche-fuji", "Snowtrace (Fuji)", `https://testnet.snowtrace.io/tx/${hash}`, `https://testnet.snowtrace.io/address/${evmAccount}`],
+      [
+        "avalanche-fuji",
+        "Snowtrace (Fuji)",
+        `https://testnet.snowtrace.io/tx/${hash}`,
+        `https://testnet.snowtrace.io/address/${evmAccount}`,
+      ],
     ]);
   });
 
@@ -173,8 +313,14 @@ describe("SHIPPED_NETWORKS", () => {
     expect(networks.SOLANA_MAINNET_CAIP2).toBe(MAINNET_CAIP2);
     expect(networks.BASE_MAINNET_CAIP2).toBe("eip155:8453");
     expect(networks.BASE_SEPOLIA_CAIP2).toBe("eip155:84532");
-    expect(networks.USDC_MINT_BY_SOLANA_CLUSTER).toEqual({ devnet: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", mainnet: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" });
-    expect(networks.DEFAULT_SOLANA_RPC_BY_CLUSTER).toEqual({ devnet: "https://api.devnet.solana.com", mainnet: "https://api.mainnet-beta.solana.com" });
+    expect(networks.USDC_MINT_BY_SOLANA_CLUSTER).toEqual({
+      devnet: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+      mainnet: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    });
+    expect(networks.DEFAULT_SOLANA_RPC_BY_CLUSTER).toEqual({
+      devnet: "https://api.devnet.solana.com",
+      mainnet: "https://api.mainnet-beta.solana.com",
+    });
     expect(networks.USDC_CONTRACT_BY_EVM_NETWORK).toEqual({
       "eip155:8453": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
       "eip155:84532": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
@@ -224,16 +370,30 @@ describe("NetworkRegistry.resolve() (what resolveNetwork accepted)", () => {
     ["solana-mainnet", "solana-mainnet"],
     ["base", "solana-devnet"],
     ["base-sepolia", "solana-devnet"],
-  ])("resolves `solana` with the default %s to %s (the default when it is a Solana network, else devnet)", (fallback, id) => {
-    expect(SHIPPED_NETWORKS.resolve("solana", fallback)).toBe(id);
-  });
+  ])(
+    "resolves `solana` with the default %s to %s (the default when it is a Solana network, else devnet)",
+    (fallback, id) => {
+      expect(SHIPPED_NETWORKS.resolve("solana", fallback)).toBe(id);
+    },
+  );
 
   it("gives the default to the family name only: every other name means one network whatever the default", () => {
     expect(SHIPPED_NETWORKS.resolve("devnet", "solana-mainnet")).toBe("solana-devnet");
     expect(SHIPPED_NETWORKS.resolve("base", "base-sepolia")).toBe("base");
   });
 
-  it.each([[""], ["testnet"], ["solana:testnet"], ["eip155:1"], ["toString"], ["__proto__"], ["DEVNET"], ["solana-devnet"], ["solana-mainnet"], ["solana-x"]])("rejects malformed input %j", (name) => {
+  it.each([
+    [""],
+    ["testnet"],
+    ["solana:testnet"],
+    ["eip155:1"],
+    ["toString"],
+    ["__proto__"],
+    ["DEVNET"],
+    ["solana-devnet"],
+    ["solana-mainnet"],
+    ["solana-x"],
+  ])("rejects malformed input %j", (name) => {
     expect(SHIPPED_NETWORKS.resolve(name)).toBeNull();
   });
 });
@@ -247,7 +407,8 @@ describe("NetworkRegistry.ofReceiptNetwork()", () => {
   });
 
   it("rejects malformed input: a request name, a family name, an EVM id's prefix or extension", () => {
-    for (const name of ["devnet", "base", "solana", "eip155:845", "eip155:845321", "eip155:1", ""]) expect(SHIPPED_NETWORKS.ofReceiptNetwork(name), name).toBeNull();
+    for (const name of ["devnet", "base", "solana", "eip155:845", "eip155:845321", "eip155:1", ""])
+      expect(SHIPPED_NETWORKS.ofReceiptNetwork(name), name).toBeNull();
   });
 });
 

@@ -35,7 +35,13 @@ interface NetworkRowFacts {
   /** How often the chain makes a block (EVM) or a slot (Solana), ms. */
   blockTimeMs: number;
   /** What the fee payer pays gas in, and the balances (in that currency, as decimals) under which it warns and alerts. */
-  nativeCurrency: { name: string; symbol: string; decimals: number; feePayerWarnBelow: string; feePayerAlertBelow: string };
+  nativeCurrency: {
+    name: string;
+    symbol: string;
+    decimals: number;
+    feePayerWarnBelow: string;
+    feePayerAlertBelow: string;
+  };
   /** Its name for people ("Base Sepolia"). */
   label: string;
   /** The dashboard's chart colour, `#rrggbb`. */
@@ -95,7 +101,11 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     family: "svm",
     isMainnet: true,
     usdcAsset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-    explorer: { name: "Solana Explorer (mainnet)", txUrl: "https://explorer.solana.com/tx/{tx}", addressUrl: "https://explorer.solana.com/address/{address}" },
+    explorer: {
+      name: "Solana Explorer (mainnet)",
+      txUrl: "https://explorer.solana.com/tx/{tx}",
+      addressUrl: "https://explorer.solana.com/address/{address}",
+    },
     blockTimeMs: 400,
     nativeCurrency: { name: "SOL", symbol: "SOL", decimals: 9, feePayerWarnBelow: "0.5", feePayerAlertBelow: "0.1" },
     label: "Solana mainnet",
@@ -112,9 +122,19 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     isMainnet: true,
     usdcAsset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
     eip712: { name: "USD Coin", version: "2" },
-    explorer: { name: "Basescan", txUrl: "https://basescan.org/tx/{tx}", addressUrl: "https://basescan.org/address/{address}" },
+    explorer: {
+      name: "Basescan",
+      txUrl: "https://basescan.org/tx/{tx}",
+      addressUrl: "https://basescan.org/address/{address}",
+    },
     blockTimeMs: 2_000,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18, feePayerWarnBelow: "0.005", feePayerAlertBelow: "0.001" },
+    nativeCurrency: {
+      name: "Ether",
+      symbol: "ETH",
+      decimals: 18,
+      feePayerWarnBelow: "0.005",
+      feePayerAlertBelow: "0.001",
+    },
     label: "Base",
     chartColor: "#c2410c",
     publicRpcUrl: "https://mainnet.base.org",
@@ -129,9 +149,19 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     isMainnet: false,
     usdcAsset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
     eip712: { name: "USDC", version: "2" },
-    explorer: { name: "Basescan (Sepolia)", txUrl: "https://sepolia.basescan.org/tx/{tx}", addressUrl: "https://sepolia.basescan.org/address/{address}" },
+    explorer: {
+      name: "Basescan (Sepolia)",
+      txUrl: "https://sepolia.basescan.org/tx/{tx}",
+      addressUrl: "https://sepolia.basescan.org/address/{address}",
+    },
     blockTimeMs: 2_000,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18, feePayerWarnBelow: "0.005", feePayerAlertBelow: "0.001" },
+    nativeCurrency: {
+      name: "Ether",
+      symbol: "ETH",
+      decimals: 18,
+      feePayerWarnBelow: "0.005",
+      feePayerAlertBelow: "0.001",
+    },
     label: "Base Sepolia",
     chartColor: "#2563eb",
     publicRpcUrl: "https://sepolia.base.org",
@@ -150,7 +180,11 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     isMainnet: true,
     usdcAsset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
     eip712: { name: "USD Coin", version: "2" },
-    explorer: { name: "Polygonscan", txUrl: "https://polygonscan.com/tx/{tx}", addressUrl: "https://polygonscan.com/address/{address}" },
+    explorer: {
+      name: "Polygonscan",
+      txUrl: "https://polygonscan.com/tx/{tx}",
+      addressUrl: "https://polygonscan.com/address/{address}",
+    },
     blockTimeMs: 2_000,
     // ~80k gas at Polygon's usual 30–100 gwei is 0.0024–0.008 POL, and gas spikes past 1,000 gwei: 1 POL still pays
     // ~12 settlements at such a spike, 5 POL hundreds at usual prices.
@@ -169,7 +203,11 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     isMainnet: false,
     usdcAsset: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582",
     eip712: { name: "USDC", version: "2" },
-    explorer: { name: "Polygonscan (Amoy)", txUrl: "https://amoy.polygonscan.com/tx/{tx}", addressUrl: "https://amoy.polygonscan.com/address/{address}" },
+    explorer: {
+      name: "Polygonscan (Amoy)",
+      txUrl: "https://amoy.polygonscan.com/tx/{tx}",
+      addressUrl: "https://amoy.polygonscan.com/address/{address}",
+    },
     blockTimeMs: 2_000,
     // Amoy's gas sits near its 25–30 gwei floor (~0.0024 POL a settlement) and its faucets hand out fractions of a POL:
     // 0.1 POL is ~40 settlements.
@@ -188,11 +226,21 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     isMainnet: true,
     usdcAsset: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E",
     eip712: { name: "USD Coin", version: "2" },
-    explorer: { name: "Snowtrace", txUrl: "https://snowtrace.io/tx/{tx}", addressUrl: "https://snowtrace.io/address/{address}" },
+    explorer: {
+      name: "Snowtrace",
+      txUrl: "https://snowtrace.io/tx/{tx}",
+      addressUrl: "https://snowtrace.io/address/{address}",
+    },
     blockTimeMs: 2_000,
     // ~80k gas is at most 0.002 AVAX at 25 gwei (the C-Chain's old floor; its base fee is usually far below now): 0.1
     // AVAX is 50 settlements at that price, 0.5 AVAX 250.
-    nativeCurrency: { name: "Avalanche", symbol: "AVAX", decimals: 18, feePayerWarnBelow: "0.5", feePayerAlertBelow: "0.1" },
+    nativeCurrency: {
+      name: "Avalanche",
+      symbol: "AVAX",
+      decimals: 18,
+      feePayerWarnBelow: "0.5",
+      feePayerAlertBelow: "0.1",
+    },
     label: "Avalanche",
     chartColor: "#262626",
     publicRpcUrl: "https://api.avax.network/ext/bc/C/rpc",
@@ -207,10 +255,20 @@ export const SHIPPED_NETWORK_ROWS: readonly NetworkRow[] = [
     isMainnet: false,
     usdcAsset: "0x5425890298aed601595a70AB815c96711a31Bc65",
     eip712: { name: "USD Coin", version: "2" },
-    explorer: { name: "Snowtrace (Fuji)", txUrl: "https://testnet.snowtrace.io/tx/{tx}", addressUrl: "https://testnet.snowtrace.io/address/{address}" },
+    explorer: {
+      name: "Snowtrace (Fuji)",
+      txUrl: "https://testnet.snowtrace.io/tx/{tx}",
+      addressUrl: "https://testnet.snowtrace.io/address/{address}",
+    },
     blockTimeMs: 2_000,
     // Fuji's fees are the C-Chain's; its faucet gives a few tenths of an AVAX a day, so the levels are lower.
-    nativeCurrency: { name: "Avalanche", symbol: "AVAX", decimals: 18, feePayerWarnBelow: "0.2", feePayerAlertBelow: "0.05" },
+    nativeCurrency: {
+      name: "Avalanche",
+      symbol: "AVAX",
+      decimals: 18,
+      feePayerWarnBelow: "0.2",
+      feePayerAlertBelow: "0.05",
+    },
     label: "Avalanche Fuji",
     chartColor: "#a16207",
     publicRpcUrl: "https://api.avax-test.network/ext/bc/C/rpc",
@@ -274,28 +332,43 @@ function rowProblem(row: NetworkRow): string | null {
   if (!ID.test(row.id)) return "its id must be lower-case words joined by dashes";
   if (!CAIP2.test(row.caip2)) return `its CAIP-2 id ${JSON.stringify(row.caip2)} is malformed`;
   if (row.x402V1Name.trim() === "") return "its x402 v1 name is empty";
-  if (row.aliases.length === 0 || row.aliases.some((a) => a.trim() !== a || a === "")) return "its aliases must be non-empty names without surrounding spaces";
+  if (row.aliases.length === 0 || row.aliases.some((a) => a.trim() !== a || a === ""))
+    return "its aliases must be non-empty names without surrounding spaces";
   if (row.label.trim() === "") return "its label is empty";
   if (!HEX_COLOUR.test(row.chartColor)) return "its chart colour must be #rrggbb (lower case)";
   if (!HTTPS_URL.test(row.publicRpcUrl)) return "its public RPC must be an https URL";
-  if (!row.explorer.name || !HTTPS_URL.test(row.explorer.txUrl) || !row.explorer.txUrl.includes("{tx}")) return "its explorer needs a name and an https txUrl with {tx}";
-  if (!HTTPS_URL.test(row.explorer.addressUrl) || !row.explorer.addressUrl.includes("{address}")) return "its explorer needs an https addressUrl with {address}";
-  if (!Number.isSafeInteger(row.blockTimeMs) || row.blockTimeMs <= 0) return "its block time must be a positive whole number of ms";
+  if (!row.explorer.name || !HTTPS_URL.test(row.explorer.txUrl) || !row.explorer.txUrl.includes("{tx}"))
+    return "its explorer needs a name and an https txUrl with {tx}";
+  if (!HTTPS_URL.test(row.explorer.addressUrl) || !row.explorer.addressUrl.includes("{address}"))
+    return "its explorer needs an https addressUrl with {address}";
+  if (!Number.isSafeInteger(row.blockTimeMs) || row.blockTimeMs <= 0)
+    return "its block time must be a positive whole number of ms";
   const native = row.nativeCurrency;
-  if (!native.name || !native.symbol || !Number.isSafeInteger(native.decimals) || native.decimals < 0 || native.decimals > 36) return "its native currency needs a name, a symbol and 0–36 decimals";
+  if (
+    !native.name ||
+    !native.symbol ||
+    !Number.isSafeInteger(native.decimals) ||
+    native.decimals < 0 ||
+    native.decimals > 36
+  )
+    return "its native currency needs a name, a symbol and 0–36 decimals";
   const warn = nativeAmountUnits(native.feePayerWarnBelow, native.decimals);
   const alert = nativeAmountUnits(native.feePayerAlertBelow, native.decimals);
-  if (warn === null || alert === null || alert <= 0n || warn < alert) return "its fee payer levels must be decimals with warn at or above alert, alert above 0";
+  if (warn === null || alert === null || alert <= 0n || warn < alert)
+    return "its fee payer levels must be decimals with warn at or above alert, alert above 0";
   if (row.family === "svm") {
     if (!row.caip2.startsWith("solana:")) return "an svm network's CAIP-2 id is solana:<genesis hash prefix>";
     if (!isBase58PublicKey(row.usdcAsset)) return "its USDC mint must be a base58 public key";
-    if ((row as { chainId?: unknown }).chainId !== undefined || (row as { eip712?: unknown }).eip712 !== undefined) return "an svm network has no chain id or EIP-712 domain";
+    if ((row as { chainId?: unknown }).chainId !== undefined || (row as { eip712?: unknown }).eip712 !== undefined)
+      return "an svm network has no chain id or EIP-712 domain";
     return null;
   }
   if (row.family === "evm") {
-    if (!Number.isSafeInteger(row.chainId) || row.chainId <= 0 || row.caip2 !== `eip155:${row.chainId}`) return "an evm network's CAIP-2 id is eip155:<its chain id>";
+    if (!Number.isSafeInteger(row.chainId) || row.chainId <= 0 || row.caip2 !== `eip155:${row.chainId}`)
+      return "an evm network's CAIP-2 id is eip155:<its chain id>";
     if (!EVM_ADDRESS.test(row.usdcAsset)) return "its USDC contract must be a 0x address";
-    if (!row.eip712?.name || !row.eip712.version) return "an evm network needs its USDC's EIP-712 domain (name and version)";
+    if (!row.eip712?.name || !row.eip712.version)
+      return "an evm network needs its USDC's EIP-712 domain (name and version)";
     return null;
   }
   return `its family ${JSON.stringify((row as { family?: unknown }).family)} is neither svm nor evm`;
@@ -303,7 +376,8 @@ function rowProblem(row: NetworkRow): string | null {
 
 /** Builds the registry over `rows`; throws a NetworkRegistryError naming the first row that is malformed or clashes with another. */
 export function createNetworkRegistry(rows: readonly NetworkRow[]): NetworkRegistry {
-  if (!Array.isArray(rows) || rows.length === 0) throw new NetworkRegistryError("a network registry needs at least one row");
+  if (!Array.isArray(rows) || rows.length === 0)
+    throw new NetworkRegistryError("a network registry needs at least one row");
   const byId = new Map<string, NetworkRow>();
   const byCaip2 = new Map<string, NetworkRow>();
   const byV1 = new Map<string, NetworkRow>();
@@ -312,7 +386,8 @@ export function createNetworkRegistry(rows: readonly NetworkRow[]): NetworkRegis
   const familyRows = new Map<string, NetworkRow>();
   const claim = (index: Map<string, NetworkRow>, key: string, row: NetworkRow, what: string) => {
     const other = index.get(key);
-    if (other) throw new NetworkRegistryError(`network ${row.id}: ${what} ${JSON.stringify(key)} is also network ${other.id}'s`);
+    if (other)
+      throw new NetworkRegistryError(`network ${row.id}: ${what} ${JSON.stringify(key)} is also network ${other.id}'s`);
     index.set(key, row);
   };
   for (const [i, row] of rows.entries()) {
@@ -328,7 +403,10 @@ export function createNetworkRegistry(rows: readonly NetworkRow[]): NetworkRegis
     if (row.familyName !== undefined) {
       claim(byName, row.familyName, row, "family name");
       const other = familyRows.get(row.family);
-      if (other) throw new NetworkRegistryError(`network ${row.id}: family ${row.family} already has its family name on network ${other.id}`);
+      if (other)
+        throw new NetworkRegistryError(
+          `network ${row.id}: family ${row.family} already has its family name on network ${other.id}`,
+        );
       familyRows.set(row.family, row);
     }
   }
@@ -350,7 +428,8 @@ export function createNetworkRegistry(rows: readonly NetworkRow[]): NetworkRegis
     byId: (id) => byId.get(id) ?? null,
     get(id) {
       const row = byId.get(id);
-      if (!row) throw new RangeError(`no network ${JSON.stringify(id)} in this registry (${[...byId.keys()].join(", ")})`);
+      if (!row)
+        throw new RangeError(`no network ${JSON.stringify(id)} in this registry (${[...byId.keys()].join(", ")})`);
       return row;
     },
     byCaip2: (caip2) => byCaip2.get(caip2) ?? null,
@@ -359,7 +438,10 @@ export function createNetworkRegistry(rows: readonly NetworkRow[]): NetworkRegis
       const key = name.trim();
       const row = byName.get(key);
       if (!row) return null;
-      if (row.familyName === key) return defaultNetwork !== undefined && byId.get(defaultNetwork)?.family === row.family ? defaultNetwork : row.id;
+      if (row.familyName === key)
+        return defaultNetwork !== undefined && byId.get(defaultNetwork)?.family === row.family
+          ? defaultNetwork
+          : row.id;
       return row.id;
     },
     ofReceiptNetwork,

@@ -36,9 +36,13 @@ export const BASE_MAINNET_CAIP2 = row("base").caip2;
 export const BASE_SEPOLIA_CAIP2 = row("base-sepolia").caip2;
 
 /** The real USDC contracts on the EVM networks the service takes payment on, by CAIP-2 id. */
-export const USDC_CONTRACT_BY_EVM_NETWORK: Record<string, string> = Object.fromEntries(SHIPPED_NETWORKS.ofFamily("evm").map((r) => [r.caip2, r.usdcAsset]));
+export const USDC_CONTRACT_BY_EVM_NETWORK: Record<string, string> = Object.fromEntries(
+  SHIPPED_NETWORKS.ofFamily("evm").map((r) => [r.caip2, r.usdcAsset]),
+);
 
-export const DEFAULT_EVM_RPC_BY_NETWORK: Record<string, string> = Object.fromEntries(SHIPPED_NETWORKS.ofFamily("evm").map((r) => [r.caip2, r.publicRpcUrl]));
+export const DEFAULT_EVM_RPC_BY_NETWORK: Record<string, string> = Object.fromEntries(
+  SHIPPED_NETWORKS.ofFamily("evm").map((r) => [r.caip2, r.publicRpcUrl]),
+);
 
 /** True for the EVM networks the verifier knows (exact CAIP-2 ids). */
 export function isKnownEvmNetwork(network: string): boolean {

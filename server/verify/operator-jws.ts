@@ -39,7 +39,9 @@ export function didWebDocumentUrl(did: string): string | null {
   if (domain === null || path.includes(null) || /[/?#@\s]/.test(domain)) return null;
   const host = domain.split(":")[0];
   const scheme = host === "localhost" || host === "127.0.0.1" ? "http" : "https";
-  return path.length > 0 ? `${scheme}://${domain}/${path.join("/")}/did.json` : `${scheme}://${domain}/.well-known/did.json`;
+  return path.length > 0
+    ? `${scheme}://${domain}/${path.join("/")}/did.json`
+    : `${scheme}://${domain}/.well-known/did.json`;
 }
 
 /** What a JWS is: a signed offer (its payload carries `validUntil`) or a signed receipt (`issuedAt`). */
@@ -84,22 +86,36 @@ interface DidKey {
  * SECURITY: the time is the signer's own claim: whoever still holds a retired key can backdate. The bound stops what
  * the key vouches for from its retirement on; a key that leaked is dropped from the document, not retired.
  */
-export function checkOperatorJws(backend: Ed25519Backend, jws: unknown, kind: X402JwsKind, document: unknown, did: string): OperatorJwsCheck {
+export function checkOperatorJws(
+  backend: Ed25519Backend,
+  jws: unknown,
+  kind: X402JwsKind,
+  document: unknown,
+  did: string,
+): OperatorJwsCheck {
   const parts = typeof jws === "string" ? jws.split(".") : [];
   const header = parts.length === 3 ? decodeJsonObject(parts[0]!) : null;
   const payload = parts.length === 3 ? decodeJsonObject(parts[1]!) : null;
   const signature = parts.length === 3 ? decodeBase64Url(parts[2]!) : null;
-  if (!header || !payload || !signature) return { ok: false, reason: "unreadable", detail: "not a JWS whose header and payload are base64url JSON objects" };
+  if (!header || !payload || !signature)
+    return { ok: false, reason: "unreadable", detail: "not a JWS whose header and payload are base64url JSON objects" };
   const kid = typeof header.kid === "string" ? header.kid : "";
   // SECURITY: any key verifies its own signature; only the service's own DID may speak for the service.
-  if (!kid.startsWith(`${did}#`)) return { ok: false, reason: "foreign_key", detail: `signed by ${kid || "no key id"}, not a key of ${did}` };
+  if (!kid.startsWith(`${did}#`))
+    return { ok: false, reason: "foreign_key", detail: `signed by ${kid || "no key id"}, not a key of ${did}` };
   const keys = readDidKeys(document, did);
-  if (keys === null) return { ok: false, reason: "unknown_key", detail: `the document given is not ${did}'s DID document` };
+  if (keys === null)
+    return { ok: false, reason: "unknown_key", detail: `the document given is not ${did}'s DID document` };
   const named = keys.filter((k) => k.id === kid && (k.assertion || k.revokedAt !== null));
   // A JWS from before per-key ids names the current key's `#operator-key`, whichever key that was when it signed.
-  const legacy = kid === `${did}#${OPERATOR_KEY_FRAGMENT}` ? keys.filter((k) => k.revokedAt !== null && k.id.startsWith(`${did}#${OPERATOR_KEY_FRAGMENT}-`)) : [];
-  if (named.length === 0) return { ok: false, reason: "unknown_key", detail: `${did}'s DID document lists no assertion key ${kid}` };
-  if (header.alg !== "EdDSA") return { ok: false, reason: "signature_invalid", detail: `the JWS algorithm is ${String(header.alg)}, not EdDSA` };
+  const legacy =
+    kid === `${did}#${OPERATOR_KEY_FRAGMENT}`
+      ? keys.filter((k) => k.revokedAt !== null && k.id.startsWith(`${did}#${OPERATOR_KEY_FRAGMENT}-`))
+      : [];
+  if (named.length === 0)
+    return { ok: false, reason: "unknown_key", detail: `${did}'s DID document lists no assertion key ${kid}` };
+  if (header.alg !== "EdDSA")
+    return { ok: false, reason: "signature_invalid", detail: `the JWS algorithm is ${String(header.alg)}, not EdDSA` };
   const message = new TextEncoder().encode(`${parts[0]}.${parts[1]}`);
   const signer = [...named, ...legacy].find((k) => signature.length === 64 && backend(signature, message, k.publicKey));
   if (!signer) return { ok: false, reason: "signature_invalid", detail: `the signature is not ${kid}'s over this JWS` };
@@ -107,11 +123,24 @@ export function checkOperatorJws(backend: Ed25519Backend, jws: unknown, kind: X4
   const by = `made by ${signer.id}, retired at ${formatUnixMs(signer.revokedAt)}`;
   const field = kind === "receipt" ? "issuedAt" : "validUntil";
   const seconds = payload[field];
-  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || !Number.isSafeInteger(seconds * 1000) || seconds < 0) {
-    return { ok: false, reason: "timestamp_missing", detail: `${by}: the ${kind} has no ${field} to show it was signed before then` };
+  if (
+    typeof seconds !== "number" ||
+    !Number.isSafeInteger(seconds) ||
+    !Number.isSafeInteger(seconds * 1000) ||
+    seconds < 0
+  ) {
+    return {
+      ok: false,
+      reason: "timestamp_missing",
+      detail: `${by}: the ${kind} has no ${field} to show it was signed before then`,
+    };
   }
   if (seconds * 1000 >= signer.revokedAt) {
-    return { ok: false, reason: "signed_after_retirement", detail: `${by}: the ${kind}'s ${field} ${formatUnixMs(seconds * 1000)} is not before its retirement` };
+    return {
+      ok: false,
+      reason: "signed_after_retirement",
+      detail: `${by}: the ${kind}'s ${field} ${formatUnixMs(seconds * 1000)} is not before its retirement`,
+    };
   }
   return { ok: true, kid, retiredAt: signer.revokedAt, payload };
 }
@@ -126,15 +155,41 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]
  */
 function readDidKeys(document: unknown, did: string): DidKey[] | null {
   if (typeof document !== "object" || document === null || (document as { id?: unknown }).id !== did) return null;
-  const { verificationMethod, assertionMethod } = document as { verificationMethod?: unknown; assertionMethod?: unknown };
+  const { verificationMethod, assertionMethod } = document as {
+    verificationMethod?: unknown;
+    assertionMethod?: unknown;
+  };
   if (!Array.isArray(verificationMethod)) return null;
   const absolute = (id: string) => (id.startsWith("#") ? `${did}${id}` : id);
-  const asserting = new Set((Array.isArray(assertionMethod) ? assertionMethod : []).filter((r): r is string => typeof r === "string").map(absolute));
+  const asserting = new Set(
+    (Array.isArray(assertionMethod) ? assertionMethod : [])
+      .filter((r): r is string => typeof r === "string")
+      .map(absolute),
+  );
   const keys: DidKey[] = [];
   for (const entry of verificationMethod as unknown[]) {
     if (typeof entry !== "object" || entry === null) continue;
-    const { id, controller, publicKeyJwk: jwk, revoked } = entry as { id?: unknown; controller?: unknown; publicKeyJwk?: { kty?: unknown; crv?: unknown; x?: unknown }; revoked?: unknown };
-    if (typeof id !== "string" || controller !== did || typeof jwk !== "object" || jwk === null || jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.x !== "string") continue;
+    const {
+      id,
+      controller,
+      publicKeyJwk: jwk,
+      revoked,
+    } = entry as {
+      id?: unknown;
+      controller?: unknown;
+      publicKeyJwk?: { kty?: unknown; crv?: unknown; x?: unknown };
+      revoked?: unknown;
+    };
+    if (
+      typeof id !== "string" ||
+      controller !== did ||
+      typeof jwk !== "object" ||
+      jwk === null ||
+      jwk.kty !== "OKP" ||
+      jwk.crv !== "Ed25519" ||
+      typeof jwk.x !== "string"
+    )
+      continue;
     const publicKey = decodeBase64Url(jwk.x);
     if (!publicKey || publicKey.length !== 32) continue;
     let revokedAt: number | null = null;
@@ -160,7 +215,9 @@ function decodeJsonObject(segment: string): Record<string, unknown> | null {
   if (!bytes) return null;
   try {
     const value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown;
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

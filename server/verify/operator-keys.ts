@@ -64,13 +64,21 @@ export type OperatorSignatureCheck =
  * SECURITY: the timestamp is the signer's own claim; a retirement bounds what the key vouches for from then on, but
  * whoever holds a retired key's secret can still backdate. A key that leaked is removed from the list, not retired.
  */
-export function checkOperatorSignature(backend: Ed25519Backend, message: Uint8Array, signatureB58: unknown, keys: OperatorKeys, timestamp: unknown): OperatorSignatureCheck {
-  if (checkEd25519(backend, message, signatureB58, keys.pubkey)) return { ok: true, pubkey: keys.pubkey, retiredAt: null };
+export function checkOperatorSignature(
+  backend: Ed25519Backend,
+  message: Uint8Array,
+  signatureB58: unknown,
+  keys: OperatorKeys,
+  timestamp: unknown,
+): OperatorSignatureCheck {
+  if (checkEd25519(backend, message, signatureB58, keys.pubkey))
+    return { ok: true, pubkey: keys.pubkey, retiredAt: null };
   for (const key of keys.retired) {
     if (!checkEd25519(backend, message, signatureB58, key.pubkey)) continue;
     const placed = typeof timestamp === "number" && Number.isSafeInteger(timestamp) && timestamp >= 0;
     if (!placed) return { ok: false, reason: "timestamp_missing", pubkey: key.pubkey, retiredAt: key.retired_at };
-    if (timestamp >= key.retired_at) return { ok: false, reason: "signed_after_retirement", pubkey: key.pubkey, retiredAt: key.retired_at };
+    if (timestamp >= key.retired_at)
+      return { ok: false, reason: "signed_after_retirement", pubkey: key.pubkey, retiredAt: key.retired_at };
     return { ok: true, pubkey: key.pubkey, retiredAt: key.retired_at };
   }
   return { ok: false, reason: "signature_invalid", pubkey: keys.pubkey, retiredAt: null };

@@ -1,7 +1,9 @@
 // Reads a receipt from what people have: the receipt JSON, or the base64 `X-Service-Receipt` header value.
 // Pure and browser-safe (atob + TextDecoder).
 
-export type ParseReceiptResult = { ok: true; receipt: Record<string, unknown> } | { ok: false; reason: "empty" | "not_json_or_base64" | "not_an_object" };
+export type ParseReceiptResult =
+  | { ok: true; receipt: Record<string, unknown> }
+  | { ok: false; reason: "empty" | "not_json_or_base64" | "not_an_object" };
 
 /** Parses receipt JSON or base64-encoded receipt JSON. */
 export function parseReceiptText(text: string): ParseReceiptResult {
@@ -9,7 +11,8 @@ export function parseReceiptText(text: string): ParseReceiptResult {
   if (trimmed === "") return { ok: false, reason: "empty" };
   const parsed = tryJson(trimmed) ?? tryJson(decodeBase64Utf8(trimmed));
   if (parsed === undefined) return { ok: false, reason: "not_json_or_base64" };
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { ok: false, reason: "not_an_object" };
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return { ok: false, reason: "not_an_object" };
   return { ok: true, receipt: parsed as Record<string, unknown> };
 }
 

@@ -13,12 +13,25 @@ describe("responsesPromptMessages()", () => {
   it("keeps each message item's role and string content, and its text parts as chat text parts in order", () => {
     const input = [
       { role: "developer", content: "rules" },
-      { type: "message", role: "user", content: [{ type: "input_text", text: "a" }, { type: "input_text", text: "b" }] },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "a" },
+          { type: "input_text", text: "b" },
+        ],
+      },
       { role: "assistant", id: "msg_1", content: [{ type: "output_text", text: "c", annotations: [] }] },
     ];
     expect(responsesPromptMessages({ input })).toEqual([
       { role: "developer", content: "rules" },
-      { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      },
       { role: "assistant", content: [{ type: "text", text: "c" }] },
     ]);
   });

@@ -20,13 +20,18 @@ const TEXT_PART_TYPES = new Set(["input_text", "output_text"]);
  * string is one user message; each message item keeps its role, its string content as is, and its text parts as chat
  * `text` parts in order. Null when the input holds anything else (a non-text part, a non-message item).
  */
-export function responsesPromptMessages(body: { instructions?: unknown; input?: unknown }): ResponsesPromptMessage[] | null {
+export function responsesPromptMessages(body: {
+  instructions?: unknown;
+  input?: unknown;
+}): ResponsesPromptMessage[] | null {
   const messages: ResponsesPromptMessage[] = [];
-  if (typeof body.instructions === "string" && body.instructions !== "") messages.push({ role: "system", content: body.instructions });
+  if (typeof body.instructions === "string" && body.instructions !== "")
+    messages.push({ role: "system", content: body.instructions });
   if (typeof body.input === "string") return [...messages, { role: "user", content: body.input }];
   if (!Array.isArray(body.input)) return null;
   for (const item of body.input) {
-    if (!isRecord(item) || typeof item.role !== "string" || (item.type !== undefined && item.type !== "message")) return null;
+    if (!isRecord(item) || typeof item.role !== "string" || (item.type !== undefined && item.type !== "message"))
+      return null;
     if (typeof item.content === "string") {
       messages.push({ role: item.role, content: item.content });
       continue;
@@ -34,7 +39,13 @@ export function responsesPromptMessages(body: { instructions?: unknown; input?: 
     if (!Array.isArray(item.content)) return null;
     const parts: { type: "text"; text: string }[] = [];
     for (const part of item.content) {
-      if (!isRecord(part) || typeof part.type !== "string" || !TEXT_PART_TYPES.has(part.type) || typeof part.text !== "string") return null;
+      if (
+        !isRecord(part) ||
+        typeof part.type !== "string" ||
+        !TEXT_PART_TYPES.has(part.type) ||
+        typeof part.text !== "string"
+      )
+        return null;
       parts.push({ type: "text", text: part.text });
     }
     messages.push({ role: item.role, content: parts });

@@ -131,7 +131,11 @@ export function parseSignedNote(note: string): ParsedNote | null {
     if (!match || !isValidKeyName(match[1]!)) return null;
     const bytes = decodeBase64(match[2]!);
     if (!bytes || bytes.length < 5) return null;
-    signatures.push({ name: match[1]!, keyId: ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0, payload: bytes.slice(4) });
+    signatures.push({
+      name: match[1]!,
+      keyId: ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0,
+      payload: bytes.slice(4),
+    });
   }
   return { text, signatures };
 }
@@ -152,19 +156,32 @@ export function cosignaturePayload(timestamp: bigint, signature: Uint8Array): Ui
 export type NoteSignatureCheck = { ok: true; timestamp?: bigint } | { ok: false };
 
 /** Checks one signature of `text` made by `key` (its name and key ID already matched). */
-export function checkNoteSignature(text: string, sig: NoteSignature, key: NoteVerifierKey, backend: Ed25519Backend = verifyEd25519Noble): NoteSignatureCheck {
+export function checkNoteSignature(
+  text: string,
+  sig: NoteSignature,
+  key: NoteVerifierKey,
+  backend: Ed25519Backend = verifyEd25519Noble,
+): NoteSignatureCheck {
   if (sig.name !== key.name || sig.keyId !== key.keyId) return { ok: false };
   if (key.type === SIG_ED25519) {
-    return sig.payload.length === 64 && backend(sig.payload, utf8ToBytes(text), key.publicKey) ? { ok: true } : { ok: false };
+    return sig.payload.length === 64 && backend(sig.payload, utf8ToBytes(text), key.publicKey)
+      ? { ok: true }
+      : { ok: false };
   }
   if (sig.payload.length !== 72) return { ok: false };
   const timestamp = new DataView(sig.payload.buffer, sig.payload.byteOffset, 8).getBigUint64(0);
   if (timestamp > 2n ** 63n - 1n) return { ok: false };
-  return backend(sig.payload.slice(8), cosignatureMessage(text, timestamp), key.publicKey) ? { ok: true, timestamp } : { ok: false };
+  return backend(sig.payload.slice(8), cosignatureMessage(text, timestamp), key.publicKey)
+    ? { ok: true, timestamp }
+    : { ok: false };
 }
 
 /** The signature lines of `note` made by `key`: verified, failed, or absent. Unknown keys' lines are ignored. */
-export function findKeySignature(note: ParsedNote, key: NoteVerifierKey, backend: Ed25519Backend = verifyEd25519Noble): "absent" | "invalid" | { ok: true; timestamp?: bigint } {
+export function findKeySignature(
+  note: ParsedNote,
+  key: NoteVerifierKey,
+  backend: Ed25519Backend = verifyEd25519Noble,
+): "absent" | "invalid" | { ok: true; timestamp?: bigint } {
   let verified: { ok: true; timestamp?: bigint } | null = null;
   for (const sig of note.signatures) {
     if (sig.name !== key.name || sig.keyId !== key.keyId) continue;

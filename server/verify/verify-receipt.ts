@@ -6,7 +6,13 @@ import { canonicalJson } from "./canonical-json";
 import { matchPromptHash, promptHashCandidates, responseHash, sha256Hex, type Sha256Hex } from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
 import { decodeBase58, type Ed25519Backend } from "./ed25519";
-import { checkOperatorSignature, formatUnixMs, parseOperatorKeys, type OperatorKeys, type OperatorSignatureCheck } from "./operator-keys";
+import {
+  checkOperatorSignature,
+  formatUnixMs,
+  parseOperatorKeys,
+  type OperatorKeys,
+  type OperatorSignatureCheck,
+} from "./operator-keys";
 import { fetchJsonBounded, VerifierFetchError, type FetchLike, type BoundedFetchOptions } from "./json-rpc";
 import { SHIPPED_NETWORKS, type NetworkRegistry } from "./network-registry";
 import type { PaymentCheckOutcome } from "./check-solana-payment";
@@ -72,7 +78,10 @@ export interface VerifyReceiptInput {
   networks?: NetworkRegistry;
 }
 
-export type SignatureOnlyInput = Pick<VerifyReceiptInput, "receipt" | "endpoint" | "operatorKey" | "operatorKeys" | "fetch" | "attemptTimeoutMs">;
+export type SignatureOnlyInput = Pick<
+  VerifyReceiptInput,
+  "receipt" | "endpoint" | "operatorKey" | "operatorKeys" | "fetch" | "attemptTimeoutMs"
+>;
 
 /** Thrown for misuse: a receipt that is not an object, no way to get the operator key, a malformed pinned key. */
 export class VerifyInputError extends TypeError {
@@ -84,7 +93,11 @@ export class VerifyInputError extends TypeError {
  * VerifierFetchError when the operator key or the chain could not be reached (an outage is not a verdict),
  * VerifyInputError on misuse.
  */
-export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyReceiptInput, hash: Sha256Hex = sha256Hex): Promise<VerifyResult> {
+export async function verifyReceiptWith(
+  ed25519: Ed25519Backend,
+  input: VerifyReceiptInput,
+  hash: Sha256Hex = sha256Hex,
+): Promise<VerifyResult> {
   const receipt = assertReceiptObject(input.receipt);
   const operatorKeys = await resolveOperatorKeys(input);
   const fetchOpts = fetchOptions(input);
@@ -125,7 +138,10 @@ export async function verifyReceiptWith(ed25519: Ed25519Backend, input: VerifyRe
 }
 
 /** Checks only the operator signature (with `ed25519`): proves the operator minted the receipt, not that any text matches it. */
-export async function verifySignatureOnlyWith(ed25519: Ed25519Backend, input: SignatureOnlyInput): Promise<SignatureOnlyResult> {
+export async function verifySignatureOnlyWith(
+  ed25519: Ed25519Backend,
+  input: SignatureOnlyInput,
+): Promise<SignatureOnlyResult> {
   const receipt = assertReceiptObject(input.receipt);
   const operatorKeys = await resolveOperatorKeys(input);
   const signature = checkSignature(ed25519, receipt, operatorKeys);
@@ -143,7 +159,11 @@ export function receiptSigningBytes(receipt: Record<string, unknown>): Uint8Arra
   return utf8ToBytes(canonicalJson(unsigned));
 }
 
-function checkSignature(ed25519: Ed25519Backend, receipt: Record<string, unknown>, keys: OperatorKeys): OperatorSignatureCheck {
+function checkSignature(
+  ed25519: Ed25519Backend,
+  receipt: Record<string, unknown>,
+  keys: OperatorKeys,
+): OperatorSignatureCheck {
   let message: Uint8Array;
   try {
     message = receiptSigningBytes(receipt);
@@ -157,10 +177,15 @@ function checkSignature(ed25519: Ed25519Backend, receipt: Record<string, unknown
 function signatureReason(check: OperatorSignatureCheck, keys: OperatorKeys, timestamp: unknown): string {
   const key = `${check.pubkey.slice(0, 4)}…`;
   const retired = check.retiredAt === null ? "" : formatUnixMs(check.retiredAt);
-  if (check.ok) return check.retiredAt === null ? `signature made by operator key ${key}` : `signature made by retired operator key ${key} before its retirement at ${retired}`;
+  if (check.ok)
+    return check.retiredAt === null
+      ? `signature made by operator key ${key}`
+      : `signature made by retired operator key ${key} before its retirement at ${retired}`;
   switch (check.reason) {
     case "signature_invalid":
-      return keys.retired.length === 0 ? `signature is not valid for operator key ${key}` : `signature is not valid for operator key ${key} nor for any of its retired keys`;
+      return keys.retired.length === 0
+        ? `signature is not valid for operator key ${key}`
+        : `signature is not valid for operator key ${key} nor for any of its retired keys`;
     case "signed_after_retirement":
       return `signature made by operator key ${key}, retired at ${retired}: the receipt's timestamp ${formatUnixMs(timestamp as number)} is not before its retirement`;
     case "timestamp_missing":
@@ -180,7 +205,11 @@ async function checkPayment(
   });
   if (receipt.payment === undefined || receipt.payment === null) {
     const why = "prepaid receipt: no on-chain payment to check";
-    return { payment_on_chain_ok: true, payer_matches: true, reasons: { payment_on_chain_ok: why, payer_matches: why } };
+    return {
+      payment_on_chain_ok: true,
+      payer_matches: true,
+      reasons: { payment_on_chain_ok: why, payer_matches: why },
+    };
   }
   if (input.offline) return fail("not checked: offline mode");
   const payment = receipt.payment;
@@ -189,7 +218,12 @@ async function checkPayment(
   const { tx_signature: txSignature, pay_to: payTo, network } = p;
   const amountUnits = usdcNumberToUnits(p.amount_usdc);
   const agent = receipt.agent_pubkey;
-  if (typeof txSignature !== "string" || typeof payTo !== "string" || typeof network !== "string" || typeof agent !== "string") {
+  if (
+    typeof txSignature !== "string" ||
+    typeof payTo !== "string" ||
+    typeof network !== "string" ||
+    typeof agent !== "string"
+  ) {
     return fail("payment block lacks tx_signature, pay_to or network, or the receipt lacks agent_pubkey");
   }
   if (amountUnits === null || amountUnits === 0n) return fail("payment.amount_usdc is not a positive USDC amount");
@@ -203,29 +237,45 @@ async function checkPayment(
 
 /** The keys a signature is checked against: the pinned key alone, the pinned set, or the set the endpoint publishes. */
 async function resolveOperatorKeys(input: SignatureOnlyInput): Promise<OperatorKeys> {
-  if (input.operatorKey !== undefined && input.operatorKeys !== undefined) throw new VerifyInputError("give operatorKey or operatorKeys, not both");
+  if (input.operatorKey !== undefined && input.operatorKeys !== undefined)
+    throw new VerifyInputError("give operatorKey or operatorKeys, not both");
   if (input.operatorKey !== undefined) {
-    if (!decodeBase58(input.operatorKey, 32)) throw new VerifyInputError("operatorKey is not a base58 32-byte public key");
+    if (!decodeBase58(input.operatorKey, 32))
+      throw new VerifyInputError("operatorKey is not a base58 32-byte public key");
     return { pubkey: input.operatorKey, retired: [] };
   }
   if (input.operatorKeys !== undefined) {
     const keys = parseOperatorKeys(input.operatorKeys);
-    if (!keys) throw new VerifyInputError("operatorKeys is not { pubkey, retired: [{ pubkey, retired_at }] } with distinct base58 32-byte keys and Unix ms times");
+    if (!keys)
+      throw new VerifyInputError(
+        "operatorKeys is not { pubkey, retired: [{ pubkey, retired_at }] } with distinct base58 32-byte keys and Unix ms times",
+      );
     return keys;
   }
   if (!input.endpoint) throw new VerifyInputError("either operatorKey or endpoint is required");
   const url = `${input.endpoint.replace(/\/+$/, "")}/api/v1/operator-key`;
-  const body = await fetchJsonBounded(url, { method: "GET", headers: { accept: "application/json" } }, fetchOptions(input), "operator_key_unavailable");
+  const body = await fetchJsonBounded(
+    url,
+    { method: "GET", headers: { accept: "application/json" } },
+    fetchOptions(input),
+    "operator_key_unavailable",
+  );
   const keys = parseOperatorKeys(body);
   if (!keys) {
-    throw new VerifierFetchError("operator_key_unavailable", `${url} did not return a base58 Ed25519 public key with well-formed retired keys`);
+    throw new VerifierFetchError(
+      "operator_key_unavailable",
+      `${url} did not return a base58 Ed25519 public key with well-formed retired keys`,
+    );
   }
   return keys;
 }
 
 function fetchOptions(input: SignatureOnlyInput): BoundedFetchOptions {
   const fetchImpl: FetchLike = input.fetch ?? ((url, init) => fetch(url, init));
-  return { fetch: fetchImpl, ...(input.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: input.attemptTimeoutMs } : {}) };
+  return {
+    fetch: fetchImpl,
+    ...(input.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: input.attemptTimeoutMs } : {}),
+  };
 }
 
 function assertReceiptObject(receipt: unknown): Record<string, unknown> {

@@ -11,7 +11,10 @@ import { paidRoute, type PaidRoute } from "./paid-routes";
 
 /** A zod schema as the OpenAPI document converts it, inline and without the dialect (it becomes a subschema). */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return rest;
 }
 

@@ -13,7 +13,10 @@ export type VerifyFailureReason = "payment_expired" | "insufficient_balance" | "
 /** A simulation refused for its blockhash (the cluster no longer knows it), or an EIP-3009 authorization past validBefore. */
 const EXPIRED = /blockhash ?not ?found|authorization_valid_before/i;
 
-const TOKEN_PROGRAMS = new Set(["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"]);
+const TOKEN_PROGRAMS = new Set([
+  "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+  "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+]);
 /** SPL Token instruction tag of TransferChecked. */
 const TRANSFER_CHECKED = 12;
 

@@ -17,14 +17,34 @@ type Extension = { info: Json; schema: Json };
 export function shallowSchema(schema: Json, named?: readonly string[]): Json {
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  const kept = Object.entries(properties).filter(([name, field]) => typeof field.type === "string" && (named === undefined || named.includes(name) || required.includes(name)));
-  return { type: "object", properties: Object.fromEntries(kept.map(([name, field]) => [name, { type: field.type }])), ...(required.length > 0 ? { required } : {}) };
+  const kept = Object.entries(properties).filter(
+    ([name, field]) =>
+      typeof field.type === "string" && (named === undefined || named.includes(name) || required.includes(name)),
+  );
+  return {
+    type: "object",
+    properties: Object.fromEntries(kept.map(([name, field]) => [name, { type: field.type }])),
+    ...(required.length > 0 ? { required } : {}),
+  };
 }
 
 /** The schema of an `info` whose fields are those of `info` itself, each with its JSON type. */
 function schemaOfInfo(info: Json, required: string[]): Json {
-  const typeOf = (value: unknown) => (Array.isArray(value) ? "array" : value === null ? "null" : typeof value === "object" ? "object" : typeof value === "number" ? "number" : typeof value);
-  return { type: "object", properties: Object.fromEntries(Object.entries(info).map(([name, value]) => [name, { type: typeOf(value) }])), required: required.filter((name) => name in info) };
+  const typeOf = (value: unknown) =>
+    Array.isArray(value)
+      ? "array"
+      : value === null
+        ? "null"
+        : typeof value === "object"
+          ? "object"
+          : typeof value === "number"
+            ? "number"
+            : typeof value;
+  return {
+    type: "object",
+    properties: Object.fromEntries(Object.entries(info).map(([name, value]) => [name, { type: typeOf(value) }])),
+    required: required.filter((name) => name in info),
+  };
 }
 
 /**
@@ -36,10 +56,21 @@ function compactBazaar(extension: Extension): Extension {
   const inputSchema = ((extension.schema.properties as Record<string, Json> | undefined)?.input ?? {}) as Json;
   const bodySchema = ((inputSchema.properties as Record<string, Json> | undefined)?.body ?? {}) as Json;
   const example = typeof input.body === "object" && input.body !== null ? Object.keys(input.body) : [];
-  const inputFields = Object.fromEntries(Object.keys(input).map((name) => [name, name === "body" ? shallowSchema(bodySchema, example) : { type: typeof input[name] === "object" ? "object" : "string" }]));
+  const inputFields = Object.fromEntries(
+    Object.keys(input).map((name) => [
+      name,
+      name === "body"
+        ? shallowSchema(bodySchema, example)
+        : { type: typeof input[name] === "object" ? "object" : "string" },
+    ]),
+  );
   return {
     info: { input },
-    schema: { type: "object", properties: { input: { type: "object", properties: inputFields, required: Object.keys(input) } }, required: ["input"] },
+    schema: {
+      type: "object",
+      properties: { input: { type: "object", properties: inputFields, required: Object.keys(input) } },
+      required: ["input"],
+    },
   };
 }
 
@@ -53,14 +84,28 @@ const REQUIRED_INFO: Record<string, string[]> = {
  * `extensions` as the headers carry them: the bazaar compacted, every other extension with its `info` whole and a schema
  * of its fields. Anything that is not an `{ info, schema }` extension passes through unchanged.
  */
-export function compactExtensions(extensions: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+export function compactExtensions(
+  extensions: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
   if (!extensions) return undefined;
   return Object.fromEntries(
     Object.entries(extensions).map(([key, value]) => {
       const extension = value as Partial<Extension> | null;
-      if (!extension || typeof extension !== "object" || typeof extension.info !== "object" || extension.info === null || typeof extension.schema !== "object") return [key, value];
+      if (
+        !extension ||
+        typeof extension !== "object" ||
+        typeof extension.info !== "object" ||
+        extension.info === null ||
+        typeof extension.schema !== "object"
+      )
+        return [key, value];
       const whole = extension as Extension;
-      return [key, key === "bazaar" ? compactBazaar(whole) : { info: whole.info, schema: schemaOfInfo(whole.info, REQUIRED_INFO[key] ?? []) }];
+      return [
+        key,
+        key === "bazaar"
+          ? compactBazaar(whole)
+          : { info: whole.info, schema: schemaOfInfo(whole.info, REQUIRED_INFO[key] ?? []) },
+      ];
     }),
   );
 }

@@ -13,14 +13,21 @@ import type { Settings } from "../settings/setting-definitions";
 /** What decides the deposit addresses: `settings` (null when they could not be read) and the facilitator's keys. */
 export function depositFactsOf(facilitator: Facilitator, settings: Settings | null): DepositFacts {
   return {
-    settings: settings && { depositAddress: settings.depositAddress, mainnetDepositAddress: settings.mainnetDepositAddress },
+    settings: settings && {
+      depositAddress: settings.depositAddress,
+      mainnetDepositAddress: settings.mainnetDepositAddress,
+    },
     facilitatorAddress: facilitator.address,
     evmAddress: facilitator.evm?.address ?? null,
   };
 }
 
 /** The deposit address the settings name for a network (EVM: the facilitator's key), or null when none is set. */
-export function configuredDepositAddress(facilitator: Facilitator, settings: Settings, network: NetworkId): string | null {
+export function configuredDepositAddress(
+  facilitator: Facilitator,
+  settings: Settings,
+  network: NetworkId,
+): string | null {
   const info = facilitator.networks.get(network);
   return familyFacts(info).configuredDeposit(info, depositFactsOf(facilitator, settings)) ?? null;
 }
@@ -29,7 +36,8 @@ const PROBLEM_ERRORS: Record<DepositProblem, (label: string) => AppError> = {
   not_offered: (label) => new AppError("network_not_supported", `${label} payments are not offered by this service`),
   no_rpc: (label) => new AppError("server_misconfigured", `no RPC is configured for ${label}`),
   no_deposit_address: () => new AppError("server_misconfigured", "no deposit address is configured for this network"),
-  deposit_address_not_facilitator: () => new AppError("server_misconfigured", "the deposit address does not match the facilitator key"),
+  deposit_address_not_facilitator: () =>
+    new AppError("server_misconfigured", "the deposit address does not match the facilitator key"),
 };
 
 /** Where a network's payments go; throws when the network is not offered or its deposit address is misconfigured. */

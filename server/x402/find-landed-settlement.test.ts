@@ -6,11 +6,21 @@ const payloadOf = (inner: unknown) => ({ x402Version: 2, payload: inner }) as un
 
 describe("settlementExpiry()", () => {
   it("reads an EIP-3009 authorization's validBefore as a date", () => {
-    expect(settlementExpiry(payloadOf({ authorization: { validBefore: "1800000000" } }))).toEqual({ blockhash: null, validBefore: new Date(1_800_000_000_000) });
+    expect(settlementExpiry(payloadOf({ authorization: { validBefore: "1800000000" } }))).toEqual({
+      blockhash: null,
+      validBefore: new Date(1_800_000_000_000),
+    });
   });
 
   it("rejects malformed input: no expiry is read from it", () => {
-    for (const inner of [{}, { transaction: 42 }, { transaction: "not a transaction" }, { authorization: { validBefore: "soon" } }, { authorization: { validBefore: 1e30 } }, { authorization: null }]) {
+    for (const inner of [
+      {},
+      { transaction: 42 },
+      { transaction: "not a transaction" },
+      { authorization: { validBefore: "soon" } },
+      { authorization: { validBefore: 1e30 } },
+      { authorization: null },
+    ]) {
       expect(settlementExpiry(payloadOf(inner))).toEqual({ blockhash: null, validBefore: null });
     }
   });

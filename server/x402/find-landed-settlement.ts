@@ -13,7 +13,11 @@ export type { LandedSettlement, PendingSettlementState } from "../chain/chain-fa
 export { solanaSettlementWire } from "../chain/svm-family";
 
 /** Whether the settlement of `payload` is on chain. Throws when the chain cannot be read (try again later). */
-export async function findLandedSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<LandedSettlement> {
+export async function findLandedSettlement(
+  facilitator: Facilitator,
+  network: NetworkId,
+  payload: PaymentPayload,
+): Promise<LandedSettlement> {
   return familyAdapter(facilitator.networks.get(network)).findLandedSettlement(facilitator, network, payload);
 }
 
@@ -31,7 +35,11 @@ export function settlementExpiry(payload: PaymentPayload): SettlementExpiry {
  * What decides expiry is read FIRST and the settlement after, so one that lands between the two reads is seen as
  * landed, never as expired. Throws when the chain cannot be read.
  */
-export async function findPendingSettlement(facilitator: Facilitator, network: NetworkId, payload: PaymentPayload): Promise<PendingSettlementState> {
+export async function findPendingSettlement(
+  facilitator: Facilitator,
+  network: NetworkId,
+  payload: PaymentPayload,
+): Promise<PendingSettlementState> {
   const adapter = familyAdapter(facilitator.networks.get(network));
   const expired = await adapter.settlementExpired(facilitator, network, settlementExpiry(payload));
   const landed = await adapter.findLandedSettlement(facilitator, network, payload);

@@ -57,7 +57,10 @@ export interface OfferReceipts {
    * it in the settlement response. Null (logged) when the key could not sign: the call was served and charged, so its
    * answer still goes out.
    */
-  issueSettlementReceipt(resource: PaidRoute, settlement: { payer: string; network: string; transaction: string }): Promise<SettlementReceipt | null>;
+  issueSettlementReceipt(
+    resource: PaidRoute,
+    settlement: { payer: string; network: string; transaction: string },
+  ): Promise<SettlementReceipt | null>;
 }
 
 /** Offers signed once and reused while half their validity or more remains; receipts signed per settlement. */
@@ -90,7 +93,17 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
     issueOffer(resourceUrl, input) {
       const current = operatorIssuer();
       const validity = input.offerValiditySeconds ?? 0;
-      const key = [current.kid, resourceUrl, input.acceptIndex, input.scheme, input.network, input.asset, input.payTo, input.amount, validity].join("|");
+      const key = [
+        current.kid,
+        resourceUrl,
+        input.acceptIndex,
+        input.scheme,
+        input.network,
+        input.asset,
+        input.payTo,
+        input.amount,
+        validity,
+      ].join("|");
       const now = Math.floor(signer.clock.now() / 1000);
       const cached = offers.get(key);
       if (cached && cached.validUntil - now >= validity / 2) return cached.offer;
@@ -117,14 +130,16 @@ export function createOfferReceipts(signer: OfferReceiptSigner): OfferReceipts {
     // extension's own hook is called here with what it reads: the result and the resource URL.
     async issueSettlementReceipt(resource, settlement) {
       const url = paidRouteUrl(signer.baseUrl, resource);
-      const context = { result: { success: true, ...settlement }, transportContext: { request: { adapter: { getUrl: () => url } } } } as unknown as SettleResultContext;
+      const context = {
+        result: { success: true, ...settlement },
+        transportContext: { request: { adapter: { getUrl: () => url } } },
+      } as unknown as SettleResultContext;
       // The declaration's offer validity plays no part in a receipt. A hook that throws issues no receipt, and its error
       // is logged with the failure.
       let failure: unknown;
       const enriched = extension.enrichSettlementResponse!(offerReceiptDeclaration(0), context);
       const data = (await enriched.catch((err: unknown) => void (failure = err))) as
-        | { info?: { receipt?: SignedReceipt } }
-        | undefined;
+        { info?: { receipt?: SignedReceipt } } | undefined;
       const receipt = data?.info?.receipt;
       if (!receipt) {
         const cause = failure === undefined ? {} : { err: loggableError(failure) };

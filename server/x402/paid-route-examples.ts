@@ -12,7 +12,14 @@ export const PAID_ROUTE_EXAMPLES = {
       object: "chat.completion",
       created: 1_764_000_000,
       model: "local/echo-1",
-      choices: [{ index: 0, message: { role: "assistant", content: 'You said: "Say hello"', refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: 'You said: "Say hello"', refusal: null, annotations: [] },
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
       usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
     },
   },
@@ -34,7 +41,13 @@ export const PAID_ROUTE_EXAMPLES = {
           content: [{ type: "output_text", text: 'You said: "Say hello"', annotations: [], logprobs: [] }],
         },
       ],
-      usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 8 },
+      usage: {
+        input_tokens: 3,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 5,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 8,
+      },
       error: null,
       instructions: null,
       max_output_tokens: null,
@@ -44,7 +57,12 @@ export const PAID_ROUTE_EXAMPLES = {
   },
   embeddings: {
     input: { model: "local/hash-embed-1", input: ["Say hello"], dimensions: 4, network: "devnet" },
-    output: { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.5, -0.5, 0.5, -0.5] }], model: "local/hash-embed-1", usage: { prompt_tokens: 3, total_tokens: 3 } },
+    output: {
+      object: "list",
+      data: [{ object: "embedding", index: 0, embedding: [0.5, -0.5, 0.5, -0.5] }],
+      model: "local/hash-embed-1",
+      usage: { prompt_tokens: 3, total_tokens: 3 },
+    },
   },
   topup: {
     input: { amount_usdc: "1.00", network: "devnet" },

@@ -23,12 +23,19 @@ describe("the paid-route registry", () => {
   });
 
   it("publishes each row's operation in the OpenAPI document, with its request schema", () => {
-    const doc = buildOpenApiDocument("http://x", SHIPPED_NETWORKS) as { paths: Record<string, Record<string, { operationId: string; requestBody: { content: Record<string, { schema: unknown }> } }>> };
+    const doc = buildOpenApiDocument("http://x", SHIPPED_NETWORKS) as {
+      paths: Record<
+        string,
+        Record<string, { operationId: string; requestBody: { content: Record<string, { schema: unknown }> } }>
+      >;
+    };
     for (const route of PAID_ROUTES) {
       const row = PAID_ROUTE_REGISTRY[route];
       const op = doc.paths[row.path]![row.method.toLowerCase()]!;
       expect(op.operationId).toBe(row.openapi.operationId);
-      expect(op.requestBody.content["application/json"]!.schema).toEqual({ $ref: `#/components/schemas/${row.openapi.requestSchemaId}` });
+      expect(op.requestBody.content["application/json"]!.schema).toEqual({
+        $ref: `#/components/schemas/${row.openapi.requestSchemaId}`,
+      });
     }
   });
 
@@ -37,7 +44,9 @@ describe("the paid-route registry", () => {
       expect(paidRouteAt(PAID_ROUTE_REGISTRY[route].path)).toBe(route);
       expect(paidRouteUrl("https://s.example", route)).toBe(`https://s.example${PAID_ROUTE_REGISTRY[route].path}`);
     }
-    const digests = PAID_ROUTES.flatMap((r) => PAID_ROUTE_REGISTRY[r].requestDigest?.({ model: "m" }, "solana-devnet") ?? []);
+    const digests = PAID_ROUTES.flatMap(
+      (r) => PAID_ROUTE_REGISTRY[r].requestDigest?.({ model: "m" }, "solana-devnet") ?? [],
+    );
     expect(new Set(digests).size).toBe(digests.length);
   });
 

@@ -50,7 +50,11 @@ export interface PaidRouteRow {
   /** The digest binding a payment to the request that paid (request-digest.ts); a top-up's binds its purchase instead. */
   requestDigest: ((body: object, network: NetworkId) => string) | null;
   /** The bazaar declaration's body and answer schemas (core fields: the 402 carries it in a bounded header) and example. */
-  bazaar: { input: z.ZodType; output: z.ZodType; example: { input: Record<string, unknown>; output: Record<string, unknown> } };
+  bazaar: {
+    input: z.ZodType;
+    output: z.ZodType;
+    example: { input: Record<string, unknown>; output: Record<string, unknown> };
+  };
   openapi: PaidRouteOperation;
   /** Also served from prepaid credit by a request signed for this path (discovery's `prepaid` lists it). */
   prepaidSigning: boolean;
@@ -61,18 +65,45 @@ export interface PaidRouteRow {
 }
 
 /** The chat body's core fields, as the route validates them; the route takes every other OpenAI field too. */
-export const chatDiscoverySchema = chatRequestFields.pick({ model: true, messages: true, network: true, max_tokens: true, temperature: true, stream: true }).loose();
+export const chatDiscoverySchema = chatRequestFields
+  .pick({ model: true, messages: true, network: true, max_tokens: true, temperature: true, stream: true })
+  .loose();
 
 /** The Responses body's core fields, as the route validates them (each input item is checked further). */
-const responsesDiscoverySchema = responsesRequestFields.pick({ model: true, input: true, instructions: true, network: true, max_output_tokens: true, stream: true }).loose();
+const responsesDiscoverySchema = responsesRequestFields
+  .pick({ model: true, input: true, instructions: true, network: true, max_output_tokens: true, stream: true })
+  .loose();
 
 /** The plain answer: the Responses object without `service_receipt`, which only a stream's last event carries. */
 export const responsesAnswerSchema = responsesObjectSchema.omit({ service_receipt: true });
 
 /** What a paid call may be refused with, besides the common codes. */
-const PAID_CALL_ERRORS = ["agent_not_allowed", "payment_replay", "payment_request_mismatch", "invalid_payment_id", "payment_id_conflict"] as const satisfies readonly ErrorCode[];
-const SIGNED_ERRORS = ["missing_auth_headers", "invalid_signature", "request_expired", "nonce_replay"] as const satisfies readonly ErrorCode[];
-const CALL_TAIL = ["rate_limited", "invalid_network", "model_not_allowed", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "upstream_timeout", "receipt_log_unavailable", "server_misconfigured"] as const satisfies readonly ErrorCode[];
+const PAID_CALL_ERRORS = [
+  "agent_not_allowed",
+  "payment_replay",
+  "payment_request_mismatch",
+  "invalid_payment_id",
+  "payment_id_conflict",
+] as const satisfies readonly ErrorCode[];
+const SIGNED_ERRORS = [
+  "missing_auth_headers",
+  "invalid_signature",
+  "request_expired",
+  "nonce_replay",
+] as const satisfies readonly ErrorCode[];
+const CALL_TAIL = [
+  "rate_limited",
+  "invalid_network",
+  "model_not_allowed",
+  "network_not_supported",
+  "mainnet_disabled",
+  "upstream_error",
+  "chain_unavailable",
+  "settlement_pending",
+  "upstream_timeout",
+  "receipt_log_unavailable",
+  "server_misconfigured",
+] as const satisfies readonly ErrorCode[];
 
 const ROWS = {
   chat: {
@@ -88,7 +119,12 @@ const ROWS = {
         "OpenAI-shaped. Without a payment header: 402 with the x402 challenge (v2 in PAYMENT-REQUIRED, v1 in the body). With one: verify, settle, credit, inference, debit, log, and a signed receipt. A payment settled but not served (upstream failure) stays as credit and the same header can be sent again once.",
       tags: ["inference"],
       requestSchemaId: "ChatRequest",
-      answer: { schema: chatCompletionSchema, description: "The completion, with its receipt", receipt: true, stream: "chat" },
+      answer: {
+        schema: chatCompletionSchema,
+        description: "The completion, with its receipt",
+        receipt: true,
+        stream: "chat",
+      },
       errors: [...PAID_CALL_ERRORS, ...CALL_TAIL],
     },
     prepaidSigning: false,
@@ -108,7 +144,12 @@ const ROWS = {
         "OpenAI's Responses API for one stateless text answer. A request signed like a prepaid one (X-Agent-Pubkey, X-Agent-Signature naming this path; `nonce`, `timestamp` and optionally `max_cost_usdc` in the body) is served from the agent's prepaid credit; any other is paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` and `instructions` map onto chat messages, which the receipt's prompt hash covers. `store: true`, `previous_response_id`, `conversation`, `background: true`, `tools`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
       tags: ["inference"],
       requestSchemaId: "ResponsesRequest",
-      answer: { schema: responsesObjectSchema, description: "The response, with its receipt", receipt: true, stream: "responses" },
+      answer: {
+        schema: responsesObjectSchema,
+        description: "The response, with its receipt",
+        receipt: true,
+        stream: "responses",
+      },
       errors: [...PAID_CALL_ERRORS, ...SIGNED_ERRORS, ...CALL_TAIL],
     },
     prepaidSigning: true,
@@ -120,7 +161,13 @@ const ROWS = {
     description: "OpenAI-compatible embeddings per call in USDC, with a signed receipt over the inputs and the vectors",
     requestSchema: embeddingsRequestSchema,
     requestDigest: (body, network) => callRequestDigest("embeddings", body, network),
-    bazaar: { input: embeddingsRequestFields.pick({ model: true, input: true, encoding_format: true, dimensions: true, network: true }).loose(), output: embeddingsResponseSchema, example: PAID_ROUTE_EXAMPLES.embeddings },
+    bazaar: {
+      input: embeddingsRequestFields
+        .pick({ model: true, input: true, encoding_format: true, dimensions: true, network: true })
+        .loose(),
+      output: embeddingsResponseSchema,
+      example: PAID_ROUTE_EXAMPLES.embeddings,
+    },
     openapi: {
       operationId: "createEmbeddings",
       summary: "Paid embeddings (x402, one payment per call)",
@@ -128,7 +175,12 @@ const ROWS = {
         "OpenAI's embeddings request (`input`: a text, texts, token ids or lists of token ids; `encoding_format` float or base64; `dimensions`), paid exactly as the chat route, or from prepaid credit by a request signed for this path (`nonce`, `timestamp`, optionally `max_cost_usdc` in the body). The receipt's prompt hash covers the canonical inputs and its response hash the vectors as float32 values, whichever encoding carried them. Embeddings are never streamed: a `stream` field is 400 `streaming_not_supported`. `local/hash-embed-1` is a deterministic test model, not a semantic one.",
       tags: ["inference"],
       requestSchemaId: "EmbeddingsRequest",
-      answer: { schema: embeddingsResponseSchema, description: "The embeddings, with their receipt", receipt: true, stream: null },
+      answer: {
+        schema: embeddingsResponseSchema,
+        description: "The embeddings, with their receipt",
+        receipt: true,
+        stream: null,
+      },
       errors: [...PAID_CALL_ERRORS, ...SIGNED_ERRORS, "streaming_not_supported", "insufficient_credits", ...CALL_TAIL],
     },
     prepaidSigning: true,
@@ -147,7 +199,17 @@ const ROWS = {
       tags: ["credits"],
       requestSchemaId: "TopUpRequest",
       answer: { schema: topUpResultSchema, description: "Credited", receipt: false, stream: null },
-      errors: [...PAID_CALL_ERRORS, "rate_limited", "invalid_network", "network_not_supported", "mainnet_disabled", "upstream_error", "chain_unavailable", "settlement_pending", "server_misconfigured"],
+      errors: [
+        ...PAID_CALL_ERRORS,
+        "rate_limited",
+        "invalid_network",
+        "network_not_supported",
+        "mainnet_disabled",
+        "upstream_error",
+        "chain_unavailable",
+        "settlement_pending",
+        "server_misconfigured",
+      ],
     },
     prepaidSigning: false,
     callsLabel: "topup",
@@ -171,7 +233,11 @@ export function paidRouteNamed(name: string): PaidRoute | null {
 }
 
 /** What admitPayment takes from a route's row: its name, what its payment buys, and its challenge's description. */
-export function paidRouteAdmission(route: PaidRoute): { route: PaidRoute; purpose: PaymentPurpose; description: string } {
+export function paidRouteAdmission(route: PaidRoute): {
+  route: PaidRoute;
+  purpose: PaymentPurpose;
+  description: string;
+} {
   const row = PAID_ROUTE_REGISTRY[route];
   return { route, purpose: row.purpose, description: row.description };
 }

@@ -6,11 +6,19 @@ import type { NetworkRegistry, NetworkRow } from "../verify";
 import type { PaymentGateway } from "./payment-gateway";
 
 /** Whether the service takes payment on `network` now: an RPC is configured, and a mainnet needs the switch on. */
-export function takesPaymentOn(network: NetworkRow, gateway: Pick<PaymentGateway, "supports">, settings: Pick<Settings, "mainnetEnabled">): boolean {
+export function takesPaymentOn(
+  network: NetworkRow,
+  gateway: Pick<PaymentGateway, "supports">,
+  settings: Pick<Settings, "mainnetEnabled">,
+): boolean {
   return gateway.supports(network.id) && (!network.isMainnet || settings.mainnetEnabled);
 }
 
 /** The rows of `networks` the service takes payment on now, in registry order. */
-export function payableNetworks(networks: NetworkRegistry, gateway: Pick<PaymentGateway, "supports">, settings: Pick<Settings, "mainnetEnabled">): NetworkRow[] {
+export function payableNetworks(
+  networks: NetworkRegistry,
+  gateway: Pick<PaymentGateway, "supports">,
+  settings: Pick<Settings, "mainnetEnabled">,
+): NetworkRow[] {
   return networks.rows.filter((row) => takesPaymentOn(row, gateway, settings));
 }

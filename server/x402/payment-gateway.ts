@@ -6,7 +6,13 @@ import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import { BAZAAR, bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
 import { PAYMENT_IDENTIFIER, paymentIdentifierResourceServerExtension } from "@x402/extensions/payment-identifier";
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
+import type {
+  PaymentPayload,
+  PaymentRequired,
+  PaymentRequirements,
+  SettleResponse,
+  VerifyResponse,
+} from "@x402/core/types";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import type { Facilitator } from "../facilitator/create-facilitator";
@@ -78,7 +84,11 @@ export interface PaymentGateway {
    * paid resource (by the URL's path) it names the resource by its public URL and declares its x402 extensions, with
    * signed offers.
    */
-  paymentRequired(requirements: PaymentRequirements, resource: { url: string; description: string }, error?: string): Promise<PaymentRequired>;
+  paymentRequired(
+    requirements: PaymentRequirements,
+    resource: { url: string; description: string },
+    error?: string,
+  ): Promise<PaymentRequired>;
   /** The extensions a paid resource's 402 declares (bazaar, offer-receipt, payment-identifier), offers aside. */
   declaredExtensions(resource: PaidRoute): Readonly<Record<string, unknown>>;
   /** The requirement among ours that the payload accepted, or null (wrong amount, asset, payee or network). */
@@ -88,7 +98,11 @@ export interface PaymentGateway {
 }
 
 /** Builds the gateway over a facilitator; `baseUrl` is the service's public origin, which the paid resources' URLs name. */
-export async function createPaymentGateway(facilitator: Facilitator, offerReceipts: OfferReceipts, baseUrl: string): Promise<PaymentGateway> {
+export async function createPaymentGateway(
+  facilitator: Facilitator,
+  offerReceipts: OfferReceipts,
+  baseUrl: string,
+): Promise<PaymentGateway> {
   const client = new InProcessFacilitatorClient(facilitator);
   const server = new x402ResourceServer(client);
   const { networks } = facilitator;
@@ -126,9 +140,14 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
     return extensions;
   };
   const cache = new Map<string, Promise<PaymentRequirements>>();
-  const svmNetworkByCaip2 = new Map<string, NetworkId>(Object.keys(facilitator.rpcs).map((id) => [networks.get(id).caip2, id]));
+  const svmNetworkByCaip2 = new Map<string, NetworkId>(
+    Object.keys(facilitator.rpcs).map((id) => [networks.get(id).caip2, id]),
+  );
   // Concurrent 402s on one network share one RPC call; nothing is kept once it answers.
-  const blockhashInFlight = new Map<NetworkId, Promise<{ recentBlockhash: string; lastValidBlockHeight: string } | null>>();
+  const blockhashInFlight = new Map<
+    NetworkId,
+    Promise<{ recentBlockhash: string; lastValidBlockHeight: string } | null>
+  >();
 
   /** The network's current blockhash, or null when the RPC does not answer in time (the client then asks its own). */
   function currentBlockhash(network: NetworkId) {
@@ -143,7 +162,10 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
       const asked = rpc
         .getLatestBlockhash()
         .send()
-        .then(({ value }) => ({ recentBlockhash: value.blockhash as string, lastValidBlockHeight: value.lastValidBlockHeight.toString() }))
+        .then(({ value }) => ({
+          recentBlockhash: value.blockhash as string,
+          lastValidBlockHeight: value.lastValidBlockHeight.toString(),
+        }))
         .catch(() => null);
       pending = Promise.race([asked, timeout]).finally(() => {
         clearTimeout(timer);
@@ -169,7 +191,11 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
             network: info.caip2 as never,
             payTo,
             // EVM: the token's EIP-712 domain travels in `extra`, where stock clients read it to sign EIP-3009.
-            price: { amount: amountUnits.toString(), asset: info.usdcAsset, ...(info.eip712 ? { extra: { ...info.eip712 } } : {}) },
+            price: {
+              amount: amountUnits.toString(),
+              asset: info.usdcAsset,
+              ...(info.eip712 ? { extra: { ...info.eip712 } } : {}),
+            },
             maxTimeoutSeconds: PAYMENT_MAX_TIMEOUT_SECONDS,
             // Payment settles before the inference runs: x402's "upfront" flow.
             extra: { paymentFlow: "upfront" },
@@ -192,10 +218,25 @@ export async function createPaymentGateway(facilitator: Facilitator, offerReceip
       const base = withoutDynamicFields(requirements);
       const offered = fresh ? { ...base, extra: { ...base.extra, ...fresh } } : base;
       const paid = paidRouteAt(new URL(resource.url).pathname);
-      if (!paid) return server.createPaymentRequiredResponse([offered], { url: resource.url, description: resource.description, mimeType: "application/json" }, error);
+      if (!paid)
+        return server.createPaymentRequiredResponse(
+          [offered],
+          { url: resource.url, description: resource.description, mimeType: "application/json" },
+          error,
+        );
       // A copy: the resource server writes each response's signed offers into the object it is given.
       const extensions = { ...declaredExtensions(paid) };
-      const challenge = await server.createPaymentRequiredResponse([offered], { url: paidRouteUrl(baseUrl, paid), description: resource.description, mimeType: "application/json", ...SERVICE_METADATA }, error, extensions);
+      const challenge = await server.createPaymentRequiredResponse(
+        [offered],
+        {
+          url: paidRouteUrl(baseUrl, paid),
+          description: resource.description,
+          mimeType: "application/json",
+          ...SERVICE_METADATA,
+        },
+        error,
+        extensions,
+      );
       // The challenge travels in a header a default proxy bounds: its extensions go compact (compact-extensions.ts).
       return { ...challenge, extensions: compactExtensions(challenge.extensions) };
     },

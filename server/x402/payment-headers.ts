@@ -16,7 +16,8 @@ export function readPaymentHeader(headers: Headers): string | null {
   return value === null || value.trim() === "" ? null : value.trim();
 }
 
-export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; reason: "too_large" | "malformed" | "unsupported_version" };
+export type DecodedPayment =
+  { ok: true; payload: PaymentPayload } | { ok: false; reason: "too_large" | "malformed" | "unsupported_version" };
 
 /**
  * Decodes a payment header, x402 v2's or v1's (a v1 payment in the service's form, named by its network among
@@ -38,7 +39,13 @@ export function decodePaymentHeader(value: string, networks: NetworkRegistry): D
   if (payload.x402Version !== 2) return { ok: false, reason: "unsupported_version" };
   const accepted = payload.accepted as unknown;
   const inner = payload.payload as unknown;
-  if (typeof accepted !== "object" || accepted === null || typeof inner !== "object" || inner === null || Array.isArray(inner)) {
+  if (
+    typeof accepted !== "object" ||
+    accepted === null ||
+    typeof inner !== "object" ||
+    inner === null ||
+    Array.isArray(inner)
+  ) {
     return { ok: false, reason: "malformed" };
   }
   return { ok: true, payload };
@@ -52,8 +59,16 @@ export function decodePaymentHeader(value: string, networks: NetworkRegistry): D
  */
 export function challengeHeaders(paymentRequired: PaymentRequired): Record<string, string> {
   const { x402Version, resource, accepts } = paymentRequired;
-  const seed = { x402Version, resource: { url: resource.url }, accepts: accepts.map(withoutBlockhash) } as PaymentRequired;
-  return { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired), "X-Payment-Required": encodePaymentRequiredHeader(seed), "cache-control": "no-store" };
+  const seed = {
+    x402Version,
+    resource: { url: resource.url },
+    accepts: accepts.map(withoutBlockhash),
+  } as PaymentRequired;
+  return {
+    "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired),
+    "X-Payment-Required": encodePaymentRequiredHeader(seed),
+    "cache-control": "no-store",
+  };
 }
 
 /** A requirement without the per-challenge blockhash a Solana one carries in `extra`. */
@@ -70,7 +85,12 @@ function withoutBlockhash(requirement: PaymentRequirements): PaymentRequirements
  * @x402/core's encodePaymentResponseHeader, through Buffer: its encoder goes byte by byte through btoa, about 40 µs per
  * KB.
  */
-export function settlementHeaders(settlement: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> | undefined }): Record<string, string> {
+export function settlementHeaders(settlement: {
+  transaction: string;
+  network: string;
+  payer: string;
+  extensions?: Record<string, unknown> | undefined;
+}): Record<string, string> {
   const body: SettleResponse = {
     success: true,
     transaction: settlement.transaction,
@@ -79,5 +99,8 @@ export function settlementHeaders(settlement: { transaction: string; network: st
   };
   const encode = (value: SettleResponse) => Buffer.from(JSON.stringify(value), "utf8").toString("base64");
   const plain = encode(body);
-  return { "PAYMENT-RESPONSE": settlement.extensions ? encode({ ...body, extensions: settlement.extensions }) : plain, "X-Payment-Response": plain };
+  return {
+    "PAYMENT-RESPONSE": settlement.extensions ? encode({ ...body, extensions: settlement.extensions }) : plain,
+    "X-Payment-Response": plain,
+  };
 }

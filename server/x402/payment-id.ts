@@ -29,16 +29,25 @@ export type ReadPaymentId = { ok: true; id: string | null } | { ok: false; reaso
 export function readPaymentId(payload: PaymentPayload): ReadPaymentId {
   const extensions: unknown = payload.extensions;
   if (extensions === undefined || extensions === null) return { ok: true, id: null };
-  if (typeof extensions !== "object" || Array.isArray(extensions)) return { ok: false, reason: "malformed_extension", detail: "extensions must be an object" };
+  if (typeof extensions !== "object" || Array.isArray(extensions))
+    return { ok: false, reason: "malformed_extension", detail: "extensions must be an object" };
   const extension = (extensions as Record<string, unknown>)[PAYMENT_IDENTIFIER];
   if (extension === undefined) return { ok: true, id: null };
   if (!isPaymentIdentifierExtension(extension)) {
-    return { ok: false, reason: "malformed_extension", detail: `extensions.${PAYMENT_IDENTIFIER} must be { info: { required: boolean, id?: string } }` };
+    return {
+      ok: false,
+      reason: "malformed_extension",
+      detail: `extensions.${PAYMENT_IDENTIFIER} must be { info: { required: boolean, id?: string } }`,
+    };
   }
   const id: unknown = (extension.info as { id?: unknown }).id;
   if (id === undefined) return { ok: true, id: null };
   if (typeof id !== "string" || !isValidPaymentId(id)) {
-    return { ok: false, reason: "malformed_id", detail: `the payment id must be ${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, _ and -` };
+    return {
+      ok: false,
+      reason: "malformed_id",
+      detail: `the payment id must be ${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, _ and -`,
+    };
   }
   return { ok: true, id };
 }

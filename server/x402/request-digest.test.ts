@@ -10,8 +10,12 @@ describe("responsesRequestDigest()", () => {
 
   it("is the same for an absent network and the network it resolves to, and another for another request", () => {
     const body = { model: "local/echo-1", input: "hi" };
-    expect(responsesRequestDigest({ ...body, network: "devnet" }, "solana-devnet")).toBe(responsesRequestDigest(body, "solana-devnet"));
-    expect(responsesRequestDigest({ ...body, input: "hello" }, "solana-devnet")).not.toBe(responsesRequestDigest(body, "solana-devnet"));
+    expect(responsesRequestDigest({ ...body, network: "devnet" }, "solana-devnet")).toBe(
+      responsesRequestDigest(body, "solana-devnet"),
+    );
+    expect(responsesRequestDigest({ ...body, input: "hello" }, "solana-devnet")).not.toBe(
+      responsesRequestDigest(body, "solana-devnet"),
+    );
     expect(responsesRequestDigest(body, "solana-mainnet")).not.toBe(responsesRequestDigest(body, "solana-devnet"));
   });
 });

@@ -26,8 +26,17 @@ export function responsesRequestDigest(body: object, network: NetworkId): string
 }
 
 /** A top-up's digest: its amount, network and beneficiary (null: the verified payer). */
-export function topUpRequestDigest(facts: { amountUnits: bigint; network: NetworkId; beneficiary: string | null }): string {
-  return digestOf({ route: "topup", network: facts.network, amount_units: facts.amountUnits.toString(), beneficiary: facts.beneficiary });
+export function topUpRequestDigest(facts: {
+  amountUnits: bigint;
+  network: NetworkId;
+  beneficiary: string | null;
+}): string {
+  return digestOf({
+    route: "topup",
+    network: facts.network,
+    amount_units: facts.amountUnits.toString(),
+    beneficiary: facts.beneficiary,
+  });
 }
 
 function digestOf(value: Record<string, unknown>): string {

@@ -11,7 +11,11 @@ import type { NetworkRegistry } from "../verify";
  * The v1 form of one of our requirements: `maxAmountRequired`, the network's v1 name (its row's, as v1 clients and
  * @x402/svm's and @x402/evm's v1 schemes spell it), and the resource inline.
  */
-export function toV1Requirements(networks: NetworkRegistry, requirements: PaymentRequirements, resource: { url: string; description: string; mimeType?: string }): PaymentRequirementsV1 {
+export function toV1Requirements(
+  networks: NetworkRegistry,
+  requirements: PaymentRequirements,
+  resource: { url: string; description: string; mimeType?: string },
+): PaymentRequirementsV1 {
   const network = networks.byCaip2(requirements.network);
   if (!network) throw new Error(`no x402 v1 name for ${requirements.network}`);
   return {
@@ -52,9 +56,21 @@ export function isV1Payment(payload: PaymentPayload): boolean {
 }
 
 /** The v1 payload and requirements the stock v1 scheme verifies and settles, for a v1 payment matched to `requirements`. */
-export function toV1Call(networks: NetworkRegistry, payload: PaymentPayload, requirements: PaymentRequirements): { payload: PaymentPayload; requirements: PaymentRequirements } {
+export function toV1Call(
+  networks: NetworkRegistry,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): { payload: PaymentPayload; requirements: PaymentRequirements } {
   const v1Requirements = toV1Requirements(networks, requirements, { url: "", description: "" });
-  const v1Payload: PaymentPayloadV1 = { x402Version: 1, scheme: requirements.scheme, network: v1Requirements.network, payload: payload.payload };
+  const v1Payload: PaymentPayloadV1 = {
+    x402Version: 1,
+    scheme: requirements.scheme,
+    network: v1Requirements.network,
+    payload: payload.payload,
+  };
   // @x402/core's facilitator takes both versions through one signature, typed as v2's.
-  return { payload: v1Payload as unknown as PaymentPayload, requirements: v1Requirements as unknown as PaymentRequirements };
+  return {
+    payload: v1Payload as unknown as PaymentPayload,
+    requirements: v1Requirements as unknown as PaymentRequirements,
+  };
 }

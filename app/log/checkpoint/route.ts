@@ -12,8 +12,12 @@ export const dynamic = "force-dynamic";
 export const GET = withCors(
   ["GET"],
   handleRoute(async () => {
-    const checkpoint = await readLatestCheckpoint(...(await routeRuntime().then((rt) => [rt.db, rt.keys.log()] as const)));
-    return new Response(checkpoint.note, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=2" } });
+    const checkpoint = await readLatestCheckpoint(
+      ...(await routeRuntime().then((rt) => [rt.db, rt.keys.log()] as const)),
+    );
+    return new Response(checkpoint.note, {
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=2" },
+    });
   }),
 );
 

@@ -1,9 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type LocalServer } from "../../../server/test/verify/local-servers";
 import { SOLANA_DEVNET_CAIP2 } from "../../../server/verify/networks";
-import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService, trustAdvertisedRpc, type AdvertisedRpc } from "./advertised-rpc";
+import {
+  advertisedRpc,
+  isLoopbackAddressUrl,
+  isLoopbackService,
+  trustAdvertisedRpc,
+  type AdvertisedRpc,
+} from "./advertised-rpc";
 
-const named = (rpc: string, source = "http://127.0.0.1:3000/.well-known/x402"): AdvertisedRpc => ({ ok: true, rpc, source });
+const named = (rpc: string, source = "http://127.0.0.1:3000/.well-known/x402"): AdvertisedRpc => ({
+  ok: true,
+  rpc,
+  source,
+});
 
 describe("isLoopbackService()", () => {
   it.each([
@@ -34,14 +44,23 @@ describe("isLoopbackService()", () => {
   });
 
   it("rejects malformed input: not a URL, or not http(s)", () => {
-    for (const bad of ["", "127.0.0.1:3000", "not a url", "ftp://127.0.0.1", "file:///tmp/x"]) expect(isLoopbackService(bad), bad).toBe(false);
+    for (const bad of ["", "127.0.0.1:3000", "not a url", "ftp://127.0.0.1", "file:///tmp/x"])
+      expect(isLoopbackService(bad), bad).toBe(false);
   });
 });
 
 describe("isLoopbackAddressUrl()", () => {
   it("takes an http(s) URL to 127.0.0.0/8 or [::1], and refuses every name, localhost included", () => {
-    for (const rpc of ["http://127.0.0.1:8899", "https://127.9.9.9", "http://[::1]:8545"]) expect(isLoopbackAddressUrl(rpc), rpc).toBe(true);
-    for (const rpc of ["http://localhost:8899", "http://evil.localhost:8899", "https://api.devnet.solana.com", "http://10.0.0.1:8899", "ws://127.0.0.1:8900", "not a url"]) {
+    for (const rpc of ["http://127.0.0.1:8899", "https://127.9.9.9", "http://[::1]:8545"])
+      expect(isLoopbackAddressUrl(rpc), rpc).toBe(true);
+    for (const rpc of [
+      "http://localhost:8899",
+      "http://evil.localhost:8899",
+      "https://api.devnet.solana.com",
+      "http://10.0.0.1:8899",
+      "ws://127.0.0.1:8900",
+      "not a url",
+    ]) {
       expect(isLoopbackAddressUrl(rpc), rpc).toBe(false);
     }
   });
@@ -49,27 +68,57 @@ describe("isLoopbackAddressUrl()", () => {
 
 describe("trustAdvertisedRpc()", () => {
   it("takes a loopback RPC named by a service at a loopback address or at localhost", () => {
-    expect(trustAdvertisedRpc("http://127.0.0.1:3000", named("http://127.0.0.1:8899"))).toEqual({ ok: true, rpc: "http://127.0.0.1:8899", source: "http://127.0.0.1:3000/.well-known/x402" });
-    expect(trustAdvertisedRpc("http://[::1]:3000", named("http://[::1]:8545"))).toMatchObject({ ok: true, rpc: "http://[::1]:8545" });
+    expect(trustAdvertisedRpc("http://127.0.0.1:3000", named("http://127.0.0.1:8899"))).toEqual({
+      ok: true,
+      rpc: "http://127.0.0.1:8899",
+      source: "http://127.0.0.1:3000/.well-known/x402",
+    });
+    expect(trustAdvertisedRpc("http://[::1]:3000", named("http://[::1]:8545"))).toMatchObject({
+      ok: true,
+      rpc: "http://[::1]:8545",
+    });
     expect(trustAdvertisedRpc("http://localhost:3000", named("http://127.0.0.1:8899"))).toMatchObject({ ok: true });
   });
 
   it("refuses whatever a service at a name other than localhost names, a subdomain of localhost included", () => {
     for (const endpoint of ["http://evil.localhost:3000", "http://127.0.0.1.nip.io:3000", "https://signet.example"]) {
-      expect(trustAdvertisedRpc(endpoint, named("http://127.0.0.1:8899", `${endpoint}/.well-known/x402`)), endpoint).toEqual({ ok: false, reason: "service_not_loopback" });
+      expect(
+        trustAdvertisedRpc(endpoint, named("http://127.0.0.1:8899", `${endpoint}/.well-known/x402`)),
+        endpoint,
+      ).toEqual({ ok: false, reason: "service_not_loopback" });
     }
   });
 
   it("refuses an RPC that is not at a loopback address, even from a service at 127.0.0.1", () => {
-    for (const rpc of ["https://rpc.evil.example", "http://10.0.0.1:8899", "http://localhost:8899", "http://rpc.localhost:8899", "http://127.0.0.1.nip.io:8899"]) {
-      expect(trustAdvertisedRpc("http://127.0.0.1:3000", named(rpc)), rpc).toEqual({ ok: false, reason: "rpc_not_loopback" });
+    for (const rpc of [
+      "https://rpc.evil.example",
+      "http://10.0.0.1:8899",
+      "http://localhost:8899",
+      "http://rpc.localhost:8899",
+      "http://127.0.0.1.nip.io:8899",
+    ]) {
+      expect(trustAdvertisedRpc("http://127.0.0.1:3000", named(rpc)), rpc).toEqual({
+        ok: false,
+        reason: "rpc_not_loopback",
+      });
     }
   });
 
   it("refuses an answer that was a redirect, and passes on a document that named none", () => {
     const source = "http://127.0.0.1:3000/.well-known/x402";
-    expect(trustAdvertisedRpc("http://127.0.0.1:3000", { ok: false, reason: "redirected", source, status: 302, location: "http://127.0.0.1:4000/.well-known/x402" })).toEqual({ ok: false, reason: "redirected" });
-    expect(trustAdvertisedRpc("http://127.0.0.1:3000", { ok: false, reason: "none_named", source })).toEqual({ ok: false, reason: "none_named" });
+    expect(
+      trustAdvertisedRpc("http://127.0.0.1:3000", {
+        ok: false,
+        reason: "redirected",
+        source,
+        status: 302,
+        location: "http://127.0.0.1:4000/.well-known/x402",
+      }),
+    ).toEqual({ ok: false, reason: "redirected" });
+    expect(trustAdvertisedRpc("http://127.0.0.1:3000", { ok: false, reason: "none_named", source })).toEqual({
+      ok: false,
+      reason: "none_named",
+    });
   });
 });
 
@@ -78,8 +127,12 @@ describe("advertisedRpc()", () => {
   let elsewhere: LocalServer;
   let redirecting: LocalServer;
   beforeAll(async () => {
-    elsewhere = await startServer((_req, _body, res) => res.writeHead(200, { "content-type": "application/json" }).end(document));
-    redirecting = await startServer((req, _body, res) => res.writeHead(302, { location: `${elsewhere.url}${req.url}` }).end());
+    elsewhere = await startServer((_req, _body, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(document),
+    );
+    redirecting = await startServer((req, _body, res) =>
+      res.writeHead(302, { location: `${elsewhere.url}${req.url}` }).end(),
+    );
   });
   afterAll(async () => {
     await redirecting?.close();
@@ -87,7 +140,11 @@ describe("advertisedRpc()", () => {
   });
 
   it("reads the RPC a service names for the receipt's network, in any spelling of its Solana cluster", async () => {
-    expect(await advertisedRpc(elsewhere.url, "solana:devnet", fetch)).toEqual({ ok: true, rpc: "http://127.0.0.1:8899", source: `${elsewhere.url}/.well-known/x402` });
+    expect(await advertisedRpc(elsewhere.url, "solana:devnet", fetch)).toEqual({
+      ok: true,
+      rpc: "http://127.0.0.1:8899",
+      source: `${elsewhere.url}/.well-known/x402`,
+    });
   });
 
   it("does not follow a redirect, even to a loopback URL: the answer is `redirected`, and its target is never asked", async () => {

@@ -17,18 +17,33 @@ export type AdvertisedRpc =
  * receipt carries). A redirect is not followed: it is an answer of its own (`redirected`). A service that does not
  * answer throws, through `fetchImpl`.
  */
-export async function advertisedRpc(endpoint: string, network: string, fetchImpl: (input: string, init?: RequestInit) => Promise<Response>): Promise<AdvertisedRpc> {
+export async function advertisedRpc(
+  endpoint: string,
+  network: string,
+  fetchImpl: (input: string, init?: RequestInit) => Promise<Response>,
+): Promise<AdvertisedRpc> {
   const source = `${endpoint}/.well-known/x402`;
   // SECURITY: the document must be the service's own answer. Followed, a redirect would let another origin (or another
   // port on this machine) name the RPC that decides whether a payment landed.
-  const res = await fetchImpl(source, { headers: { accept: "application/json" }, redirect: "manual", signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
+  const res = await fetchImpl(source, {
+    headers: { accept: "application/json" },
+    redirect: "manual",
+    signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+  });
   if (res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400)) {
     await res.body?.cancel();
     return { ok: false, reason: "redirected", source, status: res.status, location: res.headers.get("location") };
   }
   const body = (await res.json().catch(() => null)) as { networks?: unknown } | null;
-  const listed = res.ok && Array.isArray(body?.networks) ? (body.networks as { network?: unknown; rpc?: unknown }[]) : [];
-  const match = listed.find((n) => typeof n.network === "string" && typeof n.rpc === "string" && URL.canParse(n.rpc) && sameNetwork(n.network, network));
+  const listed =
+    res.ok && Array.isArray(body?.networks) ? (body.networks as { network?: unknown; rpc?: unknown }[]) : [];
+  const match = listed.find(
+    (n) =>
+      typeof n.network === "string" &&
+      typeof n.rpc === "string" &&
+      URL.canParse(n.rpc) &&
+      sameNetwork(n.network, network),
+  );
   return match ? { ok: true, rpc: match.rpc as string, source } : { ok: false, reason: "none_named", source };
 }
 

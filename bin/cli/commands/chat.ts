@@ -10,10 +10,21 @@ import type { Receipt } from "../../../server/receipts/receipt-types";
 import type { SignedReceipt } from "@x402/extensions/offer-receipt";
 import { readStreamedAnswer } from "../../../server/upstream/read-sse";
 import { privateKeyToAccount } from "viem/accounts";
-import { createEvmPayingFetch, createPayingFetch, readKeypairFile, signerFromKeypair } from "../../../server/agent/paying-fetch";
+import {
+  createEvmPayingFetch,
+  createPayingFetch,
+  readKeypairFile,
+  signerFromKeypair,
+} from "../../../server/agent/paying-fetch";
 import { parseEvmPrivateKey } from "../../../server/keys/evm-key";
 import { serverVerifier } from "../../../server/keys/server-verifier";
-import { CHECK_NAMES, parseReceiptText, type NetworkFamily, type NetworkId, type NetworkRegistry } from "../../../server/verify";
+import {
+  CHECK_NAMES,
+  parseReceiptText,
+  type NetworkFamily,
+  type NetworkId,
+  type NetworkRegistry,
+} from "../../../server/verify";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService } from "./advertised-rpc";
 import { payingNetwork } from "./paying-network";
@@ -53,7 +64,13 @@ export async function runChat(argv: string[]): Promise<number> {
   const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? configuredRpc;
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const family = CHAT_FAMILIES[network.family];
-  const payer = await family.payer(values.keypair ?? path.join(cfg.dataDir, family.demoKeyFile), network.caip2, rpc, paymentId, toService);
+  const payer = await family.payer(
+    values.keypair ?? path.join(cfg.dataDir, family.demoKeyFile),
+    network.caip2,
+    rpc,
+    paymentId,
+    toService,
+  );
   const messages = [{ role: "user", content: prompt }];
 
   process.stderr.write(`agent ${payer.address} on ${network.label}\npaying and settling… `);
@@ -64,7 +81,12 @@ export async function runChat(argv: string[]): Promise<number> {
     res = await payingFetch(`${endpoint}/api/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: values.model, messages, network: values.network, ...(values.stream ? { stream: true } : {}) }),
+      body: JSON.stringify({
+        model: values.model,
+        messages,
+        network: values.network,
+        ...(values.stream ? { stream: true } : {}),
+      }),
     });
   } catch (err) {
     process.stderr.write("\n");
@@ -78,11 +100,20 @@ export async function runChat(argv: string[]): Promise<number> {
     process.stderr.write(`refused after ${tookMs} ms (HTTP 402)\n`);
     // `localnet fund` funds on its family's devnet chain unless told which.
     const fundDefault = cfg.rpcUrls[family.fundNetwork];
-    const refusal = { ...refusalOf(body), payer: payer.address, asks: challengeAsks(res, network.caip2, cfg.networks), endpoint, local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc), fundRpc: rpc === fundDefault ? null : rpc };
+    const refusal = {
+      ...refusalOf(body),
+      payer: payer.address,
+      asks: challengeAsks(res, network.caip2, cfg.networks),
+      endpoint,
+      local: isLoopbackService(endpoint) && isLoopbackAddressUrl(rpc),
+      fundRpc: rpc === fundDefault ? null : rpc,
+    };
     for (const line of paymentRefusalLines(refusal)) process.stderr.write(`${line}\n`);
     return 2;
   }
-  process.stderr.write(res.ok ? `done in ${tookMs} ms (HTTP ${res.status})\n` : `answered HTTP ${res.status} after ${tookMs} ms\n`);
+  process.stderr.write(
+    res.ok ? `done in ${tookMs} ms (HTTP ${res.status})\n` : `answered HTTP ${res.status} after ${tookMs} ms\n`,
+  );
   if (!res.ok) throw serviceRefusal(res.status, body);
 
   const settlement = res.headers.get("payment-response");
@@ -96,14 +127,21 @@ export async function runChat(argv: string[]): Promise<number> {
   const receiptHeader = res.headers.get("x-service-receipt");
   const parsed = receiptHeader ? parseReceiptText(receiptHeader) : null;
   if (!parsed?.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
-  return verifyAndReport(parsed.receipt, messages, body, extractReceiptFromResponse(res), { endpoint, rpc, save: values.save });
+  return verifyAndReport(parsed.receipt, messages, body, extractReceiptFromResponse(res), {
+    endpoint,
+    rpc,
+    save: values.save,
+  });
 }
 
 /** A 402 body's `error.reason` and `error.message` (OpenAI's error shape). */
 function refusalOf(body: Record<string, unknown> | null): Pick<PaymentRefusal, "reason" | "message"> {
   const error = body?.error;
   const fields = typeof error === "object" && error !== null ? (error as { reason?: unknown; message?: unknown }) : {};
-  return { reason: typeof fields.reason === "string" ? fields.reason : null, message: typeof fields.message === "string" ? fields.message : "" };
+  return {
+    reason: typeof fields.reason === "string" ? fields.reason : null,
+    message: typeof fields.message === "string" ? fields.message : "",
+  };
 }
 
 /** What the 402's x402 v2 challenge (PAYMENT-REQUIRED) asks for on `caip2`, named from `networks`; null when it carries none readable. */
@@ -114,7 +152,11 @@ function challengeAsks(res: Response, caip2: string, networks: NetworkRegistry):
     const accepts = decodePaymentRequiredHeader(header).accepts;
     const offer = accepts.find((a) => a.network === caip2) ?? accepts[0];
     if (!offer || !/^\d{1,30}$/.test(offer.amount)) return null;
-    return { units: BigInt(offer.amount), networkLabel: networks.byCaip2(offer.network)?.label ?? offer.network, asset: offer.asset };
+    return {
+      units: BigInt(offer.amount),
+      networkLabel: networks.byCaip2(offer.network)?.label ?? offer.network,
+      asset: offer.asset,
+    };
   } catch {
     return null;
   }
@@ -142,11 +184,20 @@ async function verifyAndReport(
     writeFileSync(path.join(opts.save, "receipt.json"), `${JSON.stringify(receipt, null, 2)}\n`);
     writeFileSync(path.join(opts.save, "prompt.json"), `${JSON.stringify(messages, null, 2)}\n`);
     writeFileSync(path.join(opts.save, "response.json"), `${JSON.stringify(response, null, 2)}\n`);
-    if (x402Receipt) writeFileSync(path.join(opts.save, "x402-receipt.json"), `${JSON.stringify(x402Receipt, null, 2)}\n`);
-    process.stderr.write(`saved receipt.json, prompt.json, response.json${x402Receipt ? ", x402-receipt.json" : ""} in ${opts.save}\n`);
+    if (x402Receipt)
+      writeFileSync(path.join(opts.save, "x402-receipt.json"), `${JSON.stringify(x402Receipt, null, 2)}\n`);
+    process.stderr.write(
+      `saved receipt.json, prompt.json, response.json${x402Receipt ? ", x402-receipt.json" : ""} in ${opts.save}\n`,
+    );
   }
   process.stderr.write("verifying the receipt… ");
-  const verdict = await serverVerifier.verifyReceipt({ receipt, prompt: messages, response, endpoint: opts.endpoint, rpc: opts.rpc });
+  const verdict = await serverVerifier.verifyReceipt({
+    receipt,
+    prompt: messages,
+    response,
+    endpoint: opts.endpoint,
+    rpc: opts.rpc,
+  });
   process.stderr.write(verdict.ok ? "ok\n" : "NOT OK\n");
   for (const check of CHECK_NAMES) {
     process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
@@ -157,10 +208,16 @@ async function verifyAndReport(
 }
 
 /** Prints a streamed answer as it arrives, then its timeline, then verifies the receipt event over the chunks. */
-async function printStream(res: Response, opts: ReportOptions & { started: number; messages: unknown[] }): Promise<number> {
+async function printStream(
+  res: Response,
+  opts: ReportOptions & { started: number; messages: unknown[] },
+): Promise<number> {
   const settlement = res.headers.get("payment-response");
   const headersAt = Date.now() - opts.started;
-  if (settlement) process.stderr.write(`paid: tx ${decodePaymentResponseHeader(settlement).transaction} (settled before the first byte)\n`);
+  if (settlement)
+    process.stderr.write(
+      `paid: tx ${decodePaymentResponseHeader(settlement).transaction} (settled before the first byte)\n`,
+    );
   let firstByte = -1;
   let lastByte = -1;
   let receiptAt = -1;
@@ -173,8 +230,13 @@ async function printStream(res: Response, opts: ReportOptions & { started: numbe
     onReceipt: () => (receiptAt = Date.now() - opts.started),
   });
   process.stdout.write("\n");
-  process.stderr.write(`timeline: headers ${headersAt} ms, first token ${firstByte} ms, last token ${lastByte} ms, receipt event ${receiptAt} ms (${answer.chunks.length} chunks)\n`);
-  if (answer.error) throw new UsageError(`the stream ended with an error: ${answer.error.code ?? "error"}: ${answer.error.message ?? ""}`);
+  process.stderr.write(
+    `timeline: headers ${headersAt} ms, first token ${firstByte} ms, last token ${lastByte} ms, receipt event ${receiptAt} ms (${answer.chunks.length} chunks)\n`,
+  );
+  if (answer.error)
+    throw new UsageError(
+      `the stream ended with an error: ${answer.error.code ?? "error"}: ${answer.error.message ?? ""}`,
+    );
   if (!answer.receipt) throw new UsageError("the stream carried no receipt event");
   const { receipt, chunks } = answer;
   return verifyAndReport(receipt, opts.messages, chunks, answer.x402Receipt, opts);
@@ -188,17 +250,33 @@ interface Payer {
 /** How `chat` pays on each chain family: the dev demo agent's key file, its paying client, and the chain `localnet fund` funds. */
 interface ChatFamily {
   demoKeyFile: string;
-  payer(file: string, caip2: string, rpc: string, paymentId: string | undefined, toService: typeof fetch): Promise<Payer>;
+  payer(
+    file: string,
+    caip2: string,
+    rpc: string,
+    paymentId: string | undefined,
+    toService: typeof fetch,
+  ): Promise<Payer>;
   /** The network `signet localnet fund` funds without --rpc for an owner of this family (a 0x address or a Solana key). */
   fundNetwork: NetworkId;
 }
 
 const CHAT_FAMILIES: { readonly [F in NetworkFamily]: ChatFamily } = {
   svm: { demoKeyFile: DEMO_AGENT_FILE, payer: solanaPayer, fundNetwork: "solana-devnet" },
-  evm: { demoKeyFile: DEMO_EVM_AGENT_FILE, payer: async (file, caip2, _rpc, paymentId, toService) => evmPayer(file, caip2, paymentId, toService), fundNetwork: "base-sepolia" },
+  evm: {
+    demoKeyFile: DEMO_EVM_AGENT_FILE,
+    payer: async (file, caip2, _rpc, paymentId, toService) => evmPayer(file, caip2, paymentId, toService),
+    fundNetwork: "base-sepolia",
+  },
 };
 
-async function solanaPayer(file: string, caip2: string, rpc: string, paymentId: string | undefined, toService: typeof fetch): Promise<Payer> {
+async function solanaPayer(
+  file: string,
+  caip2: string,
+  rpc: string,
+  paymentId: string | undefined,
+  toService: typeof fetch,
+): Promise<Payer> {
   let keypair;
   try {
     keypair = readKeypairFile(file);

@@ -15,20 +15,37 @@ const ANSWER_TIMEOUT_MS = 20_000;
 export async function runDoctor(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { endpoint: { type: "string" }, local: { type: "boolean", default: false }, "metrics-token": { type: "string" }, json: { type: "boolean", default: false } },
+    options: {
+      endpoint: { type: "string" },
+      local: { type: "boolean", default: false },
+      "metrics-token": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
     strict: true,
   });
-  if (values.local && values.endpoint !== undefined) throw new UsageError(`--endpoint and --local exclude each other\nusage: ${DOCTOR_USAGE}`);
-  if (values.local && values["metrics-token"] !== undefined) throw new UsageError(`--metrics-token goes with --endpoint: --local holds the configured METRICS_TOKEN itself\nusage: ${DOCTOR_USAGE}`);
+  if (values.local && values.endpoint !== undefined)
+    throw new UsageError(`--endpoint and --local exclude each other\nusage: ${DOCTOR_USAGE}`);
+  if (values.local && values["metrics-token"] !== undefined)
+    throw new UsageError(
+      `--metrics-token goes with --endpoint: --local holds the configured METRICS_TOKEN itself\nusage: ${DOCTOR_USAGE}`,
+    );
   if (values["metrics-token"] === "") throw new UsageError(`--metrics-token needs a value\nusage: ${DOCTOR_USAGE}`);
-  const outcome = values.local ? await localReport() : { report: await httpReport(resolveEndpoint(values.endpoint), values["metrics-token"]) };
+  const outcome = values.local
+    ? await localReport()
+    : { report: await httpReport(resolveEndpoint(values.endpoint), values["metrics-token"]) };
   if ("refused" in outcome) {
     // The configuration itself would stop start-up: nothing else is worth reading.
-    process.stdout.write(values.json ? `${JSON.stringify({ source: "config", stops: [outcome.refused] })}\n` : `start-up would refuse: ${outcome.refused}\n`);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify({ source: "config", stops: [outcome.refused] })}\n`
+        : `start-up would refuse: ${outcome.refused}\n`,
+    );
     return 1;
   }
   const { formatDeploymentReport } = await import("../../../server/health/format-deployment-report");
-  process.stdout.write(values.json ? `${JSON.stringify(outcome.report)}\n` : `${formatDeploymentReport(outcome.report).join("\n")}\n`);
+  process.stdout.write(
+    values.json ? `${JSON.stringify(outcome.report)}\n` : `${formatDeploymentReport(outcome.report).join("\n")}\n`,
+  );
   return outcome.report.stops.length > 0 ? 1 : 0;
 }
 
@@ -47,7 +64,8 @@ async function localReport(): Promise<{ report: DeploymentReport } | { refused: 
     return { report: await readDeploymentReport(cfg, { facilitator }) };
   } catch (err) {
     if (err instanceof ConfigError) return { refused: err.message.replace(/\s*\n\s*/g, " ") };
-    if (err instanceof DatabaseInUseError) throw new UsageError(`${err.message}; or ask the running server: signet doctor --endpoint URL`);
+    if (err instanceof DatabaseInUseError)
+      throw new UsageError(`${err.message}; or ask the running server: signet doctor --endpoint URL`);
     throw err;
   }
 }
@@ -57,7 +75,10 @@ async function httpReport(endpoint: string, token: string | undefined): Promise<
   const fetchAnswer = serviceFetch(endpoint, ANSWER_TIMEOUT_MS);
   const get = async (path: string, headers: Record<string, string> = {}): Promise<HttpAnswer> => {
     // SECURITY: a redirect is an answer of its own, never followed: the metrics token goes to this origin only.
-    const res = await fetchAnswer(`${endpoint}${path}`, { headers: { accept: "application/json", ...headers }, redirect: "manual" });
+    const res = await fetchAnswer(`${endpoint}${path}`, {
+      headers: { accept: "application/json", ...headers },
+      redirect: "manual",
+    });
     const text = await res.text();
     try {
       return { status: res.status, body: JSON.parse(text) as unknown };

@@ -9,7 +9,11 @@ import { UsageError } from "../cli-support";
 
 /** Writes the key to --out (never overwriting) and prints the public key or address; without --out prints the key too. */
 export async function runKeygen(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { out: { type: "string" }, evm: { type: "boolean", default: false } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { out: { type: "string" }, evm: { type: "boolean", default: false } },
+    strict: true,
+  });
   let secret: string;
   let publicId: string;
   if (values.evm) {
@@ -26,7 +30,9 @@ export async function runKeygen(argv: string[]): Promise<number> {
       writeFileSync(values.out, `${secret}${values.evm ? "\n" : ""}`, { flag: "wx", mode: 0o600 });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new UsageError(code === "EEXIST" ? `${values.out} exists; refusing to overwrite a key` : `cannot write ${values.out}`);
+      throw new UsageError(
+        code === "EEXIST" ? `${values.out} exists; refusing to overwrite a key` : `cannot write ${values.out}`,
+      );
     }
     process.stdout.write(`${publicId}\n`);
   } else {

@@ -21,7 +21,10 @@ const LAMPORTS_PER_SOL = 1_000_000_000n;
 export async function runLocalnet(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (action === "start") return runStart(rest);
-  if (action !== "fund") throw new UsageError(`${action === undefined ? "signet localnet takes" : `unknown localnet action ${action}:`} start or fund (signet localnet --help)`);
+  if (action !== "fund")
+    throw new UsageError(
+      `${action === undefined ? "signet localnet takes" : `unknown localnet action ${action}:`} start or fund (signet localnet --help)`,
+    );
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -29,12 +32,17 @@ export async function runLocalnet(argv: string[]): Promise<number> {
   });
   const owner = positionals[0];
   const evm = owner !== undefined && /^0x[0-9a-fA-F]{40}$/.test(owner);
-  if (!owner || (!evm && !isBase58PublicKey(owner))) throw new UsageError(`a base58 public key or a 0x address is required\nusage: ${LOCALNET_USAGE}`);
-  if (evm && values.sol !== undefined) throw new UsageError("--sol funds a Solana key on the local Solana chain; a 0x address takes --eth");
-  if (!evm && values.eth !== undefined) throw new UsageError("--eth funds a 0x address on the local Base chain; a Solana key takes --sol");
+  if (!owner || (!evm && !isBase58PublicKey(owner)))
+    throw new UsageError(`a base58 public key or a 0x address is required\nusage: ${LOCALNET_USAGE}`);
+  if (evm && values.sol !== undefined)
+    throw new UsageError("--sol funds a Solana key on the local Solana chain; a 0x address takes --eth");
+  if (!evm && values.eth !== undefined)
+    throw new UsageError("--eth funds a 0x address on the local Base chain; a Solana key takes --sol");
   // Nothing is funded by default: each amount is asked for by its option.
-  if ((evm ? values.usdc ?? values.eth : values.usdc ?? values.sol) === undefined) throw new UsageError(`nothing to fund: give ${evm ? "--usdc N and/or --eth N" : "--usdc N and/or --sol N"}`);
-  if (evm) return fundEvm(owner as `0x${string}`, { usdc: values.usdc ?? "0", eth: values.eth ?? "0", rpc: values.rpc });
+  if ((evm ? (values.usdc ?? values.eth) : (values.usdc ?? values.sol)) === undefined)
+    throw new UsageError(`nothing to fund: give ${evm ? "--usdc N and/or --eth N" : "--usdc N and/or --sol N"}`);
+  if (evm)
+    return fundEvm(owner as `0x${string}`, { usdc: values.usdc ?? "0", eth: values.eth ?? "0", rpc: values.rpc });
   const usdcUnits = parseUsdcToUnits(values.usdc ?? "0");
   const solUnits = parseUsdcToUnits(values.sol ?? "0"); // SOL has 9 decimals: parse as a decimal, then scale
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
@@ -45,17 +53,30 @@ export async function runLocalnet(argv: string[]): Promise<number> {
   const res = await fetch(rpc, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "localnet_fund", params: [owner, { usdcUnits: usdcUnits.toString(), lamports: lamports.toString() }] }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "localnet_fund",
+      params: [owner, { usdcUnits: usdcUnits.toString(), lamports: lamports.toString() }],
+    }),
   }).catch(() => {
-    throw new UsageError(`the local chain at ${rpc} is not reachable (is npm run dev or signet localnet start running?)`);
+    throw new UsageError(
+      `the local chain at ${rpc} is not reachable (is npm run dev or signet localnet start running?)`,
+    );
   });
   const body = (await res.json().catch(() => null)) as { result?: unknown; error?: { message?: string } } | null;
-  if (!body || body.error) throw new UsageError(`funding failed: ${body?.error?.message ?? `HTTP ${res.status}`} (only the local chain can fund)`);
+  if (!body || body.error)
+    throw new UsageError(
+      `funding failed: ${body?.error?.message ?? `HTTP ${res.status}`} (only the local chain can fund)`,
+    );
   process.stdout.write(`${JSON.stringify(body.result)}\n`);
   return 0;
 }
 
-async function fundEvm(owner: `0x${string}`, values: { usdc: string; eth: string; rpc?: string | undefined }): Promise<number> {
+async function fundEvm(
+  owner: `0x${string}`,
+  values: { usdc: string; eth: string; rpc?: string | undefined },
+): Promise<number> {
   const usdcUnits = parseUsdcToUnits(values.usdc);
   const ethMicro = parseUsdcToUnits(values.eth); // ETH has 18 decimals: parse as a 6-decimal amount, then scale
   if (usdcUnits === null) throw new UsageError("--usdc must be a non-negative amount with at most 6 decimals");
@@ -70,9 +91,13 @@ async function fundEvm(owner: `0x${string}`, values: { usdc: string; eth: string
     if (!row) throw new Error(`chain ${chainId} plays no EVM network this service is configured with`);
     await fundEvmAccount(rpc, owner, { usdcUnits, wei: ethMicro * 1_000_000_000_000n }, row.usdcAsset as `0x${string}`);
   } catch (err) {
-    throw new UsageError(`funding ${owner} at ${rpc} failed (is npm run dev or signet localnet start running? only a local anvil chain can fund): ${(err as Error).message.split("\n")[0]}`);
+    throw new UsageError(
+      `funding ${owner} at ${rpc} failed (is npm run dev or signet localnet start running? only a local anvil chain can fund): ${(err as Error).message.split("\n")[0]}`,
+    );
   }
-  process.stdout.write(`${JSON.stringify({ owner, usdcUnits: usdcUnits.toString(), wei: (ethMicro * 1_000_000_000_000n).toString() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ owner, usdcUnits: usdcUnits.toString(), wei: (ethMicro * 1_000_000_000_000n).toString() })}\n`,
+  );
   return 0;
 }
 
@@ -89,7 +114,8 @@ const PORT_OPTIONS = {
 /** A port option's value: a whole number 0–65535 (0 leaves that chain out), or `fallback` when not given. */
 function portOption(value: string | undefined, option: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new UsageError(`--${option} must be a port number (1-65535), or 0 to leave that chain out; got ${value}`);
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535)
+    throw new UsageError(`--${option} must be a port number (1-65535), or 0 to leave that chain out; got ${value}`);
   return Number(value);
 }
 
@@ -98,7 +124,10 @@ async function runStart(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: Object.fromEntries(Object.keys(PORT_OPTIONS).map((o) => [o, { type: "string" }])) as Record<keyof typeof PORT_OPTIONS, { type: "string" }>,
+    options: Object.fromEntries(Object.keys(PORT_OPTIONS).map((o) => [o, { type: "string" }])) as Record<
+      keyof typeof PORT_OPTIONS,
+      { type: "string" }
+    >,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]} for signet localnet start`);
   const cfg = await cliConfig();
@@ -106,13 +135,20 @@ async function runStart(argv: string[]): Promise<number> {
   const { localChainPorts } = await import("../../../server/env");
   const defaults: LocalChainPorts = localChainPorts(cfg);
   const ports = { ...defaults };
-  for (const [option, network] of Object.entries(PORT_OPTIONS) as [keyof typeof PORT_OPTIONS, NetworkId][]) ports[network] = portOption(values[option], option, defaults[network] ?? 0);
+  for (const [option, network] of Object.entries(PORT_OPTIONS) as [keyof typeof PORT_OPTIONS, NetworkId][])
+    ports[network] = portOption(values[option], option, defaults[network] ?? 0);
   const used = Object.values(ports).filter((p): p is number => p !== undefined && p > 0);
-  if (used.length === 0) throw new UsageError(`every chain's port is 0: give at least one chain a port (${Object.keys(PORT_OPTIONS).map((o) => `--${o}`).join(", ")})`);
+  if (used.length === 0)
+    throw new UsageError(
+      `every chain's port is 0: give at least one chain a port (${Object.keys(PORT_OPTIONS)
+        .map((o) => `--${o}`)
+        .join(", ")})`,
+    );
   const shared = used.find((p, i) => used.indexOf(p) !== i);
   if (shared !== undefined) throw new UsageError(`two chains cannot share port ${shared}: give each its own`);
 
-  const { LocalChainStartError, startLocalChains, localChainServerEnv } = await import("../../../devtools/start-local-chains");
+  const { LocalChainStartError, startLocalChains, localChainServerEnv } =
+    await import("../../../devtools/start-local-chains");
   const { DevtoolsEnvError, loadDevtoolsEnv } = await import("../../../devtools/devtools-env");
   const say = (line: string) => process.stderr.write(`signet localnet: ${line}\n`);
   let timing;
@@ -128,14 +164,23 @@ async function runStart(argv: string[]): Promise<number> {
     chains = await startLocalChains({ ports, networks: cfg.networks, dataDir: cfg.dataDir, timing, log: say });
   } catch (err) {
     if (!(err instanceof LocalChainStartError)) throw err;
-    throw new UsageError(`${err.message}${err.portTaken ? " (is npm run dev running? choose another with the chain's --*-port option)" : ""}`);
+    throw new UsageError(
+      `${err.message}${err.portTaken ? " (is npm run dev running? choose another with the chain's --*-port option)" : ""}`,
+    );
   }
   // stdout is the environment, one KEY=value a line, for a production-mode server (`npm start`) to use these chains.
-  for (const [name, value] of Object.entries(localChainServerEnv(chains.urls))) process.stdout.write(`${name}=${value}\n`);
-  say(`ready; state kept in ${cfg.dataDir}. A server in production mode uses these chains with the variables above (stdout).`);
-  say("its fee payer (FACILITATOR_SECRET_KEY's address) needs SOL on each Solana chain, and its EVM gas payer ETH on each anvil chain:");
-  for (const chain of chains.solana) say(`  npm run -s signet -- localnet fund <fee payer address> --sol 10 --rpc ${chain.url}`);
-  for (const chain of chains.evm) say(`  npm run -s signet -- localnet fund <EVM gas payer 0x address> --eth 1 --rpc ${chain.url}`);
+  for (const [name, value] of Object.entries(localChainServerEnv(chains.urls)))
+    process.stdout.write(`${name}=${value}\n`);
+  say(
+    `ready; state kept in ${cfg.dataDir}. A server in production mode uses these chains with the variables above (stdout).`,
+  );
+  say(
+    "its fee payer (FACILITATOR_SECRET_KEY's address) needs SOL on each Solana chain, and its EVM gas payer ETH on each anvil chain:",
+  );
+  for (const chain of chains.solana)
+    say(`  npm run -s signet -- localnet fund <fee payer address> --sol 10 --rpc ${chain.url}`);
+  for (const chain of chains.evm)
+    say(`  npm run -s signet -- localnet fund <EVM gas payer 0x address> --eth 1 --rpc ${chain.url}`);
   say("an agent pays with USDC it is given the same way (--usdc N). Ctrl-C stops the chains.");
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());

@@ -79,11 +79,19 @@ async function runMonitor(argv: string[]): Promise<number> {
       const compareWith = await Promise.all((values.compare ?? []).map(readView));
       const report = await monitorLog({ prefix, logKey, operatorKeys, stateFile, compareWith });
       if (report.ok) {
-        process.stdout.write(`ok: ${prefix} at size ${report.size} (was ${report.previousSize}); ${report.checked} new entries checked, each receipt signed by ${signedBy}\n`);
+        process.stdout.write(
+          `ok: ${prefix} at size ${report.size} (was ${report.previousSize}); ${report.checked} new entries checked, each receipt signed by ${signedBy}\n`,
+        );
       } else {
-        process.stdout.write(`FAILED: ${prefix}: ${report.findings.length} finding(s) at size ${report.size} (last verified size ${report.previousSize})\n`);
-        for (const f of report.findings) process.stdout.write(`  ${f.kind}${f.index !== undefined ? ` [entry ${f.index}]` : ""}: ${f.detail}\n`);
-        if (report.previousSize > 0) process.stdout.write(`  the monitor's state (${stateFile}) still holds the last checkpoint it verified: keep it as evidence\n`);
+        process.stdout.write(
+          `FAILED: ${prefix}: ${report.findings.length} finding(s) at size ${report.size} (last verified size ${report.previousSize})\n`,
+        );
+        for (const f of report.findings)
+          process.stdout.write(`  ${f.kind}${f.index !== undefined ? ` [entry ${f.index}]` : ""}: ${f.detail}\n`);
+        if (report.previousSize > 0)
+          process.stdout.write(
+            `  the monitor's state (${stateFile}) still holds the last checkpoint it verified: keep it as evidence\n`,
+          );
         return 1;
       }
       if (interval === 0) return 0;
@@ -110,7 +118,8 @@ async function runWitness(argv: string[]): Promise<number> {
     strict: true,
   });
   if (!values.key || !values.name) throw new UsageError(`--key and --name are required\nusage: ${LOG_USAGE}`);
-  if (!existsSync(values.key)) throw new UsageError(`cannot read key file ${values.key} (make one with: signet keygen --out FILE)`);
+  if (!existsSync(values.key))
+    throw new UsageError(`cannot read key file ${values.key} (make one with: signet keygen --out FILE)`);
   let keypair;
   try {
     keypair = parseSecretKey(readFileSync(values.key, "utf8"));
@@ -126,13 +135,23 @@ async function runWitness(argv: string[]): Promise<number> {
   try {
     const logKey = await pinnedOrFetchedKey(prefix, values["log-key"]);
     const stateFile = values.state ?? path.join((await cliConfig()).dataDir, "log-witness.json");
-    const result = await witnessLog({ prefix, logKey, name: values.name, keypair, stateFile, submit: values.submit, now: Date.now() });
+    const result = await witnessLog({
+      prefix,
+      logKey,
+      name: values.name,
+      keypair,
+      stateFile,
+      submit: values.submit,
+      now: Date.now(),
+    });
     if (!result.ok) {
       process.stdout.write(`REFUSED: not cosigning (${result.reason}): ${result.detail}\n`);
       return 1;
     }
     process.stdout.write(result.cosigned);
-    process.stderr.write(`signet: cosigned size ${result.size}${result.published ? `, published at ${prefix}/checkpoints/${result.size}` : " (not submitted: pass --submit)"}\n`);
+    process.stderr.write(
+      `signet: cosigned size ${result.size}${result.published ? `, published at ${prefix}/checkpoints/${result.size}` : " (not submitted: pass --submit)"}\n`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof LogFetchError) throw await logFetchFailure(err.message, endpoint);

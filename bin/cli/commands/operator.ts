@@ -20,7 +20,9 @@ export async function runOperator(argv: string[]): Promise<number> {
   // SECURITY: the dev sign-in key is a file in a dev data directory; a link it signs is for a dev service on this
   // machine. A remote service lets in only the keys its operator lists, so signing with it there is always a mistake.
   if (values.key === undefined && !isLoopbackService(endpoint)) {
-    throw new UsageError(`${endpoint} is not on this machine: pass --key FILE, an operator key listed in that service's SERVICE_OPERATOR_PUBKEYS (the dev sign-in key signs for a local service only)\nusage: ${OPERATOR_USAGE}`);
+    throw new UsageError(
+      `${endpoint} is not on this machine: pass --key FILE, an operator key listed in that service's SERVICE_OPERATOR_PUBKEYS (the dev sign-in key signs for a local service only)\nusage: ${OPERATOR_USAGE}`,
+    );
   }
   const keyFile = values.key ?? path.join((await cliConfig()).dataDir, DEV_OPERATOR_SIGN_IN_KEY_FILE);
   let keypair;

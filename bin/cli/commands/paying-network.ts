@@ -10,9 +10,14 @@ import { UsageError } from "../cli-support";
  */
 export function payingNetwork(name: string, networks: NetworkRegistry): NetworkId {
   if (name.trim() === "solana") {
-    throw new UsageError(`--network solana is ambiguous (the service reads it as its default Solana network, which the payment must name before it is signed): name devnet or mainnet`);
+    throw new UsageError(
+      `--network solana is ambiguous (the service reads it as its default Solana network, which the payment must name before it is signed): name devnet or mainnet`,
+    );
   }
   const id = networks.resolve(name);
-  if (!id) throw new UsageError(`unknown network ${name}: name ${networks.requestNames.slice(0, -1).join(", ")} or ${networks.requestNames.at(-1)!}`);
+  if (!id)
+    throw new UsageError(
+      `unknown network ${name}: name ${networks.requestNames.slice(0, -1).join(", ")} or ${networks.requestNames.at(-1)!}`,
+    );
   return id;
 }

@@ -26,18 +26,36 @@ export interface PaymentRefusal {
 /** The lines to print on stderr, the refusal first. */
 export function paymentRefusalLines(r: PaymentRefusal): string[] {
   // The reason's code once: the service's message often ends with it already.
-  const said = r.reason === null ? r.message || "no reason given" : !r.message ? r.reason : r.message.includes(r.reason) ? r.message : `${r.reason}: ${r.message}`;
+  const said =
+    r.reason === null
+      ? r.message || "no reason given"
+      : !r.message
+        ? r.reason
+        : r.message.includes(r.reason)
+          ? r.message
+          : `${r.reason}: ${r.message}`;
   const lines = [`signet: the service refused the payment (HTTP 402 payment_required): ${said}; nothing was charged`];
   if (r.reason !== "insufficient_balance") return lines;
   const price = r.asks ? `${formatUnitsAsUsdc(r.asks.units)} USDC` : null;
-  lines.push(r.asks ? `  the payer ${r.payer} holds less than ${price} on ${r.asks.networkLabel}, the price of this call.` : `  the payer ${r.payer} holds too little USDC for this call.`);
+  lines.push(
+    r.asks
+      ? `  the payer ${r.payer} holds less than ${price} on ${r.asks.networkLabel}, the price of this call.`
+      : `  the payer ${r.payer} holds too little USDC for this call.`,
+  );
   if (r.local) {
     const units = r.asks && r.asks.units > LOCAL_FUND_UNITS ? r.asks.units : LOCAL_FUND_UNITS;
-    lines.push(`  fund it on the local chain: npm run -s signet -- localnet fund ${r.payer} --usdc ${formatUnitsAsUsdc(units)}${r.fundRpc ? ` --rpc ${r.fundRpc}` : ""}`);
+    lines.push(
+      `  fund it on the local chain: npm run -s signet -- localnet fund ${r.payer} --usdc ${formatUnitsAsUsdc(units)}${r.fundRpc ? ` --rpc ${r.fundRpc}` : ""}`,
+    );
     return lines;
   }
-  if (r.asks) lines.push(`  fund it: send at least ${price} (USDC, asset ${r.asks.asset}) on ${r.asks.networkLabel} to ${r.payer}, then run the command again.`);
+  if (r.asks)
+    lines.push(
+      `  fund it: send at least ${price} (USDC, asset ${r.asks.asset}) on ${r.asks.networkLabel} to ${r.payer}, then run the command again.`,
+    );
   else lines.push(`  fund it with USDC on the network paid on, then run the command again.`);
-  lines.push(`  or, with a Solana key, claim a free grant (${r.endpoint}/grants, or signet grant) and spend it with prepaid calls (signet infer).`);
+  lines.push(
+    `  or, with a Solana key, claim a free grant (${r.endpoint}/grants, or signet grant) and spend it with prepaid calls (signet infer).`,
+  );
   return lines;
 }

@@ -48,9 +48,19 @@ export async function runInfer(argv: string[]): Promise<number> {
   if (!prompt) throw new UsageError(`a prompt is required\nusage: ${INFER_USAGE}`);
   const kp = await keypairFrom(values.keypair);
   const endpoint = resolveEndpoint(values.endpoint);
-  const body = JSON.stringify({ model: values.model, prompt, nonce: newNonce(), timestamp: Date.now(), ...(values.network ? { network: values.network } : {}) });
+  const body = JSON.stringify({
+    model: values.model,
+    prompt,
+    nonce: newNonce(),
+    timestamp: Date.now(),
+    ...(values.network ? { network: values.network } : {}),
+  });
   const url = `${endpoint}/api/v1/inference`;
-  const res = await serviceFetch(endpoint)(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, body), body });
+  const res = await serviceFetch(endpoint)(url, {
+    method: "POST",
+    headers: signRequestHeaders(kp, "POST", url, body),
+    body,
+  });
   const answer = await json(res);
   const content = (answer as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content ?? "";
   process.stdout.write(`${content}\n`);
@@ -58,7 +68,8 @@ export async function runInfer(argv: string[]): Promise<number> {
   const parsed = parseReceiptText(res.headers.get("x-service-receipt") ?? "");
   if (!parsed.ok) throw new UsageError("the answer carried no readable X-Service-Receipt");
   const verdict = await serverVerifier.verifyReceipt({ receipt: parsed.receipt, prompt, response: answer, endpoint });
-  for (const check of CHECK_NAMES) process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
+  for (const check of CHECK_NAMES)
+    process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
   return verdict.ok ? 0 : 1;
 }
 
@@ -66,17 +77,23 @@ export async function runInfer(argv: string[]): Promise<number> {
 export async function runTopUp(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const amount = positionals[0];
-  if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount)) throw new UsageError(`an amount in USDC is required\nusage: ${TOPUP_USAGE}`);
+  if (!amount || !/^\d+(\.\d{1,6})?$/.test(amount))
+    throw new UsageError(`an amount in USDC is required\nusage: ${TOPUP_USAGE}`);
   const cfg = await cliConfig();
   const networkId = payingNetwork(values.network ?? "devnet", cfg.networks);
   const paymentId = paymentIdOption(values["payment-id"]);
   const endpoint = resolveEndpoint(values.endpoint);
   // The chain: --rpc, else the RPC the service names for the network in its /.well-known/x402, else this environment's.
   const network = cfg.networks.get(networkId);
-  const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, serviceFetch(endpoint)).catch(() => null);
+  const advertised = values.rpc
+    ? null
+    : await advertisedRpc(endpoint, network.caip2, serviceFetch(endpoint)).catch(() => null);
   // This environment's RPC serves only a payment the agent's own key can make: the paying client here signs with the
   // Ed25519 agent key, the payer on a family whose paying key signs prepaid calls (Solana).
-  const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? (familyFacts(network).payerSignsPrepaid ? cfg.rpcUrls[networkId] : undefined);
+  const rpc =
+    values.rpc ??
+    (advertised?.ok ? advertised.rpc : undefined) ??
+    (familyFacts(network).payerSignsPrepaid ? cfg.rpcUrls[networkId] : undefined);
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
   const signer = await signerFromKeypair(await keypairFrom(values.keypair));
   const pay = createPayingFetch(signer, { [network.caip2]: rpc }, serviceFetch(endpoint), { paymentId });
@@ -108,7 +125,14 @@ export async function runBalance(argv: string[]): Promise<number> {
   const res = await serviceFetch(endpoint)(`${url}${query}`, { headers: signReadHeaders(kp, url, String(Date.now())) });
   const answer = await json(res);
   // Reads no config (a signed read of any deployment): a network this release does not ship shows by its CAIP-2 id.
-  process.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : formatBalanceReport(answer as unknown as CreditsAnswer, (caip2) => SHIPPED_NETWORKS.byCaip2(caip2)?.label ?? null));
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(answer, null, 2)}\n`
+      : formatBalanceReport(
+          answer as unknown as CreditsAnswer,
+          (caip2) => SHIPPED_NETWORKS.byCaip2(caip2)?.label ?? null,
+        ),
+  );
   return 0;
 }
 
@@ -118,12 +142,18 @@ export async function runGrant(argv: string[]): Promise<number> {
   const kp = await keypairFrom(values.keypair);
   const endpoint = resolveEndpoint(values.endpoint);
   const toService = serviceFetch(endpoint);
-  const challenge = (await json(await toService(`${endpoint}/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`))) as { challenge: string };
+  const challenge = (await json(
+    await toService(`${endpoint}/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`),
+  )) as { challenge: string };
   process.stderr.write(`${challenge.challenge}\n\n`);
   const res = await toService(`${endpoint}/api/v1/grants`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge: challenge.challenge, signature: signDetached(utf8ToBytes(challenge.challenge), kp) }),
+    body: JSON.stringify({
+      agent_pubkey: kp.publicKeyBase58,
+      challenge: challenge.challenge,
+      signature: signDetached(utf8ToBytes(challenge.challenge), kp),
+    }),
   });
   process.stdout.write(`${JSON.stringify(await json(res))}\n`);
   return 0;

@@ -10,7 +10,11 @@ import { RECONCILE_USAGE } from "./usage";
 import { createLogger } from "../../../server/log";
 
 export async function runReconcile(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { network: { type: "string" }, since: { type: "string" }, json: { type: "boolean", default: false } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { network: { type: "string" }, since: { type: "string" }, json: { type: "boolean", default: false } },
+    strict: true,
+  });
   const config = await cliConfig();
   let networks: NetworkId[] | undefined;
   if (values.network) {
@@ -29,13 +33,20 @@ export async function runReconcile(argv: string[]): Promise<number> {
     open = await openDatabase(config, log);
     const db = open.prisma;
     const facilitator = await createFacilitator(config, { db: async () => db, log });
-    const reports = await reconcile({ db, config, chains: { facilitator }, log }, { ...(networks ? { networks } : {}), ...(since ? { since } : {}) });
+    const reports = await reconcile(
+      { db, config, chains: { facilitator }, log },
+      { ...(networks ? { networks } : {}), ...(since ? { since } : {}) },
+    );
     const drift = reports.reduce((n, r) => n + r.mismatches.length, 0);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ drift, networks: reports }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ drift, networks: reports }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`,
+      );
     } else {
       for (const r of reports) {
-        process.stdout.write(`${r.label} (${r.network}): ${r.onChainTransfers} transfers on chain, ${r.recordedPayments} recorded, ${r.pendingClaims} pending claims, ${r.pendingSettlements} pending settlements (${r.pendingLanded} landed), ${r.mismatches.length} mismatches\n`);
+        process.stdout.write(
+          `${r.label} (${r.network}): ${r.onChainTransfers} transfers on chain, ${r.recordedPayments} recorded, ${r.pendingClaims} pending claims, ${r.pendingSettlements} pending settlements (${r.pendingLanded} landed), ${r.mismatches.length} mismatches\n`,
+        );
         for (const m of r.mismatches) process.stdout.write(`  ${m.kind} ${m.transaction}: ${m.detail}\n`);
       }
       process.stdout.write(drift === 0 ? "zero drift\n" : `${drift} mismatches\n`);

@@ -18,7 +18,8 @@ export async function runSettings(argv: string[]): Promise<number> {
     const db = async () => (open ??= await openDatabase(config, createLogger(config.logLevel))).prisma;
     if (action === "list") {
       const raw = await readRawSettings(await db(), config);
-      for (const k of SETTING_KEYS) process.stdout.write(`${k}=${k === "IP_HASH_SALT" && raw[k] ? "(set)" : (raw[k] ?? "")}\n`);
+      for (const k of SETTING_KEYS)
+        process.stdout.write(`${k}=${k === "IP_HASH_SALT" && raw[k] ? "(set)" : (raw[k] ?? "")}\n`);
       return 0;
     }
     if (action !== "set" || !key || rest.length !== 1) throw new UsageError(`usage: ${SETTINGS_USAGE}`);

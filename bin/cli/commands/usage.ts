@@ -32,7 +32,8 @@ export const LOCALNET_USAGE =
 export const SETTINGS_USAGE = "signet settings set KEY VALUE | signet settings list";
 
 export const INFER_USAGE = 'signet infer "prompt" [--keypair FILE] [--endpoint URL] [--model M] [--network N]';
-export const TOPUP_USAGE = "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]";
+export const TOPUP_USAGE =
+  "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]";
 const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N] [--json]";
 const GRANT_USAGE = "signet grant [--keypair FILE] [--endpoint URL]";
 
@@ -51,18 +52,38 @@ export const LOG_USAGE =
   "signet log monitor [--endpoint URL] [--log-key VKEY]… [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
   "  signet log witness --key FILE --name NAME [--endpoint URL] [--log-key VKEY] [--state FILE] [--submit] [--print-key]";
 
-export const COMMAND_NAMES = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log", "doctor"] as const;
+export const COMMAND_NAMES = [
+  "chat",
+  "verify",
+  "infer",
+  "topup",
+  "balance",
+  "grant",
+  "keygen",
+  "localnet",
+  "operator",
+  "settings",
+  "reconcile",
+  "log",
+  "doctor",
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
   chat: { summary: "pay for a chat completion with x402, then verify its receipt", usage: CHAT_USAGE },
-  verify: { summary: "verify a saved receipt against its prompt, answer, operator key and payment", usage: VERIFY_USAGE },
+  verify: {
+    summary: "verify a saved receipt against its prompt, answer, operator key and payment",
+    usage: VERIFY_USAGE,
+  },
   infer: { summary: "a signed prepaid call, paid from the agent's credit", usage: INFER_USAGE },
   topup: { summary: "buy prepaid credit with an x402 payment", usage: TOPUP_USAGE },
   balance: { summary: "the agent's prepaid balance and recent ledger entries", usage: BALANCE_USAGE },
   grant: { summary: "claim the free grant: sign the service's challenge", usage: GRANT_USAGE },
   keygen: { summary: "make a Solana keypair, or an EVM key with --evm", usage: KEYGEN_USAGE },
-  localnet: { summary: "run the local dev chains alone, or fund an account on them (never production)", usage: LOCALNET_USAGE },
+  localnet: {
+    summary: "run the local dev chains alone, or fund an account on them (never production)",
+    usage: LOCALNET_USAGE,
+  },
   operator: { summary: "print a one-time dashboard sign-in link", usage: OPERATOR_USAGE },
   settings: { summary: "list or set the operator settings (in the database)", usage: SETTINGS_USAGE },
   reconcile: { summary: "compare on-chain deposits with the payments and the ledger", usage: RECONCILE_USAGE },

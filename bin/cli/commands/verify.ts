@@ -8,7 +8,14 @@ import { serverVerifier } from "../../../server/keys/server-verifier";
 import { parseReceiptText, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../../server/verify";
 import { verifyEd25519Node } from "../../../server/keys/node-ed25519";
 import { fetchLogKey, fetchReceiptProof, logPrefixOf, LogFetchError } from "../../../server/transparency/log-client";
-import { jsonOrText, logFetchFailure, readTextFile, resolveEndpoint, UsageError, watchedServiceFetch } from "../cli-support";
+import {
+  jsonOrText,
+  logFetchFailure,
+  readTextFile,
+  resolveEndpoint,
+  UsageError,
+  watchedServiceFetch,
+} from "../cli-support";
 import { advertisedRpc, isLoopbackService, trustAdvertisedRpc } from "./advertised-rpc";
 import { formatVerifyReport, type LogVerdict } from "./format-reports";
 import { VERIFY_USAGE } from "./usage";
@@ -37,17 +44,24 @@ export async function runVerify(argv: string[]): Promise<number> {
   });
   if (!values.receipt) throw new UsageError(`--receipt is required\nusage: ${VERIFY_USAGE}`);
   const parsed = parseReceiptText(readTextFile(values.receipt, "receipt"));
-  if (!parsed.ok) throw new UsageError(`receipt file is not receipt JSON or a base64 X-Service-Receipt value (${parsed.reason})`);
+  if (!parsed.ok)
+    throw new UsageError(`receipt file is not receipt JSON or a base64 X-Service-Receipt value (${parsed.reason})`);
 
   const endpoint = resolveEndpoint(values.endpoint);
   const service = watchedServiceFetch(endpoint);
   const keySource = values["operator-key"] ? { operatorKey: values["operator-key"] } : { endpoint };
   const report = (result: Parameters<typeof formatVerifyReport>[0]["result"], log: LogVerdict | undefined) =>
-    values.json ? `${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n` : formatVerifyReport({ inferenceId: String(parsed.receipt.inference_id ?? ""), result, log });
+    values.json
+      ? `${JSON.stringify(log ? { ...result, log } : result, null, 2)}\n`
+      : formatVerifyReport({ inferenceId: String(parsed.receipt.inference_id ?? ""), result, log });
   try {
     const logCheck = values.log ? () => checkReceiptLog(parsed.receipt, endpoint, values) : async () => undefined;
     if (values["signature-only"]) {
-      const result = await serverVerifier.verifySignatureOnly({ receipt: parsed.receipt, ...keySource, fetch: service.fetch });
+      const result = await serverVerifier.verifySignatureOnly({
+        receipt: parsed.receipt,
+        ...keySource,
+        fetch: service.fetch,
+      });
       const log = await logCheck();
       process.stdout.write(report(result, log));
       return result.ok && (log?.ok ?? true) ? 0 : 1;
@@ -57,7 +71,11 @@ export async function runVerify(argv: string[]): Promise<number> {
     }
     const prompt = jsonOrText(readTextFile(values.prompt, "prompt"));
     const response = jsonOrText(readTextFile(values.response, "response"));
-    const rpc = values.rpc ?? (values.offline ? undefined : await discoveredRpc(parsed.receipt, endpoint, service.fetch, !values["operator-key"]));
+    const rpc =
+      values.rpc ??
+      (values.offline
+        ? undefined
+        : await discoveredRpc(parsed.receipt, endpoint, service.fetch, !values["operator-key"]));
     const result = await serverVerifier.verifyReceipt({
       receipt: parsed.receipt,
       prompt,
@@ -92,7 +110,8 @@ async function discoveredRpc(
   serviceNeeded: boolean,
 ): Promise<string | undefined> {
   const payment = receipt.payment;
-  const network = typeof payment === "object" && payment !== null ? (payment as { network?: unknown }).network : undefined;
+  const network =
+    typeof payment === "object" && payment !== null ? (payment as { network?: unknown }).network : undefined;
   if (typeof network !== "string") return undefined;
   // SECURITY: a service not on this machine is not even asked (trustAdvertisedRpc would refuse whatever it named).
   if (!isLoopbackService(endpoint)) return undefined;
@@ -100,19 +119,26 @@ async function discoveredRpc(
   try {
     advertised = await advertisedRpc(endpoint, network, serviceFetch);
   } catch {
-    if (serviceNeeded) throw new VerifierFetchError("operator_key_unavailable", `${endpoint}/.well-known/x402 could not be reached`);
+    if (serviceNeeded)
+      throw new VerifierFetchError("operator_key_unavailable", `${endpoint}/.well-known/x402 could not be reached`);
     return undefined;
   }
   const trust = trustAdvertisedRpc(endpoint, advertised);
   const fallback = `checking the payment through the network's public RPC (pass --rpc to use another)`;
   if (trust.ok) {
-    process.stderr.write(`signet: checking the payment through ${trust.rpc}, the RPC ${trust.source} names for ${network} (pass --rpc to use another)\n`);
+    process.stderr.write(
+      `signet: checking the payment through ${trust.rpc}, the RPC ${trust.source} names for ${network} (pass --rpc to use another)\n`,
+    );
     return trust.rpc;
   }
   if (advertised.ok && trust.reason === "rpc_not_loopback") {
-    process.stderr.write(`signet: not using ${advertised.rpc}, the RPC ${advertised.source} names for ${network}: an RPC a service names is taken only at a loopback address (127.0.0.0/8 or [::1]); ${fallback}\n`);
+    process.stderr.write(
+      `signet: not using ${advertised.rpc}, the RPC ${advertised.source} names for ${network}: an RPC a service names is taken only at a loopback address (127.0.0.0/8 or [::1]); ${fallback}\n`,
+    );
   } else if (!advertised.ok && advertised.reason === "redirected") {
-    process.stderr.write(`signet: ${advertised.source} answered ${advertised.status}, a redirect to ${advertised.location ?? "nowhere"}: not followed (the RPC must be the service's own answer); ${fallback}\n`);
+    process.stderr.write(
+      `signet: ${advertised.source} answered ${advertised.status}, a redirect to ${advertised.location ?? "nowhere"}: not followed (the RPC must be the service's own answer); ${fallback}\n`,
+    );
   }
   return undefined;
 }
@@ -125,7 +151,8 @@ async function checkReceiptLog(
 ): Promise<LogVerdict> {
   const quorum = opts.quorum === undefined ? 0 : Number(opts.quorum);
   const waitS = opts["log-wait"] === undefined ? 10 : Number(opts["log-wait"]);
-  if (!Number.isInteger(quorum) || quorum < 0 || quorum > (opts.witness?.length ?? 0)) throw new UsageError("--quorum is a whole number, at most the number of --witness keys");
+  if (!Number.isInteger(quorum) || quorum < 0 || quorum > (opts.witness?.length ?? 0))
+    throw new UsageError("--quorum is a whole number, at most the number of --witness keys");
   if (!Number.isFinite(waitS) || waitS < 0) throw new UsageError("--log-wait is a number of seconds");
   const prefix = logPrefixOf(endpoint);
   const logKey = opts["log-key"] ?? (await fetchLogKey(prefix));
@@ -133,11 +160,23 @@ async function checkReceiptLog(
   for (;;) {
     const fetched = await fetchReceiptProof(endpoint, String(receipt.inference_id), { cosigned: quorum > 0 });
     if (fetched.ok) {
-      const result = verifyReceiptInclusion(receipt, fetched.proof, { logKey, witnesses: opts.witness ?? [], quorum, ed25519: verifyEd25519Node });
+      const result = verifyReceiptInclusion(receipt, fetched.proof, {
+        logKey,
+        witnesses: opts.witness ?? [],
+        quorum,
+        ed25519: verifyEd25519Node,
+      });
       if (!result.ok) return { ok: false, reason: result.reason };
-      return { ok: true, log_index: result.index, tree_size: result.treeSize, log_key: logKey, cosigned_by: result.cosignedBy.map((c) => c.name) };
+      return {
+        ok: true,
+        log_index: result.index,
+        tree_size: result.treeSize,
+        log_key: logKey,
+        cosigned_by: result.cosignedBy.map((c) => c.name),
+      };
     }
-    if (fetched.reason !== "log_pending" || Date.now() + (fetched.retryAfterS ?? 2) * 1000 > deadline) return { ok: false, reason: fetched.reason };
+    if (fetched.reason !== "log_pending" || Date.now() + (fetched.retryAfterS ?? 2) * 1000 > deadline)
+      return { ok: false, reason: fetched.reason };
     await new Promise((r) => setTimeout(r, (fetched.retryAfterS ?? 2) * 1000));
   }
 }

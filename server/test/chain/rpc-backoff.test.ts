@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
 import { createPublicClient } from "viem";
 import { toFacilitatorSvmSigner } from "@x402/svm";
-import { createBackoffHttpTransport, createBackoffSolanaRpc, RpcUnavailableError, type RpcBackoffOptions } from "../../facilitator/rpc-backoff";
+import {
+  createBackoffHttpTransport,
+  createBackoffSolanaRpc,
+  RpcUnavailableError,
+  type RpcBackoffOptions,
+} from "../../facilitator/rpc-backoff";
 import { markChainUnavailable } from "../../facilitator/chain-unavailable";
 import { CHAIN_UNAVAILABLE } from "../../facilitator/chain-unavailable";
 import { createMetrics } from "../../metrics/registry";
@@ -22,7 +27,10 @@ interface Hit {
 }
 
 /** A JSON-RPC server that answers each request with the next scripted answer, then with `fallback`. */
-async function scriptedRpc(script: Answer[], fallback: Answer = { status: 200 }): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
+async function scriptedRpc(
+  script: Answer[],
+  fallback: Answer = { status: 200 },
+): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
   const hits: Hit[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -32,8 +40,14 @@ async function scriptedRpc(script: Answer[], fallback: Answer = { status: 200 })
       hits.push({ at: Date.now(), method: body.method });
       const answer = script.shift() ?? fallback;
       if (answer === "hang") return;
-      const payload = answer.body ?? (answer.status === 200 ? { jsonrpc: "2.0", id: body.id, result: body.method === "eth_chainId" ? "0x7a69" : 42 } : { error: "busy" });
-      res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers }).end(JSON.stringify(payload));
+      const payload =
+        answer.body ??
+        (answer.status === 200
+          ? { jsonrpc: "2.0", id: body.id, result: body.method === "eth_chainId" ? "0x7a69" : 42 }
+          : { error: "busy" });
+      res
+        .writeHead(answer.status, { "content-type": "application/json", ...answer.headers })
+        .end(JSON.stringify(payload));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -95,7 +109,9 @@ const TOO_MANY = { status: 429, headers: { "retry-after": "1" } };
 
 async function retries(reason: string): Promise<number> {
   const metric = await metrics.rpcRetries.get();
-  return metric.values.filter((v) => v.labels.network === FAST.network && v.labels.reason === reason).reduce((a, v) => a + v.value, 0);
+  return metric.values
+    .filter((v) => v.labels.network === FAST.network && v.labels.reason === reason)
+    .reduce((a, v) => a + v.value, 0);
 }
 
 describe("createBackoffSolanaRpc()", () => {
@@ -137,19 +153,31 @@ describe("createBackoffSolanaRpc()", () => {
   it("retries a request that times out", async () => {
     const server = await rpcServer(["hang"]);
     // The cut's timing is the unit test's (rpc-backoff-timing.test.ts); here, that kit's transport is cut and retried.
-    expect(await createBackoffSolanaRpc(server.url, { ...FAST, attemptTimeoutMs: 2_000 }).getSlot().send()).toBe(42n);
+    expect(
+      await createBackoffSolanaRpc(server.url, { ...FAST, attemptTimeoutMs: 2_000 })
+        .getSlot()
+        .send(),
+    ).toBe(42n);
     expect(server.hits).toHaveLength(2);
   });
 
   it("gives up after the bounded attempts with a chain_unavailable error, which a simulation reports as the chain's failure", async () => {
     const server = await rpcServer([], { status: 503 });
     const rpc = createBackoffSolanaRpc(server.url, FAST);
-    const err = await rpc.getSlot().send().catch((e: unknown) => e);
+    const err = await rpc
+      .getSlot()
+      .send()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcUnavailableError);
     expect((err as Error).message.startsWith(CHAIN_UNAVAILABLE)).toBe(true);
     expect(server.hits).toHaveLength(FAST.maxAttempts!);
     // The facilitator's simulation over this RPC: never "Simulation failed" (an invalid payment), always the chain's outage.
-    const signer = markChainUnavailable(toFacilitatorSvmSigner({ address: "11111111111111111111111111111111" } as never, { "test:backoff": rpc } as never));
+    const signer = markChainUnavailable(
+      toFacilitatorSvmSigner(
+        { address: "11111111111111111111111111111111" } as never,
+        { "test:backoff": rpc } as never,
+      ),
+    );
     const sim = await signer.simulateTransaction("AQ==", "test:backoff" as never).catch((e: unknown) => e);
     expect((sim as Error).message.startsWith(`${CHAIN_UNAVAILABLE}:`)).toBe(true);
   });
@@ -157,7 +185,10 @@ describe("createBackoffSolanaRpc()", () => {
   it("gives up when Retry-After reaches past the total time budget instead of waiting it out", async () => {
     const server = await rpcServer([{ status: 429, headers: { "retry-after": "5" } }]);
     const started = Date.now();
-    const err = await createBackoffSolanaRpc(server.url, { ...FAST, maxTotalMs: 1_000 }).getSlot().send().catch((e: unknown) => e);
+    const err = await createBackoffSolanaRpc(server.url, { ...FAST, maxTotalMs: 1_000 })
+      .getSlot()
+      .send()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcUnavailableError);
     expect((err as RpcUnavailableError).reason).toBe("rate_limited");
     // Not waited out (that takes 5 s); that it waits for nothing at all is rpc-backoff-timing.test.ts's moved clock.
@@ -166,21 +197,39 @@ describe("createBackoffSolanaRpc()", () => {
   });
 
   it("never retries a JSON-RPC error answer (the chain refusing something) nor another HTTP status", async () => {
-    const refused = { status: 200, body: { jsonrpc: "2.0", id: 1, error: { code: -32002, message: "Transaction simulation failed: Blockhash not found", data: { err: "BlockhashNotFound", logs: [], accounts: null, unitsConsumed: 0 } } } };
+    const refused = {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32002,
+          message: "Transaction simulation failed: Blockhash not found",
+          data: { err: "BlockhashNotFound", logs: [], accounts: null, unitsConsumed: 0 },
+        },
+      },
+    };
     const server = await rpcServer([refused, { status: 400, body: { error: "bad request" } }]);
     const rpc = createBackoffSolanaRpc(server.url, FAST);
-    const err = await rpc.getSlot().send().catch((e: unknown) => e);
+    const err = await rpc
+      .getSlot()
+      .send()
+      .catch((e: unknown) => e);
     expect(isSolanaError(err)).toBe(true);
     expect(err).not.toBeInstanceOf(RpcUnavailableError);
     expect(server.hits).toHaveLength(1);
-    const http400 = await rpc.getSlot().send().catch((e: unknown) => e);
+    const http400 = await rpc
+      .getSlot()
+      .send()
+      .catch((e: unknown) => e);
     expect(isSolanaError(http400, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)).toBe(true);
     expect(server.hits).toHaveLength(2);
   });
 });
 
 describe("createBackoffHttpTransport()", () => {
-  const client = (url: string, opts: RpcBackoffOptions = FAST) => createPublicClient({ transport: createBackoffHttpTransport(url, opts) });
+  const client = (url: string, opts: RpcBackoffOptions = FAST) =>
+    createPublicClient({ transport: createBackoffHttpTransport(url, opts) });
 
   it("waits at least Retry-After after a 429 and shares the gate with the Solana clients of the same URL", async () => {
     const server = await rpcServer([TOO_MANY]);
@@ -198,32 +247,71 @@ describe("createBackoffHttpTransport()", () => {
     expect(server.hits).toHaveLength(2);
 
     const down = await rpcServer([], { status: 503 });
-    const err = await client(down.url).getChainId().catch((e: unknown) => e);
+    const err = await client(down.url)
+      .getChainId()
+      .catch((e: unknown) => e);
     expect(String((err as Error & { cause?: Error }).cause?.message ?? err)).toContain(CHAIN_UNAVAILABLE);
     expect(down.hits).toHaveLength(FAST.maxAttempts!);
 
-    const refusing = await rpcServer([], { status: 200, body: { jsonrpc: "2.0", id: 0, error: { code: -32000, message: "nonce too low" } } });
-    const refusal = await client(refusing.url).getChainId().catch((e: unknown) => e);
+    const refusing = await rpcServer([], {
+      status: 200,
+      body: { jsonrpc: "2.0", id: 0, error: { code: -32000, message: "nonce too low" } },
+    });
+    const refusal = await client(refusing.url)
+      .getChainId()
+      .catch((e: unknown) => e);
     expect(String(refusal)).toContain("nonce too low");
     expect(refusing.hits).toHaveLength(1);
   });
 
   it("makes the relayer's reads fail as chain_unavailable when the RPC cannot be reached, never as a bad signature", async () => {
     const down = await rpcServer([], { status: 503 });
-    const chain = defineChain({ id: 84532, name: "down", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [down.url] } } });
+    const chain = defineChain({
+      id: 84532,
+      name: "down",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [down.url] } },
+    });
     const mustNotLock = () => {
       throw new Error("nothing is sent, so the nonce lock must not be taken");
     };
-    const signer = createEvmRelaySigner({ account: privateKeyToAccount(generatePrivateKey()), chain, transport: createBackoffHttpTransport(down.url, FAST), nonceLock: mustNotLock });
-    const read = await signer.readContract({ address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", abi: [{ type: "function", name: "decimals", inputs: [], outputs: [{ type: "uint8" }], stateMutability: "view" }], functionName: "decimals", args: [] }).catch((e: unknown) => e);
+    const signer = createEvmRelaySigner({
+      account: privateKeyToAccount(generatePrivateKey()),
+      chain,
+      transport: createBackoffHttpTransport(down.url, FAST),
+      nonceLock: mustNotLock,
+    });
+    const read = await signer
+      .readContract({
+        address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        abi: [
+          { type: "function", name: "decimals", inputs: [], outputs: [{ type: "uint8" }], stateMutability: "view" },
+        ],
+        functionName: "decimals",
+        args: [],
+      })
+      .catch((e: unknown) => e);
     expect(read).toBeInstanceOf(RpcUnavailableError);
-    const typed = { domain: {}, types: { M: [{ name: "a", type: "uint256" }] }, primaryType: "M", message: { a: 1n } } as const;
-    const verified = await signer.verifyTypedData({ address: "0x0000000000000000000000000000000000000001", ...typed, signature: `0x${"11".repeat(65)}` }).catch((e: unknown) => e);
+    const typed = {
+      domain: {},
+      types: { M: [{ name: "a", type: "uint256" }] },
+      primaryType: "M",
+      message: { a: 1n },
+    } as const;
+    const verified = await signer
+      .verifyTypedData({
+        address: "0x0000000000000000000000000000000000000001",
+        ...typed,
+        signature: `0x${"11".repeat(65)}`,
+      })
+      .catch((e: unknown) => e);
     expect((verified as Error).message?.startsWith(`${CHAIN_UNAVAILABLE}:`)).toBe(true);
     // A payer's own EOA signature needs no RPC at all.
     const payer = privateKeyToAccount(generatePrivateKey());
     const hits = down.hits.length;
-    expect(await signer.verifyTypedData({ address: payer.address, ...typed, signature: await payer.signTypedData(typed) })).toBe(true);
+    expect(
+      await signer.verifyTypedData({ address: payer.address, ...typed, signature: await payer.signTypedData(typed) }),
+    ).toBe(true);
     expect(down.hits.length).toBe(hits);
   });
 });

@@ -93,7 +93,9 @@ async function startService(extra: Record<string, string>): Promise<Service> {
     env: { ...env, ...extra },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ? -1 : code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code, signal) => resolve(signal ? -1 : code)),
+  );
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -111,26 +113,53 @@ async function startService(extra: Record<string, string>): Promise<Service> {
 const usdcOf = (owner: string) => devnet.usdcBalance(owner);
 
 const post = (url: string, headers: Record<string, string> = {}, stream = false) =>
-  fetch(`${url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ ...body, stream }) });
+  fetch(`${url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ ...body, stream }),
+  });
 
 /** Whether an answer was a stored one, and the inference its receipt names (from the header, or a stream's event). */
-async function servedAnswer(res: Response, stream: boolean): Promise<{ replayed: boolean; inferenceId: string | undefined }> {
+async function servedAnswer(
+  res: Response,
+  stream: boolean,
+): Promise<{ replayed: boolean; inferenceId: string | undefined }> {
   const replayed = res.headers.get("x-answer-replayed") === "true";
-  if (stream) return { replayed, inferenceId: (await readStreamedAnswer(res.body!)).receipt?.inference_id as string | undefined };
+  if (stream)
+    return { replayed, inferenceId: (await readStreamedAnswer(res.body!)).receipt?.inference_id as string | undefined };
   const header = res.headers.get("x-service-receipt");
-  return { replayed, inferenceId: header ? (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: string }).inference_id : undefined };
+  return {
+    replayed,
+    inferenceId: header
+      ? (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { inference_id: string }).inference_id
+      : undefined,
+  };
 }
 
 function prepaidCall(url: string, kp: Ed25519Keypair): Promise<Response> {
-  const text = JSON.stringify({ model: "local/echo-1", prompt: "crash me, prepaid", nonce: newNonce(), timestamp: Date.now() });
-  return fetch(`${url}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text });
+  const text = JSON.stringify({
+    model: "local/echo-1",
+    prompt: "crash me, prepaid",
+    nonce: newNonce(),
+    timestamp: Date.now(),
+  });
+  return fetch(`${url}/api/v1/inference`, {
+    method: "POST",
+    headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+    body: text,
+  });
 }
 
 /**
  * One run: a fresh agent pays a process armed to die at `step`; the retry goes to `retrier`. Checks that the payment is
  * on chain once, credited once and served once (by the dead process when `servedBeforeCrash`, else by the retry).
  */
-async function crashThenRetry(step: CrashStep, retrier: Service, servedBeforeCrash: boolean, stream: boolean): Promise<void> {
+async function crashThenRetry(
+  step: CrashStep,
+  retrier: Service,
+  servedBeforeCrash: boolean,
+  stream: boolean,
+): Promise<void> {
   const kp = generateKeypair();
   const agent = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
   await devnet.fundAccount(agent.address, { usdcUnits: 1_000_000n });
@@ -168,20 +197,24 @@ async function crashThenRetry(step: CrashStep, retrier: Service, servedBeforeCra
 
 describe("SIGKILL at each step of a call", () => {
   for (const { step, servedBeforeCrash, stream = false } of STEPS) {
-    it(`recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "the stored answer again" : "served once by the retry"}`, async () => {
-      // The retries go to one fresh process (no crash armed, a short lease), each right after its crash: well inside
-      // its payment's blockhash window, as a client's retry would be.
-      const retrier = await startService({ PAYMENT_LEASE_MS: "100" });
-      try {
-        for (let i = 0; i < RUNS; i++) {
-          await crashThenRetry(step, retrier, servedBeforeCrash, stream);
+    it(
+      `recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "the stored answer again" : "served once by the retry"}`,
+      async () => {
+        // The retries go to one fresh process (no crash armed, a short lease), each right after its crash: well inside
+        // its payment's blockhash window, as a client's retry would be.
+        const retrier = await startService({ PAYMENT_LEASE_MS: "100" });
+        try {
+          for (let i = 0; i < RUNS; i++) {
+            await crashThenRetry(step, retrier, servedBeforeCrash, stream);
+          }
+        } finally {
+          retrier.child.kill("SIGTERM");
+          await retrier.exited;
         }
-      } finally {
-        retrier.child.kill("SIGTERM");
-        await retrier.exited;
-      }
-      // A process start per run: on a loaded two-core machine each takes seconds.
-    }, 60_000 + RUNS * 20_000);
+        // A process start per run: on a loaded two-core machine each takes seconds.
+      },
+      60_000 + RUNS * 20_000,
+    );
   }
 
   for (const step of PREPAID_STEPS) {
@@ -189,7 +222,12 @@ describe("SIGKILL at each step of a call", () => {
       const agents: Ed25519Keypair[] = [];
       for (let i = 0; i < Math.min(RUNS, 5); i++) {
         const kp = generateKeypair();
-        const credited = await creditAgent(tdb.prisma, { kind: "test_credit", agentPubkey: kp.publicKeyBase58, network: devnet.caip2, units: 100_000n });
+        const credited = await creditAgent(tdb.prisma, {
+          kind: "test_credit",
+          agentPubkey: kp.publicKeyBase58,
+          network: devnet.caip2,
+          units: 100_000n,
+        });
         expect(credited.ok).toBe(true);
         // A short lease, so the dead process's hold expires within the test.
         const service = await startService({ SIGNET_CHAOS_CRASH_AT: step, PAYMENT_LEASE_MS: "500" });
@@ -199,15 +237,24 @@ describe("SIGKILL at each step of a call", () => {
         );
         expect(crashed).toBe("connection lost");
         expect(await service.exited).toBe(-1);
-        expect(await tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } })).toBe(1);
+        expect(await tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } })).toBe(
+          1,
+        );
         agents.push(kp);
       }
       // A fresh process with a short lease releases the dead process's holds; each agent's credit is whole again.
       const service = await startService({ PAYMENT_LEASE_MS: "200" });
       try {
         for (const kp of agents) {
-          await expect.poll(() => tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } }), { timeout: 10_000, interval: 100 }).toBe(0);
-          expect((await tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(100_000n);
+          await expect
+            .poll(() => tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } }), {
+              timeout: 10_000,
+              interval: 100,
+            })
+            .toBe(0);
+          expect(
+            (await tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units,
+          ).toBe(100_000n);
           expect(await tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(0);
           const next = await prepaidCall(service.url, kp);
           expect(next.status, await next.clone().text()).toBe(200);
@@ -229,12 +276,23 @@ describe("SIGKILL at each step of a call", () => {
       await retrier.exited;
     }
     const payments = await tdb.prisma.payment.count();
-    const r = await promisify(execFile)(process.execPath, [path.join(ROOT, "bin/cli/signet.mjs"), "reconcile", "--json"], { cwd: ROOT, env, encoding: "utf8" }).then(
+    const r = await promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, "bin/cli/signet.mjs"), "reconcile", "--json"],
+      { cwd: ROOT, env, encoding: "utf8" },
+    ).then(
       (x) => ({ code: 0, stdout: x.stdout }),
       (e: { code?: number; stdout?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "" }),
     );
-    const report = JSON.parse(r.stdout) as { drift: number; networks: { recordedPayments: number; onChainTransfers: number; pendingClaims: number }[] };
-    expect(report.networks[0]).toMatchObject({ recordedPayments: payments, onChainTransfers: payments, pendingClaims: 0 });
+    const report = JSON.parse(r.stdout) as {
+      drift: number;
+      networks: { recordedPayments: number; onChainTransfers: number; pendingClaims: number }[];
+    };
+    expect(report.networks[0]).toMatchObject({
+      recordedPayments: payments,
+      onChainTransfers: payments,
+      pendingClaims: 0,
+    });
     expect(report.drift).toBe(0);
     expect(r.code).toBe(0);
   });

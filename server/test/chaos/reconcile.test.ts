@@ -12,7 +12,11 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const call = (fetcher: typeof fetch, network: string) =>
-  fetcher(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", network, messages: [{ role: "user", content: "count me" }] }) });
+  fetcher(CHAT_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "local/echo-1", network, messages: [{ role: "user", content: "count me" }] }),
+  });
 
 async function report() {
   const ctx = await routeRuntime();
@@ -35,16 +39,33 @@ describe("reconcile", () => {
     await stack.devnet.fundAccount((await routeRuntime()).gateway.facilitator.address, { usdcUnits: 5n });
     await stack.baseSepolia!.fund(stack.evmDeposit!, { usdcUnits: 7n });
     const reports = await report();
-    expect(reports[0]!.mismatches).toEqual([expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("5 units") })]);
-    expect(reports[1]!.mismatches).toEqual([expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("7 units") })]);
+    expect(reports[0]!.mismatches).toEqual([
+      expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("5 units") }),
+    ]);
+    expect(reports[1]!.mismatches).toEqual([
+      expect.objectContaining({ kind: "paid_not_recorded", detail: expect.stringContaining("7 units") }),
+    ]);
   });
 
   it("finds a payment recorded with a wrong amount, one not on chain, and ledger drift", async () => {
-    const payments = await stack.tdb.prisma.payment.findMany({ where: { network: stack.devnet.caip2 }, orderBy: { createdAt: "asc" } });
+    const payments = await stack.tdb.prisma.payment.findMany({
+      where: { network: stack.devnet.caip2 },
+      orderBy: { createdAt: "asc" },
+    });
     await stack.tdb.prisma.payment.update({ where: { id: payments[0]!.id }, data: { units: 999n } });
     await stack.tdb.prisma.ledgerEntry.deleteMany({ where: { paymentId: payments[1]!.id, kind: "payment_credit" } });
     await stack.tdb.prisma.payment.create({
-      data: { idempotencyKey: "planted", txSignature: "5".repeat(88), network: stack.devnet.caip2, payer: payments[0]!.payer, payTo: payments[0]!.payTo, units: 1000n, purpose: "call", route: "chat", status: "served" },
+      data: {
+        idempotencyKey: "planted",
+        txSignature: "5".repeat(88),
+        network: stack.devnet.caip2,
+        payer: payments[0]!.payer,
+        payTo: payments[0]!.payTo,
+        units: 1000n,
+        purpose: "call",
+        route: "chat",
+        status: "served",
+      },
     });
     const kinds = (await report())[0]!.mismatches.map((m) => m.kind).sort();
     // The chain checks find the amount, the missing credit and the planted row; the money checks find what each does
@@ -65,9 +86,22 @@ describe("reconcile", () => {
 
   it("counts a transfer of a claim still settling as landed and pending, and as paid_not_recorded once the claim failed", async () => {
     const deposit = (await routeRuntime()).gateway.facilitator.address;
-    const [first] = await stack.tdb.prisma.payment.findMany({ where: { network: stack.devnet.caip2 }, orderBy: { createdAt: "asc" }, take: 1 });
+    const [first] = await stack.tdb.prisma.payment.findMany({
+      where: { network: stack.devnet.caip2 },
+      orderBy: { createdAt: "asc" },
+      take: 1,
+    });
     const claim = await stack.tdb.prisma.payment.create({
-      data: { idempotencyKey: "in-flight", network: stack.devnet.caip2, payer: first!.payer, payTo: first!.payTo, units: 3n, purpose: "call", route: "chat", status: "claimed" },
+      data: {
+        idempotencyKey: "in-flight",
+        network: stack.devnet.caip2,
+        payer: first!.payer,
+        payTo: first!.payTo,
+        units: 3n,
+        purpose: "call",
+        route: "chat",
+        status: "claimed",
+      },
     });
     await stack.devnet.fundAccount(deposit, { usdcUnits: 3n });
     const before = (await report())[0]!;
@@ -75,7 +109,9 @@ describe("reconcile", () => {
     expect([before.pendingClaims, before.pendingLanded]).toEqual([1, 1]);
     await stack.tdb.prisma.payment.update({ where: { id: claim.id }, data: { status: "failed" } });
     const after = (await report())[0]!;
-    expect(after.mismatches.filter((m) => m.detail.startsWith("3 units"))).toEqual([expect.objectContaining({ kind: "paid_not_recorded" })]);
+    expect(after.mismatches.filter((m) => m.detail.startsWith("3 units"))).toEqual([
+      expect.objectContaining({ kind: "paid_not_recorded" }),
+    ]);
     expect([after.pendingClaims, after.pendingLanded]).toEqual([0, 0]);
   });
 });

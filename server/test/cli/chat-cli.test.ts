@@ -35,14 +35,27 @@ function agentFile(name: string): { file: string; pubkey: string } {
 describe("signet chat with a payer that holds no USDC", () => {
   it("says the payment was refused (not done), why, and the localnet fund command that then lets the call through", async () => {
     const agent = agentFile("unfunded");
-    const args = ["chat", "hello", "--keypair", agent.file, "--endpoint", service.url, "--rpc", stack.devnet.faultFreeUrl];
+    const args = [
+      "chat",
+      "hello",
+      "--keypair",
+      agent.file,
+      "--endpoint",
+      service.url,
+      "--rpc",
+      stack.devnet.faultFreeUrl,
+    ];
     const refused = await signet(args);
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).not.toMatch(/done in/);
     expect(refused.stderr).toMatch(/^paying and settling… refused after \d+ ms \(HTTP 402\)$/m);
-    expect(refused.stderr).toMatch(/^signet: the service refused the payment \(HTTP 402 payment_required\): .*insufficient_balance.*; nothing was charged$/m);
-    expect(refused.stderr).toContain(`  the payer ${agent.pubkey} holds less than 0.001 USDC on Solana devnet, the price of this call.\n`);
+    expect(refused.stderr).toMatch(
+      /^signet: the service refused the payment \(HTTP 402 payment_required\): .*insufficient_balance.*; nothing was charged$/m,
+    );
+    expect(refused.stderr).toContain(
+      `  the payer ${agent.pubkey} holds less than 0.001 USDC on Solana devnet, the price of this call.\n`,
+    );
     // The CLI's environment names the chain paid on as its devnet RPC (the stack sets RPC_URL_SOLANA_DEVNET), so the
     // command needs no --rpc.
     const fund = `npm run -s signet -- localnet fund ${agent.pubkey} --usdc 1`;
@@ -69,7 +82,9 @@ describe("signet chat --network", () => {
     );
     const unknown = await signet([...base, "--network", "testnet"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe("signet: unknown network testnet: name devnet, mainnet, base, base-sepolia, polygon, polygon-amoy, avalanche or avalanche-fuji");
+    expect(unknown.stderr.trim()).toBe(
+      "signet: unknown network testnet: name devnet, mainnet, base, base-sepolia, polygon, polygon-amoy, avalanche or avalanche-fuji",
+    );
     expect(await stack.devnet.usdcBalance(agent.pubkey)).toBe(1_000_000n);
   });
 });

@@ -13,11 +13,31 @@ import { readVector } from "../verify/vectors";
 const scratch = mkdtempSync(path.join(tmpdir(), "signet-cli-usage-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const dataDir = path.join(scratch, "data");
-const COMMANDS = ["chat", "verify", "infer", "topup", "balance", "grant", "keygen", "localnet", "operator", "settings", "reconcile", "log"];
+const COMMANDS = [
+  "chat",
+  "verify",
+  "infer",
+  "topup",
+  "balance",
+  "grant",
+  "keygen",
+  "localnet",
+  "operator",
+  "settings",
+  "reconcile",
+  "log",
+];
 
 /** Runs the CLI with exactly these endpoint variables (the others unset). */
-function signet(args: string[], env: { SIGNET_ENDPOINT?: string; SERVICE_BASE_URL?: string; PORT?: string } = {}): Promise<CliRun> {
-  return runSignet(args, dataDir, undefined, { SIGNET_ENDPOINT: env.SIGNET_ENDPOINT, SERVICE_BASE_URL: env.SERVICE_BASE_URL, PORT: env.PORT });
+function signet(
+  args: string[],
+  env: { SIGNET_ENDPOINT?: string; SERVICE_BASE_URL?: string; PORT?: string } = {},
+): Promise<CliRun> {
+  return runSignet(args, dataDir, undefined, {
+    SIGNET_ENDPOINT: env.SIGNET_ENDPOINT,
+    SERVICE_BASE_URL: env.SERVICE_BASE_URL,
+    PORT: env.PORT,
+  });
 }
 
 /** A usage mistake: exit 2, nothing on stdout, the reason on the first line, then the usage. */
@@ -32,13 +52,16 @@ function expectMistake(r: CliRun, reason: string | RegExp, usage: RegExp): void 
 }
 
 describe("signet help", () => {
-  it.each([["-h"], ["--help"], ["help"]])("signet %s prints one line per command with its description and exits 0", async (flag) => {
-    const r = await signet([flag]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toBe("");
-    expect(r.stdout).toMatch(/^usage: signet <command>/);
-    for (const name of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${name} +\\S.+$`, "m"));
-  });
+  it.each([["-h"], ["--help"], ["help"]])(
+    "signet %s prints one line per command with its description and exits 0",
+    async (flag) => {
+      const r = await signet([flag]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toMatch(/^usage: signet <command>/);
+      for (const name of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${name} +\\S.+$`, "m"));
+    },
+  );
 
   it.each([
     ["chat", "--help"],
@@ -61,21 +84,45 @@ describe("signet help", () => {
 
 describe("usage mistakes", () => {
   it("an unknown option: one line naming it with the option it is closest to, then the command's usage; exit 2", async () => {
-    expectMistake(await signet(["chat", "hi", "--netwrok", "devnet"]), "signet: unknown option --netwrok for signet chat; did you mean --network?", /^usage: signet chat "prompt"/);
-    expectMistake(await signet(["verify", "--recipt", "x.json"]), "signet: unknown option --recipt for signet verify; did you mean --receipt?", /^usage: signet verify /);
-    expectMistake(await signet(["keygen", "--force"]), "signet: unknown option --force for signet keygen", /^usage: signet keygen/);
+    expectMistake(
+      await signet(["chat", "hi", "--netwrok", "devnet"]),
+      "signet: unknown option --netwrok for signet chat; did you mean --network?",
+      /^usage: signet chat "prompt"/,
+    );
+    expectMistake(
+      await signet(["verify", "--recipt", "x.json"]),
+      "signet: unknown option --recipt for signet verify; did you mean --receipt?",
+      /^usage: signet verify /,
+    );
+    expectMistake(
+      await signet(["keygen", "--force"]),
+      "signet: unknown option --force for signet keygen",
+      /^usage: signet keygen/,
+    );
   });
 
   it("an unknown command: one line with the closest command, then the commands; exit 2", async () => {
-    expectMistake(await signet(["verfy"]), "signet: unknown command verfy; did you mean verify?", /^usage: signet <command>/);
+    expectMistake(
+      await signet(["verfy"]),
+      "signet: unknown command verfy; did you mean verify?",
+      /^usage: signet <command>/,
+    );
     expectMistake(await signet(["frobnicate"]), "signet: unknown command frobnicate", /^usage: signet <command>/);
     expectMistake(await signet(["--netwrok"]), /^signet: unknown option --netwrok/, /^usage: signet <command>/);
     expectMistake(await signet([]), "signet: a command is required", /^usage: signet <command>/);
   });
 
   it("an option without its value, and a stray argument, are one plain line each", async () => {
-    expectMistake(await signet(["chat", "hi", "--endpoint"]), "signet: --endpoint needs a value", /^usage: signet chat/);
-    expectMistake(await signet(["keygen", "extra"]), "signet: unexpected argument extra for signet keygen", /^usage: signet keygen/);
+    expectMistake(
+      await signet(["chat", "hi", "--endpoint"]),
+      "signet: --endpoint needs a value",
+      /^usage: signet chat/,
+    );
+    expectMistake(
+      await signet(["keygen", "extra"]),
+      "signet: unexpected argument extra for signet keygen",
+      /^usage: signet keygen/,
+    );
   });
 });
 
@@ -95,10 +142,16 @@ describe("which service a command talks to", () => {
   };
 
   it("--endpoint, else SIGNET_ENDPOINT, else SERVICE_BASE_URL, else http://localhost:$PORT, else port 3000", async () => {
-    const all = { SIGNET_ENDPOINT: "http://signet-endpoint.test:1", SERVICE_BASE_URL: "http://service-base.test:2", PORT: "4321" };
+    const all = {
+      SIGNET_ENDPOINT: "http://signet-endpoint.test:1",
+      SERVICE_BASE_URL: "http://service-base.test:2",
+      PORT: "4321",
+    };
     expect(await linkOrigin(all, ["--endpoint", "http://flag.test:3/"])).toBe("http://flag.test:3");
     expect(await linkOrigin(all)).toBe("http://signet-endpoint.test:1");
-    expect(await linkOrigin({ SERVICE_BASE_URL: all.SERVICE_BASE_URL, PORT: all.PORT })).toBe("http://service-base.test:2");
+    expect(await linkOrigin({ SERVICE_BASE_URL: all.SERVICE_BASE_URL, PORT: all.PORT })).toBe(
+      "http://service-base.test:2",
+    );
     expect(await linkOrigin({ PORT: all.PORT })).toBe("http://localhost:4321");
     expect(await linkOrigin({})).toBe("http://localhost:3000");
   });
@@ -118,7 +171,9 @@ describe("which service a command talks to", () => {
       expect(r.stderr.trim(), args.join(" ")).toBe(expected);
     }
     const localhost = await signet(["balance", ...kp], { PORT: String(port) });
-    expect(localhost.stderr.trim()).toBe(`signet: the service at http://localhost:${port} did not answer (connection refused): is \`npm run dev\` running?`);
+    expect(localhost.stderr.trim()).toBe(
+      `signet: the service at http://localhost:${port} did not answer (connection refused): is \`npm run dev\` running?`,
+    );
   });
 
   describe("a service that accepts the connection and never answers", () => {
@@ -128,9 +183,13 @@ describe("which service a command talks to", () => {
 
     it("is named by its URL as timed out", async () => {
       const v = readVector("prepaid-001");
-      const r = await signet(["verify", "--receipt", path.join(v.dir, "receipt.json"), "--signature-only"], { SIGNET_ENDPOINT: hanging.url });
+      const r = await signet(["verify", "--receipt", path.join(v.dir, "receipt.json"), "--signature-only"], {
+        SIGNET_ENDPOINT: hanging.url,
+      });
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr.trim()).toBe(`signet: the service at ${hanging.url} did not answer (timed out): is \`npm run dev\` running?`);
+      expect(r.stderr.trim()).toBe(
+        `signet: the service at ${hanging.url} did not answer (timed out): is \`npm run dev\` running?`,
+      );
     });
   });
 });

@@ -62,7 +62,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const doctor = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> => runSignet(["doctor", ...args], stack.config.dataDir, 60_000, env);
+const doctor = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> =>
+  runSignet(["doctor", ...args], stack.config.dataDir, 60_000, env);
 
 /** The lines the report names under `label` ("stops payments", "degraded", "fee payer", …). */
 const rows = (r: CliRun, label: string) =>
@@ -74,7 +75,14 @@ const rows = (r: CliRun, label: string) =>
 /** Sets the fee payer's SOL on the devnet chain directly (the local chain's LiteSVM). */
 function setLamports(owner: string, lamports: bigint): void {
   const svm = stack.devnet.chain["svm"];
-  svm.setAccount({ address: address(owner), programAddress: address("11111111111111111111111111111111"), lamports, data: new Uint8Array(), executable: false, space: 0n } as never);
+  svm.setAccount({
+    address: address(owner),
+    programAddress: address("11111111111111111111111111111111"),
+    lamports,
+    data: new Uint8Array(),
+    executable: false,
+    space: 0n,
+  } as never);
 }
 
 describe("signet doctor --endpoint", () => {
@@ -83,11 +91,18 @@ describe("signet doctor --endpoint", () => {
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stdout.split("\n")[0]).toBe(`Signet (version not published) at ${url}: ok`);
     // Outside production the service publishes its RPCs (EXPLORER_ADVERTISE_RPC): their hosts are all the report names.
-    expect(rows(r, "Solana devnet")).toEqual([`rpc ${new URL(stack.devnet.url).host}, up; takes payments to ${feePayer}`]);
-    expect(rows(r, "Solana mainnet")).toEqual([`rpc ${new URL(stack.mainnet!.url).host}, up; takes no payments: the mainnet switch is off`]);
+    expect(rows(r, "Solana devnet")).toEqual([
+      `rpc ${new URL(stack.devnet.url).host}, up; takes payments to ${feePayer}`,
+    ]);
+    expect(rows(r, "Solana mainnet")).toEqual([
+      `rpc ${new URL(stack.mainnet!.url).host}, up; takes no payments: the mainnet switch is off`,
+    ]);
     expect(rows(r, "Base")).toEqual(["no RPC configured"]);
     expect(rows(r, "operator key")[0]).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-    expect(rows(r, "fee payer")).toEqual([`${feePayer} on Solana devnet: 10 SOL (alert below 0.1, warn below 0.5): ok`, `${feePayer} on Solana mainnet: 10 SOL (alert below 0.1, warn below 0.5): ok`]);
+    expect(rows(r, "fee payer")).toEqual([
+      `${feePayer} on Solana devnet: 10 SOL (alert below 0.1, warn below 0.5): ok`,
+      `${feePayer} on Solana mainnet: 10 SOL (alert below 0.1, warn below 0.5): ok`,
+    ]);
     expect(rows(r, "mainnet switch")).toEqual(["off"]);
     expect(rows(r, "stops payments")).toEqual(["nothing"]);
   });
@@ -99,7 +114,10 @@ describe("signet doctor --endpoint", () => {
       expect(rows(open, "fee payer")).toEqual(["(balances need the metrics token)"]);
       const detailed = await doctor(["--endpoint", url, "--metrics-token", TOKEN, "--json"]);
       expect(detailed.code, detailed.stdout).toBe(0);
-      const report = JSON.parse(detailed.stdout) as { feePayers: { address: string; level: string }[]; stops: string[] };
+      const report = JSON.parse(detailed.stdout) as {
+        feePayers: { address: string; level: string }[];
+        stops: string[];
+      };
       expect(report.feePayers.map((f) => [f.address, f.level])).toEqual([
         [feePayer, "ok"],
         [feePayer, "ok"],
@@ -114,7 +132,9 @@ describe("signet doctor --endpoint", () => {
       const r = await doctor(["--endpoint", url]);
       expect(r.code, r.stdout).toBe(1);
       expect(r.stdout.split("\n")[0]).toMatch(/: payments would stop$/);
-      expect(rows(r, "stops payments")).toEqual([`fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1`]);
+      expect(rows(r, "stops payments")).toEqual([
+        `fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1`,
+      ]);
     } finally {
       setLamports(feePayer, 10_000_000_000n);
     }
@@ -139,7 +159,9 @@ describe("signet doctor --endpoint", () => {
     await withEnv({ RPC_URL_SOLANA_DEVNET: dead, RPC_URL_SOLANA_MAINNET: dead }, async () => {
       const r = await doctor(["--endpoint", url]);
       expect(r.code, r.stdout).toBe(1);
-      expect(rows(r, "stops payments")).toContain(`every chain RPC is down: ${stack.devnet.caip2}, ${stack.mainnet!.caip2}`);
+      expect(rows(r, "stops payments")).toContain(
+        `every chain RPC is down: ${stack.devnet.caip2}, ${stack.mainnet!.caip2}`,
+      );
     });
   });
 
@@ -157,21 +179,33 @@ describe("signet doctor --endpoint", () => {
     await withEnv({ SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: deposit }, async () => {
       const r = await doctor(["--endpoint", url]);
       expect(r.code, r.stdout).toBe(0);
-      expect(rows(r, "Solana mainnet")).toEqual([`rpc ${new URL(stack.mainnet!.url).host}, up; takes payments to ${deposit}`]);
+      expect(rows(r, "Solana mainnet")).toEqual([
+        `rpc ${new URL(stack.mainnet!.url).host}, up; takes payments to ${deposit}`,
+      ]);
     });
   });
 
   it("exits 1 when the deployment has no usable keys", async () => {
     // Production without the operator, verifier and log keys; a fee payer of its own, funded.
     const seed = generateKeypair();
-    const env = { NODE_ENV: "production", LOG_LEVEL: "silent", METRICS_TOKEN: TOKEN, FACILITATOR_SECRET_KEY: bs58.encode(seed.seed), SERVICE_OPERATOR_SECRET_KEY: undefined };
+    const env = {
+      NODE_ENV: "production",
+      LOG_LEVEL: "silent",
+      METRICS_TOKEN: TOKEN,
+      FACILITATOR_SECRET_KEY: bs58.encode(seed.seed),
+      SERVICE_OPERATOR_SECRET_KEY: undefined,
+    };
     await withEnv(env, async () => {
       const payer = (await createFacilitator(testConfig())).address;
       for (const chain of [stack.devnet, stack.mainnet!]) await chain.fundAccount(payer, { lamports: 10_000_000_000n });
       const r = await doctor(["--endpoint", url, "--metrics-token", TOKEN]);
       expect(r.code, r.stdout).toBe(1);
-      expect(rows(r, "operator key")).toEqual(["unavailable: GET /api/v1/operator-key answered 500 server_misconfigured"]);
-      expect(rows(r, "stops payments")).toContain("the operator key is unavailable: GET /api/v1/operator-key answered 500 server_misconfigured");
+      expect(rows(r, "operator key")).toEqual([
+        "unavailable: GET /api/v1/operator-key answered 500 server_misconfigured",
+      ]);
+      expect(rows(r, "stops payments")).toContain(
+        "the operator key is unavailable: GET /api/v1/operator-key answered 500 server_misconfigured",
+      );
     });
   });
 
@@ -180,7 +214,9 @@ describe("signet doctor --endpoint", () => {
     const r = await doctor(["--endpoint", down]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim()).toBe(`signet: the service at ${down} did not answer (connection refused): is \`npm run dev\` running?`);
+    expect(r.stderr.trim()).toBe(
+      `signet: the service at ${down} did not answer (connection refused): is \`npm run dev\` running?`,
+    );
   });
 });
 
@@ -203,7 +239,9 @@ describe("signet doctor --local", () => {
   it("exits 1 when the mainnet switch is on without a mainnet RPC", async () => {
     const r = await doctor(["--local"], { SERVICE_MAINNET_ENABLED: "true", RPC_URL_SOLANA_MAINNET: undefined });
     expect(r.code, r.stdout).toBe(1);
-    expect(rows(r, "stops payments")).toEqual(["the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE or RPC_URL_POLYGON or RPC_URL_AVALANCHE)"]);
+    expect(rows(r, "stops payments")).toEqual([
+      "the mainnet switch is on, but no mainnet RPC is configured (RPC_URL_SOLANA_MAINNET or RPC_URL_BASE or RPC_URL_POLYGON or RPC_URL_AVALANCHE)",
+    ]);
   });
 
   it("exits 1 when the database is down", async () => {
@@ -214,7 +252,13 @@ describe("signet doctor --local", () => {
 
   it("exits 1 with the one line start-up would refuse with when a key is missing", async () => {
     // A data dir of its own: the stack's holds its dev keys, which production refuses first.
-    const env = { NODE_ENV: "production", SIGNET_DATA_DIR: tempDataDir("signet-doctor-"), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: TOKEN, SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58 };
+    const env = {
+      NODE_ENV: "production",
+      SIGNET_DATA_DIR: tempDataDir("signet-doctor-"),
+      TRUSTED_PROXY_HOPS: "0",
+      METRICS_TOKEN: TOKEN,
+      SERVICE_OPERATOR_PUBKEYS: generateKeypair().publicKeyBase58,
+    };
     const r = await doctor(["--local"], env);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toBe("start-up would refuse: SERVICE_OPERATOR_SECRET_KEY is required in production\n");
@@ -224,7 +268,10 @@ describe("signet doctor --local", () => {
 describe("signet doctor's usage", () => {
   it.each([
     [["--endpoint", "http://127.0.0.1:1", "--local"], "signet: --endpoint and --local exclude each other"],
-    [["--local", "--metrics-token", TOKEN], "signet: --metrics-token goes with --endpoint: --local holds the configured METRICS_TOKEN itself"],
+    [
+      ["--local", "--metrics-token", TOKEN],
+      "signet: --metrics-token goes with --endpoint: --local holds the configured METRICS_TOKEN itself",
+    ],
     [["--endpiont", "http://x"], "signet: unknown option --endpiont for signet doctor; did you mean --endpoint?"],
     [["--endpoint", "ftp://x"], "signet: --endpoint must be an http(s) URL, got ftp://x"],
     [["extra"], "signet: unexpected argument extra for signet doctor"],
@@ -240,20 +287,37 @@ describe("npm start's start-up report", () => {
   it("prints the report as one block and logs it as one JSON line", async () => {
     const lines: string[] = [];
     const logged: string[] = [];
-    const logger = pino({ level: "info" }, new Writable({ write: (chunk: Buffer, _enc, done) => (logged.push(chunk.toString()), done()) }));
+    const logger = pino(
+      { level: "info" },
+      new Writable({ write: (chunk: Buffer, _enc, done) => (logged.push(chunk.toString()), done()) }),
+    );
     const cfg = testConfig();
-    await printDeploymentReport(cfg, { facilitator: (await stack.runtime()).chains.facilitator }, (line) => lines.push(line), logger);
+    await printDeploymentReport(
+      cfg,
+      { facilitator: (await stack.runtime()).chains.facilitator },
+      (line) => lines.push(line),
+      logger,
+    );
     expect(lines[0]).toMatch(/^Signet \d+\.\d+\.\d+ at http:\/\/signet\.test: ok$/);
     expect(lines.at(-1)).toBe("  stops payments  nothing");
     expect(logged).toHaveLength(1);
     const line = JSON.parse(logged[0]!) as Record<string, unknown>;
-    expect(line).toMatchObject({ event: "service.report", source: "config", baseUrl: "http://signet.test", stops: [], database: { where: expect.stringMatching(/^PostgreSQL 127\.0\.0\.1:5432\//), up: true } });
+    expect(line).toMatchObject({
+      event: "service.report",
+      source: "config",
+      baseUrl: "http://signet.test",
+      stops: [],
+      database: { where: expect.stringMatching(/^PostgreSQL 127\.0\.0\.1:5432\//), up: true },
+    });
   });
 
   it("rejects malformed input: a report it cannot read is one line and a warning, never a failed start", async () => {
     const lines: string[] = [];
     const logged: string[] = [];
-    const logger = pino({ level: "info" }, new Writable({ write: (chunk: Buffer, _enc, done) => (logged.push(chunk.toString()), done()) }));
+    const logger = pino(
+      { level: "info" },
+      new Writable({ write: (chunk: Buffer, _enc, done) => (logged.push(chunk.toString()), done()) }),
+    );
     await printDeploymentReport(testConfig(), { facilitator: null as never }, (line) => lines.push(line), logger);
     expect(lines).toEqual([expect.stringMatching(/^signet: no start-up report: /)]);
     expect(JSON.parse(logged[0]!)).toMatchObject({ level: 40, event: "service.report_unavailable" });

@@ -36,20 +36,43 @@ describe("signet infer and signet balance", () => {
     await stack.credit(kp.publicKeyBase58, 100_000n);
     const dataDir = path.join(scratch, "data");
 
-    const infer = await runSignet(["infer", "signed for this service", "--keypair", keyFile, "--endpoint", service.url], dataDir, 30_000);
+    const infer = await runSignet(
+      ["infer", "signed for this service", "--keypair", keyFile, "--endpoint", service.url],
+      dataDir,
+      30_000,
+    );
     expect(infer.code, infer.stderr).toBe(0);
     expect(infer.stdout).toContain('You said: "signed for this service"');
 
-    const balance = await runSignet(["balance", "--keypair", keyFile, "--endpoint", service.url, "--network", "devnet", "--json"], dataDir, 30_000);
+    const balance = await runSignet(
+      ["balance", "--keypair", keyFile, "--endpoint", service.url, "--network", "devnet", "--json"],
+      dataDir,
+      30_000,
+    );
     expect(balance.code, balance.stderr).toBe(0);
-    const answer = JSON.parse(balance.stdout) as { agent_pubkey: string; network: string; balance_usdc: string; entries: { kind: string; amount_usdc: string }[] };
+    const answer = JSON.parse(balance.stdout) as {
+      agent_pubkey: string;
+      network: string;
+      balance_usdc: string;
+      entries: { kind: string; amount_usdc: string }[];
+    };
     expect(answer).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
 
     // By default the same answer, readable: the balance on its network, then the entries newest first.
-    const readable = await runSignet(["balance", "--keypair", keyFile, "--endpoint", service.url, "--network", "devnet"], dataDir, 30_000);
+    const readable = await runSignet(
+      ["balance", "--keypair", keyFile, "--endpoint", service.url, "--network", "devnet"],
+      dataDir,
+      30_000,
+    );
     expect(readable.code, readable.stderr).toBe(0);
     const lines = readable.stdout.trimEnd().split("\n");
-    expect(lines.slice(0, 3)).toEqual([`agent ${kp.publicKeyBase58} on Solana devnet (${answer.network})`, `balance: ${answer.balance_usdc} USDC`, `recent ledger entries (${answer.entries.length}, newest first):`]);
-    expect(lines.slice(3).map((l) => l.trim().split(/\s+/).slice(1, 3))).toEqual(answer.entries.map((e) => [e.kind, e.amount_usdc.startsWith("-") ? e.amount_usdc : `+${e.amount_usdc}`]));
+    expect(lines.slice(0, 3)).toEqual([
+      `agent ${kp.publicKeyBase58} on Solana devnet (${answer.network})`,
+      `balance: ${answer.balance_usdc} USDC`,
+      `recent ledger entries (${answer.entries.length}, newest first):`,
+    ]);
+    expect(lines.slice(3).map((l) => l.trim().split(/\s+/).slice(1, 3))).toEqual(
+      answer.entries.map((e) => [e.kind, e.amount_usdc.startsWith("-") ? e.amount_usdc : `+${e.amount_usdc}`]),
+    );
   });
 });

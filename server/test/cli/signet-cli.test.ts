@@ -50,10 +50,14 @@ function verifyArgs(name: string, receiptFile?: string): string[] {
   const v = readVector(name);
   return [
     "verify",
-    "--receipt", receiptFile ?? path.join(v.dir, "receipt.json"),
-    "--prompt", path.join(v.dir, "request.json"),
-    "--response", path.join(v.dir, "response.json"),
-    "--operator-key", v.operatorKey,
+    "--receipt",
+    receiptFile ?? path.join(v.dir, "receipt.json"),
+    "--prompt",
+    path.join(v.dir, "request.json"),
+    "--response",
+    path.join(v.dir, "response.json"),
+    "--operator-key",
+    v.operatorKey,
     "--offline",
     "--json",
   ];
@@ -72,53 +76,94 @@ function expectOfflineResult(name: string, r: Run): void {
 }
 
 const base64Receipt = (name: string) =>
-  scratchFile(`${name}.b64`, `${Buffer.from(readFileSync(path.join(readVector(name).dir, "receipt.json"))).toString("base64")}\n`);
+  scratchFile(
+    `${name}.b64`,
+    `${Buffer.from(readFileSync(path.join(readVector(name).dir, "receipt.json"))).toString("base64")}\n`,
+  );
 
 describe("signet verify", () => {
   it("finds the vectors folder with at least one vector", () => {
     assertVectorsPresent();
   });
 
-  it.each(vectorNames())("verifies vector %s offline with a pinned key: the expected booleans and exit code", async (name) => {
-    expectOfflineResult(name, await signet(verifyArgs(name)));
-  });
+  it.each(vectorNames())(
+    "verifies vector %s offline with a pinned key: the expected booleans and exit code",
+    async (name) => {
+      expectOfflineResult(name, await signet(verifyArgs(name)));
+    },
+  );
 
-  it.each(vectorNames())("reads vector %s from the base64 X-Service-Receipt form with the same result", async (name) => {
-    expectOfflineResult(name, await signet(verifyArgs(name, base64Receipt(name))));
-  });
+  it.each(vectorNames())(
+    "reads vector %s from the base64 X-Service-Receipt form with the same result",
+    async (name) => {
+      expectOfflineResult(name, await signet(verifyArgs(name, base64Receipt(name))));
+    },
+  );
 
-  it.each(vectorNames())("prints vector %s as a readable report by default (each check with ✓ or ✗ and its reason), with --json's exit code", async (name) => {
-    const asJson = await signet(verifyArgs(name));
-    const result = JSON.parse(asJson.stdout) as { ok: boolean; checks: Record<string, boolean>; reasons: Record<string, string>; operatorKey: string };
-    const r = await signet(verifyArgs(name).filter((a) => a !== "--json"));
-    expect(r.code, r.stderr).toBe(asJson.code);
-    const receipt = JSON.parse(readFileSync(path.join(readVector(name).dir, "receipt.json"), "utf8")) as { inference_id?: string };
-    expect(r.stdout).toBe(
-      [
-        `receipt ${receipt.inference_id ?? "(no inference id)"}: ${result.ok ? "ok" : "NOT OK"}`,
-        ...Object.entries(result.checks).map(([check, passed]) => `  ${passed ? "✓" : "✗"} ${check}: ${result.reasons[check]}`),
-        `  operator key: ${result.operatorKey}`,
-        "",
-      ].join("\n"),
-    );
-  });
+  it.each(vectorNames())(
+    "prints vector %s as a readable report by default (each check with ✓ or ✗ and its reason), with --json's exit code",
+    async (name) => {
+      const asJson = await signet(verifyArgs(name));
+      const result = JSON.parse(asJson.stdout) as {
+        ok: boolean;
+        checks: Record<string, boolean>;
+        reasons: Record<string, string>;
+        operatorKey: string;
+      };
+      const r = await signet(verifyArgs(name).filter((a) => a !== "--json"));
+      expect(r.code, r.stderr).toBe(asJson.code);
+      const receipt = JSON.parse(readFileSync(path.join(readVector(name).dir, "receipt.json"), "utf8")) as {
+        inference_id?: string;
+      };
+      expect(r.stdout).toBe(
+        [
+          `receipt ${receipt.inference_id ?? "(no inference id)"}: ${result.ok ? "ok" : "NOT OK"}`,
+          ...Object.entries(result.checks).map(
+            ([check, passed]) => `  ${passed ? "✓" : "✗"} ${check}: ${result.reasons[check]}`,
+          ),
+          `  operator key: ${result.operatorKey}`,
+          "",
+        ].join("\n"),
+      );
+    },
+  );
 
-  it.each(vectorNames())("checks only the signature of vector %s with --signature-only and just a receipt", async (name) => {
-    const v = readVector(name);
-    const r = await signet(["verify", "--receipt", path.join(v.dir, "receipt.json"), "--operator-key", v.operatorKey, "--signature-only", "--json"]);
-    const want = v.expected.checks.service_signature_ok === true;
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: want, checks: { service_signature_ok: want }, operatorKey: v.operatorKey });
-    expect(Object.keys((JSON.parse(r.stdout) as { checks: object }).checks)).toEqual(["service_signature_ok"]);
-    expect(r.code).toBe(want ? 0 : 1);
-  });
+  it.each(vectorNames())(
+    "checks only the signature of vector %s with --signature-only and just a receipt",
+    async (name) => {
+      const v = readVector(name);
+      const r = await signet([
+        "verify",
+        "--receipt",
+        path.join(v.dir, "receipt.json"),
+        "--operator-key",
+        v.operatorKey,
+        "--signature-only",
+        "--json",
+      ]);
+      const want = v.expected.checks.service_signature_ok === true;
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        ok: want,
+        checks: { service_signature_ok: want },
+        operatorKey: v.operatorKey,
+      });
+      expect(Object.keys((JSON.parse(r.stdout) as { checks: object }).checks)).toEqual(["service_signature_ok"]);
+      expect(r.code).toBe(want ? 0 : 1);
+    },
+  );
 
   describe("fetching the operator key from --endpoint", () => {
     let service: LocalServer;
-    const v = () => readVector(vectorNames().find((n) => readVector(n).expected.checks.service_signature_ok === true) ?? "prepaid-001");
+    const v = () =>
+      readVector(
+        vectorNames().find((n) => readVector(n).expected.checks.service_signature_ok === true) ?? "prepaid-001",
+      );
     beforeAll(async () => {
       service = await startServer((req, _body, res) => {
         if (req.url === "/api/v1/operator-key") {
-          return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ pubkey: v().operatorKey, algorithm: "ed25519", encoding: "base58" }));
+          return res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ pubkey: v().operatorKey, algorithm: "ed25519", encoding: "base58" }));
         }
         res.writeHead(404).end();
       });
@@ -126,14 +171,31 @@ describe("signet verify", () => {
     afterAll(() => service.close());
 
     it("uses the key the endpoint serves", async () => {
-      const r = await signet(["verify", "--receipt", path.join(v().dir, "receipt.json"), "--endpoint", service.url, "--signature-only", "--json"]);
+      const r = await signet([
+        "verify",
+        "--receipt",
+        path.join(v().dir, "receipt.json"),
+        "--endpoint",
+        service.url,
+        "--signature-only",
+        "--json",
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, operatorKey: v().operatorKey });
       expect(service.hits.at(-1)?.url).toBe("/api/v1/operator-key");
     });
 
     it("exits 2 with one line when the endpoint has no operator key (404)", async () => {
-      expectUsageError(await signet(["verify", "--receipt", path.join(v().dir, "receipt.json"), "--endpoint", `${service.url}/nothing`, "--signature-only"]));
+      expectUsageError(
+        await signet([
+          "verify",
+          "--receipt",
+          path.join(v().dir, "receipt.json"),
+          "--endpoint",
+          `${service.url}/nothing`,
+          "--signature-only",
+        ]),
+      );
     });
   });
 
@@ -146,12 +208,25 @@ describe("signet verify", () => {
 
     it("exits 2 with one line when the receipt file cannot be read", async () => {
       const missing = path.join(scratch, "does-not-exist.json");
-      expectUsageError(await signet(["verify", "--receipt", missing, "--signature-only", "--operator-key", anyVector().operatorKey]), /cannot read receipt file/);
+      expectUsageError(
+        await signet(["verify", "--receipt", missing, "--signature-only", "--operator-key", anyVector().operatorKey]),
+        /cannot read receipt file/,
+      );
     });
 
     it("exits 2 with one line when the prompt file cannot be read", async () => {
       const v = anyVector();
-      const args = ["verify", "--receipt", path.join(v.dir, "receipt.json"), "--prompt", path.join(scratch, "nope.json"), "--response", path.join(v.dir, "response.json"), "--operator-key", v.operatorKey];
+      const args = [
+        "verify",
+        "--receipt",
+        path.join(v.dir, "receipt.json"),
+        "--prompt",
+        path.join(scratch, "nope.json"),
+        "--response",
+        path.join(v.dir, "response.json"),
+        "--operator-key",
+        v.operatorKey,
+      ];
       expectUsageError(await signet(args), /cannot read prompt file/);
     });
 
@@ -159,15 +234,42 @@ describe("signet verify", () => {
       ["text that is neither JSON nor base64", "this is not a receipt"],
       ["a JSON array", "[1,2,3]"],
     ])("exits 2 with one line when the receipt file holds %s", async (_label, content) => {
-      expectUsageError(await signet(["verify", "--receipt", scratchFile("bad-receipt", content), "--signature-only", "--operator-key", anyVector().operatorKey]));
+      expectUsageError(
+        await signet([
+          "verify",
+          "--receipt",
+          scratchFile("bad-receipt", content),
+          "--signature-only",
+          "--operator-key",
+          anyVector().operatorKey,
+        ]),
+      );
     });
 
     it("exits 2 with one line when --operator-key is not a base58 public key", async () => {
-      expectUsageError(await signet(["verify", "--receipt", path.join(anyVector().dir, "receipt.json"), "--signature-only", "--operator-key", "not-a-key"]));
+      expectUsageError(
+        await signet([
+          "verify",
+          "--receipt",
+          path.join(anyVector().dir, "receipt.json"),
+          "--signature-only",
+          "--operator-key",
+          "not-a-key",
+        ]),
+      );
     });
 
     it("exits 2 with one line when --prompt and --response are missing without --signature-only", async () => {
-      expectUsageError(await signet(["verify", "--receipt", path.join(anyVector().dir, "receipt.json"), "--operator-key", anyVector().operatorKey]), /--prompt/);
+      expectUsageError(
+        await signet([
+          "verify",
+          "--receipt",
+          path.join(anyVector().dir, "receipt.json"),
+          "--operator-key",
+          anyVector().operatorKey,
+        ]),
+        /--prompt/,
+      );
     });
 
     it("exits 2 for an unknown flag: one line naming it, then the usage", async () => {
@@ -177,8 +279,22 @@ describe("signet verify", () => {
     it("exits 2 with one line naming the service when the endpoint is unreachable and no key is pinned", async () => {
       const v = anyVector();
       const endpoint = `http://127.0.0.1:${await closedPort()}`;
-      const args = ["verify", "--receipt", path.join(v.dir, "receipt.json"), "--prompt", path.join(v.dir, "request.json"), "--response", path.join(v.dir, "response.json"), "--endpoint", endpoint, "--offline"];
-      expectUsageError(await signet(args), new RegExp(`^signet: the service at ${endpoint} did not answer \\(connection refused\\)`));
+      const args = [
+        "verify",
+        "--receipt",
+        path.join(v.dir, "receipt.json"),
+        "--prompt",
+        path.join(v.dir, "request.json"),
+        "--response",
+        path.join(v.dir, "response.json"),
+        "--endpoint",
+        endpoint,
+        "--offline",
+      ];
+      expectUsageError(
+        await signet(args),
+        new RegExp(`^signet: the service at ${endpoint} did not answer \\(connection refused\\)`),
+      );
     });
 
     it("exits 2 with the usage for an unknown command", async () => {

@@ -16,7 +16,10 @@ export interface CompatStack {
 
 export async function startCompatStack(): Promise<CompatStack> {
   const weather = await startWeatherModel();
-  const served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", ...weatherEnv(weather) } });
+  const served = await startServedStack({
+    timing: "instant",
+    env: { X402_FLAT_PRICE_USDC: "0.001", ...weatherEnv(weather) },
+  });
   return {
     served,
     weather,

@@ -20,7 +20,13 @@ import { PROVIDER_MODEL, WEATHER_ANSWER, WEATHER_CALL, WEATHER_PARAMETERS, type 
 const PRICE = 1_000n;
 const LOCAL = "local/echo-1";
 const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: WEATHER_PARAMETERS } }];
-const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const allChecks = {
+  prompt_hash_ok: true,
+  response_hash_ok: true,
+  service_signature_ok: true,
+  payment_on_chain_ok: true,
+  payer_matches: true,
+};
 const operatorKey = () => operatorKeypair().publicKeyBase58;
 
 let compat: CompatStack;
@@ -38,7 +44,11 @@ const baseURL = () => compat.baseURL;
 /** A fresh funded agent's SDK client, exactly as the README sets it up, and the agent's address. */
 async function paidSdk(): Promise<{ openai: OpenAI; address: string; fetch: typeof fetch }> {
   const { fetch: payingFetch, address } = await stockPayingFetch(served);
-  return { openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: payingFetch, maxRetries: 0 }), address, fetch: payingFetch };
+  return {
+    openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: payingFetch, maxRetries: 0 }),
+    address,
+    fetch: payingFetch,
+  };
 }
 
 /**
@@ -51,22 +61,42 @@ async function prepaidSdk(): Promise<{ openai: OpenAI; kp: Ed25519Keypair }> {
   const signing = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const target = (input instanceof Request ? input.url : String(input)).replace(/\/chat\/completions$/, "/inference");
     if (init?.method !== "POST") return fetch(target, init);
-    const body = JSON.stringify({ ...(JSON.parse(String(init.body)) as object), nonce: newNonce(), timestamp: Date.now() });
+    const body = JSON.stringify({
+      ...(JSON.parse(String(init.body)) as object),
+      nonce: newNonce(),
+      timestamp: Date.now(),
+    });
     const headers = new Headers(init.headers);
     for (const [name, value] of Object.entries(signRequestHeaders(kp, "POST", target, body))) headers.set(name, value);
     return fetch(target, { ...init, body, headers });
   };
-  return { openai: new OpenAI({ baseURL: baseURL(), apiKey: "unused: signed requests", fetch: signing as typeof fetch, maxRetries: 0 }), kp };
+  return {
+    openai: new OpenAI({
+      baseURL: baseURL(),
+      apiKey: "unused: signed requests",
+      fetch: signing as typeof fetch,
+      maxRetries: 0,
+    }),
+    kp,
+  };
 }
 
 /** The weather tool as runTools() takes it: the function it runs, recording each call's parsed arguments. */
 const runnableWeather = (called: unknown[]) => ({
   type: "function" as const,
-  function: { name: "get_weather", description: "The weather in a city", parameters: WEATHER_PARAMETERS, parse: JSON.parse, function: (args: unknown) => (called.push(args), { celsius: 12 }) },
+  function: {
+    name: "get_weather",
+    description: "The weather in a city",
+    parameters: WEATHER_PARAMETERS,
+    parse: JSON.parse,
+    function: (args: unknown) => (called.push(args), { celsius: 12 }),
+  },
 });
 
 /** A stream's chunks, and the receipt its receipt chunk carries. */
-async function drain(stream: AsyncIterable<ChatCompletionChunk>): Promise<{ chunks: ChatCompletionChunk[]; receipt: Record<string, unknown> | null }> {
+async function drain(
+  stream: AsyncIterable<ChatCompletionChunk>,
+): Promise<{ chunks: ChatCompletionChunk[]; receipt: Record<string, unknown> | null }> {
   const chunks: ChatCompletionChunk[] = [];
   let receipt: Record<string, unknown> | null = null;
   for await (const chunk of stream) {
@@ -83,11 +113,20 @@ describe("openai SDK, paid with @x402/fetch", () => {
     const messages = [{ role: "user" as const, content: "hello from the openai SDK" }];
     const { data, response } = await openai.chat.completions.create({ model: LOCAL, messages }).withResponse();
     expect(data.choices[0]!.message.content).toContain("hello from the openai SDK");
-    expect(decodePaymentResponseHeader(response.headers.get("payment-response")!)).toMatchObject({ success: true, payer: address });
+    expect(decodePaymentResponseHeader(response.headers.get("payment-response")!)).toMatchObject({
+      success: true,
+      payer: address,
+    });
     const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
     if (!parsed.ok) throw new Error("no receipt header");
     expect(data.id).toBe(`chatcmpl-${parsed.receipt.inference_id}`);
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: data, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: messages,
+      response: data,
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(verdict.checks).toEqual(allChecks);
     expect(await served.stack.devnet.usdcBalance(address)).toBe(1_000_000n - PRICE);
   });
@@ -95,25 +134,46 @@ describe("openai SDK, paid with @x402/fetch", () => {
   it("create({ stream: true, stream_options }): the chunks, the usage chunk, then the receipt chunk, which verifies over the chunks", async () => {
     const { openai } = await paidSdk();
     const messages = [{ role: "user" as const, content: "a paid stream" }];
-    const { chunks, receipt } = await drain(await openai.chat.completions.create({ model: LOCAL, messages, stream: true, stream_options: { include_usage: true } }));
+    const { chunks, receipt } = await drain(
+      await openai.chat.completions.create({
+        model: LOCAL,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
     expect(chunks.at(-1)!.choices).toEqual([]);
     expect(chunks.at(-1)!.usage).toMatchObject({ total_tokens: expect.any(Number) });
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe("stop");
     if (!receipt) throw new Error("no receipt chunk");
-    const verdict = await verifyReceipt({ receipt, prompt: messages, response: chunks, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt,
+      prompt: messages,
+      response: chunks,
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(verdict.checks).toEqual(allChecks);
   });
 
   it("chat.completions.stream(): the helper's final completion has the text, stop, the usage and the receipt", async () => {
     const { openai } = await paidSdk();
     const messages = [{ role: "user" as const, content: "the stream helper" }];
-    const final = await openai.chat.completions.stream({ model: LOCAL, messages, stream_options: { include_usage: true } }).finalChatCompletion();
+    const final = await openai.chat.completions
+      .stream({ model: LOCAL, messages, stream_options: { include_usage: true } })
+      .finalChatCompletion();
     expect(final.choices[0]!.message.content).toContain("the stream helper");
     expect(final.choices[0]!.finish_reason).toBe("stop");
     expect(final.usage).toMatchObject({ total_tokens: expect.any(Number) });
     const carried = (final as unknown as { service_receipt?: { receipt: Record<string, unknown> } }).service_receipt;
     if (!carried) throw new Error("no receipt on the final completion");
-    const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: messages, response: final, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt: carried.receipt,
+      prompt: messages,
+      response: final,
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(verdict.checks).toEqual(allChecks);
   });
 
@@ -125,22 +185,42 @@ describe("openai SDK, paid with @x402/fetch", () => {
     expect(first.choices[0]!.message.tool_calls).toEqual([WEATHER_CALL]);
     const second = await openai.chat.completions.create({
       model: PROVIDER_MODEL,
-      messages: [...messages, first.choices[0]!.message, { role: "tool", tool_call_id: WEATHER_CALL.id, content: '{"celsius":12}' }],
+      messages: [
+        ...messages,
+        first.choices[0]!.message,
+        { role: "tool", tool_call_id: WEATHER_CALL.id, content: '{"celsius":12}' },
+      ],
       tools,
     });
     expect(second.choices[0]!.message.content).toBe(WEATHER_ANSWER);
-    expect(weather.received.at(-1)!.messages).toMatchObject([{ role: "user" }, { role: "assistant", tool_calls: [WEATHER_CALL] }, { role: "tool", tool_call_id: WEATHER_CALL.id }]);
+    expect(weather.received.at(-1)!.messages).toMatchObject([
+      { role: "user" },
+      { role: "assistant", tool_calls: [WEATHER_CALL] },
+      { role: "tool", tool_call_id: WEATHER_CALL.id },
+    ]);
   });
 
   it("a tool round trip, streamed: the stream() helper assembles the whole tool call (finish reason tool_calls), and the next stream answers", async () => {
     const { openai } = await paidSdk();
     const messages: ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo, streamed?" }];
-    const first = await openai.chat.completions.stream({ model: PROVIDER_MODEL, messages, tools }).finalChatCompletion();
+    const first = await openai.chat.completions
+      .stream({ model: PROVIDER_MODEL, messages, tools })
+      .finalChatCompletion();
     expect(first.choices[0]!.finish_reason).toBe("tool_calls");
     expect(first.choices[0]!.message.tool_calls).toEqual([WEATHER_CALL]);
-    expect((first as unknown as { service_receipt?: { receipt: { model: string } } }).service_receipt?.receipt.model).toBe(PROVIDER_MODEL);
+    expect(
+      (first as unknown as { service_receipt?: { receipt: { model: string } } }).service_receipt?.receipt.model,
+    ).toBe(PROVIDER_MODEL);
     const second = await openai.chat.completions
-      .stream({ model: PROVIDER_MODEL, messages: [...messages, first.choices[0]!.message, { role: "tool", tool_call_id: WEATHER_CALL.id, content: '{"celsius":12}' }], tools })
+      .stream({
+        model: PROVIDER_MODEL,
+        messages: [
+          ...messages,
+          first.choices[0]!.message,
+          { role: "tool", tool_call_id: WEATHER_CALL.id, content: '{"celsius":12}' },
+        ],
+        tools,
+      })
       .finalChatCompletion();
     expect(second.choices[0]!.message.content).toBe(WEATHER_ANSWER);
     expect(second.choices[0]!.finish_reason).toBe("stop");
@@ -166,7 +246,9 @@ describe("openai SDK, paid with @x402/fetch", () => {
 
   it("n: 2 is refused before any payment: the SDK's BadRequestError carries the body's code, param, type and message", async () => {
     const { openai, address } = await paidSdk();
-    const err = await openai.chat.completions.create({ model: LOCAL, messages: [{ role: "user", content: "two answers" }], n: 2 }).catch((e: unknown) => e);
+    const err = await openai.chat.completions
+      .create({ model: LOCAL, messages: [{ role: "user", content: "two answers" }], n: 2 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     const bad = err as BadRequestError;
     expect(bad.status).toBe(400);
@@ -179,7 +261,9 @@ describe("openai SDK, paid with @x402/fetch", () => {
 
   it("without a paying fetch, a call is the SDK's APIError 402 with code payment_required", async () => {
     const openai = new OpenAI({ baseURL: baseURL(), apiKey: "unused", maxRetries: 0 });
-    const err = await openai.chat.completions.create({ model: LOCAL, messages: [{ role: "user", content: "unpaid" }] }).catch((e: unknown) => e);
+    const err = await openai.chat.completions
+      .create({ model: LOCAL, messages: [{ role: "user", content: "unpaid" }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APIError);
     expect((err as APIError).status).toBe(402);
     expect((err as APIError).code).toBe("payment_required");
@@ -190,7 +274,12 @@ describe("openai SDK, paid with @x402/fetch", () => {
     const ids: string[] = [];
     for await (const model of openai.models.list()) ids.push(model.id);
     expect(ids).toEqual(expect.arrayContaining([LOCAL, PROVIDER_MODEL]));
-    expect(await openai.models.retrieve(PROVIDER_MODEL)).toMatchObject({ id: PROVIDER_MODEL, object: "model", created: expect.any(Number), owned_by: expect.any(String) });
+    expect(await openai.models.retrieve(PROVIDER_MODEL)).toMatchObject({
+      id: PROVIDER_MODEL,
+      object: "model",
+      created: expect.any(Number),
+      owned_by: expect.any(String),
+    });
     const err = await openai.models.retrieve("acme/no-such-model").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).code).toBe("model_not_found");
@@ -199,21 +288,39 @@ describe("openai SDK, paid with @x402/fetch", () => {
   it("responses.create(): pays, answers with output_text, and the receipt verifies over the request and the response object", async () => {
     const { fetch: payingFetch } = await paidSdk();
     const tee = teeingFetch(payingFetch);
-    const openai = new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: tee.fetch, maxRetries: 0 });
-    const { data, response } = await openai.responses.create({ model: LOCAL, input: "hello from responses.create", instructions: "Be brief." }).withResponse();
+    const openai = new OpenAI({
+      baseURL: baseURL(),
+      apiKey: "unused: x402 pays per call",
+      fetch: tee.fetch,
+      maxRetries: 0,
+    });
+    const { data, response } = await openai.responses
+      .create({ model: LOCAL, input: "hello from responses.create", instructions: "Be brief." })
+      .withResponse();
     expect(data.status).toBe("completed");
     expect(data.output_text).toContain("hello from responses.create");
     const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
     if (!parsed.ok) throw new Error("no receipt header");
     const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as unknown;
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: sent, response: data, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: sent,
+      response: data,
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(verdict.checks).toEqual(allChecks);
   });
 
   it("responses.stream(): the helper's final response has the whole text and carries the receipt, which verifies", async () => {
     const { fetch: payingFetch } = await paidSdk();
     const tee = teeingFetch(payingFetch);
-    const openai = new OpenAI({ baseURL: baseURL(), apiKey: "unused: x402 pays per call", fetch: tee.fetch, maxRetries: 0 });
+    const openai = new OpenAI({
+      baseURL: baseURL(),
+      apiKey: "unused: x402 pays per call",
+      fetch: tee.fetch,
+      maxRetries: 0,
+    });
     const deltas: string[] = [];
     const stream = openai.responses.stream({ model: LOCAL, input: "hello from responses.stream" });
     stream.on("response.output_text.delta", (event) => void deltas.push(event.delta));
@@ -224,7 +331,13 @@ describe("openai SDK, paid with @x402/fetch", () => {
     const carried = receiptOfEvent({ type: "response.completed", response: final });
     if (!carried) throw new Error("no receipt on the final response");
     const sent = JSON.parse(tee.exchanges.at(-1)!.requestBody!) as unknown;
-    const verdict = await verifyReceipt({ receipt: carried.receipt, prompt: sent, response: final, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt: carried.receipt,
+      prompt: sent,
+      response: final,
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(verdict.checks).toEqual(allChecks);
   });
 });
@@ -239,12 +352,19 @@ describe("openai SDK, signed and paid from prepaid credit", () => {
     if (!parsed.ok) throw new Error("no receipt header");
     expect(parsed.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
     expect(parsed.receipt).not.toHaveProperty("payment");
-    expect((await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: data, operatorKey: operatorKey() })).ok).toBe(true);
+    expect(
+      (await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: data, operatorKey: operatorKey() }))
+        .ok,
+    ).toBe(true);
 
-    const { chunks, receipt } = await drain(await openai.chat.completions.create({ model: LOCAL, messages, stream: true }));
+    const { chunks, receipt } = await drain(
+      await openai.chat.completions.create({ model: LOCAL, messages, stream: true }),
+    );
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("stop");
     if (!receipt) throw new Error("no receipt chunk");
-    expect((await verifyReceipt({ receipt, prompt: messages, response: chunks, operatorKey: operatorKey() })).ok).toBe(true);
+    expect((await verifyReceipt({ receipt, prompt: messages, response: chunks, operatorKey: operatorKey() })).ok).toBe(
+      true,
+    );
   });
 
   it("a streamed tool round trip from credit, through runTools", async () => {
@@ -262,7 +382,9 @@ describe("openai SDK, signed and paid from prepaid credit", () => {
 
   it("responses.create() signed: answered from credit", async () => {
     const { openai, kp } = await prepaidSdk();
-    const { data, response } = await openai.responses.create({ model: LOCAL, input: "a prepaid Responses call" }).withResponse();
+    const { data, response } = await openai.responses
+      .create({ model: LOCAL, input: "a prepaid Responses call" })
+      .withResponse();
     expect(data.output_text).toContain("a prepaid Responses call");
     const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
     if (!parsed.ok) throw new Error("no receipt header");
@@ -289,25 +411,48 @@ describe("openai SDK embeddings.create()", () => {
     expect(data.model).toBe(EMBED);
     const receipt = receiptOf(response);
     expect(decodePaymentResponseHeader(response.headers.get("payment-response")!).payer).toBe(address);
-    const verdict = await verifyReceipt({ receipt, prompt: { model: EMBED, input }, response: data.data.map((d) => d.embedding), operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt,
+      prompt: { model: EMBED, input },
+      response: data.data.map((d) => d.embedding),
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(verdict.checks).toEqual(allChecks);
     // The receipt covers these vectors: another answer's fail.
     const tampered = data.data.map((d) => d.embedding.map((v, i) => (i === 0 ? v + 1 : v)));
-    expect((await verifyReceipt({ receipt, prompt: { model: EMBED, input }, response: tampered, operatorKey: operatorKey(), rpc: served.stack.devnet.url })).checks.response_hash_ok).toBe(false);
+    expect(
+      (
+        await verifyReceipt({
+          receipt,
+          prompt: { model: EMBED, input },
+          response: tampered,
+          operatorKey: operatorKey(),
+          rpc: served.stack.devnet.url,
+        })
+      ).checks.response_hash_ok,
+    ).toBe(false);
   });
 
   it("signed: answered from credit with the dimensions asked, and the receipt names the key", async () => {
     const { openai, kp } = await prepaidSdk();
-    const { data, response } = await openai.embeddings.create({ model: EMBED, input: "a prepaid embedding", dimensions: 64, encoding_format: "float" }).withResponse();
+    const { data, response } = await openai.embeddings
+      .create({ model: EMBED, input: "a prepaid embedding", dimensions: 64, encoding_format: "float" })
+      .withResponse();
     expect(data.data[0]!.embedding).toHaveLength(64);
     const receipt = receiptOf(response);
     expect(receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58, model: EMBED });
-    expect((await verifyReceipt({ receipt, prompt: "a prepaid embedding", response: data, operatorKey: operatorKey() })).checks).toMatchObject({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true });
+    expect(
+      (await verifyReceipt({ receipt, prompt: "a prepaid embedding", response: data, operatorKey: operatorKey() }))
+        .checks,
+    ).toMatchObject({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true });
   });
 
   it("stream is refused before any payment: the SDK's BadRequestError carries code streaming_not_supported and param stream", async () => {
     const { openai } = await paidSdk();
-    const err = await openai.embeddings.create({ model: EMBED, input: "x", stream: true } as never).catch((e: unknown) => e);
+    const err = await openai.embeddings
+      .create({ model: EMBED, input: "x", stream: true } as never)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ status: 400, code: "streaming_not_supported", param: "stream" });
   });

@@ -50,7 +50,11 @@ async function evmAgent(chain = stack.baseSepolia!) {
   return { key, address: account.address };
 }
 
-const chatBody = (network: string, content = "hello from a v1 client") => ({ model: "local/echo-1", network, messages: [{ role: "user", content }] });
+const chatBody = (network: string, content = "hello from a v1 client") => ({
+  model: "local/echo-1",
+  network,
+  messages: [{ role: "user", content }],
+});
 
 function svmConfig(rpcUrl: string) {
   return { svmConfig: { rpcUrl } };
@@ -58,13 +62,26 @@ function svmConfig(rpcUrl: string) {
 
 describe("x402-fetch 1.2.0", () => {
   it("reads the 402's body: x402Version 1, accepts in v1's form, the error in OpenAI's shape", async () => {
-    const res = await fetch(`${server.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chatBody("devnet")) });
+    const res = await fetch(`${server.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chatBody("devnet")),
+    });
     expect(res.status).toBe(402);
-    const body = (await res.json()) as { x402Version: number; accepts: Record<string, unknown>[]; error: { code: string } };
+    const body = (await res.json()) as {
+      x402Version: number;
+      accepts: Record<string, unknown>[];
+      error: { code: string };
+    };
     expect(body.x402Version).toBe(1);
     expect(body.error.code).toBe("payment_required");
     expect(body.accepts).toHaveLength(1);
-    expect(body.accepts[0]).toMatchObject({ scheme: "exact", network: "solana-devnet", maxAmountRequired: "1000", resource: expect.stringContaining("/api/v1/chat/completions") });
+    expect(body.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "solana-devnet",
+      maxAmountRequired: "1000",
+      resource: expect.stringContaining("/api/v1/chat/completions"),
+    });
     expect(res.headers.get("payment-required")).toBeTruthy();
   });
 
@@ -72,13 +89,19 @@ describe("x402-fetch 1.2.0", () => {
     const agent = await solanaAgent();
     const signer = await createFetchSigner("solana-devnet", agent.secret);
     const pay = wrapFetchWithPayment(fetch, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl));
-    const res = await pay(`${server.url}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chatBody("devnet")) });
+    const res = await pay(`${server.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chatBody("devnet")),
+    });
     expect(res.status).toBe(200);
     const settlement = decodeXPaymentResponse(res.headers.get("x-payment-response")!);
     expect(settlement).toMatchObject({ success: true, payer: agent.address });
     const receipt = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!receipt.ok) throw new Error("no receipt");
-    expect((receipt.receipt as { payment: { tx_signature: string } }).payment.tx_signature).toBe(settlement.transaction);
+    expect((receipt.receipt as { payment: { tx_signature: string } }).payment.tx_signature).toBe(
+      settlement.transaction,
+    );
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address, status: "served" } })).toBe(1);
   });
@@ -86,7 +109,11 @@ describe("x402-fetch 1.2.0", () => {
   it("pays the chat route on Base Sepolia with an EIP-3009 authorization", async () => {
     const agent = await evmAgent();
     const signer = await createFetchSigner("base-sepolia", agent.key);
-    const res = await wrapFetchWithPayment(fetch, signer, PRICE)(`${server.url}/api/v1/chat/completions`, {
+    const res = await wrapFetchWithPayment(
+      fetch,
+      signer,
+      PRICE,
+    )(`${server.url}/api/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(chatBody("base-sepolia")),
@@ -99,7 +126,13 @@ describe("x402-fetch 1.2.0", () => {
   it("tops up prepaid credit on Solana devnet", async () => {
     const agent = await solanaAgent();
     const signer = await createFetchSigner("solana-devnet", agent.secret);
-    const res = await wrapFetchWithPayment(fetch, signer, 50_000n, undefined, svmConfig(stack.devnet.faultFreeUrl))(`${server.url}/api/v1/credits`, {
+    const res = await wrapFetchWithPayment(
+      fetch,
+      signer,
+      50_000n,
+      undefined,
+      svmConfig(stack.devnet.faultFreeUrl),
+    )(`${server.url}/api/v1/credits`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ amount_usdc: "0.05", network: "devnet" }),
@@ -115,7 +148,12 @@ describe("x402-axios 0.7.2", () => {
   it("pays the chat route on Solana devnet", async () => {
     const agent = await solanaAgent();
     const signer = await createAxiosSigner("solana-devnet", agent.secret);
-    const client = withPaymentInterceptor(axios.create({ baseURL: server.url }), signer, undefined, svmConfig(stack.devnet.faultFreeUrl));
+    const client = withPaymentInterceptor(
+      axios.create({ baseURL: server.url }),
+      signer,
+      undefined,
+      svmConfig(stack.devnet.faultFreeUrl),
+    );
     const res = await client.post("/api/v1/chat/completions", chatBody("devnet"));
     expect(res.status).toBe(200);
     expect(res.data.object).toBe("chat.completion");
@@ -128,7 +166,11 @@ describe("x402-axios 0.7.2", () => {
     const spender = generateKeypair().publicKeyBase58;
     const signer = await createAxiosSigner("base-sepolia", agent.key);
     const client = withPaymentInterceptor(axios.create({ baseURL: server.url }), signer);
-    const res = await client.post("/api/v1/credits", { amount_usdc: "0.05", network: "base-sepolia", agent_pubkey: spender });
+    const res = await client.post("/api/v1/credits", {
+      amount_usdc: "0.05",
+      network: "base-sepolia",
+      agent_pubkey: spender,
+    });
     expect(res.status).toBe(200);
     const balance = await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: spender } });
     expect(balance?.units).toBe(50_000n);
@@ -140,16 +182,34 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
     const agent = await solanaAgent(stack.mainnet!);
     const signer = await createFetchSigner("solana", agent.secret);
     const pay = () =>
-      wrapFetchWithPayment(fetch, signer, PRICE, undefined, svmConfig(stack.mainnet!.url))(`${server.url}/api/v1/chat/completions`, {
+      wrapFetchWithPayment(
+        fetch,
+        signer,
+        PRICE,
+        undefined,
+        svmConfig(stack.mainnet!.url),
+      )(`${server.url}/api/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(chatBody("mainnet", `mainnet ${Math.random()}`)),
       });
     expect((await pay()).status).toBe(503);
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(
+      stack.tdb.prisma,
+      stack.config,
+      "SERVICE_MAINNET_DEPOSIT_ADDRESS",
+      generateKeypair().publicKeyBase58,
+      "test",
+    );
     try {
-      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
+      await writeSetting(
+        stack.tdb.prisma,
+        stack.config,
+        "SERVICE_ALLOWED_AGENTS",
+        generateKeypair().publicKeyBase58,
+        "test",
+      );
       const refused = await pay();
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("agent_not_allowed");
@@ -157,10 +217,17 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
       await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", agent.address, "test");
       const res = await pay();
       expect(res.status).toBe(200);
-      expect(decodeXPaymentResponse(res.headers.get("x-payment-response")!)).toMatchObject({ success: true, payer: agent.address });
+      expect(decodeXPaymentResponse(res.headers.get("x-payment-response")!)).toMatchObject({
+        success: true,
+        payer: agent.address,
+      });
       expect(await stack.mainnet!.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     } finally {
-      await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"] } } });
+      await stack.tdb.prisma.setting.deleteMany({
+        where: {
+          key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"] },
+        },
+      });
     }
   });
 
@@ -169,7 +236,9 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
     const signer = await createAxiosSigner("base", agent.key);
     // The interceptor pays only what axios rejects, so the status check stays axios's own.
     const client = withPaymentInterceptor(axios.create({ baseURL: server.url }), signer);
-    const off = await client.post("/api/v1/chat/completions", chatBody("base")).catch((err: { response?: { status: number } }) => err.response);
+    const off = await client
+      .post("/api/v1/chat/completions", chatBody("base"))
+      .catch((err: { response?: { status: number } }) => err.response);
     expect(off?.status).toBe(503);
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
     try {
@@ -184,13 +253,20 @@ describe("mainnets, behind the kill switch and the allowlist", () => {
 
 const CHAT_URL = () => `${server.url}/api/v1/chat/completions`;
 const postChat = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(CHAT_URL(), { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(CHAT_URL(), {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 /**
  * Has x402-fetch pay `body` on devnet for a new agent, recording the X-PAYMENT header it makes. With `send: false` the
  * paid retry never reaches the service (the header is only signed); otherwise its answer is returned.
  */
-async function payV1(body: unknown, send: boolean): Promise<{ agent: Awaited<ReturnType<typeof solanaAgent>>; header: string; answer: Response | null }> {
+async function payV1(
+  body: unknown,
+  send: boolean,
+): Promise<{ agent: Awaited<ReturnType<typeof solanaAgent>>; header: string; answer: Response | null }> {
   const agent = await solanaAgent();
   const signer = await createFetchSigner("solana-devnet", agent.secret);
   let header: string | null = null;
@@ -202,7 +278,13 @@ async function payV1(body: unknown, send: boolean): Promise<{ agent: Awaited<Ret
     }
     return fetch(input, init);
   };
-  const answer = await wrapFetchWithPayment(recording, signer, PRICE, undefined, svmConfig(stack.devnet.faultFreeUrl))(CHAT_URL(), {
+  const answer = await wrapFetchWithPayment(
+    recording,
+    signer,
+    PRICE,
+    undefined,
+    svmConfig(stack.devnet.faultFreeUrl),
+  )(CHAT_URL(), {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -215,7 +297,12 @@ async function payV1(body: unknown, send: boolean): Promise<{ agent: Awaited<Ret
 async function rewrapAsV2(header: string, body: unknown): Promise<string> {
   const v1 = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { payload: { transaction: string } };
   const challenge = decodePaymentRequiredHeader((await postChat(body)).headers.get("payment-required")!);
-  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: v1.payload });
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    resource: challenge.resource,
+    accepted: challenge.accepts[0]!,
+    payload: v1.payload,
+  });
 }
 
 describe("a v1 payment is bound to its request, like a v2 one", () => {
@@ -232,7 +319,9 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     expect(((await again.json()) as { id: string }).id).toBe(firstAnswer.id);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } }),
+    ).toBe(1);
   });
 
   it("its transaction re-wrapped as x402 v2 is the same payment: another body is 409, and nothing moves twice", async () => {
@@ -240,7 +329,9 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
     const { agent, header, answer } = await payV1(body, true);
     expect(answer!.status).toBe(200);
     const v2 = await rewrapAsV2(header, body);
-    const stranger = await postChat(chatBody("devnet", "a stranger's prompt, paid with the public transaction"), { "PAYMENT-SIGNATURE": v2 });
+    const stranger = await postChat(chatBody("devnet", "a stranger's prompt, paid with the public transaction"), {
+      "PAYMENT-SIGNATURE": v2,
+    });
     expect(stranger.status).toBe(409);
     const same = await postChat(body, { "PAYMENT-SIGNATURE": v2 });
     expect(same.status).toBe(200);
@@ -252,14 +343,22 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
   it("a v1 payment for devnet is refused for a mainnet request: the network is the request's, not the payment's", async () => {
     const { agent, header } = await payV1(chatBody("devnet"), false);
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(
+      stack.tdb.prisma,
+      stack.config,
+      "SERVICE_MAINNET_DEPOSIT_ADDRESS",
+      generateKeypair().publicKeyBase58,
+      "test",
+    );
     try {
       const res = await postChat(chatBody("mainnet"), { "X-PAYMENT": header });
       expect(res.status).toBe(402);
       expect(((await res.json()) as { error: { reason: string } }).error.reason).toBe("requirements_mismatch");
       expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
     } finally {
-      await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS"] } } });
+      await stack.tdb.prisma.setting.deleteMany({
+        where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS"] } },
+      });
     }
   });
 
@@ -267,7 +366,11 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
     const body = chatBody("devnet", "raced three ways");
     const { agent, header } = await payV1(body, false);
     const v2 = await rewrapAsV2(header, body);
-    const answers = await Promise.all([postChat(body, { "X-PAYMENT": header }), postChat(body, { "X-PAYMENT": header }), postChat(body, { "PAYMENT-SIGNATURE": v2 })]);
+    const answers = await Promise.all([
+      postChat(body, { "X-PAYMENT": header }),
+      postChat(body, { "X-PAYMENT": header }),
+      postChat(body, { "PAYMENT-SIGNATURE": v2 }),
+    ]);
     const statuses = answers.map((a) => a.status);
     // One is served first-hand; the others are the stored answer, or told the payment is being processed.
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
@@ -276,6 +379,8 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
     expect(firstHand).toHaveLength(1);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(1);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } }),
+    ).toBe(1);
   });
 });

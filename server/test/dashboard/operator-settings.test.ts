@@ -23,13 +23,25 @@ let cookie: string;
 
 beforeAll(async () => {
   // No Solana mainnet RPC (the test config starts no chain playing it): turning mainnet on breaks its calls.
-  stack = await startDbStack({ SERVICE_OPERATOR_PUBKEYS: operator.publicKeyBase58, SERVICE_BASE_URL: ORIGIN, IP_HASH_SALT: undefined, LOCALNET_MAINNET_RPC_PORT: "0", RPC_URL_SOLANA_MAINNET: undefined });
-  const { message } = (await (await challengeRoute(new Request(`${ORIGIN}/api/operator/challenge`), {})).json()) as { message: string };
+  stack = await startDbStack({
+    SERVICE_OPERATOR_PUBKEYS: operator.publicKeyBase58,
+    SERVICE_BASE_URL: ORIGIN,
+    IP_HASH_SALT: undefined,
+    LOCALNET_MAINNET_RPC_PORT: "0",
+    RPC_URL_SOLANA_MAINNET: undefined,
+  });
+  const { message } = (await (await challengeRoute(new Request(`${ORIGIN}/api/operator/challenge`), {})).json()) as {
+    message: string;
+  };
   const res = await signInRoute(
     new Request(`${ORIGIN}/api/operator/session`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ pubkey: operator.publicKeyBase58, message, signature: signDetached(utf8ToBytes(message), operator) }),
+      body: JSON.stringify({
+        pubkey: operator.publicKeyBase58,
+        message,
+        signature: signDetached(utf8ToBytes(message), operator),
+      }),
     }),
     {},
   );
@@ -44,7 +56,8 @@ interface Consequence {
   answers: string | null;
   message: string;
 }
-type SetResult = { ok: true } | { ok: false; reason: string; key: string; message: string; consequences: Consequence[] };
+type SetResult =
+  { ok: true } | { ok: false; reason: string; key: string; message: string; consequences: Consequence[] };
 interface View {
   key: string;
   kind: string;
@@ -58,15 +71,25 @@ interface View {
 }
 
 async function getSettings(): Promise<{ settings: View[]; problems: { id: string }[] }> {
-  const res = await trpcGet(new Request(`${ORIGIN}/api/trpc/settings.get?input=${encodeURIComponent("{}")}`, { headers: { cookie } }));
+  const res = await trpcGet(
+    new Request(`${ORIGIN}/api/trpc/settings.get?input=${encodeURIComponent("{}")}`, { headers: { cookie } }),
+  );
   expect(res.status).toBe(200);
   return ((await res.json()) as { result: { data: { settings: View[]; problems: { id: string }[] } } }).result.data;
 }
 async function rawGet(path: string): Promise<string> {
-  return (await trpcGet(new Request(`${ORIGIN}/api/trpc/${path}?input=${encodeURIComponent("{}")}`, { headers: { cookie } }))).text();
+  return (
+    await trpcGet(new Request(`${ORIGIN}/api/trpc/${path}?input=${encodeURIComponent("{}")}`, { headers: { cookie } }))
+  ).text();
 }
 async function setSetting(input: unknown): Promise<{ status: number; data: SetResult | undefined }> {
-  const res = await trpcPost(new Request(`${ORIGIN}/api/trpc/settings.set`, { method: "POST", headers: { "content-type": "application/json", cookie, origin: ORIGIN }, body: JSON.stringify(input) }));
+  const res = await trpcPost(
+    new Request(`${ORIGIN}/api/trpc/settings.set`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, origin: ORIGIN },
+      body: JSON.stringify(input),
+    }),
+  );
   const body = (await res.json()) as { result?: { data: SetResult } };
   return { status: res.status, data: body.result?.data };
 }
@@ -92,18 +115,28 @@ describe("settings.get", () => {
       ["IP_HASH_SALT", "secret"],
     ]);
     const byKey = new Map(settings.map((s) => [s.key, s]));
-    expect(byKey.get("SERVICE_MAINNET_ENABLED")).toMatchObject({ label: "Mainnet", value: false, source: "environment" });
+    expect(byKey.get("SERVICE_MAINNET_ENABLED")).toMatchObject({
+      label: "Mainnet",
+      value: false,
+      source: "environment",
+    });
     expect(byKey.get("SERVICE_GRANT_MAX_PER_IP")).toMatchObject({ value: 3 });
     expect(byKey.get("SERVICE_ALLOWED_AGENTS")).toMatchObject({ value: [] });
     expect(byKey.get("X402_NETWORK")).toMatchObject({ value: "solana-devnet" });
-    expect(byKey.get("X402_NETWORK")!.options).toContainEqual(expect.objectContaining({ id: "solana-mainnet", offered: false }));
+    expect(byKey.get("X402_NETWORK")!.options).toContainEqual(
+      expect.objectContaining({ id: "solana-mainnet", offered: false }),
+    );
   });
 
   it("shows the IP-hash salt development generated into the data dir as set, once the service has generated it", async () => {
     // Signing in generated it already (per-address rate limits hash under it too): start again from none.
     const runtime = await routeRuntime();
     await rm(path.join(runtime.config.dataDir, DEV_IP_HASH_SALT_FILE));
-    expect(await viewOf("IP_HASH_SALT")).toMatchObject({ set: false, origin: null, status: "not set: development generates one in the data dir at first use" });
+    expect(await viewOf("IP_HASH_SALT")).toMatchObject({
+      set: false,
+      origin: null,
+      status: "not set: development generates one in the data dir at first use",
+    });
     const generated = ipHashSalt(await runtime.settings.read(), runtime.config);
     const view = await viewOf("IP_HASH_SALT");
     expect(view).toMatchObject({ set: true, origin: "data_dir", status: "set (generated in the data dir)" });
@@ -134,14 +167,28 @@ describe("settings.set: typed values", () => {
   });
 
   it("refuses a price above the ceiling whatever is acknowledged, and writes nothing", async () => {
-    const { data } = await setSetting({ key: "X402_FLAT_PRICE_USDC", value: "0.5", acknowledged: ["price_above_ceiling"] });
-    expect(data).toMatchObject({ ok: false, reason: "refused", consequences: [expect.objectContaining({ id: "price_above_ceiling", severity: "refuse", answers: "server_misconfigured" })] });
+    const { data } = await setSetting({
+      key: "X402_FLAT_PRICE_USDC",
+      value: "0.5",
+      acknowledged: ["price_above_ceiling"],
+    });
+    expect(data).toMatchObject({
+      ok: false,
+      reason: "refused",
+      consequences: [
+        expect.objectContaining({ id: "price_above_ceiling", severity: "refuse", answers: "server_misconfigured" }),
+      ],
+    });
     expect(await stored("X402_FLAT_PRICE_USDC")).toBeNull();
   });
 
   it("refuses a devnet deposit address other than the facilitator's", async () => {
     const { data } = await setSetting({ key: "SERVICE_DEPOSIT_ADDRESS", value: generateKeypair().publicKeyBase58 });
-    expect(data).toMatchObject({ ok: false, reason: "refused", consequences: [expect.objectContaining({ id: "deposit_address_not_facilitator" })] });
+    expect(data).toMatchObject({
+      ok: false,
+      reason: "refused",
+      consequences: [expect.objectContaining({ id: "deposit_address_not_facilitator" })],
+    });
     expect(await stored("SERVICE_DEPOSIT_ADDRESS")).toBeNull();
   });
 
@@ -151,8 +198,14 @@ describe("settings.set: typed values", () => {
     expect((await setSetting({ key: "X402_NETWORK", value: "solana-devnet" })).data).toEqual({ ok: true });
     const list = await setSetting({ key: "SERVICE_ALLOWED_AGENTS", value: [agent] });
     // Closing an open mainnet to one agent refuses every other payer there: confirmed first.
-    expect(list.data).toMatchObject({ ok: false, reason: "confirmation_required", consequences: [expect.objectContaining({ id: "agents_refused" })] });
-    expect((await setSetting({ key: "SERVICE_ALLOWED_AGENTS", value: [agent], acknowledged: ["agents_refused"] })).data).toEqual({ ok: true });
+    expect(list.data).toMatchObject({
+      ok: false,
+      reason: "confirmation_required",
+      consequences: [expect.objectContaining({ id: "agents_refused" })],
+    });
+    expect(
+      (await setSetting({ key: "SERVICE_ALLOWED_AGENTS", value: [agent], acknowledged: ["agents_refused"] })).data,
+    ).toEqual({ ok: true });
     expect((await stored("SERVICE_MAX_PRICE_USDC"))?.value).toBe("0.25");
     expect((await stored("X402_NETWORK"))?.value).toBe("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
     expect(await viewOf("SERVICE_ALLOWED_AGENTS")).toMatchObject({ value: [agent], source: "stored" });
@@ -165,25 +218,39 @@ describe("settings.set: a secret", () => {
   it("is replaced write-only: confirmed (grant counts start over), never answered, audited without its value", async () => {
     // Development's generated salt is in use (the test above generated it): replacing it is a consequence to confirm.
     const first = await setSetting({ key: "IP_HASH_SALT", value: SECRET });
-    expect(first.data).toMatchObject({ ok: false, reason: "confirmation_required", consequences: [expect.objectContaining({ id: "grant_counts_reset" })] });
+    expect(first.data).toMatchObject({
+      ok: false,
+      reason: "confirmation_required",
+      consequences: [expect.objectContaining({ id: "grant_counts_reset" })],
+    });
     expect(JSON.stringify(first.data)).not.toContain(SECRET);
     expect(await stored("IP_HASH_SALT")).toBeNull();
 
-    expect((await setSetting({ key: "IP_HASH_SALT", value: SECRET, acknowledged: ["grant_counts_reset"] })).data).toEqual({ ok: true });
+    expect(
+      (await setSetting({ key: "IP_HASH_SALT", value: SECRET, acknowledged: ["grant_counts_reset"] })).data,
+    ).toEqual({ ok: true });
     // In effect for the next request.
     const runtime = await routeRuntime();
     expect((await runtime.settings.read()).ipHashSalt).toBe(SECRET);
 
-    expect(await viewOf("IP_HASH_SALT")).toMatchObject({ set: true, origin: "stored", status: "set (stored in the settings table)" });
+    expect(await viewOf("IP_HASH_SALT")).toMatchObject({
+      set: true,
+      origin: "stored",
+      status: "set (stored in the settings table)",
+    });
     expect(await rawGet("settings.get")).not.toContain(SECRET);
     expect(await rawGet("settings.audit")).not.toContain(SECRET);
     const rows = await audits("IP_HASH_SALT");
-    expect(rows.map((r) => [r.oldValue, r.newValue, r.actor])).toEqual([[null, "(replaced)", operator.publicKeyBase58]]);
+    expect(rows.map((r) => [r.oldValue, r.newValue, r.actor])).toEqual([
+      [null, "(replaced)", operator.publicKeyBase58],
+    ]);
     expect(JSON.stringify(rows, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))).not.toContain(SECRET);
 
     // Replaced again: the audit row says a stored one was there, and that it was replaced.
     const next = `${SECRET}-2`;
-    expect((await setSetting({ key: "IP_HASH_SALT", value: next, acknowledged: ["grant_counts_reset"] })).data).toEqual({ ok: true });
+    expect((await setSetting({ key: "IP_HASH_SALT", value: next, acknowledged: ["grant_counts_reset"] })).data).toEqual(
+      { ok: true },
+    );
     const again = await audits("IP_HASH_SALT");
     expect(again.map((r) => [r.oldValue, r.newValue])).toEqual([
       [null, "(replaced)"],
@@ -199,20 +266,36 @@ describe("settings.set: consequences for calls", () => {
     expect(refused.data).toMatchObject({
       ok: false,
       reason: "confirmation_required",
-      consequences: [expect.objectContaining({ id: "network_broken:solana-mainnet:no_rpc", severity: "confirm", answers: "server_misconfigured" })],
+      consequences: [
+        expect.objectContaining({
+          id: "network_broken:solana-mainnet:no_rpc",
+          severity: "confirm",
+          answers: "server_misconfigured",
+        }),
+      ],
     });
     expect(await stored("SERVICE_MAINNET_ENABLED")).toBeNull();
     expect(await audits("SERVICE_MAINNET_ENABLED")).toEqual([]);
 
     // An acknowledgement of something else confirms nothing.
-    const wrong = await setSetting({ key: "SERVICE_MAINNET_ENABLED", value: true, acknowledged: ["network_broken:solana-mainnet:no_deposit_address"] });
+    const wrong = await setSetting({
+      key: "SERVICE_MAINNET_ENABLED",
+      value: true,
+      acknowledged: ["network_broken:solana-mainnet:no_deposit_address"],
+    });
     expect(wrong.data).toMatchObject({ ok: false, reason: "confirmation_required" });
     expect(await stored("SERVICE_MAINNET_ENABLED")).toBeNull();
 
-    const confirmed = await setSetting({ key: "SERVICE_MAINNET_ENABLED", value: true, acknowledged: ["network_broken:solana-mainnet:no_rpc"] });
+    const confirmed = await setSetting({
+      key: "SERVICE_MAINNET_ENABLED",
+      value: true,
+      acknowledged: ["network_broken:solana-mainnet:no_rpc"],
+    });
     expect(confirmed.data).toEqual({ ok: true });
     expect((await stored("SERVICE_MAINNET_ENABLED"))?.value).toBe("true");
-    expect((await audits("SERVICE_MAINNET_ENABLED")).map((r) => [r.oldValue, r.newValue, r.actor])).toEqual([[null, "true", operator.publicKeyBase58]]);
+    expect((await audits("SERVICE_MAINNET_ENABLED")).map((r) => [r.oldValue, r.newValue, r.actor])).toEqual([
+      [null, "true", operator.publicKeyBase58],
+    ]);
 
     // What the settings break now is on the page too.
     expect((await getSettings()).problems.map((p) => p.id)).toContain("network_broken:solana-mainnet:no_rpc");

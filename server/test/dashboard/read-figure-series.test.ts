@@ -20,10 +20,33 @@ beforeAll(async () => {
   const db = tdb.prisma;
   const call = (network: string, route: "chat" | "inference", costUnits: bigint, createdAt: Date) =>
     db.inferenceLog.create({
-      data: { id: randomUUID(), agentPubkey: "agent", network, route, model: "local/echo-1", upstream: "local", costUnits, latencyMs: 5, status: "served", createdAt },
+      data: {
+        id: randomUUID(),
+        agentPubkey: "agent",
+        network,
+        route,
+        model: "local/echo-1",
+        upstream: "local",
+        costUnits,
+        latencyMs: 5,
+        status: "served",
+        createdAt,
+      },
     });
   const payment = (network: string, units: bigint, status: string, createdAt: Date) =>
-    db.payment.create({ data: { idempotencyKey: randomUUID(), network, payer: "agent", payTo: "deposit", units, purpose: "call", route: "chat", status, createdAt } });
+    db.payment.create({
+      data: {
+        idempotencyKey: randomUUID(),
+        network,
+        payer: "agent",
+        payTo: "deposit",
+        units,
+        purpose: "call",
+        route: "chat",
+        status,
+        createdAt,
+      },
+    });
   await call(DEVNET, "chat", 300n, at(0));
   await call(DEVNET, "chat", 200n, at(0, 50));
   await call(DEVNET, "inference", 100n, at(0));
@@ -63,9 +86,20 @@ describe("readFigureSeries()", () => {
       upstreamCostUsdc: 0.0006,
       marginUsdc: 0.0014,
     });
-    expect(point(DEVNET, "2026-05-01T09:00:00.000Z")).toMatchObject({ paidCalls: 1, receivedUsdc: 0.005, upstreamCostUsdc: 0.0004, marginUsdc: 0.0046 });
-    expect(point(BASE_SEPOLIA, "2026-04-30T13:00:00.000Z")).toMatchObject({ paidCalls: 1, receivedUsdc: 0.001, upstreamCostUsdc: 0.00005 });
-    const costInWindow = series.filter((p) => p.network === DEVNET).reduce((sum, p) => sum + Math.round(p.upstreamCostUsdc * 1e6), 0);
+    expect(point(DEVNET, "2026-05-01T09:00:00.000Z")).toMatchObject({
+      paidCalls: 1,
+      receivedUsdc: 0.005,
+      upstreamCostUsdc: 0.0004,
+      marginUsdc: 0.0046,
+    });
+    expect(point(BASE_SEPOLIA, "2026-04-30T13:00:00.000Z")).toMatchObject({
+      paidCalls: 1,
+      receivedUsdc: 0.001,
+      upstreamCostUsdc: 0.00005,
+    });
+    const costInWindow = series
+      .filter((p) => p.network === DEVNET)
+      .reduce((sum, p) => sum + Math.round(p.upstreamCostUsdc * 1e6), 0);
     expect(costInWindow).toBe(1_000);
   });
 
@@ -76,8 +110,18 @@ describe("readFigureSeries()", () => {
 
 describe("readFigures()", () => {
   it("counts prepaid calls' upstream cost against the margin, over all time", async () => {
-    const figures = await readFigures(tdb.prisma, await readSettings(tdb.prisma, testConfig(), createLogger("silent")), Date.now());
+    const figures = await readFigures(
+      tdb.prisma,
+      await readSettings(tdb.prisma, testConfig(), createLogger("silent")),
+      Date.now(),
+    );
     const devnet = figures.networks.find((n) => n.network === DEVNET)!;
-    expect(devnet).toMatchObject({ paidCalls: 4, prepaidCalls: 1, receivedUsdc: "0.007", upstreamCostUsdc: "0.001999", marginUsdc: "0.005001" });
+    expect(devnet).toMatchObject({
+      paidCalls: 4,
+      prepaidCalls: 1,
+      receivedUsdc: "0.007",
+      upstreamCostUsdc: "0.001999",
+      marginUsdc: "0.005001",
+    });
   });
 });

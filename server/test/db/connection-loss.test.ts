@@ -35,14 +35,18 @@ afterEach(() => {
 
 /** Ends every other session on the test's own database; the count ended. */
 async function terminateOthers(): Promise<number> {
-  const res = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  const res = await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
   return res.rowCount ?? 0;
 }
 
 /** Resolves once a session on the test's database waits on an advisory lock. */
 async function someoneWaitsOnAdvisoryLock(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+    const { rows } = await admin.query(
+      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    );
     if (rows[0].n > 0) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -87,7 +91,9 @@ describe("catchPoolErrors()", () => {
       expect(await terminateOthers()).toBe(2);
       await settle();
       expect(uncaught).toEqual([]);
-      expect(caught.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringMatching(/terminating connection|Connection terminated/)]));
+      expect(caught.map((e) => e.message)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/terminating connection|Connection terminated/)]),
+      );
       const next = await held.query("SELECT 1").then(
         () => null,
         (err: unknown) => err,

@@ -17,13 +17,30 @@ const probe = (units: bigint, key: string) => Prisma.sql`
          gen_random_uuid() IS NOT NULL AS ok, ${key}::text AS key, 7::int AS small, NULL::bigint AS nothing
   FROM (VALUES (1), (2)) AS v(x)`;
 
-type ProbeRow = { units: bigint; n: bigint; at: Date; doc: { k: string; u: string }; ok: boolean; key: string; small: number; nothing: bigint | null };
+type ProbeRow = {
+  units: bigint;
+  n: bigint;
+  at: Date;
+  doc: { k: string; u: string };
+  ok: boolean;
+  key: string;
+  small: number;
+  nothing: bigint | null;
+};
 
 describe("hotQuery() on PostgreSQL", () => {
   it("reads rows as Prisma's $queryRaw does: int8 as bigint, timestamps as Date, json parsed", async () => {
     const [hot] = await hotQuery<ProbeRow>(tdb.prisma, probe(41n, "a'b"));
     const [viaPrisma] = await tdb.prisma.$queryRaw<ProbeRow[]>(probe(41n, "a'b"));
-    expect(hot).toMatchObject({ units: 42n, n: 2n, doc: { k: "a'b", u: "41" }, ok: true, key: "a'b", small: 7, nothing: null });
+    expect(hot).toMatchObject({
+      units: 42n,
+      n: 2n,
+      doc: { k: "a'b", u: "41" },
+      ok: true,
+      key: "a'b",
+      small: 7,
+      nothing: null,
+    });
     expect(hot!.at).toBeInstanceOf(Date);
     const { at: _a, ...hotRest } = hot!;
     const { at: _b, ...prismaRest } = viaPrisma!;
@@ -35,13 +52,18 @@ describe("hotQuery() on PostgreSQL", () => {
       const [row] = await hotQuery<ProbeRow>(tdb.prisma, probe(units, `k${units}`));
       expect(row!.units).toBe(units + 1n);
     }
-    const [prepared] = await hotQuery<{ n: bigint }>(tdb.prisma, Prisma.sql`SELECT count(*) AS n FROM pg_prepared_statements WHERE name LIKE 'signet_%' AND statement LIKE '%' || 'AS no' || 'thing%'`);
+    const [prepared] = await hotQuery<{ n: bigint }>(
+      tdb.prisma,
+      Prisma.sql`SELECT count(*) AS n FROM pg_prepared_statements WHERE name LIKE 'signet_%' AND statement LIKE '%' || 'AS no' || 'thing%'`,
+    );
     expect(prepared!.n).toBe(1n);
   });
 
   it("counts the rows a statement changed, as $executeRaw does", async () => {
     await hotExecute(tdb.prisma, Prisma.sql`CREATE TABLE IF NOT EXISTS hot_probe_rows (id int)`);
-    expect(await hotExecute(tdb.prisma, Prisma.sql`INSERT INTO hot_probe_rows SELECT generate_series(1, ${3}::int)`)).toBe(3);
+    expect(
+      await hotExecute(tdb.prisma, Prisma.sql`INSERT INTO hot_probe_rows SELECT generate_series(1, ${3}::int)`),
+    ).toBe(3);
     expect(await hotExecute(tdb.prisma, Prisma.sql`DELETE FROM hot_probe_rows WHERE id > ${1}::int`)).toBe(2);
   });
 
@@ -49,7 +71,9 @@ describe("hotQuery() on PostgreSQL", () => {
     await hotExecute(tdb.prisma, Prisma.sql`CREATE TABLE IF NOT EXISTS hot_unique (id int PRIMARY KEY)`);
     await hotExecute(tdb.prisma, Prisma.sql`INSERT INTO hot_unique VALUES (${1}::int)`);
     const { isUniqueViolation } = await import("../../db");
-    const err = await hotExecute(tdb.prisma, Prisma.sql`INSERT INTO hot_unique VALUES (${1}::int)`).catch((e: unknown) => e);
+    const err = await hotExecute(tdb.prisma, Prisma.sql`INSERT INTO hot_unique VALUES (${1}::int)`).catch(
+      (e: unknown) => e,
+    );
     expect(isUniqueViolation(err)).toBe(true);
   });
 

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATION_LOCK_KEY, MIGRATIONS_DIR, MigrationChecksumError, MigrationsFromNewerReleaseError, readMigrations } from "../../db/apply-migrations";
+import {
+  applyMigrations,
+  MIGRATION_LOCK_KEY,
+  MIGRATIONS_DIR,
+  MigrationChecksumError,
+  MigrationsFromNewerReleaseError,
+  readMigrations,
+} from "../../db/apply-migrations";
 import { isUniqueViolation, openPglite, openPostgres } from "../../db";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
@@ -29,7 +36,9 @@ describe("applyMigrations() on PostgreSQL", () => {
   });
 
   it("records every migration once with its sha256 checksum, and is idempotent", async () => {
-    const rows = await withClient((c) => c.query(`SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name`));
+    const rows = await withClient((c) =>
+      c.query(`SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name`),
+    );
     expect(rows.rows).toEqual(readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })));
     expect(await withClient((c) => applyMigrations(runner(c), { lock: true }))).toEqual([]);
   });
@@ -38,8 +47,13 @@ describe("applyMigrations() on PostgreSQL", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
     cpSync(MIGRATIONS_DIR, dir, { recursive: true });
     mkdirSync(path.join(dir, "29990101000000_probe"));
-    writeFileSync(path.join(dir, "29990101000000_probe", "migration.sql"), 'CREATE TABLE "probe" ("id" INTEGER PRIMARY KEY);');
-    const results = await Promise.all([1, 2, 3].map(() => withClient((c) => applyMigrations(runner(c), { lock: true, dir }))));
+    writeFileSync(
+      path.join(dir, "29990101000000_probe", "migration.sql"),
+      'CREATE TABLE "probe" ("id" INTEGER PRIMARY KEY);',
+    );
+    const results = await Promise.all(
+      [1, 2, 3].map(() => withClient((c) => applyMigrations(runner(c), { lock: true, dir }))),
+    );
     expect(results.flat()).toEqual(["29990101000000_probe"]);
   });
 
@@ -54,7 +68,9 @@ describe("applyMigrations() on PostgreSQL", () => {
       const c = new pg.Client({ connectionString: own.url });
       await c.connect();
       try {
-        await expect(applyMigrations(runner(c), { lock: true, dir })).rejects.toThrow(new MigrationChecksumError(`migration ${first.name} was changed after it was applied (checksum mismatch)`));
+        await expect(applyMigrations(runner(c), { lock: true, dir })).rejects.toThrow(
+          new MigrationChecksumError(`migration ${first.name} was changed after it was applied (checksum mismatch)`),
+        );
       } finally {
         await c.end();
       }
@@ -71,22 +87,33 @@ describe("applyMigrations() on PostgreSQL", () => {
       try {
         // What a newer release's migrator left: two migrations this release does not have.
         for (const name of ["29991231000000_newer", "29991230000000_newer_still"]) {
-          await c.query(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), $1, 1)`, [name]);
+          await c.query(
+            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), $1, 1)`,
+            [name],
+          );
         }
         // A migration this release has and the database has not: it must not be applied either.
         const dir = mkdtempSync(path.join(tmpdir(), "signet-mig-"));
         cpSync(MIGRATIONS_DIR, dir, { recursive: true });
         mkdirSync(path.join(dir, "29990101000000_pending"));
-        writeFileSync(path.join(dir, "29990101000000_pending", "migration.sql"), 'CREATE TABLE "pending_probe" ("id" INTEGER PRIMARY KEY);');
+        writeFileSync(
+          path.join(dir, "29990101000000_pending", "migration.sql"),
+          'CREATE TABLE "pending_probe" ("id" INTEGER PRIMARY KEY);',
+        );
         const refused = await applyMigrations(runner(c), { lock: true, dir }).catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(MigrationsFromNewerReleaseError);
         expect((refused as Error).message).toBe(
           "the database records migrations this release does not have (29991230000000_newer_still, 29991231000000_newer): a newer release applied them, and this one would serve a schema it was not written for; run the release that applied them, or restore the backup taken before the upgrade",
         );
         expect((await c.query(`SELECT to_regclass('pending_probe') AS t`)).rows).toEqual([{ t: null }]);
-        expect((await c.query(`SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '29990101000000_pending'`)).rows).toEqual([]);
+        expect(
+          (await c.query(`SELECT 1 FROM "_prisma_migrations" WHERE migration_name = '29990101000000_pending'`)).rows,
+        ).toEqual([]);
         // The lock was released: another applier is not held up behind the refusal.
-        const held = await c.query(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = current_database() AND l.objid = $1`, [MIGRATION_LOCK_KEY]);
+        const held = await c.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = current_database() AND l.objid = $1`,
+          [MIGRATION_LOCK_KEY],
+        );
         expect(held.rows).toEqual([{ n: 0 }]);
       } finally {
         await c.end();
@@ -107,7 +134,12 @@ describe("applyMigrations() on PostgreSQL", () => {
 
   it("refuses a negative balance at the database", async () => {
     await tdb.prisma.balance.create({ data: { agentPubkey: "a", network: "n", units: 5n } });
-    await expect(tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: "a", network: "n" } }, data: { units: { decrement: 6n } } })).rejects.toThrow();
+    await expect(
+      tdb.prisma.balance.update({
+        where: { agentPubkey_network: { agentPubkey: "a", network: "n" } },
+        data: { units: { decrement: 6n } },
+      }),
+    ).rejects.toThrow();
   });
 });
 
@@ -116,7 +148,9 @@ describe("openPglite()", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-"));
     const first = await openPglite(dir);
     await first.prisma.setting.create({ data: { key: "X402_FLAT_PRICE_USDC", value: "0.001" } });
-    const dup = await first.prisma.setting.create({ data: { key: "X402_FLAT_PRICE_USDC", value: "0.002" } }).catch((e: unknown) => e);
+    const dup = await first.prisma.setting
+      .create({ data: { key: "X402_FLAT_PRICE_USDC", value: "0.002" } })
+      .catch((e: unknown) => e);
     expect(isUniqueViolation(dup)).toBe(true);
     await first.close();
     const again = await openPglite(dir);
@@ -129,7 +163,8 @@ describe("openPglite() on a database a newer release migrated", () => {
   it("refuses to open it, naming the migration", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-newer-"));
     const first = await openPglite(dir);
-    await first.prisma.$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), '29991231000000_newer', 1)`;
+    await first.prisma
+      .$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), '29991231000000_newer', 1)`;
     await first.close();
     await expect(openPglite(dir)).rejects.toThrow(new MigrationsFromNewerReleaseError(["29991231000000_newer"]));
   });

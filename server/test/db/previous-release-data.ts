@@ -52,18 +52,68 @@ const PREPAID_HOLD_UNITS = 500n;
  * (20261126130000_payment_states), with the pending settlements real on chain.
  */
 export const OLD_PAYMENTS = {
-  served: { purpose: "chat", status: "served", landed: true, why: "served, its answer and receipt kept for the payer's repeat" },
-  topup_served: { purpose: "topup", status: "served", landed: true, why: "a top-up credited (the last release kept no top-up answer)" },
-  pending_landed: { purpose: "chat", status: "pending", landed: true, why: "broadcast, landed after the settle wait, then the server restarted" },
-  pending_dropped: { purpose: "chat", status: "pending", landed: false, why: "broadcast, dropped by the chain, its blockhash still valid" },
-  pending_expired: { purpose: "chat", status: "pending", landed: false, why: "broadcast, dropped, its blockhash expired since" },
-  topup_pending_landed: { purpose: "topup", status: "pending", landed: true, why: "a top-up broadcast that landed after the wait" },
-  claimed_landed: { purpose: "chat", status: "claimed", landed: true, why: "its server sent it and died before recording it" },
+  served: {
+    purpose: "chat",
+    status: "served",
+    landed: true,
+    why: "served, its answer and receipt kept for the payer's repeat",
+  },
+  topup_served: {
+    purpose: "topup",
+    status: "served",
+    landed: true,
+    why: "a top-up credited (the last release kept no top-up answer)",
+  },
+  pending_landed: {
+    purpose: "chat",
+    status: "pending",
+    landed: true,
+    why: "broadcast, landed after the settle wait, then the server restarted",
+  },
+  pending_dropped: {
+    purpose: "chat",
+    status: "pending",
+    landed: false,
+    why: "broadcast, dropped by the chain, its blockhash still valid",
+  },
+  pending_expired: {
+    purpose: "chat",
+    status: "pending",
+    landed: false,
+    why: "broadcast, dropped, its blockhash expired since",
+  },
+  topup_pending_landed: {
+    purpose: "topup",
+    status: "pending",
+    landed: true,
+    why: "a top-up broadcast that landed after the wait",
+  },
+  claimed_landed: {
+    purpose: "chat",
+    status: "claimed",
+    landed: true,
+    why: "its server sent it and died before recording it",
+  },
   claimed_unsent: { purpose: "chat", status: "claimed", landed: false, why: "its server died before sending it" },
-  settled: { purpose: "chat", status: "settled", landed: true, why: "credited with its hold; its server died before serving" },
+  settled: {
+    purpose: "chat",
+    status: "settled",
+    landed: true,
+    why: "credited with its hold; its server died before serving",
+  },
   serving: { purpose: "chat", status: "serving", landed: true, why: "a retry was serving it when its server died" },
-  unserved: { purpose: "chat", status: "unserved", landed: true, why: "the upstream failed; its hold waits for the retry" },
-  failed: { purpose: "chat", status: "failed", landed: false, why: "refused before anything moved (the payer's lane was busy)" },
+  unserved: {
+    purpose: "chat",
+    status: "unserved",
+    landed: true,
+    why: "the upstream failed; its hold waits for the retry",
+  },
+  failed: {
+    purpose: "chat",
+    status: "failed",
+    landed: false,
+    why: "refused before anything moved (the payer's lane was busy)",
+  },
   expired: { purpose: "chat", status: "expired", landed: false, why: "sent, and its blockhash passed unseen" },
 } as const satisfies Record<string, { purpose: "chat" | "topup"; status: string; landed: boolean; why: string }>;
 
@@ -114,7 +164,14 @@ export function chatBody(label: string): { model: string; messages: { role: "use
 export const TOP_UP_BODY = { amount_usdc: "0.002" };
 
 export function topUp(headers: Record<string, string> = {}): Promise<Response> {
-  return topUpRoute(new Request("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(TOP_UP_BODY) }), {});
+  return topUpRoute(
+    new Request("http://signet.test/api/v1/credits", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(TOP_UP_BODY),
+    }),
+    {},
+  );
 }
 
 /** Creates an empty database and applies the migrations up to `lastMigration` as the migrator of that release did. */
@@ -142,7 +199,10 @@ export async function createDatabaseMigratedTo(lastMigration: string): Promise<{
   });
   return {
     url: url.toString(),
-    drop: () => withClient(TEST_ADMIN_URL, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withClient(TEST_ADMIN_URL, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
@@ -170,17 +230,30 @@ async function signPayment(stack: PaidStack, facilitator: Facilitator, challenge
   const payload = decodePaymentSignatureHeader(header);
   const wire = await solanaSettlementWire(facilitator, payload);
   if (!wire) throw new Error("a Solana payload without a transaction");
-  return { agent, header, payload, transaction: getSignatureFromTransaction(getTransactionDecoder().decode(Buffer.from(wire, "base64"))) };
+  return {
+    agent,
+    header,
+    payload,
+    transaction: getSignatureFromTransaction(getTransactionDecoder().decode(Buffer.from(wire, "base64"))),
+  };
 }
 
 /**
  * Signs a real payment for each old case (the expired ones before the chain's clock moves past their blockhash), lands
  * on chain every transfer an old row says landed, and writes the last release's rows for all of it.
  */
-export async function writePreviousRelease(stack: PaidStack, facilitator: Facilitator, url: string): Promise<PreviousRelease> {
+export async function writePreviousRelease(
+  stack: PaidStack,
+  facilitator: Facilitator,
+  url: string,
+): Promise<PreviousRelease> {
   // A challenge names a recent blockhash, which the client's transaction is built on.
-  const challenges = async () => ({ chat: await challengeOf(await stack.chat({ body: chatBody("challenge") })), topup: await challengeOf(await topUp()) });
-  const sign = (label: OldCase, challenge: Awaited<ReturnType<typeof challenges>>) => signPayment(stack, facilitator, challenge[OLD_PAYMENTS[label].purpose]);
+  const challenges = async () => ({
+    chat: await challengeOf(await stack.chat({ body: chatBody("challenge") })),
+    topup: await challengeOf(await topUp()),
+  });
+  const sign = (label: OldCase, challenge: Awaited<ReturnType<typeof challenges>>) =>
+    signPayment(stack, facilitator, challenge[OLD_PAYMENTS[label].purpose]);
   const signed: Partial<Record<OldCase, Signed>> = {};
   const cases = Object.keys(OLD_PAYMENTS) as OldCase[];
   const expiring: OldCase[] = ["pending_expired", "expired"];
@@ -191,10 +264,21 @@ export async function writePreviousRelease(stack: PaidStack, facilitator: Facili
   const later = await challenges();
   for (const label of cases.filter((l) => !expiring.includes(l))) signed[label] = await sign(label, later);
   const all = signed as Record<OldCase, Signed>;
-  const landed = await Promise.all(cases.filter((l) => OLD_PAYMENTS[l].landed).map(async (l) => [l, await landDirectly(stack, facilitator, all[l].header)] as const));
-  for (const [l, transaction] of landed) if (transaction !== all[l].transaction) throw new Error(`${l} landed as another transaction`);
+  const landed = await Promise.all(
+    cases
+      .filter((l) => OLD_PAYMENTS[l].landed)
+      .map(async (l) => [l, await landDirectly(stack, facilitator, all[l].header)] as const),
+  );
+  for (const [l, transaction] of landed)
+    if (transaction !== all[l].transaction) throw new Error(`${l} landed as another transaction`);
 
-  const payment = (l: OldCase): OldPayment => ({ id: randomUUID(), agent: all[l].agent, header: all[l].header, body: OLD_PAYMENTS[l].purpose === "chat" ? chatBody(l) : { ...TOP_UP_BODY }, transaction: all[l].transaction });
+  const payment = (l: OldCase): OldPayment => ({
+    id: randomUUID(),
+    agent: all[l].agent,
+    header: all[l].header,
+    body: OLD_PAYMENTS[l].purpose === "chat" ? chatBody(l) : { ...TOP_UP_BODY },
+    transaction: all[l].transaction,
+  });
   const payments = Object.fromEntries(cases.map((l) => [l, payment(l)])) as Record<OldCase, OldPayment>;
   return withClient(url, async (c) => {
     await c.query("BEGIN");
@@ -214,27 +298,61 @@ async function insert(c: pg.Client, table: string, row: Record<string, unknown>)
     if (v === null || v instanceof Date || Buffer.isBuffer(v) || typeof v !== "object") return v;
     return JSON.stringify(v);
   });
-  await c.query(`INSERT INTO "${table}" (${cols.map((k) => `"${k}"`).join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`, values);
+  await c.query(
+    `INSERT INTO "${table}" (${cols.map((k) => `"${k}"`).join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
+    values,
+  );
 }
 
-async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCase, OldPayment>, signed: Record<OldCase, Signed>): Promise<PreviousRelease> {
+async function writeRows(
+  c: pg.Client,
+  stack: PaidStack,
+  payments: Record<OldCase, OldPayment>,
+  signed: Record<OldCase, Signed>,
+): Promise<PreviousRelease> {
   const at = Date.now();
   const network = stack.devnet.caip2;
   const payTo = (signed.served.payload.accepted as { payTo: string }).payTo;
   const operator = operatorKeypair();
-  const ledger = (agent: string, kind: string, units: bigint, refs: { payment_id?: string; inference_id?: string }, minutes: number) =>
-    insert(c, "ledger_entries", { agent_pubkey: agent, network, kind, units, payment_id: refs.payment_id ?? null, inference_id: refs.inference_id ?? null, created_at: minutesAgo(at, minutes) });
+  const ledger = (
+    agent: string,
+    kind: string,
+    units: bigint,
+    refs: { payment_id?: string; inference_id?: string },
+    minutes: number,
+  ) =>
+    insert(c, "ledger_entries", {
+      agent_pubkey: agent,
+      network,
+      kind,
+      units,
+      payment_id: refs.payment_id ?? null,
+      inference_id: refs.inference_id ?? null,
+      created_at: minutesAgo(at, minutes),
+    });
 
   // Settings the operator changed, and their audit (the salt's rows held its value in this release).
   const salt = `salt-${randomBytes(12).toString("hex")}`;
-  for (const [key, value] of [["X402_FLAT_PRICE_USDC", "0.001"], ["SERVICE_GRANT_AMOUNT_USDC", "0.0002"], ["IP_HASH_SALT", salt]] as const) {
+  for (const [key, value] of [
+    ["X402_FLAT_PRICE_USDC", "0.001"],
+    ["SERVICE_GRANT_AMOUNT_USDC", "0.0002"],
+    ["IP_HASH_SALT", salt],
+  ] as const) {
     await insert(c, "settings", { key, value, updated_at: minutesAgo(at, 300), updated_by: "operator:4Nd1m" });
-    await insert(c, "setting_audits", { key, old_value: null, new_value: value, actor: "operator:4Nd1m", created_at: minutesAgo(at, 300) });
+    await insert(c, "setting_audits", {
+      key,
+      old_value: null,
+      new_value: value,
+      actor: "operator:4Nd1m",
+      created_at: minutesAgo(at, 300),
+    });
   }
 
   // Payments, in every state the last release allowed.
   const digestOf = (l: OldCase) =>
-    OLD_PAYMENTS[l].purpose === "chat" ? chatRequestDigest(chatRequestSchema.parse(payments[l].body), "solana-devnet") : topUpRequestDigest({ amountUnits: TOP_UP_UNITS, network: "solana-devnet", beneficiary: null });
+    OLD_PAYMENTS[l].purpose === "chat"
+      ? chatRequestDigest(chatRequestSchema.parse(payments[l].body), "solana-devnet")
+      : topUpRequestDigest({ amountUnits: TOP_UP_UNITS, network: "solana-devnet", beneficiary: null });
   const served = payments.served;
   const { messages } = chatBody("served");
   const answer = answerLocally(messages, 1_000);
@@ -243,7 +361,14 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
     object: "chat.completion",
     created: Math.floor(minutesAgo(at, 60).getTime() / 1000),
     model: "local/echo-1",
-    choices: [{ index: 0, message: { role: "assistant", content: answer.content, refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: answer.content, refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: "stop",
+      },
+    ],
     usage: answer.usage,
   };
   for (const l of Object.keys(OLD_PAYMENTS) as OldCase[]) {
@@ -262,7 +387,14 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
       units: old.purpose === "chat" ? PRICE_UNITS : TOP_UP_UNITS,
       purpose: old.purpose,
       status: old.status,
-      failure_reason: l === "unserved" ? "upstream_error" : l === "failed" ? "lane_busy" : l === "expired" ? "settlement_expired" : null,
+      failure_reason:
+        l === "unserved"
+          ? "upstream_error"
+          : l === "failed"
+            ? "lane_busy"
+            : l === "expired"
+              ? "settlement_expired"
+              : null,
       inference_id: l === "served" ? p.id : null,
       created_at: minutesAgo(at, minutes + 1),
       updated_at: minutesAgo(at, minutes),
@@ -278,10 +410,35 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
   }
   // The payers' settlement lanes: free after a send, or still held by a claim whose server died.
   const lane = (l: OldCase) => laneSource(network, signed[l].payload, payments[l].agent.address);
-  await insert(c, "settlement_lanes", { source: lane("served"), holder: null, held_until: null, last_sent_at: minutesAgo(at, 61), failures: 0 });
-  await insert(c, "settlement_lanes", { source: lane("claimed_landed"), holder: payments.claimed_landed.id, held_until: minutesAgo(at, 8), last_sent_at: null, failures: 0 });
-  await insert(c, "settlement_lanes", { source: lane("claimed_unsent"), holder: payments.claimed_unsent.id, held_until: minutesAgo(at, 8), last_sent_at: null, failures: 0 });
-  await insert(c, "settlement_lanes", { source: lane("failed"), holder: null, held_until: null, last_sent_at: null, failures: 1, failures_since: minutesAgo(at, 10) });
+  await insert(c, "settlement_lanes", {
+    source: lane("served"),
+    holder: null,
+    held_until: null,
+    last_sent_at: minutesAgo(at, 61),
+    failures: 0,
+  });
+  await insert(c, "settlement_lanes", {
+    source: lane("claimed_landed"),
+    holder: payments.claimed_landed.id,
+    held_until: minutesAgo(at, 8),
+    last_sent_at: null,
+    failures: 0,
+  });
+  await insert(c, "settlement_lanes", {
+    source: lane("claimed_unsent"),
+    holder: payments.claimed_unsent.id,
+    held_until: minutesAgo(at, 8),
+    last_sent_at: null,
+    failures: 0,
+  });
+  await insert(c, "settlement_lanes", {
+    source: lane("failed"),
+    holder: null,
+    held_until: null,
+    last_sent_at: null,
+    failures: 1,
+    failures_since: minutesAgo(at, 10),
+  });
 
   // Paid calls' credits and holds: served (captured), and settled, serving, unserved (held for their payment).
   const paidReceipt = signReceipt(
@@ -302,11 +459,20 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
   for (const l of ["served", "settled", "serving", "unserved"] as const) {
     const p = payments[l];
     const captured = l === "served";
-    await insert(c, "agents", { pubkey: p.agent.address, points_total: captured ? 1 : 0, created_at: minutesAgo(at, 61) });
+    await insert(c, "agents", {
+      pubkey: p.agent.address,
+      points_total: captured ? 1 : 0,
+      created_at: minutesAgo(at, 61),
+    });
     await ledger(p.agent.address, "payment_credit", PRICE_UNITS, { payment_id: p.id }, captured ? 61 : 11);
     await ledger(p.agent.address, "hold", -PRICE_UNITS, { inference_id: p.id }, captured ? 61 : 11);
     if (captured) await ledger(p.agent.address, "hold_release", PRICE_UNITS - 37n, { inference_id: p.id }, 60);
-    await insert(c, "balances", { agent_pubkey: p.agent.address, network, units: captured ? PRICE_UNITS - 37n : 0n, updated_at: minutesAgo(at, captured ? 60 : 11) });
+    await insert(c, "balances", {
+      agent_pubkey: p.agent.address,
+      network,
+      units: captured ? PRICE_UNITS - 37n : 0n,
+      updated_at: minutesAgo(at, captured ? 60 : 11),
+    });
     await insert(c, "credit_holds", {
       id: p.id,
       agent_pubkey: p.agent.address,
@@ -355,7 +521,8 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
   for (const [n, call] of calls.entries()) {
     const minutes = 50 - n;
     await ledger(prepaid, "hold", -PREPAID_HOLD_UNITS, { inference_id: call.id }, minutes);
-    const returned = call.status === "released" ? PREPAID_HOLD_UNITS : call.cost !== null ? PREPAID_HOLD_UNITS - call.cost : null;
+    const returned =
+      call.status === "released" ? PREPAID_HOLD_UNITS : call.cost !== null ? PREPAID_HOLD_UNITS - call.cost : null;
     if (returned !== null) await ledger(prepaid, "hold_release", returned, { inference_id: call.id }, minutes);
     await insert(c, "credit_holds", {
       id: call.id,
@@ -369,13 +536,27 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
       charged_units: call.cost,
       lease_expires_at: minutesAgo(at, call.status === "held" ? 5 : minutes - 2),
     });
-    await insert(c, "request_nonces", { agent_pubkey: prepaid, nonce: randomBytes(16).toString("hex"), created_at: minutesAgo(at, minutes) });
+    await insert(c, "request_nonces", {
+      agent_pubkey: prepaid,
+      nonce: randomBytes(16).toString("hex"),
+      created_at: minutesAgo(at, minutes),
+    });
     if (call.cost === null) continue;
     const text = answerLocally([{ role: "user", content: prompt(n) }], 1_000).content;
     const receipt =
       call.outcome === "served"
         ? signReceipt(
-            buildReceipt({ agentPubkey: prepaid, upstream: "local", model: "local/echo-1", costUnits: call.cost, prompt: { text: prompt(n) }, responseText: text, timestampMs: minutesAgo(at, minutes).getTime(), inferenceId: call.id, pointsTotal: call.points }),
+            buildReceipt({
+              agentPubkey: prepaid,
+              upstream: "local",
+              model: "local/echo-1",
+              costUnits: call.cost,
+              prompt: { text: prompt(n) },
+              responseText: text,
+              timestampMs: minutesAgo(at, minutes).getTime(),
+              inferenceId: call.id,
+              pointsTotal: call.points,
+            }),
             operator,
           )
         : null;
@@ -398,33 +579,97 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
       created_at: minutesAgo(at, minutes),
     });
   }
-  const spent = calls.reduce((sum, call) => sum + (call.cost ?? (call.status === "held" ? PREPAID_HOLD_UNITS : 0n)), 0n);
-  await insert(c, "balances", { agent_pubkey: prepaid, network, units: TOP_UP_UNITS - spent, updated_at: minutesAgo(at, 46) });
+  const spent = calls.reduce(
+    (sum, call) => sum + (call.cost ?? (call.status === "held" ? PREPAID_HOLD_UNITS : 0n)),
+    0n,
+  );
+  await insert(c, "balances", {
+    agent_pubkey: prepaid,
+    network,
+    units: TOP_UP_UNITS - spent,
+    updated_at: minutesAgo(at, 46),
+  });
   await insert(c, "rate_limit_windows", { agent_pubkey: prepaid, window_start: minutesAgo(at, 46), count: 5 });
 
   // A grant: its challenge (used), an unused one, its credit, and the address's rate-limit window.
   const grantAgent = generateKeypair().publicKeyBase58;
   const ipHash = randomBytes(16).toString("hex");
-  await insert(c, "grant_challenges", { nonce: randomBytes(16).toString("hex"), agent_pubkey: grantAgent, message: "signet grant challenge", expires_at: minutesAgo(at, 25), used_at: minutesAgo(at, 29), created_at: minutesAgo(at, 30) });
-  await insert(c, "grant_challenges", { nonce: randomBytes(16).toString("hex"), agent_pubkey: grantAgent, message: "signet grant challenge", expires_at: minutesAgo(at, 15), used_at: null, created_at: minutesAgo(at, 20) });
-  await insert(c, "grants", { agent_pubkey: grantAgent, ip_hash: ipHash, network, units: 200n, day: new Date(at).toISOString().slice(0, 10), created_at: minutesAgo(at, 29) });
+  await insert(c, "grant_challenges", {
+    nonce: randomBytes(16).toString("hex"),
+    agent_pubkey: grantAgent,
+    message: "signet grant challenge",
+    expires_at: minutesAgo(at, 25),
+    used_at: minutesAgo(at, 29),
+    created_at: minutesAgo(at, 30),
+  });
+  await insert(c, "grant_challenges", {
+    nonce: randomBytes(16).toString("hex"),
+    agent_pubkey: grantAgent,
+    message: "signet grant challenge",
+    expires_at: minutesAgo(at, 15),
+    used_at: null,
+    created_at: minutesAgo(at, 20),
+  });
+  await insert(c, "grants", {
+    agent_pubkey: grantAgent,
+    ip_hash: ipHash,
+    network,
+    units: 200n,
+    day: new Date(at).toISOString().slice(0, 10),
+    created_at: minutesAgo(at, 29),
+  });
   await insert(c, "agents", { pubkey: grantAgent, points_total: 0, created_at: minutesAgo(at, 29) });
   await ledger(grantAgent, "grant_credit", 200n, {}, 29);
   await insert(c, "balances", { agent_pubkey: grantAgent, network, units: 200n, updated_at: minutesAgo(at, 29) });
-  await insert(c, "ip_rate_limit_windows", { bucket: "grants", ip_hash: ipHash, window_start: minutesAgo(at, 29), count: 1 });
+  await insert(c, "ip_rate_limit_windows", {
+    bucket: "grants",
+    ip_hash: ipHash,
+    window_start: minutesAgo(at, 29),
+    count: 1,
+  });
 
   // The operator's sign-in, failures counted by the hour, and a Base relay of the relayer's ledger.
-  await insert(c, "operator_challenges", { nonce: randomBytes(16).toString("hex"), message: "signet operator sign-in", expires_at: minutesAgo(at, 295), used_at: minutesAgo(at, 299), created_at: minutesAgo(at, 300) });
-  await insert(c, "operator_session_generations", { pubkey: generateKeypair().publicKeyBase58, generation: 3, updated_at: minutesAgo(at, 300) });
-  await insert(c, "payment_failure_counts", { network, stage: "verify", reason: "payment_invalid", hour: new Date(Math.floor(at / 3_600_000) * 3_600_000 - 3_600_000), count: 4 });
-  await insert(c, "evm_relays", { chain_id: 84532, address: "0x7bbf9c61cd044deea532e7c8fd6fd6a87a505a09", nonce: 0, raw_tx: `0x02${"ab".repeat(60)}`, tx_hash: `0x${"cd".repeat(32)}`, created_at: minutesAgo(at, 200), sent_at: minutesAgo(at, 200), sends: 2 });
+  await insert(c, "operator_challenges", {
+    nonce: randomBytes(16).toString("hex"),
+    message: "signet operator sign-in",
+    expires_at: minutesAgo(at, 295),
+    used_at: minutesAgo(at, 299),
+    created_at: minutesAgo(at, 300),
+  });
+  await insert(c, "operator_session_generations", {
+    pubkey: generateKeypair().publicKeyBase58,
+    generation: 3,
+    updated_at: minutesAgo(at, 300),
+  });
+  await insert(c, "payment_failure_counts", {
+    network,
+    stage: "verify",
+    reason: "payment_invalid",
+    hour: new Date(Math.floor(at / 3_600_000) * 3_600_000 - 3_600_000),
+    count: 4,
+  });
+  await insert(c, "evm_relays", {
+    chain_id: 84532,
+    address: "0x7bbf9c61cd044deea532e7c8fd6fd6a87a505a09",
+    nonce: 0,
+    raw_tx: `0x02${"ab".repeat(60)}`,
+    tx_hash: `0x${"cd".repeat(32)}`,
+    created_at: minutesAgo(at, 200),
+    sent_at: minutesAgo(at, 200),
+    sends: 2,
+  });
 
   // The receipt log: the paid call and the first prepaid call in the tree, checkpoints 0, 1 and 2 signed (2 cosigned
   // by a witness), and the second prepaid call staged for the next sequencer round.
   const logged = [paidReceipt, prepaidReceipts[0]!.receipt];
   const leaves = logged.map((r) => leafHash(encodeReceiptEntry(r as unknown as Record<string, unknown>)));
   for (const [idx, receipt] of logged.entries()) {
-    await insert(c, "log_entries", { idx, inference_id: receipt.inference_id, entry: Buffer.from(encodeReceiptEntry(receipt as unknown as Record<string, unknown>)), logged_at: minutesAgo(at, 45) });
+    await insert(c, "log_entries", {
+      idx,
+      inference_id: receipt.inference_id,
+      entry: Buffer.from(encodeReceiptEntry(receipt as unknown as Record<string, unknown>)),
+      logged_at: minutesAgo(at, 45),
+    });
     await insert(c, "log_hashes", { level: 0, idx, hash: Buffer.from(leaves[idx]!) });
   }
   const id = logIdentity();
@@ -438,16 +683,35 @@ async function writeRows(c: pg.Client, stack: PaidStack, payments: Record<OldCas
   const witnessName = "witness.test/w1";
   const witnessKey = witnessVerifierKey(witnessName, witness);
   const timestamp = BigInt(Math.floor(minutesAgo(at, 42).getTime() / 1000));
-  const cosignature = formatSignatureLine(witnessName, parseVerifierKey(witnessKey)!.keyId, cosignaturePayload(timestamp, signEd25519(cosignatureMessage(parseSignedNote(note)!.text, timestamp), witness.seed)));
-  await insert(c, "log_cosignatures", { size: 2, witness: witnessName, line: cosignature, created_at: minutesAgo(at, 42) });
-  await insert(c, "log_staging", { inference_id: prepaidReceipts[1]!.receipt.inference_id, staged_at: minutesAgo(at, 49) });
+  const cosignature = formatSignatureLine(
+    witnessName,
+    parseVerifierKey(witnessKey)!.keyId,
+    cosignaturePayload(
+      timestamp,
+      signEd25519(cosignatureMessage(parseSignedNote(note)!.text, timestamp), witness.seed),
+    ),
+  );
+  await insert(c, "log_cosignatures", {
+    size: 2,
+    witness: witnessName,
+    line: cosignature,
+    created_at: minutesAgo(at, 42),
+  });
+  await insert(c, "log_staging", {
+    inference_id: prepaidReceipts[1]!.receipt.inference_id,
+    staged_at: minutesAgo(at, 49),
+  });
 
   return {
     payments,
     prepaidAgent: prepaid,
     grantAgent,
     keptAnswer,
-    receipts: { paid: { receipt: paidReceipt, prompt: messages, response: keptAnswer }, prepaidLogged: prepaidReceipts[0]!, prepaidStaged: prepaidReceipts[1]! },
+    receipts: {
+      paid: { receipt: paidReceipt, prompt: messages, response: keptAnswer },
+      prepaidLogged: prepaidReceipts[0]!,
+      prepaidStaged: prepaidReceipts[1]!,
+    },
     deadPrepaidHold: calls[4].id,
     checkpoint: { size: 2, note: note + cosignature },
     witnessKey,

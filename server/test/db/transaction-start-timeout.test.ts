@@ -28,7 +28,10 @@ describe("a transaction the database cannot take in time", () => {
     });
     await sleep(100);
     const refused = await tdb.prisma
-      .$transaction(async (tx) => tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES ('never', 'written', now())`, { maxWait: 50 })
+      .$transaction(
+        async (tx) => tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES ('never', 'written', now())`,
+        { maxWait: 50 },
+      )
       .then(
         () => null,
         (err: unknown) => err,
@@ -59,6 +62,8 @@ describe("a transaction the database cannot take in time", () => {
       );
     expect((expired as { code?: string } | null)?.code).toBe("P2028");
     expect(toErrorBody(expired, QUIET_LOG).status).toBe(503);
-    expect(await tdb.prisma.$queryRaw`SELECT count(*)::int AS n FROM settings WHERE key = 'expired'`).toEqual([{ n: 0 }]);
+    expect(await tdb.prisma.$queryRaw`SELECT count(*)::int AS n FROM settings WHERE key = 'expired'`).toEqual([
+      { n: 0 },
+    ]);
   });
 });

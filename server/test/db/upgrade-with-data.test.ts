@@ -26,7 +26,16 @@ import { reconcile } from "../../reconcile/reconcile";
 import type { Receipt } from "../../receipts/receipt-types";
 import { routeRuntime } from "../../runtime/route-edge";
 import { publishLog } from "../../transparency/publish-log";
-import { openCheckpoint, proveConsistency, tileHashReader, tilePath, verifyConsistency, verifyReceipt, verifyReceiptInclusion, type ReceiptLogProof } from "../../verify";
+import {
+  openCheckpoint,
+  proveConsistency,
+  tileHashReader,
+  tilePath,
+  verifyConsistency,
+  verifyReceipt,
+  verifyReceiptInclusion,
+  type ReceiptLogProof,
+} from "../../verify";
 import { logIdentity, operatorKeypair, setEnv, testConfig } from "../support/env";
 import { until } from "../support/land-directly";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -71,7 +80,13 @@ const THIS_RELEASE: Record<string, MigrationEffect> = {
     // `attempt` names the request holding a payment: an old row has none.
     newColumns: { "payments.attempt": null },
     // A kept answer becomes the JSON text of an envelope of the old body and no x402 receipt.
-    retyped: { "payments.answer": { type: "text", read: (v) => (v === null ? null : JSON.parse(v as string)), from: (old) => (old === null ? null : { body: old, x402_receipt: null }) } },
+    retyped: {
+      "payments.answer": {
+        type: "text",
+        read: (v) => (v === null ? null : JSON.parse(v as string)),
+        from: (old) => (old === null ? null : { body: old, x402_receipt: null }),
+      },
+    },
     // A captured call is never undone, and an unserved one is served only through `serving`; refunded is new.
     transitions: {
       removed: [
@@ -97,7 +112,10 @@ const THIS_RELEASE: Record<string, MigrationEffect> = {
 const EFFECTS = Object.values(THIS_RELEASE);
 const NEW_COLUMNS: MigrationEffect["newColumns"] = Object.assign({}, ...EFFECTS.map((m) => m.newColumns));
 const RETYPED: MigrationEffect["retyped"] = Object.assign({}, ...EFFECTS.map((m) => m.retyped));
-const REWRITTEN: NonNullable<MigrationEffect["rewritten"]> = Object.assign({}, ...EFFECTS.map((m) => m.rewritten ?? {}));
+const REWRITTEN: NonNullable<MigrationEffect["rewritten"]> = Object.assign(
+  {},
+  ...EFFECTS.map((m) => m.rewritten ?? {}),
+);
 /** The value an old row gets in a new column. */
 const newValueOf = (name: string, old: Record<string, unknown>): unknown => {
   const value = NEW_COLUMNS[name];
@@ -171,7 +189,8 @@ function unexplainedChanges(before: Snapshot, after: Snapshot): string[] {
     for (const [col, type] of Object.entries(is)) {
       const name = `${table}.${col}`;
       if (was[col] === undefined && !(name in NEW_COLUMNS)) found.push(`column ${name} added`);
-      if (was[col] !== undefined && was[col] !== type && RETYPED[name]?.type !== type) found.push(`column ${name} retyped ${was[col]} → ${type}`);
+      if (was[col] !== undefined && was[col] !== type && RETYPED[name]?.type !== type)
+        found.push(`column ${name} retyped ${was[col]} → ${type}`);
     }
     for (const col of Object.keys(was)) if (!(col in is)) found.push(`column ${table}.${col} dropped`);
     // Their rows change as documented; they are compared on their own.
@@ -185,11 +204,15 @@ function unexplainedChanges(before: Snapshot, after: Snapshot): string[] {
       for (const col of Object.keys(was)) {
         const retyped = RETYPED[`${table}.${col}`];
         const rewritten = REWRITTEN[`${table}.${col}`];
-        const [expected, actual] = retyped ? [retyped.from(old[col]), retyped.read(now[col])] : [rewritten ? rewritten(old[col]) : old[col], now[col]];
-        if (!isDeepStrictEqual(expected, actual)) found.push(`${table} ${key} ${col}: ${JSON.stringify(expected)} → ${JSON.stringify(actual)}`);
+        const [expected, actual] = retyped
+          ? [retyped.from(old[col]), retyped.read(now[col])]
+          : [rewritten ? rewritten(old[col]) : old[col], now[col]];
+        if (!isDeepStrictEqual(expected, actual))
+          found.push(`${table} ${key} ${col}: ${JSON.stringify(expected)} → ${JSON.stringify(actual)}`);
       }
       for (const col of Object.keys(is).filter((col) => !(col in was))) {
-        if (!isDeepStrictEqual(now[col], newValueOf(`${table}.${col}`, old))) found.push(`${table} ${key} new ${col}: ${JSON.stringify(now[col])}`);
+        if (!isDeepStrictEqual(now[col], newValueOf(`${table}.${col}`, old)))
+          found.push(`${table} ${key} new ${col}: ${JSON.stringify(now[col])}`);
       }
     }
     for (const key of after.rows[table]!.keys()) if (!before.rows[table]!.has(key)) found.push(`${table} ${key} added`);
@@ -197,7 +220,8 @@ function unexplainedChanges(before: Snapshot, after: Snapshot): string[] {
   return found;
 }
 
-const pairsOf = (s: Snapshot) => [...s.rows.payment_transitions!.values()].map((r) => `${String(r.from_status)}→${String(r.to_status)}`).sort();
+const pairsOf = (s: Snapshot) =>
+  [...s.rows.payment_transitions!.values()].map((r) => `${String(r.from_status)}→${String(r.to_status)}`).sort();
 const pairs = (list: readonly (readonly [string, string])[]) => list.map(([from, to]) => `${from}→${to}`).sort();
 
 let stack: PaidStack;
@@ -209,7 +233,10 @@ let restoreEnv: (() => Promise<void>) | undefined;
 beforeAll(async () => {
   // The sequencer's own timer is slowed down: the test runs its rounds itself. 250 ms slots: a blockhash signed into the
   // fill's payments stays valid about 30 s, past their retries on a busy machine.
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000" }, devnet: { timing: "real", slotMs: 250 } });
+  stack = await startPaidStack({
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000" },
+    devnet: { timing: "real", slotMs: 250 },
+  });
   facilitator = await createFacilitator(testConfig());
   previous = await createDatabaseMigratedTo(PREVIOUS_RELEASE_LAST_MIGRATION);
   release = await writePreviousRelease(stack, facilitator, previous.url);
@@ -227,30 +254,51 @@ describe("an upgrade of the last release's database", () => {
   it("starts from every state the last release allowed, with a row in every table", async () => {
     before = await snapshot(previous.url);
     expect(Object.entries(before.rows).filter(([, rows]) => rows.size === 0)).toEqual([]);
-    const allowed = await withClient(previous.url, (c) => c.query<{ def: string }>(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'payments_status_check'`));
+    const allowed = await withClient(previous.url, (c) =>
+      c.query<{ def: string }>(
+        `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'payments_status_check'`,
+      ),
+    );
     const states = [...allowed.rows[0]!.def.matchAll(/'([a-z]+)'::text/g)].map((m) => m[1]).sort();
     expect(states).toEqual(["claimed", "expired", "failed", "pending", "served", "serving", "settled", "unserved"]);
     expect([...new Set([...before.rows.payments!.values()].map((p) => p.status))].sort()).toEqual(states);
-    expect([...new Set([...before.rows.credit_holds!.values()].map((h) => h.status))].sort()).toEqual(["captured", "held", "released"]);
-    expect(readMigrations().map((m) => m.name).filter((name) => name > PREVIOUS_RELEASE_LAST_MIGRATION)).toEqual(Object.keys(THIS_RELEASE));
+    expect([...new Set([...before.rows.credit_holds!.values()].map((h) => h.status))].sort()).toEqual([
+      "captured",
+      "held",
+      "released",
+    ]);
+    expect(
+      readMigrations()
+        .map((m) => m.name)
+        .filter((name) => name > PREVIOUS_RELEASE_LAST_MIGRATION),
+    ).toEqual(Object.keys(THIS_RELEASE));
   });
 
   it("is applied once by two instances starting at once, and keeps every row, column by column", async () => {
-    const applied = await Promise.all([0, 1].map(() => withClient(previous.url, (c) => applyMigrations(runnerOf(c), { lock: true }))));
+    const applied = await Promise.all(
+      [0, 1].map(() => withClient(previous.url, (c) => applyMigrations(runnerOf(c), { lock: true }))),
+    );
     expect(applied.flat()).toEqual(Object.keys(THIS_RELEASE));
     after = await snapshot(previous.url);
     expect(unexplainedChanges(before, after)).toEqual([]);
     // The payment state table is today's, which the old one became by exactly the documented moves.
     expect(pairsOf(after)).toEqual(pairs(transitionPairs()));
-    expect(pairsOf(before).filter((p) => !pairsOf(after).includes(p))).toEqual(pairs(EFFECTS.flatMap((m) => m.transitions.removed)));
-    expect(pairsOf(after).filter((p) => !pairsOf(before).includes(p))).toEqual(pairs(EFFECTS.flatMap((m) => m.transitions.added)));
+    expect(pairsOf(before).filter((p) => !pairsOf(after).includes(p))).toEqual(
+      pairs(EFFECTS.flatMap((m) => m.transitions.removed)),
+    );
+    expect(pairsOf(after).filter((p) => !pairsOf(before).includes(p))).toEqual(
+      pairs(EFFECTS.flatMap((m) => m.transitions.added)),
+    );
     // The old migrations' records stand; this release's are recorded once each, with their files' checksums.
     const recorded = [...after.rows._prisma_migrations!.values()];
-    for (const [key, row] of before.rows._prisma_migrations!) expect(after.rows._prisma_migrations!.get(key)).toEqual(row);
+    for (const [key, row] of before.rows._prisma_migrations!)
+      expect(after.rows._prisma_migrations!.get(key)).toEqual(row);
     const checksums = new Map(readMigrations().map((m) => [m.name, m.checksum]));
-    expect(recorded.filter((r) => !before.rows._prisma_migrations!.has(JSON.stringify([r.id]))).map((r) => [r.migration_name, r.checksum])).toEqual(
-      Object.keys(THIS_RELEASE).map((name) => [name, checksums.get(name)]),
-    );
+    expect(
+      recorded
+        .filter((r) => !before.rows._prisma_migrations!.has(JSON.stringify([r.id])))
+        .map((r) => [r.migration_name, r.checksum]),
+    ).toEqual(Object.keys(THIS_RELEASE).map((name) => [name, checksums.get(name)]));
   });
 
   it("changes nothing when the migrator runs again", async () => {
@@ -263,10 +311,10 @@ describe("an upgrade of the last release's database", () => {
       // The last release's capture step of a paid call (payment-row-statements.ts at that release), as one of its
       // instances would run it on the upgraded database; rolled back.
       const capture = (id: string) =>
-        c.query(`UPDATE payments SET status = 'served', inference_id = id, updated_at = now(), answer = $1::jsonb WHERE id = $2 AND status IN ('settled', 'serving', 'unserved')`, [
-          JSON.stringify(release.keptAnswer),
-          id,
-        ]);
+        c.query(
+          `UPDATE payments SET status = 'served', inference_id = id, updated_at = now(), answer = $1::jsonb WHERE id = $2 AND status IN ('settled', 'serving', 'unserved')`,
+          [JSON.stringify(release.keptAnswer), id],
+        );
       await c.query("BEGIN");
       try {
         await c.query("SAVEPOINT before_capture");
@@ -276,14 +324,20 @@ describe("an upgrade of the last release's database", () => {
         // Their claim names no route, and a purpose this release's rows no longer have: refused.
         await c.query("SAVEPOINT before_claim");
         await expect(
-          c.query(`INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status) VALUES (gen_random_uuid(), 'old-claim', 'n', 'p', 't', 1, 'chat', 'claimed')`),
+          c.query(
+            `INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, status) VALUES (gen_random_uuid(), 'old-claim', 'n', 'p', 't', 1, 'chat', 'claimed')`,
+          ),
         ).rejects.toMatchObject({ code: "23502" });
         await c.query("ROLLBACK TO SAVEPOINT before_claim");
         await expect(
-          c.query(`INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status) VALUES (gen_random_uuid(), 'old-claim', 'n', 'p', 't', 1, 'chat', 'chat', 'claimed')`),
+          c.query(
+            `INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status) VALUES (gen_random_uuid(), 'old-claim', 'n', 'p', 't', 1, 'chat', 'chat', 'claimed')`,
+          ),
         ).rejects.toMatchObject({ code: "23514" });
         await c.query("ROLLBACK TO SAVEPOINT before_claim");
-        const { rows } = await c.query<{ answer: string }>(`SELECT answer FROM payments WHERE id = $1`, [release.payments.settled.id]);
+        const { rows } = await c.query<{ answer: string }>(`SELECT answer FROM payments WHERE id = $1`, [
+          release.payments.settled.id,
+        ]);
         expect(readKeptAnswer(rows[0]!.answer)).toBeNull();
       } finally {
         await c.query("ROLLBACK");
@@ -305,7 +359,8 @@ describe("an upgrade of the last release's database", () => {
 });
 
 describe("the upgraded service", () => {
-  const statusOf = async (l: OldCase) => (await (await routeRuntime()).db.payment.findUniqueOrThrow({ where: { id: release.payments[l].id } })).status;
+  const statusOf = async (l: OldCase) =>
+    (await (await routeRuntime()).db.payment.findUniqueOrThrow({ where: { id: release.payments[l].id } })).status;
   const retry = (l: OldCase) => {
     const p = release.payments[l];
     const headers = { "PAYMENT-SIGNATURE": p.header };
@@ -318,7 +373,9 @@ describe("the upgraded service", () => {
     // The service starts on the upgraded database, as a process after a deploy does: its background jobs start now.
     const { db } = await routeRuntime();
     await until("the sweeper's first round", async () => {
-      const states = await Promise.all((["pending_landed", "topup_pending_landed", "pending_expired"] as const).map(statusOf));
+      const states = await Promise.all(
+        (["pending_landed", "topup_pending_landed", "pending_expired"] as const).map(statusOf),
+      );
       const hold = await db.creditHold.findUniqueOrThrow({ where: { id: release.deadPrepaidHold } });
       return isDeepStrictEqual(states, ["unserved", "served", "expired"]) && hold.status === "released";
     });
@@ -327,7 +384,11 @@ describe("the upgraded service", () => {
       const tx = stack.devnet.chain.getTransaction(release.payments.pending_dropped.transaction);
       return tx !== null && stack.devnet.chain.commitmentOf(tx) !== "processed";
     });
-    expect(await db.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: release.prepaidAgent, network: stack.devnet.caip2 } } })).toMatchObject({ units: 1_745n });
+    expect(
+      await db.balance.findUniqueOrThrow({
+        where: { agentPubkey_network: { agentPubkey: release.prepaidAgent, network: stack.devnet.caip2 } },
+      }),
+    ).toMatchObject({ units: 1_745n });
     const settings = await (await routeRuntime()).settings.read();
     expect([settings.flatPriceUnits, settings.grantAmountUnits]).toEqual([PRICE_UNITS, 200n]);
   });
@@ -338,19 +399,38 @@ describe("the upgraded service", () => {
       const res = await retry(l);
       const expected = RESUMED[l].answer;
       if (expected === "expired") {
-        expect([l, res.status, await res.json()]).toMatchObject([l, 402, { error: { code: "payment_required", reason: "settlement_expired" } }]);
+        expect([l, res.status, await res.json()]).toMatchObject([
+          l,
+          402,
+          { error: { code: "payment_required", reason: "settlement_expired" } },
+        ]);
         continue;
       }
-      expect([l, res.status, res.headers.get("x-answer-replayed")]).toEqual([l, 200, expected === "replayed" ? "true" : null]);
+      expect([l, res.status, res.headers.get("x-answer-replayed")]).toEqual([
+        l,
+        200,
+        expected === "replayed" ? "true" : null,
+      ]);
       if (OLD_PAYMENTS[l].purpose === "topup") {
         const body = (await res.json()) as Record<string, unknown>;
-        expect(body).toMatchObject({ object: "credit.topup", agent_pubkey: p.agent.address, amount_usdc: "0.002", tx_signature: p.transaction });
+        expect(body).toMatchObject({
+          object: "credit.topup",
+          agent_pubkey: p.agent.address,
+          amount_usdc: "0.002",
+          tx_signature: p.transaction,
+        });
         // The last release kept no top-up answer: its replay says what was bought, not a balance read now.
         expect("balance_usdc" in body).toBe(l === "topup_pending_landed");
         continue;
       }
       const answer = await readAnswer(res, "chat", false);
-      const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: p.body.messages, response: answer.response, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+      const verdict = await verifyReceipt({
+        receipt: answer.receipt!,
+        prompt: p.body.messages,
+        response: answer.response,
+        operatorKey: operatorKeypair().publicKeyBase58,
+        rpc: stack.devnet.url,
+      });
       expect([l, verdict.ok]).toEqual([l, true]);
       expect(answer.receipt!.payment?.tx_signature).toBe(p.transaction);
       if (l === "served") {
@@ -364,15 +444,20 @@ describe("the upgraded service", () => {
 
   it("charges nothing twice: a second retry replays, every payer paid once on chain, and no payment is left between states", async () => {
     const db = (await routeRuntime()).db;
-    const moved = () => Promise.all([db.ledgerEntry.count(), db.inferenceLog.count(), db.balance.aggregate({ _sum: { units: true } })]);
+    const moved = () =>
+      Promise.all([db.ledgerEntry.count(), db.inferenceLog.count(), db.balance.aggregate({ _sum: { units: true } })]);
     const books = await moved();
     for (const l of CASES) {
       const res = await retry(l);
-      expect([l, res.status, res.headers.get("x-answer-replayed")]).toEqual([l, ...(RESUMED[l].status === "served" ? [200, "true"] : [402, null])]);
+      expect([l, res.status, res.headers.get("x-answer-replayed")]).toEqual([
+        l,
+        ...(RESUMED[l].status === "served" ? [200, "true"] : [402, null]),
+      ]);
     }
     expect(await moved()).toEqual(books);
     for (const l of CASES) {
-      const paid = RESUMED[l].status === "served" ? (OLD_PAYMENTS[l].purpose === "chat" ? PRICE_UNITS : TOP_UP_UNITS) : 0n;
+      const paid =
+        RESUMED[l].status === "served" ? (OLD_PAYMENTS[l].purpose === "chat" ? PRICE_UNITS : TOP_UP_UNITS) : 0n;
       expect([l, await stack.devnet.usdcBalance(release.payments[l].agent.address)]).toEqual([l, AGENT_FUNDS - paid]);
       expect([l, await statusOf(l)]).toEqual([l, RESUMED[l].status]);
     }
@@ -384,7 +469,14 @@ describe("the upgraded service", () => {
     const runtime = await routeRuntime();
     const [report] = await reconcile(runtime);
     const landed = CASES.filter((l) => RESUMED[l].status === "served").length;
-    expect(report).toMatchObject({ network: stack.devnet.caip2, onChainTransfers: landed, recordedPayments: landed, pendingClaims: 0, pendingSettlements: 0, mismatches: [] });
+    expect(report).toMatchObject({
+      network: stack.devnet.caip2,
+      onChainTransfers: landed,
+      recordedPayments: landed,
+      pendingClaims: 0,
+      pendingSettlements: 0,
+      mismatches: [],
+    });
 
     await until("the log to take every staged receipt", async () => {
       await publishLog(runtime.db, logIdentity(), quietLog);
@@ -392,29 +484,65 @@ describe("the upgraded service", () => {
       return staged!.n === 0n;
     });
     const logKey = logIdentity().verifierKey;
-    const latest = openCheckpoint(await (await checkpointRoute(new Request("http://signet.test/log/checkpoint"), {})).text(), { logKey });
+    const latest = openCheckpoint(
+      await (await checkpointRoute(new Request("http://signet.test/log/checkpoint"), {})).text(),
+      { logKey },
+    );
     if (!latest.ok) throw new Error(latest.reason);
     // The last release's checkpoint is still served whole (its witness's cosignature too), and today's extends it.
-    const old = await checkpointOfSizeRoute(new Request("http://signet.test/log/checkpoints/2"), { params: Promise.resolve({ size: "2" }) });
+    const old = await checkpointOfSizeRoute(new Request("http://signet.test/log/checkpoints/2"), {
+      params: Promise.resolve({ size: "2" }),
+    });
     expect(await old.text()).toBe(release.checkpoint.note);
     const opened = openCheckpoint(release.checkpoint.note, { logKey, witnesses: [release.witnessKey], quorum: 1 });
     if (!opened.ok) throw new Error(opened.reason);
     const tiles = tileHashReader(latest.checkpoint.size, async (tile) => {
-      const res = await tileRoute(new Request(`http://signet.test/log/${tilePath(tile)}`), { params: Promise.resolve({ path: tilePath(tile).split("/").slice(1) }) });
+      const res = await tileRoute(new Request(`http://signet.test/log/${tilePath(tile)}`), {
+        params: Promise.resolve({ path: tilePath(tile).split("/").slice(1) }),
+      });
       return new Uint8Array(await res.arrayBuffer());
     });
     const consistency = await proveConsistency(opened.checkpoint.size, latest.checkpoint.size, tiles);
-    expect(verifyConsistency(opened.checkpoint.size, latest.checkpoint.size, opened.checkpoint.root, latest.checkpoint.root, consistency)).toBe(true);
+    expect(
+      verifyConsistency(
+        opened.checkpoint.size,
+        latest.checkpoint.size,
+        opened.checkpoint.root,
+        latest.checkpoint.root,
+        consistency,
+      ),
+    ).toBe(true);
 
-    const receipts = [release.receipts.paid.receipt, release.receipts.prepaidLogged.receipt, release.receipts.prepaidStaged.receipt, ...served];
+    const receipts = [
+      release.receipts.paid.receipt,
+      release.receipts.prepaidLogged.receipt,
+      release.receipts.prepaidStaged.receipt,
+      ...served,
+    ];
     expect(latest.checkpoint.size).toBe(receipts.length);
     for (const receipt of receipts) {
       const id = String(receipt.inference_id);
-      const proof = (await (await proofRoute(new Request(`http://signet.test/api/v1/receipts/${id}/proof`), { params: Promise.resolve({ id }) })).json()) as ReceiptLogProof;
-      expect([id, verifyReceiptInclusion(receipt as unknown as Record<string, unknown>, proof, { logKey }).ok]).toEqual([id, true]);
+      const proof = (await (
+        await proofRoute(new Request(`http://signet.test/api/v1/receipts/${id}/proof`), {
+          params: Promise.resolve({ id }),
+        })
+      ).json()) as ReceiptLogProof;
+      expect([id, verifyReceiptInclusion(receipt as unknown as Record<string, unknown>, proof, { logKey }).ok]).toEqual(
+        [id, true],
+      );
     }
     for (const old of [release.receipts.prepaidLogged, release.receipts.prepaidStaged]) {
-      expect((await verifyReceipt({ receipt: old.receipt, prompt: old.prompt, response: old.response, operatorKey: operatorKeypair().publicKeyBase58, offline: true })).ok).toBe(true);
+      expect(
+        (
+          await verifyReceipt({
+            receipt: old.receipt,
+            prompt: old.prompt,
+            response: old.response,
+            operatorKey: operatorKeypair().publicKeyBase58,
+            offline: true,
+          })
+        ).ok,
+      ).toBe(true);
     }
   });
 });

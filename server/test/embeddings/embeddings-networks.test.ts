@@ -48,8 +48,16 @@ function recordingFetch() {
 }
 
 /** Any client's fetch (x402-fetch's takes no URL object) posting `body` to the route. */
-const post = (fetcher: (url: string, init: RequestInit) => Promise<Response>, body: unknown, headers: Record<string, string> = {}) =>
-  fetcher(EMBEDDINGS_URL, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+const post = (
+  fetcher: (url: string, init: RequestInit) => Promise<Response>,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  fetcher(EMBEDDINGS_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 interface EmbeddingsAnswer {
   object: string;
@@ -93,7 +101,13 @@ async function expectPaidOnceAndReplayed(opts: {
   const receipt = parsed.receipt as { agent_pubkey: string; payment: { network: string; tx_signature: string } };
   expect(receipt.payment.network).toBe(caip2);
   expect(receipt.agent_pubkey).toBe(payer);
-  const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: { model: request.model, input: request.input }, response: answer, operatorKey: operatorKeypair().publicKeyBase58, rpc });
+  const verdict = await verifyReceipt({
+    receipt: parsed.receipt,
+    prompt: { model: request.model, input: request.input },
+    response: answer,
+    operatorKey: operatorKeypair().publicKeyBase58,
+    rpc,
+  });
   expect(verdict.checks, JSON.stringify(verdict.reasons)).toEqual(allChecks);
   expect(verdict.reasons.prompt_hash_ok).toBe("prompt hash matches (embeddings form)");
 
@@ -121,10 +135,22 @@ describe("embeddings on Base Sepolia", () => {
     const v1 = (await res.clone().json()) as { x402Version: number; accepts: Record<string, unknown>[] };
     const challenge = await challengeOf(res);
     expect(challenge.resource.url).toBe(EMBEDDINGS_URL);
-    expect(challenge.accepts[0]).toMatchObject({ scheme: "exact", network: "eip155:84532", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", amount: "1000", payTo: stack.evmDeposit });
+    expect(challenge.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "eip155:84532",
+      asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      amount: "1000",
+      payTo: stack.evmDeposit,
+    });
     expect(v1.x402Version).toBe(1);
     expect(v1.accepts).toHaveLength(1);
-    expect(v1.accepts[0]).toMatchObject({ scheme: "exact", network: "base-sepolia", maxAmountRequired: "1000", resource: EMBEDDINGS_URL, payTo: stack.evmDeposit });
+    expect(v1.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "base-sepolia",
+      maxAmountRequired: "1000",
+      resource: EMBEDDINGS_URL,
+      payTo: stack.evmDeposit,
+    });
   });
 
   it("are paid by the stock x402 v2 client (@x402/fetch + @x402/evm) once, with a receipt that verifies on the chain, and replayed free", async () => {
@@ -165,7 +191,10 @@ describe("embeddings on Base Sepolia", () => {
       balance: () => stack.baseSepolia!.usdcBalance(account.address),
     });
     expect(sent[0]!.header).toBe("X-PAYMENT");
-    expect(decodeXPaymentResponse(settlement!)).toMatchObject({ success: true, transaction: receipt.payment.tx_signature });
+    expect(decodeXPaymentResponse(settlement!)).toMatchObject({
+      success: true,
+      transaction: receipt.payment.tx_signature,
+    });
   });
 });
 
@@ -189,7 +218,11 @@ describe("embeddings on Solana devnet", () => {
       balance: () => stack.devnet.usdcBalance(kp.publicKeyBase58),
     });
     expect(sent[0]!.header).toBe("X-PAYMENT");
-    expect(decodeXPaymentResponse(settlement!)).toMatchObject({ success: true, payer: kp.publicKeyBase58, transaction: receipt.payment.tx_signature });
+    expect(decodeXPaymentResponse(settlement!)).toMatchObject({
+      success: true,
+      payer: kp.publicKeyBase58,
+      transaction: receipt.payment.tx_signature,
+    });
   });
 });
 
@@ -201,7 +234,11 @@ describe("a payment made for another route", () => {
     const embeddingsBody = { model: MODEL, input: "hello" };
     const chatHeader = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: chatBody })), rpc);
     expect((await stack.chat({ body: chatBody, headers: { "PAYMENT-SIGNATURE": chatHeader } })).status).toBe(200);
-    const embeddingsHeader = await buildPaymentHeader(agent, await challengeOf(await post(routeFetch, embeddingsBody)), rpc);
+    const embeddingsHeader = await buildPaymentHeader(
+      agent,
+      await challengeOf(await post(routeFetch, embeddingsBody)),
+      rpc,
+    );
     expect((await post(routeFetch, embeddingsBody, { "PAYMENT-SIGNATURE": embeddingsHeader })).status).toBe(200);
     const before = await recordedFor(agent.address);
     const balance = await stack.devnet.usdcBalance(agent.address);

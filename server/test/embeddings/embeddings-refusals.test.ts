@@ -45,10 +45,18 @@ async function expectRefusal(res: Response, status: number, code: string): Promi
   return body.error;
 }
 
-const post = (body: string, headers: Record<string, string> = {}) => embeddingsRoute(new Request(URL_, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }), {});
+const post = (body: string, headers: Record<string, string> = {}) =>
+  embeddingsRoute(
+    new Request(URL_, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }),
+    {},
+  );
 
 /** The exact bytes of a signed request and its headers, signed by `kp` for `url`. */
-function signed(kp: Ed25519Keypair, body: Record<string, unknown>, url = URL_): { text: string; headers: Record<string, string> } {
+function signed(
+  kp: Ed25519Keypair,
+  body: Record<string, unknown>,
+  url = URL_,
+): { text: string; headers: Record<string, string> } {
   const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
   return { text, headers: signRequestHeaders(kp, "POST", url, text) };
 }
@@ -98,8 +106,12 @@ describe("prepaid embeddings refusals", () => {
     const { text, headers } = signed(kp, { model: MODEL, input: "signed" });
     const otherBytes = { ...headers, ...signRequestHeaders(kp, "POST", URL_, `${text} `) };
     const otherPath = signRequestHeaders(kp, "POST", `${ORIGIN}/api/v1/inference`, text);
-    const otherKey = { ...signRequestHeaders(generateKeypair(), "POST", URL_, text), "X-Agent-Pubkey": kp.publicKeyBase58 };
-    for (const h of [otherBytes, otherPath, otherKey]) await expectRefusal(await post(text, h), 401, "invalid_signature");
+    const otherKey = {
+      ...signRequestHeaders(generateKeypair(), "POST", URL_, text),
+      "X-Agent-Pubkey": kp.publicKeyBase58,
+    };
+    for (const h of [otherBytes, otherPath, otherKey])
+      await expectRefusal(await post(text, h), 401, "invalid_signature");
     await expectRefusal(await post(text, { "X-Agent-Pubkey": kp.publicKeyBase58 }), 401, "missing_auth_headers");
     expect(await moneySnapshot()).toBe(before);
   });
@@ -108,7 +120,11 @@ describe("prepaid embeddings refusals", () => {
     const kp = await creditedKey(1_000_000n);
     const before = await moneySnapshot();
     const text = JSON.stringify({ model: MODEL, input: "no nonce", timestamp: Date.now() });
-    const error = await expectRefusal(await post(text, signRequestHeaders(kp, "POST", URL_, text)), 400, "invalid_request");
+    const error = await expectRefusal(
+      await post(text, signRequestHeaders(kp, "POST", URL_, text)),
+      400,
+      "invalid_request",
+    );
     expect(error).toMatchObject({ param: "nonce" });
     expect(await moneySnapshot()).toBe(before);
   });
@@ -131,16 +147,23 @@ describe("paid embeddings refusals, before any payment", () => {
     ["dimensions as a string", { input: "hi", dimensions: "64" }, "dimensions"],
     ["an unknown encoding_format", { input: "hi", encoding_format: "int8" }, "encoding_format"],
     ["an encoding_format that is not a string", { input: "hi", encoding_format: 1 }, "encoding_format"],
-  ])("refuses %s with 400 invalid_request naming it, with or without a payment header, taking nothing", async (_label, fields, param) => {
-    const before = await moneySnapshot();
-    const body = JSON.stringify({ model: MODEL, ...fields });
-    const headerSets: Record<string, string>[] = [{}, { "PAYMENT-SIGNATURE": paymentHeader }, { "X-PAYMENT": paymentHeader }];
-    for (const headers of headerSets) {
-      const error = await expectRefusal(await post(body, headers), 400, "invalid_request");
-      expect(error).toMatchObject({ param });
-    }
-    expect(await moneySnapshot()).toBe(before);
-  });
+  ])(
+    "refuses %s with 400 invalid_request naming it, with or without a payment header, taking nothing",
+    async (_label, fields, param) => {
+      const before = await moneySnapshot();
+      const body = JSON.stringify({ model: MODEL, ...fields });
+      const headerSets: Record<string, string>[] = [
+        {},
+        { "PAYMENT-SIGNATURE": paymentHeader },
+        { "X-PAYMENT": paymentHeader },
+      ];
+      for (const headers of headerSets) {
+        const error = await expectRefusal(await post(body, headers), 400, "invalid_request");
+        expect(error).toMatchObject({ param });
+      }
+      expect(await moneySnapshot()).toBe(before);
+    },
+  );
 
   it("refuses a body past the route's cap with 413 payload_too_large, taking nothing", async () => {
     const before = await moneySnapshot();

@@ -52,7 +52,14 @@ async function readCall(res: Response, request: Record<string, unknown>): Promis
 /** One embeddings call paid with the stock x402 client by a fresh funded agent. */
 async function paidCall(request: Record<string, unknown>): Promise<Call> {
   const { fetch: pay } = await stockPayingFetch(served);
-  return readCall(await pay(url("/api/v1/embeddings"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request) }), request);
+  return readCall(
+    await pay(url("/api/v1/embeddings"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+    }),
+    request,
+  );
 }
 
 /** One embeddings call signed by a freshly credited key, from prepaid credit. */
@@ -61,7 +68,10 @@ async function prepaidCall(request: Record<string, unknown>): Promise<Call> {
   await served.stack.credit(kp.publicKeyBase58, 1_000_000n);
   const body = { ...request, nonce: newNonce(), timestamp: Date.now() };
   const text = JSON.stringify(body);
-  const headers = { "content-type": "application/json", ...signRequestHeaders(kp, "POST", url("/api/v1/embeddings"), text) };
+  const headers = {
+    "content-type": "application/json",
+    ...signRequestHeaders(kp, "POST", url("/api/v1/embeddings"), text),
+  };
   return readCall(await fetch(url("/api/v1/embeddings"), { method: "POST", headers, body: text }), body);
 }
 
@@ -69,7 +79,13 @@ async function prepaidCall(request: Record<string, unknown>): Promise<Call> {
 function tamperedAnswer(call: Call): Call["response"] {
   const first = call.response.data[0]!.embedding;
   if (typeof first === "string") throw new Error("tamper a float answer");
-  return { ...call.response, data: [{ ...call.response.data[0]!, embedding: [first[0]! + 0.5, ...first.slice(1)] }, ...call.response.data.slice(1)] };
+  return {
+    ...call.response,
+    data: [
+      { ...call.response.data[0]!, embedding: [first[0]! + 0.5, ...first.slice(1)] },
+      ...call.response.data.slice(1),
+    ],
+  };
 }
 
 let paidFloat: Call;
@@ -85,21 +101,51 @@ beforeAll(async () => {
 describe("an embeddings receipt from the route, verified by the library", () => {
   it("matches the request and answer it was made over: paid (float and base64) and prepaid", async () => {
     for (const call of [paidFloat, paidBase64]) {
-      const verdict = await verifyReceipt({ receipt: call.receipt, prompt: call.request, response: call.response, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+      const verdict = await verifyReceipt({
+        receipt: call.receipt,
+        prompt: call.request,
+        response: call.response,
+        operatorKey: operatorKey(),
+        rpc: served.stack.devnet.url,
+      });
       expect(verdict.checks).toEqual(allChecks);
       expect(verdict.reasons.prompt_hash_ok).toBe("prompt hash matches (embeddings form)");
       expect(verdict.reasons.response_hash_ok).toBe("response hash matches");
     }
     expect(paidBase64.response.data[0]!.embedding).toEqual(expect.any(String));
     expect(prepaid.receipt).not.toHaveProperty("payment");
-    expect((await verifyReceipt({ receipt: prepaid.receipt, prompt: prepaid.request, response: prepaid.response, operatorKey: operatorKey() })).checks).toEqual(allChecks);
+    expect(
+      (
+        await verifyReceipt({
+          receipt: prepaid.receipt,
+          prompt: prepaid.request,
+          response: prepaid.response,
+          operatorKey: operatorKey(),
+        })
+      ).checks,
+    ).toEqual(allChecks);
   });
 
   it("says which hash differs for a moved vector value, or another input", async () => {
-    const moved = await verifyReceipt({ receipt: paidFloat.receipt, prompt: paidFloat.request, response: tamperedAnswer(paidFloat), operatorKey: operatorKey(), rpc: served.stack.devnet.url });
-    expect(moved).toMatchObject({ ok: false, checks: { prompt_hash_ok: true, response_hash_ok: false, service_signature_ok: true } });
+    const moved = await verifyReceipt({
+      receipt: paidFloat.receipt,
+      prompt: paidFloat.request,
+      response: tamperedAnswer(paidFloat),
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
+    expect(moved).toMatchObject({
+      ok: false,
+      checks: { prompt_hash_ok: true, response_hash_ok: false, service_signature_ok: true },
+    });
     expect(moved.reasons.response_hash_ok).toBe("response hash differs from the receipt's response_hash");
-    const otherInput = await verifyReceipt({ receipt: paidFloat.receipt, prompt: { ...paidFloat.request, input: ["the first text", "the second text!"] }, response: paidFloat.response, operatorKey: operatorKey(), rpc: served.stack.devnet.url });
+    const otherInput = await verifyReceipt({
+      receipt: paidFloat.receipt,
+      prompt: { ...paidFloat.request, input: ["the first text", "the second text!"] },
+      response: paidFloat.response,
+      operatorKey: operatorKey(),
+      rpc: served.stack.devnet.url,
+    });
     expect(otherInput).toMatchObject({ ok: false, checks: { prompt_hash_ok: false, response_hash_ok: true } });
     expect(otherInput.reasons.prompt_hash_ok).toBe("prompt hash differs from the receipt's prompt_hash");
   });
@@ -112,30 +158,76 @@ describe("an embeddings receipt from the route, verified by `signet verify`", ()
     writeFileSync(f, typeof value === "string" ? value : JSON.stringify(value));
     return f;
   };
-  const verifyArgs = (call: Call, response: unknown, receipt: unknown = call.receipt) => ["verify", "--receipt", file(receipt), "--prompt", file(call.request), "--response", file(response), "--json"];
+  const verifyArgs = (call: Call, response: unknown, receipt: unknown = call.receipt) => [
+    "verify",
+    "--receipt",
+    file(receipt),
+    "--prompt",
+    file(call.request),
+    "--response",
+    file(response),
+    "--json",
+  ];
 
   it("exits 0 with every check passed, for a paid receipt (its header form) and a prepaid one (the key fetched from the service)", async () => {
-    const paid = await runSignet([...verifyArgs(paidBase64, paidBase64.response, paidBase64.receiptHeader), "--operator-key", operatorKey(), "--rpc", served.stack.devnet.url], scratch);
+    const paid = await runSignet(
+      [
+        ...verifyArgs(paidBase64, paidBase64.response, paidBase64.receiptHeader),
+        "--operator-key",
+        operatorKey(),
+        "--rpc",
+        served.stack.devnet.url,
+      ],
+      scratch,
+    );
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout)).toMatchObject({ ok: true, checks: allChecks });
-    const fromService = await runSignet([...verifyArgs(prepaid, prepaid.response), "--endpoint", served.service.url], scratch);
+    const fromService = await runSignet(
+      [...verifyArgs(prepaid, prepaid.response), "--endpoint", served.service.url],
+      scratch,
+    );
     expect(fromService.code, fromService.stderr).toBe(0);
     expect(JSON.parse(fromService.stdout)).toMatchObject({ ok: true, checks: allChecks, operatorKey: operatorKey() });
   });
 
   it("exits 1 and prints the differing response hash for a moved vector value", async () => {
-    const run = await runSignet([...verifyArgs(paidFloat, tamperedAnswer(paidFloat)), "--operator-key", operatorKey(), "--rpc", served.stack.devnet.url], scratch);
+    const run = await runSignet(
+      [
+        ...verifyArgs(paidFloat, tamperedAnswer(paidFloat)),
+        "--operator-key",
+        operatorKey(),
+        "--rpc",
+        served.stack.devnet.url,
+      ],
+      scratch,
+    );
     expect(run.code, run.stderr).toBe(1);
-    const result = JSON.parse(run.stdout) as { ok: boolean; checks: Record<string, boolean>; reasons: Record<string, string> };
-    expect(result).toMatchObject({ ok: false, checks: { prompt_hash_ok: true, response_hash_ok: false, service_signature_ok: true, payment_on_chain_ok: true } });
+    const result = JSON.parse(run.stdout) as {
+      ok: boolean;
+      checks: Record<string, boolean>;
+      reasons: Record<string, string>;
+    };
+    expect(result).toMatchObject({
+      ok: false,
+      checks: { prompt_hash_ok: true, response_hash_ok: false, service_signature_ok: true, payment_on_chain_ok: true },
+    });
     expect(result.reasons.response_hash_ok).toBe("response hash differs from the receipt's response_hash");
   });
 });
 
 describe("an embeddings receipt from the route, verified by the hosted verifier", () => {
-  type Verdict = { ok: boolean; checks: Record<string, boolean>; network: string | null; verifier_signature: string } & Record<string, unknown>;
+  type Verdict = {
+    ok: boolean;
+    checks: Record<string, boolean>;
+    network: string | null;
+    verifier_signature: string;
+  } & Record<string, unknown>;
   async function hostedVerdict(body: unknown): Promise<Verdict> {
-    const res = await fetch(url("/api/verify"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(url("/api/verify"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     expect(res.status, text).toBe(200);
     return JSON.parse(text) as Verdict;
@@ -149,16 +241,38 @@ describe("an embeddings receipt from the route, verified by the hosted verifier"
   it("signs a passing verdict for a paid receipt (checked on the service's own chain RPC) and a prepaid one", async () => {
     for (const call of [paidFloat, paidBase64]) {
       const verdict = await hostedVerdict({ receipt: call.receipt, prompt: call.request, response: call.response });
-      expect(verdict).toMatchObject({ ok: true, checks: allChecks, network: served.stack.devnet.caip2, receipt_signature: call.receipt.service_signature });
+      expect(verdict).toMatchObject({
+        ok: true,
+        checks: allChecks,
+        network: served.stack.devnet.caip2,
+        receipt_signature: call.receipt.service_signature,
+      });
       expect(await signedByVerifier(verdict)).toBe(true);
     }
-    const verdict = await hostedVerdict({ receipt: prepaid.receipt, prompt: prepaid.request.input, response: prepaid.response });
+    const verdict = await hostedVerdict({
+      receipt: prepaid.receipt,
+      prompt: prepaid.request.input,
+      response: prepaid.response,
+    });
     expect(verdict).toMatchObject({ ok: true, checks: allChecks, network: null });
   });
 
   it("signs a failing verdict naming the response hash for a moved vector value", async () => {
-    const verdict = await hostedVerdict({ receipt: paidFloat.receipt, prompt: paidFloat.request, response: tamperedAnswer(paidFloat) });
-    expect(verdict).toMatchObject({ ok: false, checks: { prompt_hash_ok: true, response_hash_ok: false, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true } });
+    const verdict = await hostedVerdict({
+      receipt: paidFloat.receipt,
+      prompt: paidFloat.request,
+      response: tamperedAnswer(paidFloat),
+    });
+    expect(verdict).toMatchObject({
+      ok: false,
+      checks: {
+        prompt_hash_ok: true,
+        response_hash_ok: false,
+        service_signature_ok: true,
+        payment_on_chain_ok: true,
+        payer_matches: true,
+      },
+    });
     expect(await signedByVerifier(verdict)).toBe(true);
   });
 });
@@ -166,22 +280,39 @@ describe("an embeddings receipt from the route, verified by the hosted verifier"
 describe("the embeddings route in discovery", () => {
   it("is listed in /.well-known/x402 with the other paid routes' offers, its bazaar declaration, and as a prepaid route", async () => {
     const discovery = (await (await fetch(url("/.well-known/x402"))).json()) as {
-      resources: { resource: string; method: string; description: string; accepts: unknown[]; extensions: { bazaar?: { info?: { input?: { body?: unknown } } } } }[];
+      resources: {
+        resource: string;
+        method: string;
+        description: string;
+        accepts: unknown[];
+        extensions: { bazaar?: { info?: { input?: { body?: unknown } } } };
+      }[];
       prepaid: Record<string, string>;
     };
     const chat = discovery.resources.find((r) => r.resource === url("/api/v1/chat/completions"))!;
     const listed = discovery.resources.find((r) => r.resource === url("/api/v1/embeddings"));
-    expect(listed).toMatchObject({ method: "POST", description: expect.stringMatching(/embeddings/), accepts: chat.accepts });
+    expect(listed).toMatchObject({
+      method: "POST",
+      description: expect.stringMatching(/embeddings/),
+      accepts: chat.accepts,
+    });
     expect(listed!.accepts.length).toBeGreaterThan(0);
     expect(listed!.extensions.bazaar?.info?.input?.body).toMatchObject({ model: MODEL });
     expect(discovery.prepaid.embeddings).toBe(url("/api/v1/embeddings"));
   });
 
   it("is an operation of the OpenAPI document, with its request schema and its refusals (stable codes) documented", async () => {
-    const doc = (await (await fetch(url("/api/v1/openapi.json"))).json()) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, { description?: string }> }>> };
+    const doc = (await (await fetch(url("/api/v1/openapi.json"))).json()) as {
+      paths: Record<
+        string,
+        Record<string, { operationId: string; responses: Record<string, { description?: string }> }>
+      >;
+    };
     const operation = doc.paths["/api/v1/embeddings"]?.post;
     expect(operation?.operationId).toBe("createEmbeddings");
-    expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "402", "409", "413"]));
+    expect(Object.keys(operation!.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "401", "402", "409", "413"]),
+    );
     expect(JSON.stringify(operation)).toMatch(/streaming_not_supported/);
     expect(JSON.stringify(operation)).toMatch(/insufficient_credits/);
   });

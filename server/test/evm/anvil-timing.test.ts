@@ -3,7 +3,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createWalletClient, defineChain, http, parseGwei, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { BASE_BLOCK_TIME_SEC, USDC_BY_EVM_CHAIN, startLocalEvmChain, type LocalEvmChain } from "../../../devtools/anvil";
+import {
+  BASE_BLOCK_TIME_SEC,
+  USDC_BY_EVM_CHAIN,
+  startLocalEvmChain,
+  type LocalEvmChain,
+} from "../../../devtools/anvil";
 import type { FaultProfileInput } from "../../../devtools/localnet";
 
 const BASE = USDC_BY_EVM_CHAIN[8453]!;
@@ -16,14 +21,24 @@ afterEach(async () => {
 });
 
 async function base(extra: { blockTimeSec?: number; faults?: FaultProfileInput }): Promise<LocalEvmChain> {
-  const c = await startLocalEvmChain({ chainId: 8453, usdc: BASE.address, name: BASE.name, version: BASE.version, ...extra });
+  const c = await startLocalEvmChain({
+    chainId: 8453,
+    usdc: BASE.address,
+    name: BASE.name,
+    version: BASE.version,
+    ...extra,
+  });
   opened.push(c);
   return c;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC results, asserted field by field
 async function call(url: string, method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 }
 
@@ -31,9 +46,21 @@ async function call(url: string, method: string, params: unknown[] = []): Promis
 async function sendRaw(c: LocalEvmChain): Promise<Hex> {
   const account = privateKeyToAccount(generatePrivateKey());
   await c.fund(account.address, { wei: ONE_ETH });
-  const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
+  const chain = defineChain({
+    id: c.chainId,
+    name: "local",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [c.url] } },
+  });
   const wallet = createWalletClient({ account, chain, transport: http(c.url) });
-  const signed = await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 });
+  const signed = await wallet.signTransaction({
+    to: account.address,
+    value: 1n,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei("10"),
+    maxPriorityFeePerGas: 1n,
+    nonce: 0,
+  });
   return (await call(c.url, "eth_sendRawTransaction", [signed])) as Hex;
 }
 
@@ -108,7 +135,12 @@ describe("startLocalEvmChain({ faults })", () => {
     const dropped = hashes.filter((_h, i) => known[i] === null);
     expect(dropped.length).toBeGreaterThanOrEqual(1);
     expect(dropped.length).toBeLessThanOrEqual(13);
-    expect(c.faultLog()!.events.filter((e) => e.kind === "drop").map((e) => hashes[e.n])).toEqual(dropped);
+    expect(
+      c
+        .faultLog()!
+        .events.filter((e) => e.kind === "drop")
+        .map((e) => hashes[e.n]),
+    ).toEqual(dropped);
   });
 
   it("delays raw transactions by a time drawn from confirmDelayMs", async () => {
@@ -127,9 +159,23 @@ describe("startLocalEvmChain({ faults })", () => {
     const c = await base({ blockTimeSec: 0, faults: { seed: 4, reorgRate: 1 } });
     const account = privateKeyToAccount(generatePrivateKey());
     await call(c.faultFreeUrl, "anvil_setBalance", [account.address, "0xde0b6b3a7640000"]);
-    const chain = defineChain({ id: c.chainId, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.url] } } });
+    const chain = defineChain({
+      id: c.chainId,
+      name: "local",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [c.url] } },
+    });
     const wallet = createWalletClient({ account, chain, transport: http(c.url) });
-    const hash = (await call(c.url, "eth_sendRawTransaction", [await wallet.signTransaction({ to: account.address, value: 1n, gas: 21_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, nonce: 0 })])) as Hex;
+    const hash = (await call(c.url, "eth_sendRawTransaction", [
+      await wallet.signTransaction({
+        to: account.address,
+        value: 1n,
+        gas: 21_000n,
+        maxFeePerGas: parseGwei("10"),
+        maxPriorityFeePerGas: 1n,
+        nonce: 0,
+      }),
+    ])) as Hex;
     const receipt = await minedReceipt(c.url, hash);
     const height = Number(receipt.blockNumber);
     let replaced = false;

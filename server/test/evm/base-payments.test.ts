@@ -27,9 +27,12 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role: "user", content: "pay me on Base" }] };
+const body = {
+  model: "local/echo-1",
+  network: "base-sepolia",
+  messages: [{ role: "user", content: "pay me on Base" }],
+};
 const PRICE = 1_000n;
-
 
 /** What a payment may move for an agent on Base Sepolia: its wallet, its ledger entries, its logged calls. */
 async function movedFor(agent: PrivateKeyAccount) {
@@ -45,7 +48,9 @@ async function expectNothingMoved(agent: PrivateKeyAccount, before: bigint) {
   expect(await sepolia.usdcBalance(agent.address)).toBe(before);
   const payer = agent.address.toLowerCase();
   expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: payer } })).toBe(0);
-  expect(await stack.tdb.prisma.payment.count({ where: { payer, status: { in: ["settled", "served", "unserved"] } } })).toBe(0);
+  expect(
+    await stack.tdb.prisma.payment.count({ where: { payer, status: { in: ["settled", "served", "unserved"] } } }),
+  ).toBe(0);
 }
 
 describe("a paid Base Sepolia call", () => {
@@ -76,27 +81,48 @@ describe("a paid Base Sepolia call", () => {
 
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
-    const receipt = parsed.receipt as { agent_pubkey: string; payment: { network: string; pay_to: string; tx_signature: string; amount_usdc: number } };
+    const receipt = parsed.receipt as {
+      agent_pubkey: string;
+      payment: { network: string; pay_to: string; tx_signature: string; amount_usdc: number };
+    };
     expect(receipt.agent_pubkey).toBe(agent.address.toLowerCase());
     expect(receipt.payment).toMatchObject({ network: "eip155:84532", pay_to: stack.evmDeposit, amount_usdc: 0.001 });
     expect(receipt.payment.tx_signature).toMatch(/^0x[0-9a-f]{64}$/);
 
     const { operatorKeypair } = await import("../support/env");
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response, operatorKey: operatorKeypair().publicKeyBase58, rpc: sepolia.url });
-    expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: body.messages,
+      response,
+      operatorKey: operatorKeypair().publicKeyBase58,
+      rpc: sepolia.url,
+    });
+    expect(verdict.checks).toEqual({
+      prompt_hash_ok: true,
+      response_hash_ok: true,
+      service_signature_ok: true,
+      payment_on_chain_ok: true,
+      payer_matches: true,
+    });
     expect(verdict.reasons.payment_on_chain_ok).toContain("transfer of 0.001 USDC");
 
     // The hosted verifier, with no caller `rpc`, checks it against the service's own Base Sepolia RPC and signs.
     const { POST: verifyRoute } = await import("@/app/api/verify/route");
     const hosted = await verifyRoute(
-      new Request("http://signet.test/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ receipt: parsed.receipt, prompt: body.messages, response }) }),
+      new Request("http://signet.test/api/verify", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ receipt: parsed.receipt, prompt: body.messages, response }),
+      }),
       {},
     );
     expect(hosted.status).toBe(200);
     expect(await hosted.json()).toMatchObject({ ok: true, checks: { payment_on_chain_ok: true, payer_matches: true } });
 
     // The ledger credited and debited the payer on Base Sepolia only.
-    const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent.address.toLowerCase() } });
+    const entries = await stack.tdb.prisma.ledgerEntry.findMany({
+      where: { agentPubkey: agent.address.toLowerCase() },
+    });
     expect(new Set(entries.map((e) => e.network))).toEqual(new Set(["eip155:84532"]));
   });
 
@@ -111,7 +137,10 @@ describe("a paid Base Sepolia call", () => {
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     expect(((await again.json()) as { id: string }).id).toBe(servedId);
-    const other = await stack.chat({ body: { ...body, messages: [{ role: "user", content: "another request" }] }, headers: { "PAYMENT-SIGNATURE": header } });
+    const other = await stack.chat({
+      body: { ...body, messages: [{ role: "user", content: "another request" }] },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     expect(other.status).toBe(409);
     expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await movedFor(agent)).toEqual(before);
@@ -138,24 +167,35 @@ describe("refused Base payments", () => {
     const agent = await stack.newEvmAgent(1_000_000n);
     const nonce = `0x${randomBytes(32).toString("hex")}` as `0x${string}`;
     const challenge = await challengeOf(await stack.chat({ body }));
-    const served = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": await authorizationHeader(agent, challenge, { nonce }) } });
+    const served = await stack.chat({
+      body,
+      headers: { "PAYMENT-SIGNATURE": await authorizationHeader(agent, challenge, { nonce }) },
+    });
     expect(served.status).toBe(200);
     const servedId = ((await served.json()) as { id: string }).id;
     const before = await movedFor(agent);
     // Same nonce, a different validBefore: other bytes, but the same (from, nonce) the token contract spends once, so
     // it is the same payment, answered before anything is verified or sent: the same request gets the stored answer,
     // another request is refused.
-    const reused = await authorizationHeader(agent, challenge, { nonce, validBefore: BigInt(Math.floor(Date.now() / 1000)) + 200n });
+    const reused = await authorizationHeader(agent, challenge, {
+      nonce,
+      validBefore: BigInt(Math.floor(Date.now() / 1000)) + 200n,
+    });
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": reused } });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-answer-replayed")).toBe("true");
     expect(((await res.json()) as { id: string }).id).toBe(servedId);
-    const other = await stack.chat({ body: { ...body, messages: [{ role: "user", content: "another request" }] }, headers: { "PAYMENT-SIGNATURE": reused } });
+    const other = await stack.chat({
+      body: { ...body, messages: [{ role: "user", content: "another request" }] },
+      headers: { "PAYMENT-SIGNATURE": reused },
+    });
     expect(other.status).toBe(409);
     expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await movedFor(agent)).toEqual(before);
     expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, calls: 1 });
-    expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.payment.count({ where: { payer: agent.address.toLowerCase(), status: "served" } }),
+    ).toBe(1);
   });
 
   it("refuses an agent that cannot cover the price as insufficient_balance", async () => {
@@ -189,7 +229,11 @@ describe("Base mainnet", () => {
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
     try {
       const challenge = await challengeOf(await stack.chat({ body: mainnetBody }));
-      expect(challenge.accepts[0]).toMatchObject({ network: "eip155:8453", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", extra: { name: "USD Coin", version: "2" } });
+      expect(challenge.accepts[0]).toMatchObject({
+        network: "eip155:8453",
+        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        extra: { name: "USD Coin", version: "2" },
+      });
       const agent = await stack.newEvmAgent(1_000_000n, stack.base!);
       const res = await stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", {
         method: "POST",
@@ -201,10 +245,22 @@ describe("Base mainnet", () => {
       const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
       if (!parsed.ok) throw new Error("no receipt");
       const { operatorKeypair } = await import("../support/env");
-      const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: mainnetBody.messages, response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.base!.url });
+      const verdict = await verifyReceipt({
+        receipt: parsed.receipt,
+        prompt: mainnetBody.messages,
+        response: await res.json(),
+        operatorKey: operatorKeypair().publicKeyBase58,
+        rpc: stack.base!.url,
+      });
       expect(verdict.ok).toBe(true);
       // The same receipt checked against Base Sepolia's chain is not found there.
-      const wrongChain = await verifyReceipt({ receipt: parsed.receipt, prompt: mainnetBody.messages, response: "x", operatorKey: operatorKeypair().publicKeyBase58, rpc: sepolia.url });
+      const wrongChain = await verifyReceipt({
+        receipt: parsed.receipt,
+        prompt: mainnetBody.messages,
+        response: "x",
+        operatorKey: operatorKeypair().publicKeyBase58,
+        rpc: sepolia.url,
+      });
       expect(wrongChain.checks.payment_on_chain_ok).toBe(false);
     } finally {
       await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "false", "test");
@@ -215,10 +271,20 @@ describe("Base mainnet", () => {
     const listed = await stack.newEvmAgent(1_000_000n, stack.base!);
     const stranger = await stack.newEvmAgent(1_000_000n, stack.base!);
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${listed.address}`, "test");
+    await writeSetting(
+      stack.tdb.prisma,
+      stack.config,
+      "SERVICE_ALLOWED_AGENTS",
+      `${generateKeypair().publicKeyBase58},${listed.address}`,
+      "test",
+    );
     try {
       const call = (agent: PrivateKeyAccount) =>
-        stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(mainnetBody) });
+        stack.evmPayingFetch(agent)("http://signet.test/api/v1/chat/completions", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(mainnetBody),
+        });
       const refused = await call(stranger);
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject({ error: { code: "agent_not_allowed" } });
@@ -235,21 +301,37 @@ describe("credit top-ups on Base Sepolia", () => {
   it("credits the named Ed25519 key on Base Sepolia, and requires one", async () => {
     const { POST } = await import("@/app/api/v1/credits/route");
     const url = "http://signet.test/api/v1/credits";
-    const route = ((input: RequestInfo | URL, init?: RequestInit) => POST(new Request(input, init), {})) as typeof fetch;
-    const missing = await route(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usdc: "0.05", network: "base-sepolia" }) });
+    const route = ((input: RequestInfo | URL, init?: RequestInit) =>
+      POST(new Request(input, init), {})) as typeof fetch;
+    const missing = await route(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount_usdc: "0.05", network: "base-sepolia" }),
+    });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toMatchObject({ error: { code: "invalid_request", detail: "agent_pubkey", param: "agent_pubkey" } });
+    expect(await missing.json()).toMatchObject({
+      error: { code: "invalid_request", detail: "agent_pubkey", param: "agent_pubkey" },
+    });
 
     const spender = generateKeypair().publicKeyBase58;
     const agent = await stack.newEvmAgent(1_000_000n);
     const { createEvmPayingFetch } = await import("../../agent/paying-fetch");
-    const res = await createEvmPayingFetch(agent, ["eip155:84532"], route)(url, {
+    const res = await createEvmPayingFetch(
+      agent,
+      ["eip155:84532"],
+      route,
+    )(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ amount_usdc: "0.05", network: "base-sepolia", agent_pubkey: spender }),
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ agent_pubkey: spender, payer: agent.address.toLowerCase(), network: "eip155:84532", balance_usdc: "0.05" });
+    expect(await res.json()).toMatchObject({
+      agent_pubkey: spender,
+      payer: agent.address.toLowerCase(),
+      network: "eip155:84532",
+      balance_usdc: "0.05",
+    });
     expect(await sepolia.usdcBalance(agent.address)).toBe(1_000_000n - 50_000n);
   });
 });
@@ -257,9 +339,17 @@ describe("credit top-ups on Base Sepolia", () => {
 describe("the CLI on Base Sepolia", () => {
   const root = path.resolve(__dirname, "../../..");
   const signet = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.join(root, "bin/cli/signet.mjs"), ...args], { cwd: root, env: testEnv(), encoding: "utf8" }).then(
+    promisify(execFile)(process.execPath, [path.join(root, "bin/cli/signet.mjs"), ...args], {
+      cwd: root,
+      env: testEnv(),
+      encoding: "utf8",
+    }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: e.code ?? 1,
+        stdout: e.stdout ?? "",
+        stderr: e.stderr ?? "",
+      }),
     );
 
   it("funds a 0x address with `localnet fund`, then pays with `signet chat --network base-sepolia --keypair FILE` and verifies", async () => {
@@ -268,8 +358,13 @@ describe("the CLI on Base Sepolia", () => {
     const { GET: didDocumentRoute } = await import("@/app/.well-known/did.json/route");
     // The service over real HTTP, as the CLI reaches it: the chat route, the operator key and the DID document (the
     // x402 receipt's key), at the public origin the service names.
-    const routes: Record<string, (r: Request) => Promise<Response>> = { "/api/v1/operator-key": (r) => operatorKeyRoute(r, {}), "/.well-known/did.json": (r) => didDocumentRoute(r, {}) };
-    const server = await startServer((req, reqBody, res) => answerWithRoute(routes[req.url ?? ""] ?? ((r) => chatRoute(r, {})), req, reqBody, res));
+    const routes: Record<string, (r: Request) => Promise<Response>> = {
+      "/api/v1/operator-key": (r) => operatorKeyRoute(r, {}),
+      "/.well-known/did.json": (r) => didDocumentRoute(r, {}),
+    };
+    const server = await startServer((req, reqBody, res) =>
+      answerWithRoute(routes[req.url ?? ""] ?? ((r) => chatRoute(r, {})), req, reqBody, res),
+    );
     const restore = setEnv({ SERVICE_BASE_URL: server.url });
     try {
       const keyFile = path.join(tempDataDir(), "agent-evm.txt");
@@ -280,12 +375,25 @@ describe("the CLI on Base Sepolia", () => {
       expect(funded.code, funded.stderr).toBe(0);
       expect(await sepolia.usdcBalance(agent.address)).toBe(2_000_000n);
 
-      const r = await signet(["chat", "hello from the CLI", "--network", "base-sepolia", "--keypair", keyFile, "--endpoint", server.url, "--rpc", sepolia.url]);
+      const r = await signet([
+        "chat",
+        "hello from the CLI",
+        "--network",
+        "base-sepolia",
+        "--keypair",
+        keyFile,
+        "--endpoint",
+        server.url,
+        "--rpc",
+        sepolia.url,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain("hello from the CLI");
       expect(r.stderr).toContain("✓ payer_matches");
       expect(r.stderr).toMatch(/paid: tx 0x[0-9a-f]{64}/);
-      expect(r.stderr).toContain(`x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(server.url).host)}#operator-key`);
+      expect(r.stderr).toContain(
+        `x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(server.url).host)}#operator-key`,
+      );
       expect(await sepolia.usdcBalance(agent.address)).toBe(2_000_000n - PRICE);
     } finally {
       await restore();
@@ -296,7 +404,18 @@ describe("the CLI on Base Sepolia", () => {
   it("refuses a key file that is not an EVM key, with one line and exit 2", async () => {
     const keyFile = path.join(tempDataDir(), "not-a-key.txt");
     writeFileSync(keyFile, "[1,2,3]");
-    const r = await signet(["chat", "hi", "--network", "base-sepolia", "--keypair", keyFile, "--endpoint", "http://127.0.0.1:9", "--rpc", sepolia.url]);
+    const r = await signet([
+      "chat",
+      "hi",
+      "--network",
+      "base-sepolia",
+      "--keypair",
+      keyFile,
+      "--endpoint",
+      "http://127.0.0.1:9",
+      "--rpc",
+      sepolia.url,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^signet: .*does not hold a hex EVM private key/);
   });

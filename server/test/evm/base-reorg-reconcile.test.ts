@@ -20,7 +20,11 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role: "user", content: "pay me, then lose the block" }] };
+const body = {
+  model: "local/echo-1",
+  network: "base-sepolia",
+  messages: [{ role: "user", content: "pay me, then lose the block" }],
+};
 
 async function baseReport() {
   const reports = await reconcile(await routeRuntime(), { networks: ["base-sepolia"] });
@@ -28,7 +32,11 @@ async function baseReport() {
 }
 
 async function anvil(method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(stack.baseSepolia!.faultFreeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(stack.baseSepolia!.faultFreeUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const answer = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
   return answer.result;
@@ -59,16 +67,32 @@ describe("reconcile after a Base reorg", () => {
     await anvil("evm_setIntervalMining", [1]);
 
     const report = await baseReport();
-    expect(report.mismatches).toEqual([expect.objectContaining({ kind: "payment_reorged", transaction: tx, detail: expect.stringContaining("the chain no longer knows it") })]);
+    expect(report.mismatches).toEqual([
+      expect.objectContaining({
+        kind: "payment_reorged",
+        transaction: tx,
+        detail: expect.stringContaining("the chain no longer knows it"),
+      }),
+    ]);
 
     // What the service holds: the call was served and its receipt and payment stand; nothing undoes them.
-    const payment = await stack.tdb.prisma.payment.findFirst({ where: { txSignature: { equals: tx, mode: "insensitive" } } });
+    const payment = await stack.tdb.prisma.payment.findFirst({
+      where: { txSignature: { equals: tx, mode: "insensitive" } },
+    });
     expect(payment?.status).toBe("served");
     // anvil 1.7.1 does not put a reorged transaction back in its mempool: it is gone, and the authorization is unspent.
     expect(await anvil("txpool_status", [])).toEqual({ pending: "0x0", queued: "0x0" });
-    const auth = JSON.parse(Buffer.from(header, "base64").toString()) as { payload: { authorization: { from: Hex; nonce: Hex } } };
+    const auth = JSON.parse(Buffer.from(header, "base64").toString()) as {
+      payload: { authorization: { from: Hex; nonce: Hex } };
+    };
     const usdc = stack.baseSepolia!.usdc;
-    const used = () => client.readContract({ address: usdc, abi: eip3009ABI, functionName: "authorizationState", args: [auth.payload.authorization.from, auth.payload.authorization.nonce] });
+    const used = () =>
+      client.readContract({
+        address: usdc,
+        abi: eip3009ABI,
+        functionName: "authorizationState",
+        args: [auth.payload.authorization.from, auth.payload.authorization.nonce],
+      });
     expect(await used()).toBe(false);
     // The same request with the same payment header gets the stored answer: it is not served twice, and nothing of the
     // payment is sent to the chain again.
@@ -108,18 +132,37 @@ describe("findReorgedPayments()", () => {
         const { id, method } = JSON.parse(text) as { id: number; method: string };
         const result =
           method === "eth_getTransactionReceipt"
-            ? { transactionHash: tx, blockHash: orphaned, blockNumber: "0x10", status: "0x1", logs: [], from: `0x${"11".repeat(20)}`, to: null, type: "0x2" }
+            ? {
+                transactionHash: tx,
+                blockHash: orphaned,
+                blockNumber: "0x10",
+                status: "0x1",
+                logs: [],
+                from: `0x${"11".repeat(20)}`,
+                to: null,
+                type: "0x2",
+              }
             : method === "eth_getBlockByNumber"
-              ? { hash: canonical, number: "0x10", timestamp: "0x1", transactions: [], parentHash: `0x${"00".repeat(32)}` }
+              ? {
+                  hash: canonical,
+                  number: "0x10",
+                  timestamp: "0x1",
+                  transactions: [],
+                  parentHash: `0x${"00".repeat(32)}`,
+                }
               : null;
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
-      const client = createPublicClient({ transport: http_(`http://127.0.0.1:${(server.address() as AddressInfo).port}`) });
+      const client = createPublicClient({
+        transport: http_(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      });
       const found = await findReorgedPayments(client, [{ id: "p1", txSignature: tx, units: 1000n }]);
-      expect(found).toEqual([{ transaction: tx, detail: expect.stringContaining(`but the canonical block there is ${canonical}`) }]);
+      expect(found).toEqual([
+        { transaction: tx, detail: expect.stringContaining(`but the canonical block there is ${canonical}`) },
+      ]);
     } finally {
       server.close();
     }

@@ -18,7 +18,12 @@ let faulty: LocalEvmChain;
 let tdb: TestDatabase;
 beforeAll(async () => {
   // Interval mining: transactions wait in the mempool, where two with one nonce collide.
-  evm = await startLocalEvmChain({ chainId: 84532, ...USDC_BY_EVM_CHAIN[84532]!, usdc: USDC_BY_EVM_CHAIN[84532]!.address, blockTimeSec: 1 });
+  evm = await startLocalEvmChain({
+    chainId: 84532,
+    ...USDC_BY_EVM_CHAIN[84532]!,
+    usdc: USDC_BY_EVM_CHAIN[84532]!.address,
+    blockTimeSec: 1,
+  });
   // The soak's Base faults: a quarter of raw transactions answered with their hash and dropped, half held back 1-6 s.
   faulty = await startLocalEvmChain({
     chainId: 8453,
@@ -52,10 +57,14 @@ async function minedNonces(chain: LocalEvmChain, relayer: string, startBlock: bi
 
 function runInstance(env: Record<string, string>): Promise<({ hash: Hex } | { error: string })[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/evm/nonce-relay-child.ts"], {
-      env: testEnv({ ...env, LOG_LEVEL: "silent" }),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", "server/test/evm/nonce-relay-child.ts"],
+      {
+        env: testEnv({ ...env, LOG_LEVEL: "silent" }),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -79,12 +88,25 @@ describe("the EVM relayer's nonce across instances", () => {
     const client = createPublicClient({ transport: http(evm.faultFreeUrl) });
     const startBlock = await client.getBlockNumber({ cacheTime: 0 });
 
-    const common = { RPC_URL: evm.url, CHAIN_ID: "84532", USDC: evm.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[84532]!.name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532]!.version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, ...(testEnv().NONCE_MODE ? { NONCE_MODE: testEnv().NONCE_MODE } : {}) };
+    const common = {
+      RPC_URL: evm.url,
+      CHAIN_ID: "84532",
+      USDC: evm.usdc,
+      TOKEN_NAME: USDC_BY_EVM_CHAIN[84532]!.name,
+      TOKEN_VERSION: USDC_BY_EVM_CHAIN[84532]!.version,
+      RELAYER_KEY: relayerKey,
+      PAY_TO: payTo,
+      COUNT: String(TRANSFERS_EACH),
+      DATABASE_URL: tdb.url,
+      ...(testEnv().NONCE_MODE ? { NONCE_MODE: testEnv().NONCE_MODE } : {}),
+    };
     const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
 
     expect(results.filter((r) => "error" in r)).toEqual([]);
     const hashes = results.map((r) => (r as { hash: Hex }).hash);
-    const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 250 })));
+    const receipts = await Promise.all(
+      hashes.map((hash) => client.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 250 })),
+    );
     expect(receipts.map((r) => r.status)).toEqual(hashes.map(() => "success"));
     const perTransfer = (TRANSFERS_EACH * (TRANSFERS_EACH + 1)) / 2;
     expect(await evm.usdcBalance(payTo)).toBe(BigInt(INSTANCES * perTransfer));
@@ -112,16 +134,32 @@ describe("the EVM relayer's nonce across instances", () => {
     // Every raw transaction any instance sends passes the recorder: two different ones with one nonce show there.
     const recorder = await startRelayRecorder(faulty.url);
     try {
-      const common = { RPC_URL: recorder.url, CHAIN_ID: "8453", USDC: faulty.usdc, TOKEN_NAME: USDC_BY_EVM_CHAIN[8453]!.name, TOKEN_VERSION: USDC_BY_EVM_CHAIN[8453]!.version, RELAYER_KEY: relayerKey, PAY_TO: payTo, COUNT: String(TRANSFERS_EACH), DATABASE_URL: tdb.url, SWEEP_UNTIL_MINED: "true" };
+      const common = {
+        RPC_URL: recorder.url,
+        CHAIN_ID: "8453",
+        USDC: faulty.usdc,
+        TOKEN_NAME: USDC_BY_EVM_CHAIN[8453]!.name,
+        TOKEN_VERSION: USDC_BY_EVM_CHAIN[8453]!.version,
+        RELAYER_KEY: relayerKey,
+        PAY_TO: payTo,
+        COUNT: String(TRANSFERS_EACH),
+        DATABASE_URL: tdb.url,
+        SWEEP_UNTIL_MINED: "true",
+      };
       const results = (await Promise.all(payers.map((key) => runInstance({ ...common, PAYER_KEY: key })))).flat();
 
       expect(results.filter((r) => "error" in r)).toEqual([]);
       const byNonce = new Map<number, Set<string>>();
-      for (const tx of recorder.sent) if (tx.from === relayer.toLowerCase()) byNonce.set(tx.nonce, (byNonce.get(tx.nonce) ?? new Set()).add(tx.hash));
+      for (const tx of recorder.sent)
+        if (tx.from === relayer.toLowerCase()) byNonce.set(tx.nonce, (byNonce.get(tx.nonce) ?? new Set()).add(tx.hash));
       expect([...byNonce].filter(([, hashes]) => hashes.size > 1)).toEqual([]);
 
       const hashes = results.map((r) => (r as { hash: Hex }).hash);
-      const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, timeout: 20_000, pollingInterval: 250 }).catch(() => null)));
+      const receipts = await Promise.all(
+        hashes.map((hash) =>
+          client.waitForTransactionReceipt({ hash, timeout: 20_000, pollingInterval: 250 }).catch(() => null),
+        ),
+      );
       expect(receipts.map((r) => r?.status ?? "never mined")).toEqual(hashes.map(() => "success"));
       const perTransfer = (TRANSFERS_EACH * (TRANSFERS_EACH + 1)) / 2;
       expect(await faulty.usdcBalance(payTo)).toBe(BigInt(INSTANCES * perTransfer));

@@ -71,7 +71,10 @@ function clientsFor(c: LocalEvmChain) {
   return {
     chain: viemChain,
     public: createPublicClient({ chain: viemChain, transport: http(c.url), pollingInterval: 50 }),
-    wallet: (account: PrivateKeyAccount) => createWalletClient({ account, chain: viemChain, transport: http(c.url), pollingInterval: 50 }).extend(publicActions),
+    wallet: (account: PrivateKeyAccount) =>
+      createWalletClient({ account, chain: viemChain, transport: http(c.url), pollingInterval: 50 }).extend(
+        publicActions,
+      ),
   };
 }
 
@@ -88,8 +91,17 @@ async function authorization(from: `0x${string}`, to: `0x${string}`, value: bigi
   return { from, to, value, validAfter: now - 60n, validBefore: now + 3600n, nonce: randomNonce() };
 }
 
-function sign(signer: PrivateKeyAccount, auth: Authorization, primaryType: "TransferWithAuthorization" | "ReceiveWithAuthorization" = "TransferWithAuthorization"): Promise<Hex> {
-  const domain = { name: SEPOLIA.name, version: SEPOLIA.version, chainId: chain.chainId, verifyingContract: chain.usdc };
+function sign(
+  signer: PrivateKeyAccount,
+  auth: Authorization,
+  primaryType: "TransferWithAuthorization" | "ReceiveWithAuthorization" = "TransferWithAuthorization",
+): Promise<Hex> {
+  const domain = {
+    name: SEPOLIA.name,
+    version: SEPOLIA.version,
+    chainId: chain.chainId,
+    verifyingContract: chain.usdc,
+  };
   return primaryType === "TransferWithAuthorization"
     ? signer.signTypedData({ domain, types: AUTHORIZATION_TYPES, primaryType, message: auth })
     : signer.signTypedData({ domain, types: RECEIVE_TYPES, primaryType, message: auth });
@@ -117,10 +129,22 @@ async function read<T>(functionName: string, args: readonly unknown[] = []): Pro
  * A refused authorization: the call reverts with `reason`, and when mined anyway (fixed gas skips viem's estimate) it
  * fails on chain and leaves both balances and the nonce untouched.
  */
-async function expectRefused(sender: PrivateKeyAccount, functionName: string, auth: Authorization, args: readonly unknown[], reason: string) {
-  const state = async () => [await chain.usdcBalance(auth.from), await chain.usdcBalance(auth.to), await read("authorizationState", [auth.from, auth.nonce])];
+async function expectRefused(
+  sender: PrivateKeyAccount,
+  functionName: string,
+  auth: Authorization,
+  args: readonly unknown[],
+  reason: string,
+) {
+  const state = async () => [
+    await chain.usdcBalance(auth.from),
+    await chain.usdcBalance(auth.to),
+    await read("authorizationState", [auth.from, auth.nonce]),
+  ];
   const before = await state();
-  await expect(client.public.simulateContract({ account: sender, address: chain.usdc, abi: EIP3009_USDC_ABI, functionName, args })).rejects.toThrow(reason);
+  await expect(
+    client.public.simulateContract({ account: sender, address: chain.usdc, abi: EIP3009_USDC_ABI, functionName, args }),
+  ).rejects.toThrow(reason);
   const receipt = await send(sender, functionName, args, 300_000n);
   expect(receipt.status).toBe("reverted");
   expect(await state()).toEqual(before);
@@ -129,7 +153,13 @@ async function expectRefused(sender: PrivateKeyAccount, functionName: string, au
 beforeAll(async () => {
   // Automine, asked for: these pin the token's rules over ~40 transactions one after another (2 s blocks would add a
   // minute and test nothing more); anvil-timing and base-payments run Base's interval.
-  chain = await startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, blockTimeSec: 0 });
+  chain = await startLocalEvmChain({
+    chainId: 84532,
+    usdc: SEPOLIA.address,
+    name: SEPOLIA.name,
+    version: SEPOLIA.version,
+    blockTimeSec: 0,
+  });
   client = clientsFor(chain);
 });
 afterAll(async () => chain?.close());
@@ -138,8 +168,15 @@ describe("startLocalEvmChain()", () => {
   it("plants a token at Base Sepolia's USDC address that answers the USDC, version 2 domain with 6 decimals", async () => {
     expect(chain.usdc).toBe(SEPOLIA.address);
     expect(await client.public.getChainId()).toBe(84532);
-    const [fields, name, version, chainId, verifyingContract] = await read<readonly [Hex, string, string, bigint, string]>("eip712Domain");
-    expect({ fields, name, version, chainId, verifyingContract }).toEqual({ fields: "0x0f", name: "USDC", version: "2", chainId: 84532n, verifyingContract: SEPOLIA.address });
+    const [fields, name, version, chainId, verifyingContract] =
+      await read<readonly [Hex, string, string, bigint, string]>("eip712Domain");
+    expect({ fields, name, version, chainId, verifyingContract }).toEqual({
+      fields: "0x0f",
+      name: "USDC",
+      version: "2",
+      chainId: 84532n,
+      verifyingContract: SEPOLIA.address,
+    });
     expect(await read("name")).toBe("USDC");
     expect(await read("version")).toBe("2");
     expect(await read("symbol")).toBe("USDC");
@@ -149,19 +186,41 @@ describe("startLocalEvmChain()", () => {
   it("computes the domain separator from the stored name and version, the chain id and the token's address", async () => {
     const expected = hashDomain({
       domain: { name: "USDC", version: "2", chainId: 84532n, verifyingContract: SEPOLIA.address },
-      types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }] },
+      types: {
+        EIP712Domain: [
+          { name: "name", type: "string" },
+          { name: "version", type: "string" },
+          { name: "chainId", type: "uint256" },
+          { name: "verifyingContract", type: "address" },
+        ],
+      },
     });
     expect(await read("DOMAIN_SEPARATOR")).toBe(expected);
   });
 
   it("plays Base with the USD Coin domain on a second chain", async () => {
     const base = USDC_BY_EVM_CHAIN[8453]!;
-    const mainnet = await startLocalEvmChain({ chainId: 8453, usdc: base.address, name: base.name, version: base.version, blockTimeSec: 0 });
+    const mainnet = await startLocalEvmChain({
+      chainId: 8453,
+      usdc: base.address,
+      name: base.name,
+      version: base.version,
+      blockTimeSec: 0,
+    });
     try {
       const c = clientsFor(mainnet);
       expect(await c.public.getChainId()).toBe(8453);
-      const [, name, version, chainId, verifyingContract] = (await c.public.readContract({ address: mainnet.usdc, abi: EIP3009_USDC_ABI, functionName: "eip712Domain" })) as readonly unknown[];
-      expect({ name, version, chainId, verifyingContract }).toEqual({ name: "USD Coin", version: "2", chainId: 8453n, verifyingContract: base.address });
+      const [, name, version, chainId, verifyingContract] = (await c.public.readContract({
+        address: mainnet.usdc,
+        abi: EIP3009_USDC_ABI,
+        functionName: "eip712Domain",
+      })) as readonly unknown[];
+      expect({ name, version, chainId, verifyingContract }).toEqual({
+        name: "USD Coin",
+        version: "2",
+        chainId: 8453n,
+        verifyingContract: base.address,
+      });
     } finally {
       await mainnet.close();
     }
@@ -177,23 +236,51 @@ describe("startLocalEvmChain()", () => {
 
   it("refuses a second initialize and a mint by anyone but the minter", async () => {
     const stranger = newAccount();
-    await expect(client.public.simulateContract({ account: stranger, address: chain.usdc, abi: EIP3009_USDC_ABI, functionName: "initialize", args: ["Evil", "9", stranger.address] })).rejects.toThrow("already initialized");
-    await expect(client.public.simulateContract({ account: stranger, address: chain.usdc, abi: EIP3009_USDC_ABI, functionName: "mint", args: [stranger.address, 1n] })).rejects.toThrow("caller is not a minter");
+    await expect(
+      client.public.simulateContract({
+        account: stranger,
+        address: chain.usdc,
+        abi: EIP3009_USDC_ABI,
+        functionName: "initialize",
+        args: ["Evil", "9", stranger.address],
+      }),
+    ).rejects.toThrow("already initialized");
+    await expect(
+      client.public.simulateContract({
+        account: stranger,
+        address: chain.usdc,
+        abi: EIP3009_USDC_ABI,
+        functionName: "mint",
+        args: [stranger.address, 1n],
+      }),
+    ).rejects.toThrow("caller is not a minter");
   });
 
   it("rejects malformed input", async () => {
     // Any positive chain id is a network a row may describe (the caller names the token to plant); nothing else is.
     for (const chainId of [0, -84532, 84532.5, Number.NaN, 2 ** 53]) {
-      await expect(startLocalEvmChain({ chainId, usdc: SEPOLIA.address, name: "USDC", version: "2" })).rejects.toThrow("chainId must be a positive whole number");
+      await expect(startLocalEvmChain({ chainId, usdc: SEPOLIA.address, name: "USDC", version: "2" })).rejects.toThrow(
+        "chainId must be a positive whole number",
+      );
     }
-    await expect(startLocalEvmChain({ chainId: 84532, usdc: "0x1234" as `0x${string}`, name: "USDC", version: "2" })).rejects.toThrow("not an address");
-    await expect(startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: "", version: "2" })).rejects.toThrow("name and version");
+    await expect(
+      startLocalEvmChain({ chainId: 84532, usdc: "0x1234" as `0x${string}`, name: "USDC", version: "2" }),
+    ).rejects.toThrow("not an address");
+    await expect(startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: "", version: "2" })).rejects.toThrow(
+      "name and version",
+    );
     await expect(chain.fund(newAccount().address, { usdcUnits: -1n })).rejects.toThrow("negative");
     await expect(chain.fund("0xnope" as `0x${string}`, { wei: 1n })).rejects.toThrow("not an address");
   });
 
   it("stops anvil on close(), so its port no longer answers, and a second close() is harmless", async () => {
-    const other = await startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, blockTimeSec: 0 });
+    const other = await startLocalEvmChain({
+      chainId: 84532,
+      usdc: SEPOLIA.address,
+      name: SEPOLIA.name,
+      version: SEPOLIA.version,
+      blockTimeSec: 0,
+    });
     expect(await clientsFor(other).public.getChainId()).toBe(84532);
     await other.close();
     await expect(fetch(other.url, { method: "POST", body: "{}" })).rejects.toThrow();
@@ -202,7 +289,15 @@ describe("startLocalEvmChain()", () => {
 
   it("with a state file, keeps balances and old transaction receipts across a restart, and does not initialize twice", async () => {
     const stateFile = path.join(mkdtempSync(path.join(os.tmpdir(), "signet-anvil-")), "anvil-84532.json");
-    const start = () => startLocalEvmChain({ chainId: 84532, usdc: SEPOLIA.address, name: SEPOLIA.name, version: SEPOLIA.version, stateFile, blockTimeSec: 0 });
+    const start = () =>
+      startLocalEvmChain({
+        chainId: 84532,
+        usdc: SEPOLIA.address,
+        name: SEPOLIA.name,
+        version: SEPOLIA.version,
+        stateFile,
+        blockTimeSec: 0,
+      });
     const holder = privateKeyToAccount(generatePrivateKey()).address;
     const first = await start();
     await first.fund(holder, { usdcUnits: 1_234_567n });
@@ -226,9 +321,17 @@ describe("startLocalEvmChain()", () => {
 
   it("runs the token built from the committed Solidity source", () => {
     const dir = path.join(import.meta.dirname, "..", "..", "..", "devtools", "anvil");
-    for (const [sol, json] of [["Eip3009Usdc.sol", "eip3009-usdc.artifact.json"], ["Multicall3.sol", "multicall3.artifact.json"]] as const) {
-      const artifact = JSON.parse(readFileSync(path.join(dir, json), "utf8")) as { sourceSha256: string; compiler: string };
-      const sha = createHash("sha256").update(readFileSync(path.join(dir, "contracts", sol))).digest("hex");
+    for (const [sol, json] of [
+      ["Eip3009Usdc.sol", "eip3009-usdc.artifact.json"],
+      ["Multicall3.sol", "multicall3.artifact.json"],
+    ] as const) {
+      const artifact = JSON.parse(readFileSync(path.join(dir, json), "utf8")) as {
+        sourceSha256: string;
+        compiler: string;
+      };
+      const sha = createHash("sha256")
+        .update(readFileSync(path.join(dir, "contracts", sol)))
+        .digest("hex");
       // A mismatch means the .sol changed without `npm run build:test-token`.
       expect({ sol, sha }).toEqual({ sol, sha: artifact.sourceSha256 });
       expect(artifact.compiler).toBe("solc-js 0.8.37");
@@ -264,7 +367,11 @@ describe("Eip3009Usdc", () => {
         expect(await chain.usdcBalance(payer.address)).toBe(payerBefore - 1_234n);
         expect(await chain.usdcBalance(payee)).toBe(payeeBefore + 1_234n);
         expect(await read("authorizationState", [payer.address, auth.nonce])).toBe(true);
-        const logs = parseEventLogs({ abi: EIP3009_USDC_ABI, logs: receipt.logs }) as unknown as { eventName: string; address: string; args: Record<string, unknown> }[];
+        const logs = parseEventLogs({ abi: EIP3009_USDC_ABI, logs: receipt.logs }) as unknown as {
+          eventName: string;
+          address: string;
+          args: Record<string, unknown>;
+        }[];
         expect(logs.map((l) => l.eventName)).toEqual(["AuthorizationUsed", "Transfer"]);
         expect(logs[0]!.args).toEqual({ authorizer: payer.address, nonce: auth.nonce });
         expect(logs[1]!.address.toLowerCase()).toBe(chain.usdc.toLowerCase());
@@ -276,43 +383,98 @@ describe("Eip3009Usdc", () => {
       const auth = await authorization(payer.address, payee, 10n);
       const signature = await sign(payer, auth);
       expect((await send(relayer, "transferWithAuthorization", argsOf(auth, signature, "vrs"))).status).toBe("success");
-      await expectRefused(relayer, "transferWithAuthorization", auth, argsOf(auth, signature, "bytes"), "FiatTokenV2: authorization is used or canceled");
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        argsOf(auth, signature, "bytes"),
+        "FiatTokenV2: authorization is used or canceled",
+      );
     });
 
     it("refuses an expired authorization", async () => {
       const auth = { ...(await authorization(payer.address, payee, 10n)), validBefore: await latestTimestamp() };
-      await expectRefused(relayer, "transferWithAuthorization", auth, argsOf(auth, await sign(payer, auth), "vrs"), "FiatTokenV2: authorization is expired");
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        argsOf(auth, await sign(payer, auth), "vrs"),
+        "FiatTokenV2: authorization is expired",
+      );
     });
 
     it("refuses an authorization that is not yet valid", async () => {
-      const auth = { ...(await authorization(payer.address, payee, 10n)), validAfter: (await latestTimestamp()) + 3600n };
-      await expectRefused(relayer, "transferWithAuthorization", auth, argsOf(auth, await sign(payer, auth), "vrs"), "FiatTokenV2: authorization is not yet valid");
+      const auth = {
+        ...(await authorization(payer.address, payee, 10n)),
+        validAfter: (await latestTimestamp()) + 3600n,
+      };
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        argsOf(auth, await sign(payer, auth), "vrs"),
+        "FiatTokenV2: authorization is not yet valid",
+      );
     });
 
     it("refuses a signature by someone other than the payer", async () => {
       const auth = await authorization(payer.address, payee, 10n);
-      await expectRefused(relayer, "transferWithAuthorization", auth, argsOf(auth, await sign(newAccount(), auth), "bytes"), "FiatTokenV2: invalid signature");
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        argsOf(auth, await sign(newAccount(), auth), "bytes"),
+        "FiatTokenV2: invalid signature",
+      );
     });
 
     it("refuses a transfer larger than the payer's balance", async () => {
       const auth = await authorization(payer.address, payee, (await chain.usdcBalance(payer.address)) + 1n);
-      await expectRefused(relayer, "transferWithAuthorization", auth, argsOf(auth, await sign(payer, auth), "vrs"), "ERC20: transfer amount exceeds balance");
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        argsOf(auth, await sign(payer, auth), "vrs"),
+        "ERC20: transfer amount exceeds balance",
+      );
     });
 
     it("refuses an authorization whose value was altered after signing", async () => {
       const auth = await authorization(payer.address, payee, 10n);
       const signature = await sign(payer, auth);
       const altered = { ...auth, value: 10_000n };
-      await expectRefused(relayer, "transferWithAuthorization", altered, argsOf(altered, signature, "vrs"), "FiatTokenV2: invalid signature");
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        altered,
+        argsOf(altered, signature, "vrs"),
+        "FiatTokenV2: invalid signature",
+      );
     });
 
     it("refuses the high-s twin of a valid signature, and a v other than 27 or 28", async () => {
       const auth = await authorization(payer.address, payee, 10n);
       const { r, s, v } = parseSignature(await sign(payer, auth));
-      const twin = serializeSignature({ r, s: numberToHex(SECP256K1_N - BigInt(s), { size: 32 }), v: v === 27n ? 28n : 27n });
-      await expectRefused(relayer, "transferWithAuthorization", auth, argsOf(auth, twin, "bytes"), "invalid signature 's' value");
+      const twin = serializeSignature({
+        r,
+        s: numberToHex(SECP256K1_N - BigInt(s), { size: 32 }),
+        v: v === 27n ? 28n : 27n,
+      });
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        argsOf(auth, twin, "bytes"),
+        "invalid signature 's' value",
+      );
       const head = argsOf(auth, twin, "vrs").slice(0, 6);
-      await expectRefused(relayer, "transferWithAuthorization", auth, [...head, 29, r, s], "invalid signature 'v' value");
+      await expectRefused(
+        relayer,
+        "transferWithAuthorization",
+        auth,
+        [...head, 29, r, s],
+        "invalid signature 'v' value",
+      );
     });
   });
 
@@ -323,9 +485,17 @@ describe("Eip3009Usdc", () => {
       for (const form of ["vrs", "bytes"] as const) {
         const auth = await authorization(payer.address, payeeAccount.address, 77n);
         const signature = await sign(payer, auth, "ReceiveWithAuthorization");
-        await expectRefused(relayer, "receiveWithAuthorization", auth, argsOf(auth, signature, form), "FiatTokenV2: caller must be the payee");
+        await expectRefused(
+          relayer,
+          "receiveWithAuthorization",
+          auth,
+          argsOf(auth, signature, form),
+          "FiatTokenV2: caller must be the payee",
+        );
         const before = await chain.usdcBalance(payeeAccount.address);
-        expect((await send(payeeAccount, "receiveWithAuthorization", argsOf(auth, signature, form))).status).toBe("success");
+        expect((await send(payeeAccount, "receiveWithAuthorization", argsOf(auth, signature, form))).status).toBe(
+          "success",
+        );
         expect(await chain.usdcBalance(payeeAccount.address)).toBe(before + 77n);
       }
     });
@@ -334,7 +504,13 @@ describe("Eip3009Usdc", () => {
       const payeeAccount = newAccount();
       await chain.fund(payeeAccount.address, { wei: ONE_ETH });
       const auth = await authorization(payer.address, payeeAccount.address, 5n);
-      await expectRefused(payeeAccount, "receiveWithAuthorization", auth, argsOf(auth, await sign(payer, auth), "vrs"), "FiatTokenV2: invalid signature");
+      await expectRefused(
+        payeeAccount,
+        "receiveWithAuthorization",
+        auth,
+        argsOf(auth, await sign(payer, auth), "vrs"),
+        "FiatTokenV2: invalid signature",
+      );
     });
   });
 });
@@ -355,7 +531,11 @@ describe("x402 exact EVM scheme on the local chain", () => {
 
     // Built as the service builds it (server/facilitator/create-evm-facilitator.ts): a viem wallet client with public
     // actions, default polling, wrapped by toFacilitatorEvmSigner.
-    const wallet = createWalletClient({ account: facilitatorAccount, chain: client.chain, transport: http(chain.url) }).extend(publicActions);
+    const wallet = createWalletClient({
+      account: facilitatorAccount,
+      chain: client.chain,
+      transport: http(chain.url),
+    }).extend(publicActions);
     // The cast bridges viem's overloaded action types and x402's structural signer type, as the service does.
     const signer = toFacilitatorEvmSigner({ ...wallet, address: facilitatorAccount.address } as never);
     facilitator = new x402Facilitator().register(SEPOLIA_CAIP2, new ExactEvmFacilitatorScheme(signer));
@@ -369,7 +549,9 @@ describe("x402 exact EVM scheme on the local chain", () => {
     await server.initialize();
   });
 
-  async function requirementsAndPayload(amount: string): Promise<{ requirements: PaymentRequirements; payload: PaymentPayload }> {
+  async function requirementsAndPayload(
+    amount: string,
+  ): Promise<{ requirements: PaymentRequirements; payload: PaymentPayload }> {
     const [requirements] = await server.buildPaymentRequirements({
       scheme: "exact",
       network: SEPOLIA_CAIP2,
@@ -378,14 +560,22 @@ describe("x402 exact EVM scheme on the local chain", () => {
       price: { amount, asset: SEPOLIA.address, extra: { name: SEPOLIA.name, version: SEPOLIA.version } },
       maxTimeoutSeconds: 120,
     });
-    const paymentRequired = await server.createPaymentRequiredResponse([requirements!], { url: "http://127.0.0.1/paid", description: "test", mimeType: "application/json" });
+    const paymentRequired = await server.createPaymentRequiredResponse([requirements!], {
+      url: "http://127.0.0.1/paid",
+      description: "test",
+      mimeType: "application/json",
+    });
     const payer = new x402Client().register(SEPOLIA_CAIP2, new ExactEvmClientScheme(agent));
     return { requirements: requirements!, payload: await payer.createPaymentPayload(paymentRequired) };
   }
 
   it("verifies and settles a 1000-unit payment signed by the stock client", async () => {
     const { requirements, payload } = await requirementsAndPayload("1000");
-    expect(requirements).toMatchObject({ asset: SEPOLIA.address, amount: "1000", extra: { name: "USDC", version: "2" } });
+    expect(requirements).toMatchObject({
+      asset: SEPOLIA.address,
+      amount: "1000",
+      extra: { name: "USDC", version: "2" },
+    });
     const [agentBefore, payToBefore] = [await chain.usdcBalance(agent.address), await chain.usdcBalance(payTo)];
 
     const verified = await facilitator.verify(payload, requirements);
@@ -400,20 +590,40 @@ describe("x402 exact EVM scheme on the local chain", () => {
     const receipt = (await fetch(chain.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [settled.transaction] }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_getTransactionReceipt",
+        params: [settled.transaction],
+      }),
     }).then((r) => r.json())) as { result: { status: string; from: string; to: string } };
-    expect(receipt.result).toMatchObject({ status: "0x1", from: facilitatorAccount.address.toLowerCase(), to: SEPOLIA.address.toLowerCase() });
+    expect(receipt.result).toMatchObject({
+      status: "0x1",
+      from: facilitatorAccount.address.toLowerCase(),
+      to: SEPOLIA.address.toLowerCase(),
+    });
 
     // Settled once: the same payload again is named as a reused nonce (Multicall3 lets the facilitator say why).
-    expect(await facilitator.verify(payload, requirements)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
+    expect(await facilitator.verify(payload, requirements)).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_nonce_already_used",
+    });
     const again = await facilitator.settle(payload, requirements);
-    expect(again).toMatchObject({ success: false, errorReason: "invalid_exact_evm_nonce_already_used", transaction: "" });
+    expect(again).toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_nonce_already_used",
+      transaction: "",
+    });
     expect(await chain.usdcBalance(payTo)).toBe(payToBefore + 1000n);
   });
 
   it("names an unaffordable payment on verify and moves nothing", async () => {
     const { requirements, payload } = await requirementsAndPayload("1000000");
     const verified = await facilitator.verify(payload, requirements);
-    expect(verified).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_insufficient_balance", payer: agent.address });
+    expect(verified).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_insufficient_balance",
+      payer: agent.address,
+    });
   });
 });

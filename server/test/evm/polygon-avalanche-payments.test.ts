@@ -26,14 +26,22 @@ import { runSignet } from "../support/signet-cli";
 
 let stack: PaidStack;
 beforeAll(async () => {
-  stack = await startPaidStack({ evmNetworks: ["polygon-amoy", "avalanche-fuji", "polygon", "avalanche"], env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  stack = await startPaidStack({
+    evmNetworks: ["polygon-amoy", "avalanche-fuji", "polygon", "avalanche"],
+    env: { X402_FLAT_PRICE_USDC: "0.001" },
+  });
 });
 afterAll(async () => stack?.close());
 
 const PRICE = 1_000n;
 const chain = (id: string): LocalEvmChain => stack.evmChains[id]!;
-const chatBody = (network: string, content = `pay me on ${network}`) => ({ model: "local/echo-1", network, messages: [{ role: "user", content }] });
-const post = (fetcher: typeof fetch, body: unknown) => fetcher(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const chatBody = (network: string, content = `pay me on ${network}`) => ({
+  model: "local/echo-1",
+  network,
+  messages: [{ role: "user", content }],
+});
+const post = (fetcher: typeof fetch, body: unknown) =>
+  fetcher(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 /** The chat route as a fetch, for clients that take one. */
 const routeFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   const { POST } = await import("@/app/api/v1/chat/completions/route");
@@ -67,8 +75,20 @@ const TESTNETS = [
 ] as const;
 
 const MAINNETS = [
-  { id: "polygon", caip2: "eip155:137", usdc: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", domain: { name: "USD Coin", version: "2" }, explorer: "https://polygonscan.com" },
-  { id: "avalanche", caip2: "eip155:43114", usdc: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E", domain: { name: "USD Coin", version: "2" }, explorer: "https://snowtrace.io" },
+  {
+    id: "polygon",
+    caip2: "eip155:137",
+    usdc: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+    domain: { name: "USD Coin", version: "2" },
+    explorer: "https://polygonscan.com",
+  },
+  {
+    id: "avalanche",
+    caip2: "eip155:43114",
+    usdc: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E",
+    domain: { name: "USD Coin", version: "2" },
+    explorer: "https://snowtrace.io",
+  },
 ] as const;
 
 /** The receipt of a paid answer, checked by the verifier library against `rpc`. */
@@ -76,9 +96,27 @@ async function verifiedReceipt(res: Response, body: { messages: unknown }, rpc: 
   const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
   if (!parsed.ok) throw new Error("no receipt");
   const response = await res.json();
-  const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response, operatorKey: operatorKeypair().publicKeyBase58, rpc });
-  expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
-  return { receipt: parsed.receipt as { agent_pubkey: string; payment: { network: string; pay_to: string; tx_signature: string } }, response };
+  const verdict = await verifyReceipt({
+    receipt: parsed.receipt,
+    prompt: body.messages,
+    response,
+    operatorKey: operatorKeypair().publicKeyBase58,
+    rpc,
+  });
+  expect(verdict.checks).toEqual({
+    prompt_hash_ok: true,
+    response_hash_ok: true,
+    service_signature_ok: true,
+    payment_on_chain_ok: true,
+    payer_matches: true,
+  });
+  return {
+    receipt: parsed.receipt as {
+      agent_pubkey: string;
+      payment: { network: string; pay_to: string; tx_signature: string };
+    },
+    response,
+  };
 }
 
 describe.each(TESTNETS)("$label", (net) => {
@@ -86,7 +124,14 @@ describe.each(TESTNETS)("$label", (net) => {
     const res = await stack.chat({ body: chatBody(net.id) });
     const v1 = (await res.clone().json()) as { accepts: { network: string; asset: string; extra: unknown }[] };
     const challenge = await challengeOf(res);
-    expect(challenge.accepts[0]).toMatchObject({ scheme: "exact", network: net.caip2, asset: net.usdc, amount: "1000", payTo: stack.evmDeposit, extra: net.domain });
+    expect(challenge.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: net.caip2,
+      asset: net.usdc,
+      amount: "1000",
+      payTo: stack.evmDeposit,
+      extra: net.domain,
+    });
     expect(v1.accepts[0]).toMatchObject({ network: net.v1Name, asset: net.usdc, extra: net.domain });
   });
 
@@ -111,19 +156,45 @@ describe.each(TESTNETS)("$label", (net) => {
     expect(receipt.payment).toMatchObject({ network: net.caip2, pay_to: stack.evmDeposit });
 
     // What the receipt page and the explorer show: the network's name, and links to its own explorer.
-    expect(describeNetwork(receipt.payment.network, stack.config.networks)).toMatchObject({ label: net.label, requestName: net.id, payerNoun: "address" });
-    expect(txExplorerUrl(receipt.payment.network, receipt.payment.tx_signature)).toBe(`${net.explorer}/tx/${receipt.payment.tx_signature}`);
-    expect(addressExplorerUrl(receipt.payment.network, receipt.agent_pubkey)).toBe(`${net.explorer}/address/${receipt.agent_pubkey}`);
+    expect(describeNetwork(receipt.payment.network, stack.config.networks)).toMatchObject({
+      label: net.label,
+      requestName: net.id,
+      payerNoun: "address",
+    });
+    expect(txExplorerUrl(receipt.payment.network, receipt.payment.tx_signature)).toBe(
+      `${net.explorer}/tx/${receipt.payment.tx_signature}`,
+    );
+    expect(addressExplorerUrl(receipt.payment.network, receipt.agent_pubkey)).toBe(
+      `${net.explorer}/address/${receipt.agent_pubkey}`,
+    );
 
     const dir = mkdtempSync(path.join(tmpdir(), `signet-${net.id}-`));
-    const files = { receipt: path.join(dir, "receipt.json"), prompt: path.join(dir, "prompt.json"), response: path.join(dir, "response.json") };
+    const files = {
+      receipt: path.join(dir, "receipt.json"),
+      prompt: path.join(dir, "prompt.json"),
+      response: path.join(dir, "response.json"),
+    };
     writeFileSync(files.receipt, JSON.stringify(receipt));
     writeFileSync(files.prompt, JSON.stringify(body.messages));
     writeFileSync(files.response, JSON.stringify(response));
-    const args = ["verify", "--receipt", files.receipt, "--prompt", files.prompt, "--response", files.response, "--operator-key", operatorKeypair().publicKeyBase58, "--json"];
+    const args = [
+      "verify",
+      "--receipt",
+      files.receipt,
+      "--prompt",
+      files.prompt,
+      "--response",
+      files.response,
+      "--operator-key",
+      operatorKeypair().publicKeyBase58,
+      "--json",
+    ];
     const cli = await runSignet([...args, "--rpc", chain(net.id).url], dir);
     expect(cli.code, cli.stderr || cli.stdout).toBe(0);
-    expect(JSON.parse(cli.stdout)).toMatchObject({ ok: true, checks: { payment_on_chain_ok: true, payer_matches: true } });
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      ok: true,
+      checks: { payment_on_chain_ok: true, payer_matches: true },
+    });
     // Checked against the other testnet's chain, the transfer is not there.
     const other = TESTNETS.find((t) => t.id !== net.id)!;
     const elsewhere = await runSignet([...args, "--rpc", chain(other.id).url], dir);
@@ -136,7 +207,11 @@ describe.each(TESTNETS)("$label", (net) => {
     await chain(net.id).fund(agent.address, { usdcUnits: 1_000_000n });
     const signer = await createSigner(net.v1Name, key);
     const body = chatBody(net.id, "hello from a v1 client");
-    const res = await wrapFetchWithPayment(routeFetch, signer, PRICE)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await wrapFetchWithPayment(
+      routeFetch,
+      signer,
+      PRICE,
+    )(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     count(net.caip2);
     const settlement = decodeXPaymentResponse(res.headers.get("x-payment-response")!);
@@ -161,7 +236,12 @@ describe.each(MAINNETS)("$id mainnet", (net) => {
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", listed.address, "test");
     try {
       const challenge = await challengeOf(await stack.chat({ body: chatBody(net.id) }));
-      expect(challenge.accepts[0]).toMatchObject({ network: net.caip2, asset: net.usdc, payTo: stack.evmDeposit, extra: net.domain });
+      expect(challenge.accepts[0]).toMatchObject({
+        network: net.caip2,
+        asset: net.usdc,
+        payTo: stack.evmDeposit,
+        extra: net.domain,
+      });
       const refused = await call(stranger);
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject({ error: { code: "agent_not_allowed" } });
@@ -173,7 +253,9 @@ describe.each(MAINNETS)("$id mainnet", (net) => {
       expect(await chain(net.id).usdcBalance(listed.address)).toBe(1_000_000n - PRICE);
       const { receipt } = await verifiedReceipt(res, chatBody(net.id), chain(net.id).url);
       expect(receipt.payment.network).toBe(net.caip2);
-      expect(txExplorerUrl(receipt.payment.network, receipt.payment.tx_signature)).toBe(`${net.explorer}/tx/${receipt.payment.tx_signature}`);
+      expect(txExplorerUrl(receipt.payment.network, receipt.payment.tx_signature)).toBe(
+        `${net.explorer}/tx/${receipt.payment.tx_signature}`,
+      );
     } finally {
       await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", "", "test");
       await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "false", "test");
@@ -192,6 +274,11 @@ describe("reconcile", () => {
       ["eip155:43113", paid.get("eip155:43113"), paid.get("eip155:43113"), []],
     ]);
     // Each testnet took a v2 and a v1 payment, each mainnet one.
-    expect(Object.fromEntries(paid)).toEqual({ "eip155:80002": 2, "eip155:43113": 2, "eip155:137": 1, "eip155:43114": 1 });
+    expect(Object.fromEntries(paid)).toEqual({
+      "eip155:80002": 2,
+      "eip155:43113": 2,
+      "eip155:137": 1,
+      "eip155:43114": 1,
+    });
   });
 });

@@ -9,7 +9,12 @@ import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { extractDiscoveryInfo, validateDiscoveryExtension, type DiscoveredHTTPResource, type DiscoveryExtension } from "@x402/extensions/bazaar";
+import {
+  extractDiscoveryInfo,
+  validateDiscoveryExtension,
+  type DiscoveredHTTPResource,
+  type DiscoveryExtension,
+} from "@x402/extensions/bazaar";
 import {
   decodeSignedOffers,
   extractJWSHeader,
@@ -34,13 +39,18 @@ let service: HttpService;
 
 beforeAll(async () => {
   // The service's public origin is the address it is reached at: its did:web is did:web:127.0.0.1%3A<port>.
-  served = await startServedStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" } });
+  served = await startServedStack({
+    timing: "instant",
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0" },
+  });
   ({ stack, service } = served);
 });
 afterAll(async () => served?.close());
 
-const chatBody = (extra: Record<string, unknown> = {}) => JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "signed offers" }], ...extra });
-const post = (path: string, body: string, f: typeof fetch = fetch) => f(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+const chatBody = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "signed offers" }], ...extra });
+const post = (path: string, body: string, f: typeof fetch = fetch) =>
+  f(`${service.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
 
 /** A stock client paying with `agent`, remembering each payment payload it created. */
 function stockClient(agent: KeyPairSigner): { pay: typeof fetch; created: PaymentPayload[] } {
@@ -54,7 +64,10 @@ function stockClient(agent: KeyPairSigner): { pay: typeof fetch; created: Paymen
 /** The 402 as the stock HTTP client reads it (from PAYMENT-REQUIRED). */
 async function paymentRequiredOf(res: Response): Promise<PaymentRequired> {
   expect(res.status).toBe(402);
-  return new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => res.headers.get(name), await res.json());
+  return new x402HTTPClient(new x402Client()).getPaymentRequiredResponse(
+    (name) => res.headers.get(name),
+    await res.json(),
+  );
 }
 
 /** The DID document URLs the package's did:web resolver fetched while `fn` ran. */
@@ -75,26 +88,48 @@ async function didFetchesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; u
 
 describe("offer-receipt over HTTP, with the package's client utilities", () => {
   it("signs every offer of the 402 with the key that the service's DID document (fetched over HTTP) names", async () => {
-    for (const [path, body] of [["/api/v1/chat/completions", chatBody()], ["/api/v1/credits", JSON.stringify({ amount_usdc: "0.5" })]] as const) {
+    for (const [path, body] of [
+      ["/api/v1/chat/completions", chatBody()],
+      ["/api/v1/credits", JSON.stringify({ amount_usdc: "0.5" })],
+    ] as const) {
       const paymentRequired = await paymentRequiredOf(await post(path, body));
       const offers = decodeSignedOffers(extractOffersFromPaymentRequired(paymentRequired));
       expect(offers).toHaveLength(paymentRequired.accepts.length);
       const operator = (await (await fetch(`${service.url}/api/v1/operator-key`)).json()) as { pubkey: string };
       for (const offer of offers) {
-        expect(extractJWSHeader((offer.signedOffer as JWSSignedOffer).signature).kid).toBe(`did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key-${operator.pubkey.slice(0, 8)}`);
-        const { result: verified, urls } = await didFetchesDuring(() => verifyOfferSignatureJWS(offer.signedOffer as JWSSignedOffer));
+        expect(extractJWSHeader((offer.signedOffer as JWSSignedOffer).signature).kid).toBe(
+          `did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key-${operator.pubkey.slice(0, 8)}`,
+        );
+        const { result: verified, urls } = await didFetchesDuring(() =>
+          verifyOfferSignatureJWS(offer.signedOffer as JWSSignedOffer),
+        );
         expect(urls).toEqual([`${service.url}/.well-known/did.json`]);
-        expect(verified).toEqual({ version: 1, resourceUrl: `${service.url}${path}`, scheme: offer.scheme, network: offer.network, asset: offer.asset, payTo: offer.payTo, amount: offer.amount, validUntil: offer.validUntil });
+        expect(verified).toEqual({
+          version: 1,
+          resourceUrl: `${service.url}${path}`,
+          scheme: offer.scheme,
+          network: offer.network,
+          asset: offer.asset,
+          payTo: offer.payTo,
+          amount: offer.amount,
+          validUntil: offer.validUntil,
+        });
         // The offer commits to exactly the terms of the requirement it stands for.
-        expect(findAcceptsObjectFromSignedOffer(offer, paymentRequired.accepts)).toEqual(paymentRequired.accepts[offer.acceptIndex!]);
-        expect(offer.validUntil - Date.now() / 1000).toBeGreaterThanOrEqual(paymentRequired.accepts[0]!.maxTimeoutSeconds - 1);
+        expect(findAcceptsObjectFromSignedOffer(offer, paymentRequired.accepts)).toEqual(
+          paymentRequired.accepts[offer.acceptIndex!],
+        );
+        expect(offer.validUntil - Date.now() / 1000).toBeGreaterThanOrEqual(
+          paymentRequired.accepts[0]!.maxTimeoutSeconds - 1,
+        );
       }
     }
   });
 
   it("gives a stock @x402/fetch client's paid answer a signed receipt that verifies and matches the offer it paid", async () => {
     const agent = await stack.newAgent();
-    const offer = decodeSignedOffers(extractOffersFromPaymentRequired(await paymentRequiredOf(await post("/api/v1/chat/completions", chatBody()))))[0]!;
+    const offer = decodeSignedOffers(
+      extractOffersFromPaymentRequired(await paymentRequiredOf(await post("/api/v1/chat/completions", chatBody()))),
+    )[0]!;
     const res = await post("/api/v1/chat/completions", chatBody(), stockClient(agent).pay);
     expect(res.status).toBe(200);
     const receipt = extractReceiptFromResponse(res) as JWSSignedReceipt;
@@ -102,10 +137,20 @@ describe("offer-receipt over HTTP, with the package's client utilities", () => {
     const { result: payload, urls } = await didFetchesDuring(() => verifyReceiptSignatureJWS(receipt));
     expect(urls).toEqual([`${service.url}/.well-known/did.json`]);
     const settlement = new x402HTTPClient(new x402Client()).getPaymentSettleResponse((name) => res.headers.get(name));
-    expect(payload).toEqual({ version: 1, network: stack.devnet.caip2, resourceUrl: `${service.url}/api/v1/chat/completions`, payer: agent.address, issuedAt: expect.any(Number), transaction: settlement.transaction });
+    expect(payload).toEqual({
+      version: 1,
+      network: stack.devnet.caip2,
+      resourceUrl: `${service.url}/api/v1/chat/completions`,
+      payer: agent.address,
+      issuedAt: expect.any(Number),
+      transaction: settlement.transaction,
+    });
     expect(verifyReceiptMatchesOffer(receipt, offer, [agent.address])).toBe(true);
     // The SIR receipt is still there beside it, unchanged in form.
-    expect(JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString())).toMatchObject({ v: 2, agent_pubkey: agent.address });
+    expect(JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString())).toMatchObject({
+      v: 2,
+      agent_pubkey: agent.address,
+    });
   });
 
   it("puts a streamed answer's signed receipt in its final event, once the answer was served", async () => {
@@ -117,7 +162,11 @@ describe("offer-receipt over HTTP, with the package's client utilities", () => {
     const answer = await readStreamedAnswer(res.body!);
     expect(answer.done).toBe(true);
     const payload = await verifyReceiptSignatureJWS(answer.x402Receipt as JWSSignedReceipt);
-    expect(payload).toMatchObject({ resourceUrl: `${service.url}/api/v1/chat/completions`, payer: agent.address, network: stack.devnet.caip2 });
+    expect(payload).toMatchObject({
+      resourceUrl: `${service.url}/api/v1/chat/completions`,
+      payer: agent.address,
+      network: stack.devnet.caip2,
+    });
   });
 
   it("gives a top-up's 200 a signed receipt for the top-up resource", async () => {
@@ -125,15 +174,27 @@ describe("offer-receipt over HTTP, with the package's client utilities", () => {
     const res = await post("/api/v1/credits", JSON.stringify({ amount_usdc: "0.25" }), stockClient(agent).pay);
     expect(res.status).toBe(200);
     const payload = await verifyReceiptSignatureJWS(extractReceiptFromResponse(res) as JWSSignedReceipt);
-    expect(payload).toMatchObject({ resourceUrl: `${service.url}/api/v1/credits`, payer: agent.address, transaction: ((await res.json()) as { tx_signature: string }).tx_signature });
+    expect(payload).toMatchObject({
+      resourceUrl: `${service.url}/api/v1/credits`,
+      payer: agent.address,
+      transaction: ((await res.json()) as { tx_signature: string }).tx_signature,
+    });
   });
 
   it("binds to the domain the very key /api/v1/operator-key names, the one that signs the SIR receipts", async () => {
-    const did = (await (await fetch(`${service.url}/.well-known/did.json`)).json()) as { id: string; verificationMethod: { id: string; publicKeyJwk: { x: string } }[]; assertionMethod: string[] };
+    const did = (await (await fetch(`${service.url}/.well-known/did.json`)).json()) as {
+      id: string;
+      verificationMethod: { id: string; publicKeyJwk: { x: string } }[];
+      assertionMethod: string[];
+    };
     const operator = (await (await fetch(`${service.url}/api/v1/operator-key`)).json()) as { pubkey: string };
     expect(did.id).toBe(`did:web:${encodeURIComponent(new URL(service.url).host)}`);
-    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`, `${did.id}#operator-key-${operator.pubkey.slice(0, 8)}`]);
-    for (const method of did.verificationMethod) expect(bs58.encode(Buffer.from(method.publicKeyJwk.x, "base64url"))).toBe(operator.pubkey);
+    expect(did.assertionMethod).toEqual([
+      `${did.id}#operator-key`,
+      `${did.id}#operator-key-${operator.pubkey.slice(0, 8)}`,
+    ]);
+    for (const method of did.verificationMethod)
+      expect(bs58.encode(Buffer.from(method.publicKeyJwk.x, "base64url"))).toBe(operator.pubkey);
   });
 
   it("rejects malformed input: a receipt re-signed by another key under the service's kid does not verify", async () => {
@@ -156,14 +217,23 @@ describe("bazaar over HTTP", () => {
       const paymentRequired = await paymentRequiredOf(await post(path, body));
       const bazaar = paymentRequired.extensions!.bazaar as DiscoveryExtension;
       expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
-      expect(paymentRequired.resource).toMatchObject({ url: `${service.url}${path}`, description: expect.stringMatching(description), serviceName: "Signet" });
+      expect(paymentRequired.resource).toMatchObject({
+        url: `${service.url}${path}`,
+        description: expect.stringMatching(description),
+        serviceName: "Signet",
+      });
 
       const { pay, created } = stockClient(agent);
       expect((await post(path, body, pay)).status).toBe(200);
       const payload = created[0]!;
       // What a facilitator catalogues from the stock client's payment, validated by the package.
       const discovered = extractDiscoveryInfo(payload, payload.accepted) as DiscoveredHTTPResource;
-      expect(discovered).toMatchObject({ resourceUrl: `${service.url}${path}`, method: "POST", x402Version: 2, serviceName: "Signet" });
+      expect(discovered).toMatchObject({
+        resourceUrl: `${service.url}${path}`,
+        method: "POST",
+        x402Version: 2,
+        serviceName: "Signet",
+      });
       expect(discovered.description).toMatch(description);
       expect(discovered.discoveryInfo).toEqual(bazaar.info);
     }
@@ -174,13 +244,24 @@ describe("bazaar over HTTP", () => {
       did: { id: string; document: string };
       resources: { resource: string; extensions: Record<string, unknown> }[];
     };
-    expect(discovery.did).toEqual({ id: `did:web:${encodeURIComponent(new URL(service.url).host)}`, document: `${service.url}/.well-known/did.json` });
-    for (const [path, body] of [["/api/v1/chat/completions", chatBody()], ["/api/v1/credits", JSON.stringify({ amount_usdc: "0.1" })]] as const) {
+    expect(discovery.did).toEqual({
+      id: `did:web:${encodeURIComponent(new URL(service.url).host)}`,
+      document: `${service.url}/.well-known/did.json`,
+    });
+    for (const [path, body] of [
+      ["/api/v1/chat/completions", chatBody()],
+      ["/api/v1/credits", JSON.stringify({ amount_usdc: "0.1" })],
+    ] as const) {
       const paymentRequired = await paymentRequiredOf(await post(path, body));
       const listed = discovery.resources.find((r) => r.resource === `${service.url}${path}`);
       // The 402's head carries each declaration compact (its info whole, a schema of its fields); the listing, whole.
-      expect(compactExtensions(listed?.extensions)).toEqual({ bazaar: paymentRequired.extensions!.bazaar, "payment-identifier": paymentRequired.extensions!["payment-identifier"] });
-      expect(JSON.stringify(listed?.extensions).length).toBeGreaterThan(JSON.stringify(paymentRequired.extensions).length);
+      expect(compactExtensions(listed?.extensions)).toEqual({
+        bazaar: paymentRequired.extensions!.bazaar,
+        "payment-identifier": paymentRequired.extensions!["payment-identifier"],
+      });
+      expect(JSON.stringify(listed?.extensions).length).toBeGreaterThan(
+        JSON.stringify(paymentRequired.extensions).length,
+      );
     }
   });
 
@@ -198,7 +279,10 @@ describe("bazaar over HTTP", () => {
     }) as typeof fetch;
     const client = new x402Client();
     client.register(stack.devnet.caip2 as never, new ExactSvmScheme(agent, { rpcUrl: stack.devnet.faultFreeUrl }));
-    expect((await post("/api/v1/chat/completions", chatBody(), wrapFetchWithPayment(measuring, client) as typeof fetch)).status).toBe(200);
+    expect(
+      (await post("/api/v1/chat/completions", chatBody(), wrapFetchWithPayment(measuring, client) as typeof fetch))
+        .status,
+    ).toBe(200);
     expect(sent).toBeGreaterThan(1_000);
     expect(sent).toBeLessThan(8_192 - "payment-signature: ".length);
   });

@@ -23,14 +23,24 @@ describe("payment ids on PGlite", () => {
     const agent = await stack.newAgent();
     const id = generatePaymentId();
     const header = async (paymentId?: string) => {
-      const client = new x402Client().register(stack.devnet.caip2 as never, new ExactSvmScheme(agent, { rpcUrl: stack.devnet.faultFreeUrl }));
-      const payload = await withPaymentId(client, paymentId === undefined ? {} : { paymentId }).createPaymentPayload(await challengeOf(await stack.chat({ body })));
+      const client = new x402Client().register(
+        stack.devnet.caip2 as never,
+        new ExactSvmScheme(agent, { rpcUrl: stack.devnet.faultFreeUrl }),
+      );
+      const payload = await withPaymentId(client, paymentId === undefined ? {} : { paymentId }).createPaymentPayload(
+        await challengeOf(await stack.chat({ body })),
+      );
       return encodePaymentSignatureHeader(payload);
     };
     const send = async (h: string) => {
       const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": h } });
       const json = (await res.json()) as { error?: { code?: string }; id?: string };
-      return { status: res.status, code: json.error?.code, id: json.id, replayed: res.headers.get("x-answer-replayed") };
+      return {
+        status: res.status,
+        code: json.error?.code,
+        id: json.id,
+        replayed: res.headers.get("x-answer-replayed"),
+      };
     };
     // The service's own database (PGlite), not the stack's PostgreSQL one.
     const moved = async () => {

@@ -28,13 +28,30 @@ beforeAll(async () => {
   stack = await startPaidStack({ mainnet: true, timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001" } });
   mainnet = stack.mainnet!;
   await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
-  await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
+  await writeSetting(
+    stack.tdb.prisma,
+    stack.config,
+    "SERVICE_MAINNET_DEPOSIT_ADDRESS",
+    generateKeypair().publicKeyBase58,
+    "test",
+  );
 });
 afterAll(async () => stack?.close());
 
-const chatBody = (network = "devnet") => ({ model: "local/echo-1", messages: [{ role: "user", content: "idempotent" }], network });
+const chatBody = (network = "devnet") => ({
+  model: "local/echo-1",
+  messages: [{ role: "user", content: "idempotent" }],
+  network,
+});
 const topUp = (body: unknown, headers: Record<string, string> = {}) =>
-  topUpRoute(new Request("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }), {});
+  topUpRoute(
+    new Request("http://signet.test/api/v1/credits", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
+    {},
+  );
 
 type Route = { send: (headers?: Record<string, string>) => Promise<Response>; chain: Localnet };
 const chat = (network: "devnet" | "mainnet" = "devnet"): Route => ({
@@ -49,21 +66,39 @@ const credits = (): Route => ({ send: (headers) => topUp({ amount_usdc: "0.001" 
  */
 async function paymentHeader(agent: KeyPairSigner, route: Route, id?: string): Promise<string> {
   const paymentRequired: PaymentRequired = await challengeOf(await route.send());
-  const client = new x402Client().register(route.chain.caip2 as never, new ExactSvmScheme(agent, { rpcUrl: route.chain.faultFreeUrl }));
-  const payload = await withPaymentId(client, id === undefined ? {} : { paymentId: id }).createPaymentPayload(paymentRequired);
+  const client = new x402Client().register(
+    route.chain.caip2 as never,
+    new ExactSvmScheme(agent, { rpcUrl: route.chain.faultFreeUrl }),
+  );
+  const payload = await withPaymentId(client, id === undefined ? {} : { paymentId: id }).createPaymentPayload(
+    paymentRequired,
+  );
   return encodePaymentSignatureHeader(payload);
 }
 
 /** The header with its payment-identifier extension replaced (the payment itself untouched). */
 function withExtension(header: string, extension: unknown): string {
   const payload = decodePaymentSignatureHeader(header);
-  return encodePaymentSignatureHeader({ ...payload, extensions: { ...payload.extensions, [PAYMENT_IDENTIFIER]: extension } });
+  return encodePaymentSignatureHeader({
+    ...payload,
+    extensions: { ...payload.extensions, [PAYMENT_IDENTIFIER]: extension },
+  });
 }
 
 /** An answer in brief: its status, an error's stable code (`error.code` of the body), and the body. */
-async function answer(res: Response): Promise<{ status: number; code?: string; replayed: string | null; body: Record<string, unknown> & { error?: Record<string, unknown> } }> {
+async function answer(res: Response): Promise<{
+  status: number;
+  code?: string;
+  replayed: string | null;
+  body: Record<string, unknown> & { error?: Record<string, unknown> };
+}> {
   const body = (await res.json()) as Record<string, unknown> & { error?: Record<string, unknown> };
-  return { status: res.status, code: body.error?.code as string | undefined, replayed: res.headers.get("x-answer-replayed"), body };
+  return {
+    status: res.status,
+    code: body.error?.code as string | undefined,
+    replayed: res.headers.get("x-answer-replayed"),
+    body,
+  };
 }
 
 /** What an agent's money looks like: on chain, in the ledger, in the payments table, and the calls it was served. */
@@ -114,7 +149,11 @@ describe("the same id with the same payment", () => {
     expect(first.status).toBe(200);
     const before = await moneyOf(agent);
     const renamed = withExtension(header, { info: { required: false, id: generatePaymentId() } });
-    expect(await answer(await pay(chat(), renamed))).toMatchObject({ status: 200, replayed: "true", body: { id: first.body.id } });
+    expect(await answer(await pay(chat(), renamed))).toMatchObject({
+      status: 200,
+      replayed: "true",
+      body: { id: first.body.id },
+    });
     expect(await moneyOf(agent)).toEqual(before);
     expect(before).toMatchObject({ usdc: 1_000_000n - PRICE, payments: 1, calls: 1 });
   });
@@ -126,10 +165,16 @@ describe("the same id with another payment", () => {
     const id = generatePaymentId();
     const first = await pay(chat(), await paymentHeader(agent, chat(), id));
     expect(first.status).toBe(200);
-    const firstTx = JSON.parse(Buffer.from(first.headers.get("payment-response")!, "base64").toString()) as { transaction: string };
+    const firstTx = JSON.parse(Buffer.from(first.headers.get("payment-response")!, "base64").toString()) as {
+      transaction: string;
+    };
     const before = await moneyOf(agent);
     const second = await answer(await pay(chat(), await paymentHeader(agent, chat(), id)));
-    expect(second).toMatchObject({ status: 409, code: "payment_id_conflict", body: { error: { client_payment_id: id, tx_signature: firstTx.transaction } } });
+    expect(second).toMatchObject({
+      status: 409,
+      code: "payment_id_conflict",
+      body: { error: { client_payment_id: id, tx_signature: firstTx.transaction } },
+    });
     expect(await moneyOf(agent)).toEqual(before);
   });
 
@@ -145,7 +190,9 @@ describe("the same id with another payment", () => {
       const money = await moneyOf(agent);
       expect(money.usdc).toBe(1_000_000n - PRICE);
       expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address, clientPaymentId: id } })).toBe(1);
-      expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(1);
+      expect(
+        await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } }),
+      ).toBe(1);
     }
   });
 
@@ -167,7 +214,9 @@ describe("the same id with another payment", () => {
       // Wait until the request's claim is blocked on the uncommitted row, then let that row commit.
       let blocked = false;
       for (let i = 0; i < 400 && !blocked; i++) {
-        const waiting = await blocker.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        const waiting = await blocker.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
         blocked = (waiting.rows[0] as { n: number }).n > 0;
         if (!blocked) await new Promise((r) => setTimeout(r, 25));
       }
@@ -186,17 +235,33 @@ describe("the same id with another payment", () => {
     const id = generatePaymentId();
     const header = await paymentHeader(agent, credits(), id);
     const first = await answer(await pay(credits(), header));
-    expect(first).toMatchObject({ status: 200, replayed: null, body: { agent_pubkey: agent.address, amount_usdc: "0.001" } });
+    expect(first).toMatchObject({
+      status: 200,
+      replayed: null,
+      body: { agent_pubkey: agent.address, amount_usdc: "0.001" },
+    });
     const before = await moneyOf(agent);
     // The same top-up header again: as without an id, the same top-up's answer and no second credit.
     const again = await answer(await pay(credits(), header));
-    expect(again).toMatchObject({ status: 200, replayed: "true", body: { agent_pubkey: agent.address, amount_usdc: "0.001", tx_signature: first.body.tx_signature } });
+    expect(again).toMatchObject({
+      status: 200,
+      replayed: "true",
+      body: { agent_pubkey: agent.address, amount_usdc: "0.001", tx_signature: first.body.tx_signature },
+    });
     // The same payment on the chat route: it paid for a top-up, not for this call.
     expect(await answer(await pay(chat(), header))).toMatchObject({ status: 409, code: "payment_request_mismatch" });
-    expect(await answer(await pay(credits(), await paymentHeader(agent, credits(), id)))).toMatchObject({ status: 409, code: "payment_id_conflict" });
-    expect(await answer(await pay(chat(), await paymentHeader(agent, chat(), id)))).toMatchObject({ status: 409, code: "payment_id_conflict" });
+    expect(await answer(await pay(credits(), await paymentHeader(agent, credits(), id)))).toMatchObject({
+      status: 409,
+      code: "payment_id_conflict",
+    });
+    expect(await answer(await pay(chat(), await paymentHeader(agent, chat(), id)))).toMatchObject({
+      status: 409,
+      code: "payment_id_conflict",
+    });
     expect(await moneyOf(agent)).toEqual(before);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "topup_credit" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "topup_credit" } }),
+    ).toBe(1);
   });
 
   it("refuses it on another network: an id is the payer's, whatever network it pays on", async () => {
@@ -208,7 +273,9 @@ describe("the same id with another payment", () => {
     expect(onMainnet).toMatchObject({ status: 409, code: "payment_id_conflict" });
     expect(await mainnet.usdcBalance(agent.address)).toBe(1_000_000n);
     // The check does not refuse mainnet itself: a new id pays there.
-    expect((await pay(chat("mainnet"), await paymentHeader(agent, chat("mainnet"), generatePaymentId()))).status).toBe(200);
+    expect((await pay(chat("mainnet"), await paymentHeader(agent, chat("mainnet"), generatePaymentId()))).status).toBe(
+      200,
+    );
   });
 });
 
@@ -220,7 +287,10 @@ describe("ids are scoped per payer", () => {
     expect((await pay(chat(), await paymentHeader(attacker, chat(), id))).status).toBe(200);
     expect((await pay(chat(), await paymentHeader(victim, chat(), id))).status).toBe(200);
     // Within each payer's own scope the rule holds.
-    expect(await answer(await pay(chat(), await paymentHeader(victim, chat(), id)))).toMatchObject({ status: 409, code: "payment_id_conflict" });
+    expect(await answer(await pay(chat(), await paymentHeader(victim, chat(), id)))).toMatchObject({
+      status: 409,
+      code: "payment_id_conflict",
+    });
     expect((await moneyOf(victim)).usdc).toBe(1_000_000n - PRICE);
   });
 });
@@ -233,14 +303,17 @@ describe("malformed ids", () => {
     ["a number", { info: { required: false, id: 1234567890123456 } }],
     ["no info", { id: generatePaymentId() }],
     ["not an object", "pay_0123456789abcdef"],
-  ])("rejects malformed input: an id %s is 400 invalid_payment_id, with nothing settled or recorded", async (_label, extension) => {
-    const agent = await stack.newAgent();
-    const header = withExtension(await paymentHeader(agent, chat(), generatePaymentId()), extension);
-    for (const route of [chat(), credits()]) {
-      const refused = await answer(await pay(route, header));
-      expect(refused).toMatchObject({ status: 400, code: "invalid_payment_id" });
-      expect(refused.body.error?.reason).toMatch(/^malformed_(extension|id)$/);
-    }
-    expect(await moneyOf(agent)).toEqual({ usdc: 1_000_000n, ledger: 0, payments: 0, calls: 0 });
-  });
+  ])(
+    "rejects malformed input: an id %s is 400 invalid_payment_id, with nothing settled or recorded",
+    async (_label, extension) => {
+      const agent = await stack.newAgent();
+      const header = withExtension(await paymentHeader(agent, chat(), generatePaymentId()), extension);
+      for (const route of [chat(), credits()]) {
+        const refused = await answer(await pay(route, header));
+        expect(refused).toMatchObject({ status: 400, code: "invalid_payment_id" });
+        expect(refused.body.error?.reason).toMatch(/^malformed_(extension|id)$/);
+      }
+      expect(await moneyOf(agent)).toEqual({ usdc: 1_000_000n, ledger: 0, payments: 0, calls: 0 });
+    },
+  );
 });

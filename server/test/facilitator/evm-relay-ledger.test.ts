@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex, type Hex } from "viem";
 import { openPglite, type DbClient } from "../../db";
 import { createPgNonceLock, type NonceLock } from "../../facilitator/evm-nonce-lock";
-import { RELAY_KEEP_BELOW_MINED, RELAY_SEND_ATTEMPTS, relayTransaction, sweepRelays, type RelayChain } from "../../facilitator/evm-relay-ledger";
+import {
+  RELAY_KEEP_BELOW_MINED,
+  RELAY_SEND_ATTEMPTS,
+  relayTransaction,
+  sweepRelays,
+  type RelayChain,
+} from "../../facilitator/evm-relay-ledger";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
 let tdb: TestDatabase;
@@ -61,18 +67,27 @@ describe("relayTransaction()", () => {
   it("broadcasts a stale relay's own bytes again, and gives the next transaction the nonce above it", async () => {
     const { chain, sent } = fakeNode();
     const first = await relayTransaction(lock, chain, signer("first"));
-    await tdb.prisma.evmRelay.updateMany({ where: { chainId: chain.chainId }, data: { sentAt: new Date(Date.now() - 60_000) } });
+    await tdb.prisma.evmRelay.updateMany({
+      where: { chainId: chain.chainId },
+      data: { sentAt: new Date(Date.now() - 60_000) },
+    });
     await relayTransaction(lock, chain, signer("second"));
     await until(() => sent.length === 3);
     expect(sent.map((raw) => keccak256(raw)).filter((h) => h === first)).toHaveLength(2);
-    expect((await rowsOf(chain)).map((r) => [r.nonce, r.sends])).toEqual([[0, 1], [1, 0]]);
+    expect((await rowsOf(chain)).map((r) => [r.nonce, r.sends])).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
   });
 
   it("answers the hash of a recorded relay whose first send failed: it is in flight, broadcast again until mined", async () => {
     const { chain, sent } = fakeNode(() => new Error("HTTP request failed: 503"));
     const hash = await relayTransaction(lock, chain, signer("x"));
     expect(keccak256(sent[0]!)).toBe(hash);
-    await tdb.prisma.evmRelay.updateMany({ where: { chainId: chain.chainId }, data: { sentAt: new Date(Date.now() - 60_000) } });
+    await tdb.prisma.evmRelay.updateMany({
+      where: { chainId: chain.chainId },
+      data: { sentAt: new Date(Date.now() - 60_000) },
+    });
     expect(await sweepRelays(lock, chain)).toBe(1);
     expect(sent.map((raw) => keccak256(raw))).toEqual([hash, hash]);
   });
@@ -81,7 +96,9 @@ describe("relayTransaction()", () => {
     const node = fakeNode(() => new Error("nonce too low"));
     const err = await relayTransaction(lock, node.chain, signer("y")).catch((e: unknown) => e);
     expect(String(err)).toContain("nonce too low");
-    expect((await rowsOf(node.chain)).map((r) => r.nonce)).toEqual(Array.from({ length: RELAY_SEND_ATTEMPTS }, (_, i) => i));
+    expect((await rowsOf(node.chain)).map((r) => r.nonce)).toEqual(
+      Array.from({ length: RELAY_SEND_ATTEMPTS }, (_, i) => i),
+    );
   });
 
   it("takes a relay answered 'nonce taken' as its own when the node cannot say whether it knows it: no second nonce", async () => {
@@ -101,7 +118,9 @@ describe("relayTransaction()", () => {
       await Promise.all(["a", "b", "c"].map((label) => relayTransaction(pglock, chain, signer(label))));
       await open.prisma.evmRelay.updateMany({ data: { sentAt: new Date(Date.now() - 60_000) } });
       expect(await sweepRelays(pglock, chain)).toBe(3);
-      expect((await open.prisma.evmRelay.findMany({ orderBy: { nonce: "asc" } })).map((r) => r.nonce)).toEqual([0, 1, 2]);
+      expect((await open.prisma.evmRelay.findMany({ orderBy: { nonce: "asc" } })).map((r) => r.nonce)).toEqual([
+        0, 1, 2,
+      ]);
       expect(sent).toHaveLength(6);
     } finally {
       await open.close();
@@ -126,7 +145,10 @@ describe("sweepRelays()", () => {
     for (let i = 0; i < RELAY_KEEP_BELOW_MINED + 5; i++) await relayTransaction(lock, chain, signer(`t${i}`));
     sent.length = 0;
     state.mined = RELAY_KEEP_BELOW_MINED + 3;
-    await tdb.prisma.evmRelay.updateMany({ where: { chainId: chain.chainId }, data: { sentAt: new Date(Date.now() - 60_000) } });
+    await tdb.prisma.evmRelay.updateMany({
+      where: { chainId: chain.chainId },
+      data: { sentAt: new Date(Date.now() - 60_000) },
+    });
     expect(await sweepRelays(lock, chain)).toBe(2);
     expect(sent).toHaveLength(2);
     const rows = await rowsOf(chain);

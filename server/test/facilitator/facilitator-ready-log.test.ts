@@ -11,7 +11,8 @@ import { startPaidStack, type PaidStack } from "../support/paid-stack";
 /** Where the route runtimes log (useRouteLogger). */
 const log = createLogger("silent");
 const info = vi.spyOn(log, "info");
-const readyEvents = () => info.mock.calls.filter(([fields]) => (fields as { event?: string } | undefined)?.event === "facilitator.kms.ready");
+const readyEvents = () =>
+  info.mock.calls.filter(([fields]) => (fields as { event?: string } | undefined)?.event === "facilitator.kms.ready");
 
 let stack: PaidStack;
 beforeAll(async () => {

@@ -10,7 +10,8 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "fresh blockhash" }] };
-const post = (pay: typeof fetch) => pay(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (pay: typeof fetch) =>
+  pay(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 async function challengeBlockhash(): Promise<string | undefined> {
   const challenge = await challengeOf(await stack.chat({ body }));

@@ -13,7 +13,11 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const body = { model: "local/echo-1", network: "base-sepolia", messages: [{ role: "user", content: "pay with permit2" }] };
+const body = {
+  model: "local/echo-1",
+  network: "base-sepolia",
+  messages: [{ role: "user", content: "pay with permit2" }],
+};
 
 describe("a Permit2 payment on Base Sepolia", () => {
   it("is refused with 402 unsupported_payload, and nothing is claimed, settled or sent", async () => {
@@ -22,9 +26,17 @@ describe("a Permit2 payment on Base Sepolia", () => {
     const challenge = await challengeOf(await stack.chat({ body }));
     const accepted = challenge.accepts[0]!;
     // The stock client signs a real Permit2 authorization when asked for one; the header claims our requirement.
-    const permit2 = await new ExactEvmScheme(agent).createPaymentPayload(2, { ...accepted, extra: { ...accepted.extra, assetTransferMethod: "permit2" } });
+    const permit2 = await new ExactEvmScheme(agent).createPaymentPayload(2, {
+      ...accepted,
+      extra: { ...accepted.extra, assetTransferMethod: "permit2" },
+    });
     expect(permit2.payload).toHaveProperty("permit2Authorization");
-    const header = encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload: permit2.payload });
+    const header = encodePaymentSignatureHeader({
+      x402Version: 2,
+      resource: challenge.resource,
+      accepted,
+      payload: permit2.payload,
+    });
 
     const client = createPublicClient({ transport: http(chain.url) });
     const blockBefore = await client.getBlockNumber({ cacheTime: 0 });
@@ -33,7 +45,9 @@ describe("a Permit2 payment on Base Sepolia", () => {
 
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", detail: "unsupported_payload", param: null } });
+    expect(await res.json()).toMatchObject({
+      error: { code: "payment_required", detail: "unsupported_payload", param: null },
+    });
 
     // This agent's rows only, so the check holds whatever else the database holds.
     const mine = { equals: agent.address, mode: "insensitive" } as const;

@@ -24,9 +24,22 @@ import { routeRuntime } from "../../runtime/route-edge";
 import { parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair, testKnob } from "../support/env";
 import { authorizationHeader } from "../support/eip3009-header";
-import { startFakeProvider, type FakeProvider, type ProviderAnswer, type StreamedProviderAnswer } from "../support/fake-provider";
+import {
+  startFakeProvider,
+  type FakeProvider,
+  type ProviderAnswer,
+  type StreamedProviderAnswer,
+} from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
-import { paidBody, readAnswer, routeFetch, ROUTE_PATHS, SERVICE_ORIGIN, signedCall, type ReadAnswer } from "../support/route-calls";
+import {
+  paidBody,
+  readAnswer,
+  routeFetch,
+  ROUTE_PATHS,
+  SERVICE_ORIGIN,
+  signedCall,
+  type ReadAnswer,
+} from "../support/route-calls";
 import { runSignet } from "../support/signet-cli";
 
 const MODEL = "openai/gpt-4o-mini";
@@ -54,14 +67,56 @@ const PATHS = [
 type CallPath = (typeof PATHS)[number];
 
 /** Pieces that break text where decoders and encoders break: escapes, separators, a BOM, surrogates alone and paired. */
-const NASTY = ["\u0000", "\ud800", "\udbff", "\udc00", "\udfff", "\ud83d\ude00", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff", "\u0085", "\\u0000", "\\ud800", '\\"', '"', "\\", "\n", "\r\n", "\t", "é", "</script>", "data: [DONE]\n\n", " "];
+const NASTY = [
+  "\u0000",
+  "\ud800",
+  "\udbff",
+  "\udc00",
+  "\udfff",
+  "\ud83d\ude00",
+  "\u2028",
+  "\u2029",
+  "\ufeff",
+  "\ufffe",
+  "\uffff",
+  "\u0085",
+  "\\u0000",
+  "\\ud800",
+  '\\"',
+  '"',
+  "\\",
+  "\n",
+  "\r\n",
+  "\t",
+  "é",
+  "</script>",
+  "data: [DONE]\n\n",
+  " ",
+];
 
 const contentArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 5, arbitrary: fc.string({ unit: "binary", maxLength: 400 }) },
-  { weight: 4, arbitrary: fc.array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 80 }).map((parts) => parts.join("")) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("a", "\u0000", "\ud800", "\ud83d\ude00", "\u2028"), fc.integer({ min: 20_000, max: 300_000 })).map(([unit, n]) => unit.repeat(n)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 80 })
+      .map((parts) => parts.join("")),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom("a", "\u0000", "\ud800", "\ud83d\ude00", "\u2028"),
+        fc.integer({ min: 20_000, max: 300_000 }),
+      )
+      .map(([unit, n]) => unit.repeat(n)),
+  },
 );
-const caseArb = fc.record({ path: fc.constantFrom(...PATHS), content: contentArb, cuts: fc.array(fc.nat(), { maxLength: 8 }) });
+const caseArb = fc.record({
+  path: fc.constantFrom(...PATHS),
+  content: contentArb,
+  cuts: fc.array(fc.nat(), { maxLength: 8 }),
+});
 type Case = { path: CallPath; content: string; cuts: number[] };
 
 /** What the provider answers to each call's marker (the question it is asked), and how often it was asked. */
@@ -101,22 +156,50 @@ afterAll(async () => {
 const USAGE = { prompt_tokens: 20, completion_tokens: 40, total_tokens: 60, cost: 0.00005 };
 
 function plainAnswer(content: string): ProviderAnswer {
-  return { status: 200, json: { id: "gen-any", model: MODEL, choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: USAGE } };
+  return {
+    status: 200,
+    json: {
+      id: "gen-any",
+      model: MODEL,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      usage: USAGE,
+    },
+  };
 }
 
 /** The answer streamed as OpenAI streams it, its text cut at the script's code-unit offsets (a surrogate pair too). */
 function streamedAnswer(script: { content: string; cuts: number[] }): StreamedProviderAnswer {
-  const chunk = (delta: unknown, finish: string | null = null) => ({ id: "gen-any", object: "chat.completion.chunk", created: 1, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
-  const at = [...new Set(script.cuts.map((c) => (script.content.length === 0 ? 0 : c % script.content.length)))].sort((a, b) => a - b);
-  const pieces = [0, ...at, script.content.length].slice(1).map((end, i, ends) => script.content.slice(i === 0 ? 0 : ends[i - 1], end));
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id: "gen-any",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: MODEL,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const at = [...new Set(script.cuts.map((c) => (script.content.length === 0 ? 0 : c % script.content.length)))].sort(
+    (a, b) => a - b,
+  );
+  const pieces = [0, ...at, script.content.length]
+    .slice(1)
+    .map((end, i, ends) => script.content.slice(i === 0 ? 0 : ends[i - 1], end));
   return {
     status: 200,
-    events: [chunk({ role: "assistant", content: "" }), ...pieces.filter((p) => p !== "").map((p) => chunk({ content: p })), chunk({}, "stop"), { id: "gen-any", choices: [], usage: USAGE }, "[DONE]"],
+    events: [
+      chunk({ role: "assistant", content: "" }),
+      ...pieces.filter((p) => p !== "").map((p) => chunk({ content: p })),
+      chunk({}, "stop"),
+      { id: "gen-any", choices: [], usage: USAGE },
+      "[DONE]",
+    ],
   };
 }
 
 const post = (route: "chat" | "responses", body: unknown, headers: Record<string, string> = {}) =>
-  routes.fetch(`${SERVICE_ORIGIN}${ROUTE_PATHS[route]}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  routes.fetch(`${SERVICE_ORIGIN}${ROUTE_PATHS[route]}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** EVM agents are funded one at a time: anvil's minting account takes one transaction per nonce. */
 let evmFunding: Promise<unknown> = Promise.resolve();
@@ -127,13 +210,23 @@ function fundedEvmAgent(): ReturnType<PaidStack["newEvmAgent"]> {
 }
 
 /** A fresh payer's payment header for `body`'s challenge, on Solana or Base. */
-async function paymentHeader(route: "chat" | "responses", body: Record<string, unknown>, pay: "solana" | "base"): Promise<string> {
+async function paymentHeader(
+  route: "chat" | "responses",
+  body: Record<string, unknown>,
+  pay: "solana" | "base",
+): Promise<string> {
   const challenge = await challengeOf(await post(route, body));
   if (pay === "base") return authorizationHeader(await fundedEvmAgent(), challenge);
   return buildPaymentHeader(await stack.newAgent(1_000_000n), challenge, stack.devnet.faultFreeUrl);
 }
 
-const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const allChecks = {
+  prompt_hash_ok: true,
+  response_hash_ok: true,
+  service_signature_ok: true,
+  payment_on_chain_ok: true,
+  payer_matches: true,
+};
 
 /** One call of the case, its repeat when paid, and every per-call invariant; returns what the client read and asked. */
 async function runCase(c: Case): Promise<{ answer: ReadAnswer; prompt: unknown }> {
@@ -151,10 +244,16 @@ async function runCase(c: Case): Promise<{ answer: ReadAnswer; prompt: unknown }
     first = await readAnswer(await routes.fetch(call.request), p.route, p.stream);
     const holds = await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(holds.map((h) => h.status)).toEqual(["captured"]);
-    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(1_000_000n - holds[0]!.chargedUnits!);
+    expect(
+      (await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units,
+    ).toBe(1_000_000n - holds[0]!.chargedUnits!);
   } else {
     const route = p.route as "chat" | "responses";
-    const body = paidBody(route, marker, { stream: p.stream, model: MODEL, ...(p.pay === "base" ? { network: "base-sepolia" } : {}) });
+    const body = paidBody(route, marker, {
+      stream: p.stream,
+      model: MODEL,
+      ...(p.pay === "base" ? { network: "base-sepolia" } : {}),
+    });
     prompt = route === "responses" ? body : body.messages;
     const header = await paymentHeader(route, body, p.pay);
     first = await readAnswer(await post(route, body, { "PAYMENT-SIGNATURE": header }), route, p.stream);
@@ -166,8 +265,16 @@ async function runCase(c: Case): Promise<{ answer: ReadAnswer; prompt: unknown }
     }
     expect(first.error).toBeNull();
     const repeat = await readAnswer(await post(route, body, { "PAYMENT-SIGNATURE": header }), route, p.stream);
-    expect({ status: repeat.status, replayed: repeat.replayed, text: repeat.text, receipt: repeat.receipt, x402: repeat.x402 }).toEqual({ status: 200, replayed: true, text: first.text, receipt: first.receipt, x402: first.x402 });
-    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: first.receipt!.payment!.tx_signature } });
+    expect({
+      status: repeat.status,
+      replayed: repeat.replayed,
+      text: repeat.text,
+      receipt: repeat.receipt,
+      x402: repeat.x402,
+    }).toEqual({ status: 200, replayed: true, text: first.text, receipt: first.receipt, x402: first.x402 });
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({
+      where: { txSignature: first.receipt!.payment!.tx_signature },
+    });
     expect(payment.status).toBe("served");
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(1);
   }
@@ -178,7 +285,13 @@ async function runCase(c: Case): Promise<{ answer: ReadAnswer; prompt: unknown }
   const logged = await stack.tdb.prisma.inferenceLog.findMany({ where: { id: String(first.receipt!.inference_id) } });
   expect(logged.map((l) => l.receipt !== null)).toEqual([true]);
   const rpc = p.pay === "base" ? stack.baseSepolia!.url : stack.devnet.url;
-  const verdict = await verifyReceipt({ receipt: first.receipt!, prompt, response: first.response, operatorKey: operatorKeypair().publicKeyBase58, rpc });
+  const verdict = await verifyReceipt({
+    receipt: first.receipt!,
+    prompt,
+    response: first.response,
+    operatorKey: operatorKeypair().publicKeyBase58,
+    rpc,
+  });
   expect(verdict.checks).toEqual(allChecks);
   scripts.delete(marker);
   checked++;
@@ -194,11 +307,23 @@ const EMBEDDINGS_RUNS = testKnob("SIGNET_EMBEDDINGS_CONTENT_RUNS", 6);
  * the route's body cap (256,000 bytes), which a longer input would meet first as a 413.
  */
 const EMBEDDINGS_INPUT_CHARS = 8_000;
-const embeddingsCaseArb = fc.record({ pay: fc.constantFrom("solana" as const, "prepaid" as const), contents: fc.array(contentArb, { minLength: 1, maxLength: 3 }), listed: fc.boolean(), base64: fc.boolean() });
+const embeddingsCaseArb = fc.record({
+  pay: fc.constantFrom("solana" as const, "prepaid" as const),
+  contents: fc.array(contentArb, { minLength: 1, maxLength: 3 }),
+  listed: fc.boolean(),
+  base64: fc.boolean(),
+});
 type EmbeddingsCase = typeof embeddingsCaseArb extends fc.Arbitrary<infer T> ? T : never;
 const EMBEDDINGS_URL = `${SERVICE_ORIGIN}/api/v1/embeddings`;
 const postEmbeddings = (text: string, headers: Record<string, string> = {}) =>
-  embeddingsRoute(new Request(EMBEDDINGS_URL, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text }), {});
+  embeddingsRoute(
+    new Request(EMBEDDINGS_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: text,
+    }),
+    {},
+  );
 let embeddingsChecked = 0;
 
 /** One embeddings call of the case (and its repeat when paid): one charge, one receipt, which verifies. */
@@ -206,7 +331,11 @@ async function runEmbeddingsCase(c: EmbeddingsCase): Promise<void> {
   // An input is a non-empty text; cut anywhere, a surrogate pair may become a lone surrogate, which is content too.
   const texts = c.contents.map((t) => (t === "" ? "\u0000" : t).slice(0, EMBEDDINGS_INPUT_CHARS));
   const input = texts.length === 1 && !c.listed ? texts[0]! : texts;
-  let request: Record<string, unknown> = { model: "local/hash-embed-1", input, ...(c.base64 ? { encoding_format: "base64" } : {}) };
+  let request: Record<string, unknown> = {
+    model: "local/hash-embed-1",
+    input,
+    ...(c.base64 ? { encoding_format: "base64" } : {}),
+  };
   let res: Response;
   if (c.pay === "prepaid") {
     const kp = generateKeypair();
@@ -218,7 +347,11 @@ async function runEmbeddingsCase(c: EmbeddingsCase): Promise<void> {
     expect(holds.map((h) => h.status)).toEqual(["captured"]);
   } else {
     const text = JSON.stringify(request);
-    const header = await buildPaymentHeader(await stack.newAgent(1_000_000n), await challengeOf(await postEmbeddings(text)), stack.devnet.faultFreeUrl);
+    const header = await buildPaymentHeader(
+      await stack.newAgent(1_000_000n),
+      await challengeOf(await postEmbeddings(text)),
+      stack.devnet.faultFreeUrl,
+    );
     res = await postEmbeddings(text, { "PAYMENT-SIGNATURE": header });
     // As for chat: a settlement outlasting the wait is 502 settlement_pending, and the same request is served later.
     for (let retries = 0; res.status === 502 && retries < 5; retries++) {
@@ -230,7 +363,9 @@ async function runEmbeddingsCase(c: EmbeddingsCase): Promise<void> {
     const repeat = await postEmbeddings(text, { "PAYMENT-SIGNATURE": header });
     expect(repeat.status).toBe(200);
     expect(repeat.headers.get("x-answer-replayed")).toBe("true");
-    expect(parseReceiptText(repeat.headers.get("x-service-receipt") ?? "")).toEqual(parseReceiptText(res.headers.get("x-service-receipt") ?? ""));
+    expect(parseReceiptText(repeat.headers.get("x-service-receipt") ?? "")).toEqual(
+      parseReceiptText(res.headers.get("x-service-receipt") ?? ""),
+    );
     expect(await repeat.text()).toBe(await res.clone().text());
   }
   const answerText = await res.text();
@@ -243,61 +378,110 @@ async function runEmbeddingsCase(c: EmbeddingsCase): Promise<void> {
   expect(logged.map((l) => l.receipt !== null)).toEqual([true]);
   const rpc = stack.devnet.url;
   const operatorKey = operatorKeypair().publicKeyBase58;
-  expect((await verifyReceipt({ receipt: parsed.receipt, prompt: request, response: answer, operatorKey, rpc })).checks).toEqual(allChecks);
+  expect(
+    (await verifyReceipt({ receipt: parsed.receipt, prompt: request, response: answer, operatorKey, rpc })).checks,
+  ).toEqual(allChecks);
   // The input alone is the same prompt; the vectors alone (decoded from base64 too) the same response.
-  expect((await verifyReceipt({ receipt: parsed.receipt, prompt: input, response: answer, operatorKey, rpc })).checks.prompt_hash_ok).toBe(true);
+  expect(
+    (await verifyReceipt({ receipt: parsed.receipt, prompt: input, response: answer, operatorKey, rpc })).checks
+      .prompt_hash_ok,
+  ).toBe(true);
   embeddingsChecked++;
 }
 
 describe("the paid path over any content", () => {
-  it("serves every answer once, with one receipt that verifies against what the client read", async () => {
-    console.log(`any-content property: seed ${SEED}, ${RUNS} runs of ${BATCH} calls (replay: SIGNET_CONTENT_SEED=${SEED} SIGNET_CONTENT_RUNS=${RUNS})`);
-    await fc.assert(
-      fc.asyncProperty(fc.array(caseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-        await Promise.all(batch.map(runCase));
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-    const db = stack.tdb.prisma;
-    // No payment is left with its upstream called and its call unrecorded, nor any hold open.
-    expect(await db.payment.count({ where: { status: { in: ["settled", "serving", "unserved", "claimed", "pending"] } } })).toBe(0);
-    expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
-    const reports = await reconcile(await routeRuntime());
-    expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
-    console.log(`any-content property: ${checked} calls checked (${[...seen].map(([k, n]) => `${k}: ${n}`).join(", ")}); reconcile: no drift`);
-    expect(checked).toBe(RUNS * BATCH);
-  }, Math.max(300_000, RUNS * BATCH * 3_000));
+  it(
+    "serves every answer once, with one receipt that verifies against what the client read",
+    async () => {
+      console.log(
+        `any-content property: seed ${SEED}, ${RUNS} runs of ${BATCH} calls (replay: SIGNET_CONTENT_SEED=${SEED} SIGNET_CONTENT_RUNS=${RUNS})`,
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(caseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+          await Promise.all(batch.map(runCase));
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      const db = stack.tdb.prisma;
+      // No payment is left with its upstream called and its call unrecorded, nor any hold open.
+      expect(
+        await db.payment.count({ where: { status: { in: ["settled", "serving", "unserved", "claimed", "pending"] } } }),
+      ).toBe(0);
+      expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
+      const reports = await reconcile(await routeRuntime());
+      expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
+      console.log(
+        `any-content property: ${checked} calls checked (${[...seen].map(([k, n]) => `${k}: ${n}`).join(", ")}); reconcile: no drift`,
+      );
+      expect(checked).toBe(RUNS * BATCH);
+    },
+    Math.max(300_000, RUNS * BATCH * 3_000),
+  );
 
-  it("embeds inputs of any content once per call, with one receipt that verifies against the request and the answer", async () => {
-    console.log(`any-content embeddings: seed ${SEED}, ${EMBEDDINGS_RUNS} runs of ${BATCH} calls (replay: SIGNET_CONTENT_SEED=${SEED} SIGNET_EMBEDDINGS_CONTENT_RUNS=${EMBEDDINGS_RUNS})`);
-    const db = stack.tdb.prisma;
-    const callsBefore = await db.inferenceLog.count();
-    await fc.assert(
-      fc.asyncProperty(fc.array(embeddingsCaseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-        await Promise.all(batch.map(runEmbeddingsCase));
-      }),
-      { numRuns: EMBEDDINGS_RUNS, seed: SEED, endOnFailure: true },
-    );
-    expect(embeddingsChecked).toBe(EMBEDDINGS_RUNS * BATCH);
-    // One logged call per call (a paid repeat is its stored answer), no payment left half-served, no hold left open.
-    expect(await db.inferenceLog.count()).toBe(callsBefore + EMBEDDINGS_RUNS * BATCH);
-    expect(await db.payment.count({ where: { status: { in: ["settled", "serving", "unserved", "claimed", "pending"] } } })).toBe(0);
-    expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
-    const reports = await reconcile(await routeRuntime());
-    expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
-  }, Math.max(300_000, EMBEDDINGS_RUNS * BATCH * 3_000));
+  it(
+    "embeds inputs of any content once per call, with one receipt that verifies against the request and the answer",
+    async () => {
+      console.log(
+        `any-content embeddings: seed ${SEED}, ${EMBEDDINGS_RUNS} runs of ${BATCH} calls (replay: SIGNET_CONTENT_SEED=${SEED} SIGNET_EMBEDDINGS_CONTENT_RUNS=${EMBEDDINGS_RUNS})`,
+      );
+      const db = stack.tdb.prisma;
+      const callsBefore = await db.inferenceLog.count();
+      await fc.assert(
+        fc.asyncProperty(fc.array(embeddingsCaseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+          await Promise.all(batch.map(runEmbeddingsCase));
+        }),
+        { numRuns: EMBEDDINGS_RUNS, seed: SEED, endOnFailure: true },
+      );
+      expect(embeddingsChecked).toBe(EMBEDDINGS_RUNS * BATCH);
+      // One logged call per call (a paid repeat is its stored answer), no payment left half-served, no hold left open.
+      expect(await db.inferenceLog.count()).toBe(callsBefore + EMBEDDINGS_RUNS * BATCH);
+      expect(
+        await db.payment.count({ where: { status: { in: ["settled", "serving", "unserved", "claimed", "pending"] } } }),
+      ).toBe(0);
+      expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
+      const reports = await reconcile(await routeRuntime());
+      expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
+    },
+    Math.max(300_000, EMBEDDINGS_RUNS * BATCH * 3_000),
+  );
 
   it("`signet verify` passes each receipt of the worst contents against what the client read", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "signet-any-content-"));
-    const worst = ["x\u0000y", "\ud800 alone \udfff", "\u2028\u2029\ufeff", "\\u0000 and \\ud800 are text", "\ud83d\ude00".repeat(3000)];
+    const worst = [
+      "x\u0000y",
+      "\ud800 alone \udfff",
+      "\u2028\u2029\ufeff",
+      "\\u0000 and \\ud800 are text",
+      "\ud83d\ude00".repeat(3000),
+    ];
     for (const [i, content] of worst.entries()) {
       for (const p of [PATHS[0], PATHS[1], PATHS[5], PATHS[9]]) {
         const { answer, prompt } = await runCase({ path: p, content, cuts: [1, 3, 7] });
-        const files = { receipt: path.join(dir, `${i}-r.json`), prompt: path.join(dir, `${i}-p.json`), response: path.join(dir, `${i}-a.json`) };
+        const files = {
+          receipt: path.join(dir, `${i}-r.json`),
+          prompt: path.join(dir, `${i}-p.json`),
+          response: path.join(dir, `${i}-a.json`),
+        };
         writeFileSync(files.receipt, JSON.stringify(answer.receipt));
         writeFileSync(files.response, JSON.stringify(answer.response));
         writeFileSync(files.prompt, JSON.stringify(prompt));
-        const run = await runSignet(["verify", "--receipt", files.receipt, "--prompt", files.prompt, "--response", files.response, "--operator-key", operatorKeypair().publicKeyBase58, "--rpc", stack.devnet.url, "--json"], dir);
+        const run = await runSignet(
+          [
+            "verify",
+            "--receipt",
+            files.receipt,
+            "--prompt",
+            files.prompt,
+            "--response",
+            files.response,
+            "--operator-key",
+            operatorKeypair().publicKeyBase58,
+            "--rpc",
+            stack.devnet.url,
+            "--json",
+          ],
+          dir,
+        );
         expect(run.code, run.stderr || run.stdout).toBe(0);
         expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, checks: allChecks });
       }

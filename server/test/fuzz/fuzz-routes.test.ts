@@ -19,7 +19,19 @@ import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from 
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 
-const RUNS = { chat: 2_300, paidHeaders: 1_500, v1Headers: 600, responses: 800, inference: 1_100, embeddings: 800, credits: 800, grants: 800, lookups: 600, hostedVerify: 800, receipts: 1_500 };
+const RUNS = {
+  chat: 2_300,
+  paidHeaders: 1_500,
+  v1Headers: 600,
+  responses: 800,
+  inference: 1_100,
+  embeddings: 800,
+  credits: 800,
+  grants: 800,
+  lookups: 600,
+  hostedVerify: 800,
+  receipts: 1_500,
+};
 const BASE = "http://signet.test";
 const ALLOWED_5XX = new Set(["mainnet_disabled", "network_not_supported"]);
 
@@ -40,7 +52,11 @@ async function moneySnapshot() {
     {
       ledger: await p.ledgerEntry.findMany({ orderBy: { id: "asc" } }),
       balances: await p.balance.findMany({ orderBy: [{ agentPubkey: "asc" }, { network: "asc" }] }),
-      settled: await p.payment.findMany({ where: { status: { not: "failed" } }, orderBy: { id: "asc" }, select: { id: true, status: true, txSignature: true, units: true } }),
+      settled: await p.payment.findMany({
+        where: { status: { not: "failed" } },
+        orderBy: { id: "asc" },
+        select: { id: true, status: true, txSignature: true, units: true },
+      }),
       calls: await p.inferenceLog.findMany({ orderBy: { id: "asc" }, select: { id: true, status: true } }),
     },
     (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
@@ -88,7 +104,11 @@ beforeAll(async () => {
   const agent = await stack.newAgent();
   const messages = [{ role: "user", content: "fuzz seed" }];
   const chatBody = { model: "local/echo-1", messages };
-  realHeader = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: chatBody })), stack.devnet.url);
+  realHeader = await buildPaymentHeader(
+    agent,
+    await challengeOf(await stack.chat({ body: chatBody })),
+    stack.devnet.url,
+  );
   const res = await stack.chat({ body: chatBody, headers: { "X-Payment": realHeader } });
   expect(res.status).toBe(200);
   const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
@@ -117,7 +137,10 @@ async function send(route: string, req: Request): Promise<number> {
 }
 
 /** Sends one request and checks the answer's shape; returns the status, whether it was a stored answer, and the body. */
-async function sendForAnswer(route: string, req: Request): Promise<{ status: number; replayed: string | null; text: string }> {
+async function sendForAnswer(
+  route: string,
+  req: Request,
+): Promise<{ status: number; replayed: string | null; text: string }> {
   sent++;
   const res = await routes[route]!(req);
   const text = await res.text();
@@ -130,10 +153,14 @@ async function sendForAnswer(route: string, req: Request): Promise<{ status: num
     }
     // OpenAI's shape: the stable code is error.code, beside a message and a type.
     const code = body.error?.code;
-    if (typeof code !== "string" || !Object.hasOwn(ERROR_STATUS, code)) throw new Error(`${route} answered ${res.status} without a stable code: ${text.slice(0, 200)}`);
-    if (typeof body.error?.message !== "string" || typeof body.error.type !== "string") throw new Error(`${route} answered ${res.status} without OpenAI's error message and type: ${text.slice(0, 200)}`);
-    if (res.status >= 500 && !ALLOWED_5XX.has(code)) throw new Error(`${route} answered ${res.status} ${code}: ${text.slice(0, 300)}`);
-    if (/\bat \S+ \(|node_modules|\.ts:\d+/.test(text)) throw new Error(`${route} leaked a stack trace: ${text.slice(0, 300)}`);
+    if (typeof code !== "string" || !Object.hasOwn(ERROR_STATUS, code))
+      throw new Error(`${route} answered ${res.status} without a stable code: ${text.slice(0, 200)}`);
+    if (typeof body.error?.message !== "string" || typeof body.error.type !== "string")
+      throw new Error(`${route} answered ${res.status} without OpenAI's error message and type: ${text.slice(0, 200)}`);
+    if (res.status >= 500 && !ALLOWED_5XX.has(code))
+      throw new Error(`${route} answered ${res.status} ${code}: ${text.slice(0, 300)}`);
+    if (/\bat \S+ \(|node_modules|\.ts:\d+/.test(text))
+      throw new Error(`${route} leaked a stack trace: ${text.slice(0, 300)}`);
   }
   return { status: res.status, replayed: res.headers.get("x-answer-replayed"), text };
 }
@@ -143,14 +170,34 @@ const post = (path: string, body: BodyInit | null, headers: Record<string, strin
 
 // Generators.
 const anyJson = fc.jsonValue({ maxDepth: 4 });
-const junkText = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 200 }), fc.constantFrom("", "{", "null", "[]", '{"a":', "\u0000", "𝄞".repeat(50)));
-const base64ish = fc.oneof(fc.base64String({ maxLength: 400 }), fc.string({ maxLength: 200 }), anyJson.map((j) => Buffer.from(JSON.stringify(j)).toString("base64")));
+const junkText = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: "binary", maxLength: 200 }),
+  fc.constantFrom("", "{", "null", "[]", '{"a":', "\u0000", "𝄞".repeat(50)),
+);
+const base64ish = fc.oneof(
+  fc.base64String({ maxLength: 400 }),
+  fc.string({ maxLength: 200 }),
+  anyJson.map((j) => Buffer.from(JSON.stringify(j)).toString("base64")),
+);
 const base58ish = fc.oneof(
   fc.uint8Array({ minLength: 0, maxLength: 70 }).map((b) => bs58.encode(b)),
-  fc.string({ unit: fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+/"), maxLength: 90 }),
+  fc.string({
+    unit: fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+/"),
+    maxLength: 90,
+  }),
 );
-const network = fc.oneof(fc.constantFrom("devnet", "mainnet", "base", "base-sepolia", "solana", "eip155:1", "", "DEVNET"), fc.string({ maxLength: 20 }));
-const message = fc.record({ role: fc.oneof(fc.constantFrom("user", "system", "assistant", "tool"), fc.string({ maxLength: 10 })), content: fc.oneof(fc.string({ maxLength: 200 }), anyJson) }, { requiredKeys: [] });
+const network = fc.oneof(
+  fc.constantFrom("devnet", "mainnet", "base", "base-sepolia", "solana", "eip155:1", "", "DEVNET"),
+  fc.string({ maxLength: 20 }),
+);
+const message = fc.record(
+  {
+    role: fc.oneof(fc.constantFrom("user", "system", "assistant", "tool"), fc.string({ maxLength: 10 })),
+    content: fc.oneof(fc.string({ maxLength: 200 }), anyJson),
+  },
+  { requiredKeys: [] },
+);
 const chatBody = fc.record(
   {
     model: fc.oneof(fc.constantFrom("local/echo-1", "gpt-4", ""), fc.string({ maxLength: 40 }), anyJson),
@@ -166,7 +213,10 @@ const chatBody = fc.record(
 
 // URLs the verifier may be pointed at: a closed local port (refused at once) or not a URL. Never the internet: there
 // is none here, and a hanging address would only measure timeouts.
-const closedOrMalformedUrl = fc.oneof(fc.constantFrom("http://127.0.0.1:9", "ftp://x", "file:///etc/passwd", "http://user:pw@127.0.0.1:9/"), fc.string({ maxLength: 50 }));
+const closedOrMalformedUrl = fc.oneof(
+  fc.constantFrom("http://127.0.0.1:9", "ftp://x", "file:///etc/passwd", "http://user:pw@127.0.0.1:9/"),
+  fc.string({ maxLength: 50 }),
+);
 
 // Each test sends its runs one after another; on a loaded 2-core machine the longest takes over two minutes, and a
 // timed-out test's runs would go on into the next test's count. The timeout is a guard against a hang, not a goal.
@@ -174,9 +224,17 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
   it(`chat: ${RUNS.chat} malformed bodies and payment headers`, async () => {
     const before = await moneySnapshot();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(chatBody.map((b) => JSON.stringify(b)), junkText), fc.option(base64ish, { nil: undefined }), fc.constantFrom("X-Payment", "PAYMENT-SIGNATURE"), async (body, header, name) => {
-        await send("chat", post("/api/v1/chat/completions", body, header === undefined ? {} : { [name]: header }));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          chatBody.map((b) => JSON.stringify(b)),
+          junkText,
+        ),
+        fc.option(base64ish, { nil: undefined }),
+        fc.constantFrom("X-Payment", "PAYMENT-SIGNATURE"),
+        async (body, header, name) => {
+          await send("chat", post("/api/v1/chat/completions", body, header === undefined ? {} : { [name]: header }));
+        },
+      ),
       { numRuns: RUNS.chat },
     );
     expect(sent).toBe(RUNS.chat);
@@ -191,9 +249,13 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
       // Same transaction, other bytes around it: a replay in disguise.
       anyJson.map((extra) => ({ ...payload, extra })),
       // One field of the payload replaced.
-      fc.tuple(fc.constantFrom("x402Version", "accepted", "payload", "resource"), anyJson).map(([k, v]) => ({ ...payload, [k]: v })),
+      fc
+        .tuple(fc.constantFrom("x402Version", "accepted", "payload", "resource"), anyJson)
+        .map(([k, v]) => ({ ...payload, [k]: v })),
       // One field of the accepted requirement replaced.
-      fc.tuple(fc.constantFrom("scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"), anyJson).map(([k, v]) => ({ ...payload, accepted: { ...(payload.accepted as object), [k]: v } })),
+      fc
+        .tuple(fc.constantFrom("scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"), anyJson)
+        .map(([k, v]) => ({ ...payload, accepted: { ...(payload.accepted as object), [k]: v } })),
       // The signed transaction with one byte flipped, or replaced.
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })).map(([at, xor]) => {
         const tx = Buffer.from((payload.payload as { transaction: string }).transaction, "base64");
@@ -227,7 +289,11 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
     const before = await moneySnapshot();
     const real = decodePaymentSignatureHeader(realHeader) as unknown as { payload: { transaction: string } };
     const body = JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "fuzz seed" }] });
-    const v1Network = fc.oneof(fc.constantFrom("solana-devnet", "solana", "base-sepolia", "base", "solana-testnet", "avalanche", ""), fc.string({ maxLength: 20 }), anyJson);
+    const v1Network = fc.oneof(
+      fc.constantFrom("solana-devnet", "solana", "base-sepolia", "base", "solana-testnet", "avalanche", ""),
+      fc.string({ maxLength: 20 }),
+      anyJson,
+    );
     const v1Inner = fc.oneof(
       fc.constant(real.payload),
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })).map(([at, xor]) => {
@@ -238,10 +304,21 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
       fc.record({ signature: fc.string({ maxLength: 140 }), authorization: anyJson }, { requiredKeys: [] }),
       anyJson,
     );
-    const v1Payload = fc.record({ x402Version: fc.oneof(fc.constant(1), anyJson), scheme: fc.oneof(fc.constant("exact"), fc.string({ maxLength: 10 }), anyJson), network: v1Network, payload: v1Inner }, { requiredKeys: [] });
+    const v1Payload = fc.record(
+      {
+        x402Version: fc.oneof(fc.constant(1), anyJson),
+        scheme: fc.oneof(fc.constant("exact"), fc.string({ maxLength: 10 }), anyJson),
+        network: v1Network,
+        payload: v1Inner,
+      },
+      { requiredKeys: [] },
+    );
     await fc.assert(
       fc.asyncProperty(v1Payload, fc.constantFrom("X-PAYMENT", "PAYMENT-SIGNATURE"), async (p, name) => {
-        const answer = await sendForAnswer("chat", post("/api/v1/chat/completions", body, { [name]: Buffer.from(JSON.stringify(p)).toString("base64") }));
+        const answer = await sendForAnswer(
+          "chat",
+          post("/api/v1/chat/completions", body, { [name]: Buffer.from(JSON.stringify(p)).toString("base64") }),
+        );
         // The served transaction in v1's form is the same payment: at most its stored answer, never a new call.
         if (answer.status === 200) {
           expect(answer.replayed).toBe("true");
@@ -256,7 +333,14 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
 
   it(`responses: ${RUNS.responses} malformed Responses API bodies, payment headers and signatures`, async () => {
     const before = await moneySnapshot();
-    const inputItem = fc.record({ role: fc.oneof(fc.constantFrom("user", "system", "developer", "assistant"), fc.string({ maxLength: 10 })), content: fc.oneof(fc.string({ maxLength: 100 }), anyJson), type: fc.oneof(fc.constant("message"), fc.string({ maxLength: 10 })) }, { requiredKeys: [] });
+    const inputItem = fc.record(
+      {
+        role: fc.oneof(fc.constantFrom("user", "system", "developer", "assistant"), fc.string({ maxLength: 10 })),
+        content: fc.oneof(fc.string({ maxLength: 100 }), anyJson),
+        type: fc.oneof(fc.constant("message"), fc.string({ maxLength: 10 })),
+      },
+      { requiredKeys: [] },
+    );
     const responsesBody = fc.record(
       {
         model: fc.oneof(fc.constantFrom("local/echo-1", ""), fc.string({ maxLength: 40 }), anyJson),
@@ -276,13 +360,22 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
     );
     const auth = fc.oneof(
       fc.constant({}),
-      fc.option(base64ish, { nil: undefined }).map((h): Record<string, string> => (h === undefined ? {} : { "PAYMENT-SIGNATURE": h })),
+      fc
+        .option(base64ish, { nil: undefined })
+        .map((h): Record<string, string> => (h === undefined ? {} : { "PAYMENT-SIGNATURE": h })),
       fc.tuple(base58ish, base58ish).map(([k, s]) => ({ "X-Agent-Pubkey": k, "X-Agent-Signature": s })),
     );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(responsesBody.map((b) => JSON.stringify(b)), junkText), auth, async (body, headers) => {
-        await send("responses", post("/api/v1/responses", body, headers));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          responsesBody.map((b) => JSON.stringify(b)),
+          junkText,
+        ),
+        auth,
+        async (body, headers) => {
+          await send("responses", post("/api/v1/responses", body, headers));
+        },
+      ),
       { numRuns: RUNS.responses },
     );
     expect(sent).toBe(RUNS.responses);
@@ -292,9 +385,20 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
   it(`inference: ${RUNS.inference} malformed signed requests`, async () => {
     const before = await moneySnapshot();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(chatBody.map((b) => JSON.stringify({ ...b, prompt: "x", nonce: "n".repeat(20), timestamp: Date.now() })), junkText), base58ish, base58ish, async (body, pubkey, signature) => {
-        await send("inference", post("/api/v1/inference", body, { "X-Agent-Pubkey": pubkey, "X-Agent-Signature": signature }));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          chatBody.map((b) => JSON.stringify({ ...b, prompt: "x", nonce: "n".repeat(20), timestamp: Date.now() })),
+          junkText,
+        ),
+        base58ish,
+        base58ish,
+        async (body, pubkey, signature) => {
+          await send(
+            "inference",
+            post("/api/v1/inference", body, { "X-Agent-Pubkey": pubkey, "X-Agent-Signature": signature }),
+          );
+        },
+      ),
       { numRuns: RUNS.inference },
     );
     expect(sent).toBe(RUNS.inference);
@@ -306,8 +410,18 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
     const tokenIds = fc.array(fc.oneof(fc.nat(), fc.integer(), fc.double()), { maxLength: 8 });
     const embeddingsBody = fc.record(
       {
-        model: fc.oneof(fc.constantFrom("local/hash-embed-1", "openai/text-embedding-3-small", "local/echo-1", ""), fc.string({ maxLength: 40 }), anyJson),
-        input: fc.oneof(fc.string({ unit: "binary", maxLength: 200 }), fc.array(fc.string({ unit: "binary", maxLength: 40 }), { maxLength: 5 }), tokenIds, fc.array(tokenIds, { maxLength: 4 }), anyJson),
+        model: fc.oneof(
+          fc.constantFrom("local/hash-embed-1", "openai/text-embedding-3-small", "local/echo-1", ""),
+          fc.string({ maxLength: 40 }),
+          anyJson,
+        ),
+        input: fc.oneof(
+          fc.string({ unit: "binary", maxLength: 200 }),
+          fc.array(fc.string({ unit: "binary", maxLength: 40 }), { maxLength: 5 }),
+          tokenIds,
+          fc.array(tokenIds, { maxLength: 4 }),
+          anyJson,
+        ),
         encoding_format: fc.oneof(fc.constantFrom("float", "base64", "int8", ""), anyJson),
         dimensions: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.double(), anyJson),
         user: fc.oneof(fc.string({ maxLength: 300 }), anyJson),
@@ -323,29 +437,50 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
     const validBody = fc.record(
       {
         model: fc.constant("local/hash-embed-1"),
-        input: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 200 }), fc.array(fc.string({ unit: "binary", minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat({ max: 100_000 }), { minLength: 1, maxLength: 8 })),
+        input: fc.oneof(
+          fc.string({ unit: "binary", minLength: 1, maxLength: 200 }),
+          fc.array(fc.string({ unit: "binary", minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 5 }),
+          fc.array(fc.nat({ max: 100_000 }), { minLength: 1, maxLength: 8 }),
+        ),
         encoding_format: fc.constantFrom("float", "base64"),
         dimensions: fc.integer({ min: 1, max: 3_072 }),
       },
       { requiredKeys: ["model", "input"] },
     );
-    const anyBody = fc.oneof(embeddingsBody, validBody, fc.tuple(validBody, embeddingsBody).map(([valid, fuzzed]) => ({ ...valid, ...fuzzed })));
+    const anyBody = fc.oneof(
+      embeddingsBody,
+      validBody,
+      fc.tuple(validBody, embeddingsBody).map(([valid, fuzzed]) => ({ ...valid, ...fuzzed })),
+    );
     // A key with no credit: its correctly signed requests reach parsing and admission, and can only be refused.
     const uncredited = generateKeypair();
     const url = `${BASE}/api/v1/embeddings`;
     const codes = new Set<string>();
     const auth = fc.oneof(
       fc.constant({ kind: "none" as const }),
-      fc.tuple(base64ish, fc.constantFrom("X-Payment", "PAYMENT-SIGNATURE")).map(([header, name]) => ({ kind: "paid" as const, header, name })),
+      fc
+        .tuple(base64ish, fc.constantFrom("X-Payment", "PAYMENT-SIGNATURE"))
+        .map(([header, name]) => ({ kind: "paid" as const, header, name })),
       fc.tuple(base58ish, base58ish).map(([pubkey, signature]) => ({ kind: "forged" as const, pubkey, signature })),
       fc.boolean().map((fresh) => ({ kind: "signed" as const, fresh })),
     );
     await fc.assert(
       fc.asyncProperty(fc.oneof(anyBody, junkText), auth, async (generated, a) => {
         // A signed request with fresh replay fields gets past the window and the nonce to the credit check.
-        const body = typeof generated === "string" ? generated : JSON.stringify(a.kind === "signed" && a.fresh ? { ...generated, nonce: newNonce(), timestamp: Date.now() } : generated);
+        const body =
+          typeof generated === "string"
+            ? generated
+            : JSON.stringify(
+                a.kind === "signed" && a.fresh ? { ...generated, nonce: newNonce(), timestamp: Date.now() } : generated,
+              );
         const headers: Record<string, string> =
-          a.kind === "paid" ? { [a.name]: a.header } : a.kind === "forged" ? { "X-Agent-Pubkey": a.pubkey, "X-Agent-Signature": a.signature } : a.kind === "signed" ? signRequestHeaders(uncredited, "POST", url, body) : {};
+          a.kind === "paid"
+            ? { [a.name]: a.header }
+            : a.kind === "forged"
+              ? { "X-Agent-Pubkey": a.pubkey, "X-Agent-Signature": a.signature }
+              : a.kind === "signed"
+                ? signRequestHeaders(uncredited, "POST", url, body)
+                : {};
         const answer = await sendForAnswer("embeddings", post("/api/v1/embeddings", body, headers));
         expect(answer.status).toBeGreaterThanOrEqual(400);
         codes.add((JSON.parse(answer.text) as { error: { code: string } }).error.code);
@@ -354,17 +489,34 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
     );
     expect(sent).toBe(RUNS.embeddings);
     // The fuzzed requests reached each gate: the body's parse, the payment, the signature and the credit check.
-    expect([...codes]).toEqual(expect.arrayContaining(["invalid_request", "payment_required", "invalid_signature", "insufficient_credits"]));
+    expect([...codes]).toEqual(
+      expect.arrayContaining(["invalid_request", "payment_required", "invalid_signature", "insufficient_credits"]),
+    );
     expect(await moneySnapshot()).toBe(before);
   });
 
   it(`credits: ${RUNS.credits} malformed top-ups`, async () => {
     const before = await moneySnapshot();
-    const topUp = fc.record({ amount_usdc: fc.oneof(fc.double(), fc.string({ maxLength: 12 }), anyJson), network, agent_pubkey: base58ish, more: anyJson }, { requiredKeys: [] });
+    const topUp = fc.record(
+      {
+        amount_usdc: fc.oneof(fc.double(), fc.string({ maxLength: 12 }), anyJson),
+        network,
+        agent_pubkey: base58ish,
+        more: anyJson,
+      },
+      { requiredKeys: [] },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(topUp.map((b) => JSON.stringify(b)), junkText), fc.option(base64ish, { nil: undefined }), async (body, header) => {
-        await send("credits", post("/api/v1/credits", body, header === undefined ? {} : { "X-Payment": header }));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          topUp.map((b) => JSON.stringify(b)),
+          junkText,
+        ),
+        fc.option(base64ish, { nil: undefined }),
+        async (body, header) => {
+          await send("credits", post("/api/v1/credits", body, header === undefined ? {} : { "X-Payment": header }));
+        },
+      ),
       { numRuns: RUNS.credits },
     );
     expect(sent).toBe(RUNS.credits);
@@ -373,12 +525,25 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
 
   it(`grants: ${RUNS.grants} malformed challenges and claims`, async () => {
     const before = await moneySnapshot();
-    const claim = fc.record({ agent_pubkey: base58ish, challenge: fc.oneof(fc.string({ maxLength: 300 }), anyJson), signature: base58ish }, { requiredKeys: [] });
+    const claim = fc.record(
+      { agent_pubkey: base58ish, challenge: fc.oneof(fc.string({ maxLength: 300 }), anyJson), signature: base58ish },
+      { requiredKeys: [] },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(claim.map((b) => JSON.stringify(b)), junkText), base58ish, async (body, pubkey) => {
-        await send("grantChallenge", new Request(`${BASE}/api/v1/grants/challenge?agent_pubkey=${encodeURIComponent(pubkey)}`));
-        await send("grants", post("/api/v1/grants", body));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          claim.map((b) => JSON.stringify(b)),
+          junkText,
+        ),
+        base58ish,
+        async (body, pubkey) => {
+          await send(
+            "grantChallenge",
+            new Request(`${BASE}/api/v1/grants/challenge?agent_pubkey=${encodeURIComponent(pubkey)}`),
+          );
+          await send("grants", post("/api/v1/grants", body));
+        },
+      ),
       { numRuns: RUNS.grants / 2 },
     );
     expect(sent).toBe(RUNS.grants);
@@ -387,23 +552,48 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
 
   it(`lookups: ${RUNS.lookups} malformed ids, keys and query strings`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(base58ish, fc.string({ maxLength: 200 })), fc.string({ maxLength: 40 }), async (id, query) => {
-        const seg = encodeURIComponent(id);
-        await send("receipt", new Request(`${BASE}/api/v1/receipts/${seg}`));
-        await send("creditsOf", new Request(`${BASE}/api/v1/credits/${seg}?network=${encodeURIComponent(query)}`, { headers: { "X-Agent-Signature": id } }));
-        await send("models", new Request(`${BASE}/api/v1/models?${encodeURIComponent(query)}`));
-      }),
+      fc.asyncProperty(
+        fc.oneof(base58ish, fc.string({ maxLength: 200 })),
+        fc.string({ maxLength: 40 }),
+        async (id, query) => {
+          const seg = encodeURIComponent(id);
+          await send("receipt", new Request(`${BASE}/api/v1/receipts/${seg}`));
+          await send(
+            "creditsOf",
+            new Request(`${BASE}/api/v1/credits/${seg}?network=${encodeURIComponent(query)}`, {
+              headers: { "X-Agent-Signature": id },
+            }),
+          );
+          await send("models", new Request(`${BASE}/api/v1/models?${encodeURIComponent(query)}`));
+        },
+      ),
       { numRuns: RUNS.lookups / 3 },
     );
     expect(sent).toBe(RUNS.lookups);
   });
 
   it(`hosted verifier: ${RUNS.hostedVerify} malformed verify requests`, async () => {
-    const request = fc.record({ receipt: fc.oneof(anyJson, base64ish), prompt: anyJson, response: anyJson, endpoint: closedOrMalformedUrl, rpc: closedOrMalformedUrl, operator_key: base58ish }, { requiredKeys: [] });
+    const request = fc.record(
+      {
+        receipt: fc.oneof(anyJson, base64ish),
+        prompt: anyJson,
+        response: anyJson,
+        endpoint: closedOrMalformedUrl,
+        rpc: closedOrMalformedUrl,
+        operator_key: base58ish,
+      },
+      { requiredKeys: [] },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(request.map((b) => JSON.stringify(b)), junkText), async (body) => {
-        await send("verify", post("/api/verify", body));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          request.map((b) => JSON.stringify(b)),
+          junkText,
+        ),
+        async (body) => {
+          await send("verify", post("/api/verify", body));
+        },
+      ),
       { numRuns: RUNS.hostedVerify },
     );
     expect(sent).toBe(RUNS.hostedVerify);
@@ -419,7 +609,10 @@ describe("a served payment in other bytes", () => {
     // Outside `payload.payload` the idempotency key does not change: a plain repeat. Inside it, other bytes around the
     // same signed transaction keep the same key too (its message).
     const outer = encodePaymentSignatureHeader({ ...payload, extensions: { note: "other bytes" } } as never);
-    const rewrapped = encodePaymentSignatureHeader({ ...payload, payload: { ...(payload.payload as object), note: "same transaction, other bytes" } } as never);
+    const rewrapped = encodePaymentSignatureHeader({
+      ...payload,
+      payload: { ...(payload.payload as object), note: "same transaction, other bytes" },
+    } as never);
     for (const header of [outer, rewrapped]) {
       const again = await stack.chat({ body: seedBody, headers: { "X-Payment": header } });
       expect(again.status).toBe(200);
@@ -439,19 +632,31 @@ describe("fuzzing the verifier", () => {
   it(`never says ok for ${RUNS.receipts} mutated receipts of a real paid call`, async () => {
     const operatorKey = operatorKeypair().publicKeyBase58;
     const original = canonicalJson(realReceipt);
-    const honest = await verifyReceipt({ receipt: realReceipt, prompt: realPrompt, response: realResponse, operatorKey, rpc: stack.devnet.url });
+    const honest = await verifyReceipt({
+      receipt: realReceipt,
+      prompt: realPrompt,
+      response: realResponse,
+      operatorKey,
+      rpc: stack.devnet.url,
+    });
     expect(honest.ok).toBe(true);
     const fields = Object.keys(realReceipt);
     const mutation = fc.oneof(
       fc.tuple(fc.constantFrom(...fields), anyJson).map(([k, v]) => ({ ...realReceipt, [k]: v })),
-      fc.constantFrom(...fields).map((k) => Object.fromEntries(Object.entries(realReceipt).filter(([key]) => key !== k))),
+      fc
+        .constantFrom(...fields)
+        .map((k) => Object.fromEntries(Object.entries(realReceipt).filter(([key]) => key !== k))),
       fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), anyJson).map(([k, v]) => ({ ...realReceipt, [k]: v })),
-      fc.tuple(fc.constantFrom("tx_signature", "pay_to", "network", "amount_usdc", "scheme"), anyJson).map(([k, v]) => ({ ...realReceipt, payment: { ...(realReceipt.payment as object), [k]: v } })),
-      fc.tuple(fc.nat(), fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")).map(([at, c]) => {
-        const sig = String(realReceipt.service_signature);
-        const i = at % sig.length;
-        return { ...realReceipt, service_signature: `${sig.slice(0, i)}${c}${sig.slice(i + 1)}` };
-      }),
+      fc
+        .tuple(fc.constantFrom("tx_signature", "pay_to", "network", "amount_usdc", "scheme"), anyJson)
+        .map(([k, v]) => ({ ...realReceipt, payment: { ...(realReceipt.payment as object), [k]: v } })),
+      fc
+        .tuple(fc.nat(), fc.constantFrom(..."123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"))
+        .map(([at, c]) => {
+          const sig = String(realReceipt.service_signature);
+          const i = at % sig.length;
+          return { ...realReceipt, service_signature: `${sig.slice(0, i)}${c}${sig.slice(i + 1)}` };
+        }),
     );
     await fc.assert(
       fc.asyncProperty(mutation, async (mutated) => {
@@ -463,7 +668,13 @@ describe("fuzzing the verifier", () => {
         }
         fc.pre(text !== original);
         sent++;
-        const verdict = await verifyReceipt({ receipt: mutated, prompt: realPrompt, response: realResponse, operatorKey, rpc: stack.devnet.url }).catch((err: unknown) => {
+        const verdict = await verifyReceipt({
+          receipt: mutated,
+          prompt: realPrompt,
+          response: realResponse,
+          operatorKey,
+          rpc: stack.devnet.url,
+        }).catch((err: unknown) => {
           // Bad input may be refused with an error; it must never be a pass.
           if (err instanceof Error && /VerifyInputError|VerifierFetchError/.test(err.name)) return { ok: false };
           throw err;

@@ -23,7 +23,9 @@ interface Route {
 
 /** Every route.ts under app/api, by the URL path its folders make. */
 function routeFiles(dir = path.join(APP_DIR, "api")): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? routeFiles(path.join(dir, e.name)) : e.name === "route.ts" ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? routeFiles(path.join(dir, e.name)) : e.name === "route.ts" ? [path.join(dir, e.name)] : [],
+  );
 }
 
 /** Next's order among siblings: static, [dynamic], [...catch-all], [[...optional catch-all]]. */
@@ -44,7 +46,10 @@ function matchRoute(route: Route, parts: string[]): Record<string, string | stri
   for (let i = 0; i < route.segments.length; i++) {
     const seg = route.segments[i]!;
     const name = seg.replace(/^\[+(\.\.\.)?|\]+$/g, "");
-    if (seg.startsWith("[[...")) return i === route.segments.length - 1 ? { ...params, ...(parts.length > i ? { [name]: parts.slice(i) } : {}) } : null;
+    if (seg.startsWith("[[..."))
+      return i === route.segments.length - 1
+        ? { ...params, ...(parts.length > i ? { [name]: parts.slice(i) } : {}) }
+        : null;
     if (seg.startsWith("[...")) return parts.length > i ? { ...params, [name]: parts.slice(i) } : null;
     if (parts[i] === undefined) return null;
     if (seg.startsWith("[")) params[name] = parts[i]!;
@@ -71,15 +76,24 @@ beforeAll(async () => {
     req.on("end", () => {
       const parts = (req.url ?? "/").split("?")[0]!.split("/").filter(Boolean).map(decodeURIComponent);
       const hit = routes.map((route) => ({ route, params: matchRoute(route, parts) })).find((m) => m.params);
-      if (!hit) return void res.writeHead(404, { "content-type": "text/html" }).end("<!DOCTYPE html><html>Next's 404 page</html>");
+      if (!hit)
+        return void res
+          .writeHead(404, { "content-type": "text/html" })
+          .end("<!DOCTYPE html><html>Next's 404 page</html>");
       const method = (req.method ?? "GET") as (typeof METHODS)[number];
       const handler = hit.route.module[method] ?? (method === "HEAD" ? hit.route.module.GET : undefined);
       if (!handler) {
         // What Next answers for a method the route module does not export.
-        if (method === "OPTIONS") return void res.writeHead(204, { allow: METHODS.filter((m) => hit.route.module[m]).join(", ") }).end();
+        if (method === "OPTIONS")
+          return void res.writeHead(204, { allow: METHODS.filter((m) => hit.route.module[m]).join(", ") }).end();
         return void res.writeHead(405).end();
       }
-      void answerWithRoute((r) => handler(r, { params: Promise.resolve(hit.params!) }), req, Buffer.concat(chunks), res);
+      void answerWithRoute(
+        (r) => handler(r, { params: Promise.resolve(hit.params!) }),
+        req,
+        Buffer.concat(chunks),
+        res,
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -92,7 +106,12 @@ afterAll(async () => {
 });
 
 async function send(method: string, urlPath: string): Promise<{ status: number; headers: Headers; text: string }> {
-  const res = await fetch(`${base}${urlPath}`, { method, ...(method === "POST" || method === "PUT" || method === "PATCH" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}) });
+  const res = await fetch(`${base}${urlPath}`, {
+    method,
+    ...(method === "POST" || method === "PUT" || method === "PATCH"
+      ? { headers: { "content-type": "application/json" }, body: "{}" }
+      : {}),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -100,7 +119,9 @@ async function send(method: string, urlPath: string): Promise<{ status: number; 
 const concretePath = (template: string) =>
   template
     .split("/")
-    .map((s) => (s.startsWith("[[...") ? "" : s.startsWith("[...") ? "some/value" : s.startsWith("[") ? "some-value" : s))
+    .map((s) =>
+      s.startsWith("[[...") ? "" : s.startsWith("[...") ? "some/value" : s.startsWith("[") ? "some-value" : s,
+    )
     .filter((s, i) => i === 0 || s !== "")
     .join("/");
 
@@ -119,7 +140,10 @@ describe("a path under /api that no route matches", () => {
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = JSON.parse(res.text) as Record<string, unknown>;
-    expect(body).toEqual({ error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "not_found" }, request_id: expect.any(String) });
+    expect(body).toEqual({
+      error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "not_found" },
+      request_id: expect.any(String),
+    });
     expect(res.headers.get("x-request-id")).toBe(body.request_id);
   });
 
@@ -147,8 +171,12 @@ describe("a method a route under /api does not serve", () => {
       expect(allow, `PUT ${urlPath} names what it serves`).toContain("OPTIONS");
       const served = allow.filter((m) => m !== "OPTIONS" && m !== "HEAD");
       expect(served.length, `${urlPath} serves a method`).toBeGreaterThan(0);
-      if (allow.includes("HEAD") !== allow.includes("GET")) expect.fail(`${urlPath}: HEAD is served exactly with GET (${allow.join(", ")})`);
-      for (const method of served) expect(typeof route.module[method as "GET"], `${urlPath} exports the ${method} it names in Allow`).toBe("function");
+      if (allow.includes("HEAD") !== allow.includes("GET"))
+        expect.fail(`${urlPath}: HEAD is served exactly with GET (${allow.join(", ")})`);
+      for (const method of served)
+        expect(typeof route.module[method as "GET"], `${urlPath} exports the ${method} it names in Allow`).toBe(
+          "function",
+        );
       for (const method of METHODS.filter((m) => !allow.includes(m))) {
         const res = await send(method, urlPath);
         expect(res.status, `${method} ${urlPath}`).toBe(405);
@@ -156,7 +184,12 @@ describe("a method a route under /api does not serve", () => {
         if (method === "HEAD") continue;
         expect(res.headers.get("content-type"), `${method} ${urlPath}`).toMatch(/^application\/json/);
         expect(JSON.parse(res.text), `${method} ${urlPath}`).toEqual({
-          error: { message: expect.stringContaining(method), type: "invalid_request_error", param: null, code: "method_not_allowed" },
+          error: {
+            message: expect.stringContaining(method),
+            type: "invalid_request_error",
+            param: null,
+            code: "method_not_allowed",
+          },
           request_id: expect.any(String),
         });
         checked.push(`${method} ${route.template}`);

@@ -29,10 +29,16 @@ describe("payment failure bookkeeping", () => {
       const res = await stack.chat({ body, headers: { "X-Payment": `not-a-payment-${i}` } });
       expect(res.status).toBe(402);
     }
-    const [counted] = await stack.tdb.prisma.$queryRaw<{ rows: bigint }[]>`SELECT count(*) AS rows FROM payment_failure_counts`;
+    const [counted] = await stack.tdb.prisma.$queryRaw<
+      { rows: bigint }[]
+    >`SELECT count(*) AS rows FROM payment_failure_counts`;
     // One (network, stage, reason, hour) bucket; two if the run crossed an hour boundary.
     expect(Number(counted!.rows)).toBeLessThanOrEqual(2);
-    const figures = await readFigures(stack.tdb.prisma, await readSettings(stack.tdb.prisma, testConfig(), createLogger("silent")), Date.now());
+    const figures = await readFigures(
+      stack.tdb.prisma,
+      await readSettings(stack.tdb.prisma, testConfig(), createLogger("silent")),
+      Date.now(),
+    );
     const failures = figures.networks.flatMap((n) => n.failures).filter((f) => f.reason === "payment_invalid");
     expect(failures.reduce((sum, f) => sum + f.count, 0)).toBe(fakes);
   });
@@ -78,25 +84,53 @@ describe("purgeExpiredRows()", () => {
     const results = await Promise.all([purgeExpiredRows(db, Date.now()), purgeExpiredRows(db, Date.now())]);
     expect(results.filter((r) => r !== null).length).toBeGreaterThanOrEqual(1);
 
-    expect((await db.grantChallenge.findMany({ where: { agentPubkey: agent }, orderBy: { nonce: "asc" } })).map((c) => c.nonce)).toEqual(["g-just-expired", "g-live"]);
-    expect((await db.operatorChallenge.findMany({ where: { nonce: { in: ["o-old", "o-live"] } } })).map((c) => c.nonce)).toEqual(["o-live"]);
-    expect((await db.rateLimitWindow.findMany({ where: { agentPubkey: { in: ["old-agent", "live-agent"] } } })).map((w) => w.agentPubkey)).toEqual(["live-agent"]);
-    expect((await db.ipRateLimitWindow.findMany({ where: { ipHash: { in: ["old", "live"] } } })).map((w) => w.ipHash)).toEqual(["live"]);
-    expect((await db.paymentFailureCount.findMany({ where: { network: "n" } })).map((f) => f.reason)).toEqual(["recent"]);
+    expect(
+      (await db.grantChallenge.findMany({ where: { agentPubkey: agent }, orderBy: { nonce: "asc" } })).map(
+        (c) => c.nonce,
+      ),
+    ).toEqual(["g-just-expired", "g-live"]);
+    expect(
+      (await db.operatorChallenge.findMany({ where: { nonce: { in: ["o-old", "o-live"] } } })).map((c) => c.nonce),
+    ).toEqual(["o-live"]);
+    expect(
+      (await db.rateLimitWindow.findMany({ where: { agentPubkey: { in: ["old-agent", "live-agent"] } } })).map(
+        (w) => w.agentPubkey,
+      ),
+    ).toEqual(["live-agent"]);
+    expect(
+      (await db.ipRateLimitWindow.findMany({ where: { ipHash: { in: ["old", "live"] } } })).map((w) => w.ipHash),
+    ).toEqual(["live"]);
+    expect((await db.paymentFailureCount.findMany({ where: { network: "n" } })).map((f) => f.reason)).toEqual([
+      "recent",
+    ]);
   });
 
   it("runs from challenge issuance, at most once per interval per process", async () => {
     const db = stack.tdb.prisma;
     const agent = generateKeypair().publicKeyBase58;
-    await db.grantChallenge.create({ data: { nonce: "stale-1", agentPubkey: agent, message: "m", expiresAt: minutesAgo(24 * 60) } });
+    await db.grantChallenge.create({
+      data: { nonce: "stale-1", agentPubkey: agent, message: "m", expiresAt: minutesAgo(24 * 60) },
+    });
     (await stack.runtime()).state.lastPurgeAt = null;
-    const res = await grantChallengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, { headers: { [PEER_ADDRESS_HEADER]: "192.0.2.200" } }), {});
+    const res = await grantChallengeRoute(
+      new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, {
+        headers: { [PEER_ADDRESS_HEADER]: "192.0.2.200" },
+      }),
+      {},
+    );
     expect(res.status).toBe(200);
     await expect.poll(() => db.grantChallenge.count({ where: { nonce: "stale-1" } })).toBe(0);
     // Within the interval a second stale row waits for the next purge.
-    await db.grantChallenge.create({ data: { nonce: "stale-2", agentPubkey: agent, message: "m", expiresAt: minutesAgo(24 * 60) } });
+    await db.grantChallenge.create({
+      data: { nonce: "stale-2", agentPubkey: agent, message: "m", expiresAt: minutesAgo(24 * 60) },
+    });
     const purgedAt = (await stack.runtime()).state.lastPurgeAt;
-    await grantChallengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, { headers: { [PEER_ADDRESS_HEADER]: "192.0.2.201" } }), {});
+    await grantChallengeRoute(
+      new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, {
+        headers: { [PEER_ADDRESS_HEADER]: "192.0.2.201" },
+      }),
+      {},
+    );
     // A purge is started (and its time noted) before the route answers, or not at all: none was.
     expect((await stack.runtime()).state.lastPurgeAt).toBe(purgedAt);
     expect(await db.grantChallenge.count({ where: { nonce: "stale-2" } })).toBe(1);
@@ -106,7 +140,13 @@ describe("purgeExpiredRows()", () => {
 describe("challenge issuance per IP", () => {
   it("rate limits grant challenges per client IP with 429 rate_limited and Retry-After, and not other IPs", async () => {
     const agent = generateKeypair().publicKeyBase58;
-    const ask = (ip: string) => grantChallengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, { headers: { [PEER_ADDRESS_HEADER]: ip } }), {});
+    const ask = (ip: string) =>
+      grantChallengeRoute(
+        new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${agent}`, {
+          headers: { [PEER_ADDRESS_HEADER]: ip },
+        }),
+        {},
+      );
     const statuses: number[] = [];
     for (let i = 0; i < 25; i++) statuses.push((await ask("198.51.100.23")).status);
     expect(statuses.filter((s) => s === 200).length).toBe(10);
@@ -119,7 +159,11 @@ describe("challenge issuance per IP", () => {
   });
 
   it("rate limits operator sign-in challenges per client IP", async () => {
-    const ask = (ip: string) => operatorChallengeRoute(new Request("http://signet.test/api/operator/challenge", { headers: { [PEER_ADDRESS_HEADER]: ip } }), {});
+    const ask = (ip: string) =>
+      operatorChallengeRoute(
+        new Request("http://signet.test/api/operator/challenge", { headers: { [PEER_ADDRESS_HEADER]: ip } }),
+        {},
+      );
     const statuses: number[] = [];
     for (let i = 0; i < 15; i++) statuses.push((await ask("198.51.100.77")).status);
     expect(statuses.filter((s) => s === 200).length).toBe(10);

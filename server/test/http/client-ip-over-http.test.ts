@@ -29,7 +29,12 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = (req.url ?? "/").split("?")[0];
-      const route = path === "/api/v1/grants/challenge" ? (r: Request) => challengeRoute(r, {}) : path === "/api/v1/grants" ? (r: Request) => grantRoute(r, {}) : null;
+      const route =
+        path === "/api/v1/grants/challenge"
+          ? (r: Request) => challengeRoute(r, {})
+          : path === "/api/v1/grants"
+            ? (r: Request) => grantRoute(r, {})
+            : null;
       if (!route) return void res.writeHead(404).end();
       void answerWithRoute(route, req, Buffer.concat(chunks), res);
     });
@@ -44,7 +49,12 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: Record<string, unknown> }> {
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port, method, path, headers, agent }, (res) => {
       let text = "";
@@ -61,7 +71,11 @@ async function claimWithSpoofedHeaders(kp: Ed25519Keypair, i: number): Promise<n
   const issued = await send("GET", `/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`, spoofed);
   expect(issued.status).toBe(200);
   const challenge = issued.json.challenge as string;
-  const body = JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge, signature: signDetached(utf8ToBytes(challenge), kp) });
+  const body = JSON.stringify({
+    agent_pubkey: kp.publicKeyBase58,
+    challenge,
+    signature: signDetached(utf8ToBytes(challenge), kp),
+  });
   return (await send("POST", "/api/v1/grants", { ...spoofed, "content-type": "application/json" }, body)).status;
 }
 
@@ -79,10 +93,21 @@ describe("the grant per-IP cap over HTTP through the custom server", () => {
     await withEnv({ TRUSTED_PROXY_HOPS: "1" }, async () => {
       // Behind one proxy, the proxy's appended entry (the rightmost) is the client; what the client wrote before it is not.
       const kp = generateKeypair();
-      const issued = await send("GET", `/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`, { "x-forwarded-for": "192.0.2.1, 100.64.9.9" });
+      const issued = await send("GET", `/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`, {
+        "x-forwarded-for": "192.0.2.1, 100.64.9.9",
+      });
       const challenge = issued.json.challenge as string;
-      const body = JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge, signature: signDetached(utf8ToBytes(challenge), kp) });
-      const claimed = await send("POST", "/api/v1/grants", { "x-forwarded-for": "192.0.2.1, 100.64.9.9", "content-type": "application/json" }, body);
+      const body = JSON.stringify({
+        agent_pubkey: kp.publicKeyBase58,
+        challenge,
+        signature: signDetached(utf8ToBytes(challenge), kp),
+      });
+      const claimed = await send(
+        "POST",
+        "/api/v1/grants",
+        { "x-forwarded-for": "192.0.2.1, 100.64.9.9", "content-type": "application/json" },
+        body,
+      );
       expect(claimed.status).toBe(200);
       const hashes = await stack.tdb.prisma.grant.groupBy({ by: ["ipHash"], _count: { _all: true } });
       expect(hashes).toHaveLength(2);

@@ -33,26 +33,60 @@ describe("on-chain lookups at real timing", () => {
     const blockhash = (await solanaRpc(net.url, "getLatestBlockhash", [{ commitment: "confirmed" }])).result.value;
     const tx = await signedTransfer(net.usdcMint, feePayer, payTo.address, 4_000n, blockhash);
     const rpc = createBackoffSolanaRpc(net.url, { network: net.caip2 });
-    const facilitator = { networks: SHIPPED_NETWORKS, signer: feePayer, address: feePayer.address, rpcs: { "solana-devnet": rpc } } as unknown as Facilitator;
+    const facilitator = {
+      networks: SHIPPED_NETWORKS,
+      signer: feePayer,
+      address: feePayer.address,
+      rpcs: { "solana-devnet": rpc },
+    } as unknown as Facilitator;
     const payload = { x402Version: 2, payload: { transaction: tx.wire } } as unknown as PaymentPayload;
     const check = () =>
-      checkSolanaPayment({ txSignature: tx.signature, payTo: payTo.address, agentPubkey: feePayer.address, usdcMint: net.usdcMint, amountUnits: 4_000n, rpcUrl: net.url }, { fetch });
+      checkSolanaPayment(
+        {
+          txSignature: tx.signature,
+          payTo: payTo.address,
+          agentPubkey: feePayer.address,
+          usdcMint: net.usdcMint,
+          amountUnits: 4_000n,
+          rpcUrl: net.url,
+        },
+        { fetch },
+      );
 
     expect((await solanaRpc(net.url, "sendTransaction", [tx.wire, { encoding: "base64" }])).result).toBe(tx.signature);
     const status = (await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0];
     expect(status).toMatchObject({ confirmationStatus: "processed", err: null });
-    expect((await solanaRpc(net.url, "getTransaction", [tx.signature, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }])).result).toBeNull();
+    expect(
+      (
+        await solanaRpc(net.url, "getTransaction", [
+          tx.signature,
+          { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+        ])
+      ).result,
+    ).toBeNull();
 
-    expect(await check()).toMatchObject({ payment_on_chain_ok: false, reasons: { payment_on_chain_ok: expect.stringContaining("not found at confirmed") } });
+    expect(await check()).toMatchObject({
+      payment_on_chain_ok: false,
+      reasons: { payment_on_chain_ok: expect.stringContaining("not found at confirmed") },
+    });
     expect(await solanaInflows(rpc, payTo.address, net.usdcMint, null)).toEqual([]);
     await expect(findLandedSettlement(facilitator, "solana-devnet", payload)).rejects.toThrow(/not yet confirmed/);
     // Still within the slot: what was seen above was the processed state, not a race with confirmation.
-    expect((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus).toBe("processed");
+    expect(
+      (await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus,
+    ).toBe("processed");
 
     clock.advance(SLOT_MS);
-    expect((await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus).toBe("confirmed");
+    expect(
+      (await solanaRpc(net.url, "getSignatureStatuses", [[tx.signature]])).result.value[0].confirmationStatus,
+    ).toBe("confirmed");
     expect(await check()).toMatchObject({ payment_on_chain_ok: true, payer_matches: true });
-    expect((await solanaInflows(rpc, payTo.address, net.usdcMint, null)).map((i) => [i.transaction, i.units])).toEqual([[tx.signature, 4_000n]]);
-    expect(await findLandedSettlement(facilitator, "solana-devnet", payload)).toEqual({ state: "landed", transaction: tx.signature });
+    expect((await solanaInflows(rpc, payTo.address, net.usdcMint, null)).map((i) => [i.transaction, i.units])).toEqual([
+      [tx.signature, 4_000n],
+    ]);
+    expect(await findLandedSettlement(facilitator, "solana-devnet", payload)).toEqual({
+      state: "landed",
+      transaction: tx.signature,
+    });
   });
 });

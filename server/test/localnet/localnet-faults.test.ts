@@ -10,8 +10,17 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((n) => n.close()));
 });
 
-async function chainWith(faults: FaultProfileInput, real?: { slotMs: number; clock: { now(): number } }): Promise<Localnet> {
-  const n = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, faults, ...(real ? { timing: "real", ...real } : { timing: "instant" }) });
+async function chainWith(
+  faults: FaultProfileInput,
+  real?: { slotMs: number; clock: { now(): number } },
+): Promise<Localnet> {
+  const n = await startLocalnet({
+    profile: "devnet",
+    port: 0,
+    dataDir: null,
+    faults,
+    ...(real ? { timing: "real", ...real } : { timing: "instant" }),
+  });
   opened.push(n);
   return n;
 }
@@ -40,7 +49,8 @@ async function sendTransfers(n: Localnet, count: number): Promise<{ signatures: 
   await n.fundAccount(payTo.address, {});
   const signatures: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const blockhash = (await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }], 60_000)).result.value;
+    const blockhash = (await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }], 60_000)).result
+      .value;
     const tx = await signedTransfer(n.usdcMint, payer, payTo.address, BigInt(i), blockhash);
     const sent = await solanaRpc(n.url, "sendTransaction", [tx.wire, { encoding: "base64" }], 60_000);
     expect(sent.result).toBe(tx.signature);
@@ -49,12 +59,20 @@ async function sendTransfers(n: Localnet, count: number): Promise<{ signatures: 
   return { signatures, payTo: payTo.address };
 }
 
-const faultLog = async (n: Localnet) => (await solanaRpc(n.url, "localnet_faultLog")).result as { events: { kind: string; n: number; detail?: number }[]; counts: Record<string, number> };
+const faultLog = async (n: Localnet) =>
+  (await solanaRpc(n.url, "localnet_faultLog")).result as {
+    events: { kind: string; n: number; detail?: number }[];
+    counts: Record<string, number>;
+  };
 
 describe("the localnet fault profile", () => {
   it("deals the same faults to the same requests for the same seed, and others for another seed", async () => {
     const profile = { rate429: 0.1, rate503: 0.1, timeoutRate: 0.05, timeoutHoldMs: 150, dropSendRate: 0.3 };
-    const [a, b, c] = await Promise.all([chainWith({ seed: 42, ...profile }), chainWith({ seed: 42, ...profile }), chainWith({ seed: 43, ...profile })]);
+    const [a, b, c] = await Promise.all([
+      chainWith({ seed: 42, ...profile }),
+      chainWith({ seed: 42, ...profile }),
+      chainWith({ seed: 43, ...profile }),
+    ]);
     const [runA, runB, runC] = [await httpOutcomes(a, 120), await httpOutcomes(b, 120), await httpOutcomes(c, 120)];
     expect(runA).toEqual(runB);
     expect(runA).not.toEqual(runC);
@@ -69,7 +87,14 @@ describe("the localnet fault profile", () => {
   });
 
   it("answers 429 with Retry-After, 503, and timeouts at their rates, and logs each", async () => {
-    const n = await chainWith({ seed: 7, rate429: 0.1, retryAfterSec: 2, rate503: 0.05, timeoutRate: 0.05, timeoutHoldMs: 200 });
+    const n = await chainWith({
+      seed: 7,
+      rate429: 0.1,
+      retryAfterSec: 2,
+      rate503: 0.05,
+      timeoutRate: 0.05,
+      timeoutHoldMs: 200,
+    });
     const seen: { status: number; retryAfter: string | null }[] = [];
     for (let i = 0; i < 400; i++) seen.push(await solanaRpc(n.url, "getSlot", [], CLIENT_TIMEOUT_MS));
     const count = (status: number) => seen.filter((s) => s.status === status).length;
@@ -141,11 +166,14 @@ describe("the localnet fault profile", () => {
       clock.advance(SLOT_MS);
     }
     clock.advance(11 * SLOT_MS);
-    const early = new Map((await faultLog(n)).events.filter((e) => e.kind === "earlyExpiry").map((e) => [e.n, e.detail as number]));
+    const early = new Map(
+      (await faultLog(n)).events.filter((e) => e.kind === "earlyExpiry").map((e) => [e.n, e.detail as number]),
+    );
     let refused = 0;
     for (const [slot, value] of issued) {
       expect(value.lastValidBlockHeight).toBe(slot + 150);
-      const valid = (await solanaRpc(n.url, "isBlockhashValid", [value.blockhash, { commitment: "processed" }])).result.value;
+      const valid = (await solanaRpc(n.url, "isBlockhashValid", [value.blockhash, { commitment: "processed" }])).result
+        .value;
       expect(valid).toBe(!early.has(slot));
       if (!valid) refused++;
     }
@@ -156,13 +184,20 @@ describe("the localnet fault profile", () => {
     const payer = await newSigner();
     await n.fundAccount(payer.address, { usdcUnits: 1n, lamports: 1_000_000_000n });
     const tx = await signedTransfer(n.usdcMint, payer, payer.address, 1n, value);
-    expect((await solanaRpc(n.url, "sendTransaction", [tx.wire, { encoding: "base64" }])).error?.message).toBe("Transaction simulation failed: Blockhash not found");
+    expect((await solanaRpc(n.url, "sendTransaction", [tx.wire, { encoding: "base64" }])).error?.message).toBe(
+      "Transaction simulation failed: Blockhash not found",
+    );
   });
 });
 
 describe("parseFaultProfile()", () => {
   it("reads the JSON the env var carries, with defaults", () => {
-    expect(parseFaultProfile('{"seed":42,"dropSendRate":0.1,"confirmDelayMs":[1000,10000]}')).toMatchObject({ seed: 42, dropSendRate: 0.1, rate429: 0, timeoutHoldMs: 60_000 });
+    expect(parseFaultProfile('{"seed":42,"dropSendRate":0.1,"confirmDelayMs":[1000,10000]}')).toMatchObject({
+      seed: 42,
+      dropSendRate: 0.1,
+      rate429: 0,
+      timeoutHoldMs: 60_000,
+    });
   });
 
   it.each([

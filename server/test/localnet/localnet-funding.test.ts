@@ -12,7 +12,10 @@ const authorityFile = (dataDir: string) => path.join(dataDir, "localnet-devnet-m
 
 describe("LocalChain.fund() after a restore", () => {
   for (const [what, change] of [
-    ["replaced by another key", (dataDir: string) => writeFileSync(authorityFile(dataDir), toSolanaCliJson(generateKeypair()), { mode: 0o600 })],
+    [
+      "replaced by another key",
+      (dataDir: string) => writeFileSync(authorityFile(dataDir), toSolanaCliJson(generateKeypair()), { mode: 0o600 }),
+    ],
     ["removed", (dataDir: string) => rmSync(authorityFile(dataDir))],
   ] as const) {
     it(`funds SOL and USDC when the mint-authority key file was ${what}, and keeps what the chain held`, async () => {

@@ -50,7 +50,11 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 const rpc = async (url: string, method: string, params: unknown[] = []) => {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 };
 
@@ -64,7 +68,16 @@ async function freePorts(n: number): Promise<number[]> {
 describe("signet localnet start", () => {
   it("runs the four chains on the ports given, prints a production server's variables for them, and stops on SIGINT", async () => {
     const [devnet, mainnet, sepolia, base] = await freePorts(4);
-    const run = await start(["--solana-port", String(devnet), "--solana-mainnet-port", String(mainnet), "--evm-port", String(sepolia), "--base-port", String(base)]);
+    const run = await start([
+      "--solana-port",
+      String(devnet),
+      "--solana-mainnet-port",
+      String(mainnet),
+      "--evm-port",
+      String(sepolia),
+      "--base-port",
+      String(base),
+    ]);
     expect(run.stdout(), run.stderr()).toBe(
       [
         `RPC_URL_SOLANA_DEVNET=http://127.0.0.1:${devnet}`,
@@ -77,26 +90,44 @@ describe("signet localnet start", () => {
       ].join("\n"),
     );
     // Each chain plays its network: the genesis hash a Solana client checks, the chain id an EVM client checks.
-    expect(await rpc(`http://127.0.0.1:${devnet}`, "getGenesisHash")).toBe("EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs");
-    expect(await rpc(`http://127.0.0.1:${mainnet}`, "getGenesisHash")).toBe("5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d");
+    expect(await rpc(`http://127.0.0.1:${devnet}`, "getGenesisHash")).toBe(
+      "EtWTRABZaYq6iMfeYKouRu166VU2xqa1aFoKMcMZ9YTs",
+    );
+    expect(await rpc(`http://127.0.0.1:${mainnet}`, "getGenesisHash")).toBe(
+      "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+    );
     expect(Number(await rpc(`http://127.0.0.1:${sepolia}`, "eth_chainId"))).toBe(84532);
     expect(Number(await rpc(`http://127.0.0.1:${base}`, "eth_chainId"))).toBe(8453);
     expect(run.stderr()).toContain(`localnet fund <fee payer address> --sol 10 --rpc http://127.0.0.1:${devnet}`);
-    expect(run.stderr()).toContain(`localnet fund <EVM gas payer 0x address> --eth 1 --rpc http://127.0.0.1:${sepolia}`);
+    expect(run.stderr()).toContain(
+      `localnet fund <EVM gas payer 0x address> --eth 1 --rpc http://127.0.0.1:${sepolia}`,
+    );
 
     // A gas payer is funded with ETH only: no test USDC reaches it unless --usdc is given.
     const payer = privateKeyToAccount(generatePrivateKey()).address;
-    const funded = await runSignet(["localnet", "fund", payer, "--eth", "1", "--rpc", `http://127.0.0.1:${sepolia}`], tempDataDir(), 60_000);
+    const funded = await runSignet(
+      ["localnet", "fund", payer, "--eth", "1", "--rpc", `http://127.0.0.1:${sepolia}`],
+      tempDataDir(),
+      60_000,
+    );
     expect(funded.code, funded.stderr).toBe(0);
     expect(JSON.parse(funded.stdout)).toEqual({ owner: payer, usdcUnits: "0", wei: String(10n ** 18n) });
     const client = createPublicClient({ transport: http(`http://127.0.0.1:${sepolia}`) });
     expect(await client.getBalance({ address: payer })).toBe(10n ** 18n);
-    expect(await client.readContract({ address: USDC_BY_EVM_CHAIN[84532]!.address, abi: EIP3009_USDC_ABI as Abi, functionName: "balanceOf", args: [payer] })).toBe(0n);
+    expect(
+      await client.readContract({
+        address: USDC_BY_EVM_CHAIN[84532]!.address,
+        abi: EIP3009_USDC_ABI as Abi,
+        functionName: "balanceOf",
+        args: [payer],
+      }),
+    ).toBe(0n);
 
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(0);
     expect(run.stderr()).toContain("signet localnet: stopping the chains");
-    for (const port of [devnet, mainnet, sepolia, base]) await expect(fetch(`http://127.0.0.1:${port}`, { method: "POST" })).rejects.toThrow();
+    for (const port of [devnet, mainnet, sepolia, base])
+      await expect(fetch(`http://127.0.0.1:${port}`, { method: "POST" })).rejects.toThrow();
   });
 
   it("refuses a port another server holds: exit 2, one line naming the chain and the port, nothing left running", async () => {
@@ -115,13 +146,35 @@ describe("signet localnet start", () => {
   });
 
   it.each([
-    [["--solana-port", "88a"], "signet: --solana-port must be a port number (1-65535), or 0 to leave that chain out; got 88a"],
-    [["--evm-port", "70000"], "signet: --evm-port must be a port number (1-65535), or 0 to leave that chain out; got 70000"],
     [
-      ["--solana-port", "0", "--solana-mainnet-port", "0", "--evm-port", "0", "--base-port", "0", "--polygon-amoy-port", "0", "--avalanche-fuji-port", "0"],
+      ["--solana-port", "88a"],
+      "signet: --solana-port must be a port number (1-65535), or 0 to leave that chain out; got 88a",
+    ],
+    [
+      ["--evm-port", "70000"],
+      "signet: --evm-port must be a port number (1-65535), or 0 to leave that chain out; got 70000",
+    ],
+    [
+      [
+        "--solana-port",
+        "0",
+        "--solana-mainnet-port",
+        "0",
+        "--evm-port",
+        "0",
+        "--base-port",
+        "0",
+        "--polygon-amoy-port",
+        "0",
+        "--avalanche-fuji-port",
+        "0",
+      ],
       "signet: every chain's port is 0: give at least one chain a port (--solana-port, --solana-mainnet-port, --evm-port, --base-port, --polygon-amoy-port, --avalanche-fuji-port)",
     ],
-    [["--solana-port", "18001", "--evm-port", "18001"], "signet: two chains cannot share port 18001: give each its own"],
+    [
+      ["--solana-port", "18001", "--evm-port", "18001"],
+      "signet: two chains cannot share port 18001: give each its own",
+    ],
     [["extra"], "signet: unexpected argument extra for signet localnet start"],
   ])("rejects malformed input %j with one line and exit 2, starting nothing", async (args, line) => {
     const run = await start(args);

@@ -3,7 +3,13 @@
 // so each read lands in the slot it is meant for, however busy the machine. That the wall clock drives the chain by
 // default is checked with vitest's fake Date.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BLOCKHASH_VALIDITY_BLOCKS, DEFAULT_SLOT_MS, FINALIZATION_DEPTH_SLOTS, startLocalnet, type Localnet } from "../../../devtools/localnet";
+import {
+  BLOCKHASH_VALIDITY_BLOCKS,
+  DEFAULT_SLOT_MS,
+  FINALIZATION_DEPTH_SLOTS,
+  startLocalnet,
+  type Localnet,
+} from "../../../devtools/localnet";
 import { manualClock, type ManualClock } from "../support/manual-clock";
 import { newSigner, signedTransfer, solanaRpc } from "../support/solana-rpc";
 
@@ -22,7 +28,6 @@ async function realChain(): Promise<Localnet> {
   net = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: SLOT_MS, clock });
   return net;
 }
-
 
 /** A funded payer and a payee with a USDC account. */
 async function parties(n: Localnet) {
@@ -55,7 +60,9 @@ describe('startLocalnet({ timing: "real" })', () => {
     const first = await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }]);
     // Short of a slot, nothing moves.
     clock.advance(SLOT_MS - 1);
-    expect(await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }])).toMatchObject({ result: first.result });
+    expect(await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }])).toMatchObject({
+      result: first.result,
+    });
     clock.advance(1 + 7 * SLOT_MS);
     const later = await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }]);
     // Eight slots of time, with no transaction sent: the clock alone moved it.
@@ -65,11 +72,16 @@ describe('startLocalnet({ timing: "real" })', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 5; i++) {
       clock.advance(SLOT_MS);
-      seen.add((await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }])).result.value.blockhash as string);
+      seen.add(
+        (await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "processed" }])).result.value.blockhash as string,
+      );
     }
     expect(seen.size).toBe(5);
     // An older blockhash is still valid within its window.
-    expect((await solanaRpc(n.url, "isBlockhashValid", [first.result.value.blockhash, { commitment: "processed" }])).result.value).toBe(true);
+    expect(
+      (await solanaRpc(n.url, "isBlockhashValid", [first.result.value.blockhash, { commitment: "processed" }])).result
+        .value,
+    ).toBe(true);
   });
 
   it("lands a transaction on a blockhash 100 slots old, and refuses one older than 150 slots with Blockhash not found", async () => {
@@ -85,13 +97,21 @@ describe('startLocalnet({ timing: "real" })', () => {
 
     // Valid through its last block height, refused the slot after.
     await toHeight(n, old.lastValidBlockHeight);
-    expect((await solanaRpc(n.url, "isBlockhashValid", [old.blockhash, { commitment: "processed" }])).result.value).toBe(true);
+    expect(
+      (await solanaRpc(n.url, "isBlockhashValid", [old.blockhash, { commitment: "processed" }])).result.value,
+    ).toBe(true);
     await toHeight(n, old.lastValidBlockHeight + 1);
-    expect((await solanaRpc(n.url, "isBlockhashValid", [old.blockhash, { commitment: "processed" }])).result.value).toBe(false);
+    expect(
+      (await solanaRpc(n.url, "isBlockhashValid", [old.blockhash, { commitment: "processed" }])).result.value,
+    ).toBe(false);
     const simulated = await solanaRpc(n.url, "simulateTransaction", [stale.wire, { encoding: "base64" }]);
     expect(simulated.result.value.err).toBe("BlockhashNotFound");
     const sent = await solanaRpc(n.url, "sendTransaction", [stale.wire, { encoding: "base64" }]);
-    expect(sent.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Blockhash not found", data: { err: "BlockhashNotFound" } });
+    expect(sent.error).toMatchObject({
+      code: -32002,
+      message: "Transaction simulation failed: Blockhash not found",
+      data: { err: "BlockhashNotFound" },
+    });
     expect(await n.usdcBalance(payTo.address)).toBe(1n);
   });
 
@@ -115,7 +135,11 @@ describe('startLocalnet({ timing: "real" })', () => {
     const { payer, payTo } = await parties(n);
     const blockhash = (await solanaRpc(n.url, "getLatestBlockhash", [{ commitment: "confirmed" }])).result.value;
     const tx = await signedTransfer(n.usdcMint, payer, payTo.address, 4n, blockhash);
-    const get = (commitment: string) => solanaRpc(n.url, "getTransaction", [tx.signature, { encoding: "json", commitment, maxSupportedTransactionVersion: 0 }]);
+    const get = (commitment: string) =>
+      solanaRpc(n.url, "getTransaction", [
+        tx.signature,
+        { encoding: "json", commitment, maxSupportedTransactionVersion: 0 },
+      ]);
 
     expect((await solanaRpc(n.url, "sendTransaction", [tx.wire, { encoding: "base64" }])).result).toBe(tx.signature);
     const processed = (await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result;
@@ -128,19 +152,38 @@ describe('startLocalnet({ timing: "real" })', () => {
 
     // Confirmations count the slots since the transaction's.
     await toHeight(n, processed.value[0].slot + 1);
-    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({ confirmationStatus: "confirmed", confirmations: 1 });
+    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({
+      confirmationStatus: "confirmed",
+      confirmations: 1,
+    });
     await toHeight(n, processed.value[0].slot + 3);
-    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({ confirmationStatus: "confirmed", confirmations: 3 });
+    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({
+      confirmationStatus: "confirmed",
+      confirmations: 3,
+    });
     expect((await get("confirmed")).result.slot).toBe(processed.value[0].slot);
     expect((await get("finalized")).result).toBeNull();
-    expect(await solanaRpc(n.url, "getSignaturesForAddress", [payTo.address, { commitment: "confirmed" }]).then((a) => a.result.map((s: { signature: string }) => s.signature))).toContain(tx.signature);
-    expect(await solanaRpc(n.url, "getSignaturesForAddress", [payTo.address]).then((a) => a.result.map((s: { signature: string }) => s.signature))).not.toContain(tx.signature);
+    expect(
+      await solanaRpc(n.url, "getSignaturesForAddress", [payTo.address, { commitment: "confirmed" }]).then((a) =>
+        a.result.map((s: { signature: string }) => s.signature),
+      ),
+    ).toContain(tx.signature);
+    expect(
+      await solanaRpc(n.url, "getSignaturesForAddress", [payTo.address]).then((a) =>
+        a.result.map((s: { signature: string }) => s.signature),
+      ),
+    ).not.toContain(tx.signature);
 
     await toHeight(n, processed.value[0].slot + FINALIZATION_DEPTH_SLOTS - 1);
-    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({ confirmationStatus: "confirmed" });
+    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({
+      confirmationStatus: "confirmed",
+    });
     expect((await get("finalized")).result).toBeNull();
     await toHeight(n, processed.value[0].slot + FINALIZATION_DEPTH_SLOTS);
-    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({ confirmationStatus: "finalized", confirmations: null });
+    expect((await solanaRpc(n.url, "getSignatureStatuses", [[tx.signature]])).result.value[0]).toMatchObject({
+      confirmationStatus: "finalized",
+      confirmations: null,
+    });
     expect((await get("finalized")).result.slot).toBe(processed.value[0].slot);
   });
 
@@ -149,15 +192,18 @@ describe('startLocalnet({ timing: "real" })', () => {
     await toHeight(n, 2 + FINALIZATION_DEPTH_SLOTS + 5);
     const read = (c?: { commitment: string }) => solanaRpc(n.url, "getLatestBlockhash", c ? [c] : []);
     const reads: Awaited<ReturnType<typeof read>>[] = [];
-    for (const c of [{ commitment: "processed" }, { commitment: "confirmed" }, { commitment: "finalized" }, undefined]) reads.push(await read(c));
+    for (const c of [{ commitment: "processed" }, { commitment: "confirmed" }, { commitment: "finalized" }, undefined])
+      reads.push(await read(c));
     const [processed, confirmed, finalized, byDefault] = reads;
     const slot = processed!.result.context.slot as number;
     expect(confirmed!.result.context.slot).toBe(slot - 1);
     expect(finalized!.result.context.slot).toBe(slot - FINALIZATION_DEPTH_SLOTS);
     expect(byDefault!.result.value).toEqual(finalized!.result.value);
     expect(new Set([processed, confirmed, finalized].map((a) => a!.result.value.blockhash)).size).toBe(3);
-    for (const a of [processed, confirmed, finalized]) expect(a!.result.value.lastValidBlockHeight).toBe(a!.result.context.slot + BLOCKHASH_VALIDITY_BLOCKS);
-    const height = async (commitment: string) => (await solanaRpc(n.url, "getBlockHeight", [{ commitment }])).result as number;
+    for (const a of [processed, confirmed, finalized])
+      expect(a!.result.value.lastValidBlockHeight).toBe(a!.result.context.slot + BLOCKHASH_VALIDITY_BLOCKS);
+    const height = async (commitment: string) =>
+      (await solanaRpc(n.url, "getBlockHeight", [{ commitment }])).result as number;
     expect(await height("processed")).toBe(slot);
     expect((await height("processed")) - (await height("finalized"))).toBe(FINALIZATION_DEPTH_SLOTS);
     expect((await solanaRpc(n.url, "getSlot", [{ commitment: "bogus" }])).error?.code).toBe(-32602);
@@ -178,8 +224,12 @@ describe("startLocalnet() without timing", () => {
   });
 
   it("rejects malformed timing options", async () => {
-    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "slow" as never })).rejects.toThrow(/timing/);
-    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: 0 })).rejects.toThrow(/slotMs/);
+    await expect(startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "slow" as never })).rejects.toThrow(
+      /timing/,
+    );
+    await expect(
+      startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: 0 }),
+    ).rejects.toThrow(/slotMs/);
   });
 });
 

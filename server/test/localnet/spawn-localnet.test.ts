@@ -12,7 +12,11 @@ describe("spawnLocalnet()", () => {
 
   it("serves the devnet profile over JSON-RPC from another process", async () => {
     expect(net.caip2).toBe("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
-    const res = await fetch(net.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getGenesisHash", params: [] }) });
+    const res = await fetch(net.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getGenesisHash", params: [] }),
+    });
     expect(((await res.json()) as { result: string }).result).toBe(net.genesisHash);
   });
 

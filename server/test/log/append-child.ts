@@ -26,10 +26,30 @@ let published = 0;
 async function append(): Promise<void> {
   const id = randomUUID();
   await prisma.inferenceLog.create({
-    data: { id, agentPubkey: operatorKeypair().publicKeyBase58, network: "solana:test", route: "inference", model: "local/echo-1", upstream: "local", costUnits: 1n, latencyMs: 1, status: "served" },
+    data: {
+      id,
+      agentPubkey: operatorKeypair().publicKeyBase58,
+      network: "solana:test",
+      route: "inference",
+      model: "local/echo-1",
+      upstream: "local",
+      costUnits: 1n,
+      latencyMs: 1,
+      status: "served",
+    },
   });
   const receipt = signReceipt(
-    buildReceipt({ agentPubkey: operatorKeypair().publicKeyBase58, upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: Date.now(), inferenceId: id, pointsTotal: 1 }),
+    buildReceipt({
+      agentPubkey: operatorKeypair().publicKeyBase58,
+      upstream: "local",
+      model: "local/echo-1",
+      costUnits: 1n,
+      prompt: { text: id },
+      responseText: "r",
+      timestampMs: Date.now(),
+      inferenceId: id,
+      pointsTotal: 1,
+    }),
     operatorKeypair(),
   );
   await attachReceipt(prisma, id, receipt);

@@ -36,7 +36,14 @@ beforeAll(async () => {
   const routes = new Map<string, Map<string, RouteHandler>>();
   for (const route of DIRECT_LOG_ROUTES) {
     const module = (await import(path.join(APP_DIR, route, "route.ts"))) as Record<string, unknown>;
-    routes.set(route, new Map(["GET", "POST", "OPTIONS"].filter((m) => typeof module[m] === "function").map((m) => [m, module[m] as RouteHandler])));
+    routes.set(
+      route,
+      new Map(
+        ["GET", "POST", "OPTIONS"]
+          .filter((m) => typeof module[m] === "function")
+          .map((m) => [m, module[m] as RouteHandler]),
+      ),
+    );
   }
   server = http.createServer((req, res) => {
     const route = directHandler(routes, req.method, req.url);
@@ -73,7 +80,8 @@ function get(urlPath: string, headers: Record<string, string> = {}): Promise<Raw
   });
 }
 
-const logKey = async () => (JSON.parse((await get("/log/key")).raw.toString()) as { verifier_key: string }).verifier_key;
+const logKey = async () =>
+  (JSON.parse((await get("/log/key")).raw.toString()) as { verifier_key: string }).verifier_key;
 
 function expectNoNextVary(answer: RawAnswer, what: string): void {
   expect(String(answer.headers.vary ?? ""), `${what} carries no Vary of Next's router`).not.toMatch(/rsc|next-router/i);
@@ -82,8 +90,33 @@ function expectNoNextVary(answer: RawAnswer, what: string): void {
 async function appendReceipts(n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
-    await stack.tdb.prisma.inferenceLog.create({ data: { id, agentPubkey: "a", network: "n", route: "inference", model: "local/echo-1", upstream: "local", costUnits: 1n, latencyMs: 1, status: "served" } });
-    const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: `${id} ${"padding ".repeat(40)}` }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
+    await stack.tdb.prisma.inferenceLog.create({
+      data: {
+        id,
+        agentPubkey: "a",
+        network: "n",
+        route: "inference",
+        model: "local/echo-1",
+        upstream: "local",
+        costUnits: 1n,
+        latencyMs: 1,
+        status: "served",
+      },
+    });
+    const receipt = signReceipt(
+      buildReceipt({
+        agentPubkey: "a",
+        upstream: "local",
+        model: "local/echo-1",
+        costUnits: 1n,
+        prompt: { text: `${id} ${"padding ".repeat(40)}` },
+        responseText: "r",
+        timestampMs: 1,
+        inferenceId: id,
+        pointsTotal: i + 1,
+      }),
+      operatorKeypair(),
+    );
     await attachReceipt(stack.tdb.prisma, id, receipt);
   }
   while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
@@ -103,7 +136,9 @@ describe("an empty receipt log", () => {
     const opened = openCheckpoint(note, { logKey: await logKey() });
     if (!opened.ok) throw new Error(opened.reason);
     expect(opened.checkpoint.size).toBe(0);
-    expect(Buffer.from(opened.checkpoint.root).toString("hex")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    expect(Buffer.from(opened.checkpoint.root).toString("hex")).toBe(
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    );
     expect(opened.checkpoint.root).toEqual(EMPTY_ROOT);
     expect(note.split("\n")[1]).toBe("0");
     expect(await stack.tdb.prisma.logCheckpoint.count()).toBe(1);
@@ -126,42 +161,55 @@ describe("the log's tiles and entry bundles over HTTP", () => {
     expect((await get("/log/checkpoints/0")).status).toBe(200);
   });
 
-  it.each([`/log/tile/0/000.p/${SIZE}`, `/log/tile/entries/000.p/${SIZE}`])("%s is gzip-encoded when Accept-Encoding takes gzip, identity otherwise", async (urlPath) => {
-    const identity = await get(urlPath);
-    expect(identity.status).toBe(200);
-    expect(identity.headers["content-encoding"]).toBeUndefined();
-    for (const acceptEncoding of ["gzip", "gzip, deflate, br", "br;q=1, *;q=0.5"]) {
-      const gzipped = await get(urlPath, { "accept-encoding": acceptEncoding });
-      expect(gzipped.status, acceptEncoding).toBe(200);
-      expect(gzipped.headers["content-encoding"], acceptEncoding).toBe("gzip");
-      expect(gzipped.headers.vary, acceptEncoding).toBe("Accept-Encoding");
-      expect(gunzipSync(gzipped.raw).equals(identity.raw), acceptEncoding).toBe(true);
-      expect(gzipped.raw.equals(identity.raw)).toBe(false);
-    }
-    for (const acceptEncoding of ["identity", "gzip;q=0", "br, deflate"]) {
-      const plain = await get(urlPath, { "accept-encoding": acceptEncoding });
-      expect(plain.headers["content-encoding"], acceptEncoding).toBeUndefined();
-      expect(plain.headers.vary, acceptEncoding).toBe("Accept-Encoding");
-      expect(plain.raw.equals(identity.raw), acceptEncoding).toBe(true);
-    }
-  });
+  it.each([`/log/tile/0/000.p/${SIZE}`, `/log/tile/entries/000.p/${SIZE}`])(
+    "%s is gzip-encoded when Accept-Encoding takes gzip, identity otherwise",
+    async (urlPath) => {
+      const identity = await get(urlPath);
+      expect(identity.status).toBe(200);
+      expect(identity.headers["content-encoding"]).toBeUndefined();
+      for (const acceptEncoding of ["gzip", "gzip, deflate, br", "br;q=1, *;q=0.5"]) {
+        const gzipped = await get(urlPath, { "accept-encoding": acceptEncoding });
+        expect(gzipped.status, acceptEncoding).toBe(200);
+        expect(gzipped.headers["content-encoding"], acceptEncoding).toBe("gzip");
+        expect(gzipped.headers.vary, acceptEncoding).toBe("Accept-Encoding");
+        expect(gunzipSync(gzipped.raw).equals(identity.raw), acceptEncoding).toBe(true);
+        expect(gzipped.raw.equals(identity.raw)).toBe(false);
+      }
+      for (const acceptEncoding of ["identity", "gzip;q=0", "br, deflate"]) {
+        const plain = await get(urlPath, { "accept-encoding": acceptEncoding });
+        expect(plain.headers["content-encoding"], acceptEncoding).toBeUndefined();
+        expect(plain.headers.vary, acceptEncoding).toBe("Accept-Encoding");
+        expect(plain.raw.equals(identity.raw), acceptEncoding).toBe(true);
+      }
+    },
+  );
 
   it("serves bytes that decode to the checkpoint's tree", async () => {
     const opened = openCheckpoint((await get("/log/checkpoint")).raw.toString(), { logKey: await logKey() });
     if (!opened.ok) throw new Error(opened.reason);
-    const entries = decodeEntryBundle(new Uint8Array(gunzipSync((await get(`/log/tile/entries/000.p/${SIZE}`, { "accept-encoding": "gzip" })).raw)))!;
+    const entries = decodeEntryBundle(
+      new Uint8Array(gunzipSync((await get(`/log/tile/entries/000.p/${SIZE}`, { "accept-encoding": "gzip" })).raw)),
+    )!;
     expect(rootOfLeaves(entries.map(leafHash))).toEqual(opened.checkpoint.root);
-    const level0 = splitTile(new Uint8Array(gunzipSync((await get(`/log/tile/0/000.p/${SIZE}`, { "accept-encoding": "gzip" })).raw)), SIZE)!;
+    const level0 = splitTile(
+      new Uint8Array(gunzipSync((await get(`/log/tile/0/000.p/${SIZE}`, { "accept-encoding": "gzip" })).raw)),
+      SIZE,
+    )!;
     expect(level0).toEqual(entries.map(leafHash));
   });
 
   it("caches a partial tile as immutable, like a full one, and no answer of the log carries Next's Vary", async () => {
-    for (const urlPath of [`/log/tile/0/000.p/${SIZE}`, `/log/tile/entries/000.p/${SIZE}`, `/log/tile/0/000.p/${SIZE - 2}`]) {
+    for (const urlPath of [
+      `/log/tile/0/000.p/${SIZE}`,
+      `/log/tile/entries/000.p/${SIZE}`,
+      `/log/tile/0/000.p/${SIZE - 2}`,
+    ]) {
       const answer = await get(urlPath, { "accept-encoding": "gzip" });
       expect(answer.headers["cache-control"], urlPath).toBe("public, max-age=31536000, immutable");
       expectNoNextVary(answer, urlPath);
     }
-    for (const urlPath of ["/log/checkpoint", `/log/checkpoints/${SIZE}`, "/log/key", "/log/tile/0/999"]) expectNoNextVary(await get(urlPath, { "accept-encoding": "gzip" }), urlPath);
+    for (const urlPath of ["/log/checkpoint", `/log/checkpoints/${SIZE}`, "/log/key", "/log/tile/0/999"])
+      expectNoNextVary(await get(urlPath, { "accept-encoding": "gzip" }), urlPath);
     // A tile not yet published is a plain 404, cached by nobody.
     const missing = await get(`/log/tile/0/000.p/${SIZE + 1}`, { "accept-encoding": "gzip" });
     expect(missing.status).toBe(404);

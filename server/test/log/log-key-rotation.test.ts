@@ -39,7 +39,15 @@ let agent: Ed25519Keypair;
 const undo: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  stack = await startPaidStack({ timing: "instant", env: { LOG_SECRET_KEY: seed(OLD), LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000", LOG_WITNESS_KEYS: witnessVerifierKey(WITNESS_NAME, witness) } });
+  stack = await startPaidStack({
+    timing: "instant",
+    env: {
+      LOG_SECRET_KEY: seed(OLD),
+      LOG_PUBLISH_INTERVAL_MS: "10000",
+      PREPAID_RATE_LIMIT_PER_MINUTE: "100000",
+      LOG_WITNESS_KEYS: witnessVerifierKey(WITNESS_NAME, witness),
+    },
+  });
   service = await startHttpService();
   dir = mkdtempSync(path.join(tmpdir(), "signet-log-rotation-"));
   writeFileSync(path.join(dir, "witness.json"), toSolanaCliJson(witness));
@@ -55,7 +63,10 @@ afterAll(async () => {
 async function call(): Promise<Record<string, unknown>> {
   const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), model: "local/echo-1", prompt: "log me" });
   const url = "http://signet.test/api/v1/inference";
-  const res = await inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(agent, "POST", url, text), body: text }), {});
+  const res = await inferenceRoute(
+    new Request(url, { method: "POST", headers: signRequestHeaders(agent, "POST", url, text), body: text }),
+    {},
+  );
   expect(res.status).toBe(200);
   const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
   if (!parsed.ok) throw new Error("no receipt");
@@ -71,9 +82,32 @@ async function callsLogged(n: number): Promise<Record<string, unknown>[]> {
 
 const signet = (...args: string[]) => runSignet(args, dir, 60_000);
 const monitor = (state: string, keys: string[], ...extra: string[]) =>
-  signet("log", "monitor", "--endpoint", service.url, ...keys.flatMap((k) => ["--log-key", k]), "--state", path.join(dir, state), ...extra);
+  signet(
+    "log",
+    "monitor",
+    "--endpoint",
+    service.url,
+    ...keys.flatMap((k) => ["--log-key", k]),
+    "--state",
+    path.join(dir, state),
+    ...extra,
+  );
 const witnessRun = (key: string, state: string) =>
-  signet("log", "witness", "--key", path.join(dir, "witness.json"), "--name", WITNESS_NAME, "--endpoint", service.url, "--log-key", key, "--state", path.join(dir, state), "--submit");
+  signet(
+    "log",
+    "witness",
+    "--key",
+    path.join(dir, "witness.json"),
+    "--name",
+    WITNESS_NAME,
+    "--endpoint",
+    service.url,
+    "--log-key",
+    key,
+    "--state",
+    path.join(dir, state),
+    "--submit",
+  );
 const latestCheckpoint = async () => (await fetch(`${service.url}/log/checkpoint`)).text();
 /** Which of the two keys signed the note, in the order of its signature lines (by key ID; openCheckpoint verifies). */
 const signedBy = (note: string) =>
@@ -87,7 +121,8 @@ describe("rotating the log key", () => {
   it("before: the old key signs alone, and monitors and a witness pin it", async () => {
     oldReceipt = (await callsLogged(2))[0]!;
     expect(signedBy(await latestCheckpoint())).toEqual([OLD_VKEY]);
-    for (const state of ["stays.json", "moves.json", "both.json"]) expect((await monitor(state, [OLD_VKEY])).code).toBe(0);
+    for (const state of ["stays.json", "moves.json", "both.json"])
+      expect((await monitor(state, [OLD_VKEY])).code).toBe(0);
     // A view from before the rotation, signed by the old key alone, to compare with later.
     copyFileSync(path.join(dir, "stays.json"), path.join(dir, "view-before.json"));
     expect((await witnessRun(OLD_VKEY, "witness-old.json")).code).toBe(0);
@@ -95,10 +130,15 @@ describe("rotating the log key", () => {
 
   it("during: the service names both keys, re-signs its latest checkpoint with the new one at start-up, then signs every checkpoint with both", async () => {
     undo.push(setEnv({ LOG_SECRET_KEY: seed(NEW), LOG_PREVIOUS_SECRET_KEY: seed(OLD) }));
-    expect(await (await fetch(`${service.url}/log/key`)).json()).toMatchObject({ origin: ORIGIN, verifier_key: NEW_VKEY, previous_verifier_key: OLD_VKEY });
+    expect(await (await fetch(`${service.url}/log/key`)).json()).toMatchObject({
+      origin: ORIGIN,
+      verifier_key: NEW_VKEY,
+      previous_verifier_key: OLD_VKEY,
+    });
     // The runtime that request built signs the latest checkpoint (size 2) with the new key, in the background.
     const deadline = Date.now() + 10_000;
-    while (signedBy(await latestCheckpoint()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (signedBy(await latestCheckpoint()).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     const resigned = await latestCheckpoint();
     expect(resigned.split("\n")[1]).toBe("2");
     expect(signedBy(resigned)).toEqual([OLD_VKEY, NEW_VKEY]);
@@ -107,7 +147,8 @@ describe("rotating the log key", () => {
     const cosigned = await latestCheckpoint();
     expect(cosigned.split("\n")[1]).toBe("4");
     expect(signedBy(cosigned)).toEqual([NEW_VKEY, OLD_VKEY]);
-    for (const logKey of [OLD_VKEY, NEW_VKEY, [OLD_VKEY, NEW_VKEY]]) expect(openCheckpoint(cosigned, { logKey }).ok).toBe(true);
+    for (const logKey of [OLD_VKEY, NEW_VKEY, [OLD_VKEY, NEW_VKEY]])
+      expect(openCheckpoint(cosigned, { logKey }).ok).toBe(true);
   });
 
   it("during: monitors and witnesses on the old key keep going, and move to the new key with their state", async () => {
@@ -134,7 +175,18 @@ describe("rotating the log key", () => {
 
   it("during and after: a receipt logged under the old key proves its inclusion under the new key", async () => {
     writeFileSync(path.join(dir, "old-receipt.json"), JSON.stringify(oldReceipt));
-    const proved = await signet("verify", "--receipt", path.join(dir, "old-receipt.json"), "--signature-only", "--log", "--endpoint", service.url, "--log-key", NEW_VKEY, "--json");
+    const proved = await signet(
+      "verify",
+      "--receipt",
+      path.join(dir, "old-receipt.json"),
+      "--signature-only",
+      "--log",
+      "--endpoint",
+      service.url,
+      "--log-key",
+      NEW_VKEY,
+      "--json",
+    );
     expect(proved.stderr).toBe("");
     expect(JSON.parse(proved.stdout)).toMatchObject({ ok: true, log: { ok: true, log_index: 0, tree_size: 4 } });
     expect(proved.code).toBe(0);
@@ -142,11 +194,16 @@ describe("rotating the log key", () => {
 
   it("after: the new key signs alone; the old key verifies nothing new, and a monitor still on it moves over with its state", async () => {
     undo.push(setEnv({ LOG_SECRET_KEY: seed(NEW), LOG_PREVIOUS_SECRET_KEY: undefined }));
-    expect(await (await fetch(`${service.url}/log/key`)).json()).toMatchObject({ verifier_key: NEW_VKEY, previous_verifier_key: null });
+    expect(await (await fetch(`${service.url}/log/key`)).json()).toMatchObject({
+      verifier_key: NEW_VKEY,
+      previous_verifier_key: null,
+    });
     await callsLogged(1);
     expect(signedBy(await latestCheckpoint())).toEqual([NEW_VKEY]);
     const stale = await monitor("stays.json", [OLD_VKEY]);
-    expect(stale.stdout).toContain("bad_checkpoint_signature: the served checkpoint does not verify under the log key (log_signature_missing)");
+    expect(stale.stdout).toContain(
+      "bad_checkpoint_signature: the served checkpoint does not verify under the log key (log_signature_missing)",
+    );
     expect(stale.code).toBe(1);
     const caughtUp = await monitor("stays.json", [NEW_VKEY]);
     expect(caughtUp.stdout).toContain("at size 5 (was 4); 1 new entries checked");

@@ -33,7 +33,9 @@ const ownLog = createLogger("silent");
 const errors = vi.spyOn(ownLog, "error");
 const mismatches = () =>
   errors.mock.calls
-    .map(([fields]) => fields as { event?: string; found?: string[]; expected?: string[]; size?: number; detail?: string })
+    .map(
+      ([fields]) => fields as { event?: string; found?: string[]; expected?: string[]; size?: number; detail?: string },
+    )
     .filter((fields) => fields?.event === "log.key_mismatch");
 
 let stack: DbStack;
@@ -42,7 +44,11 @@ const undo: (() => Promise<void>)[] = [];
 beforeAll(async () => {
   useRouteLogger(ownLog);
   // The background sequencer waits its longest: these tests run each round themselves.
-  stack = await startDbStack({ SERVICE_BASE_URL: "http://signet.test", LOG_SECRET_KEY: seed(OLD), LOG_PUBLISH_INTERVAL_MS: "10000" });
+  stack = await startDbStack({
+    SERVICE_BASE_URL: "http://signet.test",
+    LOG_SECRET_KEY: seed(OLD),
+    LOG_PUBLISH_INTERVAL_MS: "10000",
+  });
 });
 afterAll(async () => {
   errors.mockRestore();
@@ -55,21 +61,49 @@ afterAll(async () => {
 async function stageReceipts(n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
-    await stack.tdb.prisma.inferenceLog.create({ data: { id, agentPubkey: "a", network: "n", route: "inference", model: "local/echo-1", upstream: "local", costUnits: 1n, latencyMs: 1, status: "served" } });
-    const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
+    await stack.tdb.prisma.inferenceLog.create({
+      data: {
+        id,
+        agentPubkey: "a",
+        network: "n",
+        route: "inference",
+        model: "local/echo-1",
+        upstream: "local",
+        costUnits: 1n,
+        latencyMs: 1,
+        status: "served",
+      },
+    });
+    const receipt = signReceipt(
+      buildReceipt({
+        agentPubkey: "a",
+        upstream: "local",
+        model: "local/echo-1",
+        costUnits: 1n,
+        prompt: { text: id },
+        responseText: "r",
+        timestampMs: 1,
+        inferenceId: id,
+        pointsTotal: i + 1,
+      }),
+      operatorKeypair(),
+    );
     await attachReceipt(stack.tdb.prisma, id, receipt);
   }
 }
 
 /** Receipts waiting for the sequencer (log_staging is read with raw SQL only). */
-const staged = async () => Number((await stack.tdb.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM log_staging`)[0]!.n);
-const latestCheckpoint = async () => (await checkpointRoute(new Request("http://signet.test/log/checkpoint"), {})).text();
+const staged = async () =>
+  Number((await stack.tdb.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM log_staging`)[0]!.n);
+const latestCheckpoint = async () =>
+  (await checkpointRoute(new Request("http://signet.test/log/checkpoint"), {})).text();
 /** The log keys that signed the note, by verifier key, in the order of their lines. */
 const signedBy = (note: string) =>
   parseSignedNote(note)!
     .signatures.filter((s) => s.name === ORIGIN)
     .map((s) => [OLD_VKEY, NEW_VKEY].find((k) => parseVerifierKey(k)!.keyId === s.keyId) ?? "unknown");
-const health = async () => (await (await healthRoute(new Request("http://signet.test/api/health"), {})).json()) as { warnings: string[] };
+const health = async () =>
+  (await (await healthRoute(new Request("http://signet.test/api/health"), {})).json()) as { warnings: string[] };
 const stalledWarnings = async () => (await health()).warnings.filter((w) => w.startsWith("receipt log stalled"));
 
 async function until(what: string, done: () => Promise<boolean> | boolean): Promise<void> {
@@ -114,8 +148,12 @@ describe("a log key switched without a transition", () => {
     // The health reports the stall (calls are still served: a warning, not a reason to take no traffic).
     const warnings = await stalledWarnings();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`receipt log stalled (log.key_mismatch): the receipt log's latest checkpoint (${ORIGIN}, size 2) is signed by key ${keyIdOf(OLD_VKEY)}`);
-    expect(warnings[0]).toContain(`set LOG_PREVIOUS_SECRET_KEY to the key that signed the log (key ${keyIdOf(OLD_VKEY)})`);
+    expect(warnings[0]).toContain(
+      `receipt log stalled (log.key_mismatch): the receipt log's latest checkpoint (${ORIGIN}, size 2) is signed by key ${keyIdOf(OLD_VKEY)}`,
+    );
+    expect(warnings[0]).toContain(
+      `set LOG_PREVIOUS_SECRET_KEY to the key that signed the log (key ${keyIdOf(OLD_VKEY)})`,
+    );
 
     // `signet doctor --local` names the refusal `npm start` would make.
     const doctor = await runSignet(["doctor", "--local"], testConfig().dataDir, 60_000);
@@ -126,7 +164,10 @@ describe("a log key switched without a transition", () => {
   it("resumes once LOG_PREVIOUS_SECRET_KEY is the key that signed the log: the latest checkpoint gets the new key's signature, then every new one both", async () => {
     undo.push(setEnv({ LOG_SECRET_KEY: seed(NEW), LOG_PREVIOUS_SECRET_KEY: seed(OLD) }));
     await routeRuntime();
-    await until("the new key to sign the latest checkpoint", async () => signedBy(await latestCheckpoint()).length === 2);
+    await until(
+      "the new key to sign the latest checkpoint",
+      async () => signedBy(await latestCheckpoint()).length === 2,
+    );
     expect(signedBy(await latestCheckpoint())).toEqual([OLD_VKEY, NEW_VKEY]);
 
     const stalled = mismatches().length;

@@ -28,8 +28,33 @@ async function appendReceipts(n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
-    await stack.tdb.prisma.inferenceLog.create({ data: { id, agentPubkey: "a", network: "n", route: "inference", model: "local/echo-1", upstream: "local", costUnits: 1n, latencyMs: 1, status: "served" } });
-    const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
+    await stack.tdb.prisma.inferenceLog.create({
+      data: {
+        id,
+        agentPubkey: "a",
+        network: "n",
+        route: "inference",
+        model: "local/echo-1",
+        upstream: "local",
+        costUnits: 1n,
+        latencyMs: 1,
+        status: "served",
+      },
+    });
+    const receipt = signReceipt(
+      buildReceipt({
+        agentPubkey: "a",
+        upstream: "local",
+        model: "local/echo-1",
+        costUnits: 1n,
+        prompt: { text: id },
+        responseText: "r",
+        timestampMs: 1,
+        inferenceId: id,
+        pointsTotal: i + 1,
+      }),
+      operatorKeypair(),
+    );
     await attachReceipt(stack.tdb.prisma, id, receipt);
     ids.push(id);
   }
@@ -42,8 +67,16 @@ describe("readLogOverview()", () => {
     const overview = await readLogOverview(stack.tdb.prisma, logIdentity());
     expect(overview.size).toBe(0);
     expect(overview.recent).toEqual([]);
-    expect(overview.checkpoint).toMatchObject({ origin: "signet.test/log", root: encodeBase64(EMPTY_ROOT), cosignedBy: [] });
-    expect(overview.key).toMatchObject({ origin: "signet.test/log", verifier_key: logIdentity().verifierKey, checkpoint_url: "/log/checkpoint" });
+    expect(overview.checkpoint).toMatchObject({
+      origin: "signet.test/log",
+      root: encodeBase64(EMPTY_ROOT),
+      cosignedBy: [],
+    });
+    expect(overview.key).toMatchObject({
+      origin: "signet.test/log",
+      verifier_key: logIdentity().verifierKey,
+      checkpoint_url: "/log/checkpoint",
+    });
   });
 
   it("shows the log's size, the latest checkpoint as signed under the published key, and the newest entries first", async () => {
@@ -62,8 +95,16 @@ describe("readLogOverview()", () => {
 
   it("lists only entries the checkpoint covers, and the witnesses whose cosignatures the log holds for it", async () => {
     // An entry written after the checkpoint was read (a sequencer round committing in between) is not published yet.
-    await stack.tdb.prisma.logEntry.create({ data: { idx: 5n, inferenceId: randomUUID(), entry: Buffer.from("not yet published") } });
-    await stack.tdb.prisma.logCosignature.create({ data: { size: 5n, witness: "witness.example/w1", line: `— witness.example/w1 ${Buffer.alloc(76).toString("base64")}\n` } });
+    await stack.tdb.prisma.logEntry.create({
+      data: { idx: 5n, inferenceId: randomUUID(), entry: Buffer.from("not yet published") },
+    });
+    await stack.tdb.prisma.logCosignature.create({
+      data: {
+        size: 5n,
+        witness: "witness.example/w1",
+        line: `— witness.example/w1 ${Buffer.alloc(76).toString("base64")}\n`,
+      },
+    });
     const overview = await readLogOverview(stack.tdb.prisma, logIdentity());
     expect(overview.size).toBe(5);
     expect(overview.recent[0]!.index).toBe(4);
@@ -73,6 +114,8 @@ describe("readLogOverview()", () => {
   });
 
   it.each([0, 101, 2.5, Number.NaN])("rejects malformed input: a limit of %s entries", async (limit) => {
-    await expect(readLogOverview(stack.tdb.prisma, logIdentity(), limit)).rejects.toThrow(/limit must be a whole number from 1 to 100/);
+    await expect(readLogOverview(stack.tdb.prisma, logIdentity(), limit)).rejects.toThrow(
+      /limit must be a whole number from 1 to 100/,
+    );
   });
 });

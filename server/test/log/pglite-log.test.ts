@@ -24,7 +24,12 @@ let db: PrismaClient;
 let close: () => Promise<void>;
 let restore: () => Promise<void>;
 beforeAll(async () => {
-  restore = setEnv({ NODE_ENV: "test", DATABASE_URL: undefined, SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-pglite-log-")), SERVICE_BASE_URL: "http://signet.test" });
+  restore = setEnv({
+    NODE_ENV: "test",
+    DATABASE_URL: undefined,
+    SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-pglite-log-")),
+    SERVICE_BASE_URL: "http://signet.test",
+  });
   const open = await openPglite(path.join(testConfig().dataDir, "pglite"));
   db = open.prisma;
   close = open.close;
@@ -39,8 +44,33 @@ describe("the receipt log on PGlite", () => {
     const receipts = [];
     for (let i = 0; i < 5; i++) {
       const id = randomUUID();
-      await db.inferenceLog.create({ data: { id, agentPubkey: "a", network: "n", route: "inference", model: "local/echo-1", upstream: "local", costUnits: 1n, latencyMs: 1, status: "served" } });
-      const receipt = signReceipt(buildReceipt({ agentPubkey: "a", upstream: "local", model: "local/echo-1", costUnits: 1n, prompt: { text: id }, responseText: "r", timestampMs: 1, inferenceId: id, pointsTotal: i + 1 }), operatorKeypair());
+      await db.inferenceLog.create({
+        data: {
+          id,
+          agentPubkey: "a",
+          network: "n",
+          route: "inference",
+          model: "local/echo-1",
+          upstream: "local",
+          costUnits: 1n,
+          latencyMs: 1,
+          status: "served",
+        },
+      });
+      const receipt = signReceipt(
+        buildReceipt({
+          agentPubkey: "a",
+          upstream: "local",
+          model: "local/echo-1",
+          costUnits: 1n,
+          prompt: { text: id },
+          responseText: "r",
+          timestampMs: 1,
+          inferenceId: id,
+          pointsTotal: i + 1,
+        }),
+        operatorKeypair(),
+      );
       await attachReceipt(db, id, receipt);
       receipts.push(receipt);
       if (i === 2) expect(await publishLog(db, logIdentity(), quietLog)).toMatchObject({ size: 3, appended: 3 });
@@ -51,7 +81,11 @@ describe("the receipt log on PGlite", () => {
     expect(await publishLog(db, logIdentity(), quietLog)).toBeNull();
     for (const receipt of receipts) {
       const proof = await proveReceiptInclusion(db, logIdentity(), String(receipt.inference_id));
-      expect(verifyReceiptInclusion(receipt as unknown as Record<string, unknown>, proof, { logKey: logIdentity().verifierKey })).toMatchObject({ ok: true, treeSize: 5 });
+      expect(
+        verifyReceiptInclusion(receipt as unknown as Record<string, unknown>, proof, {
+          logKey: logIdentity().verifierKey,
+        }),
+      ).toMatchObject({ ok: true, treeSize: 5 });
     }
   }, 60_000);
 });

@@ -47,19 +47,37 @@ async function readSse(body: ReadableStream<Uint8Array>): Promise<unknown[]> {
 let stack: PaidStack;
 beforeAll(async () => {
   // The sequencer's own timer is slowed down: each test runs its rounds itself.
-  stack = await startPaidStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" } });
+  stack = await startPaidStack({
+    timing: "instant",
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
 });
 afterAll(async () => stack?.close());
 
 const messages = [{ role: "user", content: "log me" }];
-const proof = (id: string, query = "") => proofRoute(new Request(`http://signet.test/api/v1/receipts/${id}/proof${query}`), { params: Promise.resolve({ id }) });
-const tile = (path: string) => tileRoute(new Request(`http://signet.test/log/${path}`), { params: Promise.resolve({ path: path.split("/").slice(1) }) });
-const logKey = async () => ((await (await keyRoute(new Request("http://signet.test/log/key"), {})).json()) as { verifier_key: string; origin: string }).verifier_key;
+const proof = (id: string, query = "") =>
+  proofRoute(new Request(`http://signet.test/api/v1/receipts/${id}/proof${query}`), {
+    params: Promise.resolve({ id }),
+  });
+const tile = (path: string) =>
+  tileRoute(new Request(`http://signet.test/log/${path}`), {
+    params: Promise.resolve({ path: path.split("/").slice(1) }),
+  });
+const logKey = async () =>
+  (
+    (await (await keyRoute(new Request("http://signet.test/log/key"), {})).json()) as {
+      verifier_key: string;
+      origin: string;
+    }
+  ).verifier_key;
 
 function prepaid(kp: Ed25519Keypair, body: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
   const headers = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
+  return inferenceRoute(
+    new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }),
+    {},
+  );
 }
 
 async function paidHeader(): Promise<string> {
@@ -74,8 +92,12 @@ async function publishAll(): Promise<void> {
 
 /** Makes every staging insert fail, as a lost or broken log table would, until the returned function is called. */
 async function breakLog(): Promise<() => Promise<void>> {
-  await stack.tdb.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION signet_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'log unavailable'; END $$ LANGUAGE plpgsql`);
-  await stack.tdb.prisma.$executeRawUnsafe(`CREATE TRIGGER signet_test_refuse BEFORE INSERT ON log_staging FOR EACH ROW EXECUTE FUNCTION signet_test_refuse()`);
+  await stack.tdb.prisma.$executeRawUnsafe(
+    `CREATE OR REPLACE FUNCTION signet_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'log unavailable'; END $$ LANGUAGE plpgsql`,
+  );
+  await stack.tdb.prisma.$executeRawUnsafe(
+    `CREATE TRIGGER signet_test_refuse BEFORE INSERT ON log_staging FOR EACH ROW EXECUTE FUNCTION signet_test_refuse()`,
+  );
   return async () => {
     await stack.tdb.prisma.$executeRawUnsafe(`DROP TRIGGER signet_test_refuse ON log_staging`);
   };
@@ -83,7 +105,10 @@ async function breakLog(): Promise<() => Promise<void>> {
 
 describe("the receipt log", () => {
   it("logs paid, prepaid and streamed receipts and proves each one against a signed checkpoint", async () => {
-    const paid = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": await paidHeader() } });
+    const paid = await stack.chat({
+      body: { model: "local/echo-1", messages },
+      headers: { "payment-signature": await paidHeader() },
+    });
     expect(paid.status).toBe(200);
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 100_000n);
@@ -91,16 +116,24 @@ describe("the receipt log", () => {
     expect(pre.status).toBe(200);
     const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
     const events = await readSse(streamed.body!);
-    const receiptEvent = (events.find((e) => (e as { service_receipt?: unknown }).service_receipt) as { service_receipt: { receipt: Record<string, unknown>; log_proof_url: string } }).service_receipt;
+    const receiptEvent = (
+      events.find((e) => (e as { service_receipt?: unknown }).service_receipt) as {
+        service_receipt: { receipt: Record<string, unknown>; log_proof_url: string };
+      }
+    ).service_receipt;
 
     const receipts = [paid, pre].map((r) => {
       const parsed = parseReceiptText(r.headers.get("x-service-receipt")!);
       if (!parsed.ok) throw new Error("no receipt");
-      expect(r.headers.get("x-service-receipt-proof")).toBe(`http://signet.test/api/v1/receipts/${parsed.receipt.inference_id}/proof`);
+      expect(r.headers.get("x-service-receipt-proof")).toBe(
+        `http://signet.test/api/v1/receipts/${parsed.receipt.inference_id}/proof`,
+      );
       return parsed.receipt;
     });
     receipts.push(receiptEvent.receipt);
-    expect(receiptEvent.log_proof_url).toBe(`http://signet.test/api/v1/receipts/${receiptEvent.receipt.inference_id}/proof`);
+    expect(receiptEvent.log_proof_url).toBe(
+      `http://signet.test/api/v1/receipts/${receiptEvent.receipt.inference_id}/proof`,
+    );
 
     // Staged, not yet sequenced: a stable "not yet" with Retry-After; an unknown id is a plain 404.
     const pending = await proof(String(receipts[0]!.inference_id));
@@ -123,7 +156,9 @@ describe("the receipt log", () => {
     }
     const indexes = await stack.tdb.prisma.logEntry.findMany({ orderBy: { idx: "asc" } });
     expect(indexes.map((e) => Number(e.idx))).toEqual([0, 1, 2]);
-    expect(indexes.map((e) => decodeReceiptEntry(e.entry)!.receipt.inference_id).sort()).toEqual(receipts.map((r) => r.inference_id).sort());
+    expect(indexes.map((e) => decodeReceiptEntry(e.entry)!.receipt.inference_id).sort()).toEqual(
+      receipts.map((r) => r.inference_id).sort(),
+    );
   });
 
   it("serves the checkpoint, tiles and entry bundles in the C2SP layouts, with an independently recomputed root", async () => {
@@ -165,22 +200,36 @@ describe("the receipt log", () => {
       plainId = failed.error.inference_id;
       const streamed = await prepaid(kp, { model: "local/echo-1", messages, stream: true });
       const events = await readSse(streamed.body!);
-      expect(events.some((e) => (e as { service_receipt?: unknown }).service_receipt !== undefined || (e as { object?: string }).object === "service.receipt")).toBe(false);
+      expect(
+        events.some(
+          (e) =>
+            (e as { service_receipt?: unknown }).service_receipt !== undefined ||
+            (e as { object?: string }).object === "service.receipt",
+        ),
+      ).toBe(false);
       const last = events.at(-1) as { error: { code: string; inference_id: string } };
       expect(last).toMatchObject({ error: { code: "receipt_log_unavailable" } });
       streamId = last.error.inference_id;
-      streamedText = events.map((e) => (e as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content ?? "").join("");
+      streamedText = events
+        .map((e) => (e as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content ?? "")
+        .join("");
       // The answer nobody got is not charged: its hold was released at once (that needs no log). The stream's record
       // waits, its hold held under its lease, while the log refuses.
-      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: plainId } })).toMatchObject({ status: "released" });
-      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: streamId } })).toMatchObject({ status: "held" });
+      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: plainId } })).toMatchObject({
+        status: "released",
+      });
+      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: streamId } })).toMatchObject({
+        status: "held",
+      });
     } finally {
       await repair();
     }
     // Once the log takes it, the outbox writes the stream's record: captured, with its receipt.
     await (await stack.runtime()).state.records.drain();
     expect((await stack.runtime()).state.records.size).toBe(0);
-    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: plainId } })).toMatchObject({ status: "released" });
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: plainId } })).toMatchObject({
+      status: "released",
+    });
     const stream = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: streamId } });
     expect(stream.status).toBe("captured");
     const logged = await stack.tdb.prisma.inferenceLog.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
@@ -204,21 +253,31 @@ describe("the receipt log", () => {
       expect(first.status).toBe(503);
       const failed = (await first.clone().json()) as { error: { code: string; tx_signature: string } };
       expect(failed).toMatchObject({ error: { code: "receipt_log_unavailable" } });
-      const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: failed.error.tx_signature } });
+      const payment = await stack.tdb.prisma.payment.findFirstOrThrow({
+        where: { txSignature: failed.error.tx_signature },
+      });
       paymentId = payment.id;
       // Never handed back for a second call: the payment stays this call's, its hold held, while its record waits.
       expect(payment.status).toBe("settled");
-      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held" });
+      expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+        status: "held",
+      });
       expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(0);
       // Its retry while the log still refuses is told to come back; nothing moves.
-      const early = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+      const early = await stack.chat({
+        body: { model: "local/echo-1", messages },
+        headers: { "payment-signature": header },
+      });
       expect(early.status).toBe(409);
       expect(early.headers.get("retry-after")).toBe("1");
     } finally {
       await repair();
     }
     const failed = (await first.json()) as { error: { tx_signature: string } };
-    const retry = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+    const retry = await stack.chat({
+      body: { model: "local/echo-1", messages },
+      headers: { "payment-signature": header },
+    });
     expect(retry.status).toBe(200);
     expect(retry.headers.get("x-answer-replayed")).toBe("true");
     const parsed = parseReceiptText(retry.headers.get("x-service-receipt")!);
@@ -226,7 +285,10 @@ describe("the receipt log", () => {
     expect(parsed.receipt.payment).toMatchObject({ tx_signature: failed.error.tx_signature });
     const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
     // Sent again once served: the stored answer with the same receipt; no second call is logged.
-    const again = await stack.chat({ body: { model: "local/echo-1", messages }, headers: { "payment-signature": header } });
+    const again = await stack.chat({
+      body: { model: "local/echo-1", messages },
+      headers: { "payment-signature": header },
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     expect(again.headers.get("payment-response")).toBe(retry.headers.get("payment-response"));
@@ -252,7 +314,11 @@ describe("the receipt log", () => {
     const before = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(await releaseHold(stack.tdb.prisma, String(parsed.receipt.inference_id))).toBeNull();
     expect(await refundHold(stack.tdb.prisma, String(parsed.receipt.inference_id), "test")).toBeNull();
-    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(before.units);
-    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } })).toMatchObject({ status: "captured" });
+    expect(
+      (await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units,
+    ).toBe(before.units);
+    expect(
+      await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } }),
+    ).toMatchObject({ status: "captured" });
   });
 });

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logIdentity, testEnv } from "../support/env";
 import { publishLog } from "../../transparency/publish-log";
 import { storedHashReader } from "../../transparency/read-log";
-import { leafHash, newSubtrees, nodeHash, openCheckpoint, proveConsistency, rootOfLeaves, verifyConsistency } from "../../verify";
+import {
+  leafHash,
+  newSubtrees,
+  nodeHash,
+  openCheckpoint,
+  proveConsistency,
+  rootOfLeaves,
+  verifyConsistency,
+} from "../../verify";
 import { REPO_ROOT } from "../verify/vectors";
 import { startDbStack, type DbStack } from "../support/db-stack";
 import { createLogger } from "../../log";
@@ -25,16 +33,24 @@ afterAll(async () => stack?.close());
 
 function child(): Promise<{ ids: string[]; published: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/test/log/append-child.ts"], {
-      cwd: REPO_ROOT,
-      env: testEnv({ COUNT: String(PER_PROCESS), LANES: "4" }),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const proc = spawn(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", "server/test/log/append-child.ts"],
+      {
+        cwd: REPO_ROOT,
+        env: testEnv({ COUNT: String(PER_PROCESS), LANES: "4" }),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     proc.stdout.on("data", (c: Buffer) => (out += c.toString()));
     proc.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    proc.on("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!) as { ids: string[]; published: number }) : reject(new Error(`child exited ${code}: ${err.slice(-2000)}`))));
+    proc.on("close", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split("\n").at(-1)!) as { ids: string[]; published: number })
+        : reject(new Error(`child exited ${code}: ${err.slice(-2000)}`)),
+    );
   });
 }
 
@@ -57,12 +73,20 @@ describe("the log's sequencer across processes", () => {
     const leaves = entries.map((e) => leafHash(new Uint8Array(e.entry)));
     const expected = new Map<string, string>();
     for (const { level, index } of newSubtrees(0, leaves.length)) {
-      const h = level === 0 ? leaves[index]! : nodeHash(Buffer.from(expected.get(`${level - 1}/${2 * index}`)!, "hex"), Buffer.from(expected.get(`${level - 1}/${2 * index + 1}`)!, "hex"));
+      const h =
+        level === 0
+          ? leaves[index]!
+          : nodeHash(
+              Buffer.from(expected.get(`${level - 1}/${2 * index}`)!, "hex"),
+              Buffer.from(expected.get(`${level - 1}/${2 * index + 1}`)!, "hex"),
+            );
       expected.set(`${level}/${index}`, Buffer.from(h).toString("hex"));
     }
     // Only the tiles' rows are stored: heights 0, 8, 16, …
     const stored = await db.logHash.findMany();
-    expect(new Map(stored.map((h) => [`${h.level}/${h.idx}`, Buffer.from(h.hash).toString("hex")]))).toEqual(new Map([...expected].filter(([key]) => Number(key.split("/")[0]) % 8 === 0)));
+    expect(new Map(stored.map((h) => [`${h.level}/${h.idx}`, Buffer.from(h.hash).toString("hex")]))).toEqual(
+      new Map([...expected].filter(([key]) => Number(key.split("/")[0]) % 8 === 0)),
+    );
 
     const checkpoints = await db.logCheckpoint.findMany({ orderBy: { size: "asc" } });
     expect(checkpoints.length).toBeGreaterThan(PROCESSES);
@@ -76,7 +100,9 @@ describe("the log's sequencer across processes", () => {
       const [a, b] = [checkpoints[i - 1]!, checkpoints[i]!];
       expect(openCheckpoint(a.note, { logKey: logIdentity().verifierKey }).ok).toBe(true);
       const proof = await proveConsistency(Number(a.size), Number(b.size), read);
-      expect(verifyConsistency(Number(a.size), Number(b.size), new Uint8Array(a.root), new Uint8Array(b.root), proof)).toBe(true);
+      expect(
+        verifyConsistency(Number(a.size), Number(b.size), new Uint8Array(a.root), new Uint8Array(b.root), proof),
+      ).toBe(true);
     }
   });
 });

@@ -12,7 +12,13 @@ import { createFacilitator } from "../../facilitator/create-facilitator";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
 import { Adversary, checkAdversary, type AdversaryWorld } from "../../../devtools/soak/adversary";
-import { assignPrepaidKeys, prepaidKeyCount, runWorkload, type Agent, type CallRecord } from "../../../devtools/soak/run-workload";
+import {
+  assignPrepaidKeys,
+  prepaidKeyCount,
+  runWorkload,
+  type Agent,
+  type CallRecord,
+} from "../../../devtools/soak/run-workload";
 import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL } from "../../../devtools/soak/soak-stack";
 import { setEnv } from "../support/env";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
@@ -49,7 +55,13 @@ describe("the adversary", () => {
   const prepaidKeyOf = assignPrepaidKeys(prepaidKeys);
   const agents: Agent[] = Array.from({ length: AGENTS }, (_, index) => {
     const evm = generatePrivateKey();
-    return { index, solana: generateKeypair(), evm, evmAddress: privateKeyToAccount(evm).address, prepaidKey: prepaidKeyOf(index) };
+    return {
+      index,
+      solana: generateKeypair(),
+      evm,
+      evmAddress: privateKeyToAccount(evm).address,
+      prepaidKey: prepaidKeyOf(index),
+    };
   });
   const wallet = generateKeypair();
   const beneficiary = generateKeypair();
@@ -108,13 +120,20 @@ describe("the adversary", () => {
   });
 
   it("is served nothing and credited nothing, while every honest call is served once and the books reconcile", async () => {
-    console.log(`adversary test: seed ${SEED} (replay: ADVERSARY_SEED=${SEED} npx vitest run --config vitest.integration.config.ts server/test/money/adversary.test.ts)`);
+    console.log(
+      `adversary test: seed ${SEED} (replay: ADVERSARY_SEED=${SEED} npx vitest run --config vitest.integration.config.ts server/test/money/adversary.test.ts)`,
+    );
     const { devnet, mainnet, baseSepolia, base, tdb } = served.stack;
     const world: AdversaryWorld = {
       instances: () => [served.service.url],
       solana: [
         { name: "devnet", caip2: devnet.caip2, rpcUrl: devnet.faultFreeUrl, feePayer: facilitatorKey.publicKeyBase58 },
-        { name: "mainnet", caip2: mainnet!.caip2, rpcUrl: mainnet!.faultFreeUrl, feePayer: facilitatorKey.publicKeyBase58 },
+        {
+          name: "mainnet",
+          caip2: mainnet!.caip2,
+          rpcUrl: mainnet!.faultFreeUrl,
+          feePayer: facilitatorKey.publicKeyBase58,
+        },
       ],
       evm: [
         { name: "base-sepolia", caip2: "eip155:84532", rpcUrl: baseSepolia!.faultFreeUrl, usdc: baseSepolia!.usdc },
@@ -131,22 +150,39 @@ describe("the adversary", () => {
     const adversary = new Adversary(world);
     adversary.start();
     const started = Date.now();
-    const records = await runWorkload({ devnet, mainnet: mainnet!, instances: [{ url: served.service.url }] }, agents, { calls: CALLS, seed: SEED, observe: adversary.observe });
+    const records = await runWorkload({ devnet, mainnet: mainnet!, instances: [{ url: served.service.url }] }, agents, {
+      calls: CALLS,
+      seed: SEED,
+      observe: adversary.observe,
+    });
     await adversary.finish();
     const wallMs = Date.now() - started;
 
     // Payments nobody retried are finished by the sweeper before the books are read.
     const deadline = Date.now() + SETTLE_WAIT_MS;
-    while ((await tdb.prisma.payment.count({ where: { status: { in: ["pending", "claimed", "settled", "serving"] } } })) > 0 && Date.now() < deadline) await sleep(500);
+    while (
+      (await tdb.prisma.payment.count({ where: { status: { in: ["pending", "claimed", "settled", "serving"] } } })) >
+        0 &&
+      Date.now() < deadline
+    )
+      await sleep(500);
 
     const verdict = await checkAdversary(tdb.prisma, adversary, world);
     const failures = [...verdict.failures];
     for (const r of records) {
-      if (!HONEST_ENDINGS[r.kind].test(r.outcome)) failures.push(`honest ${r.kind} ${r.network} ended "${r.outcome}": ${r.statuses.join(" → ")}`);
+      if (!HONEST_ENDINGS[r.kind].test(r.outcome))
+        failures.push(`honest ${r.kind} ${r.network} ended "${r.outcome}": ${r.statuses.join(" → ")}`);
       if (r.servedSends > 1) failures.push(`honest ${r.kind} ${r.network}: one header served ${r.servedSends} times`);
     }
-    const reports = await reconcile({ db: tdb.prisma, config: testConfig(), chains: { facilitator: await createFacilitator(testConfig()) }, log: createLogger("silent") });
-    const drift = reports.flatMap((n) => n.mismatches.map((m) => `${n.label}: ${m.kind} ${m.transaction}: ${m.detail}`));
+    const reports = await reconcile({
+      db: tdb.prisma,
+      config: testConfig(),
+      chains: { facilitator: await createFacilitator(testConfig()) },
+      log: createLogger("silent"),
+    });
+    const drift = reports.flatMap((n) =>
+      n.mismatches.map((m) => `${n.label}: ${m.kind} ${m.transaction}: ${m.detail}`),
+    );
     failures.push(...drift.map((d) => `drift ${d}`));
 
     const byKind = new Map<string, Map<string, number>>();
@@ -164,7 +200,9 @@ describe("the adversary", () => {
         `payments: ${statuses.map((s) => `${s.status} ${s._count}`).join(", ")}`,
         verdict.table,
         `drift (reconcile): ${drift.length}`,
-        failures.length ? `INVARIANTS FAILED (${failures.length}), seed ${SEED}:` : `invariants: all held (seed ${SEED})`,
+        failures.length
+          ? `INVARIANTS FAILED (${failures.length}), seed ${SEED}:`
+          : `invariants: all held (seed ${SEED})`,
         ...failures.slice(0, 40).map((f) => `  - ${f}`),
       ].join("\n"),
     );

@@ -23,7 +23,13 @@ const MODEL = "openai/gpt-4o-mini";
 const WORDS = Array.from({ length: 50 }, (_, i) => `word${i}`).join(" ");
 const GAP_MS = 20;
 const CUT_AFTER_MS = 500;
-const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const allChecks = {
+  prompt_hash_ok: true,
+  response_hash_ok: true,
+  service_signature_ok: true,
+  payment_on_chain_ok: true,
+  payer_matches: true,
+};
 
 let provider: FakeProvider;
 let upstreamCalls = 0;
@@ -63,7 +69,9 @@ beforeAll(async () => {
       END IF;
       RETURN NEW;
     END $$`);
-  await stack.tdb.prisma.$executeRawUnsafe(`CREATE TRIGGER test_refuse_record BEFORE INSERT ON inference_logs FOR EACH ROW EXECUTE FUNCTION test_refuse_record()`);
+  await stack.tdb.prisma.$executeRawUnsafe(
+    `CREATE TRIGGER test_refuse_record BEFORE INSERT ON inference_logs FOR EACH ROW EXECUTE FUNCTION test_refuse_record()`,
+  );
 });
 afterAll(async () => {
   await stack?.close();
@@ -85,11 +93,20 @@ const messages = [{ role: "user", content: "count to fifty" }];
 
 async function paidHeader(body: Record<string, unknown>) {
   const agent = await stack.newAgent(10_000_000n);
-  return { agent, header: await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url) };
+  return {
+    agent,
+    header: await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.url),
+  };
 }
 
 async function verifies(receipt: Receipt, response: unknown): Promise<void> {
-  const verdict = await verifyReceipt({ receipt, prompt: messages, response, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+  const verdict = await verifyReceipt({
+    receipt,
+    prompt: messages,
+    response,
+    operatorKey: operatorKeypair().publicKeyBase58,
+    rpc: stack.devnet.url,
+  });
   expect(verdict.checks).toEqual(allChecks);
 }
 
@@ -111,7 +128,8 @@ async function retried(send: () => Promise<Response>): Promise<Response> {
   }
 }
 
-const refuseRecords = (refuse: boolean) => stack.tdb.prisma.$executeRawUnsafe(`UPDATE test_refuse_records SET refuse = ${refuse}`);
+const refuseRecords = (refuse: boolean) =>
+  stack.tdb.prisma.$executeRawUnsafe(`UPDATE test_refuse_records SET refuse = ${refuse}`);
 
 describe("the database going away after the upstream answered", () => {
   it("serves a paid stream once: the retry after the database returns gets the kept answer and its one receipt", async () => {
@@ -132,14 +150,20 @@ describe("the database going away after the upstream answered", () => {
     expect(await during.json()).toMatchObject({ error: { code: "database_unavailable" } });
     stack.dbProxy!.restore();
 
-    const retry = await readAnswer(await retried(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })), "chat", true);
+    const retry = await readAnswer(
+      await retried(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })),
+      "chat",
+      true,
+    );
     expect(retry.status).toBe(200);
     expect(retry.replayed).toBe(true);
     expect(retry.text).toBe(first.text);
     // The one receipt covers what the first stream sent.
     await verifies(retry.receipt!, first.text);
     expect(upstreamCalls).toBe(1);
-    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { txSignature: retry.receipt!.payment!.tx_signature } });
+    const payment = await stack.tdb.prisma.payment.findFirstOrThrow({
+      where: { txSignature: retry.receipt!.payment!.tx_signature },
+    });
     expect(payment.status).toBe("served");
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { paymentId: payment.id } })).toBe(1);
     await noDrift();
@@ -183,7 +207,11 @@ describe("the database going away after the upstream answered", () => {
     expect(await first.json()).toMatchObject({ error: { code: "receipt_log_unavailable" } });
     stack.dbProxy!.restore();
 
-    const retry = await readAnswer(await retried(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })), "chat", false);
+    const retry = await readAnswer(
+      await retried(() => stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } })),
+      "chat",
+      false,
+    );
     expect(retry.status).toBe(200);
     expect(retry.replayed).toBe(true);
     expect(retry.text).toBe(WORDS);
@@ -199,7 +227,11 @@ describe("a record whose reply is lost after its commit", () => {
     try {
       const body = { model: MODEL, messages };
       const { agent, header } = await paidHeader(body);
-      const paid = await readAnswer(await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }), "chat", false);
+      const paid = await readAnswer(
+        await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }),
+        "chat",
+        false,
+      );
       expect(paid.status).toBe(200);
       await verifies(paid.receipt!, paid.response);
       const kp = generateKeypair();
@@ -209,9 +241,15 @@ describe("a record whose reply is lost after its commit", () => {
       expect(prepaid.status).toBe(200);
       expect(drop.dropped()).toBe(2);
       expect(upstreamCalls).toBe(2);
-      expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: { in: [agent.address, kp.publicKeyBase58] } } })).toBe(2);
+      expect(
+        await stack.tdb.prisma.inferenceLog.count({
+          where: { agentPubkey: { in: [agent.address, kp.publicKeyBase58] } },
+        }),
+      ).toBe(2);
       // The receipt served is the one stored.
-      const stored = await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({ where: { id: String(paid.receipt!.inference_id) } });
+      const stored = await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({
+        where: { id: String(paid.receipt!.inference_id) },
+      });
       expect((stored.receipt as unknown as Receipt).service_signature).toBe(paid.receipt!.service_signature);
     } finally {
       drop.stop();
@@ -229,7 +267,9 @@ describe("a record the database refuses for good", () => {
       const first = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
       expect(first.status).toBe(500);
       expect(first.headers.get("x-service-receipt")).toBeNull();
-      expect(await first.json()).toMatchObject({ error: { code: "call_not_recorded", refunded_usdc: "0.01", balance_usdc: "0.01" } });
+      expect(await first.json()).toMatchObject({
+        error: { code: "call_not_recorded", refunded_usdc: "0.01", balance_usdc: "0.01" },
+      });
       for (let i = 0; i < 2; i++) {
         const retry = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
         expect(retry.status).toBe(409);
@@ -237,7 +277,11 @@ describe("a record the database refuses for good", () => {
       }
       const streamBody = { ...body, stream: true };
       const streamed = await paidHeader(streamBody);
-      const stream = await readAnswer(await stack.chat({ body: streamBody, headers: { "PAYMENT-SIGNATURE": streamed.header } }), "chat", true);
+      const stream = await readAnswer(
+        await stack.chat({ body: streamBody, headers: { "PAYMENT-SIGNATURE": streamed.header } }),
+        "chat",
+        true,
+      );
       expect(stream.text).toBe(WORDS);
       expect(stream.receipt).toBeNull();
       expect(stream.error).toMatchObject({ code: "call_not_recorded" });
@@ -247,7 +291,9 @@ describe("a record the database refuses for good", () => {
     expect(upstreamCalls).toBe(2);
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment).toMatchObject({ status: "refunded", failureReason: "record_refused" });
-    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "released" });
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+      status: "released",
+    });
     const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } });
     expect(balance.units).toBe(10_000n);
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(0);
@@ -268,8 +314,12 @@ describe("a record the database refuses for good", () => {
     } finally {
       await refuseRecords(false);
     }
-    expect((await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } })).map((h) => h.status)).toEqual(["released", "released"]);
-    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units).toBe(1_000_000n);
+    expect(
+      (await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } })).map((h) => h.status),
+    ).toEqual(["released", "released"]);
+    expect(
+      (await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).units,
+    ).toBe(1_000_000n);
     expect(upstreamCalls).toBe(2);
     await noDrift();
   });

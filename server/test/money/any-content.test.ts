@@ -8,18 +8,39 @@ import { generateKeypair } from "../../keys/parse-secret-key";
 import { verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../support/env";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
-import { paidBody, readAnswer, routeFetch, ROUTE_PATHS, SERVICE_ORIGIN, signedCall, type CallRoute, type ReadAnswer } from "../support/route-calls";
+import {
+  paidBody,
+  readAnswer,
+  routeFetch,
+  ROUTE_PATHS,
+  SERVICE_ORIGIN,
+  signedCall,
+  type CallRoute,
+  type ReadAnswer,
+} from "../support/route-calls";
 
 let stack: PaidStack;
 beforeAll(async () => {
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" } });
+  stack = await startPaidStack({
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "0", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
 });
 afterAll(async () => stack?.close());
 
-const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const allChecks = {
+  prompt_hash_ok: true,
+  response_hash_ok: true,
+  service_signature_ok: true,
+  payment_on_chain_ok: true,
+  payer_matches: true,
+};
 const routes = routeFetch();
 const post = (route: CallRoute, body: unknown, headers: Record<string, string> = {}) =>
-  routes.fetch(`${SERVICE_ORIGIN}${ROUTE_PATHS[route]}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  routes.fetch(`${SERVICE_ORIGIN}${ROUTE_PATHS[route]}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** The contents the issue's reproductions ask with, and what the answer says of each (a lone surrogate as U+FFFD). */
 const CONTENTS = [
@@ -30,7 +51,13 @@ const CONTENTS = [
 
 async function verified(answer: ReadAnswer, prompt: unknown): Promise<void> {
   expect(answer.receipt).not.toBeNull();
-  const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt, response: answer.response, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+  const verdict = await verifyReceipt({
+    receipt: answer.receipt!,
+    prompt,
+    response: answer.response,
+    operatorKey: operatorKeypair().publicKeyBase58,
+    rpc: stack.devnet.url,
+  });
   expect(verdict.checks).toEqual(allChecks);
 }
 
@@ -85,7 +112,9 @@ describe("a prepaid answer of any content", () => {
           await verified(answer, route === "responses" ? call.body : call.body.messages);
           const holds = await stack.tdb.prisma.creditHold.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
           expect(holds.map((h) => h.status)).toEqual(["captured"]);
-          const balance = await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } });
+          const balance = await stack.tdb.prisma.balance.findFirstOrThrow({
+            where: { agentPubkey: kp.publicKeyBase58 },
+          });
           expect(balance.units).toBe(100_000n - holds[0]!.chargedUnits!);
         });
       }

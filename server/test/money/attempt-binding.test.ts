@@ -6,7 +6,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renewLease } from "../../ledger/credit-holds";
-import { markFailed, markPending, markUnserved, releaseAfterDatabaseLoss, takeOverStale } from "../../payments/payment-store";
+import {
+  markFailed,
+  markPending,
+  markUnserved,
+  releaseAfterDatabaseLoss,
+  takeOverStale,
+} from "../../payments/payment-store";
 import { moveOf, movesOf } from "../../ledger/payment-transition";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 
@@ -56,7 +62,13 @@ describe("a payment's attempt", () => {
     expect(taken).not.toBeNull();
     await markFailed(tdb.prisma, late, FAILED, "settlement_error");
     const payload = { x402Version: 2, accepted: {}, payload: { transaction: "AQ==" } } as never;
-    expect(await markPending(tdb.prisma, late, moveOf("claimed", { type: "pending" }), { transaction: "tx-late", payload, beneficiary: null })).toEqual({ ok: false, reason: "payment_not_claimed" });
+    expect(
+      await markPending(tdb.prisma, late, moveOf("claimed", { type: "pending" }), {
+        transaction: "tx-late",
+        payload,
+        beneficiary: null,
+      }),
+    ).toEqual({ ok: false, reason: "payment_not_claimed" });
     expect(await row(late.id)).toMatchObject({ status: "claimed", attempt: taken, txSignature: null });
     await markFailed(tdb.prisma, { id: late.id, attempt: taken }, FAILED, "settlement_error");
     expect(await row(late.id)).toMatchObject({ status: "failed" });
@@ -64,10 +76,15 @@ describe("a payment's attempt", () => {
 
   it("gives a stale payment to one of many concurrent takers, whose attempt alone then holds it", async () => {
     const stale = await heldPayment("settled");
-    const attempts = await Promise.all(Array.from({ length: 8 }, () => takeOverStale(tdb.prisma, stale.id, LEASE_MS, [moveOf("settled", TAKEN_OVER)], Date.now())));
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        takeOverStale(tdb.prisma, stale.id, LEASE_MS, [moveOf("settled", TAKEN_OVER)], Date.now()),
+      ),
+    );
     const won = attempts.filter((a): a is string => a !== null);
     expect(won).toHaveLength(1);
-    for (const loser of [stale.attempt, randomUUID()]) expect(await releaseAfterDatabaseLoss(tdb.prisma, { id: stale.id, attempt: loser }, DATABASE_LOST)).toBe(0);
+    for (const loser of [stale.attempt, randomUUID()])
+      expect(await releaseAfterDatabaseLoss(tdb.prisma, { id: stale.id, attempt: loser }, DATABASE_LOST)).toBe(0);
     expect(await row(stale.id)).toMatchObject({ status: "serving", attempt: won[0] });
   });
 });

@@ -19,12 +19,20 @@ const body = { model: "local/echo-1", messages: [{ role: "user", content: "drain
 const BASE_FEE_LAMPORTS = 10_000n;
 
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   return ((await res.json()) as { result: T }).result;
 }
 
-const lamportsOf = async (owner: string) => BigInt((await rpc<{ value: number | string }>(stack.devnet.url, "getBalance", [owner, { commitment: "confirmed" }])).value);
-const sentBy = async (address: string) => BigInt(await rpc<string>(stack.baseSepolia!.url, "eth_getTransactionCount", [address, "latest"]));
+const lamportsOf = async (owner: string) =>
+  BigInt(
+    (await rpc<{ value: number | string }>(stack.devnet.url, "getBalance", [owner, { commitment: "confirmed" }])).value,
+  );
+const sentBy = async (address: string) =>
+  BigInt(await rpc<string>(stack.baseSepolia!.url, "eth_getTransactionCount", [address, "latest"]));
 
 describe("a payer funded for one call, paying for twelve at once", () => {
   it("costs the Solana fee payer at most one failed transaction's fee", async () => {
@@ -54,7 +62,9 @@ describe("an EVM payer with a balance for one call, authorizing sixteen at once"
     const challenge = await challengeOf(await stack.chat({ body: evmBody }));
     const headers = await Promise.all(Array.from({ length: 16 }, () => authorizationHeader(agent, challenge)));
     const before = await sentBy(relay);
-    const results = await Promise.all(headers.map((h) => stack.chat({ body: evmBody, headers: { "PAYMENT-SIGNATURE": h } })));
+    const results = await Promise.all(
+      headers.map((h) => stack.chat({ body: evmBody, headers: { "PAYMENT-SIGNATURE": h } })),
+    );
     const sent = (await sentBy(relay)) - before;
     console.info(`relay sent ${sent} transactions; statuses ${results.map((r) => r.status).join(",")}`);
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);

@@ -38,7 +38,10 @@ beforeAll(async () => {
     }
     // A provider that keeps to the completion cap it was given, and bills by tokens (no `cost` of its own): a cost
     // above the call's hold cannot happen by construction.
-    return completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: Math.min(3, body.max_tokens ?? 3) });
+    return completionAnswer(body.model, "remote answer", {
+      prompt_tokens: 10,
+      completion_tokens: Math.min(3, body.max_tokens ?? 3),
+    });
   });
   stack = await startPaidStack({
     env: {
@@ -74,7 +77,11 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
   switch (op) {
     case "paid":
     case "paid_stream": {
-      const res = await agent.pay("http://signet.test/api/v1/chat/completions", { method: "POST", headers: json, body: JSON.stringify({ model: "local/echo-1", messages, stream: op === "paid_stream" }) });
+      const res = await agent.pay("http://signet.test/api/v1/chat/completions", {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ model: "local/echo-1", messages, stream: op === "paid_stream" }),
+      });
       expect(res.status, await res.clone().text()).toBe(200);
       return [op === "paid" ? headerReceipt(res) : (await readStreamedAnswer(res.body!)).receipt!];
     }
@@ -89,15 +96,31 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
       // Slow calls, each budgeted to all the credit left, until none is left: whatever they hold, nobody else can.
       const pending: Promise<Response>[] = [];
       for (let i = 0; i < 8; i++) {
-        const spendable = (await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: agent.kp.publicKeyBase58, network: DEVNET } } }))?.units ?? 0n;
+        const spendable =
+          (
+            await stack.tdb.prisma.balance.findUnique({
+              where: { agentPubkey_network: { agentPubkey: agent.kp.publicKeyBase58, network: DEVNET } },
+            })
+          )?.units ?? 0n;
         if (spendable < 3n) break;
-        pending.push(prepaid(agent, { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "slow-answer" }], max_cost_usdc: unitsToUsdcNumber(spendable) }));
+        pending.push(
+          prepaid(agent, {
+            model: "openai/gpt-4o-mini",
+            messages: [{ role: "user", content: "slow-answer" }],
+            max_cost_usdc: unitsToUsdcNumber(spendable),
+          }),
+        );
         await new Promise((r) => setTimeout(r, 30));
       }
       const receipts: Receipt[] = [];
       for (const res of await Promise.all(pending)) {
         // Refused for want of credit, or a budget too small for even one token: nothing held, nothing charged.
-        if (res.status === 402 || (res.status === 400 && ((await res.clone().json()) as { error?: { detail?: string } }).error?.detail === "max_cost_usdc")) continue;
+        if (
+          res.status === 402 ||
+          (res.status === 400 &&
+            ((await res.clone().json()) as { error?: { detail?: string } }).error?.detail === "max_cost_usdc")
+        )
+          continue;
         expect(res.status, await res.clone().text()).toBe(200);
         receipts.push(headerReceipt(res));
       }
@@ -107,7 +130,15 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
       const token = randomUUID();
       failOnce.add(token);
       const body = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: `fail-once:${token}` }] };
-      const chat = (headers: Record<string, string> = {}) => chatRoute(new Request("http://signet.test/api/v1/chat/completions", { method: "POST", headers: { ...json, ...headers }, body: JSON.stringify(body) }), {});
+      const chat = (headers: Record<string, string> = {}) =>
+        chatRoute(
+          new Request("http://signet.test/api/v1/chat/completions", {
+            method: "POST",
+            headers: { ...json, ...headers },
+            body: JSON.stringify(body),
+          }),
+          {},
+        );
       const header = await buildPaymentHeader(agent.signer, await challengeOf(await chat()), stack.devnet.url);
       expect((await chat({ "X-Payment": header })).status).toBe(502);
       const retried = await chat({ "X-Payment": header });
@@ -115,7 +146,11 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
       return [headerReceipt(retried)];
     }
     case "top_up": {
-      const res = await agent.pay("http://signet.test/api/v1/credits", { method: "POST", headers: json, body: JSON.stringify({ amount_usdc: "0.002" }) });
+      const res = await agent.pay("http://signet.test/api/v1/credits", {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ amount_usdc: "0.002" }),
+      });
       expect(res.status, await res.clone().text()).toBe(200);
       return [];
     }
@@ -124,10 +159,18 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
 
 function prepaid(agent: Agent, call: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ ...call, nonce: newNonce(), timestamp: Date.now() });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(agent.kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(
+    new Request("http://signet.test/api/v1/inference", {
+      method: "POST",
+      headers: signRequestHeaders(agent.kp, "POST", "http://signet.test/api/v1/inference", text),
+      body: text,
+    }),
+    {},
+  );
 }
 
-const headerReceipt = (res: Response): Receipt => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;
+const headerReceipt = (res: Response): Receipt =>
+  JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;
 
 async function newAgent(): Promise<Agent> {
   const kp = generateKeypair();
@@ -144,29 +187,49 @@ describe("any interleaving of one key's calls", () => {
   it(`charges every receipt to the unit and leaves zero drift (${RUNS} runs)`, async () => {
     await fc.assert(
       // Each call starts after its own delay, so a call can land in the middle of another's settlement or stream.
-      fc.asyncProperty(fc.array(fc.record({ op: fc.constantFrom(...OPS), delayMs: fc.integer({ min: 0, max: 250 }) }), { minLength: 2, maxLength: 7 }), async (calls) => {
-        const agent = await newAgent();
-        const receipts = (await Promise.all(calls.map(async ({ op, delayMs }) => {
-          await new Promise((r) => setTimeout(r, delayMs));
-          return run(agent, op);
-        }))).flat();
-        const who = agent.kp.publicKeyBase58;
-        let receiptCosts = 0n;
-        for (const receipt of receipts) {
-          const cost = usdcNumberToUnits(receipt.cost_usdc)!;
-          const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { inferenceId: String(receipt.inference_id) } });
-          expect(-entries.reduce((s, e) => s + e.units, 0n)).toBe(cost);
-          receiptCosts += cost;
-        }
-        const credits = await stack.tdb.prisma.ledgerEntry.aggregate({ where: { agentPubkey: who, kind: { in: ["payment_credit", "topup_credit"] } }, _sum: { units: true } });
-        const paidOnChain = 1_000_000n - (await stack.devnet.usdcBalance(agent.signer.address));
-        expect(credits._sum.units ?? 0n).toBe(paidOnChain);
-        const balance = (await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } } }))?.units ?? 0n;
-        expect(balance).toBe(paidOnChain - receiptCosts);
-        expect(await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: who, status: "held" } })).toBe(0);
-        const reports = await reconcile(await routeRuntime());
-        expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ op: fc.constantFrom(...OPS), delayMs: fc.integer({ min: 0, max: 250 }) }), {
+          minLength: 2,
+          maxLength: 7,
+        }),
+        async (calls) => {
+          const agent = await newAgent();
+          const receipts = (
+            await Promise.all(
+              calls.map(async ({ op, delayMs }) => {
+                await new Promise((r) => setTimeout(r, delayMs));
+                return run(agent, op);
+              }),
+            )
+          ).flat();
+          const who = agent.kp.publicKeyBase58;
+          let receiptCosts = 0n;
+          for (const receipt of receipts) {
+            const cost = usdcNumberToUnits(receipt.cost_usdc)!;
+            const entries = await stack.tdb.prisma.ledgerEntry.findMany({
+              where: { inferenceId: String(receipt.inference_id) },
+            });
+            expect(-entries.reduce((s, e) => s + e.units, 0n)).toBe(cost);
+            receiptCosts += cost;
+          }
+          const credits = await stack.tdb.prisma.ledgerEntry.aggregate({
+            where: { agentPubkey: who, kind: { in: ["payment_credit", "topup_credit"] } },
+            _sum: { units: true },
+          });
+          const paidOnChain = 1_000_000n - (await stack.devnet.usdcBalance(agent.signer.address));
+          expect(credits._sum.units ?? 0n).toBe(paidOnChain);
+          const balance =
+            (
+              await stack.tdb.prisma.balance.findUnique({
+                where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } },
+              })
+            )?.units ?? 0n;
+          expect(balance).toBe(paidOnChain - receiptCosts);
+          expect(await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: who, status: "held" } })).toBe(0);
+          const reports = await reconcile(await routeRuntime());
+          expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

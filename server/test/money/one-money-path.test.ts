@@ -30,10 +30,19 @@ beforeAll(async () => {
   provider = await startFakeProvider(async ({ raw, body }) => {
     // A slow answer keeps a prepaid call's hold open until the paid call it races has finished.
     if (raw.includes("slow")) await slowAnswers;
-    return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
+    return failing
+      ? failureAnswer
+      : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
   stack = await startPaidStack({
-    env: { X402_FLAT_PRICE_USDC: "0.001", LOCAL_MODEL_STREAM_DELAY_MS: "20", UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
+    env: {
+      X402_FLAT_PRICE_USDC: "0.001",
+      LOCAL_MODEL_STREAM_DELAY_MS: "20",
+      UPSTREAM_API_KEY: "test-key",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
+      UPSTREAM_BASE_URL: provider.url,
+      UPSTREAM_PROVIDER_NAME: "openrouter",
+    },
   });
 });
 afterAll(async () => {
@@ -52,24 +61,46 @@ async function dualAgent(usdcUnits = 1_000_000n): Promise<{ kp: Ed25519Keypair; 
 
 function prepaid(kp: Ed25519Keypair, body: Record<string, unknown>): Promise<Response> {
   const text = JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(
+    new Request("http://signet.test/api/v1/inference", {
+      method: "POST",
+      headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+      body: text,
+    }),
+    {},
+  );
 }
 
-const receiptOf = (res: Response): Receipt => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;
+const receiptOf = (res: Response): Receipt =>
+  JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Receipt;
 const units = (receipt: Receipt): bigint => usdcNumberToUnits(receipt.cost_usdc)!;
 
 /** What the ledger charged one call: its hold minus what was returned. */
 async function charged(inferenceId: string): Promise<bigint> {
-  const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { inferenceId, kind: { in: ["hold", "hold_release", "inference_debit"] } } });
+  const entries = await stack.tdb.prisma.ledgerEntry.findMany({
+    where: { inferenceId, kind: { in: ["hold", "hold_release", "inference_debit"] } },
+  });
   return -entries.reduce((s, e) => s + e.units, 0n);
 }
 
 async function balance(agent: string): Promise<bigint> {
-  return (await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: agent, network: DEVNET } } }))?.units ?? 0n;
+  return (
+    (
+      await stack.tdb.prisma.balance.findUnique({
+        where: { agentPubkey_network: { agentPubkey: agent, network: DEVNET } },
+      })
+    )?.units ?? 0n
+  );
 }
 
 async function credits(agent: string): Promise<bigint> {
-  const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent, network: DEVNET, kind: { in: ["payment_credit", "topup_credit", "grant_credit", "test_credit"] } } });
+  const entries = await stack.tdb.prisma.ledgerEntry.findMany({
+    where: {
+      agentPubkey: agent,
+      network: DEVNET,
+      kind: { in: ["payment_credit", "topup_credit", "grant_credit", "test_credit"] },
+    },
+  });
   return entries.reduce((s, e) => s + e.units, 0n);
 }
 
@@ -108,7 +139,11 @@ describe("a paid call's credit is its own", () => {
   it("keeps an unserved payment's credit for its retry: a prepaid call cannot spend it, and the retry is charged in full", async () => {
     const { kp, signer } = await dualAgent();
     const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "remote" }] };
-    const header = await buildPaymentHeader(signer, await challengeOf(await stack.chat({ body: remote })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      signer,
+      await challengeOf(await stack.chat({ body: remote })),
+      stack.devnet.url,
+    );
     failing = true;
     let failed: Response;
     try {
@@ -117,15 +152,25 @@ describe("a paid call's credit is its own", () => {
       failing = false;
     }
     expect(failed.status).toBe(502);
-    expect(await failed.json()).toMatchObject({ error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" } });
+    expect(await failed.json()).toMatchObject({
+      error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.001" },
+    });
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: signer.address } });
     expect(payment.status).toBe("unserved");
-    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "held", units: 1000n, paymentId: payment.id });
+    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+      status: "held",
+      units: 1000n,
+      paymentId: payment.id,
+    });
     await expectZeroDrift();
 
     // A slow prepaid call whose worst case is the whole credit tries to hold it while the retry is served.
     holdSlowAnswers();
-    const spending = prepaid(kp, { model: "openai/gpt-4o-mini", prompt: "slow: spend the unserved credit", max_cost_usdc: 0.001 });
+    const spending = prepaid(kp, {
+      model: "openai/gpt-4o-mini",
+      prompt: "slow: spend the unserved credit",
+      max_cost_usdc: 0.001,
+    });
     const retried = await stack.chat({ body: remote, headers: { "X-Payment": header } });
     releaseSlowAnswers();
     const spend = await spending;
@@ -179,21 +224,37 @@ describe("reconcile checks the money", () => {
     const id = String(receiptOf(res).inference_id);
     // Plant the bug this path had: the call's change returned as if it cost nothing.
     const hold = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id } });
-    await stack.tdb.prisma.ledgerEntry.updateMany({ where: { inferenceId: id, kind: "hold_release" }, data: { units: hold.units } });
-    await stack.tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } }, data: { units: { increment: hold.chargedUnits! } } });
+    await stack.tdb.prisma.ledgerEntry.updateMany({
+      where: { inferenceId: id, kind: "hold_release" },
+      data: { units: hold.units },
+    });
+    await stack.tdb.prisma.balance.update({
+      where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } },
+      data: { units: { increment: hold.chargedUnits! } },
+    });
     const kinds = (await reconcile(await routeRuntime())).flatMap((r) => r.mismatches.map((m) => m.kind));
     // The receipt's cost was not charged (charge_mismatch), so the upstream's cost was not paid either (cost_exceeds_hold).
     expect(kinds.sort()).toEqual(["charge_mismatch", "cost_exceeds_hold"]);
     // Put it back for the suites after this one.
-    await stack.tdb.prisma.ledgerEntry.updateMany({ where: { inferenceId: id, kind: "hold_release" }, data: { units: hold.units - hold.chargedUnits! } });
-    await stack.tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } }, data: { units: { decrement: hold.chargedUnits! } } });
+    await stack.tdb.prisma.ledgerEntry.updateMany({
+      where: { inferenceId: id, kind: "hold_release" },
+      data: { units: hold.units - hold.chargedUnits! },
+    });
+    await stack.tdb.prisma.balance.update({
+      where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } },
+      data: { units: { decrement: hold.chargedUnits! } },
+    });
     await expectZeroDrift();
   });
 
   it("reports a paid credit made spendable while its payment still waits for its retry", async () => {
     const { signer } = await dualAgent();
     const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "remote" }] };
-    const header = await buildPaymentHeader(signer, await challengeOf(await stack.chat({ body: remote })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      signer,
+      await challengeOf(await stack.chat({ body: remote })),
+      stack.devnet.url,
+    );
     failing = true;
     try {
       expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(502);
@@ -203,13 +264,27 @@ describe("reconcile checks the money", () => {
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: signer.address } });
     // The old way: the unserved payment's credit sits in the balance, where a prepaid call could spend it.
     await stack.tdb.prisma.creditHold.update({ where: { id: payment.id }, data: { status: "released" } });
-    await stack.tdb.prisma.ledgerEntry.create({ data: { agentPubkey: signer.address, network: DEVNET, kind: "hold_release", units: 1000n, inferenceId: payment.id } });
-    await stack.tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } }, data: { units: { increment: 1000n } } });
+    await stack.tdb.prisma.ledgerEntry.create({
+      data: {
+        agentPubkey: signer.address,
+        network: DEVNET,
+        kind: "hold_release",
+        units: 1000n,
+        inferenceId: payment.id,
+      },
+    });
+    await stack.tdb.prisma.balance.update({
+      where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } },
+      data: { units: { increment: 1000n } },
+    });
     const kinds = (await reconcile(await routeRuntime())).flatMap((r) => r.mismatches.map((m) => m.kind));
     expect(kinds).toEqual(["credit_not_reserved"]);
     await stack.tdb.prisma.creditHold.update({ where: { id: payment.id }, data: { status: "held" } });
     await stack.tdb.prisma.ledgerEntry.deleteMany({ where: { inferenceId: payment.id, kind: "hold_release" } });
-    await stack.tdb.prisma.balance.update({ where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } }, data: { units: { decrement: 1000n } } });
+    await stack.tdb.prisma.balance.update({
+      where: { agentPubkey_network: { agentPubkey: signer.address, network: DEVNET } },
+      data: { units: { decrement: 1000n } },
+    });
     expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(200);
     await expectZeroDrift();
   });

@@ -23,7 +23,9 @@ const mainnetDeposit = generateKeypair().publicKeyBase58;
 
 beforeAll(async () => {
   provider = await startFakeProvider(({ body }) =>
-    failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 }),
+    failing
+      ? failureAnswer
+      : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 }),
   );
   stack = await startPaidStack({
     mainnet: true,
@@ -45,16 +47,23 @@ afterAll(async () => {
   await provider?.close();
 });
 beforeEach(async () => {
-  await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "X402_NETWORK"] } } });
+  await stack.tdb.prisma.setting.deleteMany({
+    where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "X402_NETWORK"] } },
+  });
 });
 
-const set = (key: Parameters<typeof writeSetting>[2], value: string) => writeSetting(stack.tdb.prisma, stack.config, key, value, "test");
+const set = (key: Parameters<typeof writeSetting>[2], value: string) =>
+  writeSetting(stack.tdb.prisma, stack.config, key, value, "test");
 const local = { model: "local/echo-1", messages: [{ role: "user", content: "once" }] };
 
 describe("one payment, many encodings", () => {
   it("serves a payment re-encoded five ways and sent at once exactly once: one 200, four 409, no 500, no claim left", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
     const payload = decodePaymentSignatureHeader(header);
     const wire = Buffer.from((payload.payload as { transaction: string }).transaction, "base64");
     // The fee payer's (still empty) signature slot filled with other bytes: the same message, other wire bytes.
@@ -65,13 +74,21 @@ describe("one payment, many encodings", () => {
       encodePaymentSignatureHeader({ ...payload, payload: { ...payload.payload, note: "re-encoded" } }),
       encodePaymentSignatureHeader({ ...payload, payload: { transaction: junkSlot.toString("base64") } }),
       encodePaymentSignatureHeader({ ...payload, extensions: { anything: true } } as typeof payload),
-      Buffer.from(JSON.stringify({ payload: payload.payload, accepted: payload.accepted, resource: payload.resource, x402Version: 2 })).toString("base64"),
+      Buffer.from(
+        JSON.stringify({
+          payload: payload.payload,
+          accepted: payload.accepted,
+          resource: payload.resource,
+          x402Version: 2,
+        }),
+      ).toString("base64"),
     ];
     expect(new Set(variants).size).toBe(5);
     const results = await Promise.all(variants.map((v) => stack.chat({ body: local, headers: { "X-Payment": v } })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409]);
-    for (const r of results.filter((x) => x.status === 409)) expect(await r.json()).toMatchObject({ error: { code: "payment_replay" } });
+    for (const r of results.filter((x) => x.status === 409))
+      expect(await r.json()).toMatchObject({ error: { code: "payment_replay" } });
     const payments = await stack.tdb.prisma.payment.findMany({ where: { payer: agent.address } });
     expect(payments.map((p) => p.status)).toEqual(["served"]);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - 1000n);
@@ -83,9 +100,17 @@ describe("the kill switch, on the payment's own network", () => {
   it("refuses the retry of an unserved mainnet payment while mainnet is off, and through a request that names devnet at any time", async () => {
     await set("SERVICE_MAINNET_ENABLED", "true");
     await set("SERVICE_MAINNET_DEPOSIT_ADDRESS", mainnetDeposit);
-    const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "mainnet" }], network: "mainnet" };
+    const remote = {
+      model: "openai/gpt-4o-mini",
+      messages: [{ role: "user", content: "mainnet" }],
+      network: "mainnet",
+    };
     const agent = await stack.newAgent(1_000_000n, stack.mainnet!);
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.mainnet!.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: remote })),
+      stack.mainnet!.url,
+    );
     failing = true;
     try {
       expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(502);
@@ -115,19 +140,28 @@ describe("the kill switch, on the payment's own network", () => {
     expect(await stillDevnet.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect((await stack.chat({ body: remote, headers: { "X-Payment": header } })).status).toBe(200);
     expect(await calls()).toBe(1);
-    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe(
+      "served",
+    );
   });
 
   it("refuses a grant on a default network that is mainnet while mainnet is off, crediting nothing", async () => {
     await set("X402_NETWORK", "mainnet");
     const kp = generateKeypair();
-    const issued = await challengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`), {});
+    const issued = await challengeRoute(
+      new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`),
+      {},
+    );
     const { challenge } = (await issued.json()) as { challenge: string };
     const res = await grantRoute(
       new Request("http://signet.test/api/v1/grants", {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": "198.51.100.7" },
-        body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge, signature: signDetached(utf8ToBytes(challenge), kp) }),
+        body: JSON.stringify({
+          agent_pubkey: kp.publicKeyBase58,
+          challenge,
+          signature: signDetached(utf8ToBytes(challenge), kp),
+        }),
       }),
       {},
     );
@@ -141,8 +175,16 @@ describe("the kill switch, on the payment's own network", () => {
 describe("the payment lease while a stream runs", () => {
   it("never serves a stream longer than the lease twice: a retry mid-stream is a replay, and one call is logged", async () => {
     const agent = await stack.newAgent();
-    const long = { model: "local/echo-1", messages: [{ role: "user", content: Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ") }], stream: true };
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: long })), stack.devnet.url);
+    const long = {
+      model: "local/echo-1",
+      messages: [{ role: "user", content: Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ") }],
+      stream: true,
+    };
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: long })),
+      stack.devnet.url,
+    );
     const first = await stack.chat({ body: long, headers: { "X-Payment": header } });
     expect(first.status).toBe(200);
     const reading = readStreamedAnswer(first.body!);
@@ -158,6 +200,8 @@ describe("the payment lease while a stream runs", () => {
     expect(late.headers.get("x-answer-replayed")).toBe("true");
     expect((await readStreamedAnswer(late.body!)).receipt?.inference_id).toBe(answer.receipt!.inference_id);
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
-    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe(
+      "served",
+    );
   });
 });

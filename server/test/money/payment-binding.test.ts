@@ -26,13 +26,17 @@ const victimBody = { model: "local/echo-1", messages: [{ role: "user", content: 
 const attackerBody = { model: "local/echo-1", messages: [{ role: "user", content: "the attacker's question" }] };
 const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" };
 
-
 /** What anyone can read from the cluster: a landed transaction's wire bytes, over the public RPC. */
 async function publicWire(rpcUrl: string, signature: string): Promise<string> {
   const res = await fetch(rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }] }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "getTransaction",
+      params: [signature, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }],
+    }),
   });
   const body = (await res.json()) as { result: { transaction: [string, string] } | null };
   if (!body.result) throw new Error(`transaction ${signature} is not readable yet`);
@@ -41,7 +45,12 @@ async function publicWire(rpcUrl: string, signature: string): Promise<string> {
 
 /** An x402 v2 payment header around someone else's public transaction, for the attacker's own challenge. */
 function wrapPublicTransaction(challenge: PaymentRequired, wire: string): string {
-  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0]!, payload: { transaction: wire } });
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    resource: challenge.resource,
+    accepted: challenge.accepts[0]!,
+    payload: { transaction: wire },
+  });
 }
 
 function receiptOf(res: { headers: Headers }): Record<string, unknown> {
@@ -55,14 +64,23 @@ describe("a payment waiting for its retry, under a cluster that drops every send
   let stack: PaidStack;
   let facilitator: Facilitator;
   beforeAll(async () => {
-    stack = await startPaidStack({ timing: "real", mainnet: true, env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
+    stack = await startPaidStack({
+      timing: "real",
+      mainnet: true,
+      env,
+      devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } },
+    });
     facilitator = await createFacilitator(testConfig());
   });
   afterAll(async () => stack?.close());
 
   const pendingPayment = async () => {
     const victim = await stack.newAgent();
-    const header = await buildPaymentHeader(victim, await challengeOf(await stack.chat({ body: victimBody })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      victim,
+      await challengeOf(await stack.chat({ body: victimBody })),
+      stack.devnet.url,
+    );
     const first = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
     expect(first.status).toBe(502);
     const { transaction } = ((await first.json()) as { error: { transaction: string } }).error;
@@ -81,7 +99,9 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     expect(attack.status).toBe(409);
     expect(await attack.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await callsLogged()).toBe(logged);
-    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).toMatchObject({ status: "pending" });
+    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).toMatchObject({
+      status: "pending",
+    });
 
     const retry = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
     expect(retry.status).toBe(200);
@@ -100,7 +120,10 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     expect(late.status).toBe(409);
     expect(await late.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     expect(await callsLogged()).toBe(logged + 1);
-    expect((await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: victim.address, kind: "payment_credit" } })).length).toBe(1);
+    expect(
+      (await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: victim.address, kind: "payment_credit" } }))
+        .length,
+    ).toBe(1);
     expect(promptHashOf(again)).toBe(promptHashOf(retry));
 
     // Past the retention, the sweeper's purge drops the kept answer: the same request is then a plain replay.
@@ -113,20 +136,41 @@ describe("a payment waiting for its retry, under a cluster that drops every send
 
   it("refuses the payer's own header re-sent for mainnet and another model: the payment is planned on its own network", async () => {
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "true", "test");
-    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_DEPOSIT_ADDRESS", generateKeypair().publicKeyBase58, "test");
-    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_ALLOWED_AGENTS", generateKeypair().publicKeyBase58, "test");
+    await writeSetting(
+      stack.tdb.prisma,
+      stack.config,
+      "SERVICE_MAINNET_DEPOSIT_ADDRESS",
+      generateKeypair().publicKeyBase58,
+      "test",
+    );
+    await writeSetting(
+      stack.tdb.prisma,
+      stack.config,
+      "SERVICE_ALLOWED_AGENTS",
+      generateKeypair().publicKeyBase58,
+      "test",
+    );
     try {
       const { victim, header } = await pendingPayment();
       const logged = await callsLogged();
-      const escaped = await stack.chat({ body: { ...victimBody, network: "mainnet" }, headers: { "X-Payment": header } });
+      const escaped = await stack.chat({
+        body: { ...victimBody, network: "mainnet" },
+        headers: { "X-Payment": header },
+      });
       expect(escaped.status).toBe(409);
       expect(await escaped.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
       expect(await callsLogged()).toBe(logged);
       const own = await stack.chat({ body: victimBody, headers: { "X-Payment": header } });
       expect(own.status).toBe(200);
-      expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).network).toBe(stack.devnet.caip2);
+      expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: victim.address } })).network).toBe(
+        stack.devnet.caip2,
+      );
     } finally {
-      await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"] } } });
+      await stack.tdb.prisma.setting.deleteMany({
+        where: {
+          key: { in: ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"] },
+        },
+      });
     }
   });
 
@@ -136,7 +180,11 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     const thief = generateKeypair().publicKeyBase58;
     const topUp = (agent: string, headers: Record<string, string> = {}) =>
       topUpRoute(
-        new Request("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ amount_usdc: "0.002", agent_pubkey: agent }) }),
+        new Request("http://signet.test/api/v1/credits", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ amount_usdc: "0.002", agent_pubkey: agent }),
+        }),
         {},
       );
     const header = await buildPaymentHeader(payer, await challengeOf(await topUp(beneficiary)), stack.devnet.url);
@@ -155,7 +203,9 @@ describe("a payment waiting for its retry, under a cluster that drops every send
     const again = await topUp(beneficiary, { "X-Payment": header });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
-    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: beneficiary } })).units).toBe(2_000n);
+    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: beneficiary } })).units).toBe(
+      2_000n,
+    );
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: thief } })).toBeNull();
   });
 });
@@ -165,12 +215,22 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
   let provider: FakeProvider;
   let failing = false;
   beforeAll(async () => {
-    provider = await startFakeProvider(({ body }) => (failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 })));
+    provider = await startFakeProvider(({ body }) =>
+      failing
+        ? failureAnswer
+        : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 }),
+    );
     // Every send lands, 1.5–2.5 s late: past the settle wait, so the first answer is 502 settlement_pending.
     stack = await startPaidStack({
       timing: "real",
       evm: true,
-      env: { ...env, UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" },
+      env: {
+        ...env,
+        UPSTREAM_API_KEY: "test-key",
+        SERVICE_TESTNET_PROVIDER_MODELS: "true",
+        UPSTREAM_BASE_URL: provider.url,
+        UPSTREAM_PROVIDER_NAME: "openrouter",
+      },
       devnet: { timing: "real", slotMs: 25, faults: { seed: 7, confirmDelayMs: [1500, 2500] } },
     });
   });
@@ -190,20 +250,32 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const rpcs = { [stack.devnet.caip2]: stack.devnet.faultFreeUrl };
     return { fetch: createPayingFetch(signer, rpcs, seen), header: () => header! };
   };
-  const post = (client: { fetch: typeof fetch }, body: object) => client.fetch(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = (client: { fetch: typeof fetch }, body: object) =>
+    client.fetch(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   it("serves the stock client's retry of the same request once it lands, and refuses a stranger's body meanwhile", async () => {
     const payer = stockClient(await stack.newAgent());
     const first = await post(payer, victimBody);
     expect(first.status).toBe(502);
     const { transaction } = ((await first.json()) as { error: { transaction: string } }).error;
-    await until("the late transfer to land", async () => stack.devnet.chain.getTransaction(transaction) !== null, 10_000);
+    await until(
+      "the late transfer to land",
+      async () => stack.devnet.chain.getTransaction(transaction) !== null,
+      10_000,
+    );
     const logged = await stack.tdb.prisma.inferenceLog.count();
 
     const stranger = await stack.chat({ body: attackerBody, headers: { "PAYMENT-SIGNATURE": payer.header() } });
     expect(stranger.status).toBe(409);
     expect(await stranger.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
-    const wrapped = wrapPublicTransaction(await challengeOf(await stack.chat({ body: attackerBody })), await publicWire(stack.devnet.url, transaction));
+    const wrapped = wrapPublicTransaction(
+      await challengeOf(await stack.chat({ body: attackerBody })),
+      await publicWire(stack.devnet.url, transaction),
+    );
     expect((await stack.chat({ body: attackerBody, headers: { "PAYMENT-SIGNATURE": wrapped } })).status).toBe(409);
     expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged);
 
@@ -217,7 +289,11 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
   it("keeps an unserved payment for its own request: a stranger's body is refused, the payer's retry is served once", async () => {
     const remote = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "remote, the payer's own" }] };
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.faultFreeUrl);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: remote })),
+      stack.devnet.faultFreeUrl,
+    );
     failing = true;
     try {
       // The transfer lands late: the payment waits pending; once the chain confirms it, the retry settles it and the
@@ -236,12 +312,19 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment.status).toBe("unserved");
     const logged = await stack.tdb.prisma.inferenceLog.count();
-    for (const body of [{ ...remote, messages: [{ role: "user", content: "the stranger's" }] }, { ...remote, max_tokens: 1024 }, { ...remote, network: "base-sepolia" }, { ...remote, stream: true }]) {
+    for (const body of [
+      { ...remote, messages: [{ role: "user", content: "the stranger's" }] },
+      { ...remote, max_tokens: 1024 },
+      { ...remote, network: "base-sepolia" },
+      { ...remote, stream: true },
+    ]) {
       const stranger = await stack.chat({ body, headers: { "X-Payment": header } });
       expect(stranger.status, JSON.stringify(body)).toBe(409);
     }
     // Mainnet is off: refused before the payment is even looked at.
-    expect((await stack.chat({ body: { ...remote, network: "mainnet" }, headers: { "X-Payment": header } })).status).toBe(503);
+    expect(
+      (await stack.chat({ body: { ...remote, network: "mainnet" }, headers: { "X-Payment": header } })).status,
+    ).toBe(503);
     expect(await stack.tdb.prisma.inferenceLog.count()).toBe(logged);
     expect((await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("unserved");
     const own = await stack.chat({ body: remote, headers: { "X-Payment": header } });
@@ -251,7 +334,11 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
 
   it("refuses a stranger's body on a claim whose server died: nothing is taken over for him", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: victimBody })), stack.devnet.faultFreeUrl);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: victimBody })),
+      stack.devnet.faultFreeUrl,
+    );
     const decoded = decodePaymentSignatureHeader(header);
     const key = paymentIdempotencyKey(decoded);
     // The dead server's claim, past its lease, bound to the payer's request.
@@ -278,12 +365,19 @@ describe("a payment left waiting by a slow cluster or a failed upstream, with st
     // and the same request is retried.
     if (served.status === 502) {
       expect(await served.json()).toMatchObject({ error: { code: "settlement_pending" } });
-      await fetch(stack.baseSepolia!.faultFreeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
+      await fetch(stack.baseSepolia!.faultFreeUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+      });
       served = await send();
     }
     expect(served.status).toBe(200);
     const logged = await stack.tdb.prisma.inferenceLog.count();
-    const stranger = await stack.chat({ body: { ...attackerBody, network: "base-sepolia" }, headers: { "PAYMENT-SIGNATURE": header } });
+    const stranger = await stack.chat({
+      body: { ...attackerBody, network: "base-sepolia" },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     expect(stranger.status).toBe(409);
     expect(await stranger.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
     const again = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });

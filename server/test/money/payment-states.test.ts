@@ -19,13 +19,18 @@ const paymentIn = async (status: PaymentStatus): Promise<string> => {
     VALUES (${id}::uuid, ${`key-${id}`}, 'solana:devnet', 'payer', 'deposit', 1000, 'call', 'chat', ${status})`;
   return id;
 };
-const move = (id: string, to: string) => tdb.prisma.$executeRaw`UPDATE payments SET status = ${to} WHERE id = ${id}::uuid`;
+const move = (id: string, to: string) =>
+  tdb.prisma.$executeRaw`UPDATE payments SET status = ${to} WHERE id = ${id}::uuid`;
 
 describe("the payment state table", () => {
   it("is the table the database holds", async () => {
     const rows = await tdb.prisma.paymentTransition.findMany();
     const held = rows.map((r) => `${r.fromStatus}→${r.toStatus}`).sort();
-    expect(held).toEqual(transitionPairs().map(([from, to]) => `${from}→${to}`).sort());
+    expect(held).toEqual(
+      transitionPairs()
+        .map(([from, to]) => `${from}→${to}`)
+        .sort(),
+    );
   });
 
   it("names every state, and no state is a dead end but the ones that end a payment", () => {

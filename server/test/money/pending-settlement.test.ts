@@ -33,7 +33,10 @@ const env = { X402_FLAT_PRICE_USDC: "0.001", SETTLEMENT_CONFIRM_WAIT_MS: "600" }
 /** signet_settlements_total for one network, purpose and outcome. */
 async function settlements(network: string, purpose: string, outcome: string): Promise<number> {
   const { values } = await (await routeRuntime()).metrics.settlements.get();
-  return values.find((v) => v.labels.network === network && v.labels.purpose === purpose && v.labels.outcome === outcome)?.value ?? 0;
+  return (
+    values.find((v) => v.labels.network === network && v.labels.purpose === purpose && v.labels.outcome === outcome)
+      ?.value ?? 0
+  );
 }
 
 async function paymentOf(stack: PaidStack, payer: string) {
@@ -49,7 +52,10 @@ async function movedFor(stack: PaidStack, agent: string) {
   return {
     ledger: await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent } }),
     calls: await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent } }),
-    balances: (await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent } })).map((b) => [b.network, b.units]),
+    balances: (await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent } })).map((b) => [
+      b.network,
+      b.units,
+    ]),
   };
 }
 
@@ -63,7 +69,12 @@ function receiptOf(res: Response): unknown {
  * The same request sent again after `served` answered it: the stored answer (the same completion id) and the same
  * receipt, marked X-Answer-Replayed, and nothing moves.
  */
-async function expectStoredAnswer(stack: PaidStack, agent: string, served: Response, send: () => Promise<Response>): Promise<void> {
+async function expectStoredAnswer(
+  stack: PaidStack,
+  agent: string,
+  served: Response,
+  send: () => Promise<Response>,
+): Promise<void> {
   expect(served.status).toBe(200);
   const servedId = ((await served.clone().json()) as { id: string }).id;
   const before = await movedFor(stack, agent);
@@ -80,25 +91,38 @@ describe("a Solana settlement whose every send is dropped", () => {
   let facilitator: Facilitator;
   beforeAll(async () => {
     // A blockhash lives 150 slots × 25 ms = 3.75 s; every send over RPC is answered and dropped.
-    stack = await startPaidStack({ timing: "real", env, devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } } });
+    stack = await startPaidStack({
+      timing: "real",
+      env,
+      devnet: { timing: "real", slotMs: 25, faults: { seed: 7, dropSendRate: 1 } },
+    });
     facilitator = await createFacilitator(testConfig());
   });
   afterAll(async () => stack?.close());
 
   const pay = async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
     return { agent, header, send: () => stack.chat({ body: local, headers: { "X-Payment": header } }) };
   };
 
   it("answers 502 settlement_pending, then serves the retry once after the transfer landed, charging once and paying one fee", async () => {
     const { agent, header, send } = await pay();
     const feePayerBefore = stack.devnet.chain.getAccount(facilitator.address)!.lamports;
-    const counted = { pending: await settlements(stack.devnet.caip2, "call", "pending"), recovered: await settlements(stack.devnet.caip2, "call", "recovered") };
+    const counted = {
+      pending: await settlements(stack.devnet.caip2, "call", "pending"),
+      recovered: await settlements(stack.devnet.caip2, "call", "recovered"),
+    };
     const first = await send();
     expect(first.status).toBe(502);
     expect(first.headers.get("retry-after")).toBe("2");
-    const body = (await first.json()) as { error: { code: string; transaction: string; network: string; retry_after: number } };
+    const body = (await first.json()) as {
+      error: { code: string; transaction: string; network: string; retry_after: number };
+    };
     expect(body).toMatchObject({ error: { code: "settlement_pending", network: stack.devnet.caip2, retry_after: 2 } });
     const pending = await paymentOf(stack, agent.address);
     expect(pending).toMatchObject({ status: "pending", txSignature: body.error.transaction });
@@ -108,14 +132,22 @@ describe("a Solana settlement whose every send is dropped", () => {
 
     expect(await landDirectly(stack, facilitator, header)).toBe(body.error.transaction);
     // Landed but not yet recorded: reconcile lists it as pending, not as drift.
-    const [report] = await reconcile({ db: stack.tdb.prisma, config: stack.config, chains: { facilitator }, log: createLogger("silent") }, { networks: ["solana-devnet"] });
+    const [report] = await reconcile(
+      { db: stack.tdb.prisma, config: stack.config, chains: { facilitator }, log: createLogger("silent") },
+      { networks: ["solana-devnet"] },
+    );
     expect(report).toMatchObject({ pendingSettlements: 1, pendingLanded: 1, mismatches: [] });
     const retry = await send();
     expect(retry.status).toBe(200);
     await expectStoredAnswer(stack, agent.address, retry, send);
 
     const done = await paymentOf(stack, agent.address);
-    expect(done).toMatchObject({ status: "served", txSignature: body.error.transaction, pendingPayload: null, pendingBlockhash: null });
+    expect(done).toMatchObject({
+      status: "served",
+      txSignature: body.error.transaction,
+      pendingPayload: null,
+      pendingBlockhash: null,
+    });
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - PRICE);
     expect(await settlements(stack.devnet.caip2, "call", "pending")).toBe(counted.pending + 1);
@@ -135,7 +167,12 @@ describe("a Solana settlement whose every send is dropped", () => {
       expect(retry.status).toBe(402);
       expect(await retry.json()).toMatchObject({ error: { code: "payment_required", reason: "settlement_expired" } });
     }
-    expect(await paymentOf(stack, agent.address)).toMatchObject({ status: "expired", failureReason: "settlement_expired", pendingPayload: null, clientPaymentId: null });
+    expect(await paymentOf(stack, agent.address)).toMatchObject({
+      status: "expired",
+      failureReason: "settlement_expired",
+      pendingPayload: null,
+      clientPaymentId: null,
+    });
     expect(await settlements(stack.devnet.caip2, "call", "expired")).toBe(expiredBefore + 1);
     expect(await ledgerOf(stack, agent.address)).toHaveLength(0);
     expect(await stack.tdb.prisma.balance.findFirst({ where: { agentPubkey: agent.address } })).toBeNull();
@@ -186,7 +223,11 @@ describe("a Solana settlement whose every send is dropped", () => {
     const agent = await stack.newAgent();
     const topUp = (headers: Record<string, string> = {}) =>
       topUpRoute(
-        new Request("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ amount_usdc: "0.002" }) }),
+        new Request("http://signet.test/api/v1/credits", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ amount_usdc: "0.002" }),
+        }),
         {},
       );
     const challenge: PaymentRequired = await challengeOf(await topUp());
@@ -206,7 +247,12 @@ describe("a Solana settlement whose every send is dropped", () => {
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
     const payment = await paymentOf(stack, agent.address);
-    expect(await again.json()).toMatchObject({ agent_pubkey: agent.address, amount_usdc: "0.002", balance_usdc: "0.002", tx_signature: payment.txSignature });
+    expect(await again.json()).toMatchObject({
+      agent_pubkey: agent.address,
+      amount_usdc: "0.002",
+      balance_usdc: "0.002",
+      tx_signature: payment.txSignature,
+    });
     expect(await movedFor(stack, agent.address)).toEqual(before);
     expect((await ledgerOf(stack, agent.address)).filter((e) => e.kind === "topup_credit")).toHaveLength(1);
   });
@@ -221,13 +267,21 @@ describe("a Solana settlement whose first send is dropped", () => {
       const d = dice(seed);
       if (d.sendFate().kind === "drop" && d.sendFate().kind === "land") break;
     }
-    stack = await startPaidStack({ timing: "real", env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "4000" }, devnet: { timing: "real", slotMs: 25, faults: { seed, dropSendRate: 0.5 } } });
+    stack = await startPaidStack({
+      timing: "real",
+      env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "4000" },
+      devnet: { timing: "real", slotMs: 25, faults: { seed, dropSendRate: 0.5 } },
+    });
   });
   afterAll(async () => stack?.close());
 
   it("is sent again within the wait and settles: the call is served, never pending", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
     const res = await stack.chat({ body: local, headers: { "X-Payment": header } });
     expect(res.status).toBe(200);
     expect(stack.devnet.chain.faults!.log().counts.drop).toBe(1);
@@ -239,13 +293,21 @@ describe("a Solana settlement confirmed after the wait", () => {
   let stack: PaidStack;
   beforeAll(async () => {
     // Every send lands 1.5 s late: past the 600 ms wait, well inside the blockhash's 3.75 s.
-    stack = await startPaidStack({ timing: "real", env, devnet: { timing: "real", slotMs: 25, faults: { seed: 11, delaySendRate: 1, confirmDelayMs: [1500, 1500] } } });
+    stack = await startPaidStack({
+      timing: "real",
+      env,
+      devnet: { timing: "real", slotMs: 25, faults: { seed: 11, delaySendRate: 1, confirmDelayMs: [1500, 1500] } },
+    });
   });
   afterAll(async () => stack?.close());
 
   it("is pending, lands, and the retry is served once; a second retry gets its stored answer", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
     const send = () => stack.chat({ body: local, headers: { "X-Payment": header } });
     const first = await send();
     expect(first.status).toBe(502);
@@ -261,7 +323,12 @@ describe("a Base settlement whose transaction is dropped", () => {
   let stack: PaidStack;
   beforeAll(async () => {
     // Base's own 2 s blocks: the re-broadcast gap and validBefore are measured against them.
-    stack = await startPaidStack({ timing: "real", env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "1500" }, evm: true, evmFaults: { seed: 5, dropSendRate: 1 } });
+    stack = await startPaidStack({
+      timing: "real",
+      env: { ...env, SETTLEMENT_CONFIRM_WAIT_MS: "1500" },
+      evm: true,
+      evmFaults: { seed: 5, dropSendRate: 1 },
+    });
   });
   afterAll(async () => stack?.close());
 
@@ -273,7 +340,9 @@ describe("a Base settlement whose transaction is dropped", () => {
     const first = await send();
     expect(first.status).toBe(502);
     expect(await first.json()).toMatchObject({ error: { code: "settlement_pending", network: "eip155:84532" } });
-    const pending = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } });
+    const pending = await stack.tdb.prisma.payment.findFirstOrThrow({
+      where: { payer: account.address.toLowerCase() },
+    });
     expect(pending.status).toBe("pending");
     expect(pending.pendingValidBefore).not.toBeNull();
     // A retry past the re-broadcast gap sends no second transaction for the authorization: the relayer keeps
@@ -284,14 +353,29 @@ describe("a Base settlement whose transaction is dropped", () => {
 
     // Anyone may submit the authorization: a relay of ours, past the RPC that dropped it, lands it.
     const payload = decodePaymentSignatureHeader(header) as PaymentPayload & {
-      payload: { signature: `0x${string}`; authorization: { from: `0x${string}`; to: `0x${string}`; value: string; validAfter: string; validBefore: string; nonce: `0x${string}` } };
+      payload: {
+        signature: `0x${string}`;
+        authorization: {
+          from: `0x${string}`;
+          to: `0x${string}`;
+          value: string;
+          validAfter: string;
+          validBefore: string;
+          nonce: `0x${string}`;
+        };
+      };
     };
     const relay = privateKeyToAccount(generatePrivateKey());
     const chain = stack.baseSepolia!;
     await chain.fund(relay.address, { wei: 10n ** 17n });
     const wallet = createWalletClient({
       account: relay,
-      chain: defineChain({ id: 84532, name: "base-sepolia", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.faultFreeUrl] } } }),
+      chain: defineChain({
+        id: 84532,
+        name: "base-sepolia",
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [chain.faultFreeUrl] } },
+      }),
       transport: http(chain.faultFreeUrl),
     });
     const a = payload.payload.authorization;
@@ -299,12 +383,24 @@ describe("a Base settlement whose transaction is dropped", () => {
       address: chain.usdc,
       abi: EIP3009_USDC_ABI,
       functionName: "transferWithAuthorization",
-      args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.payload.signature],
+      args: [
+        a.from,
+        a.to,
+        BigInt(a.value),
+        BigInt(a.validAfter),
+        BigInt(a.validBefore),
+        a.nonce,
+        payload.payload.signature,
+      ],
     });
 
     await expectStoredAnswer(stack, account.address.toLowerCase(), await send(), send);
     expect(await chain.usdcBalance(account.address)).toBe(1_000_000n - PRICE);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase(), kind: "payment_credit" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({
+        where: { agentPubkey: account.address.toLowerCase(), kind: "payment_credit" },
+      }),
+    ).toBe(1);
   });
 
   it("is refused with a clean 402 settlement_expired once a block is past validBefore and the authorization unused: the payment is expired", async () => {
@@ -317,11 +413,17 @@ describe("a Base settlement whose transaction is dropped", () => {
     expect((await send()).status).toBe(502);
     await until("validBefore to pass", () => Date.now() / 1000 > Number(validBefore) + 1, 15_000);
     // anvil mines on demand: a block whose timestamp is past validBefore, as Base makes one every 2 s.
-    await fetch(stack.baseSepolia!.faultFreeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) });
+    await fetch(stack.baseSepolia!.faultFreeUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+    });
     const retry = await send();
     expect(retry.status).toBe(402);
     expect(await retry.json()).toMatchObject({ error: { code: "payment_required", reason: "settlement_expired" } });
-    expect(await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } })).toMatchObject({ status: "expired", failureReason: "settlement_expired", clientPaymentId: null });
+    expect(
+      await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: account.address.toLowerCase() } }),
+    ).toMatchObject({ status: "expired", failureReason: "settlement_expired", clientPaymentId: null });
     expect(await stack.baseSepolia!.usdcBalance(account.address)).toBe(1_000_000n);
     expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: account.address.toLowerCase() } })).toBe(0);
   });

@@ -46,7 +46,9 @@ describe("takeSettlementLane()", () => {
       if (!taken.ok) throw new Error(taken.reason);
       await taken.lane.release({ sent: true, failed: false });
       // The database's clock right after the release, as a back-to-back call's verification would start.
-      const [{ ms }] = await tdb.prisma.$queryRaw<[{ ms: number }]>`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`;
+      const [{ ms }] = await tdb.prisma.$queryRaw<
+        [{ ms: number }]
+      >`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`;
       const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Number(ms), 60_000, systemClock);
       if (!next.ok) throw new Error(next.reason);
       expect(next.lane.sentSinceVerify).toBe(false);
@@ -59,10 +61,13 @@ describe("takeSettlementLane()", () => {
     const dead = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 100, systemClock);
     expect(dead.ok).toBe(true);
     // The lease is held in the database's time: its 100 ms pass by moving the hold back, not by waiting them out.
-    const [held] = await tdb.prisma.$queryRaw<[{ left_ms: number }]>`SELECT (extract(epoch from held_until - clock_timestamp()) * 1000)::float8 AS left_ms FROM settlement_lanes WHERE source = ${lane}`;
+    const [held] = await tdb.prisma.$queryRaw<
+      [{ left_ms: number }]
+    >`SELECT (extract(epoch from held_until - clock_timestamp()) * 1000)::float8 AS left_ms FROM settlement_lanes WHERE source = ${lane}`;
     expect(held.left_ms).toBeGreaterThan(0);
     expect(held.left_ms).toBeLessThanOrEqual(100);
-    await tdb.prisma.$executeRaw`UPDATE settlement_lanes SET held_until = held_until - interval '100 milliseconds' WHERE source = ${lane}`;
+    await tdb.prisma
+      .$executeRaw`UPDATE settlement_lanes SET held_until = held_until - interval '100 milliseconds' WHERE source = ${lane}`;
     const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock);
     expect(next.ok).toBe(true);
   });

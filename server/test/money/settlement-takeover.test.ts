@@ -25,7 +25,10 @@ const LEASE_MS = 6_000;
 describe("a live settlement waiting past its lease for its payer's lane", () => {
   let stack: PaidStack;
   beforeAll(async () => {
-    stack = await startPaidStack({ timing: "instant", env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000" } });
+    stack = await startPaidStack({
+      timing: "instant",
+      env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000" },
+    });
   });
   afterAll(async () => stack?.close());
 
@@ -50,11 +53,16 @@ describe("a live settlement waiting past its lease for its payer's lane", () => 
     expect(await retry.json()).toMatchObject({ error: { code: "payment_replay" } });
     // Answered while the first still waits for the lane (still held): the retry never joined the settlement.
     expect(firstAnswered).toBe(false);
-    await stack.tdb.prisma.$executeRaw`UPDATE settlement_lanes SET holder = NULL, held_until = NULL WHERE source = ${source}`;
+    await stack.tdb.prisma
+      .$executeRaw`UPDATE settlement_lanes SET holder = NULL, held_until = NULL WHERE source = ${source}`;
     expect((await first).status).toBe(200);
-    const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { idempotencyKey: paymentIdempotencyKey(decoded.payload) } });
+    const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({
+      where: { idempotencyKey: paymentIdempotencyKey(decoded.payload) },
+    });
     expect(payment.status).toBe("served");
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(
+      1,
+    );
   });
 });
 
@@ -62,18 +70,34 @@ describe("a live settlement waiting past its lease for its payer's lane", () => 
  * An RPC proxy in front of anvil that, once, mines the mempool right after answering the first authorizationState
  * read: the dead server's relay lands between a takeover's look at the chain and what comes after it.
  */
-async function startMineAfterFirstLookProxy(): Promise<{ url: string; upstream: { url: string }; close(): Promise<void> }> {
+async function startMineAfterFirstLookProxy(): Promise<{
+  url: string;
+  upstream: { url: string };
+  close(): Promise<void>;
+}> {
   const upstream = { url: "" };
-  const authorizationState = encodeFunctionData({ abi: eip3009ABI, functionName: "authorizationState", args: ["0x0000000000000000000000000000000000000000", `0x${"00".repeat(32)}`] }).slice(0, 10);
+  const authorizationState = encodeFunctionData({
+    abi: eip3009ABI,
+    functionName: "authorizationState",
+    args: ["0x0000000000000000000000000000000000000000", `0x${"00".repeat(32)}`],
+  }).slice(0, 10);
   let mined = false;
-  const rpc = (body: unknown) => fetch(upstream.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.text());
+  const rpc = (body: unknown) =>
+    fetch(upstream.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.text());
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString();
       const calls = [JSON.parse(text)].flat() as { method: string; params?: { data?: string; input?: string }[] }[];
-      const looks = calls.some((c) => c.method === "eth_call" && (c.params?.[0]?.data ?? c.params?.[0]?.input ?? "").startsWith(authorizationState));
+      const looks = calls.some(
+        (c) =>
+          c.method === "eth_call" && (c.params?.[0]?.data ?? c.params?.[0]?.input ?? "").startsWith(authorizationState),
+      );
       // Before the test points it at its chain (a background job may ask first), it answers as an RPC that is down.
       if (!upstream.url) return void res.writeHead(503).end();
       void rpc(JSON.parse(text))
@@ -101,7 +125,13 @@ describe("a Base payment whose server died after relaying it", () => {
     stack = await startPaidStack({
       evm: true,
       timing: "instant",
-      env: { X402_FLAT_PRICE_USDC: "0.001", PAYMENT_LEASE_MS: String(LEASE_MS), SETTLEMENT_CONFIRM_WAIT_MS: "1000", FACILITATOR_EVM_SECRET_KEY: facilitatorKey, RPC_URL_BASE_SEPOLIA: proxy.url },
+      env: {
+        X402_FLAT_PRICE_USDC: "0.001",
+        PAYMENT_LEASE_MS: String(LEASE_MS),
+        SETTLEMENT_CONFIRM_WAIT_MS: "1000",
+        FACILITATOR_EVM_SECRET_KEY: facilitatorKey,
+        RPC_URL_BASE_SEPOLIA: proxy.url,
+      },
     });
     proxy.upstream.url = stack.baseSepolia!.faultFreeUrl;
   });
@@ -111,25 +141,55 @@ describe("a Base payment whose server died after relaying it", () => {
   });
 
   it("is recorded when the retry that takes it over finds its relay landed after the first look: credited once, served, never failed", async () => {
-    const body = { model: "local/echo-1", messages: [{ role: "user", content: "taken over" }], network: "base-sepolia" };
+    const body = {
+      model: "local/echo-1",
+      messages: [{ role: "user", content: "taken over" }],
+      network: "base-sepolia",
+    };
     const agent = await stack.newEvmAgent(1_000_000n);
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
     const decoded = decodePaymentHeader(header, SHIPPED_NETWORKS);
     if (!decoded.ok) throw new Error("the hand-signed header did not decode");
-    const { authorization, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
+    const { authorization, signature } = decoded.payload.payload as {
+      authorization: Record<string, string>;
+      signature: Hex;
+    };
 
     // The dead server: its claim of this request, left past its lease; its lane, with a send recorded; its relay, still in the mempool
     // (the chain mines no more on its own: the proxy mines it right after the takeover's first look at the chain).
     const chain = stack.baseSepolia!.faultFreeUrl;
-    await fetch(chain, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setAutomine", params: [false] }) });
+    await fetch(chain, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setAutomine", params: [false] }),
+    });
     const facilitator = privateKeyToAccount(facilitatorKey);
-    const wallet = createWalletClient({ account: facilitator, transport: viemHttp(chain), chain: { id: 84532, name: "base-sepolia", nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain] } } } });
+    const wallet = createWalletClient({
+      account: facilitator,
+      transport: viemHttp(chain),
+      chain: {
+        id: 84532,
+        name: "base-sepolia",
+        nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [chain] } },
+      },
+    });
     const { v, r, s } = parseSignature(signature);
     await wallet.writeContract({
       address: stack.baseSepolia!.usdc,
       abi: eip3009ABI,
       functionName: "transferWithAuthorization",
-      args: [authorization.from as Hex, authorization.to as Hex, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce as Hex, Number(v), r, s],
+      args: [
+        authorization.from as Hex,
+        authorization.to as Hex,
+        BigInt(authorization.value!),
+        BigInt(authorization.validAfter!),
+        BigInt(authorization.validBefore!),
+        authorization.nonce as Hex,
+        Number(v),
+        r,
+        s,
+      ],
       gas: 200_000n,
     });
     const key = paymentIdempotencyKey(decoded.payload);
@@ -146,14 +206,21 @@ describe("a Base payment whose server died after relaying it", () => {
     expect(retry.status, JSON.stringify(answer)).toBe(200);
     const payment = await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { idempotencyKey: key } });
     expect(payment.status).toBe("served");
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
+    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(
+      1,
+    );
     // The agent paid once, and exactly the price.
     expect(await stack.baseSepolia!.usdcBalance(agent.address)).toBe(1_000_000n - 1_000n);
   });
 });
 
 /** An RPC proxy in front of a chain that, while `hideLogs` is set, answers every eth_getLogs with no logs (a node behind). */
-async function startLaggingLogsProxy(): Promise<{ url: string; upstream: { url: string }; hideLogs: { on: boolean }; close(): Promise<void> }> {
+async function startLaggingLogsProxy(): Promise<{
+  url: string;
+  upstream: { url: string };
+  hideLogs: { on: boolean };
+  close(): Promise<void>;
+}> {
   const upstream = { url: "" };
   const hideLogs = { on: false };
   const server = http.createServer((req, res) => {
@@ -164,10 +231,13 @@ async function startLaggingLogsProxy(): Promise<{ url: string; upstream: { url: 
       const parsed = JSON.parse(text) as { id: unknown; method: string } | { id: unknown; method: string }[];
       const calls = [parsed].flat();
       if (hideLogs.on && !Array.isArray(parsed) && parsed.method === "eth_getLogs") {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, result: [] }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, result: [] }));
         return;
       }
-      if (hideLogs.on && calls.some((c) => c.method === "eth_getLogs")) throw new Error("a batch with eth_getLogs: the proxy answers single requests only");
+      if (hideLogs.on && calls.some((c) => c.method === "eth_getLogs"))
+        throw new Error("a batch with eth_getLogs: the proxy answers single requests only");
       if (!upstream.url) return void res.writeHead(503).end();
       void fetch(upstream.url, { method: "POST", headers: { "content-type": "application/json" }, body: text })
         .then(async (r) => {
@@ -178,7 +248,12 @@ async function startLaggingLogsProxy(): Promise<{ url: string; upstream: { url: 
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, upstream, hideLogs, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    upstream,
+    hideLogs,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 describe("a pending Base payment whose authorization is spent while the RPC does not show its transfer yet", () => {
@@ -200,7 +275,11 @@ describe("a pending Base payment whose authorization is spent while the RPC does
   });
 
   it("is never failed with its money moved: the retry waits (502) until the transfer shows, then is served once, and its repeat gets the stored answer", async () => {
-    const body = { model: "local/echo-1", messages: [{ role: "user", content: "lagging node" }], network: "base-sepolia" };
+    const body = {
+      model: "local/echo-1",
+      messages: [{ role: "user", content: "lagging node" }],
+      network: "base-sepolia",
+    };
     const agent = await stack.newEvmAgent(1_000_000n);
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
     const send = () => stack.chat({ body, headers: { "X-Payment": header } });
@@ -209,23 +288,47 @@ describe("a pending Base payment whose authorization is spent while the RPC does
     // A third party lands the authorization, past the RPC that drops the service's sends.
     const decoded = decodePaymentHeader(header, SHIPPED_NETWORKS);
     if (!decoded.ok) throw new Error("the hand-signed header did not decode");
-    const { authorization: a, signature } = decoded.payload.payload as { authorization: Record<string, string>; signature: Hex };
+    const { authorization: a, signature } = decoded.payload.payload as {
+      authorization: Record<string, string>;
+      signature: Hex;
+    };
     const relay = privateKeyToAccount(generatePrivateKey());
     const chain = stack.baseSepolia!;
     await chain.fund(relay.address, { wei: 10n ** 17n });
-    const wallet = createWalletClient({ account: relay, transport: viemHttp(chain.faultFreeUrl), chain: { id: 84532, name: "base-sepolia", nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.faultFreeUrl] } } } });
+    const wallet = createWalletClient({
+      account: relay,
+      transport: viemHttp(chain.faultFreeUrl),
+      chain: {
+        id: 84532,
+        name: "base-sepolia",
+        nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [chain.faultFreeUrl] } },
+      },
+    });
     const { v, r, s } = parseSignature(signature);
     await wallet.writeContract({
       address: chain.usdc,
       abi: eip3009ABI,
       functionName: "transferWithAuthorization",
-      args: [a.from as Hex, a.to as Hex, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, Number(v), r, s],
+      args: [
+        a.from as Hex,
+        a.to as Hex,
+        BigInt(a.value!),
+        BigInt(a.validAfter!),
+        BigInt(a.validBefore!),
+        a.nonce as Hex,
+        Number(v),
+        r,
+        s,
+      ],
     });
 
     proxy.hideLogs.on = true;
     const blind = await send();
     expect(blind.status, await blind.clone().text()).toBe(502);
-    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address.toLowerCase() } })).status).toBe("pending");
+    expect(
+      (await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address.toLowerCase() } })).status,
+    ).toBe("pending");
 
     proxy.hideLogs.on = false;
     const served = await send();
@@ -242,6 +345,10 @@ describe("a pending Base payment whose authorization is spent while the RPC does
     expect(((await again.json()) as { id: string }).id).toBe(((await served.json()) as { id: string }).id);
     expect(await moved()).toEqual({ ...before, calls: 1 });
     expect(await chain.usdcBalance(agent.address)).toBe(1_000_000n - 1_000n);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address.toLowerCase(), kind: "payment_credit" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({
+        where: { agentPubkey: agent.address.toLowerCase(), kind: "payment_credit" },
+      }),
+    ).toBe(1);
   });
 });

@@ -17,7 +17,17 @@ afterAll(async () => tdb?.drop());
 
 async function claimedPayment(updatedAt: Date): Promise<string> {
   const row = await tdb.prisma.payment.create({
-    data: { idempotencyKey: randomUUID(), network: "solana:test", payer: "payer", payTo: "deposit", units: 1_000n, purpose: "call", route: "chat", status: "claimed", updatedAt },
+    data: {
+      idempotencyKey: randomUUID(),
+      network: "solana:test",
+      payer: "payer",
+      payTo: "deposit",
+      units: 1_000n,
+      purpose: "call",
+      route: "chat",
+      status: "claimed",
+      updatedAt,
+    },
   });
   return row.id;
 }
@@ -44,14 +54,24 @@ describe("takeOverStale()", () => {
     const clock = manualClock(Date.parse("2026-11-27T13:00:00Z"));
     const id = await claimedPayment(new Date(clock.now()));
     clock.advance(LEASE_MS + 1);
-    const taken = await Promise.all(Array.from({ length: 4 }, () => takeOverStale(tdb.prisma, id, LEASE_MS, [moveOf("claimed", { type: "lease-taken-over" })], clock.now())));
+    const taken = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        takeOverStale(tdb.prisma, id, LEASE_MS, [moveOf("claimed", { type: "lease-taken-over" })], clock.now()),
+      ),
+    );
     expect(taken.filter((a) => a !== null)).toHaveLength(1);
   });
 
   it("rejects malformed input: moves to more than one state", async () => {
     const id = await claimedPayment(new Date());
     await expect(
-      takeOverStale(tdb.prisma, id, LEASE_MS, [moveOf("settled", { type: "lease-taken-over" }), moveOf("claimed", { type: "lease-taken-over" })], Date.now()),
+      takeOverStale(
+        tdb.prisma,
+        id,
+        LEASE_MS,
+        [moveOf("settled", { type: "lease-taken-over" }), moveOf("claimed", { type: "lease-taken-over" })],
+        Date.now(),
+      ),
     ).rejects.toThrow("a statement's moves go to one state");
   });
 });

@@ -23,7 +23,20 @@ const quietLog = createLogger("silent");
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 let stack: PaidStack;
 let service: HttpService;
-let doc: { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, unknown> }> }>> };
+let doc: {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<
+          string,
+          { headers?: Record<string, { required?: boolean }>; content?: Record<string, unknown> }
+        >;
+      }
+    >
+  >;
+};
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const checked: string[] = [];
 
@@ -43,13 +56,21 @@ afterAll(async () => {
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
 
 /** Asserts `body` (and the declared headers) match the document's response for this operation and status. */
-function conforms(template: string, method: string, res: Response, body: unknown, mediaType = "application/json"): void {
+function conforms(
+  template: string,
+  method: string,
+  res: Response,
+  body: unknown,
+  mediaType = "application/json",
+): void {
   const operation = doc.paths[template]?.[method];
   expect(operation, `${method} ${template} is documented`).toBeDefined();
   const response = operation!.responses[String(res.status)];
   expect(response, `${method} ${template} documents status ${res.status}`).toBeDefined();
   expect(response!.content?.[mediaType], `${method} ${template} ${res.status} documents ${mediaType}`).toBeDefined();
-  const validate = ajv.compile({ $ref: `openapi#/${pointer("paths", template, method, "responses", String(res.status), "content", mediaType, "schema")}` });
+  const validate = ajv.compile({
+    $ref: `openapi#/${pointer("paths", template, method, "responses", String(res.status), "content", mediaType, "schema")}`,
+  });
   expect(validate(body), `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
   // Headers are checked on JSON answers: a stream's receipt and balance come as its last events instead (documented).
   for (const [name, declared] of mediaType === "application/json" ? Object.entries(response!.headers ?? {}) : []) {
@@ -64,7 +85,10 @@ async function call(method: string, path: string, init: RequestInit = {}): Promi
   return { res, body: await res.json() };
 }
 
-const jsonInit = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({ headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+const jsonInit = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  headers: { "content-type": "application/json", ...headers },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+});
 
 describe("the OpenAPI document", () => {
   it("is valid OpenAPI 3.1 under the official schema", async () => {
@@ -117,15 +141,27 @@ describe("real answers match the document", () => {
 
     const agent = await stack.newAgent();
     const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
-    const paid = await pay(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages }) });
+    const paid = await pay(`${service.url}/api/v1/chat/completions`, {
+      method: "POST",
+      ...jsonInit({ model: "local/echo-1", messages }),
+    });
     const paidBody = await paid.json();
     conforms("/api/v1/chat/completions", "post", paid, paidBody);
-    const receipt = JSON.parse(Buffer.from(paid.headers.get("x-service-receipt")!, "base64").toString("utf8")) as { inference_id: string };
+    const receipt = JSON.parse(Buffer.from(paid.headers.get("x-service-receipt")!, "base64").toString("utf8")) as {
+      inference_id: string;
+    };
     const stored = await call("GET", `/api/v1/receipts/${receipt.inference_id}`);
     conforms("/api/v1/receipts/{id}", "get", stored.res, stored.body);
 
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } })), stack.devnet.url);
-    const streamed = await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }) });
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } })),
+      stack.devnet.url,
+    );
+    const streamed = await fetch(`${service.url}/api/v1/chat/completions`, {
+      method: "POST",
+      ...jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }),
+    });
     let events = 0;
     for await (const data of sseData(streamed.body!)) {
       if (data === "[DONE]") continue;
@@ -135,7 +171,10 @@ describe("real answers match the document", () => {
     expect(events).toBeGreaterThan(3);
 
     // The same request sent again once served: its stored answer, streamed as it was asked, in the same documented shape.
-    const replayed = await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }) });
+    const replayed = await fetch(`${service.url}/api/v1/chat/completions`, {
+      method: "POST",
+      ...jsonInit({ model: "local/echo-1", messages, stream: true }, { "PAYMENT-SIGNATURE": header }),
+    });
     expect(replayed.status).toBe(200);
     expect(replayed.headers.get("x-answer-replayed")).toBe("true");
     let replayedEvents = 0;
@@ -147,7 +186,14 @@ describe("real answers match the document", () => {
     // The text in one chunk, the final chunk, the receipt chunk.
     expect(replayedEvents).toBe(3);
     // The same payment for another request: 409.
-    const mismatch = await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages: [{ role: "user", content: "another request" }], stream: true }, { "PAYMENT-SIGNATURE": header }));
+    const mismatch = await call(
+      "POST",
+      "/api/v1/chat/completions",
+      jsonInit(
+        { model: "local/echo-1", messages: [{ role: "user", content: "another request" }], stream: true },
+        { "PAYMENT-SIGNATURE": header },
+      ),
+    );
     expect(mismatch.res.status).toBe(409);
     expect(mismatch.body).toMatchObject({ error: { code: "payment_request_mismatch" } });
     conforms("/api/v1/chat/completions", "post", mismatch.res, mismatch.body);
@@ -164,14 +210,20 @@ describe("real answers match the document", () => {
     const agent = await stack.newAgent();
     const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
     for (const encoding_format of ["float", "base64"]) {
-      const paid = await pay(`${service.url}/api/v1/embeddings`, { method: "POST", ...jsonInit({ ...request, encoding_format }) });
+      const paid = await pay(`${service.url}/api/v1/embeddings`, {
+        method: "POST",
+        ...jsonInit({ ...request, encoding_format }),
+      });
       expect(paid.status).toBe(200);
       expect(paid.headers.get("x-service-receipt")).toBeTruthy();
       conforms("/api/v1/embeddings", "post", paid, await paid.json());
     }
     for (const stream of [true, false]) {
       const refused = await call("POST", "/api/v1/embeddings", jsonInit({ ...request, stream }));
-      expect([refused.res.status, (refused.body as { error: { code: string; param: string } }).error]).toMatchObject([400, { code: "streaming_not_supported", param: "stream" }]);
+      expect([refused.res.status, (refused.body as { error: { code: string; param: string } }).error]).toMatchObject([
+        400,
+        { code: "streaming_not_supported", param: "stream" },
+      ]);
       conforms("/api/v1/embeddings", "post", refused.res, refused.body);
     }
   });
@@ -188,7 +240,10 @@ describe("real answers match the document", () => {
     expect(paid.status).toBe(200);
     conforms("/api/v1/responses", "post", paid, await paid.json());
 
-    const streamed = await pay(`${service.url}/api/v1/responses`, { method: "POST", ...jsonInit({ ...request, stream: true }) });
+    const streamed = await pay(`${service.url}/api/v1/responses`, {
+      method: "POST",
+      ...jsonInit({ ...request, stream: true }),
+    });
     expect(streamed.status).toBe(200);
     const types: string[] = [];
     for await (const data of sseData(streamed.body!)) {
@@ -197,8 +252,20 @@ describe("real answers match the document", () => {
     }
     expect(types.at(-1)).toBe("response.completed");
 
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } })), stack.devnet.url);
-    expect((await call("POST", "/api/v1/chat/completions", jsonInit({ model: "local/echo-1", messages }, { "PAYMENT-SIGNATURE": header }))).res.status).toBe(200);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } })),
+      stack.devnet.url,
+    );
+    expect(
+      (
+        await call(
+          "POST",
+          "/api/v1/chat/completions",
+          jsonInit({ model: "local/echo-1", messages }, { "PAYMENT-SIGNATURE": header }),
+        )
+      ).res.status,
+    ).toBe(200);
     const mismatch = await call("POST", "/api/v1/responses", jsonInit(request, { "PAYMENT-SIGNATURE": header }));
     expect(mismatch.res.status).toBe(409);
     conforms("/api/v1/responses", "post", mismatch.res, mismatch.body);
@@ -211,18 +278,31 @@ describe("real answers match the document", () => {
     await stack.credit(kp.publicKeyBase58, 100_000n);
     const signed = (extra: Record<string, unknown>, key = kp) => {
       const text = JSON.stringify({ ...request, nonce: newNonce(), timestamp: Date.now(), ...extra });
-      return { headers: { "content-type": "application/json", ...signRequestHeaders(key, "POST", "http://signet.test/api/v1/responses", text) }, body: text };
+      return {
+        headers: {
+          "content-type": "application/json",
+          ...signRequestHeaders(key, "POST", "http://signet.test/api/v1/responses", text),
+        },
+        body: text,
+      };
     };
     const prepaid = await call("POST", "/api/v1/responses", signed({}));
     expect(prepaid.res.status).toBe(200);
     conforms("/api/v1/responses", "post", prepaid.res, prepaid.body);
-    const prepaidStream = await fetch(`${service.url}/api/v1/responses`, { method: "POST", ...signed({ stream: true }) });
+    const prepaidStream = await fetch(`${service.url}/api/v1/responses`, {
+      method: "POST",
+      ...signed({ stream: true }),
+    });
     expect(prepaidStream.status).toBe(200);
-    for await (const data of sseData(prepaidStream.body!)) conforms("/api/v1/responses", "post", prepaidStream, data, "text/event-stream");
+    for await (const data of sseData(prepaidStream.body!))
+      conforms("/api/v1/responses", "post", prepaidStream, data, "text/event-stream");
     const poor = await call("POST", "/api/v1/responses", signed({}, generateKeypair()));
     expect(poor.res.status).toBe(402);
     conforms("/api/v1/responses", "post", poor.res, poor.body);
-    const forged = await call("POST", "/api/v1/responses", { ...signed({}), body: JSON.stringify({ ...request, nonce: newNonce(), timestamp: Date.now() }) });
+    const forged = await call("POST", "/api/v1/responses", {
+      ...signed({}),
+      body: JSON.stringify({ ...request, nonce: newNonce(), timestamp: Date.now() }),
+    });
     expect(forged.res.status).toBe(401);
     conforms("/api/v1/responses", "post", forged.res, forged.body);
   });
@@ -231,22 +311,49 @@ describe("real answers match the document", () => {
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 100_000n);
     const signed = (body: Record<string, unknown>) => {
-      const text = JSON.stringify({ model: "local/echo-1", prompt: "openapi", nonce: newNonce(), timestamp: Date.now(), ...body });
-      return { headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text) }, body: text };
+      const text = JSON.stringify({
+        model: "local/echo-1",
+        prompt: "openapi",
+        nonce: newNonce(),
+        timestamp: Date.now(),
+        ...body,
+      });
+      return {
+        headers: {
+          "content-type": "application/json",
+          ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+        },
+        body: text,
+      };
     };
     const ok = await call("POST", "/api/v1/inference", signed({}));
     conforms("/api/v1/inference", "post", ok.res, ok.body);
     const streamed = await fetch(`${service.url}/api/v1/inference`, { method: "POST", ...signed({ stream: true }) });
-    for await (const data of sseData(streamed.body!)) if (data !== "[DONE]") conforms("/api/v1/inference", "post", streamed, data, "text/event-stream");
-    const poor = await call("POST", "/api/v1/inference", signed({ max_cost_usdc: 1000, max_tokens: 256, messages: [{ role: "user", content: "x".repeat(30_000) }], prompt: undefined }));
+    for await (const data of sseData(streamed.body!))
+      if (data !== "[DONE]") conforms("/api/v1/inference", "post", streamed, data, "text/event-stream");
+    const poor = await call(
+      "POST",
+      "/api/v1/inference",
+      signed({
+        max_cost_usdc: 1000,
+        max_tokens: 256,
+        messages: [{ role: "user", content: "x".repeat(30_000) }],
+        prompt: undefined,
+      }),
+    );
     conforms("/api/v1/inference", "post", poor.res, poor.body);
     const unsigned = await call("POST", "/api/v1/inference", jsonInit({}));
     expect(unsigned.res.status).toBe(401);
     conforms("/api/v1/inference", "post", unsigned.res, unsigned.body);
 
     const timestamp = String(Date.now());
-    const sig = signDetached(signedRequestMessage("GET", `http://signet.test/api/v1/credits/${kp.publicKeyBase58}`, utf8ToBytes(timestamp)), kp);
-    const credits = await call("GET", `/api/v1/credits/${kp.publicKeyBase58}`, { headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp } });
+    const sig = signDetached(
+      signedRequestMessage("GET", `http://signet.test/api/v1/credits/${kp.publicKeyBase58}`, utf8ToBytes(timestamp)),
+      kp,
+    );
+    const credits = await call("GET", `/api/v1/credits/${kp.publicKeyBase58}`, {
+      headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp },
+    });
     expect(credits.res.status).toBe(200);
     conforms("/api/v1/credits/{pubkey}", "get", credits.res, credits.body);
     const anonymous = await call("GET", `/api/v1/credits/${kp.publicKeyBase58}`);
@@ -280,9 +387,14 @@ describe("real answers match the document", () => {
 
     const agent = await stack.newAgent();
     const pay = createPayingFetch(agent, { [DEVNET]: stack.devnet.url });
-    const paid = await pay(`${service.url}/api/v1/chat/completions`, { method: "POST", ...jsonInit({ model: "local/echo-1", messages }) });
+    const paid = await pay(`${service.url}/api/v1/chat/completions`, {
+      method: "POST",
+      ...jsonInit({ model: "local/echo-1", messages }),
+    });
     const response = await paid.json();
-    const receipt = JSON.parse(Buffer.from(paid.headers.get("x-service-receipt")!, "base64").toString("utf8")) as Record<string, unknown>;
+    const receipt = JSON.parse(
+      Buffer.from(paid.headers.get("x-service-receipt")!, "base64").toString("utf8"),
+    ) as Record<string, unknown>;
     const verdict = await call("POST", "/api/verify", jsonInit({ receipt, prompt: messages, response }));
     expect(verdict.body).toMatchObject({ ok: true });
     conforms("/api/verify", "post", verdict.res, verdict.body);
@@ -294,8 +406,19 @@ describe("real answers match the document", () => {
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 100_000n);
     const text = JSON.stringify({ model: "local/echo-1", prompt: "log", nonce: newNonce(), timestamp: Date.now() });
-    const served = await fetch(`${service.url}/api/v1/inference`, { method: "POST", headers: { "content-type": "application/json", ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text) }, body: text });
-    const id = (JSON.parse(Buffer.from(served.headers.get("x-service-receipt")!, "base64").toString("utf8")) as { inference_id: string }).inference_id;
+    const served = await fetch(`${service.url}/api/v1/inference`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+      },
+      body: text,
+    });
+    const id = (
+      JSON.parse(Buffer.from(served.headers.get("x-service-receipt")!, "base64").toString("utf8")) as {
+        inference_id: string;
+      }
+    ).inference_id;
     const pending = await call("GET", `/api/v1/receipts/${id}/proof`);
     expect(pending.res.status).toBe(409);
     conforms("/api/v1/receipts/{id}/proof", "get", pending.res, pending.body);
@@ -313,22 +436,37 @@ describe("real answers match the document", () => {
     const key = await call("GET", "/log/key");
     conforms("/log/key", "get", key.res, key.body);
     const size = (proof.body as { tree_size: number }).tree_size;
-    for (const [path, template] of [["/log/checkpoint", "/log/checkpoint"], [`/log/checkpoints/${size}`, "/log/checkpoints/{size}"]] as const) {
+    for (const [path, template] of [
+      ["/log/checkpoint", "/log/checkpoint"],
+      [`/log/checkpoints/${size}`, "/log/checkpoints/{size}"],
+    ] as const) {
       const res = await fetch(`${service.url}${path}`);
       conforms(template, "get", res, await res.text(), "text/plain");
     }
     const tile = await fetch(`${service.url}/log/tile/0/000.p/${size}`);
-    conforms("/log/tile/{path}", "get", tile, Buffer.from(await tile.arrayBuffer()).toString("base64"), "application/octet-stream");
+    conforms(
+      "/log/tile/{path}",
+      "get",
+      tile,
+      Buffer.from(await tile.arrayBuffer()).toString("base64"),
+      "application/octet-stream",
+    );
     const missing = await call("GET", "/log/tile/0/999");
     conforms("/log/tile/{path}", "get", missing.res, missing.body);
     const checkpoint = await (await fetch(`${service.url}/log/checkpoint`)).text();
-    const cosign = await call("POST", "/log/cosignature", { headers: { "content-type": "text/plain" }, body: checkpoint });
+    const cosign = await call("POST", "/log/cosignature", {
+      headers: { "content-type": "text/plain" },
+      body: checkpoint,
+    });
     expect(cosign.res.status).toBe(403);
     conforms("/log/cosignature", "post", cosign.res, cosign.body);
   });
 
   it("checked at least one answer of every route a client calls", () => {
     const templates = new Set(checked.map((c) => c.split(" ")[1]));
-    for (const path of Object.keys(doc.paths).filter((p) => !p.startsWith("/api/operator") && p !== "/api/v1/openapi.json")) expect(templates).toContain(path);
+    for (const path of Object.keys(doc.paths).filter(
+      (p) => !p.startsWith("/api/operator") && p !== "/api/v1/openapi.json",
+    ))
+      expect(templates).toContain(path);
   });
 });

@@ -20,7 +20,8 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const whoami = (cookie: string) => trpcGet(new Request(`${ORIGIN}/api/trpc/dashboard.whoami?input=%7B%7D`, { headers: { cookie } }));
+const whoami = (cookie: string) =>
+  trpcGet(new Request(`${ORIGIN}/api/trpc/dashboard.whoami?input=%7B%7D`, { headers: { cookie } }));
 
 describe("the dev operator sign-in key", () => {
   it("is made in the data directory and allowed, beside the listed keys, outside production", () => {
@@ -43,7 +44,10 @@ describe("the dev operator sign-in key", () => {
   });
 
   it("`signet operator login-link` with no --key signs with it", async () => {
-    const { code, stdout, stderr } = await runSignet(["operator", "login-link", "--endpoint", ORIGIN], config().dataDir);
+    const { code, stdout, stderr } = await runSignet(
+      ["operator", "login-link", "--endpoint", ORIGIN],
+      config().dataDir,
+    );
     expect(code, stderr).toBe(0);
     const res = await loginLinkRoute(new Request(stdout.trim()), {});
     expect(res.status).toBe(303);

@@ -32,18 +32,33 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 async function signInAs(kp: Ed25519Keypair): Promise<string> {
-  const { message } = (await (await challengeRoute(new Request(`${ORIGIN}/api/operator/challenge`), {})).json()) as { message: string };
+  const { message } = (await (await challengeRoute(new Request(`${ORIGIN}/api/operator/challenge`), {})).json()) as {
+    message: string;
+  };
   const res = await signInRoute(
-    new Request(`${ORIGIN}/api/operator/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pubkey: kp.publicKeyBase58, message, signature: signDetached(utf8ToBytes(message), kp) }) }),
+    new Request(`${ORIGIN}/api/operator/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ pubkey: kp.publicKeyBase58, message, signature: signDetached(utf8ToBytes(message), kp) }),
+    }),
     {},
   );
   expect(res.status).toBe(200);
   return res.headers.get("set-cookie")!.split(";")[0]!;
 }
 
-const whoami = (cookie: string) => trpcGet(new Request(`${ORIGIN}/api/trpc/dashboard.whoami?input=${encodeURIComponent("{}")}`, { headers: { cookie } }));
+const whoami = (cookie: string) =>
+  trpcGet(
+    new Request(`${ORIGIN}/api/trpc/dashboard.whoami?input=${encodeURIComponent("{}")}`, { headers: { cookie } }),
+  );
 const setSetting = (headers: Record<string, string>) =>
-  trpcPost(new Request(`${ORIGIN}/api/trpc/settings.set`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ key: "X402_FLAT_PRICE_USDC", value: "0.002" }) }));
+  trpcPost(
+    new Request(`${ORIGIN}/api/trpc/settings.set`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ key: "X402_FLAT_PRICE_USDC", value: "0.002" }),
+    }),
+  );
 
 describe("operator sign-out", () => {
   it("revokes a session token captured before sign-out, and every other token issued before it", async () => {
@@ -51,7 +66,10 @@ describe("operator sign-out", () => {
     const otherTab = await signInAs(operator);
     expect((await whoami(captured)).status).toBe(200);
 
-    const out = await signOutRoute(new Request(`${ORIGIN}/api/operator/session`, { method: "DELETE", headers: { cookie: captured } }), {});
+    const out = await signOutRoute(
+      new Request(`${ORIGIN}/api/operator/session`, { method: "DELETE", headers: { cookie: captured } }),
+      {},
+    );
     expect(out.status).toBe(200);
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
 
@@ -92,7 +110,9 @@ describe("tRPC batches", () => {
   const batchGet = (size: number) => {
     const paths = Array.from({ length: size }, () => "explorer.receipt").join(",");
     const input = Object.fromEntries(Array.from({ length: size }, (_, i) => [String(i), { id: `missing-${i}` }]));
-    return trpcGet(new Request(`${ORIGIN}/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`));
+    return trpcGet(
+      new Request(`${ORIGIN}/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`),
+    );
   };
 
   it("refuses a public batch over the cap with 400 and a clear error, before any lookup", async () => {

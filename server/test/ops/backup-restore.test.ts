@@ -61,7 +61,9 @@ const RESTORE_COMMAND = "pg_restore --no-owner --exit-on-error --single-transact
 const run = promisify(execFile);
 /** Runs one of the commands above with its placeholders filled in; resolves with its exit code and stderr. */
 async function runCommand(command: string, values: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  const [file, ...args] = command.split(" ").map((arg) => arg.replace(/<([A-Za-z_]+)>/g, (_, name: string) => values[name] ?? `<${name}>`));
+  const [file, ...args] = command
+    .split(" ")
+    .map((arg) => arg.replace(/<([A-Za-z_]+)>/g, (_, name: string) => values[name] ?? `<${name}>`));
   try {
     const { stderr } = await run(file!, args);
     return { code: 0, stderr };
@@ -125,7 +127,9 @@ const databases: string[] = [];
 const undo: (() => Promise<void>)[] = [];
 beforeAll(async () => {
   // The sequencer's own timer is slowed down: the test runs its rounds itself.
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" } });
+  stack = await startPaidStack({
+    env: { X402_FLAT_PRICE_USDC: "0.001", LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
   dir = tempDataDir("signet-backup-");
 });
 afterAll(async () => {
@@ -138,13 +142,26 @@ afterAll(async () => {
 const chatBody = (content: string) => ({ model: "local/echo-1", messages: [{ role: "user", content }] });
 const db = async () => (await routeRuntime()).db;
 
-async function paidCall(content: string): Promise<Served & { header: string; body: ReturnType<typeof chatBody>; payer: string }> {
+async function paidCall(
+  content: string,
+): Promise<Served & { header: string; body: ReturnType<typeof chatBody>; payer: string }> {
   const agent = await stack.newAgent(AGENT_FUNDS);
   const body = chatBody(content);
-  const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body })), stack.devnet.faultFreeUrl);
+  const header = await buildPaymentHeader(
+    agent,
+    await challengeOf(await stack.chat({ body })),
+    stack.devnet.faultFreeUrl,
+  );
   const answer = await readAnswer(await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } }), "chat", false);
   expect(answer.status).toBe(200);
-  return { receipt: answer.receipt!, prompt: body.messages, response: answer.response, header, body, payer: agent.address };
+  return {
+    receipt: answer.receipt!,
+    prompt: body.messages,
+    response: answer.response,
+    header,
+    body,
+    payer: agent.address,
+  };
 }
 
 async function prepaidCall(kp: Ed25519Keypair, content: string): Promise<Served> {
@@ -158,7 +175,9 @@ async function prepaidCall(kp: Ed25519Keypair, content: string): Promise<Served>
 async function publishAll(logKey: string): Promise<Checkpoint> {
   const database = await db();
   while (await publishLog(database, logIdentity(), quietLog));
-  const opened = openCheckpoint(await (await checkpointRoute(new Request(`${ORIGIN}/log/checkpoint`), {})).text(), { logKey });
+  const opened = openCheckpoint(await (await checkpointRoute(new Request(`${ORIGIN}/log/checkpoint`), {})).text(), {
+    logKey,
+  });
   if (!opened.ok) throw new Error(`the checkpoint does not open: ${opened.reason}`);
   return opened.checkpoint;
 }
@@ -166,20 +185,43 @@ async function publishAll(logKey: string): Promise<Checkpoint> {
 /** Whether the served log proves `newer` extends `older`, as a client reads it (tiles from the tile route). */
 async function extendsCheckpoint(older: Checkpoint, newer: Checkpoint): Promise<boolean> {
   const tiles = tileHashReader(newer.size, async (tile) => {
-    const res = await tileRoute(new Request(`${ORIGIN}/log/${tilePath(tile)}`), { params: Promise.resolve({ path: tilePath(tile).split("/").slice(1) }) });
+    const res = await tileRoute(new Request(`${ORIGIN}/log/${tilePath(tile)}`), {
+      params: Promise.resolve({ path: tilePath(tile).split("/").slice(1) }),
+    });
     if (!res.ok) throw new Error(`tile ${tilePath(tile)}: ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   });
-  return verifyConsistency(older.size, newer.size, older.root, newer.root, await proveConsistency(older.size, newer.size, tiles));
+  return verifyConsistency(
+    older.size,
+    newer.size,
+    older.root,
+    newer.root,
+    await proveConsistency(older.size, newer.size, tiles),
+  );
 }
 
 /** The receipt verifies (signature, hashes, payment on chain) and the served log proves it under `logKey`. */
-async function verifiesWithProof(served: Served, logKey: string): Promise<{ receipt: boolean; logged: boolean | string }> {
-  const verdict = await verifyReceipt({ receipt: served.receipt, prompt: served.prompt, response: served.response, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+async function verifiesWithProof(
+  served: Served,
+  logKey: string,
+): Promise<{ receipt: boolean; logged: boolean | string }> {
+  const verdict = await verifyReceipt({
+    receipt: served.receipt,
+    prompt: served.prompt,
+    response: served.response,
+    operatorKey: operatorKeypair().publicKeyBase58,
+    rpc: stack.devnet.url,
+  });
   const id = String(served.receipt.inference_id);
-  const res = await proofRoute(new Request(`${ORIGIN}/api/v1/receipts/${id}/proof`), { params: Promise.resolve({ id }) });
+  const res = await proofRoute(new Request(`${ORIGIN}/api/v1/receipts/${id}/proof`), {
+    params: Promise.resolve({ id }),
+  });
   if (!res.ok) return { receipt: verdict.ok, logged: `proof answered ${res.status}` };
-  const included = verifyReceiptInclusion(served.receipt as unknown as Record<string, unknown>, (await res.json()) as ReceiptLogProof, { logKey });
+  const included = verifyReceiptInclusion(
+    served.receipt as unknown as Record<string, unknown>,
+    (await res.json()) as ReceiptLogProof,
+    { logKey },
+  );
   return { receipt: verdict.ok, logged: included.ok || included.reason };
 }
 
@@ -187,7 +229,10 @@ async function verifiesWithProof(served: Served, logKey: string): Promise<{ rece
 async function books(agents: string[]) {
   const database = await db();
   return {
-    balances: await database.balance.findMany({ where: { agentPubkey: { in: agents } }, orderBy: [{ agentPubkey: "asc" }, { network: "asc" }] }),
+    balances: await database.balance.findMany({
+      where: { agentPubkey: { in: agents } },
+      orderBy: [{ agentPubkey: "asc" }, { network: "asc" }],
+    }),
     ledger: await database.ledgerEntry.findMany({ where: { agentPubkey: { in: agents } }, orderBy: { id: "asc" } }),
   };
 }
@@ -208,13 +253,25 @@ describe("a backup of a serving service", () => {
   it("serves paid and prepaid calls, a top-up, and signs a checkpoint over their receipts", async () => {
     paid = [await paidCall("paid before the backup, 1"), await paidCall("paid before the backup, 2")];
     prepaidAgent = generateKeypair();
-    const signer = await createKeyPairSignerFromBytes(new Uint8Array([...prepaidAgent.seed, ...prepaidAgent.publicKey]));
+    const signer = await createKeyPairSignerFromBytes(
+      new Uint8Array([...prepaidAgent.seed, ...prepaidAgent.publicKey]),
+    );
     await stack.devnet.fundAccount(signer.address, { usdcUnits: AGENT_FUNDS });
     const topUp = (headers: Record<string, string> = {}) =>
-      topUpRoute(new Request(`${ORIGIN}/api/v1/credits`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ amount_usdc: "0.01" }) }), {});
+      topUpRoute(
+        new Request(`${ORIGIN}/api/v1/credits`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ amount_usdc: "0.01" }),
+        }),
+        {},
+      );
     const header = await buildPaymentHeader(signer, await challengeOf(await topUp()), stack.devnet.faultFreeUrl);
     expect((await topUp({ "PAYMENT-SIGNATURE": header })).status).toBe(200);
-    prepaid = [await prepaidCall(prepaidAgent, "prepaid before the backup, 1"), await prepaidCall(prepaidAgent, "prepaid before the backup, 2")];
+    prepaid = [
+      await prepaidCall(prepaidAgent, "prepaid before the backup, 1"),
+      await prepaidCall(prepaidAgent, "prepaid before the backup, 2"),
+    ];
     before = await publishAll(logKey());
     expect(before.size).toBe(4);
     agents = [...paid.map((p) => p.payer), prepaidAgent.publicKeyBase58];
@@ -255,7 +312,8 @@ describe("a backup of a serving service", () => {
 
   it("starts on the restored database, and every receipt served before the backup verifies with its proof in the restored log", async () => {
     undo.push(setEnv({ DATABASE_URL: restored }));
-    for (const served of [...paid, ...prepaid]) expect(await verifiesWithProof(served, logKey())).toEqual({ receipt: true, logged: true });
+    for (const served of [...paid, ...prepaid])
+      expect(await verifiesWithProof(served, logKey())).toEqual({ receipt: true, logged: true });
     // The restored log's checkpoint is the one before the backup, or one that extends it (receipts staged during it).
     const latest = await publishAll(logKey());
     expect(latest.size).toBeGreaterThanOrEqual(before.size);
@@ -268,10 +326,20 @@ describe("a backup of a serving service", () => {
     // as the running service wrote it.
     const load = await books([loadAgent.publicKeyBase58]);
     expect(load.balances[0]!.units).toBe(load.ledger.reduce((sum, e) => sum + e.units, 0n));
-    const original = await stack.tdb.prisma.ledgerEntry.findMany({ where: { id: { in: load.ledger.map((e) => e.id) } }, orderBy: { id: "asc" } });
+    const original = await stack.tdb.prisma.ledgerEntry.findMany({
+      where: { id: { in: load.ledger.map((e) => e.id) } },
+      orderBy: { id: "asc" },
+    });
     expect(load.ledger).toEqual(original);
     const [report] = await reconcile(await routeRuntime());
-    expect(report).toMatchObject({ network: stack.devnet.caip2, onChainTransfers: 3, recordedPayments: 3, pendingClaims: 0, pendingSettlements: 0, mismatches: [] });
+    expect(report).toMatchObject({
+      network: stack.devnet.caip2,
+      onChainTransfers: 3,
+      recordedPayments: 3,
+      pendingClaims: 0,
+      pendingSettlements: 0,
+      mismatches: [],
+    });
   });
 
   it("serves a new paid call and appends its receipt to the log without forking it", async () => {
@@ -291,10 +359,20 @@ describe("a backup of a serving service", () => {
     const database = await db();
     const moved = () => Promise.all([database.ledgerEntry.count(), database.inferenceLog.count()]);
     const counted = await moved();
-    const again = await readAnswer(await stack.chat({ body: first!.body, headers: { "PAYMENT-SIGNATURE": first!.header } }), "chat", false);
+    const again = await readAnswer(
+      await stack.chat({ body: first!.body, headers: { "PAYMENT-SIGNATURE": first!.header } }),
+      "chat",
+      false,
+    );
     expect([again.status, again.replayed, again.receipt]).toEqual([200, true, first!.receipt]);
-    const other = await stack.chat({ body: chatBody("another request with the same payment"), headers: { "PAYMENT-SIGNATURE": first!.header } });
-    expect([other.status, ((await other.json()) as { error: { code: string } }).error.code]).toEqual([409, "payment_request_mismatch"]);
+    const other = await stack.chat({
+      body: chatBody("another request with the same payment"),
+      headers: { "PAYMENT-SIGNATURE": first!.header },
+    });
+    expect([other.status, ((await other.json()) as { error: { code: string } }).error.code]).toEqual([
+      409,
+      "payment_request_mismatch",
+    ]);
     expect(await moved()).toEqual(counted);
     expect(await stack.devnet.usdcBalance(first!.payer)).toBe(AGENT_FUNDS - PRICE);
   });
@@ -302,11 +380,15 @@ describe("a backup of a serving service", () => {
   it("does not hold what was signed after it: the restored log contradicts a checkpoint signed after the backup", async () => {
     // The restored log goes on from the backup's tree; once it reaches the size of the checkpoint the old database
     // signed after the backup, its root there is another: a fork, which every monitor and witness reports.
-    for (let n = 0; (await publishAll(logKey())).size < signedAfter.size; n++) await prepaidCall(loadAgent, `served after the restore ${n}`);
+    for (let n = 0; (await publishAll(logKey())).size < signedAfter.size; n++)
+      await prepaidCall(loadAgent, `served after the restore ${n}`);
     const size = String(signedAfter.size);
-    const res = await checkpointOfSizeRoute(new Request(`${ORIGIN}/log/checkpoints/${size}`), { params: Promise.resolve({ size }) });
+    const res = await checkpointOfSizeRoute(new Request(`${ORIGIN}/log/checkpoints/${size}`), {
+      params: Promise.resolve({ size }),
+    });
     const restoredAtSize = openCheckpoint(await res.text(), { logKey: logKey() });
-    if (!restoredAtSize.ok) throw new Error(`the restored log's checkpoint of size ${size} does not open: ${restoredAtSize.reason}`);
+    if (!restoredAtSize.ok)
+      throw new Error(`the restored log's checkpoint of size ${size} does not open: ${restoredAtSize.reason}`);
     expect(Buffer.from(restoredAtSize.checkpoint.root).equals(Buffer.from(signedAfter.root))).toBe(false);
   });
 
@@ -315,7 +397,12 @@ describe("a backup of a serving service", () => {
     const { stdout: dump } = await run("pg_restore", ["--file=-", backup], { maxBuffer: 64 * 1024 * 1024 });
     expect(dump).toContain(String(paid[0]!.receipt.service_signature));
     for (const seed of [operatorKeypair().seed, logIdentity().keypair.seed]) {
-      for (const spelling of [bs58.encode(seed), Buffer.from(seed).toString("hex"), Buffer.from(seed).toString("base64")]) expect(dump).not.toContain(spelling);
+      for (const spelling of [
+        bs58.encode(seed),
+        Buffer.from(seed).toString("hex"),
+        Buffer.from(seed).toString("base64"),
+      ])
+        expect(dump).not.toContain(spelling);
     }
 
     // The same backup, started with a log key of its own: start-up refuses it (the log's latest checkpoint names the
@@ -332,14 +419,27 @@ describe("a backup of a serving service", () => {
     expect(await publishLog(await db(), logIdentity(), quietLog)).toBeNull();
     const latestNote = async () => (await checkpointRoute(new Request(`${ORIGIN}/log/checkpoint`), {})).text();
     expect(openCheckpoint(await latestNote(), { logKey: pinned }).ok).toBe(true);
-    expect(openCheckpoint(await latestNote(), { logKey: logIdentity().verifierKey })).toEqual({ ok: false, reason: "log_signature_missing" });
+    expect(openCheckpoint(await latestNote(), { logKey: logIdentity().verifierKey })).toEqual({
+      ok: false,
+      reason: "log_signature_missing",
+    });
 
-    undo.push(setEnv({ DATABASE_URL: again, LOG_SECRET_KEY: bs58.encode(other.seed), LOG_PREVIOUS_SECRET_KEY: bs58.encode(oldSeed) }));
+    undo.push(
+      setEnv({
+        DATABASE_URL: again,
+        LOG_SECRET_KEY: bs58.encode(other.seed),
+        LOG_PREVIOUS_SECRET_KEY: bs58.encode(oldSeed),
+      }),
+    );
     await expect(checkDatabaseAtStart(await routeConfig())).resolves.toBeUndefined();
-    const announced = (await (await logKeyRoute(new Request(`${ORIGIN}/log/key`), {})).json()) as { verifier_key: string; previous_verifier_key: string | null };
+    const announced = (await (await logKeyRoute(new Request(`${ORIGIN}/log/key`), {})).json()) as {
+      verifier_key: string;
+      previous_verifier_key: string | null;
+    };
     expect(announced).toMatchObject({ verifier_key: logIdentity().verifierKey, previous_verifier_key: pinned });
     while (await publishLog(await db(), logIdentity(), quietLog));
-    for (const key of [pinned, logIdentity().verifierKey]) expect(openCheckpoint(await latestNote(), { logKey: key }).ok).toBe(true);
+    for (const key of [pinned, logIdentity().verifierKey])
+      expect(openCheckpoint(await latestNote(), { logKey: key }).ok).toBe(true);
     expect(await verifiesWithProof(stalled, pinned)).toEqual({ receipt: true, logged: true });
     expect(await verifiesWithProof(paid[0]!, pinned)).toEqual({ receipt: true, logged: true });
   });
@@ -355,7 +455,9 @@ describe("a backup of a serving service", () => {
       const failed = await runCommand(RESTORE_COMMAND, { NEW_URL: target, file: backup });
       expect(failed.code).not.toBe(0);
       expect(failed.stderr).toContain("payments_payload_hash_key");
-      const tables = await c.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+      const tables = await c.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
+      );
       expect(tables.rows.map((t) => t.table_name)).toEqual(["payments_payload_hash_key"]);
     } finally {
       await c.end();

@@ -144,9 +144,17 @@ async function paidCall(agent: Agent): Promise<Response> {
 /** One prepaid call; each retry is a fresh signed request (a new nonce), as a client sends it. */
 function prepaidCall(agent: Agent): Promise<Response> {
   return untilServed("prepaid", () => {
-    const text = JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: `prepaid ${randomUUID()}` }], nonce: newNonce(), timestamp: Date.now() });
+    const text = JSON.stringify({
+      model: "local/echo-1",
+      messages: [{ role: "user", content: `prepaid ${randomUUID()}` }],
+      nonce: newNonce(),
+      timestamp: Date.now(),
+    });
     const url = "http://signet.test/api/v1/inference";
-    return inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(agent.kp, "POST", url, text), body: text }), {});
+    return inferenceRoute(
+      new Request(url, { method: "POST", headers: signRequestHeaders(agent.kp, "POST", url, text), body: text }),
+      {},
+    );
   });
 }
 
@@ -156,7 +164,9 @@ async function dropServiceConnections(): Promise<number> {
   // SECURITY: the admin connection is to the test's own fresh database, never to the shared server's others.
   expect(rows[0]!.db).toBe(new URL(stack.tdb.url).pathname.slice(1));
   expect(rows[0]!.db).toMatch(/^signet_t_/);
-  const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  const killed = await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
   return killed.rowCount ?? 0;
 }
 
@@ -185,25 +195,39 @@ function resetCounts(): void {
 async function moneyHolds(agents: Agent[], opts: { refunded: boolean }): Promise<void> {
   const db = stack.tdb.prisma;
   const deadline = Date.now() + HANDED_BACK_WITHIN_MS;
-  while ((await db.creditHold.count({ where: { status: "held" } })) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  while ((await db.creditHold.count({ where: { status: "held" } })) > 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 250));
   expect(await db.creditHold.count({ where: { status: "held" } })).toBe(0);
   for (const agent of agents) {
     const who = agent.kp.publicKeyBase58;
     const paidOnChain = AGENT_USDC_UNITS - (await stack.devnet.usdcBalance(agent.signer.address));
-    const credited = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET, kind: "payment_credit" }, _sum: { units: true } });
+    const credited = await db.ledgerEntry.aggregate({
+      where: { agentPubkey: who, network: DEVNET, kind: "payment_credit" },
+      _sum: { units: true },
+    });
     expect(credited._sum.units ?? 0n).toBe(paidOnChain);
-    const ledger = await db.ledgerEntry.aggregate({ where: { agentPubkey: who, network: DEVNET }, _sum: { units: true } });
-    const balance = await db.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } } });
+    const ledger = await db.ledgerEntry.aggregate({
+      where: { agentPubkey: who, network: DEVNET },
+      _sum: { units: true },
+    });
+    const balance = await db.balance.findUnique({
+      where: { agentPubkey_network: { agentPubkey: who, network: DEVNET } },
+    });
     expect(balance?.units).toBe(ledger._sum.units);
   }
-  const payments = await db.payment.findMany({ where: { network: DEVNET, payer: { in: agents.map((a) => a.signer.address) } } });
+  const payments = await db.payment.findMany({
+    where: { network: DEVNET, payer: { in: agents.map((a) => a.signer.address) } },
+  });
   expect(payments.length).toBeGreaterThan(0);
   for (const payment of payments) {
     expect(opts.refunded ? ["served", "refunded"] : ["served"]).toContain(payment.status);
     expect(await db.ledgerEntry.count({ where: { paymentId: payment.id, kind: "payment_credit" } })).toBe(1);
     const calls = await db.inferenceLog.count({ where: { paymentId: payment.id } });
     expect(calls).toBe(payment.status === "served" ? 1 : 0);
-    if (payment.status === "refunded") expect(await db.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ status: "released" });
+    if (payment.status === "refunded")
+      expect(await db.creditHold.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+        status: "released",
+      });
   }
   const reports = await reconcile(await routeRuntime());
   expect(reports.flatMap((r) => r.mismatches)).toEqual([]);
@@ -216,7 +240,11 @@ async function moneyHolds(agents: Agent[], opts: { refunded: boolean }): Promise
  * fault has met what the test checks (a loaded machine makes fewer calls in the same time), then without it for
  * LOAD_AFTER_MS; returns the final answers.
  */
-async function loadWithFault(agents: Agent[], arm: () => Promise<() => Promise<void>>, met: () => boolean = () => true): Promise<Response[]> {
+async function loadWithFault(
+  agents: Agent[],
+  arm: () => Promise<() => Promise<void>>,
+  met: () => boolean = () => true,
+): Promise<Response[]> {
   let stopped = false;
   const running = Promise.all(agents.map((a) => load(a, () => stopped)));
   // A failed step stops the load too: left running, it would go on into the next test's money checks.
@@ -245,7 +273,11 @@ describe("the database dropping every connection mid-load", () => {
     try {
       await new Promise((r) => setTimeout(r, LOAD_BEFORE_MS));
       // A drop catches a call mid-way only if one had a query in flight then: drop again until one was caught.
-      for (let drops = 0; drops < MIN_DROPS || (!answers.has("503 database_unavailable") && drops < MAX_DROPS); drops++) {
+      for (
+        let drops = 0;
+        drops < MIN_DROPS || (!answers.has("503 database_unavailable") && drops < MAX_DROPS);
+        drops++
+      ) {
         if (drops > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
         expect(await dropServiceConnections()).toBeGreaterThan(0);
       }
@@ -254,14 +286,29 @@ describe("the database dropping every connection mid-load", () => {
       stopped = true;
     }
     const finals = (await running).flat();
-    console.log(`answers: ${JSON.stringify(Object.fromEntries(byKind))}${replayBodies.length ? `; replays after a 503: ${replayBodies.join(" | ")}` : ""}`);
+    console.log(
+      `answers: ${JSON.stringify(Object.fromEntries(byKind))}${replayBodies.length ? `; replays after a 503: ${replayBodies.join(" | ")}` : ""}`,
+    );
 
     expect(uncaught).toEqual([]);
     // Calls were caught mid-way, and every one of them answered the stable 503; in the end each was served.
     expect(answers.get("503 database_unavailable") ?? 0).toBeGreaterThan(0);
     expect([...answers.keys()].sort()).toEqual(expect.arrayContaining(["200"]));
-    const allowed = ["prepaid 200", "prepaid 503 database_unavailable", "prepaid 503 receipt_log_unavailable", "challenge 402 payment_required", "challenge 503 database_unavailable"];
-    for (const key of byKind.keys()) expect([...allowed, "paid 200", "paid 503 database_unavailable", "paid 503 receipt_log_unavailable", "paid 409 payment_replay"]).toContain(key);
+    const allowed = [
+      "prepaid 200",
+      "prepaid 503 database_unavailable",
+      "prepaid 503 receipt_log_unavailable",
+      "challenge 402 payment_required",
+      "challenge 503 database_unavailable",
+    ];
+    for (const key of byKind.keys())
+      expect([
+        ...allowed,
+        "paid 200",
+        "paid 503 database_unavailable",
+        "paid 503 receipt_log_unavailable",
+        "paid 409 payment_replay",
+      ]).toContain(key);
     for (const res of finals) expect(res.status, await res.clone().text()).toBe(200);
 
     // Recovered on its own: fresh calls of each kind are served at once.
@@ -283,7 +330,9 @@ describe("faults at the call's record, mid-load", () => {
     resetCounts();
     const db = stack.tdb.prisma;
     await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS test_refuse_records (share double precision NOT NULL)`);
-    await db.$executeRawUnsafe(`INSERT INTO test_refuse_records SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM test_refuse_records)`);
+    await db.$executeRawUnsafe(
+      `INSERT INTO test_refuse_records SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM test_refuse_records)`,
+    );
     await db.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION test_refuse_record() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF random() < (SELECT share FROM test_refuse_records) THEN
@@ -291,16 +340,28 @@ describe("faults at the call's record, mid-load", () => {
         END IF;
         RETURN NEW;
       END $$`);
-    await db.$executeRawUnsafe(`CREATE OR REPLACE TRIGGER test_refuse_record BEFORE INSERT ON inference_logs FOR EACH ROW EXECUTE FUNCTION test_refuse_record()`);
+    await db.$executeRawUnsafe(
+      `CREATE OR REPLACE TRIGGER test_refuse_record BEFORE INSERT ON inference_logs FOR EACH ROW EXECUTE FUNCTION test_refuse_record()`,
+    );
     const agents = await Promise.all(Array.from({ length: AGENTS }, newAgent));
-    const finals = await loadWithFault(agents, async () => {
-      await db.$executeRawUnsafe(`UPDATE test_refuse_records SET share = ${REFUSED_SHARE}`);
-      return async () => void (await db.$executeRawUnsafe(`UPDATE test_refuse_records SET share = 0`));
-    }, () => byKind.has("paid 500 call_not_recorded") && byKind.has("prepaid 500 call_not_recorded"));
+    const finals = await loadWithFault(
+      agents,
+      async () => {
+        await db.$executeRawUnsafe(`UPDATE test_refuse_records SET share = ${REFUSED_SHARE}`);
+        return async () => void (await db.$executeRawUnsafe(`UPDATE test_refuse_records SET share = 0`));
+      },
+      () => byKind.has("paid 500 call_not_recorded") && byKind.has("prepaid 500 call_not_recorded"),
+    );
     console.log(`answers (records refused): ${JSON.stringify(Object.fromEntries(byKind))}`);
     expect(byKind.get("paid 500 call_not_recorded") ?? 0).toBeGreaterThan(0);
     expect(byKind.get("prepaid 500 call_not_recorded") ?? 0).toBeGreaterThan(0);
-    const allowed = ["prepaid 200", "prepaid 500 call_not_recorded", "challenge 402 payment_required", "paid 200", "paid 500 call_not_recorded"];
+    const allowed = [
+      "prepaid 200",
+      "prepaid 500 call_not_recorded",
+      "challenge 402 payment_required",
+      "paid 200",
+      "paid 500 call_not_recorded",
+    ];
     for (const key of byKind.keys()) expect(allowed).toContain(key);
     for (const res of finals) expect([200, 500]).toContain(res.status);
     // Each refunded payment's retry says so, and is never served.
@@ -326,8 +387,19 @@ describe("faults at the call's record, mid-load", () => {
     // A reply lost after its commit is found in line: the call answers 200 with that record, never a second one. The
     // proxy drops every run of the statement, so a call whose every try lost its reply answers 503 (a paid retry then
     // gets its kept answer; a prepaid call was charged once, with the receipt its error names).
-    const allowed = ["prepaid 200", "prepaid 503 database_unavailable", "prepaid 503 receipt_log_unavailable", "challenge 402 payment_required", "challenge 503 database_unavailable"];
-    allowed.push("paid 200", "paid 503 database_unavailable", "paid 503 receipt_log_unavailable", "paid 409 payment_replay");
+    const allowed = [
+      "prepaid 200",
+      "prepaid 503 database_unavailable",
+      "prepaid 503 receipt_log_unavailable",
+      "challenge 402 payment_required",
+      "challenge 503 database_unavailable",
+    ];
+    allowed.push(
+      "paid 200",
+      "paid 503 database_unavailable",
+      "paid 503 receipt_log_unavailable",
+      "paid 409 payment_replay",
+    );
     for (const key of byKind.keys()) expect(allowed).toContain(key);
     await moneyHolds(agents, { refunded: false });
   });

@@ -20,11 +20,14 @@ const server = createFrontServer(
         const chunks: Buffer[] = [];
         req.on("data", (c: Buffer) => chunks.push(c));
         req.on("end", () => {
-          const route = req.url === "/api/v1/inference" ? (r: Request) => inference(r, {}) : (r: Request) => models(r, {});
+          const route =
+            req.url === "/api/v1/inference" ? (r: Request) => inference(r, {}) : (r: Request) => models(r, {});
           void answerWithRoute(route, req, Buffer.concat(chunks), res).finally(done);
         });
       }),
   ),
 );
 drainOnSignals(server, tracker, testKnob("SHUTDOWN_GRACE_MS", 20_000));
-server.listen(0, "127.0.0.1", () => process.stdout.write(`ready http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
+server.listen(0, "127.0.0.1", () =>
+  process.stdout.write(`ready http://127.0.0.1:${(server.address() as AddressInfo).port}\n`),
+);

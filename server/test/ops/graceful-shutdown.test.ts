@@ -66,14 +66,29 @@ afterAll(async () => {
 });
 
 function prepaidCall(kp: ReturnType<typeof generateKeypair>, stream: boolean): Promise<Response> {
-  const text = JSON.stringify({ model: "local/echo-1", prompt: "tell me a long story about a slow shutdown", nonce: newNonce(), timestamp: Date.now(), stream });
-  return fetch(`${url}/api/v1/inference`, { method: "POST", headers: signRequestHeaders(kp, "POST", `${BASE}/api/v1/inference`, text), body: text });
+  const text = JSON.stringify({
+    model: "local/echo-1",
+    prompt: "tell me a long story about a slow shutdown",
+    nonce: newNonce(),
+    timestamp: Date.now(),
+    stream,
+  });
+  return fetch(`${url}/api/v1/inference`, {
+    method: "POST",
+    headers: signRequestHeaders(kp, "POST", `${BASE}/api/v1/inference`, text),
+    body: text,
+  });
 }
 
 describe("the front server on SIGTERM", () => {
   it("finishes the streamed call in flight, refuses new requests, and exits 0 within SHUTDOWN_GRACE_MS", async () => {
     const kp = generateKeypair();
-    const credited = await creditAgent(tdb.prisma, { kind: "test_credit", agentPubkey: kp.publicKeyBase58, network: devnet.caip2, units: 1_000_000n });
+    const credited = await creditAgent(tdb.prisma, {
+      kind: "test_credit",
+      agentPubkey: kp.publicKeyBase58,
+      network: devnet.caip2,
+      units: 1_000_000n,
+    });
     expect(credited.ok).toBe(true);
     // Compiles the route (dev mode) and proves the service answers before the signal.
     const warm = await prepaidCall(kp, false);
@@ -141,7 +156,12 @@ describe("npm start (the production server) on SIGTERM", () => {
       pay(`${SOAK_BASE_URL}/api/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "local/echo-1", network: "devnet", stream, messages: [{ role: "user", content: "tell me a long story about a slow shutdown" }] }),
+        body: JSON.stringify({
+          model: "local/echo-1",
+          network: "devnet",
+          stream,
+          messages: [{ role: "user", content: "tell me a long story about a slow shutdown" }],
+        }),
       });
 
     const inFlight = await paidCall(true);
@@ -159,7 +179,11 @@ describe("npm start (the production server) on SIGTERM", () => {
     const late = await fetch(`${instance.url}/api/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "local/echo-1", network: "devnet", messages: [{ role: "user", content: "too late" }] }),
+      body: JSON.stringify({
+        model: "local/echo-1",
+        network: "devnet",
+        messages: [{ role: "user", content: "too late" }],
+      }),
     }).then(
       async (r) => ({ status: r.status, body: await r.text() }),
       () => "refused" as const,
@@ -168,7 +192,10 @@ describe("npm start (the production server) on SIGTERM", () => {
       expect(late.status).toBe(503);
       expect(late.body).toContain("shutting_down");
     }
-    const ready = await fetch(`${instance.url}/api/health`).then((r) => r.status, () => "refused" as const);
+    const ready = await fetch(`${instance.url}/api/health`).then(
+      (r) => r.status,
+      () => "refused" as const,
+    );
     expect([503, "refused"]).toContain(ready);
 
     const finishedAt = await finishStream(first.value!, reader);

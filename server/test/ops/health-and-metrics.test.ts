@@ -9,7 +9,12 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as metricsRoute } from "@/app/metrics/route";
 import { address } from "@solana/kit";
 import type { HealthReport } from "../../health/check-health";
-import { closeRouteRuntime, edgeShutdown, resetHealthCacheForTests, resetShutdownForTests } from "../../runtime/route-edge";
+import {
+  closeRouteRuntime,
+  edgeShutdown,
+  resetHealthCacheForTests,
+  resetShutdownForTests,
+} from "../../runtime/route-edge";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { createFacilitator } from "../../facilitator/create-facilitator";
@@ -31,7 +36,10 @@ afterAll(async () => {
 });
 
 /** The health answer; the stack sets no METRICS_TOKEN, so outside production it carries the whole report. */
-async function health(query = "", headers: Record<string, string> = {}): Promise<{ status: number; body: HealthReport; text: string }> {
+async function health(
+  query = "",
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: HealthReport; text: string }> {
   resetHealthCacheForTests();
   const res = await healthRoute(new Request(`http://signet.test/api/health${query}`, { headers }), {});
   const text = await res.text();
@@ -57,14 +65,28 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 /** Sets the fee payer's SOL on the devnet chain directly (the local chain's LiteSVM). */
 function setFeePayerLamports(lamports: bigint): void {
   const svm = stack.devnet.chain["svm"];
-  svm.setAccount({ address: address(feePayer), programAddress: address("11111111111111111111111111111111"), lamports, data: new Uint8Array(), executable: false, space: 0n } as never);
+  svm.setAccount({
+    address: address(feePayer),
+    programAddress: address("11111111111111111111111111111111"),
+    lamports,
+    data: new Uint8Array(),
+    executable: false,
+    space: 0n,
+  } as never);
 }
 
 describe("GET /api/health", () => {
   it("is ready with every section: the database, each chain's slot lag, the fee payer and the built-in model", async () => {
     const { status, body } = await health();
     expect(status).toBe(200);
-    expect(body).toMatchObject({ status: "ok", ready: true, reasons: [], shuttingDown: false, database: { ok: true }, upstream: { kind: "built-in", ok: true } });
+    expect(body).toMatchObject({
+      status: "ok",
+      ready: true,
+      reasons: [],
+      shuttingDown: false,
+      database: { ok: true },
+      upstream: { kind: "built-in", ok: true },
+    });
     expect(body.database.latencyMs).toBeGreaterThanOrEqual(0);
     expect(body.chains.map((c) => [c.network, c.ok, typeof c.slotLag])).toEqual([
       [stack.devnet.caip2, true, "number"],
@@ -84,12 +106,17 @@ describe("GET /api/health", () => {
     try {
       const low = await health();
       expect(low.status).toBe(503);
-      expect(low.body.reasons).toEqual([expect.stringMatching(new RegExp(`^fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1$`))]);
+      expect(low.body.reasons).toEqual([
+        expect.stringMatching(new RegExp(`^fee payer below the alert level on ${stack.devnet.caip2}: 0.05 SOL < 0.1$`)),
+      ]);
       // The public answer names the fee payer's network, not its balance.
       await withEnv({ METRICS_TOKEN: TOKEN }, async () => {
         const open = await health();
         expect(open.status).toBe(503);
-        expect(open.body).toEqual({ status: "unavailable", reasons: [`fee payer below the alert level on ${stack.devnet.caip2}`] });
+        expect(open.body).toEqual({
+          status: "unavailable",
+          reasons: [`fee payer below the alert level on ${stack.devnet.caip2}`],
+        });
       });
     } finally {
       setFeePayerLamports(10_000_000_000n);
@@ -128,32 +155,48 @@ describe("GET /api/health", () => {
 
 describe("GET /api/health's detail", () => {
   /** Every sign of the parts' detail a public answer must not carry. */
-  const DETAIL = [/latency/i, /slotLag/, /balance/i, /feePayer/, /[1-9A-HJ-NP-Za-km-z]{32,44}/, /0x[0-9a-f]{40}/i, /BlockAge/];
+  const DETAIL = [
+    /latency/i,
+    /slotLag/,
+    /balance/i,
+    /feePayer/,
+    /[1-9A-HJ-NP-Za-km-z]{32,44}/,
+    /0x[0-9a-f]{40}/i,
+    /BlockAge/,
+  ];
 
   it.each([
     ["outside production", {}],
     ["in production", { NODE_ENV: "production", FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }],
-  ])("%s with METRICS_TOKEN set, shows anyone status and reasons only, and the token's holder every part", async (_label, env) => {
-    await withEnv({ ...env, METRICS_TOKEN: TOKEN }, async () => {
-      const facilitator = (await createFacilitator(testConfig())).address;
-      for (const chain of [stack.devnet, stack.mainnet!]) await chain.fundAccount(facilitator, { lamports: 10_000_000_000n });
-      const withoutToken: Record<string, string>[] = [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }];
-      for (const headers of withoutToken) {
-        const open = await health("", headers);
-        expect(open.status).toBe(200);
-        expect(open.body).toEqual({ status: "ok", reasons: [] });
-        for (const detail of DETAIL) expect(open.text).not.toMatch(detail);
-        expect(open.text).not.toContain(facilitator);
-      }
-      const detailed = await health("", { authorization: `Bearer ${TOKEN}` });
-      expect(detailed.status).toBe(200);
-      expect(detailed.body).toMatchObject({ status: "ok", ready: true, reasons: [], database: { ok: true } });
-      expect(detailed.body.database.latencyMs).toBeGreaterThanOrEqual(0);
-      expect(detailed.body.chains.every((c) => typeof c.slotLag === "number")).toBe(true);
-      expect(detailed.body.feePayer.accounts.map((a) => a.address)).toContain(facilitator);
-      expect((await health("?probe=live")).body).toEqual({ status: "live" });
-    });
-  });
+  ])(
+    "%s with METRICS_TOKEN set, shows anyone status and reasons only, and the token's holder every part",
+    async (_label, env) => {
+      await withEnv({ ...env, METRICS_TOKEN: TOKEN }, async () => {
+        const facilitator = (await createFacilitator(testConfig())).address;
+        for (const chain of [stack.devnet, stack.mainnet!])
+          await chain.fundAccount(facilitator, { lamports: 10_000_000_000n });
+        const withoutToken: Record<string, string>[] = [
+          {},
+          { authorization: `Bearer ${TOKEN}x` },
+          { authorization: TOKEN },
+        ];
+        for (const headers of withoutToken) {
+          const open = await health("", headers);
+          expect(open.status).toBe(200);
+          expect(open.body).toEqual({ status: "ok", reasons: [] });
+          for (const detail of DETAIL) expect(open.text).not.toMatch(detail);
+          expect(open.text).not.toContain(facilitator);
+        }
+        const detailed = await health("", { authorization: `Bearer ${TOKEN}` });
+        expect(detailed.status).toBe(200);
+        expect(detailed.body).toMatchObject({ status: "ok", ready: true, reasons: [], database: { ok: true } });
+        expect(detailed.body.database.latencyMs).toBeGreaterThanOrEqual(0);
+        expect(detailed.body.chains.every((c) => typeof c.slotLag === "number")).toBe(true);
+        expect(detailed.body.feePayer.accounts.map((a) => a.address)).toContain(facilitator);
+        expect((await health("?probe=live")).body).toEqual({ status: "live" });
+      });
+    },
+  );
 
   it("outside production without METRICS_TOKEN shows every part, as /metrics is open then", async () => {
     const { body } = await health();
@@ -168,13 +211,29 @@ describe("GET /metrics", () => {
     const before = await (await scrape()).text();
 
     const agent = await stack.newAgent();
-    const paid = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "count me" }] }) });
+    const paid = await stack.payingFetch(agent)(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "count me" }] }),
+    });
     expect(paid.status, await paid.clone().text()).toBe(200);
 
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 100_000n);
-    const text = JSON.stringify({ model: "local/echo-1", prompt: "count me too", nonce: newNonce(), timestamp: Date.now() });
-    const prepaid = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+    const text = JSON.stringify({
+      model: "local/echo-1",
+      prompt: "count me too",
+      nonce: newNonce(),
+      timestamp: Date.now(),
+    });
+    const prepaid = await inferenceRoute(
+      new Request("http://signet.test/api/v1/inference", {
+        method: "POST",
+        headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+        body: text,
+      }),
+      {},
+    );
     expect(prepaid.status, await prepaid.clone().text()).toBe(200);
     await reconcile(await stack.runtime());
 
@@ -182,15 +241,18 @@ describe("GET /metrics", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const after = await res.text();
-    const moved = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      sample(after, name, labels) - sample(before, name, labels);
 
     expect(moved("signet_calls_total", { route: "paid", network: devnet, outcome: "served" })).toBe(1);
     expect(moved("signet_calls_total", { route: "prepaid", network: devnet, outcome: "served" })).toBe(1);
     expect(moved("signet_settlements_total", { network: devnet, purpose: "call", outcome: "ok" })).toBe(1);
     expect(moved("signet_payment_required_total", { network: devnet, reason: "payment_required" })).toBe(1);
     expect(moved("signet_solana_fee_lamports_total", { network: devnet })).toBeGreaterThanOrEqual(5_000);
-    for (const step of ["verify", "settle"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(1);
-    for (const step of ["upstream_first_byte", "upstream", "total"]) expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(2);
+    for (const step of ["verify", "settle"])
+      expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(1);
+    for (const step of ["upstream_first_byte", "upstream", "total"])
+      expect(moved("signet_step_duration_seconds_count", { step, network: devnet })).toBe(2);
     expect(sample(after, "signet_ledger_credits_units", { network: devnet })).toBe(1_000 + 100_000);
     expect(sample(after, "signet_ledger_charges_units", { network: devnet })).toBeGreaterThan(0);
     expect(sample(after, "signet_open_holds", { network: devnet })).toBe(0);
@@ -205,29 +267,55 @@ describe("GET /metrics", () => {
     const before = await (await scrape()).text();
     const url = "http://signet.test/api/v1/inference";
     const kp = generateKeypair();
-    const text = JSON.stringify({ model: "local/echo-1", prompt: "no credit", nonce: newNonce(), timestamp: Date.now() });
-    const poor = await inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text }), {});
+    const text = JSON.stringify({
+      model: "local/echo-1",
+      prompt: "no credit",
+      nonce: newNonce(),
+      timestamp: Date.now(),
+    });
+    const poor = await inferenceRoute(
+      new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text }),
+      {},
+    );
     expect(poor.status, await poor.clone().text()).toBe(402);
-    const forged = await inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text.replace("no credit", "forged") }), {});
+    const forged = await inferenceRoute(
+      new Request(url, {
+        method: "POST",
+        headers: signRequestHeaders(kp, "POST", url, text),
+        body: text.replace("no credit", "forged"),
+      }),
+      {},
+    );
     expect(forged.status).toBe(401);
 
     const after = await (await scrape()).text();
-    const moved = (labels: Record<string, string>) => sample(after, "signet_calls_total", labels) - sample(before, "signet_calls_total", labels);
+    const moved = (labels: Record<string, string>) =>
+      sample(after, "signet_calls_total", labels) - sample(before, "signet_calls_total", labels);
     expect(moved({ route: "prepaid", network: devnet, outcome: "refused", code: "insufficient_credits" })).toBe(1);
-    expect(moved({ route: "prepaid", network: "", outcome: "refused", code: ((await forged.json()) as { error: { code: string } }).error.code })).toBe(1);
+    expect(
+      moved({
+        route: "prepaid",
+        network: "",
+        outcome: "refused",
+        code: ((await forged.json()) as { error: { code: string } }).error.code,
+      }),
+    ).toBe(1);
   });
 
   it("in production needs the Bearer METRICS_TOKEN: 401 without it or with another, 200 with it", async () => {
     const token = TOKEN;
-    await withEnv({ NODE_ENV: "production", METRICS_TOKEN: token, FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) }, async () => {
-      const none = await scrape();
-      expect(none.status).toBe(401);
-      expect(((await none.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
-      expect((await scrape({ authorization: `Bearer ${token}x` })).status).toBe(401);
-      const ok = await scrape({ authorization: `Bearer ${token}` });
-      expect(ok.status).toBe(200);
-      expect(await ok.text()).toContain("signet_calls_total");
-    });
+    await withEnv(
+      { NODE_ENV: "production", METRICS_TOKEN: token, FACILITATOR_SECRET_KEY: bs58.encode(generateKeypair().seed) },
+      async () => {
+        const none = await scrape();
+        expect(none.status).toBe(401);
+        expect(((await none.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+        expect((await scrape({ authorization: `Bearer ${token}x` })).status).toBe(401);
+        const ok = await scrape({ authorization: `Bearer ${token}` });
+        expect(ok.status).toBe(200);
+        expect(await ok.text()).toContain("signet_calls_total");
+      },
+    );
   });
 
   it("in production without METRICS_TOKEN refuses to serve metrics at all", async () => {
@@ -245,7 +333,10 @@ describe("GET /api/health with the chains down", () => {
     expect(one.body.status).toBe("degraded");
     expect(one.body.chains.find((c) => c.network === stack.mainnet!.caip2)).toMatchObject({ ok: false });
     // Named, whatever the failure reads as: refused, or timed out on a loaded machine.
-    expect(one.body.warnings.some((w: string) => w.startsWith(`chain RPC ${stack.mainnet!.caip2} `)), JSON.stringify(one.body.warnings)).toBe(true);
+    expect(
+      one.body.warnings.some((w: string) => w.startsWith(`chain RPC ${stack.mainnet!.caip2} `)),
+      JSON.stringify(one.body.warnings),
+    ).toBe(true);
 
     await stack.devnet.close();
     const all = await health();

@@ -10,7 +10,15 @@ import { runSoak } from "../../../devtools/soak/run-soak";
 
 describe("three production instances on one database", () => {
   it("keep every money invariant through the mixed workload and an instance SIGKILLed and restarted midway", async () => {
-    const run = await runSoak({ calls: 300, agents: 50, instances: 3, seed: 11, killMidway: true, contentFaults: true, log: (line) => console.log(`multi-instance: ${line}`) });
+    const run = await runSoak({
+      calls: 300,
+      agents: 50,
+      instances: 3,
+      seed: 11,
+      killMidway: true,
+      contentFaults: true,
+      log: (line) => console.log(`multi-instance: ${line}`),
+    });
     console.log(run.table);
     expect(run.failures).toEqual([]);
   }, 900_000);

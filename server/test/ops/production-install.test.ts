@@ -22,7 +22,10 @@ import { createTestDatabase, type TestDatabase } from "../support/test-db";
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const BASE = "http://signet.production-install";
 /** What the full install generates and the build writes: shipped beside the committed files, as a deploy would. */
-const BUILT = [{ from: SOAK_DIST_DIR, to: ".next" }, { from: "server/generated", to: "server/generated" }];
+const BUILT = [
+  { from: SOAK_DIST_DIR, to: ".next" },
+  { from: "server/generated", to: "server/generated" },
+];
 /** Dev dependencies a production install must leave out (the local chains among them). */
 const DEV_ONLY = ["litesvm", "@foundry-rs/anvil", "vitest", "typescript", "prisma", "eslint"];
 const START_TIMEOUT_MS = 120_000;
@@ -38,12 +41,14 @@ const operator = generateKeypair();
 const facilitator = generateKeypair();
 const agent = generateKeypair();
 
-
 beforeAll(async () => {
   ensureProductionBuild((line) => console.log(`production-install: ${line}`));
   dir = mkdtempSync(path.join(tmpdir(), "signet-production-install-"));
   // The committed files, and any new one not ignored yet (none on a clean clone): the tree the build was made from.
-  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" });
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   const files = listed.stdout.split("\0").filter(Boolean);
   for (const file of files) {
     if (!existsSync(path.join(ROOT, file))) continue;
@@ -51,11 +56,18 @@ beforeAll(async () => {
     cpSync(path.join(ROOT, file), path.join(dir, file));
   }
   for (const { from, to } of BUILT) {
-    cpSync(path.join(ROOT, from), path.join(dir, to), { recursive: true, filter: (src) => path.basename(src) !== "cache" || path.dirname(src) !== path.join(ROOT, from) });
+    cpSync(path.join(ROOT, from), path.join(dir, to), {
+      recursive: true,
+      filter: (src) => path.basename(src) !== "cache" || path.dirname(src) !== path.join(ROOT, from),
+    });
   }
   const lockfile = readFileSync(path.join(dir, "package-lock.json"), "utf8");
   const started = performance.now();
-  const npm = spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: dir, encoding: "utf8", env: minimalChildEnv() });
+  const npm = spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: minimalChildEnv(),
+  });
   install = {
     status: npm.status,
     output: `${npm.stdout}\n${npm.stderr}`,
@@ -96,7 +108,10 @@ beforeAll(async () => {
     }),
   });
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not serve within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start did not serve within ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes("signet: serving on")) {
@@ -116,7 +131,8 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  if (server?.pid !== undefined && server.exitCode === null && server.signalCode === null) process.kill(-server.pid, "SIGKILL");
+  if (server?.pid !== undefined && server.exitCode === null && server.signalCode === null)
+    process.kill(-server.pid, "SIGKILL");
   await devnet?.close();
   await tdb?.drop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -148,8 +164,23 @@ describe("a production install (npm install --omit=dev) of the built app", () =>
     expect(res.headers.get("payment-response")).toBeTruthy();
     const parsed = parseReceiptText(res.headers.get("x-service-receipt") ?? "");
     if (!parsed.ok) throw new Error(`no receipt on the paid answer:\n${output}`);
-    expect(parsed.receipt).toMatchObject({ agent_pubkey: agent.publicKeyBase58, payment: { scheme: "x402", network: devnet.caip2 } });
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: body, operatorKey: operator.publicKeyBase58, rpc: devnet.url });
-    expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
+    expect(parsed.receipt).toMatchObject({
+      agent_pubkey: agent.publicKeyBase58,
+      payment: { scheme: "x402", network: devnet.caip2 },
+    });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: messages,
+      response: body,
+      operatorKey: operator.publicKeyBase58,
+      rpc: devnet.url,
+    });
+    expect(verdict.checks).toEqual({
+      prompt_hash_ok: true,
+      response_hash_ok: true,
+      service_signature_ok: true,
+      payment_on_chain_ok: true,
+      payer_matches: true,
+    });
   }, 120_000);
 });

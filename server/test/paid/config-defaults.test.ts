@@ -16,7 +16,9 @@ const body = (network: string) => ({ model: "local/echo-1", messages: [{ role: "
 
 describe("the kill switch's default in the environment", () => {
   it.each(["yes", "TRUE", "1", "on"])("SERVICE_MAINNET_ENABLED=%s stops start-up, naming the variable", (value) => {
-    expect(() => loadConfig(testEnv({ SERVICE_MAINNET_ENABLED: value }))).toThrow(/SERVICE_MAINNET_ENABLED: must be exactly "true" or "false"/);
+    expect(() => loadConfig(testEnv({ SERVICE_MAINNET_ENABLED: value }))).toThrow(
+      /SERVICE_MAINNET_ENABLED: must be exactly "true" or "false"/,
+    );
   });
 
   it("off: still challenges devnet with 402 payment_required (not a 500)", async () => {

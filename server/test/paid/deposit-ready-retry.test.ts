@@ -31,7 +31,9 @@ beforeAll(async () => {
         failuresLeft--;
         return void res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable");
       }
-      void fetch(devnet.url, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (r) => res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text()));
+      void fetch(devnet.url, { method: "POST", headers: { "content-type": "application/json" }, body }).then(
+        async (r) => res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text()),
+      );
     });
   });
   await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
@@ -48,7 +50,9 @@ describe("createDepositReadiness()", () => {
     const key = generateKeypair();
     const signer = await signerFromKeypair(key);
     await devnet.fundAccount(signer.address, { lamports: 1_000_000_000n });
-    const gateway = { facilitator: { networks: SHIPPED_NETWORKS, rpcs: { "solana-devnet": createSolanaRpc(proxyUrl) }, signer } } as unknown as PaymentGateway;
+    const gateway = {
+      facilitator: { networks: SHIPPED_NETWORKS, rpcs: { "solana-devnet": createSolanaRpc(proxyUrl) }, signer },
+    } as unknown as PaymentGateway;
     const ensureDepositReady = createDepositReadiness(gateway, new Map(), { clock: systemClock, log });
     failuresLeft = 1;
     // The failure is forgotten before the caller sees it: its own handler runs first.

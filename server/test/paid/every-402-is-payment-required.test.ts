@@ -22,8 +22,17 @@ const body = { model: "local/echo-1", messages: [{ role: "user", content: "402s"
  */
 async function expectPaymentRequired(res: Response, reason: string | undefined): Promise<void> {
   expect(res.status).toBe(402);
-  const out = (await res.json()) as { error: Record<string, unknown>; request_id?: string; x402Version: number; accepts: unknown[] };
-  expect(out.error).toMatchObject({ code: "payment_required", type: "payment_required_error", message: expect.any(String) });
+  const out = (await res.json()) as {
+    error: Record<string, unknown>;
+    request_id?: string;
+    x402Version: number;
+    accepts: unknown[];
+  };
+  expect(out.error).toMatchObject({
+    code: "payment_required",
+    type: "payment_required_error",
+    message: expect.any(String),
+  });
   expect(out.error.reason).toBe(reason);
   // `param` names a request field; a 402 names none (a refusal's facilitator detail is `detail`, never `param`).
   expect(out.error.param).toBeNull();
@@ -34,7 +43,11 @@ async function expectPaymentRequired(res: Response, reason: string | undefined):
   expect(Object.keys(challenge.extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);
   // The seed's header: what paying needs (the version, the resource's URL, the requirements without the blockhash).
   const { recentBlockhash: _hash, lastValidBlockHeight: _height, ...extra } = challenge.accepts[0]!.extra ?? {};
-  expect(decodePaymentRequiredHeader(res.headers.get("X-Payment-Required")!)).toEqual({ x402Version: 2, resource: { url: challenge.resource.url }, accepts: [{ ...challenge.accepts[0], extra }] });
+  expect(decodePaymentRequiredHeader(res.headers.get("X-Payment-Required")!)).toEqual({
+    x402Version: 2,
+    resource: { url: challenge.resource.url },
+    accepts: [{ ...challenge.accepts[0], extra }],
+  });
   const offered = challenge.accepts[0]!;
   expect(out.x402Version).toBe(1);
   expect(out.accepts).toEqual([
@@ -65,11 +78,17 @@ describe("402 answers on the paid route", () => {
   it("answers a payment that does not match the challenge with payment_required, reason requirements_mismatch", async () => {
     const agent = await stack.newAgent();
     const challenge = await challengeOf(await stack.chat({ body }));
-    const header = await buildPaymentHeader(agent, challenge, stack.devnet.url, (r) => ({ ...r, payTo: generateKeypair().publicKeyBase58 }));
+    const header = await buildPaymentHeader(agent, challenge, stack.devnet.url, (r) => ({
+      ...r,
+      payTo: generateKeypair().publicKeyBase58,
+    }));
     // The stock header names the original requirement, so tamper with what it claims to accept as well.
     const decoded = JSON.parse(Buffer.from(header, "base64").toString()) as { accepted: { amount: string } };
     decoded.accepted.amount = "999";
-    const res = await stack.chat({ body, headers: { "X-Payment": Buffer.from(JSON.stringify(decoded)).toString("base64") } });
+    const res = await stack.chat({
+      body,
+      headers: { "X-Payment": Buffer.from(JSON.stringify(decoded)).toString("base64") },
+    });
     await expectPaymentRequired(res, "requirements_mismatch");
   });
 
@@ -86,7 +105,12 @@ describe("402 answers on the paid route", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
     const { gateway } = await routeRuntime();
     const settle = gateway.settle;
-    gateway.settle = async (_payload, requirements) => ({ success: false, errorReason: "transaction_failed", transaction: "", network: requirements.network });
+    gateway.settle = async (_payload, requirements) => ({
+      success: false,
+      errorReason: "transaction_failed",
+      transaction: "",
+      network: requirements.network,
+    });
     try {
       await expectPaymentRequired(await stack.chat({ body, headers: { "X-Payment": header } }), "transaction_failed");
     } finally {

@@ -15,9 +15,19 @@ let stack: PaidStack;
 beforeAll(async () => {
   provider = await startFakeProvider(({ body }) => {
     providerCalls++;
-    return failing ? failureAnswer : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
+    return failing
+      ? failureAnswer
+      : completionAnswer(body.model, "remote answer", { prompt_tokens: 10, completion_tokens: 3, cost: 0.000045 });
   });
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", UPSTREAM_API_KEY: "test-key", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: provider.url, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+  stack = await startPaidStack({
+    env: {
+      X402_FLAT_PRICE_USDC: "0.001",
+      UPSTREAM_API_KEY: "test-key",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
+      UPSTREAM_BASE_URL: provider.url,
+      UPSTREAM_PROVIDER_NAME: "openrouter",
+    },
+  });
 });
 afterAll(async () => {
   await stack?.close();
@@ -38,7 +48,8 @@ async function movedFor(agent: string) {
   };
 }
 
-const receiptHeader = (res: Response) => JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as Record<string, unknown>;
+const receiptHeader = (res: Response) =>
+  JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as Record<string, unknown>;
 
 async function ledgerMatchesBalance(agent: string): Promise<void> {
   const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent } });
@@ -49,7 +60,11 @@ async function ledgerMatchesBalance(agent: string): Promise<void> {
 describe("exactly-once payments", () => {
   it("gives a served payment sent again its stored answer, moving nothing", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
     const served = await stack.chat({ body: local, headers: { "X-Payment": header } });
     expect(served.status).toBe(200);
     expect(served.headers.get("x-answer-replayed")).toBeNull();
@@ -69,10 +84,17 @@ describe("exactly-once payments", () => {
 
   it("refuses a served payment's header sent with another body with 409 payment_request_mismatch, moving nothing", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
     expect((await stack.chat({ body: local, headers: { "X-Payment": header } })).status).toBe(200);
     const before = await movedFor(agent.address);
-    const other = await stack.chat({ body: { ...local, messages: [{ role: "user", content: "another question" }] }, headers: { "X-Payment": header } });
+    const other = await stack.chat({
+      body: { ...local, messages: [{ role: "user", content: "another question" }] },
+      headers: { "X-Payment": header },
+    });
     expect(other.status).toBe(409);
     expect(other.headers.get("x-answer-replayed")).toBeNull();
     expect(await other.json()).toMatchObject({ error: { code: "payment_request_mismatch" } });
@@ -82,8 +104,14 @@ describe("exactly-once payments", () => {
 
   it("serves 50 concurrent sends of one payment header exactly once", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
-    const results = await Promise.all(Array.from({ length: 50 }, () => stack.chat({ body: local, headers: { "X-Payment": header } })));
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: local })),
+      stack.devnet.url,
+    );
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => stack.chat({ body: local, headers: { "X-Payment": header } })),
+    );
     // One send is served. Each other is refused while that one is processed, or, arriving after it was served, gets
     // its stored answer: never a second call.
     const served = results.filter((r) => r.status === 200 && r.headers.get("x-answer-replayed") === null);
@@ -99,9 +127,18 @@ describe("exactly-once payments", () => {
       }
     }
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n);
-    expect(stack.devnet.chain.signaturesFor(agent.address).filter((t) => t.meta.preTokenBalances.length > 0 && t.accountKeys.some((k) => k.pubkey === agent.address && k.signer))).toHaveLength(1);
+    expect(
+      stack.devnet.chain
+        .signaturesFor(agent.address)
+        .filter(
+          (t) =>
+            t.meta.preTokenBalances.length > 0 && t.accountKeys.some((k) => k.pubkey === agent.address && k.signer),
+        ),
+    ).toHaveLength(1);
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(1);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(1);
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } }),
+    ).toBe(1);
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(1);
     await ledgerMatchesBalance(agent.address);
   });
@@ -114,15 +151,30 @@ describe("exactly-once payments", () => {
     const results = await Promise.all(headers.map((h) => stack.chat({ body: local, headers: { "X-Payment": h } })));
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
     expect(await usdc(agent.address)).toBe(1_000_000n - 12n * 1000n);
-    expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } })).toBe(12);
-    const points = await Promise.all(results.map(async (r) => (JSON.parse(Buffer.from(r.headers.get("x-service-receipt")!, "base64").toString()) as { points_total: number }).points_total));
+    expect(
+      await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address, kind: "payment_credit" } }),
+    ).toBe(12);
+    const points = await Promise.all(
+      results.map(
+        async (r) =>
+          (
+            JSON.parse(Buffer.from(r.headers.get("x-service-receipt")!, "base64").toString()) as {
+              points_total: number;
+            }
+          ).points_total,
+      ),
+    );
     expect(points.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     await ledgerMatchesBalance(agent.address);
   });
 
   it("keeps a settled payment as credit when the upstream fails, then serves one retry without settling again", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: remote })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: remote })),
+      stack.devnet.url,
+    );
     // The provider fails this call only: the flag goes back even when the call throws, so no later test meets a
     // provider still failing.
     failing = true;
@@ -151,8 +203,16 @@ describe("exactly-once payments", () => {
     expect(await usdc(agent.address)).toBe(1_000_000n - 1000n); // no second settlement
     expect((await stack.tdb.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } })).status).toBe("served");
     // The provider's reported cost (0.000045 USDC) is what was charged: the 1000-unit hold less the 955 returned.
-    expect((await stack.tdb.prisma.ledgerEntry.findFirstOrThrow({ where: { agentPubkey: agent.address, kind: "hold_release" } })).units).toBe(955n);
-    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } })).units).toBe(955n);
+    expect(
+      (
+        await stack.tdb.prisma.ledgerEntry.findFirstOrThrow({
+          where: { agentPubkey: agent.address, kind: "hold_release" },
+        })
+      ).units,
+    ).toBe(955n);
+    expect((await stack.tdb.prisma.balance.findFirstOrThrow({ where: { agentPubkey: agent.address } })).units).toBe(
+      955n,
+    );
     await ledgerMatchesBalance(agent.address);
 
     // Sent again once served: the stored answer, without asking the provider or charging again.
@@ -161,7 +221,10 @@ describe("exactly-once payments", () => {
     expect(third.status).toBe(200);
     expect(third.headers.get("x-answer-replayed")).toBe("true");
     expect(receiptHeader(third)).toEqual(receiptHeader(retried));
-    expect(await third.json()).toMatchObject({ id: retriedAnswer.id, choices: [{ message: { content: "remote answer" } }] });
+    expect(await third.json()).toMatchObject({
+      id: retriedAnswer.id,
+      choices: [{ message: { content: "remote answer" } }],
+    });
     expect(providerCalls).toBe(callsBefore + 1);
     expect(await movedFor(agent.address)).toEqual(before);
   });
@@ -170,9 +233,15 @@ describe("exactly-once payments", () => {
     const agent = await stack.newAgent();
     const points: number[] = [];
     for (let i = 0; i < 2; i++) {
-      const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: local })), stack.devnet.url);
+      const header = await buildPaymentHeader(
+        agent,
+        await challengeOf(await stack.chat({ body: local })),
+        stack.devnet.url,
+      );
       const res = await stack.chat({ body: local, headers: { "X-Payment": header } });
-      const receipt = JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as { points_total: number };
+      const receipt = JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as {
+        points_total: number;
+      };
       points.push(receipt.points_total);
     }
     expect(points).toEqual([1, 2]);

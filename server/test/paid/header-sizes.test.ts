@@ -28,14 +28,20 @@ beforeAll(async () => {
   stack = await startPaidStack({
     evm: true,
     mainnet: true,
-    env: { X402_FLAT_PRICE_USDC: "0.001", SERVICE_MAINNET_ENABLED: "true", SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58, LOCAL_MODEL_STREAM_DELAY_MS: "0" },
+    env: {
+      X402_FLAT_PRICE_USDC: "0.001",
+      SERVICE_MAINNET_ENABLED: "true",
+      SERVICE_MAINNET_DEPOSIT_ADDRESS: generateKeypair().publicKeyBase58,
+      LOCAL_MODEL_STREAM_DELAY_MS: "0",
+    },
   });
 });
 afterAll(async () => stack?.close());
 
 const routes = routeFetch();
 /** Bytes of a head's header lines as HTTP/1.1 writes them (`name: value\r\n`). */
-const headBytes = (headers: Headers) => [...headers.entries()].reduce((n, [name, value]) => n + name.length + 2 + Buffer.byteLength(value) + 2, 0);
+const headBytes = (headers: Headers) =>
+  [...headers.entries()].reduce((n, [name, value]) => n + name.length + 2 + Buffer.byteLength(value) + 2, 0);
 const sizes: string[] = [];
 function fits(label: string, headers: Headers): void {
   const bytes = headBytes(headers);
@@ -44,10 +50,18 @@ function fits(label: string, headers: Headers): void {
   expect(bytes, label).toBeLessThanOrEqual(ROUTE_HEAD_BUDGET_BYTES);
 }
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  routes.fetch(`${SERVICE_ORIGIN}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  routes.fetch(`${SERVICE_ORIGIN}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe("the heads of paid answers", () => {
-  afterAll(() => console.log(`head sizes (budget ${ROUTE_HEAD_BUDGET_BYTES} B of a proxy's ${PROXY_HEAD_BYTES}):\n  ${sizes.join("\n  ")}`));
+  afterAll(() =>
+    console.log(
+      `head sizes (budget ${ROUTE_HEAD_BUDGET_BYTES} B of a proxy's ${PROXY_HEAD_BYTES}):\n  ${sizes.join("\n  ")}`,
+    ),
+  );
 
   for (const network of ["devnet", "mainnet", "base-sepolia"] as const) {
     for (const route of ["chat", "responses"] as const) {
@@ -60,8 +74,14 @@ describe("the heads of paid answers", () => {
           const header =
             network === "base-sepolia"
               ? await authorizationHeader(await stack.newEvmAgent(), await challengeOf(challenge))
-              : await buildPaymentHeader(await stack.newAgent(1_000_000n, network === "mainnet" ? stack.mainnet! : stack.devnet), await challengeOf(challenge), network === "mainnet" ? stack.mainnet!.url : stack.devnet.url);
-          expect(header.length + "payment-signature: ".length, `payment header ${network}`).toBeLessThan(REQUEST_HEADER_LINE_BYTES);
+              : await buildPaymentHeader(
+                  await stack.newAgent(1_000_000n, network === "mainnet" ? stack.mainnet! : stack.devnet),
+                  await challengeOf(challenge),
+                  network === "mainnet" ? stack.mainnet!.url : stack.devnet.url,
+                );
+          expect(header.length + "payment-signature: ".length, `payment header ${network}`).toBeLessThan(
+            REQUEST_HEADER_LINE_BYTES,
+          );
           sizes.push(`PAYMENT-SIGNATURE ${network}: ${header.length} B`);
           const paid = await post(ROUTE_PATHS[route], body, { "PAYMENT-SIGNATURE": header });
           expect(paid.status, await paid.clone().text()).toBe(200);
@@ -78,7 +98,14 @@ describe("the heads of paid answers", () => {
 
   it("fit a default proxy for a top-up: the 402 and the 200", async () => {
     const topUp = (headers: Record<string, string> = {}) =>
-      topUpRoute(new Request(`${SERVICE_ORIGIN}/api/v1/credits`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ amount_usdc: "0.01" }) }), {});
+      topUpRoute(
+        new Request(`${SERVICE_ORIGIN}/api/v1/credits`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ amount_usdc: "0.01" }),
+        }),
+        {},
+      );
     const challenge = await topUp();
     fits("402 top-up devnet", challenge.headers);
     const header = await buildPaymentHeader(await stack.newAgent(), await challengeOf(challenge), stack.devnet.url);

@@ -19,13 +19,21 @@ const messages = [{ role: "user", content: "look me up" }];
 beforeAll(async () => {
   stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001" } });
   const agent = await stack.newAgent();
-  const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages }) });
+  const res = await stack.payingFetch(agent)(CHAT_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "local/echo-1", messages }),
+  });
   answer = await res.json();
-  receipt = JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as Record<string, unknown>;
+  receipt = JSON.parse(Buffer.from(res.headers.get("x-service-receipt")!, "base64").toString()) as Record<
+    string,
+    unknown
+  >;
 });
 afterAll(async () => stack?.close());
 
-const lookup = (id: string) => receiptRoute(new Request(`http://signet.test/api/v1/receipts/${id}`), { params: Promise.resolve({ id }) });
+const lookup = (id: string) =>
+  receiptRoute(new Request(`http://signet.test/api/v1/receipts/${id}`), { params: Promise.resolve({ id }) });
 
 describe("GET /api/v1/receipts/<id>", () => {
   it("returns the stored receipt by inference id and by tx signature, and no prompt or response text", async () => {
@@ -38,23 +46,32 @@ describe("GET /api/v1/receipts/<id>", () => {
     expect(await byTx.json()).toEqual(receipt);
   });
 
-  it.each(["nope", "00000000-0000-0000-0000-000000000000", "1".repeat(88), "'; drop table payments; --"])("answers 404 not_found for %s", async (id) => {
-    const res = await lookup(encodeURIComponent(id));
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: { code: "not_found" } });
-  });
+  it.each(["nope", "00000000-0000-0000-0000-000000000000", "1".repeat(88), "'; drop table payments; --"])(
+    "answers 404 not_found for %s",
+    async (id) => {
+      const res = await lookup(encodeURIComponent(id));
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: "not_found" } });
+    },
+  );
 });
 
 describe("POST /api/verify on a real paid receipt", () => {
   it("returns a signed ok: true verdict, checking the payment on the local chain", async () => {
     const res = await verifyRoute(
-      new Request("http://signet.test/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ receipt, prompt: messages, response: answer, rpc: stack.devnet.url }) }),
+      new Request("http://signet.test/api/verify", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ receipt, prompt: messages, response: answer, rpc: stack.devnet.url }),
+      }),
       {},
     );
     const verdict = (await res.json()) as Record<string, unknown>;
     expect(verdict).toMatchObject({ v: 1, ok: true, receipt_signature: receipt.service_signature });
     const { verifier_signature: sig, ...rest } = verdict;
-    expect(verifyEd25519(new TextEncoder().encode(canonicalJson(rest)), sig, verifierKeypair().publicKeyBase58)).toBe(true);
+    expect(verifyEd25519(new TextEncoder().encode(canonicalJson(rest)), sig, verifierKeypair().publicKeyBase58)).toBe(
+      true,
+    );
   });
 });
 
@@ -70,7 +87,11 @@ describe("GET /api/v1/models", () => {
 
 describe("signet settings", () => {
   const signet = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.resolve(__dirname, "../../../bin/cli/signet.mjs"), ...args], { cwd: path.resolve(__dirname, "../../.."), env: testEnv(), encoding: "utf8" }).then(
+    promisify(execFile)(process.execPath, [path.resolve(__dirname, "../../../bin/cli/signet.mjs"), ...args], {
+      cwd: path.resolve(__dirname, "../../.."),
+      env: testEnv(),
+      encoding: "utf8",
+    }).then(
       (r) => ({ code: 0, out: r.stdout }),
       (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, out: e.stderr ?? "" }),
     );

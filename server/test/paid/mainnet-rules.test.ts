@@ -15,13 +15,17 @@ let stack: PaidStack;
 let mainnet: Localnet;
 const mainnetDeposit = generateKeypair().publicKeyBase58;
 beforeAll(async () => {
-  stack = await startPaidStack({ mainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001", SERVICE_MAINNET_ENABLED: "false" } });
+  stack = await startPaidStack({
+    mainnet: true,
+    env: { X402_FLAT_PRICE_USDC: "0.001", SERVICE_MAINNET_ENABLED: "false" },
+  });
   mainnet = stack.mainnet!;
 });
 afterAll(async () => stack?.close());
 
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "mainnet please" }], network: "mainnet" };
-const set = (key: Parameters<typeof writeSetting>[2], value: string) => writeSetting(stack.tdb.prisma, stack.config, key, value, "test");
+const set = (key: Parameters<typeof writeSetting>[2], value: string) =>
+  writeSetting(stack.tdb.prisma, stack.config, key, value, "test");
 
 const usdc = (chain: Localnet, owner: string) => chain.usdcBalance(owner);
 const RULE_SETTINGS = ["SERVICE_MAINNET_ENABLED", "SERVICE_MAINNET_DEPOSIT_ADDRESS", "SERVICE_ALLOWED_AGENTS"];
@@ -53,15 +57,29 @@ describe("mainnet on the paid route", () => {
     await enableMainnet();
     const depositBefore = await usdc(mainnet, mainnetDeposit);
     const challenge = await challengeOf(await stack.chat({ body }));
-    expect(challenge.accepts[0]).toMatchObject({ network: mainnet.caip2, payTo: mainnetDeposit, asset: mainnet.usdcMint });
+    expect(challenge.accepts[0]).toMatchObject({
+      network: mainnet.caip2,
+      payTo: mainnetDeposit,
+      asset: mainnet.usdcMint,
+    });
     const agent = await stack.newAgent(1_000_000n, mainnet);
-    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await stack.payingFetch(agent)(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     expect(await usdc(mainnet, mainnetDeposit)).toBe(depositBefore + 1000n);
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
     expect(parsed.receipt.payment).toMatchObject({ pay_to: mainnetDeposit, network: mainnet.caip2 });
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: body.messages, response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58, rpc: mainnet.url });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: body.messages,
+      response: await res.json(),
+      operatorKey: operatorKeypair().publicKeyBase58,
+      rpc: mainnet.url,
+    });
     expect(verdict.ok).toBe(true);
     // Devnet credit never buys mainnet service: the balance is per network.
     const balances = await stack.tdb.prisma.balance.findMany({ where: { agentPubkey: agent.address } });
@@ -80,7 +98,11 @@ describe("mainnet on the paid route", () => {
     expect(await stack.tdb.prisma.payment.count({ where: { payer: agent.address } })).toBe(0);
 
     const devAgent = await stack.newAgent();
-    const devRes = await stack.payingFetch(devAgent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, network: "devnet" }) });
+    const devRes = await stack.payingFetch(devAgent)(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...body, network: "devnet" }),
+    });
     expect(devRes.status).toBe(200);
   });
 
@@ -88,7 +110,11 @@ describe("mainnet on the paid route", () => {
     await enableMainnet();
     const agent = await stack.newAgent(1_000_000n, mainnet);
     await set("SERVICE_ALLOWED_AGENTS", `${generateKeypair().publicKeyBase58},${agent.address}`);
-    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await stack.payingFetch(agent)(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     expect(decodePaymentResponseHeader(res.headers.get("payment-response")!).payer).toBe(agent.address);
   });

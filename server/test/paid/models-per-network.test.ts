@@ -34,21 +34,35 @@ afterAll(async () => {
   await provider?.close();
 });
 beforeEach(async () => {
-  await stack.tdb.prisma.setting.deleteMany({ where: { key: { in: ["SERVICE_TESTNET_PROVIDER_MODELS", "SERVICE_MAINNET_ENABLED"] } } });
+  await stack.tdb.prisma.setting.deleteMany({
+    where: { key: { in: ["SERVICE_TESTNET_PROVIDER_MODELS", "SERVICE_MAINNET_ENABLED"] } },
+  });
 });
 
-const remote = (network: string) => ({ model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "real inference?" }], network });
+const remote = (network: string) => ({
+  model: "openai/gpt-4o-mini",
+  messages: [{ role: "user", content: "real inference?" }],
+  network,
+});
 const pay = async (body: unknown, chain = stack.devnet) => {
   const agent = await stack.newAgent(1_000_000n, chain);
-  return stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return stack.payingFetch(agent)(CHAT_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 };
 
 describe("provider models per network", () => {
   it("refuses a provider model on devnet with 400 model_not_allowed naming the reason, before any payment", async () => {
     const res = await stack.chat({ body: remote("devnet") });
     expect(res.status).toBe(400);
-    const out = (await res.json()) as { error: { code: string; message: string; reason: string; detail: string; param: string | null } };
-    expect(out).toMatchObject({ error: { code: "model_not_allowed", reason: "testnet_provider_models_disabled", detail: "model", param: "model" } });
+    const out = (await res.json()) as {
+      error: { code: string; message: string; reason: string; detail: string; param: string | null };
+    };
+    expect(out).toMatchObject({
+      error: { code: "model_not_allowed", reason: "testnet_provider_models_disabled", detail: "model", param: "model" },
+    });
     expect(out.error.message).toMatch(/testnet/);
   });
 
@@ -72,7 +86,9 @@ describe("provider models per network", () => {
   });
 
   it("serves the provider model on devnet once the operator enables SERVICE_TESTNET_PROVIDER_MODELS", async () => {
-    expect(await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test")).toMatchObject({ ok: true });
+    expect(
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test"),
+    ).toMatchObject({ ok: true });
     const before = providerCalls;
     const res = await pay(remote("devnet"));
     expect(res.status).toBe(200);
@@ -81,21 +97,31 @@ describe("provider models per network", () => {
 
   it("lists the networks each model is offered on in GET /api/v1/models: only those with an RPC, mainnets while switched on", async () => {
     const { GET } = await import("@/app/api/v1/models/route");
-    const list = async () => ((await (await GET(new Request("http://signet.test/api/v1/models"), {})).json()) as { data: { id: string; networks: string[] }[] }).data;
-    const networksOf = (data: { id: string; networks: string[] }[], id: string) => data.find((m) => m.id === id)?.networks;
+    const list = async () =>
+      (
+        (await (await GET(new Request("http://signet.test/api/v1/models"), {})).json()) as {
+          data: { id: string; networks: string[] }[];
+        }
+      ).data;
+    const networksOf = (data: { id: string; networks: string[] }[], id: string) =>
+      data.find((m) => m.id === id)?.networks;
     const off = await list();
     expect(networksOf(off, "local/echo-1")).toEqual(["devnet", "mainnet", "base-sepolia"]);
     expect(networksOf(off, "openai/gpt-4o-mini")).toEqual(["mainnet"]);
     await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_TESTNET_PROVIDER_MODELS", "true", "test");
     expect(networksOf(await list(), "openai/gpt-4o-mini")).toEqual(["devnet", "mainnet", "base-sepolia"]);
-    expect(await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "false", "test")).toMatchObject({ ok: true });
+    expect(
+      await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_MAINNET_ENABLED", "false", "test"),
+    ).toMatchObject({ ok: true });
     expect(networksOf(await list(), "openai/gpt-4o-mini")).toEqual(["devnet", "base-sepolia"]);
     expect(networksOf(await list(), "local/echo-1")).toEqual(["devnet", "base-sepolia"]);
   });
 
   it("lists the same networks for one model in GET /api/v1/models/{id}", async () => {
     const { GET } = await import("@/app/api/v1/models/[...id]/route");
-    const res = await GET(new Request("http://signet.test/api/v1/models/local/echo-1"), { params: Promise.resolve({ id: ["local", "echo-1"] }) });
+    const res = await GET(new Request("http://signet.test/api/v1/models/local/echo-1"), {
+      params: Promise.resolve({ id: ["local", "echo-1"] }),
+    });
     expect(((await res.json()) as { networks: string[] }).networks).toEqual(["devnet", "mainnet", "base-sepolia"]);
   });
 });

@@ -18,7 +18,11 @@ const usdc = (owner: string, mint = stack.devnet.usdcMint) => stack.devnet.usdcB
 async function expectNothingMoved(agent: string, before: bigint) {
   expect(await usdc(agent)).toBe(before);
   expect(await stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent } })).toBe(0);
-  expect(await stack.tdb.prisma.payment.count({ where: { payer: agent, status: { in: ["settled", "served", "unserved"] } } })).toBe(0);
+  expect(
+    await stack.tdb.prisma.payment.count({
+      where: { payer: agent, status: { in: ["settled", "served", "unserved"] } },
+    }),
+  ).toBe(0);
 }
 
 describe("refused payments", () => {
@@ -58,7 +62,9 @@ describe("refused payments", () => {
     stack.devnet.chain.expireBlockhash();
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    const refused = (await res.json()) as { error: { code: string; reason: string; message: string; param: unknown; detail?: unknown } };
+    const refused = (await res.json()) as {
+      error: { code: string; reason: string; message: string; param: unknown; detail?: unknown };
+    };
     expect(refused.error).toMatchObject({ code: "payment_required", reason: "payment_expired", param: null });
     expect(refused.error.message).toMatch(/expired.*nothing was charged.*pay the new challenge/);
     expect(refused.error.detail).toBeUndefined();
@@ -80,26 +86,44 @@ describe("refused payments", () => {
   it.each([
     ["garbage", "not-a-payment"],
     ["base64 of nonsense", Buffer.from('{"x402Version":2}').toString("base64")],
-  ])("answers a malformed payment header (%s) with 402 payment_required, a reason and the challenge", async (_label, header) => {
-    const res = await stack.chat({ body, headers: { "X-Payment": header } });
-    expect(res.status).toBe(402);
-    const out = (await res.json()) as { error: Record<string, unknown>; x402Version?: number; accepts?: unknown[] };
-    expect(out.error.code).toBe("payment_required");
-    expect(typeof out.error.reason).toBe("string");
-    expect(res.headers.get("PAYMENT-REQUIRED")).toBeTruthy();
-    expect(out).toMatchObject({ x402Version: 1, accepts: [expect.objectContaining({ scheme: "exact" })] });
-  });
+  ])(
+    "answers a malformed payment header (%s) with 402 payment_required, a reason and the challenge",
+    async (_label, header) => {
+      const res = await stack.chat({ body, headers: { "X-Payment": header } });
+      expect(res.status).toBe(402);
+      const out = (await res.json()) as { error: Record<string, unknown>; x402Version?: number; accepts?: unknown[] };
+      expect(out.error.code).toBe("payment_required");
+      expect(typeof out.error.reason).toBe("string");
+      expect(res.headers.get("PAYMENT-REQUIRED")).toBeTruthy();
+      expect(out).toMatchObject({ x402Version: 1, accepts: [expect.objectContaining({ scheme: "exact" })] });
+    },
+  );
 });
 
 describe("request validation", () => {
   it.each([
     ["an unknown network", { ...body, network: "testnet" }, 400, "invalid_network"],
-    ["a Base network this deployment has no RPC for", { ...body, network: "base-sepolia" }, 501, "network_not_supported"],
+    [
+      "a Base network this deployment has no RPC for",
+      { ...body, network: "base-sepolia" },
+      501,
+      "network_not_supported",
+    ],
     ["an unknown model", { ...body, model: "acme/none" }, 400, "model_not_allowed"],
     ["a remote model without an upstream key", { ...body, model: "openai/gpt-4o-mini" }, 400, "model_not_allowed"],
     ["no messages", { model: "local/echo-1", messages: [] }, 400, "invalid_request"],
-    ["too many messages", { model: "local/echo-1", messages: Array.from({ length: 129 }, () => ({ role: "user", content: "x" })) }, 400, "invalid_request"],
-    ["an overlong message", { model: "local/echo-1", messages: [{ role: "user", content: "x".repeat(32_001) }] }, 400, "invalid_request"],
+    [
+      "too many messages",
+      { model: "local/echo-1", messages: Array.from({ length: 129 }, () => ({ role: "user", content: "x" })) },
+      400,
+      "invalid_request",
+    ],
+    [
+      "an overlong message",
+      { model: "local/echo-1", messages: [{ role: "user", content: "x".repeat(32_001) }] },
+      400,
+      "invalid_request",
+    ],
     ["a bad role", { model: "local/echo-1", messages: [{ role: "wizard", content: "x" }] }, 400, "invalid_request"],
     ["stream that is not a boolean", { ...body, stream: "yes" }, 400, "invalid_request"],
   ])("refuses %s", async (_label, payload, status, code) => {
@@ -110,9 +134,15 @@ describe("request validation", () => {
 
   it("refuses an oversized body with 413 and bad JSON with 400", async () => {
     const { POST } = await import("@/app/api/v1/chat/completions/route");
-    const big = await POST(new Request("http://signet.test/api/v1/chat/completions", { method: "POST", body: "x".repeat(300_000) }), {});
+    const big = await POST(
+      new Request("http://signet.test/api/v1/chat/completions", { method: "POST", body: "x".repeat(300_000) }),
+      {},
+    );
     expect(big.status).toBe(413);
-    const bad = await POST(new Request("http://signet.test/api/v1/chat/completions", { method: "POST", body: "{" }), {});
+    const bad = await POST(
+      new Request("http://signet.test/api/v1/chat/completions", { method: "POST", body: "{" }),
+      {},
+    );
     expect(bad.status).toBe(400);
   });
 
@@ -130,7 +160,11 @@ describe("request validation", () => {
 
 describe("settings read per request", () => {
   it("issues no challenge when the price is above the ceiling", async () => {
-    await stack.tdb.prisma.setting.upsert({ where: { key: "X402_FLAT_PRICE_USDC" }, create: { key: "X402_FLAT_PRICE_USDC", value: "0.2" }, update: { value: "0.2" } });
+    await stack.tdb.prisma.setting.upsert({
+      where: { key: "X402_FLAT_PRICE_USDC" },
+      create: { key: "X402_FLAT_PRICE_USDC", value: "0.2" },
+      update: { value: "0.2" },
+    });
     try {
       const res = await stack.chat({ body });
       expect(res.status).toBe(500);
@@ -143,11 +177,19 @@ describe("settings read per request", () => {
 
   it("takes a price change on the next request, without a restart, and audits it", async () => {
     expect((await challengeOf(await stack.chat({ body }))).accepts[0]!.amount).toBe("1000");
-    expect(await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.002", "test")).toMatchObject({ ok: true, oldValue: "0.001" });
+    expect(await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.002", "test")).toMatchObject({
+      ok: true,
+      oldValue: "0.001",
+    });
     expect((await challengeOf(await stack.chat({ body }))).accepts[0]!.amount).toBe("2000");
-    expect(await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.5", "test")).toMatchObject({ ok: false });
+    expect(await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.5", "test")).toMatchObject({
+      ok: false,
+    });
     await writeSetting(stack.tdb.prisma, stack.config, "X402_FLAT_PRICE_USDC", "0.001", "test");
-    const audit = await stack.tdb.prisma.settingAudit.findMany({ where: { key: "X402_FLAT_PRICE_USDC" }, orderBy: { id: "asc" } });
+    const audit = await stack.tdb.prisma.settingAudit.findMany({
+      where: { key: "X402_FLAT_PRICE_USDC" },
+      orderBy: { id: "asc" },
+    });
     expect(audit.map((a) => a.newValue)).toContain("0.002");
     expect(audit.map((a) => a.newValue)).not.toContain("0.5");
   });

@@ -14,7 +14,13 @@ let stack: PaidStack;
 beforeAll(async () => {
   const faults = { seed: 11, rate429: 0.15, retryAfterSec: RETRY_AFTER_SEC, rate503: 0.1 };
   // Real pace: it measures which requests come within a second of a 429.
-  stack = await startPaidStack({ evm: true, timing: "real", env: { X402_FLAT_PRICE_USDC: "0.001" }, devnet: { faults }, evmFaults: faults });
+  stack = await startPaidStack({
+    evm: true,
+    timing: "real",
+    env: { X402_FLAT_PRICE_USDC: "0.001" },
+    devnet: { faults },
+    evmFaults: faults,
+  });
 });
 afterAll(async () => stack?.close());
 
@@ -23,7 +29,11 @@ describe("paid calls over a rate-limited Solana RPC", () => {
     const messages = [{ role: "user", content: "hello through a busy RPC" }];
     for (let i = 0; i < 4; i++) {
       const agent = await stack.newAgent();
-      const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages }) });
+      const res = await stack.payingFetch(agent)(CHAT_URL, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "local/echo-1", messages }),
+      });
       expect(res.status, await res.clone().text()).toBe(200);
     }
     expectGateHonoured((await solanaRpc(stack.devnet.url, "localnet_requestLog")).result as RequestLogEntry[]);
@@ -33,7 +43,11 @@ describe("paid calls over a rate-limited Solana RPC", () => {
     const messages = [{ role: "user", content: "hello through a busy Base RPC" }];
     for (let i = 0; i < 4; i++) {
       const agent = await stack.newEvmAgent();
-      const res = await stack.evmPayingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", network: "base-sepolia", messages }) });
+      const res = await stack.evmPayingFetch(agent)(CHAT_URL, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "local/echo-1", network: "base-sepolia", messages }),
+      });
       expect(res.status, await res.clone().text()).toBe(200);
     }
     expectGateHonoured(stack.baseSepolia!.requestLog()!);
@@ -42,11 +56,11 @@ describe("paid calls over a rate-limited Solana RPC", () => {
 
 /** At least one 429 and one 503 were dealt, and after each 429 nothing but in-flight requests arrived for Retry-After. */
 function expectGateHonoured(log: RequestLogEntry[]): void {
-    const limited = log.filter((r) => r.fate === "429");
-    expect(limited.length).toBeGreaterThan(0);
-    expect(log.some((r) => r.fate === "503")).toBe(true);
-    for (const hit of limited) {
-      const during = log.filter((r) => r.at > hit.at + IN_FLIGHT_MS && r.at < hit.at + RETRY_AFTER_SEC * 1000);
-      expect(during, `requests within ${RETRY_AFTER_SEC} s of the 429 at ${hit.at}`).toEqual([]);
-    }
+  const limited = log.filter((r) => r.fate === "429");
+  expect(limited.length).toBeGreaterThan(0);
+  expect(log.some((r) => r.fate === "503")).toBe(true);
+  for (const hit of limited) {
+    const during = log.filter((r) => r.at > hit.at + IN_FLIGHT_MS && r.at < hit.at + RETRY_AFTER_SEC * 1000);
+    expect(during, `requests within ${RETRY_AFTER_SEC} s of the 429 at ${hit.at}`).toEqual([]);
+  }
 }

@@ -26,7 +26,8 @@ beforeAll(async () => {
   schedulePurge(await stack.runtime());
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text?: string };
-    if (inCall.getStore()) statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));
+    if (inCall.getStore())
+      statements.push((typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 60));
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
 });
@@ -62,7 +63,9 @@ describe("round trips per call", () => {
     for (let i = 0; i < 2; i++) {
       const text = JSON.stringify({ model: "local/echo-1", prompt: "count", nonce: newNonce(), timestamp: Date.now() });
       const headers = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
-      const { status, sent } = await counted(() => inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}));
+      const { status, sent } = await counted(() =>
+        inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}),
+      );
       expect(status).toBe(200);
       expect(sent, sent.join("\n")).toHaveLength(2);
       expect(sent.some((s) => /^(BEGIN|COMMIT)/i.test(s))).toBe(false);
@@ -72,12 +75,18 @@ describe("round trips per call", () => {
   it("a prepaid call right after a settings change: the hold worked out from the old settings is not taken; its own statement takes it", async () => {
     const kp = generateKeypair();
     await stack.credit(kp.publicKeyBase58, 1_000_000n);
-    await stack.tdb.prisma.setting.upsert({ where: { key: "SERVICE_GRANT_MAX_PER_IP" }, create: { key: "SERVICE_GRANT_MAX_PER_IP", value: "7" }, update: { value: "7" } });
+    await stack.tdb.prisma.setting.upsert({
+      where: { key: "SERVICE_GRANT_MAX_PER_IP" },
+      create: { key: "SERVICE_GRANT_MAX_PER_IP", value: "7" },
+      update: { value: "7" },
+    });
     const counts: number[] = [];
     for (let i = 0; i < 2; i++) {
       const text = JSON.stringify({ model: "local/echo-1", prompt: "count", nonce: newNonce(), timestamp: Date.now() });
       const headers = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text);
-      const { status, sent } = await counted(() => inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}));
+      const { status, sent } = await counted(() =>
+        inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {}),
+      );
       expect(status).toBe(200);
       counts.push(sent.length);
     }

@@ -23,19 +23,32 @@ let stack: PaidStack;
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 beforeAll(async () => {
   // A grant of 0.0002 USDC covers a few calls of the local model, so the credit runs out quickly.
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", SERVICE_GRANT_AMOUNT_USDC: "0.0002", PREPAID_RATE_LIMIT_PER_MINUTE: "1000" } });
+  stack = await startPaidStack({
+    env: { X402_FLAT_PRICE_USDC: "0.001", SERVICE_GRANT_AMOUNT_USDC: "0.0002", PREPAID_RATE_LIMIT_PER_MINUTE: "1000" },
+  });
 });
 afterAll(async () => stack?.close());
 
 describe("a newcomer's journey", () => {
   it("grant → prepaid calls until 402 → x402 top-up → more calls; receipts verify and the ledger sums match", async () => {
     const kp = generateKeypair();
-    const challenge = ((await (await challengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`), {})).json()) as { challenge: string }).challenge;
+    const challenge = (
+      (await (
+        await challengeRoute(
+          new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`),
+          {},
+        )
+      ).json()) as { challenge: string }
+    ).challenge;
     const granted = await grantRoute(
       new Request("http://signet.test/api/v1/grants", {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.99" },
-        body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge, signature: signDetached(utf8ToBytes(challenge), kp) }),
+        body: JSON.stringify({
+          agent_pubkey: kp.publicKeyBase58,
+          challenge,
+          signature: signDetached(utf8ToBytes(challenge), kp),
+        }),
       }),
       {},
     );
@@ -43,12 +56,24 @@ describe("a newcomer's journey", () => {
 
     const call = async (prompt: string) => {
       const text = JSON.stringify({ model: "local/echo-1", prompt, nonce: newNonce(), timestamp: Date.now() });
-      return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+      return inferenceRoute(
+        new Request("http://signet.test/api/v1/inference", {
+          method: "POST",
+          headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+          body: text,
+        }),
+        {},
+      );
     };
     const verifyAnswer = async (res: Response, prompt: string) => {
       const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
       if (!parsed.ok) throw new Error("no receipt");
-      const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt, response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58 });
+      const verdict = await verifyReceipt({
+        receipt: parsed.receipt,
+        prompt,
+        response: await res.json(),
+        operatorKey: operatorKeypair().publicKeyBase58,
+      });
       expect(verdict.ok).toBe(true);
     };
 
@@ -68,8 +93,13 @@ describe("a newcomer's journey", () => {
 
     const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
     await stack.devnet.fundAccount(signer.address, { usdcUnits: 1_000_000n });
-    const pay = createPayingFetch(signer, { [DEVNET]: stack.devnet.url }, ((i: RequestInfo | URL, init?: RequestInit) => topUpRoute(new Request(i, init), {})) as typeof fetch);
-    const topped = await pay("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usdc: 0.01 }) });
+    const pay = createPayingFetch(signer, { [DEVNET]: stack.devnet.url }, ((i: RequestInfo | URL, init?: RequestInit) =>
+      topUpRoute(new Request(i, init), {})) as typeof fetch);
+    const topped = await pay("http://signet.test/api/v1/credits", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount_usdc: 0.01 }),
+    });
     expect(topped.status).toBe(200);
 
     for (let i = 0; i < 3; i++) {
@@ -78,9 +108,16 @@ describe("a newcomer's journey", () => {
       await verifyAnswer(res, `after top-up ${i}`);
     }
 
-    const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: kp.publicKeyBase58, network: DEVNET } });
-    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } } });
-    const costs = await stack.tdb.prisma.inferenceLog.aggregate({ where: { agentPubkey: kp.publicKeyBase58 }, _sum: { costUnits: true } });
+    const entries = await stack.tdb.prisma.ledgerEntry.findMany({
+      where: { agentPubkey: kp.publicKeyBase58, network: DEVNET },
+    });
+    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({
+      where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } },
+    });
+    const costs = await stack.tdb.prisma.inferenceLog.aggregate({
+      where: { agentPubkey: kp.publicKeyBase58 },
+      _sum: { costUnits: true },
+    });
     expect(entries.reduce((s, e) => s + e.units, 0n)).toBe(balance.units);
     expect(balance.units).toBe(200n + 10_000n - (costs._sum.costUnits ?? 0n));
   });
@@ -88,7 +125,12 @@ describe("a newcomer's journey", () => {
 
 describe("admitSignedRequest()", () => {
   const admit = (agent: string, limit: number, now: number, nonce = newNonce()) =>
-    admitSignedRequest(stack.tdb.prisma, stack.config, { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null }, { clock: manualClock(now), log: createLogger("silent") });
+    admitSignedRequest(
+      stack.tdb.prisma,
+      stack.config,
+      { agentPubkey: agent, nonce, limit, network: DEVNET, ip: null },
+      { clock: manualClock(now), log: createLogger("silent") },
+    );
   /** A fresh agent with credit on devnet: only such an agent is counted and has its nonces claimed. */
   const fundedAgent = async () => {
     const agent = generateKeypair().publicKeyBase58;
@@ -130,7 +172,12 @@ describe("admitSignedRequest()", () => {
     const stranger = generateKeypair().publicKeyBase58;
     const elsewhere = generateKeypair().publicKeyBase58;
     // A devnet balance row at zero, and credit on another network only.
-    await db.balance.createMany({ data: [{ agentPubkey: elsewhere, network: DEVNET, units: 0n }, { agentPubkey: elsewhere, network: "eip155:84532", units: 5_000n }] });
+    await db.balance.createMany({
+      data: [
+        { agentPubkey: elsewhere, network: DEVNET, units: 0n },
+        { agentPubkey: elsewhere, network: "eip155:84532", units: 5_000n },
+      ],
+    });
     for (const agent of [stranger, elsewhere]) {
       await expect(admit(agent, 10, Date.now())).rejects.toMatchObject({ code: "insufficient_credits" });
       expect(await db.requestNonce.count({ where: { agentPubkey: agent } })).toBe(0);
@@ -144,14 +191,27 @@ describe("admitSignedRequest()", () => {
     await db.balance.create({ data: { agentPubkey: agent, network: DEVNET, units: 0n } });
     const nonce = newNonce();
     await expect(admit(agent, 10, Date.now(), nonce)).rejects.toMatchObject({ code: "insufficient_credits" });
-    await db.creditHold.create({ data: { id: randomUUID(), agentPubkey: agent, network: DEVNET, units: 500n, status: "held", leaseExpiresAt: new Date(Date.now() + 60_000) } });
+    await db.creditHold.create({
+      data: {
+        id: randomUUID(),
+        agentPubkey: agent,
+        network: DEVNET,
+        units: 500n,
+        status: "held",
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+      },
+    });
     await admit(agent, 10, Date.now(), nonce);
     await expect(admit(agent, 10, Date.now(), nonce)).rejects.toMatchObject({ code: "nonce_replay" });
   });
 
   it("returns the stored settings over the environment defaults", async () => {
     const before = await admit(await fundedAgent(), 10, Date.now());
-    await stack.tdb.prisma.setting.upsert({ where: { key: "SERVICE_MAINNET_ENABLED" }, create: { key: "SERVICE_MAINNET_ENABLED", value: String(!before.mainnetEnabled) }, update: { value: String(!before.mainnetEnabled) } });
+    await stack.tdb.prisma.setting.upsert({
+      where: { key: "SERVICE_MAINNET_ENABLED" },
+      create: { key: "SERVICE_MAINNET_ENABLED", value: String(!before.mainnetEnabled) },
+      update: { value: String(!before.mainnetEnabled) },
+    });
     try {
       const after = await admit(await fundedAgent(), 10, Date.now());
       expect(after.mainnetEnabled).toBe(!before.mainnetEnabled);

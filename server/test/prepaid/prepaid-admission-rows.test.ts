@@ -12,7 +12,13 @@ import { startPaidStack, type PaidStack } from "../support/paid-stack";
 const IP_LIMIT = 40;
 let stack: PaidStack;
 beforeAll(async () => {
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.001", PREPAID_RATE_LIMIT_PER_MINUTE: "1000", PREPAID_IP_RATE_LIMIT_PER_MINUTE: String(IP_LIMIT) } });
+  stack = await startPaidStack({
+    env: {
+      X402_FLAT_PRICE_USDC: "0.001",
+      PREPAID_RATE_LIMIT_PER_MINUTE: "1000",
+      PREPAID_IP_RATE_LIMIT_PER_MINUTE: String(IP_LIMIT),
+    },
+  });
 });
 afterAll(async () => stack?.close());
 
@@ -62,7 +68,9 @@ describe("POST /api/v1/inference from keys without credit", () => {
 
   it("writes no row for a key whose balance is zero on the network", async () => {
     const kp = generateKeypair();
-    await stack.tdb.prisma.balance.create({ data: { agentPubkey: kp.publicKeyBase58, network: stack.devnet.caip2, units: 0n } });
+    await stack.tdb.prisma.balance.create({
+      data: { agentPubkey: kp.publicKeyBase58, network: stack.devnet.caip2, units: 0n },
+    });
     const res = await send(kp, "198.51.100.50");
     expect(res.status).toBe(402);
     expect(await res.json()).toMatchObject({ error: { code: "insufficient_credits", balance_usdc: "0" } });
@@ -127,15 +135,27 @@ describe("POST /api/v1/inference purging", () => {
     const db = stack.tdb.prisma;
     const longAgo = new Date(Date.now() - 60 * 60_000);
     await db.rateLimitWindow.create({ data: { agentPubkey: "stale-agent", windowStart: longAgo, count: 1 } });
-    await db.ipRateLimitWindow.create({ data: { bucket: "prepaid_inference", ipHash: "stale-ip", windowStart: longAgo, count: 1 } });
-    await db.requestNonce.create({ data: { agentPubkey: "stale-agent", nonce: "stale-nonce-0123456789", createdAt: longAgo } });
+    await db.ipRateLimitWindow.create({
+      data: { bucket: "prepaid_inference", ipHash: "stale-ip", windowStart: longAgo, count: 1 },
+    });
+    await db.requestNonce.create({
+      data: { agentPubkey: "stale-agent", nonce: "stale-nonce-0123456789", createdAt: longAgo },
+    });
     (await stack.runtime()).state.lastPurgeAt = null;
     expect((await send(generateKeypair(), "203.0.113.50")).status).toBe(402);
-    await expect.poll(async () => (await db.rateLimitWindow.count({ where: { agentPubkey: "stale-agent" } })) + (await db.requestNonce.count({ where: { agentPubkey: "stale-agent" } }))).toBe(0);
+    await expect
+      .poll(
+        async () =>
+          (await db.rateLimitWindow.count({ where: { agentPubkey: "stale-agent" } })) +
+          (await db.requestNonce.count({ where: { agentPubkey: "stale-agent" } })),
+      )
+      .toBe(0);
     expect(await db.ipRateLimitWindow.count({ where: { ipHash: "stale-ip" } })).toBe(0);
 
     // Within the interval a second stale row waits for the next purge.
-    await db.requestNonce.create({ data: { agentPubkey: "stale-agent", nonce: "stale-nonce-abcdefghij", createdAt: longAgo } });
+    await db.requestNonce.create({
+      data: { agentPubkey: "stale-agent", nonce: "stale-nonce-abcdefghij", createdAt: longAgo },
+    });
     const purgedAt = (await stack.runtime()).state.lastPurgeAt;
     expect((await send(generateKeypair(), "203.0.113.51")).status).toBe(402);
     // A purge is started (and its time noted) before the route answers, or not at all: none was.

@@ -25,13 +25,22 @@ beforeAll(async () => {
     req.on("end", () => {
       if (failing) return res.writeHead(503).end("{}");
       res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ id: "x", choices: [{ message: { content: "remote" }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 2, cost: overbill ? 1 : 0.000002 } }),
+        JSON.stringify({
+          id: "x",
+          choices: [{ message: { content: "remote" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 5, completion_tokens: 2, cost: overbill ? 1 : 0.000002 },
+        }),
       );
     });
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   stack = await startPaidStack({
-    env: { PREPAID_RATE_LIMIT_PER_MINUTE: "100000", UPSTREAM_API_KEY: "k", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1` },
+    env: {
+      PREPAID_RATE_LIMIT_PER_MINUTE: "100000",
+      UPSTREAM_API_KEY: "k",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
+      UPSTREAM_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
+    },
   });
 });
 afterAll(async () => {
@@ -44,15 +53,27 @@ async function credit(agent: string, units: bigint): Promise<void> {
   await stack.credit(agent, units);
 }
 
-function call(kp: Ed25519Keypair, body: Record<string, unknown>, opts: { raw?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+function call(
+  kp: Ed25519Keypair,
+  body: Record<string, unknown>,
+  opts: { raw?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const text = opts.raw ?? JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
   const headers = { ...signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), ...opts.headers };
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
+  return inferenceRoute(
+    new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }),
+    {},
+  );
 }
 
 async function ledgerMatches(agent: string): Promise<bigint> {
   const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent } });
-  const balance = (await stack.tdb.prisma.balance.findUnique({ where: { agentPubkey_network: { agentPubkey: agent, network: DEVNET } } }))?.units ?? 0n;
+  const balance =
+    (
+      await stack.tdb.prisma.balance.findUnique({
+        where: { agentPubkey_network: { agentPubkey: agent, network: DEVNET } },
+      })
+    )?.units ?? 0n;
   expect(entries.reduce((s, e) => s + e.units, 0n)).toBe(balance);
   return balance;
 }
@@ -70,13 +91,22 @@ describe("POST /api/v1/inference", () => {
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
     expect(parsed.receipt).not.toHaveProperty("payment");
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: messages, response: body, operatorKey: operatorKeypair().publicKeyBase58 });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: messages,
+      response: body,
+      operatorKey: operatorKeypair().publicKeyBase58,
+    });
     expect(verdict.ok).toBe(true);
     const balance = await ledgerMatches(kp.publicKeyBase58);
-    const cost = await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } });
+    const cost = await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({
+      where: { id: String(parsed.receipt.inference_id) },
+    });
     expect(balance).toBe(100_000n - cost.costUnits);
     expect(res.headers.get("x-credit-balance-usdc")).toBe(formatUnitsAsUsdc(balance));
-    expect(await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } })).toMatchObject({ status: "captured" });
+    expect(
+      await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(parsed.receipt.inference_id) } }),
+    ).toMatchObject({ status: "captured" });
   });
 
   it("hashes the raw string when `prompt` is given", async () => {
@@ -85,7 +115,12 @@ describe("POST /api/v1/inference", () => {
     const res = await call(kp, { model: "local/echo-1", prompt: "What is the capital of France?" });
     const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
     if (!parsed.ok) throw new Error("no receipt");
-    const verdict = await verifyReceipt({ receipt: parsed.receipt, prompt: "What is the capital of France?", response: await res.json(), operatorKey: operatorKeypair().publicKeyBase58 });
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: "What is the capital of France?",
+      response: await res.json(),
+      operatorKey: operatorKeypair().publicKeyBase58,
+    });
     expect(verdict.checks.prompt_hash_ok).toBe(true);
     expect(verdict.ok).toBe(true);
   });
@@ -96,9 +131,15 @@ describe("POST /api/v1/inference", () => {
     const text = JSON.stringify({ model: "local/echo-1", messages, nonce: newNonce(), timestamp: Date.now() });
     const otherBytes = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", `${text} `);
     const otherPath = signRequestHeaders(kp, "POST", "http://signet.test/api/v1/chat/completions", text);
-    const otherKey = { ...signRequestHeaders(generateKeypair(), "POST", "http://signet.test/api/v1/inference", text), "X-Agent-Pubkey": kp.publicKeyBase58 };
+    const otherKey = {
+      ...signRequestHeaders(generateKeypair(), "POST", "http://signet.test/api/v1/inference", text),
+      "X-Agent-Pubkey": kp.publicKeyBase58,
+    };
     for (const headers of [otherBytes, otherPath, otherKey]) {
-      const res = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }), {});
+      const res = await inferenceRoute(
+        new Request("http://signet.test/api/v1/inference", { method: "POST", headers, body: text }),
+        {},
+      );
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ error: { code: "invalid_signature" } });
     }
@@ -142,8 +183,14 @@ describe("POST /api/v1/inference", () => {
   it.each([
     ["invalid JSON", "{nope"],
     ["a short nonce", JSON.stringify({ model: "local/echo-1", messages, nonce: "short", timestamp: Date.now() })],
-    ["both messages and prompt", JSON.stringify({ model: "local/echo-1", messages, prompt: "x", nonce: newNonce(), timestamp: Date.now() })],
-    ["an unknown field", JSON.stringify({ model: "local/echo-1", messages, nonce: newNonce(), timestamp: Date.now(), extra: 1 })],
+    [
+      "both messages and prompt",
+      JSON.stringify({ model: "local/echo-1", messages, prompt: "x", nonce: newNonce(), timestamp: Date.now() }),
+    ],
+    [
+      "an unknown field",
+      JSON.stringify({ model: "local/echo-1", messages, nonce: newNonce(), timestamp: Date.now(), extra: 1 }),
+    ],
     ["a string timestamp", JSON.stringify({ model: "local/echo-1", messages, nonce: newNonce(), timestamp: "now" })],
   ])("refuses %s with 400 and no 500", async (_label, raw) => {
     const res = await call(generateKeypair(), {}, { raw });
@@ -164,7 +211,11 @@ describe("POST /api/v1/inference", () => {
     const worst = worstCaseCostUnits(local, messages);
     await credit(kp.publicKeyBase58, worst - 1n);
     expect((await call(kp, { model: "local/echo-1", messages })).status).toBe(402);
-    const capped = await call(kp, { model: "local/echo-1", messages, max_cost_usdc: Number(formatUnitsAsUsdc(worst - 10n)) });
+    const capped = await call(kp, {
+      model: "local/echo-1",
+      messages,
+      max_cost_usdc: Number(formatUnitsAsUsdc(worst - 10n)),
+    });
     expect(capped.status).toBe(200);
     const tooLow = await call(kp, { model: "local/echo-1", messages, max_cost_usdc: 0.000001 });
     expect(tooLow.status).toBe(400);
@@ -183,7 +234,9 @@ describe("POST /api/v1/inference", () => {
       failing = false;
     }
     expect(await ledgerMatches(kp.publicKeyBase58)).toBe(1_000_000n);
-    expect(await stack.tdb.prisma.creditHold.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } })).toMatchObject({ status: "released" });
+    expect(
+      await stack.tdb.prisma.creditHold.findFirstOrThrow({ where: { agentPubkey: kp.publicKeyBase58 } }),
+    ).toMatchObject({ status: "released" });
     // and a provider-reported cost is what a later call captures
     const ok = await call(kp, { model: "openai/gpt-4o-mini", messages });
     expect(ok.status).toBe(200);
@@ -198,7 +251,9 @@ describe("POST /api/v1/inference", () => {
     overbill = true;
     let results: Response[];
     try {
-      results = await Promise.all(Array.from({ length: 200 }, () => call(kp, { model: "openai/gpt-4o-mini", messages })));
+      results = await Promise.all(
+        Array.from({ length: 200 }, () => call(kp, { model: "openai/gpt-4o-mini", messages })),
+      );
     } finally {
       overbill = false;
     }
@@ -207,7 +262,9 @@ describe("POST /api/v1/inference", () => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(150);
     // Each call was billed above its hold and charged exactly the hold: the hard cap.
     expect(await ledgerMatches(kp.publicKeyBase58)).toBe(0n);
-    expect(await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } })).toBe(0);
+    expect(
+      await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: "held" } }),
+    ).toBe(0);
     const logs = await stack.tdb.prisma.inferenceLog.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(logs).toHaveLength(50);
     expect(logs.every((l) => l.costUnits === hold)).toBe(true);
@@ -225,17 +282,25 @@ describe("receipts of one agent's concurrent calls", () => {
       if (!parsed.ok) throw new Error("no receipt");
       return parsed.receipt;
     });
-    expect(receipts.map((r) => r.points_total).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(receipts.map((r) => r.points_total).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 16 }, (_, i) => i + 1),
+    );
     const logged = await stack.tdb.prisma.inferenceLog.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(logged).toHaveLength(16);
     for (const receipt of receipts) {
       const row = logged.find((l) => l.id === receipt.inference_id)!;
       expect(row.receipt).toEqual(receipt);
     }
-    expect((await stack.tdb.prisma.agent.findUniqueOrThrow({ where: { pubkey: kp.publicKeyBase58 } })).pointsTotal).toBe(16);
+    expect(
+      (await stack.tdb.prisma.agent.findUniqueOrThrow({ where: { pubkey: kp.publicKeyBase58 } })).pointsTotal,
+    ).toBe(16);
     // The ledger sums to the balance, and every hold was captured.
     await ledgerMatches(kp.publicKeyBase58);
-    expect(await stack.tdb.prisma.creditHold.count({ where: { agentPubkey: kp.publicKeyBase58, status: { not: "captured" } } })).toBe(0);
+    expect(
+      await stack.tdb.prisma.creditHold.count({
+        where: { agentPubkey: kp.publicKeyBase58, status: { not: "captured" } },
+      }),
+    ).toBe(0);
   });
 });
 
@@ -243,6 +308,8 @@ describe("signed request helpers", () => {
   it("sign over the version tag, the method, the service's origin and path, and the exact body bytes", () => {
     const kp = generateKeypair();
     const h = signRequestHeaders(kp, "POST", "https://signet.example/api/v1/inference", "{}");
-    expect(h["X-Agent-Signature"]).toBe(signDetached(new TextEncoder().encode("signet-prepaid-v1\nPOST https://signet.example/api/v1/inference\n{}"), kp));
+    expect(h["X-Agent-Signature"]).toBe(
+      signDetached(new TextEncoder().encode("signet-prepaid-v1\nPOST https://signet.example/api/v1/inference\n{}"), kp),
+    );
   });
 });

@@ -22,21 +22,37 @@ afterAll(async () => stack?.close());
 const sign = (kp: Ed25519Keypair, prefix: string, body: string) => signDetached(utf8ToBytes(`${prefix}${body}`), kp);
 
 async function infer(kp: Ed25519Keypair, prefixFor: (path: string) => string): Promise<Response> {
-  const text = JSON.stringify({ model: "local/echo-1", prompt: "whose request?", nonce: newNonce(), timestamp: Date.now() });
-  const headers = { "content-type": "application/json", "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sign(kp, prefixFor("/api/v1/inference"), text) };
+  const text = JSON.stringify({
+    model: "local/echo-1",
+    prompt: "whose request?",
+    nonce: newNonce(),
+    timestamp: Date.now(),
+  });
+  const headers = {
+    "content-type": "application/json",
+    "X-Agent-Pubkey": kp.publicKeyBase58,
+    "X-Agent-Signature": sign(kp, prefixFor("/api/v1/inference"), text),
+  };
   return inferenceRoute(new Request(`${ORIGIN}/api/v1/inference`, { method: "POST", headers, body: text }), {});
 }
 
 async function readCredits(kp: Ed25519Keypair, prefixFor: (path: string) => string): Promise<Response> {
   const timestamp = String(Date.now());
   const path = `/api/v1/credits/${kp.publicKeyBase58}`;
-  const headers = { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Timestamp": timestamp, "X-Agent-Signature": sign(kp, prefixFor(path), timestamp) };
-  return creditsRoute(new Request(`${ORIGIN}${path}?network=devnet`, { headers }), { params: Promise.resolve({ pubkey: kp.publicKeyBase58 }) });
+  const headers = {
+    "X-Agent-Pubkey": kp.publicKeyBase58,
+    "X-Agent-Timestamp": timestamp,
+    "X-Agent-Signature": sign(kp, prefixFor(path), timestamp),
+  };
+  return creditsRoute(new Request(`${ORIGIN}${path}?network=devnet`, { headers }), {
+    params: Promise.resolve({ pubkey: kp.publicKeyBase58 }),
+  });
 }
 
 const FORMS = {
   current: (method: string) => (path: string) => `signet-prepaid-v1\n${method} ${ORIGIN}${path}\n`,
-  otherOrigin: (method: string) => (path: string) => `signet-prepaid-v1\n${method} https://other-deployment.example${path}\n`,
+  otherOrigin: (method: string) => (path: string) =>
+    `signet-prepaid-v1\n${method} https://other-deployment.example${path}\n`,
   old: (method: string) => (path: string) => `${method} ${path}\n`,
 };
 

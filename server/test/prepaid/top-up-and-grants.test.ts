@@ -24,7 +24,14 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const topUp = (body: unknown, headers: Record<string, string> = {}) =>
-  topUpRoute(new Request("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }), {});
+  topUpRoute(
+    new Request("http://signet.test/api/v1/credits", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
+    {},
+  );
 
 async function fundedSigner(kp: Ed25519Keypair, usdcUnits = 5_000_000n) {
   const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
@@ -34,13 +41,25 @@ async function fundedSigner(kp: Ed25519Keypair, usdcUnits = 5_000_000n) {
 
 function infer(kp: Ed25519Keypair, prompt: string) {
   const text = JSON.stringify({ model: "local/echo-1", prompt, nonce: newNonce(), timestamp: Date.now() });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+  return inferenceRoute(
+    new Request("http://signet.test/api/v1/inference", {
+      method: "POST",
+      headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+      body: text,
+    }),
+    {},
+  );
 }
 
 function readCredits(kp: Ed25519Keypair, pubkey = kp.publicKeyBase58, timestamp = String(Date.now())) {
-  const sig = signDetached(signedRequestMessage("GET", `http://signet.test/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp)), kp);
+  const sig = signDetached(
+    signedRequestMessage("GET", `http://signet.test/api/v1/credits/${pubkey}`, utf8ToBytes(timestamp)),
+    kp,
+  );
   return creditsRoute(
-    new Request(`http://signet.test/api/v1/credits/${pubkey}?network=devnet`, { headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp } }),
+    new Request(`http://signet.test/api/v1/credits/${pubkey}?network=devnet`, {
+      headers: { "X-Agent-Pubkey": kp.publicKeyBase58, "X-Agent-Signature": sig, "X-Agent-Timestamp": timestamp },
+    }),
     { params: Promise.resolve({ pubkey }) },
   );
 }
@@ -54,17 +73,29 @@ describe("POST /api/v1/credits (x402 top-up) then prepaid calls", () => {
   it("credits the whole amount to the verified payer, then prepaid calls spend it to the unit", async () => {
     const kp = generateKeypair();
     const signer = await fundedSigner(kp);
-    const pay = createPayingFetch(signer, { [DEVNET]: stack.devnet.url }, ((i: RequestInfo | URL, init?: RequestInit) => topUpRoute(new Request(i, init), {})) as typeof fetch);
-    const res = await pay("http://signet.test/api/v1/credits", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount_usdc: "0.5" }) });
+    const pay = createPayingFetch(signer, { [DEVNET]: stack.devnet.url }, ((i: RequestInfo | URL, init?: RequestInit) =>
+      topUpRoute(new Request(i, init), {})) as typeof fetch);
+    const res = await pay("http://signet.test/api/v1/credits", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amount_usdc: "0.5" }),
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ agent_pubkey: kp.publicKeyBase58, amount_usdc: "0.5", balance_usdc: "0.5" });
+    expect(await res.json()).toMatchObject({
+      agent_pubkey: kp.publicKeyBase58,
+      amount_usdc: "0.5",
+      balance_usdc: "0.5",
+    });
 
     let costs = 0n;
     for (let i = 0; i < 3; i++) {
       const r = await infer(kp, `call ${i}`);
       expect(r.status).toBe(200);
-      const receipt = JSON.parse(Buffer.from(r.headers.get("x-service-receipt")!, "base64").toString()) as { inference_id: string };
-      costs += (await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({ where: { id: receipt.inference_id } })).costUnits;
+      const receipt = JSON.parse(Buffer.from(r.headers.get("x-service-receipt")!, "base64").toString()) as {
+        inference_id: string;
+      };
+      costs += (await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({ where: { id: receipt.inference_id } }))
+        .costUnits;
     }
     const balance = await readCredits(kp);
     expect(balance.status).toBe(200);
@@ -91,7 +122,12 @@ describe("POST /api/v1/credits (x402 top-up) then prepaid calls", () => {
     const again = await topUp({ amount_usdc: 0.25 }, { "X-Payment": header });
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
-    expect(await again.json()).toMatchObject({ agent_pubkey: kp.publicKeyBase58, amount_usdc: "0.25", balance_usdc: "0.25", tx_signature: credited.tx_signature });
+    expect(await again.json()).toMatchObject({
+      agent_pubkey: kp.publicKeyBase58,
+      amount_usdc: "0.25",
+      balance_usdc: "0.25",
+      tx_signature: credited.tx_signature,
+    });
     expect(again.headers.get("x-credit-balance-usdc")).toBe("0.25");
     expect(again.headers.get("payment-response")).toBe(first.headers.get("payment-response"));
     // Another amount with the same payment is another request: refused, nothing credited.
@@ -112,9 +148,13 @@ describe("GET /api/v1/credits/<pubkey>", () => {
     const other = generateKeypair();
     expect((await readCredits(other, owner.publicKeyBase58)).status).toBe(401);
     expect((await readCredits(owner, owner.publicKeyBase58, String(Date.now() - 120_000))).status).toBe(401);
-    const bare = await creditsRoute(new Request(`http://signet.test/api/v1/credits/${owner.publicKeyBase58}`), { params: Promise.resolve({ pubkey: owner.publicKeyBase58 }) });
+    const bare = await creditsRoute(new Request(`http://signet.test/api/v1/credits/${owner.publicKeyBase58}`), {
+      params: Promise.resolve({ pubkey: owner.publicKeyBase58 }),
+    });
     expect(await bare.json()).toMatchObject({ error: { code: "missing_auth_headers" } });
-    const badPath = await creditsRoute(new Request("http://signet.test/api/v1/credits/nope"), { params: Promise.resolve({ pubkey: "nope" }) });
+    const badPath = await creditsRoute(new Request("http://signet.test/api/v1/credits/nope"), {
+      params: Promise.resolve({ pubkey: "nope" }),
+    });
     expect(badPath.status).toBe(400);
   });
 });
@@ -125,7 +165,10 @@ describe("grants", () => {
   async function challengeFor(kp: Ed25519Keypair): Promise<string> {
     const n = challenges++;
     const headers = { "x-signet-peer-address": `198.19.${Math.floor(n / 250)}.${(n % 250) + 1}` };
-    const res = await challengeRoute(new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`, { headers }), {});
+    const res = await challengeRoute(
+      new Request(`http://signet.test/api/v1/grants/challenge?agent_pubkey=${kp.publicKeyBase58}`, { headers }),
+      {},
+    );
     return ((await res.json()) as { challenge: string }).challenge;
   }
   const claim = (kp: Ed25519Keypair, challenge: string, ip: string, signer: Ed25519Keypair = kp) =>
@@ -133,7 +176,11 @@ describe("grants", () => {
       new Request("http://signet.test/api/v1/grants", {
         method: "POST",
         headers: { "content-type": "application/json", "x-signet-peer-address": ip },
-        body: JSON.stringify({ agent_pubkey: kp.publicKeyBase58, challenge, signature: signDetached(utf8ToBytes(challenge), signer) }),
+        body: JSON.stringify({
+          agent_pubkey: kp.publicKeyBase58,
+          challenge,
+          signature: signDetached(utf8ToBytes(challenge), signer),
+        }),
       }),
       {},
     );
@@ -162,7 +209,10 @@ describe("grants", () => {
     const other = generateKeypair();
     const foreign = await claim(other, challenge.replace(kp.publicKeyBase58, other.publicKeyBase58), "198.51.100.2");
     expect(await foreign.json()).toMatchObject({ error: { code: "challenge_expired" } });
-    await stack.tdb.prisma.grantChallenge.updateMany({ where: { agentPubkey: kp.publicKeyBase58 }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await stack.tdb.prisma.grantChallenge.updateMany({
+      where: { agentPubkey: kp.publicKeyBase58 },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const expired = await claim(kp, challenge, "198.51.100.3");
     expect(expired.status).toBe(401);
     expect(await expired.json()).toMatchObject({ error: { code: "challenge_expired" } });
@@ -195,7 +245,13 @@ describe("grants", () => {
     const day = new Date().toISOString().slice(0, 10);
     const spent = (await stack.tdb.prisma.grant.aggregate({ where: { day }, _sum: { units: true } }))._sum.units ?? 0n;
     // Leave room for exactly 4 more grants of 0.1 USDC.
-    await writeSetting(stack.tdb.prisma, stack.config, "SERVICE_GRANT_BUDGET_DAILY_USDC", formatUnitsAsUsdc(spent + 400_000n), "test");
+    await writeSetting(
+      stack.tdb.prisma,
+      stack.config,
+      "SERVICE_GRANT_BUDGET_DAILY_USDC",
+      formatUnitsAsUsdc(spent + 400_000n),
+      "test",
+    );
     const agents = Array.from({ length: 20 }, () => generateKeypair());
     const challenges = await Promise.all(agents.map((a) => challengeFor(a)));
     const results = await Promise.all(agents.map((a, i) => claim(a, challenges[i]!, `10.9.${i}.1`)));
@@ -214,7 +270,11 @@ describe("grants", () => {
   });
 
   it("refuses malformed claim bodies with 400", async () => {
-    for (const body of ["{", JSON.stringify({ agent_pubkey: "x", challenge: "y", signature: "z" }), JSON.stringify({})]) {
+    for (const body of [
+      "{",
+      JSON.stringify({ agent_pubkey: "x", challenge: "y", signature: "z" }),
+      JSON.stringify({}),
+    ]) {
       const res = await grantRoute(new Request("http://signet.test/api/v1/grants", { method: "POST", body }), {});
       expect(res.status).toBe(400);
     }

@@ -32,7 +32,8 @@ async function signedFetch(): Promise<{ tee: TeeingFetch; kp: Ed25519Keypair }> 
   const sign = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = input instanceof Request ? input.url : String(input);
     const headers = new Headers(init?.headers);
-    for (const [name, value] of Object.entries(signRequestHeaders(kp, "POST", url, String(init?.body)))) headers.set(name, value);
+    for (const [name, value] of Object.entries(signRequestHeaders(kp, "POST", url, String(init?.body))))
+      headers.set(name, value);
     return fetch(url, { ...init, headers });
   };
   return { tee: teeingFetch(sign as typeof fetch), kp };
@@ -80,9 +81,23 @@ describe("the AI SDK's streamText against Signet", () => {
     const { sent, answer } = await lastStream(tee);
     expect(answer.done).toBe(true);
     expect(answer.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
-    const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: sent.messages, response: answer.chunks, operatorKey: operatorKey() });
+    const verdict = await verifyReceipt({
+      receipt: answer.receipt!,
+      prompt: sent.messages,
+      response: answer.chunks,
+      operatorKey: operatorKey(),
+    });
     expect(verdict.ok).toBe(true);
-    expect((await verifyReceipt({ receipt: answer.receipt!, prompt: sent.messages, response: run.text, operatorKey: operatorKey() })).ok).toBe(true);
+    expect(
+      (
+        await verifyReceipt({
+          receipt: answer.receipt!,
+          prompt: sent.messages,
+          response: run.text,
+          operatorKey: operatorKey(),
+        })
+      ).ok,
+    ).toBe(true);
   });
 });
 

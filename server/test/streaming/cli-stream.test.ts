@@ -33,22 +33,59 @@ describe("signet chat --stream, then signet verify", () => {
     await stack.devnet.fundAccount(kp.publicKeyBase58, { usdcUnits: 1_000_000n });
     const saveDir = path.join(scratch, "streamed");
 
-    const chat = await signet(["chat", "a streamed hello", "--stream", "--keypair", keyFile, "--endpoint", service.url, "--rpc", stack.devnet.url, "--save", saveDir]);
+    const chat = await signet([
+      "chat",
+      "a streamed hello",
+      "--stream",
+      "--keypair",
+      keyFile,
+      "--endpoint",
+      service.url,
+      "--rpc",
+      stack.devnet.url,
+      "--save",
+      saveDir,
+    ]);
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain('You said: "a streamed hello"');
-    expect(chat.stderr).toMatch(/timeline: headers \d+ ms, first token \d+ ms, last token \d+ ms, receipt event \d+ ms \(\d+ chunks\)/);
+    expect(chat.stderr).toMatch(
+      /timeline: headers \d+ ms, first token \d+ ms, last token \d+ ms, receipt event \d+ ms \(\d+ chunks\)/,
+    );
     expect(chat.stderr).toContain("settled before the first byte");
-    expect(chat.stderr).toContain(`x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key`);
-    for (const check of ["prompt_hash_ok", "response_hash_ok", "service_signature_ok", "payment_on_chain_ok", "payer_matches"]) expect(chat.stderr).toContain(`✓ ${check}`);
+    expect(chat.stderr).toContain(
+      `x402 receipt: ok, JWS by did:web:${encodeURIComponent(new URL(service.url).host)}#operator-key`,
+    );
+    for (const check of [
+      "prompt_hash_ok",
+      "response_hash_ok",
+      "service_signature_ok",
+      "payment_on_chain_ok",
+      "payer_matches",
+    ])
+      expect(chat.stderr).toContain(`✓ ${check}`);
 
     const chunks = JSON.parse(readFileSync(path.join(saveDir, "response.json"), "utf8")) as { object: string }[];
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.every((c) => c.object === "chat.completion.chunk")).toBe(true);
-    const args = (response: string) => ["verify", "--receipt", path.join(saveDir, "receipt.json"), "--prompt", path.join(saveDir, "prompt.json"), "--response", response, "--endpoint", service.url, "--rpc", stack.devnet.url];
+    const args = (response: string) => [
+      "verify",
+      "--receipt",
+      path.join(saveDir, "receipt.json"),
+      "--prompt",
+      path.join(saveDir, "prompt.json"),
+      "--response",
+      response,
+      "--endpoint",
+      service.url,
+      "--rpc",
+      stack.devnet.url,
+    ];
     const withChunks = await signet(args(path.join(saveDir, "response.json")));
     expect(withChunks.code, withChunks.stderr + withChunks.stdout).toBe(0);
 
-    const text = chunks.map((c) => (c as unknown as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "").join("");
+    const text = chunks
+      .map((c) => (c as unknown as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "")
+      .join("");
     const textFile = path.join(scratch, "streamed-text.txt");
     writeFileSync(textFile, text);
     expect((await signet(args(textFile))).code).toBe(0);

@@ -24,7 +24,13 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const messages = [{ role: "user", content: "stream me a receipt, please" }];
-const allChecks = { prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true };
+const allChecks = {
+  prompt_hash_ok: true,
+  response_hash_ok: true,
+  service_signature_ok: true,
+  payment_on_chain_ok: true,
+  payer_matches: true,
+};
 
 async function lookup(id: string): Promise<Response> {
   return receiptRoute(new Request(`http://signet.test/api/v1/receipts/${id}`), { params: Promise.resolve({ id }) });
@@ -46,14 +52,31 @@ async function prepaidAgent(units: bigint) {
 }
 
 function prepaidStream(kp: ReturnType<typeof generateKeypair>, prompt: string) {
-  const text = JSON.stringify({ model: "local/echo-1", prompt, nonce: newNonce(), timestamp: Date.now(), stream: true });
-  return inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+  const text = JSON.stringify({
+    model: "local/echo-1",
+    prompt,
+    nonce: newNonce(),
+    timestamp: Date.now(),
+    stream: true,
+  });
+  return inferenceRoute(
+    new Request("http://signet.test/api/v1/inference", {
+      method: "POST",
+      headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+      body: text,
+    }),
+    {},
+  );
 }
 
 describe("paid route, stream: true", () => {
   it("settles before the first byte and ends with a receipt that verifies over the chunks and over the text", async () => {
     const agent = await stack.newAgent();
-    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages, stream: true }) });
+    const res = await stack.payingFetch(agent)(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "local/echo-1", messages, stream: true }),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
@@ -75,7 +98,13 @@ describe("paid route, stream: true", () => {
       const verdict = await verifyReceipt({ receipt, prompt: messages, response, operatorKey, rpc: stack.devnet.url });
       expect(verdict.checks).toEqual(allChecks);
     }
-    const tampered = await verifyReceipt({ receipt, prompt: messages, response: `${answer.text}!`, operatorKey, offline: true });
+    const tampered = await verifyReceipt({
+      receipt,
+      prompt: messages,
+      response: `${answer.text}!`,
+      operatorKey,
+      offline: true,
+    });
     expect(tampered.checks.response_hash_ok).toBe(false);
 
     // Stored with the log row, so the lookup returns the same receipt.
@@ -90,14 +119,34 @@ describe("paid route, stream: true", () => {
 
   it("puts the final chunk with finish_reason and usage before the receipt chunk, and [DONE] last", async () => {
     const agent = await stack.newAgent();
-    const res = await stack.payingFetch(agent)(CHAT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local/echo-1", messages, stream: true }) });
+    const res = await stack.payingFetch(agent)(CHAT_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "local/echo-1", messages, stream: true }),
+    });
     const events: unknown[] = [];
     for await (const data of sseData(res.body!)) events.push(data);
     expect(events.at(-1)).toBe("[DONE]");
     // The receipt rides on a chunk without choices or usage, with the answer's id, so strict chunk validators pass it.
     const answerId = (events[0] as { id: string }).id;
-    expect(events.at(-2)).toEqual({ id: answerId, object: "chat.completion.chunk", created: expect.any(Number), model: "local/echo-1", choices: [], service_receipt: { object: "service.receipt", receipt: expect.any(Object), log_proof_url: expect.any(String), x402_receipt: { format: "jws", signature: expect.any(String) } } });
-    expect(events.at(-3)).toMatchObject({ object: "chat.completion.chunk", choices: [{ delta: {}, finish_reason: "stop" }], usage: { completion_tokens: expect.any(Number) } });
+    expect(events.at(-2)).toEqual({
+      id: answerId,
+      object: "chat.completion.chunk",
+      created: expect.any(Number),
+      model: "local/echo-1",
+      choices: [],
+      service_receipt: {
+        object: "service.receipt",
+        receipt: expect.any(Object),
+        log_proof_url: expect.any(String),
+        x402_receipt: { format: "jws", signature: expect.any(String) },
+      },
+    });
+    expect(events.at(-3)).toMatchObject({
+      object: "chat.completion.chunk",
+      choices: [{ delta: {}, finish_reason: "stop" }],
+      usage: { completion_tokens: expect.any(Number) },
+    });
     expect(events[0]).toMatchObject({ choices: [{ delta: { role: "assistant" }, finish_reason: null }] });
   });
 
@@ -105,7 +154,10 @@ describe("paid route, stream: true", () => {
     const agent = await stack.newAgent();
     const challenge = await challengeOf(await stack.chat({ body: { model: "local/echo-1", messages } }));
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
-    const res = await stack.chat({ body: { model: "local/echo-1", messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const res = await stack.chat({
+      body: { model: "local/echo-1", messages, stream: true },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     await reader.read(); // the first chunk, then the client goes away
@@ -125,12 +177,17 @@ describe("paid route, stream: true", () => {
     expect(log!.costUnits).toBeGreaterThan(0n);
     expect(log!.costUnits).toBeLessThan(full);
     const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: agent.address } });
-    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: agent.address, network: DEVNET } } });
+    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({
+      where: { agentPubkey_network: { agentPubkey: agent.address, network: DEVNET } },
+    });
     expect(entries.reduce((s, e) => s + e.units, 0n)).toBe(balance.units);
     expect(balance.units).toBe(1000n - log!.costUnits);
     expect((await lookup(payment.inferenceId!)).status).toBe(404);
     // The payment was used: the same header again is a replay.
-    const again = await stack.chat({ body: { model: "local/echo-1", messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const again = await stack.chat({
+      body: { model: "local/echo-1", messages, stream: true },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ error: { code: "payment_replay" } });
   });
@@ -145,9 +202,17 @@ describe("prepaid route, stream: true", () => {
     const answer = await readStreamedAnswer(res.body!);
     expect(answer.done).toBe(true);
     const receipt = answer.receipt!;
-    const verdict = await verifyReceipt({ receipt, prompt: { prompt: "prepaid stream" }, response: answer.chunks, operatorKey: operatorKeypair().publicKeyBase58, offline: true });
+    const verdict = await verifyReceipt({
+      receipt,
+      prompt: { prompt: "prepaid stream" },
+      response: answer.chunks,
+      operatorKey: operatorKeypair().publicKeyBase58,
+      offline: true,
+    });
     expect(verdict.checks).toMatchObject({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true });
-    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } } });
+    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({
+      where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } },
+    });
     expect(balance.units).toBe(1_000_000n - usdcNumberToUnits(receipt.cost_usdc)!);
     const hold = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: String(receipt.inference_id) } });
     expect(hold.status).toBe("captured");
@@ -169,7 +234,9 @@ describe("prepaid route, stream: true", () => {
     const hold = await stack.tdb.prisma.creditHold.findUniqueOrThrow({ where: { id: log!.id } });
     expect(hold.status).toBe("captured");
     const entries = await stack.tdb.prisma.ledgerEntry.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
-    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({ where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } } });
+    const balance = await stack.tdb.prisma.balance.findUniqueOrThrow({
+      where: { agentPubkey_network: { agentPubkey: kp.publicKeyBase58, network: DEVNET } },
+    });
     expect(entries.reduce((s, e) => s + e.units, 0n)).toBe(balance.units);
     expect(balance.units).toBe(1_000_000n - log!.costUnits);
     // No point for an aborted call.
@@ -181,8 +248,22 @@ describe("prepaid route, stream: true", () => {
 describe("prepaid route, stream_options.include_usage", () => {
   it("ends with OpenAI's usage chunk (choices: []) after the finish chunk, and the receipt still verifies", async () => {
     const kp = await prepaidAgent(1_000_000n);
-    const text = JSON.stringify({ model: "local/echo-1", prompt: "usage please", nonce: newNonce(), timestamp: Date.now(), stream: true, stream_options: { include_usage: true } });
-    const res = await inferenceRoute(new Request("http://signet.test/api/v1/inference", { method: "POST", headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text), body: text }), {});
+    const text = JSON.stringify({
+      model: "local/echo-1",
+      prompt: "usage please",
+      nonce: newNonce(),
+      timestamp: Date.now(),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const res = await inferenceRoute(
+      new Request("http://signet.test/api/v1/inference", {
+        method: "POST",
+        headers: signRequestHeaders(kp, "POST", "http://signet.test/api/v1/inference", text),
+        body: text,
+      }),
+      {},
+    );
     expect(res.status).toBe(200);
     const events: { choices?: { finish_reason?: string | null }[]; usage?: unknown; service_receipt?: unknown }[] = [];
     for await (const data of sseData(res.body!)) if (data !== "[DONE]") events.push(data as (typeof events)[number]);

@@ -32,7 +32,8 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => (raw += c.toString()));
     req.on("end", () => {
       const body = (lastBody = JSON.parse(raw) as Record<string, unknown>);
-      if (behaviour === "500") return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"internal"}}');
+      if (behaviour === "500")
+        return res.writeHead(500, { "content-type": "application/json" }).end('{"error":{"message":"internal"}}');
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.on("close", () => {
         if (res.writableFinished) return;
@@ -43,12 +44,15 @@ beforeAll(async () => {
       res.write(chunk("Hel"));
       // A dropping provider closes its connection after its last chunk, without ending the stream.
       res.write(chunk("lo"), () => (behaviour === "drop_mid" ? res.socket?.end() : undefined));
-      if (behaviour === "fail_mid") return res.end(`data: ${JSON.stringify({ error: { code: 502, message: "overloaded" } })}\n\n`);
+      if (behaviour === "fail_mid")
+        return res.end(`data: ${JSON.stringify({ error: { code: 502, message: "overloaded" } })}\n\n`);
       if (behaviour === "drop_mid") return;
       const rest = () => {
         res.write(chunk(" there"));
         res.write(chunk(null, "stop"));
-        res.write(`data: ${JSON.stringify({ id: "gen-s", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, cost: 0.000021 } })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: "gen-s", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, cost: 0.000021 } })}\n\n`,
+        );
         res.end("data: [DONE]\n\n");
       };
       // A stalled provider sends nothing more: its stream ends only when the client leaves or times out.
@@ -57,7 +61,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/api/v1`;
-  stack = await startPaidStack({ env: { X402_FLAT_PRICE_USDC: "0.01", UPSTREAM_API_KEY: "sk-test", SERVICE_TESTNET_PROVIDER_MODELS: "true", UPSTREAM_BASE_URL: baseUrl, UPSTREAM_PROVIDER_NAME: "openrouter" } });
+  stack = await startPaidStack({
+    env: {
+      X402_FLAT_PRICE_USDC: "0.01",
+      UPSTREAM_API_KEY: "sk-test",
+      SERVICE_TESTNET_PROVIDER_MODELS: "true",
+      UPSTREAM_BASE_URL: baseUrl,
+      UPSTREAM_PROVIDER_NAME: "openrouter",
+    },
+  });
 });
 afterAll(async () => {
   await stack?.close();
@@ -67,7 +79,9 @@ afterAll(async () => {
 
 const messages = [{ role: "user", content: "stream from the provider" }];
 
-async function collect(events: AsyncGenerator<StreamEvent>): Promise<{ deltas: string[]; done: StreamEvent | null; error: unknown }> {
+async function collect(
+  events: AsyncGenerator<StreamEvent>,
+): Promise<{ deltas: string[]; done: StreamEvent | null; error: unknown }> {
   const deltas: string[] = [];
   let done: StreamEvent | null = null;
   try {
@@ -84,15 +98,30 @@ async function collect(events: AsyncGenerator<StreamEvent>): Promise<{ deltas: s
 const usdc = (owner: string) => stack.devnet.usdcBalance(owner);
 
 describe("createUpstream().stream() against an OpenAI-compatible provider", () => {
-  const upstream = () => createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 1_000, providerName: "openrouter", clock: systemClock });
+  const upstream = () =>
+    createUpstream({ baseUrl, apiKey: "sk-test", timeoutMs: 1_000, providerName: "openrouter", clock: systemClock });
 
   it("asks for a stream with usage, yields the deltas, and prices with the reported cost", async () => {
     behaviour = "ok";
     const { deltas, done, error } = await collect(upstream().stream({ model: MODEL, messages }));
     expect(error).toBeNull();
-    expect(lastBody).toMatchObject({ stream: true, stream_options: { include_usage: true }, usage: { include: true }, max_tokens: 1024 });
+    expect(lastBody).toMatchObject({
+      stream: true,
+      stream_options: { include_usage: true },
+      usage: { include: true },
+      max_tokens: 1024,
+    });
     expect(deltas).toEqual(["Hel", "lo", " there"]);
-    expect(done).toMatchObject({ type: "done", completion: { content: "Hello there", costUnits: 21n, finishReason: "stop", upstream: "openrouter", usage: { prompt_tokens: 9, completion_tokens: 3 } } });
+    expect(done).toMatchObject({
+      type: "done",
+      completion: {
+        content: "Hello there",
+        costUnits: 21n,
+        finishReason: "stop",
+        upstream: "openrouter",
+        usage: { prompt_tokens: 9, completion_tokens: 3 },
+      },
+    });
   });
 
   it("throws after the deltas it got when the provider reports an error mid-stream, or drops the connection", async () => {
@@ -116,37 +145,69 @@ describe("paid route, stream: true, remote provider", () => {
   it("streams the provider's answer; the receipt verifies and states the provider's cost", async () => {
     behaviour = "ok";
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
-    const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: { model: MODEL, messages } })),
+      stack.devnet.url,
+    );
+    const res = await stack.chat({
+      body: { model: MODEL, messages, stream: true },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     const answer = await readStreamedAnswer(res.body!);
     expect(answer.text).toBe("Hello there");
     expect(answer.receipt).toMatchObject({ upstream: "openrouter", model: MODEL, cost_usdc: 0.000021 });
-    const verdict = await verifyReceipt({ receipt: answer.receipt!, prompt: messages, response: answer.chunks, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt: answer.receipt!,
+      prompt: messages,
+      response: answer.chunks,
+      operatorKey: operatorKeypair().publicKeyBase58,
+      rpc: stack.devnet.url,
+    });
     expect(Object.values(verdict.checks).every(Boolean)).toBe(true);
   });
 
   it("a mid-stream failure: an SSE error event, the payment stays as credit, and one retry with the same header serves it", async () => {
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: { model: MODEL, messages } })),
+      stack.devnet.url,
+    );
     const walletBefore = await usdc(agent.address);
 
     behaviour = "fail_mid";
-    const failed = await readStreamedAnswer((await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } })).body!);
+    const failed = await readStreamedAnswer(
+      (await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } }))
+        .body!,
+    );
     expect(failed.text).toBe("Hello");
     expect(failed.receipt).toBeNull();
     expect(failed.done).toBe(false);
-    expect(failed.error).toMatchObject({ code: "upstream_error", type: "server_error", param: null, message: expect.any(String), balance_usdc: "0", reserved_usdc: "0.01" });
+    expect(failed.error).toMatchObject({
+      code: "upstream_error",
+      type: "server_error",
+      param: null,
+      message: expect.any(String),
+      balance_usdc: "0",
+      reserved_usdc: "0.01",
+    });
     const payment = await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } });
     expect(payment.status).toBe("unserved");
     expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })).toBe(0);
 
     behaviour = "ok";
-    const retried = await readStreamedAnswer((await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } })).body!);
+    const retried = await readStreamedAnswer(
+      (await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } }))
+        .body!,
+    );
     expect(retried.receipt).not.toBeNull();
     expect(retried.done).toBe(true);
     // Paid once on chain; served once.
     expect(await usdc(agent.address)).toBe(walletBefore - 10_000n);
-    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("served");
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe(
+      "served",
+    );
     const calls = () => stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } });
     const ledger = () => stack.tdb.prisma.ledgerEntry.count({ where: { agentPubkey: agent.address } });
     const before = { calls: await calls(), ledger: await ledger() };
@@ -155,7 +216,10 @@ describe("paid route, stream: true, remote provider", () => {
     // Sent again once served: the stored answer as a stream (its text in one chunk, the final chunk, the same receipt,
     // [DONE]), never a second call (a provider asked again would fail it).
     behaviour = "500";
-    const again = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const again = await stack.chat({
+      body: { model: MODEL, messages, stream: true },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     behaviour = "ok";
     expect(again.status).toBe(200);
     expect(again.headers.get("x-answer-replayed")).toBe("true");
@@ -167,7 +231,13 @@ describe("paid route, stream: true, remote provider", () => {
     expect(replayed.error).toBeNull();
     expect(replayed.receipt!.inference_id).toBe(retried.receipt!.inference_id);
     expect(replayed.receipt).toEqual(retried.receipt);
-    const verdict = await verifyReceipt({ receipt: replayed.receipt!, prompt: messages, response: replayed.chunks, operatorKey: operatorKeypair().publicKeyBase58, rpc: stack.devnet.url });
+    const verdict = await verifyReceipt({
+      receipt: replayed.receipt!,
+      prompt: messages,
+      response: replayed.chunks,
+      operatorKey: operatorKeypair().publicKeyBase58,
+      rpc: stack.devnet.url,
+    });
     expect(Object.values(verdict.checks).every(Boolean)).toBe(true);
     expect({ calls: await calls(), ledger: await ledger() }).toEqual(before);
     expect(await usdc(agent.address)).toBe(walletBefore - 10_000n);
@@ -176,29 +246,53 @@ describe("paid route, stream: true, remote provider", () => {
   it("a failure before the first byte is a plain 502 under the same unserved rules", async () => {
     behaviour = "500";
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages } })), stack.devnet.url);
-    const res = await stack.chat({ body: { model: MODEL, messages, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: { model: MODEL, messages } })),
+      stack.devnet.url,
+    );
+    const res = await stack.chat({
+      body: { model: MODEL, messages, stream: true },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     expect(res.status).toBe(502);
     expect(res.headers.get("content-type")).toMatch(/json/);
-    expect(await res.json()).toMatchObject({ error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.01" } });
-    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe("unserved");
+    expect(await res.json()).toMatchObject({
+      error: { code: "upstream_error", balance_usdc: "0", reserved_usdc: "0.01" },
+    });
+    expect((await stack.tdb.prisma.payment.findFirstOrThrow({ where: { payer: agent.address } })).status).toBe(
+      "unserved",
+    );
   });
 
   it("a client that leaves aborts the provider's request", async () => {
     behaviour = "stalled";
     const leaving = [{ role: "user", content: "a client that leaves" }];
     // This request's own provider stream, closed before its end.
-    const leavers = () => closedEarly.filter((body) => JSON.stringify(body.messages) === JSON.stringify(leaving)).length;
+    const leavers = () =>
+      closedEarly.filter((body) => JSON.stringify(body.messages) === JSON.stringify(leaving)).length;
     const closed = new Promise<void>((resolve) => (onClosedEarly = () => (leavers() > 0 ? resolve() : undefined)));
     const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(agent, await challengeOf(await stack.chat({ body: { model: MODEL, messages: leaving } })), stack.devnet.url);
-    const res = await stack.chat({ body: { model: MODEL, messages: leaving, stream: true }, headers: { "PAYMENT-SIGNATURE": header } });
+    const header = await buildPaymentHeader(
+      agent,
+      await challengeOf(await stack.chat({ body: { model: MODEL, messages: leaving } })),
+      stack.devnet.url,
+    );
+    const res = await stack.chat({
+      body: { model: MODEL, messages: leaving, stream: true },
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     const reader = res.body!.getReader();
     await reader.read();
     await reader.cancel();
     await closed;
     expect(leavers()).toBe(1);
-    for (let i = 0; i < 100 && (await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (
+      let i = 0;
+      i < 100 && (await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: agent.address } })) === 0;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 10));
     const log = await stack.tdb.prisma.inferenceLog.findFirstOrThrow({ where: { agentPubkey: agent.address } });
     expect(log).toMatchObject({ status: "aborted", receipt: null, upstream: "openrouter" });
   });

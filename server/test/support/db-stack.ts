@@ -12,7 +12,12 @@ export interface DbStack {
 /** Points the routes at a new test database; `close()` drops it and restores the env. */
 export async function startDbStack(env: Record<string, string | undefined> = {}): Promise<DbStack> {
   const tdb = await createTestDatabase(4);
-  const restore = setEnv({ NODE_ENV: "test", SIGNET_DATA_DIR: tempDataDir("signet-db-"), DATABASE_URL: tdb.url, ...env });
+  const restore = setEnv({
+    NODE_ENV: "test",
+    SIGNET_DATA_DIR: tempDataDir("signet-db-"),
+    DATABASE_URL: tdb.url,
+    ...env,
+  });
   return {
     tdb,
     async close() {

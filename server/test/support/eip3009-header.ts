@@ -10,7 +10,13 @@ import type { PrivateKeyAccount } from "viem/accounts";
 export async function authorizationHeader(
   account: PrivateKeyAccount,
   challenge: PaymentRequired,
-  overrides: Partial<{ to: `0x${string}`; value: bigint; validAfter: bigint; validBefore: bigint; nonce: `0x${string}` }> = {},
+  overrides: Partial<{
+    to: `0x${string}`;
+    value: bigint;
+    validAfter: bigint;
+    validBefore: bigint;
+    nonce: `0x${string}`;
+  }> = {},
 ): Promise<string> {
   const accepted = challenge.accepts[0]! as PaymentRequirements & { extra: { name: string; version: string } };
   const now = BigInt(Math.floor(Date.now() / 1000));
@@ -23,14 +29,24 @@ export async function authorizationHeader(
     nonce: overrides.nonce ?? (`0x${randomBytes(32).toString("hex")}` as `0x${string}`),
   };
   const signature = await account.signTypedData({
-    domain: { name: accepted.extra.name, version: accepted.extra.version, chainId: Number(accepted.network.split(":")[1]), verifyingContract: accepted.asset as `0x${string}` },
+    domain: {
+      name: accepted.extra.name,
+      version: accepted.extra.version,
+      chainId: Number(accepted.network.split(":")[1]),
+      verifyingContract: accepted.asset as `0x${string}`,
+    },
     types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: authorization,
   });
   const payload = {
     signature,
-    authorization: { ...authorization, value: authorization.value.toString(), validAfter: authorization.validAfter.toString(), validBefore: authorization.validBefore.toString() },
+    authorization: {
+      ...authorization,
+      value: authorization.value.toString(),
+      validAfter: authorization.validAfter.toString(),
+      validBefore: authorization.validBefore.toString(),
+    },
   };
   return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload });
 }

@@ -14,7 +14,8 @@ import type { LogIdentity } from "../../keys/log-key";
 let current: Record<string, string | undefined> = { ...process.env };
 /** The networks the config is loaded for: a test's own registry (setEnv's `networks`), else this release's. */
 let currentNetworks: NetworkRegistry | undefined;
-let parsed: { env: typeof current; networks: NetworkRegistry | undefined; config: Config; keys: ServiceKeys } | null = null;
+let parsed: { env: typeof current; networks: NetworkRegistry | undefined; config: Config; keys: ServiceKeys } | null =
+  null;
 
 /** The config of `env` for the current networks. */
 function load(env: Record<string, string | undefined>): Config {
@@ -78,7 +79,10 @@ export function logIdentity(): LogIdentity {
  * route edge builds its next runtime from it), for `options.networks` when given (else the networks set before);
  * returns a function that restores the previous environment and networks.
  */
-export function setEnv(vars: Record<string, string | undefined>, options: { networks?: NetworkRegistry } = {}): () => Promise<void> {
+export function setEnv(
+  vars: Record<string, string | undefined>,
+  options: { networks?: NetworkRegistry } = {},
+): () => Promise<void> {
   const previous = current;
   const previousNetworks = currentNetworks;
   current = testEnv(vars);

@@ -33,7 +33,11 @@ export interface FakeProvider {
 }
 
 /** A completion as OpenRouter answers it: `content`, with its token usage and, if given, its own `cost` in USD. */
-export function completionAnswer(model: string, content: string, usage: { prompt_tokens: number; completion_tokens: number; cost?: number }): ProviderAnswer {
+export function completionAnswer(
+  model: string,
+  content: string,
+  usage: { prompt_tokens: number; completion_tokens: number; cost?: number },
+): ProviderAnswer {
   return {
     status: 200,
     json: {
@@ -46,13 +50,19 @@ export function completionAnswer(model: string, content: string, usage: { prompt
 }
 
 /** A completion that calls tools: no text, the calls as OpenAI sends them, finish reason `tool_calls`. */
-export function toolCallAnswer(model: string, toolCalls: readonly unknown[], usage: { prompt_tokens: number; completion_tokens: number; cost?: number }): ProviderAnswer {
+export function toolCallAnswer(
+  model: string,
+  toolCalls: readonly unknown[],
+  usage: { prompt_tokens: number; completion_tokens: number; cost?: number },
+): ProviderAnswer {
   return {
     status: 200,
     json: {
       id: "gen-tools",
       model,
-      choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: "tool_calls" }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: "tool_calls" },
+      ],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     },
   };
@@ -67,21 +77,48 @@ export function streamOf(answer: ProviderAnswer, argumentPiece = 5): StreamedPro
   const body = answer.json as {
     id: string;
     model: string;
-    choices: { message: { content: string | null; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+    choices: {
+      message: {
+        content: string | null;
+        tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+      };
+      finish_reason: string;
+    }[];
     usage: unknown;
   };
-  const chunk = (delta: unknown, finish: string | null = null) => ({ id: body.id, object: "chat.completion.chunk", created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id: body.id,
+    object: "chat.completion.chunk",
+    created: 1,
+    model: body.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   const { message, finish_reason } = body.choices[0]!;
   const events: unknown[] = [chunk({ role: "assistant", content: "" })];
   for (const word of message.content?.match(/\s*\S+\s*/g) ?? []) events.push(chunk({ content: word }));
   for (const [index, call] of (message.tool_calls ?? []).entries()) {
-    events.push(chunk({ tool_calls: [{ index, id: call.id, type: call.type, function: { name: call.function.name, arguments: "" } }] }));
+    events.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: call.type, function: { name: call.function.name, arguments: "" } }],
+      }),
+    );
     for (let at = 0; at < call.function.arguments.length; at += argumentPiece) {
-      events.push(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + argumentPiece) } }] }));
+      events.push(
+        chunk({
+          tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + argumentPiece) } }],
+        }),
+      );
     }
   }
   events.push(chunk({}, finish_reason));
-  events.push({ id: body.id, object: "chat.completion.chunk", created: 1, model: body.model, choices: [], usage: body.usage });
+  events.push({
+    id: body.id,
+    object: "chat.completion.chunk",
+    created: 1,
+    model: body.model,
+    choices: [],
+    usage: body.usage,
+  });
   events.push("[DONE]");
   return { status: 200, events };
 }
@@ -90,7 +127,12 @@ export function streamOf(answer: ProviderAnswer, argumentPiece = 5): StreamedPro
  * An embeddings answer as OpenAI and OpenRouter send it: one `embedding` item per vector, in order, each as JSON numbers
  * or (`base64`) as base64 of little-endian float32, with the input token count and, if given, its own `cost` in USD.
  */
-export function embeddingsAnswer(model: string, vectors: readonly (readonly number[])[], usage: { prompt_tokens: number; cost?: number }, encoding: "float" | "base64" = "float"): ProviderAnswer {
+export function embeddingsAnswer(
+  model: string,
+  vectors: readonly (readonly number[])[],
+  usage: { prompt_tokens: number; cost?: number },
+  encoding: "float" | "base64" = "float",
+): ProviderAnswer {
   const base64 = (vector: readonly number[]) => {
     const bytes = new Uint8Array(vector.length * 4);
     const view = new DataView(bytes.buffer);
@@ -101,7 +143,11 @@ export function embeddingsAnswer(model: string, vectors: readonly (readonly numb
     status: 200,
     json: {
       object: "list",
-      data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: encoding === "base64" ? base64(vector) : vector })),
+      data: vectors.map((vector, index) => ({
+        object: "embedding",
+        index,
+        embedding: encoding === "base64" ? base64(vector) : vector,
+      })),
       model,
       usage: { ...usage, total_tokens: usage.prompt_tokens },
     },
@@ -113,16 +159,26 @@ export const failureAnswer: ProviderAnswer = { status: 500, json: { error: { mes
 
 /** Starts the provider; `answer` decides each response (it may wait first), plain or streamed. */
 export async function startFakeProvider(
-  answer: (req: ProviderRequest) => ProviderAnswer | StreamedProviderAnswer | Promise<ProviderAnswer | StreamedProviderAnswer>,
+  answer: (
+    req: ProviderRequest,
+  ) => ProviderAnswer | StreamedProviderAnswer | Promise<ProviderAnswer | StreamedProviderAnswer>,
 ): Promise<FakeProvider> {
   const server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
     req.on("end", () => {
       // The service's health check lists the provider's models (GET /models): a body-less request is that probe.
-      if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [] }));
+      if (req.method === "GET")
+        return void res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ object: "list", data: [] }));
       void (async () => {
-        const answered = await answer({ path: req.url ?? "", ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), raw, body: JSON.parse(raw) as ProviderRequest["body"] });
+        const answered = await answer({
+          path: req.url ?? "",
+          ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+          raw,
+          body: JSON.parse(raw) as ProviderRequest["body"],
+        });
         if ("events" in answered) {
           res.writeHead(200, { "content-type": "text/event-stream" });
           for (const [i, data] of answered.events.entries()) {

@@ -29,7 +29,8 @@ import { GET as logKeyRoute } from "@/app/log/key/route";
 import { GET as logTileRoute } from "@/app/log/tile/[...path]/route";
 import { answerWithRoute, type FetchRoute } from "./route-adapter";
 
-const param = (name: string, value: string) => ({ params: Promise.resolve({ [name]: decodeURIComponent(value) }) }) as never;
+const param = (name: string, value: string) =>
+  ({ params: Promise.resolve({ [name]: decodeURIComponent(value) }) }) as never;
 
 /** The route for a method and path, or null. */
 function routeFor(method: string, path: string): FetchRoute | null {
@@ -60,10 +61,12 @@ function routeFor(method: string, path: string): FetchRoute | null {
   if (method === "GET" && proof) return (r) => receiptProofRoute(r, param("id", proof[1]!));
   const checkpoint = /^\/log\/checkpoints\/([^/]+)$/.exec(path);
   if (method === "GET" && checkpoint) return (r) => logCheckpointsRoute(r, param("size", checkpoint[1]!));
-  if (method === "GET" && path.startsWith("/log/tile/")) return (r) => logTileRoute(r, { params: Promise.resolve({ path: path.slice("/log/tile/".length).split("/") }) });
+  if (method === "GET" && path.startsWith("/log/tile/"))
+    return (r) => logTileRoute(r, { params: Promise.resolve({ path: path.slice("/log/tile/".length).split("/") }) });
   // A model id's slash arrives as a segment break or as %2F (the openai SDK's encoding): a catch-all segment either way.
   const model = /^\/api\/v1\/models\/(.+)$/.exec(path);
-  if (method === "GET" && model) return (r) => modelRoute(r, { params: Promise.resolve({ id: model[1]!.split("/").map(decodeURIComponent) }) });
+  if (method === "GET" && model)
+    return (r) => modelRoute(r, { params: Promise.resolve({ id: model[1]!.split("/").map(decodeURIComponent) }) });
   const credits = /^\/api\/v1\/credits\/([^/]+)$/.exec(path);
   if (method === "GET" && credits) return (r) => creditsRoute(r, param("pubkey", credits[1]!));
   return null;
@@ -81,7 +84,10 @@ export async function startHttpService(): Promise<HttpService> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const route = routeFor(req.method ?? "GET", (req.url ?? "/").split("?")[0]!);
-      if (!route) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"no such route","type":"invalid_request_error","param":null,"code":"not_found"}}');
+      if (!route)
+        return void res
+          .writeHead(404, { "content-type": "application/json" })
+          .end('{"error":{"message":"no such route","type":"invalid_request_error","param":null,"code":"not_found"}}');
       void answerWithRoute(route, req, Buffer.concat(chunks), res);
     });
   });

@@ -3,7 +3,12 @@
 // registry), a fresh PostgreSQL database, a fresh data dir for keys, and the chat route handler bound to them. A test
 // starts only the chains it pays on: each anvil costs start-up time.
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { startLocalnet, type FaultProfileInput, type Localnet, type StartLocalnetOptions } from "../../../devtools/localnet";
+import {
+  startLocalnet,
+  type FaultProfileInput,
+  type Localnet,
+  type StartLocalnetOptions,
+} from "../../../devtools/localnet";
 import { spawnLocalnet, type RemoteLocalnet } from "../../../devtools/localnet/spawn-localnet";
 import { rpcUrlVariable, type Config } from "../../env";
 import { SHIPPED_NETWORKS, type EvmNetworkRow, type NetworkId, type NetworkRegistry } from "../../verify";
@@ -97,18 +102,39 @@ export async function startPaidStack(
 ): Promise<PaidStack> {
   const dataDir = tempDataDir("signet-paid-");
   const timing = opts.timing ?? "fast";
-  const blockTime = timing === "instant" ? { blockTimeSec: 0 } : timing === "fast" ? { blockTimeMs: FAST_BLOCK_MS } : {};
-  const solana: Pick<StartLocalnetOptions, "timing" | "slotMs"> = timing === "fast" ? { timing: "real", slotMs: FAST_SLOT_MS } : { timing };
+  const blockTime =
+    timing === "instant" ? { blockTimeSec: 0 } : timing === "fast" ? { blockTimeMs: FAST_BLOCK_MS } : {};
+  const solana: Pick<StartLocalnetOptions, "timing" | "slotMs"> =
+    timing === "fast" ? { timing: "real", slotMs: FAST_SLOT_MS } : { timing };
   // The service meets devnet's faults; agents build their payments through the fault-free door. A test that sets
   // devnet's timing itself gets exactly that.
-  const startChain = opts.chainProcess === "own" ? (o: StartLocalnetOptions) => spawnLocalnet(o).then(inAnotherProcess) : startLocalnet;
-  const devnet = await startChain({ profile: "devnet", port: 0, dataDir: null, ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana), ...opts.devnet });
+  const startChain =
+    opts.chainProcess === "own" ? (o: StartLocalnetOptions) => spawnLocalnet(o).then(inAnotherProcess) : startLocalnet;
+  const devnet = await startChain({
+    profile: "devnet",
+    port: 0,
+    dataDir: null,
+    ...(opts.devnet?.timing ? { timing: opts.devnet.timing } : solana),
+    ...opts.devnet,
+  });
   const mainnet = opts.mainnet ? await startChain({ profile: "mainnet", port: 0, dataDir: null, ...solana }) : null;
   const networks = opts.networks ?? SHIPPED_NETWORKS;
-  const evmIds = [...new Set([...(opts.evm ? ["base-sepolia"] : []), ...(opts.baseMainnet ? ["base"] : []), ...(opts.evmNetworks ?? [])])];
+  const evmIds = [
+    ...new Set([
+      ...(opts.evm ? ["base-sepolia"] : []),
+      ...(opts.baseMainnet ? ["base"] : []),
+      ...(opts.evmNetworks ?? []),
+    ]),
+  ];
   const evmRows = evmIds.map((id) => {
     const row = (networks.ofFamily("evm") as readonly EvmNetworkRow[]).find((r) => r.id === id);
-    if (!row) throw new Error(`no EVM network ${id} in the stack's registry (${networks.ofFamily("evm").map((r) => r.id).join(", ")})`);
+    if (!row)
+      throw new Error(
+        `no EVM network ${id} in the stack's registry (${networks
+          .ofFamily("evm")
+          .map((r) => r.id)
+          .join(", ")})`,
+      );
     return row;
   });
   // Side by side: each anvil takes about a second to start and plant its token.
@@ -124,7 +150,8 @@ export async function startPaidStack(
     ),
   );
   const evmChains: Partial<Record<NetworkId, LocalEvmChain>> = {};
-  for (const [i, result] of startedEvm.entries()) if (result.status === "fulfilled") evmChains[evmRows[i]!.id] = result.value;
+  for (const [i, result] of startedEvm.entries())
+    if (result.status === "fulfilled") evmChains[evmRows[i]!.id] = result.value;
   const evmFailed = startedEvm.find((r) => r.status === "rejected");
   if (evmFailed) {
     await Promise.allSettled([devnet.close(), mainnet?.close(), ...Object.values(evmChains).map((c) => c?.close())]);
@@ -134,31 +161,36 @@ export async function startPaidStack(
   const base = evmChains.base ?? null;
   const tdb = await createTestDatabase();
   const dbProxy = opts.dbProxy ? await startPgProxy(tdb.url) : null;
-  const restore = setEnv({
-    NODE_ENV: "test",
-    // The origin signed prepaid requests name: the one the stack's requests are addressed to.
-    SERVICE_BASE_URL: BASE,
-    SIGNET_DATA_DIR: dataDir,
-    DATABASE_URL: dbProxy?.url ?? tdb.url,
-    RPC_URL_SOLANA_DEVNET: devnet.url,
-    RPC_URL_SOLANA_MAINNET: mainnet?.url,
-    UPSTREAM_API_KEY: undefined,
-    SERVICE_DEPOSIT_ADDRESS: undefined,
-    FACILITATOR_SECRET_KEY: undefined,
-    // Every EVM network of the registry: its anvil chain's RPC, or none.
-    ...Object.fromEntries(networks.ofFamily("evm").map((row) => [rpcUrlVariable(row.id), evmChains[row.id]?.url])),
-    FACILITATOR_EVM_SECRET_KEY: undefined,
-    SERVICE_EVM_DEPOSIT_ADDRESS: undefined,
-    // Requests handed straight to route handlers carry no peer address: all of them count as one client IP.
-    PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
-    ...opts.env,
-  }, opts.networks ? { networks: opts.networks } : {});
+  const restore = setEnv(
+    {
+      NODE_ENV: "test",
+      // The origin signed prepaid requests name: the one the stack's requests are addressed to.
+      SERVICE_BASE_URL: BASE,
+      SIGNET_DATA_DIR: dataDir,
+      DATABASE_URL: dbProxy?.url ?? tdb.url,
+      RPC_URL_SOLANA_DEVNET: devnet.url,
+      RPC_URL_SOLANA_MAINNET: mainnet?.url,
+      UPSTREAM_API_KEY: undefined,
+      SERVICE_DEPOSIT_ADDRESS: undefined,
+      FACILITATOR_SECRET_KEY: undefined,
+      // Every EVM network of the registry: its anvil chain's RPC, or none.
+      ...Object.fromEntries(networks.ofFamily("evm").map((row) => [rpcUrlVariable(row.id), evmChains[row.id]?.url])),
+      FACILITATOR_EVM_SECRET_KEY: undefined,
+      SERVICE_EVM_DEPOSIT_ADDRESS: undefined,
+      // Requests handed straight to route handlers carry no peer address: all of them count as one client IP.
+      PREPAID_IP_RATE_LIMIT_PER_MINUTE: "1000000",
+      ...opts.env,
+    },
+    opts.networks ? { networks: opts.networks } : {},
+  );
   const config = testConfig();
   // Boots like `npm run dev`: the routes' runtime (its facilitator announced) is built before anything is served.
   const facilitator = (await routeRuntime()).chains.facilitator;
-  for (const chain of [devnet, mainnet]) if (chain) await chain.fundAccount(facilitator.address, { lamports: 10_000_000_000n });
+  for (const chain of [devnet, mainnet])
+    if (chain) await chain.fundAccount(facilitator.address, { lamports: 10_000_000_000n });
   const evmDeposit = facilitator.evm?.address ?? null;
-  for (const chain of Object.values(evmChains)) if (chain && evmDeposit) await chain.fund(evmDeposit, { wei: 10n ** 18n });
+  for (const chain of Object.values(evmChains))
+    if (chain && evmDeposit) await chain.fund(evmDeposit, { wei: 10n ** 18n });
   const { POST } = await import("@/app/api/v1/chat/completions/route");
   const route = (req: Request) => POST(req, {});
   const stack: PaidStack = {
@@ -173,7 +205,13 @@ export async function startPaidStack(
     config,
     runtime: routeRuntime,
     chat: ({ body, headers = {} }) =>
-      route(new Request(`${BASE}/api/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })),
+      route(
+        new Request(`${BASE}/api/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify(body),
+        }),
+      ),
     async newAgent(usdcUnits = 1_000_000n, chain = devnet) {
       const kp = generateKeypair();
       const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
@@ -183,7 +221,8 @@ export async function startPaidStack(
     payingFetch(signer) {
       const rpcs: Record<string, string> = { [devnet.caip2]: devnet.faultFreeUrl };
       if (mainnet) rpcs[mainnet.caip2] = mainnet.url;
-      return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch);
+      return createPayingFetch(signer, rpcs, ((input: RequestInfo | URL, init?: RequestInit) =>
+        route(new Request(input, init))) as typeof fetch);
     },
     async credit(agentPubkey, units, kind = "test_credit") {
       const credited = await creditAgent(tdb.prisma, { kind, agentPubkey, network: devnet.caip2, units });
@@ -197,11 +236,21 @@ export async function startPaidStack(
     },
     evmPayingFetch(account) {
       const caip2s = Object.values(evmChains).map((chain) => `eip155:${chain!.chainId}`);
-      return createEvmPayingFetch(account, caip2s, ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch, { networks });
+      return createEvmPayingFetch(
+        account,
+        caip2s,
+        ((input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch,
+        { networks },
+      );
     },
     async close() {
       await closeRouteRuntime();
-      await Promise.allSettled([devnet.close(), mainnet?.close(), ...Object.values(evmChains).map((c) => c?.close()), dbProxy?.close()]);
+      await Promise.allSettled([
+        devnet.close(),
+        mainnet?.close(),
+        ...Object.values(evmChains).map((c) => c?.close()),
+        dbProxy?.close(),
+      ]);
       await tdb.drop();
       await restore();
     },
@@ -213,7 +262,9 @@ export async function startPaidStack(
 function inAnotherProcess(remote: RemoteLocalnet): Localnet {
   return Object.defineProperty({ ...remote }, "chain", {
     get(): never {
-      throw new Error("this stack's chain runs in its own process: reach it over RPC (devnet.url), or start the stack with chainProcess: \"this\"");
+      throw new Error(
+        'this stack\'s chain runs in its own process: reach it over RPC (devnet.url), or start the stack with chainProcess: "this"',
+      );
     },
   }) as Localnet;
 }
@@ -230,7 +281,12 @@ export async function buildPaymentHeader(
   const accepted = challenge.accepts[0]!;
   const scheme = new ExactSvmScheme(signer, { rpcUrl });
   const result = await scheme.createPaymentPayload(2, pay(accepted));
-  return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload: result.payload });
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    resource: challenge.resource,
+    accepted,
+    payload: result.payload,
+  });
 }
 
 /** The x402 v2 challenge of a 402 answer: base64 JSON in its PAYMENT-REQUIRED header (the body carries x402 v1's). */

@@ -121,7 +121,10 @@ export async function startPgProxy(target: string): Promise<PgProxy> {
  * raw bytes); the client's first message (the startup packet, and an SSLRequest before it) has no type byte, and is
  * not passed on.
  */
-function messageReader(fromClient: boolean, onMessage: (type: string, body: Buffer, raw: Buffer) => void): (chunk: Buffer) => void {
+function messageReader(
+  fromClient: boolean,
+  onMessage: (type: string, body: Buffer, raw: Buffer) => void,
+): (chunk: Buffer) => void {
   let buffered = Buffer.alloc(0);
   let startup = fromClient;
   return (chunk) => {

@@ -16,6 +16,11 @@ describe("filesReplacingModules()", () => {
     writeFileSync(path.join(root, "a/mocks-but-not-a-test.ts"), 'vi.mock("./x");');
     writeFileSync(path.join(root, "a/node_modules/x/dep.test.ts"), 'vi.mock("./y");');
     writeFileSync(path.join(root, "root.test.ts"), 'vi.mock("./z");');
-    expect(filesReplacingModules(root, ["a"]).sort()).toEqual(["a/b/mocks.test.ts", "a/re-mocks.test.ts", "a/resets.test.ts", "root.test.ts"]);
+    expect(filesReplacingModules(root, ["a"]).sort()).toEqual([
+      "a/b/mocks.test.ts",
+      "a/re-mocks.test.ts",
+      "a/resets.test.ts",
+      "root.test.ts",
+    ]);
   });
 });

@@ -11,7 +11,9 @@ const REPLACES_MODULES = /\bvi\.(mock|doMock|resetModules)\(/;
  * directly in `root` itself.
  */
 export function filesReplacingModules(root: string, dirs: readonly string[]): string[] {
-  const nested = dirs.flatMap((dir) => readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" }).map((file) => path.join(dir, file)));
+  const nested = dirs.flatMap((dir) =>
+    readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" }).map((file) => path.join(dir, file)),
+  );
   return [...readdirSync(root, { encoding: "utf8" }), ...nested]
     .filter((file) => file.endsWith(".test.ts") && !file.split(path.sep).includes("node_modules"))
     .filter((file) => REPLACES_MODULES.test(readFileSync(path.join(root, file), "utf8")));

@@ -6,7 +6,12 @@ import { writeFetchResponse, type FetchRoute } from "../../http/serve-fetch-rout
 export type { FetchRoute };
 
 /** Answers one node:http request (its body already read) with `route`. */
-export async function answerWithRoute(route: FetchRoute, req: http.IncomingMessage, body: Buffer | string, res: http.ServerResponse): Promise<void> {
+export async function answerWithRoute(
+  route: FetchRoute,
+  req: http.IncomingMessage,
+  body: Buffer | string,
+  res: http.ServerResponse,
+): Promise<void> {
   const request = new Request(`http://127.0.0.1${req.url}`, {
     method: req.method,
     headers: Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"),

@@ -16,7 +16,11 @@ export type CallRoute = "chat" | "responses" | "inference";
 /** Where the paid stack's requests are addressed (its SERVICE_BASE_URL). */
 export const SERVICE_ORIGIN = "http://signet.test";
 
-export const ROUTE_PATHS: Record<CallRoute, string> = { chat: "/api/v1/chat/completions", responses: "/api/v1/responses", inference: "/api/v1/inference" };
+export const ROUTE_PATHS: Record<CallRoute, string> = {
+  chat: "/api/v1/chat/completions",
+  responses: "/api/v1/responses",
+  inference: "/api/v1/inference",
+};
 
 const HANDLERS: Record<CallRoute, (req: Request) => Promise<Response>> = {
   chat: (req) => chatRoute(req, {}),
@@ -39,7 +43,11 @@ export function routeFetch(): { fetch: typeof fetch; lastPaid(): Request | null 
 }
 
 /** The request body of a paid call asking `content` on `route` (chat or Responses). */
-export function paidBody(route: Exclude<CallRoute, "inference">, content: string, opts: { stream: boolean; network?: string; model?: string }): Record<string, unknown> {
+export function paidBody(
+  route: Exclude<CallRoute, "inference">,
+  content: string,
+  opts: { stream: boolean; network?: string; model?: string },
+): Record<string, unknown> {
   const model = opts.model ?? "local/echo-1";
   const network = opts.network ? { network: opts.network } : {};
   if (route === "responses") return { model, input: content, stream: opts.stream, ...network };
@@ -47,7 +55,12 @@ export function paidBody(route: Exclude<CallRoute, "inference">, content: string
 }
 
 /** A prepaid call asking `content`, signed by `kp`, on the inference route or the Responses route. */
-export function signedCall(kp: Ed25519Keypair, route: Exclude<CallRoute, "chat">, content: string, opts: { stream: boolean; model?: string }): { request: Request; body: Record<string, unknown> } {
+export function signedCall(
+  kp: Ed25519Keypair,
+  route: Exclude<CallRoute, "chat">,
+  content: string,
+  opts: { stream: boolean; model?: string },
+): { request: Request; body: Record<string, unknown> } {
   const model = opts.model ?? "local/echo-1";
   const body =
     route === "responses"
@@ -55,7 +68,10 @@ export function signedCall(kp: Ed25519Keypair, route: Exclude<CallRoute, "chat">
       : { model, messages: [{ role: "user", content }], stream: opts.stream, nonce: newNonce(), timestamp: Date.now() };
   const url = `${SERVICE_ORIGIN}${ROUTE_PATHS[route]}`;
   const text = JSON.stringify(body);
-  return { request: new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text }), body };
+  return {
+    request: new Request(url, { method: "POST", headers: signRequestHeaders(kp, "POST", url, text), body: text }),
+    body,
+  };
 }
 
 /** What a client read of one answer. */
@@ -82,16 +98,30 @@ export async function readAnswer(res: Response, route: CallRoute, stream: boolea
   const isStream = res.status === 200 && (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
   if (!isStream || !stream) {
     const body = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) return { ...base, text: null, receipt: null, error: body.error as ReadAnswer["error"], response: body };
+    if (res.status !== 200)
+      return { ...base, text: null, receipt: null, error: body.error as ReadAnswer["error"], response: body };
     const text =
       route === "responses"
         ? ((body.output as { content?: { text?: string }[] }[] | undefined)?.[0]?.content?.[0]?.text ?? "")
         : ((body.choices as { message?: { content?: string | null } }[])[0]?.message?.content ?? "");
-    return { ...base, text, receipt: headerReceipt?.ok ? (headerReceipt.receipt as unknown as Receipt) : null, error: null, response: body };
+    return {
+      ...base,
+      text,
+      receipt: headerReceipt?.ok ? (headerReceipt.receipt as unknown as Receipt) : null,
+      error: null,
+      response: body,
+    };
   }
   if (route !== "responses") {
     const answer = await readStreamedAnswer(res.body!);
-    return { ...base, text: answer.text, receipt: answer.receipt, x402: answer.x402Receipt ? JSON.stringify(answer.x402Receipt) : null, error: answer.error, response: answer.text };
+    return {
+      ...base,
+      text: answer.text,
+      receipt: answer.receipt,
+      x402: answer.x402Receipt ? JSON.stringify(answer.x402Receipt) : null,
+      error: answer.error,
+      response: answer.text,
+    };
   }
   let text = "";
   let carried: ReturnType<typeof receiptOfEvent> = null;
@@ -102,5 +132,12 @@ export async function readAnswer(res: Response, route: CallRoute, stream: boolea
     if (event.type === "error") error = { code: event.code, message: event.message };
     carried = receiptOfEvent(data) ?? carried;
   }
-  return { ...base, text, receipt: carried?.receipt ?? null, x402: carried?.x402Receipt ? JSON.stringify(carried.x402Receipt) : null, error, response: text };
+  return {
+    ...base,
+    text,
+    receipt: carried?.receipt ?? null,
+    x402: carried?.x402Receipt ? JSON.stringify(carried.x402Receipt) : null,
+    error,
+    response: text,
+  };
 }

@@ -15,7 +15,12 @@ export interface CliRun {
  * Runs `signet args…` with SIGNET_DATA_DIR=`dataDir`; killed after `timeoutMs`. `env` changes the child's environment
  * only (a variable set to undefined is removed from it).
  */
-export function runSignet(args: string[], dataDir: string, timeoutMs = 20_000, env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export function runSignet(
+  args: string[],
+  dataDir: string,
+  timeoutMs = 20_000,
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
   const childEnv: NodeJS.ProcessEnv = testEnv({ SIGNET_DATA_DIR: dataDir, NODE_ENV: "test" });
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];

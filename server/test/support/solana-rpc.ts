@@ -26,10 +26,20 @@ export interface RpcAnswer {
 }
 
 /** One JSON-RPC call; `timeoutMs` aborts like a client that gives up (the answer then has status 0). */
-export async function solanaRpc(url: string, method: string, params: unknown[] = [], timeoutMs = 10_000): Promise<RpcAnswer> {
+export async function solanaRpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  timeoutMs = 10_000,
+): Promise<RpcAnswer> {
   let res: Response;
   try {
-    res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch {
     return { status: 0, retryAfter: null };
   }
@@ -53,12 +63,24 @@ export async function signedTransfer(
 ): Promise<{ wire: string; signature: string }> {
   const mint = address(usdcMint);
   const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const [destination] = await findAssociatedTokenPda({ owner: address(payTo), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [destination] = await findAssociatedTokenPda({
+    owner: address(payTo),
+    mint,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash.blockhash as Blockhash, lastValidBlockHeight: BigInt(blockhash.lastValidBlockHeight) }, m),
-    (m) => appendTransactionMessageInstructions([getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount, decimals: 6 })], m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: blockhash.blockhash as Blockhash, lastValidBlockHeight: BigInt(blockhash.lastValidBlockHeight) },
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount, decimals: 6 })],
+        m,
+      ),
   );
   const signed = await signTransactionMessageWithSigners(message);
   return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };

@@ -21,25 +21,42 @@ export default class SummaryReporter implements Reporter {
         if (state === "passed") passed++;
         else if (state === "failed") {
           failed++;
-          failures.push([path.relative(process.cwd(), mod.moduleId), test.fullName, firstLine(test.result().errors?.[0]?.message)]);
-        }
-        else skipped++;
+          failures.push([
+            path.relative(process.cwd(), mod.moduleId),
+            test.fullName,
+            firstLine(test.result().errors?.[0]?.message),
+          ]);
+        } else skipped++;
       }
       // A file that failed outside its tests (its import, a beforeAll) leaves them skipped: the file itself is a failure.
       if (mod.state() === "failed" && !tests.some((t) => t.result().state === "failed")) {
         failed++;
-        failures.push([path.relative(process.cwd(), mod.moduleId), "(the file itself)", firstLine(mod.errors()[0]?.message)]);
+        failures.push([
+          path.relative(process.cwd(), mod.moduleId),
+          "(the file itself)",
+          firstLine(mod.errors()[0]?.message),
+        ]);
       }
       // The file's own time: importing it and running its hooks and tests (what the default reporter prints beside it).
       const d = mod.diagnostic();
-      files.push([path.relative(process.cwd(), mod.moduleId), Math.round(d.collectDuration + d.duration), tests.length]);
+      files.push([
+        path.relative(process.cwd(), mod.moduleId),
+        Math.round(d.collectDuration + d.duration),
+        tests.length,
+      ]);
     }
     failed += unhandledErrors.length;
-    for (const error of unhandledErrors) failures.push(["(unhandled)", "", firstLine((error as { message?: string })?.message)]);
+    for (const error of unhandledErrors)
+      failures.push(["(unhandled)", "", firstLine((error as { message?: string })?.message)]);
     const line = `${passed} passed, ${failed} failed, ${skipped} skipped`;
     console.log(`\n${line}`);
     const file = devtoolsSetting("SIGNET_SUMMARY_FILE");
-    if (file) appendFileSync(file, JSON.stringify({ stage: devtoolsSetting("SIGNET_SUMMARY_STAGE"), passed, failed, skipped, files, failures }) + "\n");
+    if (file)
+      appendFileSync(
+        file,
+        JSON.stringify({ stage: devtoolsSetting("SIGNET_SUMMARY_STAGE"), passed, failed, skipped, files, failures }) +
+          "\n",
+      );
   }
 }
 

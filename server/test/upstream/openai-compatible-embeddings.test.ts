@@ -17,8 +17,22 @@ import {
   type EmbeddingRequest,
   type Embeddings,
 } from "../../upstream";
-import { embeddingInputsOf, embeddingsPromptHash, embeddingsResponseHash, float32VectorOf, promptHashCandidates, responseHash } from "../../verify";
-import { embeddingsAnswer, failureAnswer, startFakeProvider, type FakeProvider, type ProviderAnswer, type ProviderRequest } from "../support/fake-provider";
+import {
+  embeddingInputsOf,
+  embeddingsPromptHash,
+  embeddingsResponseHash,
+  float32VectorOf,
+  promptHashCandidates,
+  responseHash,
+} from "../../verify";
+import {
+  embeddingsAnswer,
+  failureAnswer,
+  startFakeProvider,
+  type FakeProvider,
+  type ProviderAnswer,
+  type ProviderRequest,
+} from "../support/fake-provider";
 
 const MODEL = "openai/text-embedding-3-small";
 const VECTORS = [
@@ -41,10 +55,22 @@ beforeAll(async () => {
 });
 afterAll(() => provider.close());
 
-const upstream = (timeoutMs = 1_000) => createUpstream({ baseUrl: provider.url, apiKey: "sk-test", timeoutMs, providerName: "openrouter", clock: systemClock });
-const keyless = () => createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter", clock: systemClock });
+const upstream = (timeoutMs = 1_000) =>
+  createUpstream({
+    baseUrl: provider.url,
+    apiKey: "sk-test",
+    timeoutMs,
+    providerName: "openrouter",
+    clock: systemClock,
+  });
+const keyless = () =>
+  createUpstream({ baseUrl: "http://127.0.0.1:1", timeoutMs: 100, providerName: "openrouter", clock: systemClock });
 const req: EmbeddingRequest = { model: MODEL, input: ["first text", "second text"], dimensions: 3 };
-const failure = async (promise: Promise<unknown>) => (await promise.then(() => null, (e: unknown) => e)) as UpstreamError;
+const failure = async (promise: Promise<unknown>) =>
+  (await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )) as UpstreamError;
 
 describe("createUpstream().embed() against an OpenAI-compatible provider", () => {
   it("POSTs {base}/embeddings with the key and the request as sent, and reads a float answer priced with the reported cost", async () => {
@@ -52,10 +78,25 @@ describe("createUpstream().embed() against an OpenAI-compatible provider", () =>
     const before = seen.length;
     const e = await upstream().embed({ ...req, encoding_format: "float", user: "user-1" });
     expect(seen.slice(before).map(({ path, authorization, body }) => ({ path, authorization, body }))).toEqual([
-      { path: "/api/v1/embeddings", authorization: "Bearer sk-test", body: { model: MODEL, input: ["first text", "second text"], dimensions: 3, encoding_format: "float", user: "user-1" } },
+      {
+        path: "/api/v1/embeddings",
+        authorization: "Bearer sk-test",
+        body: {
+          model: MODEL,
+          input: ["first text", "second text"],
+          dimensions: 3,
+          encoding_format: "float",
+          user: "user-1",
+        },
+      },
     ]);
     // 0.00000014 USD is 0.14 units: rounded up to one.
-    expect(e).toMatchObject({ model: MODEL, usage: { prompt_tokens: 7, total_tokens: 7 }, costUnits: 1n, upstream: "openrouter" });
+    expect(e).toMatchObject({
+      model: MODEL,
+      usage: { prompt_tokens: 7, total_tokens: 7 },
+      costUnits: 1n,
+      upstream: "openrouter",
+    });
     expect(e.vectors).toEqual(VECTORS.map((v) => float32VectorOf(v)));
   });
 
@@ -87,15 +128,21 @@ describe("createUpstream().embed() against an OpenAI-compatible provider", () =>
     [401, { status: 401, json: { error: { message: "bad key sk-secret" } } }],
     [429, { status: 429, json: { error: { message: "slow down" } } }],
     [500, failureAnswer],
-  ] as const)("turns HTTP %s into UpstreamError(http_error) without leaking the provider's body or our key", async (status, answered) => {
-    answer = () => answered;
-    const err = await failure(upstream().embed(req));
-    expect(err).toBeInstanceOf(UpstreamError);
-    expect(err).toMatchObject({ reason: "http_error", status });
-    expect(err.message).not.toMatch(/sk-secret|sk-test|boom/);
-  });
+  ] as const)(
+    "turns HTTP %s into UpstreamError(http_error) without leaking the provider's body or our key",
+    async (status, answered) => {
+      answer = () => answered;
+      const err = await failure(upstream().embed(req));
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err).toMatchObject({ reason: "http_error", status });
+      expect(err.message).not.toMatch(/sk-secret|sk-test|boom/);
+    },
+  );
 
-  const ok = embeddingsAnswer(MODEL, VECTORS, { prompt_tokens: 7 }).json as { data: { index: number; embedding: unknown }[]; usage: unknown };
+  const ok = embeddingsAnswer(MODEL, VECTORS, { prompt_tokens: 7 }).json as {
+    data: { index: number; embedding: unknown }[];
+    usage: unknown;
+  };
   it.each([
     ["an answer that is not an object", [ok]],
     ["no data", { ...ok, data: undefined }],
@@ -126,16 +173,26 @@ describe("createUpstream().embed() against an OpenAI-compatible provider", () =>
       controller.abort();
       return new Promise<ProviderAnswer>(() => undefined);
     };
-    expect(await failure(upstream(10_000).embed(req, { signal: controller.signal }))).toMatchObject({ reason: "aborted" });
+    expect(await failure(upstream(10_000).embed(req, { signal: controller.signal }))).toMatchObject({
+      reason: "aborted",
+    });
   });
 
   it("refuses a remote model without a key, an unknown model and a chat model, without calling anyone", async () => {
     const before = seen.length;
     expect(await failure(keyless().embed(req))).toMatchObject({ reason: "model_unavailable" });
-    expect(await failure(upstream().embed({ ...req, model: "acme/none" }))).toMatchObject({ reason: "model_unavailable" });
-    expect(await failure(upstream().embed({ ...req, model: "openai/gpt-4o-mini" }))).toMatchObject({ reason: "model_unavailable" });
+    expect(await failure(upstream().embed({ ...req, model: "acme/none" }))).toMatchObject({
+      reason: "model_unavailable",
+    });
+    expect(await failure(upstream().embed({ ...req, model: "openai/gpt-4o-mini" }))).toMatchObject({
+      reason: "model_unavailable",
+    });
     expect(seen.length).toBe(before);
-    expect(keyless().embeddingModels().map((m) => m.id)).toEqual([LOCAL_EMBEDDING_MODEL_ID]);
+    expect(
+      keyless()
+        .embeddingModels()
+        .map((m) => m.id),
+    ).toEqual([LOCAL_EMBEDDING_MODEL_ID]);
     expect(upstream().offeredEmbeddingModel(MODEL)?.defaultDimensions).toBe(1536);
   });
 
@@ -147,33 +204,53 @@ describe("createUpstream().embed() against an OpenAI-compatible provider", () =>
   it("serves local/hash-embed-1 offline: its default dimension, or the one asked for, at a nominal cost", async () => {
     const e = await keyless().embed({ model: LOCAL_EMBEDDING_MODEL_ID, input: ["a", "b"] });
     expect(e.vectors.map((v) => v.length)).toEqual([256, 256]);
-    expect(e).toMatchObject({ model: LOCAL_EMBEDDING_MODEL_ID, upstream: "local", usage: { prompt_tokens: 2, total_tokens: 2 } });
+    expect(e).toMatchObject({
+      model: LOCAL_EMBEDDING_MODEL_ID,
+      upstream: "local",
+      usage: { prompt_tokens: 2, total_tokens: 2 },
+    });
     expect(e.costUnits).toBeGreaterThan(0n);
-    expect((await keyless().embed({ model: LOCAL_EMBEDDING_MODEL_ID, input: "a", dimensions: 8 })).vectors[0]).toHaveLength(8);
+    expect(
+      (await keyless().embed({ model: LOCAL_EMBEDDING_MODEL_ID, input: "a", dimensions: 8 })).vectors[0],
+    ).toHaveLength(8);
   });
 });
 
 describe("the embeddings route's building blocks, chained as the route will chain them", () => {
-  it.each(["float", "base64"] as const)("parse → gate → embed → %s body → hashes: a verifier recomputes both hashes from the request and the body", async (encoding) => {
-    answer = () => embeddingsAnswer(MODEL, VECTORS, { prompt_tokens: 7 }, encoding);
-    const body: EmbeddingsRequest = parseWith(embeddingsRequestSchema, { model: MODEL, input: ["first text", "second text"], dimensions: 3, encoding_format: encoding, user: null });
-    // The model gate's facts: the model is an embedding model, and its worst case fits under a flat price (0.01 USDC).
-    const model: EmbeddingCatalogModel | null = findEmbeddingModel(body.model);
-    expect(worstCaseEmbeddingCostUnits(model!, embeddingInputsOf(body.input)!)).toBeLessThanOrEqual(10_000n);
-    const e: Embeddings = await upstream().embed({
-      model: body.model,
-      input: body.input,
-      ...(body.dimensions != null ? { dimensions: body.dimensions } : {}),
-      ...(body.encoding_format != null ? { encoding_format: body.encoding_format } : {}),
-      ...(body.user != null ? { user: body.user } : {}),
-    });
-    const answerBody = embeddingsResponseBody(e, body.encoding_format ?? "float");
-    expect(embeddingsResponseSchema.parse(answerBody)).toEqual(answerBody);
-    const promptHash = embeddingsPromptHash(body.input, (text) => createHash("sha256").update(text).digest("hex"));
-    const responseHashSigned = embeddingsResponseHash(e.vectors, nodeSha256);
-    // What a verifier does with the request body and the answer body as a client got them (through JSON).
-    const [sentRequest, sentAnswer] = [JSON.parse(JSON.stringify(body)) as unknown, JSON.parse(JSON.stringify(answerBody)) as unknown];
-    expect(promptHashCandidates(sentRequest).filter((c) => c.hash === promptHash)).toEqual([{ form: "embeddings", hash: promptHash }]);
-    expect(responseHash(sentAnswer)).toBe(responseHashSigned);
-  });
+  it.each(["float", "base64"] as const)(
+    "parse → gate → embed → %s body → hashes: a verifier recomputes both hashes from the request and the body",
+    async (encoding) => {
+      answer = () => embeddingsAnswer(MODEL, VECTORS, { prompt_tokens: 7 }, encoding);
+      const body: EmbeddingsRequest = parseWith(embeddingsRequestSchema, {
+        model: MODEL,
+        input: ["first text", "second text"],
+        dimensions: 3,
+        encoding_format: encoding,
+        user: null,
+      });
+      // The model gate's facts: the model is an embedding model, and its worst case fits under a flat price (0.01 USDC).
+      const model: EmbeddingCatalogModel | null = findEmbeddingModel(body.model);
+      expect(worstCaseEmbeddingCostUnits(model!, embeddingInputsOf(body.input)!)).toBeLessThanOrEqual(10_000n);
+      const e: Embeddings = await upstream().embed({
+        model: body.model,
+        input: body.input,
+        ...(body.dimensions != null ? { dimensions: body.dimensions } : {}),
+        ...(body.encoding_format != null ? { encoding_format: body.encoding_format } : {}),
+        ...(body.user != null ? { user: body.user } : {}),
+      });
+      const answerBody = embeddingsResponseBody(e, body.encoding_format ?? "float");
+      expect(embeddingsResponseSchema.parse(answerBody)).toEqual(answerBody);
+      const promptHash = embeddingsPromptHash(body.input, (text) => createHash("sha256").update(text).digest("hex"));
+      const responseHashSigned = embeddingsResponseHash(e.vectors, nodeSha256);
+      // What a verifier does with the request body and the answer body as a client got them (through JSON).
+      const [sentRequest, sentAnswer] = [
+        JSON.parse(JSON.stringify(body)) as unknown,
+        JSON.parse(JSON.stringify(answerBody)) as unknown,
+      ];
+      expect(promptHashCandidates(sentRequest).filter((c) => c.hash === promptHash)).toEqual([
+        { form: "embeddings", hash: promptHash },
+      ]);
+      expect(responseHash(sentAnswer)).toBe(responseHashSigned);
+    },
+  );
 });

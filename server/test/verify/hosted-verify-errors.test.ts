@@ -8,14 +8,28 @@ import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { generateKeypair, toSolanaCliJson } from "../../keys/parse-secret-key";
 import { withEnv } from "../support/env";
 import { useHostedVerifierEnv } from "./hosted-verifier-env";
-import { closedPort, startHangingServer, startRecordedRpc, startServer, type LocalServer, type RecordedRpc } from "./local-servers";
+import {
+  closedPort,
+  startHangingServer,
+  startRecordedRpc,
+  startServer,
+  type LocalServer,
+  type RecordedRpc,
+} from "./local-servers";
 import { assertVectorsPresent, readVector, vectorNames, type Vector } from "./vectors";
 
 const BODY_FIELDS = new Set(["error", "request_id"]);
 const ERROR_FIELDS = new Set(["message", "type", "param", "code", "detail", "reason"]);
 
 const post = (body: BodyInit) =>
-  verifyRoute(new Request("http://localhost/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body }), {});
+  verifyRoute(
+    new Request("http://localhost/api/verify", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    }),
+    {},
+  );
 const verify = (body: unknown) => post(JSON.stringify(body));
 
 /** Asserts the shape every verifier error shares (OpenAI's error object, the request id beside it) and returns its error object. */
@@ -42,7 +56,12 @@ function firstVector(paid: boolean): Vector {
   if (!name) throw new Error(`no ${paid ? "x402" : "prepaid"} vector in the conformance folder`);
   return readVector(name);
 }
-const requestFor = (v: Vector, extra: Record<string, unknown> = {}) => ({ receipt: v.receipt, prompt: v.prompt, response: v.response, ...extra });
+const requestFor = (v: Vector, extra: Record<string, unknown> = {}) => ({
+  receipt: v.receipt,
+  prompt: v.prompt,
+  response: v.response,
+  ...extra,
+});
 
 let rpc: RecordedRpc;
 let hanging: LocalServer;
@@ -57,17 +76,30 @@ beforeAll(async () => {
   rpc = await startRecordedRpc();
   hanging = await startHangingServer();
   brokenService = await startServer((req, _body, res) => {
-    if (req.url === "/no-key/api/v1/operator-key") return res.writeHead(200, { "content-type": "application/json" }).end('{"pubkey":"not-a-key"}');
-    if (req.url === "/rpc-error") return res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"node is behind"}}');
-    res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"not_found"}}');
+    if (req.url === "/no-key/api/v1/operator-key")
+      return res.writeHead(200, { "content-type": "application/json" }).end('{"pubkey":"not-a-key"}');
+    if (req.url === "/rpc-error")
+      return res
+        .writeHead(200, { "content-type": "application/json" })
+        .end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"node is behind"}}');
+    res
+      .writeHead(404, { "content-type": "application/json" })
+      .end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"not_found"}}');
   });
-  status999 = net.createServer((socket) => socket.once("data", () => socket.end("HTTP/1.1 999 Odd\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}")));
+  status999 = net.createServer((socket) =>
+    socket.once("data", () => socket.end("HTTP/1.1 999 Odd\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}")),
+  );
   await new Promise<void>((r) => status999.listen(0, "127.0.0.1", r));
   status999Url = `http://127.0.0.1:${(status999.address() as net.AddressInfo).port}`;
   deadUrl = `http://127.0.0.1:${await closedPort()}`;
 });
 afterAll(async () => {
-  await Promise.all([rpc.close(), hanging.close(), brokenService.close(), new Promise<void>((r) => status999.close(() => r()))]);
+  await Promise.all([
+    rpc.close(),
+    hanging.close(),
+    brokenService.close(),
+    new Promise<void>((r) => status999.close(() => r())),
+  ]);
 });
 
 useHostedVerifierEnv("signet-verify-err-", () => deadUrl);
@@ -102,21 +134,33 @@ describe("POST /api/verify rejects malformed input", () => {
   });
 
   it("answers 413 payload_too_large for a body over 1 MB", async () => {
-    await errorBody(await verify({ receipt: { v: 2 }, prompt: "x".repeat(1_100_000), response: "y" }), 413, "payload_too_large");
+    await errorBody(
+      await verify({ receipt: { v: 2 }, prompt: "x".repeat(1_100_000), response: "y" }),
+      413,
+      "payload_too_large",
+    );
   });
 });
 
 describe("POST /api/verify when what it must fetch fails", () => {
   it("answers 502 upstream_error when the endpoint's operator-key resource is 404", async () => {
     const before = brokenService.hits.length;
-    const err = await errorBody(await verify(requestFor(firstVector(false), { endpoint: `${brokenService.url}/gone` })), 502, "upstream_error");
+    const err = await errorBody(
+      await verify(requestFor(firstVector(false), { endpoint: `${brokenService.url}/gone` })),
+      502,
+      "upstream_error",
+    );
     expect(err.reason).toBe("operator_key_unavailable");
     // A 404 is final: asked once, not retried.
     expect(brokenService.hits.slice(before).map((h) => h.url)).toEqual(["/gone/api/v1/operator-key"]);
   });
 
   it("answers 502 upstream_error when the endpoint serves something that is not a key", async () => {
-    const err = await errorBody(await verify(requestFor(firstVector(false), { endpoint: `${brokenService.url}/no-key` })), 502, "upstream_error");
+    const err = await errorBody(
+      await verify(requestFor(firstVector(false), { endpoint: `${brokenService.url}/no-key` })),
+      502,
+      "upstream_error",
+    );
     expect(err.reason).toBe("operator_key_unavailable");
   });
 
@@ -133,20 +177,32 @@ describe("POST /api/verify when what it must fetch fails", () => {
 
   it("answers 502 upstream_error when the chain RPC is down (a closed port)", async () => {
     const v = firstVector(true);
-    const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: deadUrl })), 502, "upstream_error");
+    const err = await errorBody(
+      await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: deadUrl })),
+      502,
+      "upstream_error",
+    );
     expect(err.reason).toBe("rpc_unreachable");
   });
 
   it("answers 502 upstream_error when the chain RPC answers a JSON-RPC error", async () => {
     const v = firstVector(true);
-    const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: `${brokenService.url}/rpc-error` })), 502, "upstream_error");
+    const err = await errorBody(
+      await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: `${brokenService.url}/rpc-error` })),
+      502,
+      "upstream_error",
+    );
     expect(err.reason).toBe("rpc_error");
   });
 
   it("answers 502 upstream_error within the ~10 s bound when the chain RPC hangs", async () => {
     const v = firstVector(true);
     const started = Date.now();
-    const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: hanging.url })), 502, "upstream_error");
+    const err = await errorBody(
+      await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: hanging.url })),
+      502,
+      "upstream_error",
+    );
     // One lookup's bound is 5.2 s to the millisecond (json-rpc.test.ts, on a moved clock); this is the route's whole wait.
     expect(Date.now() - started).toBeLessThan(12_000);
     expect(err.reason).toBe("rpc_timeout");
@@ -154,7 +210,9 @@ describe("POST /api/verify when what it must fetch fails", () => {
 
   it("never shows the service's own RPC URL (it may hold an API key) when that RPC fails", async () => {
     const v = firstVector(true);
-    const res = await withEnv({ RPC_URL_SOLANA_DEVNET: `${deadUrl}/?api-key=PROVIDER-SECRET-123` }, () => verify(requestFor(v, { operatorKey: v.operatorKey })));
+    const res = await withEnv({ RPC_URL_SOLANA_DEVNET: `${deadUrl}/?api-key=PROVIDER-SECRET-123` }, () =>
+      verify(requestFor(v, { operatorKey: v.operatorKey })),
+    );
     const text = JSON.stringify(await errorBody(res, 502, "upstream_error"));
     expect(text).not.toContain("PROVIDER-SECRET-123");
     expect(text).not.toContain(deadUrl);
@@ -162,7 +220,11 @@ describe("POST /api/verify when what it must fetch fails", () => {
 
   it("shows a caller's own rpc in the message, since they chose it", async () => {
     const v = firstVector(true);
-    const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: deadUrl })), 502, "upstream_error");
+    const err = await errorBody(
+      await verify(requestFor(v, { operatorKey: v.operatorKey, rpc: deadUrl })),
+      502,
+      "upstream_error",
+    );
     expect(err.message).toContain(deadUrl);
   });
 });
@@ -172,11 +234,27 @@ describe("POST /api/verify without a usable verifier key", () => {
 
   it("answers 500 server_misconfigured in production without VERIFIER_SECRET_KEY, on both verifier routes", async () => {
     const v = firstVector(false);
-    await withEnv({ NODE_ENV: "production", SERVICE_BASE_URL: "https://signet.example", SERVICE_OPERATOR_SECRET_KEY: operatorSecret, VERIFIER_SECRET_KEY: undefined }, async () => {
-      const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey })), 500, "server_misconfigured");
-      expect(JSON.stringify(err)).not.toContain(operatorSecret);
-      await errorBody(await verifierKeyRoute(new Request("http://localhost/api/verify/operator-key"), {}), 500, "server_misconfigured");
-    });
+    await withEnv(
+      {
+        NODE_ENV: "production",
+        SERVICE_BASE_URL: "https://signet.example",
+        SERVICE_OPERATOR_SECRET_KEY: operatorSecret,
+        VERIFIER_SECRET_KEY: undefined,
+      },
+      async () => {
+        const err = await errorBody(
+          await verify(requestFor(v, { operatorKey: v.operatorKey })),
+          500,
+          "server_misconfigured",
+        );
+        expect(JSON.stringify(err)).not.toContain(operatorSecret);
+        await errorBody(
+          await verifierKeyRoute(new Request("http://localhost/api/verify/operator-key"), {}),
+          500,
+          "server_misconfigured",
+        );
+      },
+    );
     // The environment is back: the same request is answered again.
     expect((await verify(requestFor(v, { operatorKey: v.operatorKey }))).status).toBe(200);
   });
@@ -191,16 +269,23 @@ describe("POST /api/verify without a usable verifier key", () => {
   it("answers 500 server_misconfigured when the two keys are equal but written in different forms", async () => {
     const kp = generateKeypair();
     const v = firstVector(false);
-    await withEnv({ SERVICE_OPERATOR_SECRET_KEY: bs58.encode(kp.seed), VERIFIER_SECRET_KEY: toSolanaCliJson(kp) }, async () => {
-      await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey })), 500, "server_misconfigured");
-    });
+    await withEnv(
+      { SERVICE_OPERATOR_SECRET_KEY: bs58.encode(kp.seed), VERIFIER_SECRET_KEY: toSolanaCliJson(kp) },
+      async () => {
+        await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey })), 500, "server_misconfigured");
+      },
+    );
   });
 
   it("answers 500 server_misconfigured, without echoing it, when VERIFIER_SECRET_KEY is malformed", async () => {
     const v = firstVector(false);
     const garbage = "0OIl-definitely-not-a-key";
     await withEnv({ VERIFIER_SECRET_KEY: garbage }, async () => {
-      const err = await errorBody(await verify(requestFor(v, { operatorKey: v.operatorKey })), 500, "server_misconfigured");
+      const err = await errorBody(
+        await verify(requestFor(v, { operatorKey: v.operatorKey })),
+        500,
+        "server_misconfigured",
+      );
       expect(JSON.stringify(err)).not.toContain(garbage);
     });
   });

@@ -14,15 +14,40 @@ import { signReceipt } from "../../receipts/sign-receipt";
 import { canonicalJson, CHECK_NAMES, SOLANA_DEVNET_CAIP2, verifyEd25519 } from "../../verify";
 import { withEnv } from "../support/env";
 import { useHostedVerifierEnv } from "./hosted-verifier-env";
-import { closedPort, pipeResponse, startRecordedRpc, startServer, type LocalServer, type RecordedRpc } from "./local-servers";
+import {
+  closedPort,
+  pipeResponse,
+  startRecordedRpc,
+  startServer,
+  type LocalServer,
+  type RecordedRpc,
+} from "./local-servers";
 import { assertVectorsPresent, expectedChecks, readVector, vectorNames } from "./vectors";
 
 type Verdict = Record<string, unknown> & { ok: boolean; checks: Record<string, boolean> };
 
-const VERDICT_FIELDS = ["checks", "network", "ok", "operator_pubkey", "receipt_signature", "rpc", "v", "verified_at", "verifier_pubkey", "verifier_signature"];
+const VERDICT_FIELDS = [
+  "checks",
+  "network",
+  "ok",
+  "operator_pubkey",
+  "receipt_signature",
+  "rpc",
+  "v",
+  "verified_at",
+  "verifier_pubkey",
+  "verifier_signature",
+];
 
 const verify = (body: unknown) =>
-  verifyRoute(new Request("http://localhost/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), {});
+  verifyRoute(
+    new Request("http://localhost/api/verify", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+    {},
+  );
 
 async function verdictOf(body: unknown): Promise<Verdict> {
   const res = await verify(body);
@@ -36,8 +61,10 @@ async function keyResource(route: typeof verifierKeyRoute, url: string): Promise
   expect(res.status).toBe(200);
   return (await res.json()) as Record<string, unknown>;
 }
-const verifierKey = async () => (await keyResource(verifierKeyRoute, "http://localhost/api/verify/operator-key")).pubkey as string;
-const serviceOperatorKey = async () => (await keyResource(operatorKeyRoute, "http://localhost/api/v1/operator-key")).pubkey as string;
+const verifierKey = async () =>
+  (await keyResource(verifierKeyRoute, "http://localhost/api/verify/operator-key")).pubkey as string;
+const serviceOperatorKey = async () =>
+  (await keyResource(operatorKeyRoute, "http://localhost/api/v1/operator-key")).pubkey as string;
 
 /** A re-verifier's check: verifier_signature over the UTF-8 canonical JSON of the verdict without it. */
 function verdictSignatureValid(verdict: Record<string, unknown>, key: string): boolean {
@@ -49,7 +76,11 @@ const MESSAGES = [
   { role: "system", content: "Answer briefly." },
   { role: "user", content: "Name a prime." },
 ];
-const ANSWER = { id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "7" }, finish_reason: "stop" }] };
+const ANSWER = {
+  id: "chatcmpl-1",
+  object: "chat.completion",
+  choices: [{ index: 0, message: { role: "assistant", content: "7" }, finish_reason: "stop" }],
+};
 
 /** A receipt signed right now with this service's dev operator key. */
 function freshReceipt(extra: Partial<ReceiptFacts> = {}): Record<string, unknown> {
@@ -86,7 +117,9 @@ beforeAll(async () => {
     if (req.method === "GET" && req.url === "/api/v1/operator-key") {
       return pipeResponse(await operatorKeyRoute(new Request(`http://127.0.0.1${req.url}`), {}), res);
     }
-    res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"not_found"}}');
+    res
+      .writeHead(404, { "content-type": "application/json" })
+      .end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"not_found"}}');
   });
   deadRpcUrl = `http://127.0.0.1:${await closedPort()}`;
 });
@@ -109,7 +142,13 @@ describe("POST /api/verify over the public vectors (sir-v2)", () => {
     const before = Date.now();
 
     // Prepaid receipts need no chain: they get no `rpc` (and the service's own RPC is dead).
-    const verdict = await verdictOf({ receipt: v.receipt, prompt: v.prompt, response: v.response, operatorKey: v.operatorKey, ...(paid ? { rpc: rpc.url } : {}) });
+    const verdict = await verdictOf({
+      receipt: v.receipt,
+      prompt: v.prompt,
+      response: v.response,
+      operatorKey: v.operatorKey,
+      ...(paid ? { rpc: rpc.url } : {}),
+    });
 
     // Online, against a chain answer that matches the receipt, the "skip-offline" checks pass.
     const checks = expectedChecks(v, { online: true });
@@ -117,7 +156,11 @@ describe("POST /api/verify over the public vectors (sir-v2)", () => {
     expect(verdict.ok).toBe(CHECK_NAMES.every((c) => checks[c]));
     if (typeof v.expected.ok === "boolean") expect(verdict.ok).toBe(v.expected.ok);
     expect(Object.keys(verdict).sort()).toEqual(VERDICT_FIELDS);
-    expect(verdict).toMatchObject({ v: 1, receipt_signature: v.receipt.service_signature, operator_pubkey: v.operatorKey });
+    expect(verdict).toMatchObject({
+      v: 1,
+      receipt_signature: v.receipt.service_signature,
+      operator_pubkey: v.operatorKey,
+    });
     expect(verdict.verified_at).toBeGreaterThanOrEqual(before);
     expect(verdict.verified_at).toBeLessThanOrEqual(Date.now());
 
@@ -130,26 +173,46 @@ describe("POST /api/verify over the public vectors (sir-v2)", () => {
 
     const calls = rpc.getTransactionCalls().slice(callsBefore);
     if (paid) {
-      expect(calls).toEqual([[(v.receipt.payment as { tx_signature: string }).tx_signature, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]]);
+      expect(calls).toEqual([
+        [
+          (v.receipt.payment as { tx_signature: string }).tx_signature,
+          { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+        ],
+      ]);
     } else {
       expect(calls).toEqual([]);
     }
   });
 
-  it.each(vectorNames())("returns receipt_signature null when vector %s is presented as a v=1 receipt", async (name) => {
-    const v = readVector(name);
-    if (v.receipt.payment !== undefined) rpc.record(v.receipt);
-    const verdict = await verdictOf({ receipt: { ...v.receipt, v: 1 }, prompt: v.prompt, response: v.response, operatorKey: v.operatorKey, rpc: rpc.url });
-    expect(verdict.receipt_signature).toBeNull();
-    // The signature covered v=2, so the altered receipt fails its signature check; the verdict is still signed.
-    expect(verdict.checks.service_signature_ok).toBe(false);
-    expect(verdictSignatureValid(verdict, await verifierKey())).toBe(true);
-  });
+  it.each(vectorNames())(
+    "returns receipt_signature null when vector %s is presented as a v=1 receipt",
+    async (name) => {
+      const v = readVector(name);
+      if (v.receipt.payment !== undefined) rpc.record(v.receipt);
+      const verdict = await verdictOf({
+        receipt: { ...v.receipt, v: 1 },
+        prompt: v.prompt,
+        response: v.response,
+        operatorKey: v.operatorKey,
+        rpc: rpc.url,
+      });
+      expect(verdict.receipt_signature).toBeNull();
+      // The signature covered v=2, so the altered receipt fails its signature check; the verdict is still signed.
+      expect(verdict.checks.service_signature_ok).toBe(false);
+      expect(verdictSignatureValid(verdict, await verifierKey())).toBe(true);
+    },
+  );
 
   it("reports an x402 receipt whose transaction the chain does not know as unpaid (a verdict, not an error)", async () => {
     const v = readVector(vectorNames().find((n) => readVector(n).receipt.payment !== undefined) ?? "x402-001");
     const unknownTx = { ...v.receipt, payment: { ...(v.receipt.payment as object), tx_signature: "1".repeat(64) } };
-    const verdict = await verdictOf({ receipt: unknownTx, prompt: v.prompt, response: v.response, operatorKey: v.operatorKey, rpc: rpc.url });
+    const verdict = await verdictOf({
+      receipt: unknownTx,
+      prompt: v.prompt,
+      response: v.response,
+      operatorKey: v.operatorKey,
+      rpc: rpc.url,
+    });
     expect(verdict.ok).toBe(false);
     expect(verdict.checks).toMatchObject({ payment_on_chain_ok: false, payer_matches: false });
   });
@@ -160,7 +223,13 @@ describe("POST /api/verify with a receipt this service just signed", () => {
     const receipt = freshReceipt();
     const verdict = await verdictOf({ receipt, prompt: MESSAGES, response: ANSWER });
     expect(verdict.ok).toBe(true);
-    expect(verdict.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: true, payment_on_chain_ok: true, payer_matches: true });
+    expect(verdict.checks).toEqual({
+      prompt_hash_ok: true,
+      response_hash_ok: true,
+      service_signature_ok: true,
+      payment_on_chain_ok: true,
+      payer_matches: true,
+    });
     expect(verdict.operator_pubkey).toBe(await serviceOperatorKey());
     expect(verdict.receipt_signature).toBe(receipt.service_signature);
     expect(verdictSignatureValid(verdict, await verifierKey())).toBe(true);
@@ -176,7 +245,9 @@ describe("POST /api/verify with a receipt this service just signed", () => {
   it("checks an x402 receipt against this service's own chain RPC when the caller gives no rpc", async () => {
     const receipt = freshReceipt({ payment: freshPayment() });
     rpc.record(receipt);
-    const verdict = await withEnv({ RPC_URL_SOLANA_DEVNET: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
+    const verdict = await withEnv({ RPC_URL_SOLANA_DEVNET: rpc.url }, () =>
+      verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }),
+    );
     expect(verdict.ok).toBe(true);
     expect(rpc.getTransactionCalls().at(-1)?.[0]).toBe((receipt.payment as { tx_signature: string }).tx_signature);
   });
@@ -190,10 +261,14 @@ describe("POST /api/verify with a receipt this service just signed", () => {
     expect(viaCaller).toMatchObject({ ok: true, network: SOLANA_DEVNET_CAIP2, rpc: "caller" });
     expect(verdictSignatureValid(viaCaller, key)).toBe(true);
     // The signature covers both fields: a relying party cannot be told another chain or another RPC was asked.
-    expect(verdictSignatureValid({ ...viaCaller, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" }, key)).toBe(false);
+    expect(verdictSignatureValid({ ...viaCaller, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" }, key)).toBe(
+      false,
+    );
     expect(verdictSignatureValid({ ...viaCaller, rpc: "service" }, key)).toBe(false);
 
-    const viaService = await withEnv({ RPC_URL_SOLANA_DEVNET: rpc.url }, () => verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }));
+    const viaService = await withEnv({ RPC_URL_SOLANA_DEVNET: rpc.url }, () =>
+      verdictOf({ receipt, prompt: MESSAGES, response: ANSWER }),
+    );
     expect(viaService).toMatchObject({ ok: true, network: SOLANA_DEVNET_CAIP2, rpc: "service" });
     expect(verdictSignatureValid(viaService, key)).toBe(true);
 
@@ -205,21 +280,33 @@ describe("POST /api/verify with a receipt this service just signed", () => {
 
   it("fetches the operator key from `endpoint` when private networks are allowed", async () => {
     const hitsBefore = service.hits.length;
-    const verdict = await verdictOf({ receipt: freshReceipt(), prompt: MESSAGES, response: ANSWER, endpoint: service.url });
+    const verdict = await verdictOf({
+      receipt: freshReceipt(),
+      prompt: MESSAGES,
+      response: ANSWER,
+      endpoint: service.url,
+    });
     expect(verdict.ok).toBe(true);
     expect(verdict.operator_pubkey).toBe(operatorKeypair().publicKeyBase58);
     expect(service.hits.slice(hitsBefore).map((h) => `${h.method} ${h.url}`)).toEqual(["GET /api/v1/operator-key"]);
   });
 
   it("accepts an endpoint with a trailing slash", async () => {
-    const verdict = await verdictOf({ receipt: freshReceipt(), prompt: MESSAGES, response: ANSWER, endpoint: `${service.url}/` });
+    const verdict = await verdictOf({
+      receipt: freshReceipt(),
+      prompt: MESSAGES,
+      response: ANSWER,
+      endpoint: `${service.url}/`,
+    });
     expect(verdict.ok).toBe(true);
   });
 
   it("refuses a loopback endpoint with 502 upstream_error when private networks are closed, without connecting", async () => {
     const receipt = freshReceipt();
     const hitsBefore = service.hits.length;
-    const res = await withEnv({ VERIFIER_ALLOW_PRIVATE_NETWORKS: "false" }, () => verify({ receipt, prompt: MESSAGES, response: ANSWER, endpoint: service.url }));
+    const res = await withEnv({ VERIFIER_ALLOW_PRIVATE_NETWORKS: "false" }, () =>
+      verify({ receipt, prompt: MESSAGES, response: ANSWER, endpoint: service.url }),
+    );
     expect(res.status).toBe(502);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ error: { code: "upstream_error", reason: "fetch_refused" } });
@@ -244,8 +331,17 @@ describe("GET /api/v1/operator-key and GET /api/verify/operator-key", () => {
   it("publish the operator key (with the keys it retired: none here) and a different verifier key, both as base58 Ed25519 key resources", async () => {
     const operator = await keyResource(operatorKeyRoute, "http://localhost/api/v1/operator-key");
     const verifier = await keyResource(verifierKeyRoute, "http://localhost/api/verify/operator-key");
-    expect(operator).toEqual({ pubkey: operatorKeypair().publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired: [] });
-    expect(verifier).toEqual({ pubkey: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/), algorithm: "ed25519", encoding: "base58" });
+    expect(operator).toEqual({
+      pubkey: operatorKeypair().publicKeyBase58,
+      algorithm: "ed25519",
+      encoding: "base58",
+      retired: [],
+    });
+    expect(verifier).toEqual({
+      pubkey: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/),
+      algorithm: "ed25519",
+      encoding: "base58",
+    });
     expect(verifier.pubkey).not.toBe(operator.pubkey);
   });
 

@@ -135,7 +135,13 @@ export function recordedPaymentTransaction(receipt: Record<string, unknown>): un
           { accounts: [], data: "3DTZbgwsozUF", programId: COMPUTE_BUDGET_PROGRAM, stackHeight: null },
           {
             parsed: {
-              info: { authority: agent, destination: payToAta, mint, source: agentAta, tokenAmount: tokenAmount(units) },
+              info: {
+                authority: agent,
+                destination: payToAta,
+                mint,
+                source: agentAta,
+                tokenAmount: tokenAmount(units),
+              },
               type: "transferChecked",
             },
             program: "spl-token",

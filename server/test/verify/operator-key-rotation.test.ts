@@ -36,7 +36,14 @@ let agent: Ed25519Keypair;
 const undo: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  stack = await startPaidStack({ timing: "instant", env: { SERVICE_OPERATOR_SECRET_KEY: seed(A), LOG_PUBLISH_INTERVAL_MS: "10000", PREPAID_RATE_LIMIT_PER_MINUTE: "100000" } });
+  stack = await startPaidStack({
+    timing: "instant",
+    env: {
+      SERVICE_OPERATOR_SECRET_KEY: seed(A),
+      LOG_PUBLISH_INTERVAL_MS: "10000",
+      PREPAID_RATE_LIMIT_PER_MINUTE: "100000",
+    },
+  });
   service = await startHttpService();
   dir = mkdtempSync(path.join(tmpdir(), "signet-rotation-"));
   agent = generateKeypair();
@@ -59,7 +66,10 @@ async function call(prompt: string): Promise<Call> {
   const request = { nonce: newNonce(), timestamp: Date.now(), model: "local/echo-1", prompt };
   const text = JSON.stringify(request);
   const url = "http://signet.test/api/v1/inference";
-  const res = await inferenceRoute(new Request(url, { method: "POST", headers: signRequestHeaders(agent, "POST", url, text), body: text }), {});
+  const res = await inferenceRoute(
+    new Request(url, { method: "POST", headers: signRequestHeaders(agent, "POST", url, text), body: text }),
+    {},
+  );
   expect(res.status).toBe(200);
   const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
   if (!parsed.ok) throw new Error("no receipt");
@@ -67,33 +77,69 @@ async function call(prompt: string): Promise<Call> {
 }
 
 /** `call`'s receipt with `edit` applied, signed again by `key`: what whoever holds `key` can make. */
-function forged(original: Call, key: Ed25519Keypair, edit: (unsigned: Record<string, unknown>) => Record<string, unknown>): Call {
+function forged(
+  original: Call,
+  key: Ed25519Keypair,
+  edit: (unsigned: Record<string, unknown>) => Record<string, unknown>,
+): Call {
   const { service_signature: _s, ...unsigned } = original.receipt;
   const edited = edit(unsigned);
   return { ...original, receipt: { ...edited, service_signature: signDetached(receiptSigningBytes(edited), key) } };
 }
 
 /** `signet verify` on the call's files, the keys fetched from the service; the exit code and the printed result. */
-async function cliVerify(c: Call, name: string): Promise<{ code: number | null; result: { ok: boolean; checks: Record<string, boolean>; reasons: Record<string, string>; operatorKey: string } }> {
+async function cliVerify(
+  c: Call,
+  name: string,
+): Promise<{
+  code: number | null;
+  result: { ok: boolean; checks: Record<string, boolean>; reasons: Record<string, string>; operatorKey: string };
+}> {
   const file = (what: string, value: unknown) => {
     const at = path.join(dir, `${name}-${what}.json`);
     writeFileSync(at, JSON.stringify(value));
     return at;
   };
-  const run = await runSignet(["verify", "--receipt", file("receipt", c.receipt), "--prompt", file("prompt", c.request), "--response", file("response", c.response), "--endpoint", service.url, "--json"], dir, 60_000);
+  const run = await runSignet(
+    [
+      "verify",
+      "--receipt",
+      file("receipt", c.receipt),
+      "--prompt",
+      file("prompt", c.request),
+      "--response",
+      file("response", c.response),
+      "--endpoint",
+      service.url,
+      "--json",
+    ],
+    dir,
+    60_000,
+  );
   expect(run.stderr).toBe("");
   return { code: run.code, result: JSON.parse(run.stdout) as never };
 }
 
 /** POST /api/verify, in process; with `endpoint`, the verifier fetches the keys from it, else it uses its own. */
-async function hostedVerdict(c: Call, endpoint?: string): Promise<{ ok: boolean; checks: Record<string, boolean>; operator_pubkey: string }> {
+async function hostedVerdict(
+  c: Call,
+  endpoint?: string,
+): Promise<{ ok: boolean; checks: Record<string, boolean>; operator_pubkey: string }> {
   const body = { receipt: c.receipt, prompt: c.request, response: c.response, ...(endpoint ? { endpoint } : {}) };
-  const res = await verifyRoute(new Request("http://localhost/api/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), {});
+  const res = await verifyRoute(
+    new Request("http://localhost/api/verify", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+    {},
+  );
   expect(res.status).toBe(200);
   return (await res.json()) as never;
 }
 
-const getJson = async (route: string) => (await (await fetch(`${service.url}${route}`)).json()) as Record<string, unknown>;
+const getJson = async (route: string) =>
+  (await (await fetch(`${service.url}${route}`)).json()) as Record<string, unknown>;
 
 describe("rotating the operator key", () => {
   let before: Call;
@@ -104,17 +150,48 @@ describe("rotating the operator key", () => {
     before = await call("signed before the rotation");
     // A retires right after the last receipt it signed.
     retiredAt = (before.receipt.timestamp as number) + 1;
-    undo.push(setEnv({ SERVICE_OPERATOR_SECRET_KEY: seed(B), SERVICE_OPERATOR_RETIRED_KEYS: `${A.publicKeyBase58}@${retiredAt}` }));
+    undo.push(
+      setEnv({
+        SERVICE_OPERATOR_SECRET_KEY: seed(B),
+        SERVICE_OPERATOR_RETIRED_KEYS: `${A.publicKeyBase58}@${retiredAt}`,
+      }),
+    );
     after = await call("signed after the rotation");
   });
 
   it("signs with the new key and publishes the retired one with its retirement", async () => {
-    expect(serverVerifier.verifyEd25519(receiptSigningBytes(before.receipt), before.receipt.service_signature, A.publicKeyBase58)).toBe(true);
-    expect(serverVerifier.verifyEd25519(receiptSigningBytes(after.receipt), after.receipt.service_signature, B.publicKeyBase58)).toBe(true);
-    expect(await getJson("/api/v1/operator-key")).toEqual({ pubkey: B.publicKeyBase58, algorithm: "ed25519", encoding: "base58", retired: [{ pubkey: A.publicKeyBase58, retired_at: retiredAt }] });
-    const did = (await getJson("/.well-known/did.json")) as { id: string; verificationMethod: { id: string; publicKeyJwk: { x: string }; revoked?: string }[]; assertionMethod: string[] };
-    expect(did.assertionMethod).toEqual([`${did.id}#operator-key`, `${did.id}#operator-key-${B.publicKeyBase58.slice(0, 8)}`]);
-    expect(did.verificationMethod.map((m) => [m.id, bs58.encode(Buffer.from(m.publicKeyJwk.x, "base64url")), m.revoked])).toEqual([
+    expect(
+      serverVerifier.verifyEd25519(
+        receiptSigningBytes(before.receipt),
+        before.receipt.service_signature,
+        A.publicKeyBase58,
+      ),
+    ).toBe(true);
+    expect(
+      serverVerifier.verifyEd25519(
+        receiptSigningBytes(after.receipt),
+        after.receipt.service_signature,
+        B.publicKeyBase58,
+      ),
+    ).toBe(true);
+    expect(await getJson("/api/v1/operator-key")).toEqual({
+      pubkey: B.publicKeyBase58,
+      algorithm: "ed25519",
+      encoding: "base58",
+      retired: [{ pubkey: A.publicKeyBase58, retired_at: retiredAt }],
+    });
+    const did = (await getJson("/.well-known/did.json")) as {
+      id: string;
+      verificationMethod: { id: string; publicKeyJwk: { x: string }; revoked?: string }[];
+      assertionMethod: string[];
+    };
+    expect(did.assertionMethod).toEqual([
+      `${did.id}#operator-key`,
+      `${did.id}#operator-key-${B.publicKeyBase58.slice(0, 8)}`,
+    ]);
+    expect(
+      did.verificationMethod.map((m) => [m.id, bs58.encode(Buffer.from(m.publicKeyJwk.x, "base64url")), m.revoked]),
+    ).toEqual([
       [`${did.id}#operator-key`, B.publicKeyBase58, undefined],
       [`${did.id}#operator-key-${B.publicKeyBase58.slice(0, 8)}`, B.publicKeyBase58, undefined],
       [`${did.id}#operator-key-${A.publicKeyBase58.slice(0, 8)}`, A.publicKeyBase58, new Date(retiredAt).toISOString()],
@@ -123,15 +200,32 @@ describe("rotating the operator key", () => {
 
   it("verifies the old key's receipt and the new key's through the library, fetching the keys from the service", async () => {
     for (const verifier of [serverVerifier, nobleVerifier]) {
-      const old = await verifier.verifyReceipt({ receipt: before.receipt, prompt: before.request, response: before.response, endpoint: service.url });
+      const old = await verifier.verifyReceipt({
+        receipt: before.receipt,
+        prompt: before.request,
+        response: before.response,
+        endpoint: service.url,
+      });
       expect(old).toMatchObject({ ok: true, operatorKey: A.publicKeyBase58 });
-      expect(old.reasons.service_signature_ok).toBe(`signature made by retired operator key ${A.publicKeyBase58.slice(0, 4)}… before its retirement at ${new Date(retiredAt).toISOString()}`);
-      expect(await verifier.verifyReceipt({ receipt: after.receipt, prompt: after.request, response: after.response, endpoint: service.url })).toMatchObject({ ok: true, operatorKey: B.publicKeyBase58 });
+      expect(old.reasons.service_signature_ok).toBe(
+        `signature made by retired operator key ${A.publicKeyBase58.slice(0, 4)}… before its retirement at ${new Date(retiredAt).toISOString()}`,
+      );
+      expect(
+        await verifier.verifyReceipt({
+          receipt: after.receipt,
+          prompt: after.request,
+          response: after.response,
+          endpoint: service.url,
+        }),
+      ).toMatchObject({ ok: true, operatorKey: B.publicKeyBase58 });
     }
   });
 
   it("verifies both through `signet verify`", async () => {
-    for (const [c, key] of [[before, A], [after, B]] as const) {
+    for (const [c, key] of [
+      [before, A],
+      [after, B],
+    ] as const) {
       const { code, result } = await cliVerify(c, key === A ? "old" : "new");
       expect(result).toMatchObject({ ok: true, operatorKey: key.publicKeyBase58 });
       expect(code).toBe(0);
@@ -146,23 +240,67 @@ describe("rotating the operator key", () => {
   });
 
   it("refuses a receipt forged with the retired key at its retirement, everywhere, saying why", async () => {
-    const late = forged(before, A, (r) => ({ ...r, timestamp: retiredAt, inference_id: "00000000-0000-4000-8000-00000000f04d" }));
+    const late = forged(before, A, (r) => ({
+      ...r,
+      timestamp: retiredAt,
+      inference_id: "00000000-0000-4000-8000-00000000f04d",
+    }));
     const reason = `signature made by operator key ${A.publicKeyBase58.slice(0, 4)}…, retired at ${new Date(retiredAt).toISOString()}: the receipt's timestamp ${new Date(retiredAt).toISOString()} is not before its retirement`;
-    const library = await serverVerifier.verifyReceipt({ receipt: late.receipt, prompt: late.request, response: late.response, endpoint: service.url });
-    expect(library.checks).toEqual({ prompt_hash_ok: true, response_hash_ok: true, service_signature_ok: false, payment_on_chain_ok: true, payer_matches: true });
+    const library = await serverVerifier.verifyReceipt({
+      receipt: late.receipt,
+      prompt: late.request,
+      response: late.response,
+      endpoint: service.url,
+    });
+    expect(library.checks).toEqual({
+      prompt_hash_ok: true,
+      response_hash_ok: true,
+      service_signature_ok: false,
+      payment_on_chain_ok: true,
+      payer_matches: true,
+    });
     expect(library.reasons.service_signature_ok).toBe(reason);
     const cli = await cliVerify(late, "late");
     expect(cli.code).toBe(1);
     expect(cli.result.reasons.service_signature_ok).toBe(reason);
-    for (const endpoint of [undefined, service.url]) expect(await hostedVerdict(late, endpoint)).toMatchObject({ ok: false, checks: { service_signature_ok: false } });
+    for (const endpoint of [undefined, service.url])
+      expect(await hostedVerdict(late, endpoint)).toMatchObject({ ok: false, checks: { service_signature_ok: false } });
     // Backdated, the same forgery passes: the retirement bounds what the key vouches for, not what its holder can sign.
-    const backdated = forged(before, A, (r) => ({ ...r, timestamp: retiredAt - 1, inference_id: "00000000-0000-4000-8000-00000000f04e" }));
-    expect((await serverVerifier.verifyReceipt({ receipt: backdated.receipt, prompt: backdated.request, response: backdated.response, endpoint: service.url })).ok).toBe(true);
+    const backdated = forged(before, A, (r) => ({
+      ...r,
+      timestamp: retiredAt - 1,
+      inference_id: "00000000-0000-4000-8000-00000000f04e",
+    }));
+    expect(
+      (
+        await serverVerifier.verifyReceipt({
+          receipt: backdated.receipt,
+          prompt: backdated.request,
+          response: backdated.response,
+          endpoint: service.url,
+        })
+      ).ok,
+    ).toBe(true);
   });
 
   it("lets the log monitor check the entries of both keys against the keys the service publishes", async () => {
     while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
-    const monitor = (state: string, ...extra: string[]) => runSignet(["log", "monitor", "--endpoint", service.url, "--log-key", logIdentity().verifierKey, "--state", path.join(dir, state), ...extra], dir, 60_000);
+    const monitor = (state: string, ...extra: string[]) =>
+      runSignet(
+        [
+          "log",
+          "monitor",
+          "--endpoint",
+          service.url,
+          "--log-key",
+          logIdentity().verifierKey,
+          "--state",
+          path.join(dir, state),
+          ...extra,
+        ],
+        dir,
+        60_000,
+      );
     const fetched = await monitor("fetched.json");
     expect(fetched.stdout).toContain("2 new entries checked, each receipt signed by");
     expect(fetched.stdout).toContain(`${B.publicKeyBase58} (or, before its retirement, by one of 1 retired keys)`);

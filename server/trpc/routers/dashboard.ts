@@ -28,7 +28,15 @@ const figuresOutput = z.object({
   ),
   grantsToday: z.object({ count, usdc, budgetUsdc: usdc }),
   series: z.array(
-    z.object({ hour: z.iso.datetime(), network: z.string(), paidCalls: count, prepaidCalls: count, receivedUsdc: z.number(), upstreamCostUsdc: z.number(), marginUsdc: z.number() }),
+    z.object({
+      hour: z.iso.datetime(),
+      network: z.string(),
+      paidCalls: count,
+      prepaidCalls: count,
+      receivedUsdc: z.number(),
+      upstreamCostUsdc: z.number(),
+      marginUsdc: z.number(),
+    }),
   ),
 });
 
@@ -107,13 +115,24 @@ const healthOutput = z.object({
       latestBlockAgeSeconds: z.number().optional(),
     }),
   ),
-  upstream: z.object({ kind: z.enum(["provider", "built-in"]), name: z.string(), ok: z.boolean(), latencyMs: z.number().optional(), status: z.number().optional(), error: probeFailure.optional() }),
+  upstream: z.object({
+    kind: z.enum(["provider", "built-in"]),
+    name: z.string(),
+    ok: z.boolean(),
+    latencyMs: z.number().optional(),
+    status: z.number().optional(),
+    error: probeFailure.optional(),
+  }),
   pending: z.object({ broadcast: pendingPayments, staleClaims: pendingPayments, unserved: pendingPayments }),
 });
 
 export const dashboardRouter = router({
-  figures: operatorProcedure.output(figuresOutput).query(async ({ ctx }) => readFigures(ctx.db, await ctx.runtime.settings.read(), ctx.runtime.clock.now())),
-  feePayer: operatorProcedure.output(feePayerOutput).query(({ ctx }) => readFeePayerHealth(ctx.runtime.chains.facilitator)),
+  figures: operatorProcedure
+    .output(figuresOutput)
+    .query(async ({ ctx }) => readFigures(ctx.db, await ctx.runtime.settings.read(), ctx.runtime.clock.now())),
+  feePayer: operatorProcedure
+    .output(feePayerOutput)
+    .query(({ ctx }) => readFeePayerHealth(ctx.runtime.chains.facilitator)),
   recentCalls: operatorProcedure
     .input(z.object({ cursor: cursor.nullish(), limit: z.number().int().min(1).max(100).default(20) }))
     .output(recentCallsOutput)
@@ -125,7 +144,10 @@ export const dashboardRouter = router({
   }),
   /** The readiness summary (GET /api/health) and the settlements waiting: broadcast (pending), stale claims and unserved payments. */
   health: operatorProcedure.output(healthOutput).query(async ({ ctx }) => {
-    const [report, pending] = await Promise.all([readRuntimeHealth(ctx.runtime), readPendingSettlements(ctx.db, ctx.runtime.config.PAYMENT_LEASE_MS, ctx.runtime.clock.now())]);
+    const [report, pending] = await Promise.all([
+      readRuntimeHealth(ctx.runtime),
+      readPendingSettlements(ctx.db, ctx.runtime.config.PAYMENT_LEASE_MS, ctx.runtime.clock.now()),
+    ]);
     return { ...report, pending };
   }),
   whoami: operatorProcedure

@@ -13,5 +13,7 @@ export const explorerRouter = router({
     .output(z.unknown())
     .query(({ ctx, input }) => findReceipt(ctx.db, input.id)),
   /** CAIP-2 network id → RPC URL. */
-  rpcs: publicProcedure.output(z.record(z.string(), z.string())).query(({ ctx }) => advertisedRpcUrls(ctx.runtime.config)),
+  rpcs: publicProcedure
+    .output(z.record(z.string(), z.string()))
+    .query(({ ctx }) => advertisedRpcUrls(ctx.runtime.config)),
 });

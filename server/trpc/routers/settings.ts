@@ -25,7 +25,13 @@ const common = {
 const settingView = z.discriminatedUnion("kind", [
   z.object({ ...common, kind: z.literal("boolean"), value: z.boolean().nullable() }),
   z.object({ ...common, kind: z.literal("usdc"), value: z.string(), min: z.enum(["positive", "zero"]) }),
-  z.object({ ...common, kind: z.literal("integer"), value: z.number().int().nullable(), min: z.number().int(), max: z.number().int() }),
+  z.object({
+    ...common,
+    kind: z.literal("integer"),
+    value: z.number().int().nullable(),
+    min: z.number().int(),
+    max: z.number().int(),
+  }),
   z.object({
     ...common,
     kind: z.literal("network"),
@@ -35,7 +41,13 @@ const settingView = z.discriminatedUnion("kind", [
   z.object({ ...common, kind: z.literal("keys"), value: z.array(z.string()) }),
   z.object({ ...common, kind: z.literal("address"), value: z.string().nullable() }),
   // SECURITY: strict, so a value added to a secret's view by mistake fails the output check instead of reaching a page.
-  z.strictObject({ ...common, kind: z.literal("secret"), set: z.boolean(), origin: z.enum(["stored", "environment", "data_dir"]).nullable(), status: z.string() }),
+  z.strictObject({
+    ...common,
+    kind: z.literal("secret"),
+    set: z.boolean(),
+    origin: z.enum(["stored", "environment", "data_dir"]).nullable(),
+    status: z.string(),
+  }),
 ]);
 
 const effect = {
@@ -52,14 +64,31 @@ const settingsOutput = z.object({ settings: z.array(settingView), problems: z.ar
 /** A setting's typed value: a toggle's boolean, an integer, an amount, a network id, an address or a secret as text, a list of keys. */
 const settingValue = z.union([z.boolean(), z.number(), z.string().max(4_000), z.array(z.string().max(128)).max(1_000)]);
 
-const setInput = z.object({ key: z.enum(SETTING_KEYS), value: settingValue, acknowledged: z.array(z.string().max(200)).max(50).default([]) });
+const setInput = z.object({
+  key: z.enum(SETTING_KEYS),
+  value: settingValue,
+  acknowledged: z.array(z.string().max(200)).max(50).default([]),
+});
 const setOutput = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true) }),
-  z.object({ ok: z.literal(false), reason: z.enum(["invalid_value", "refused", "confirmation_required"]), key: z.enum(SETTING_KEYS), message: z.string(), consequences: z.array(consequence) }),
+  z.object({
+    ok: z.literal(false),
+    reason: z.enum(["invalid_value", "refused", "confirmation_required"]),
+    key: z.enum(SETTING_KEYS),
+    message: z.string(),
+    consequences: z.array(consequence),
+  }),
 ]);
 
 const auditOutput = z.array(
-  z.object({ id: z.string(), key: z.string(), oldValue: z.string().nullable(), newValue: z.string(), actor: z.string(), at: z.iso.datetime() }),
+  z.object({
+    id: z.string(),
+    key: z.string(),
+    oldValue: z.string().nullable(),
+    newValue: z.string(),
+    actor: z.string(),
+    at: z.iso.datetime(),
+  }),
 );
 
 export const settingsRouter = router({

@@ -10,9 +10,16 @@ export const dynamic = "force-dynamic";
 
 export const GET = handleRoute(async (req, _ctx, requestId) => {
   const rt = await requestRuntime(requestId);
-  await limitByIp(rt.db, "operator_challenge", rateLimitIpHash(req.headers, await rt.settings.read(), rt.config), rt.clock.now());
+  await limitByIp(
+    rt.db,
+    "operator_challenge",
+    rateLimitIpHash(req.headers, await rt.settings.read(), rt.config),
+    rt.clock.now(),
+  );
   schedulePurge(rt);
-  return Response.json(await issueSignInChallenge(rt.db, rt.config.baseUrl, rt.clock), { headers: { "cache-control": "no-store" } });
+  return Response.json(await issueSignInChallenge(rt.db, rt.config.baseUrl, rt.clock), {
+    headers: { "cache-control": "no-store" },
+  });
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -15,7 +15,10 @@ export const GET = handleRoute(async (req, _ctx, requestId) => {
   const decoded = Buffer.from(message, "base64url").toString("utf8");
   const rt = await requestRuntime(requestId);
   const token = await redeemLoginLink(rt.db, rt.config, decoded, signature, rt.config.baseUrl, rt);
-  return new Response(null, { status: 303, headers: { location: "/dashboard", "set-cookie": sessionCookie(token, rt.config) } });
+  return new Response(null, {
+    status: 303,
+    headers: { location: "/dashboard", "set-cookie": sessionCookie(token, rt.config) },
+  });
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -12,7 +12,10 @@ export const POST = handleRoute(async (req, _ctx, requestId) => {
   const input = parseWith(signInSchema, await readJsonBody(req, 4_096));
   const rt = await requestRuntime(requestId);
   const token = await signIn(rt.db, rt.config, input, rt);
-  return Response.json({ ok: true, pubkey: input.pubkey }, { headers: { "set-cookie": sessionCookie(token, rt.config) } });
+  return Response.json(
+    { ok: true, pubkey: input.pubkey },
+    { headers: { "set-cookie": sessionCookie(token, rt.config) } },
+  );
 });
 
 /** Sign-out: revokes every session token issued to this operator so far, then clears the cookie. */

@@ -8,7 +8,13 @@ export const dynamic = "force-dynamic";
 
 // A larger batch is refused with 400 before any procedure runs. No CORS headers here: the dashboard is same-origin.
 const handler = (req: Request) =>
-  fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, maxBatchSize: MAX_TRPC_BATCH_SIZE, createContext: async () => createTrpcContext(await routeRuntime(), req) });
+  fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    maxBatchSize: MAX_TRPC_BATCH_SIZE,
+    createContext: async () => createTrpcContext(await routeRuntime(), req),
+  });
 
 export { handler as GET, handler as POST };
 

@@ -8,7 +8,9 @@ export const dynamic = "force-dynamic";
 
 export const GET = withCors(
   ["GET"],
-  handleRoute(async () => Response.json(verifierKeyResource(await routeRuntime()), { headers: { "cache-control": "public, max-age=60" } })),
+  handleRoute(async () =>
+    Response.json(verifierKeyResource(await routeRuntime()), { headers: { "cache-control": "public, max-age=60" } }),
+  ),
 );
 
 export const OPTIONS = corsPreflight(["GET"]);

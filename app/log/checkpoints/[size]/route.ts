@@ -17,7 +17,9 @@ export const GET = withCors(
     const size = Number(parseWith(sizeSchema, (await params).size));
     const checkpoint = await readCheckpoint((await routeRuntime()).db, size);
     if (!checkpoint) throw new AppError("not_found", "the log signed no checkpoint of that size");
-    return new Response(checkpoint.note, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=10" } });
+    return new Response(checkpoint.note, {
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=10" },
+    });
   }),
 );
 

@@ -17,10 +17,16 @@ export const GET = withCors(
     const tile = parseTilePath((await params).path);
     if (!tile) throw new AppError("not_found", "not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>]");
     const { db } = await routeRuntime();
-    const data = tile.level === "entries" ? await readEntryBundle(db, tile.index, tile.width) : await readHashTile(db, tile.level, tile.index, tile.width);
+    const data =
+      tile.level === "entries"
+        ? await readEntryBundle(db, tile.index, tile.width)
+        : await readHashTile(db, tile.level, tile.index, tile.width);
     if (!data) throw new AppError("not_found", "no such tile in the published tree");
     // A tile's path names its width, so its bytes never change once served, partial (`.p/<W>`) or full.
-    return bytesResponse(req, data, { "content-type": "application/octet-stream", "cache-control": TILE_CACHE_CONTROL });
+    return bytesResponse(req, data, {
+      "content-type": "application/octet-stream",
+      "cache-control": TILE_CACHE_CONTROL,
+    });
   }),
 );
 

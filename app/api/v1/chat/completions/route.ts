@@ -10,7 +10,11 @@ export const dynamic = "force-dynamic";
 
 export const POST = handleRoute(async (req, _ctx, requestId) => {
   const body = parseWith(chatRequestSchema, await readJsonBody(req, MAX_CHAT_BODY_BYTES));
-  const result = await servePaidChat(await requestRuntime(requestId), { body, headers: req.headers, resourceUrl: req.url });
+  const result = await servePaidChat(await requestRuntime(requestId), {
+    body,
+    headers: req.headers,
+    resourceUrl: req.url,
+  });
   if (result.stream) return new Response(result.stream, { headers: result.headers });
   return Response.json(result.body, { headers: result.headers });
 });

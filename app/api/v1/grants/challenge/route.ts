@@ -16,7 +16,10 @@ export const GET = handleRoute(async (req, _ctx, requestId) => {
   const settings = await rt.settings.read();
   await limitByIp(rt.db, "grant_challenge", rateLimitIpHash(req.headers, settings, rt.config), rt.clock.now());
   schedulePurge(rt);
-  return Response.json(await issueGrantChallenge(rt.db, agent, settings.grantAmountUnits, rt.config.baseUrl, rt.clock.now()), { headers: { "cache-control": "no-store" } });
+  return Response.json(
+    await issueGrantChallenge(rt.db, agent, settings.grantAmountUnits, rt.config.baseUrl, rt.clock.now()),
+    { headers: { "cache-control": "no-store" } },
+  );
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

@@ -11,7 +11,9 @@ export const GET = handleRoute<{ params: Promise<{ id: string[] }> }>(async (_re
   const id = (await params).id.join("/");
   const ctx = await routeRuntime();
   const settings = await ctx.settings.read();
-  return Response.json(retrieveModel(ctx.upstream, settings, payableNetworks(ctx.config.networks, ctx.gateway, settings), id));
+  return Response.json(
+    retrieveModel(ctx.upstream, settings, payableNetworks(ctx.config.networks, ctx.gateway, settings), id),
+  );
 });
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET"]);

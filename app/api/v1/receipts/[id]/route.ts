@@ -10,7 +10,9 @@ export const GET = withCors(
   ["GET"],
   handleRoute<{ params: Promise<{ id: string }> }>(async (_req, { params }) => {
     const { id } = await params;
-    return Response.json(await findReceipt((await routeRuntime()).db, id), { headers: { "cache-control": "public, max-age=300" } });
+    return Response.json(await findReceipt((await routeRuntime()).db, id), {
+      headers: { "cache-control": "public, max-age=300" },
+    });
   }),
 );
 

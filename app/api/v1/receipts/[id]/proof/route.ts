@@ -19,9 +19,16 @@ export const GET = withCors(
   ["GET"],
   handleRoute<{ params: Promise<{ id: string }> }>(async (req, { params }) => {
     const url = new URL(req.url);
-    const q = parseWith(querySchema, { id: (await params).id, tree_size: url.searchParams.get("tree_size") ?? undefined, cosigned: url.searchParams.get("cosigned") ?? undefined });
+    const q = parseWith(querySchema, {
+      id: (await params).id,
+      tree_size: url.searchParams.get("tree_size") ?? undefined,
+      cosigned: url.searchParams.get("cosigned") ?? undefined,
+    });
     const rt = await routeRuntime();
-    const proof = await proveReceiptInclusion(rt.db, rt.keys.log(), q.id, { treeSize: q.tree_size, cosigned: q.cosigned === "true" });
+    const proof = await proveReceiptInclusion(rt.db, rt.keys.log(), q.id, {
+      treeSize: q.tree_size,
+      cosigned: q.cosigned === "true",
+    });
     return Response.json(proof, { headers: { "cache-control": "public, max-age=60" } });
   }),
 );
