@@ -7,9 +7,8 @@ import { filesReplacingModules } from "./server/test/support/replaces-modules";
  * Files that run one at a time, in their own lane at full CPU priority (bin/test/run-tests.mjs runs the rest at a lower
  * one), because what they check is decided by wall time on a clock no test can move: anvil's own interval mining, a
  * soak at Solana's and Base's real pace, a service's confirmation wait against a chain's real-timing late landings,
- * health probes against their 2 s limit, a simulation reused within its 2 s, requests spaced by a 429's Retry-After
- * as they arrive at the RPC; or they race a hundred requests on one connection pool. Starving them of CPU would make
- * them slow or wrong. Every other file shares nothing with its neighbours (its own database, its own chains on
+ * a simulation reused within its 2 s, requests spaced by a 429's Retry-After as they arrive at the RPC; or they race a
+ * hundred requests on one connection pool. Starving them of CPU would make them slow or wrong. Every other file shares nothing with its neighbours (its own database, its own chains on
  * ephemeral ports, its own data dir, its own process) and runs beside them; a file that needs a clock gets one it
  * moves (the local chain's, vitest's fake timers) or waits for the event.
  */
@@ -19,7 +18,6 @@ export const TIMING_FILES = [
   "server/test/money/payment-binding.test.ts",
   "server/test/money/pending-settlement.test.ts",
   "server/test/prepaid/top-up-and-grants.test.ts",
-  "server/test/ops/health-and-metrics.test.ts",
   "server/test/paid/rate-limited-rpc.test.ts",
   "server/test/paid/one-simulation.test.ts",
 ];

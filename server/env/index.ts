@@ -224,6 +224,16 @@ export const envSchema = z.object({
     .max(600_000)
     .default(30_000)
     .describe("Upstream time limit (for a stream: to its start, and between two chunks)."),
+  HEALTH_PROBE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(2_000)
+    .describe(
+      "Time limit of each readiness probe (database, each chain, fee payer, model provider, receipt log): a part " +
+        "slower than this reads as down. Keep it under the load balancer's health-check timeout.",
+    ),
   LOCAL_MODEL_STREAM_DELAY_MS: z.coerce
     .number()
     .int()

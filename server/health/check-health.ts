@@ -17,7 +17,7 @@ import { runProbe, type ProbeFailure } from "./run-probe";
 import type { ShutdownFlag } from "./shutdown-state";
 import type { Clock } from "../clock";
 
-/** Each probe's time limit: well under a load balancer's usual 5 s check timeout. */
+/** Each probe's time limit when none is given (HEALTH_PROBE_TIMEOUT_MS's default): under a load balancer's usual 5 s. */
 const PROBE_TIMEOUT_MS = 2_000;
 /** How long one round of probes answers every health read and metrics scrape. */
 const HEALTH_CACHE_MS = 1_000;
@@ -258,6 +258,7 @@ export function runtimeHealthDeps(runtime: {
       const continuity = await readLogKeyContinuity(runtime.db, runtime.keys.log());
       return continuity.ok ? { ok: true } : { ok: false, stalled: continuity.detail };
     },
+    timeoutMs: cfg.HEALTH_PROBE_TIMEOUT_MS,
     clock: runtime.clock,
   };
 }

@@ -27,7 +27,11 @@ let feePayer: string;
 const TOKEN = "metrics-token-for-the-test-0123456789";
 
 beforeAll(async () => {
-  stack = await startPaidStack({ mainnet: true, env: { X402_FLAT_PRICE_USDC: "0.001" } });
+  // Probes get a long limit: a loaded machine must not read a slow part as down (the limit itself is a unit test).
+  stack = await startPaidStack({
+    mainnet: true,
+    env: { X402_FLAT_PRICE_USDC: "0.001", HEALTH_PROBE_TIMEOUT_MS: "30000" },
+  });
   feePayer = (await stack.runtime()).chains.facilitator.address;
 });
 afterAll(async () => {
