@@ -1,5 +1,6 @@
-// A payment's lease is judged by the runtime's clock: a claim is taken over once the clock has passed its lease, not
-// before, and by exactly one of concurrent takers. The test moves the clock instead of sleeping out the lease.
+// A payment's lease is judged by the runtime's clock, and a stale claim is taken over by exactly one of concurrent
+// takers, on PostgreSQL. That a claim is taken over once the clock has passed its lease, and not before, is a unit test
+// over the in-memory fakes (server/payments/resume-payment.test.ts).
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeOverStale } from "../../payments/payment-store";
@@ -33,23 +34,6 @@ async function claimedPayment(updatedAt: Date): Promise<string> {
 }
 
 describe("takeOverStale()", () => {
-  it("leaves a claim whose lease the clock has not passed, and takes it over once the clock moves past it", async () => {
-    const clock = manualClock(Date.parse("2026-11-27T12:00:00Z"));
-    const id = await claimedPayment(new Date(clock.now()));
-    const moves = [moveOf("claimed", { type: "lease-taken-over" })];
-    clock.advance(LEASE_MS - 1_000);
-    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBeNull();
-    clock.advance(2_000);
-    const attempt = await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now());
-    expect(attempt).toMatch(/^[0-9a-f-]{36}$/);
-    // The takeover renewed the lease at the clock's time, and holds the payment as its own attempt: a second taker
-    // right after finds it live.
-    const row = await tdb.prisma.payment.findUniqueOrThrow({ where: { id } });
-    expect(row.updatedAt.getTime()).toBe(clock.now());
-    expect(row.attempt).toBe(attempt);
-    expect(await takeOverStale(tdb.prisma, id, LEASE_MS, [...moves], clock.now())).toBeNull();
-  });
-
   it("gives a stale claim to exactly one of concurrent takers", async () => {
     const clock = manualClock(Date.parse("2026-11-27T13:00:00Z"));
     const id = await claimedPayment(new Date(clock.now()));
