@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `npm test`, in three lanes side by side: lint, the type check and the unit tests, then the integration files that
-// share nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) and
-// the integration files that serve the build (the graceful shutdown, and the soak: the multi-instance test's
-// production instances under the fault profile); the integration files that measure time, one at a time. Each runner appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE
-// closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner
-// failed. The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test
-// with one line saying what to install.
+// `npm test`, in three lanes side by side: the type check and the unit tests, then the integration files that share
+// nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) and the
+// integration files that serve the build (the graceful shutdown, the production install, and the soak: the
+// multi-instance test's production instances under the fault profile); the integration files that measure time, one
+// at a time, then lint. Each runner appends its counts to a summary file; this prints the slowest files and each
+// stage's wall time, then ONE closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and
+// exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium is installed first, or
+// the run stops before any test with one line saying what to install.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -91,11 +92,10 @@ function notRun(name, reason) {
 const THROUGHPUT_NICENESS = 10;
 const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
 
-// Lane 1, throughput: lint (eslint, then knip: the layer map, the browser/server split and no dead exports), the type
-// check and the unit tests, then the integration files that share nothing, two side by side.
+// Lane 1, throughput: the type check and the unit tests, then the integration files that share nothing, two side by
+// side. It is the longest lane, so lint runs in the timing lane's idle end instead.
 const throughputLane = (async () => {
   await Promise.all([
-    runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS }),
     runStage("typecheck", "npx", ["tsc", "--noEmit", "-p", "."], { niceness: THROUGHPUT_NICENESS }),
     runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS }),
   ]);
@@ -126,8 +126,12 @@ const builtLane = (async () => {
   ]);
 })();
 
-// Lane 3, timing: the files that measure time, one at a time.
-const timingLane = runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
+// Lane 3, timing: the files that measure time, one at a time; then, at the throughput lanes' priority, lint (eslint with
+// type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's check).
+const timingLane = (async () => {
+  await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
+  await runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS });
+})();
 
 await Promise.all([throughputLane, builtLane, timingLane]);
 
