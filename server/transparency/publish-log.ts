@@ -38,7 +38,7 @@ import type { ServiceKeys } from "../keys/service-keys";
 import { readCheckpoint, storedHashReader, type StoredCheckpoint } from "./read-log";
 
 /** Arbitrary constant key for pg_try_advisory_xact_lock: one sequencer at a time across instances. */
-const LOG_SEQUENCER_LOCK_KEY = 72_910_518;
+export const LOG_SEQUENCER_LOCK_KEY = 72_910_518;
 /** Staged receipts sequenced per transaction: bounds the transaction's size; a full batch runs the next at once. */
 const LOG_BATCH = 4_096;
 

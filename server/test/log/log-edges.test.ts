@@ -16,7 +16,7 @@ import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
 import { DIRECT_LOG_ROUTES, directHandler, type RouteHandler } from "../../http/direct-api-routes";
 import { serveFetchRoute } from "../../http/serve-fetch-route";
-import { publishLog } from "../../transparency/publish-log";
+import { publishAll } from "../support/publish-all";
 import { decodeEntryBundle, EMPTY_ROOT, leafHash, openCheckpoint, rootOfLeaves, splitTile } from "../../verify";
 import { startDbStack, type DbStack } from "../support/db-stack";
 import { createLogger } from "../../log";
@@ -119,7 +119,7 @@ async function appendReceipts(n: number): Promise<void> {
     );
     await attachReceipt(stack.tdb.prisma, id, receipt);
   }
-  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
+  await publishAll(stack.tdb.prisma, logIdentity(), quietLog);
 }
 
 describe("an empty receipt log", () => {
