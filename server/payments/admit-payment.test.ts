@@ -1,23 +1,11 @@
 // Admission over fakes: the real claim statement on an in-memory database, an EVM chain and a model provider held in
 // memory. A payment is checked (match, verify, allowlist) before one statement claims it; a refusal moves nothing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeSetting } from "../settings/write-setting";
 import { ANSWER_COST_UNITS } from "../test/support/fakes/fake-upstream";
-import {
-  createPaymentWorld,
-  openWorldDatabase,
-  type PaymentWorld,
-  type WorldDatabase,
-} from "../test/support/fakes/payment-world";
+import { createPaymentWorld, useWorldDatabase, type PaymentWorld } from "../test/support/fakes/payment-world";
 
-let database: WorldDatabase;
-// The worker opens its database on first use: seconds on a loaded machine.
-beforeAll(async () => {
-  database = await openWorldDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
+const database = useWorldDatabase();
 
 async function paymentCount(world: PaymentWorld): Promise<number> {
   return world.db.payment.count();
@@ -25,7 +13,7 @@ async function paymentCount(world: PaymentWorld): Promise<number> {
 
 describe("admitting a paid chat call", () => {
   it("answers a call without a payment header with the 402 challenge, asking nothing of the chain", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const before = await paymentCount(world);
     const { error } = await world.call(null);
     expect(error?.code).toBe("payment_required");
@@ -35,7 +23,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("refuses a header that is not a payment as malformed, claiming nothing", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const before = await paymentCount(world);
     const { error } = await world.call("not a payment");
     expect(error?.code).toBe("payment_required");
@@ -45,7 +33,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("refuses a payment made for another amount as requirements_mismatch, before verifying it", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const accepted = await world.requirements();
     const payment = world.chain.pay({ ...accepted, amount: (BigInt(accepted.amount) - 1n).toString() });
     world.chain.fund(payment.payer, BigInt(accepted.amount));
@@ -67,7 +55,7 @@ describe("admitting a paid chat call", () => {
   ])(
     "refuses a payment the chain refuses for %s as %s, claiming and settling nothing",
     async (_what, refusal, reason) => {
-      const world = await createPaymentWorld(database);
+      const world = await createPaymentWorld(database());
       const payment = await world.pay();
       world.chain.refuseVerifies(refusal);
       const { error } = await world.call(payment);
@@ -80,7 +68,7 @@ describe("admitting a paid chat call", () => {
   );
 
   it("answers chain_unavailable when the verification cannot reach the chain, claiming nothing", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.failNextVerify();
     const { error } = await world.call(payment);
@@ -89,7 +77,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("claims a verified payment, settles it once, credits it and serves the call from its hold", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     const price = BigInt((await world.requirements()).amount);
     const { served, error } = await world.call(payment);
@@ -112,7 +100,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("settles a streamed call before its first byte, streams the provider's pieces and records it once at the end", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.upstream.script({ stream: ["one ", "two ", "three"] });
     const { served, error } = await world.call(payment, { stream: true });
@@ -129,7 +117,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("gives the same header sent again its stored answer: no second settle, call or ledger entry", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     const first = await world.call(payment);
     expect(first.error).toBeUndefined();
@@ -144,7 +132,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("refuses a second payment of the payer under the first one's payment id, before settling it", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const first = await world.pay({ paymentId: "pay_0123456789abcdef" });
     expect((await world.call(first)).error).toBeUndefined();
     const second = await world.pay({ payer: first.payer, paymentId: "pay_0123456789abcdef" });
@@ -155,7 +143,7 @@ describe("admitting a paid chat call", () => {
   });
 
   it("plans a call again when the settings changed under it, and claims it under the stored ones", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     // The runtime's guess of the stored settings, from a call planned before the change.
     expect((await world.call(null)).error?.code).toBe("payment_required");
     const payment = await world.pay();
@@ -175,7 +163,7 @@ describe("admitting a paid chat call", () => {
 
 describe("the mainnet allowlist", () => {
   it("refuses a payer the allowlist does not name, and serves one it names", async () => {
-    const world = await createPaymentWorld(database, { network: "base" });
+    const world = await createPaymentWorld(database(), { network: "base" });
     const allowed = await world.pay();
     for (const [key, value] of [
       ["SERVICE_MAINNET_ENABLED", "true"],

@@ -2,24 +2,12 @@
 // client does not come back, is finished from the chain once it is older than the sweep's gap on the runtime's clock:
 // landed → credited with its hold and left unserved for its retry; dropped past its validBefore → expired; failed on
 // chain → failed. The retry then serves an unserved payment once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createPaymentWorld,
-  openWorldDatabase,
-  type PaymentWorld,
-  type WorldDatabase,
-} from "../test/support/fakes/payment-world";
+import { describe, expect, it } from "vitest";
+import { createPaymentWorld, useWorldDatabase, type PaymentWorld } from "../test/support/fakes/payment-world";
 import type { FakePayment } from "../test/support/fakes/fake-chain";
 import { sweepPendingSettlements } from "./pending-settlement";
 
-let database: WorldDatabase;
-// The worker opens its database on first use: seconds on a loaded machine.
-beforeAll(async () => {
-  database = await openWorldDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
+const database = useWorldDatabase();
 
 /** A payment whose settlement went out and whose confirmation was not seen: the client was told 502 and left. */
 async function pendingPayment(world: PaymentWorld): Promise<FakePayment> {
@@ -35,7 +23,7 @@ const SWEEP_AGE_MS = 5_000;
 
 describe("sweepPendingSettlements()", () => {
   it("credits a transfer that landed late with its hold, leaves it unserved, and its retry serves it once", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await pendingPayment(world);
     const price = BigInt((await world.requirements()).amount);
     // Still out, and too fresh for the sweeper: nothing changes.
@@ -66,7 +54,7 @@ describe("sweepPendingSettlements()", () => {
   });
 
   it("expires a payment whose transfer was dropped and whose validBefore passed: nothing charged", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await pendingPayment(world);
     world.chain.drop(payment);
     world.chain.expire(payment);
@@ -79,7 +67,7 @@ describe("sweepPendingSettlements()", () => {
   });
 
   it("fails a payment whose transfer failed on chain: nothing charged", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await pendingPayment(world);
     world.chain.cancel(payment);
     await world.toRowAge(payment, SWEEP_AGE_MS);

@@ -2,26 +2,14 @@
 // retry of the request that paid (a claim's lease ends at once; a settled call becomes unserved, its hold kept), but
 // only while the attempt that lost it still holds it: a hand-back arriving after a retry took the payment over
 // changes nothing.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Payment } from "../db";
 import { DatabaseUnavailableError } from "../db/classify-database-error";
-import {
-  createPaymentWorld,
-  openWorldDatabase,
-  type PaymentWorld,
-  type WorldDatabase,
-} from "../test/support/fakes/payment-world";
+import { createPaymentWorld, useWorldDatabase, type PaymentWorld } from "../test/support/fakes/payment-world";
 import type { FakePayment } from "../test/support/fakes/fake-chain";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
 
-let database: WorldDatabase;
-// The worker opens its database on first use: seconds on a loaded machine.
-beforeAll(async () => {
-  database = await openWorldDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
+const database = useWorldDatabase();
 
 /**
  * The request holding `held` stopped on a lost database, and the database answers again: the hand-back runs (its
@@ -44,7 +32,7 @@ const credits = async (world: PaymentWorld, payment: FakePayment) =>
 
 describe("releaseIfDatabaseLost()", () => {
   it("hands a settled call back as unserved with its hold kept, and the retry serves it once without waiting out the lease", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     expect((await world.admit(payment)).kind).toBe("settled");
     const held = await world.row(payment);
@@ -60,7 +48,7 @@ describe("releaseIfDatabaseLost()", () => {
   });
 
   it("ends a claim's lease at once: the retry takes it over and settles it once, and the stopped attempt records nothing", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     const settling = world.chain.holdNextSettle();
     const first = world.call(payment);
@@ -81,7 +69,7 @@ describe("releaseIfDatabaseLost()", () => {
   });
 
   it("changes nothing when it arrives after a retry took the payment over", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     expect((await world.admit(payment)).kind).toBe("settled");
     const held = await world.row(payment);

@@ -2,24 +2,12 @@
 // an unserved one is served once, a pending one's fate is read from the chain, an expired one stays refused, and a
 // claim or a settled call whose server stopped is taken over by exactly one retry, and only after its lease ran out
 // on the runtime's clock.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { UpstreamError } from "../upstream";
-import {
-  createPaymentWorld,
-  openWorldDatabase,
-  type PaymentWorld,
-  type WorldDatabase,
-} from "../test/support/fakes/payment-world";
+import { createPaymentWorld, useWorldDatabase, type PaymentWorld } from "../test/support/fakes/payment-world";
 import type { FakePayment } from "../test/support/fakes/fake-chain";
 
-let database: WorldDatabase;
-// The worker opens its database on first use: seconds on a loaded machine.
-beforeAll(async () => {
-  database = await openWorldDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
+const database = useWorldDatabase();
 
 const settles = (world: PaymentWorld) => world.chain.calls.filter((c) => c === "settle").length;
 const credits = async (world: PaymentWorld, payment: FakePayment) =>
@@ -27,7 +15,7 @@ const credits = async (world: PaymentWorld, payment: FakePayment) =>
 
 describe("a retry of a payment seen before", () => {
   it("refuses the payment's header sent with another body, moving nothing", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     expect((await world.call(payment)).error).toBeUndefined();
     const ledger = await world.ledger(payment.payer);
@@ -38,7 +26,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("serves an unserved payment (its upstream failed) once, from the hold its settlement reserved", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.upstream.script({ fail: new UpstreamError("http_error", "the provider answered 500", 500) });
     const failed = await world.call(payment);
@@ -58,7 +46,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("leaves a settled call whose server stopped to it until the lease runs out, then one retry serves it", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     // The server settled and credited the payment, then stopped before serving it.
     expect((await world.admit(payment)).kind).toBe("settled");
@@ -76,7 +64,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("takes over a claim whose server stopped mid-settlement only after its lease, and the first attempt writes nothing after", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     const held = world.chain.holdNextSettle();
     const first = world.call(payment);
@@ -101,7 +89,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("serves a pending payment's retry once its transfer landed, and answers pending while it has not", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("unconfirmed");
     expect((await world.call(payment)).error?.code).toBe("settlement_pending");
@@ -117,7 +105,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("credits nothing for a transfer a reorg took back: the retry is pending again until it lands for good", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("unconfirmed");
     expect((await world.call(payment)).error?.code).toBe("settlement_pending");
@@ -133,7 +121,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("refuses a pending payment's retry with settlement_expired once its transfer was dropped and its validBefore passed", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("unconfirmed");
     expect((await world.call(payment)).error?.code).toBe("settlement_pending");
@@ -154,7 +142,7 @@ describe("a retry of a payment seen before", () => {
   });
 
   it("refuses a pending payment's retry with a clean 402 once its transfer failed on chain", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("unconfirmed");
     expect((await world.call(payment)).error?.code).toBe("settlement_pending");

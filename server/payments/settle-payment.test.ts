@@ -2,21 +2,14 @@
 // statement (landed → settled with its credit and the call's hold; not confirmed within the wait → pending; sent and
 // never able to land → expired; failed on chain or refused → failed), and a settlement re-checks the chain when
 // another send of its payer went out since it verified.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPaymentWorld, openWorldDatabase, type WorldDatabase } from "../test/support/fakes/payment-world";
+import { describe, expect, it } from "vitest";
+import { createPaymentWorld, useWorldDatabase } from "../test/support/fakes/payment-world";
 
-let database: WorldDatabase;
-// The worker opens its database on first use: seconds on a loaded machine.
-beforeAll(async () => {
-  database = await openWorldDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
+const database = useWorldDatabase();
 
 describe("settling a claimed payment", () => {
   it("records a landed settlement as settled: the price credited and held for the call, in one statement", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     const price = BigInt((await world.requirements()).amount);
     const outcome = await world.admit(payment);
@@ -40,7 +33,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("answers 502 settlement_pending when the confirmation is not seen within the wait, keeping what recovery needs", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("unconfirmed");
     const { error } = await world.call(payment);
@@ -58,7 +51,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("records a sent transaction whose validBefore passed unseen as expired: a clean 402, nothing charged", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("expire");
     const { error } = await world.call(payment);
@@ -73,7 +66,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("records a settlement that failed on chain as failed, nothing credited", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("fail");
     const { error } = await world.call(payment);
@@ -88,7 +81,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("records a settlement refused before sending as failed, so the same payment may be claimed again", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("refuse");
     expect((await world.call(payment)).error?.code).toBe("payment_required");
@@ -101,7 +94,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("asks the chain when the facilitator throws mid-settle, and fails the claim when nothing landed", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("throw");
     const { error } = await world.call(payment);
@@ -113,7 +106,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("records a transfer that landed though the facilitator threw: a refusal is no proof that nothing moved", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     const payment = await world.pay();
     world.chain.scriptSettles("land-then-throw");
     const { error } = await world.call(payment);
@@ -124,7 +117,7 @@ describe("settling a claimed payment", () => {
   });
 
   it("re-checks the chain before sending when another send of the payer went out since it verified", async () => {
-    const world = await createPaymentWorld(database);
+    const world = await createPaymentWorld(database());
     // The payer is funded for one call and sends two payments.
     const first = await world.pay();
     const second = await world.pay({ payer: first.payer, fund: false });

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
+import { afterAll, beforeAll } from "vitest";
 import type { PaymentRequirements } from "@x402/core/types";
 import { loadConfig, type Config } from "../../../env";
 import type { DbClient, OpenDb, Payment } from "../../../db";
@@ -100,6 +101,24 @@ export async function openWorldDatabase(env: Record<string, string> = {}): Promi
     ...env,
   });
   return { open, config, close: () => open.close() };
+}
+
+/**
+ * The test file's world database: opened before its tests (the worker's first open migrates, seconds on a loaded
+ * machine) and closed after them. Call at the top of the file; the getter is for the tests.
+ */
+export function useWorldDatabase(env: Record<string, string> = {}): () => WorldDatabase {
+  let database: WorldDatabase | undefined;
+  beforeAll(async () => {
+    database = await openWorldDatabase(env);
+  }, 60_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+  return () => {
+    if (!database) throw new Error("the world database is opened in beforeAll: read it inside a test");
+    return database;
+  };
 }
 
 /** A fresh world over the file's database, its clock at the database's own time; its chain plays `network`. */
