@@ -135,12 +135,16 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     const byTx = new Map(recorded.map((p) => [normalize(p.txSignature ?? ""), p]));
     const pendingTx = new Set(pending.map((p) => normalize(p.txSignature ?? "")));
     let pendingLanded = 0;
-    const onChain = new Map<string, bigint>();
-    for (const inflow of inflows)
-      onChain.set(normalize(inflow.transaction), (onChain.get(normalize(inflow.transaction)) ?? 0n) + inflow.units);
-    for (const [tx, units] of onChain) {
+    // Per transaction: the units it brought in, and the deposit address it paid (the first one read).
+    const onChain = new Map<string, { units: bigint; payTo: string }>();
+    for (const inflow of inflows) {
+      const tx = normalize(inflow.transaction);
+      const seen = onChain.get(tx);
+      onChain.set(tx, { units: (seen?.units ?? 0n) + inflow.units, payTo: seen?.payTo ?? inflow.payTo });
+    }
+    for (const [tx, { units, payTo }] of onChain) {
       const payment = byTx.get(tx);
-      if (!payment && (pendingTx.has(tx) || takeClaimFor(claims, tx, units, inflows))) pendingLanded++;
+      if (!payment && (pendingTx.has(tx) || takeClaimFor(claims, units, payTo))) pendingLanded++;
       else if (!payment)
         mismatches.push({
           kind: "paid_not_recorded",
@@ -209,16 +213,8 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
  * amount (a claim learns its transaction only when it is recorded). Each claim explains one transfer; it is taken from
  * the list.
  */
-function takeClaimFor(
-  claims: { units: bigint; payTo: string }[],
-  tx: string,
-  units: bigint,
-  inflows: Inflow[],
-): boolean {
-  const payTo = inflows.find((i) => normalize(i.transaction) === tx)?.payTo;
-  const index = claims.findIndex(
-    (c) => c.units === units && payTo !== undefined && normalize(c.payTo) === normalize(payTo),
-  );
+function takeClaimFor(claims: { units: bigint; payTo: string }[], units: bigint, payTo: string): boolean {
+  const index = claims.findIndex((c) => c.units === units && normalize(c.payTo) === normalize(payTo));
   if (index === -1) return false;
   claims.splice(index, 1);
   return true;
