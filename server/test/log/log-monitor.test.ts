@@ -9,12 +9,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishAll as publishStaged } from "../support/publish-all";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, toSolanaCliJson, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
 import { logIdentity } from "../support/env";
-import { publishLog, signCheckpoint } from "../../transparency/publish-log";
+import { signCheckpoint } from "../../transparency/publish-log";
 import { witnessVerifierKey } from "../../transparency/witness-log";
 import {
   encodeEntryBundle,
@@ -84,7 +85,7 @@ async function call(): Promise<Record<string, unknown>> {
 }
 
 async function publishAll(): Promise<void> {
-  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
+  await publishStaged(stack.tdb.prisma, logIdentity(), quietLog);
 }
 
 const signet = (...args: string[]) => runSignet(args, dir, 60_000);

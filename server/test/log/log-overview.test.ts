@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attachReceipt } from "../../ledger/attach-receipt";
 import { buildReceipt } from "../../receipts/build-receipt";
 import { signReceipt } from "../../receipts/sign-receipt";
-import { publishLog } from "../../transparency/publish-log";
+import { publishAll } from "../support/publish-all";
 import { readLogOverview } from "../../transparency/read-log-overview";
 import { EMPTY_ROOT, encodeBase64, openCheckpoint } from "../../verify";
 import { startDbStack, type DbStack } from "../support/db-stack";
@@ -58,7 +58,7 @@ async function appendReceipts(n: number): Promise<string[]> {
     await attachReceipt(stack.tdb.prisma, id, receipt);
     ids.push(id);
   }
-  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
+  await publishAll(stack.tdb.prisma, logIdentity(), quietLog);
   return ids;
 }
 

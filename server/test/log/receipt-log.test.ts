@@ -8,6 +8,7 @@
 // header gets the kept answer with its one receipt. A call whose receipt was stored is never given back.
 import { logIdentity } from "../support/env";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishAll as publishStaged } from "../support/publish-all";
 import { GET as proofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
 import { GET as checkpointRoute } from "@/app/log/checkpoint/route";
 import { GET as keyRoute } from "@/app/log/key/route";
@@ -15,7 +16,6 @@ import { GET as tileRoute } from "@/app/log/tile/[...path]/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
-import { publishLog } from "../../transparency/publish-log";
 import { refundHold, releaseHold } from "../../ledger/credit-holds";
 import {
   decodeBase64,
@@ -87,7 +87,7 @@ async function paidHeader(): Promise<string> {
 }
 
 async function publishAll(): Promise<void> {
-  while (await publishLog(stack.tdb.prisma, logIdentity(), quietLog));
+  await publishStaged(stack.tdb.prisma, logIdentity(), quietLog);
 }
 
 /** Makes every staging insert fail, as a lost or broken log table would, until the returned function is called. */
