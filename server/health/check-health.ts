@@ -17,8 +17,6 @@ import { runProbe, type ProbeFailure } from "./run-probe";
 import type { ShutdownFlag } from "./shutdown-state";
 import type { Clock } from "../clock";
 
-/** Each probe's time limit when none is given (HEALTH_PROBE_TIMEOUT_MS's default): under a load balancer's usual 5 s. */
-const PROBE_TIMEOUT_MS = 2_000;
 /** How long one round of probes answers every health read and metrics scrape. */
 const HEALTH_CACHE_MS = 1_000;
 
@@ -28,7 +26,8 @@ export interface HealthDeps {
   upstream: { baseUrl: string; apiKey: string | undefined; providerName: string };
   /** Whether the log key may sign the stored log (readLogKeyContinuity); unset: not probed (no runtime). */
   receiptLog?: () => Promise<ReceiptLogHealth>;
-  timeoutMs?: number;
+  /** Each probe's time limit (HEALTH_PROBE_TIMEOUT_MS). */
+  timeoutMs: number;
   /** Where the probes read time: their latencies, the report's time, a block's age. */
   clock: Clock;
 }
@@ -80,7 +79,7 @@ export interface HealthReport extends HealthProbes {
 
 /** Runs every probe at once, each bounded by the time limit. */
 async function probeHealth(deps: HealthDeps): Promise<HealthProbes> {
-  const timeoutMs = deps.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const { timeoutMs } = deps;
   const facilitator = deps.facilitator();
   const [database, chains, feePayer, upstream, receiptLog] = await Promise.all([
     runProbe(async () => (await deps.db()).$queryRaw`SELECT 1`, timeoutMs, deps.clock),

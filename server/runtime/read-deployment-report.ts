@@ -70,6 +70,7 @@ async function readOwnHealth(
         apiKey: cfg.UPSTREAM_API_KEY,
         providerName: cfg.UPSTREAM_PROVIDER_NAME,
       },
+      timeoutMs: cfg.HEALTH_PROBE_TIMEOUT_MS,
       clock: facilitator.clock,
     }),
     cache: { entry: null },

@@ -143,6 +143,7 @@ export async function routeHealthSource(): Promise<HealthSource> {
         apiKey: config.UPSTREAM_API_KEY,
         providerName: config.UPSTREAM_PROVIDER_NAME,
       },
+      timeoutMs: config.HEALTH_PROBE_TIMEOUT_MS,
       clock: systemClock,
     }),
     cache: e.health,
