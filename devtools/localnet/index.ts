@@ -43,7 +43,13 @@ export interface Localnet {
   fundAccount(
     owner: string,
     amounts: { usdcUnits?: bigint; lamports?: bigint },
-  ): Promise<{ ata: string; lamports: string; usdcUnits: string }>;
+  ): Promise<{
+    ata: string;
+    lamports: string;
+    usdcUnits: string;
+    /** The funding transaction, processed when this returns (as a faucet answers); `chain.confirmed` waits for more. */
+    signature: string;
+  }>;
   /** The owner's USDC (or `mint`) balance in atomic units. */
   usdcBalance(owner: string, mint?: string): Promise<bigint>;
   close(): Promise<void>;

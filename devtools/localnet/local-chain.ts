@@ -564,7 +564,7 @@ export class LocalChain {
   async fund(
     owner: string,
     amounts: { lamports?: bigint; usdcUnits?: bigint; mint?: string },
-  ): Promise<{ ata: string; lamports: string; usdcUnits: string }> {
+  ): Promise<{ ata: string; lamports: string; usdcUnits: string; signature: string }> {
     this.ensureFundingSource();
     if (amounts.lamports && amounts.lamports > 0n) this.airdrop(owner, amounts.lamports);
     const mint = address(amounts.mint ?? this.info.usdcMint);
@@ -607,6 +607,7 @@ export class LocalChain {
       ata,
       lamports: String(this.svm.getBalance(address(owner)) ?? 0n),
       usdcUnits: account ? readTokenAmount(account.data).toString() : "0",
+      signature: outcome.signature,
     };
   }
 

@@ -36,7 +36,11 @@ describe("reconcile", () => {
   });
 
   it("finds USDC that reached a deposit address with no payment recorded", async () => {
-    await stack.devnet.fundAccount((await routeRuntime()).gateway.facilitator.address, { usdcUnits: 5n });
+    const funded = await stack.devnet.fundAccount((await routeRuntime()).gateway.facilitator.address, {
+      usdcUnits: 5n,
+    });
+    // Reconcile reads the chain at "confirmed": the funding is processed when it returns, confirmed a slot later.
+    await stack.devnet.chain.confirmed(funded.signature);
     await stack.baseSepolia!.fund(stack.evmDeposit!, { usdcUnits: 7n });
     const reports = await report();
     expect(reports[0]!.mismatches).toEqual([
@@ -103,7 +107,7 @@ describe("reconcile", () => {
         status: "claimed",
       },
     });
-    await stack.devnet.fundAccount(deposit, { usdcUnits: 3n });
+    await stack.devnet.chain.confirmed((await stack.devnet.fundAccount(deposit, { usdcUnits: 3n })).signature);
     const before = (await report())[0]!;
     expect(before.mismatches.filter((m) => m.detail.startsWith("3 units"))).toEqual([]);
     expect([before.pendingClaims, before.pendingLanded]).toEqual([1, 1]);
