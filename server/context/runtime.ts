@@ -15,6 +15,7 @@ import type { SettingsMemory } from "../settings/read-settings";
 import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
 import type { RecordOutbox } from "./record-outbox";
+import type { LaneSends } from "../payments/settlement-lane";
 
 import type { Clock } from "../clock";
 
@@ -40,6 +41,8 @@ interface RuntimeState extends SettingsMemory {
   shutdown: ShutdownFlag;
   /** Records of answered calls that wait for the database to take them (record-outbox.ts). */
   records: RecordOutbox;
+  /** Per settlement lane: the last send this process released there (settlement-lane.ts). */
+  laneSends: LaneSends;
 }
 
 export interface Runtime {

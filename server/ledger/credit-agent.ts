@@ -47,6 +47,8 @@ export type CreditOutcome =
       balanceUnits: bigint;
       heldUnits: bigint;
       /** The agent's points as the statement read them (0 for a new agent). */ points: number;
+      /** The statement's time by the database's clock (epoch ms, microsecond precision): when `alongside` ran. */
+      atMs: number;
     }
   /**
    * The payment was not in `from` any more (another request moved it), or its transaction is another payment's (then
@@ -61,7 +63,7 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
   const holdId = facts.holdForCall?.holdId ?? null;
   const leaseMs = facts.holdForCall?.leaseMs ?? 0;
   try {
-    const rows = await hotQuery<{ credited: bigint; balance: bigint | null; points: number }>(
+    const rows = await hotQuery<{ credited: bigint; balance: bigint | null; points: number; at_ms: number }>(
       db,
       Prisma.sql`
       WITH moved AS (${creditedPaymentStatement(facts.payment ?? null)}
@@ -87,11 +89,18 @@ export async function creditAgent(db: DbClient | DbTransaction, facts: CreditFac
         ON CONFLICT (agent_pubkey, network) DO UPDATE SET units = balances.units + EXCLUDED.units, updated_at = now()
         RETURNING units
       )${facts.alongside ? Prisma.sql`, alongside AS (${facts.alongside})` : Prisma.empty}
-      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance, ${pointsExpression(facts.agentPubkey)} AS points`,
+      SELECT (SELECT count(*) FROM gate) AS credited, (SELECT units FROM balance) AS balance, ${pointsExpression(facts.agentPubkey)} AS points,
+        (extract(epoch from now()) * 1000)::float8 AS at_ms`,
     );
     const row = rows[0];
     if (!row || Number(row.credited) !== 1 || row.balance === null) return { ok: false, reason: "payment_not_claimed" };
-    return { ok: true, balanceUnits: BigInt(row.balance), heldUnits, points: Number(row.points) };
+    return {
+      ok: true,
+      balanceUnits: BigInt(row.balance),
+      heldUnits,
+      points: Number(row.points),
+      atMs: Number(row.at_ms),
+    };
   } catch (err) {
     // SECURITY: one transaction, one payment. Another payment row already settled with this transaction: this one
     // is a replay of it under another encoding.

@@ -47,6 +47,7 @@ import { SETTLEMENT_EXPIRED } from "../ledger/payment-states";
 import { findOrClaimPayment, readPaymentByKey } from "./payment-store";
 import { resumeKnown } from "./resume-payment";
 import { laneSource, settleClaimed } from "./settle-payment";
+import { checksBeganMs } from "./settlement-lane";
 
 /** Settings changes a request may meet before it is refused (retry): each costs a verification. */
 const MAX_REPLANS = 3;
@@ -224,12 +225,19 @@ async function checkAndClaim(
     return { kind: "stale-settings", replan: { stored: found.stored, replans: input.state.replans + 1 } };
   }
   if (found.claimed) {
-    if (!check.ok) throw new Error("a payment was claimed without passing its checks");
+    if (!check.ok || !claim) throw new Error("a payment was claimed without passing its checks");
     crashPoint(ctx.config, "after_verify");
     // The database's clock when this request's checks began, at the latest: the claim's statement read its now() before
-    // its answer came back, so that clock less everything since the checks began is no later than their start. A send
-    // of the payer the lane saw at or after it may not have been seen by this request's verification.
-    const checkedAtMs = found.nowMs - (found.answeredAt - checkedFrom);
+    // its answer came back, so that clock less everything since the checks began is no later than their start. That
+    // estimate is early by the answer's trip back (and the event loop's delay): a send this process saw commit before
+    // the checks began bounds it from below. A send of the payer the lane saw at or after it may not have been seen by
+    // this request's verification.
+    const checkedAtMs = checksBeganMs(
+      ctx.state.laneSends,
+      claim.source,
+      found.nowMs - (found.answeredAt - checkedFrom),
+      checkedFrom,
+    );
     return settleClaimed(ctx, input, found.payment, payload, check.matched, checkedAtMs, found.lane);
   }
   return answerUnclaimed(ctx, input, payload, key, {

@@ -22,7 +22,7 @@ import { moveOf } from "../ledger/payment-transition";
 import { keepClaim, markFailed, markPending, type ClaimKeeper } from "./payment-store";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
 import { countSettlement, settlementPendingError } from "./pending-settlement";
-import { takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
+import { noteLaneSend, takeSettlementLane, type Lane, type LaneAttempt } from "./settlement-lane";
 
 /** The stock schemes' answer for a broadcast whose confirmation was not seen within the wait. */
 const SETTLEMENT_PENDING = "settlement_pending";
@@ -108,9 +108,14 @@ async function settleInLane(
     return outcome.result;
   } finally {
     // A recorded settlement freed the lane in its credit's statement; every other path frees it here.
-    await lane.release({ sent: outcome?.sent ?? true, failed: outcome?.failed ?? false }).catch((err: unknown) => {
-      logEvent(ctx.log, "chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
-    });
+    await lane.release({ sent: outcome?.sent ?? true, failed: outcome?.failed ?? false }).then(
+      (sentMs) => {
+        if (sentMs !== null) noteLaneSend(ctx.state.laneSends, source, sentMs, ctx.clock);
+      },
+      (err: unknown) => {
+        logEvent(ctx.log, "chat.lane_release_failed", { source, reason: String(err).slice(0, 200) }, "warn");
+      },
+    );
   }
 }
 
@@ -373,6 +378,8 @@ export async function recordSettled(
   });
   // Rolled back on a transaction already used: the caller's release frees the lane then.
   if (lane && (credited.ok || credited.reason !== "transaction_already_used")) lane.released();
+  // The lane's release set its last send to the statement's now().
+  if (lane && credited.ok) noteLaneSend(ctx.state.laneSends, lane.source, credited.atMs, ctx.clock);
   if (!credited.ok) {
     await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), credited.reason);
     logEvent(

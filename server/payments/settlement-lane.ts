@@ -5,7 +5,7 @@
 // A payer whose settlements keep failing is refused for a while.
 import "server-only";
 import { Prisma, type DbClient } from "../db";
-import { hotExecute, hotQuery } from "../db/hot-query";
+import { hotQuery } from "../db/hot-query";
 import type { Clock } from "../clock";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
@@ -32,8 +32,41 @@ export interface Lane {
    */
   releaseStatement(result: { sent: boolean; failed: boolean }): Prisma.Sql;
   released(): void;
-  /** Frees the lane, recording whether a transaction was sent and whether the settlement failed; once only. */
-  release(result: { sent: boolean; failed: boolean }): Promise<void>;
+  /**
+   * Frees the lane, recording whether a transaction was sent and whether the settlement failed; once only. Returns the
+   * send's time by the database's clock (epoch ms) when one was recorded.
+   */
+  release(result: { sent: boolean; failed: boolean }): Promise<number | null>;
+}
+
+/**
+ * Per lane source, this process's last send released there: the database's clock at the release (epoch ms, microsecond
+ * precision) and this process's monotonic clock once it committed. A request whose checks began after that commit
+ * began after that send by the database's clock too, however late its own estimate of that clock is.
+ */
+export type LaneSends = Map<string, { sentMs: number; committedAt: number }>;
+/** Lane sources remembered at most; past it the oldest are dropped (they only cost one more simulation). */
+const MAX_LANE_SENDS = 10_000;
+
+/** Remembers this process's send released on `source`, by the database's clock, as committed now. */
+export function noteLaneSend(sends: LaneSends, source: string, sentMs: number, clock: Clock): void {
+  sends.delete(source);
+  sends.set(source, { sentMs, committedAt: clock.monotonic() });
+  for (const oldest of sends.keys()) {
+    if (sends.size <= MAX_LANE_SENDS) break;
+    sends.delete(oldest);
+  }
+}
+
+/**
+ * When a request's checks began by the database's clock, at the latest: `estimateMs`, or just past this process's
+ * last send on `source` when that send committed before the checks began (`checkedFrom`, monotonic).
+ */
+export function checksBeganMs(sends: LaneSends, source: string, estimateMs: number, checkedFrom: number): number {
+  const own = sends.get(source);
+  // One microsecond, the precision of last_sent_at: the checks began strictly after that send's release. A tie of the
+  // two readings proves no order, so it keeps the estimate.
+  return own && own.committedAt < checkedFrom ? Math.max(estimateMs, own.sentMs + 0.001) : estimateMs;
 }
 
 /** One attempt's answer: taken (with the lane's last send), or not, with the payer's refusal if any. */
@@ -140,6 +173,7 @@ function openLane(db: DbClient, source: string, holder: string, sentSinceVerify:
       refused_until = CASE WHEN ${failed} AND failures + 1 >= ${MAX_FAILURES} AND failures_since > now() - make_interval(secs => ${FAILURE_WINDOW_MS / 1000})
                            THEN now() + make_interval(secs => ${REFUSE_FOR_MS / 1000}) ELSE refused_until END
     WHERE source = ${source} AND holder = ${holder}::uuid`;
+  const sentMs = epochMsOf(Prisma.raw("last_sent_at"));
   return {
     source,
     sentSinceVerify,
@@ -148,9 +182,13 @@ function openLane(db: DbClient, source: string, holder: string, sentSinceVerify:
       free = true;
     },
     async release(result) {
-      if (free) return;
-      await hotExecute(db, releaseStatement(result));
+      if (free) return null;
+      const rows = await hotQuery<{ sent_ms: number | null }>(
+        db,
+        Prisma.sql`${releaseStatement(result)} RETURNING CASE WHEN ${result.sent} THEN ${sentMs} END AS sent_ms`,
+      );
       free = true;
+      return rows[0]?.sent_ms == null ? null : Number(rows[0].sent_ms);
     },
   };
 }

@@ -118,6 +118,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
         settingsSeen: null,
         shutdown: opts.shutdown ?? createShutdownFlag(),
         records: new RecordOutbox(clock, log),
+        laneSends: new Map(),
       },
       close: () => open.close(),
     };

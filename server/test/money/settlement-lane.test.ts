@@ -44,15 +44,21 @@ describe("takeSettlementLane()", () => {
     for (let i = 0; i < 20; i++) {
       const taken = await takeSettlementLane(tdb.prisma, lane, randomUUID(), 0, 60_000, systemClock);
       if (!taken.ok) throw new Error(taken.reason);
-      await taken.lane.release({ sent: true, failed: false });
+      const sentMs = await taken.lane.release({ sent: true, failed: false });
       // The database's clock right after the release, as a back-to-back call's verification would start.
       const [{ ms }] = await tdb.prisma.$queryRaw<
         [{ ms: number }]
       >`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`;
+      expect(sentMs).toBeLessThanOrEqual(Number(ms));
       const next = await takeSettlementLane(tdb.prisma, lane, randomUUID(), Number(ms), 60_000, systemClock);
       if (!next.ok) throw new Error(next.reason);
       expect(next.lane.sentSinceVerify).toBe(false);
-      await next.lane.release({ sent: false, failed: false });
+      // The release's answer is the send it recorded, exactly as the next take reads it: none when nothing was sent.
+      expect(await next.lane.release({ sent: false, failed: false })).toBeNull();
+      const again = await takeSettlementLane(tdb.prisma, lane, randomUUID(), sentMs!, 60_000, systemClock);
+      if (!again.ok) throw new Error(again.reason);
+      expect(again.lane.sentSinceVerify).toBe(true);
+      await again.lane.release({ sent: false, failed: false });
     }
   });
 
