@@ -68,7 +68,7 @@ export const devtoolsEnvSchema = z.object({
     .describe("The dev-reload browser spec's long form: every page and every watched folder."),
   SIGNET_CHAOS_FULL: booleanString
     .default(false)
-    .describe('The crash-recovery suite\'s full count (20 crashes per step) when "true"; a few by default.'),
+    .describe('The crash-recovery suite\'s full count (20 crashes per step) when "true"; one by default.'),
   CHAOS_RUNS: z.coerce
     .number()
     .int()

@@ -1,5 +1,5 @@
 // The chaos suite's crash points: the service runs as its own process and is SIGKILLed at each step of a paid call
-// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (3 by default; SIGNET_CHAOS_FULL=true runs 20). The
+// (plain and streamed) and of a prepaid call, CHAOS_RUNS times per step (once by default; SIGNET_CHAOS_FULL=true runs 20). The
 // process is the chaos server bundled once with esbuild and started with plain node. After each crash another process
 // (no crash armed, a short lease) gets a retry with the same payment header, as a client would send it. For every run:
 // - the agent paid exactly once on chain;
@@ -30,8 +30,8 @@ import { readStreamedAnswer } from "../../upstream/read-sse";
 import { bundleChaosServer, type ChaosServerBundle } from "../../../devtools/chaos/bundle-chaos-server";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
 
-/** Crashes per step: a few by default; SIGNET_CHAOS_FULL=true runs the full count, CHAOS_RUNS any other. */
-const RUNS = testKnob("CHAOS_RUNS", testEnv().SIGNET_CHAOS_FULL === "true" ? 20 : 3);
+/** Crashes per step: one by default; SIGNET_CHAOS_FULL=true runs the full count, CHAOS_RUNS any other. */
+const RUNS = testKnob("CHAOS_RUNS", testEnv().SIGNET_CHAOS_FULL === "true" ? 20 : 1);
 const ROOT = path.resolve(__dirname, "../../..");
 const STEPS: { step: CrashStep; servedBeforeCrash: boolean; stream?: boolean }[] = [
   { step: "after_verify", servedBeforeCrash: false },
@@ -198,7 +198,7 @@ async function crashThenRetry(
 describe("SIGKILL at each step of a call", () => {
   for (const { step, servedBeforeCrash, stream = false } of STEPS) {
     it(
-      `recovers ${RUNS} crashes ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "the stored answer again" : "served once by the retry"}`,
+      `recovers ${RUNS === 1 ? "a crash" : `${RUNS} crashes`} ${step.replace("_", " ")}${stream ? " (streamed)" : ""}: one payment on chain, one credit, ${servedBeforeCrash ? "the stored answer again" : "served once by the retry"}`,
       async () => {
         // The retries go to one fresh process (no crash armed, a short lease), each right after its crash: well inside
         // its payment's blockhash window, as a client's retry would be.
