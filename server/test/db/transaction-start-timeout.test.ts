@@ -18,15 +18,22 @@ beforeAll(async () => {
 });
 afterAll(async () => tdb?.drop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe("a transaction the database cannot take in time", () => {
   it("cannot start within its wait: 503 database_unavailable with Retry-After, and it wrote nothing", async () => {
-    const holding = tdb.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT 1`;
-      await sleep(1_000);
-    });
-    await sleep(100);
+    // The pool's one connection is held, inside a transaction, until the refused one has been answered.
+    let inside!: () => void;
+    const holdsConnection = new Promise<void>((r) => (inside = r));
+    let letGo!: () => void;
+    const released = new Promise<void>((r) => (letGo = r));
+    const holding = tdb.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT 1`;
+        inside();
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    await holdsConnection;
     const refused = await tdb.prisma
       .$transaction(
         async (tx) => tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES ('never', 'written', now())`,
@@ -36,6 +43,7 @@ describe("a transaction the database cannot take in time", () => {
         () => null,
         (err: unknown) => err,
       );
+    letGo();
     await holding;
     expect((refused as { code?: string } | null)?.code).toBe("P2028");
     expect(isDatabaseUnavailable(refused)).toBe(true);
@@ -51,7 +59,8 @@ describe("a transaction the database cannot take in time", () => {
       .$transaction(
         async (tx) => {
           await tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES ('expired', 'rolled back', now())`;
-          await sleep(400);
+          // Prisma times an interactive transaction by the wall clock: this one outlives its 100 ms.
+          await new Promise((r) => setTimeout(r, 400));
           await tx.$executeRaw`SELECT 1`;
         },
         { timeout: 100 },

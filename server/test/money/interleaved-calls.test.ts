@@ -27,10 +27,15 @@ const RUNS = testKnob("MONEY_PROPERTY_RUNS", 20);
 const failOnce = new Set<string>();
 let provider: FakeProvider;
 let stack: PaidStack;
+/** Called when a slow call reaches the provider: its hold was placed before. */
+let slowArrived: () => void = () => undefined;
 
 beforeAll(async () => {
   provider = await startFakeProvider(async ({ raw, body }) => {
-    if (raw.includes("slow-answer")) await new Promise((r) => setTimeout(r, 300));
+    if (raw.includes("slow-answer")) {
+      slowArrived();
+      await new Promise((r) => setTimeout(r, 300));
+    }
     const token = /fail-once:([0-9a-f-]{36})/.exec(raw)?.[1];
     if (token && failOnce.has(token)) {
       failOnce.delete(token);
@@ -103,14 +108,15 @@ async function run(agent: Agent, op: Op): Promise<Receipt[]> {
             })
           )?.units ?? 0n;
         if (spendable < 3n) break;
-        pending.push(
-          prepaid(agent, {
-            model: "openai/gpt-4o-mini",
-            messages: [{ role: "user", content: "slow-answer" }],
-            max_cost_usdc: unitsToUsdcNumber(spendable),
-          }),
-        );
-        await new Promise((r) => setTimeout(r, 30));
+        const arrived = new Promise<void>((r) => (slowArrived = r));
+        const call = prepaid(agent, {
+          model: "openai/gpt-4o-mini",
+          messages: [{ role: "user", content: "slow-answer" }],
+          max_cost_usdc: unitsToUsdcNumber(spendable),
+        });
+        pending.push(call);
+        // The next budget reads the balance once this call's hold is placed (it reached the provider) or it was refused.
+        await Promise.race([arrived, call]);
       }
       const receipts: Receipt[] = [];
       for (const res of await Promise.all(pending)) {
