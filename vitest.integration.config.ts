@@ -23,14 +23,23 @@ export const TIMING_FILES = [
 ];
 
 /**
- * Files that serve the run's one production build (`npm start`): once the build is made, beside the browser suite.
- * The multi-instance test is the run's soak.
+ * The production install itself (`npm install --omit=dev` in a copy, then a paid call under `npm start`): minutes of
+ * install, so it runs only with SIGNET_PRODUCTION_INSTALL=true. `npm test` runs its short form,
+ * production-dependencies.test.ts: every package the build and bin/start load is one the lockfile installs then.
+ */
+const PRODUCTION_INSTALL = "server/test/ops/production-install.test.ts";
+const FULL_INSTALL = process.env.SIGNET_PRODUCTION_INSTALL === "true";
+
+/**
+ * Files that read or serve the run's one production build (`npm start`): once the build is made, beside the browser
+ * suite. The multi-instance test is the run's soak.
  */
 export const PRODUCTION_FILES = [
   "server/test/ops/graceful-shutdown.test.ts",
   "server/test/ops/multi-instance.test.ts",
   "server/test/ops/reverse-proxy.test.ts",
-  "server/test/ops/production-install.test.ts",
+  "server/test/ops/production-dependencies.test.ts",
+  ...(FULL_INSTALL ? [PRODUCTION_INSTALL] : []),
 ];
 
 /**
@@ -109,7 +118,7 @@ export default defineConfig({
         test: {
           name: "parallel",
           include: ["server/test/**/*.test.ts"],
-          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, ...ISOLATED_FILES],
+          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, ...ISOLATED_FILES, PRODUCTION_INSTALL],
           isolate: false,
           // Each worker keeps the modules of every file it ran (isolate: false), and half the integration files reached
           // V8's default 4 GB heap on a clean-clone run: the worker died out of memory, after 5 s collections froze the
@@ -124,7 +133,7 @@ export default defineConfig({
         test: {
           name: "isolated",
           include: ISOLATED_FILES,
-          exclude: [...TIMING_FILES, ...PRODUCTION_FILES],
+          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, PRODUCTION_INSTALL],
           maxWorkers: PARALLEL_WORKERS,
           sequence: { groupOrder: 0 },
         },

@@ -76,6 +76,12 @@ export const devtoolsEnvSchema = z.object({
     .max(1_000)
     .optional()
     .describe("Crashes per step of the crash-recovery suite, over SIGNET_CHAOS_FULL."),
+  SIGNET_PRODUCTION_INSTALL: booleanString
+    .default(false)
+    .describe(
+      'The production install test when "true": `npm install --omit=dev` of the build, then a paid call under ' +
+        "`npm start`; `npm test` checks the lockfile holds what the build and bin/start load.",
+    ),
   SIGNET_PROXY_FULL: booleanString
     .default(false)
     .describe('The reverse-proxy test on every network for both x402 clients when "true"; devnet only by default.'),

@@ -2,6 +2,7 @@
 // Prisma client) copied to an empty folder, installed with `npm install --omit=dev` from the lockfile, started with
 // `npm start` in production against a local chain this (full) install runs, then one paid call: answered, with a
 // receipt whose five checks pass. Nothing a dev dependency holds (the local chains, vitest, tsc) is there to lean on.
+// Minutes of install: it runs with SIGNET_PRODUCTION_INSTALL=true; `npm test` runs production-dependencies.test.ts.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
