@@ -6,8 +6,9 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import bs58 from "bs58";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { minimalChildEnv } from "../../devtools/devtools-env";
+import { bundleForNode, type NodeBundle } from "../../devtools/node-bundle";
 import { MigrationsFromNewerReleaseError } from "../../server/db/apply-migrations";
 import { signEd25519 } from "../../server/keys/node-ed25519";
 import { generateKeypair, toSolanaCliJson, type Ed25519Keypair } from "../../server/keys/parse-secret-key";
@@ -25,23 +26,31 @@ const root = path.resolve(import.meta.dirname, "../..");
 const key = () => bs58.encode(generateKeypair().seed);
 
 /**
- * How long a case's child may take, and so the case: a start-up that is refused takes seconds alone, but a clean
- * clone compiles the entry point's graph afresh in every child, side by side, on a machine the rest of `npm test`
- * keeps busy.
+ * How long a case's child may take, and so the case: a start-up that is refused takes a second or two alone, and the
+ * cases run side by side on a machine the rest of `npm test` keeps busy.
  */
-const CHILD_LIMIT_MS = 180_000;
+const CHILD_LIMIT_MS = 120_000;
+/** bin/start/start.ts bundled once: each refused start runs it with plain node, not through tsx's loader. */
+let bundle: NodeBundle;
+beforeAll(async () => {
+  bundle = await bundleForNode("bin/start/start.ts");
+});
+afterAll(() => bundle?.remove());
 
-/** Runs bin/start/start.ts as `npm start` does; kills it if it is still running after `ms` (it started serving). */
+/**
+ * Runs bin/start/start.ts (bundled) in production as `npm start` does; kills it if it is still running after `ms` (it
+ * started serving). Every case is refused before start.ts starts the front server beside itself.
+ */
 function start(
   env: NodeJS.ProcessEnv,
   ms = CHILD_LIMIT_MS,
 ): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "bin/start/start.ts"],
-      { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, ["--conditions=react-server", bundle.entry], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     let killed = false;
@@ -103,13 +112,6 @@ function emptyCheckpointSignedBy(origin: string, key: Ed25519Keypair): { size: n
 
 // Each case is its own child process and its own data dir or database: they run side by side.
 describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_MS + 30_000 }, () => {
-  // One child first, alone: it compiles the entry point's graph into tsx's cache, which the side-by-side children then
-  // read instead of each compiling the same graph at once.
-  beforeAll(async () => {
-    const warm = await start({ ...minimalChildEnv(), NODE_ENV: "production" });
-    expect(warm.code).toBe(1);
-  }, CHILD_LIMIT_MS + 30_000);
-
   /** What production needs, but for the proxy set-up, the metrics token and the log key, which each test adds or not. */
   const productionEnv = (): NodeJS.ProcessEnv => ({
     ...minimalChildEnv(),
@@ -143,7 +145,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^signet: refusing to start: .*TRUSTED_PROXY_HOPS/);
-  }, 90_000);
+  });
 
   it("exits with one line naming LOG_SECRET_KEY when the receipt log has no key", async () => {
     const env: NodeJS.ProcessEnv = { ...productionEnv(), TRUSTED_PROXY_HOPS: "0", METRICS_TOKEN: "m".repeat(32) };
@@ -153,7 +155,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe("signet: refusing to start: LOG_SECRET_KEY is required in production");
-  }, 90_000);
+  });
 
   it("exits with one line naming both variables when two roles share a key", async () => {
     // The log key and the fee payer are loaded by different modules, and neither compares itself with the other.
@@ -173,7 +175,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     expect(lines[0]).toBe(
       `signet: refusing to start: FACILITATOR_SECRET_KEY must differ from LOG_SECRET_KEY: both are the key ${shared.publicKeyBase58}; each service role needs a key of its own`,
     );
-  }, 90_000);
+  });
 
   it("reads a key from the file its _FILE variable names, and exits with one line naming the variable when it cannot", async () => {
     // A key file as `signet keygen` writes it stands in for LOG_SECRET_KEY: every check passes, the build's aside.
@@ -197,7 +199,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     expect(refusal(missing)).toBe(
       `signet: refusing to start: LOG_SECRET_KEY_FILE: cannot read ${path.join(dir, "absent.json")} (ENOENT)`,
     );
-  }, 90_000);
+  });
 
   it("exits with one line naming DATABASE_URL when none is set, rather than serving from the embedded database", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "signet-start-"));
@@ -207,7 +209,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     );
     // Refused before anything opened the embedded database.
     expect(readdirSync(dataDir)).toEqual([]);
-  }, 90_000);
+  });
 
   it("takes the embedded database when SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true, logging a warning at start", async () => {
     // The missing build stops it right after the warning: the embedded database itself was accepted.
@@ -231,7 +233,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
         detail: `production runs on the embedded PGlite database under ${env.SIGNET_DATA_DIR} (SIGNET_EMBEDDED_DATABASE_IN_PRODUCTION=true): one process only, no second instance`,
       }),
     ]);
-  }, 90_000);
+  });
 
   it("reads an RPC's old name, logging a deprecation warning at start", async () => {
     // The missing build stops it right after the warnings: the old name itself was accepted.
@@ -256,28 +258,28 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
           "SOLANA_DEVNET_RPC_URL is deprecated and will be removed in the next release: rename it RPC_URL_SOLANA_DEVNET",
       }),
     ]);
-  }, 90_000);
+  });
 
   it("exits with one line naming both when an RPC's old and new names hold different URLs", async () => {
     const line = refusal(await start({ ...completeEnv(), SOLANA_DEVNET_RPC_URL: "http://127.0.0.1:2" }));
     expect(line).toBe(
       "signet: refusing to start: SOLANA_DEVNET_RPC_URL and RPC_URL_SOLANA_DEVNET are both set, to different URLs: SOLANA_DEVNET_RPC_URL is the old name of RPC_URL_SOLANA_DEVNET; keep only RPC_URL_SOLANA_DEVNET",
     );
-  }, 90_000);
+  });
 
   it("exits with one line naming an RPC_URL_ variable that names no network, and the known ids", async () => {
     const line = refusal(await start({ ...completeEnv(), RPC_URL_ETHEREUM: "https://eth.example" }));
     expect(line).toBe(
       "signet: refusing to start: RPC_URL_ETHEREUM names no network this service knows; the known ids: solana-devnet (RPC_URL_SOLANA_DEVNET), solana-mainnet (RPC_URL_SOLANA_MAINNET), base (RPC_URL_BASE), base-sepolia (RPC_URL_BASE_SEPOLIA), polygon (RPC_URL_POLYGON), polygon-amoy (RPC_URL_POLYGON_AMOY), avalanche (RPC_URL_AVALANCHE), avalanche-fuji (RPC_URL_AVALANCHE_FUJI)",
     );
-  }, 90_000);
+  });
 
   it("exits with one line naming SERVICE_OPERATOR_PUBKEYS when no operator could sign in to the dashboard", async () => {
     const line = refusal(await start({ ...completeEnv(), SERVICE_OPERATOR_PUBKEYS: undefined }));
     expect(line).toBe(
       "signet: refusing to start: SERVICE_OPERATOR_PUBKEYS must be set in production: the comma-separated base58 Solana keys allowed to sign in to the operator dashboard (without one, nobody can sign in)",
     );
-  }, 90_000);
+  });
 
   it("exits with one line naming SIGNET_DATA_DIR when it holds dev keys", async () => {
     const env = completeEnv();
@@ -288,7 +290,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     expect(line).toBe(
       `signet: refusing to start: SIGNET_DATA_DIR (${env.SIGNET_DATA_DIR}) holds dev keys (operator-key.json, facilitator-key.json): production must not run beside them; give production a data directory of its own`,
     );
-  }, 90_000);
+  });
 
   it("exits with one line naming the key that signed the receipt log when LOG_SECRET_KEY did not and no LOG_PREVIOUS_SECRET_KEY is set", async () => {
     // The database of a log another key signed (a replaced key, a backup restored beside another deployment's key).
@@ -324,7 +326,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
       `is signed by key ${id(signer)}, not by LOG_SECRET_KEY (key ${id(logKey)}), and LOG_PREVIOUS_SECRET_KEY is unset`,
     );
     expect(line).toContain(`set LOG_PREVIOUS_SECRET_KEY to the key that signed the log (key ${id(signer)})`);
-  }, 90_000);
+  });
 
   it("exits with one line naming the migrations when a newer release migrated the database", async () => {
     const newer = "29991231000000_from_a_newer_release";
@@ -337,7 +339,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
       async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, SIGNET_NEXT_DIST_DIR: fakeBuild() })),
     );
     expect(line).toBe(`signet: refusing to start: ${new MigrationsFromNewerReleaseError([newer]).message}`);
-  }, 90_000);
+  });
 
   it("exits with one line naming the migration when an applied one differs from this release's file", async () => {
     const line = await withDatabase(
@@ -349,7 +351,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
       async (url) => refusal(await start({ ...completeEnv(), DATABASE_URL: url, SIGNET_NEXT_DIST_DIR: fakeBuild() })),
     );
     expect(line).toMatch(/^signet: refusing to start: .*20\d{12}_\w+/);
-  }, 90_000);
+  });
 
   it("exits with one line saying to run `npm run build` when there is no production build, not Next's stack trace", async () => {
     const dist = noBuild();
@@ -357,7 +359,7 @@ describe.concurrent("bin/start/start.ts in production", { timeout: CHILD_LIMIT_M
     expect(line).toBe(
       `signet: refusing to start: no production build in ${dist} (SIGNET_NEXT_DIST_DIR): run \`npm run build\` first`,
     );
-  }, 90_000);
+  });
 });
 
 /** Runs `npm start` with `env` (nothing inherited but PATH and HOME); resolves with its exit code and stderr. */

@@ -27,7 +27,7 @@ import type { CrashStep } from "../../env/crash-point";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { creditAgent } from "../../ledger/credit-agent";
 import { readStreamedAnswer } from "../../upstream/read-sse";
-import { bundleChaosServer, type ChaosServerBundle } from "../../../devtools/chaos/bundle-chaos-server";
+import { bundleForNode, type NodeBundle } from "../../../devtools/node-bundle";
 import type { Ed25519Keypair } from "../../keys/parse-secret-key";
 
 /** Crashes per step: one by default; SIGNET_CHAOS_FULL=true runs the full count, CHAOS_RUNS any other. */
@@ -51,10 +51,10 @@ let devnet: Localnet;
 let tdb: TestDatabase;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
-let server: ChaosServerBundle;
+let server: NodeBundle;
 
 beforeAll(async () => {
-  server = await bundleChaosServer();
+  server = await bundleForNode("devtools/chaos/chaos-server.ts");
   // Real timing's rules at the paid stack's fast pace: no test here measures slot time.
   devnet = await startLocalnet({ profile: "devnet", port: 0, dataDir: null, timing: "real", slotMs: FAST_SLOT_MS });
   tdb = await createTestDatabase();
