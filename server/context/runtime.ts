@@ -15,7 +15,6 @@ import type { SettingsMemory } from "../settings/read-settings";
 import type { HealthCache } from "../health/check-health";
 import type { ShutdownFlag } from "../health/shutdown-state";
 import type { RecordOutbox } from "./record-outbox";
-import type { LaneSends } from "../payments/settlement-lane";
 
 import type { Clock } from "../clock";
 
@@ -26,6 +25,13 @@ interface Chains {
   facilitator: Facilitator;
   gateway: PaymentGateway;
 }
+
+/**
+ * Per settlement lane source, this process's last send released there: the database's clock at the release (epoch ms,
+ * microsecond precision) and this process's monotonic clock once it committed. A request whose checks began after that
+ * commit began after that send by the database's clock too, however late its own estimate of that clock is.
+ */
+export type LaneSends = Map<string, { sentMs: number; committedAt: number }>;
 
 /** What a runtime remembers between requests. */
 interface RuntimeState extends SettingsMemory {

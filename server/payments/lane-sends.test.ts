@@ -1,7 +1,8 @@
 // When a request's checks began by the database's clock: the estimate from the claim's statement, raised past this
 // process's own last send on the same lane when that send committed before the checks began.
 import { describe, expect, it } from "vitest";
-import { checksBeganMs, noteLaneSend, type LaneSends } from "./settlement-lane";
+import { checksBeganMs, noteLaneSend } from "./settlement-lane";
+import type { LaneSends } from "../context/runtime";
 import { manualClock } from "../test/support/manual-clock";
 
 const SENT_MS = 1_795_000_000_000.123;

@@ -7,6 +7,7 @@ import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { hotQuery } from "../db/hot-query";
 import type { Clock } from "../clock";
+import type { LaneSends } from "../context/runtime";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
 const LANE_WAIT_MS = 15_000;
@@ -39,12 +40,6 @@ export interface Lane {
   release(result: { sent: boolean; failed: boolean }): Promise<number | null>;
 }
 
-/**
- * Per lane source, this process's last send released there: the database's clock at the release (epoch ms, microsecond
- * precision) and this process's monotonic clock once it committed. A request whose checks began after that commit
- * began after that send by the database's clock too, however late its own estimate of that clock is.
- */
-export type LaneSends = Map<string, { sentMs: number; committedAt: number }>;
 /** Lane sources remembered at most; past it the oldest are dropped (they only cost one more simulation). */
 const MAX_LANE_SENDS = 10_000;
 
