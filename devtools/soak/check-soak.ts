@@ -163,6 +163,47 @@ export interface SoakVerdict {
   failures: string[];
 }
 
+/** How long the chains may take, after the last call, to mine again every relayed transaction a reorg un-mined. */
+const RELAYS_MINED_WITHIN_MS = 60_000;
+const RELAYS_POLL_MS = 500;
+
+/**
+ * The relayed EVM transactions not (or no longer) mined in the canonical chain, read through the fault-free doors. A
+ * reorg of the fault profile un-mines a settled payment's transfer until a relay sweep broadcasts its bytes again: the
+ * wallets are read once every recorded relay is mined, as they would be on a real chain a little later.
+ */
+async function unminedRelays(stack: SoakStack): Promise<string[]> {
+  const urls = new Map([
+    [stack.baseSepolia.chainId, stack.baseSepolia.faultFreeUrl],
+    [stack.base.chainId, stack.base.faultFreeUrl],
+  ]);
+  const relays = await stack.db.prisma.evmRelay.findMany({ select: { chainId: true, txHash: true } });
+  const unmined: string[] = [];
+  for (const relay of relays) {
+    const url = urls.get(relay.chainId);
+    if (!url) continue;
+    const receipt = await rpc<{ blockNumber: Hex; blockHash: Hex } | null>(url, "eth_getTransactionReceipt", [
+      relay.txHash,
+    ]);
+    const block = receipt
+      ? await rpc<{ hash: Hex } | null>(url, "eth_getBlockByNumber", [receipt.blockNumber, false])
+      : null;
+    if (!receipt || block?.hash.toLowerCase() !== receipt.blockHash.toLowerCase())
+      unmined.push(`${relay.chainId}:${relay.txHash}`);
+  }
+  return unmined;
+}
+
+/** Waits until every relayed EVM transaction is mined; returns those still not mined at RELAYS_MINED_WITHIN_MS. */
+async function waitForRelaysMined(stack: SoakStack): Promise<string[]> {
+  const deadline = Date.now() + RELAYS_MINED_WITHIN_MS;
+  for (;;) {
+    const unmined = await unminedRelays(stack);
+    if (unmined.length === 0 || Date.now() > deadline) return unmined;
+    await new Promise((r) => setTimeout(r, RELAYS_POLL_MS));
+  }
+}
+
 /** Checks the run's invariants and builds its summary table. */
 export async function checkSoak(
   stack: SoakStack,
@@ -173,6 +214,9 @@ export async function checkSoak(
 ): Promise<SoakVerdict> {
   const failures: string[] = [];
   const lines: string[] = [];
+  const unmined = await waitForRelaysMined(stack);
+  for (const relay of unmined)
+    failures.push(`relayed transaction ${relay} is not mined ${RELAYS_MINED_WITHIN_MS / 1000} s after the last call`);
   const after = await readBalances(stack, agents);
   const prisma = stack.db.prisma;
 
