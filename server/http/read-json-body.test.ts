@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors";
-import { DEFAULT_MAX_BODY_BYTES, parseJsonText, readBodyBytes, readJsonBody } from "./read-json-body";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DRAIN_REFUSED_BODY_BYTES,
+  parseJsonText,
+  readBodyBytes,
+  readJsonBody,
+} from "./read-json-body";
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
   new Request("http://x/y", { method: "POST", body, headers, duplex: "half" } as RequestInit);
@@ -61,13 +67,43 @@ describe("readJsonBody()", () => {
     expect(err.details).toEqual({ detail: "body" });
   });
 
-  it("stops reading a streamed body without content-length past the cap", async () => {
-    const { stream, pulled } = endlessStream();
+  it("stops reading a streamed body without content-length once past what it drains of a refused body", async () => {
+    const chunk = 64 * 1024;
+    const { stream, pulled } = endlessStream(chunk);
     const err = await caught(readJsonBody(post(stream), 100_000));
     expect(err.code).toBe("payload_too_large");
-    // 100 kB at 64 KiB a chunk: the reader gave up after the second chunk, not at the end of an endless stream.
-    expect(pulled()).toBeLessThanOrEqual(4);
+    // The reader gave up just past DRAIN_REFUSED_BODY_BYTES, not at the end of an endless stream.
+    expect(pulled()).toBeGreaterThan(DRAIN_REFUSED_BODY_BYTES / chunk);
+    expect(pulled()).toBeLessThanOrEqual(DRAIN_REFUSED_BODY_BYTES / chunk + 3);
   });
+
+  it.each([
+    ["declared over the cap", true],
+    ["found over the cap while read", false],
+  ])(
+    "reads a refused body to its end before the 413 (%s), so a proxy still sending it is not cut off",
+    async (_label, declare) => {
+      const size = 3 * 100_000;
+      let sent = 0;
+      let closed = false;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= size) {
+            closed = true;
+            return controller.close();
+          }
+          const piece = new Uint8Array(Math.min(16 * 1024, size - sent)).fill(0x20);
+          sent += piece.byteLength;
+          controller.enqueue(piece);
+        },
+      });
+      const req = post(stream, declare ? { "content-length": String(size) } : {});
+      const err = await caught(readJsonBody(req, 100_000));
+      expect(err.code).toBe("payload_too_large");
+      expect(closed).toBe(true);
+      expect(sent).toBe(size);
+    },
+  );
 });
 
 describe("readBodyBytes()", () => {
