@@ -24,14 +24,16 @@ const AGENTS = 3;
 const AGENT_USDC_UNITS = 1_000_000n;
 const PREPAID_CREDIT_UNITS = 500_000n;
 /**
- * How long the load runs before the connections are first dropped, how often they are dropped (at least MIN_DROPS
- * times, and on until a call was caught mid-way, at most MAX_DROPS), and how long the load runs on after.
+ * How far the load runs before the connections are first dropped (calls served), how often they are dropped (at least
+ * MIN_DROPS times, each once a call begun after the last drop was served, and on until a call was caught mid-way, at most
+ * MAX_DROPS), and how far the load runs on after (calls served). Counted in calls, not time: a loaded machine serves
+ * fewer in the same time.
  */
-const LOAD_BEFORE_MS = 2_000;
+const SERVED_BEFORE = 12;
 const MIN_DROPS = 8;
 const MAX_DROPS = 20;
-const DROP_EVERY_MS = 300;
-const LOAD_AFTER_MS = 2_500;
+const SERVED_BETWEEN_DROPS = 1;
+const SERVED_AFTER = 12;
 /** How long a client retries a call answered 503 (with Retry-After) before the test calls it lost. */
 const RETRY_FOR_MS = 20_000;
 /**
@@ -40,11 +42,10 @@ const RETRY_FOR_MS = 20_000;
  */
 const LEASE_MS = 60_000;
 /**
- * How long the load runs with a record fault on (at least, and at most while the fault has not yet met each kind of
- * call it must), the share of records refused, and the replies dropped after commit.
+ * How far the load runs with a record fault on (answers, at least, and on until the fault has met each kind of call it
+ * must), the share of records refused, and the replies dropped after commit.
  */
-const FAULTED_LOAD_MS = 3_000;
-const FAULTED_LOAD_MAX_MS = 30_000;
+const ANSWERS_UNDER_FAULT = 24;
 const REFUSED_SHARE = 0.3;
 const REPLIES_DROPPED = 12;
 /** How soon the money of calls cut off mid-way is back where it belongs once the database is. */
@@ -95,10 +96,47 @@ async function newAgent(): Promise<Agent> {
 /** Every answer of the load, by the status and code it carried; `byKind` adds the kind of call ("paid 503 …"). */
 const answers = new Map<string, number>();
 const byKind = new Map<string, number>();
-function count(kind: string, res: Response, code: string | undefined): void {
+/** Every answer counted since the file began (never reset). */
+let counted = 0;
+/** Bumped at each drop of the connections: a call's attempt belongs to the drop count when it began. */
+let drops = 0;
+/** Calls served (200), by the drop count when their attempt began. */
+const servedAfterDrop = new Map<number, number>();
+/** What the test waits for from the load: each resolves at the first answer counted at which it holds. */
+const watchers = new Set<{ holds: () => boolean; resolve: () => void }>();
+function count(kind: string, res: Response, code: string | undefined, began: number): void {
   const key = `${res.status}${code ? ` ${code}` : ""}`;
+  if (res.status === 200) servedAfterDrop.set(began, (servedAfterDrop.get(began) ?? 0) + 1);
   answers.set(key, (answers.get(key) ?? 0) + 1);
   byKind.set(`${kind} ${key}`, (byKind.get(`${kind} ${key}`) ?? 0) + 1);
+  counted++;
+  for (const watcher of watchers) {
+    if (!watcher.holds()) continue;
+    watchers.delete(watcher);
+    watcher.resolve();
+  }
+}
+
+/** Resolves once the load's answers make `holds()` true: the test follows the load's progress, not a guess of time. */
+function whenAnswers(holds: () => boolean): Promise<void> {
+  if (holds()) return Promise.resolve();
+  return new Promise((resolve) => watchers.add({ holds, resolve }));
+}
+
+/**
+ * Resolves once `n` calls that began after the last drop were served: the service has its connections back (a call
+ * that had done its queries before the drop may still answer 200 after it).
+ */
+function servedSinceDrop(n: number): Promise<void> {
+  const since = drops;
+  return whenAnswers(() => (servedAfterDrop.get(since) ?? 0) >= n);
+}
+
+/** Resolves once `n` more answers were counted: of status `key` ("200"), or of any. */
+function moreAnswers(n: number, key?: string): Promise<void> {
+  const seen = () => (key === undefined ? counted : (answers.get(key) ?? 0));
+  const from = seen();
+  return whenAnswers(() => seen() >= from + n);
 }
 
 /** The stable code of a non-200 answer. */
@@ -115,9 +153,10 @@ async function untilServed(kind: string, attempt: () => Promise<Response>): Prom
   const deadline = Date.now() + RETRY_FOR_MS;
   let caught = false;
   for (;;) {
+    const began = drops;
     const res = await attempt();
     const code = await errorCode(res);
-    count(kind, res, code);
+    count(kind, res, code, began);
     if (caught && code === "payment_replay" && replayBodies.length < 3) replayBodies.push(await res.clone().text());
     // A payment caught mid-way is handed back to its retry once the database answers again (a few hundred ms after),
     // or its kept answer is recorded then: until then its header may still be refused as being processed.
@@ -236,9 +275,8 @@ async function moneyHolds(agents: Agent[], opts: { refunded: boolean }): Promise
 }
 
 /**
- * Runs the load with `arm`'s fault on for FAULTED_LOAD_MS, and on (up to FAULTED_LOAD_MAX_MS) until `met()` says the
- * fault has met what the test checks (a loaded machine makes fewer calls in the same time), then without it for
- * LOAD_AFTER_MS; returns the final answers.
+ * Runs the load with `arm`'s fault on for ANSWERS_UNDER_FAULT answers, and on until `met()` says the fault has met what
+ * the test checks, then without it until SERVED_AFTER more calls were served; returns the final answers.
  */
 async function loadWithFault(
   agents: Agent[],
@@ -250,13 +288,13 @@ async function loadWithFault(
   // A failed step stops the load too: left running, it would go on into the next test's money checks.
   try {
     const disarm = await arm();
-    const armedAt = Date.now();
-    await new Promise((r) => setTimeout(r, FAULTED_LOAD_MS));
-    while (!met() && Date.now() - armedAt < FAULTED_LOAD_MAX_MS) await new Promise((r) => setTimeout(r, 250));
+    await moreAnswers(ANSWERS_UNDER_FAULT);
+    await whenAnswers(met);
     await disarm();
-    await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
+    await moreAnswers(SERVED_AFTER, "200");
   } finally {
     stopped = true;
+    await running.catch(() => undefined);
   }
   return (await running).flat();
 }
@@ -271,19 +309,18 @@ describe("the database dropping every connection mid-load", () => {
     const running = Promise.all(agents.map((a) => load(a, () => stopped)));
     // A failed check stops the load too: left running, it would go on into the next test's money checks.
     try {
-      await new Promise((r) => setTimeout(r, LOAD_BEFORE_MS));
+      await moreAnswers(SERVED_BEFORE, "200");
       // A drop catches a call mid-way only if one had a query in flight then: drop again until one was caught.
-      for (
-        let drops = 0;
-        drops < MIN_DROPS || (!answers.has("503 database_unavailable") && drops < MAX_DROPS);
-        drops++
-      ) {
-        if (drops > 0) await new Promise((r) => setTimeout(r, DROP_EVERY_MS));
+      for (let n = 0; n < MIN_DROPS || (!answers.has("503 database_unavailable") && n < MAX_DROPS); n++) {
+        if (n > 0) await servedSinceDrop(SERVED_BETWEEN_DROPS);
         expect(await dropServiceConnections()).toBeGreaterThan(0);
+        drops++;
       }
-      await new Promise((r) => setTimeout(r, LOAD_AFTER_MS));
+      await servedSinceDrop(SERVED_AFTER);
     } finally {
+      // Stopped and finished either way: a load left running would go on counting into the next test.
       stopped = true;
+      await running.catch(() => undefined);
     }
     const finals = (await running).flat();
     console.log(
@@ -374,13 +411,18 @@ describe("faults at the call's record, mid-load", () => {
     resetCounts();
     const agents = await Promise.all(Array.from({ length: AGENTS }, newAgent));
     let dropped = 0;
-    const finals = await loadWithFault(agents, async () => {
-      const rule = stack.dbProxy!.dropAfterCommit(/INSERT INTO inference_logs/, REPLIES_DROPPED);
-      return async () => {
-        dropped = rule.dropped();
-        rule.stop();
-      };
-    });
+    let rule: { dropped(): number; stop(): void } | undefined;
+    const finals = await loadWithFault(
+      agents,
+      async () => {
+        rule = stack.dbProxy!.dropAfterCommit(/INSERT INTO inference_logs/, REPLIES_DROPPED);
+        return async () => {
+          dropped = rule!.dropped();
+          rule!.stop();
+        };
+      },
+      () => rule !== undefined && rule.dropped() > 0,
+    );
     console.log(`answers (${dropped} replies lost after commit): ${JSON.stringify(Object.fromEntries(byKind))}`);
     expect(dropped).toBeGreaterThan(0);
     for (const res of finals) expect(res.status, await res.clone().text()).toBe(200);
