@@ -13,7 +13,20 @@ export interface Clock {
   now(): number;
   /** Milliseconds from an arbitrary origin that never goes back: only differences between two readings mean anything. */
   monotonic(): number;
+  /**
+   * Resolves once `ms` have passed on this clock: a retry's pause, a poll's interval. A fake clock resolves it when the
+   * test moves it that far. `unref`: the pause alone does not keep the process alive (a background retry).
+   */
+  sleep(ms: number, opts?: { unref?: boolean }): Promise<void>;
 }
 
-/** The wall clock, and the process's monotonic clock. */
-export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+/** The wall clock, the process's monotonic clock, and its timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  sleep: (ms, opts) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      if (opts?.unref) (timer as { unref?: () => void }).unref?.();
+    }),
+};

@@ -6,7 +6,7 @@ import type { Clock } from "../clock";
 import { isDatabaseUnavailable } from "./classify-database-error";
 
 /** How often, and for how long, the work is tried while the database stays away. */
-const RETRY_EVERY_MS = 500;
+export const RETRY_EVERY_MS = 500;
 const GIVE_UP_AFTER_MS = 60_000;
 
 /**
@@ -25,10 +25,11 @@ export function whenDatabaseBack(
     work().then(
       () => logEvent(deps.log, what.event, what.fields, "warn"),
       (failed: unknown) => {
-        if (deps.clock.monotonic() < deadline) return void setTimeout(attempt, RETRY_EVERY_MS).unref?.();
+        if (deps.clock.monotonic() < deadline)
+          return void deps.clock.sleep(RETRY_EVERY_MS, { unref: true }).then(attempt);
         logEvent(deps.log, `${what.event}_failed`, { ...what.fields, reason: String(failed).slice(0, 200) }, "error");
       },
     );
   };
-  setTimeout(attempt, RETRY_EVERY_MS).unref?.();
+  void deps.clock.sleep(RETRY_EVERY_MS, { unref: true }).then(attempt);
 }

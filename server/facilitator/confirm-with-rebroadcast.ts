@@ -57,7 +57,7 @@ export async function awaitSolanaConfirmation(
       sentAt = clock.monotonic();
       await resendWire(rpc, tx.wire).catch(() => undefined);
     }
-    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - clock.monotonic()))));
+    await clock.sleep(Math.min(POLL_MS, Math.max(0, deadline - clock.monotonic())));
   }
 }
 

@@ -45,7 +45,7 @@ export async function sendAndConfirm(
     if (status?.err) throw new Error(`transaction ${signature} failed on chain`);
     if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized"))
       return signature;
-    await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
+    await clock.sleep(POLL_INTERVAL_MS);
   }
   throw new Error(`transaction ${signature} not confirmed within ${SETUP_CONFIRM_TIMEOUT_MS} ms`);
 }

@@ -2,9 +2,10 @@
 // retry of the request that paid (a claim's lease ends at once; a settled call becomes unserved, its hold kept), but
 // only while the attempt that lost it still holds it: a hand-back arriving after a retry took the payment over
 // changes nothing.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Payment } from "../db";
 import { DatabaseUnavailableError } from "../db/classify-database-error";
+import { RETRY_EVERY_MS } from "../db/when-database-back";
 import { createPaymentWorld, useWorldDatabase, type PaymentWorld } from "../test/support/fakes/payment-world";
 import type { FakePayment } from "../test/support/fakes/fake-chain";
 import { releaseIfDatabaseLost } from "./release-after-database-loss";
@@ -12,18 +13,15 @@ import { releaseIfDatabaseLost } from "./release-after-database-loss";
 const database = useWorldDatabase();
 
 /**
- * The request holding `held` stopped on a lost database, and the database answers again: the hand-back runs (its
- * first try is due after a pause; the pause is moved past, not waited). Resolves once the runtime logged it done.
+ * The request holding `held` stopped on a lost database, and the database answers again: the hand-back runs after its
+ * first pause, which the test moves the clock past instead of waiting. Resolves once the runtime logged it done.
  */
 async function handBack(world: PaymentWorld, held: Pick<Payment, "id" | "attempt">): Promise<void> {
   const done = world.nextEvent("payment.released_after_database_loss");
-  vi.useFakeTimers({ toFake: ["setTimeout"] });
-  try {
-    releaseIfDatabaseLost(world.ctx, held, new DatabaseUnavailableError("the database went away"));
-    vi.advanceTimersToNextTimer();
-  } finally {
-    vi.useRealTimers();
-  }
+  const sleeping = world.clock.sleeping();
+  releaseIfDatabaseLost(world.ctx, held, new DatabaseUnavailableError("the database went away"));
+  expect(world.clock.sleeping()).toBe(sleeping + 1);
+  world.clock.advance(RETRY_EVERY_MS);
   await done;
 }
 
@@ -40,7 +38,7 @@ describe("releaseIfDatabaseLost()", () => {
     const row = await world.row(payment);
     expect(row).toMatchObject({ status: "unserved", failureReason: "database_unavailable", attempt: held.attempt });
     expect((await world.hold(row.id))?.status).toBe("held");
-    // The clock has not moved: the lease did not run out, and the retry is served all the same.
+    // The clock moved only past the hand-back's pause: the lease did not run out, and the retry is served all the same.
     expect((await world.call(payment)).error).toBeUndefined();
     expect((await world.row(payment)).status).toBe("served");
     expect(await credits(world, payment)).toHaveLength(1);

@@ -4,6 +4,7 @@
 // another send of its payer went out since it verified.
 import { describe, expect, it } from "vitest";
 import { createPaymentWorld, useWorldDatabase } from "../test/support/fakes/payment-world";
+import { LANE_WAIT_MS } from "./settlement-lane";
 
 const database = useWorldDatabase();
 
@@ -114,6 +115,29 @@ describe("settling a claimed payment", () => {
     const transaction = world.chain.spendOf(payment).transaction;
     expect(await world.row(payment)).toMatchObject({ status: "served", txSignature: transaction });
     expect((await world.ledger(payment.payer)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
+  });
+
+  it("refuses a settlement whose payer's lane stays busy for the whole wait: 429, the claim failed, never sent", async () => {
+    const world = await createPaymentWorld(database());
+    const first = await world.pay();
+    const second = await world.pay({ payer: first.payer });
+    const settling = world.chain.holdNextSettle();
+    const firstCall = world.call(first);
+    await settling.reached;
+    // The second payment waits for the lane the first one's settlement holds; the wait runs on the clock.
+    const waiting = world.clock.nextSleep();
+    const late = world.call(second);
+    await waiting;
+    world.clock.advance(LANE_WAIT_MS);
+    const { error } = await late;
+    expect(error?.code).toBe("rate_limited");
+    expect(error?.details.reason).toBe("lane_busy");
+    expect(await world.row(second)).toMatchObject({ status: "failed", failureReason: "lane_busy" });
+    settling.release();
+    expect((await firstCall).error).toBeUndefined();
+    expect(world.chain.calls.filter((c) => c === "settle")).toHaveLength(1);
+    expect(world.chain.spendOf(second).state).toBe("unused");
+    expect((await world.ledger(first.payer)).filter((e) => e.kind === "payment_credit")).toHaveLength(1);
   });
 
   it("re-checks the chain before sending when another send of the payer went out since it verified", async () => {

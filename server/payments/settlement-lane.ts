@@ -10,7 +10,7 @@ import type { Clock } from "../clock";
 import type { LaneSends } from "../context/runtime";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
-const LANE_WAIT_MS = 15_000;
+export const LANE_WAIT_MS = 15_000;
 /** Settlement failures within FAILURE_WINDOW_MS that refuse the payer for REFUSE_FOR_MS. */
 export const MAX_FAILURES = 5;
 const FAILURE_WINDOW_MS = 10 * 60_000;
@@ -127,7 +127,7 @@ export async function takeSettlementLane(
     if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
     if (clock.monotonic() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
     // Settlements take a few hundred milliseconds on a real cluster: poll gently, with jitter.
-    await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) + Math.random() * 10));
+    await clock.sleep(Math.min(200, 10 * 2 ** Math.min(attempt, 4)) + Math.random() * 10);
   }
 }
 

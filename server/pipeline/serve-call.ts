@@ -20,6 +20,7 @@
 // completion, embeddings) is the route's upstream job: the route builds both, and this module never knows which route
 // it serves or what it calls.
 import "server-only";
+import type { Clock } from "../clock";
 import type { AppContext } from "../context/app-context";
 import { isPermanentDatabaseError } from "../db/classify-database-error";
 import { crashPoint } from "../env/crash-point";
@@ -201,7 +202,7 @@ async function recordServed(
   };
   let recorded: Recorded | null;
   try {
-    recorded = await inLine(write);
+    recorded = await inLine(ctx.clock, write);
   } catch (err) {
     // The outbox writes the capture when the call's answer went out, or is kept for the payer's retry; otherwise
     // (prepaid, or a paid route that keeps no answers) the money of an answer nobody got is given back instead.
@@ -237,20 +238,20 @@ async function recordAborted(
       );
   };
   try {
-    await inLine(write);
+    await inLine(ctx.clock, write);
   } catch (err) {
     await notRecorded(ctx, reservation, err, { delivered: true, bytes: RECORD_OVERHEAD_BYTES, write });
   }
 }
 
-/** Runs `write`, again after each RECORD_RETRY_DELAYS_MS pause on any failure but a permanent refusal. */
-async function inLine<T>(write: () => Promise<T>): Promise<T> {
+/** Runs `write`, again after each RECORD_RETRY_DELAYS_MS pause (on `clock`) on any failure but a permanent refusal. */
+async function inLine<T>(clock: Clock, write: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await write();
     } catch (err) {
       if (isPermanentDatabaseError(err) || attempt >= RECORD_RETRY_DELAYS_MS.length) throw err;
-      await new Promise((r) => setTimeout(r, RECORD_RETRY_DELAYS_MS[attempt]));
+      await clock.sleep(RECORD_RETRY_DELAYS_MS[attempt]!);
     }
   }
 }
