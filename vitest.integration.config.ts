@@ -43,13 +43,6 @@ export const PRODUCTION_FILES = [
 ];
 
 /**
- * Files that start dozens of service processes of their own (the crash suite: two per crash): one at a time, in the
- * built lane once its production files are done, not on a side-by-side worker, which it held for longer than the rest
- * of the side-by-side files took on the other.
- */
-export const PROCESS_FILES = ["server/test/chaos/crash-recovery.test.ts"];
-
-/**
  * Files that replace a module keep a fresh module graph of their own. The others share their worker's: a file's
  * imports are loaded once per worker, not once per file (most of the side-by-side group's CPU went on loading the same
  * graph again). Sharing is safe because a file leaves nothing behind: the runtime is passed in, and the env a file sets
@@ -62,8 +55,9 @@ export const ISOLATED_FILES = filesReplacingModules(import.meta.dirname, ["serve
  * by its cache of past durations, which a fresh clone has not got (it then orders by file size).
  */
 const LONGEST_FIRST = [
-  "server/test/fuzz/fuzz-routes.test.ts",
+  "server/test/chaos/crash-recovery.test.ts",
   "server/test/evm/base-payments.test.ts",
+  "server/test/fuzz/fuzz-routes.test.ts",
   "server/test/compat/x402-v1-clients.test.ts",
   "server/test/chaos/reconcile.test.ts",
   "server/test/compat/ai-sdk.test.ts",
@@ -124,7 +118,7 @@ export default defineConfig({
         test: {
           name: "parallel",
           include: ["server/test/**/*.test.ts"],
-          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, ...PROCESS_FILES, ...ISOLATED_FILES, PRODUCTION_INSTALL],
+          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, ...ISOLATED_FILES, PRODUCTION_INSTALL],
           isolate: false,
           // Each worker keeps the modules of every file it ran (isolate: false), and half the integration files reached
           // V8's default 4 GB heap on a clean-clone run: the worker died out of memory, after 5 s collections froze the
@@ -139,7 +133,7 @@ export default defineConfig({
         test: {
           name: "isolated",
           include: ISOLATED_FILES,
-          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, ...PROCESS_FILES, PRODUCTION_INSTALL],
+          exclude: [...TIMING_FILES, ...PRODUCTION_FILES, PRODUCTION_INSTALL],
           maxWorkers: PARALLEL_WORKERS,
           sequence: { groupOrder: 0 },
         },
@@ -148,10 +142,6 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "production", include: PRODUCTION_FILES, maxWorkers: 1, sequence: { groupOrder: 2 } },
-      },
-      {
-        extends: true,
-        test: { name: "processes", include: PROCESS_FILES, maxWorkers: 1, sequence: { groupOrder: 3 } },
       },
     ],
   },

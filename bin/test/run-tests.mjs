@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // `npm test`, in three lanes side by side: the type check and the unit tests, then the integration files that share
-// nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) beside the
-// integration files that read or serve the build (the graceful shutdown, the production dependencies, the reverse
-// proxy, and the soak: the multi-instance test's production instances under the fault profile) and after those the
-// crash suite (dozens of service processes of its own); the integration files that measure time, one at a time, then
-// lint. Each runner appends its counts to a summary file; this prints the slowest files and each
+// nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) and the
+// integration files that serve the build (the graceful shutdown, the production install, and the soak: the
+// multi-instance test's production instances under the fault profile); the integration files that measure time, one
+// at a time, then lint. Each runner appends its counts to a summary file; this prints the slowest files and each
 // stage's wall time, then ONE closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and
 // exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium is installed first, or
 // the run stops before any test with one line saying what to install.
@@ -109,20 +108,13 @@ const throughputLane = (async () => {
 })();
 
 // Lane 2: the one production build, then, side by side, the browser suite against it and the integration files that
-// read or serve it (`npm start`): the graceful shutdown and the soak (the multi-instance test) among them; then, at the
-// throughput lanes' priority, the crash suite, which needs no build but held a side-by-side worker for longer than
-// the other files took. The specs import server modules, which load under node's react-server condition (the test
-// workers inherit it).
+// serve it (`npm start`): the graceful shutdown and the soak (the multi-instance test). The specs import server
+// modules, which load under node's react-server condition (the test workers inherit it).
 const build = runStage("build", "npx", ["tsx", "--conditions=react-server", "devtools/soak/prebuild.ts"]);
-const processes = () =>
-  runStage("integration (processes)", "npx", [...integration, "--project", "processes"], {
-    niceness: THROUGHPUT_NICENESS,
-  });
 const builtLane = (async () => {
   if (!(await build).ok) {
     notRun("browser (Playwright, Debian chromium)", "the build failed");
-    notRun("integration (production build)", "the build failed");
-    return processes();
+    return notRun("integration (production build)", "the build failed");
   }
   await Promise.all([
     runStage("browser (Playwright, Debian chromium)", process.execPath, [
@@ -130,10 +122,7 @@ const builtLane = (async () => {
       "node_modules/@playwright/test/cli.js",
       "test",
     ]),
-    (async () => {
-      await runStage("integration (production build)", "npx", [...integration, "--project", "production"]);
-      await processes();
-    })(),
+    runStage("integration (production build)", "npx", [...integration, "--project", "production"]),
   ]);
 })();
 
