@@ -141,6 +141,8 @@ test("turning mainnet on without a deposit address warns and waits; cancelled, n
   // With mainnet off, clearing its deposit address breaks nothing yet: saved at once.
   await deposit.fill("");
   await page.getByTestId("save-SERVICE_MAINNET_DEPOSIT_ADDRESS").click();
+  // The field holds what was typed at once; the status says the server stored it.
+  await expect(page.getByTestId("setting-saved-SERVICE_MAINNET_DEPOSIT_ADDRESS")).toBeVisible();
   await expect(page.getByTestId("setting-SERVICE_MAINNET_DEPOSIT_ADDRESS")).toHaveValue("");
 
   // Turning mainnet on now would answer every Solana mainnet call with a 500: the page says so and waits.
@@ -159,6 +161,7 @@ test("turning mainnet on without a deposit address warns and waits; cancelled, n
   // The address put back, mainnet turns on with nothing to confirm, and off again with its 503s confirmed.
   await page.getByTestId("setting-SERVICE_MAINNET_DEPOSIT_ADDRESS").fill(address);
   await page.getByTestId("save-SERVICE_MAINNET_DEPOSIT_ADDRESS").click();
+  await expect(page.getByTestId("setting-saved-SERVICE_MAINNET_DEPOSIT_ADDRESS")).toBeVisible();
   await expect(page.getByTestId("setting-SERVICE_MAINNET_DEPOSIT_ADDRESS")).toHaveValue(address);
   await page.getByTestId("kill-switch").click();
   await expect(page.getByTestId("mainnet-state")).toHaveText("ON");

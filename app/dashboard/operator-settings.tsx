@@ -42,6 +42,8 @@ interface SettingChange {
   pending: { value: SettingValue; consequences: Consequence[] } | null;
   error: string | null;
   saving: boolean;
+  /** True from the moment the saved value has been read back until the next change is sent. */
+  saved: boolean;
 }
 
 /** Changes one setting through the server's checks: saved, refused with a message, or held for confirmation. */
@@ -54,8 +56,10 @@ function useSettingChange(key: SettingKey): SettingChange {
   // Saving lasts until the saved value is read back: the row is then drawn again from it, and an edit made before that
   // would be drawn over.
   const [refreshing, setRefreshing] = useState(false);
+  const [saved, setSaved] = useState(false);
   async function send(value: SettingValue, acknowledged: string[]): Promise<boolean> {
     setError(null);
+    setSaved(false);
     const outcome = await set.mutateAsync({ key, value, acknowledged }).catch((err: unknown) => ({
       ok: false as const,
       reason: "failed" as const,
@@ -72,6 +76,7 @@ function useSettingChange(key: SettingKey): SettingChange {
       } finally {
         setRefreshing(false);
       }
+      setSaved(true);
       return true;
     }
     if (outcome.reason === "confirmation_required") {
@@ -95,6 +100,7 @@ function useSettingChange(key: SettingKey): SettingChange {
     pending,
     error,
     saving: set.isPending || refreshing,
+    saved,
   };
 }
 
@@ -531,11 +537,16 @@ function SaveButton({
   );
 }
 
-/** A refusal next to its control, or the consequences the server found, to confirm or cancel. */
+/** A refusal next to its control, the consequences the server found (to confirm or cancel), or that it was saved. */
 function ChangeFeedback({ settingKey, change }: { settingKey: SettingKey; change: SettingChange }) {
   const headingId = useId();
   return (
     <>
+      {change.saved && (
+        <p role="status" data-testid={`setting-saved-${settingKey}`} className="mt-1 text-xs text-green-800">
+          Saved.
+        </p>
+      )}
       {change.error && (
         <p role="alert" data-testid={`setting-error-${settingKey}`} className="mt-1 text-red-800">
           {change.error}
