@@ -8,7 +8,7 @@
 // exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium is installed first, or
 // the run stops before any test with one line saying what to install.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureChromiumHere } from "./ensure-chromium.mjs";
@@ -36,7 +36,13 @@ const env = {
 const E2E_RESULTS = "test-results/e2e-results.json";
 rmSync(E2E_RESULTS, { force: true });
 
-/** Each stage's result: exit status and wall time. */
+/** Every test file's stage and time, slowest first, beside the Playwright report (the summary lists only the slowest). */
+const FILE_TIMES = "test-results/file-times.txt";
+/** Measures a stage's CPU time (its processes' and their children's), where the machine has GNU time. */
+const GNU_TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+const timesDir = mkdtempSync(path.join(tmpdir(), "signet-stage-cpu-"));
+
+/** Each stage's result: exit status, wall time and CPU time. */
 const stages = [];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -51,6 +57,8 @@ function runStage(name, command, args, { niceness = 0 } = {}) {
   const started = Date.now();
   console.log(`--- ${name}: started at +${seconds(started - runStarted)}${niceness ? ` (nice ${niceness})` : ""}`);
   if (niceness > 0) [command, args] = ["nice", ["-n", String(niceness), command, ...args]];
+  const cpuFile = path.join(timesDir, `${stages.length}-${name.replace(/[^a-z]+/gi, "-")}.txt`);
+  if (GNU_TIME) [command, args] = [GNU_TIME, ["-q", "-f", "%U %S", "-o", cpuFile, command, ...args]];
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       stdio: ["ignore", "pipe", "pipe"],
@@ -66,6 +74,7 @@ function runStage(name, command, args, { niceness = 0 } = {}) {
         status: code ?? signal,
         startedMs: started - runStarted,
         ms: Date.now() - started,
+        cpuMs: stageCpuMs(cpuFile),
       };
       console.log(
         `\n=== ${name} (${seconds(stage.ms)}, ended at +${seconds(Date.now() - runStarted)}) ===\n${Buffer.concat(chunks).toString("utf8").trimEnd()}`,
@@ -74,6 +83,13 @@ function runStage(name, command, args, { niceness = 0 } = {}) {
       resolve(stage);
     });
   });
+}
+
+/** The user plus system CPU time GNU time wrote for a stage, or null where it wrote none. */
+function stageCpuMs(file) {
+  if (!existsSync(file)) return null;
+  const [user, system] = readFileSync(file, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+  return Number.isFinite(user) && Number.isFinite(system) ? (user + system) * 1000 : null;
 }
 
 /** A stage that could not run because one it needs failed: a failure of its own, with the reason. */
@@ -197,14 +213,21 @@ if (failures.length > 0) {
 }
 
 files.sort((a, b) => b[2] - a[2]);
+mkdirSync(path.dirname(FILE_TIMES), { recursive: true });
+writeFileSync(FILE_TIMES, files.map(([stage, file, ms]) => `${seconds(ms).padStart(8)}  ${stage}  ${file}\n`).join(""));
 console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);
 for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES))
   console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
-console.log("stages (wall time, and when each started; three lanes side by side):");
+console.log(`(every file's time: ${FILE_TIMES})`);
+console.log("stages (wall time, CPU time, and when each started; three lanes side by side):");
 for (const stage of stages.sort((a, b) => a.startedMs - b.startedMs)) {
+  const cpu = stage.cpuMs == null ? "" : `cpu ${seconds(stage.cpuMs)}`;
   console.log(
-    `  ${seconds(stage.ms).padStart(8)}  from +${seconds(stage.startedMs).padEnd(8)} ${stage.name}${stage.ok ? "" : " (failed)"}`,
+    `  ${seconds(stage.ms).padStart(8)}  ${cpu.padEnd(12)} from +${seconds(stage.startedMs).padEnd(8)} ${stage.name}${stage.ok ? "" : " (failed)"}`,
   );
 }
+console.log(
+  `  ${seconds(Date.now() - runStarted).padStart(8)}  ${`cpu ${seconds(stages.reduce((sum, s) => sum + (s.cpuMs ?? 0), 0))}`.padEnd(12)} in all`,
+);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);
