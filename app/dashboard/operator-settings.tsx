@@ -171,9 +171,7 @@ export function SettingsEditor() {
               <legend className="pr-2 text-sm font-semibold uppercase tracking-wide text-slate-600">{title}</legend>
               <div className="space-y-4">
                 {rows.map((s) => (
-                  // Keyed by what is saved too: once a change lands, its row starts again from what the server holds (a
-                  // replaced secret's typed value included, which is then gone from the page).
-                  <SettingRow key={`${s.key}:${s.updatedAt ?? ""}:${JSON.stringify(savedValue(s))}`} setting={s} />
+                  <SettingRow key={s.key} setting={s} />
                 ))}
               </div>
             </fieldset>
@@ -218,7 +216,15 @@ function SettingRow({ setting }: { setting: SettingView }) {
         )}
       </div>
       <div className="min-w-0">
-        <SettingControl setting={setting} change={change} id={id} />
+        {/* Keyed by what is saved: once a change lands, the control starts again from what the server holds (a
+            replaced secret's typed value included, which is then gone from the page), while the change's own state
+            (that it was saved) stays. */}
+        <SettingControl
+          key={`${setting.updatedAt ?? ""}:${JSON.stringify(savedValue(setting))}`}
+          setting={setting}
+          change={change}
+          id={id}
+        />
         <ChangeFeedback settingKey={setting.key} change={change} />
       </div>
     </div>
