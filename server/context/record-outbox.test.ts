@@ -100,4 +100,21 @@ describe("RecordOutbox", () => {
     expect(writes).toBe(1);
     expect(await outbox.settle("a")).toBe(true);
   });
+
+  it("tries again when asked while a round that then fails is under way: the database may be back by then", async () => {
+    const outbox = new RecordOutbox(manualClock(), QUIET, LIMITS);
+    let fail!: (err: Error) => void;
+    let writes = 0;
+    outbox.add({
+      ...record("a").pending,
+      write: () => (++writes === 1 ? new Promise<void>((_, reject) => (fail = reject)) : Promise.resolve()),
+    });
+    const background = outbox.drain();
+    const asked = outbox.settle("a");
+    fail(lost());
+    expect(await asked).toBe(true);
+    await background;
+    expect(writes).toBe(2);
+    expect(outbox.has("a")).toBe(false);
+  });
 });

@@ -96,10 +96,16 @@ export class RecordOutbox {
     return this.heldBytes;
   }
 
-  /** Tries the record of `holdId` now (waiting for a round already under way); true when it no longer waits. */
+  /**
+   * Tries the record of `holdId` now; true when it no longer waits. A round already under way began before this was
+   * asked: it is waited for, and when it failed, one more round follows (the database may have come back since).
+   */
   async settle(holdId: string): Promise<boolean> {
     const entry = this.entries.get(holdId);
-    return entry ? this.round(entry) : true;
+    if (!entry) return true;
+    if (entry.running && (await entry.running)) return true;
+    const still = this.entries.get(holdId);
+    return still ? this.round(still) : true;
   }
 
   /** One round over every record: each written, given back, kept (its lease renewed) or given up. */
