@@ -21,6 +21,7 @@ import {
 } from "../settings/read-settings";
 import type { Settings } from "../settings/setting-definitions";
 import { classifyVerifyFailure } from "../x402/classify-verify-failure";
+import { mismatchMessage } from "../x402/requirements-mismatch";
 import { depositAddressFor } from "../x402/deposit-address";
 import { paymentIdempotencyKey } from "../x402/idempotency-key";
 import { readPaymentId } from "../x402/payment-id";
@@ -308,7 +309,9 @@ async function checkPayment(ctx: AppContext, input: AdmitPaymentInput, payload: 
           await paymentError(
             ctx,
             input,
-            "the payment does not match the challenge (amount, asset, payee or network)",
+            mismatchMessage(plan.requirements, (payload as { accepted?: unknown }).accepted, {
+              v1: payload.x402Version === 1,
+            }),
             "requirements_mismatch",
           ),
         );
