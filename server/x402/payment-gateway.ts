@@ -97,6 +97,9 @@ export interface PaymentGateway {
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
 }
 
+/** The EIP-712 primary type of the message an EIP-3009 payment signs. */
+const EIP3009_PRIMARY_TYPE = "TransferWithAuthorization";
+
 /** Builds the gateway over a facilitator; `baseUrl` is the service's public origin, which the paid resources' URLs name. */
 export async function createPaymentGateway(
   facilitator: Facilitator,
@@ -190,11 +193,12 @@ export async function createPaymentGateway(
             scheme: "exact",
             network: info.caip2 as never,
             payTo,
-            // EVM: the token's EIP-712 domain travels in `extra`, where stock clients read it to sign EIP-3009.
+            // EVM: the token's EIP-712 domain travels in `extra`, where stock clients read it to sign EIP-3009, with
+            // the typed message's primary type, which some clients (thirdweb's) otherwise look up over the network.
             price: {
               amount: amountUnits.toString(),
               asset: info.usdcAsset,
-              ...(info.eip712 ? { extra: { ...info.eip712 } } : {}),
+              ...(info.eip712 ? { extra: { ...info.eip712, primaryType: EIP3009_PRIMARY_TYPE } } : {}),
             },
             maxTimeoutSeconds: PAYMENT_MAX_TIMEOUT_SECONDS,
             // Payment settles before the inference runs: x402's "upfront" flow.

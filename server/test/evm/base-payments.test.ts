@@ -62,7 +62,8 @@ describe("a paid Base Sepolia call", () => {
       asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
       amount: "1000",
       payTo: stack.evmDeposit,
-      extra: { name: "USDC", version: "2" },
+      // The EIP-712 domain, and the typed message's primary type (thirdweb's client reads it instead of the token's ABI).
+      extra: { name: "USDC", version: "2", primaryType: "TransferWithAuthorization" },
     });
   });
 

@@ -340,7 +340,10 @@ export function createFakeChain(opts: {
       amount: amountUnits.toString(),
       payTo,
       maxTimeoutSeconds: 120,
-      extra: { ...(info.eip712 ?? {}), paymentFlow: "upfront" },
+      extra: {
+        ...(info.eip712 ? { ...info.eip712, primaryType: "TransferWithAuthorization" } : {}),
+        paymentFlow: "upfront",
+      },
     };
   };
 
