@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with, so it cannot
 // drift: request bodies from the route schemas, response bodies from ./response-schemas, statuses and error codes from
-// the one error table. Served at GET /api/v1/openapi.json and rendered at /docs.
+// the one error table. Served at GET /api/v1/openapi.json (and /openapi.json) and rendered at /docs.
 import "server-only";
 import { z } from "zod";
 import { errorTableMarkdown } from "./error-table";
@@ -520,6 +520,16 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
       get: {
         operationId: "openapi",
         summary: "This document",
+        tags: ["discovery"],
+        responses: {
+          "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } },
+        },
+      },
+    },
+    "/openapi.json": {
+      get: {
+        operationId: "openapiAtRoot",
+        summary: "This document again, at the root, where x402 crawlers look for it first",
         tags: ["discovery"],
         responses: {
           "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } },

@@ -98,6 +98,13 @@ describe("the OpenAPI document", () => {
     expect((doc as unknown as { openapi: string }).openapi).toBe("3.1.0");
   });
 
+  it("is served at the root too, where crawlers look first: the same document", async () => {
+    const res = await fetch(`${service.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await res.json()).toEqual(doc);
+  });
+
   it("covers every REST route the app serves", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
@@ -116,6 +123,7 @@ describe("the OpenAPI document", () => {
         "/api/v1/models",
         "/api/v1/models/{id}",
         "/api/v1/openapi.json",
+        "/openapi.json",
         "/api/v1/operator-key",
         "/api/v1/receipts/{id}",
         "/api/v1/receipts/{id}/proof",
@@ -465,7 +473,7 @@ describe("real answers match the document", () => {
   it("checked at least one answer of every route a client calls", () => {
     const templates = new Set(checked.map((c) => c.split(" ")[1]));
     for (const path of Object.keys(doc.paths).filter(
-      (p) => !p.startsWith("/api/operator") && p !== "/api/v1/openapi.json",
+      (p) => !p.startsWith("/api/operator") && p !== "/api/v1/openapi.json" && p !== "/openapi.json",
     ))
       expect(templates).toContain(path);
   });

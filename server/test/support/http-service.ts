@@ -13,6 +13,7 @@ import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { GET as modelsRoute } from "@/app/api/v1/models/route";
 import { GET as modelRoute } from "@/app/api/v1/models/[...id]/route";
 import { GET as openapiRoute } from "@/app/api/v1/openapi.json/route";
+import { GET as rootOpenapiRoute } from "@/app/openapi.json/route";
 import { GET as discoveryRoute } from "@/app/.well-known/x402/route";
 import { GET as didDocumentRoute } from "@/app/.well-known/did.json/route";
 import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
@@ -42,6 +43,7 @@ function routeFor(method: string, path: string): FetchRoute | null {
     "POST /api/v1/credits": (r) => topUpRoute(r, {}),
     "GET /api/v1/models": (r) => modelsRoute(r, {}),
     "GET /api/v1/openapi.json": (r) => openapiRoute(r, {}),
+    "GET /openapi.json": (r) => rootOpenapiRoute(r, {}),
     "GET /.well-known/x402": (r) => discoveryRoute(r, {}),
     "GET /.well-known/did.json": (r) => didDocumentRoute(r, {}),
     "GET /api/v1/operator-key": (r) => operatorKeyRoute(r, {}),

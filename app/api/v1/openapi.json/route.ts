@@ -1,6 +1,6 @@
 import { corsPreflight, withCors } from "@/server/http/cors";
 import { handleRoute } from "@/server/runtime/handle-route";
-import { buildOpenApiDocument } from "@/server/openapi/openapi-document";
+import { openApiAnswer } from "@/server/openapi/serve-openapi";
 import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
 import { routeConfig } from "@/server/runtime/route-edge";
 
@@ -8,10 +8,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = withCors(
   ["GET"],
-  handleRoute(async () => {
-    const config = await routeConfig();
-    return Response.json(buildOpenApiDocument(config.baseUrl, config.networks), { headers: { "cache-control": "public, max-age=300" } });
-  }),
+  handleRoute(async () => openApiAnswer(await routeConfig())),
 );
 
 export const OPTIONS = corsPreflight(["GET"]);

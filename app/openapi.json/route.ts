@@ -1,0 +1,16 @@
+import { corsPreflight, withCors } from "@/server/http/cors";
+import { handleRoute } from "@/server/runtime/handle-route";
+import { openApiAnswer } from "@/server/openapi/serve-openapi";
+import { methodsNotAllowed } from "@/server/runtime/unserved-routes";
+import { routeConfig } from "@/server/runtime/route-edge";
+
+export const dynamic = "force-dynamic";
+
+export const GET = withCors(
+  ["GET"],
+  handleRoute(async () => openApiAnswer(await routeConfig())),
+);
+
+export const OPTIONS = corsPreflight(["GET"]);
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(["GET", "OPTIONS"]);
