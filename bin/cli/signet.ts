@@ -13,6 +13,7 @@ const LOAD: Record<CommandName, () => Promise<Run>> = {
   topup: async () => (await import("./commands/prepaid")).runTopUp,
   balance: async () => (await import("./commands/prepaid")).runBalance,
   grant: async () => (await import("./commands/prepaid")).runGrant,
+  sign: async () => (await import("./commands/prepaid")).runSign,
   keygen: async () => (await import("./commands/keygen")).runKeygen,
   localnet: async () => (await import("./commands/localnet")).runLocalnet,
   operator: async () => (await import("./commands/operator")).runOperator,

@@ -10,15 +10,14 @@ import { paidCallSettlement } from "../payments/paid-call-settlement";
 import type { PaidRequestState } from "../payments/paid-request-types";
 import { markUnserved } from "../payments/payment-store";
 import { movesOf } from "../ledger/payment-transition";
-import type { ServedCall, UpstreamJob } from "../pipeline/call-types";
-import { chatJob } from "../pipeline/chat-job";
+import type { ServedCall } from "../pipeline/call-types";
 import { capWithinFixedHold, requireOfferedModel } from "../pipeline/model-gate";
 import { admitNetwork } from "../pipeline/network-gate";
 import { serveCall } from "../pipeline/serve-call";
 import { chatRequestDigest } from "../x402/request-digest";
-import type { CompletionParams } from "../upstream";
 import { paidRouteAdmission, type PaidRoute } from "../x402/paid-routes";
-import { PASSED_PARAMS, type ChatRequest } from "../schemas/chat-request-schema";
+import type { ChatRequest } from "../schemas/chat-request-schema";
+import { chatCall, promptSent } from "./chat-call";
 
 export interface PaidChatInput {
   body: ChatRequest;
@@ -110,25 +109,4 @@ async function planChat(ctx: AppContext, input: PaidChatInput, state: PaidReques
   );
   const plan = await planPayment(ctx, settings, network, settings.flatPriceUnits);
   return { settings, model, cap, plan };
-}
-
-/**
- * What the provider reads as prompt, for the worst-case cost: the messages, and the tool and function definitions
- * (a provider bills them as input tokens too).
- */
-function promptSent(body: ChatRequest): readonly unknown[] {
-  return [...body.messages, ...(body.tools ?? []), ...(body.functions ?? [])];
-}
-
-/** The upstream job of a chat body: the messages and the optional parameters as sent, the receipt over the messages. */
-function chatCall(body: ChatRequest, modelId: string, cap: number): UpstreamJob {
-  const params = Object.fromEntries(
-    PASSED_PARAMS.filter((key) => body[key] !== undefined && body[key] !== null).map((key) => [key, body[key]]),
-  ) as CompletionParams;
-  return chatJob({
-    completion: { ...params, model: modelId, messages: body.messages, max_tokens: cap },
-    stream: body.stream === true,
-    usageChunk: body.stream_options?.include_usage === true,
-    prompt: { messages: body.messages },
-  });
 }

@@ -3,9 +3,9 @@
 // over the exact bytes before parsing, so this takes the body as bytes.
 import "server-only";
 import type { AppContext } from "../context/app-context";
-import { AppError } from "../errors";
-import { parseJsonText } from "../http/read-json-body";
+import { decodeBodyText, parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
+import { paidBodyBytes } from "../x402/unpaid-probe";
 import { parseEmbeddingsRequest } from "./embeddings-call";
 import { servePaidEmbeddings } from "./serve-paid-embeddings";
 import { servePrepaidEmbeddings } from "./serve-prepaid-embeddings";
@@ -21,12 +21,7 @@ export interface EmbeddingsInput {
 export async function serveEmbeddings(ctx: AppContext, input: EmbeddingsInput): Promise<ServedCall> {
   if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
     return servePrepaidEmbeddings(ctx, input.headers, input.rawBody);
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(input.rawBody);
-  } catch {
-    throw new AppError("invalid_request", "request body is not valid UTF-8", { detail: "body" });
-  }
+  const text = decodeBodyText(paidBodyBytes("embeddings", input.headers, input.rawBody));
   return servePaidEmbeddings(ctx, {
     body: parseEmbeddingsRequest(parseJsonText(text)),
     headers: input.headers,

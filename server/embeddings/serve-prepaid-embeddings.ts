@@ -3,7 +3,7 @@
 // body, `max_cost_usdc` optional), admitted and served from credit by the prepaid route's own path: the hold is the
 // inputs' worst-case cost, and the answer and its receipt are the paid route's.
 import "server-only";
-import { z } from "zod";
+import { signedFieldsSchema } from "../schemas/signed-fields-schema";
 import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
@@ -13,15 +13,6 @@ import { formatUnitsAsUsdc } from "../verify";
 import { paidRoute } from "../x402/paid-routes";
 import { parseEmbeddingsRequest, requireOfferedEmbeddingModel, worstCaseWithin } from "./embeddings-call";
 import { embeddingsJob } from "./embeddings-job";
-
-/** What a signed request adds to the embeddings body: the prepaid route's replay fields and optional cost cap. */
-const signedFieldsSchema = z
-  .object({
-    nonce: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, { message: "must be 16 to 64 characters from [A-Za-z0-9_-]" }),
-    timestamp: z.number().int().positive(),
-    max_cost_usdc: z.number().positive().max(1_000).optional(),
-  })
-  .loose();
 
 /** Serves one signed embeddings request from credit. Throws AppError for every refusal; nothing moves before the hold. */
 export function servePrepaidEmbeddings(ctx: AppContext, headers: Headers, rawBody: Uint8Array): Promise<ServedCall> {

@@ -7,7 +7,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
 
 /** Reads at most `maxBytes` of the body (413 past that) and returns the raw text. */
 export async function readBodyText(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<string> {
-  const bytes = await readBodyBytes(req, maxBytes);
+  return decodeBodyText(await readBodyBytes(req, maxBytes));
+}
+
+/** A body's bytes as text; bytes that are not UTF-8 are a 400 `invalid_request`. */
+export function decodeBodyText(bytes: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

@@ -10,11 +10,8 @@ import {
   offeredOnNetwork,
   worstCaseCostUnits,
   type CatalogModel,
-  type CompletionRequest,
   type Upstream,
 } from "../upstream";
-
-type Messages = CompletionRequest["messages"];
 
 /** The model if it is offered on `network`, or 400 `model_not_allowed` (with `reason` when only the network rules it out). */
 export function requireOfferedModel(
@@ -61,12 +58,13 @@ export function capWithinFixedHold(
 }
 
 /**
- * The completion cap under a budget (`max_cost_usdc`, a hard cap): the largest cap whose worst case fits under it. A
- * budget that cannot cover even one token is a 400.
+ * The completion cap under a budget (`max_cost_usdc`, a hard cap): the largest cap whose worst case, for what the
+ * provider reads as prompt (`messages`, with any tool definitions), fits under it. A budget that cannot cover even one
+ * token is a 400.
  */
 export function capWithinBudget(
   model: CatalogModel,
-  messages: Messages,
+  messages: readonly unknown[],
   maxTokens: number | undefined,
   budgetUnits: bigint | null,
 ): number {

@@ -59,8 +59,10 @@ export function chatPrepaidCall(body: InferenceRequest): PrepaidCall {
     plan(ctx, network, settings) {
       const model = requireOfferedModel(ctx.upstream, body.model, network, settings);
       const messages = body.messages ?? [{ role: "user" as const, content: body.prompt! }];
-      const cap = capWithinBudget(model, messages, body.max_tokens, budgetUnitsOf(body.max_cost_usdc));
-      return { holdUnits: worstCaseCostUnits(model, messages, cap), job: prepaidCall(body, model.id, messages, cap) };
+      // What the provider bills as prompt: the messages and the tool definitions.
+      const prompt = [...messages, ...(body.tools ?? [])];
+      const cap = capWithinBudget(model, prompt, body.max_tokens, budgetUnitsOf(body.max_cost_usdc));
+      return { holdUnits: worstCaseCostUnits(model, prompt, cap), job: prepaidCall(body, model.id, messages, cap) };
     },
   };
 }

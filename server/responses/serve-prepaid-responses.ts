@@ -3,7 +3,7 @@
 // body, `max_cost_usdc` optional), admitted and served from credit by the prepaid route's own path, and answered in
 // the Responses shape. Its receipt covers the messages the request maps to, as on the paid route.
 import "server-only";
-import { z } from "zod";
+import { signedFieldsSchema, type SignedFields } from "../schemas/signed-fields-schema";
 import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
@@ -16,15 +16,6 @@ import { chatRequestOf } from "./chat-request-of";
 
 /** The path a prepaid responses request's signature names. */
 const RESPONSES_PATH = "/api/v1/responses";
-
-/** What a signed request adds to the Responses body: the prepaid route's replay fields and optional cost cap. */
-const signedFieldsSchema = z
-  .object({
-    nonce: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, { message: "must be 16 to 64 characters from [A-Za-z0-9_-]" }),
-    timestamp: z.number().int().positive(),
-    max_cost_usdc: z.number().positive().max(1_000).optional(),
-  })
-  .loose();
 
 /** Serves one signed Responses request from credit. Throws AppError for every refusal; nothing moves before the hold. */
 export async function servePrepaidResponses(
@@ -55,7 +46,7 @@ export async function servePrepaidResponses(
 }
 
 /** The prepaid call a signed Responses request asks for: the same messages, cap and parameters as on the paid route. */
-function prepaidRequestOf(body: ResponsesRequest, signed: z.infer<typeof signedFieldsSchema>): InferenceRequest {
+function prepaidRequestOf(body: ResponsesRequest, signed: SignedFields): InferenceRequest {
   const chat = chatRequestOf(body);
   return {
     model: chat.model,

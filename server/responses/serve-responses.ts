@@ -3,11 +3,11 @@
 // over the exact bytes before parsing, so this takes the body as bytes.
 import "server-only";
 import type { AppContext } from "../context/app-context";
-import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
-import { parseJsonText } from "../http/read-json-body";
+import { decodeBodyText, parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
 import { responsesRequestSchema } from "../schemas/responses-request-schema";
+import { paidBodyBytes } from "../x402/unpaid-probe";
 import { servePaidResponses } from "./serve-paid-responses";
 import { servePrepaidResponses } from "./serve-prepaid-responses";
 
@@ -22,12 +22,7 @@ export interface ResponsesInput {
 export async function serveResponses(ctx: AppContext, input: ResponsesInput): Promise<ServedCall> {
   if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
     return servePrepaidResponses(ctx, input.headers, input.rawBody);
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(input.rawBody);
-  } catch {
-    throw new AppError("invalid_request", "request body is not valid UTF-8", { detail: "body" });
-  }
+  const text = decodeBodyText(paidBodyBytes("responses", input.headers, input.rawBody));
   const body = parseWith(responsesRequestSchema, parseJsonText(text));
   return servePaidResponses(ctx, { body, headers: input.headers, resourceUrl: input.resourceUrl });
 }

@@ -519,6 +519,7 @@ export const discoverySchema = z
     prepaid: z.object({
       topup: z.string(),
       inference: z.string(),
+      chat: z.string().describe("Also takes signed requests, served from credit"),
       responses: z.string().describe("Also takes signed requests, served from credit"),
       embeddings: z.string().describe("Also takes signed requests, served from credit"),
       grant_challenge: z.string(),

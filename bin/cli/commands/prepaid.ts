@@ -1,10 +1,12 @@
-// Prepaid commands: `signet infer`, `signet topup`, `signet balance`, `signet grant`.
+// Prepaid commands: `signet infer`, `signet topup`, `signet balance`, `signet grant`, `signet sign`.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { createPayingFetch, readKeypairFile, signerFromKeypair } from "../../../server/agent/paying-fetch";
 import { newNonce, signReadHeaders, signRequestHeaders } from "../../../server/agent/sign-request";
+import { signPrepaidRequest } from "../../../server/agent/signing-fetch";
 import type { Ed25519Keypair } from "../../../server/keys/parse-secret-key";
 import { signDetached } from "../../../server/receipts/sign-receipt";
 import { serverVerifier } from "../../../server/keys/server-verifier";
@@ -16,7 +18,7 @@ import { DEMO_AGENT_FILE } from "./chat";
 import { advertisedRpc } from "./advertised-rpc";
 import { formatBalanceReport, type CreditsAnswer } from "./format-reports";
 import { payingNetwork } from "./paying-network";
-import { INFER_USAGE, TOPUP_USAGE } from "./usage";
+import { INFER_USAGE, SIGN_USAGE, TOPUP_USAGE } from "./usage";
 
 const OPTIONS = {
   keypair: { type: "string" },
@@ -71,6 +73,47 @@ export async function runInfer(argv: string[]): Promise<number> {
   for (const check of CHECK_NAMES)
     process.stderr.write(`  ${verdict.checks[check] ? "✓" : "✗"} ${check}: ${verdict.reasons[check]}\n`);
   return verdict.ok ? 0 : 1;
+}
+
+/** A shell word: single-quoted, with any single quote closed, escaped and reopened. */
+const shellQuote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+
+/**
+ * `signet sign /api/v1/chat/completions --body '{…}'`: the body with its replay fields and the headers that sign it for
+ * the agent's credit, printed as a curl command (or, with --json, as `{ url, headers, body }`). Nothing is sent.
+ */
+export async function runSign(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      keypair: { type: "string" },
+      endpoint: { type: "string" },
+      body: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const route = positionals[0];
+  if (!route?.startsWith("/") || positionals.length > 1)
+    throw new UsageError(`one path, such as /api/v1/chat/completions, is required\nusage: ${SIGN_USAGE}`);
+  if (values.body === undefined)
+    throw new UsageError(`--body is required (- reads it from stdin)\nusage: ${SIGN_USAGE}`);
+  const text = values.body === "-" ? readFileSync(0, "utf8") : values.body;
+  const kp = await keypairFrom(values.keypair);
+  const url = `${resolveEndpoint(values.endpoint)}${route}`;
+  let signed: ReturnType<typeof signPrepaidRequest>;
+  try {
+    signed = signPrepaidRequest(kp, url, text);
+  } catch {
+    throw new UsageError("--body must be a JSON object");
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ url, headers: signed.headers, body: signed.body })}\n`);
+    return 0;
+  }
+  const headers = Object.entries(signed.headers).map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`);
+  process.stdout.write(`curl -sS ${shellQuote(url)} ${headers.join(" ")} --data-raw ${shellQuote(signed.body)}\n`);
+  return 0;
 }
 
 /** `signet topup 1.00`: pays for prepaid credit with x402. */

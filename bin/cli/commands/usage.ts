@@ -36,6 +36,7 @@ export const TOPUP_USAGE =
   "signet topup AMOUNT_USDC [--keypair FILE] [--endpoint URL] [--network N] [--rpc URL] [--payment-id ID]";
 const BALANCE_USAGE = "signet balance [--keypair FILE] [--endpoint URL] [--network N] [--json]";
 const GRANT_USAGE = "signet grant [--keypair FILE] [--endpoint URL]";
+export const SIGN_USAGE = "signet sign PATH --body JSON|- [--keypair FILE] [--endpoint URL] [--json]";
 
 export const OPERATOR_USAGE = "signet operator login-link [--key FILE] [--endpoint URL]";
 
@@ -59,6 +60,7 @@ export const COMMAND_NAMES = [
   "topup",
   "balance",
   "grant",
+  "sign",
   "keygen",
   "localnet",
   "operator",
@@ -79,6 +81,10 @@ const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
   topup: { summary: "buy prepaid credit with an x402 payment", usage: TOPUP_USAGE },
   balance: { summary: "the agent's prepaid balance and recent ledger entries", usage: BALANCE_USAGE },
   grant: { summary: "claim the free grant: sign the service's challenge", usage: GRANT_USAGE },
+  sign: {
+    summary: "sign a request body for prepaid credit and print it as a curl command (nothing is sent)",
+    usage: SIGN_USAGE,
+  },
   keygen: { summary: "make a Solana keypair, or an EVM key with --evm", usage: KEYGEN_USAGE },
   localnet: {
     summary: "run the local dev chains alone, or fund an account on them (never production)",

@@ -1,5 +1,6 @@
 // The official `openai` SDK (7.57.0), unchanged, over real HTTP: `baseURL` at /api/v1 and `fetch` set to the stock
-// @x402/fetch client (x402Client with the exact SVM scheme), or to a fetch that signs each body for prepaid credit.
+// @x402/fetch client (x402Client with the exact SVM scheme), or to the shipped signingFetch, which signs each body for
+// prepaid credit at the SDK's own paths.
 // Each path: pay, stream (and the stream() helper), a tool round trip plain and streamed (the fake provider as the
 // upstream, so the model really calls the tool, and the SDK's own runTools loop), an error the SDK raises with the
 // body's code, param and message, the models, and the Responses API (responses.create and responses.stream()).
@@ -7,7 +8,7 @@ import OpenAI, { APIError, BadRequestError, NotFoundError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { newNonce, signRequestHeaders } from "../../agent/sign-request";
+import { signingFetch } from "../../agent/signing-fetch";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { operatorKeypair } from "../support/env";
 import { receiptOfEvent } from "../../upstream/read-sse";
@@ -52,29 +53,17 @@ async function paidSdk(): Promise<{ openai: OpenAI; address: string; fetch: type
 }
 
 /**
- * A credited key's SDK client for the prepaid routes: each body gets its replay fields (nonce, timestamp) and is signed
- * as sent; chat goes to /api/v1/inference (the prepaid chat route), the Responses API stays on /api/v1/responses.
+ * A credited key's SDK client for the prepaid routes, with the shipped signing fetch and nothing else: the SDK calls
+ * /chat/completions and /responses at their own paths, and each body is signed for credit as sent.
  */
 async function prepaidSdk(): Promise<{ openai: OpenAI; kp: Ed25519Keypair }> {
   const kp = generateKeypair();
   await served.stack.credit(kp.publicKeyBase58, 1_000_000n);
-  const signing = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const target = (input instanceof Request ? input.url : String(input)).replace(/\/chat\/completions$/, "/inference");
-    if (init?.method !== "POST") return fetch(target, init);
-    const body = JSON.stringify({
-      ...(JSON.parse(String(init.body)) as object),
-      nonce: newNonce(),
-      timestamp: Date.now(),
-    });
-    const headers = new Headers(init.headers);
-    for (const [name, value] of Object.entries(signRequestHeaders(kp, "POST", target, body))) headers.set(name, value);
-    return fetch(target, { ...init, body, headers });
-  };
   return {
     openai: new OpenAI({
       baseURL: baseURL(),
       apiKey: "unused: signed requests",
-      fetch: signing as typeof fetch,
+      fetch: signingFetch(kp),
       maxRetries: 0,
     }),
     kp,
@@ -343,11 +332,15 @@ describe("openai SDK, paid with @x402/fetch", () => {
 });
 
 describe("openai SDK, signed and paid from prepaid credit", () => {
-  it("chat.completions.create() and a stream: answered from credit, with prepaid receipts (no payment block) that verify", async () => {
+  it("chat.completions.create() and a stream at the SDK's own path: answered from credit, with prepaid receipts (no payment block) that verify", async () => {
     const { openai, kp } = await prepaidSdk();
     const messages = [{ role: "user" as const, content: "a prepaid call from the openai SDK" }];
     const { data, response } = await openai.chat.completions.create({ model: LOCAL, messages }).withResponse();
+    expect(response.url).toBe(`${baseURL()}/chat/completions`);
     expect(data.choices[0]!.message.content).toContain("a prepaid call from the openai SDK");
+    // Spent from credit: the balance the answer reports is below what was credited, and no payment was made.
+    expect(Number(response.headers.get("x-credit-balance-usdc"))).toBeLessThan(1);
+    expect(response.headers.get("payment-response")).toBeNull();
     const parsed = parseReceiptText(response.headers.get("x-service-receipt") ?? "");
     if (!parsed.ok) throw new Error("no receipt header");
     expect(parsed.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });

@@ -3,6 +3,10 @@
 // X-Payment-Required, the seed's header, without the x402 extensions), the same requirement in x402 v1's form in the
 // body (`x402Version: 1`, `accepts`).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as chatRoute } from "@/app/api/v1/chat/completions/route";
+import { POST as topUpRoute } from "@/app/api/v1/credits/route";
+import { POST as embeddingsRoute } from "@/app/api/v1/embeddings/route";
+import { POST as responsesRoute } from "@/app/api/v1/responses/route";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { routeRuntime } from "../../runtime/route-edge";
 import { generateKeypair } from "../../keys/parse-secret-key";
@@ -116,6 +120,40 @@ describe("402 answers on the paid route", () => {
     } finally {
       gateway.settle = settle;
     }
+    expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
+  });
+});
+
+describe("a POST without a body (a crawler's probe)", () => {
+  const ROUTES = [
+    ["/api/v1/chat/completions", chatRoute],
+    ["/api/v1/responses", responsesRoute],
+    ["/api/v1/embeddings", embeddingsRoute],
+    ["/api/v1/credits", topUpRoute],
+  ] as const;
+  const post = (route: (typeof ROUTES)[number], init: { body?: string; headers?: Record<string, string> } = {}) =>
+    route[1](new Request(`http://signet.test${route[0]}`, { method: "POST", ...init }), {});
+
+  it.each(ROUTES)(
+    "gets the challenge at %s: the route's price on the default network, as any unpaid call",
+    async (...route) => {
+      const res = await post(route);
+      expect(res.status).toBe(402);
+      const challenge = decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!);
+      expect(challenge.resource.url).toBe(`http://signet.test${route[0]}`);
+      expect(challenge.accepts[0]).toMatchObject({ network: stack.devnet.caip2 });
+      if (route[0] !== "/api/v1/credits") expect(challenge.accepts[0]!.amount).toBe("1000");
+    },
+  );
+
+  it.each(ROUTES)("stays a 400 at %s with a payment header, or with a malformed body", async (...route) => {
+    const agent = await stack.newAgent();
+    const header = await buildPaymentHeader(agent, await challengeOf(await post(route)), stack.devnet.url);
+    const paid = await post(route, { headers: { "payment-signature": header } });
+    expect(paid.status).toBe(400);
+    expect(await paid.json()).toMatchObject({ error: { code: "invalid_request" } });
+    for (const body of ["{nope", " ", "[]"]) expect((await post(route, { body })).status).toBe(400);
+    // Nothing was settled for the probe's payment.
     expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
   });
 });

@@ -3,6 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as chatRoute } from "@/app/api/v1/chat/completions/route";
 import { POST as inferenceRoute } from "@/app/api/v1/inference/route";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
@@ -268,6 +269,100 @@ describe("POST /api/v1/inference", () => {
     const logs = await stack.tdb.prisma.inferenceLog.findMany({ where: { agentPubkey: kp.publicKeyBase58 } });
     expect(logs).toHaveLength(50);
     expect(logs.every((l) => l.costUnits === hold)).toBe(true);
+  });
+});
+
+describe("POST /api/v1/chat/completions, signed: the same prepaid call at the OpenAI path", () => {
+  const CHAT_URL = "http://signet.test/api/v1/chat/completions";
+  const chat = (kp: Ed25519Keypair, text: string, signedFor = CHAT_URL) =>
+    chatRoute(
+      new Request(CHAT_URL, { method: "POST", headers: signRequestHeaders(kp, "POST", signedFor, text), body: text }),
+      {},
+    );
+  const signedBody = (body: Record<string, unknown>) =>
+    JSON.stringify({ nonce: newNonce(), timestamp: Date.now(), ...body });
+
+  it("serves the chat body from credit: the chat completion, its receipt, the cost captured and the rest returned", async () => {
+    const kp = generateKeypair();
+    await credit(kp.publicKeyBase58, 100_000n);
+    const res = await chat(
+      kp,
+      signedBody({ model: "local/echo-1", messages, stop: ["never"], max_completion_tokens: 64 }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("payment-response")).toBeNull();
+    const body = (await res.json()) as { object: string; choices: { message: { content: string } }[] };
+    expect(body.object).toBe("chat.completion");
+    expect(body.choices[0]!.message.content).toContain("prepaid hello");
+    const parsed = parseReceiptText(res.headers.get("x-service-receipt")!);
+    if (!parsed.ok) throw new Error("no receipt");
+    expect(parsed.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+    expect(parsed.receipt).not.toHaveProperty("payment");
+    const verdict = await verifyReceipt({
+      receipt: parsed.receipt,
+      prompt: messages,
+      response: body,
+      operatorKey: operatorKeypair().publicKeyBase58,
+    });
+    expect(verdict.ok).toBe(true);
+    const cost = await stack.tdb.prisma.inferenceLog.findUniqueOrThrow({
+      where: { id: String(parsed.receipt.inference_id) },
+    });
+    expect(await ledgerMatches(kp.publicKeyBase58)).toBe(100_000n - cost.costUnits);
+    expect(await stack.tdb.prisma.payment.count({ where: { payer: kp.publicKeyBase58 } })).toBe(0);
+  });
+
+  it("holds for the tool definitions too: a budget that covers the messages but not the tools is refused", async () => {
+    const kp = generateKeypair();
+    await credit(kp.publicKeyBase58, 100_000n);
+    const model = "openai/gpt-4o-mini";
+    const tools = Array.from({ length: 8 }, (_, i) => ({
+      type: "function",
+      function: { name: `lookup_${i}`, description: "x".repeat(4_000), parameters: { type: "object", properties: {} } },
+    }));
+    const promptOnly = worstCaseCostUnits(findModel(model)!, messages, 1);
+    const withTools = worstCaseCostUnits(findModel(model)!, [...messages, ...tools], 1);
+    expect(withTools).toBeGreaterThan(promptOnly);
+    // A budget between the two: enough for the messages and one token, not for the tools as well.
+    const budget = formatUnitsAsUsdc((promptOnly + withTools) / 2n);
+    const res = await chat(kp, signedBody({ model, messages, tools, max_cost_usdc: Number(budget) }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_request", detail: "max_cost_usdc" } });
+    expect(await ledgerMatches(kp.publicKeyBase58)).toBe(100_000n);
+  });
+
+  it("refuses a request signed for /api/v1/inference, and shares one nonce space with it: of the same nonce on both routes at once, one is served", async () => {
+    const kp = generateKeypair();
+    await credit(kp.publicKeyBase58, 1_000_000n);
+    const text = signedBody({ model: "local/echo-1", messages });
+    const otherPath = await chat(kp, text, "http://signet.test/api/v1/inference");
+    expect(otherPath.status).toBe(401);
+    expect(await otherPath.json()).toMatchObject({ error: { code: "invalid_signature" } });
+
+    const results = await Promise.all([
+      chat(kp, text),
+      call(kp, {}, { raw: text }),
+      chat(kp, text),
+      call(kp, {}, { raw: text }),
+    ]);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((r) => r.status !== 200)) {
+      expect(r.status).toBe(409);
+      expect(await r.json()).toMatchObject({ error: { code: "nonce_replay" } });
+    }
+    expect(await stack.tdb.prisma.inferenceLog.count({ where: { agentPubkey: kp.publicKeyBase58 } })).toBe(1);
+    await ledgerMatches(kp.publicKeyBase58);
+  });
+
+  it("answers 402 insufficient_credits to a key with no credit, and 400 to a signed body without its replay fields", async () => {
+    const broke = await chat(generateKeypair(), signedBody({ model: "local/echo-1", messages }));
+    expect(broke.status).toBe(402);
+    expect(await broke.json()).toMatchObject({ error: { code: "insufficient_credits" } });
+    const kp = generateKeypair();
+    await credit(kp.publicKeyBase58, 100_000n);
+    const bare = await chat(kp, JSON.stringify({ model: "local/echo-1", messages }));
+    expect(bare.status).toBe(400);
+    expect(await ledgerMatches(kp.publicKeyBase58)).toBe(100_000n);
   });
 });
 
