@@ -9,7 +9,7 @@ import { keypairFromBytes, type Ed25519Keypair } from "../../server/keys/parse-s
 import { buildReceipt, type ReceiptFacts } from "../../server/receipts/build-receipt";
 import { encodeReceiptHeader, signDetached, signDocument, signReceipt } from "../../server/receipts/sign-receipt";
 import type { Receipt } from "../../server/receipts/receipt-types";
-import { legacyPromptHashOfMessages, receiptSigningBytes } from "../../server/verify";
+import { legacyPromptHashOfMessages, receiptSigningBytes, RESPONSE_FORMS } from "../../server/verify";
 
 /** The folder the vectors live in, relative to the repository root. */
 export const GENERATED_VECTORS_DIR = "server/verify/vectors/signet-generated";
@@ -313,6 +313,12 @@ const RESPONSES_MESSAGES = [
   { role: "user", content: [{ type: "text", text: "Say hi in one word." }] },
 ];
 /** The Responses object of the answer: the response hash covers its output_text. */
+/** `text` in three parts, for a stream's deltas. */
+function splitInThree(text: string): string[] {
+  const third = Math.ceil(text.length / 3);
+  return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)];
+}
+
 function responsesObject(text: string) {
   return {
     id: "resp_00000000-0000-4000-8000-000000000036",
@@ -331,6 +337,35 @@ function responsesObject(text: string) {
     ],
     usage: { input_tokens: 12, output_tokens: 2, total_tokens: 14 },
   };
+}
+/**
+ * A streamed Responses answer as its events: the receipt's response hash covers the concatenated `delta` of its
+ * `response.output_text.delta` events, the same text as the Responses object's output_text.
+ */
+function responsesEvents(parts: string[]) {
+  const at = { item_id: "msg_00000000-0000-4000-8000-000000000036", output_index: 0, content_index: 0 };
+  const text = parts.join("");
+  const done = responsesObject(text);
+  const events: Record<string, unknown>[] = [
+    { type: "response.created", response: { ...done, status: "in_progress", output: [], usage: null } },
+    { type: "response.in_progress", response: { ...done, status: "in_progress", output: [], usage: null } },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...done.output[0], status: "in_progress", content: [] },
+    },
+    {
+      type: "response.content_part.added",
+      ...at,
+      part: { type: "output_text", text: "", annotations: [], logprobs: [] },
+    },
+    ...parts.map((delta) => ({ type: "response.output_text.delta", ...at, delta, logprobs: [] })),
+    { type: "response.output_text.done", ...at, text, logprobs: [] },
+    { type: "response.content_part.done", ...at, part: done.output[0]!.content[0] },
+    { type: "response.output_item.done", output_index: 0, item: done.output[0] },
+    { type: "response.completed", response: done },
+  ];
+  return events.map((event, sequence_number) => ({ ...event, sequence_number }));
 }
 /**
  * A prompt and an answer of odd content. The prompt holds U+0000, a lone surrogate (which a client may send: JSON can
@@ -416,6 +451,12 @@ function vectorCases(): VectorCase[] {
   const solana = solanaReceipt(1);
   const base = baseReceipt(2);
   const prepaid = prepaidReceipt(3);
+  const tinyCost = signReceipt(
+    buildReceipt(
+      facts(60, { prompt: { text: "What is the capital of France?" }, responseText: "Paris.", costUnits: 9n }),
+    ),
+    OPERATOR,
+  );
   const odd = signReceipt(
     buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })),
     OPERATOR,
@@ -583,12 +624,31 @@ function vectorCases(): VectorCase[] {
         responses,
       ),
     },
+    {
+      name: "responses-streamed-001",
+      receipt: responses,
+      request: responsesRequest,
+      response: responsesEvents(splitInThree(ANSWER)),
+      http: [getTransaction(jsonRpcAnswer(solanaTransaction()))],
+      expected: valid(
+        "The same Responses API receipt, its answer given as the stream's events (an array of objects with a `type`, as the SSE `data` lines carry them): the response hash covers the concatenated `delta` of the `response.output_text.delta` events, the same text as the Responses object's output_text.",
+        responses,
+      ),
+    },
     prepaidCase(
       "prepaid-001",
       prepaid,
       valid(
         "Prepaid receipt (no payment block): checks 4 and 5 are vacuously true and no network is touched. The prompt is a raw string.",
         prepaid,
+      ),
+    ),
+    prepaidCase(
+      "prepaid-tiny-cost-001",
+      tinyCost,
+      valid(
+        "Prepaid receipt whose cost_usdc is 0.000009: canonical JSON writes it as JavaScript's Number::toString does (0.000009), where Python's json.dumps would write 9e-06 and fail the signature.",
+        tinyCost,
       ),
     ),
     {
@@ -761,7 +821,7 @@ function vectorCases(): VectorCase[] {
       failing("The response holds no text in a form the verifier reads.", {
         checks: { ...ALL_TRUE, response_hash_ok: false },
         ok: false,
-        reasons: { response_hash_ok: "no response text found (chat completion, {result}, text, or stream chunks)" },
+        reasons: { response_hash_ok: `no response found in a recognised form (${RESPONSE_FORMS})` },
       }),
       {
         response: { output: "Paris." },

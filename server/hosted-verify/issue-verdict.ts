@@ -8,7 +8,7 @@ import type { ServiceKeys } from "../keys/service-keys";
 import type { Runtime } from "../context/runtime";
 import { signDocument } from "../receipts/sign-receipt";
 import { serverVerifier } from "../keys/server-verifier";
-import { VerifierFetchError, VerifyInputError } from "../verify";
+import { promptHashCandidates, RESPONSE_FORMS, responseHash, VerifierFetchError, VerifyInputError } from "../verify";
 import { createBackoffFetch } from "../facilitator/rpc-backoff";
 import { createGuardedFetch } from "./guarded-fetch";
 import type { VerifyRequest, VerifyResponse } from "../schemas/verify-request-schema";
@@ -30,6 +30,17 @@ export async function issueVerdict(
   runtime: Pick<Runtime, "config" | "keys" | "metrics" | "state" | "clock" | "log">,
   request: VerifyRequest,
 ): Promise<VerifyResponse> {
+  // A prompt or response in no form the library reads is the caller's mistake, not a verdict to sign.
+  if (promptHashCandidates(request.prompt).length === 0)
+    throw new AppError(
+      "invalid_request",
+      "prompt: expected chat messages, a request body (chat, Responses or embeddings), or text",
+      {
+        detail: "prompt",
+      },
+    );
+  if (responseHash(request.response) === null)
+    throw new AppError("invalid_request", `response: expected ${RESPONSE_FORMS}`, { detail: "response" });
   const cfg = runtime.config;
   const verifierKey = loadVerifierKey(runtime);
   // With neither a pin nor an endpoint, the default endpoint is this service itself: use its keys in-process, the

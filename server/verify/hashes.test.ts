@@ -174,6 +174,23 @@ describe("responseText()", () => {
     expect(responseText({ object: "response", output: [] })).toBe("");
   });
 
+  it("reads a Responses stream's events: the deltas of its output_text.delta events, in order, and nothing else", () => {
+    const events = [
+      { type: "response.created", sequence_number: 0, response: { object: "response", output: [] } },
+      { type: "response.output_text.delta", sequence_number: 1, output_index: 0, content_index: 0, delta: "Hel" },
+      { type: "response.function_call_arguments.delta", sequence_number: 2, delta: '{"city"' },
+      { type: "response.output_text.delta", sequence_number: 3, output_index: 0, content_index: 0, delta: "lo!" },
+      { type: "response.output_text.done", sequence_number: 4, text: "Hello!" },
+      { type: "response.completed", sequence_number: 5, response: { object: "response", service_receipt: {} } },
+    ];
+    expect(responseText(events)).toBe("Hello!");
+    expect(responseHash(events)).toBe(sha256Hex("Hello!"));
+    // A malformed event, or a delta that is no string, reads as nothing rather than as part of an answer.
+    expect(responseText([...events, 5])).toBeNull();
+    expect(responseText([{ type: "response.output_text.delta", delta: 5 }])).toBeNull();
+    expect(responseText([{ type: "response.created" }, { object: "chat.completion.chunk", choices: [] }])).toBeNull();
+  });
+
   it("hashes an embeddings answer over its vectors, not a text (it has none)", () => {
     const body = {
       object: "list",

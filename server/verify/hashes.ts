@@ -129,15 +129,24 @@ function messageCandidates(messages: readonly unknown[]): PromptHashCandidate[] 
   return out;
 }
 
+/** The forms `responseText` reads, for a message that names what was expected. */
+export const RESPONSE_FORMS =
+  "a chat completion, a Responses object, a chat stream's chunks, a Responses stream's events, an embeddings answer or its vectors, {result}, or text";
+
 /**
  * The response text a receipt's `response_hash` covers. Accepted inputs: an OpenAI chat-completion body
  * (`choices[0].message.content`); an OpenAI Responses object (`object: "response"`: the `text` of every `output_text`
  * part of its message items, concatenated in order); an object with `result` (string); a plain string; an array of
- * `chat.completion.chunk` objects (concatenated `choices[0].delta.content`). Null when no text can be found.
+ * `chat.completion.chunk` objects (concatenated `choices[0].delta.content`); an array of Responses stream events (each an
+ * object with a `type`: the `delta` of every `response.output_text.delta` event, concatenated in order). Null when no
+ * text can be found.
  */
 export function responseText(response: unknown): string | null {
   if (typeof response === "string") return response;
-  if (Array.isArray(response)) return concatenateChunks(response);
+  if (Array.isArray(response))
+    return isRecord(response[0]) && typeof response[0].type === "string"
+      ? concatenateEvents(response)
+      : concatenateChunks(response);
   if (!isRecord(response)) return null;
   const choices = response.choices;
   if (Array.isArray(choices)) {
@@ -166,6 +175,18 @@ function responsesOutputText(output: unknown): string | null {
       if (typeof part.text !== "string") return null;
       text += part.text;
     }
+  }
+  return text;
+}
+
+/** A Responses stream's text: its `response.output_text.delta` events' deltas; null when an event is malformed. */
+function concatenateEvents(events: readonly unknown[]): string | null {
+  let text = "";
+  for (const event of events) {
+    if (!isRecord(event) || typeof event.type !== "string") return null;
+    if (event.type !== "response.output_text.delta") continue;
+    if (typeof event.delta !== "string") return null;
+    text += event.delta;
   }
   return text;
 }

@@ -7,6 +7,7 @@ export {
   legacyPromptHashOfMessages,
   responseText,
   responseHash,
+  RESPONSE_FORMS,
 } from "./hashes";
 export type { PromptHashCandidate, PromptHashForm, Sha256Hex } from "./hashes";
 export {

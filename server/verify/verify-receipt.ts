@@ -3,7 +3,14 @@
 // server (node:crypto). Callers use the bound methods of createVerifier() (create-verifier.ts).
 import { utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json";
-import { matchPromptHash, promptHashCandidates, responseHash, sha256Hex, type Sha256Hex } from "./hashes";
+import {
+  matchPromptHash,
+  promptHashCandidates,
+  RESPONSE_FORMS,
+  responseHash,
+  sha256Hex,
+  type Sha256Hex,
+} from "./hashes";
 import { usdcNumberToUnits } from "./amounts";
 import { decodeBase58, type Ed25519Backend } from "./ed25519";
 import {
@@ -128,7 +135,7 @@ export async function verifyReceiptWith(
       response_hash_ok: responseOk
         ? "response hash matches"
         : computedResponse === null
-          ? "no response text found (chat completion, {result}, text, or stream chunks)"
+          ? `no response found in a recognised form (${RESPONSE_FORMS})`
           : "response hash differs from the receipt's response_hash",
       service_signature_ok: signatureReason(signature, operatorKeys, receipt.timestamp),
       ...payment.reasons,

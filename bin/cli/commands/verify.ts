@@ -2,10 +2,19 @@
 // (format-reports.ts), or with --json the library's result as JSON, byte for byte what scripts read. Without --rpc, a
 // paid receipt's payment is checked through the RPC the service's /.well-known/x402 names for its network when both
 // the service and that RPC are on this machine (the local chain a dev service pays on), else through the network's
-// public RPC. Exit codes: 0 ok, 1 not ok, 2 usage or fetch error.
+// public RPC. Exit codes: 0 ok, 1 not ok, 2 usage or fetch error (a prompt or response in no form the library reads
+// included).
 import { parseArgs } from "node:util";
 import { serverVerifier } from "../../../server/keys/server-verifier";
-import { parseReceiptText, VerifierFetchError, VerifyInputError, verifyReceiptInclusion } from "../../../server/verify";
+import {
+  parseReceiptText,
+  promptHashCandidates,
+  RESPONSE_FORMS,
+  responseHash,
+  VerifierFetchError,
+  VerifyInputError,
+  verifyReceiptInclusion,
+} from "../../../server/verify";
 import { verifyEd25519Node } from "../../../server/keys/node-ed25519";
 import { fetchLogKey, fetchReceiptProof, logPrefixOf, LogFetchError } from "../../../server/transparency/log-client";
 import {
@@ -71,6 +80,13 @@ export async function runVerify(argv: string[]): Promise<number> {
     }
     const prompt = jsonOrText(readTextFile(values.prompt, "prompt"));
     const response = jsonOrText(readTextFile(values.response, "response"));
+    // Input in no form the library reads is a usage mistake (exit 2), not a failed check.
+    if (promptHashCandidates(prompt).length === 0)
+      throw new UsageError(
+        `--prompt ${values.prompt}: expected chat messages, a request body (chat, Responses or embeddings), or text`,
+      );
+    if (responseHash(response) === null)
+      throw new UsageError(`--response ${values.response}: expected ${RESPONSE_FORMS}`);
     const rpc =
       values.rpc ??
       (values.offline

@@ -231,6 +231,23 @@ describe("signet verify", () => {
     });
 
     it.each([
+      ["--response", "response", JSON.stringify({ output: "Paris." }), /--response \S+: expected a chat completion/],
+      ["--prompt", "prompt", JSON.stringify({ input: [{ weird: 1 }] }), /--prompt \S+: expected chat messages/],
+    ])(
+      "exits 2 with one line when %s holds JSON in no form the library reads",
+      async (_flag, which, content, reason) => {
+        const v = anyVector();
+        const files = {
+          prompt: path.join(v.dir, "request.json"),
+          response: path.join(v.dir, "response.json"),
+          [which]: scratchFile(`unreadable-${which}.json`, content),
+        };
+        const args = ["verify", "--receipt", path.join(v.dir, "receipt.json"), "--operator-key", v.operatorKey];
+        expectUsageError(await signet([...args, "--prompt", files.prompt, "--response", files.response]), reason);
+      },
+    );
+
+    it.each([
       ["text that is neither JSON nor base64", "this is not a receipt"],
       ["a JSON array", "[1,2,3]"],
     ])("exits 2 with one line when the receipt file holds %s", async (_label, content) => {
