@@ -3,10 +3,11 @@
 // nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) and the
 // integration files that serve the build (the graceful shutdown, the production install, and the soak: the
 // multi-instance test's production instances under the fault profile); the integration files that measure time, one
-// at a time, then lint. Each runner appends its counts to a summary file; this prints the slowest files and each
-// stage's wall time, then ONE closing line `N passed, N failed, N skipped` (the line CI reads, always the last) and
-// exits non-zero if any runner failed. The browser suite is never skipped: a missing chromium is installed first, or
-// the run stops before any test with one line saying what to install.
+// at a time, then lint (and the unit tests on the machine's Node, where CI runs the suite on a newer one). Each runner
+// appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE closing
+// line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner failed.
+// The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test with
+// one line saying what to install.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -143,11 +144,34 @@ const builtLane = (async () => {
 })();
 
 // Lane 3, timing: the files that measure time, one at a time; then, at the throughput lanes' priority, lint (eslint with
-// type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's check).
+// type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's check), and, where
+// CI runs the suite on a newer Node than the machine's (SIGNET_MACHINE_NODE names the machine's node), the unit tests
+// once more on the machine's Node.
+const machineNode = process.env.SIGNET_MACHINE_NODE;
 const timingLane = (async () => {
   await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
   await runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS });
+  if (machineNode) {
+    const version = await nodeVersion(machineNode);
+    await runStage(
+      `unit (the machine's Node ${version})`,
+      machineNode,
+      ["node_modules/vitest/vitest.mjs", "run", "--config", "vitest.config.ts"],
+      { niceness: THROUGHPUT_NICENESS },
+    );
+  }
 })();
+
+/** `node --version` of the node at `file`, or "?" when it cannot say. */
+function nodeVersion(file) {
+  return new Promise((resolve) => {
+    const child = spawn(file, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.on("error", () => resolve("?"));
+    child.on("close", () => resolve(out.trim() || "?"));
+  });
+}
 
 await Promise.all([throughputLane, builtLane, timingLane]);
 
