@@ -142,7 +142,16 @@ function setV1NetworkEnum(components: Json, networks: NetworkRegistry): void {
 }
 
 /** Builds the document for a service at `baseUrl` that takes payment on `networks` (its configured registry). */
-export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry): Json {
+/**
+ * What the service asks now, for each paid operation's `x-payment-info` (agentcash's OpenAPI discovery reads it): the
+ * flat price of a call and the networks (CAIP-2) that take payment. Absent, the operations carry none (the docs).
+ */
+export interface PaymentFacts {
+  flatPriceUsdc: string;
+  networks: readonly string[];
+}
+
+export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry, payment?: PaymentFacts): Json {
   const { schemas } = z.toJSONSchema(r.openApiComponents, {
     target: "draft-2020-12",
     unrepresentable: "any",
@@ -235,11 +244,20 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry)
         "application/json": { schema: { anyOf: [ref(r.paymentErrorSchema), { $ref: "#/components/schemas/Error" }] } },
       },
     };
+    // A call costs the flat price; a top-up, the amount its body names.
+    const paymentInfo = payment && {
+      price:
+        row.purpose === "call"
+          ? { mode: "fixed", currency: "USD", amount: payment.flatPriceUsdc }
+          : { mode: "dynamic", currency: "USD" },
+      protocols: [{ x402: { versions: [2, 1], networks: [...payment.networks] } }],
+    };
     return {
       operationId: op.operationId,
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: [...op.tags],
+      ...(paymentInfo ? { "x-payment-info": paymentInfo } : {}),
       parameters: [...PAID_REQUEST_HEADERS, ...(signed ? signedHeadersFor(row.path) : [])],
       requestBody: body(row.requestSchema),
       responses: {
