@@ -38,11 +38,14 @@ test("/.well-known/x402 lists the paid chat resource with its requirements per e
   const res = await request.get("/.well-known/x402");
   expect(res.status()).toBe(200);
   const body = (await res.json()) as {
-    resources: { resource: string; accepts: { network: string; payTo: string; asset: string; amount: string }[] }[];
+    paid_resources: {
+      resource: string;
+      accepts: { network: string; payTo: string; asset: string; amount: string }[];
+    }[];
     networks: { network: string; enabled: boolean }[];
   };
-  expect(body.resources[0]!.resource).toBe(`${BASE}/api/v1/chat/completions`);
-  const networks = body.resources[0]!.accepts.map((a) => a.network);
+  expect(body.paid_resources[0]!.resource).toBe(`${BASE}/api/v1/chat/completions`);
+  const networks = body.paid_resources[0]!.accepts.map((a) => a.network);
   expect(networks).toContain("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
   expect(networks).toContain("eip155:84532");
   for (const n of body.networks.filter((n) => n.enabled)) expect(networks).toContain(n.network);

@@ -127,9 +127,9 @@ export async function devnetUsdcUnits(owner: string): Promise<bigint> {
 /** The devnet deposit address the service publishes in its x402 discovery document. */
 export async function devnetDepositAddress(): Promise<string> {
   const doc = (await (await fetch(`${BASE}/.well-known/x402`)).json()) as {
-    resources: { accepts: { network: string; payTo: string }[] }[];
+    paid_resources: { accepts: { network: string; payTo: string }[] }[];
   };
-  const offer = doc.resources[0]!.accepts.find((a) => a.network === DEVNET);
+  const offer = doc.paid_resources[0]!.accepts.find((a) => a.network === DEVNET);
   if (!offer) throw new Error("the service offers no devnet payment");
   return offer.payTo;
 }

@@ -1,6 +1,7 @@
-// GET /.well-known/x402: what an x402 client or crawler needs to find and pay this service: the paid
-// resources (every row of the paid-route registry) with their requirements per network (asset, price, payTo, fee payer) and the x402
-// extensions their 402s declare (bazaar discovery metadata, payment ids), the prepaid routes, the keys, the DID
+// GET /.well-known/x402: what an x402 client or crawler needs to find and pay this service. First the form x402
+// crawlers read (`version`, the paid resources' URLs, `instructions`, `ownershipProofs`); then the paid resources
+// (every row of the paid-route registry) with their requirements per network (asset, price, payTo, fee payer) and the
+// x402 extensions their 402s declare (bazaar discovery metadata, payment ids), the prepaid routes, the keys, the DID
 // document and the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
 import "server-only";
 import { BAZAAR } from "@x402/extensions/bazaar";
@@ -67,7 +68,13 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       extensions: { [BAZAAR.key]: declared[BAZAAR.key], [PAYMENT_IDENTIFIER]: declared[PAYMENT_IDENTIFIER] },
     };
   };
+  const evm = ctx.chains.facilitator.evm;
   return {
+    // What x402 crawlers read (x402scan's and agentcash's form of this document); the facts follow it.
+    version: 1 as const,
+    resources: PAID_ROUTES.map((paid) => paidRouteUrl(baseUrl, paid)),
+    instructions: discoveryInstructions(baseUrl),
+    ownershipProofs: evm ? [await evm.proveOwnership(baseUrl)] : [],
     x402Version: 2 as const,
     service: {
       name: "Signet",
@@ -86,7 +93,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       checkpoint: `${baseUrl}/log/checkpoint`,
       key_url: `${baseUrl}/log/key`,
     },
-    resources: PAID_ROUTES.map(resource),
+    paid_resources: PAID_ROUTES.map(resource),
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,
       inference: `${baseUrl}/api/v1/inference`,
@@ -99,4 +106,13 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
     },
     networks,
   };
+}
+
+/** The crawlers' `instructions`: what a call is, how it is paid, and where the rest is described. */
+function discoveryInstructions(baseUrl: string): string {
+  return [
+    "Signet: OpenAI-compatible inference (chat completions, the Responses API, embeddings), paid per call with x402 in USDC on Solana or Base, each answer with an Ed25519-signed receipt.",
+    `POST a request without payment to get the 402 challenge; pay it and send the same request with PAYMENT-SIGNATURE. Prepaid credit (POST ${baseUrl}/api/v1/credits) is spent by Ed25519-signed requests instead.`,
+    `Every route and its price: ${baseUrl}/openapi.json. Receipts verify at ${baseUrl}/api/verify or offline with the published operator key.`,
+  ].join("\n");
 }

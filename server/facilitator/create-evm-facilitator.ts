@@ -45,6 +45,11 @@ export interface EvmFacilitator {
   clients: Partial<Record<NetworkId, PublicClient>>;
   /** Broadcasts again, on every network, the relays the chain has not mined yet (the relay sweeper's one round). */
   sweepRelays(): Promise<void>;
+  /**
+   * The proof that this key, the payee of every EVM payment, belongs to the service at `origin`: its EIP-191 signature
+   * of the origin string, as x402 crawlers (x402scan) check an ownership proof. It signs the origin and nothing else.
+   */
+  proveOwnership(origin: string): Promise<`0x${string}`>;
 }
 
 /** How long settle waits for a relayed transaction's receipt when the caller names no wait. */
@@ -203,5 +208,6 @@ export function createEvmFacilitator(
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
   };
-  return { address, rpcUrls, clients, sweepRelays: sweepAll };
+  const proveOwnership = (origin: string) => account.signMessage({ message: new URL(origin).origin });
+  return { address, rpcUrls, clients, sweepRelays: sweepAll, proveOwnership };
 }

@@ -178,7 +178,7 @@ const fullHealthSchema = publicHealthSchema.extend({
 });
 const discoverySchema = z.object({
   networks: z.array(z.object({ network: z.string(), rpc: z.string().nullable().optional(), enabled: z.boolean() })),
-  resources: z.array(z.object({ accepts: z.array(z.object({ network: z.string(), payTo: z.string() })) })),
+  paid_resources: z.array(z.object({ accepts: z.array(z.object({ network: z.string(), payTo: z.string() })) })),
 });
 const keyResourceSchema = z.object({ pubkey: z.string().min(1) });
 const logKeySchema = z.object({ verifier_key: z.string().min(1) });
@@ -222,7 +222,7 @@ export function httpDeploymentReport(
   const facts = networks.rows.map((info): NetworkFact => {
     const entry = listed?.networks.find((n) => n.network === info.caip2);
     const chain = detail?.chains.find((c) => c.network === info.caip2);
-    const payTo = listed?.resources[0]?.accepts.find((a) => a.network === info.caip2)?.payTo ?? null;
+    const payTo = listed?.paid_resources[0]?.accepts.find((a) => a.network === info.caip2)?.payTo ?? null;
     // A network the document lists as enabled without requirements was left out: no deposit address, or its RPC.
     const takesPayments = entry ? entry.enabled && payTo !== null : null;
     return {

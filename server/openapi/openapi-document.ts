@@ -149,6 +149,8 @@ function setV1NetworkEnum(components: Json, networks: NetworkRegistry): void {
 export interface PaymentFacts {
   flatPriceUsdc: string;
   networks: readonly string[];
+  /** Signatures of the service's origin by its payees' keys (`x-agentcash-provenance`, which x402scan checks). */
+  ownershipProofs: readonly string[];
 }
 
 export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry, payment?: PaymentFacts): Json {
@@ -679,6 +681,9 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry,
       ].join("\n"),
     },
     servers: [{ url: baseUrl }],
+    ...(payment && payment.ownershipProofs.length > 0
+      ? { "x-agentcash-provenance": { ownershipProofs: [...payment.ownershipProofs] } }
+      : {}),
     tags: ["inference", "credits", "grants", "receipts", "verifier", "discovery", "operator"].map((name) => ({ name })),
     paths,
     components: { schemas: components },

@@ -481,6 +481,12 @@ export const grantResultSchema = z
 
 export const discoverySchema = z
   .object({
+    version: z.literal(1).describe("The crawlers' discovery format (x402scan, agentcash): `resources`, `instructions`"),
+    resources: z.array(z.string()).describe("Every paid resource's URL (its details are in `paid_resources`)"),
+    instructions: z.string().describe("How an agent uses the service, in a few lines"),
+    ownershipProofs: z
+      .array(z.string())
+      .describe("Signatures of this origin by a payee's key (EIP-191 by the EVM payee), as x402scan checks them"),
     x402Version: z.literal(2),
     service: z.object({
       name: z.string(),
@@ -504,7 +510,7 @@ export const discoverySchema = z
         key_url: z.string(),
       })
       .describe("The public receipt log (C2SP tlog-tiles under `prefix`)"),
-    resources: z.array(
+    paid_resources: z.array(
       z.object({
         resource: z.string(),
         method: z.string(),

@@ -280,7 +280,7 @@ describe("an embeddings receipt from the route, verified by the hosted verifier"
 describe("the embeddings route in discovery", () => {
   it("is listed in /.well-known/x402 with the other paid routes' offers, its bazaar declaration, and as a prepaid route", async () => {
     const discovery = (await (await fetch(url("/.well-known/x402"))).json()) as {
-      resources: {
+      paid_resources: {
         resource: string;
         method: string;
         description: string;
@@ -289,8 +289,8 @@ describe("the embeddings route in discovery", () => {
       }[];
       prepaid: Record<string, string>;
     };
-    const chat = discovery.resources.find((r) => r.resource === url("/api/v1/chat/completions"))!;
-    const listed = discovery.resources.find((r) => r.resource === url("/api/v1/embeddings"));
+    const chat = discovery.paid_resources.find((r) => r.resource === url("/api/v1/chat/completions"))!;
+    const listed = discovery.paid_resources.find((r) => r.resource === url("/api/v1/embeddings"));
     expect(listed).toMatchObject({
       method: "POST",
       description: expect.stringMatching(/embeddings/),

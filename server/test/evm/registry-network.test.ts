@@ -148,7 +148,7 @@ describe("what a user sees of a network added by a row", () => {
     const { body } = await getJson(GET, "/.well-known/x402");
     const doc = body as {
       networks: { network: string; name: string; asset: string; enabled: boolean }[];
-      resources: { accepts: { network: string; asset: string; payTo: string }[] }[];
+      paid_resources: { accepts: { network: string; asset: string; payTo: string }[] }[];
     };
     expect(doc.networks).toContainEqual(
       expect.objectContaining({
@@ -158,7 +158,7 @@ describe("what a user sees of a network added by a row", () => {
         enabled: true,
       }),
     );
-    expect(doc.resources[0]!.accepts).toContainEqual(
+    expect(doc.paid_resources[0]!.accepts).toContainEqual(
       expect.objectContaining({ network: TEST_EVM.caip2, asset: TEST_EVM.usdcAsset, payTo: stack.evmDeposit }),
     );
   });

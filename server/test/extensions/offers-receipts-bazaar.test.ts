@@ -242,7 +242,7 @@ describe("bazaar over HTTP", () => {
   it("lists in /.well-known/x402 the declarations whose compact form the 402s carry", async () => {
     const discovery = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
       did: { id: string; document: string };
-      resources: { resource: string; extensions: Record<string, unknown> }[];
+      paid_resources: { resource: string; extensions: Record<string, unknown> }[];
     };
     expect(discovery.did).toEqual({
       id: `did:web:${encodeURIComponent(new URL(service.url).host)}`,
@@ -253,7 +253,7 @@ describe("bazaar over HTTP", () => {
       ["/api/v1/credits", JSON.stringify({ amount_usdc: "0.1" })],
     ] as const) {
       const paymentRequired = await paymentRequiredOf(await post(path, body));
-      const listed = discovery.resources.find((r) => r.resource === `${service.url}${path}`);
+      const listed = discovery.paid_resources.find((r) => r.resource === `${service.url}${path}`);
       // The 402's head carries each declaration compact (its info whole, a schema of its fields); the listing, whole.
       expect(compactExtensions(listed?.extensions)).toEqual({
         bazaar: paymentRequired.extensions!.bazaar,
