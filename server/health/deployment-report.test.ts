@@ -269,7 +269,7 @@ function answers(over: Partial<HttpAnswers> = {}): HttpAnswers {
   ];
   return {
     health: { status: 200, body: health() },
-    discovery: { status: 200, body: { networks, resources: [{ accepts }, { accepts }] } },
+    discovery: { status: 200, body: { networks, paid_resources: [{ accepts }, { accepts }] } },
     operatorKey: { status: 200, body: { pubkey: OPERATOR, algorithm: "ed25519", encoding: "base58" } },
     verifierKey: { status: 200, body: { pubkey: "Verifier11111111111111111111111111111111111" } },
     logKey: { status: 200, body: { verifier_key: "signet.example/log+01020304+AQID" } },
@@ -332,7 +332,7 @@ describe("httpDeploymentReport()", () => {
   it("stops payments when a mainnet is on without payment offers, and reads the switch from what is offered", () => {
     const body = answers().discovery as {
       status: number;
-      body: { networks: { network: string; enabled: boolean }[]; resources: unknown[] };
+      body: { networks: { network: string; enabled: boolean }[]; paid_resources: unknown[] };
     };
     const networks = body.body.networks.map((n) => (n.network === SOLANA_MAINNET_CAIP2 ? { ...n, enabled: true } : n));
     const report = httpReport(
