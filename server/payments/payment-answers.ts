@@ -9,6 +9,7 @@ import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { logEvent, loggableError, type Logger } from "../log";
 import { challengeHeaders } from "../x402/payment-headers";
 import { toV1Requirements } from "../x402/x402-v1";
+import { v1OutputSchema } from "../x402/bazaar-metadata";
 import { paidRoute, paidRouteNamed } from "../x402/paid-routes";
 import type { AdmitPaymentInput, PaidRequestOutcome } from "./paid-request-types";
 
@@ -152,6 +153,7 @@ export async function paymentError(
       toV1Requirements(ctx.config.networks, offered, {
         url: challenge.resource.url,
         description: challenge.resource.description ?? input.description,
+        outputSchema: v1OutputSchema(input.route),
       }),
     ],
   };

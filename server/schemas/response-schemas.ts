@@ -92,6 +92,10 @@ const paymentRequirementsV1Schema = z
     maxTimeoutSeconds: z.number().int(),
     asset: z.string(),
     extra: z.record(z.string(), z.unknown()).nullable().optional(),
+    outputSchema: z
+      .object({ input: z.record(z.string(), z.unknown()), output: z.record(z.string(), z.unknown()) })
+      .optional()
+      .describe("v1 bazaar discovery: the HTTP input with its body's fields, and an example answer"),
   })
   .loose();
 

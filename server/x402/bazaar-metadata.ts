@@ -39,3 +39,30 @@ export function bazaarDeclaration(resource: PaidRoute): DiscoveryExtension {
   }
   return extension;
 }
+
+/** Bounded memo cache: each paid route's v1 `outputSchema`, built once (bound: the number of paid routes). */
+const v1Schemas = new Map<PaidRoute, V1OutputSchema>();
+
+/**
+ * The same discovery metadata in x402 v1's form, for a v1 requirement's `outputSchema` (what v1 bazaar discovery,
+ * `isDiscoverableV1`, reads): the HTTP input with its JSON body's fields (the body schema's properties, as the JSON
+ * Schema of each) and the answer's example.
+ */
+export interface V1OutputSchema {
+  input: { type: "http"; method: "POST"; bodyType: "json"; bodyFields: Record<string, unknown>; discoverable: true };
+  output: Record<string, unknown>;
+}
+
+export function v1OutputSchema(resource: PaidRoute): V1OutputSchema {
+  let schema = v1Schemas.get(resource);
+  if (!schema) {
+    const row = paidRoute(resource);
+    const properties = (jsonSchemaOf(row.bazaar.input).properties ?? {}) as Record<string, unknown>;
+    schema = {
+      input: { type: "http", method: row.method, bodyType: "json", bodyFields: properties, discoverable: true },
+      output: row.bazaar.example.output,
+    };
+    v1Schemas.set(resource, schema);
+  }
+  return schema;
+}

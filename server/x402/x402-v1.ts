@@ -9,12 +9,13 @@ import type { NetworkRegistry } from "../verify";
 
 /**
  * The v1 form of one of our requirements: `maxAmountRequired`, the network's v1 name (its row's, as v1 clients and
- * @x402/svm's and @x402/evm's v1 schemes spell it), and the resource inline.
+ * @x402/svm's and @x402/evm's v1 schemes spell it), and the resource inline, with its v1 discovery metadata
+ * (`outputSchema`) when it is a paid route.
  */
 export function toV1Requirements(
   networks: NetworkRegistry,
   requirements: PaymentRequirements,
-  resource: { url: string; description: string; mimeType?: string },
+  resource: { url: string; description: string; mimeType?: string; outputSchema?: object },
 ): PaymentRequirementsV1 {
   const network = networks.byCaip2(requirements.network);
   if (!network) throw new Error(`no x402 v1 name for ${requirements.network}`);
@@ -25,6 +26,7 @@ export function toV1Requirements(
     resource: resource.url,
     description: resource.description,
     mimeType: resource.mimeType ?? "application/json",
+    ...(resource.outputSchema ? { outputSchema: resource.outputSchema } : {}),
     payTo: requirements.payTo,
     maxTimeoutSeconds: requirements.maxTimeoutSeconds,
     asset: requirements.asset,

@@ -8,6 +8,8 @@ import { POST as topUpRoute } from "@/app/api/v1/credits/route";
 import { POST as embeddingsRoute } from "@/app/api/v1/embeddings/route";
 import { POST as responsesRoute } from "@/app/api/v1/responses/route";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentRequirementsV1 } from "@x402/core/types/v1";
+import { extractDiscoveryInfoV1, isDiscoverableV1 } from "@x402/extensions/bazaar";
 import { routeRuntime } from "../../runtime/route-edge";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
@@ -66,6 +68,11 @@ async function expectPaymentRequired(res: Response, reason: string | undefined):
       maxTimeoutSeconds: offered.maxTimeoutSeconds,
       asset: offered.asset,
       extra: offered.extra ?? {},
+      // v1 bazaar discovery: the route's HTTP input and an example answer.
+      outputSchema: {
+        input: expect.objectContaining({ type: "http", method: "POST", bodyType: "json", discoverable: true }),
+        output: expect.objectContaining({ object: "chat.completion" }),
+      },
     },
   ]);
 }
@@ -143,6 +150,19 @@ describe("a POST without a body (a crawler's probe)", () => {
       expect(challenge.resource.url).toBe(`http://signet.test${route[0]}`);
       expect(challenge.accepts[0]).toMatchObject({ network: stack.devnet.caip2 });
       if (route[0] !== "/api/v1/credits") expect(challenge.accepts[0]!.amount).toBe("1000");
+    },
+  );
+
+  it.each(ROUTES)(
+    "gets v1 accepts at %s that x402's v1 bazaar discovery reads: a POST, its body's fields",
+    async (...route) => {
+      const body = (await (await post(route)).json()) as { accepts: PaymentRequirementsV1[] };
+      const accept = body.accepts[0]!;
+      expect(isDiscoverableV1(accept)).toBe(true);
+      const info = extractDiscoveryInfoV1(accept) as { input: { method: string; body: Record<string, unknown> } };
+      expect(info.input.method).toBe("POST");
+      const field = route[0] === "/api/v1/credits" ? "amount_usdc" : "model";
+      expect(Object.keys(info.input.body)).toContain(field);
     },
   );
 
