@@ -52,6 +52,9 @@ export interface EvmFacilitator {
   proveOwnership(origin: string): Promise<`0x${string}`>;
 }
 
+/** Origins whose ownership proof is kept signed: a service answers for its one public origin. */
+const MAX_PROVEN_ORIGINS = 8;
+
 /** How long settle waits for a relayed transaction's receipt when the caller names no wait. */
 const DEFAULT_CONFIRMATION_TIMEOUT_MS = 30_000;
 
@@ -208,6 +211,17 @@ export function createEvmFacilitator(
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
   };
-  const proveOwnership = (origin: string) => account.signMessage({ message: new URL(origin).origin });
+  // Bounded memo cache: one proof per origin, at most MAX_PROVEN_ORIGINS (a service has one public origin).
+  const proofs = new Map<string, Promise<`0x${string}`>>();
+  const proveOwnership = (origin: string) => {
+    const message = new URL(origin).origin;
+    let proof = proofs.get(message);
+    if (!proof) {
+      if (proofs.size >= MAX_PROVEN_ORIGINS) proofs.clear();
+      proof = account.signMessage({ message });
+      proofs.set(message, proof);
+    }
+    return proof;
+  };
   return { address, rpcUrls, clients, sweepRelays: sweepAll, proveOwnership };
 }
