@@ -1,5 +1,5 @@
-// The AI SDK (`ai` 6.0.325) unchanged, over real HTTP, paid with the stock @x402/fetch client: @ai-sdk/openai-compatible
-// 2.0.92 and @ai-sdk/openai 3.0.141's chat model on the chat route, and @ai-sdk/openai's default model on the Responses
+// The AI SDK (`ai` 7.0.173) unchanged, over real HTTP, paid with the stock @x402/fetch client: @ai-sdk/openai-compatible
+// 3.0.92 and @ai-sdk/openai 4.0.118's chat model on the chat route, and @ai-sdk/openai's default model on the Responses
 // route. generateText and streamText finish with "stop", a stream has no error part, and each answer's receipt (the
 // header, or the receipt chunk in the raw stream teed off the SDK's fetch) verifies; a tool round trip with `tools` and
 // `stopWhen` runs the tool and ends with the model's answer, plain and streamed (the fake provider as the upstream, so

@@ -1,4 +1,4 @@
-// The official `openai` SDK (7.57.0), unchanged, over real HTTP: `baseURL` at /api/v1 and `fetch` set to the stock
+// The official `openai` SDK (7.59.0), unchanged, over real HTTP: `baseURL` at /api/v1 and `fetch` set to the stock
 // @x402/fetch client (x402Client with the exact SVM scheme), or to the shipped signingFetch, which signs each body for
 // prepaid credit at the SDK's own paths.
 // Each path: pay, stream (and the stream() helper), a tool round trip plain and streamed (the fake provider as the
