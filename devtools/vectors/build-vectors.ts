@@ -308,17 +308,48 @@ const responsesRequest = {
   input: [{ role: "user", content: [{ type: "input_text", text: "Say hi in one word." }] }],
 };
 /** The messages it is served as, written out by hand: what the receipt's prompt hash covers. */
+/**
+ * A Responses request that passes back an earlier answer's function calls and the tool's output, and the messages it
+ * maps to (written out by hand, not computed): the calls as one assistant message with tool_calls, the output as a tool
+ * message. The function tools themselves are not in the prompt hash.
+ */
+const responsesToolsRequest = {
+  model: "openai/gpt-4o-mini",
+  input: [
+    { role: "user", content: "Weather in Oslo and Bergen?" },
+    { type: "function_call", id: "fc_1", call_id: "call_a", name: "get_weather", arguments: '{"city":"Oslo"}' },
+    { type: "function_call", id: "fc_2", call_id: "call_b", name: "get_weather", arguments: '{"city":"Bergen"}' },
+    { type: "function_call_output", call_id: "call_a", output: '{"celsius":12}' },
+    { type: "function_call_output", call_id: "call_b", output: '{"celsius":9}' },
+  ],
+  tools: [
+    { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+  ],
+};
+const RESPONSES_TOOLS_MESSAGES = [
+  { role: "user", content: "Weather in Oslo and Bergen?" },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+      { id: "call_b", type: "function", function: { name: "get_weather", arguments: '{"city":"Bergen"}' } },
+    ],
+  },
+  { role: "tool", tool_call_id: "call_a", content: '{"celsius":12}' },
+  { role: "tool", tool_call_id: "call_b", content: '{"celsius":9}' },
+];
 const RESPONSES_MESSAGES = [
   { role: "system", content: "You are a helpful assistant." },
   { role: "user", content: [{ type: "text", text: "Say hi in one word." }] },
 ];
-/** The Responses object of the answer: the response hash covers its output_text. */
 /** `text` in three parts, for a stream's deltas. */
 function splitInThree(text: string): string[] {
   const third = Math.ceil(text.length / 3);
   return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)];
 }
 
+/** The Responses object of the answer: the response hash covers its output_text. */
 function responsesObject(text: string) {
   return {
     id: "resp_00000000-0000-4000-8000-000000000036",
@@ -459,6 +490,17 @@ function vectorCases(): VectorCase[] {
   );
   const odd = signReceipt(
     buildReceipt(facts(37, { prompt: { messages: ODD_MESSAGES }, responseText: ODD_ANSWER })),
+    OPERATOR,
+  );
+  const responsesTools = signReceipt(
+    buildReceipt(
+      facts(61, {
+        model: "openai/gpt-4o-mini",
+        upstream: "openrouter",
+        prompt: { messages: RESPONSES_TOOLS_MESSAGES },
+        responseText: "Oslo 12 °C, Bergen 9 °C.",
+      }),
+    ),
     OPERATOR,
   );
   const responses = signReceipt(
@@ -624,6 +666,15 @@ function vectorCases(): VectorCase[] {
         responses,
       ),
     },
+    prepaidCase(
+      "responses-tools-001",
+      responsesTools,
+      valid(
+        "Prepaid receipt of a Responses API call that passes back an earlier answer's two function calls and their outputs: its prompt hash covers the messages they map to (one assistant message with tool_calls, a tool message per output), not the tools; its response hash covers the answer's text.",
+        responsesTools,
+      ),
+      { request: responsesToolsRequest, response: responsesObject("Oslo 12 °C, Bergen 9 °C.") },
+    ),
     {
       name: "responses-streamed-001",
       receipt: responses,

@@ -152,7 +152,8 @@ def embedding_inputs(value):
 
 
 def responses_messages(body):
-    """The messages a Responses request maps to, or None when its input holds anything but text messages."""
+    """The messages a Responses request maps to, or None when its input holds anything but text messages, function
+    calls and their outputs."""
     messages = []
     instructions = body.get("instructions")
     if isinstance(instructions, str) and instructions != "":
@@ -163,6 +164,21 @@ def responses_messages(body):
     if not isinstance(given, list):
         return None
     for item in given:
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            fields = (item.get("call_id"), item.get("name"), item.get("arguments"))
+            if not all(isinstance(field, str) for field in fields):
+                return None
+            call = {"id": fields[0], "type": "function", "function": {"name": fields[1], "arguments": fields[2]}}
+            if messages and "tool_calls" in messages[-1]:
+                messages[-1]["tool_calls"].append(call)
+            else:
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            continue
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            if not isinstance(item.get("call_id"), str) or not isinstance(item.get("output"), str):
+                return None
+            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": item["output"]})
+            continue
         if not isinstance(item, dict) or not isinstance(item.get("role"), str):
             return None
         if "type" in item and item["type"] != "message":

@@ -8,7 +8,7 @@ import type { ResponsesRequest } from "../schemas/responses-request-schema";
 
 /**
  * The chat call a Responses request asks for: the messages its instructions and input map to (what the receipt's
- * prompt hash covers), its output cap as `max_tokens`, and its sampling parameters.
+ * prompt hash covers), its output cap as `max_tokens`, its sampling parameters, and its function tools.
  */
 export function chatRequestOf(body: ResponsesRequest): ChatRequest {
   const messages = responsesPromptMessages(body);
@@ -23,7 +23,28 @@ export function chatRequestOf(body: ResponsesRequest): ChatRequest {
     top_p: body.top_p ?? undefined,
     stream: body.stream ?? undefined,
     ...responseFormatOf(body),
+    ...toolsOf(body),
   };
+}
+
+/** The Responses function tools and tool choice as chat's. */
+function toolsOf(body: ResponsesRequest): Pick<ChatRequest, "tools" | "tool_choice" | "parallel_tool_calls"> {
+  const out: Pick<ChatRequest, "tools" | "tool_choice" | "parallel_tool_calls"> = {};
+  if (body.tools && body.tools.length > 0)
+    out.tools = body.tools.map((tool) => ({
+      type: "function" as const,
+      function: {
+        name: tool.name,
+        ...(tool.description != null ? { description: tool.description } : {}),
+        ...(tool.parameters != null ? { parameters: tool.parameters } : {}),
+        ...(tool.strict != null ? { strict: tool.strict } : {}),
+      },
+    }));
+  const choice = body.tool_choice;
+  if (choice != null)
+    out.tool_choice = typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };
+  if (body.parallel_tool_calls != null) out.parallel_tool_calls = body.parallel_tool_calls;
+  return out;
 }
 
 /** The Responses `text.format` as chat's `response_format`; nothing for plain text. */

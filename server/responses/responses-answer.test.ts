@@ -34,6 +34,47 @@ async function eventsOf(stream: ReadableStream<Uint8Array>) {
 }
 
 describe("responsesObject()", () => {
+  it("lists the model's function calls as function_call items after its text, and no message when it only called", () => {
+    const call = (id: string, city: string) => ({
+      id,
+      type: "function",
+      function: { name: "get_weather", arguments: JSON.stringify({ city }) },
+    });
+    const answer = (content: string | null) => ({
+      id: "chatcmpl-abc",
+      created: 5,
+      model: "m",
+      choices: [{ message: { content, tool_calls: [call("call_a", "Oslo"), call("call_b", "Bergen")] } }],
+    });
+    const tools = [{ type: "function" as const, name: "get_weather", parameters: {} }];
+    const only = responsesObject({ ...request, tools }, answer(null));
+    expect(only.output).toEqual([
+      {
+        id: "fc_abc_0",
+        type: "function_call",
+        status: "completed",
+        call_id: "call_a",
+        name: "get_weather",
+        arguments: '{"city":"Oslo"}',
+      },
+      {
+        id: "fc_abc_1",
+        type: "function_call",
+        status: "completed",
+        call_id: "call_b",
+        name: "get_weather",
+        arguments: '{"city":"Bergen"}',
+      },
+    ]);
+    expect(only.tools).toEqual(tools);
+    const both = responsesObject({ ...request, tools }, answer("Let me look."));
+    expect((both.output as { type: string }[]).map((item) => item.type)).toEqual([
+      "message",
+      "function_call",
+      "function_call",
+    ]);
+  });
+
   it("maps a chat answer to the Responses object, resp_ and msg_ ids carrying the inference id", () => {
     const answer = {
       id: "chatcmpl-abc",

@@ -1,6 +1,7 @@
 // A served call as OpenAI's Responses API answers it. The pipeline serves the call as a chat completion (its stored
 // answer, its receipt and its replay are chat's); this maps that answer onto the Responses shape at the edge:
-// - a plain answer: the `response` object (`resp_<inference id>`, one assistant message with one `output_text` part);
+// - a plain answer: the `response` object (`resp_<inference id>`: one assistant message with one `output_text` part,
+//   then a `function_call` item per function call the model made; a message only when there is text or no call);
 // - a stream: the Responses events in OpenAI's order, each with its `sequence_number`, the text as
 //   `response.output_text.delta` events, and the receipt on the last event's `response` as the extra field
 //   `service_receipt` (the chat stream's receipt chunk's body, unchanged). Clients that validate events (the AI SDK)
@@ -16,8 +17,13 @@ interface ChatAnswer {
   id: string;
   created: number;
   model: string;
-  choices: { message?: { content?: string | null }; finish_reason?: string | null }[];
+  choices: { message?: { content?: string | null; tool_calls?: ChatToolCall[] | null }; finish_reason?: string | null }[];
   usage?: ChatUsage | null;
+}
+
+interface ChatToolCall {
+  id: string;
+  function: { name: string; arguments: string };
 }
 
 interface ChatUsage {
@@ -40,7 +46,7 @@ function echoed(request: ResponsesRequest) {
     temperature: request.temperature ?? 1,
     text: { format: { type: "text" } },
     tool_choice: request.tool_choice ?? "auto",
-    tools: [],
+    tools: request.tools ?? [],
     top_p: request.top_p ?? 1,
     truncation: "disabled",
     user: request.user ?? null,
@@ -90,7 +96,20 @@ export function responsesObject(request: ResponsesRequest, answer: ChatAnswer): 
   const inferenceId = inferenceIdOf(answer.id);
   const choice = answer.choices[0];
   const text = choice?.message?.content ?? "";
+  const calls = choice?.message?.tool_calls ?? [];
   const { status, incomplete_details } = statusOf(choice?.finish_reason);
+  // The model's function calls follow its text, as OpenAI lists them; an answer that only calls has no message item.
+  const output = [
+    ...(text !== "" || calls.length === 0 ? [messageItem(inferenceId, status, [outputPart(text)])] : []),
+    ...calls.map((call, i) => ({
+      id: `fc_${inferenceId}_${i}`,
+      type: "function_call",
+      status: "completed",
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    })),
+  ];
   return {
     id: `resp_${inferenceId}`,
     object: "response",
@@ -98,7 +117,7 @@ export function responsesObject(request: ResponsesRequest, answer: ChatAnswer): 
     status,
     incomplete_details,
     model: answer.model,
-    output: [messageItem(inferenceId, status, [outputPart(text)])],
+    output,
     usage: responsesUsage(answer.usage),
     ...echoed(request),
   };

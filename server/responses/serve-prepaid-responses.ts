@@ -59,5 +59,8 @@ function prepaidRequestOf(body: ResponsesRequest, signed: SignedFields): Inferen
     temperature: chat.temperature ?? undefined,
     top_p: chat.top_p ?? undefined,
     stream: chat.stream ?? undefined,
+    tools: chat.tools,
+    tool_choice: chat.tool_choice,
+    parallel_tool_calls: chat.parallel_tool_calls,
   };
 }

@@ -305,6 +305,15 @@ const outputMessageSchema = z.object({
   content: z.array(outputTextSchema).max(1),
 });
 
+const outputFunctionCallSchema = z.object({
+  id: z.string().describe("fc_<the receipt's inference_id>_<n>"),
+  type: z.literal("function_call"),
+  status: z.literal("completed"),
+  call_id: z.string().describe("The id the tool's result names (`function_call_output.call_id`)"),
+  name: z.string(),
+  arguments: z.string().describe("The call's arguments, JSON text as the model wrote them"),
+});
+
 export const responsesObjectSchema = z
   .object({
     id: z.string().describe("resp_<the receipt's inference_id>"),
@@ -318,23 +327,26 @@ export const responsesObjectSchema = z
     incomplete_details: z.object({ reason: z.literal("max_output_tokens") }).nullable(),
     model: z.string(),
     output: z
-      .array(outputMessageSchema)
+      .array(z.union([outputMessageSchema, outputFunctionCallSchema]))
       .describe(
-        "One assistant message with one output_text part, whose text the receipt's response hash covers; empty while in progress",
+        "One assistant message with one output_text part, whose text the receipt's response hash covers (absent when the model only called functions), then a function_call item per call; empty while in progress",
       ),
     usage: responsesUsageSchema.nullable(),
     error: z.null(),
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
     store: z.literal(false),
-    tools: z.array(z.unknown()).max(0),
+    tools: z.array(z.unknown()).describe("The request's function tools"),
     service_receipt: z
       .lazy(() => receiptEventSchema)
       .optional()
       .describe("Only on a stream's `response.completed` (or `response.incomplete`) event: the call's receipt"),
   })
   .loose()
-  .register(openApiComponents, { id: "ResponsesObject", description: "OpenAI's Responses object for one text answer" });
+  .register(openApiComponents, {
+    id: "ResponsesObject",
+    description: "OpenAI's Responses object for one answer: its text and the function calls the model made",
+  });
 
 const eventBase = { sequence_number: z.number().int().describe("0, 1, 2, … in the order sent") };
 const partAt = { item_id: z.string(), output_index: z.literal(0), content_index: z.literal(0) };

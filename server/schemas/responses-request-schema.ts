@@ -1,6 +1,7 @@
 // The responses route's request body: OpenAI's Responses API request (`POST /v1/responses`) plus `network`, served as
-// one stateless text call. The input maps onto chat messages (server/verify/responses-prompt.ts); what needs state
-// kept between calls (`store: true`, `previous_response_id`, `conversation`, `background`), tools, `include` and
+// one stateless call. The input (messages, earlier function calls and their outputs) maps onto chat messages
+// (server/verify/responses-prompt.ts) and function tools onto chat's tools; what needs state kept between calls
+// (`store: true`, `previous_response_id`, `conversation`, `background`), hosted tools, tools on a stream, `include` and
 // non-text input are a 400 naming the field. Fields that mean nothing here (metadata, user, …) are ignored.
 import "server-only";
 import { z } from "zod";
@@ -32,7 +33,9 @@ const partSlot = z.custom<z.infer<typeof textPartSchema>>(
 const messageItemSchema = z
   .object({
     type: z
-      .literal("message", { message: "is not served: only message items are read (no tool calls or item references)" })
+      .literal("message", {
+        message: "is not served: only message, function_call and function_call_output items are read",
+      })
       .optional(),
     role: z.enum(["system", "developer", "user", "assistant"]),
     content: z.union([textSchema, z.array(partSlot).min(1).max(MAX_PARTS)]),
@@ -61,6 +64,48 @@ const messageItemSchema = z
       }
     }
   });
+
+/** An earlier answer's function call, passed back in the conversation (its `id` and `status` are not read). */
+const functionCallItemSchema = z
+  .object({
+    type: z.literal("function_call"),
+    call_id: z.string().min(1).max(256),
+    name: z.string().min(1).max(64),
+    arguments: textSchema,
+    id: z.string().max(256).optional(),
+    status: z.string().max(32).optional(),
+  })
+  .strict();
+
+/** A function call's result, as the caller's tool produced it: text (the receipt's prompt hash covers it). */
+const functionCallOutputItemSchema = z
+  .object({
+    type: z.literal("function_call_output"),
+    call_id: z.string().min(1).max(256),
+    output: z.string({ message: "must be a string: a tool's result is read as text" }).max(MAX_MESSAGE_CHARS),
+    id: z.string().max(256).optional(),
+    status: z.string().max(32).optional(),
+  })
+  .strict();
+
+/** The schema an input item is checked with, by its `type`: a message (the default), a function call or its output. */
+function itemSchemaOf(item: unknown): z.ZodType {
+  const type = (item as { type?: unknown }).type;
+  if (type === "function_call") return functionCallItemSchema;
+  if (type === "function_call_output") return functionCallOutputItemSchema;
+  return messageItemSchema;
+}
+
+/** A function tool, as the Responses API declares one; it becomes chat's `{ type: "function", function }`. */
+const functionToolSchema = z
+  .object({
+    type: z.literal("function", { message: "is not served: only function tools are (no hosted tools)" }),
+    name: z.string().min(1).max(64),
+    description: z.string().max(4_096).nullable().optional(),
+    parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+    strict: z.boolean().nullable().optional(),
+  })
+  .strict();
 
 /** Any item object, checked as a message below so a non-message item is named by its path. */
 const itemSlot = z.custom<z.infer<typeof messageItemSchema>>(
@@ -102,12 +147,14 @@ export const responsesRequestFields = z
         message: "must be false: a call is answered while its request waits (no background jobs are kept)",
       }),
     ),
-    /** Tools are not served: a call buys one text answer, and its receipt covers that text. An empty list is no tools. */
-    tools: z
-      .array(z.unknown())
-      .max(0, { message: "are not served: a call buys one text answer, and its receipt covers text" })
-      .optional(),
-    tool_choice: unset(z.literal("none", { message: "must be none: tools are not served" })),
+    /** Function tools, passed to the model as chat's tools; its calls come back as `function_call` output items. */
+    tools: z.array(functionToolSchema).max(MAX_PARTS).optional(),
+    tool_choice: unset(
+      z.union([
+        z.enum(["none", "auto", "required"]),
+        z.object({ type: z.literal("function"), name: z.string().min(1).max(64) }).strict(),
+      ]),
+    ),
     parallel_tool_calls: unset(z.boolean()),
     include: unset(
       z.array(z.unknown()).max(0, { message: "is not served: an answer carries its text and usage only" }),
@@ -139,9 +186,17 @@ export const responsesRequestFields = z
   .loose();
 
 export const responsesRequestSchema = responsesRequestFields.superRefine((body, ctx) => {
+  if (body.stream === true && (body.tools?.length ?? 0) > 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: "is not served with tools yet: send stream: false (a plain answer carries the function calls)",
+      path: ["stream"],
+    });
+    return;
+  }
   if (!Array.isArray(body.input)) return;
   for (const [i, item] of body.input.entries()) {
-    const checked = messageItemSchema.safeParse(item);
+    const checked = itemSchemaOf(item).safeParse(item);
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
       ctx.addIssue({ code: "custom", message: issue.message, path: ["input", i, ...issue.path] });

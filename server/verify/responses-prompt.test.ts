@@ -36,11 +36,42 @@ describe("responsesPromptMessages()", () => {
     ]);
   });
 
+  it("maps an earlier answer's function calls to one assistant message with tool_calls, and each output to a tool message", () => {
+    const input = [
+      { role: "user", content: "Weather in Oslo and Bergen?" },
+      { type: "function_call", id: "fc_1", call_id: "call_a", name: "get_weather", arguments: '{"city":"Oslo"}' },
+      { type: "function_call", call_id: "call_b", name: "get_weather", arguments: '{"city":"Bergen"}', status: "done" },
+      { type: "function_call_output", call_id: "call_a", output: "12" },
+      { type: "function_call_output", id: "fco_1", call_id: "call_b", output: "9" },
+      { role: "assistant", content: "Oslo 12, Bergen 9." },
+      { type: "function_call", call_id: "call_c", name: "get_weather", arguments: "{}" },
+    ];
+    const call = (id: string, args: string) => ({
+      id,
+      type: "function",
+      function: { name: "get_weather", arguments: args },
+    });
+    expect(responsesPromptMessages({ input })).toEqual([
+      { role: "user", content: "Weather in Oslo and Bergen?" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [call("call_a", '{"city":"Oslo"}'), call("call_b", '{"city":"Bergen"}')],
+      },
+      { role: "tool", tool_call_id: "call_a", content: "12" },
+      { role: "tool", tool_call_id: "call_b", content: "9" },
+      { role: "assistant", content: "Oslo 12, Bergen 9." },
+      { role: "assistant", content: null, tool_calls: [call("call_c", "{}")] },
+    ]);
+  });
+
   it.each([
     [{}],
     [{ input: 7 }],
     [{ input: [{ role: "user", content: [{ type: "input_image", image_url: "data:," }] }] }],
-    [{ input: [{ type: "function_call_output", call_id: "c", output: "x" }] }],
+    [{ input: [{ type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: "x" }] }] }],
+    [{ input: [{ type: "function_call", call_id: "c", name: "f" }] }],
+    [{ input: [{ type: "reasoning", id: "rs_1", summary: [] }] }],
     [{ input: [{ role: "user", content: [{ type: "input_text" }] }] }],
     [{ input: [null] }],
   ])("rejects malformed input %j", (body) => {

@@ -133,7 +133,7 @@ const ROWS = {
   },
   responses: {
     purpose: "call",
-    description: "OpenAI Responses API (text) per call in USDC, with a signed receipt",
+    description: "OpenAI Responses API (text and function tools) per call in USDC, with a signed receipt",
     requestSchema: responsesRequestSchema,
     requestDigest: (body, network) => callRequestDigest("responses", body, network),
     bazaar: { input: responsesDiscoverySchema, output: responsesAnswerSchema, example: PAID_ROUTE_EXAMPLES.responses },
@@ -141,7 +141,7 @@ const ROWS = {
       operationId: "createResponse",
       summary: "Paid Responses API call (x402, one payment per call)",
       description:
-        "OpenAI's Responses API for one stateless text answer. A request signed like a prepaid one (X-Agent-Pubkey, X-Agent-Signature naming this path; `nonce`, `timestamp` and optionally `max_cost_usdc` in the body) is served from the agent's prepaid credit; any other is paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` and `instructions` map onto chat messages, which the receipt's prompt hash covers. `store: true`, `previous_response_id`, `conversation`, `background: true`, `tools`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
+        "OpenAI's Responses API for one stateless answer. A request signed like a prepaid one (X-Agent-Pubkey, X-Agent-Signature naming this path; `nonce`, `timestamp` and optionally `max_cost_usdc` in the body) is served from the agent's prepaid credit; any other is paid exactly as the chat route (the same 402 challenge, price and money path; a payment made for a chat call is refused here with 409 `payment_request_mismatch`, and the other way round). `input` (messages, earlier `function_call` items and their `function_call_output`) and `instructions` map onto chat messages, which the receipt's prompt hash covers; function `tools` are passed to the model, and its calls come back as `function_call` output items (not covered by the response hash, which covers the text). `store: true`, `previous_response_id`, `conversation`, `background: true`, hosted tools, `tools` with `stream: true`, `include` and non-text input are 400 `invalid_request` naming the field in `detail`.",
       tags: ["inference"],
       requestSchemaId: "ResponsesRequest",
       answer: {

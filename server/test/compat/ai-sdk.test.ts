@@ -4,7 +4,8 @@
 // header, or the receipt chunk in the raw stream teed off the SDK's fetch) verifies; a tool round trip with `tools` and
 // `stopWhen` runs the tool and ends with the model's answer, plain and streamed (the fake provider as the upstream, so
 // the model really calls the tool), paid per step and from prepaid credit; an error reaches the SDK as an APICallError
-// with the body's message and code. The Responses route serves text only: `tools` there is a 400 naming the field.
+// with the body's message and code. The Responses route serves function tools on a plain answer; on a stream, `tools`
+// there is a 400 naming `stream`.
 import {
   APICallError,
   embed,
@@ -291,18 +292,37 @@ describe("@ai-sdk/openai's default model on the Responses route, paid with @x402
     expect(verdict.checks).toEqual(allChecks);
   });
 
-  it("tools are not served there: an APICallError 400 naming tools, before any payment", async () => {
+  it("a tool round trip there with generateText: function_call out, function_call_output back, the model answers", async () => {
     const tee = await paidFetch();
-    const err = await generateText({
+    const called: unknown[] = [];
+    const result = await generateText({
+      model: openaiResponsesModel(tee, PROVIDER_MODEL),
+      prompt: "Weather in Oslo?",
+      tools: weatherTool(called),
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
+    expect(called).toEqual([{ city: "Oslo" }]);
+    expect(result.steps.map((s) => s.finishReason)).toEqual(["tool-calls", "stop"]);
+    expect(result.text).toBe(WEATHER_ANSWER);
+  });
+
+  it("tools on a stream are not served there yet: an APICallError 400 naming stream, before any payment", async () => {
+    const tee = await paidFetch();
+    const errors: unknown[] = [];
+    const result = streamText({
       model: openaiResponsesModel(tee, PROVIDER_MODEL),
       prompt: "Weather in Oslo?",
       tools: weatherTool([]),
       maxRetries: 0,
-    }).catch((e: unknown) => e);
+      onError: ({ error }) => void errors.push(error),
+    });
+    for await (const part of result.fullStream) if (part.type === "error") errors.push(part.error);
+    const err = errors[0];
     expect(APICallError.isInstance(err)).toBe(true);
     expect((err as APICallError).statusCode).toBe(400);
     expect(JSON.parse((err as APICallError).responseBody!)).toMatchObject({
-      error: { code: "invalid_request", param: "tools" },
+      error: { code: "invalid_request", param: "stream" },
     });
   });
 });

@@ -246,13 +246,15 @@ describe("POST /api/v1/responses, paid with x402", () => {
     ["previous_response_id", { previous_response_id: "resp_1" }],
     ["conversation", { conversation: "conv_1" }],
     ["background", { background: true }],
-    ["tools", { tools: [{ type: "function", name: "f", parameters: {} }] }],
+    ["tools.0.type", { tools: [{ type: "web_search" }] }],
+    ["stream", { stream: true, tools: [{ type: "function", name: "f", parameters: {} }] }],
     ["include", { include: ["message.output_text.logprobs"] }],
     [
       "input.0.content.0.type",
       { input: [{ role: "user", content: [{ type: "input_image", image_url: "https://example.com/a.png" }] }] },
     ],
-    ["input.0.type", { input: [{ type: "function_call_output", call_id: "c1", output: "x" }] }],
+    ["input.0.type", { input: [{ type: "item_reference", id: "x" }] }],
+    ["input.0.output", { input: [{ type: "function_call_output", call_id: "c1", output: [{ type: "input_text" }] }] }],
   ])("refuses %s with a 400 invalid_request naming it, before any payment", async (field, extra) => {
     const res = await post(fetch, "/api/v1/responses", { model: MODEL, input: "hello", ...extra });
     expect(res.status).toBe(400);
