@@ -17,7 +17,10 @@ interface ChatAnswer {
   id: string;
   created: number;
   model: string;
-  choices: { message?: { content?: string | null; tool_calls?: ChatToolCall[] | null }; finish_reason?: string | null }[];
+  choices: {
+    message?: { content?: string | null; tool_calls?: ChatToolCall[] | null };
+    finish_reason?: string | null;
+  }[];
   usage?: ChatUsage | null;
 }
 
