@@ -155,6 +155,107 @@ describe("responsesEventStream()", () => {
     });
   });
 
+  it("gives each streamed function call its own item: added, argument deltas, done, and in the final output", async () => {
+    const fragment = (index: number, extra: Record<string, unknown>) => ({ index, ...extra });
+    const chat = frames(
+      chunk([{ index: 0, delta: { role: "assistant", content: "" } }]),
+      chunk([
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              fragment(0, { id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }),
+            ],
+          },
+        },
+      ]),
+      chunk([{ index: 0, delta: { tool_calls: [fragment(0, { function: { arguments: '{"city":' } })] } }]),
+      chunk([{ index: 0, delta: { tool_calls: [fragment(0, { function: { arguments: '"Oslo"}' } })] } }]),
+      chunk([
+        {
+          index: 0,
+          delta: { tool_calls: [fragment(1, { id: "call_b", function: { name: "get_time", arguments: "{}" } })] },
+        },
+      ]),
+      chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+      chunk([], { service_receipt: receipt }),
+      "[DONE]",
+    );
+    const events = await eventsOf(responsesEventStream(request, chatBody(chat, 11)));
+    // No text: no message item, as the plain answer has none.
+    expect(events.map((e) => `${e.type}${e.output_index === undefined ? "" : `@${e.output_index}`}`)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added@0",
+      "response.function_call_arguments.delta@0",
+      "response.function_call_arguments.delta@0",
+      "response.function_call_arguments.done@0",
+      "response.output_item.done@0",
+      "response.output_item.added@1",
+      "response.function_call_arguments.delta@1",
+      "response.function_call_arguments.done@1",
+      "response.output_item.done@1",
+      "response.completed",
+    ]);
+    expect(events.find((e) => e.type === "response.function_call_arguments.done")).toMatchObject({
+      item_id: "fc_abc_0",
+      name: "get_weather",
+      arguments: '{"city":"Oslo"}',
+    });
+    expect((events.at(-1) as { response: { output: unknown[] } }).response.output).toEqual([
+      expect.objectContaining({
+        type: "function_call",
+        call_id: "call_a",
+        name: "get_weather",
+        arguments: '{"city":"Oslo"}',
+      }),
+      expect.objectContaining({ type: "function_call", call_id: "call_b", name: "get_time", arguments: "{}" }),
+    ]);
+  });
+
+  it("ends the message before a call that follows its text, and keeps an empty message for an answer with neither", async () => {
+    const withText = frames(
+      chunk([{ index: 0, delta: { role: "assistant", content: "Let me look." } }]),
+      chunk([
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: "call_a", function: { name: "get_weather", arguments: "{}" } }] },
+        },
+      ]),
+      chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+      chunk([], { service_receipt: receipt }),
+      "[DONE]",
+    );
+    const events = await eventsOf(responsesEventStream(request, chatBody(withText)));
+    expect(events.map((e) => `${e.type}${e.output_index === undefined ? "" : `@${e.output_index}`}`)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added@0",
+      "response.content_part.added@0",
+      "response.output_text.delta@0",
+      "response.output_text.done@0",
+      "response.content_part.done@0",
+      "response.output_item.done@0",
+      "response.output_item.added@1",
+      "response.function_call_arguments.delta@1",
+      "response.function_call_arguments.done@1",
+      "response.output_item.done@1",
+      "response.completed",
+    ]);
+    const empty = frames(
+      chunk([{ index: 0, delta: { role: "assistant", content: "" } }]),
+      chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+      chunk([], { service_receipt: receipt }),
+      "[DONE]",
+    );
+    const last = (await eventsOf(responsesEventStream(request, chatBody(empty)))).at(-1) as {
+      response: { output: { type: string; content: { text: string }[] }[] };
+    };
+    expect(last.response.output).toEqual([
+      expect.objectContaining({ type: "message", content: [expect.objectContaining({ text: "" })] }),
+    ]);
+  });
+
   it("ends with response.incomplete for a cut answer, and with an error event (its details kept) for a failed one", async () => {
     const cut = frames(
       chunk([{ index: 0, delta: { content: "He" } }]),

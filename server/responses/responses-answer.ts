@@ -3,7 +3,9 @@
 // - a plain answer: the `response` object (`resp_<inference id>`: one assistant message with one `output_text` part,
 //   then a `function_call` item per function call the model made; a message only when there is text or no call);
 // - a stream: the Responses events in OpenAI's order, each with its `sequence_number`, the text as
-//   `response.output_text.delta` events, and the receipt on the last event's `response` as the extra field
+//   `response.output_text.delta` events (a message item from the first text on; none when the model only called),
+//   each function call as its own item after it (`response.function_call_arguments.delta` events, then `.done`), and
+//   the receipt on the last event's `response` as the extra field
 //   `service_receipt` (the chat stream's receipt chunk's body, unchanged). Clients that validate events (the AI SDK)
 //   strip an unknown field and accept the event; a reader of the raw stream finds the receipt there.
 // The receipt's response hash covers the output text, which is the chat answer's text: both shapes hash the same.
@@ -27,6 +29,13 @@ interface ChatAnswer {
 interface ChatToolCall {
   id: string;
   function: { name: string; arguments: string };
+}
+
+/** A fragment of a tool call in a chat stream's delta: the first names the call, the rest carry its arguments. */
+interface ChatToolCallDelta {
+  index: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
 }
 
 interface ChatUsage {
@@ -163,7 +172,94 @@ export function responsesEventStream(
     ...echoed(request),
     ...extra,
   });
-  const at = () => ({ item_id: messageId(started!.inferenceId), output_index: 0, content_index: 0 });
+  /** Output items in the order they began: the message (when the model wrote text) and each function call. */
+  let items = 0;
+  let messageIndex: number | null = null;
+  let messageDone = false;
+  const at = () => ({ item_id: messageId(started!.inferenceId), output_index: messageIndex!, content_index: 0 });
+  const calls: {
+    index: number;
+    outputIndex: number;
+    itemId: string;
+    callId: string;
+    name: string;
+    args: string;
+    done: boolean;
+  }[] = [];
+  type Call = (typeof calls)[number];
+  const callItem = (call: Call, status: string) => ({
+    id: call.itemId,
+    type: "function_call",
+    status,
+    call_id: call.callId,
+    name: call.name,
+    arguments: status === "in_progress" ? "" : call.args,
+  });
+  const callAt = (call: Call) => ({ item_id: call.itemId, output_index: call.outputIndex });
+
+  /** Begins the message item, at its first text (or at the end, empty, when the model wrote nothing and called nothing). */
+  function startMessage(): Uint8Array[] {
+    messageIndex = items++;
+    return [
+      event("response.output_item.added", {
+        output_index: messageIndex,
+        item: messageItem(started!.inferenceId, "in_progress", []),
+      }),
+      event("response.content_part.added", { ...at(), part: outputPart("") }),
+    ];
+  }
+
+  /** Ends the message item: its text is what it is now (a later delta still comes as a delta of the same item). */
+  function endMessage(status: string): Uint8Array[] {
+    messageDone = true;
+    const item = messageItem(started!.inferenceId, status, [outputPart(text)]);
+    return [
+      event("response.output_text.done", { ...at(), text, logprobs: [] }),
+      event("response.content_part.done", { ...at(), part: outputPart(text) }),
+      event("response.output_item.done", { output_index: messageIndex, item }),
+    ];
+  }
+
+  /** Ends a function call item: its arguments are whole. */
+  function endCall(call: Call): Uint8Array[] {
+    call.done = true;
+    return [
+      event("response.function_call_arguments.done", { ...callAt(call), name: call.name, arguments: call.args }),
+      event("response.output_item.done", { output_index: call.outputIndex, item: callItem(call, "completed") }),
+    ];
+  }
+
+  /** The events of a frame's tool call fragments: an item per new call, its arguments as deltas. */
+  function callEventsOf(fragments: ChatToolCallDelta[]): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const fragment of fragments) {
+      let call = calls.find((c) => c.index === fragment.index);
+      if (!call) {
+        // The message ends before the first call begins, and each call before the next, as OpenAI orders items.
+        if (messageIndex !== null && !messageDone) out.push(...endMessage("completed"));
+        for (const open of calls.filter((c) => !c.done)) out.push(...endCall(open));
+        call = {
+          index: fragment.index,
+          outputIndex: items++,
+          itemId: `fc_${started!.inferenceId}_${calls.length}`,
+          callId: fragment.id ?? "",
+          name: fragment.function?.name ?? "",
+          args: "",
+          done: false,
+        };
+        calls.push(call);
+        out.push(
+          event("response.output_item.added", { output_index: call.outputIndex, item: callItem(call, "in_progress") }),
+        );
+      }
+      const delta = fragment.function?.arguments;
+      if (typeof delta === "string" && delta !== "") {
+        call.args += delta;
+        out.push(event("response.function_call_arguments.delta", { ...callAt(call), delta }));
+      }
+    }
+    return out;
+  }
 
   /** The events one chat stream frame becomes. */
   function eventsOf(data: unknown): Uint8Array[] {
@@ -171,7 +267,7 @@ export function responsesEventStream(
     const frame = data as Partial<ChatAnswer> & {
       error?: Record<string, unknown>;
       service_receipt?: unknown;
-      choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[];
+      choices?: { delta?: { content?: unknown; tool_calls?: ChatToolCallDelta[] }; finish_reason?: string | null }[];
     };
     if (frame.error) {
       const { code, message, ...details } = frame.error;
@@ -187,33 +283,39 @@ export function responsesEventStream(
       };
       out.push(event("response.created", { response: snapshot("in_progress", []) }));
       out.push(event("response.in_progress", { response: snapshot("in_progress", []) }));
-      out.push(
-        event("response.output_item.added", {
-          output_index: 0,
-          item: messageItem(started.inferenceId, "in_progress", []),
-        }),
-      );
-      out.push(event("response.content_part.added", { ...at(), part: outputPart("") }));
     }
     if (frame.usage) usage = frame.usage;
     const choice = frame.choices?.[0];
     if (choice?.finish_reason) finishReason = choice.finish_reason;
     const delta = choice?.delta?.content;
     if (typeof delta === "string" && delta !== "") {
+      if (messageIndex === null) out.push(...startMessage());
       text += delta;
       out.push(event("response.output_text.delta", { ...at(), delta, logprobs: [] }));
     }
+    if (Array.isArray(choice?.delta?.tool_calls)) out.push(...callEventsOf(choice.delta.tool_calls));
     if (frame.service_receipt) {
       const { status, incomplete_details } = statusOf(finishReason);
-      const item = messageItem(started.inferenceId, status, [outputPart(text)]);
-      out.push(event("response.output_text.done", { ...at(), text, logprobs: [] }));
-      out.push(event("response.content_part.done", { ...at(), part: outputPart(text) }));
-      out.push(event("response.output_item.done", { output_index: 0, item }));
-      const response = snapshot(status, [item], {
-        incomplete_details,
-        usage: responsesUsage(usage),
-        service_receipt: frame.service_receipt,
-      });
+      // An answer with neither text nor calls still has its (empty) message, as the plain answer has.
+      if (messageIndex === null && calls.length === 0) out.push(...startMessage());
+      if (messageIndex !== null && !messageDone) out.push(...endMessage(status));
+      for (const open of calls.filter((c) => !c.done)) out.push(...endCall(open));
+      const output: { index: number; item: unknown }[] = calls.map((call) => ({
+        index: call.outputIndex,
+        item: callItem(call, "completed"),
+      }));
+      if (messageIndex !== null)
+        output.push({ index: messageIndex, item: messageItem(started.inferenceId, status, [outputPart(text)]) });
+      output.sort((a, b) => a.index - b.index);
+      const response = snapshot(
+        status,
+        output.map((o) => o.item),
+        {
+          incomplete_details,
+          usage: responsesUsage(usage),
+          service_receipt: frame.service_receipt,
+        },
+      );
       out.push(event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
     }
     return out;

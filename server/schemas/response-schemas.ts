@@ -349,7 +349,7 @@ export const responsesObjectSchema = z
   });
 
 const eventBase = { sequence_number: z.number().int().describe("0, 1, 2, … in the order sent") };
-const partAt = { item_id: z.string(), output_index: z.literal(0), content_index: z.literal(0) };
+const partAt = { item_id: z.string(), output_index: z.number().int(), content_index: z.literal(0) };
 
 export const responsesStreamEventSchema = z
   .discriminatedUnion("type", [
@@ -361,8 +361,31 @@ export const responsesStreamEventSchema = z
     z.object({
       type: z.enum(["response.output_item.added", "response.output_item.done"]),
       ...eventBase,
-      output_index: z.literal(0),
-      item: outputMessageSchema,
+      output_index: z
+        .number()
+        .int()
+        .describe(
+          "The item's place: the message (from the model's first text) and each function call, in the order they began",
+        ),
+      item: z.union([
+        outputMessageSchema,
+        outputFunctionCallSchema.extend({ status: z.enum(["in_progress", "completed"]) }),
+      ]),
+    }),
+    z.object({
+      type: z.literal("response.function_call_arguments.delta"),
+      ...eventBase,
+      item_id: z.string(),
+      output_index: z.number().int(),
+      delta: z.string().describe("The next piece of the call's arguments"),
+    }),
+    z.object({
+      type: z.literal("response.function_call_arguments.done"),
+      ...eventBase,
+      item_id: z.string(),
+      output_index: z.number().int(),
+      name: z.string(),
+      arguments: z.string().describe("The call's whole arguments"),
     }),
     z.object({
       type: z.enum(["response.content_part.added", "response.content_part.done"]),

@@ -54,7 +54,6 @@ describe("responsesRequestSchema", () => {
     ["background", { background: true }],
     ["tools.0.type", { tools: [{ type: "web_search" }] }],
     ["tool_choice", { tool_choice: "sometimes" }],
-    ["stream", { stream: true, tools: [{ type: "function", name: "f" }] }],
     ["input.0.call_id", { input: [{ type: "function_call", name: "f", arguments: "{}" }] }],
     ["include", { include: ["reasoning.encrypted_content"] }],
     ["text.format.type", { text: { format: { type: "grammar" } } }],

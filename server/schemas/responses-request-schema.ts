@@ -1,8 +1,8 @@
 // The responses route's request body: OpenAI's Responses API request (`POST /v1/responses`) plus `network`, served as
 // one stateless call. The input (messages, earlier function calls and their outputs) maps onto chat messages
 // (server/verify/responses-prompt.ts) and function tools onto chat's tools; what needs state kept between calls
-// (`store: true`, `previous_response_id`, `conversation`, `background`), hosted tools, tools on a stream, `include` and
-// non-text input are a 400 naming the field. Fields that mean nothing here (metadata, user, …) are ignored.
+// (`store: true`, `previous_response_id`, `conversation`, `background`), hosted tools, `include` and non-text input
+// are a 400 naming the field. Fields that mean nothing here (metadata, user, …) are ignored.
 import "server-only";
 import { z } from "zod";
 import { MAX_CHAT_BODY_BYTES, MAX_MESSAGE_CHARS, MAX_MESSAGES, MAX_PARTS } from "./chat-request-schema";
@@ -88,11 +88,22 @@ const functionCallOutputItemSchema = z
   })
   .strict();
 
+/** A reference to an item of a stored response: none is stored, so the item itself must be sent. */
+const itemReferenceSchema = z
+  .object({
+    type: z.never({
+      message:
+        "is not served: no response state is kept, so an item reference cannot be resolved; send the item itself (the AI SDK's Responses model does with providerOptions.openai.store: false)",
+    }),
+  })
+  .loose();
+
 /** The schema an input item is checked with, by its `type`: a message (the default), a function call or its output. */
 function itemSchemaOf(item: unknown): z.ZodType {
   const type = (item as { type?: unknown }).type;
   if (type === "function_call") return functionCallItemSchema;
   if (type === "function_call_output") return functionCallOutputItemSchema;
+  if (type === "item_reference") return itemReferenceSchema;
   return messageItemSchema;
 }
 
@@ -186,14 +197,6 @@ export const responsesRequestFields = z
   .loose();
 
 export const responsesRequestSchema = responsesRequestFields.superRefine((body, ctx) => {
-  if (body.stream === true && (body.tools?.length ?? 0) > 0) {
-    ctx.addIssue({
-      code: "custom",
-      message: "is not served with tools yet: send stream: false (a plain answer carries the function calls)",
-      path: ["stream"],
-    });
-    return;
-  }
   if (!Array.isArray(body.input)) return;
   for (const [i, item] of body.input.entries()) {
     const checked = itemSchemaOf(item).safeParse(item);

@@ -4,8 +4,7 @@
 // header, or the receipt chunk in the raw stream teed off the SDK's fetch) verifies; a tool round trip with `tools` and
 // `stopWhen` runs the tool and ends with the model's answer, plain and streamed (the fake provider as the upstream, so
 // the model really calls the tool), paid per step and from prepaid credit; an error reaches the SDK as an APICallError
-// with the body's message and code. The Responses route serves function tools on a plain answer; on a stream, `tools`
-// there is a 400 naming `stream`.
+// with the body's message and code. The Responses route serves function tools too, plain and streamed.
 import {
   APICallError,
   embed,
@@ -307,23 +306,18 @@ describe("@ai-sdk/openai's default model on the Responses route, paid with @x402
     expect(result.text).toBe(WEATHER_ANSWER);
   });
 
-  it("tools on a stream are not served there yet: an APICallError 400 naming stream, before any payment", async () => {
+  it("a streamed tool round trip there with streamText: the call's arguments arrive whole, the model answers", async () => {
     const tee = await paidFetch();
-    const errors: unknown[] = [];
-    const result = streamText({
+    const called: unknown[] = [];
+    const run = await streamToEnd({
       model: openaiResponsesModel(tee, PROVIDER_MODEL),
-      prompt: "Weather in Oslo?",
-      tools: weatherTool([]),
-      maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
+      prompt: "Weather in Oslo, streamed on the Responses API?",
+      tools: weatherTool(called),
+      stopWhen: stepCountIs(3),
     });
-    for await (const part of result.fullStream) if (part.type === "error") errors.push(part.error);
-    const err = errors[0];
-    expect(APICallError.isInstance(err)).toBe(true);
-    expect((err as APICallError).statusCode).toBe(400);
-    expect(JSON.parse((err as APICallError).responseBody!)).toMatchObject({
-      error: { code: "invalid_request", param: "stream" },
-    });
+    expect(run.errors).toEqual([]);
+    expect(called).toEqual([{ city: "Oslo" }]);
+    expect(run.text).toBe(WEATHER_ANSWER);
   });
 });
 

@@ -1,8 +1,8 @@
 // The OpenAI Agents SDK (`@openai/agents` 0.20.0), unchanged, against the service over real HTTP: an agent with a
 // function tool runs on the SDK's default model API (the Responses API: its OpenAIProvider left at its default), the
 // model (the weather model as the upstream) calls the tool, and the agent's final output is the model's answer once
-// the tool's result is in. Paid per call with the stock @x402/fetch client, and from prepaid credit with the shipped
-// signing fetch. Tracing is off: nothing leaves the machine.
+// the tool's result is in. Paid per call with the stock @x402/fetch client (plain and streamed), and from prepaid
+// credit with the shipped signing fetch. Tracing is off: nothing leaves the machine.
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
@@ -33,8 +33,11 @@ function keeping(inner: typeof fetch) {
   return { fetch: wrapped as typeof fetch, calls };
 }
 
-/** Runs a weather agent on the default model API with `fetchImpl` as its client's fetch; the tool's calls. */
-async function runWeatherAgent(fetchImpl: typeof fetch) {
+/**
+ * Runs a weather agent on the default model API with `fetchImpl` as its client's fetch, plain or streamed; the result
+ * and the tool's calls.
+ */
+async function runWeatherAgent(fetchImpl: typeof fetch, { stream = false } = {}) {
   const asked: { city: string }[] = [];
   const getWeather = tool({
     name: "get_weather",
@@ -57,8 +60,15 @@ async function runWeatherAgent(fetchImpl: typeof fetch) {
   // The SDK's own provider with this client, left on its default API (the Responses API); a runner per run, so no
   // client is shared between runs through the SDK's process-wide default.
   const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client }) });
+  if (stream) {
+    const streamed = await runner.run(agent, "Weather in Oslo, streamed?", { stream: true });
+    const kinds = new Set<string>();
+    for await (const event of streamed) kinds.add(event.type);
+    await streamed.completed;
+    return { result: streamed, asked, kinds };
+  }
   const result = await runner.run(agent, "Weather in Oslo?");
-  return { result, asked };
+  return { result, asked, kinds: new Set<string>() };
 }
 
 describe("the OpenAI Agents SDK with a function tool, on the Responses API", () => {
@@ -86,5 +96,18 @@ describe("the OpenAI Agents SDK with a function tool, on the Responses API", () 
       ["/api/v1/responses", 200],
     ]);
     for (const call of kept.calls) expect(call.receipt).toMatchObject({ agent_pubkey: kp.publicKeyBase58 });
+  });
+
+  it("streams the same agent run: the function call arrives as stream events, the tool runs, the output is the answer", async () => {
+    const { fetch: paying } = await stockPayingFetch(compat.served);
+    const kept = keeping(paying);
+    const { result, asked, kinds } = await runWeatherAgent(kept.fetch, { stream: true });
+    expect(asked).toEqual([{ city: "Oslo" }]);
+    expect(result.finalOutput).toBe(WEATHER_ANSWER);
+    expect(kinds.has("raw_model_stream_event")).toBe(true);
+    expect(kept.calls.filter((c) => c.status === 200).map((c) => c.path)).toEqual([
+      "/api/v1/responses",
+      "/api/v1/responses",
+    ]);
   });
 });

@@ -247,7 +247,6 @@ describe("POST /api/v1/responses, paid with x402", () => {
     ["conversation", { conversation: "conv_1" }],
     ["background", { background: true }],
     ["tools.0.type", { tools: [{ type: "web_search" }] }],
-    ["stream", { stream: true, tools: [{ type: "function", name: "f", parameters: {} }] }],
     ["include", { include: ["message.output_text.logprobs"] }],
     [
       "input.0.content.0.type",
