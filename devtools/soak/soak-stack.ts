@@ -138,8 +138,9 @@ export interface SoakStackOptions {
 const newestMtime = (dir: string): number => {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    // Tests and the soak itself are not part of the bundle.
-    if (["node_modules", "generated", "test", "soak"].includes(entry.name)) continue;
+    // Tests and the soak itself are not part of the bundle, nor the lint suite's probe folder, which eslint.config.test.ts
+    // writes under server/ while it runs (beside the build's readers in npm test).
+    if (["node_modules", "generated", "test", "soak", "__cycle_probe__"].includes(entry.name)) continue;
     const full = path.join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
   }

@@ -23,7 +23,8 @@ interface Expected {
 
 function python(args: string[]): string {
   try {
-    return execFileSync(PYTHON, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    // -B: no bytecode cache written into the repository.
+    return execFileSync(PYTHON, ["-B", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   } catch (err) {
     const e = err as { status?: number; stdout?: string; stderr?: string };
     // Exit 1 is a verdict (a vector meant to fail); anything else is the script or the machine failing.

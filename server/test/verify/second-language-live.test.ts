@@ -51,6 +51,7 @@ async function checkInPython(name: string, receipt: unknown, prompt: unknown, re
     return target;
   };
   const args = [
+    "-B",
     SCRIPT,
     "--receipt",
     file("receipt", receipt),
