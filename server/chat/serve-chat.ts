@@ -4,10 +4,10 @@
 import "server-only";
 import type { AppContext } from "../context/app-context";
 import { parseWith } from "../http/parse-with";
-import { decodeBodyText, parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
 import { chatRequestSchema } from "../schemas/chat-request-schema";
-import { paidBodyBytes } from "../x402/unpaid-probe";
+import { paidJson } from "../x402/unpaid-probe";
+import { isSignedRequest } from "../prepaid/signed-request";
 import { servePaidChat } from "./serve-paid-chat";
 import { servePrepaidChat } from "./serve-prepaid-chat";
 
@@ -20,9 +20,7 @@ export interface ChatInput {
 
 /** Serves one chat request, prepaid when it is signed, else paid with x402. Throws AppError for every refusal. */
 export async function serveChat(ctx: AppContext, input: ChatInput): Promise<ServedCall> {
-  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
-    return servePrepaidChat(ctx, input.headers, input.rawBody);
-  const text = decodeBodyText(paidBodyBytes("chat", input.headers, input.rawBody));
-  const body = parseWith(chatRequestSchema, parseJsonText(text));
+  if (isSignedRequest(input.headers)) return servePrepaidChat(ctx, input.headers, input.rawBody);
+  const body = parseWith(chatRequestSchema, paidJson("chat", input.headers, input.rawBody));
   return servePaidChat(ctx, { body, headers: input.headers, resourceUrl: input.resourceUrl });
 }

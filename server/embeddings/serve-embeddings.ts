@@ -3,9 +3,9 @@
 // over the exact bytes before parsing, so this takes the body as bytes.
 import "server-only";
 import type { AppContext } from "../context/app-context";
-import { decodeBodyText, parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
-import { paidBodyBytes } from "../x402/unpaid-probe";
+import { paidJson } from "../x402/unpaid-probe";
+import { isSignedRequest } from "../prepaid/signed-request";
 import { parseEmbeddingsRequest } from "./embeddings-call";
 import { servePaidEmbeddings } from "./serve-paid-embeddings";
 import { servePrepaidEmbeddings } from "./serve-prepaid-embeddings";
@@ -19,11 +19,9 @@ export interface EmbeddingsInput {
 
 /** Serves one embeddings request, prepaid when it is signed, else paid with x402. Throws AppError for every refusal. */
 export async function serveEmbeddings(ctx: AppContext, input: EmbeddingsInput): Promise<ServedCall> {
-  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
-    return servePrepaidEmbeddings(ctx, input.headers, input.rawBody);
-  const text = decodeBodyText(paidBodyBytes("embeddings", input.headers, input.rawBody));
+  if (isSignedRequest(input.headers)) return servePrepaidEmbeddings(ctx, input.headers, input.rawBody);
   return servePaidEmbeddings(ctx, {
-    body: parseEmbeddingsRequest(parseJsonText(text)),
+    body: parseEmbeddingsRequest(paidJson("embeddings", input.headers, input.rawBody)),
     headers: input.headers,
     resourceUrl: input.resourceUrl,
   });

@@ -19,6 +19,11 @@ function signedTarget(url: string): string {
   return `${parsed.origin}${parsed.pathname}`;
 }
 
+/** Whether a request asks to be served from prepaid credit: it carries either signed-request header. */
+export function isSignedRequest(headers: Headers): boolean {
+  return headers.has("x-agent-signature") || headers.has("x-agent-pubkey");
+}
+
 /** The exact bytes an agent signs for a request to `url` (the service's origin and the route's path). */
 export function signedRequestMessage(method: string, url: string, body: Uint8Array): Uint8Array {
   return withPrefix(`${SIGNED_REQUEST_VERSION}\n${method} ${signedTarget(url)}\n`, body);

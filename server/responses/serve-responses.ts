@@ -4,10 +4,10 @@
 import "server-only";
 import type { AppContext } from "../context/app-context";
 import { parseWith } from "../http/parse-with";
-import { decodeBodyText, parseJsonText } from "../http/read-json-body";
 import type { ServedCall } from "../pipeline/call-types";
 import { responsesRequestSchema } from "../schemas/responses-request-schema";
-import { paidBodyBytes } from "../x402/unpaid-probe";
+import { paidJson } from "../x402/unpaid-probe";
+import { isSignedRequest } from "../prepaid/signed-request";
 import { servePaidResponses } from "./serve-paid-responses";
 import { servePrepaidResponses } from "./serve-prepaid-responses";
 
@@ -20,9 +20,7 @@ export interface ResponsesInput {
 
 /** Serves one Responses request, prepaid when it is signed, else paid with x402. Throws AppError for every refusal. */
 export async function serveResponses(ctx: AppContext, input: ResponsesInput): Promise<ServedCall> {
-  if (input.headers.has("x-agent-signature") || input.headers.has("x-agent-pubkey"))
-    return servePrepaidResponses(ctx, input.headers, input.rawBody);
-  const text = decodeBodyText(paidBodyBytes("responses", input.headers, input.rawBody));
-  const body = parseWith(responsesRequestSchema, parseJsonText(text));
+  if (isSignedRequest(input.headers)) return servePrepaidResponses(ctx, input.headers, input.rawBody);
+  const body = parseWith(responsesRequestSchema, paidJson("responses", input.headers, input.rawBody));
   return servePaidResponses(ctx, { body, headers: input.headers, resourceUrl: input.resourceUrl });
 }
