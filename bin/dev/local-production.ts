@@ -83,6 +83,12 @@ const BUILD_INPUTS = [
   "tsconfig.json",
 ];
 
+/**
+ * Folders no build reads: dependencies, tests, and the lint suite's probe folder (eslint.config.test.ts writes it under
+ * server/ while it runs, beside npm test's browser suite starting this build).
+ */
+const NOT_BUILD_INPUTS = new Set(["node_modules", "test", "__cycle_probe__"]);
+
 /** The newest modification time among `paths` (files, or folders walked), test files aside. */
 function newestMtimeMs(paths: string[]): number {
   let newest = 0;
@@ -91,7 +97,7 @@ function newestMtimeMs(paths: string[]): number {
     if (!stat) return;
     if (stat.isDirectory()) {
       for (const entry of readdirSync(p))
-        if (entry !== "node_modules" && entry !== "test" && !entry.endsWith(".test.ts")) visit(path.join(p, entry));
+        if (!NOT_BUILD_INPUTS.has(entry) && !entry.endsWith(".test.ts")) visit(path.join(p, entry));
     } else if (stat.mtimeMs > newest) newest = stat.mtimeMs;
   };
   for (const p of paths) visit(p);
