@@ -9,8 +9,8 @@ import { parseWith } from "../http/parse-with";
 import type { ServedCall } from "../pipeline/call-types";
 import { capWithinBudget, requireOfferedModel } from "../pipeline/model-gate";
 import { budgetUnitsOf, servePrepaidInference, type PrepaidCall } from "../prepaid/serve-prepaid-inference";
-import { chatRequestSchema } from "../schemas/chat-request-schema";
-import { signedFieldsSchema } from "../schemas/signed-fields-schema";
+import { chatRequestSchema, type ChatRequest } from "../schemas/chat-request-schema";
+import { signedFieldsSchema, type SignedFields } from "../schemas/signed-fields-schema";
 import { worstCaseCostUnits } from "../upstream";
 import { paidRoute } from "../x402/paid-routes";
 import { chatCall, promptSent } from "./chat-call";
@@ -21,8 +21,15 @@ export function servePrepaidChat(ctx: AppContext, headers: Headers, rawBody: Uin
 }
 
 function prepaidChatCall(json: unknown): PrepaidCall {
-  const body = parseWith(chatRequestSchema, json);
-  const signed = parseWith(signedFieldsSchema, json);
+  return prepaidChat(parseWith(chatRequestSchema, json), parseWith(signedFieldsSchema, json));
+}
+
+/**
+ * A chat body served from credit: its replay fields, and its plan under the budget (the hold is the worst case of what
+ * the provider reads as prompt, tool definitions included; the job passes every parameter as the paid route does).
+ * The Responses route's signed requests are planned by it too, from the chat body they map to.
+ */
+export function prepaidChat(body: ChatRequest, signed: SignedFields): PrepaidCall {
   const budget = budgetUnitsOf(signed.max_cost_usdc);
   return {
     nonce: signed.nonce,

@@ -51,7 +51,7 @@ const INFERENCE_ROUTE: PrepaidRoute = {
 };
 
 /** A prepaid chat completion: the model, its cap under the budget, and the hold its worst case needs. */
-export function chatPrepaidCall(body: InferenceRequest): PrepaidCall {
+function chatPrepaidCall(body: InferenceRequest): PrepaidCall {
   return {
     nonce: body.nonce,
     timestamp: body.timestamp,

@@ -1,21 +1,20 @@
 // The prepaid responses call: a Responses request signed like a prepaid inference request (X-Agent-Pubkey and
 // X-Agent-Signature over `POST <origin>/api/v1/responses` and the exact body bytes; `nonce` and `timestamp` in the
 // body, `max_cost_usdc` optional), admitted and served from credit by the prepaid route's own path, and answered in
-// the Responses shape. Its receipt covers the messages the request maps to, as on the paid route.
+// the Responses shape. It is planned as the chat body it maps to (server/chat/serve-prepaid-chat.ts), so its hold, job
+// and receipt are the prepaid chat call's: the receipt covers the messages the request maps to, as on the paid route.
 import "server-only";
-import { signedFieldsSchema, type SignedFields } from "../schemas/signed-fields-schema";
+import { signedFieldsSchema } from "../schemas/signed-fields-schema";
 import type { AppContext } from "../context/app-context";
 import { AppError } from "../errors";
 import { parseWith } from "../http/parse-with";
 import type { ServedCall } from "../pipeline/call-types";
-import type { InferenceRequest } from "../schemas/inference-request-schema";
-import { chatPrepaidCall, servePrepaidInference } from "../prepaid/serve-prepaid-inference";
+import { servePrepaidInference } from "../prepaid/serve-prepaid-inference";
+import { prepaidChat } from "../chat/serve-prepaid-chat";
+import { paidRoute } from "../x402/paid-routes";
 import { asResponsesAnswer } from "./responses-answer";
 import { responsesRequestSchema, type ResponsesRequest } from "../schemas/responses-request-schema";
 import { chatRequestOf } from "./chat-request-of";
-
-/** The path a prepaid responses request's signature names. */
-const RESPONSES_PATH = "/api/v1/responses";
 
 /** Serves one signed Responses request from credit. Throws AppError for every refusal; nothing moves before the hold. */
 export async function servePrepaidResponses(
@@ -25,7 +24,7 @@ export async function servePrepaidResponses(
 ): Promise<ServedCall> {
   let request: ResponsesRequest | null = null;
   const served = await servePrepaidInference(ctx, headers, rawBody, {
-    path: RESPONSES_PATH,
+    path: paidRoute("responses").path,
     parse: (json) => {
       const body = parseWith(responsesRequestSchema, json);
       const signed = parseWith(signedFieldsSchema, json);
@@ -38,29 +37,9 @@ export async function servePrepaidResponses(
         );
       }
       request = body;
-      return chatPrepaidCall(prepaidRequestOf(body, signed));
+      return prepaidChat(chatRequestOf(body), signed);
     },
   });
   // The parse ran before anything was served: a served call always has its request.
   return asResponsesAnswer(request!, served);
-}
-
-/** The prepaid call a signed Responses request asks for: the same messages, cap and parameters as on the paid route. */
-function prepaidRequestOf(body: ResponsesRequest, signed: SignedFields): InferenceRequest {
-  const chat = chatRequestOf(body);
-  return {
-    model: chat.model,
-    messages: chat.messages,
-    nonce: signed.nonce,
-    timestamp: signed.timestamp,
-    max_cost_usdc: signed.max_cost_usdc,
-    max_tokens: chat.max_tokens ?? undefined,
-    network: chat.network,
-    temperature: chat.temperature ?? undefined,
-    top_p: chat.top_p ?? undefined,
-    stream: chat.stream ?? undefined,
-    tools: chat.tools,
-    tool_choice: chat.tool_choice,
-    parallel_tool_calls: chat.parallel_tool_calls,
-  };
 }
