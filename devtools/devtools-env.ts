@@ -135,6 +135,14 @@ export const devtoolsEnvSchema = z.object({
     .max(9_999_999)
     .optional()
     .describe("Signed prepaid calls per server and round of `npm run bench:http` (default 3000)."),
+  SIGNET_MACHINE_NODE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Set by `.ci/run` when it runs the suite on a newer Node than the machine's: the machine's node, on which " +
+        "`npm test` runs the unit stage once more.",
+    ),
   SIGNET_SUMMARY_FILE: z
     .string()
     .min(1)
