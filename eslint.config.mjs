@@ -278,10 +278,11 @@ const clientImports = {
     ...nodeBuiltins(CLIENT).patterns,
     ...serverPackages(CLIENT),
     {
-      // Server modules hold secrets, the database and Node APIs; only the pure verifier (and types) may be imported.
-      regex: "^(@/|(\\.\\./)+)server/(?!verify(/|$))",
+      // Server modules hold secrets, the database and Node APIs; only the browser-safe modules (the pure verifier and
+      // the error-body reader) and types may be imported.
+      regex: "^(@/|(\\.\\./)+)server/(?!verify(/|$)|errors/error-body$)",
       allowTypeImports: true,
-      message: `${CLIENT}: import only @/server/verify from server/ (or \`import type\`).`,
+      message: `${CLIENT}: import only @/server/verify and @/server/errors/error-body from server/ (or \`import type\`).`,
     },
   ],
 };
@@ -517,7 +518,7 @@ export default defineConfig(
     },
   },
   {
-    files: ["server/verify/**/*.{ts,tsx}"],
+    files: ["server/verify/**/*.{ts,tsx}", "server/errors/error-body.ts"],
     ignores: ["server/verify/**/*.test.ts", "server/verify/fixtures/**"],
     rules: { "no-restricted-imports": ["error", verifyImports] },
   },

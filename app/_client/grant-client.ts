@@ -1,7 +1,7 @@
 // The browser side of a grant claim: fetch the challenge, have the wallet sign it, claim, and say what happened in a
 // sentence a person understands. Browser-safe (fetch + bs58 only).
 import bs58 from "bs58";
-import { serviceError } from "./error-body";
+import { serviceError } from "@/server/errors/error-body";
 
 export type GrantOutcome =
   | { ok: true; grantedUsdc: string; balanceUsdc: string; network: string }

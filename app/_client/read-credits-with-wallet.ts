@@ -2,7 +2,7 @@
 // (`signet-prepaid-v1\nGET <origin>/api/v1/credits/<pubkey>\n` + a timestamp) with `signMessage`, so the page needs
 // no private key and the service answers only the key that signed. Browser-safe (fetch + bs58 only).
 import bs58 from "bs58";
-import { serviceError } from "./error-body";
+import { serviceError } from "@/server/errors/error-body";
 
 interface LedgerEntry {
   id: string;

@@ -1,7 +1,7 @@
 // The browser side of operator sign-in: fetch a challenge, have the wallet sign it, exchange it for the session
 // cookie. Browser-safe (fetch + bs58 only).
 import bs58 from "bs58";
-import { serviceError } from "./error-body";
+import { serviceError } from "@/server/errors/error-body";
 
 export type SignInOutcome = { ok: true } | { ok: false; message: string };
 

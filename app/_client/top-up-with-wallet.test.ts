@@ -118,7 +118,10 @@ function challenge(overrides: Record<string, unknown>): Response {
     extra: offered.extra,
   };
   const body = {
-    error: { message: "payment required", type: "payment_required_error", param: null, code: "payment_required" },
+    message: "payment required",
+    type: "payment_required_error",
+    param: null,
+    code: "payment_required",
     request_id: "req-402",
     x402Version: 1,
     accepts: [v1],

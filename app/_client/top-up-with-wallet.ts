@@ -4,7 +4,7 @@
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { formatUnitsAsUsdc, parseUsdcToUnits } from "@/server/verify";
-import { serviceError } from "./error-body";
+import { serviceError } from "@/server/errors/error-body";
 import { readUsdcAccount } from "./read-usdc-account";
 import {
   walletTransactionSigner,

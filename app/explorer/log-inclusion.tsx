@@ -4,7 +4,7 @@
 // its root. A receipt not yet in a checkpoint is asked for again after the Retry-After the service gives. A failure
 // is said by its code, what it means and what to do.
 import { useEffect, useState } from "react";
-import { serviceError } from "@/app/_client/error-body";
+import { serviceError } from "@/server/errors/error-body";
 import { verifyReceiptInclusion, type ReceiptLogProof } from "@/server/verify";
 import { LOG_FAILURE_MEANINGS, OTHER_LOG_FAILURE } from "./log-meanings";
 

@@ -4,7 +4,7 @@
 // as anyone's writing.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import { serviceError } from "@/app/_client/error-body";
+import { serviceError } from "@/server/errors/error-body";
 import { useTRPC } from "@/app/_client/trpc-react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { LocalTime } from "@/app/_components/local-time";

@@ -2,6 +2,7 @@
 // (help included): it imports nothing but Node's own modules.
 import { readFileSync } from "node:fs";
 import type { Config } from "../../server/env";
+import { serviceError } from "../../server/errors/error-body";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -34,15 +35,9 @@ export function jsonOrText(text: string): unknown {
   }
 }
 
-/**
- * The one-line usage error for a service's refusal: its status, stable code and message. An error body is OpenAI's
- * shape, `{ error: { message, type, param, code, ... }, request_id }`: the code is `error.code`, never `error` itself.
- */
+/** The one-line usage error for a service's refusal: its status, stable code and message. */
 export function serviceRefusal(status: number, body: unknown): UsageError {
-  const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined;
-  const fields = typeof error === "object" && error !== null ? (error as { code?: unknown; message?: unknown }) : {};
-  const code = typeof fields.code === "string" ? fields.code : "";
-  const message = typeof fields.message === "string" ? fields.message : "";
+  const { code, message } = serviceError(body);
   return new UsageError(`the service answered ${status}: ${code} ${message}`.trim());
 }
 

@@ -17,6 +17,7 @@ import { readStreamedAnswer } from "../../server/upstream/read-sse";
 import { promptHashOfMessages, SHIPPED_NETWORKS } from "../../server/verify";
 import { decodePaymentHeader } from "../../server/x402/payment-headers";
 import { paymentIdempotencyKey } from "../../server/x402/idempotency-key";
+import { serviceError } from "../../server/errors/error-body";
 import { prng } from "./prng";
 import { inferenceIdOfReceiptHeader, type PaidNetwork, type Sighting } from "./run-workload";
 import { STATE } from "../../server/ledger/payment-states";
@@ -632,14 +633,13 @@ async function readAttemptAnswer(res: Response): Promise<AnswerSeen> {
     };
   }
   const text = await res.text().catch(() => "");
-  // A success body is the resource's own; an error body is OpenAI's shape, its code and details inside `error`.
-  let body: { error?: { code?: string; transaction?: string }; agent_pubkey?: string } = {};
+  let body: { agent_pubkey?: string } = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     body = {};
   }
-  const error = typeof body.error === "object" && body.error !== null ? body.error : {};
+  const error = serviceError(body).fields as { code?: string; transaction?: string };
   const receipt = res.headers.get("x-service-receipt");
   const inferenceId = inferenceIdOfReceiptHeader(receipt);
   return {

@@ -12,6 +12,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { createEvmPayingFetch, createPayingFetch } from "../../server/agent/paying-fetch";
+import { serviceError } from "../../server/errors/error-body";
 import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../../server/upstream/read-sse";
@@ -152,11 +153,9 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
     };
   }
   const text = await res.text();
-  // An error body is OpenAI's shape: the stable code and the failure's details are inside `error`.
   let error: { code?: string; reason?: string; retry_after?: number; transaction?: string } = {};
   try {
-    const body = JSON.parse(text) as { error?: unknown };
-    if (typeof body.error === "object" && body.error !== null) error = body.error as typeof error;
+    error = serviceError(JSON.parse(text)).fields as typeof error;
   } catch {
     error = {};
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError, toErrorBody } from "./index";
+import { AppError, errorObjectOf, toErrorBody } from "./index";
 import { createLogger } from "../log";
 
 /** Where the errors are logged: nowhere, but in the test that logs one for real. */
@@ -40,7 +40,7 @@ describe("toErrorBody() body shape (OpenAI's error object, Signet's code in `cod
       request_id: "req-3",
     });
     expect(Object.keys(out.body)).toEqual(["error", "request_id"]);
-    expect(Object.keys(out.body.error).slice(0, 4)).toEqual(["message", "type", "param", "code"]);
+    expect(Object.keys(errorObjectOf(out.body)).slice(0, 4)).toEqual(["message", "type", "param", "code"]);
   });
 
   it("answers the 500 fallback as a server_error with a null param, and no request_id when none is given", () => {
@@ -53,7 +53,7 @@ describe("toErrorBody() body shape (OpenAI's error object, Signet's code in `cod
   });
 
   it("maps each status to OpenAI's error type", () => {
-    const typeOf = (err: AppError) => toErrorBody(err, QUIET_LOG).body.error.type;
+    const typeOf = (err: AppError) => errorObjectOf(toErrorBody(err, QUIET_LOG).body).type;
     expect(typeOf(new AppError("missing_auth_headers", "m"))).toBe("authentication_error");
     expect(typeOf(new AppError("payment_required", "m"))).toBe("payment_required_error");
     expect(typeOf(new AppError("forbidden", "m"))).toBe("permission_error");
@@ -90,22 +90,25 @@ describe("toErrorBody() for a database that dropped the connection", () => {
 describe("param", () => {
   it("names the request field only on a 400: another status's detail (a facilitator's reason) stays in detail", () => {
     expect(
-      toErrorBody(
-        new AppError("payment_required", "payment verification failed", {
-          detail: "invalid_exact_svm_payload_transaction_simulation_failed",
-          reason: "payment_invalid",
-        }),
-        QUIET_LOG,
-      ).body.error,
+      errorObjectOf(
+        toErrorBody(
+          new AppError("payment_required", "payment verification failed", {
+            detail: "invalid_exact_svm_payload_transaction_simulation_failed",
+            reason: "payment_invalid",
+          }),
+          QUIET_LOG,
+        ).body,
+      ),
     ).toMatchObject({
       param: null,
       detail: "invalid_exact_svm_payload_transaction_simulation_failed",
     });
     expect(
-      toErrorBody(new AppError("invalid_signature", "bad", { detail: "the old form" }), QUIET_LOG).body.error.param,
+      errorObjectOf(toErrorBody(new AppError("invalid_signature", "bad", { detail: "the old form" }), QUIET_LOG).body)
+        .param,
     ).toBeNull();
-    expect(toErrorBody(new AppError("model_not_allowed", "no", { detail: "model" }), QUIET_LOG).body.error.param).toBe(
-      "model",
-    );
+    expect(
+      errorObjectOf(toErrorBody(new AppError("model_not_allowed", "no", { detail: "model" }), QUIET_LOG).body).param,
+    ).toBe("model");
   });
 });

@@ -48,7 +48,7 @@ export const ERRORS = {
   payment_required: {
     status: 402,
     meaning:
-      "This route is paid: pay the challenge (x402 v2 in `PAYMENT-REQUIRED`, v1 in the body) and retry. A refused payment says why in `error.reason` (malformed, requirements_mismatch, payment_expired, insufficient_balance, payment_invalid, or its settlement's reason); nothing was charged.",
+      "This route is paid: pay the challenge (x402 v2 in `PAYMENT-REQUIRED`, v1 as the body, with the error's fields beside it rather than under `error`) and retry. A refused payment says why in `reason` (malformed, requirements_mismatch, payment_expired, insufficient_balance, payment_invalid, or its settlement's reason); nothing was charged.",
   },
   payment_invalid: {
     status: 402,
@@ -192,8 +192,8 @@ function errorType(status: number): string {
 
 /**
  * An expected failure with a stable code. `message` is safe to show to clients; `details` go into the error object
- * beside OpenAI's fields (on a 400, a `detail` names the request field at fault, and becomes `param`); `topLevel` fields sit
- * beside `error` in the body, for protocols that read them there (x402 v1's `x402Version` and `accepts` on a 402).
+ * beside OpenAI's fields (on a 400, a `detail` names the request field at fault, and becomes `param`). `challenge` is an
+ * x402 v1 challenge (`x402Version`, `accepts`) that a 402's body carries: see `errorBody` for that body's shape.
  */
 export class AppError extends Error {
   override name = "AppError";
@@ -204,7 +204,7 @@ export class AppError extends Error {
     message: string,
     readonly details: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
-    readonly topLevel: Record<string, unknown> = {},
+    readonly challenge?: X402V1Challenge,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
@@ -224,28 +224,42 @@ interface ErrorObject {
   [key: string]: unknown;
 }
 
-/** Every error body: OpenAI's shape (`{ error: { message, type, param, code } }`), and the request id. */
-export interface ErrorBody {
-  error: ErrorObject;
-  request_id?: string;
-  [key: string]: unknown;
+/**
+ * Every error body: OpenAI's shape (`{ error: { message, type, param, code } }`), and the request id. A body that carries
+ * an x402 v1 challenge is flat instead: the error object's fields sit beside `x402Version` and `accepts`, with no `error`
+ * key. x402 v1's schema allows `error` only as one of its reason codes, and the openai SDK reads a body without `error`
+ * as the error object itself, so both read the same body (the SDK shows `402 <message>`, with `code` and `type`).
+ */
+export type ErrorBody =
+  { error: ErrorObject; request_id?: string } | (ErrorObject & X402V1Challenge & { request_id?: string });
+
+/** x402 v1's challenge, as a 402's body carries it. */
+export interface X402V1Challenge {
+  x402Version: 1;
+  accepts: unknown[];
 }
 
-/** The body for `code`: `error` first (message first within it), the request id, then any protocol fields. */
+/** The error object of either body shape. */
+export function errorObjectOf(body: ErrorBody): ErrorObject {
+  if (!("x402Version" in body)) return body.error;
+  const { x402Version: _version, accepts: _accepts, request_id: _id, ...error } = body;
+  return error;
+}
+
+/** The body for `code`: the error object (message first), the request id, and an x402 v1 challenge when there is one. */
 export function errorBody(
   code: ErrorCode,
   message: string,
   details: Record<string, unknown> = {},
   requestId?: string,
-  topLevel: Record<string, unknown> = {},
+  challenge?: X402V1Challenge,
 ): ErrorBody {
   // A 400's `detail` names the request field at fault; elsewhere it says something else (a facilitator's reason).
   const param = ERRORS[code].status === 400 && typeof details.detail === "string" ? details.detail : null;
-  return {
-    error: { message, type: errorType(ERROR_STATUS[code]), param, code, ...details },
-    ...(requestId ? { request_id: requestId } : {}),
-    ...topLevel,
-  };
+  const error: ErrorObject = { message, type: errorType(ERROR_STATUS[code]), param, code, ...details };
+  const id = requestId ? { request_id: requestId } : {};
+  if (challenge) return { ...error, ...id, ...challenge };
+  return { error, ...id };
 }
 
 /**
@@ -260,7 +274,7 @@ export function toErrorBody(
   if (isAppError(err)) {
     return {
       status: err.status,
-      body: errorBody(err.code, err.message, err.details, requestId, err.topLevel),
+      body: errorBody(err.code, err.message, err.details, requestId, err.challenge),
       headers: err.headers,
     };
   }

@@ -189,7 +189,7 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry,
   };
   const paymentRequired = {
     description:
-      "Payment required: always `error.code` payment_required. The x402 v2 challenge (PaymentRequired) is in the PAYMENT-REQUIRED header (and X-Payment-Required); the body carries the same requirement in x402 v1's form (`x402Version: 1`, `accepts`). A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `error.reason`; pay the challenge and retry",
+      "Payment required: always `code` payment_required. The x402 v2 challenge (PaymentRequired) is in the PAYMENT-REQUIRED header (and X-Payment-Required); the body is x402 v1's challenge (`x402Version: 1`, `accepts`) with the error object's fields beside it, not under `error`. A refused payment (undecodable, not matching the challenge, not verified, or not settled: nothing charged) says why in `reason`; pay the challenge and retry",
     headers: {
       "PAYMENT-REQUIRED": header(
         "The challenge (PaymentRequired), base64 JSON, with its x402 extensions (bazaar, signed offers, payment-identifier)",
@@ -677,7 +677,7 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry,
         "",
         "What each code means, and what to do next: docs/errors.md in the repository.",
         "",
-        "Every 402 of a paid route is `payment_required` with the challenge: x402 v2's in the PAYMENT-REQUIRED header, x402 v1's in the body (`x402Version: 1`, `accepts`, beside `error`). A refused payment says why in `error.reason`.",
+        "Every 402 of a paid route is `payment_required` with the challenge: x402 v2's in the PAYMENT-REQUIRED header, x402 v1's as the body (`x402Version: 1`, `accepts`). That body has no `error` key, which x402 v1 reserves for its reason codes: the error object's fields (`message`, `type`, `param`, `code`, `reason`) sit beside the challenge, where the openai SDK reads them. A refused payment says why in `reason`.",
       ].join("\n"),
     },
     servers: [{ url: baseUrl }],

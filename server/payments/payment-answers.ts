@@ -4,7 +4,7 @@ import "server-only";
 import type { PaymentPayload } from "@x402/core/types";
 import type { AppContext } from "../context/app-context";
 import type { Payment } from "../db";
-import { AppError } from "../errors";
+import { AppError, type X402V1Challenge } from "../errors";
 import { solanaFeeLamports } from "../facilitator/settlement-fee";
 import { logEvent, loggableError, type Logger } from "../log";
 import { challengeHeaders } from "../x402/payment-headers";
@@ -147,7 +147,7 @@ export async function paymentError(
   );
   ctx.metrics.paymentRequired.inc({ network: input.plan.requirements.network, reason: reason ?? "payment_required" });
   const offered = challenge.accepts[0]!;
-  const v1 = {
+  const v1: X402V1Challenge = {
     x402Version: 1,
     accepts: [
       toV1Requirements(ctx.config.networks, offered, {

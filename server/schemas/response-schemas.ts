@@ -99,17 +99,15 @@ const paymentRequirementsV1Schema = z
   })
   .loose();
 
-export const paymentErrorSchema = z
-  .object({
-    error: errorObjectSchema.extend({
-      code: z.literal("payment_required"),
-      reason: z
-        .string()
-        .optional()
-        .describe(
-          "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, payment_expired (its blockhash or authorization lapsed: pay the new challenge), insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
-        ),
-    }),
+export const paymentErrorSchema = errorObjectSchema
+  .extend({
+    code: z.literal("payment_required"),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        "Why a payment sent was refused (absent when none was sent): malformed, requirements_mismatch, payment_expired (its blockhash or authorization lapsed: pay the new challenge), insufficient_balance, payment_invalid, or the settlement's reason (nothing was charged)",
+      ),
     request_id: z.string().optional(),
     x402Version: z.literal(1).describe("x402 v1 clients read the body; v2 clients read the PAYMENT-REQUIRED header"),
     accepts: z
@@ -121,7 +119,7 @@ export const paymentErrorSchema = z
   .register(openApiComponents, {
     id: "PaymentError",
     description:
-      "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and what paying needs of it in X-Payment-Required); the body carries the x402 v1 challenge",
+      "Every 402: payment_required. The x402 v2 challenge (PaymentRequired) is base64 JSON in PAYMENT-REQUIRED (and what paying needs of it in X-Payment-Required); the body is the x402 v1 challenge with the error object's fields beside it and no `error` key (x402 v1 reserves `error` for its own reason codes; the openai SDK reads such a body as the error itself)",
   });
 
 export const receiptSchema = z

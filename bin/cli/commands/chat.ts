@@ -25,6 +25,7 @@ import {
   type NetworkId,
   type NetworkRegistry,
 } from "../../../server/verify";
+import { serviceError } from "../../../server/errors/error-body";
 import { cliConfig, resolveEndpoint, serviceFetch, serviceRefusal, UsageError } from "../cli-support";
 import { advertisedRpc, isLoopbackAddressUrl, isLoopbackService } from "./advertised-rpc";
 import { payingNetwork } from "./paying-network";
@@ -134,14 +135,10 @@ export async function runChat(argv: string[]): Promise<number> {
   });
 }
 
-/** A 402 body's `error.reason` and `error.message` (OpenAI's error shape). */
+/** A 402 body's `reason` and `message`. */
 function refusalOf(body: Record<string, unknown> | null): Pick<PaymentRefusal, "reason" | "message"> {
-  const error = body?.error;
-  const fields = typeof error === "object" && error !== null ? (error as { reason?: unknown; message?: unknown }) : {};
-  return {
-    reason: typeof fields.reason === "string" ? fields.reason : null,
-    message: typeof fields.message === "string" ? fields.message : "",
-  };
+  const { message, fields } = serviceError(body);
+  return { reason: typeof fields.reason === "string" ? fields.reason : null, message };
 }
 
 /** What the 402's x402 v2 challenge (PAYMENT-REQUIRED) asks for on `caip2`, named from `networks`; null when it carries none readable. */

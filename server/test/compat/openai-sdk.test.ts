@@ -254,8 +254,14 @@ describe("openai SDK, paid with @x402/fetch", () => {
       .create({ model: LOCAL, messages: [{ role: "user", content: "unpaid" }] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APIError);
-    expect((err as APIError).status).toBe(402);
-    expect((err as APIError).code).toBe("payment_required");
+    const apiError = err as APIError;
+    expect(apiError.status).toBe(402);
+    expect(apiError.code).toBe("payment_required");
+    expect(apiError.type).toBe("payment_required_error");
+    // The body is x402 v1's challenge with the error's fields beside it: the SDK shows the service's own message.
+    expect(apiError.message).toMatch(/^402 [a-z]/);
+    expect(apiError.message).not.toContain("{");
+    expect(apiError.error).toMatchObject({ x402Version: 1, accepts: [expect.objectContaining({ scheme: "exact" })] });
   });
 
   it("models.list() and models.retrieve(), free; a model not offered is the SDK's NotFoundError with code model_not_found", async () => {

@@ -9,6 +9,8 @@ import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPayment, createSigner as createFetchSigner, decodeXPaymentResponse } from "x402-fetch";
 import { withPaymentInterceptor, createSigner as createAxiosSigner } from "x402-axios";
+import { x402ResponseSchema } from "x402/types";
+import { getWarningsFor402Body } from "@agentcash/discovery";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
@@ -61,28 +63,30 @@ function svmConfig(rpcUrl: string) {
 }
 
 describe("x402-fetch 1.2.0", () => {
-  it("reads the 402's body: x402Version 1, accepts in v1's form, the error in OpenAI's shape", async () => {
-    const res = await fetch(`${server.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(chatBody("devnet")),
-    });
-    expect(res.status).toBe(402);
-    const body = (await res.json()) as {
-      x402Version: number;
-      accepts: Record<string, unknown>[];
-      error: { code: string };
-    };
-    expect(body.x402Version).toBe(1);
-    expect(body.error.code).toBe("payment_required");
-    expect(body.accepts).toHaveLength(1);
-    expect(body.accepts[0]).toMatchObject({
-      scheme: "exact",
-      network: "solana-devnet",
-      maxAmountRequired: "1000",
-      resource: expect.stringContaining("/api/v1/chat/completions"),
-    });
-    expect(res.headers.get("payment-required")).toBeTruthy();
+  it("reads the 402's body: x402Version 1, accepts in v1's form, the error's fields beside them; x402's and agentcash's v1 schemas parse it", async () => {
+    for (const payment of [null, "not base64 json"]) {
+      const res = await fetch(`${server.url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(payment ? { "x-payment": payment } : {}) },
+        body: JSON.stringify(chatBody("devnet")),
+      });
+      expect(res.status).toBe(402);
+      const body = (await res.json()) as Record<string, unknown> & { accepts: Record<string, unknown>[] };
+      expect(body).toMatchObject({ x402Version: 1, code: "payment_required", type: "payment_required_error" });
+      expect(body).not.toHaveProperty("error");
+      expect(body.reason).toBe(payment ? "malformed" : undefined);
+      expect(body.accepts).toHaveLength(1);
+      expect(body.accepts[0]).toMatchObject({
+        scheme: "exact",
+        network: "solana-devnet",
+        maxAmountRequired: "1000",
+        resource: expect.stringContaining("/api/v1/chat/completions"),
+      });
+      expect(x402ResponseSchema.safeParse(body).success).toBe(true);
+      const issues = getWarningsFor402Body(body).filter((i) => i.severity === "error");
+      expect(issues).toEqual([]);
+      expect(res.headers.get("payment-required")).toBeTruthy();
+    }
   });
 
   it("pays the chat route on Solana devnet: the price moves once, X-PAYMENT-RESPONSE names the transaction, the receipt names it too", async () => {
@@ -353,7 +357,7 @@ describe("a v1 payment is bound to its request, like a v2 one", () => {
     try {
       const res = await postChat(chatBody("mainnet"), { "X-PAYMENT": header });
       expect(res.status).toBe(402);
-      expect(((await res.json()) as { error: { reason: string } }).error.reason).toBe("requirements_mismatch");
+      expect(((await res.json()) as { reason: string }).reason).toBe("requirements_mismatch");
       expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n);
     } finally {
       await stack.tdb.prisma.setting.deleteMany({

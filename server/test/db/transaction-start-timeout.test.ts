@@ -2,7 +2,7 @@
 // the database is there but cannot take the work now. The answer is 503 database_unavailable with Retry-After, the
 // same as a lost connection, never a 500; and nothing of the refused transaction was written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toErrorBody } from "../../errors";
+import { errorObjectOf, toErrorBody } from "../../errors";
 import { isDatabaseUnavailable } from "../../db/classify-database-error";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
 import { createLogger } from "../../log";
@@ -49,7 +49,7 @@ describe("a transaction the database cannot take in time", () => {
     expect(isDatabaseUnavailable(refused)).toBe(true);
     const { status, body, headers } = toErrorBody(refused, QUIET_LOG, "req-1");
     expect(status).toBe(503);
-    expect(body.error.code).toBe("database_unavailable");
+    expect(errorObjectOf(body).code).toBe("database_unavailable");
     expect(headers["retry-after"]).toMatch(/^\d+$/);
     expect(await tdb.prisma.$queryRaw`SELECT count(*)::int AS n FROM settings WHERE key = 'never'`).toEqual([{ n: 0 }]);
   });

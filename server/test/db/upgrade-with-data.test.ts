@@ -402,7 +402,7 @@ describe("the upgraded service", () => {
         expect([l, res.status, await res.json()]).toMatchObject([
           l,
           402,
-          { error: { code: "payment_required", reason: "settlement_expired" } },
+          { code: "payment_required", reason: "settlement_expired" },
         ]);
         continue;
       }

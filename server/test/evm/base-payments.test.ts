@@ -160,7 +160,7 @@ describe("refused Base payments", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })), overrides);
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: expect.any(String) } });
+    expect(await res.json()).toMatchObject({ code: "payment_required", reason: expect.any(String) });
     await expectNothingMoved(agent, 1_000_000n);
   });
 
@@ -204,7 +204,7 @@ describe("refused Base payments", () => {
     const header = await authorizationHeader(agent, await challengeOf(await stack.chat({ body })));
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "insufficient_balance" } });
+    expect(await res.json()).toMatchObject({ code: "payment_required", reason: "insufficient_balance" });
     await expectNothingMoved(agent, PRICE - 1n);
   });
 

@@ -18,6 +18,7 @@ import { withPaymentId } from "../../agent/paying-fetch";
 import type { Localnet } from "../../../devtools/localnet";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { writeSetting } from "../../settings/write-setting";
+import { serviceError } from "../../errors/error-body";
 import { challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
@@ -95,7 +96,7 @@ async function answer(res: Response): Promise<{
   const body = (await res.json()) as Record<string, unknown> & { error?: Record<string, unknown> };
   return {
     status: res.status,
-    code: body.error?.code as string | undefined,
+    code: serviceError(body).code || undefined,
     replayed: res.headers.get("x-answer-replayed"),
     body,
   };

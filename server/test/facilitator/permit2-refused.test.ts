@@ -45,9 +45,7 @@ describe("a Permit2 payment on Base Sepolia", () => {
 
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({
-      error: { code: "payment_required", detail: "unsupported_payload", param: null },
-    });
+    expect(await res.json()).toMatchObject({ code: "payment_required", detail: "unsupported_payload", param: null });
 
     // This agent's rows only, so the check holds whatever else the database holds.
     const mine = { equals: agent.address, mode: "insensitive" } as const;

@@ -15,6 +15,7 @@ import bs58 from "bs58";
 import { canonicalJson, parseReceiptText, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../support/env";
 import { ERROR_STATUS } from "../../errors";
+import { serviceError } from "../../errors/error-body";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
@@ -145,17 +146,17 @@ async function sendForAnswer(
   const res = await routes[route]!(req);
   const text = await res.text();
   if (res.status >= 500 || res.status >= 400) {
-    let body: { error?: { code?: unknown; message?: unknown; type?: unknown } };
+    let body: unknown;
     try {
-      body = JSON.parse(text) as typeof body;
+      body = JSON.parse(text);
     } catch {
       throw new Error(`${route} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
-    // OpenAI's shape: the stable code is error.code, beside a message and a type.
-    const code = body.error?.code;
-    if (typeof code !== "string" || !Object.hasOwn(ERROR_STATUS, code))
+    // OpenAI's shape (flat beside x402 v1's challenge on a 402): a stable code, beside a message and a type.
+    const { code, message, fields } = serviceError(body);
+    if (!Object.hasOwn(ERROR_STATUS, code))
       throw new Error(`${route} answered ${res.status} without a stable code: ${text.slice(0, 200)}`);
-    if (typeof body.error?.message !== "string" || typeof body.error.type !== "string")
+    if (!message || typeof fields.type !== "string")
       throw new Error(`${route} answered ${res.status} without OpenAI's error message and type: ${text.slice(0, 200)}`);
     if (res.status >= 500 && !ALLOWED_5XX.has(code))
       throw new Error(`${route} answered ${res.status} ${code}: ${text.slice(0, 300)}`);
@@ -483,7 +484,7 @@ describe("fuzzing every route", { timeout: 360_000 }, () => {
                 : {};
         const answer = await sendForAnswer("embeddings", post("/api/v1/embeddings", body, headers));
         expect(answer.status).toBeGreaterThanOrEqual(400);
-        codes.add((JSON.parse(answer.text) as { error: { code: string } }).error.code);
+        codes.add(serviceError(JSON.parse(answer.text)).code);
       }),
       { numRuns: RUNS.embeddings },
     );

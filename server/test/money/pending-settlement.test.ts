@@ -165,7 +165,7 @@ describe("a Solana settlement whose every send is dropped", () => {
     for (let i = 0; i < 2; i++) {
       const retry = await send();
       expect(retry.status).toBe(402);
-      expect(await retry.json()).toMatchObject({ error: { code: "payment_required", reason: "settlement_expired" } });
+      expect(await retry.json()).toMatchObject({ code: "payment_required", reason: "settlement_expired" });
     }
     expect(await paymentOf(stack, agent.address)).toMatchObject({
       status: "expired",

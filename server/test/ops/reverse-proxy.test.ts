@@ -283,7 +283,7 @@ describe("npm start behind Debian's nginx with TLS and its default proxy buffers
         );
         expect(res.status, `${network} stream=${stream}: ${await res.clone().text()}`).toBe(402);
         expect(res.headers.get("payment-required")).toBeTruthy();
-        expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payment_required");
+        expect(((await res.json()) as { code: string }).code).toBe("payment_required");
       }
       const topUp = await postJson(`${proxy.origin}/api/v1/credits`, {
         amount_usdc: "0.01",

@@ -24,7 +24,7 @@ describe("the kill switch's default in the environment", () => {
   it("off: still challenges devnet with 402 payment_required (not a 500)", async () => {
     const res = await stack.chat({ body: body("devnet") });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required" } });
+    expect(await res.json()).toMatchObject({ code: "payment_required" });
   });
 
   it("off: keeps mainnet shut with 503 mainnet_disabled", async () => {

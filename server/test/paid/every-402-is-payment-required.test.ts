@@ -23,25 +23,17 @@ afterAll(async () => stack?.close());
 const body = { model: "local/echo-1", messages: [{ role: "user", content: "402s" }] };
 
 /**
- * Asserts the uniform 402: payment_required with `reason` in the error object, the v2 challenge in both headers, and
- * the same requirement in x402 v1's form in the body (no v2 challenge in the body).
+ * Asserts the uniform 402: payment_required with its `reason`, the v2 challenge in both headers, and the same
+ * requirement in x402 v1's form as the body, the error's fields beside it (no `error` key, no v2 challenge).
  */
 async function expectPaymentRequired(res: Response, reason: string | undefined): Promise<void> {
   expect(res.status).toBe(402);
-  const out = (await res.json()) as {
-    error: Record<string, unknown>;
-    request_id?: string;
-    x402Version: number;
-    accepts: unknown[];
-  };
-  expect(out.error).toMatchObject({
-    code: "payment_required",
-    type: "payment_required_error",
-    message: expect.any(String),
-  });
-  expect(out.error.reason).toBe(reason);
+  const out = (await res.json()) as Record<string, unknown> & { x402Version: number; accepts: unknown[] };
+  expect(out).toMatchObject({ code: "payment_required", type: "payment_required_error", message: expect.any(String) });
+  expect(out).not.toHaveProperty("error");
+  expect(out.reason).toBe(reason);
   // `param` names a request field; a 402 names none (a refusal's facilitator detail is `detail`, never `param`).
-  expect(out.error.param).toBeNull();
+  expect(out.param).toBeNull();
   expect(out.request_id).toBe(res.headers.get("x-request-id"));
   expect(out).not.toHaveProperty("challenge");
   const challenge = decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!);

@@ -19,11 +19,11 @@ describe("POST /api/v1/chat/completions (paid, devnet on localnet)", () => {
     const res = await stack.chat({ body: { model: "local/echo-1", messages } });
     expect(res.status).toBe(402);
     const body = (await res.json()) as {
-      error: { code: string };
+      code: string;
       x402Version: number;
       accepts: { maxAmountRequired: string; network: string; payTo: string }[];
     };
-    expect(body.error.code).toBe("payment_required");
+    expect(body.code).toBe("payment_required");
     expect(res.headers.get("payment-required")).toBeTruthy();
     const { extensions, ...seed } = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
     expect(Object.keys(extensions ?? {}).sort()).toEqual(["bazaar", "offer-receipt", "payment-identifier"]);

@@ -36,7 +36,7 @@ describe("refused payments", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url, tamper as never);
     const res = await stack.chat({ body, headers: { "PAYMENT-SIGNATURE": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "payment_invalid" } });
+    expect(await res.json()).toMatchObject({ code: "payment_required", reason: "payment_invalid" });
     await expectNothingMoved(agent.address, before);
   });
 
@@ -63,11 +63,15 @@ describe("refused payments", () => {
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
     const refused = (await res.json()) as {
-      error: { code: string; reason: string; message: string; param: unknown; detail?: unknown };
+      code: string;
+      reason: string;
+      message: string;
+      param: unknown;
+      detail?: unknown;
     };
-    expect(refused.error).toMatchObject({ code: "payment_required", reason: "payment_expired", param: null });
-    expect(refused.error.message).toMatch(/expired.*nothing was charged.*pay the new challenge/);
-    expect(refused.error.detail).toBeUndefined();
+    expect(refused).toMatchObject({ code: "payment_required", reason: "payment_expired", param: null });
+    expect(refused.message).toMatch(/expired.*nothing was charged.*pay the new challenge/);
+    expect(refused.detail).toBeUndefined();
     await expectNothingMoved(agent.address, before);
     const again = await buildPaymentHeader(agent, await challengeOf(res), stack.devnet.url);
     expect((await stack.chat({ body, headers: { "X-Payment": again } })).status).toBe(200);
@@ -79,7 +83,7 @@ describe("refused payments", () => {
     const header = await buildPaymentHeader(agent, challenge, stack.devnet.url);
     const res = await stack.chat({ body, headers: { "X-Payment": header } });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ error: { code: "payment_required", reason: "insufficient_balance" } });
+    expect(await res.json()).toMatchObject({ code: "payment_required", reason: "insufficient_balance" });
     await expectNothingMoved(agent.address, 500n);
   });
 
@@ -91,9 +95,9 @@ describe("refused payments", () => {
     async (_label, header) => {
       const res = await stack.chat({ body, headers: { "X-Payment": header } });
       expect(res.status).toBe(402);
-      const out = (await res.json()) as { error: Record<string, unknown>; x402Version?: number; accepts?: unknown[] };
-      expect(out.error.code).toBe("payment_required");
-      expect(typeof out.error.reason).toBe("string");
+      const out = (await res.json()) as Record<string, unknown>;
+      expect(out.code).toBe("payment_required");
+      expect(typeof out.reason).toBe("string");
       expect(res.headers.get("PAYMENT-REQUIRED")).toBeTruthy();
       expect(out).toMatchObject({ x402Version: 1, accepts: [expect.objectContaining({ scheme: "exact" })] });
     },

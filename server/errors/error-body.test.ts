@@ -16,6 +16,30 @@ describe("serviceError()", () => {
     expect(serviceError(body)).toEqual({ code: "insufficient_credits", message: "no credit", fields: body.error });
   });
 
+  it("reads a paid route's 402, whose error fields sit beside x402 v1's challenge", () => {
+    const body = {
+      message: "payment required",
+      type: "payment_required_error",
+      param: null,
+      code: "payment_required",
+      reason: "payment_expired",
+      request_id: "req-2",
+      x402Version: 1,
+      accepts: [{ scheme: "exact" }],
+    };
+    expect(serviceError(body)).toEqual({
+      code: "payment_required",
+      message: "payment required",
+      fields: {
+        message: "payment required",
+        type: "payment_required_error",
+        param: null,
+        code: "payment_required",
+        reason: "payment_expired",
+      },
+    });
+  });
+
   it("rejects malformed input: a body that is not an error body reads as no code", () => {
     for (const body of [
       null,
@@ -24,6 +48,8 @@ describe("serviceError()", () => {
       { error: "payment_required", message: "old shape" },
       { error: ["x"] },
       { error: { code: 7 } },
+      { code: "payment_required", message: "no x402Version" },
+      { x402Version: 1, error: "insufficient_funds", code: "payment_required" },
     ]) {
       expect(serviceError(body)).toMatchObject({ code: "", message: "" });
     }
