@@ -85,10 +85,11 @@ export const LAYERS = [
       "server/reconcile",
       "server/trpc",
       "server/openapi",
+      "server/mcp",
       "server/agent",
     ],
     description:
-      "What a route calls: the inference services (paid chat, the Responses and embeddings APIs), the hosted verifier, discovery and the site's facts, operator sign-in, the dashboard, health and metrics, reconcile, tRPC, the OpenAPI document, and the agent-side helpers the CLI uses.",
+      "What a route calls: the inference services (paid chat, the Responses and embeddings APIs), the hosted verifier, discovery and the site's facts, operator sign-in, the dashboard, health and metrics, reconcile, tRPC, the OpenAPI document, the MCP server (its tools are those services, paid with x402's MCP transport), and the agent-side helpers the CLI uses.",
   },
   {
     name: "runtime",

@@ -6,6 +6,8 @@ import { utf8ToBytes } from "@noble/hashes/utils.js";
 import type { Ed25519Keypair } from "../keys/parse-secret-key";
 import { signDetached } from "../receipts/sign-receipt";
 import { signedRequestMessage } from "../prepaid/signed-request";
+import { MCP_PATH } from "../mcp/mcp-payment-binding";
+import { mcpToolCallBytes } from "../mcp/mcp-prepaid";
 
 /** The X-Agent-* headers for a request to `url` (e.g. `https://host/api/v1/inference`) whose body is exactly `body`. */
 export function signRequestHeaders(
@@ -36,4 +38,18 @@ export function signReadHeaders(keypair: Ed25519Keypair, url: string, timestamp:
 /** A fresh nonce (22 url-safe characters). */
 export function newNonce(): string {
   return randomBytes(16).toString("base64url");
+}
+
+/**
+ * The `_meta["org.signet/prepaid"]` of an MCP tool call spent from prepaid credit on the service at `origin`: the
+ * signature of `POST <origin>/mcp` over the call's canonical `{ name, arguments }` (which carry `nonce` and `timestamp`).
+ */
+export function signMcpToolCall(
+  keypair: Ed25519Keypair,
+  origin: string,
+  name: string,
+  args: Record<string, unknown>,
+): { pubkey: string; signature: string } {
+  const message = signedRequestMessage("POST", `${new URL(origin).origin}${MCP_PATH}`, mcpToolCallBytes(name, args));
+  return { pubkey: keypair.publicKeyBase58, signature: signDetached(message, keypair) };
 }

@@ -11,7 +11,7 @@ import { testConfig } from "../support/env";
 import { closeRouteRuntime, routeRuntime } from "../../runtime/route-edge";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
-import { createWalletClient, defineChain, http } from "viem";
+import { createPublicClient, createWalletClient, defineChain, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as topUpRoute } from "@/app/api/v1/credits/route";
@@ -379,7 +379,7 @@ describe("a Base settlement whose transaction is dropped", () => {
       transport: http(chain.faultFreeUrl),
     });
     const a = payload.payload.authorization;
-    await wallet.writeContract({
+    const relayed = await wallet.writeContract({
       address: chain.usdc,
       abi: EIP3009_USDC_ABI,
       functionName: "transferWithAuthorization",
@@ -393,6 +393,8 @@ describe("a Base settlement whose transaction is dropped", () => {
         payload.payload.signature,
       ],
     });
+    // Spent means mined: sent, it may wait in the mempool for the next 2 s block, past the retry's confirmation wait.
+    await createPublicClient({ transport: http(chain.faultFreeUrl) }).waitForTransactionReceipt({ hash: relayed });
 
     await expectStoredAnswer(stack, account.address.toLowerCase(), await send(), send);
     expect(await chain.usdcBalance(account.address)).toBe(1_000_000n - PRICE);

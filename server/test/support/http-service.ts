@@ -20,6 +20,7 @@ import { GET as operatorKeyRoute } from "@/app/api/v1/operator-key/route";
 import { GET as receiptRoute } from "@/app/api/v1/receipts/[id]/route";
 import { GET as verifierKeyRoute } from "@/app/api/verify/operator-key/route";
 import { POST as verifyRoute } from "@/app/api/verify/route";
+import { GET as mcpGetRoute, POST as mcpRoute } from "@/app/mcp/route";
 import { setEnv } from "./env";
 import { startPaidStack, type PaidStack } from "./paid-stack";
 import { GET as receiptProofRoute } from "@/app/api/v1/receipts/[id]/proof/route";
@@ -50,6 +51,8 @@ function routeFor(method: string, path: string): FetchRoute | null {
     "GET /api/v1/grants/challenge": (r) => grantChallengeRoute(r, {}),
     "POST /api/v1/grants": (r) => grantRoute(r, {}),
     "POST /api/verify": (r) => verifyRoute(r, {}),
+    "POST /mcp": (r) => mcpRoute(r, {}),
+    "GET /mcp": (r) => mcpGetRoute(r, {}),
     "GET /api/verify/operator-key": (r) => verifierKeyRoute(r, {}),
     "GET /log/checkpoint": (r) => logCheckpointRoute(r, {}),
     "GET /log/key": (r) => logKeyRoute(r, {}),
