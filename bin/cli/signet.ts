@@ -8,6 +8,7 @@ type Run = (argv: string[]) => Promise<number>;
 
 const LOAD: Record<CommandName, () => Promise<Run>> = {
   chat: async () => (await import("./commands/chat")).runChat,
+  mcp: async () => (await import("./commands/mcp")).runMcp,
   verify: async () => (await import("./commands/verify")).runVerify,
   infer: async () => (await import("./commands/prepaid")).runInfer,
   topup: async () => (await import("./commands/prepaid")).runTopUp,

@@ -7,6 +7,7 @@ import "server-only";
 import { readFileSync } from "node:fs";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { x402Client } from "@x402/core/client";
+import type { PaymentRequirements } from "@x402/core/types";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { DEFAULT_ASSETS } from "@x402/evm";
@@ -29,6 +30,11 @@ export function readKeypairFile(file: string): Ed25519Keypair {
 export interface PayingFetchOptions {
   /** The payment id every payment of this client carries (16–128 of `[A-Za-z0-9_-]`; the package throws otherwise). */
   paymentId?: string;
+  /**
+   * Asked before each payment is created, with the requirements the client chose: a refusal aborts it (the stock
+   * client's own hook), so nothing is signed and the fetch rejects with the reason.
+   */
+  beforePayment?: (requirements: PaymentRequirements) => Promise<void | { abort: true; reason: string }>;
   /** Where an EVM network's USDC is read from (default: this release's networks). */
   networks?: NetworkRegistry;
 }
@@ -50,7 +56,7 @@ export function createPayingFetch(
   for (const [caip2, rpcUrl] of Object.entries(rpcUrlByCaip2)) {
     client.register(caip2 as never, new ExactSvmScheme(signer, { rpcUrl }));
   }
-  return wrapFetchWithPayment(baseFetch, withPaymentId(client, options)) as typeof fetch;
+  return wrapFetchWithPayment(baseFetch, withPaymentId(withBeforePayment(client, options), options)) as typeof fetch;
 }
 
 /** `fetch` that answers 402 challenges by signing EIP-3009 authorizations with `account`, on the EVM networks given. */
@@ -81,7 +87,12 @@ export function createEvmPayingFetch(
         ];
   });
   if (allowedAssets.length > 0) client.setSpendControls({ allowedAssets });
-  return wrapFetchWithPayment(baseFetch, withPaymentId(client, options)) as typeof fetch;
+  return wrapFetchWithPayment(baseFetch, withPaymentId(withBeforePayment(client, options), options)) as typeof fetch;
+}
+
+function withBeforePayment(client: x402Client, { beforePayment }: PayingFetchOptions): x402Client {
+  if (beforePayment === undefined) return client;
+  return client.onBeforePaymentCreation(({ selectedRequirements }) => beforePayment(selectedRequirements));
 }
 
 /** Adds the payment id to each payment's extensions (only where the service declared payment-identifier). */

@@ -14,6 +14,7 @@ import { issueVerdict } from "../hosted-verify/issue-verdict";
 import { decodeBodyText } from "../http/read-json-body";
 import { operatorKeyResource } from "../keys/operator-key-resource";
 import { MAX_CHAT_BODY_BYTES } from "../schemas/chat-request-schema";
+import { signedFieldsSchema } from "../schemas/signed-fields-schema";
 import { verifyRequestSchema } from "../schemas/verify-request-schema";
 import { proveReceiptInclusion } from "../transparency/read-log";
 import { listModels } from "../upstream/list-models";
@@ -34,24 +35,17 @@ const INSTRUCTIONS = [
 
 /** The arguments a prepaid call adds, and signs with the rest (see mcp-prepaid.ts). */
 const prepaidArguments = {
-  nonce: z
-    .string()
-    .min(8)
-    .max(128)
+  nonce: signedFieldsSchema.shape.nonce
     .optional()
-    .describe("Prepaid calls only: a fresh random string, used once per agent key"),
-  timestamp: z
-    .number()
-    .int()
+    .describe("Prepaid calls only: a fresh random string (16 to 64 of A-Z a-z 0-9 _ -), used once per agent key"),
+  timestamp: signedFieldsSchema.shape.timestamp
     .optional()
     .describe(
       "Prepaid calls only: the time of signing, in milliseconds since the epoch (within 60 s of the service's clock)",
     ),
-  max_cost_usdc: z
-    .string()
-    .regex(/^\d{1,12}(\.\d{1,6})?$/)
-    .optional()
-    .describe('Prepaid calls only: the most this call may take from credit, in USDC (e.g. "0.01")'),
+  max_cost_usdc: signedFieldsSchema.shape.max_cost_usdc.describe(
+    "Prepaid calls only: the most this call may take from credit, in USDC (e.g. 0.01)",
+  ),
 };
 
 const network = z

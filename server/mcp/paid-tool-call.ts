@@ -35,9 +35,10 @@ import {
   type ToolResult,
 } from "./mcp-payment-binding";
 import { mcpToolCallBytes } from "./mcp-prepaid";
+import { chatAnswerText, responsesAnswerText } from "./answer-text";
 
 /** The paid tools and the HTTP route each one is. */
-export const PAID_TOOL_ROUTES = { chat: "chat", respond: "responses" } as const;
+const PAID_TOOL_ROUTES = { chat: "chat", respond: "responses" } as const;
 export type PaidTool = keyof typeof PAID_TOOL_ROUTES;
 
 /** The arguments only a prepaid call signs: never part of the route's body. */
@@ -126,7 +127,8 @@ function answered(ctx: AppContext, tool: PaidTool, served: ServedCall, meta: Req
   const settlementHeader = served.headers["PAYMENT-RESPONSE"];
   const settlement = settlementHeader ? decodePaymentResponseHeader(settlementHeader) : null;
   const id = receipt ? String(receipt.inference_id) : "";
-  const content: ToolResult["content"] = [{ type: "text", text: answerText(tool, body) }];
+  const text = tool === "chat" ? chatAnswerText(body) : responsesAnswerText(body);
+  const content: ToolResult["content"] = [{ type: "text", text }];
   if (receipt) {
     content.push({
       type: "text",
@@ -142,21 +144,6 @@ function answered(ctx: AppContext, tool: PaidTool, served: ServedCall, meta: Req
       ...(served.headers["X-Answer-Replayed"] ? { "org.signet/replayed": true } : {}),
     },
   });
-}
-
-/** The text of a chat completion's first choice, or of a response's output messages. */
-function answerText(tool: PaidTool, body: Record<string, unknown>): string {
-  if (tool === "chat") {
-    const choices = body.choices as { message?: { content?: unknown } }[] | undefined;
-    const text = choices?.[0]?.message?.content;
-    return typeof text === "string" ? text : "";
-  }
-  const output = (body.output ?? []) as { type?: string; content?: { type?: string; text?: unknown }[] }[];
-  return output
-    .filter((item) => item.type === "message")
-    .flatMap((item) => item.content ?? [])
-    .map((part) => (part.type === "output_text" && typeof part.text === "string" ? part.text : ""))
-    .join("");
 }
 
 /** A refusal as a tool result: a 402 in the request's payment binding, any other its stable code. */

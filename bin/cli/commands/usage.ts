@@ -53,8 +53,18 @@ export const LOG_USAGE =
   "signet log monitor [--endpoint URL] [--log-key VKEY]… [--operator-key BASE58] [--state FILE] [--compare FILE|URL]… [--interval SEC]\n" +
   "  signet log witness --key FILE --name NAME [--endpoint URL] [--log-key VKEY] [--state FILE] [--submit] [--print-key]";
 
+export const MCP_USAGE =
+  "signet mcp [--keypair FILE] [--network N] [--endpoint URL] [--rpc URL] [--pay x402|prepaid] [--model M]\n" +
+  "    [--max-per-call USDC] [--max-session USDC]\n" +
+  "  A local MCP server on stdin/stdout for an MCP host (Claude Desktop, Cursor): tools chat, respond, balance, top_up,\n" +
+  "  verify_receipt and receipts, paid from FILE's key (a Solana keypair; default: the dev demo agent) on a Solana\n" +
+  "  network, per call with x402 (--pay x402, the default) or from prepaid credit (--pay prepaid).\n" +
+  "  The budget: --max-per-call (default 0.01) and --max-session (default 0.1) USDC; a call over it is refused before\n" +
+  "  anything is signed. Nothing but MCP is written to stdout; notes go to stderr.";
+
 export const COMMAND_NAMES = [
   "chat",
+  "mcp",
   "verify",
   "infer",
   "topup",
@@ -73,6 +83,7 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 
 const COMMANDS: Record<CommandName, { summary: string; usage: string }> = {
   chat: { summary: "pay for a chat completion with x402, then verify its receipt", usage: CHAT_USAGE },
+  mcp: { summary: "a local MCP server (stdio) that pays within a budget and verifies every receipt", usage: MCP_USAGE },
   verify: {
     summary: "verify a saved receipt against its prompt, answer, operator key and payment",
     usage: VERIFY_USAGE,
