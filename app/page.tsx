@@ -61,6 +61,19 @@ npm run -s signet -- verify --receipt receipt.json \\
   --prompt prompt.json --response response.json \\
   --endpoint ${base}`,
     },
+    {
+      title: "An MCP host (Claude Desktop, Cursor)",
+      code: `// Remote: paid tools chat and respond over x402's
+// MCP transport, at ${base}/mcp (streamable HTTP).
+// Local, with a wallet and a budget (stdio):
+{ "mcpServers": { "signet": {
+  "command": "node",
+  "args": ["/path/to/signet/bin/cli/signet.mjs", "mcp",
+           "--endpoint", "${base}",
+           "--keypair", "/path/to/agent.json",
+           "--max-per-call", "0.01", "--max-session", "0.1"]
+} } }`,
+    },
   ];
   return (
     <main className="mx-auto max-w-6xl space-y-12 px-4 py-10 sm:px-6">

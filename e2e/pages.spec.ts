@@ -77,7 +77,8 @@ test("home: what Signet is, the live facts and the first calls", async ({ page }
   const verifierKey = ((await (await page.request.get("/api/verify/operator-key")).json()) as { pubkey: string })
     .pubkey;
   await expect(page.getByTestId("footer-verifier-key")).toHaveText(verifierKey);
-  await expect(page.getByTestId("first-call")).toHaveCount(4);
+  await expect(page.getByTestId("first-call")).toHaveCount(5);
+  await expect(page.getByTestId("first-call").last()).toContainText("/mcp");
   await expect(page.getByTestId("first-call").first()).toContainText("curl -i http");
   await expect(page.getByRole("link", { name: "Verify a receipt" }).first()).toHaveAttribute("href", "/explorer");
 

@@ -3,6 +3,7 @@
 // (every row of the paid-route registry) with their requirements per network (asset, price, payTo, fee payer) and the
 // x402 extensions their 402s declare (bazaar discovery metadata, payment ids), the prepaid routes, the keys, the DID
 // document and the verifier, and the RPC endpoint the service uses per network (when the operator publishes them).
+import { MCP_PATH, MCP_TOOLS, mcpDiscovery } from "../mcp/mcp-payment-binding";
 import "server-only";
 import { BAZAAR } from "@x402/extensions/bazaar";
 import { PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
@@ -94,6 +95,7 @@ export async function buildX402Discovery(ctx: AppContext, settings: Settings, ba
       key_url: `${baseUrl}/log/key`,
     },
     paid_resources: PAID_ROUTES.map(resource),
+    mcp: mcpDiscovery(baseUrl),
     prepaid: {
       topup: `${baseUrl}/api/v1/credits`,
       inference: `${baseUrl}/api/v1/inference`,
@@ -114,5 +116,6 @@ function discoveryInstructions(baseUrl: string): string {
     "Signet: OpenAI-compatible inference (chat completions, the Responses API, embeddings), paid per call with x402 in USDC on Solana or Base, each answer with an Ed25519-signed receipt.",
     `POST a request without payment to get the 402 challenge; pay it and send the same request with PAYMENT-SIGNATURE. Prepaid credit (POST ${baseUrl}/api/v1/credits) is spent by Ed25519-signed requests instead.`,
     `Every route and its price: ${baseUrl}/openapi.json. Receipts verify at ${baseUrl}/api/verify or offline with the published operator key.`,
+    `MCP: ${baseUrl}${MCP_PATH} (streamable HTTP) serves the paid tools ${MCP_TOOLS.paid.join(" and ")} over x402's MCP transport, and the free tools ${MCP_TOOLS.free.join(", ")}.`,
   ].join("\n");
 }

@@ -9,6 +9,29 @@
 /** The MCP endpoint's path on the service's origin. */
 export const MCP_PATH = "/mcp";
 
+/** The remote server's tools: the paid ones (each an HTTP route's call) and the free ones. */
+export const MCP_TOOLS = {
+  paid: ["chat", "respond"],
+  free: ["models", "verify_receipt", "log_inclusion", "operator_key"],
+} as const;
+
+/** The remote MCP server as discovery describes it. */
+export function mcpDiscovery(baseUrl: string) {
+  return {
+    url: `${baseUrl}${MCP_PATH}`,
+    transport: "streamable-http",
+    paid_tools: [...MCP_TOOLS.paid],
+    free_tools: [...MCP_TOOLS.free],
+    payment: {
+      transport: "x402 MCP (tool-result binding; the org.x402/payment extension binding when a request advertises it)",
+      payment_meta: MCP_META.payment,
+      payment_response_meta: MCP_META.paymentResponse,
+      receipt_meta: MCP_META.receipt,
+      prepaid_meta: MCP_META.prepaid,
+    },
+  };
+}
+
 /** The `_meta` keys of x402's MCP transport and of Signet's own. */
 export const MCP_META = {
   /** The request's payment: an x402 PaymentPayload. */

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with, so it cannot
 // drift: request bodies from the route schemas, response bodies from ./response-schemas, statuses and error codes from
 // the one error table. Served at GET /api/v1/openapi.json (and /openapi.json) and rendered at /docs.
+import { MCP_PATH, MCP_TOOLS } from "../mcp/mcp-payment-binding";
 import "server-only";
 import { z } from "zod";
 import { errorTableMarkdown } from "./error-table";
@@ -270,8 +271,10 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry,
             ? { ...json(op.answer.schema), ...streams[op.answer.stream] }
             : json(op.answer.schema),
         },
-        "402": signed ? signedPaymentRequired : paymentRequired,
         ...errors([...COMMON, ...op.errors]),
+        // After the error table's rows: its 402 codes (insufficient_credits) are named in this answer, which carries
+        // the challenge as well.
+        "402": signed ? signedPaymentRequired : paymentRequired,
       },
     };
   };
@@ -676,6 +679,8 @@ export function buildOpenApiDocument(baseUrl: string, networks: NetworkRegistry,
         errorTableMarkdown({ meanings: false }),
         "",
         "What each code means, and what to do next: docs/errors.md in the repository.",
+        "",
+        `The same calls are MCP tools at ${baseUrl}${MCP_PATH} (streamable HTTP): \`chat\` and \`respond\`, paid with x402's MCP transport (the payment in \`_meta["x402/payment"]\`, the receipt in \`_meta["org.signet/receipt"]\`), and the free ${MCP_TOOLS.free.map((t) => `\`${t}\``).join(", ")}.`,
         "",
         "Every 402 of a paid route is `payment_required` with the challenge: x402 v2's in the PAYMENT-REQUIRED header, x402 v1's as the body (`x402Version: 1`, `accepts`). That body has no `error` key, which x402 v1 reserves for its reason codes: the error object's fields (`message`, `type`, `param`, `code`, `reason`) sit beside the challenge, where the openai SDK reads them. A refused payment says why in `reason`.",
       ].join("\n"),

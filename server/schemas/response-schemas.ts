@@ -559,6 +559,21 @@ export const discoverySchema = z
           .describe("The resource's x402 extensions as its 402 declares them: `bazaar`, `payment-identifier`"),
       }),
     ),
+    mcp: z
+      .object({
+        url: z.string(),
+        transport: z.literal("streamable-http"),
+        paid_tools: z.array(z.string()),
+        free_tools: z.array(z.string()),
+        payment: z.object({
+          transport: z.string(),
+          payment_meta: z.string(),
+          payment_response_meta: z.string(),
+          receipt_meta: z.string(),
+          prepaid_meta: z.string(),
+        }),
+      })
+      .describe("The remote MCP server: its paid tools are the paid routes' calls, paid with x402's MCP transport"),
     prepaid: z.object({
       topup: z.string(),
       inference: z.string(),

@@ -13,7 +13,7 @@ import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNonce, signMcpToolCall } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
-import { MCP_META } from "../../mcp/mcp-payment-binding";
+import { MCP_META, MCP_TOOLS } from "../../mcp/mcp-payment-binding";
 import { writeSetting } from "../../settings/write-setting";
 import type { Receipt } from "../../receipts/receipt-types";
 import { verifyReceipt } from "../../verify";
@@ -86,9 +86,8 @@ async function solanaPayer(): Promise<{ signer: KeyPairSigner; client: x402Clien
 describe("tools/list", () => {
   it("lists the paid and free tools with their input schemas, free of charge", async () => {
     const { tools } = await (await mcpClient()).listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      ["chat", "log_inclusion", "models", "operator_key", "respond", "verify_receipt"].sort(),
-    );
+    expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOLS.paid, ...MCP_TOOLS.free].sort());
+    expect(MCP_TOOLS.paid).toEqual(["chat", "respond"]);
     const chat = tools.find((t) => t.name === "chat")!;
     expect(chat.inputSchema.required).toEqual(expect.arrayContaining(["model", "messages"]));
     expect(chat.description).toMatch(/x402/);

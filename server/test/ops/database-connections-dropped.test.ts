@@ -18,6 +18,7 @@ import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { reconcile } from "../../reconcile/reconcile";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { serviceError } from "../../errors/error-body";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const AGENTS = 3;
@@ -142,7 +143,7 @@ function moreAnswers(n: number, key?: string): Promise<void> {
 /** The stable code of a non-200 answer. */
 async function errorCode(res: Response): Promise<string | undefined> {
   if (res.status === 200) return undefined;
-  return ((await res.clone().json()) as { error?: { code?: string } }).error?.code;
+  return serviceError(await res.clone().json()).code || undefined;
 }
 
 /**
