@@ -7,6 +7,7 @@
 import "server-only";
 import { createKeyPairSignerFromBytes } from "@solana/kit";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
+import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { eip3009ABI } from "@x402/evm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -19,6 +20,8 @@ import { decodePaymentHeader } from "../../server/x402/payment-headers";
 import { paymentIdempotencyKey } from "../../server/x402/idempotency-key";
 import { serviceError } from "../../server/errors/error-body";
 import { prng } from "./prng";
+import { callMcpTool } from "./mcp-call";
+import { MCP_META } from "../../server/mcp/mcp-payment-binding";
 import { inferenceIdOfReceiptHeader, type PaidNetwork, type Sighting } from "./run-workload";
 import { STATE } from "../../server/ledger/payment-states";
 
@@ -44,6 +47,8 @@ const ATTACK_KINDS = [
   "stale-lease-takeover",
   /** An honest header and body, byte for byte, after they were served: at most the stored answer again. */
   "exact-replay",
+  /** An honest payment sent as an MCP `chat` tool call's `_meta` payment: with his own prompt, or the honest one. */
+  "mcp-replay",
 ] as const;
 export type AttackKind = (typeof ATTACK_KINDS)[number];
 
@@ -263,6 +268,7 @@ export class Adversary {
       );
     if (topups.length) options.push([1, () => this.topUpNewBeneficiary(one(topups))]);
     if (served.length) options.push([1, () => this.exactReplay(one(served))]);
+    if (chat.length) options.push([3, () => this.mcpReplay(one(chat))]);
     options.push([1, () => this.ownPaymentEscape()]);
     const total = options.reduce((s, [w]) => s + w, 0);
     let x = this.rand() * total;
@@ -567,6 +573,31 @@ export class Adversary {
         text,
       );
     }
+  }
+
+  /**
+   * An honest chat payment (its header decoded) spent through the MCP server's `chat` tool: with his own prompt (never
+   * served), or with the honest request's arguments after it was served (at most its stored answer again).
+   */
+  async mcpReplay(s: Sighting): Promise<void> {
+    const honest = JSON.parse(s.body) as Record<string, unknown>;
+    if (honest.stream !== undefined || typeof honest.max_tokens === "number") return;
+    const exact = s.inferenceId !== null && this.rand() < 0.5;
+    const args = exact ? honest : this.chatBody(s.network, "riding someone's payment over MCP");
+    const payment = decodePaymentSignatureHeader(s.header);
+    const seen = await callMcpTool(this.instance(), "chat", args, { [MCP_META.payment]: payment }, REQUEST_TIMEOUT_MS);
+    const answer = seen.status === 0 ? "cut" : `${seen.status}${seen.error ? ` ${seen.error}` : ""}`;
+    let verdict: Verdict = "refused";
+    if (seen.status === 200)
+      verdict =
+        exact && seen.inferenceId !== null && this.honestInferences.has(seen.inferenceId) ? "replayed" : "SERVED";
+    this.attempts.push({
+      kind: "mcp-replay",
+      answer,
+      verdict,
+      detail: `honest ${s.network} payment over MCP${exact ? ", the honest arguments" : ""}${seen.inferenceId ? `, inference ${seen.inferenceId}` : ""}`,
+    });
+    if (verdict === "SERVED") this.world.log?.(`adversary SERVED by mcp-replay: ${answer}`);
   }
 
   /** Sends one attempt and judges its answer. `exact` is the honest body text when he re-sends it byte for byte. */

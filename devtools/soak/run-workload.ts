@@ -2,7 +2,7 @@
 // on Solana (devnet, mainnet) and Base (Sepolia, mainnet) through the stock @x402/fetch clients, streamed paid calls,
 // prepaid signed calls racing a few shared balances, top-ups of those balances, one payment header sent to several
 // instances at once (one is served, the rest refused), and unserved calls (the provider fails once) retried with the
-// same header. A call answered 502 settlement_pending / chain_unavailable or 503, or cut off (a killed instance), is
+// same header, and paid chat calls through the remote MCP server's `chat` tool (x402's MCP transport). A call answered 502 settlement_pending / chain_unavailable or 503, or cut off (a killed instance), is
 // sent again with the same payment header after its retry_after, a bounded number of times: that is how a client
 // finishes a pending or unserved call.
 import "server-only";
@@ -17,15 +17,18 @@ import { newNonce, signRequestHeaders } from "../../server/agent/sign-request";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 import { readStreamedAnswer } from "../../server/upstream/read-sse";
 import { withNastyContent } from "./content-faults";
+import { callMcpTool, type McpAnswer } from "./mcp-call";
+import { MCP_META } from "../../server/mcp/mcp-payment-binding";
 import { prng } from "./prng";
 import { FAIL_ONCE_MARKER, REMOTE_MODEL, SOAK_BASE_URL, SOAK_PAYMENT_LEASE_MS, type SoakStack } from "./soak-stack";
 
-type OpKind = "paid" | "stream" | "prepaid" | "topup" | "replay" | "unserved";
+type OpKind = "paid" | "stream" | "prepaid" | "topup" | "replay" | "unserved" | "mcp";
 export type PaidNetwork = "devnet" | "mainnet" | "base-sepolia" | "base";
 
 /** The share of each kind of call in the mix (weights). */
 const MIX: [OpKind, number][] = [
-  ["paid", 52],
+  ["paid", 44],
+  ["mcp", 8],
   ["stream", 10],
   ["prepaid", 18],
   ["topup", 5],
@@ -183,7 +186,7 @@ async function readAnswer(res: Response, stream: boolean): Promise<Answer> {
 }
 
 /** Whether an answer is one a client finishes by sending the same payment header again. */
-function isRetryable(a: Answer): boolean {
+function isRetryable(a: Pick<Answer, "status" | "error">): boolean {
   if (
     a.status === 502 &&
     (a.error === "settlement_pending" || a.error === "chain_unavailable" || a.error === "upstream_error")
@@ -204,7 +207,7 @@ export function inferenceIdOfReceiptHeader(header: string | null): string | null
   }
 }
 
-const label = (a: Answer) =>
+const label = (a: Pick<Answer, "status" | "error" | "reason">) =>
   a.status === 0
     ? a.error
       ? `cut ${a.error}`
@@ -415,6 +418,45 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
         // Racing one balance: running out is the expected refusal.
         if (a.status === 402 && a.error === "insufficient_credits") return "refused: no credit";
         return label(a);
+      },
+      async mcp(record) {
+        // The chat tool on /mcp: the unpaid call's PaymentRequired, paid by the stock client, sent until served.
+        const args = chatBody(record.network, `an MCP call of agent ${agent.index}`);
+        const first = await callMcpTool(
+          stack.instances[record.instance]!.url,
+          "chat",
+          args,
+          undefined,
+          REQUEST_TIMEOUT_MS,
+        );
+        record.statuses.push(label(first));
+        if (!first.paymentRequired) return `mcp ${label(first)}`;
+        const payment = await x402.createPaymentPayload(first.paymentRequired);
+        // What a party in between sees: the same payment and request as the chat route's.
+        const header = http.encodePaymentSignatureHeader(payment)["PAYMENT-SIGNATURE"]!;
+        const body = JSON.stringify(args);
+        let instance = record.instance;
+        let answer: McpAnswer | null = null;
+        for (let send = 0; send < MAX_SENDS; send++) {
+          if (answer) {
+            if (answer.status !== 0 && !isRetryable(answer)) break;
+            await sleep(answer.status === 0 ? 1_000 : Math.min(answer.retryAfterMs ?? 2_000, 15_000));
+            instance = (instance + 1) % stack.instances.length;
+          }
+          answer = await callMcpTool(
+            stack.instances[instance]!.url,
+            "chat",
+            args,
+            { [MCP_META.payment]: payment },
+            REQUEST_TIMEOUT_MS,
+          );
+          const seen = { ...answer, streamCut: false, pendingTransaction: answer.transaction };
+          observe(record, "/api/v1/chat/completions", body, header, seen);
+          record.statuses.push(label(seen));
+          if (answer.status === 200 && answer.transaction) record.transactions.push(answer.transaction);
+          if (answer.status === 200 && !answer.replayed) record.servedSends++;
+        }
+        return answer?.status === 200 ? "served" : `mcp ${answer ? label(answer) : "unsent"}`;
       },
       async replay(record) {
         // One payment header, built once, sent to every instance at once (three sends on a single instance).

@@ -44,6 +44,7 @@ const HONEST_ENDINGS: Record<CallRecord["kind"], RegExp> = {
   topup: /^credited$/,
   replay: /^served once, rest refused$/,
   prepaid: /^(served|refused: no credit)$/,
+  mcp: /^served$/,
 };
 
 describe("the adversary", () => {
