@@ -8,6 +8,7 @@ import {
   makePaidCall,
   makePaidEmbeddingsCall,
   makeStreamedPaidCall,
+  makeStreamedResponsesCall,
   pasteAndExpectFivePasses,
   payForChat,
 } from "./support";
@@ -160,6 +161,17 @@ test("a streamed receipt verifies in the browser with the chunks, and with the c
     for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
   }
   await page.screenshot({ path: "test-results/screenshots/explorer-streamed.png", fullPage: true });
+});
+
+test("a streamed Responses receipt verifies in the browser with the request and the events", async ({ page }) => {
+  const call = await makeStreamedResponsesCall("a Responses stream into the explorer");
+  await page.goto("/explorer");
+  await page.getByTestId("receipt-input").fill(JSON.stringify(call.receipt));
+  await page.getByTestId("prompt-input").fill(JSON.stringify({ input: call.request.input }));
+  await page.getByTestId("response-input").fill(JSON.stringify(call.events));
+  await page.getByTestId("verify-button").click();
+  await expect(page.getByTestId("overall")).toHaveText("All five checks pass");
+  for (const c of CHECKS) await expect(page.getByTestId(`check-${c}`)).toHaveAttribute("data-pass", "true");
 });
 
 test("the explorer proves a receipt's inclusion in the public receipt log, in the browser, and refuses a changed receipt", async ({

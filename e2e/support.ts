@@ -77,6 +77,32 @@ export async function makeStreamedPaidCall(prompt: string) {
   return { messages, chunks: answer.chunks, text: answer.text, receipt: answer.receipt };
 }
 
+/**
+ * Makes one real streamed Responses API call on the local chain; returns the request, its SSE events (the objects
+ * their `data:` lines carry) and the receipt from the last event's `response.service_receipt`, as pasted.
+ */
+export async function makeStreamedResponsesCall(input: string) {
+  const request = { model: "local/echo-1", input, stream: true };
+  const kp = generateKeypair();
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array([...kp.seed, ...kp.publicKey]));
+  await fundDevnetUsdc(signer.address, 1_000_000n);
+  const res = await createPayingFetch(signer, { [DEVNET]: DEVNET_RPC })(`${BASE}/api/v1/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(request),
+  });
+  if (res.status !== 200) throw new Error(`streamed Responses call answered ${res.status}: ${await res.text()}`);
+  const events = (await res.text())
+    .split("\n")
+    .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
+    .map((line) => JSON.parse(line.slice("data: ".length)) as { type: string; response?: Record<string, unknown> });
+  const completed = events.at(-1);
+  const carried = completed?.response?.service_receipt as { receipt?: unknown } | undefined;
+  if (completed?.type !== "response.completed" || !carried?.receipt)
+    throw new Error("the stream ended without response.completed and its receipt");
+  return { request, events, receipt: carried.receipt };
+}
+
 /** Makes one real paid call on the local Base Sepolia (anvil), paying with a fresh EVM key. */
 export async function makeEvmPaidCall(prompt: string) {
   const account = privateKeyToAccount(generatePrivateKey());

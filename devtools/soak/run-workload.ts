@@ -195,6 +195,21 @@ function isRetryable(a: Pick<Answer, "status" | "error">): boolean {
   return a.status === 503;
 }
 
+/**
+ * How long a client waits before sending the same payment again after `a` (null: `a` is final). `cutAt` is when the
+ * call was first cut off, if it was: a 409 after a cut means the dead process still holds the payment until its lease
+ * runs out, after which a retry takes it over (or the call was served before the cut, and 409 is the final answer).
+ */
+function retryWait(
+  a: Pick<Answer, "status" | "error" | "retryAfterMs"> & { streamCut?: boolean },
+  cutAt: number | null,
+): number | null {
+  const cut = a.status === 0 || a.streamCut === true;
+  const heldByDead = a.status === 409 && cutAt !== null && Date.now() - cutAt < SOAK_PAYMENT_LEASE_MS + 5_000;
+  if (!cut && !heldByDead && !isRetryable(a)) return null;
+  return heldByDead ? 5_000 : cut ? 1_000 : Math.min(a.retryAfterMs ?? 2_000, 15_000);
+}
+
 /** The inference id of an X-Service-Receipt header (base64 JSON of the receipt); null when absent or unreadable. */
 export function inferenceIdOfReceiptHeader(header: string | null): string | null {
   if (!header) return null;
@@ -296,14 +311,9 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
       let cutAt: number | null = null;
       for (let send = first ? 1 : 0; send < MAX_SENDS; send++) {
         if (answer) {
-          const cut = answer.status === 0 || answer.streamCut;
-          if (cut) cutAt ??= Date.now();
-          // A 409 after a cut: the dead process still holds the payment until its lease runs out; then a retry takes it
-          // over (or the call was served before the cut, and 409 is the final answer).
-          const heldByDead =
-            answer.status === 409 && cutAt !== null && Date.now() - cutAt < SOAK_PAYMENT_LEASE_MS + 5_000;
-          if (!cut && !heldByDead && !isRetryable(answer)) return answer;
-          const wait = heldByDead ? 5_000 : cut ? 1_000 : Math.min(answer.retryAfterMs ?? 2_000, 15_000);
+          if (answer.status === 0 || answer.streamCut) cutAt ??= Date.now();
+          const wait = retryWait(answer, cutAt);
+          if (wait === null) return answer;
           await sleep(wait);
           instance = (instance + 1) % stack.instances.length;
         }
@@ -437,10 +447,13 @@ export async function runWorkload(stack: WorkloadStack, agents: Agent[], opts: W
         const body = JSON.stringify(args);
         let instance = record.instance;
         let answer: McpAnswer | null = null;
+        let cutAt: number | null = null;
         for (let send = 0; send < MAX_SENDS; send++) {
           if (answer) {
-            if (answer.status !== 0 && !isRetryable(answer)) break;
-            await sleep(answer.status === 0 ? 1_000 : Math.min(answer.retryAfterMs ?? 2_000, 15_000));
+            if (answer.status === 0) cutAt ??= Date.now();
+            const wait = retryWait(answer, cutAt);
+            if (wait === null) break;
+            await sleep(wait);
             instance = (instance + 1) % stack.instances.length;
           }
           answer = await callMcpTool(

@@ -21,6 +21,7 @@ import { listModels } from "../upstream/list-models";
 import { payableNetworks } from "../x402/payable-networks";
 import { complete, refusalResult, X402_MCP_EXTENSION, type RequestMeta, type ToolResult } from "./mcp-payment-binding";
 import { callPaidTool } from "./paid-tool-call";
+import { clientHeaders } from "./client-headers";
 
 /** The largest MCP request body: the largest paid route's body, with room for the JSON-RPC envelope and a payment. */
 export const MAX_MCP_BODY_BYTES = MAX_CHAT_BODY_BYTES + 64_000;
@@ -86,8 +87,8 @@ const respondArguments = {
   ...prepaidArguments,
 };
 
-/** The MCP server for one request. `meta` of each call is its request's `_meta`. */
-function buildServer(ctx: AppContext): McpServer {
+/** The MCP server for one request from `client` (its address headers). `meta` of each call is its request's `_meta`. */
+function buildServer(ctx: AppContext, client: Headers): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, extensions: { [X402_MCP_EXTENSION]: {} } },
     instructions: INSTRUCTIONS,
@@ -104,7 +105,7 @@ function buildServer(ctx: AppContext): McpServer {
       inputSchema: { model, ...chatArguments },
       annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
     },
-    (args, extra) => callPaidTool(ctx, "chat", args, extra._meta as RequestMeta),
+    (args, extra) => callPaidTool(ctx, "chat", args, extra._meta as RequestMeta, client),
   );
   server.registerTool(
     "respond",
@@ -114,7 +115,7 @@ function buildServer(ctx: AppContext): McpServer {
       inputSchema: { model, ...respondArguments },
       annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
     },
-    (args, extra) => callPaidTool(ctx, "respond", args, extra._meta as RequestMeta),
+    (args, extra) => callPaidTool(ctx, "respond", args, extra._meta as RequestMeta, client),
   );
   server.registerTool(
     "models",
@@ -203,7 +204,7 @@ export async function serveMcp(ctx: AppContext, req: Request, rawBody: Uint8Arra
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the body is not JSON");
   }
-  const server = buildServer(ctx);
+  const server = buildServer(ctx, clientHeaders(req.headers));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -50,28 +50,35 @@ export async function callPaidTool(
   tool: PaidTool,
   args: Record<string, unknown>,
   meta: RequestMeta,
+  client: Headers,
 ): Promise<ToolResult> {
   try {
     const served =
       meta?.[MCP_META.prepaid] !== undefined
-        ? await servePrepaid(ctx, tool, args, meta)
-        : await servePaid(ctx, tool, args, meta);
+        ? await servePrepaid(ctx, tool, args, meta, client)
+        : await servePaid(ctx, tool, args, meta, client);
     return answered(ctx, tool, served, meta);
   } catch (err) {
     return refused(ctx, err, meta);
   }
 }
 
-function servePaid(ctx: AppContext, tool: PaidTool, args: Record<string, unknown>, meta: RequestMeta) {
+function servePaid(ctx: AppContext, tool: PaidTool, args: Record<string, unknown>, meta: RequestMeta, client: Headers) {
   const route = PAID_TOOL_ROUTES[tool];
   const body: Record<string, unknown> = { ...args };
   for (const name of SIGNED_ARGUMENTS) delete body[name];
   const input = {
-    headers: new Headers(paymentHeaders(meta?.[MCP_META.payment])),
+    headers: withHeaders(client, paymentHeaders(meta?.[MCP_META.payment])),
     rawBody: new TextEncoder().encode(JSON.stringify(body)),
     resourceUrl: `${ctx.config.baseUrl}${paidRoute(route).path}`,
   };
   return route === "chat" ? serveChat(ctx, input) : serveResponses(ctx, input);
+}
+
+function withHeaders(base: Headers, more: Record<string, string>): Headers {
+  const out = new Headers(base);
+  for (const [name, value] of Object.entries(more)) out.set(name, value);
+  return out;
 }
 
 /** The header the HTTP route reads `payment` from; none without one, a malformed one for a value that is not JSON. */
@@ -93,10 +100,11 @@ async function servePrepaid(
   tool: PaidTool,
   args: Record<string, unknown>,
   meta: RequestMeta,
+  client: Headers,
 ): Promise<ServedCall> {
   const auth = meta?.[MCP_META.prepaid];
   const { pubkey, signature } = typeof auth === "object" && auth !== null ? (auth as Record<string, unknown>) : {};
-  const headers = new Headers();
+  const headers = new Headers(client);
   if (typeof pubkey === "string") headers.set("x-agent-pubkey", pubkey);
   if (typeof signature === "string") headers.set("x-agent-signature", signature);
   let request: ResponsesRequest | null = null;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNonce, signMcpToolCall } from "../../agent/sign-request";
 import { generateKeypair } from "../../keys/parse-secret-key";
 import { MCP_META, MCP_TOOLS } from "../../mcp/mcp-payment-binding";
+import { MAX_MCP_BODY_BYTES } from "../../mcp/mcp-server";
 import { writeSetting } from "../../settings/write-setting";
 import type { Receipt } from "../../receipts/receipt-types";
 import { verifyReceipt } from "../../verify";
@@ -252,7 +253,7 @@ describe("bad input", () => {
     expect(unknown.content[0]!.text).toContain("no_such_tool");
   });
 
-  it("a body that is not JSON is JSON-RPC's parse error; GET is 405 (stateless: no session stream)", async () => {
+  it("a body that is not JSON is JSON-RPC's parse error; GET is 405 (stateless: no session stream); too large is 413", async () => {
     const url = `${served.service.url}/mcp`;
     const notJson = await fetch(url, {
       method: "POST",
@@ -262,5 +263,20 @@ describe("bad input", () => {
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
     expect((await fetch(url)).status).toBe(405);
+    const tooLarge = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { padding: "x".repeat(MAX_MCP_BODY_BYTES) },
+      }),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, data: { code: "payload_too_large" } },
+    });
   });
 });
