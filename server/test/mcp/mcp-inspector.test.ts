@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_TOOLS } from "../../mcp/mcp-payment-binding";
-import { parseReceiptText } from "../../verify";
+import { CHECK_NAMES, parseReceiptText } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";
 import { REPO_ROOT } from "../verify/vectors";
 
@@ -81,13 +81,7 @@ describe("the MCP Inspector's CLI", () => {
     expect(called.json).toMatchObject({
       structuredContent: {
         ok: true,
-        checks: {
-          prompt_hash_ok: true,
-          response_hash_ok: true,
-          service_signature_ok: true,
-          payment_on_chain_ok: true,
-          payer_matches: true,
-        },
+        checks: Object.fromEntries(CHECK_NAMES.map((check) => [check, true])),
         receipt_signature: expect.any(String),
       },
     });

@@ -17,19 +17,13 @@ import { MCP_META, MCP_TOOLS } from "../../mcp/mcp-payment-binding";
 import { MAX_MCP_BODY_BYTES } from "../../mcp/mcp-server";
 import { writeSetting } from "../../settings/write-setting";
 import type { Receipt } from "../../receipts/receipt-types";
-import { verifyReceipt } from "../../verify";
+import { CHECK_NAMES, verifyReceipt } from "../../verify";
 import { operatorKeypair } from "../support/env";
 import { startServedStack, type ServedStack } from "../support/http-service";
 
 const PRICE = 1_000n;
 const MODEL = "local/echo-1";
-const ALL_CHECKS = {
-  prompt_hash_ok: true,
-  response_hash_ok: true,
-  service_signature_ok: true,
-  payment_on_chain_ok: true,
-  payer_matches: true,
-};
+const ALL_CHECKS = Object.fromEntries(CHECK_NAMES.map((check) => [check, true]));
 
 let served: ServedStack;
 const clients: Client[] = [];
