@@ -33,6 +33,8 @@ export interface LocalMcpOptions {
   budget: BudgetLimits;
   /** The fetch that reaches the service (the global one by default). */
   fetch?: typeof fetch;
+  /** The agent's clock, epoch ms (the system's by default): signed requests carry its time. */
+  now?: () => number;
 }
 
 /** One call this session paid for: enough to verify it again and to find it on the service. */
@@ -68,6 +70,10 @@ const toolError = (code: string, message: string): Text => ({
 /** The MCP server for one host session. */
 export function createLocalMcpServer(options: LocalMcpOptions): McpServer {
   const send = options.fetch ?? fetch;
+  const now = options.now ?? (() => systemClock.now());
+  // One signer for the session's payments, derived on the first.
+  let signer: ReturnType<typeof signerFromKeypair> | null = null;
+  const sessionSigner = (): ReturnType<typeof signerFromKeypair> => (signer ??= signerFromKeypair(options.keypair));
   const endpoint = options.endpoint.replace(/\/+$/, "");
   const networkName = options.network.aliases[0]!;
   const budget = new SpendingBudget(options.budget, formatUnitsAsUsdc);
@@ -90,7 +96,7 @@ export function createLocalMcpServer(options: LocalMcpOptions): McpServer {
       if (cap <= 0n) return toolError("over_budget", "the session's budget is spent");
       const reserved = budget.reserve(cap);
       if (!reserved.ok) return toolError("over_budget", reserved.message);
-      const prepaid = signingFetch(options.keypair, { fetch: send });
+      const prepaid = signingFetch(options.keypair, { fetch: send, now });
       try {
         const res = await prepaid(`${endpoint}${path}`, {
           method: "POST",
@@ -105,21 +111,16 @@ export function createLocalMcpServer(options: LocalMcpOptions): McpServer {
     }
     let reservation: Reservation | null = null;
     let refusal: string | null = null;
-    const paying = createPayingFetch(
-      await signerFromKeypair(options.keypair),
-      { [options.network.caip2]: options.rpc },
-      send,
-      {
-        beforePayment: async (requirements) => {
-          const reserved = budget.reserve(BigInt(requirements.amount));
-          if (!reserved.ok) {
-            refusal = reserved.message;
-            return { abort: true, reason: reserved.message };
-          }
-          reservation = reserved.reservation;
-        },
+    const paying = createPayingFetch(await sessionSigner(), { [options.network.caip2]: options.rpc }, send, {
+      beforePayment: async (requirements) => {
+        const reserved = budget.reserve(BigInt(requirements.amount));
+        if (!reserved.ok) {
+          refusal = reserved.message;
+          return { abort: true, reason: reserved.message };
+        }
+        reservation = reserved.reservation;
       },
-    );
+    });
     try {
       const res = await paying(`${endpoint}${path}`, {
         method: "POST",
@@ -245,7 +246,7 @@ export function createLocalMcpServer(options: LocalMcpOptions): McpServer {
     async () => {
       const url = `${endpoint}/api/v1/credits/${options.keypair.publicKeyBase58}`;
       const res = await send(`${url}?network=${encodeURIComponent(networkName)}`, {
-        headers: signReadHeaders(options.keypair, url, String(systemClock.now())),
+        headers: signReadHeaders(options.keypair, url, String(now())),
       });
       const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
       if (!res.ok) {

@@ -25,6 +25,7 @@ import { chatRequestSchema } from "../schemas/chat-request-schema";
 import { responsesRequestSchema, type ResponsesRequest } from "../schemas/responses-request-schema";
 import { signedFieldsSchema } from "../schemas/signed-fields-schema";
 import { paidRoute } from "../x402/paid-routes";
+import { parseReceiptText } from "../verify";
 import {
   complete,
   MCP_META,
@@ -128,10 +129,8 @@ async function servePrepaid(
 function answered(ctx: AppContext, tool: PaidTool, served: ServedCall, meta: RequestMeta): ToolResult {
   // A tool call is never streamed: its arguments have no `stream`.
   const body = served.body ?? {};
-  const receiptHeader = served.headers["X-Service-Receipt"];
-  const receipt = receiptHeader
-    ? (JSON.parse(Buffer.from(receiptHeader, "base64").toString("utf8")) as Record<string, unknown>)
-    : null;
+  const parsed = parseReceiptText(served.headers["X-Service-Receipt"] ?? "");
+  const receipt = parsed.ok ? (parsed.receipt as unknown as Record<string, unknown>) : null;
   const settlementHeader = served.headers["PAYMENT-RESPONSE"];
   const settlement = settlementHeader ? decodePaymentResponseHeader(settlementHeader) : null;
   const id = receipt ? String(receipt.inference_id) : "";
