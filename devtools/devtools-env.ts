@@ -140,8 +140,8 @@ export const devtoolsEnvSchema = z.object({
     .min(1)
     .optional()
     .describe(
-      "Set by `.ci/run` when it runs the suite on a newer Node than the machine's: the machine's node, on which " +
-        "`npm test` runs the unit stage once more.",
+      "Set by `.ci/run` when it runs the suite on Node 24 and the machine's own Node is 22: the machine's node, on " +
+        "which `npm test` runs the unit stage once more.",
     ),
   SIGNET_SUMMARY_FILE: z
     .string()

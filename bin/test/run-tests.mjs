@@ -145,7 +145,7 @@ const builtLane = (async () => {
 
 // Lane 3, timing: the files that measure time, one at a time; then, at the throughput lanes' priority, lint (eslint with
 // type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's check), and, where
-// CI runs the suite on a newer Node than the machine's (SIGNET_MACHINE_NODE names the machine's node), the unit tests
+// CI runs the suite on Node 24 and the machine has Node 22 (SIGNET_MACHINE_NODE names the machine's node), the unit tests
 // once more on the machine's Node.
 const machineNode = process.env.SIGNET_MACHINE_NODE;
 const timingLane = (async () => {
