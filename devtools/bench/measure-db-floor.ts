@@ -2,7 +2,8 @@
 // transaction is one single-row UPDATE and nothing else. `concurrency` connections (node-postgres, one client each,
 // no pool), each updating its own row with a prepared `UPDATE bench_db_floor SET n = n + 1 WHERE id = $1` in
 // autocommit, back to back, so every statement is its own transaction and its own WAL flush (the server's own
-// synchronous_commit and fsync settings apply, as they do to the service). Prepaid calls are measured against it.
+// synchronous_commit and fsync settings apply, as they do to the service). Prepaid calls are measured against it. The
+// same statement one at a time on one connection gives a durable commit's latency, which bounds the paid overhead.
 import pg from "pg";
 import { catchClientErrors } from "../../server/db/catch-connection-errors";
 import { readDatabaseCpuMs } from "./database-cpu";
@@ -61,5 +62,33 @@ export async function measureDbFloor(url: string, concurrency: number, durationM
   } finally {
     await Promise.allSettled(clients.map((c) => c.end()));
     await admin.end();
+  }
+}
+
+/**
+ * The latency of one durable commit on `url`: `count` single-row UPDATEs in autocommit on one connection, one after
+ * another (a prepared statement, each its own transaction and WAL flush); returns each one's round trip, ms.
+ */
+export async function measureCommitLatencies(url: string, count: number): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  catchClientErrors(client, () => undefined);
+  await client.connect();
+  try {
+    await client.query("DROP TABLE IF EXISTS bench_commit_latency");
+    await client.query("CREATE TABLE bench_commit_latency (id integer PRIMARY KEY, n bigint NOT NULL)");
+    await client.query("INSERT INTO bench_commit_latency (id, n) VALUES (1, 0)");
+    const update = () =>
+      client.query({ name: "bench_commit_latency", text: "UPDATE bench_commit_latency SET n = n + 1 WHERE id = 1" });
+    for (let i = 0; i < 50; i++) await update();
+    const latencies: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      await update();
+      latencies.push(performance.now() - t);
+    }
+    await client.query("DROP TABLE bench_commit_latency");
+    return latencies;
+  } finally {
+    await client.end();
   }
 }

@@ -15,35 +15,42 @@ const run = (sha: string, over: Partial<BenchRun> & Record<string, unknown> = {}
   commit: { sha, dirty: false },
   measured_at: "2026-11-24T10:00:00.000Z",
   trial: false,
-  paid_ratio_vs_stock: 0.8,
-  overhead_p50_ratio: 0.3,
+  service_cpu_ratio_vs_stock: 0.8,
+  overhead_p50_vs_commit_bound: 1.3,
   prepaid_calls_per_s: 400,
+  load_average_1m: { before: 0.5, after: 1.75 },
   ...over,
 });
 const lines = (...runs: BenchRun[]) => runs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
 describe("renderPerformanceTable()", () => {
-  it("shows the ranges over the full runs of the latest commit only, with each goal's verdict", () => {
+  it("shows each full run of the latest commit in its own column, with each goal's verdict per run and in all", () => {
     const history = readRuns(
       lines(
-        run("a".repeat(40), { paid_ratio_vs_stock: 9 }),
-        run("b".repeat(40), { paid_ratio_vs_stock: 0.9 }),
-        run("b".repeat(40), { paid_ratio_vs_stock: 1.1, overhead_p50_ratio: 0.2 }),
-        run("b".repeat(40), { paid_ratio_vs_stock: 50, trial: true }),
+        run("a".repeat(40), { service_cpu_ratio_vs_stock: 9 }),
+        run("b".repeat(40), { service_cpu_ratio_vs_stock: 0.9 }),
+        run("b".repeat(40), {
+          service_cpu_ratio_vs_stock: 1.1,
+          overhead_p50_vs_commit_bound: 0.7,
+          load_average_1m: { before: 1, after: 2.5 },
+        }),
+        run("b".repeat(40), { service_cpu_ratio_vs_stock: 50, trial: true }),
       ),
     );
     const table = renderPerformanceTable(history);
     expect(table).toContain("2 runs of commit `bbbbbbbbbbbb`");
-    expect(table).toMatch(/\| paid calls\/s ÷ stock x402 paid calls\/s[^|]*\| ≥ 1 \| 0\.9–1\.1 \| ✗ 1 of 2 \|/);
-    expect(table).toMatch(/\| server overhead per paid call, p50[^|]*\| ≤ 0\.25 \| 0\.2–0\.3 \| ✗ 1 of 2 \|/);
-    expect(table).toMatch(/\| prepaid calls\/s, c=16 \(PostgreSQL\) \| 400 \|/);
-    expect(table).not.toContain("–50 |");
-    expect(table).not.toContain("| 9 |");
+    expect(table).toContain("| goal | target | run 1 | run 2 | met |");
+    expect(table).toMatch(/\| service CPU per paid call[^|]*\| ≤ 1 \| 0\.9 ✓ \| 1\.1 ✗ \| 1 of 2 \|/);
+    expect(table).toMatch(/\| server overhead per paid call, p50[^|]*\| ≤ 1 \| 1\.3 ✗ \| 0\.7 ✓ \| 1 of 2 \|/);
+    expect(table).toMatch(/\| load average \(1 min\), before → after the run \| 0\.5 → 1\.75 \| 1 → 2\.5 \|/);
+    expect(table).toMatch(/\| prepaid calls\/s, c=16 \(PostgreSQL\) \| 400 \| 400 \|/);
+    expect(table).not.toContain("50 ✗");
+    expect(table).not.toContain("| 9 ✗");
   });
 
-  it("marks a goal met in every run with ✓ and one never measured as such", () => {
-    const table = renderPerformanceTable([run("c".repeat(40), { paid_ratio_vs_stock: 1.2 })]);
-    expect(table).toMatch(/\| paid calls\/s ÷ stock[^|]*\| ≥ 1 \| 1\.2 \| ✓ \|/);
+  it("marks a goal met in every run as such, and one never measured with a dash", () => {
+    const table = renderPerformanceTable([run("c".repeat(40), { service_cpu_ratio_vs_stock: 0.5 })]);
+    expect(table).toMatch(/\| service CPU per paid call[^|]*\| ≤ 1 \| 0\.5 ✓ \| 1 of 1 \|/);
     expect(table).toMatch(/\| hosted verifier[^|]*\| ≥ 0\.15 \| – \| not measured \|/);
   });
 

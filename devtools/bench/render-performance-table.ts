@@ -1,5 +1,5 @@
 // docs/performance.md's results table, generated from bench/history.jsonl (one JSON line per `npm run bench`): the runs of
-// the latest measured commit, each figure as the range over those runs. Never typed by hand.
+// the latest measured commit, one column per run. Never typed by hand.
 import { FIGURES, GOALS, goalMet, goalText } from "./bench-goals";
 
 export const BENCH_BLOCK_START = "<!-- bench:start -->";
@@ -51,7 +51,7 @@ export function latestCommitRuns(runs: readonly BenchRun[]): BenchRun[] {
   return full.filter((r) => r.commit.sha === last.commit.sha && r.commit.dirty === last.commit.dirty);
 }
 
-/** The Markdown between the bench markers, from the whole history. */
+/** The Markdown between the bench markers, from the whole history: one column per run, each goal's verdict per run. */
 export function renderPerformanceTable(runs: readonly BenchRun[]): string {
   const shown = latestCommitRuns(runs);
   if (shown.length === 0)
@@ -62,26 +62,36 @@ export function renderPerformanceTable(runs: readonly BenchRun[]): string {
   const machines = [...new Set(shown.map((r) => r.machine))].join("; ");
   const databases = [...new Set(shown.map((r) => r.database))].join("; ");
   const n = shown.length;
+  const runHeads = shown.map((_, i) => `run ${i + 1}`).join(" | ");
+  const runRule = shown.map(() => "---").join("|");
   const lines = [
     `${n} run${n === 1 ? "" : "s"} of commit ${commit}, ${dates.join(", ")}; ${machines}; ${databases}.`,
     "",
-    `| goal | target | ${n === 1 ? "measured" : `${n} runs (min–max)`} | met |`,
-    "|---|---|---|---|",
+    `| goal | target | ${runHeads} | met |`,
+    `|---|---|${runRule}|---|`,
   ];
   for (const goal of GOALS) {
+    const cells = shown.map((r) => {
+      const v = r[goal.key];
+      return typeof v === "number" && Number.isFinite(v) ? `${fmt(v)} ${goalMet(goal, v) ? "✓" : "✗"}` : "–";
+    });
     const values = numbers(shown, goal.key);
     const met = values.filter((v) => goalMet(goal, v)).length;
-    const verdict =
-      values.length === 0
-        ? "not measured"
-        : met === values.length
-          ? `✓${n > 1 ? ` ${met} of ${n}` : ""}`
-          : `✗${n > 1 ? ` ${met} of ${n}` : ""}`;
-    lines.push(`| ${goal.figure} | ${goalText(goal)} | ${range(values)} | ${verdict} |`);
+    const verdict = values.length === 0 ? "not measured" : `${met} of ${n}`;
+    lines.push(`| ${goal.figure} | ${goalText(goal)} | ${cells.join(" | ")} | ${verdict} |`);
   }
-  lines.push("", `| figure | ${n === 1 ? "measured" : `${n} runs (min–max)`} |`, "|---|---|");
-  for (const figure of FIGURES) lines.push(`| ${figure.label} | ${range(numbers(shown, figure.key))} |`);
+  lines.push("", `| figure | ${runHeads} |`, `|---|${runRule}|`);
+  lines.push(`| load average (1 min), before → after the run | ${shown.map(loadCell).join(" | ")} |`);
+  for (const figure of FIGURES)
+    lines.push(`| ${figure.label} | ${shown.map((r) => cell(r[figure.key])).join(" | ")} |`);
   return lines.join("\n");
+}
+
+function loadCell(run: BenchRun): string {
+  const load = run.load_average_1m as { before?: unknown; after?: unknown } | undefined;
+  return load && typeof load.before === "number" && typeof load.after === "number"
+    ? `${fmt(load.before)} → ${fmt(load.after)}`
+    : "–";
 }
 
 /** `doc` with the text between the bench markers replaced by `table`; throws unless each marker is there once, in order. */
@@ -106,10 +116,10 @@ function numbers(runs: readonly BenchRun[], key: string): number[] {
   return runs.map((r) => r[key]).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
 }
 
-function range(values: readonly number[]): string {
-  if (values.length === 0) return "–";
-  const fmt = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 2 });
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  return lo === hi ? fmt(lo) : `${fmt(lo)}–${fmt(hi)}`;
+function fmt(v: number): string {
+  return v.toLocaleString("en-US", { maximumFractionDigits: 3 });
+}
+
+function cell(v: unknown): string {
+  return typeof v === "number" && Number.isFinite(v) ? fmt(v) : "–";
 }

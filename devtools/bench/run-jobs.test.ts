@@ -17,6 +17,24 @@ describe("runJobs()", () => {
     expect(perS).toBeGreaterThan(0);
   });
 
+  it("counts the calls in flight and finished as they go, for the per-second view", async () => {
+    const progress = { done: 0, inFlight: 0 };
+    const seen: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = () => {
+      seen.push(progress.inFlight);
+      return gate.then(() => new Response("", { status: 200 }));
+    };
+    const running = runJobs("progress", [held, held, held, held], 2, progress);
+    await new Promise((r) => setImmediate(r));
+    expect(progress).toEqual({ done: 0, inFlight: 2 });
+    release();
+    await running;
+    expect(progress).toEqual({ done: 4, inFlight: 0 });
+    expect(seen).toEqual([1, 2, 2, 2]);
+  });
+
   it("measures the CPU the calls spent: a job that burns 20 ms of CPU shows at least that per call", async () => {
     // Burns 20 ms of this process's CPU (not of the wall clock, which a loaded machine stretches).
     const burn = () => {

@@ -25,12 +25,14 @@ export interface JobsRun {
 
 /**
  * Runs `jobs` with `concurrency` workers; returns successful calls per second, each one's latency, and the CPU the
- * process spent. Throws BenchFailure naming the first non-200 answer, after the calls in flight end.
+ * process spent. Throws BenchFailure naming the first non-200 answer, after the calls in flight end. `progress`, when
+ * given, counts the calls finished and in flight as they go (the per-second view reads it).
  */
 export async function runJobs(
   phase: string,
   jobs: readonly (() => Promise<Response>)[],
   concurrency: number,
+  progress: { done: number; inFlight: number } = { done: 0, inFlight: 0 },
 ): Promise<JobsRun> {
   if (!(Number.isInteger(concurrency) && concurrency > 0))
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
@@ -42,8 +44,11 @@ export async function runJobs(
     Array.from({ length: concurrency }, async (_, worker) => {
       for (let i = worker; failure === null && i < jobs.length; i += concurrency) {
         const t = performance.now();
+        progress.inFlight++;
         const res = await jobs[i]!();
         const text = await res.text();
+        progress.inFlight--;
+        progress.done++;
         if (res.status !== 200) failure ??= `HTTP ${res.status} ${text.slice(0, 300)}`;
         else latencies.push(performance.now() - t);
       }

@@ -11,8 +11,10 @@ import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import type { Ed25519Keypair } from "../../server/keys/parse-secret-key";
 
 export interface StockRouteOptions {
-  /** The facilitator's key: fee payer and payee. */
+  /** The facilitator's key: fee payer, and payee unless `payTo` names another. */
   keypair: Ed25519Keypair;
+  /** The payee (whose token account receives the payment); default: the facilitator's own address. */
+  payTo?: string;
   rpcUrl: string;
   caip2: string;
   usdcMint: string;
@@ -41,7 +43,7 @@ export async function createStockPaidRoute(opts: StockRouteOptions): Promise<(re
       accepts: {
         scheme: "exact",
         network: opts.caip2 as never,
-        payTo: signer.address,
+        payTo: opts.payTo ?? signer.address,
         price: { amount: opts.amountUnits.toString(), asset: opts.usdcMint },
         maxTimeoutSeconds: 120,
       },

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { databaseError } from "./classify-database-error";
+import type { PoolStats } from "../metrics/registry";
 
 /** The pool behind each open Prisma client, keyed weakly by the client (bound: one per open database). */
 const pools = new WeakMap<object, pg.Pool>();
@@ -30,6 +31,12 @@ const HOT_TYPES = {
 /** Marks `pool` as the pool behind `prisma`, for hotQuery and hotExecute. */
 export function registerHotPool(prisma: PrismaClient, pool: pg.Pool): void {
   pools.set(prisma, pool);
+}
+
+/** The counts of the pool behind `prisma`: its connections, those idle, and the queries waiting; null with no pool (PGlite). */
+export function hotPoolStats(prisma: PrismaClient): PoolStats | null {
+  const pool = pools.get(prisma);
+  return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
 }
 
 /** The rows of `sql`, as `db.$queryRaw` would answer them. */

@@ -100,14 +100,29 @@ async function runWithBackoff<T>(
   attempt: (signal: AbortSignal) => Promise<Attempt<T>>,
   outer?: AbortSignal,
 ): Promise<T> {
-  const maxAttempts = opts.maxAttempts ?? RPC_MAX_ATTEMPTS;
   const maxTotalMs = opts.maxTotalMs ?? RPC_MAX_TOTAL_MS;
+  const clock = opts.clock ?? systemClock;
+  opts.metrics?.rpcInFlight.inc({ network: opts.network });
+  try {
+    return await attemptsWithin(url, opts, attempt, clock.now() + maxTotalMs, outer);
+  } finally {
+    opts.metrics?.rpcInFlight.dec({ network: opts.network });
+  }
+}
+
+async function attemptsWithin<T>(
+  url: string,
+  opts: RpcBackoffOptions & { gates: RpcGates },
+  attempt: (signal: AbortSignal) => Promise<Attempt<T>>,
+  deadline: number,
+  outer?: AbortSignal,
+): Promise<T> {
+  const maxAttempts = opts.maxAttempts ?? RPC_MAX_ATTEMPTS;
   const timeoutMs = opts.attemptTimeoutMs ?? RPC_ATTEMPT_TIMEOUT_MS;
   const base = opts.baseDelayMs ?? RPC_BACKOFF_BASE_MS;
   const cap = opts.capDelayMs ?? RPC_BACKOFF_CAP_MS;
   const retryAfterCap = opts.retryAfterCapMs ?? RPC_RETRY_AFTER_CAP_MS;
   const clock = opts.clock ?? systemClock;
-  const deadline = clock.now() + maxTotalMs;
   let last: Extract<Attempt<T>, { ok: false }> | null = null;
   for (let n = 0; n < maxAttempts; n++) {
     if (n > 0) {

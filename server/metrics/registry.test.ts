@@ -39,3 +39,39 @@ describe("onStep()", () => {
     expect((await count()) - before).toBe(1);
   });
 });
+
+describe("the gauges of where calls wait", () => {
+  const value = async (
+    gauge: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
+    labels: Record<string, string> = {},
+  ) => (await gauge.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+
+  it("counts a step in progress while it runs, under its last name, whether it resolves or throws", async () => {
+    const fresh = createMetrics(systemClock);
+    let release!: () => void;
+    const running = timeStep(
+      fresh,
+      ["upstream_first_byte", "upstream"],
+      "solana:test",
+      () => new Promise<void>((r) => (release = r)),
+    );
+    const failing = timeStep(fresh, "settle", "solana:test", () => Promise.reject(new Error("chain down")));
+    expect(await value(fresh.stepsInProgress, { step: "upstream" })).toBe(1);
+    expect(await value(fresh.stepsInProgress, { step: "upstream_first_byte" })).toBe(0);
+    await expect(failing).rejects.toThrow("chain down");
+    expect(await value(fresh.stepsInProgress, { step: "settle" })).toBe(0);
+    release();
+    await running;
+    expect(await value(fresh.stepsInProgress, { step: "upstream" })).toBe(0);
+  });
+
+  it("reads the database pool at scrape time, and shows nothing while no pool is set (PGlite)", async () => {
+    const fresh = createMetrics(systemClock);
+    expect((await fresh.dbPool.get()).values).toEqual([]);
+    fresh.poolStats.read = () => ({ total: 10, idle: 2, waiting: 7 });
+    expect(await value(fresh.dbPool, { state: "total" })).toBe(10);
+    expect(await value(fresh.dbPool, { state: "idle" })).toBe(2);
+    expect(await value(fresh.dbPool, { state: "waiting" })).toBe(7);
+    expect(await fresh.registry.metrics()).toContain('signet_db_pool_connections{state="waiting"} 7');
+  });
+});

@@ -12,8 +12,11 @@ export function createMetrics(clock: Clock) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const r = [registry];
+  const poolStats: { read: (() => PoolStats | null) | null } = { read: null };
   return {
     registry,
+    /** Where signet_db_pool_connections reads the pool; the runtime sets it once its database is open. */
+    poolStats,
     /** Where timeStep measures a step's duration. */
     clock,
     /** Told of every step observation (onStep). */
@@ -113,6 +116,38 @@ export function createMetrics(clock: Clock) {
       labelNames: ["network"] as const,
       registers: r,
     }),
+    /** Where calls are waiting right now: each step of a call that timeStep times, while it runs. */
+    stepsInProgress: new Gauge({
+      name: "signet_steps_in_progress",
+      help: "Steps of calls under way now, by step (verify, settle, upstream): where calls are waiting",
+      labelNames: ["step"] as const,
+      registers: r,
+    }),
+    rpcInFlight: new Gauge({
+      name: "signet_rpc_requests_in_flight",
+      help: "Chain RPC requests sent and not yet answered, by network (a request's retries and gate waits included)",
+      labelNames: ["network"] as const,
+      registers: r,
+    }),
+    laneWaiting: new Gauge({
+      name: "signet_settlement_lane_waiting",
+      help: "Settlements waiting for their payer's settlement lane, which another settlement of that payer holds",
+      registers: r,
+    }),
+    /** state: total and idle connections, and waiting (queries waiting for a connection); read from the pool at scrape. */
+    dbPool: new Gauge({
+      name: "signet_db_pool_connections",
+      help: "The database pool: its connections (total, idle) and the queries waiting for one (waiting)",
+      labelNames: ["state"] as const,
+      registers: r,
+      collect() {
+        const stats = poolStats.read?.();
+        if (!stats) return;
+        this.set({ state: "total" }, stats.total);
+        this.set({ state: "idle" }, stats.idle);
+        this.set({ state: "waiting" }, stats.waiting);
+      },
+    }),
     recordsWaiting: new Gauge({
       name: "signet_records_waiting",
       help: "Answered calls of this instance whose record waits for the database (its outbox)",
@@ -122,6 +157,13 @@ export function createMetrics(clock: Clock) {
 }
 
 export type SignetMetrics = ReturnType<typeof createMetrics>;
+
+/** A connection pool's counts: its connections, those idle, and the queries waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
 /** The steps of a call that `signet_step_duration_seconds` observes. */
 export type Step = "verify" | "settle" | "upstream_first_byte" | "upstream" | "total";
@@ -151,9 +193,12 @@ export async function timeStep<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const started = m.clock.monotonic();
+  const under = typeof steps === "string" ? steps : steps[steps.length - 1]!;
+  m.stepsInProgress.inc({ step: under });
   try {
     return await fn();
   } finally {
+    m.stepsInProgress.dec({ step: under });
     const seconds = (m.clock.monotonic() - started) / 1000;
     if (typeof steps === "string") observeStep(m, steps, network, seconds);
     else for (const step of steps) observeStep(m, step, network, seconds);

@@ -83,6 +83,7 @@ async function settleInLane(
     ctx.config.PAYMENT_LEASE_MS,
     ctx.clock,
     firstLaneAttempt,
+    ctx.metrics.laneWaiting,
   );
   if (!taken.ok) {
     await markFailed(ctx.db, payment, moveOf("claimed", { type: "failed" }), taken.reason);

@@ -7,6 +7,7 @@ import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { hotQuery } from "../db/hot-query";
 import type { Clock } from "../clock";
+import type { Gauge } from "prom-client";
 import type { LaneSends } from "../context/runtime";
 
 /** How long a settlement waits for its payer's lane before it is refused (429, retry shortly). */
@@ -104,7 +105,7 @@ export function laneRefusedMsExpression(source: string): Prisma.Sql {
  * Takes the payer's lane for `holder` (the payment id), waiting up to LANE_WAIT_MS while another holds it.
  * `verifiedAtMs` is the database's clock (epoch ms) from before the payment was verified, so it compares with `last_sent_at`
  * (also the database's) whatever the clocks of the instances. `first` is an attempt already made by the caller's own
- * statement (the claim's). The wait is timed by `clock`.
+ * statement (the claim's). The wait is timed by `clock`, and counted in `waiting` while it lasts.
  */
 export async function takeSettlementLane(
   db: DbClient,
@@ -114,20 +115,28 @@ export async function takeSettlementLane(
   leaseMs: number,
   clock: Clock,
   first?: LaneAttempt,
+  waiting?: Pick<Gauge, "inc" | "dec">,
 ): Promise<LaneOutcome> {
   const deadline = clock.monotonic() + LANE_WAIT_MS;
-  for (let attempt = 0; ; attempt++) {
-    const tried = attempt === 0 && first ? first : await tryLane(db, source, holder, leaseMs);
-    if (tried.taken) {
-      return {
-        ok: true,
-        lane: openLane(db, source, holder, tried.lastSentMs !== null && tried.lastSentMs >= verifiedAtMs),
-      };
+  let waited = false;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const tried = attempt === 0 && first ? first : await tryLane(db, source, holder, leaseMs);
+      if (tried.taken) {
+        return {
+          ok: true,
+          lane: openLane(db, source, holder, tried.lastSentMs !== null && tried.lastSentMs >= verifiedAtMs),
+        };
+      }
+      if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
+      if (clock.monotonic() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
+      if (!waited) waiting?.inc();
+      waited = true;
+      // Settlements take a few hundred milliseconds on a real cluster: poll gently, with jitter.
+      await clock.sleep(Math.min(200, 10 * 2 ** Math.min(attempt, 4)) + Math.random() * 10);
     }
-    if (tried.refusedMs) return { ok: false, reason: "payer_refused", retryAfterMs: Math.ceil(tried.refusedMs) };
-    if (clock.monotonic() >= deadline) return { ok: false, reason: "lane_busy", retryAfterMs: 1_000 };
-    // Settlements take a few hundred milliseconds on a real cluster: poll gently, with jitter.
-    await clock.sleep(Math.min(200, 10 * 2 ** Math.min(attempt, 4)) + Math.random() * 10);
+  } finally {
+    if (waited) waiting?.dec();
   }
 }
 

@@ -5,6 +5,7 @@ import "server-only";
 import type pino from "pino";
 import type { Config } from "../env";
 import { openDatabase, type OpenDb } from "../db";
+import { hotPoolStats } from "../db/hot-query";
 import { createLogger } from "../log";
 import { createMetrics } from "../metrics/registry";
 import { createServiceKeys, type ServiceKeys } from "../keys/service-keys";
@@ -63,6 +64,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const open = opts.database ?? (await openDatabase(config, log));
   try {
     const db = open.prisma;
+    metrics.poolStats.read = () => hotPoolStats(db);
     if (opts.gateway && opts.facilitator && opts.gateway.facilitator !== opts.facilitator) {
       throw new Error(
         "createRuntime: the facilitator given is not the given gateway's (the payment code reaches the chains through the gateway)",

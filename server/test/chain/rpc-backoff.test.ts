@@ -142,6 +142,18 @@ describe("createBackoffSolanaRpc()", () => {
     for (const hit of server.hits.slice(1)) expect(hit.at - rateLimitedAt).toBeGreaterThanOrEqual(1_000);
   });
 
+  it("counts a request in flight from its first send until its last retry is answered, on its network", async () => {
+    const server = await rpcServer([{ status: 503 }]);
+    const inFlight = async () =>
+      (await metrics.rpcInFlight.get()).values.find((v) => v.labels.network === FAST.network)?.value ?? 0;
+    const before = await inFlight();
+    const request = createBackoffSolanaRpc(server.url, FAST).getSlot().send();
+    expect(await inFlight()).toBe(before + 1);
+    expect(await request).toBe(42n);
+    expect(server.hits).toHaveLength(2);
+    expect(await inFlight()).toBe(before);
+  });
+
   it("retries 503 with backoff and succeeds", async () => {
     const server = await rpcServer([{ status: 503 }, { status: 503 }]);
     const before = await retries("unavailable");

@@ -39,6 +39,45 @@ describe("takeSettlementLane()", () => {
     expect(seen.filter((s) => !s)).toHaveLength(1);
   });
 
+  it("counts a settlement waiting for its payer's lane while it waits, and not one that takes a free lane", async () => {
+    const lane = source();
+    let waiting = 0;
+    let most = 0;
+    const gauge = {
+      inc: () => void (most = Math.max(most, ++waiting)),
+      dec: () => void waiting--,
+    };
+    const first = await takeSettlementLane(
+      tdb.prisma,
+      lane,
+      randomUUID(),
+      Date.now(),
+      60_000,
+      systemClock,
+      undefined,
+      gauge,
+    );
+    if (!first.ok) throw new Error(first.reason);
+    expect(most).toBe(0);
+    const second = takeSettlementLane(
+      tdb.prisma,
+      lane,
+      randomUUID(),
+      Date.now(),
+      60_000,
+      systemClock,
+      undefined,
+      gauge,
+    );
+    await expect.poll(() => waiting).toBe(1);
+    await first.lane.release({ sent: false, failed: false });
+    const taken = await second;
+    if (!taken.ok) throw new Error(taken.reason);
+    await taken.lane.release({ sent: false, failed: false });
+    expect(waiting).toBe(0);
+    expect(most).toBe(1);
+  });
+
   it("does not count a send released before the verification as sent since, however close", async () => {
     const lane = source();
     for (let i = 0; i < 20; i++) {
