@@ -569,7 +569,11 @@ try {
   figures.realistic_one_instance_calls_per_s = round(single.perS);
   record("realistic_one_instance_machine_busy", nullableRound(meanMachineBusy(single.view), 3));
 
-  instances = await startServiceInstances(os.cpus().length, testEnv());
+  instances = await startServiceInstances(
+    os.cpus().length,
+    testEnv(),
+    knobs.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(knobs.profileDir, "instances")}`] : [],
+  );
   const served = instances;
   const overHttp = (h: string, i: number) => () =>
     fetch(`${served.urls[i % served.urls.length]}/api/v1/chat/completions`, {
