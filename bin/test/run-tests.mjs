@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm test`, in three lanes side by side: the type check and the unit tests, then the integration files that share
-// nothing (PostgreSQL, local chains, HTTP); the one production build, then the browser suite (Playwright) and the
-// integration files that serve the build (the graceful shutdown, the production install, and the soak: the
-// multi-instance test's production instances under the fault profile); the integration files that measure time, one
-// at a time, then lint (and the unit tests on the machine's Node, where CI runs the suite on a newer one). Each runner
+// `npm test`, in three lanes side by side: the unit tests, then the integration files that share nothing (PostgreSQL,
+// local chains, HTTP); the one production build, then the browser suite (Playwright) and the integration files that
+// serve the build (the graceful shutdown, the production install, and the soak: the multi-instance test's production
+// instances under the fault profile); the integration files that measure time, one at a time, then the type check and
+// lint (and the unit tests on the machine's Node 22, where CI runs the suite on Node 24). Each runner
 // appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE closing
 // line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner failed.
 // The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test with
@@ -109,13 +109,10 @@ function notRun(name, reason) {
 const THROUGHPUT_NICENESS = 10;
 const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
 
-// Lane 1, throughput: the type check and the unit tests, then the integration files that share nothing, two side by
-// side. It is the longest lane, so lint runs in the timing lane's idle end instead.
+// Lane 1, throughput: the unit tests, then the integration files that share nothing, two side by side. It is the
+// longest lane, so the type check and lint run in the timing lane's idle end instead.
 const throughputLane = (async () => {
-  await Promise.all([
-    runStage("typecheck", "npx", ["tsc", "--noEmit", "-p", "."], { niceness: THROUGHPUT_NICENESS }),
-    runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS }),
-  ]);
+  await runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS });
   await runStage(
     "integration (side by side)",
     "npx",
@@ -143,13 +140,14 @@ const builtLane = (async () => {
   ]);
 })();
 
-// Lane 3, timing: the files that measure time, one at a time; then, at the throughput lanes' priority, lint (eslint with
-// type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's check), and, where
-// CI runs the suite on Node 24 and the machine has Node 22 (SIGNET_MACHINE_NODE names the machine's node), the unit tests
-// once more on the machine's Node.
+// Lane 3, timing: the files that measure time, one at a time; then, at the throughput lanes' priority, the type check,
+// lint (eslint with type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's
+// check), and, where CI runs the suite on Node 24 and the machine has Node 22 (SIGNET_MACHINE_NODE names the machine's
+// node), the unit tests once more on the machine's Node.
 const machineNode = process.env.SIGNET_MACHINE_NODE;
 const timingLane = (async () => {
   await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
+  await runStage("typecheck", "npx", ["tsc", "--noEmit", "-p", "."], { niceness: THROUGHPUT_NICENESS });
   await runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS });
   if (machineNode) {
     const version = await nodeVersion(machineNode);

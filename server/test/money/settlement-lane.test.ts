@@ -47,28 +47,12 @@ describe("takeSettlementLane()", () => {
       inc: () => void (most = Math.max(most, ++waiting)),
       dec: () => void waiting--,
     };
-    const first = await takeSettlementLane(
-      tdb.prisma,
-      lane,
-      randomUUID(),
-      Date.now(),
-      60_000,
-      systemClock,
-      undefined,
-      gauge,
-    );
+    const take = () =>
+      takeSettlementLane(tdb.prisma, lane, randomUUID(), Date.now(), 60_000, systemClock, undefined, gauge);
+    const first = await take();
     if (!first.ok) throw new Error(first.reason);
     expect(most).toBe(0);
-    const second = takeSettlementLane(
-      tdb.prisma,
-      lane,
-      randomUUID(),
-      Date.now(),
-      60_000,
-      systemClock,
-      undefined,
-      gauge,
-    );
+    const second = take();
     await expect.poll(() => waiting).toBe(1);
     await first.lane.release({ sent: false, failed: false });
     const taken = await second;
