@@ -1,11 +1,13 @@
 // `signet mcp`: the local MCP server on stdio (server/agent/local-mcp-server.ts), for an MCP host to start. Its key is
-// FILE (a Solana keypair; the dev demo agent by default), its chain the network's RPC (--rpc, else the one the service
-// names in its /.well-known/x402, else this environment's). Runs until the host closes stdin; stdout is MCP's alone.
+// --keypair FILE (a Solana keypair), else SIGNET_AGENT_SECRET_KEY, else the dev demo agent; its chain the network's RPC
+// (--rpc, else the one the service names in its /.well-known/x402, else this environment's). Runs until the host
+// closes stdin; stdout is MCP's alone.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLocalMcpServer } from "../../../server/agent/local-mcp-server";
 import { readKeypairFile } from "../../../server/agent/paying-fetch";
+import { KeyFormatError, parseSecretKey, type Ed25519Keypair } from "../../../server/keys/parse-secret-key";
 import { parseUsdcToUnits } from "../../../server/verify";
 import { familyFacts } from "../../../server/verify/chain-family-facts";
 import { cliConfig, resolveEndpoint, serviceFetch, UsageError } from "../cli-support";
@@ -45,13 +47,7 @@ export async function runMcp(argv: string[]): Promise<number> {
   const advertised = values.rpc ? null : await advertisedRpc(endpoint, network.caip2, toService).catch(() => null);
   const rpc = values.rpc ?? (advertised?.ok ? advertised.rpc : undefined) ?? cfg.rpcUrls[network.id];
   if (!rpc) throw new UsageError(`no RPC known for ${network.label}; pass --rpc`);
-  const file = values.keypair ?? path.join(cfg.dataDir, DEMO_AGENT_FILE);
-  let keypair;
-  try {
-    keypair = readKeypairFile(file);
-  } catch {
-    throw new UsageError(`cannot read the Solana keypair ${file} (the dev demo agent is created by npm run dev)`);
-  }
+  const keypair = agentKeypair(values.keypair, process.env[AGENT_KEY_VARIABLE], cfg.dataDir);
   const server = createLocalMcpServer({
     endpoint,
     keypair,
@@ -73,6 +69,31 @@ export async function runMcp(argv: string[]): Promise<number> {
   );
   await closed;
   return 0;
+}
+
+/** The environment variable `signet mcp` takes its agent's key from when no --keypair is given. */
+const AGENT_KEY_VARIABLE = "SIGNET_AGENT_SECRET_KEY";
+
+/**
+ * The agent's key: the keypair FILE, else the key in SIGNET_AGENT_SECRET_KEY (base58 of a 32-byte seed or a 64-byte
+ * Solana secret key, or the Solana CLI's JSON array), else the dev demo agent under the data dir. A key that does not
+ * parse is a usage error naming where it came from, never echoing it.
+ */
+function agentKeypair(file: string | undefined, fromEnv: string | undefined, dataDir: string): Ed25519Keypair {
+  if (file === undefined && fromEnv !== undefined && fromEnv !== "") {
+    try {
+      return parseSecretKey(fromEnv);
+    } catch (err) {
+      const reason = err instanceof KeyFormatError ? err.message : "not a key";
+      throw new UsageError(`${AGENT_KEY_VARIABLE} is not a Solana secret key: ${reason}`);
+    }
+  }
+  const keyFile = file ?? path.join(dataDir, DEMO_AGENT_FILE);
+  try {
+    return readKeypairFile(keyFile);
+  } catch {
+    throw new UsageError(`cannot read the Solana keypair ${keyFile} (the dev demo agent is created by npm run dev)`);
+  }
 }
 
 function usdcOption(text: string, name: string): bigint {

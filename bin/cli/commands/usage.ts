@@ -57,8 +57,9 @@ export const MCP_USAGE =
   "signet mcp [--keypair FILE] [--network N] [--endpoint URL] [--rpc URL] [--pay x402|prepaid] [--model M]\n" +
   "    [--max-per-call USDC] [--max-session USDC]\n" +
   "  A local MCP server on stdin/stdout for an MCP host (Claude Desktop, Cursor): tools chat, respond, balance, top_up,\n" +
-  "  verify_receipt and receipts, paid from FILE's key (a Solana keypair; default: the dev demo agent) on a Solana\n" +
-  "  network, per call with x402 (--pay x402, the default) or from prepaid credit (--pay prepaid).\n" +
+  "  verify_receipt and receipts, paid from FILE's key (a Solana keypair; else $SIGNET_AGENT_SECRET_KEY; else the dev\n" +
+  "  demo agent) on a Solana network, per call with x402 (--pay x402, the default) or from prepaid credit (--pay\n" +
+  "  prepaid).\n" +
   "  The budget: --max-per-call (default 0.01) and --max-session (default 0.1) USDC; a call over it is refused before\n" +
   "  anything is signed. Nothing but MCP is written to stdout; notes go to stderr.";
 

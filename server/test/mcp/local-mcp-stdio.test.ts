@@ -1,11 +1,14 @@
 // `signet mcp` driven by the MCP SDK's stdio client, as an MCP host starts it: a chat within the budget is paid with
 // the stock x402 client, served, and its receipt verified; one over the budget is refused before anything is signed;
-// prepaid, `balance` and `receipts` agree with the ledger.
+// prepaid, `balance` and `receipts` agree with the ledger; the key comes from a file or from SIGNET_AGENT_SECRET_KEY.
+import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { formatUnitsAsUsdc } from "../../verify";
@@ -36,16 +39,19 @@ async function agentFile(usdcUnits = 1_000_000n): Promise<{ file: string; keypai
   return { file, keypair };
 }
 
-/** `signet mcp …` started by the SDK's stdio client. */
-async function signetMcp(file: string, flags: string[] = []): Promise<Client> {
-  const env = testEnv({ SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" });
+/** `signet mcp …` started by the SDK's stdio client, with the key FILE, or with `{ envKey }` in its environment. */
+async function signetMcp(key: string | { envKey: string }, flags: string[] = []): Promise<Client> {
+  const env = testEnv({
+    SIGNET_DATA_DIR: path.join(scratch, "data"),
+    NODE_ENV: "test",
+    SIGNET_AGENT_SECRET_KEY: typeof key === "string" ? undefined : key.envKey,
+  });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
       path.join(REPO_ROOT, "bin/cli/signet.mjs"),
       "mcp",
-      "--keypair",
-      file,
+      ...(typeof key === "string" ? ["--keypair", key] : []),
       "--endpoint",
       served.service.url,
       "--rpc",
@@ -106,6 +112,48 @@ describe("signet mcp (stdio)", () => {
     expect(over.structuredContent).toMatchObject({ error: { code: "over_budget" } });
     expect(over.content[0]!.text).toMatch(/0\.0005 USDC of the session's budget of 0\.0015 USDC is left/);
     expect(await served.stack.devnet.usdcBalance(keypair.publicKeyBase58)).toBe(1_000_000n - PRICE);
+  });
+
+  it("takes its key from SIGNET_AGENT_SECRET_KEY when no --keypair is given, and refuses one that is no key without echoing it", async () => {
+    const keypair = generateKeypair();
+    await served.stack.credit(keypair.publicKeyBase58, 5_000n);
+    const client = await signetMcp({ envKey: bs58.encode(keypair.seed) }, ["--pay", "prepaid"]);
+    expect((await call(client, "balance")).structuredContent).toMatchObject({
+      agent: keypair.publicKeyBase58,
+      credit: { balance_usdc: "0.005" },
+    });
+
+    const secret = "not-a-key-0OIl";
+    const refused = await promisify(execFile)(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, "bin/cli/signet.mjs"),
+        "mcp",
+        "--endpoint",
+        served.service.url,
+        "--rpc",
+        served.stack.devnet.faultFreeUrl,
+      ],
+      {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+        env: {
+          ...testEnv({ SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" }),
+          SIGNET_AGENT_SECRET_KEY: secret,
+        },
+      },
+    ).then(
+      (r) => ({ status: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({
+        status: e.code ?? 1,
+        stdout: e.stdout ?? "",
+        stderr: e.stderr ?? "",
+      }),
+    );
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("SIGNET_AGENT_SECRET_KEY is not a Solana secret key: not valid base58");
+    expect(refused.stderr).not.toContain(secret);
   });
 
   it("prepaid: calls spend credit within the budget; balance and receipts agree with the ledger", async () => {
