@@ -1,11 +1,9 @@
 // `signet mcp` driven by the MCP SDK's stdio client, as an MCP host starts it: a chat within the budget is paid with
 // the stock x402 client, served, and its receipt verified; one over the budget is refused before anything is signed;
 // prepaid, `balance` and `receipts` agree with the ledger; the key comes from a file or from SIGNET_AGENT_SECRET_KEY.
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import bs58 from "bs58";
@@ -14,6 +12,7 @@ import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-ke
 import { formatUnitsAsUsdc } from "../../verify";
 import { testEnv } from "../support/env";
 import { startServedStack, type ServedStack } from "../support/http-service";
+import { runSignet } from "../support/signet-cli";
 import { REPO_ROOT } from "../verify/vectors";
 
 const PRICE = 1_000n;
@@ -124,33 +123,13 @@ describe("signet mcp (stdio)", () => {
     });
 
     const secret = "not-a-key-0OIl";
-    const refused = await promisify(execFile)(
-      process.execPath,
-      [
-        path.join(REPO_ROOT, "bin/cli/signet.mjs"),
-        "mcp",
-        "--endpoint",
-        served.service.url,
-        "--rpc",
-        served.stack.devnet.faultFreeUrl,
-      ],
-      {
-        cwd: REPO_ROOT,
-        encoding: "utf8",
-        env: {
-          ...testEnv({ SIGNET_DATA_DIR: path.join(scratch, "data"), NODE_ENV: "test" }),
-          SIGNET_AGENT_SECRET_KEY: secret,
-        },
-      },
-    ).then(
-      (r) => ({ status: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({
-        status: e.code ?? 1,
-        stdout: e.stdout ?? "",
-        stderr: e.stderr ?? "",
-      }),
+    const refused = await runSignet(
+      ["mcp", "--endpoint", served.service.url, "--rpc", served.stack.devnet.faultFreeUrl],
+      path.join(scratch, "data"),
+      20_000,
+      { SIGNET_AGENT_SECRET_KEY: secret },
     );
-    expect(refused.status).toBe(2);
+    expect(refused.code).toBe(2);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("SIGNET_AGENT_SECRET_KEY is not a Solana secret key: not valid base58");
     expect(refused.stderr).not.toContain(secret);

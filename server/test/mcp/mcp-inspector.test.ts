@@ -1,6 +1,5 @@
 // The MCP Inspector's CLI mode (@modelcontextprotocol/inspector --cli), a client we did not write, against the remote
 // MCP server: it lists the tools, and calls verify_receipt on a receipt of a paid call, whose five checks pass.
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_TOOLS } from "../../mcp/mcp-payment-binding";
 import { CHECK_NAMES, parseReceiptText } from "../../verify";
 import { startServedStack, type ServedStack } from "../support/http-service";
+import { runNodeScript } from "../support/signet-cli";
 import { REPO_ROOT } from "../verify/vectors";
 
 let served: ServedStack;
@@ -20,30 +20,21 @@ beforeAll(async () => {
 afterAll(async () => served?.close());
 
 /** `mcp-inspector --cli <service>/mcp …args`: its exit code and stdout parsed as JSON. */
-function inspector(args: string[]): Promise<{ code: number | null; json: unknown; stderr: string }> {
+async function inspector(args: string[]): Promise<{ code: number | null; json: unknown; stderr: string }> {
   const bin = path.join(REPO_ROOT, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "--cli", `${served.service.url}/mcp`, ...args], {
-      env: { ...process.env, MCP_CATALOG_PATH: catalog },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = stdout;
-      }
-      resolve({ code, json, stderr });
-    });
-  });
+  const { code, stdout, stderr } = await runNodeScript(
+    bin,
+    ["--cli", `${served.service.url}/mcp`, ...args],
+    { ...process.env, MCP_CATALOG_PATH: catalog },
+    60_000,
+  );
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = stdout;
+  }
+  return { code, json, stderr };
 }
 
 describe("the MCP Inspector's CLI", () => {

@@ -1,5 +1,5 @@
 // Runs the `signet` CLI as users do, `node bin/cli/signet.mjs …` from the repo root, in a child process (async, so
-// servers in the test's process can answer it), with its own data folder.
+// servers in the test's process can answer it), with its own data folder; and any other node script the same way.
 import { testEnv } from "./env";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -26,10 +26,20 @@ export function runSignet(
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
+  return runNodeScript(path.join(REPO_ROOT, "bin/cli/signet.mjs"), args, childEnv, timeoutMs);
+}
+
+/** Runs `node script args…` from the repo root with `env`, in a child process; killed after `timeoutMs`. */
+export function runNodeScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/cli/signet.mjs"), ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: REPO_ROOT,
-      env: childEnv,
+      env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
