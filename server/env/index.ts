@@ -315,7 +315,8 @@ export const envSchema = z.object({
     .describe(
       "Signed prepaid requests per client IP per minute, all agents together, counted in the database: each costs " +
         "a statement before its credit is known, and fresh keys are free to make. The default leaves two agents " +
-        "behind one address their full per-agent rate.",
+        "behind one address their full per-agent rate. Agents behind one address are counted over up to 32 rows so " +
+        "they do not queue on one: under concurrency a window may admit under 1% past the limit (none below 200).",
     ),
   PREPAID_TOPUP_MAX_USDC: z.string().min(1).default("100").describe("Largest x402 credit top-up, USDC."),
   TRUSTED_PROXY_HOPS: z.coerce

@@ -29,12 +29,59 @@ function ipWindowStart(now: number): Date {
  * The statement that counts one request of `ipHash` in `bucket` and returns the window's `count`, for a caller's own
  * statement (as a CTE) or on its own.
  */
-export function countIpRequest(bucket: IpRateLimitBucket, ipHash: string, now: number): Prisma.Sql {
+function countIpRequest(bucket: IpRateLimitBucket, ipHash: string, now: number): Prisma.Sql {
   return Prisma.sql`INSERT INTO ip_rate_limit_windows (bucket, ip_hash, window_start, count) VALUES (${bucket}, ${ipHash}, ${ipWindowStart(now)}, 1)
     ON CONFLICT (bucket, ip_hash) DO UPDATE SET
       count = CASE WHEN ip_rate_limit_windows.window_start = EXCLUDED.window_start THEN ip_rate_limit_windows.count + 1 ELSE 1 END,
       window_start = EXCLUDED.window_start
     RETURNING count`;
+}
+
+/** Most rows one address's count is spread over: the window's limit may be passed by one fewer than this. */
+export const MAX_IP_COUNT_SHARDS = 32;
+/** Requests of the limit per shard: a window admits under 1% past its limit, and a limit under twice this exactly. */
+const LIMIT_PER_SHARD = 100;
+
+/**
+ * How many rows one address's count in a window is spread over under `limit`, so that agents behind one address do
+ * not queue on one row lock. Each shard but the counting one can hide one uncommitted request, so a window admits at
+ * most this minus one past its limit: one row (exact) below 200, under 1% of the limit above.
+ */
+export function ipCountShards(limit: number): number {
+  return Math.min(MAX_IP_COUNT_SHARDS, Math.max(1, Math.floor(limit / LIMIT_PER_SHARD)));
+}
+
+/**
+ * The shard an agent's requests are counted on, of `shards`: always the same one for an agent, whose own requests
+ * queue on its own rows anyway (FNV-1a of its key).
+ */
+export function ipCountShard(agentPubkey: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < agentPubkey.length; i++) hash = Math.imul(hash ^ agentPubkey.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % shards;
+}
+
+/** The row key of `ipHash`'s shard `shard`: shard 0 is the address's hash alone, as a count of one row is. */
+export function ipShardKey(ipHash: string, shard: number): string {
+  return shard === 0 ? ipHash : `${ipHash}.${shard}`;
+}
+
+/**
+ * countIpRequest for a count spread over `ipCountShards(limit)` rows: counts one request of `agentPubkey` on its shard
+ * and returns the address's `count` over all of them (the `count_ip_request` function: the other shards are read
+ * after the own one is counted).
+ */
+export function countShardedIpRequest(
+  bucket: IpRateLimitBucket,
+  ipHash: string,
+  agentPubkey: string,
+  limit: number,
+  now: number,
+): Prisma.Sql {
+  const shards = ipCountShards(limit);
+  const own = ipShardKey(ipHash, ipCountShard(agentPubkey, shards));
+  const keys = Array.from({ length: shards }, (_, k) => ipShardKey(ipHash, k));
+  return Prisma.sql`SELECT count_ip_request(${bucket}, ${own}, ${keys}::text[], ${ipWindowStart(now)}) AS count`;
 }
 
 /** Throws 429 `rate_limited` with Retry-After when `count` (what countIpRequest returned) is past `limit`. */

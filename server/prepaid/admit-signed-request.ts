@@ -5,7 +5,7 @@
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
-import { countIpRequest, refuseOverIpLimit } from "../http/ip-rate-limit";
+import { countShardedIpRequest, refuseOverIpLimit } from "../http/ip-rate-limit";
 import type { Settings } from "../settings/setting-definitions";
 import {
   settingsFromStored,
@@ -115,7 +115,7 @@ export async function admitAndHold(
     db,
     Prisma.sql`
     WITH ip_counted AS (
-      ${ip ? countIpRequest("prepaid_inference", ip.hash, now) : Prisma.sql`SELECT 0 AS count`}
+      ${ip ? countShardedIpRequest("prepaid_inference", ip.hash, agentPubkey, ip.limit, now) : Prisma.sql`SELECT 0 AS count`}
     ), credited AS (
       -- SECURITY: an agent key without credit on the network writes no row (fresh keys cost nothing to make). Held
       -- credit counts too, so a duplicate of a call whose hold took the whole balance still meets its claimed nonce

@@ -108,6 +108,13 @@ const THIS_RELEASE: Record<string, MigrationEffect> = {
     retyped: {},
     transitions: { removed: [], added: [] },
   },
+  "20261129120000_ip_count_shards": {
+    // A function only: an address's count may be spread over rows keyed by its hash and a shard, and the old rows are
+    // its shard 0.
+    newColumns: {},
+    retyped: {},
+    transitions: { removed: [], added: [] },
+  },
 };
 const EFFECTS = Object.values(THIS_RELEASE);
 const NEW_COLUMNS: MigrationEffect["newColumns"] = Object.assign({}, ...EFFECTS.map((m) => m.newColumns));

@@ -7,6 +7,7 @@ import { newNonce, signRequestHeaders } from "../../agent/sign-request";
 import { PEER_ADDRESS_HEADER } from "../../http/peer-address";
 import { generateKeypair, type Ed25519Keypair } from "../../keys/parse-secret-key";
 import { parseUsdcToUnits } from "../../verify";
+import { inOneWindow } from "../support/minute-window";
 import { startPaidStack, type PaidStack } from "../support/paid-stack";
 
 const IP_LIMIT = 40;
@@ -36,12 +37,6 @@ function send(kp: Ed25519Keypair, ip: string, text = signedText()): Promise<Resp
 async function rowCounts(): Promise<{ nonces: number; windows: number }> {
   const db = stack.tdb.prisma;
   return { nonces: await db.requestNonce.count(), windows: await db.rateLimitWindow.count() };
-}
-
-/** Waits for a fresh per-minute window when the current one is nearly spent, so a test's requests share one window. */
-async function inOneWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((r) => setTimeout(r, left + 50));
 }
 
 describe("POST /api/v1/inference from keys without credit", () => {
