@@ -18,6 +18,7 @@ import { OPERATOR_DEV_KEY_FILE } from "../keys/service-keys";
 import type { NetworkId, NetworkRegistry } from "../verify";
 import { createBackoffSolanaRpc, type RpcGates } from "./rpc-backoff";
 import { oneSimulationPerPayment } from "./one-simulation-per-payment";
+import { oneVerifyPerPayment, type VerificationMemory } from "./one-verify-per-payment";
 import { markChainUnavailable } from "./chain-unavailable";
 import { feePayerRefusal } from "./isolate-fee-payer";
 import { refuseBeforeVerify } from "./refuse-before-verify";
@@ -46,11 +47,16 @@ const FEE_LIMITS: FeeLimits = {
 };
 
 /**
- * The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends). A payment
- * that lists the fee payer in any instruction is refused before the stock scheme simulates or co-signs it.
+ * The exact SVM scheme as the facilitator registers it, over `signer` (which signs, simulates and sends), its
+ * verifications remembered in `verifications` when given. A payment that lists the fee payer in any instruction is
+ * refused before the stock scheme simulates or co-signs it.
  */
-export function createSvmScheme(signer: FacilitatorSvmSigner): SchemeNetworkFacilitator {
-  const stock = new ExactSvmScheme(signer, undefined, { ...FEE_LIMITS, pendingSettlementStore: NO_PENDING_MEMORY });
+export function createSvmScheme(
+  signer: FacilitatorSvmSigner,
+  verifications?: VerificationMemory,
+): SchemeNetworkFacilitator {
+  const created = new ExactSvmScheme(signer, undefined, { ...FEE_LIMITS, pendingSettlementStore: NO_PENDING_MEMORY });
+  const stock = verifications ? verifications.remember(created) : created;
   // SECURITY: the stock verify allows Lighthouse and Memo instructions without looking at their accounts.
   return refuseBeforeVerify(stock, feePayerRefusal);
 }
@@ -66,7 +72,7 @@ export interface Facilitator {
   rpcUrls: Partial<Record<NetworkId, string>>;
   /** The EVM side, when an EVM network has an RPC configured. */
   evm: EvmFacilitator | null;
-  /** Makes settle simulate this Solana transaction again instead of reusing its verify-time simulation. */
+  /** Makes settle verify and simulate this Solana transaction again instead of reusing verify's verdict and simulation. */
   forgetSimulation(transaction: string, network: string): void;
   /** How long a settlement waits for its confirmation before it is pending (SETTLEMENT_CONFIRM_WAIT_MS). */
   confirmWaitMs: number;
@@ -187,10 +193,11 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     ),
     clock,
   );
+  const verifications = oneVerifyPerPayment(clock);
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
   if (caip2s.length > 0) {
-    x402.register(caip2s as never, createSvmScheme(svmSigner));
+    x402.register(caip2s as never, createSvmScheme(svmSigner, verifications));
     // x402 v1 clients pay the same networks under their v1 names.
     x402.registerV1(v1Names as never, createSvmSchemeV1(svmSigner, FEE_LIMITS, networks));
   }
@@ -216,7 +223,10 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     rpcs,
     rpcUrls,
     evm,
-    forgetSimulation: svmSigner.forgetSimulation,
+    forgetSimulation: (transaction, network) => {
+      verifications.forget(transaction, network);
+      svmSigner.forgetSimulation(transaction, network);
+    },
     confirmWaitMs: cfg.SETTLEMENT_CONFIRM_WAIT_MS,
     clock,
   };

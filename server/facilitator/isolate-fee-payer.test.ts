@@ -17,8 +17,10 @@ import {
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { FacilitatorSvmSigner } from "@x402/svm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { systemClock } from "../clock";
 import { createSvmScheme } from "./create-facilitator";
+import { oneVerifyPerPayment } from "./one-verify-per-payment";
 import { createSvmSchemeV1 } from "./svm-v1-scheme";
 import { SHIPPED_NETWORKS } from "../verify";
 
@@ -165,6 +167,35 @@ describe("the exact SVM scheme as Signet registers it", () => {
     const verdict = await createSvmScheme(signer).verify(payload, requirements);
     expect(verdict).toMatchObject({ isValid: true, payer: agent.address });
     expect(simulated).toHaveLength(1);
+  });
+
+  it("settles on verify's verdict once: one simulation in all with no simulation memory, two once it is forgotten", async () => {
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const { payload, requirements } = await payment([...budget(), await transfer()]);
+      // The signer refuses to sign, so settle stops right after its verification.
+      const settleStops = { success: false, errorReason: "invalid_exact_svm_transaction_failed" };
+      const remembered = signerThatSimulates();
+      const verifications = oneVerifyPerPayment(systemClock);
+      const scheme = createSvmScheme(remembered.signer, verifications);
+      expect(await scheme.verify(payload, requirements)).toMatchObject({ isValid: true });
+      expect(await scheme.settle(payload, requirements)).toMatchObject(settleStops);
+      expect(remembered.simulated).toHaveLength(1);
+
+      expect(await scheme.verify(payload, requirements)).toMatchObject({ isValid: true });
+      verifications.forget(payload.payload.transaction as string, NETWORK);
+      expect(await scheme.settle(payload, requirements)).toMatchObject(settleStops);
+      expect(remembered.simulated).toHaveLength(3);
+
+      // The stock scheme alone simulates at verify and again at settle.
+      const stock = signerThatSimulates();
+      const plain = createSvmScheme(stock.signer);
+      await plain.verify(payload, requirements);
+      expect(await plain.settle(payload, requirements)).toMatchObject(settleStops);
+      expect(stock.simulated).toHaveLength(2);
+    } finally {
+      quiet.mockRestore();
+    }
   });
 
   it("refuses a Lighthouse MemoryWrite whose payer is the fee payer, as fee_payer_in_instruction, before any simulation", async () => {
