@@ -85,8 +85,10 @@ export async function findOrClaimPayment(
     }>(
       db,
       Prisma.sql`
-      WITH current AS (
-        SELECT ${storedSettingsAre(input.expected)} AS yes
+      WITH stored AS (
+        SELECT ${STORED_SETTINGS_JSON} AS settings
+      ), current AS (
+        SELECT ${storedSettingsAre(input.expected, Prisma.sql`(SELECT settings FROM stored)`)} AS yes
       ), claimed AS (
         INSERT INTO payments (id, payload_hash, network, payer, pay_to, units, purpose, route, status, updated_at, client_payment_id, request_digest, beneficiary, attempt)
         SELECT ${randomUUID()}::uuid, ${input.key}, ${p.network}, ${p.payer}, ${p.payTo}, ${p.units}, ${p.purpose}, ${p.route}, ${RECLAIM.to}, now(), ${id}::text,
@@ -99,7 +101,7 @@ export async function findOrClaimPayment(
           WHERE payments.status = ${RECLAIM.from}
         RETURNING id, ${PAYMENT_JSON} AS payment
       ), lane AS (${takeLaneStatement(source, Prisma.sql`SELECT id FROM claimed`, input.leaseMs)})
-      SELECT (SELECT yes FROM current) AS current, ${STORED_SETTINGS_JSON} AS stored, ${epochMsOf(Prisma.raw("now()"))} AS now_ms,
+      SELECT (SELECT yes FROM current) AS current, (SELECT settings FROM stored) AS stored, ${epochMsOf(Prisma.raw("now()"))} AS now_ms,
              (SELECT payment FROM claimed) AS payment, (SELECT count(*) FROM lane) AS taken, (SELECT last_sent_ms FROM lane) AS last_sent_ms,
              ${laneRefusedMsExpression(source)} AS refused_ms,
              (SELECT ${PAYMENT_JSON} FROM payments WHERE payload_hash = ${input.key}) AS existing,

@@ -136,7 +136,7 @@ export async function admitAndHold(
     ), stored AS (
       SELECT ${STORED_SETTINGS_JSON} AS settings
     ), hold_asked AS (
-      SELECT 1 FROM claimed WHERE ${hold !== null} AND ${storedSettingsAre(hold?.settings ?? null)}
+      SELECT 1 FROM claimed WHERE ${hold !== null} AND ${storedSettingsAre(hold?.settings ?? null, Prisma.sql`(SELECT settings FROM stored)`)}
     ), ${reserveCtes(hold?.request ?? NO_HOLD, Prisma.sql`EXISTS (SELECT 1 FROM hold_asked)`)}
     SELECT (SELECT count FROM ip_counted) AS ip_count, (SELECT count(*) FROM credited) AS credited, (SELECT count FROM counted) AS count,
            (SELECT count(*) FROM claimed) AS claimed, (SELECT settings FROM stored) AS settings,

@@ -75,9 +75,12 @@ export const STORED_SETTINGS_JSON = Prisma.sql`(SELECT jsonb_object_agg(key, val
 /** The stored settings (key → value) as a statement reads them; null when none are stored. */
 export type StoredSettings = Record<string, string> | null;
 
-/** An SQL condition: the stored settings are exactly `expected` (compared as jsonb, whatever the key order). */
-export function storedSettingsAre(expected: StoredSettings): Prisma.Sql {
-  return Prisma.sql`${STORED_SETTINGS_JSON} IS NOT DISTINCT FROM ${expected === null ? null : JSON.stringify(expected)}::jsonb`;
+/**
+ * An SQL condition: the stored settings are exactly `expected` (compared as jsonb, whatever the key order), as `stored`
+ * reads them: STORED_SETTINGS_JSON, or a statement's own reading of it, so it aggregates them once.
+ */
+export function storedSettingsAre(expected: StoredSettings, stored: Prisma.Sql = STORED_SETTINGS_JSON): Prisma.Sql {
+  return Prisma.sql`${stored} IS NOT DISTINCT FROM ${expected === null ? null : JSON.stringify(expected)}::jsonb`;
 }
 
 /** Where a runtime keeps the stored settings its last hot statement read (RuntimeState's settingsSeen). */
