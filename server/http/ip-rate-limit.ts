@@ -1,6 +1,7 @@
 // Per-IP limits for requests that write rows or cost a database statement before anyone has paid (grant and sign-in
 // challenges, signed prepaid requests): a fixed-window counter per (bucket, hashed IP) in the database, so the limit
-// holds across instances and restarts.
+// holds across instances and restarts. A signed request's address is counted over several rows (its shards), so agents
+// behind one address do not queue on one row lock.
 import "server-only";
 import { Prisma, type DbClient } from "../db";
 import { AppError } from "../errors";
@@ -52,8 +53,8 @@ export function ipCountShards(limit: number): number {
 }
 
 /**
- * The shard an agent's requests are counted on, of `shards`: always the same one for an agent, whose own requests
- * queue on its own rows anyway (FNV-1a of its key).
+ * The shard an agent's requests are counted on first, of `shards` (FNV-1a of its key): always the same one for an
+ * agent, whose own requests queue on its own rows anyway. Another request holding that row moves the count to a free one.
  */
 export function ipCountShard(agentPubkey: string, shards: number): number {
   let hash = 0x811c9dc5;
@@ -67,9 +68,9 @@ export function ipShardKey(ipHash: string, shard: number): string {
 }
 
 /**
- * countIpRequest for a count spread over `ipCountShards(limit)` rows: counts one request of `agentPubkey` on its shard
- * and returns the address's `count` over all of them (the `count_ip_request` function: the other shards are read
- * after the own one is counted).
+ * countIpRequest for a count spread over `ipCountShards(limit)` rows: counts one request of `agentPubkey` on its shard's
+ * row, or on any row of the address no other request holds, and returns the address's `count` over all of them (the
+ * `count_ip_request` function: the other shards are read after the counting one is locked).
  */
 export function countShardedIpRequest(
   bucket: IpRateLimitBucket,
