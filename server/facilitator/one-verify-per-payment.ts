@@ -49,7 +49,7 @@ export function oneVerifyPerPayment(clock: Clock): VerificationMemory {
         const transaction = (payload.payload as { transaction?: unknown }).transaction;
         if (typeof transaction !== "string") return verify(payload, requirements);
         const key = `${requirements.network} ${transaction}`;
-        // Everything else _verify reads of the payment: the scheme and network the payer accepted, and the requirements.
+        // Everything else _verify reads of the payment: the scheme and network the payer accepted, the requirements.
         const detail = JSON.stringify([payload.accepted.scheme, payload.accepted.network, requirements]);
         const known = fresh.get(key);
         if (known !== undefined) {

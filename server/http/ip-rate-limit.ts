@@ -54,7 +54,8 @@ export function ipCountShards(limit: number): number {
 
 /**
  * The shard an agent's requests are counted on first, of `shards` (FNV-1a of its key): always the same one for an
- * agent, whose own requests queue on its own rows anyway. Another request holding that row moves the count to a free one.
+ * agent, whose own requests queue on its own rows anyway. Another request holding that row moves the count to a free
+ * one.
  */
 export function ipCountShard(agentPubkey: string, shards: number): number {
   let hash = 0x811c9dc5;
@@ -68,9 +69,9 @@ export function ipShardKey(ipHash: string, shard: number): string {
 }
 
 /**
- * countIpRequest for a count spread over `ipCountShards(limit)` rows: counts one request of `agentPubkey` on its shard's
- * row, or on any row of the address no other request holds, and returns the address's `count` over all of them (the
- * `count_ip_request` function: the other shards are read after the counting one is locked).
+ * countIpRequest for a count spread over `ipCountShards(limit)` rows: counts one request of `agentPubkey` on its
+ * shard's row, or on any row of the address no other request holds, and returns the address's `count` over all of
+ * them (the `count_ip_request` function: the other shards are read after the counting one is locked).
  */
 export function countShardedIpRequest(
   bucket: IpRateLimitBucket,

@@ -65,7 +65,7 @@ function keyOnShard(shard: number): Ed25519Keypair {
 }
 
 describe("one address's count over its shards", () => {
-  it("counts each request once, over whichever shards it took, and refuses past the limit over all of them", async () => {
+  it("counts each request once, on whichever shard took it, and refuses past the limit over all of them", async () => {
     expect(SHARDS).toBeGreaterThan(1);
     await inOneWindow();
     const ip = "203.0.113.60";
@@ -95,7 +95,7 @@ describe("one address's count over its shards", () => {
     expect(admitted).toBeLessThanOrEqual(before + SHARDS - 1);
   });
 
-  it("counts on a free shard while another request holds the agent's, and waits only when every row is held", async () => {
+  it("counts on a free shard while another holds the agent's, and waits only when every row is held", async () => {
     await inOneWindow();
     const ip = "203.0.113.62";
     const hash = await ipHashOf(ip);
