@@ -193,7 +193,7 @@ export async function createFacilitator(cfg: Config, deps: FacilitatorDeps = {})
     ),
     clock,
   );
-  const verifications = oneVerifyPerPayment(clock);
+  const verifications = oneVerifyPerPayment(clock, svmSigner.forgetSimulation);
   const x402 = new x402Facilitator();
   const caip2s = Object.keys(rpcByCaip2);
   if (caip2s.length > 0) {

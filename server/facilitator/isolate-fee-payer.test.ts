@@ -20,6 +20,7 @@ import type { FacilitatorSvmSigner } from "@x402/svm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { systemClock } from "../clock";
 import { createSvmScheme } from "./create-facilitator";
+import { oneSimulationPerPayment } from "./one-simulation-per-payment";
 import { oneVerifyPerPayment } from "./one-verify-per-payment";
 import { createSvmSchemeV1 } from "./svm-v1-scheme";
 import { SHIPPED_NETWORKS } from "../verify";
@@ -193,6 +194,23 @@ describe("the exact SVM scheme as Signet registers it", () => {
       await plain.verify(payload, requirements);
       expect(await plain.settle(payload, requirements)).toMatchObject(settleStops);
       expect(stock.simulated).toHaveLength(2);
+    } finally {
+      quiet.mockRestore();
+    }
+  });
+
+  it("leaves no simulation for a later look at the same bytes once settle used verify's verdict", async () => {
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const { payload, requirements } = await payment([...budget(), await transfer()]);
+      const { signer, simulated } = signerThatSimulates();
+      const reusing = oneSimulationPerPayment(signer, systemClock);
+      const scheme = createSvmScheme(reusing, oneVerifyPerPayment(systemClock, reusing.forgetSimulation));
+      await scheme.verify(payload, requirements);
+      await scheme.settle(payload, requirements);
+      expect(simulated).toHaveLength(1);
+      await reusing.simulateTransaction(payload.payload.transaction as string, NETWORK);
+      expect(simulated).toHaveLength(2);
     } finally {
       quiet.mockRestore();
     }

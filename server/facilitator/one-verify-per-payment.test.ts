@@ -43,11 +43,15 @@ function countingScheme(valid: () => boolean = () => true) {
 describe("oneVerifyPerPayment", () => {
   it("answers settle's verification of the payment verify just verified with its verdict, once", async () => {
     const { scheme, verify, verified } = countingScheme();
-    oneVerifyPerPayment(manualClock()).remember(scheme);
+    const used: string[] = [];
+    oneVerifyPerPayment(manualClock(), (tx, network) => used.push(`${network} ${tx}`)).remember(scheme);
     const req = requirementsOn(NET);
     const first = await verify(paymentOf("tx-a", req), req); // verify
+    expect(used).toEqual([]);
     expect(await verify(paymentOf("tx-a", req), requirementsOn(NET))).toBe(first); // settle's: the same verdict
     expect(verified).toEqual(["tx-a"]);
+    // The verdict's simulation is dropped as settle's own simulation would have used it.
+    expect(used).toEqual([`${NET} tx-a`]);
     await verify(paymentOf("tx-a", req), req); // a third look verifies again
     expect(verified).toEqual(["tx-a", "tx-a"]);
   });

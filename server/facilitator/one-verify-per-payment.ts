@@ -8,7 +8,8 @@
 //
 // SECURITY: `forget` drops it together with the remembered simulation (the facilitator's forgetSimulation calls both):
 // when another settlement of the same payer was sent since this one verified, settle then verifies in full again,
-// simulation included, right before it sends. An invalid verdict is never remembered.
+// simulation included, right before it sends. A verdict used drops the remembered simulation too, as settle's own
+// simulation would have used it, so no later look at the same bytes finds it. An invalid verdict is never remembered.
 import "server-only";
 import type { PaymentPayload, PaymentRequirements, VerifyResponse } from "@x402/core/types";
 import type { ExactSvmScheme } from "@x402/svm/exact/facilitator";
@@ -33,10 +34,14 @@ export interface VerificationMemory {
 }
 
 /**
- * The memory of valid verifications, by `clock`, for the schemes given to `remember`. Throws at start-up when a scheme
- * has no `_verify`: the @x402/svm release is not the one this service pins.
+ * The memory of valid verifications, by `clock`, for the schemes given to `remember`; `used` hears of each verdict
+ * used in place of a verification (the signer's forgetSimulation). Throws at start-up when a scheme has no `_verify`:
+ * the @x402/svm release is not the one this service pins.
  */
-export function oneVerifyPerPayment(clock: Clock): VerificationMemory {
+export function oneVerifyPerPayment(
+  clock: Clock,
+  used: (transaction: string, network: string) => void = () => {},
+): VerificationMemory {
   /** By network and transaction: the rest of what the verdict depended on, when it was reached, and the verdict. */
   const fresh = new Map<string, { detail: string; at: number; verification: SchemeVerification }>();
   return {
@@ -54,7 +59,10 @@ export function oneVerifyPerPayment(clock: Clock): VerificationMemory {
         const known = fresh.get(key);
         if (known !== undefined) {
           fresh.delete(key);
-          if (known.detail === detail && clock.monotonic() - known.at <= FRESH_MS) return known.verification;
+          if (known.detail === detail && clock.monotonic() - known.at <= FRESH_MS) {
+            used(transaction, requirements.network);
+            return known.verification;
+          }
         }
         const verification = await verify(payload, requirements);
         if (!verification.response.isValid) return verification;
