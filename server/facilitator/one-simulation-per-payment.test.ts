@@ -1,7 +1,8 @@
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../test/support/manual-clock";
-import { FRESH_MS, oneSimulationPerPayment } from "./one-simulation-per-payment";
+import { oneSimulationPerPayment } from "./one-simulation-per-payment";
+import { FRESH_MS } from "./use-once-memory";
 
 const NET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 

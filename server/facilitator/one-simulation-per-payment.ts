@@ -11,11 +11,7 @@
 import "server-only";
 import type { FacilitatorSvmSigner } from "@x402/svm";
 import type { Clock } from "../clock";
-
-/** How long a successful simulation stands in for the next one of the same bytes. */
-export const FRESH_MS = 2_000;
-/** Entries kept at most; past it the oldest are dropped (they only cost one more simulation). */
-const MAX_ENTRIES = 10_000;
+import { useOnceMemory } from "./use-once-memory";
 
 export type ReusingSvmSigner = FacilitatorSvmSigner & {
   /** Drops a remembered simulation of these bytes, so the next simulation asks the chain. */
@@ -24,30 +20,17 @@ export type ReusingSvmSigner = FacilitatorSvmSigner & {
 
 /** Wraps `signer` so a successful simulation of the same bytes is reused once within FRESH_MS (by `clock`). */
 export function oneSimulationPerPayment(signer: FacilitatorSvmSigner, clock: Clock): ReusingSvmSigner {
-  const fresh = new Map<string, number>();
+  const simulated = useOnceMemory<true>(clock);
   const simulate = signer.simulateTransaction.bind(signer);
   return {
     ...signer,
-    forgetSimulation: (transaction, network) => {
-      fresh.delete(`${network} ${transaction}`);
-    },
+    forgetSimulation: (transaction, network) => simulated.forget(`${network} ${transaction}`),
     simulateTransaction: async (transaction, network, options) => {
       const key = `${network} ${transaction}`;
-      const at = fresh.get(key);
-      if (at !== undefined) {
-        fresh.delete(key);
-        if (clock.monotonic() - at <= FRESH_MS && options === undefined) return;
-      }
+      if (simulated.take(key) && options === undefined) return;
       await simulate(transaction, network, options);
       // Only the plain simulation x402 uses at verify is remembered; a failure throws above and is never cached.
-      if (options !== undefined) return;
-      const t = clock.monotonic();
-      // Insertion order is time order: drop the stale head, and the oldest past MAX_ENTRIES.
-      for (const [k, at0] of fresh) {
-        if (t - at0 <= FRESH_MS && fresh.size < MAX_ENTRIES) break;
-        fresh.delete(k);
-      }
-      fresh.set(key, t);
+      if (options === undefined) simulated.put(key, true);
     },
   };
 }

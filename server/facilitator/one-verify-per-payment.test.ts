@@ -2,7 +2,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../test/support/manual-clock";
-import { FRESH_MS } from "./one-simulation-per-payment";
+import { FRESH_MS } from "./use-once-memory";
 import { oneVerifyPerPayment } from "./one-verify-per-payment";
 
 const NET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";

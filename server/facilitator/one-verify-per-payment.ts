@@ -14,10 +14,7 @@ import "server-only";
 import type { PaymentPayload, PaymentRequirements, VerifyResponse } from "@x402/core/types";
 import type { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import type { Clock } from "../clock";
-import { FRESH_MS } from "./one-simulation-per-payment";
-
-/** Entries kept at most; past it the oldest are dropped (they only cost one more verification). */
-const MAX_ENTRIES = 10_000;
+import { useOnceMemory } from "./use-once-memory";
 
 /** What @x402/svm's `_verify` answers: the verdict, and what its settle reads of how it was reached. */
 interface SchemeVerification {
@@ -42,8 +39,8 @@ export function oneVerifyPerPayment(
   clock: Clock,
   used: (transaction: string, network: string) => void = () => {},
 ): VerificationMemory {
-  /** By network and transaction: the rest of what the verdict depended on, when it was reached, and the verdict. */
-  const fresh = new Map<string, { detail: string; at: number; verification: SchemeVerification }>();
+  /** By network and transaction: the rest of what the verdict depended on, and the verdict. */
+  const verdicts = useOnceMemory<{ detail: string; verification: SchemeVerification }>(clock);
   return {
     remember(scheme) {
       const target = scheme as unknown as { _verify?: VerifyMethod };
@@ -56,29 +53,17 @@ export function oneVerifyPerPayment(
         const key = `${requirements.network} ${transaction}`;
         // Everything else _verify reads of the payment: the scheme and network the payer accepted, the requirements.
         const detail = JSON.stringify([payload.accepted.scheme, payload.accepted.network, requirements]);
-        const known = fresh.get(key);
-        if (known !== undefined) {
-          fresh.delete(key);
-          if (known.detail === detail && clock.monotonic() - known.at <= FRESH_MS) {
-            used(transaction, requirements.network);
-            return known.verification;
-          }
+        const known = verdicts.take(key);
+        if (known?.detail === detail) {
+          used(transaction, requirements.network);
+          return known.verification;
         }
         const verification = await verify(payload, requirements);
-        if (!verification.response.isValid) return verification;
-        const t = clock.monotonic();
-        // Insertion order is time order: drop the stale head, and the oldest past MAX_ENTRIES.
-        for (const [k, entry] of fresh) {
-          if (t - entry.at <= FRESH_MS && fresh.size < MAX_ENTRIES) break;
-          fresh.delete(k);
-        }
-        fresh.set(key, { detail, at: t, verification });
+        if (verification.response.isValid) verdicts.put(key, { detail, verification });
         return verification;
       };
       return scheme;
     },
-    forget(transaction, network) {
-      fresh.delete(`${network} ${transaction}`);
-    },
+    forget: (transaction, network) => verdicts.forget(`${network} ${transaction}`),
   };
 }

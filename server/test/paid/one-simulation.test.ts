@@ -3,7 +3,7 @@
 // one's settlement released its lane a few milliseconds before the next verification) must not read as "sent since",
 // or every call pays for a second simulation.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { FRESH_MS } from "../../facilitator/one-simulation-per-payment";
+import { FRESH_MS } from "../../facilitator/use-once-memory";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 
 let stack: PaidStack;
