@@ -147,7 +147,9 @@ const builtLane = (async () => {
 const machineNode = process.env.SIGNET_MACHINE_NODE;
 const timingLane = (async () => {
   await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
-  await runStage("typecheck", "npx", ["tsc", "--noEmit", "-p", "."], { niceness: THROUGHPUT_NICENESS });
+  // The type check runs on TypeScript 7's native compiler (the `typescript-native` alias: a third of TypeScript 5's
+  // CPU time). ESLint's type-aware rules and Next's build keep TypeScript 5, whose JavaScript API they need.
+  await runStage("typecheck", "npm", ["run", "-s", "typecheck"], { niceness: THROUGHPUT_NICENESS });
   await runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS });
   if (machineNode) {
     const version = await nodeVersion(machineNode);
