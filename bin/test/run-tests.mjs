@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm test`, in three lanes side by side: the unit tests, then the integration files that share nothing (PostgreSQL,
-// local chains, HTTP); the one production build, then the browser suite (Playwright) and the integration files that
-// serve the build (the graceful shutdown, the production install, and the soak: the multi-instance test's production
-// instances under the fault profile); the integration files that measure time, one at a time, then the type check and
-// lint (and the unit tests on the machine's Node 22, where CI runs the suite on Node 24). Each runner
+// `npm test`, in three lanes side by side: the integration files that share nothing (PostgreSQL, local chains, HTTP);
+// the one production build, then the browser suite (Playwright) and the integration files that serve the build (the
+// graceful shutdown, the production install, and the soak: the multi-instance test's production instances under the
+// fault profile); the integration files that measure time, one at a time, beside the unit tests, then the type check
+// and lint (and the unit tests on the machine's Node 22, where CI runs the suite on Node 24). Each runner
 // appends its counts to a summary file; this prints the slowest files and each stage's wall time, then ONE closing
 // line `N passed, N failed, N skipped` (the line CI reads, always the last) and exits non-zero if any runner failed.
 // The browser suite is never skipped: a missing chromium is installed first, or the run stops before any test with
@@ -33,7 +33,12 @@ const env = {
   TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
   NEXT_TELEMETRY_DISABLED: "1",
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
+  // Every Node process of the run (test workers, the CLI runs, the chaos and soak servers, the build) keeps the code it
+  // compiled in one cache, and the next process that loads the same module skips compiling it. Hundreds of processes
+  // load the same packages; the cache is the run's own, so nothing carries over between runs.
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? mkdtempSync(path.join(tmpdir(), "signet-compile-cache-")),
 };
+const ownCompileCache = process.env.NODE_COMPILE_CACHE ? null : env.NODE_COMPILE_CACHE;
 const E2E_RESULTS = "test-results/e2e-results.json";
 rmSync(E2E_RESULTS, { force: true });
 
@@ -109,17 +114,14 @@ function notRun(name, reason) {
 const THROUGHPUT_NICENESS = 10;
 const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
 
-// Lane 1, throughput: the unit tests, then the integration files that share nothing, two side by side. It is the
-// longest lane, so the type check and lint run in the timing lane's idle end instead.
-const throughputLane = (async () => {
-  await runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS });
-  await runStage(
-    "integration (side by side)",
-    "npx",
-    [...integration, "--project", "parallel", "--project", "isolated"],
-    { niceness: THROUGHPUT_NICENESS },
-  );
-})();
+// Lane 1, throughput: the integration files that share nothing, two side by side, from the start. Theirs is the most
+// work of any stage, so they begin at once; the unit tests, the type check and lint fill the timing lane instead.
+const throughputLane = runStage(
+  "integration (side by side)",
+  "npx",
+  [...integration, "--project", "parallel", "--project", "isolated"],
+  { niceness: THROUGHPUT_NICENESS },
+);
 
 // Lane 2: the one production build, then, side by side, the browser suite against it and the integration files that
 // serve it (`npm start`): the graceful shutdown and the soak (the multi-instance test). The specs import server
@@ -140,13 +142,17 @@ const builtLane = (async () => {
   ]);
 })();
 
-// Lane 3, timing: the files that measure time, one at a time; then, at the throughput lanes' priority, the type check,
-// lint (eslint with type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's
+// Lane 3, timing: the files that measure time, one at a time, and beside them, at the throughput lane's priority, the
+// unit tests (the timing files mostly wait, so the unit tests take the CPU they leave); then, at that priority, the
+// type check, lint (eslint with type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's
 // check), and, where CI runs the suite on Node 24 and the machine has Node 22 (SIGNET_MACHINE_NODE names the machine's
 // node), the unit tests once more on the machine's Node.
 const machineNode = process.env.SIGNET_MACHINE_NODE;
 const timingLane = (async () => {
-  await runStage("integration (timing)", "npx", [...integration, "--project", "timing"]);
+  await Promise.all([
+    runStage("integration (timing)", "npx", [...integration, "--project", "timing"]),
+    runStage("unit", "npx", ["vitest", "run", "--config", "vitest.config.ts"], { niceness: THROUGHPUT_NICENESS }),
+  ]);
   // The type check runs on TypeScript 7's native compiler (the `typescript-native` alias: a third of TypeScript 5's
   // CPU time). ESLint's type-aware rules and Next's build keep TypeScript 5, whose JavaScript API they need.
   await runStage("typecheck", "npm", ["run", "-s", "typecheck"], { niceness: THROUGHPUT_NICENESS });
@@ -254,4 +260,5 @@ console.log(
   `  ${seconds(Date.now() - runStarted).padStart(8)}  ${`cpu ${seconds(stages.reduce((sum, s) => sum + (s.cpuMs ?? 0), 0))}`.padEnd(12)} in all`,
 );
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+if (ownCompileCache) rmSync(ownCompileCache, { recursive: true, force: true });
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);
