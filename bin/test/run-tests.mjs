@@ -109,9 +109,11 @@ function notRun(name, reason) {
 // Two cores, three lanes side by side. The timing files and the soak mostly wait on chains, sockets and PostgreSQL
 // (the CPU is over 80% idle while they run alone), so they run beside the CPU-bound work instead of after it. CPU
 // priority keeps what measures time honest: the timing files, the build, the browser suite and the soak run at
-// niceness 0; the checks and the side-by-side integration files, which only need throughput, at 10, so they get what
-// the others leave (about a tenth of a core when both compete).
+// niceness 0; the unit tests and the side-by-side integration files, which only need throughput, at 10, so they get
+// what the others leave (about a tenth of a core when both compete). The type check and lint measure nothing at all
+// and run at 15, below the side-by-side files: those end the run, and the checks take the CPU their waits leave.
 const THROUGHPUT_NICENESS = 10;
+const CHECKS_NICENESS = 15;
 const integration = ["vitest", "run", "--config", "vitest.integration.config.ts"];
 
 // Lane 1, throughput: the integration files that share nothing, two side by side, from the start. Theirs is the most
@@ -155,8 +157,8 @@ const timingLane = (async () => {
   ]);
   // The type check runs on TypeScript 7's native compiler (the `typescript-native` alias: a third of TypeScript 5's
   // CPU time). ESLint's type-aware rules and Next's build keep TypeScript 5, whose JavaScript API they need.
-  await runStage("typecheck", "npm", ["run", "-s", "typecheck"], { niceness: THROUGHPUT_NICENESS });
-  await runStage("lint", "npm", ["run", "-s", "lint"], { niceness: THROUGHPUT_NICENESS });
+  await runStage("typecheck", "npm", ["run", "-s", "typecheck"], { niceness: CHECKS_NICENESS });
+  await runStage("lint", "npm", ["run", "-s", "lint"], { niceness: CHECKS_NICENESS });
   if (machineNode) {
     const version = await nodeVersion(machineNode);
     await runStage(
