@@ -145,10 +145,10 @@ const builtLane = (async () => {
 })();
 
 // Lane 3, timing: the files that measure time, one at a time, and beside them, at the throughput lane's priority, the
-// unit tests (the timing files mostly wait, so the unit tests take the CPU they leave); then, at that priority, the
-// type check, lint (eslint with type information, knip: the layer map, the browser/server split and no dead exports, and Prettier's
-// check), and, where CI runs the suite on Node 24 and the machine has Node 22 (SIGNET_MACHINE_NODE names the machine's
-// node), the unit tests once more on the machine's Node.
+// unit tests (the timing files mostly wait, so the unit tests take the CPU they leave); then, at the checks' priority,
+// the type check and lint (eslint with type information, knip: the layer map, the browser/server split and no dead
+// exports, and Prettier's check); and, where CI runs the suite on Node 24 and the machine has Node 22
+// (SIGNET_MACHINE_NODE names the machine's node), the unit tests once more on the machine's Node.
 const machineNode = process.env.SIGNET_MACHINE_NODE;
 const timingLane = (async () => {
   await Promise.all([
