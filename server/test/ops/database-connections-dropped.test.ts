@@ -9,13 +9,7 @@
 // - the connection drops right after some records committed, before the reply (through a proxy in front of
 //   PostgreSQL): each such call is served with the record that committed, once.
 import { randomUUID } from "node:crypto";
-import {
-  createKeyPairSignerFromBytes,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type KeyPairSigner,
-} from "@solana/kit";
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +21,7 @@ import { reconcile } from "../../reconcile/reconcile";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
 import { serviceError } from "../../errors/error-body";
 import { SETTLEMENT_EXPIRED } from "../../ledger/payment-states";
+import { blockhashOfWire } from "../../facilitator/confirm-with-rebroadcast";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const AGENTS = 3;
@@ -195,8 +190,9 @@ const EXPIRED_REASONS: unknown[] = [
 /** The blockhash the payment header's transaction was built on. */
 function blockhashOf(header: string): string {
   const { transaction } = decodePaymentSignatureHeader(header).payload as { transaction: string };
-  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
-  return getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken;
+  const blockhash = blockhashOfWire(transaction);
+  if (blockhash === null) throw new Error("the payment header holds no Solana transaction");
+  return blockhash;
 }
 
 /**
@@ -267,8 +263,8 @@ function resetCounts(): void {
 }
 
 /**
- * Every kind of answer the load got is one of `allowed`, or a paid call's 402 `settlement_expired` (paidCall checked
- * its reason and paid again).
+ * Every kind of answer the load got is one of `allowed`, or a paid call's 402 for an expired blockhash (paidCall
+ * checked its reason and the chain, and paid again).
  */
 function expectOnlyAnswers(allowed: string[]): void {
   expect(byKind.get("paid 402 payment_required") ?? 0).toBe(expiredPayments);
