@@ -232,18 +232,6 @@ for (const stage of stages)
 // A runner that crashed before reporting still fails the run.
 if (runnerFailed && totals.failed === 0) totals.failed = 1;
 
-if (failures.length > 0) {
-  console.log(`\nfailed tests (${failures.length}):`);
-  // Colour codes and a long message's tail would bury the name: the first line, plain, is enough to find it above.
-  const plain = (text) =>
-    String(text)
-      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
-      .split("\n")[0]
-      .slice(0, 240);
-  for (const [stage, file, name, error] of failures)
-    console.log(`  ${stage}: ${file} > ${plain(name)}\n      ${plain(error)}`);
-}
-
 files.sort((a, b) => b[2] - a[2]);
 mkdirSync(path.dirname(FILE_TIMES), { recursive: true });
 writeFileSync(FILE_TIMES, files.map(([stage, file, ms]) => `${seconds(ms).padStart(8)}  ${stage}  ${file}\n`).join(""));
@@ -261,6 +249,19 @@ for (const stage of stages.sort((a, b) => a.startedMs - b.startedMs)) {
 console.log(
   `  ${seconds(Date.now() - runStarted).padStart(8)}  ${`cpu ${seconds(stages.reduce((sum, s) => sum + (s.cpuMs ?? 0), 0))}`.padEnd(12)} in all`,
 );
+if (failures.length > 0) {
+  console.log(`\nfailed tests (${failures.length}):`);
+  // Listed last, just above the closing line, where a log's tail shows them. Colour codes and a long message's tail
+  // would bury the name: the first line, plain, is enough to find it above.
+  const plain = (text) =>
+    String(text)
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+      .split("\n")[0]
+      .slice(0, 240);
+  for (const [stage, file, name, error] of failures)
+    console.log(`  ${stage}: ${file} > ${plain(name)}\n      ${plain(error)}`);
+}
+
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 if (ownCompileCache) rmSync(ownCompileCache, { recursive: true, force: true });
 process.exit(runnerFailed || totals.failed > 0 ? 1 : 0);
