@@ -28,6 +28,8 @@ export default defineConfig({
     // property test takes three or four times as long as alone.
     testTimeout: 60_000,
     reporters: ["default", "./server/test/support/summary-reporter.ts"],
+    // Each file's CPU time, which the summary reporter lists beside its wall time.
+    setupFiles: ["./server/test/support/file-cpu.ts"],
     // Tests start their own chains: no default anvil RPC (dev points Base Sepolia, Amoy and Fuji at 127.0.0.1:8545–8547).
     env: {
       NODE_ENV: "test",

@@ -42,7 +42,10 @@ const ownCompileCache = process.env.NODE_COMPILE_CACHE ? null : env.NODE_COMPILE
 const E2E_RESULTS = "test-results/e2e-results.json";
 rmSync(E2E_RESULTS, { force: true });
 
-/** Every test file's stage and time, slowest first, beside the Playwright report (the summary lists only the slowest). */
+/**
+ * Every test file's stage, wall time and CPU time, slowest first, beside the Playwright report (the summary lists only
+ * the slowest).
+ */
 const FILE_TIMES = "test-results/file-times.txt";
 /** Measures a stage's CPU time (its processes' and their children's), where the machine has GNU time. */
 const GNU_TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
@@ -184,7 +187,7 @@ function nodeVersion(file) {
 await Promise.all([throughputLane, builtLane, timingLane]);
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-/** [stage, file, ms] of every test file of the run. */
+/** [stage, file, ms, CPU ms or null] of every test file of the run. */
 const files = [];
 /** [stage, file, test, first line of the error] of every failed test, listed above the closing line. */
 const failures = [];
@@ -192,7 +195,7 @@ if (existsSync(summaryFile)) {
   for (const line of readFileSync(summaryFile, "utf8").split("\n").filter(Boolean)) {
     const record = JSON.parse(line);
     for (const key of Object.keys(totals)) totals[key] += record[key] ?? 0;
-    for (const [file, ms] of record.files ?? []) files.push([record.stage ?? "?", file, ms]);
+    for (const [file, ms, , cpuMs] of record.files ?? []) files.push([record.stage ?? "?", file, ms, cpuMs ?? null]);
     for (const [file, name, error] of record.failures ?? []) failures.push([record.stage ?? "?", file, name, error]);
   }
 }
@@ -209,7 +212,7 @@ if (existsSync(E2E_RESULTS)) {
         sum + spec.tests.reduce((t, test) => t + test.results.reduce((r, res) => r + (res.duration ?? 0), 0), 0),
       0,
     ) + (suite.suites ?? []).reduce((sum, inner) => sum + specMs(inner), 0);
-  for (const suite of report.suites ?? []) files.push(["browser", path.join("e2e", suite.file), specMs(suite)]);
+  for (const suite of report.suites ?? []) files.push(["browser", path.join("e2e", suite.file), specMs(suite), null]);
   const failedSpecs = (suite, titles) =>
     (suite.specs ?? [])
       .filter((spec) => !spec.ok)
@@ -234,10 +237,17 @@ if (runnerFailed && totals.failed === 0) totals.failed = 1;
 
 files.sort((a, b) => b[2] - a[2]);
 mkdirSync(path.dirname(FILE_TIMES), { recursive: true });
-writeFileSync(FILE_TIMES, files.map(([stage, file, ms]) => `${seconds(ms).padStart(8)}  ${stage}  ${file}\n`).join(""));
-console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files:`);
-for (const [stage, file, ms] of files.slice(0, SLOWEST_FILES))
-  console.log(`  ${seconds(ms).padStart(8)}  ${stage.padEnd(12)} ${file}`);
+/** A file's CPU time (its worker's and its child processes'), blank where it was not measured (the browser specs). */
+const cpuColumn = (cpuMs) => (cpuMs == null ? "" : `cpu ${seconds(cpuMs)}`).padEnd(12);
+writeFileSync(
+  FILE_TIMES,
+  files
+    .map(([stage, file, ms, cpuMs]) => `${seconds(ms).padStart(8)}  ${cpuColumn(cpuMs)}  ${stage}  ${file}\n`)
+    .join(""),
+);
+console.log(`\nslowest ${Math.min(SLOWEST_FILES, files.length)} test files (wall time, CPU time):`);
+for (const [stage, file, ms, cpuMs] of files.slice(0, SLOWEST_FILES))
+  console.log(`  ${seconds(ms).padStart(8)}  ${cpuColumn(cpuMs)} ${stage.padEnd(12)} ${file}`);
 console.log(`(every file's time: ${FILE_TIMES})`);
 console.log("stages (wall time, CPU time, and when each started; three lanes side by side):");
 for (const stage of stages.sort((a, b) => a.startedMs - b.startedMs)) {

@@ -1,5 +1,5 @@
 // Prints the plain closing line CI reads (`N passed, N failed, N skipped`) and, when SIGNET_SUMMARY_FILE is set,
-// writes the counts and each file's duration there so bin/test/run-tests.mjs can add up several runners into one line and
+// writes the counts and each file's duration and CPU time there so bin/test/run-tests.mjs can add up several runners into one line and
 // list the slowest files of the whole run.
 import { appendFileSync } from "node:fs";
 import path from "node:path";
@@ -11,7 +11,7 @@ export default class SummaryReporter implements Reporter {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
-    const files: [file: string, ms: number, tests: number][] = [];
+    const files: [file: string, ms: number, tests: number, cpuMs: number | null][] = [];
     /** Each failure's file, test name and the first line of its error, for the run's closing list. */
     const failures: [file: string, name: string, error: string][] = [];
     for (const mod of testModules) {
@@ -43,6 +43,7 @@ export default class SummaryReporter implements Reporter {
         path.relative(process.cwd(), mod.moduleId),
         Math.round(d.collectDuration + d.duration),
         tests.length,
+        mod.meta().cpuMs ?? null,
       ]);
     }
     failed += unhandledErrors.length;
