@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startLocalEvmChain, USDC_BY_EVM_CHAIN, type LocalEvmChain } from "../../../devtools/anvil";
 import { startRelayRecorder } from "../../../devtools/soak/record-relays";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { bundleForNode, type NodeBundle } from "../../../devtools/node-bundle";
 
 const INSTANCES = 3;
 const TRANSFERS_EACH = 6;
@@ -16,7 +17,10 @@ const TRANSFERS_EACH = 6;
 let evm: LocalEvmChain;
 let faulty: LocalEvmChain;
 let tdb: TestDatabase;
+/** nonce-relay-child.ts bundled once: each instance starts with plain node, not through tsx's loader. */
+let relayChild: NodeBundle;
 beforeAll(async () => {
+  relayChild = await bundleForNode("server/test/evm/nonce-relay-child.ts");
   // Interval mining: transactions wait in the mempool, where two with one nonce collide.
   evm = await startLocalEvmChain({
     chainId: 84532,
@@ -38,6 +42,7 @@ afterAll(async () => {
   await evm?.close();
   await faulty?.close();
   await tdb?.drop();
+  relayChild?.remove();
 });
 
 /**
@@ -57,14 +62,10 @@ async function minedNonces(chain: LocalEvmChain, relayer: string, startBlock: bi
 
 function runInstance(env: Record<string, string>): Promise<({ hash: Hex } | { error: string })[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=react-server", "--import", "tsx", "server/test/evm/nonce-relay-child.ts"],
-      {
-        env: testEnv({ ...env, LOG_LEVEL: "silent" }),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, ["--conditions=react-server", relayChild.entry], {
+      env: testEnv({ ...env, LOG_LEVEL: "silent" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));

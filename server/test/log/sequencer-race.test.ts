@@ -17,6 +17,7 @@ import {
   verifyConsistency,
 } from "../../verify";
 import { REPO_ROOT } from "../verify/vectors";
+import { bundleForNode, type NodeBundle } from "../../../devtools/node-bundle";
 import { startDbStack, type DbStack } from "../support/db-stack";
 import { createLogger } from "../../log";
 
@@ -26,22 +27,26 @@ const quietLog = createLogger("silent");
 const PROCESSES = 4;
 const PER_PROCESS = 200;
 let stack: DbStack;
+/** append-child.ts bundled once: each racing process starts with plain node, not through tsx's loader. */
+let appendChild: NodeBundle;
 beforeAll(async () => {
-  stack = await startDbStack({ SERVICE_BASE_URL: "http://signet.test" });
+  [stack, appendChild] = await Promise.all([
+    startDbStack({ SERVICE_BASE_URL: "http://signet.test" }),
+    bundleForNode("server/test/log/append-child.ts"),
+  ]);
 });
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  appendChild?.remove();
+});
 
 function child(): Promise<{ ids: string[]; published: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      ["--conditions=react-server", "--import", "tsx", "server/test/log/append-child.ts"],
-      {
-        cwd: REPO_ROOT,
-        env: testEnv({ COUNT: String(PER_PROCESS), LANES: "4" }),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const proc = spawn(process.execPath, ["--conditions=react-server", appendChild.entry], {
+      cwd: REPO_ROOT,
+      env: testEnv({ COUNT: String(PER_PROCESS), LANES: "4" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     proc.stdout.on("data", (c: Buffer) => (out += c.toString()));
