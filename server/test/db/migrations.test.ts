@@ -13,6 +13,7 @@ import {
 } from "../../db/apply-migrations";
 import { isUniqueViolation, openPglite, openPostgres } from "../../db";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { migratedPgliteDir } from "../support/pglite-template";
 
 describe("applyMigrations() on PostgreSQL", () => {
   let tdb: TestDatabase;
@@ -161,7 +162,7 @@ describe("openPglite()", () => {
 
 describe("openPglite() on a database a newer release migrated", () => {
   it("refuses to open it, naming the migration", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-newer-"));
+    const dir = await migratedPgliteDir(mkdtempSync(path.join(tmpdir(), "signet-pglite-newer-")));
     const first = await openPglite(dir);
     await first.prisma
       .$executeRaw`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (gen_random_uuid(), 'x', now(), '29991231000000_newer', 1)`;
@@ -172,7 +173,7 @@ describe("openPglite() on a database a newer release migrated", () => {
 
 describe("openPglite() locking", () => {
   it("refuses a second opener of the same folder while the first is open, and allows it after close", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "signet-pglite-lock-"));
+    const dir = await migratedPgliteDir(mkdtempSync(path.join(tmpdir(), "signet-pglite-lock-")));
     const first = await openPglite(dir);
     // A lock held by another live process (our parent stands in for it).
     writeFileSync(path.join(dir, "signet.lock"), String(process.ppid));

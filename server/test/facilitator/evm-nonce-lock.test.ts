@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openPglite, openPostgres, type DbClient } from "../../db";
 import { createPgNonceLock, type NonceLock } from "../../facilitator/evm-nonce-lock";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { migratedPgliteDir } from "../support/pglite-template";
 
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -48,7 +49,7 @@ describe("createPgNonceLock()", () => {
   });
 
   it("works on PGlite's single connection", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "signet-nonce-"));
+    const dir = await migratedPgliteDir(mkdtempSync(path.join(tmpdir(), "signet-nonce-")));
     const open = await openPglite(dir);
     closers.push(async () => {
       await open.close();

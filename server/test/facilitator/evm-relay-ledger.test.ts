@@ -16,6 +16,7 @@ import {
   type RelayChain,
 } from "../../facilitator/evm-relay-ledger";
 import { createTestDatabase, type TestDatabase } from "../support/test-db";
+import { migratedPgliteDir } from "../support/pglite-template";
 
 let tdb: TestDatabase;
 let lock: NonceLock;
@@ -110,7 +111,7 @@ describe("relayTransaction()", () => {
   });
 
   it("works on PGlite's single connection, where the in-process queue is the lock", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "signet-relays-"));
+    const dir = await migratedPgliteDir(mkdtempSync(path.join(tmpdir(), "signet-relays-")));
     const open = await openPglite(dir);
     try {
       const pglock = createPgNonceLock(async () => open.prisma as DbClient);

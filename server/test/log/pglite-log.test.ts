@@ -16,6 +16,7 @@ import { proveReceiptInclusion } from "../../transparency/read-log";
 import { verifyReceiptInclusion } from "../../verify";
 import { setEnv } from "../support/env";
 import { createLogger } from "../../log";
+import { migratedPgliteDir } from "../support/pglite-template";
 
 /** Where this file's own sequencer rounds log: nowhere. */
 const quietLog = createLogger("silent");
@@ -30,7 +31,7 @@ beforeAll(async () => {
     SIGNET_DATA_DIR: mkdtempSync(path.join(tmpdir(), "signet-pglite-log-")),
     SERVICE_BASE_URL: "http://signet.test",
   });
-  const open = await openPglite(path.join(testConfig().dataDir, "pglite"));
+  const open = await openPglite(await migratedPgliteDir(path.join(testConfig().dataDir, "pglite")));
   db = open.prisma;
   close = open.close;
 }, 60_000);
