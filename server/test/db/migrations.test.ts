@@ -18,7 +18,8 @@ import { migratedPgliteDir } from "../support/pglite-template";
 describe("applyMigrations() on PostgreSQL", () => {
   let tdb: TestDatabase;
   beforeAll(async () => {
-    tdb = await createTestDatabase(2);
+    // Migrated here, not copied from the tests' template: this is the first start of a PostgreSQL deployment.
+    tdb = await createTestDatabase(2, { fresh: true });
   });
   afterAll(async () => tdb?.drop());
 
