@@ -3,26 +3,16 @@
 // of one. The template is made once per set of migrations and PGlite release, in the system's temporary folder, so
 // the files of a run share it. The first start itself stays tested where it matters (db/migrations.test.ts).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openPglite } from "../../db";
-import { readMigrations } from "../../db/apply-migrations";
+import { migrationsChecksum } from "./migrations-checksum";
 import { REPO_ROOT } from "../verify/vectors";
 
 /** The template's folder: one per set of migrations and PGlite release. */
 function templateDir(): string {
   const pgliteRelease = readFileSync(path.join(REPO_ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8");
-  const checksum = createHash("sha256")
-    .update(pgliteRelease)
-    .update(
-      readMigrations()
-        .map((m) => `${m.name}:${m.checksum}`)
-        .join("\n"),
-    )
-    .digest("hex")
-    .slice(0, 16);
-  return path.join(tmpdir(), `signet-migrated-pglite-dir-${checksum}`);
+  return path.join(tmpdir(), `signet-migrated-pglite-dir-${migrationsChecksum(pgliteRelease)}`);
 }
 
 /** Makes the template: initialised and migrated aside, then renamed into place, so no caller copies half of one. */

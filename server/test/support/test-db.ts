@@ -1,9 +1,9 @@
 // Integration tests get a fresh PostgreSQL database each (created on TEST_DATABASE_URL's server, migrated, dropped
 // afterwards). PostgreSQL down is a loud failure with the command that starts it, never a skip.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openPostgres } from "../../db";
-import { readMigrations } from "../../db/apply-migrations";
+import { migrationsChecksum } from "./migrations-checksum";
 import { catchClientErrors } from "../../db/catch-connection-errors";
 import type { PrismaClient } from "../../db";
 
@@ -46,15 +46,7 @@ function databaseUrl(name: string): string {
 
 /** The migrated template's name: one per set of migrations. */
 function templateName(): string {
-  const checksum = createHash("sha256")
-    .update(
-      readMigrations()
-        .map((m) => `${m.name}:${m.checksum}`)
-        .join("\n"),
-    )
-    .digest("hex")
-    .slice(0, 16);
-  return `signet_tpl_${checksum}`;
+  return `signet_tpl_${migrationsChecksum()}`;
 }
 
 /** Every process of the run (and of other runs on the server) makes the template under this advisory lock. */

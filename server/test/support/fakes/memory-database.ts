@@ -5,25 +5,17 @@
 // it runs share it, one after another: each file keeps to rows of its own (fresh payers and keys), and puts back
 // any setting it writes.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { applyMigrations, readMigrations } from "../../../db/apply-migrations";
+import { applyMigrations } from "../../../db/apply-migrations";
+import { migrationsChecksum } from "../migrations-checksum";
 import { PrismaClient, type OpenDb } from "../../../db";
 
 /** The migrated data directory's file: one per set of migrations. */
 function snapshotFile(): string {
-  const checksum = createHash("sha256")
-    .update(
-      readMigrations()
-        .map((m) => `${m.name}:${m.checksum}`)
-        .join("\n"),
-    )
-    .digest("hex")
-    .slice(0, 16);
-  return path.join(tmpdir(), `signet-migrated-pglite-${checksum}.tar`);
+  return path.join(tmpdir(), `signet-migrated-pglite-${migrationsChecksum()}.tar`);
 }
 
 /** A fresh PGlite with every migration applied, and its data directory saved for the next caller. */
