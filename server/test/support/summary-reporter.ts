@@ -24,7 +24,7 @@ export default class SummaryReporter implements Reporter {
           failures.push([
             path.relative(process.cwd(), mod.moduleId),
             test.fullName,
-            firstLine(test.result().errors?.[0]?.message),
+            thrownAt(test.result().errors?.[0]) + firstLine(test.result().errors?.[0]?.message),
           ]);
         } else skipped++;
       }
@@ -34,7 +34,7 @@ export default class SummaryReporter implements Reporter {
         failures.push([
           path.relative(process.cwd(), mod.moduleId),
           "(the file itself)",
-          firstLine(mod.errors()[0]?.message),
+          thrownAt(mod.errors()[0]) + firstLine(mod.errors()[0]?.message),
         ]);
       }
       // The file's own time: importing it and running its hooks and tests (what the default reporter prints beside it).
@@ -59,6 +59,16 @@ export default class SummaryReporter implements Reporter {
           "\n",
       );
   }
+}
+
+/**
+ * Where an error was thrown, as `at file:line: `: its first stack frame in the repository outside node_modules, so a
+ * failure read from a log's tail names the assertion that failed (first, before a long message is cut). Empty when the
+ * error has no such frame.
+ */
+function thrownAt(error: { stacks?: { file: string; line: number }[] } | undefined): string {
+  const frame = error?.stacks?.find((f) => f.file.startsWith(process.cwd()) && !f.file.includes("/node_modules/"));
+  return frame ? `at ${path.relative(process.cwd(), frame.file)}:${frame.line}: ` : "";
 }
 
 function firstLine(message: string | undefined): string {
