@@ -15,6 +15,7 @@ import { readStreamedAnswer } from "../../upstream/read-sse";
 import { writeSetting } from "../../settings/write-setting";
 import { completionAnswer, failureAnswer, startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { buildPaymentHeader, challengeOf, startPaidStack, type PaidStack } from "../support/paid-stack";
+import { withEnv } from "../support/env";
 
 let failing = false;
 let provider: FakeProvider;
@@ -58,41 +59,46 @@ const local = { model: "local/echo-1", messages: [{ role: "user", content: "once
 
 describe("one payment, many encodings", () => {
   it("serves a payment re-encoded five ways and sent at once exactly once: one 200, four 409, no 500, no claim left", async () => {
-    const agent = await stack.newAgent();
-    const header = await buildPaymentHeader(
-      agent,
-      await challengeOf(await stack.chat({ body: local })),
-      stack.devnet.url,
-    );
-    const payload = decodePaymentSignatureHeader(header);
-    const wire = Buffer.from((payload.payload as { transaction: string }).transaction, "base64");
-    // The fee payer's (still empty) signature slot filled with other bytes: the same message, other wire bytes.
-    const junkSlot = Buffer.from(wire);
-    junkSlot.fill(9, 1, 65);
-    const variants = [
-      header,
-      encodePaymentSignatureHeader({ ...payload, payload: { ...payload.payload, note: "re-encoded" } }),
-      encodePaymentSignatureHeader({ ...payload, payload: { transaction: junkSlot.toString("base64") } }),
-      encodePaymentSignatureHeader({ ...payload, extensions: { anything: true } } as typeof payload),
-      Buffer.from(
-        JSON.stringify({
-          payload: payload.payload,
-          accepted: payload.accepted,
-          resource: payload.resource,
-          x402Version: 2,
-        }),
-      ).toString("base64"),
-    ];
-    expect(new Set(variants).size).toBe(5);
-    const results = await Promise.all(variants.map((v) => stack.chat({ body: local, headers: { "X-Payment": v } })));
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 409, 409, 409, 409]);
-    for (const r of results.filter((x) => x.status === 409))
-      expect(await r.json()).toMatchObject({ error: { code: "payment_replay" } });
-    const payments = await stack.tdb.prisma.payment.findMany({ where: { payer: agent.address } });
-    expect(payments.map((p) => p.status)).toEqual(["served"]);
-    expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - 1000n);
-    expect(await stack.tdb.prisma.payment.count({ where: { status: "claimed" } })).toBe(0);
+    // The service's own lease (120 s), not this file's 300 ms one, which the stream test needs. With 300 ms, a claim
+    // renewal (every 100 ms) that a busy machine delays lets a send reaching the claim late find it stale and take it
+    // over, a race this test is not about (a CI-speed run here answered one of the five sends 502).
+    await withEnv({ PAYMENT_LEASE_MS: undefined }, async () => {
+      const agent = await stack.newAgent();
+      const header = await buildPaymentHeader(
+        agent,
+        await challengeOf(await stack.chat({ body: local })),
+        stack.devnet.url,
+      );
+      const payload = decodePaymentSignatureHeader(header);
+      const wire = Buffer.from((payload.payload as { transaction: string }).transaction, "base64");
+      // The fee payer's (still empty) signature slot filled with other bytes: the same message, other wire bytes.
+      const junkSlot = Buffer.from(wire);
+      junkSlot.fill(9, 1, 65);
+      const variants = [
+        header,
+        encodePaymentSignatureHeader({ ...payload, payload: { ...payload.payload, note: "re-encoded" } }),
+        encodePaymentSignatureHeader({ ...payload, payload: { transaction: junkSlot.toString("base64") } }),
+        encodePaymentSignatureHeader({ ...payload, extensions: { anything: true } } as typeof payload),
+        Buffer.from(
+          JSON.stringify({
+            payload: payload.payload,
+            accepted: payload.accepted,
+            resource: payload.resource,
+            x402Version: 2,
+          }),
+        ).toString("base64"),
+      ];
+      expect(new Set(variants).size).toBe(5);
+      const results = await Promise.all(variants.map((v) => stack.chat({ body: local, headers: { "X-Payment": v } })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 409, 409, 409, 409]);
+      for (const r of results.filter((x) => x.status === 409))
+        expect(await r.json()).toMatchObject({ error: { code: "payment_replay" } });
+      const payments = await stack.tdb.prisma.payment.findMany({ where: { payer: agent.address } });
+      expect(payments.map((p) => p.status)).toEqual(["served"]);
+      expect(await stack.devnet.usdcBalance(agent.address)).toBe(1_000_000n - 1000n);
+      expect(await stack.tdb.prisma.payment.count({ where: { status: "claimed" } })).toBe(0);
+    });
   });
 });
 
