@@ -1,6 +1,6 @@
 // Prints the plain closing line CI reads (`N passed, N failed, N skipped`) and, when SIGNET_SUMMARY_FILE is set,
-// writes the counts and each file's duration and CPU time there so bin/test/run-tests.mjs can add up several runners into one line and
-// list the slowest files of the whole run.
+// writes the counts and each file's duration and CPU time there so bin/test/run-tests.mjs can add up several runners
+// into one line and list the slowest files of the whole run.
 import { appendFileSync } from "node:fs";
 import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
